@@ -1,0 +1,1 @@
+"""Qt-free domain code: records, geometry and calibration, answer parsing, scorers, statistics."""

@@ -1,0 +1,1 @@
+"""Importers and exporters of benchmark task sets, answers and annotations (no Qt)."""

@@ -1,0 +1,1 @@
+"""PySide6 widgets only: windows, viewer, timeline, tools, panels, workers."""

@@ -1,0 +1,1 @@
+"""Probing, frame index and exact frame access, image loading, PDF text, thumbnails (no Qt)."""

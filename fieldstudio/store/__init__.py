@@ -1,0 +1,1 @@
+"""SQLAlchemy 2 ORM, Alembic migrations, sessions and short write transactions (no Qt)."""

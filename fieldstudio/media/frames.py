@@ -1,0 +1,102 @@
+"""Exact frames of a project's media: the one entry point every feature uses to get pixels.
+
+``FrameSource`` keeps a few open ``FrameReader``s (one per video, least recently used closed first)
+so that stepping through a video keeps its decoder and cache warm. ``get_frame`` is the simple form.
+A photo is frame 0 of itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from fieldstudio.core.errors import MediaError
+from fieldstudio.media import images, library, video
+from fieldstudio.store.models import Media
+from fieldstudio.store.project import Project
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One upright RGB frame (H, W, 3) uint8 with its index and PTS (None for photos)."""
+
+    rgb: np.ndarray
+    media_id: str
+    frame_index: int
+    pts: int | None
+    pts_seconds: float | None
+
+
+class FrameSource:
+    """Exact frames of one project's media, with open decoders kept for up to ``max_readers`` videos."""
+
+    def __init__(self, project: Project, *, max_readers: int = 4, cache_bytes: int = video.DEFAULT_CACHE_BYTES):
+        self.project = project
+        self._readers: OrderedDict[str, video.FrameReader] = OrderedDict()
+        self._max = max_readers
+        self._cache_bytes = cache_bytes
+        self._lock = threading.Lock()
+
+    def reader(self, media: Media) -> video.FrameReader:
+        """The open reader of a video, building and storing its frame index first if needed.
+
+        Raises MediaError when the file is missing or cannot be decoded.
+        """
+        with self._lock:
+            r = self._readers.get(media.id)
+            if r is not None:
+                self._readers.move_to_end(media.id)
+                return r
+        path = library.require_file(self.project, media)
+        table = library.load_frame_table(self.project, media)
+        if table is None:
+            table = video.build_frame_table(path)
+            if not self.project.read_only:
+                library.store_frame_table(self.project, media.id, table)
+        r = video.FrameReader(path, table, rotation=media.rotation or 0, cache_bytes=self._cache_bytes)
+        with self._lock:
+            self._readers[media.id] = r
+            while len(self._readers) > self._max:
+                _, old = self._readers.popitem(last=False)
+                old.close()
+        return r
+
+    def get(self, media: Media | str, index: int = 0) -> Frame:
+        """Frame ``index`` of a media (a Media row, or a file name or id), upright RGB.
+
+        Raises NotFound for an unknown media, IndexError for an index outside the video, MediaError
+        when the file is missing or unreadable.
+        """
+        if isinstance(media, str):
+            media = library.find_media(self.project, media)
+        if media.status != "ok":
+            raise MediaError(library.media_path(self.project, media), media.error or "is unreadable")
+        if media.kind == "image":
+            if index != 0:
+                raise IndexError(f"{media.file_name}: a photo has only frame 0")
+            rgb = images.read_image(library.require_file(self.project, media))
+            return Frame(rgb, media.id, 0, None, None)
+        if media.kind != "video":
+            raise MediaError(library.media_path(self.project, media), "is a document, not an image or video")
+        r = self.reader(media)
+        rgb = r.get(index)
+        return Frame(rgb, media.id, index, int(r.table.pts[index]), r.seconds(index))
+
+    def close(self) -> None:
+        """Close every open decoder."""
+        with self._lock:
+            for r in self._readers.values():
+                r.close()
+            self._readers.clear()
+
+
+def get_frame(project: Project, media: Media | str, index: int = 0) -> Frame:
+    """Frame ``index`` of ``media`` (row, file name or id), decoded exactly; see ``FrameSource.get``."""
+    source = FrameSource(project, max_readers=1)
+    try:
+        return source.get(media, index)
+    finally:
+        source.close()

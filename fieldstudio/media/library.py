@@ -1,0 +1,373 @@
+"""The media library: adding files and folders to a project, finding, relinking and indexing them.
+
+``add_paths`` is the one service behind ``fieldstudio add``, the GUI's Add dialog and drag-and-drop.
+A file that cannot be read never stops the others: it is listed with its reason and stored with
+status ``unreadable`` so the library can show it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+from sqlalchemy import delete, func, insert, select
+
+from fieldstudio.core.errors import MediaError, NotFound
+from fieldstudio.media import images, video
+from fieldstudio.store.models import DocumentPage, FrameIndexRow, Media, new_id
+from fieldstudio.store.project import Project
+
+DOCUMENT_SUFFIXES = {".pdf", ".txt"}
+KINDS = ("image", "video", "document")
+_BATCH = 200
+_HASH_CHUNK = 1 << 20
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+
+def kind_of(path: Path) -> str | None:
+    """Media kind by file suffix: ``image``, ``video``, ``document`` or None (not media)."""
+    suffix = path.suffix.lower()
+    if suffix in images.IMAGE_SUFFIXES:
+        return "image"
+    if suffix in video.VIDEO_SUFFIXES:
+        return "video"
+    if suffix in DOCUMENT_SUFFIXES:
+        return "document"
+    return None
+
+
+@dataclass
+class AddReport:
+    """What ``add_paths`` did: media imported per kind, duplicates skipped, files that could not be read.
+
+    ``unreadable`` holds (path, reason); ``skipped`` holds files in folders whose type is not media.
+    """
+
+    imported: Counter = field(default_factory=Counter)
+    media_ids: list[str] = field(default_factory=list)
+    duplicates: list[Path] = field(default_factory=list)
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+    cancelled: bool = False
+
+    @property
+    def imported_total(self) -> int:
+        return sum(self.imported.values())
+
+
+def sha256_file(path: Path) -> tuple[str, int]:
+    """SHA-256 hex digest and size in bytes of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb", buffering=0) as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def scan(paths: Iterable[Path]) -> tuple[list[Path], list[Path], list[tuple[Path, str]]]:
+    """Expand files and folders (recursively, sorted) into candidate media files.
+
+    Returns (candidates, skipped, unreadable): files inside folders whose suffix is not media are
+    skipped; a named file with an unknown suffix or a path that does not exist is unreadable.
+    """
+    candidates: list[Path] = []
+    skipped: list[Path] = []
+    unreadable: list[tuple[Path, str]] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.startswith("."):
+                        continue
+                    f = Path(root) / name
+                    (candidates if kind_of(f) else skipped).append(f)
+        elif path.is_file():
+            if kind_of(path):
+                candidates.append(path)
+            else:
+                unreadable.append((path, f"is not a supported media type ({path.suffix or 'no suffix'})"))
+        else:
+            unreadable.append((path, "does not exist"))
+    return candidates, skipped, unreadable
+
+
+def stored_path(project: Project, path: Path) -> str:
+    """The path to store for a file: POSIX, relative to the project folder when below it, else absolute."""
+    absolute = path.resolve()
+    try:
+        return PurePosixPath(absolute.relative_to(project.folder).as_posix()).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def media_path(project: Project, media: Media) -> Path:
+    """The file of a media on this machine (it may be missing; see ``require_file``)."""
+    p = Path(media.path)
+    return p if p.is_absolute() else project.folder / p
+
+
+def require_file(project: Project, media: Media) -> Path:
+    """The file of a media; raises MediaError when it was moved or deleted."""
+    p = media_path(project, media)
+    if not p.is_file():
+        raise MediaError(p, "is missing (moved or deleted); use `fieldstudio relink` to find it again")
+    return p
+
+
+def _probe(path: Path, kind: str) -> dict:
+    """Column values for a new media row; raises MediaError when the file cannot be read."""
+    if kind == "image":
+        p = images.probe_image(path)
+        return {"width": p.width, "height": p.height, "format": p.format, "orientation": p.orientation}
+    if kind == "video":
+        p = video.probe_video(path)
+        return {
+            "width": p.width, "height": p.height, "format": p.format, "codec": p.codec,
+            "duration_s": p.duration_s, "time_base_num": p.time_base.numerator,
+            "time_base_den": p.time_base.denominator, "rotation": p.rotation, "has_audio": p.has_audio,
+            "avg_fps": p.avg_fps, "index_status": "pending",
+            "extra": {"frame_count_estimate": p.frame_count_estimate},
+        }
+    from fieldstudio.media import documents  # PyMuPDF loads only when documents are added
+
+    p = documents.probe_document(path)
+    return {"format": p.kind, "page_count": p.page_count, "text_encoding": p.encoding,
+            "_pages": [(pg.page_number, pg.text, pg.needs_ocr) for pg in p.pages]}
+
+
+def add_paths(
+    project: Project,
+    paths: Sequence[Path],
+    *,
+    progress: Progress = lambda done, total: None,
+    cancelled: Cancelled = lambda: False,
+) -> AddReport:
+    """Add image, video and document files (folders recursively) to the project.
+
+    Each file is hashed (SHA-256) and probed: images for upright size and EXIF orientation, videos
+    for codec, time base, rotation, audio and duration (the frame index is built by
+    ``index_videos``), documents for page count and per-page text. Files already in the project
+    (same SHA-256) are skipped as duplicates. Rows are written in short transactions of up to 200.
+
+    Returns an AddReport. A file that cannot be read never stops the others: it is reported with
+    its reason and stored as ``unreadable``. Raises ProjectReadOnly if the project cannot be written.
+    """
+    report = AddReport()
+    candidates, report.skipped, report.unreadable = scan(paths)
+    with project.read() as s:
+        known = set(s.scalars(select(Media.sha256).where(Media.sha256.is_not(None))))
+        known_unreadable = set(s.scalars(select(Media.path).where(Media.status == "unreadable")))
+    total = len(candidates)
+    pending: list[dict] = []
+
+    def flush() -> None:
+        if not pending:
+            return
+        with project.write() as s:
+            for values in pending:
+                pages = values.pop("_pages", None)
+                s.add(Media(**values))
+                if pages:
+                    s.flush()
+                    s.execute(insert(DocumentPage), [
+                        {"media_id": values["id"], "page_number": n, "text": t, "needs_ocr": o} for n, t, o in pages
+                    ])
+        pending.clear()
+
+    for done, path in enumerate(candidates):
+        if cancelled():
+            report.cancelled = True
+            break
+        kind = kind_of(path) or "document"
+        try:
+            digest, size = sha256_file(path)
+        except FileNotFoundError:
+            report.unreadable.append((path, "no longer exists (deleted before it could be read)"))
+            continue
+        except OSError as exc:
+            report.unreadable.append((path, f"cannot be read ({exc.strerror or exc})"))
+            continue
+        if digest in known:
+            report.duplicates.append(path)
+            progress(done + 1, total)
+            continue
+        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path),
+               "file_name": path.name, "sha256": digest, "size_bytes": size}
+        try:
+            row.update(_probe(path, kind))
+        except MediaError as exc:
+            report.unreadable.append((path, exc.reason))
+            if row["path"] not in known_unreadable:
+                row.update(status="unreadable", error=exc.reason)
+                known_unreadable.add(row["path"])
+                pending.append(row)
+        else:
+            known.add(digest)
+            report.imported[kind] += 1
+            report.media_ids.append(row["id"])
+            pending.append(row)
+        if len(pending) >= _BATCH:
+            flush()
+        progress(done + 1, total)
+    flush()
+    return report
+
+
+# -- finding media ---------------------------------------------------------------------------------
+def find_media(project: Project, ref: str) -> Media:
+    """The media named by ``ref``: its id, an id prefix of 6+ characters, its file name or stored path.
+
+    Raises NotFound when nothing matches, or when a file name matches several media (listing them).
+    """
+    with project.read() as s:
+        row = s.get(Media, ref)
+        if row is not None:
+            return row
+        rows = list(s.scalars(select(Media).where((Media.file_name == ref) | (Media.path == ref))))
+        if not rows and len(ref) >= 6:
+            rows = list(s.scalars(select(Media).where(Media.id.startswith(ref.lower()))))
+        if not rows:
+            rows = list(s.scalars(select(Media).where(Media.file_name == Path(ref).name)))
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        raise NotFound(f"no media named {ref!r} in {project.path.name}")
+    listing = ", ".join(f"{r.id[:8]} ({r.path})" for r in rows[:10])
+    raise NotFound(f"{ref!r} names {len(rows)} media in {project.path.name}: {listing}; give an id instead")
+
+
+def media_counts(project: Project) -> dict[str, int]:
+    """Number of readable media per kind (image, video, document)."""
+    with project.read() as s:
+        rows = s.execute(select(Media.kind, func.count()).where(Media.status == "ok").group_by(Media.kind)).all()
+    counts = dict.fromkeys(KINDS, 0)
+    counts.update({k: n for k, n in rows})
+    return counts
+
+
+# -- relinking -------------------------------------------------------------------------------------
+def relink(
+    project: Project,
+    folder: Path,
+    *,
+    progress: Progress = lambda done, total: None,
+    cancelled: Cancelled = lambda: False,
+) -> dict[str, str]:
+    """Find media whose files are missing in ``folder`` (recursively) by SHA-256 and update their paths.
+
+    Only files whose size equals a missing media's size are hashed. Returns {media id: new path}.
+    """
+    with project.read() as s:
+        rows = list(s.scalars(select(Media).where(Media.sha256.is_not(None))))
+    missing = [m for m in rows if not media_path(project, m).is_file()]
+    by_size: dict[int, list[Media]] = {}
+    for m in missing:
+        by_size.setdefault(m.size_bytes or -1, []).append(m)
+    candidates, _, _ = scan([folder])
+    candidates = [c for c in candidates if c.stat().st_size in by_size]
+    found: dict[str, str] = {}
+    for done, path in enumerate(candidates):
+        if cancelled():
+            break
+        digest, size = sha256_file(path)
+        for m in by_size.get(size, []):
+            if m.sha256 == digest and m.id not in found:
+                found[m.id] = stored_path(project, path)
+        progress(done + 1, len(candidates))
+    if found:
+        with project.write() as s:
+            for media_id, new_path in found.items():
+                row = s.get(Media, media_id)
+                row.path = new_path
+                row.file_name = Path(new_path).name
+    return found
+
+
+# -- frame index -----------------------------------------------------------------------------------
+def store_frame_table(project: Project, media_id: str, table: video.FrameTable) -> None:
+    """Replace the stored frame index of a video with ``table`` and record its count and VFR flag."""
+    rows = [{"media_id": media_id, "frame_index": i, "pts": int(p), "keyframe": bool(k)}
+            for i, (p, k) in enumerate(zip(table.pts.tolist(), table.keyframe.tolist()))]
+    with project.write() as s:
+        s.execute(delete(FrameIndexRow).where(FrameIndexRow.media_id == media_id))
+        if rows:
+            s.execute(insert(FrameIndexRow), rows)
+        m = s.get(Media, media_id)
+        m.frame_count = len(table)
+        m.is_vfr = table.is_vfr()
+        m.avg_fps = table.avg_fps() or m.avg_fps
+        m.time_base_num, m.time_base_den = table.time_base.numerator, table.time_base.denominator
+        if len(table):
+            m.duration_s = float((int(table.pts[-1]) - int(table.pts[0])) * table.time_base) + (
+                1.0 / m.avg_fps if m.avg_fps else 0.0)
+        m.index_status = "ready"
+
+
+def load_frame_table(project: Project, media: Media) -> video.FrameTable | None:
+    """The stored frame index of a video, or None when it has not been built."""
+    with project.read() as s:
+        rows = s.execute(
+            select(FrameIndexRow.pts, FrameIndexRow.keyframe)
+            .where(FrameIndexRow.media_id == media.id)
+            .order_by(FrameIndexRow.frame_index)
+        ).all()
+    if not rows:
+        return None
+    arr = np.asarray(rows, dtype=np.int64)
+    return video.FrameTable(pts=arr[:, 0], keyframe=arr[:, 1].astype(bool),
+                            time_base=Fraction(media.time_base_num or 1, media.time_base_den or 1))
+
+
+def index_videos(
+    project: Project,
+    media_ids: Sequence[str] | None = None,
+    *,
+    progress: Progress = lambda done, total: None,
+    cancelled: Cancelled = lambda: False,
+) -> list[tuple[str, str]]:
+    """Build and store the frame index of each video whose index is not ready (or of ``media_ids``).
+
+    Progress counts frames over all videos (estimates from the containers). Returns (media id,
+    reason) for videos whose index could not be built; those are marked ``failed``.
+    """
+    with project.read() as s:
+        q = select(Media).where(Media.kind == "video", Media.status == "ok")
+        if media_ids is not None:
+            q = q.where(Media.id.in_(list(media_ids)))
+        else:
+            q = q.where(Media.index_status != "ready")
+        todo = list(s.scalars(q))
+    estimates = [((m.extra or {}).get("frame_count_estimate") or 1) for m in todo]
+    total = sum(estimates)
+    base = 0
+    failures: list[tuple[str, str]] = []
+    for m, est in zip(todo, estimates):
+        if cancelled():
+            break
+        try:
+            path = require_file(project, m)
+            table = video.build_frame_table(
+                path, progress=lambda d, t, b=base: progress(b + min(d, est), total), cancelled=cancelled)
+        except MediaError as exc:
+            failures.append((m.id, exc.reason))
+            with project.write() as s:
+                s.get(Media, m.id).index_status = "failed"
+            continue
+        except InterruptedError:
+            break
+        store_frame_table(project, m.id, table)
+        base += est
+        progress(base, total)
+    return failures

@@ -1,0 +1,369 @@
+"""Video probing, the frame table (frame index -> PTS) and exact random frame access, with PyAV.
+
+The frame table built by decoding the stream is the only truth about frames (DESIGN.md, pitfalls.md
+§1-§2): a frame is identified by its index in presentation order (the order ffmpeg's
+``select=eq(n,N)`` counts) and its PTS in the stream's time base; seconds are ``pts * time_base``,
+never ``index / fps``. ``FrameReader.get(n)`` seeks to the keyframe at or before frame n, decodes
+forward until the decoded PTS equals the table's PTS for n, and keeps the frames it decoded on the
+way in a byte-bounded cache, so stepping back is as cheap as stepping forward.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+from fieldstudio.core.errors import MediaError
+
+VIDEO_SUFFIXES = {".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm", ".mpg", ".mpeg", ".ts", ".gif"}
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class VideoProbe:
+    """Container and stream facts of a video, read without decoding the whole stream.
+
+    ``width`` x ``height`` are upright pixels (rotation applied); ``rotation`` is the display
+    rotation in degrees counter-clockwise (0, 90, 180, 270); ``frame_count_estimate`` comes from the
+    container and is only a hint for progress bars.
+    """
+
+    width: int
+    height: int
+    codec: str
+    format: str
+    duration_s: float | None
+    time_base: Fraction
+    rotation: int
+    has_audio: bool
+    avg_fps: float | None
+    frame_count_estimate: int | None
+
+
+def _open(path: Path) -> av.container.InputContainer:
+    path = Path(path)
+    try:
+        if path.stat().st_size == 0:
+            raise MediaError(path, "is empty (0 bytes)")
+        container = av.open(str(path), metadata_errors="ignore")
+    except MediaError:
+        raise
+    except FileNotFoundError as exc:
+        raise MediaError(path, "no longer exists") from exc
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(path, f"is not a readable video ({_reason(exc)})") from exc
+    if not container.streams.video:
+        container.close()
+        raise MediaError(path, "has no video stream")
+    return container
+
+
+def _reason(exc: BaseException) -> str:
+    text = getattr(exc, "strerror", None) or str(exc)
+    return text.split(": '")[0].strip()
+
+
+def _rotation_of(frame: av.VideoFrame) -> int:
+    return int(round((frame.rotation or 0) / 90.0)) * 90 % 360
+
+
+def probe_video(path: Path) -> VideoProbe:
+    """Read a video's stream facts and decode its first frame to prove it is readable.
+
+    Raises MediaError naming the file when it is empty, not a video, has no video stream, or its
+    first frame cannot be decoded.
+    """
+    path = Path(path)
+    container = _open(path)
+    try:
+        stream = container.streams.video[0]
+        try:
+            first = next(container.decode(stream))
+        except (StopIteration, av.error.FFmpegError) as exc:
+            raise MediaError(path, "no frame can be decoded (damaged or truncated video)") from exc
+        rotation = _rotation_of(first)
+        w, h = first.width, first.height
+        if rotation in (90, 270):
+            w, h = h, w
+        duration = None
+        if stream.duration is not None and stream.time_base:
+            duration = float(stream.duration * stream.time_base)
+        elif container.duration:
+            duration = container.duration / av.time_base
+        rate = stream.average_rate or stream.guessed_rate
+        return VideoProbe(
+            width=w,
+            height=h,
+            codec=stream.codec_context.name,
+            format=container.format.name,
+            duration_s=duration,
+            time_base=Fraction(stream.time_base) if stream.time_base else Fraction(1, 1000),
+            rotation=rotation,
+            has_audio=bool(container.streams.audio),
+            avg_fps=float(rate) if rate else None,
+            frame_count_estimate=stream.frames or None,
+        )
+    finally:
+        container.close()
+
+
+@dataclass
+class FrameTable:
+    """Frame index -> PTS of every decodable frame, in presentation order.
+
+    ``pts``: int64 array of shape (N,) in units of ``time_base`` seconds; ``keyframe``: bool array (N,).
+    """
+
+    pts: np.ndarray
+    keyframe: np.ndarray
+    time_base: Fraction
+
+    def __len__(self) -> int:
+        return int(self.pts.shape[0])
+
+    @property
+    def start_pts(self) -> int:
+        return int(self.pts[0]) if len(self) else 0
+
+    def seconds(self, index: int) -> float:
+        """PTS of frame ``index`` in seconds (``pts * time_base``). Raises IndexError outside the table."""
+        if not 0 <= index < len(self):
+            raise IndexError(f"frame {index} is outside 0..{len(self) - 1}")
+        return float(int(self.pts[index]) * self.time_base)
+
+    def seconds_array(self) -> np.ndarray:
+        """PTS of every frame in seconds, float64 array of shape (N,)."""
+        return self.pts.astype(np.float64) * float(self.time_base)
+
+    def index_at(self, seconds: float) -> int:
+        """Index of the frame shown at time ``seconds``: the last frame whose PTS is <= that time."""
+        target = seconds / float(self.time_base)
+        i = int(np.searchsorted(self.pts, target + 1e-6, side="right")) - 1
+        return min(max(i, 0), len(self) - 1)
+
+    def keyframe_at_or_before(self, index: int) -> int:
+        """Index of the nearest keyframe at or before ``index`` (0 if none is flagged)."""
+        keys = np.flatnonzero(self.keyframe[: index + 1])
+        return int(keys[-1]) if keys.size else 0
+
+    def is_vfr(self, tolerance: float = 0.02) -> bool:
+        """True when frame durations differ by more than ``tolerance`` (relative) from their median."""
+        if len(self) < 3:
+            return False
+        d = np.diff(self.pts).astype(np.float64)
+        med = float(np.median(d))
+        if med <= 0:
+            return True
+        return bool(np.any(np.abs(d - med) > tolerance * med + 1))
+
+    def avg_fps(self) -> float | None:
+        """Mean frame rate over the table (frames per second), for display only."""
+        if len(self) < 2:
+            return None
+        span = (int(self.pts[-1]) - int(self.pts[0])) * float(self.time_base)
+        return (len(self) - 1) / span if span > 0 else None
+
+
+def build_frame_table(
+    path: Path,
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> FrameTable:
+    """Decode every frame of the first video stream and record its PTS and keyframe flag.
+
+    Pixels are not converted, and the loop filter is skipped (it changes pixels, not timestamps), so
+    this costs about what ``ffprobe -show_frames`` does. Frames that fail to decode at the end of a
+    truncated file end the table there. Raises MediaError if no frame decodes, InterruptedError if
+    ``cancelled()`` turns true.
+    """
+    path = Path(path)
+    container = _open(path)
+    try:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        stream.codec_context.skip_frame = "DEFAULT"
+        try:
+            stream.codec_context.options = {"skip_loop_filter": "all"}
+        except (AttributeError, ValueError):  # older PyAV: the filter just runs
+            pass
+        estimate = stream.frames or 0
+        pts: list[int] = []
+        keys: list[bool] = []
+        try:
+            for frame in container.decode(stream):
+                value = frame.pts if frame.pts is not None else frame.dts
+                if value is None:
+                    continue
+                pts.append(int(value))
+                keys.append(bool(frame.key_frame))
+                if len(pts) % 64 == 0:
+                    progress(len(pts), max(estimate, len(pts)))
+                    if cancelled():
+                        raise InterruptedError("frame indexing cancelled")
+        except av.error.FFmpegError:
+            if not pts:
+                raise MediaError(path, "no frame can be decoded (damaged or truncated video)") from None
+        if not pts:
+            raise MediaError(path, "no frame can be decoded")
+        order = np.argsort(np.asarray(pts, dtype=np.int64), kind="stable")
+        table = FrameTable(
+            pts=np.asarray(pts, dtype=np.int64)[order],
+            keyframe=np.asarray(keys, dtype=bool)[order],
+            time_base=Fraction(stream.time_base),
+        )
+        progress(len(table), len(table))
+        return table
+    finally:
+        container.close()
+
+
+class FrameReader:
+    """Exact random access to the frames of one video, for one thread at a time.
+
+    ``get(index)`` returns the upright RGB frame (H, W, 3) uint8 that ffmpeg decodes as frame
+    ``index``. Decoded frames are cached (as decoder frames, converted on demand) up to
+    ``cache_bytes``; the decoder stays open so the next frame costs one decode.
+    Raises MediaError when the file changed or the frame cannot be decoded.
+    """
+
+    def __init__(self, path: Path, table: FrameTable, *, rotation: int = 0, cache_bytes: int = DEFAULT_CACHE_BYTES):
+        self.path = Path(path)
+        self.table = table
+        self.rotation = rotation % 360
+        self._pts_to_index = {int(p): i for i, p in enumerate(table.pts)}
+        self._cache: OrderedDict[int, av.VideoFrame] = OrderedDict()
+        self._rgb: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._cache_bytes = cache_bytes
+        self._frame_bytes = 0
+        self._container: av.container.InputContainer | None = None
+        self._decoder = None
+        self._next_index: int | None = None  # index the open decoder will yield next
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def close(self) -> None:
+        """Close the decoder and drop the cache."""
+        with self._lock:
+            self._cache.clear()
+            self._rgb.clear()
+            self._reset_decoder()
+
+    def _reset_decoder(self) -> None:
+        if self._container is not None:
+            self._container.close()
+        self._container = None
+        self._decoder = None
+        self._next_index = None
+
+    def _ensure_open(self) -> None:
+        if self._container is None:
+            self._container = _open(self.path)
+            self._stream = self._container.streams.video[0]
+            self._stream.thread_type = "AUTO"
+
+    def _remember(self, index: int, frame: av.VideoFrame) -> None:
+        if not self._frame_bytes:
+            self._frame_bytes = max(1, sum(p.buffer_size for p in frame.planes))
+        self._cache[index] = frame
+        self._cache.move_to_end(index)
+        limit = max(8, self._cache_bytes // self._frame_bytes)
+        while len(self._cache) > limit:
+            self._cache.popitem(last=False)
+
+    def _decode_next(self) -> av.VideoFrame | None:
+        try:
+            return next(self._decoder)
+        except StopIteration:
+            return None
+        except av.error.FFmpegError as exc:
+            raise MediaError(self.path, f"frame cannot be decoded ({_reason(exc)})") from exc
+
+    def _seek_and_decode(self, index: int) -> None:
+        """Decode from the keyframe at or before ``index`` up to ``index``, caching every frame."""
+        target = int(self.table.pts[index])
+        key = self.table.keyframe_at_or_before(index)
+        for attempt in range(4):
+            self._ensure_open()
+            seek_pts = int(self.table.pts[key])
+            self._container.seek(seek_pts, stream=self._stream, backward=True, any_frame=False)
+            self._decoder = self._container.decode(self._stream)
+            frame = self._decode_next()
+            if frame is None:
+                break
+            first_pts = frame.pts if frame.pts is not None else frame.dts
+            if first_pts is not None and first_pts > target and key > 0:
+                # The demuxer landed after the wanted frame (edit lists, B-frames): go one keyframe back.
+                key = self.table.keyframe_at_or_before(max(0, key - 1))
+                continue
+            while frame is not None:
+                pts = frame.pts if frame.pts is not None else frame.dts
+                i = self._pts_to_index.get(int(pts)) if pts is not None else None
+                if i is not None:
+                    self._remember(i, frame)
+                    self._next_index = i + 1
+                    if i == index:
+                        return
+                    if i > index:
+                        break
+                frame = self._decode_next()
+            if attempt == 0 and key > 0:
+                key = self.table.keyframe_at_or_before(key - 1)
+        self._reset_decoder()
+        raise MediaError(self.path, f"frame {index} (PTS {target}) could not be decoded exactly")
+
+    def _frame(self, index: int) -> av.VideoFrame:
+        if not 0 <= index < len(self.table):
+            raise IndexError(f"{self.path.name}: frame {index} is outside 0..{len(self.table) - 1}")
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        if self._decoder is not None and self._next_index is not None and 0 <= index - self._next_index < 8:
+            # Close ahead of the decoder: decode forward instead of seeking.
+            while True:
+                frame = self._decode_next()
+                if frame is None:
+                    break
+                pts = frame.pts if frame.pts is not None else frame.dts
+                i = self._pts_to_index.get(int(pts)) if pts is not None else None
+                if i is None:
+                    continue
+                self._remember(i, frame)
+                self._next_index = i + 1
+                if i >= index:
+                    break
+            if index in self._cache:
+                return self._cache[index]
+        self._seek_and_decode(index)
+        return self._cache[index]
+
+    def get(self, index: int) -> np.ndarray:
+        """Upright RGB frame ``index`` as a (H, W, 3) uint8 array (read-only; copy before editing)."""
+        with self._lock:
+            rgb = self._rgb.get(index)
+            if rgb is not None:
+                self._rgb.move_to_end(index)
+                return rgb
+            frame = self._frame(index)
+            rgb = frame.to_ndarray(format="rgb24")
+            if self.rotation:
+                rgb = np.ascontiguousarray(np.rot90(rgb, k=self.rotation // 90))
+            rgb.setflags(write=False)
+            self._rgb[index] = rgb
+            while len(self._rgb) > 4:
+                self._rgb.popitem(last=False)
+            return rgb
+
+    def seconds(self, index: int) -> float:
+        """PTS of frame ``index`` in seconds."""
+        return self.table.seconds(index)

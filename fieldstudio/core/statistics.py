@@ -1,0 +1,190 @@
+"""Summary statistics over scores: mean, accuracy, stratified bootstrap intervals, paired differences, cost.
+
+Sources: accuracy as FieldWorkArena's evaluator counts a task correct (score > 0.5, benchmarks.md §1.6);
+stratified bootstrap, percentile intervals and "a difference is marked only when its 95 % interval
+excludes zero" from RealityBench's description (benchmarks.md §4.3, unverified; the strata here are the
+task categories and the replicate count defaults to 2000); cost rules from §4.5 (an unknown cost is never
+silently counted as zero).
+
+All functions take array-likes of scores (None or NaN = unscored, left out and counted) and are
+vectorised with numpy: a bootstrap of 100,000 scores x 2000 replicates runs in chunks of bounded memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CORRECT_THRESHOLD", "mean", "accuracy", "Interval", "bootstrap_ci", "PairedDifference",
+           "paired_difference", "CostPerCorrect", "cost_per_correct"]
+
+CORRECT_THRESHOLD = 0.5
+_CHUNK_CELLS = 4_000_000        # resample indices drawn per chunk (32 MB of int64)
+
+
+def _as_float(values: Any) -> np.ndarray:
+    """1-D float array with None -> NaN."""
+    arr = np.asarray([np.nan if v is None else v for v in values] if not isinstance(values, np.ndarray) else values,
+                     dtype=float)
+    return arr.reshape(-1)
+
+
+def mean(scores: Any) -> float | None:
+    """Mean of the scored values (NaN/None left out); None when nothing is scored."""
+    a = _as_float(scores)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if a.size else None
+
+
+def accuracy(scores: Any, threshold: float = CORRECT_THRESHOLD) -> float | None:
+    """Share of scored values strictly above ``threshold`` (FWA: correct when score > 0.5); None when empty."""
+    a = _as_float(scores)
+    a = a[~np.isnan(a)]
+    return float((a > threshold).mean()) if a.size else None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its bootstrap interval: ``estimate``, ``ci_low``, ``ci_high`` (None when
+    there are no values), ``n`` values used, ``unscored`` left out, ``n_resamples``, ``confidence``, ``seed``."""
+
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    unscored: int
+    n_resamples: int
+    confidence: float
+    seed: int | None
+
+
+def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """(n_resamples,) means of stratified resamples: within each stratum, draw its size with replacement."""
+    n = values.size
+    totals = np.zeros(n_resamples)
+    groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    for idx in groups:
+        v = values[idx]
+        k = v.size
+        rows = max(1, _CHUNK_CELLS // k)
+        for start in range(0, n_resamples, rows):
+            stop = min(n_resamples, start + rows)
+            draw = rng.integers(0, k, size=(stop - start, k), dtype=np.int32)
+            totals[start:stop] += v[draw].sum(axis=1)
+    return totals / n
+
+
+def _prepare(values: Any, strata: Any) -> tuple[np.ndarray, np.ndarray | None, int]:
+    a = _as_float(values)
+    keep = ~np.isnan(a)
+    s = None
+    if strata is not None:
+        s = np.asarray([str(x) for x in strata], dtype=object)
+        if s.size != a.size:
+            raise ValueError(f"{s.size} strata for {a.size} values")
+        s = s[keep]
+    return a[keep], s, int((~keep).sum())
+
+
+def bootstrap_ci(scores: Any, strata: Sequence[Any] | None = None, *, statistic: str = "mean",
+                 n_resamples: int = 2000, confidence: float = 0.95, seed: int | None = 0) -> Interval:
+    """Stratified percentile bootstrap interval of the mean score or the accuracy.
+
+    Args:
+        scores: (n,) scores; None/NaN are left out and counted in ``unscored``.
+        strata: (n,) stratum labels (e.g. task categories); each replicate resamples within every
+            stratum with replacement, keeping stratum sizes. None = one stratum.
+        statistic: "mean" or "accuracy" (score > 0.5).
+        n_resamples: replicates (default 2000); seed: for ``numpy.random.default_rng`` (reproducible).
+    Returns:
+        Interval whose bounds are the (1-c)/2 and (1+c)/2 percentiles (numpy "linear") of the replicates.
+    """
+    a, s, left_out = _prepare(scores, strata)
+    if statistic == "accuracy":
+        a = (a > CORRECT_THRESHOLD).astype(float)
+    elif statistic != "mean":
+        raise ValueError(f"unknown statistic {statistic!r}: use 'mean' or 'accuracy'")
+    if a.size == 0:
+        return Interval(None, None, None, 0, left_out, n_resamples, confidence, seed)
+    reps = _bootstrap_means(a, s, n_resamples, np.random.default_rng(seed))
+    lo, hi = np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return Interval(float(a.mean()), float(lo), float(hi), int(a.size), left_out, n_resamples, confidence, seed)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Source A minus source B over their shared scored tasks: ``difference`` with ``ci_low``/``ci_high``;
+    ``distinguishable`` only when the interval excludes 0; ``n_shared`` tasks used, ``only_a``/``only_b``
+    tasks scored by one source only (left out)."""
+
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    distinguishable: bool
+    n_shared: int
+    only_a: int
+    only_b: int
+    n_resamples: int
+    seed: int | None
+
+
+def paired_difference(scores_a: Mapping[str, float | None], scores_b: Mapping[str, float | None],
+                      strata: Mapping[str, Any] | None = None, *, statistic: str = "mean", n_resamples: int = 2000,
+                      confidence: float = 0.95, seed: int | None = 0) -> PairedDifference:
+    """Paired bootstrap of statistic(A) - statistic(B) over the tasks both sources scored.
+
+    Both sources are resampled on the same tasks in every replicate (so the difference of means equals
+    the mean of per-task differences). ``strata`` maps task id -> stratum (category).
+    """
+    def scored(m: Mapping[str, float | None]) -> set[str]:
+        return {k for k, v in m.items() if v is not None and not np.isnan(v)}
+
+    sa, sb = scored(scores_a), scored(scores_b)
+    shared = sorted(sa & sb)
+    if not shared:
+        return PairedDifference(None, None, None, False, 0, len(sa - sb), len(sb - sa), n_resamples, seed)
+    a = np.array([scores_a[k] for k in shared], dtype=float)
+    b = np.array([scores_b[k] for k in shared], dtype=float)
+    if statistic == "accuracy":
+        a, b = (a > CORRECT_THRESHOLD).astype(float), (b > CORRECT_THRESHOLD).astype(float)
+    elif statistic != "mean":
+        raise ValueError(f"unknown statistic {statistic!r}: use 'mean' or 'accuracy'")
+    st = None if strata is None else np.asarray([str(strata.get(k)) for k in shared], dtype=object)
+    d = a - b
+    reps = _bootstrap_means(d, st, n_resamples, np.random.default_rng(seed))
+    lo, hi = (float(x) for x in np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)]))
+    return PairedDifference(float(d.mean()), lo, hi, bool(lo > 0 or hi < 0), len(shared), len(sa - sb),
+                            len(sb - sa), n_resamples, seed)
+
+
+@dataclass(frozen=True)
+class CostPerCorrect:
+    """``total_cost`` (currency of the price table) over the answers with known cost, ``correct`` answers
+    (score > 0.5), ``value`` = cost / correct, ``unknown_cost`` answers whose cost is unknown. With any
+    unknown cost ``value`` is None unless partial results were asked for, and then ``partial`` is True."""
+
+    total_cost: float
+    correct: int
+    value: float | None
+    unknown_cost: int
+    partial: bool
+
+
+def cost_per_correct(costs: Any, scores: Any, *, allow_partial: bool = False) -> CostPerCorrect:
+    """Cost per correct answer from (n,) costs (None/NaN = unknown) and (n,) scores.
+
+    Returns value None when no answer is correct, or when a cost is unknown and ``allow_partial`` is
+    False (benchmarks.md §4.5: never a silent under-count).
+    """
+    c, s = _as_float(costs), _as_float(scores)
+    if c.size != s.size:
+        raise ValueError(f"{c.size} costs for {s.size} scores")
+    unknown = int(np.isnan(c).sum())
+    total = float(np.nansum(c))
+    correct = int((s > CORRECT_THRESHOLD).sum())
+    value = None if correct == 0 or (unknown and not allow_partial) else total / correct
+    return CostPerCorrect(total, correct, value, unknown, bool(unknown) and value is not None)

@@ -1,0 +1,188 @@
+"""Plain records shared by every task and answer importer: what a parser returns, what an import reports.
+
+Parsers (``fieldworkarena.py``, ``industryeqa.py``, ``openeqa.py``, ``csv_tasks.py``) turn a file into
+``ParsedTask`` / ``ParsedAnswer`` records and ``ImportProblem``s, never touching the project;
+``task_import.py`` writes them and returns an ``ImportReport``. The CLI prints the report and the GUI
+shows it; neither holds logic of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ANSWER_TYPES = ("distance", "time_range", "time", "count", "json_report", "yes_no", "free_text")
+"""Answer types an importer can set; a person can change them in the task editor.
+
+``time`` is one time or a duration (FWA "at what time", "duration time"); ``yes_no`` comes only from an
+explicit CSV column (a guess from the query would be too unreliable: "Is there anyone ...? If so, ...").
+"""
+
+_TIME_RANGE_RE = re.compile(r"\bstart(?:ing)?\s+(?:time\s+)?and\s+(?:the\s+)?end(?:ing)?\b|"
+                            r"\bstart\s+time\b.*\bend\s+time\b", re.IGNORECASE | re.DOTALL)
+_COUNT_RE = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:the|how)\b", re.IGNORECASE)
+_DISTANCE_RE = re.compile(r"\b(?:what(?:'s|\s+is)\s+the\s+distance|how\s+far|distance\s+between)\b", re.IGNORECASE)
+_TIME_RE = re.compile(r"\bat\s+what\s+time\b|\bwhat\s+time\b|\bduration\b|\bhow\s+long\b", re.IGNORECASE)
+
+
+def guess_answer_type(query: str, *, eval_func: str | None = None, output_format: str | None = None) -> str:
+    """The answer type a task most likely expects, from its scoring function, output format and query.
+
+    Rules, in order (the FWA fields are described in benchmarks.md §1.2): ``json_match`` or
+    ``output_format == "json"`` -> ``json_report``; a question for start and end times -> ``time_range``;
+    "how many" / "number of" -> ``count`` (checked before distance, because FWA 3.3 asks "how many
+    incidents ... distance ... less than 1 meter"); "what is the distance" / "how far" / "distance
+    between" -> ``distance``; "at what time" / "duration" / "how long" -> ``time``; else ``free_text``.
+    A guess only: the importers never change a ground truth because of it.
+    """
+    if eval_func == "json_match" or (output_format or "").lower() == "json":
+        return "json_report"
+    q = query or ""
+    if _TIME_RANGE_RE.search(q):
+        return "time_range"
+    if _COUNT_RE.search(q):
+        return "count"
+    if _DISTANCE_RE.search(q):
+        return "distance"
+    if _TIME_RE.search(q):
+        return "time"
+    return "free_text"
+
+
+@dataclass
+class ParsedInput:
+    """One input a task names: a file name as written in the task file, with an optional time range (s)."""
+
+    name: str
+    start_s: float | None = None
+    end_s: float | None = None
+
+
+@dataclass
+class ParsedTask:
+    """One task as read from a task file, before it is matched to project media.
+
+    ``external_id`` is the benchmark's id (FWA ``2.1.0001``, IndustryEQA ``"17"``, OpenEQA a UUID).
+    ``ground_truth`` is None when the file has none (FWA public variant); ``ground_truth_extra`` holds
+    further reference answers (IndustryEQA ``reasoning_answer``, OpenEQA ``extra_answers``). ``extra`` holds everything
+    else the file says (kept as metadata, stored in ``Task.extra``).
+    """
+
+    external_id: str
+    source: str
+    query: str
+    answer_type: str = "free_text"
+    ground_truth: str | None = None
+    ground_truth_extra: dict[str, Any] | None = None
+    eval_func: str | None = None
+    output_format: str | None = None
+    category: str | None = None
+    sub_category: str | None = None
+    scenario: str | None = None
+    inputs: list[ParsedInput] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedAnswer:
+    """One answer read from an answer file or a run log, linked to a task by its external id.
+
+    ``raw_text`` is the answer as the file holds it; ``extra`` holds e.g. the normalised text an
+    official evaluator would compare (``official_text``), the log file, the encoding.
+    """
+
+    external_id: str
+    raw_text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ImportProblem:
+    """Something a user should know about an import: ``file``, the record or task id (if any), the reason.
+
+    ``severity`` is ``error`` (the record or file was not imported) or ``warning`` (imported, but look).
+    """
+
+    file: str
+    record: str | None
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.file} [{self.record}]" if self.record else self.file
+        return f"{self.severity}: {where}: {self.message}"
+
+
+@dataclass
+class ParseResult:
+    """What a parser read from one file: tasks and/or answers, and the problems found on the way."""
+
+    format: str
+    tasks: list[ParsedTask] = field(default_factory=list)
+    answers: list[ParsedAnswer] = field(default_factory=list)
+    problems: list[ImportProblem] = field(default_factory=list)
+
+    def problem(self, file: object, record: str | None, message: str, severity: str = "error") -> None:
+        """Add an ImportProblem."""
+        self.problems.append(ImportProblem(str(file), record, message, severity))
+
+
+@dataclass
+class ImportReport:
+    """What ``import_tasks`` / ``import_answers`` did.
+
+    ``tasks_per_category``: imported (created or updated) tasks per category (None becomes ``""``).
+    ``missing_media``: external id -> input names that match no project media.
+    ``unmapped``: tasks without a sub-category row (FWA ``4.1.0051``).
+    ``unknown_ids``: answer ids that name no task of the project.
+    """
+
+    formats: dict[str, str] = field(default_factory=dict)  # file -> detected format
+    tasks_per_category: Counter = field(default_factory=Counter)
+    created: int = 0
+    updated: int = 0
+    problems: list[ImportProblem] = field(default_factory=list)
+    missing_media: dict[str, list[str]] = field(default_factory=dict)
+    unmapped: list[str] = field(default_factory=list)
+    answers_imported: int = 0
+    unknown_ids: list[str] = field(default_factory=list)
+    run_id: str | None = None
+    cancelled: bool = False
+
+    @property
+    def tasks_imported(self) -> int:
+        """Tasks created plus tasks updated in place."""
+        return self.created + self.updated
+
+    @property
+    def errors(self) -> list[ImportProblem]:
+        """Problems whose record or file was not imported."""
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[ImportProblem]:
+        """Problems of records that were imported all the same."""
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+def read_json_file(path: Path, result: ParseResult) -> Any:
+    """The decoded JSON of ``path`` (UTF-8, BOM allowed), or None with a problem naming the reason."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        result.problem(path, None, f"cannot be read ({exc.strerror or exc})")
+        return None
+    if not raw.strip():
+        result.problem(path, None, "is empty")
+        return None
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        result.problem(path, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except json.JSONDecodeError as exc:
+        result.problem(path, None, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+    return None

@@ -1,0 +1,519 @@
+"""Calls to OpenAI-compatible chat endpoints: one client per profile, usage, cost, errors in plain words.
+
+Every client is created with an explicit timeout (connect 5 s, read ``profile.timeout_s``, write 60 s)
+and ``max_retries=0``: fieldstudio retries itself (``profile.retries`` extra attempts after 429, 408/409,
+5xx or a refused connection, honouring ``Retry-After``), so each attempt is logged and one call never
+makes more than ``1 + profile.retries`` requests. Timeouts are not retried: the server may still be
+working on the request, and repeating it would repeat the GPU work or the bill.
+
+Token counts the server does not report stay None, never 0, and `cost` then returns None.
+Keys are never logged; base URLs are logged through `mask_url`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
+
+import openai
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.inference.profiles import ModelProfile, mask_url, mask_urls_in_text, resolve_api_key
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_S = 5.0
+WRITE_TIMEOUT_S = 60.0
+#: A Retry-After longer than this (seconds) is not waited for: the call fails and says how long to wait.
+MAX_RETRY_AFTER_S = 120.0
+#: Backoff without Retry-After: BACKOFF_BASE_S * 2**(attempt-1), at most BACKOFF_MAX_S (seconds).
+BACKOFF_BASE_S = 1.0
+BACKOFF_MAX_S = 30.0
+#: Sent as the key to servers that need none (the SDK refuses to start without a key).
+NO_KEY_PLACEHOLDER = "no-key"
+_DETAIL_CHARS = 300
+
+_IMAGE_WORDS = re.compile(
+    r"image|vision|multimodal|multi-modal|mmproj|content part|unsupported content|not a multimodal", re.I)
+_TOO_MANY_IMAGES = re.compile(r"at most (\d+) image", re.I)
+_KEYLIKE = re.compile(r"\b(sk|rk|pk|or)-[A-Za-z0-9_\-]{6,}")
+
+
+class ModelCallError(FieldstudioError):
+    """A model request failed; the message says why in plain words.
+
+    Attributes:
+        kind: one of ``timeout``, ``connection``, ``not_found``, ``model_not_found``, ``auth``,
+            ``permission``, ``rate_limited``, ``server_error``, ``images_rejected``, ``too_many_images``,
+            ``bad_request``, ``bad_response``, ``no_key``.
+        status: the HTTP status, or None when there was no response.
+        retry_after_s: seconds the server asked us to wait (429/503), or None.
+        detail: the server's own message, shortened, with URLs masked and key-like strings removed.
+        max_images: for ``too_many_images``, the limit the server announced (e.g. 1), else None.
+        attempts: requests made before giving up.
+    """
+
+    RETRYABLE = frozenset({"rate_limited", "server_error", "connection"})
+
+    def __init__(self, kind: str, message: str, *, status: int | None = None,
+                 retry_after_s: float | None = None, detail: str = "", max_images: int | None = None,
+                 attempts: int = 1):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retry_after_s = retry_after_s
+        self.detail = detail
+        self.max_images = max_images
+        self.attempts = attempts
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in self.RETRYABLE
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One model reply.
+
+    Attributes:
+        text: the assistant message's text ("" if the server sent none).
+        prompt_tokens, completion_tokens: as reported by the server; None when not reported.
+            completion_tokens includes reasoning tokens (OpenAI convention).
+        reasoning_tokens: ``completion_tokens_details.reasoning_tokens``; None when not reported.
+        cached_tokens: ``prompt_tokens_details.cached_tokens``; None when not reported (never 0 by default).
+        latency_s: seconds from sending the successful attempt to the complete reply.
+        raw: the response as a JSON-compatible dict (streams: the usage chunk, finish reason and chunk count).
+        finish_reason: ``stop``, ``length``... as reported, or None.
+        model: the model id the server says answered, or None.
+        attempts: requests made (1 + retries used).
+    """
+
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    reasoning_tokens: int | None
+    cached_tokens: int | None
+    latency_s: float
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    finish_reason: str | None = None
+    model: str | None = None
+    attempts: int = 1
+
+    @property
+    def usage_reported(self) -> bool:
+        return self.prompt_tokens is not None and self.completion_tokens is not None
+
+
+# -- logging redaction -------------------------------------------------------------------------
+
+
+class _MaskUrlsFilter(logging.Filter):
+    """Masks credentials in URLs of records from the HTTP layer (httpx logs each request URL in full)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            record.args = tuple(mask_urls_in_text(str(a)) if _looks_like_url(a) else a for a in args)
+        return True
+
+
+def _looks_like_url(value: Any) -> bool:
+    return "://" in str(value) and "@" in str(value)
+
+
+def _install_log_redaction() -> None:
+    for name in ("httpx2", "httpx", "openai"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _MaskUrlsFilter) for f in logger.filters):
+            logger.addFilter(_MaskUrlsFilter())
+
+
+_install_log_redaction()
+
+
+# -- client ------------------------------------------------------------------------------------
+
+
+def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retries: int = 0) -> openai.OpenAI:
+    """An `openai.OpenAI` client for the profile's endpoint.
+
+    Timeout: connect 5 s, read ``profile.timeout_s`` s, write 60 s (the SDK default is 600 s).
+    `max_retries` defaults to 0 because `chat` retries itself (the SDK default is 2).
+    The key comes from `api_key` or the profile's key source; without one a placeholder is sent, so
+    that an ``OPENAI_API_KEY`` in the environment is never sent to an unrelated server. Credentials in
+    the base URL (``user:password@``) are sent as HTTP Basic auth, which replaces the bearer key.
+
+    Raises ModelCallError(kind="no_key") if the profile's key source is empty.
+    """
+    if api_key is None:
+        try:
+            api_key = resolve_api_key(profile)
+        except FieldstudioError as exc:
+            raise ModelCallError("no_key", str(exc)) from None
+    if api_key and "@" in urlsplit(profile.base_url).netloc:
+        log.warning("%s: the base URL holds credentials; they are sent as Basic auth instead of the API key",
+                    profile.name)
+    timeout = openai.Timeout(timeout=profile.timeout_s, connect=CONNECT_TIMEOUT_S, read=profile.timeout_s,
+                             write=WRITE_TIMEOUT_S)
+    return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=profile.base_url, timeout=timeout,
+                         max_retries=max_retries)
+
+
+def _key_of(client: openai.OpenAI) -> str | None:
+    key = getattr(client, "api_key", None)
+    return key if isinstance(key, str) and key and key != NO_KEY_PLACEHOLDER else None
+
+
+def request_params(profile: ModelProfile, messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for this profile (model, temperature, seed)."""
+    params: dict[str, Any] = {"model": profile.model, "messages": messages}
+    if profile.temperature is not None:
+        params["temperature"] = profile.temperature
+    if profile.seed is not None:
+        params["seed"] = profile.seed
+    params.update({k: v for k, v in extra.items() if v is not None})
+    return params
+
+
+def chat(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
+         response_format: dict[str, Any] | None = None, extra_body: dict[str, Any] | None = None,
+         client: openai.OpenAI | None = None, sleep: Callable[[float], None] = time.sleep,
+         cancelled: Callable[[], bool] = lambda: False) -> ChatResult:
+    """Send one chat request (with retries) and return the reply with its usage and latency.
+
+    Args:
+        messages: OpenAI chat messages; images as ``image_url`` parts with ``data:`` URLs.
+        max_tokens: cap on completion tokens (not sent when None).
+        response_format: e.g. ``{"type": "json_object"}`` (not sent when None).
+        client: a client from `make_client` to reuse (one is made otherwise).
+        sleep, cancelled: waiting between attempts, and a flag checked before each retry.
+    Raises:
+        ModelCallError: with a plain-words message and a `kind` (see there), after the retries are used up.
+    """
+    client = client or make_client(profile)
+    params = request_params(profile, messages, max_tokens=max_tokens, response_format=response_format,
+                            extra_body=extra_body)
+
+    def once() -> ChatResult:
+        started = time.monotonic()
+        response = client.chat.completions.create(**params)
+        latency = time.monotonic() - started
+        return _result_from_completion(response, latency)
+
+    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
+
+
+def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
+                on_text: Callable[[str], None] | None = None, include_usage: bool = True,
+                max_tokens: int | None = None, response_format: dict[str, Any] | None = None,
+                extra_body: dict[str, Any] | None = None, client: openai.OpenAI | None = None,
+                sleep: Callable[[float], None] = time.sleep,
+                cancelled: Callable[[], bool] = lambda: False) -> ChatResult:
+    """Like `chat`, streamed: `on_text(piece)` gets each piece of text as it arrives.
+
+    Asks for ``stream_options={"include_usage": True}`` (unless `include_usage` is False) and reads the
+    usage from the chunk that carries it, which is normally the last one with ``choices == []``.
+    Usage stays None when the server sends none. If the server rejects ``stream_options`` (400 naming
+    it), the request is repeated once without it. A stream cut short by `cancelled` ends the call with
+    the text received so far. Raises ModelCallError as `chat` does.
+    """
+    client = client or make_client(profile)
+    state = {"include_usage": include_usage}
+
+    def once() -> ChatResult:
+        extra: dict[str, Any] = {"stream": True}
+        if state["include_usage"]:
+            extra["stream_options"] = {"include_usage": True}
+        params = request_params(profile, messages, max_tokens=max_tokens, response_format=response_format,
+                                extra_body=extra_body, **extra)
+        started = time.monotonic()
+        try:
+            stream = client.chat.completions.create(**params)
+        except openai.BadRequestError as exc:
+            if state["include_usage"] and "stream_options" in _server_message(exc):
+                log.info("%s: server rejects stream_options; streaming without usage", profile.name)
+                state["include_usage"] = False
+                return once()
+            raise
+        return _aggregate_stream(stream, started, on_text=on_text, cancelled=cancelled)
+
+    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
+
+
+def cost(profile: ModelProfile, result: ChatResult) -> float | None:
+    """The reply's cost in USD from the profile's prices (USD per million tokens).
+
+    Input: uncached prompt tokens at the input price, cached tokens at the cached price (input price if
+    none is set). Output: completion tokens at the output price; when a reasoning price is set and
+    reasoning tokens are reported, those (already counted inside completion_tokens) are charged at the
+    reasoning price instead, never twice. Returns None when the token counts or the input/output prices
+    are unknown: an unknown cost is never reported as 0.
+    """
+    if result.prompt_tokens is None or result.completion_tokens is None:
+        return None
+    if profile.price_input_per_mtok is None or profile.price_output_per_mtok is None:
+        return None
+    cached = min(result.cached_tokens or 0, result.prompt_tokens)
+    cached_price = profile.price_cached_per_mtok if profile.price_cached_per_mtok is not None \
+        else profile.price_input_per_mtok
+    input_usd = (result.prompt_tokens - cached) * profile.price_input_per_mtok + cached * cached_price
+    reasoning = result.reasoning_tokens or 0
+    if profile.price_reasoning_per_mtok is not None and reasoning:
+        reasoning = min(reasoning, result.completion_tokens)
+        output_usd = ((result.completion_tokens - reasoning) * profile.price_output_per_mtok
+                      + reasoning * profile.price_reasoning_per_mtok)
+    else:
+        output_usd = result.completion_tokens * profile.price_output_per_mtok
+    return (input_usd + output_usd) / 1_000_000
+
+
+def total_cost(profile: ModelProfile, results: Iterable[ChatResult]) -> tuple[float, bool]:
+    """Sum of `cost` over replies, in USD, and whether it is complete (False: some costs were unknown
+    and the sum is a lower bound, to be shown as partial)."""
+    total, complete = 0.0, True
+    for result in results:
+        value = cost(profile, result)
+        if value is None:
+            complete = False
+        else:
+            total += value
+    return total, complete
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None = None) -> ModelCallError:
+    """Turn an exception from the openai client into a ModelCallError with a plain-words message.
+
+    `key`, if given, is removed from any server text that echoes it.
+    """
+    where = f"{profile.name} ({mask_url(profile.base_url)}, model {profile.model})"
+    if isinstance(exc, ModelCallError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelCallError(
+            "timeout", f"{where}: no answer within {profile.timeout_s:g} s (timeout). The server may be "
+            "loading the model, or the request is too large for it; raise the timeout or send fewer or "
+            "smaller images.")
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelCallError(
+            "connection", f"{where}: cannot connect to the server. Is it running, and is the address right?")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        detail = _clean(_server_message(exc), key)
+        said = f" The server said: {detail}" if detail else ""
+        retry_after = parse_retry_after(exc.response.headers) if exc.response is not None else None
+        too_many = _TOO_MANY_IMAGES.search(detail)
+        if too_many:
+            limit = int(too_many.group(1))
+            return ModelCallError(
+                "too_many_images", f"{where}: the server accepts at most {limit} image(s) per request; set "
+                f"max images per request to {limit} (for vLLM, or start it with --limit-mm-per-prompt).{said}",
+                status=status, detail=detail, max_images=limit)
+        if status in (400, 415, 422, 500, 501) and _IMAGE_WORDS.search(detail):
+            return ModelCallError(
+                "images_rejected", f"{where}: the model or server does not accept images (a text-only "
+                f"model, or a llama.cpp/LM Studio model loaded without its mmproj file).{said}",
+                status=status, detail=detail)
+        if status == 401:
+            return ModelCallError(
+                "auth", f"{where}: the server refused the API key (401). Check the key in "
+                f"{profile.key_hint()}.{said}", status=status, detail=detail)
+        if status == 403:
+            return ModelCallError(
+                "permission", f"{where}: the key is not allowed to use this model (403).{said}",
+                status=status, detail=detail)
+        if status == 404:
+            if not profile.base_url.rstrip("/").endswith("/v1"):
+                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                           "The base URL probably lacks /v1 (most servers answer under /v1).")
+            elif re.search(r"model", detail, re.I):
+                return ModelCallError(
+                    "model_not_found", f"{where}: the server does not know the model {profile.model!r} (404). "
+                    f"Check the model id (`ollama list`, or the server's /v1/models).{said}",
+                    status=status, detail=detail)
+            else:
+                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                           "Check the base URL: the base URL probably lacks /v1 or has a wrong path.")
+            return ModelCallError("not_found", message + said, status=status, detail=detail)
+        if status == 429:
+            wait = f" It asked to wait {retry_after:g} s." if retry_after is not None else ""
+            return ModelCallError(
+                "rate_limited", f"{where}: too many requests or quota used up (429).{wait}{said}",
+                status=status, retry_after_s=retry_after, detail=detail)
+        if status >= 500:
+            return ModelCallError(
+                "server_error", f"{where}: the server failed ({status}); it may still be loading the model. "
+                f"Try again in a minute.{said}", status=status, retry_after_s=retry_after, detail=detail)
+        if status in (408, 409):
+            return ModelCallError(
+                "server_error", f"{where}: the server asked to retry ({status}).{said}",
+                status=status, retry_after_s=retry_after, detail=detail)
+        return ModelCallError("bad_request", f"{where}: the server rejected the request ({status}).{said}",
+                              status=status, detail=detail)
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError)):
+        return ModelCallError(
+            "bad_response", f"{where}: the server's answer could not be read as an OpenAI chat response "
+            f"({type(exc).__name__}).", detail=_clean(str(exc), key))
+    return ModelCallError("bad_response", f"{where}: the call failed ({type(exc).__name__}).",
+                          detail=_clean(str(exc), key))
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds, fractions allowed, or an
+    HTTP date); None when absent or unreadable."""
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(value)
+            except (TypeError, ValueError):
+                return None
+            seconds = when.timestamp() - time.time()
+        return max(0.0, seconds) if seconds == seconds else None  # NaN -> None
+    return None
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    try:
+        text = exc.response.text
+    except Exception:
+        text = ""
+    return text or str(getattr(exc, "message", "") or "")
+
+
+def _clean(text: str, key: str | None) -> str:
+    text = " ".join(str(text).split())
+    if key:
+        text = text.replace(key, "***")
+    text = _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+    text = mask_urls_in_text(text)
+    return text[:_DETAIL_CHARS] + ("…" if len(text) > _DETAIL_CHARS else "")
+
+
+# -- internals ---------------------------------------------------------------------------------
+
+
+def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, sleep: Callable[[float], None],
+                  cancelled: Callable[[], bool], key: str | None = None) -> ChatResult:
+    attempt = 0
+    while True:
+        attempt += 1
+        log.info("%s: request to %s, model %s, attempt %d of %d", profile.name, mask_url(profile.base_url),
+                 profile.model, attempt, 1 + profile.retries)
+        try:
+            result = once()
+        except Exception as exc:  # classified below; nothing here is swallowed
+            error = explain_error(exc, profile, key=key)
+            error.attempts = attempt
+            if not error.retryable or attempt > profile.retries or cancelled():
+                log.warning("%s: attempt %d failed, giving up: %s", profile.name, attempt, error.kind)
+                raise error from None
+            delay = error.retry_after_s
+            if delay is None:
+                delay = min(BACKOFF_BASE_S * 2 ** (attempt - 1), BACKOFF_MAX_S) * (1 - 0.25 * random.random())
+            if delay > MAX_RETRY_AFTER_S:
+                log.warning("%s: server asks to wait %.0f s; not waiting", profile.name, delay)
+                raise error from None
+            log.info("%s: attempt %d failed (%s); retrying in %.2f s", profile.name, attempt, error.kind, delay)
+            sleep(delay)
+            if cancelled():
+                raise error from None
+            continue
+        return _with_attempts(result, attempt)
+
+
+def _with_attempts(result: ChatResult, attempts: int) -> ChatResult:
+    if result.attempts == attempts:
+        return result
+    return ChatResult(result.text, result.prompt_tokens, result.completion_tokens, result.reasoning_tokens,
+                      result.cached_tokens, result.latency_s, result.raw, result.finish_reason, result.model,
+                      attempts)
+
+
+def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None, int | None]:
+    """(prompt, completion, reasoning, cached) tokens; None for anything not reported."""
+    if usage is None:
+        return None, None, None, None
+
+    def get(obj: Any, name: str) -> Any:
+        if obj is None:
+            return None
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+    def as_int(value: Any) -> int | None:
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    return (as_int(get(usage, "prompt_tokens")), as_int(get(usage, "completion_tokens")),
+            as_int(get(get(usage, "completion_tokens_details"), "reasoning_tokens")),
+            as_int(get(get(usage, "prompt_tokens_details"), "cached_tokens")))
+
+
+def _result_from_completion(response: Any, latency_s: float) -> ChatResult:
+    if isinstance(response, str) or not getattr(response, "choices", None):
+        raise ValueError("the response has no choices")
+    choice = response.choices[0]
+    message = choice.message
+    text = message.content if message is not None and message.content is not None else ""
+    prompt, completion, reasoning, cached = _usage_numbers(getattr(response, "usage", None))
+    raw = response.model_dump(mode="json", exclude_unset=True) if hasattr(response, "model_dump") else {}
+    return ChatResult(text=text, prompt_tokens=prompt, completion_tokens=completion, reasoning_tokens=reasoning,
+                      cached_tokens=cached, latency_s=latency_s, raw=raw, finish_reason=choice.finish_reason,
+                      model=getattr(response, "model", None))
+
+
+def _aggregate_stream(stream: Any, started: float, *, on_text: Callable[[str], None] | None,
+                      cancelled: Callable[[], bool]) -> ChatResult:
+    pieces: list[str] = []
+    usage = None
+    finish_reason = None
+    model = None
+    chunks = 0
+    try:
+        for chunk in stream:
+            chunks += 1
+            model = getattr(chunk, "model", None) or model
+            if getattr(chunk, "usage", None) is not None:
+                usage = chunk.usage
+            if chunk.choices:                       # the usage chunk has choices == []
+                choice = chunk.choices[0]
+                piece = choice.delta.content if choice.delta is not None else None
+                if piece:
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                if choice.finish_reason:
+                    finish_reason = choice.finish_reason
+            if cancelled():
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    latency = time.monotonic() - started
+    prompt, completion, reasoning, cached = _usage_numbers(usage)
+    raw = {"stream": True, "chunks": chunks, "finish_reason": finish_reason, "model": model,
+           "usage": usage.model_dump(mode="json", exclude_unset=True) if hasattr(usage, "model_dump") else usage}
+    return ChatResult(text="".join(pieces), prompt_tokens=prompt, completion_tokens=completion,
+                      reasoning_tokens=reasoning, cached_tokens=cached, latency_s=latency, raw=raw,
+                      finish_reason=finish_reason, model=model)

@@ -1,0 +1,458 @@
+"""Model profiles: an OpenAI-compatible endpoint, a model id, how to find its key, prices and limits.
+
+Profiles are stored as JSON in the user's config folder (``platformdirs.user_config_dir("fieldstudio")``,
+or the folder named by the environment variable ``FIELDSTUDIO_CONFIG_DIR``), in ``model_profiles.json``.
+The file is written atomically (temporary file in the same folder, fsync, ``os.replace``).
+
+An API key is never part of a profile and never written to that file: a profile names an environment
+variable (``api_key_env``) or says the key is in the OS keyring (service ``fieldstudio``, user = profile
+name). ``resolve_api_key`` reads it at call time. Prices are USD per million tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from fieldstudio.core.errors import FieldstudioError
+
+KEYRING_SERVICE = "fieldstudio"
+PROFILES_FILE = "model_profiles.json"
+FILE_FORMAT_VERSION = 1
+
+#: Base URL of each known server type. Local servers use their default ports.
+PRESETS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "ollama": "http://localhost:11434/v1",
+    "vllm": "http://localhost:8000/v1",
+    "lmstudio": "http://localhost:1234/v1",
+    "llamacpp": "http://localhost:8080/v1",
+}
+
+#: The environment variable a preset's key is usually kept in (hosted services only).
+PRESET_KEY_ENV: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+}
+
+IMAGE_DETAILS = ("auto", "low", "high")
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_VERSION_SEGMENT = re.compile(r"^v\d+[a-z0-9]*$", re.IGNORECASE)   # v1, v2, v1beta
+_PASTED_ENDPOINTS = ("/chat/completions", "/completions", "/models")
+_SECRET_QUERY_KEYS = {"key", "api_key", "apikey", "api-key", "token", "access_token", "sig", "signature"}
+
+
+class ProfileError(FieldstudioError):
+    """A model profile is invalid, missing, duplicated, or the profile file cannot be read or written."""
+
+
+@dataclass
+class Capabilities:
+    """What `fieldstudio models test` found out about an endpoint (None = not tested or undecided).
+
+    Attributes:
+        tested_at: ISO 8601 UTC time of the test.
+        text_ok: a plain text request was answered.
+        images_accepted: an image was accepted and described correctly (False also when the server
+            answered but evidently never saw the image).
+        max_images_per_request: a limit the server announced (e.g. vLLM's default of 1), else None.
+        usage_reported: token usage came back in a normal response.
+        stream_usage_reported: usage came back in the final chunk of a streamed response.
+        json_mode: ``response_format={"type": "json_object"}`` was accepted and gave JSON.
+    """
+
+    tested_at: str | None = None
+    text_ok: bool | None = None
+    images_accepted: bool | None = None
+    max_images_per_request: int | None = None
+    usage_reported: bool | None = None
+    stream_usage_reported: bool | None = None
+    json_mode: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Capabilities:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+
+@dataclass
+class ModelProfile:
+    """One model on one OpenAI-compatible endpoint.
+
+    Attributes:
+        name: the profile's name, unique among profiles (also the keyring user name).
+        base_url: endpoint root, normalised by `normalize_base_url` (ends in ``/v1`` unless it already
+            has another version segment such as ``/v1beta``).
+        model: the model id sent in each request (e.g. ``gpt-4o-mini``, ``qwen2.5vl:7b``).
+        preset: the server type this profile was made from (a key of `PRESETS`), or None.
+        api_key_env: name of the environment variable holding the key (not the key itself).
+        use_keyring: the key is in the OS keyring, service ``fieldstudio``, user = `name`.
+            With neither, requests carry a placeholder key (local servers ignore it).
+        price_input_per_mtok, price_output_per_mtok: USD per million input / output tokens.
+        price_cached_per_mtok: USD per million cached input tokens (None: charged at the input price).
+        price_reasoning_per_mtok: USD per million reasoning tokens (None: charged at the output price).
+        prices_date: the date the prices were read from the provider's list (free text, e.g. 2026-03-01).
+        max_images_per_request: most images sent in one request (None: no limit known).
+        image_detail: ``detail`` of each image part: auto, low or high.
+        longest_image_side: images are resized so their longest side is at most this many pixels.
+        timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s).
+        retries: extra attempts after a 429, 408/409, 5xx or a refused connection (timeouts are not
+            retried: the server may still be working on the request).
+        concurrency: requests in flight at once for a run.
+        temperature: sampling temperature sent with each request (None: not sent).
+        seed: seed sent with each request (None: not sent).
+        capabilities: what the last `test` found.
+    """
+
+    name: str
+    base_url: str
+    model: str
+    preset: str | None = None
+    api_key_env: str | None = None
+    use_keyring: bool = False
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+    price_cached_per_mtok: float | None = None
+    price_reasoning_per_mtok: float | None = None
+    prices_date: str | None = None
+    max_images_per_request: int | None = None
+    image_detail: str = "auto"
+    longest_image_side: int = 1024
+    timeout_s: float = 120.0
+    retries: int = 2
+    concurrency: int = 1
+    temperature: float | None = 0.0
+    seed: int | None = None
+    capabilities: Capabilities = field(default_factory=Capabilities)
+
+    def __post_init__(self) -> None:
+        self.name = (self.name or "").strip()
+        if not self.name or any(ord(c) < 32 for c in self.name):
+            raise ProfileError("A model profile needs a name without control characters.")
+        if self.preset is not None and self.preset not in PRESETS:
+            raise ProfileError(f"{self.name}: unknown preset {self.preset!r}; known: {', '.join(PRESETS)}.")
+        if not self.base_url and self.preset:
+            self.base_url = PRESETS[self.preset]
+        self.base_url = normalize_base_url(self.base_url)
+        self.model = (self.model or "").strip()
+        if not self.model:
+            raise ProfileError(f"{self.name}: a model id is needed (for example gpt-4o-mini or qwen2.5vl:7b).")
+        if self.api_key_env is not None:
+            self.api_key_env = self.api_key_env.strip() or None
+        if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
+            # Guard against a key pasted where the variable's name belongs: it would end up in the file.
+            raise ProfileError(
+                f"{self.name}: --api-key-env takes the NAME of an environment variable (like OPENAI_API_KEY), "
+                "and this does not look like one. The key itself is never stored in a profile."
+            )
+        if self.image_detail not in IMAGE_DETAILS:
+            raise ProfileError(f"{self.name}: image detail must be one of {', '.join(IMAGE_DETAILS)}.")
+        for label, price in (("input", self.price_input_per_mtok), ("output", self.price_output_per_mtok),
+                             ("cached", self.price_cached_per_mtok), ("reasoning", self.price_reasoning_per_mtok)):
+            if price is not None and price < 0:
+                raise ProfileError(f"{self.name}: the {label} price cannot be negative.")
+        if self.timeout_s <= 0:
+            raise ProfileError(f"{self.name}: the timeout must be more than 0 seconds.")
+        if self.retries < 0:
+            raise ProfileError(f"{self.name}: retries cannot be negative.")
+        if self.concurrency < 1:
+            raise ProfileError(f"{self.name}: concurrency must be at least 1.")
+        if self.max_images_per_request is not None and self.max_images_per_request < 1:
+            raise ProfileError(f"{self.name}: max images per request must be at least 1.")
+        if self.longest_image_side < 16:
+            raise ProfileError(f"{self.name}: the longest image side must be at least 16 pixels.")
+        if isinstance(self.capabilities, dict):
+            self.capabilities = Capabilities.from_dict(self.capabilities)
+
+    # -- serialisation -------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The profile as stored in the profile file (holds no key: a profile never has one)."""
+        out = dataclasses.asdict(self)
+        out["capabilities"] = self.capabilities.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> ModelProfile:
+        """Build a profile from stored values; unknown keys (from a newer version) are ignored.
+
+        Raises ProfileError if a required value is missing or invalid.
+        """
+        known = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {k: v for k, v in values.items() if k in known}
+        caps = kwargs.get("capabilities")
+        kwargs["capabilities"] = Capabilities.from_dict(caps) if isinstance(caps, dict) else Capabilities()
+        try:
+            return cls(**kwargs)
+        except TypeError as exc:
+            raise ProfileError(f"profile {values.get('name', '?')!r} is incomplete: {exc}") from None
+
+    def params_without_key(self) -> dict[str, Any]:
+        """What a run copies into a project: every setting, credentials removed.
+
+        The base URL is masked (`mask_url`); the key's source is named only as ``env``, ``keyring`` or
+        ``none`` (not the variable's name, which is a detail of this machine).
+        """
+        out = self.to_dict()
+        out["base_url"] = mask_url(self.base_url)
+        out.pop("api_key_env")
+        out.pop("use_keyring")
+        out["api_key_source"] = self.key_source
+        return out
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    @property
+    def key_source(self) -> str:
+        """``env``, ``keyring`` or ``none``."""
+        if self.api_key_env:
+            return "env"
+        return "keyring" if self.use_keyring else "none"
+
+    def key_hint(self) -> str:
+        """Where the key comes from, in plain words (never the key itself)."""
+        if self.api_key_env:
+            state = "set" if os.environ.get(self.api_key_env) else "NOT set"
+            return f"environment variable {self.api_key_env} ({state})"
+        if self.use_keyring:
+            return f"OS keyring (service {KEYRING_SERVICE!r}, user {self.name!r})"
+        return "no key"
+
+
+# -- URLs --------------------------------------------------------------------------------------
+
+
+def normalize_base_url(url: str) -> str:
+    """Normalise an endpoint root so the OpenAI client finds ``{base}/chat/completions``.
+
+    Strips spaces and trailing slashes, drops a pasted ``/chat/completions`` or ``/models`` ending, and
+    appends ``/v1`` when the path has no version segment (``v1``, ``v2``, ``v1beta``...). A URL without a
+    scheme gets ``http://``.
+        ``http://localhost:11434`` -> ``http://localhost:11434/v1``;  ``http://x/v1/`` -> ``http://x/v1``.
+
+    Raises ProfileError if no host is given.
+    """
+    url = (url or "").strip()
+    if not url:
+        raise ProfileError("A base URL is needed (for example http://localhost:11434/v1), or a preset.")
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProfileError(f"{mask_url(url)} is not an http(s) address with a host name.")
+    path = parts.path.rstrip("/")
+    for ending in _PASTED_ENDPOINTS:
+        if path.endswith(ending):
+            path = path[: -len(ending)].rstrip("/")
+            break
+    if not any(_VERSION_SEGMENT.match(segment) for segment in path.split("/")):
+        path += "/v1"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def mask_url(url: str) -> str:
+    """The URL with credentials hidden, for the UI and logs.
+
+    ``http://user:pass@host/v1`` -> ``http://***@host/v1``; query values such as ``key=`` or ``token=``
+    become ``***``. Text that is not a URL is returned unchanged.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k.lower() in _SECRET_QUERY_KEYS for k, _ in pairs):
+            query = urlencode([(k, "***" if k.lower() in _SECRET_QUERY_KEYS else v) for k, v in pairs], safe="*")
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+
+
+def mask_urls_in_text(text: str) -> str:
+    """Apply `mask_url` to every URL found in a piece of text (log lines, error messages)."""
+    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+
+def resolve_api_key(profile: ModelProfile) -> str | None:
+    """The profile's API key, read now from its environment variable or the OS keyring.
+
+    Returns None when the profile names no key source. Raises ProfileError, naming the variable or the
+    keyring entry (never a key), when the named source is empty or the keyring cannot be read.
+    """
+    if profile.api_key_env:
+        key = os.environ.get(profile.api_key_env, "").strip()
+        if not key:
+            raise ProfileError(f"{profile.name}: the environment variable {profile.api_key_env} is not set.")
+        return key
+    if profile.use_keyring:
+        try:
+            import keyring
+
+            key = keyring.get_password(KEYRING_SERVICE, profile.name)
+        except Exception as exc:  # no backend, locked keyring, D-Bus errors...
+            raise ProfileError(f"{profile.name}: the OS keyring cannot be read ({type(exc).__name__}).") from None
+        if not key:
+            raise ProfileError(
+                f"{profile.name}: no key in the OS keyring (service {KEYRING_SERVICE!r}, user {profile.name!r})."
+            )
+        return key
+    return None
+
+
+def store_key_in_keyring(profile_name: str, key: str) -> None:
+    """Put a key in the OS keyring (service ``fieldstudio``, user = profile name).
+
+    Raises ProfileError if the keyring cannot be written.
+    """
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, profile_name, key)
+    except Exception as exc:
+        raise ProfileError(f"{profile_name}: the OS keyring cannot be written ({type(exc).__name__}).") from None
+
+
+def delete_key_from_keyring(profile_name: str) -> bool:
+    """Remove the profile's key from the OS keyring; False if there was none or it cannot be removed."""
+    try:
+        import keyring
+
+        keyring.delete_password(KEYRING_SERVICE, profile_name)
+    except Exception:
+        return False
+    return True
+
+
+# -- the profile file --------------------------------------------------------------------------
+
+
+def config_dir() -> Path:
+    """The folder holding fieldstudio's settings: ``$FIELDSTUDIO_CONFIG_DIR`` or the platform's config folder."""
+    override = os.environ.get("FIELDSTUDIO_CONFIG_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("fieldstudio"))
+
+
+def profiles_path() -> Path:
+    """The JSON file holding the model profiles."""
+    return config_dir() / PROFILES_FILE
+
+
+def load_profiles(path: Path | None = None) -> dict[str, ModelProfile]:
+    """All stored profiles by name (empty if the file does not exist yet).
+
+    Raises ProfileError if the file cannot be read or is not a profile file.
+    """
+    path = path or profiles_path()
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProfileError(f"{path}: cannot read the model profiles ({exc}).") from None
+    if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
+        raise ProfileError(f"{path}: not a fieldstudio model profile file.")
+    profiles: dict[str, ModelProfile] = {}
+    for values in document["profiles"]:
+        if not isinstance(values, dict):
+            raise ProfileError(f"{path}: a profile entry is not an object.")
+        profile = ModelProfile.from_dict(values)
+        profiles[profile.name] = profile
+    return profiles
+
+
+def save_profiles(profiles: dict[str, ModelProfile] | list[ModelProfile], path: Path | None = None) -> Path:
+    """Write all profiles atomically (temporary file in the same folder, fsync, os.replace).
+
+    Returns the path written. Raises ProfileError if the folder or file cannot be written; the
+    previous file is then left as it was.
+    """
+    path = path or profiles_path()
+    items = list(profiles.values()) if isinstance(profiles, dict) else list(profiles)
+    document = {"format": "fieldstudio-model-profiles", "version": FILE_FORMAT_VERSION,
+                "profiles": [p.to_dict() for p in sorted(items, key=lambda p: p.name.lower())]}
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=".model_profiles.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp_name, path)
+        except BaseException:
+            Path(tmp_name).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot save the model profiles ({exc.strerror or exc}).") from None
+    return path
+
+
+def get_profile(name: str, path: Path | None = None) -> ModelProfile:
+    """The stored profile called `name`. Raises ProfileError if there is none."""
+    profiles = load_profiles(path)
+    if name not in profiles:
+        known = ", ".join(sorted(profiles)) or "none yet"
+        raise ProfileError(f"No model profile called {name!r} (profiles: {known}).")
+    return profiles[name]
+
+
+def add_profile(profile: ModelProfile, *, replace: bool = False, path: Path | None = None) -> Path:
+    """Store a new profile (or replace one of the same name when `replace`).
+
+    Raises ProfileError if the name is taken and `replace` is False, or the file cannot be written.
+    """
+    profiles = load_profiles(path)
+    if profile.name in profiles and not replace:
+        raise ProfileError(f"A model profile called {profile.name!r} exists already (use --replace to overwrite).")
+    profiles[profile.name] = profile
+    return save_profiles(profiles, path)
+
+
+def update_profile(profile: ModelProfile, path: Path | None = None) -> Path:
+    """Overwrite the stored profile of the same name. Raises ProfileError if there is none."""
+    profiles = load_profiles(path)
+    if profile.name not in profiles:
+        raise ProfileError(f"No model profile called {profile.name!r}.")
+    profiles[profile.name] = profile
+    return save_profiles(profiles, path)
+
+
+def remove_profile(name: str, path: Path | None = None) -> ModelProfile:
+    """Delete a stored profile and return it. Raises ProfileError if there is none.
+
+    The keyring entry, if any, is left to the caller (`delete_key_from_keyring`).
+    """
+    profiles = load_profiles(path)
+    if name not in profiles:
+        raise ProfileError(f"No model profile called {name!r}.")
+    removed = profiles.pop(name)
+    save_profiles(profiles, path)
+    return removed

@@ -252,6 +252,59 @@ def open_cmd(project: Path = typer.Argument(None, help="project file")) -> None:
     _launch_gui(project)
 
 
+def print_import_report(report) -> None:  # noqa: ANN001 - datasets.records.ImportReport
+    """Print formats, tasks per category, missing media, unmapped tasks and every problem."""
+    for file, fmt in report.formats.items():
+        out.print(f"{file}: {fmt}", markup=False)
+    if report.tasks_imported:
+        out.print(f"tasks: {report.created} created, {report.updated} updated")
+        for category, n in sorted(report.tasks_per_category.items()):
+            out.print(f"  {category or '(none)'}: {n}", markup=False)
+    if report.answers_imported or report.run_id:
+        out.print(f"answers: {report.answers_imported} imported")
+    if report.unknown_ids:
+        out.print(f"{len(report.unknown_ids)} answer id(s) name no task: {', '.join(report.unknown_ids[:10])}",
+                  markup=False)
+    if report.missing_media:
+        out.print(f"{len(report.missing_media)} task(s) name media that are not in the project "
+                  "(imported and marked; add the media, then import again to link them)")
+        for ext_id, names in list(report.missing_media.items())[:10]:
+            out.print(f"  {ext_id}: {', '.join(names)}", markup=False)
+        if len(report.missing_media) > 10:
+            out.print(f"  ... and {len(report.missing_media) - 10} more")
+    if report.unmapped:
+        out.print(f"no sub-category for: {', '.join(report.unmapped)}", markup=False)
+    for problem in report.problems:
+        out.print(str(problem), markup=False)
+
+
+@app.command("import-tasks")
+def import_tasks_cmd(project: Path = typer.Argument(..., help="project file"),
+                     files: list[Path] = typer.Argument(..., help="task files: FieldWorkArena, IndustryEQA, "
+                                                        "OpenEQA JSON or CSV (format detected)")) -> None:
+    """Import benchmark task files with their ground truth; prints counts per category and every problem."""
+    from fieldstudio.datasets.task_import import import_tasks
+
+    with open_project(project) as p, progress_bar("Importing tasks") as update:
+        report = import_tasks(p, files, progress=update)
+    print_import_report(report)
+    raise typer.Exit(0 if report.tasks_imported else 1)
+
+
+@app.command("import-answers")
+def import_answers_cmd(project: Path = typer.Argument(..., help="project file"),
+                       path: Path = typer.Argument(..., help="FieldWorkArena logs (file or folder), IndustryEQA "
+                                                   "or OpenEQA answers, or CSV task_id,answer"),
+                       name: str = typer.Option(..., "--name", help="name of this answer source")) -> None:
+    """Import answers produced elsewhere as a named answer source."""
+    from fieldstudio.datasets.task_import import import_answers
+
+    with open_project(project) as p, progress_bar("Importing answers") as update:
+        report = import_answers(p, path, name, progress=update)
+    print_import_report(report)
+    raise typer.Exit(0 if report.answers_imported else 1)
+
+
 @app.command()
 def version() -> None:
     """Print fieldstudio's version."""

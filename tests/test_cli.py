@@ -45,3 +45,21 @@ def test_add_reports_unreadable_and_exit_codes(tmp_path):
     assert again.returncode == 1 and "skipped 4 duplicate" in again.stdout
     missing = run("info", tmp_path / "none.fieldstudio", check=False)
     assert missing.returncode == 2 and "no such project file" in missing.stderr
+
+
+def test_import_tasks_counts_per_category(tmp_path):
+    """The 886 FieldWorkArena ground-truth tasks: category counts from the raw ids, not the file names."""
+    from collections import Counter
+
+    from tests.shared_data import SHARED_DATA
+
+    files = sorted((SHARED_DATA / "fieldworkarena" / "ground_truth").glob("Tasks_*.json"))
+    expected = Counter(t["id"][:-5] for f in files for t in json.loads(f.read_text(encoding="utf-8")))
+    p = tmp_path / "t.fieldstudio"
+    run("new", p)
+    res = run("import-tasks", p, *files)
+    assert "tasks: 886 created, 0 updated" in res.stdout
+    for category, n in expected.items():
+        assert f"  {category}: {n}\n" in res.stdout
+    assert "no sub-category for: 4.1.0051" in res.stdout
+    assert json.loads(run("info", p, "--json").stdout)["tasks"] == 886

@@ -46,7 +46,7 @@ from fieldstudio.datasets.records import (
     ParsedTask,
     ParseResult,
     guess_answer_type,
-    read_json_file,
+    read_json_array,
 )
 
 SOURCE = "fieldworkarena"
@@ -213,11 +213,8 @@ def parse_task_file(path: Path, *, domains: Mapping[str, str] | None = None,
         except (OSError, ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             result.problem(path, None, f"domain or category list unreadable, not used ({exc})", "warning")
             domains, taxonomy = domains or {}, taxonomy or {}
-    records = read_json_file(path, result)
+    records = read_json_array(path, result, "FieldWorkArena tasks")
     if records is None:
-        return result
-    if not isinstance(records, list):
-        result.problem(path, None, f"expected a JSON array of FieldWorkArena tasks, found a {type(records).__name__}")
         return result
     parse_records(records, path, result, domains=domains, taxonomy=taxonomy)
     return result

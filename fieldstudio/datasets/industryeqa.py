@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.datasets.records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_file
+from fieldstudio.datasets.records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_array
 
 SOURCE = "industryeqa"
 SMALL_MAX_ID = 971
@@ -93,11 +93,8 @@ def parse_annotation_file(path: Path) -> ParseResult:
     """Tasks from an IndustryEQA annotation file (combined or old split). Never raises for bad input."""
     path = Path(path)
     result = ParseResult(format="industryeqa")
-    records = read_json_file(path, result)
+    records = read_json_array(path, result, "IndustryEQA questions")
     if records is None:
-        return result
-    if not isinstance(records, list):
-        result.problem(path, None, f"expected a JSON array of IndustryEQA questions, found a {type(records).__name__}")
         return result
     dicts = [r for r in records if isinstance(r, dict)]
     ids = [_question_id(r.get("question_id")) for r in dicts]
@@ -162,11 +159,8 @@ def parse_answer_file(path: Path) -> ParseResult:
     """Answers from an IndustryEQA baseline output file (``generated_direct_answer`` is the answer text)."""
     path = Path(path)
     result = ParseResult(format="industryeqa-answers")
-    records = read_json_file(path, result)
+    records = read_json_array(path, result, "IndustryEQA answers")
     if records is None:
-        return result
-    if not isinstance(records, list):
-        result.problem(path, None, f"expected a JSON array of IndustryEQA answers, found a {type(records).__name__}")
         return result
     for index, record in enumerate(records):
         where = f"record {index + 1}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.datasets.records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_file
+from fieldstudio.datasets.records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_array
 
 SOURCE = "openeqa"
 FIELDS = ("question", "answer", "category", "question_id", "episode_history", "extra_answers")
@@ -37,11 +37,8 @@ def parse_question_file(path: Path) -> ParseResult:
     """Tasks from an OpenEQA question file. Never raises for bad input."""
     path = Path(path)
     result = ParseResult(format="openeqa")
-    records = read_json_file(path, result)
+    records = read_json_array(path, result, "OpenEQA questions")
     if records is None:
-        return result
-    if not isinstance(records, list):
-        result.problem(path, None, f"expected a JSON array of OpenEQA questions, found a {type(records).__name__}")
         return result
     seen: set[str] = set()
     for index, record in enumerate(records):
@@ -81,11 +78,8 @@ def parse_prediction_file(path: Path) -> ParseResult:
     """Answers from an OpenEQA prediction file ``[{question_id, answer}]``."""
     path = Path(path)
     result = ParseResult(format="openeqa-results")
-    records = read_json_file(path, result)
+    records = read_json_array(path, result, "OpenEQA predictions")
     if records is None:
-        return result
-    if not isinstance(records, list):
-        result.problem(path, None, f"expected a JSON array of OpenEQA predictions, found a {type(records).__name__}")
         return result
     for index, record in enumerate(records):
         where = f"record {index + 1}"

@@ -186,3 +186,17 @@ def read_json_file(path: Path, result: ParseResult) -> Any:
     except json.JSONDecodeError as exc:
         result.problem(path, None, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     return None
+
+
+def read_json_array(path: Path, result: ParseResult, what: str) -> list[Any] | None:
+    """The decoded JSON array of ``path``, or None with a problem naming the reason.
+
+    ``what`` names the expected records in the message (e.g. ``"OpenEQA questions"``).
+    """
+    records = read_json_file(path, result)
+    if records is None:
+        return None
+    if not isinstance(records, list):
+        result.problem(path, None, f"expected a JSON array of {what}, found a {type(records).__name__}")
+        return None
+    return records

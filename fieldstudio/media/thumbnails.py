@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import cv2
-import numpy as np
 from sqlalchemy import select
 
 from fieldstudio.core.errors import MediaError
@@ -17,8 +15,11 @@ from fieldstudio.store.project import Project
 THUMB_SIDE = 256
 
 
-def make_thumbnail(source: FrameSource, media: Media) -> bytes:
-    """JPEG bytes of a media's preview (first frame, photo or first page), longest side 256 px."""
+def make_thumbnail(source: FrameSource, media: Media) -> tuple[bytes, int, int]:
+    """JPEG bytes, width and height (pixels) of a media's preview (first frame, photo or first page).
+
+    The longest side is at most 256 px.
+    """
     if media.kind == "image":
         rgb = images.read_image(library.require_file(source.project, media), max_side=THUMB_SIDE)
     elif media.kind == "video":
@@ -30,7 +31,8 @@ def make_thumbnail(source: FrameSource, media: Media) -> bytes:
         from fieldstudio.media import documents
 
         rgb = documents.render_page(path, 0, zoom=0.5)
-    return images.encode_jpeg(images.fit_within(rgb, THUMB_SIDE), quality=80)
+    small = images.fit_within(rgb, THUMB_SIDE)
+    return images.encode_jpeg(small, quality=80), small.shape[1], small.shape[0]
 
 
 def make_thumbnails(
@@ -54,10 +56,9 @@ def make_thumbnails(
             if cancelled():
                 break
             try:
-                jpeg = make_thumbnail(source, m)
+                jpeg, w, h = make_thumbnail(source, m)
             except (MediaError, IndexError):
                 continue
-            h, w = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE).shape[:2]
             with project.write() as s:
                 s.merge(Thumbnail(media_id=m.id, frame_index=0, width=w, height=h, jpeg=jpeg))
             made += 1

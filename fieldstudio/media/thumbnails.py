@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import cv2
+import numpy as np
 from sqlalchemy import select
 
 from fieldstudio.core.errors import MediaError
@@ -73,3 +75,41 @@ def thumbnail_jpeg(project: Project, media_id: str) -> bytes | None:
     with project.read() as s:
         row = s.get(Thumbnail, {"media_id": media_id, "frame_index": 0})
         return row.jpeg if row else None
+
+
+def timeline_strip(
+    project: Project,
+    media_id: str,
+    count: int = 24,
+    height: int = 64,
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[tuple[int, np.ndarray]]:
+    """Small frames for a video's timeline: the frames shown at ``count`` uniform PTS times.
+
+    The times increase, so the reader decodes forward and seeks only across long gaps.
+    Returns (frame index, RGB array (height, W, 3) uint8) pairs in time order, without repeats.
+    Raises MediaError when the video cannot be read; NotFound for an unknown media.
+    """
+    source = FrameSource(project, max_readers=1)
+    try:
+        media = library.find_media(project, media_id)
+        table = source.reader(media).table
+        n = len(table)
+        seconds = table.seconds_array()
+        wanted = [table.index_at(t)
+                  for t in np.linspace(seconds[0], seconds[-1], num=max(1, min(count, n)))]
+        out: list[tuple[int, np.ndarray]] = []
+        unique = sorted(set(wanted))
+        for i, index in enumerate(unique):
+            if cancelled():
+                break
+            rgb = source.get(media, index).rgb
+            scale = height / rgb.shape[0]
+            small = cv2.resize(rgb, (max(1, round(rgb.shape[1] * scale)), height), interpolation=cv2.INTER_AREA)
+            out.append((index, small))
+            progress(i + 1, len(unique))
+        return out
+    finally:
+        source.close()

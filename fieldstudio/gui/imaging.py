@@ -1,0 +1,70 @@
+"""Conversions between numpy frames and Qt images; the only place pixels cross into Qt."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QImage
+
+
+def qimage_from_rgb(rgb: np.ndarray) -> QImage:
+    """A QImage (Format_RGB888) holding its own copy of an (H, W, 3) uint8 RGB array."""
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 array, got {rgb.shape} {rgb.dtype}")
+    rgb = np.ascontiguousarray(rgb)
+    h, w, _ = rgb.shape
+    return QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+
+
+def rgb_from_qimage(image: QImage) -> np.ndarray:
+    """An (H, W, 3) uint8 RGB copy of any QImage (converted to RGB888 first)."""
+    img = image.convertToFormat(QImage.Format.Format_RGB888)
+    w, h, bpl = img.width(), img.height(), img.bytesPerLine()
+    buf = np.frombuffer(img.constBits(), dtype=np.uint8, count=bpl * h).reshape(h, bpl)
+    return buf[:, : 3 * w].reshape(h, w, 3).copy()
+
+
+def format_pts(seconds: float | None) -> str:
+    """PTS seconds as HH:MM:SS.mmm (``--:--:--.---`` when unknown); negative times keep their sign."""
+    if seconds is None:
+        return "--:--:--.---"
+    sign = "-" if seconds < 0 else ""
+    ms = int(round(abs(seconds) * 1000))
+    h, rem = divmod(ms, 3_600_000)
+    m, rem = divmod(rem, 60_000)
+    s, ms = divmod(rem, 1000)
+    return f"{sign}{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def parse_time_or_frame(text: str) -> tuple[str, float]:
+    """Parse what a user types in "Go to": ``123`` or ``#123`` (a frame), ``12.5s``, ``1:02.5``, ``0:01:02.5``.
+
+    Returns ("frame", index) or ("time", seconds). Raises ValueError with the reason on anything else.
+    """
+    t = text.strip().lower()
+    if not t:
+        raise ValueError("type a frame number (e.g. 120) or a time (e.g. 0:01:02.5 or 62.5s)")
+    if t.startswith("#"):
+        t = t[1:]
+        if not t.isdigit():
+            raise ValueError(f"{text!r}: a frame number is a whole number")
+        return "frame", float(int(t))
+    if t.endswith("s") and ":" not in t:
+        try:
+            return "time", float(t[:-1])
+        except ValueError:
+            raise ValueError(f"{text!r}: not a time in seconds") from None
+    if ":" in t:
+        parts = t.split(":")
+        if len(parts) > 3:
+            raise ValueError(f"{text!r}: use H:MM:SS.mmm or M:SS.mmm")
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"{text!r}: not a time; use H:MM:SS.mmm") from None
+        seconds = 0.0
+        for v in values:
+            seconds = seconds * 60 + v
+        return "time", seconds
+    if t.isdigit():
+        return "frame", float(int(t))
+    raise ValueError(f"{text!r}: type a frame number (e.g. 120) or a time (e.g. 0:01:02.5 or 62.5s)")

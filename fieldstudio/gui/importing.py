@@ -1,0 +1,82 @@
+"""Adding media from the window (menu or drag-and-drop): a progress dialog with cancel, then a summary.
+
+The work is the same three services ``fieldstudio add`` runs: add the files, index the new videos' frames,
+make thumbnails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+from fieldstudio.gui import workers
+from fieldstudio.media import library, thumbnails
+from fieldstudio.media.library import AddReport
+from fieldstudio.store.project import Project
+
+
+def add_index_thumbnail(project: Project, paths: Sequence[Path], *,
+                        progress: Callable[[int, int], None], cancelled: Callable[[], bool]) -> AddReport:
+    """Add ``paths``, then index the new videos and make their thumbnails; progress spans all three."""
+    report = library.add_paths(project, paths, progress=lambda d, t: progress(d, 3 * max(t, 1)), cancelled=cancelled)
+    if report.media_ids and not cancelled():
+        library.index_videos(project, report.media_ids,
+                             progress=lambda d, t: progress(max(t, 1) + d, 3 * max(t, 1)), cancelled=cancelled)
+    if report.media_ids and not cancelled():
+        thumbnails.make_thumbnails(project, report.media_ids,
+                                   progress=lambda d, t: progress(2 * max(t, 1) + d, 3 * max(t, 1)),
+                                   cancelled=cancelled)
+    return report
+
+
+def summary_text(report: AddReport) -> str:
+    """What the user reads after an import: counts per kind, duplicates, and every unreadable file with why."""
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(report.imported.items())]
+    lines = [f"Added {', '.join(parts) if parts else 'nothing'}."]
+    if report.duplicates:
+        lines.append(f"{len(report.duplicates)} file(s) were already in the project.")
+    if report.skipped:
+        lines.append(f"{len(report.skipped)} file(s) in the folders are not media and were left out.")
+    if report.cancelled:
+        lines.append("The import was cancelled; what was added before stays.")
+    if report.unreadable:
+        lines.append(f"{len(report.unreadable)} file(s) could not be read:")
+        lines += [f"  {path.name}: {reason}" for path, reason in report.unreadable[:20]]
+        if len(report.unreadable) > 20:
+            lines.append(f"  … and {len(report.unreadable) - 20} more")
+    return "\n".join(lines)
+
+
+def start_import(parent: QWidget, project: Project, paths: Sequence[Path],
+                 done: Callable[[AddReport], None]) -> workers.Worker:
+    """Run the import in the background with a progress dialog; ``done(report)`` after the summary."""
+    dialog = QProgressDialog("Adding media…", "Cancel", 0, 100, parent)
+    dialog.setWindowTitle("Adding media")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(300)
+    worker = workers.Worker(add_index_thumbnail, project, [Path(p) for p in paths])
+
+    def on_progress(d: int, t: int) -> None:
+        dialog.setMaximum(max(t, 1))
+        dialog.setValue(min(d, max(t, 1)))
+
+    def on_result(report: AddReport) -> None:
+        dialog.reset()
+        box = QMessageBox(QMessageBox.Icon.Warning if report.unreadable else QMessageBox.Icon.Information,
+                          "Media added", summary_text(report), QMessageBox.StandardButton.Ok, parent)
+        box.setObjectName("import_summary")
+        box.open()
+        done(report)
+
+    def on_error(message: str) -> None:
+        dialog.reset()
+        QMessageBox.critical(parent, "Adding media failed", message)
+
+    worker.signals.progress.connect(on_progress)
+    worker.signals.result.connect(on_result)
+    worker.signals.error.connect(on_error)
+    dialog.canceled.connect(worker.cancel)
+    return workers.start(worker)

@@ -1,0 +1,540 @@
+"""The main window: library on the left, the viewer in the centre, properties and annotations on the right,
+the status bar with frame index, PTS time, zoom and the pointer in image pixels.
+
+The window holds no logic the command line lacks: it calls the same services (media.library, media.frames,
+media.documents) and shows what they return.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QImage
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import importing, settings, shortcuts, workers
+from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
+from fieldstudio.gui.panels.annotations import AnnotationsPanel
+from fieldstudio.gui.panels.library import LibraryPanel
+from fieldstudio.gui.panels.properties import PropertiesPanel
+from fieldstudio.gui.timeline import Timeline
+from fieldstudio.gui.transport import TransportBar
+from fieldstudio.gui.viewer.canvas import Canvas
+from fieldstudio.gui.viewer.document_view import DocumentView
+from fieldstudio.gui.viewer.frame_loader import FrameLoader
+from fieldstudio.gui.viewer.video_controller import VideoController
+from fieldstudio.gui.welcome import WelcomePage
+from fieldstudio.media import library, thumbnails
+from fieldstudio.media.frames import FrameSource
+from fieldstudio.store.models import Media
+from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+
+APP_TITLE = "fieldstudio"
+
+
+class MainWindow(QMainWindow):
+    """The window on one project, or the welcome screen when ``project`` is None."""
+
+    def __init__(self, project: Project | None = None):
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.project: Project | None = None
+        self.media: Media | None = None
+        self.loader: FrameLoader | None = None
+        self.video: VideoController | None = None
+        self._strip_worker: workers.Worker | None = None
+        self._welcome_hid_docks = False
+        self.setAcceptDrops(True)
+        self.resize(1400, 860)
+
+        self.actions = {aid: shortcuts.make_action(aid, self) for aid in shortcuts.DEFAULTS}
+        self._build_central()
+        self._build_docks()
+        self._build_status()
+        self._build_menus()
+        self._connect_actions()
+        self._restore_layout()
+        if project is not None:
+            self.set_project(project)
+        else:
+            self.show_welcome()
+
+    # --- construction ----------------------------------------------------------------------------
+    def _build_central(self) -> None:
+        self.canvas = Canvas()
+        self.timeline = Timeline()
+        self.transport = TransportBar(self.actions)
+        self.media_page = QWidget()
+        lay = QVBoxLayout(self.media_page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.canvas, 1)
+        lay.addWidget(self.transport)
+        lay.addWidget(self.timeline)
+        self.document = DocumentView()
+        self.empty = QLabel("Choose a photo, video or document in the library,\nor drop files and folders here.")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.welcome = WelcomePage()
+        self.stack = QStackedWidget()
+        for w in (self.welcome, self.empty, self.media_page, self.document):
+            self.stack.addWidget(w)
+        self.setCentralWidget(self.stack)
+
+    def _build_docks(self) -> None:
+        self.library_dock = QDockWidget("Library", self)
+        self.library_dock.setObjectName("library_dock")
+        self.properties = PropertiesPanel()
+        self.properties_dock = QDockWidget("Properties", self)
+        self.properties_dock.setObjectName("properties_dock")
+        self.properties_dock.setWidget(self.properties)
+        self.annotations = AnnotationsPanel()
+        self.annotations_dock = QDockWidget("Annotations", self)
+        self.annotations_dock.setObjectName("annotations_dock")
+        self.annotations_dock.setWidget(self.annotations)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.library_dock)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.properties_dock)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.annotations_dock)
+        self.tabifyDockWidget(self.properties_dock, self.annotations_dock)
+        self.properties_dock.raise_()
+        self.resizeDocks([self.library_dock, self.properties_dock], [300, 300], Qt.Orientation.Horizontal)
+        self.library: LibraryPanel | None = None
+
+    def _build_status(self) -> None:
+        bar = self.statusBar()
+        self.frame_label = QLabel("")
+        self.frame_label.setObjectName("frame_label")
+        self.frame_label.setToolTip("Index of the frame shown (0-based) / last index")
+        self.time_label = QLabel("")
+        self.time_label.setObjectName("time_label")
+        self.time_label.setToolTip("PTS time of the frame shown (HH:MM:SS.mmm)")
+        self.zoom_label = QLabel("")
+        self.zoom_label.setObjectName("zoom_label")
+        self.zoom_label.setToolTip("Zoom: 100 % is one image pixel per screen pixel")
+        self.pointer_label = QLabel("")
+        self.pointer_label.setObjectName("pointer_label")
+        self.pointer_label.setToolTip("Pointer position in image pixels")
+        for w in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+            w.setMinimumWidth(190 if w is self.pointer_label else 120)
+            bar.addPermanentWidget(w)
+
+    def _build_menus(self) -> None:
+        a = self.actions
+        m = self.menuBar().addMenu("&File")
+        for aid in ("new_project", "open_project"):
+            m.addAction(a[aid])
+        self.recent_menu = m.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.demo_action = QAction("Open the &demo project", self)
+        self.demo_action.triggered.connect(self.open_demo)
+        m.addAction(self.demo_action)
+        m.addSeparator()
+        for aid in ("add_media", "add_folder"):
+            m.addAction(a[aid])
+        m.addSeparator()
+        m.addAction(a["quit"])
+        m = self.menuBar().addMenu("&View")
+        for aid in ("zoom_in", "zoom_out", "zoom_fit", "zoom_1to1"):
+            m.addAction(a[aid])
+        m.addSeparator()
+        for aid in ("timeline_zoom_in", "timeline_zoom_out", "next_media", "prev_media", "find"):
+            m.addAction(a[aid])
+        m.addSeparator()
+        for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+            m.addAction(dock.toggleViewAction())
+        m = self.menuBar().addMenu("&Video")
+        for aid in ("play", "next_frame", "prev_frame", "next_second", "prev_second", "next_10s", "prev_10s",
+                    "shuttle_back", "shuttle_stop", "shuttle_fwd", "go_to", "loop_start", "loop_end",
+                    "loop_toggle", "mute"):
+            m.addAction(a[aid])
+        a["mute"].setCheckable(True)
+        a["loop_toggle"].setCheckable(True)
+        m = self.menuBar().addMenu("&Help")
+        m.addAction(a["shortcuts"])
+        about = QAction("&About fieldstudio", self)
+        about.triggered.connect(self._about)
+        m.addAction(about)
+
+    def _connect_actions(self) -> None:
+        a = self.actions
+        a["new_project"].triggered.connect(self.new_project_dialog)
+        a["open_project"].triggered.connect(self.open_project_dialog)
+        a["add_media"].triggered.connect(self.add_media_dialog)
+        a["add_folder"].triggered.connect(self.add_folder_dialog)
+        a["quit"].triggered.connect(self.close)
+        a["zoom_in"].triggered.connect(lambda: self._active_canvas().zoom_in())
+        a["zoom_out"].triggered.connect(lambda: self._active_canvas().zoom_out())
+        a["zoom_fit"].triggered.connect(lambda: self._active_canvas().fit())
+        a["zoom_1to1"].triggered.connect(lambda: self._active_canvas().one_to_one())
+        a["timeline_zoom_in"].triggered.connect(lambda: self.timeline.zoom(2.0))
+        a["timeline_zoom_out"].triggered.connect(lambda: self.timeline.zoom(0.5))
+        a["next_media"].triggered.connect(lambda: self._step_media(1))
+        a["prev_media"].triggered.connect(lambda: self._step_media(-1))
+        a["find"].triggered.connect(self._find)
+        a["shortcuts"].triggered.connect(self.show_shortcuts)
+        video = {
+            "play": lambda v: v.toggle_play(),
+            "next_frame": lambda v: v.step(1), "prev_frame": lambda v: v.step(-1),
+            "next_second": lambda v: v.step_seconds(1.0), "prev_second": lambda v: v.step_seconds(-1.0),
+            "next_10s": lambda v: v.step_seconds(10.0), "prev_10s": lambda v: v.step_seconds(-10.0),
+            "shuttle_back": lambda v: v.shuttle("j"), "shuttle_stop": lambda v: v.shuttle("k"),
+            "shuttle_fwd": lambda v: v.shuttle("l"),
+            "loop_start": lambda v: v.set_loop_start(), "loop_end": lambda v: v.set_loop_end(),
+            "loop_toggle": lambda v: v.toggle_loop(),
+            "mute": lambda v: v.set_muted(self.actions["mute"].isChecked()),
+            "go_to": lambda v: self.go_to_dialog(),
+        }
+        for aid, fn in video.items():
+            a[aid].triggered.connect(lambda _=False, fn=fn: self._on_video(fn))
+        self.canvas.pointer_moved.connect(self._show_pointer)
+        self.canvas.zoom_changed.connect(lambda z: self._show_zoom(self.canvas, z))
+        self.document.canvas.pointer_moved.connect(self._show_pointer)
+        self.document.canvas.zoom_changed.connect(lambda z: self._show_zoom(self.document.canvas, z))
+        self.document.notice.connect(self.notify)
+        self.document.page_shown.connect(
+            lambda p, n: (self.frame_label.setText(f"page {p + 1} / {n}"), self.time_label.setText("")))
+        self.timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
+        self.timeline.released.connect(lambda i: self.video and self.video.show_index(i))
+        self.transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
+        self.annotations.jump.connect(lambda i: self.video and self.media and self.media.kind == "video"
+                                      and self.video.show_index(i))
+        self.welcome.open_demo.connect(self.open_demo)
+        self.welcome.new_project.connect(self.new_project_dialog)
+        self.welcome.open_project.connect(self.open_project_dialog)
+        self.welcome.open_path.connect(self.open_project_path)
+
+    # --- project ---------------------------------------------------------------------------------
+    def set_project(self, project: Project) -> None:
+        """Show ``project``: its library, the first media; remember it in the recent projects."""
+        self._close_project()
+        self.project = project
+        self.setWindowTitle(f"{APP_TITLE} — {project.name}")
+        self.loader = FrameLoader(FrameSource(project), self)
+        self.video = VideoController(self.canvas, self.loader, self)
+        self.video.frame_shown.connect(self._on_frame_shown)
+        self.video.playing_changed.connect(self.transport.set_playing)
+        self.video.notice.connect(self.notify)
+        self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
+        self.loader.frame_ready.connect(self._on_image_ready)
+        self.loader.failed.connect(lambda _t, _m, msg: self.notify(msg))
+        self.library = LibraryPanel(project)
+        self.library.media_activated.connect(self.open_media)
+        self.library_dock.setWidget(self.library)
+        if self._welcome_hid_docks:
+            self._welcome_hid_docks = False
+            for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+                dock.show()
+            self._restore_layout(geometry=False)
+        self.stack.setCurrentWidget(self.empty)
+        settings.add_recent(project.path)
+        if project.read_only:
+            self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
+
+    def show_welcome(self) -> None:
+        """The welcome screen: recent projects and the demo one click away."""
+        self._close_project()
+        self.setWindowTitle(APP_TITLE)
+        self.welcome.set_recent(settings.recent_projects())
+        self.stack.setCurrentWidget(self.welcome)
+        if not self._welcome_hid_docks:
+            self._save_layout()
+        for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+            dock.hide()
+        self._welcome_hid_docks = True
+
+    def _close_project(self) -> None:
+        if self.video is not None:
+            self.video.close()
+            self.video.deleteLater()
+            self.video = None
+        if self.loader is not None:
+            self.loader.stop()
+            self.loader.deleteLater()
+            self.loader = None
+        if self.project is not None:
+            self.project.close()
+            self.project = None
+        self.media = None
+        self.canvas.clear_image()
+        self.timeline.clear()
+
+    def open_project_path(self, path: Path | str) -> bool:
+        """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
+        try:
+            project = Project.open(Path(path))
+        except FieldstudioError as exc:
+            QMessageBox.warning(self, "Cannot open the project", str(exc))
+            return False
+        self.set_project(project)
+        return True
+
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "fieldstudio projects (*.fieldstudio)")
+        if path:
+            self.open_project_path(path)
+
+    def new_project_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", "untitled.fieldstudio",
+                                              "fieldstudio projects (*.fieldstudio)")
+        if not path:
+            return
+        path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
+        try:
+            project = Project.create(path)
+        except FieldstudioError as exc:
+            QMessageBox.warning(self, "Cannot create the project", str(exc))
+            return
+        self.set_project(project)
+
+    def open_demo(self) -> None:
+        """Build the demo project in the user data folder (with a progress dialog) and open it."""
+        from fieldstudio.demo import build_demo, default_demo_path
+        from PySide6.QtWidgets import QProgressDialog
+
+        path = default_demo_path()
+        if path.is_file():
+            self.open_project_path(path)
+            return
+        dialog = QProgressDialog("Building the demo project…", "Cancel", 0, 100, self)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        worker = workers.Worker(build_demo, path)
+        worker.signals.progress.connect(lambda d, t: (dialog.setMaximum(max(t, 1)), dialog.setValue(d)))
+        worker.signals.result.connect(lambda _r: (dialog.reset(), self.open_project_path(path)))
+        worker.signals.error.connect(lambda msg: (dialog.reset(),
+                                                  QMessageBox.warning(self, "Cannot build the demo", msg)))
+        dialog.canceled.connect(worker.cancel)
+        workers.start(worker)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for p in settings.recent_projects():
+            act = self.recent_menu.addAction(str(p))
+            act.triggered.connect(lambda _=False, p=p: self.open_project_path(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # --- adding media ----------------------------------------------------------------------------
+    def add_media_dialog(self) -> None:
+        if self._need_project():
+            files, _ = QFileDialog.getOpenFileNames(self, "Add media")
+            if files:
+                self.import_paths([Path(f) for f in files])
+
+    def add_folder_dialog(self) -> None:
+        if self._need_project():
+            folder = QFileDialog.getExistingDirectory(self, "Add a folder of media")
+            if folder:
+                self.import_paths([Path(folder)])
+
+    def import_paths(self, paths: list[Path]) -> workers.Worker | None:
+        """Add files and folders in the background; the library refreshes when done."""
+        if not self._need_project():
+            return None
+        return importing.start_import(self, self.project, paths, lambda _r: self.library.reload())
+
+    def _need_project(self) -> bool:
+        if self.project is None:
+            QMessageBox.information(self, APP_TITLE, "Open or create a project first.")
+            return False
+        return True
+
+    def dragEnterEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        projects = [p for p in paths if p.suffix == ".fieldstudio"]
+        if projects:
+            self.open_project_path(projects[0])
+        elif paths:
+            self.import_paths(paths)
+        event.acceptProposedAction()
+
+    # --- showing media ---------------------------------------------------------------------------
+    def open_media(self, media_id: str) -> None:
+        """Show one media: a video at frame 0, a photo fitted, a document at page 1."""
+        if self.project is None:
+            return
+        try:
+            media = library.find_media(self.project, media_id)
+        except FieldstudioError as exc:
+            self.notify(str(exc))
+            return
+        if self.video is not None and self.video.media is not None:
+            self.video.close()
+        self.media = media
+        path = library.media_path(self.project, media)
+        missing = not path.is_file()
+        self.properties.show_media(media, missing)
+        self.annotations.show_media(self.project, media.id)
+        self.canvas.clear_highlights()
+        if media.status != "ok" or missing:
+            reason = "is missing (moved or deleted); File ▸ Relink finds it again" if missing else media.error
+            self.empty.setText(f"{media.file_name}\n{reason}")
+            self.stack.setCurrentWidget(self.empty)
+            self.frame_label.setText("")
+            self.time_label.setText("")
+            return
+        if media.kind == "document":
+            self.stack.setCurrentWidget(self.document)
+            try:
+                self.document.open(path, media.page_count)
+            except FieldstudioError as exc:
+                self.notify(str(exc))
+            return
+        self.stack.setCurrentWidget(self.media_page)
+        if media.kind == "image":
+            self.timeline.clear()
+            self.transport.setEnabled(False)
+            self.frame_label.setText("photo")
+            self.time_label.setText(f"{media.width} × {media.height} px")
+            self.loader.request(media.id, 0)
+            return
+        self.transport.setEnabled(True)
+        table = library.load_frame_table(self.project, media)
+        if table is None:
+            self.notify(f"indexing the frames of {media.file_name}…")
+            worker = workers.Worker(self._index_one, media.id)
+            worker.signals.result.connect(lambda _r, mid=media.id: self._opened_after_index(mid))
+            worker.signals.error.connect(self.notify)
+            workers.start(worker)
+            return
+        self._open_video(media, table)
+
+    def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
+        return library.index_videos(self.project, [media_id], progress=progress, cancelled=cancelled)
+
+    def _opened_after_index(self, media_id: str) -> None:
+        if self.media is not None and self.media.id == media_id:
+            self.open_media(media_id)
+
+    def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
+        self.timeline.set_video(table.seconds_array())
+        self.video.open(media, table, 0)
+        self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
+        self._start_strip(media.id)
+
+    def _start_strip(self, media_id: str) -> None:
+        if self._strip_worker is not None:
+            self._strip_worker.cancel()
+        worker = workers.Worker(thumbnails.timeline_strip, self.project, media_id)
+        worker.signals.result.connect(lambda strip, mid=media_id: self._on_strip(mid, strip))
+        worker.signals.error.connect(lambda msg: log.warning("timeline strip: %s", msg))
+        self._strip_worker = workers.start(worker)
+
+    def _on_strip(self, media_id: str, strip: list) -> None:
+        if self.media is not None and self.media.id == media_id:
+            self.timeline.set_thumbnails([(i, qimage_from_rgb(rgb)) for i, rgb in strip])
+
+    def _on_image_ready(self, _token: int, media_id: str, _index: int, _exact: bool, image: QImage) -> None:
+        if self.media is not None and self.media.id == media_id and self.media.kind == "image":
+            self.canvas.set_image(image, (self.media.width or image.width(), self.media.height or image.height()))
+
+    def _on_frame_shown(self, index: int, seconds: float, exact: bool) -> None:
+        n = self.video.frame_count
+        self.frame_label.setText(f"frame {index} / {n - 1}" + ("" if exact else " ~"))
+        self.time_label.setText(format_pts(seconds))
+        self.timeline.set_index(index)
+        self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
+        self.transport.set_position(index, n, seconds, self.media.duration_s if self.media else None)
+
+    def _on_video(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
+        if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
+            fn(self.video)
+
+    def _active_canvas(self) -> Canvas:
+        return self.document.canvas if self.stack.currentWidget() is self.document else self.canvas
+
+    def _step_media(self, step: int) -> None:
+        if self.library is None:
+            return
+        ids = self.library.visible_ids()
+        if not ids:
+            return
+        current = ids.index(self.media.id) if self.media is not None and self.media.id in ids else -1
+        self.library.select(ids[(current + step) % len(ids)])
+
+    def _find(self) -> None:
+        if self.stack.currentWidget() is self.document:
+            self.document.search.setFocus()
+            self.document.search.selectAll()
+
+    def go_to_dialog(self) -> None:
+        """Ctrl+G: a frame number (``120``, ``#120``) or a time (``0:01:02.5``, ``62.5s``)."""
+        if self.video is None or self.video.table is None:
+            return
+        text, ok = QInputDialog.getText(self, "Go to", "Frame number or time (e.g. 120, 0:01:02.5, 62.5s):")
+        if ok:
+            self.go_to(text)
+
+    def go_to(self, text: str) -> None:
+        """Jump to what ``text`` names; a bad entry is explained in the status bar."""
+        try:
+            kind, value = parse_time_or_frame(text)
+        except ValueError as exc:
+            self.notify(str(exc))
+            return
+        if kind == "frame":
+            if not 0 <= value < self.video.frame_count:
+                self.notify(f"frame {int(value)} is outside 0..{self.video.frame_count - 1}")
+                return
+            self.video.show_index(int(value))
+        else:
+            self.video.seek_seconds(self.video.table.seconds(0) + value)
+
+    # --- status ----------------------------------------------------------------------------------
+    def _show_pointer(self, x: float, y: float) -> None:
+        self.pointer_label.setText("" if math.isnan(x) else f"x {x:.1f}  y {y:.1f} px")
+
+    def _show_zoom(self, canvas: Canvas, zoom: float) -> None:
+        if canvas is self._active_canvas():
+            self.zoom_label.setText(f"zoom {zoom * 100:.0f} %")
+
+    def notify(self, message: str) -> None:
+        """A one-line message in the status bar for 8 seconds (and the log)."""
+        log.info("%s", message)
+        self.statusBar().showMessage(message, 8000)
+
+    def show_shortcuts(self) -> None:
+        shortcuts.ShortcutsDialog(self.actions, self).exec()
+
+    def _about(self) -> None:
+        from fieldstudio import __version__
+        QMessageBox.about(self, "About fieldstudio",
+                          f"fieldstudio {__version__}\nAnnotate field-work footage and compare vision-language "
+                          "models on it.\nEverything is saved as you work, in one project file.")
+
+    # --- layout ----------------------------------------------------------------------------------
+    def _restore_layout(self, geometry: bool = True) -> None:
+        s = settings.settings()
+        saved_geometry, state = s.value("window/geometry"), s.value("window/state")
+        if geometry and isinstance(saved_geometry, QByteArray):
+            self.restoreGeometry(saved_geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def _save_layout(self) -> None:
+        s = settings.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        if not self._welcome_hid_docks:  # the welcome screen's hidden panels are not the user's layout
+            s.setValue("window/state", self.saveState())
+        s.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._save_layout()
+        self._close_project()
+        super().closeEvent(event)
+
+    # --- for tests and scripts -------------------------------------------------------------------
+    def wait_until_idle(self, qtbot, timeout_ms: int = 10000) -> None:  # noqa: ANN001 - pytest-qt bot
+        """Block (processing events) until no frame is being decoded."""
+        qtbot.waitUntil(lambda: self.loader is None or self.loader.idle(), timeout=timeout_ms)
+        QTimer.singleShot(0, lambda: None)
+        qtbot.wait(20)

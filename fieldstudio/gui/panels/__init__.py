@@ -1,0 +1,1 @@
+"""Dockable side panels of the main window."""

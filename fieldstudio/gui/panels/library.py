@@ -1,0 +1,237 @@
+"""The media library panel: thumbnails with badges, filtered by kind and searched by name.
+
+Rows are read in one query; thumbnails are decoded only for rows that are drawn, so a project of
+thousands of media opens at once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
+from sqlalchemy import select
+
+from fieldstudio.media import library
+from fieldstudio.store.models import Media, Thumbnail
+from fieldstudio.store.project import Project
+
+ICON = QSize(96, 72)
+KINDS = (("All media", None), ("Videos", "video"), ("Photos", "image"), ("Documents", "document"))
+MEDIA_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+@dataclass
+class MediaRow:
+    """What the library shows of one media."""
+
+    id: str
+    file_name: str
+    kind: str
+    status: str
+    error: str | None
+    path: str
+    is_vfr: bool
+    rotation: int
+    width: int | None
+    height: int | None
+    duration_s: float | None
+    page_count: int | None
+
+    def badges(self, missing: bool) -> list[str]:
+        """Short warnings shown under the name: unreadable, missing file, VFR, rotated."""
+        out = []
+        if self.status != "ok":
+            out.append("unreadable")
+        if missing:
+            out.append("missing file")
+        if self.is_vfr:
+            out.append("VFR")
+        if self.rotation:
+            out.append(f"rotated {self.rotation}°")
+        return out
+
+
+def load_rows(project: Project) -> list[MediaRow]:
+    """Every media of the project as MediaRow, sorted by file name (case-insensitive)."""
+    with project.read() as s:
+        rows = s.execute(select(Media.id, Media.file_name, Media.kind, Media.status, Media.error, Media.path,
+                                Media.is_vfr, Media.rotation, Media.width, Media.height, Media.duration_s,
+                                Media.page_count)).all()
+    out = [MediaRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), int(r[7] or 0), r[8], r[9], r[10], r[11])
+           for r in rows]
+    out.sort(key=lambda r: r.file_name.casefold())
+    return out
+
+
+class MediaListModel(QAbstractListModel):
+    """The project's media as a list model; icons are decoded lazily and cached (LRU, 512 entries)."""
+
+    def __init__(self, project: Project, parent=None):  # noqa: ANN001 - QObject
+        super().__init__(parent)
+        self.project = project
+        self.rows: list[MediaRow] = []
+        self._icons: OrderedDict[str, QIcon] = OrderedDict()
+        self._missing: dict[str, bool] = {}
+        self.reload()
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.rows = load_rows(self.project)
+        self._icons.clear()
+        self._missing.clear()
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: ANN001, N802, B008 - Qt override
+        return 0 if parent.isValid() else len(self.rows)
+
+    def missing(self, row: MediaRow) -> bool:
+        if row.id not in self._missing:
+            self._missing[row.id] = not library.media_path(self.project, row).is_file()  # type: ignore[arg-type]
+        return self._missing[row.id]
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: ANN201 - Qt
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            badges = row.badges(self.missing(row))
+            return row.file_name + ("\n" + " · ".join(badges) if badges else "")
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._icon(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row)
+        if role == Qt.ItemDataRole.ForegroundRole and (row.status != "ok" or self.missing(row)):
+            return QColor("#d93025")
+        if role == MEDIA_ID_ROLE:
+            return row.id
+        if role == KIND_ROLE:
+            return row.kind
+        return None
+
+    def _tooltip(self, row: MediaRow) -> str:
+        lines = [row.path]
+        if row.width:
+            lines.append(f"{row.width} × {row.height} px")
+        if row.duration_s:
+            lines.append(f"{row.duration_s:.3f} s")
+        if row.page_count:
+            lines.append(f"{row.page_count} pages")
+        if row.status != "ok":
+            lines.append(f"unreadable: {row.error}")
+        if self.missing(row):
+            lines.append("the file is missing: File ▸ Relink media… finds it again")
+        return "\n".join(lines)
+
+    def _icon(self, row: MediaRow) -> QIcon:
+        icon = self._icons.get(row.id)
+        if icon is not None:
+            self._icons.move_to_end(row.id)
+            return icon
+        with self.project.read() as s:
+            jpeg = s.scalar(select(Thumbnail.jpeg).where(Thumbnail.media_id == row.id, Thumbnail.frame_index == 0))
+        image = QImage.fromData(jpeg) if jpeg else QImage()
+        pix = QPixmap(ICON)
+        pix.fill(QColor("#3c4043"))
+        p = QPainter(pix)
+        if not image.isNull():
+            scaled = image.scaled(ICON, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+            p.drawImage((ICON.width() - scaled.width()) // 2, (ICON.height() - scaled.height()) // 2, scaled)
+        else:
+            p.setPen(QColor("#e8eaed"))
+            p.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, {"video": "VIDEO", "image": "PHOTO"}.get(row.kind, "DOC"))
+        p.end()
+        icon = QIcon(pix)
+        self._icons[row.id] = icon
+        while len(self._icons) > 512:
+            self._icons.popitem(last=False)
+        return icon
+
+
+class MediaFilter(QSortFilterProxyModel):
+    """Keeps rows of one kind (or all) whose name contains the search text (case-insensitive)."""
+
+    def __init__(self, parent=None):  # noqa: ANN001 - QObject
+        super().__init__(parent)
+        self.kind: str | None = None
+        self.text = ""
+
+    def set_filter(self, kind: str | None, text: str) -> None:
+        self.beginFilterChange()
+        self.kind, self.text = kind, text.casefold().strip()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, parent: QModelIndex) -> bool:  # noqa: N802 - Qt override
+        row = self.sourceModel().rows[source_row]
+        if self.kind and row.kind != self.kind:
+            return False
+        return not self.text or self.text in row.file_name.casefold()
+
+
+class LibraryPanel(QWidget):
+    """Thumbnails of the project's media. ``media_activated(media_id)`` when one is chosen."""
+
+    media_activated = Signal(str)
+
+    def __init__(self, project: Project, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = MediaListModel(project, self)
+        self.proxy = MediaFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.kind = QComboBox()
+        for text, kind in KINDS:
+            self.kind.addItem(text, kind)
+        self.kind.setToolTip("Show only one kind of media")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search by name")
+        self.search.setClearButtonEnabled(True)
+        self.list = QListView()
+        self.list.setModel(self.proxy)
+        self.list.setIconSize(ICON)
+        self.list.setUniformItemSizes(True)
+        self.list.setSpacing(2)
+        self.list.setWordWrap(True)
+        self.list.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        top = QHBoxLayout()
+        top.addWidget(self.kind)
+        top.addWidget(self.search, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.list, 1)
+        self.kind.currentIndexChanged.connect(self._refilter)
+        self.search.textChanged.connect(self._refilter)
+        self.list.selectionModel().currentChanged.connect(self._current_changed)
+        self.list.activated.connect(self._current_changed)
+
+    def _refilter(self) -> None:
+        self.proxy.set_filter(self.kind.currentData(), self.search.text())
+
+    def _current_changed(self, index: QModelIndex, *_: object) -> None:
+        if index.isValid():
+            self.media_activated.emit(index.data(MEDIA_ID_ROLE))
+
+    def reload(self) -> None:
+        self.model.reload()
+
+    def visible_ids(self) -> list[str]:
+        """Media ids shown after filtering, top to bottom."""
+        return [self.proxy.index(r, 0).data(MEDIA_ID_ROLE) for r in range(self.proxy.rowCount())]
+
+    def select(self, media_id: str) -> bool:
+        """Select ``media_id`` in the list (clearing the filter if it hides it); False when unknown."""
+        for attempt in range(2):
+            for r in range(self.proxy.rowCount()):
+                idx = self.proxy.index(r, 0)
+                if idx.data(MEDIA_ID_ROLE) == media_id:
+                    self.list.setCurrentIndex(idx)
+                    return True
+            if attempt == 0:
+                self.kind.setCurrentIndex(0)
+                self.search.clear()
+        return False

@@ -1,0 +1,112 @@
+"""Every keyboard shortcut of the window in one table, and the dialog that lists and edits them.
+
+The window builds its QActions from ``DEFAULTS``; a user's changes are stored in the settings file
+(``shortcuts/<action id>``) and applied at start.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QKeySequenceEdit, QLabel, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from fieldstudio.gui.settings import settings
+
+# action id -> (menu text, default keys, tooltip)
+DEFAULTS: dict[str, tuple[str, str, str]] = {
+    "new_project": ("&New project…", "Ctrl+N", "Create an empty project file"),
+    "open_project": ("&Open project…", "Ctrl+O", "Open a .fieldstudio project file"),
+    "add_media": ("&Add media…", "Ctrl+I", "Add photos, videos and documents (files or a folder)"),
+    "add_folder": ("Add &folder…", "Ctrl+Shift+I", "Add every media file below a folder"),
+    "quit": ("&Quit", "Ctrl+Q", "Close the window; everything is already saved"),
+    "play": ("Play / pause", "Space", "Play or pause the video"),
+    "next_frame": ("Next frame", "Right", "One frame forward"),
+    "prev_frame": ("Previous frame", "Left", "One frame back"),
+    "next_second": ("Forward 1 s", "Shift+Right", "One second of PTS time forward"),
+    "prev_second": ("Back 1 s", "Shift+Left", "One second of PTS time back"),
+    "next_10s": ("Forward 10 s", "Ctrl+Right", "Ten seconds forward"),
+    "prev_10s": ("Back 10 s", "Ctrl+Left", "Ten seconds back"),
+    "shuttle_back": ("Shuttle back (J)", "J", "Play backwards; again: faster"),
+    "shuttle_stop": ("Shuttle stop (K)", "K", "Pause"),
+    "shuttle_fwd": ("Shuttle forward (L)", "L", "Play forwards; again: faster"),
+    "go_to": ("&Go to time or frame…", "Ctrl+G", "Jump to a frame number or a time"),
+    "loop_start": ("Loop start here", "[", "Start the loop range at this frame"),
+    "loop_end": ("Loop end here", "]", "End the loop range at this frame"),
+    "loop_toggle": ("Loop on/off", "Ctrl+L", "Repeat the loop range while playing"),
+    "mute": ("Mute", "M", "Mute or unmute the sound"),
+    "zoom_in": ("Zoom in", "+", "Zoom in (also Ctrl+wheel or the wheel)"),
+    "zoom_out": ("Zoom out", "-", "Zoom out"),
+    "zoom_fit": ("Fit to window", "Ctrl+0", "Show the whole image"),
+    "zoom_1to1": ("Actual pixels (1:1)", "Ctrl+1", "One image pixel per screen pixel"),
+    "timeline_zoom_in": ("Zoom timeline in", "Ctrl+=", "Show less time on the timeline"),
+    "timeline_zoom_out": ("Zoom timeline out", "Ctrl+-", "Show more time on the timeline"),
+    "next_media": ("Next media", "Ctrl+Down", "Open the next media in the library"),
+    "prev_media": ("Previous media", "Ctrl+Up", "Open the previous media in the library"),
+    "find": ("Find in document", "Ctrl+F", "Search the document's text"),
+    "shortcuts": ("&Keyboard shortcuts…", "F1", "List and change the keyboard shortcuts"),
+}
+
+
+def key_for(action_id: str) -> str:
+    """The user's keys for an action (their change, else the default)."""
+    value = settings().value(f"shortcuts/{action_id}")
+    return DEFAULTS[action_id][1] if value is None else str(value)
+
+
+def make_action(action_id: str, parent: QWidget) -> QAction:
+    """A QAction with its text, tooltip and the user's shortcut, added to ``parent``."""
+    text, _default, tip = DEFAULTS[action_id]
+    action = QAction(text, parent)
+    action.setObjectName(action_id)
+    action.setShortcut(QKeySequence(key_for(action_id)))
+    action.setToolTip(f"{tip} ({key_for(action_id)})" if key_for(action_id) else tip)
+    action.setStatusTip(tip)
+    parent.addAction(action)
+    return action
+
+
+class ShortcutsDialog(QDialog):
+    """Lists every action with its keys; a cell edits them, saved when the dialog is accepted."""
+
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.resize(560, 640)
+        self.actions = actions
+        self.table = QTableWidget(len(DEFAULTS), 2)
+        self.table.setHorizontalHeaderLabels(["Action", "Keys"])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.edits: dict[str, QKeySequenceEdit] = {}
+        for row, (aid, (text, _default, tip)) in enumerate(DEFAULTS.items()):
+            item = QTableWidgetItem(text.replace("&", "").rstrip("…"))
+            item.setToolTip(tip)
+            self.table.setItem(row, 0, item)
+            edit = QKeySequenceEdit(QKeySequence(key_for(aid)))
+            edit.setClearButtonEnabled(True)
+            self.table.setCellWidget(row, 1, edit)
+            self.edits[aid] = edit
+        self.table.setColumnWidth(1, 180)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+                                   | QDialogButtonBox.StandardButton.RestoreDefaults)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(self.restore_defaults)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Click a cell and press the new keys. Changes apply when you press OK."))
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+
+    def restore_defaults(self) -> None:
+        for aid, edit in self.edits.items():
+            edit.setKeySequence(QKeySequence(DEFAULTS[aid][1]))
+
+    def accept(self) -> None:
+        s = settings()
+        for aid, edit in self.edits.items():
+            keys = edit.keySequence().toString()
+            s.setValue(f"shortcuts/{aid}", keys)
+            if aid in self.actions:
+                self.actions[aid].setShortcut(QKeySequence(keys))
+        s.sync()
+        super().accept()

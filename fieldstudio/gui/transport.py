@@ -1,0 +1,71 @@
+"""The transport bar under the video: play, speed, mute, loop and the timeline zoom."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+
+from fieldstudio.gui.imaging import format_pts
+from fieldstudio.gui.viewer.video_controller import SPEEDS
+
+
+class TransportBar(QWidget):
+    """Buttons bound to the window's actions, a speed box and the position read-out.
+
+    Signal ``speed_chosen(rate)``.
+    """
+
+    speed_chosen = Signal(float)
+
+    def __init__(self, actions: dict, parent: QWidget | None = None):  # noqa: ANN001 - QAction by id
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        sp = QStyle.StandardPixmap
+        icons = {"prev_10s": sp.SP_MediaSeekBackward, "prev_frame": sp.SP_MediaSkipBackward,
+                 "play": sp.SP_MediaPlay, "next_frame": sp.SP_MediaSkipForward, "next_10s": sp.SP_MediaSeekForward,
+                 "mute": sp.SP_MediaVolume, "loop_toggle": sp.SP_BrowserReload}
+        self._icons = {k: self.style().standardIcon(v) for k, v in icons.items()}
+        self._pause_icon = self.style().standardIcon(sp.SP_MediaPause)
+        for aid in ("prev_10s", "prev_frame", "play", "next_frame", "next_10s"):
+            b = QToolButton()
+            b.setDefaultAction(actions[aid])
+            actions[aid].setIcon(self._icons[aid])
+            b.setAutoRaise(True)
+            layout.addWidget(b)
+            if aid == "play":
+                self.play_button = b
+        self.speed = QComboBox()
+        for s in SPEEDS:
+            self.speed.addItem(f"{s:g}x", s)
+        self.speed.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed.setToolTip("Playback speed (J/K/L shuttle also changes it)")
+        self.speed.currentIndexChanged.connect(lambda i: self.speed_chosen.emit(self.speed.itemData(i)))
+        layout.addWidget(self.speed)
+        for aid in ("mute", "loop_toggle"):
+            b = QToolButton()
+            b.setDefaultAction(actions[aid])
+            actions[aid].setIcon(self._icons[aid])
+            b.setAutoRaise(True)
+            layout.addWidget(b)
+        self.position = QLabel("")
+        self.position.setToolTip("Frame index and PTS time of the frame shown")
+        layout.addWidget(self.position, 1)
+        for aid, text in (("timeline_zoom_out", "−"), ("timeline_zoom_in", "+")):
+            b = QToolButton()
+            b.setDefaultAction(actions[aid])
+            b.setText(text)
+            b.setAutoRaise(True)
+            layout.addWidget(b)
+
+    def set_playing(self, playing: bool) -> None:
+        self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])
+
+    def set_speed(self, rate: float) -> None:
+        best = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - rate))
+        self.speed.blockSignals(True)
+        self.speed.setCurrentIndex(best)
+        self.speed.blockSignals(False)
+
+    def set_position(self, index: int, count: int, seconds: float, duration: float | None) -> None:
+        self.position.setText(f"frame {index} / {max(count - 1, 0)}   {format_pts(seconds)} / {format_pts(duration)}")

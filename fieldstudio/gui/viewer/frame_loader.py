@@ -1,0 +1,112 @@
+"""Decodes frames off the GUI thread; the newest request wins so scrubbing never queues up work.
+
+A request is (media id, frame index, exact). ``exact=False`` is the scrubbing preview: the keyframe at
+or before the index, which needs no decode-forward. ``exact=True`` is the frame the frame table names
+at that index, the frame an annotation attaches to (DESIGN.md, "Frames").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
+
+from fieldstudio.gui.imaging import qimage_from_rgb
+from fieldstudio.media import images, library
+from fieldstudio.media.frames import FrameSource
+
+log = logging.getLogger(__name__)
+
+MAX_DISPLAY_SIDE = 8192  # pixels; larger photos are shown from a reduced decode
+
+
+@dataclass(frozen=True)
+class FrameRequest:
+    media_id: str
+    index: int
+    exact: bool
+    token: int
+
+
+class FrameLoader(QObject):
+    """One decoding thread over a ``FrameSource``.
+
+    Signals: ``frame_ready(token, media_id, index, exact, image)`` where ``index`` is the frame actually
+    decoded (the keyframe for a preview), ``failed(token, media_id, message)``.
+    """
+
+    frame_ready = Signal(int, str, int, bool, QImage)
+    failed = Signal(int, str, str)
+
+    def __init__(self, source: FrameSource, parent: QObject | None = None):
+        super().__init__(parent)
+        self.source = source
+        self._cond = threading.Condition()
+        self._pending: FrameRequest | None = None
+        self._busy = False
+        self._stop = False
+        self._token = 0
+        self._thread = threading.Thread(target=self._loop, name="frame-loader", daemon=True)
+        self._thread.start()
+
+    def request(self, media_id: str, index: int, *, exact: bool = True) -> int:
+        """Ask for a frame; an earlier request not yet started is dropped. Returns the request's token."""
+        with self._cond:
+            self._token += 1
+            self._pending = FrameRequest(media_id, index, exact, self._token)
+            self._cond.notify()
+            return self._token
+
+    @property
+    def latest_token(self) -> int:
+        return self._token
+
+    def idle(self) -> bool:
+        """True when nothing is queued or decoding."""
+        with self._cond:
+            return self._pending is None and not self._busy
+
+    def stop(self) -> None:
+        """Stop the thread (after the decode in progress) and close the decoders."""
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
+        self._thread.join(timeout=5)
+        self.source.close()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._stop:
+                    self._cond.wait()
+                if self._stop:
+                    return
+                req, self._pending = self._pending, None
+                self._busy = True
+            try:
+                index = req.index
+                media = self._media(req.media_id)
+                if media.kind == "image":
+                    # a reduced decode keeps a 12000 x 12000 photo within memory; the canvas scales it
+                    # back so that coordinates stay full-resolution pixels
+                    rgb = images.read_image(library.require_file(self.source.project, media),
+                                            max_side=MAX_DISPLAY_SIDE)
+                else:
+                    if not req.exact:
+                        index = self.source.reader(media).table.keyframe_at_or_before(index)
+                    rgb = self.source.get(media, index).rgb
+                image = qimage_from_rgb(rgb)
+            except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
+                log.exception("decoding %s frame %s failed", req.media_id, req.index)
+                self.failed.emit(req.token, req.media_id, str(exc))
+            else:
+                self.frame_ready.emit(req.token, req.media_id, index, req.exact, image)
+            finally:
+                with self._cond:
+                    self._busy = False
+
+    def _media(self, media_id: str):  # noqa: ANN202 - Media row
+        return library.find_media(self.source.project, media_id)

@@ -1,0 +1,346 @@
+"""What the transport controls do to a video: step, seek, play, shuttle, loop; and what is shown.
+
+Paused or stepping, the canvas shows the exact frame the frame table names at the current index, and
+that index and its PTS are what the status bar reports and what an annotation attaches to. Playing,
+libVLC (or, without it, the frame decoder) paces the frames; on pause the exact frame at the reached
+index is decoded and shown (DESIGN.md, "Playback").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QImage
+
+from fieldstudio.gui.viewer.canvas import Canvas
+from fieldstudio.gui.viewer.frame_loader import FrameLoader
+from fieldstudio.gui.viewer.vlc_playback import VlcPlayback, vlc_unavailable_reason
+from fieldstudio.media import library
+from fieldstudio.media.video import FrameTable
+from fieldstudio.store.models import Media
+
+log = logging.getLogger(__name__)
+
+SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
+_DECODER_TICK_MS = 10
+
+
+class VideoController(QObject):
+    """Transport for the video shown in ``canvas``; frames come from ``loader``.
+
+    Signals: ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
+    scrubbing previews and frames shown while playing), ``playing_changed(bool)``, ``notice(str)`` for
+    the status bar, ``media_changed()``.
+    """
+
+    frame_shown = Signal(int, float, bool)
+    playing_changed = Signal(bool)
+    notice = Signal(str)
+    media_changed = Signal()
+
+    def __init__(self, canvas: Canvas, loader: FrameLoader, parent: QObject | None = None):
+        super().__init__(parent)
+        self.canvas, self.loader = canvas, loader
+        self.media: Media | None = None
+        self.table: FrameTable | None = None
+        self.index = 0
+        self.rate = 1.0
+        self.muted = False
+        self.loop: tuple[int, int] | None = None
+        self.loop_enabled = False
+        self._direction = 0  # 0 paused, +1 forward, -1 reverse
+        self._vlc: VlcPlayback | None = None
+        self._vlc_warned = False
+        self._vlc_anchor: tuple[float, float, float] | None = None  # (wall clock, media s, reported s)
+        self._vlc_start = 0.0
+        self._shown_token = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(_DECODER_TICK_MS)
+        self._timer.timeout.connect(self._decoder_tick)
+        self._play_start = (0.0, 0.0)  # (wall clock, media seconds)
+        self._last_shown_index = -1
+        loader.frame_ready.connect(self._on_frame)
+        loader.failed.connect(self._on_failed)
+
+    # --- media -----------------------------------------------------------------------------------
+    def open(self, media: Media, table: FrameTable, index: int = 0) -> None:
+        """Show ``media`` (a video whose frame table is ``table``) at frame ``index``."""
+        self.pause(show_exact=False)
+        self._release_vlc()
+        self.media, self.table = media, table
+        self.loop, self.loop_enabled = None, False
+        self.index = min(max(0, index), len(table) - 1)
+        self._last_shown_index = -1
+        self.media_changed.emit()
+        self.show_index(self.index)
+
+    def close(self) -> None:
+        self.pause(show_exact=False)
+        self._release_vlc()
+        self.media = self.table = None
+
+    @property
+    def frame_count(self) -> int:
+        return len(self.table) if self.table is not None else 0
+
+    def seconds(self, index: int | None = None) -> float:
+        """PTS in seconds of ``index`` (default the current frame)."""
+        return self.table.seconds(self.index if index is None else index) if self.table else 0.0
+
+    @property
+    def playing(self) -> bool:
+        return self._direction != 0
+
+    # --- exact positioning -----------------------------------------------------------------------
+    def show_index(self, index: int, *, exact: bool = True) -> None:
+        """Go to frame ``index`` (clamped); decode it exactly, or its keyframe for a live preview."""
+        if self.table is None:
+            return
+        self.index = min(max(0, index), len(self.table) - 1)
+        self._shown_token = self.loader.request(self.media.id, self.index, exact=exact)
+
+    def step(self, frames: int) -> None:
+        """Pause and move ``frames`` frames (negative: back)."""
+        if self.playing:
+            self.pause(show_exact=False)
+        self.show_index(self.index + frames)
+
+    def step_seconds(self, seconds: float) -> None:
+        """Pause and move by ``seconds`` of PTS time (to the frame shown at that time)."""
+        if self.table is None:
+            return
+        if self.playing:
+            self.pause(show_exact=False)
+        target = self.seconds() + seconds
+        self.show_index(self.table.index_at(target))
+
+    def seek_seconds(self, seconds: float) -> None:
+        """Go to the frame shown at PTS ``seconds``."""
+        if self.table is not None:
+            self.show_index(self.table.index_at(seconds))
+
+    def preview_index(self, index: int) -> None:
+        """Live preview while the playhead is dragged (the keyframe at or before ``index``)."""
+        if self.playing:
+            self.pause(show_exact=False)
+        self.show_index(index, exact=False)
+
+    # --- playing ---------------------------------------------------------------------------------
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
+    def play(self, direction: int = 1) -> None:
+        """Play forward (``direction`` 1) through libVLC when it is available, else through the decoder.
+
+        Reverse play (J) always uses the decoder: libVLC cannot play backwards.
+        """
+        if self.table is None or self.playing:
+            if self.playing and direction != self._direction:
+                self.pause(show_exact=False)
+            else:
+                return
+        if direction > 0 and self.index >= len(self.table) - 1:
+            self.index = self._loop_start()
+        self._direction = direction
+        self._play_start = (time.monotonic(), self.seconds())
+        if direction > 0 and self._start_vlc():
+            pass
+        else:
+            self._timer.start()
+        self.playing_changed.emit(True)
+
+    def pause(self, *, show_exact: bool = True) -> None:
+        """Stop playing; the exact frame at the reached index is decoded and shown."""
+        if not self.playing:
+            return
+        self._timer.stop()
+        if self._vlc is not None:
+            reached = self._vlc_clock() if self._vlc_anchor is not None else None
+            self._vlc.stop()
+            if reached is not None:
+                self.index = self.table.index_at(self.table.seconds(0) + reached)
+        self._direction = 0
+        self.playing_changed.emit(False)
+        if show_exact:
+            self.show_index(self.index)
+
+    def shuttle(self, key: str) -> None:
+        """J/K/L: K pauses; L plays forward, again doubles the speed; J plays backwards likewise."""
+        if key == "k":
+            self.pause()
+            return
+        direction = 1 if key == "l" else -1
+        if self._direction == direction:
+            self.set_rate(min(4.0, self.rate * 2))
+        else:
+            self.set_rate(1.0)
+            self.play(direction)
+
+    def set_rate(self, rate: float) -> None:
+        """Playback speed, 0.1x to 4x."""
+        rate = min(4.0, max(0.1, rate))
+        if self.playing:
+            self._play_start = (time.monotonic(), self.seconds())
+            if self._vlc is not None and self._vlc_anchor is not None:
+                self._vlc_anchor = (time.monotonic(), self._vlc_clock(), self._vlc.time_s())
+        self.rate = rate
+        if self._vlc is not None and self.playing:
+            self._vlc.set_rate(rate)
+        self.notice.emit(f"speed {rate:g}x")
+
+    def set_muted(self, muted: bool) -> None:
+        self.muted = muted
+        if self._vlc is not None:
+            self._vlc.set_muted(muted)
+
+    # --- loop ------------------------------------------------------------------------------------
+    def set_loop_start(self) -> None:
+        end = self.loop[1] if self.loop else self.frame_count - 1
+        self.loop = (self.index, max(self.index, end))
+        self.loop_enabled = True
+        self.notice.emit(f"loop {self.loop[0]}–{self.loop[1]}")
+
+    def set_loop_end(self) -> None:
+        start = self.loop[0] if self.loop else 0
+        self.loop = (min(start, self.index), self.index)
+        self.loop_enabled = True
+        self.notice.emit(f"loop {self.loop[0]}–{self.loop[1]}")
+
+    def toggle_loop(self) -> None:
+        if self.loop is None:
+            self.loop = (0, max(0, self.frame_count - 1))
+        self.loop_enabled = not self.loop_enabled
+        self.notice.emit(f"loop {'on' if self.loop_enabled else 'off'}")
+
+    def _loop_start(self) -> int:
+        return self.loop[0] if (self.loop and self.loop_enabled) else 0
+
+    # --- backends --------------------------------------------------------------------------------
+    def _start_vlc(self) -> bool:
+        reason = vlc_unavailable_reason()
+        if reason:
+            if not self._vlc_warned:
+                self._vlc_warned = True
+                self.notice.emit(f"{reason}: playing from the frame decoder, less smoothly")
+            return False
+        if self._vlc is None:
+            w, h = self.media.width or 0, self.media.height or 0
+            rotation = (self.media.rotation or 0) % 360
+            if rotation in (90, 270):
+                w, h = h, w
+            try:
+                path = library.require_file(self.loader.source.project, self.media)
+                self._vlc = VlcPlayback(path, w, h, rotation, self)
+            except Exception as exc:  # noqa: BLE001 - fall back to the decoder, say why once
+                log.warning("libVLC playback unavailable: %s", exc)
+                if not self._vlc_warned:
+                    self._vlc_warned = True
+                    self.notice.emit(f"libVLC cannot play this file ({exc}); using the frame decoder")
+                return False
+            self._vlc.frame.connect(self._on_vlc_frame)
+            self._vlc.ended.connect(self._on_vlc_ended)
+            self._vlc.error.connect(self.notice)
+        start = self.seconds() - self.table.seconds(0)
+        self._vlc_anchor = None
+        self._vlc_start = start
+        self._vlc.play_from(start, self.rate, self.muted)
+        return True
+
+    def _vlc_clock(self) -> float:
+        """Playback time (s from the stream start) of the picture libVLC is showing.
+
+        libVLC updates ``get_time`` only every few hundred milliseconds, so the time is carried forward
+        from its last change by the wall clock at the playback rate; before its first change it runs
+        from the first displayed picture.
+        """
+        now = time.monotonic()
+        reported = self._vlc.time_s()
+        if self._vlc_anchor is None:
+            self._vlc_anchor = (now, self._vlc_start, reported)
+        wall, base, last_reported = self._vlc_anchor
+        if reported > 0 and reported != last_reported:
+            self._vlc_anchor = (now, reported, reported)
+            return reported
+        return base + (now - wall) * self.rate
+
+    def _release_vlc(self) -> None:
+        if self._vlc is not None:
+            self._vlc.release()
+            self._vlc.deleteLater()
+            self._vlc = None
+
+    def _on_vlc_frame(self, image: QImage) -> None:
+        if self._direction <= 0 or self.table is None or self._vlc is None:
+            return  # a frame that arrived after pause
+        time_s = self._vlc_clock()
+        index = self.table.index_at(self.table.seconds(0) + time_s)
+        if self.loop_enabled and self.loop and index > self.loop[1]:
+            self._vlc.stop()
+            self.index = self.loop[0]
+            self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
+            self._vlc.play_from(self._vlc_start, self.rate, self.muted)
+            return
+        self.index = index
+        self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
+        self.frame_shown.emit(index, self.seconds(index), False)
+
+    def _on_vlc_ended(self) -> None:
+        # libVLC events arrive on its own thread; the timer hops to the GUI thread
+        QTimer.singleShot(0, self._finish_at_end)
+
+    def _finish_at_end(self) -> None:
+        if not self.playing:
+            return
+        if self.loop_enabled and self.loop:
+            self.index = self.loop[0]
+            self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
+            self._vlc.play_from(self._vlc_start, self.rate, self.muted)
+            return
+        self._vlc.stop()
+        self._direction = 0
+        self.index = len(self.table) - 1
+        self.playing_changed.emit(False)
+        self.show_index(self.index)
+
+    def _decoder_tick(self) -> None:
+        if self.table is None or not self.playing:
+            self._timer.stop()
+            return
+        wall0, media0 = self._play_start
+        target = media0 + self._direction * (time.monotonic() - wall0) * self.rate
+        index = self.table.index_at(target)
+        lo, hi = (self.loop if (self.loop and self.loop_enabled) else (0, len(self.table) - 1))
+        if (self._direction > 0 and index > hi) or (self._direction < 0 and index < lo):
+            if self.loop_enabled and self.loop:
+                index = lo if self._direction > 0 else hi
+                self._play_start = (time.monotonic(), self.table.seconds(index))
+            else:
+                self.index = hi if self._direction > 0 else lo
+                self._timer.stop()
+                self._direction = 0
+                self.playing_changed.emit(False)
+                self.show_index(self.index)
+                return
+        if index != self.index or self.loader.idle():
+            if self.loader.idle() and index != self._last_shown_index:
+                self.index = index
+                self._shown_token = self.loader.request(self.media.id, index, exact=True)
+
+    # --- results ---------------------------------------------------------------------------------
+    def _on_frame(self, token: int, media_id: str, index: int, exact: bool, image: QImage) -> None:
+        if self.media is None or media_id != self.media.id or token != self._shown_token:
+            return
+        if self._vlc is not None and self._direction > 0:
+            return  # libVLC is drawing
+        self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
+        self._last_shown_index = index
+        self.frame_shown.emit(index, self.table.seconds(index), exact and not self.playing)
+
+    def _on_failed(self, token: int, media_id: str, message: str) -> None:
+        if self.media is not None and media_id == self.media.id:
+            self.notice.emit(message)

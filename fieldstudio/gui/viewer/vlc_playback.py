@@ -1,0 +1,134 @@
+"""Smooth playback with audio through libVLC, rendered into our own canvas by video callbacks.
+
+libVLC decodes and paces the video; its frames arrive in a buffer we own (RV32, i.e. B, G, R, X bytes
+per pixel on little-endian machines, Qt's Format_RGB32) and are drawn into the same QGraphicsView as
+the annotations, so overlays stay on top while playing (DESIGN.md, "Playback"). When paused, the window
+shows the exact decoded frame instead; this module never decides which frame an annotation belongs to.
+
+python-vlc callbacks run on libVLC's threads: they only copy the buffer and emit a Qt signal.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
+
+log = logging.getLogger(__name__)
+
+try:  # python-vlc raises at import when libVLC itself is missing
+    import vlc
+except (ImportError, OSError) as exc:  # pragma: no cover - depends on the machine
+    vlc = None
+    _IMPORT_ERROR = str(exc)
+else:
+    _IMPORT_ERROR = ""
+
+_instance = None
+
+
+def vlc_unavailable_reason() -> str | None:
+    """None when libVLC can play; otherwise why not (shown once to the user)."""
+    global _instance
+    if os.environ.get("FIELDSTUDIO_NO_VLC"):
+        return "libVLC is switched off (FIELDSTUDIO_NO_VLC is set)"
+    if vlc is None:
+        return f"libVLC could not be loaded ({_IMPORT_ERROR})"
+    if _instance is None:
+        try:
+            _instance = vlc.Instance(["--quiet", "--no-video-title-show", "--no-xlib", "--no-snapshot-preview"])
+        except Exception as exc:  # noqa: BLE001 - any libVLC failure means: use the decoder instead
+            return f"libVLC could not start ({exc})"
+        if _instance is None:
+            return "libVLC could not start (no plugins found)"
+    return None
+
+
+class VlcPlayback(QObject):
+    """Plays one video file through libVLC into images.
+
+    ``width``, ``height`` are the stream's coded display size in pixels (before rotation);
+    ``rotation`` is counter-clockwise degrees applied to every frame, as in ``Media.rotation``.
+    Signals: ``frame(image)`` for each displayed picture (read ``time_s()`` on the receiving thread),
+    ``ended()``, ``error(message)``.
+    """
+
+    frame = Signal(QImage)
+    ended = Signal()
+    error = Signal(str)
+
+    def __init__(self, path: Path, width: int, height: int, rotation: int = 0, parent: QObject | None = None):
+        super().__init__(parent)
+        reason = vlc_unavailable_reason()
+        if reason:
+            raise RuntimeError(reason)
+        self.path, self.width, self.height, self.rotation = path, width, height, rotation % 360
+        self._buf = (ctypes.c_ubyte * (width * height * 4))()
+        self._buf_ptr = ctypes.cast(self._buf, ctypes.c_void_p)
+        self._lock = threading.Lock()
+        self.player = _instance.media_player_new()
+        # keep references: libVLC calls these for as long as the player lives
+        self._cb_lock = vlc.CallbackDecorators.VideoLockCb(self._on_lock)
+        self._cb_unlock = vlc.CallbackDecorators.VideoUnlockCb(self._on_unlock)
+        self._cb_display = vlc.CallbackDecorators.VideoDisplayCb(self._on_display)
+        self.player.video_set_callbacks(self._cb_lock, self._cb_unlock, self._cb_display, None)
+        self.player.video_set_format("RV32", width, height, width * 4)
+        events = self.player.event_manager()
+        self._cb_end = lambda _e: self.ended.emit()
+        self._cb_err = lambda _e: self.error.emit(f"{path.name}: libVLC could not play the file")
+        events.event_attach(vlc.EventType.MediaPlayerEndReached, self._cb_end)
+        events.event_attach(vlc.EventType.MediaPlayerEncounteredError, self._cb_err)
+
+    def _on_lock(self, _opaque, planes):  # noqa: ANN001, ANN202 - ctypes callback
+        self._lock.acquire()
+        planes[0] = self._buf_ptr
+        return None
+
+    def _on_unlock(self, _opaque, _picture, _planes):  # noqa: ANN001, ANN202 - ctypes callback
+        self._lock.release()
+
+    def _on_display(self, _opaque, _picture):  # noqa: ANN001, ANN202 - ctypes callback
+        with self._lock:
+            arr = np.frombuffer(self._buf, dtype=np.uint8).reshape(self.height, self.width, 4)
+            if self.rotation:
+                arr = np.ascontiguousarray(np.rot90(arr, k=self.rotation // 90))
+            else:
+                arr = arr.copy()
+        h, w = arr.shape[:2]
+        image = QImage(arr.data, w, h, 4 * w, QImage.Format.Format_RGB32).copy()
+        # never call into libVLC from its own callback thread: stop() on the GUI thread waits for this
+        # thread, and get_time() here would wait for stop(); the receiver asks for the time instead
+        self.frame.emit(image)
+
+    def play_from(self, seconds: float, rate: float = 1.0, muted: bool = False) -> None:
+        """Start playing at ``seconds`` from the start of the stream, at ``rate`` (0.1 to 4)."""
+        media = _instance.media_new_path(str(self.path))
+        media.add_option(f":start-time={max(0.0, seconds):.3f}")
+        self.player.set_media(media)
+        self.player.audio_set_mute(muted)
+        self.player.play()
+        self.player.set_rate(rate)
+
+    def set_rate(self, rate: float) -> None:
+        self.player.set_rate(rate)
+
+    def set_muted(self, muted: bool) -> None:
+        self.player.audio_set_mute(muted)
+
+    def time_s(self) -> float:
+        """Current playback time in seconds from the start of the stream (0 before the first frame)."""
+        return max(0.0, self.player.get_time() / 1000.0)
+
+    def stop(self) -> None:
+        """Stop playing; safe to call twice."""
+        self.player.stop()
+
+    def release(self) -> None:
+        self.player.stop()
+        self.player.release()

@@ -1,0 +1,75 @@
+"""Background work for the window: services run on the global QThreadPool and report through signals.
+
+A worker never touches a widget; Qt queues its signals to the GUI thread (STYLE.md §1, the Picard
+pattern). ``run_now`` runs the same code synchronously, for tests and for tiny jobs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+log = logging.getLogger(__name__)
+
+
+class WorkerSignals(QObject):
+    """progress(done, total), result(object), error(str), finished()."""
+
+    progress = Signal(int, int)
+    result = Signal(object)
+    error = Signal(str)
+    finished = Signal()
+
+
+class Worker(QRunnable):
+    """Runs ``fn(*args, progress=..., cancelled=..., **kwargs)`` off the GUI thread.
+
+    ``fn`` is a headless service (STYLE.md §1). Exceptions are logged with their traceback and sent to
+    ``signals.error`` as a one-line message for the user.
+    """
+
+    def __init__(self, fn: Callable, *args, **kwargs):
+        super().__init__()
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.signals = WorkerSignals()
+        self._cancel = threading.Event()
+        self.setAutoDelete(False)  # the owner keeps it until finished so its signals stay alive
+
+    def cancel(self) -> None:
+        """Ask the service to stop at its next check of ``cancelled()``."""
+        self._cancel.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> None:
+        try:
+            out = self.fn(*self.args, progress=self.signals.progress.emit,
+                          cancelled=self._cancel.is_set, **self.kwargs)
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the traceback goes to the log
+            log.exception("worker %s failed", getattr(self.fn, "__name__", self.fn))
+            self.signals.error.emit(str(exc) or type(exc).__name__)
+        else:
+            self.signals.result.emit(out)
+        finally:
+            self.signals.finished.emit()
+
+
+_running: set[Worker] = set()
+
+
+def start(worker: Worker) -> Worker:
+    """Start ``worker`` on the global pool and keep a reference until it has finished."""
+    _running.add(worker)
+    worker.signals.finished.connect(lambda: _running.discard(worker))
+    QThreadPool.globalInstance().start(worker)
+    return worker
+
+
+def run_now(worker: Worker) -> None:
+    """Run ``worker`` on the calling thread (tests, tiny jobs); its signals fire before this returns."""
+    worker.run()

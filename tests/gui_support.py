@@ -1,0 +1,53 @@
+"""Helpers for tests that drive the real main window offscreen."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from fieldstudio.gui.imaging import rgb_from_qimage
+from fieldstudio.media import library, thumbnails
+from fieldstudio.store.project import Project
+
+SAMPLE_MEDIA = Path(__file__).resolve().parents[1] / "sample_data" / "media"
+
+
+def build_viewer_project(path: Path, clips: dict[str, Path]) -> Path:
+    """A project with the sample media and three barcode clips (B-frames, VFR, rotated 90°), indexed."""
+    with Project.create(path, name="viewer test") as p:
+        report = library.add_paths(p, [SAMPLE_MEDIA, clips["cfr_bframes"], clips["vfr"], clips["rot90"]])
+        assert not report.unreadable, report.unreadable
+        library.index_videos(p, report.media_ids)
+        thumbnails.make_thumbnails(p, report.media_ids)
+    return path
+
+
+def copy_project(src: Path, dst: Path) -> Path:
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def media_id(window, file_name: str) -> str:  # noqa: ANN001 - MainWindow
+    return library.find_media(window.project, file_name).id
+
+
+def open_media(window, qtbot, file_name: str) -> str:  # noqa: ANN001 - MainWindow, QtBot
+    """Choose ``file_name`` in the library as a user would and wait until it is shown."""
+    mid = media_id(window, file_name)
+    assert window.library.select(mid)
+    qtbot.waitUntil(lambda: window.media is not None and window.media.id == mid, timeout=5000)
+    wait_idle(window, qtbot)
+    return mid
+
+
+def wait_idle(window, qtbot, timeout: int = 10000) -> None:  # noqa: ANN001
+    """Wait until the frame decoder has nothing left to do and its last frame has been drawn."""
+    qtbot.waitUntil(lambda: window.loader.idle(), timeout=timeout)
+    qtbot.wait(50)
+
+
+def shown_rgb(window) -> np.ndarray:  # noqa: ANN001
+    """The pixels the canvas shows, as an (H, W, 3) RGB array."""
+    return rgb_from_qimage(window.canvas.image())

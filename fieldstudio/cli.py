@@ -319,3 +319,10 @@ def main(argv: list[str] | None = None) -> None:
     elif args[0].endswith(PROJECT_SUFFIX) and not args[0].startswith("-"):
         args = ["open", *args]
     app(args=args, prog_name="fieldstudio")
+
+
+# Commands of the later features live in their own modules; each adds its commands to ``app``.
+from fieldstudio import cli_export, cli_rate, cli_report, cli_run  # noqa: E402
+
+for _module in (cli_export, cli_run, cli_report, cli_rate):
+    _module.register(app)

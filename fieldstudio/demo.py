@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import data_dir, sample_data_dir
+from fieldstudio.datasets.demo_annotations import add_demo_annotations
 from fieldstudio.media import library, thumbnails
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
@@ -41,4 +42,6 @@ def build_demo(
         report = library.add_paths(project, [media_root], progress=progress, cancelled=cancelled)
         library.index_videos(project, report.media_ids, cancelled=cancelled)
         thumbnails.make_thumbnails(project, report.media_ids, cancelled=cancelled)
+        if not cancelled():
+            add_demo_annotations(project)
     return report

@@ -1,0 +1,166 @@
+"""Scoring and report benchmarks (issue 8, "Speed").
+
+Run with ``python benchmarks/bench_scoring.py [--quick]``. Tasks are the 886 real FieldWorkArena tasks with
+ground truth from ``../shared/data/fieldworkarena/ground_truth`` (padded to 900 with copies under new ids);
+answers are synthetic perturbations of each ground truth (numbers and times shifted, yes/no flipped, an
+incident dropped from a JSON report, a paraphrase the matchers cannot decide), drawn with a fixed seed
+per source. Every figure is a ratio against a reference measured in the same run:
+
+- deterministic ``score_answers`` (fwa-official, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
+- the same 100,000 answers: scoring vs pandas writing and reading them as CSV (target <= 3x);
+- ``export_report`` (HTML, 2,000 bootstrap resamples) on 900 tasks x 8 sources vs ``score_answers`` on them
+  (target <= 3x); CSV, XLSX, Parquet and JSON times are printed too.
+
+A worst case is printed for information: 100,000 answers whose texts are all different (a unique suffix),
+so that no two answers share a deterministic result.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fieldstudio.datasets import report, scoring  # noqa: E402
+from fieldstudio.datasets.task_import import import_tasks  # noqa: E402
+from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
+from fieldstudio.store.project import Project  # noqa: E402
+
+GROUND_TRUTH = Path(__file__).resolve().parents[2] / "shared" / "data" / "fieldworkarena" / "ground_truth"
+N_TASKS = 900
+
+
+def make_tasks(project: Project) -> list[tuple[str, str]]:
+    """Import the FWA ground-truth tasks and pad to N_TASKS; returns [(task id, ground truth)]."""
+    import_tasks(project, sorted(GROUND_TRUTH.glob("*.json")))
+    with project.write() as s:
+        rows = s.query(Task).order_by(Task.external_id).all()
+        for i, t in enumerate(rows[: max(0, N_TASKS - len(rows))]):
+            s.add(Task(external_id=f"{t.external_id}.copy{i}", source="manual", query=t.query,
+                       ground_truth=t.ground_truth, eval_func=t.eval_func, category=t.category,
+                       answer_type=t.answer_type))
+    with project.read() as s:
+        return [(t.id, t.ground_truth or "") for t in s.query(Task).order_by(Task.external_id).limit(N_TASKS)]
+
+
+_NUM = re.compile(r"\d+(?:\.\d+)?")
+
+
+def perturb(gt: str, rng: random.Random) -> str:
+    """One synthetic model answer for a ground truth."""
+    roll = rng.random()
+    if roll < 0.3:
+        return gt
+    s = gt.strip()
+    if s.startswith(("[", "{")):
+        try:
+            obj = json.loads(s)
+        except ValueError:
+            return s
+        if isinstance(obj, list) and obj and roll < 0.7:
+            obj = obj[:-1]
+        return json.dumps(obj)
+    if s.lower().startswith(("yes", "no")):
+        return "No." if s.lower().startswith("yes") else "Yes."
+    if _NUM.search(s) and roll < 0.8:
+        return _NUM.sub(lambda m: str(max(0, int(float(m.group()) + rng.choice([-2, -1, 1, 2])))), s, count=1)
+    return rng.choice(["I cannot tell from the footage.", "The worker is doing something else.", s + " I think."])
+
+
+def add_answers(project: Project, tasks: list[tuple[str, str]], n_sources: int, *, seed: int = 0,
+                unique: bool = False) -> None:
+    """n_sources runs, each answering every task (answers written with one bulk insert per run)."""
+    counter = 0
+    for k in range(n_sources):
+        rng = random.Random(seed * 1000 + k)
+        run_id = new_id()
+        rows = []
+        for task_id, gt in tasks:
+            text = perturb(gt, rng)
+            if unique:
+                counter += 1
+                text = f"{text} (#{counter})"
+            rows.append({"id": new_id(), "run_id": run_id, "task_id": task_id, "raw_text": text,
+                         "cost_usd": 0.001 + rng.random() * 0.001, "prompt_tokens": 1000, "completion_tokens": 50})
+        with project.write() as s:
+            s.execute(Run.__table__.insert(), [{"id": run_id, "name": f"model-{k:03d}", "kind": "model",
+                                                "status": "done"}])
+            s.execute(Answer.__table__.insert(), rows)
+
+
+def timed(fn, *args, **kwargs) -> tuple[float, object]:
+    t = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - t, out
+
+
+def project_with(folder: Path, name: str, n_answers: int, *, unique: bool = False) -> Project:
+    p = Project.create(folder / f"{name}.fieldstudio")
+    tasks = make_tasks(p)
+    add_answers(p, tasks, max(1, round(n_answers / len(tasks))), unique=unique)
+    return p
+
+
+def answers_csv_time(project: Project, folder: Path) -> float:
+    """pandas writing and reading the project's answers (id, run_id, task_id, raw_text) as CSV."""
+    with project.read() as s:
+        df = pd.DataFrame(s.execute(Answer.__table__.select().with_only_columns(
+            Answer.id, Answer.run_id, Answer.task_id, Answer.raw_text)).all(),
+            columns=["id", "run_id", "task_id", "raw_text"])
+    path = folder / "answers.csv"
+    t = time.perf_counter()
+    df.to_csv(path, index=False)
+    back = pd.read_csv(path)
+    elapsed = time.perf_counter() - t
+    assert len(back) == len(df)
+    return elapsed
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    big = 20_000 if quick else 100_000
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        small_p = project_with(folder, "small", big // 10)
+        t_small, rep_small = timed(scoring.score_answers, small_p, "fwa-official")
+        big_p = project_with(folder, "big", big)
+        t_big, rep_big = timed(scoring.score_answers, big_p, "fwa-official")
+        t_csv = answers_csv_time(big_p, folder)
+        print(f"score {rep_small.answers} answers: {t_small:.2f} s ({rep_small.scored} scored); "
+              f"{rep_big.answers} answers: {t_big:.2f} s ({rep_big.scored} scored); ratio {t_big / t_small:.2f} "
+              f"(target <= 12 for 10x the answers)")
+        print(f"pandas CSV write+read of the same {rep_big.answers} answers: {t_csv:.2f} s; scoring / pandas "
+              f"{t_big / t_csv:.2f} (target <= 3)")
+        t_again, rep_again = timed(scoring.score_answers, big_p, "fwa-official")
+        print(f"scoring the {rep_again.answers} answers again (nothing changed, {rep_again.written} rows written): "
+              f"{t_again:.2f} s")
+        small_p.close()
+        big_p.close()
+
+        worst = project_with(folder, "worst", big, unique=True)
+        t_worst, rep_worst = timed(scoring.score_answers, worst, "fwa-official")
+        print(f"worst case, {rep_worst.answers} answers all different: {t_worst:.2f} s "
+              f"({t_worst / t_csv:.2f} x pandas CSV) [information, no target]")
+        worst.close()
+
+        grid = project_with(folder, "grid", N_TASKS * 8)
+        t_score, rep = timed(scoring.score_answers, grid, "fwa-official")
+        times = {}
+        for fmt in ("html", "csv", "xlsx", "parquet", "json"):
+            times[fmt], _ = timed(report.export_report, grid, folder / f"report.{fmt}")
+        print(f"900 tasks x 8 sources: score {t_score:.2f} s ({rep.answers} answers); report html {times['html']:.2f} s, "
+              f"ratio {times['html'] / t_score:.2f} (target <= 3); csv {times['csv']:.2f} s, xlsx {times['xlsx']:.2f} s, "
+              f"parquet {times['parquet']:.2f} s, json {times['json']:.2f} s")
+        grid.close()
+
+
+if __name__ == "__main__":
+    main()

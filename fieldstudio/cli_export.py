@@ -1,0 +1,57 @@
+"""`fieldstudio export P --format coco|yolo|mot|csv --out PATH`: annotation exports from the command line.
+
+The command calls ``fieldstudio.datasets.annotation_export.export_annotations``, the same service the
+GUI's Export menu calls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from fieldstudio.core.errors import FieldstudioError, ProjectError
+from fieldstudio.store.project import Project
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``export`` command to ``app``."""
+
+    @app.command("export")
+    def export(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or csv")],
+        out: Annotated[Path, typer.Option("--out", "-o", help=(
+            "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "
+            "yolo and mot: a folder"))],
+        images: Annotated[bool, typer.Option("--images", help=(
+            "coco and yolo: also write the exact upright frames to images/"))] = False,
+        keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
+            "leave out the boxes interpolated between a track's keyframes"))] = False,
+    ) -> None:
+        """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV (tracks), CSV (segments, events, rulers)."""
+        from fieldstudio.datasets.annotation_export import export_annotations
+
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        stdout = Console(soft_wrap=True, highlight=False)
+        try:
+            p = Project.open(project)
+        except ProjectError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+        try:
+            report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
+        except FieldstudioError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+        finally:
+            p.close()
+        stdout.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
+                     f"{len(report.files)} file(s) written under {out}", markup=False)
+        for what, reason in report.skipped:
+            stdout.print(f"  skipped {what}: {reason}", markup=False)
+        if report.cancelled:
+            stdout.print("cancelled before everything was written")
+            raise typer.Exit(1)

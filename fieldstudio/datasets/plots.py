@@ -1,0 +1,159 @@
+"""Comparison plots with matplotlib, drawn headless (Agg canvas, no pyplot, no Qt) and saved atomically.
+
+Every function takes the tables of a :class:`fieldstudio.datasets.comparison.Comparison` and returns a
+``matplotlib.figure.Figure`` attached to an Agg canvas; the GUI can show the same figure in a Qt canvas,
+the report embeds it as PNG, and ``save_figure`` writes PNG or SVG atomically (temporary file, fsync,
+``os.replace``). Error bars are the 95 % bootstrap intervals of ``source_summary``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from fieldstudio.core.atomic import atomic_write_bytes
+
+__all__ = ["score_by_source", "category_heatmap", "cost_vs_score", "score_distribution", "figure_bytes",
+           "save_figure", "FORMATS"]
+
+FORMATS = ("png", "svg")
+_MPL_VERSION = tuple(int(p) for p in re.findall(r"\d+", matplotlib.__version__)[:2])
+_HORIZONTAL = {"orientation": "horizontal"} if _MPL_VERSION >= (3, 10) else {"vert": False}
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _empty(fig: Figure, message: str) -> Figure:
+    ax = fig.add_subplot()
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes)
+    ax.set_axis_off()
+    return fig
+
+
+def _short_label(label: str) -> str:
+    """'fwa-official 1.0' from 'fwa-official 1.0: FieldWorkArena as ...'."""
+    return label.split(":", 1)[0][:60]
+
+
+def _errors(summary: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
+    mid = summary[value].to_numpy(dtype=float)
+    lo = np.nan_to_num(mid - summary[low].to_numpy(dtype=float), nan=0.0)
+    hi = np.nan_to_num(summary[high].to_numpy(dtype=float) - mid, nan=0.0)
+    return np.vstack([np.clip(lo, 0, None), np.clip(hi, 0, None)])
+
+
+def score_by_source(summary: pd.DataFrame, *, scorer_label: str = "", value: str = "mean") -> Figure:
+    """Horizontal bars of each source's mean score (or ``value="accuracy"``) with 95 % interval error bars."""
+    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
+    data = summary[summary[value].notna()] if not summary.empty else summary
+    fig = _figure(7.0, 1.2 + 0.45 * max(1, len(data)))
+    if data.empty:
+        return _empty(fig, "no scored answers")
+    ax = fig.add_subplot()
+    y = np.arange(len(data))
+    ax.barh(y, data[value].to_numpy(dtype=float), xerr=_errors(data, value, low, high), color="#4c78a8",
+            ecolor="#222222", capsize=4)
+    ax.set_yticks(y, [str(s) for s in data.index])
+    ax.invert_yaxis()
+    right = np.fmax(data[value].to_numpy(dtype=float), data[high].to_numpy(dtype=float))
+    for yi, (x, v, n) in enumerate(zip(right, data[value], data["n"])):
+        ax.text(x, yi, f"  {v:.3g} (n={n})", va="center", ha="left", fontsize=8)
+    ax.set_xlim(right=max(1.0, float(np.nanmax(right))) * 1.18)
+    ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
+    ax.set_title(_short_label(scorer_label) or "score by source", fontsize=9)
+    return fig
+
+
+def category_heatmap(table: pd.DataFrame, *, title: str = "mean score by category") -> Figure:
+    """Heat map of a categories x sources table (``Comparison.category_table()``), each cell labelled."""
+    fig = _figure(1.6 + 1.1 * max(1, table.shape[1]), 1.2 + 0.4 * max(1, table.shape[0]))
+    if table.empty:
+        return _empty(fig, "no categories")
+    ax = fig.add_subplot()
+    values = table.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    vmin, vmax = (0.0, 1.0) if finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1) else \
+        (float(finite.min()), float(finite.max()))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(np.arange(table.shape[1]), [str(c) for c in table.columns], rotation=30, ha="right")
+    ax.set_yticks(np.arange(table.shape[0]), [str(i) for i in table.index])
+    for (r, c), v in np.ndenumerate(values):
+        ax.text(c, r, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
+    """Mean score against total cost per source, with the score's 95 % interval as vertical error bars.
+
+    Sources whose cost is unknown are left out and named under the plot; partial costs are drawn hollow.
+    """
+    fig = _figure(7.0, 4.5)
+    known = summary[summary["cost_usd"].notna() & summary["mean"].notna()] if not summary.empty else summary
+    missing = [] if summary.empty else [str(s) for s in summary.index if s not in known.index]
+    if known.empty:
+        return _empty(fig, "no source with a known cost and a score")
+    ax = fig.add_subplot()
+    partial = (known["cost_status"] == "partial").to_numpy()
+    x = known["cost_usd"].to_numpy(dtype=float)
+    y = known["mean"].to_numpy(dtype=float)
+    err = _errors(known, "mean", "ci_low", "ci_high")
+    ax.errorbar(x, y, yerr=err, fmt="none", ecolor="#555555", capsize=4)
+    ax.scatter(x[~partial], y[~partial], s=50, color="#4c78a8", label="cost complete", zorder=3)
+    if partial.any():
+        ax.scatter(x[partial], y[partial], s=50, facecolors="none", edgecolors="#e45756", label="cost partial",
+                   zorder=3)
+    for xi, yi, name in zip(x, y, known.index):
+        ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xlabel("total cost (USD)")
+    ax.set_ylabel("mean score (95 % bootstrap interval)")
+    ax.legend(fontsize=8, loc="best")
+    title = _short_label(scorer_label) or "score against cost"
+    if missing:
+        title += "\nno known cost: " + ", ".join(missing)[:100]
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def score_distribution(answers: pd.DataFrame) -> Figure:
+    """Box plot of the per-answer scores of each source (unscored answers left out)."""
+    fig = _figure(7.0, 1.2 + 0.45 * max(1, answers["source"].nunique() if not answers.empty else 1))
+    scored = answers[answers["value"].notna()] if not answers.empty else answers
+    if scored.empty:
+        return _empty(fig, "no scored answers")
+    ax = fig.add_subplot()
+    names = sorted(scored["source"].unique())
+    ax.boxplot([scored.loc[scored["source"] == n, "value"].to_numpy(dtype=float) for n in names], **_HORIZONTAL)
+    ax.set_yticks(np.arange(1, len(names) + 1), names)
+    ax.invert_yaxis()
+    ax.set_xlabel("score per answer")
+    return fig
+
+
+def figure_bytes(fig: Figure, fmt: str = "png", *, dpi: int = 100) -> bytes:
+    """The figure encoded as PNG or SVG. Raises ValueError for another format."""
+    fmt = fmt.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise ValueError(f"plot format {fmt!r} is not one of {', '.join(FORMATS)}")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=dpi, metadata={"Software": "fieldstudio"} if fmt == "png" else {"Date": None})
+    return buf.getvalue()
+
+
+def save_figure(fig: Figure, path: Path | str, *, dpi: int = 150) -> Path:
+    """Write the figure to ``path`` atomically; the format comes from the suffix (.png or .svg)."""
+    path = Path(path)
+    atomic_write_bytes(path, figure_bytes(fig, path.suffix or "png", dpi=dpi))
+    return path

@@ -1,0 +1,32 @@
+"""Helpers for the scoring, comparison and report tests: tasks, runs and answers written straight into a project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fieldstudio.store.models import Answer, Run, Task
+
+
+def add_task(project, external_id: str, ground_truth: str | None, *, eval_func: str | None = None,
+             category: str | None = None, query: str = "question?", source: str = "fieldworkarena",
+             answer_type: str = "free_text", **extra_columns: Any) -> str:
+    """Add one task; returns its id."""
+    with project.write() as s:
+        t = Task(external_id=external_id, source=source, query=query, ground_truth=ground_truth, eval_func=eval_func,
+                 category=category if category is not None else external_id[:-5] or None, answer_type=answer_type,
+                 **extra_columns)
+        s.add(t)
+        s.flush()
+        return t.id
+
+
+def add_run(project, name: str, answers: dict[str, Any], **run_columns: Any) -> str:
+    """Add a run with answers {task_id: text | dict of Answer columns}; returns the run id."""
+    with project.write() as s:
+        run = Run(name=name, kind=run_columns.pop("kind", "model"), status="done", **run_columns)
+        s.add(run)
+        s.flush()
+        for task_id, spec in answers.items():
+            cols = spec if isinstance(spec, dict) else {"raw_text": spec}
+            s.add(Answer(run_id=run.id, task_id=task_id, **cols))
+        return run.id

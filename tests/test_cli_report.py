@@ -1,0 +1,101 @@
+"""`fieldstudio score` and `fieldstudio report` through typer's CliRunner on a fresh app with register()."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from fieldstudio.cli_report import register
+from fieldstudio.datasets.scoring import current_scores
+from fieldstudio.inference import profiles
+from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.store.project import Project
+from tests.fake_openai import Reply
+from tests.scoring_fixtures import add_run, add_task
+
+
+@pytest.fixture
+def app() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+@pytest.fixture
+def project_file(tmp_path):
+    path = tmp_path / "p.fieldstudio"
+    with Project.create(path) as p:
+        dist = add_task(p, "2.3.0001", "12 meters", eval_func="numerical_match")
+        free = add_task(p, "2.1.0001", "A worker carries a box", eval_func="fuzzy_match")
+        add_run(p, "alpha", {dist: {"raw_text": "11 meters", "cost_usd": 0.5}, free: {"raw_text": "a box is carried",
+                                                                                     "cost_usd": 0.5}})
+        add_run(p, "beta", {dist: "20 meters", free: "nobody"})
+    return path
+
+
+def test_score_without_judge_reports_unscored(app, project_file):
+    result = CliRunner().invoke(app, ["score", str(project_file)])
+    assert result.exit_code == 0, result.output
+    assert "fwa-official 1.0" in result.output                            # the FWA tasks pick their own scorer
+    assert "4 answers: 2 scored, 2 unscored" in result.output
+    assert "2 x needs a judge" in result.output
+    assert "alpha" in result.output and "beta" in result.output
+    with Project.open(project_file) as p:
+        values = current_scores(p, "fwa-official").set_index("run_id")["value"]
+    # 11 vs 12 m -> 1.0; 20 vs 12 m (r = 0.667) -> 0.5 (not correct); free text unscored
+    assert sorted(values.dropna().tolist()) == [0.5, 1.0]
+
+
+def test_score_with_judge_profile(app, project_file, fake_openai):
+    profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0,
+                                      price_input_per_mtok=1.0, price_output_per_mtok=1.0))
+    fake_openai.responder = lambda request: Reply(
+        text="correct" if "a box is carried" in request.body["messages"][-1]["content"] else "incorrect",
+        prompt_tokens=500, completion_tokens=500)
+    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "fwa-official", "--judge", "judge",
+                                      "--run", "alpha"])
+    assert result.exit_code == 0, result.output
+    assert "2 answers: 2 scored, 0 unscored" in result.output
+    # numbers prompt for 2.3.0001 gets "incorrect" (not JSON) -> 0; both calls: 1000 tokens at 1 USD/M each
+    assert "judge judge: 2 calls, 0 from the cache, cost 0.002 USD" in result.output
+
+
+def test_score_errors(app, project_file):
+    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "nope"])
+    assert result.exit_code == 2 and "unknown scorer 'nope'" in result.output
+    result = CliRunner().invoke(app, ["score", str(project_file), "--run", "gamma"])
+    assert result.exit_code == 2 and "no run 'gamma'" in result.output
+    result = CliRunner().invoke(app, ["score", str(project_file), "--param", "alpha"])
+    assert result.exit_code == 2 and "NAME=NUMBER" in result.output
+    result = CliRunner().invoke(app, ["score", str(project_file), "--judge", "missing-profile"])
+    assert result.exit_code == 2 and "missing-profile" in result.output
+
+
+def test_fwa_paper_params_from_the_command_line(app, project_file):
+    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "fwa-paper", "--param", "r_th=1.0"])
+    assert result.exit_code == 0, result.output
+    with Project.open(project_file) as p:
+        values = sorted(current_scores(p, "fwa-paper")["value"].dropna().tolist())
+    # r_th 1: 11 vs 12 -> S_n = 1 - (1/12) = 0.9167, S = 0.9583; 20 vs 12 -> S_n = 1 - 0.6667 = 0.3333, S = 0.6667
+    assert values == pytest.approx([0.5 + 0.5 * (1 - 8 / 12), 0.5 + 0.5 * (1 - 1 / 12)])
+
+
+def test_report_formats(app, project_file, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(app, ["score", str(project_file)]).exit_code == 0
+    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and "4 answers" in result.output and "alpha" in result.output
+    assert len(pd.read_csv(tmp_path / "r.csv")) == 4
+    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.data"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "r.data").read_text())
+    assert data["sources"]["alpha"]["all"]["cost_usd"] == pytest.approx(1.0)
+    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.doc")])
+    assert result.exit_code == 2 and "r.doc" in result.output
+    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.html"), "--resamples", "200"])
+    assert result.exit_code == 0 and (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")

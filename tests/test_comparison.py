@@ -1,0 +1,196 @@
+"""The comparison tables: means, intervals, categories, pairs, cost and hooks, checked against values computed
+by hand or by an independent numpy bootstrap written here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fieldstudio.datasets import comparison as cmp
+from fieldstudio.datasets.scoring import current_scores, override_score
+from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
+from tests.scoring_fixtures import add_run, add_task
+
+SCORER = "fwa-official"
+
+
+def _score(project, run_id: str, values: dict[str, float | None], *, judge: dict | None = None) -> None:
+    """Score rows written directly: {task_id: value}; correct = value > 0.5 as FieldWorkArena counts it."""
+    with project.write() as s:
+        answers = {a.task_id: a.id for a in s.query(Answer).filter(Answer.run_id == run_id)}
+        for task_id, v in values.items():
+            s.add(Score(answer_id=answers[task_id], scorer=SCORER, scorer_version="1.0", value=v,
+                        correct=None if v is None else v > 0.5, explanation="set by the test", judge=judge))
+
+
+@pytest.fixture
+def two_sources(project):
+    """Category A: 3 tasks, category B: 2 tasks; source 'alpha' and 'beta' answer all five."""
+    tasks = [add_task(project, f"1.1.000{i}", "x", category="A") for i in range(3)] + \
+            [add_task(project, f"2.1.000{i}", "x", category="B") for i in range(2)]
+    alpha = add_run(project, "alpha", {t: {"raw_text": f"a{i}", "cost_usd": 0.01 * (i + 1), "prompt_tokens": 100,
+                                           "completion_tokens": 10} for i, t in enumerate(tasks)})
+    beta = add_run(project, "beta", {t: {"raw_text": f"b{i}", "cost_usd": None if i == 0 else 0.02}
+                                     for i, t in enumerate(tasks)})
+    # alpha: A all 1.0, B all 0.0 -> every stratified resample has mean 3/5 exactly
+    _score(project, alpha, dict(zip(tasks, [1.0, 1.0, 1.0, 0.0, 0.0])))
+    # beta: one answer unscored (needs a judge)
+    _score(project, beta, dict(zip(tasks, [1.0, 0.6, None, 0.5, 0.9])))
+    return project, tasks, alpha, beta
+
+
+def test_summary_means_accuracy_and_stratified_interval(two_sources):
+    project, tasks, alpha, beta = two_sources
+    c = cmp.build_comparison(project, SCORER)
+    a, b = c.summary.loc["alpha"], c.summary.loc["beta"]
+    assert (a["answers"], a["n"], a["unscored"]) == (5, 5, 0)
+    assert a["mean"] == pytest.approx(3 / 5)
+    # strata are constant inside: every replicate is 3/5, so the interval collapses onto the mean
+    assert (a["ci_low"], a["ci_high"]) == (pytest.approx(0.6), pytest.approx(0.6))
+    assert (b["answers"], b["n"], b["unscored"]) == (5, 4, 1)
+    assert b["mean"] == pytest.approx((1.0 + 0.6 + 0.5 + 0.9) / 4)
+    assert b["accuracy"] == pytest.approx(3 / 4)                      # 1.0, 0.6, 0.9 are > 0.5; 0.5 is not
+    # seeded: the same call gives the same interval
+    again = cmp.source_summary(c.answers)
+    assert again.loc["beta", "ci_low"] == b["ci_low"] and again.loc["beta", "ci_high"] == b["ci_high"]
+
+
+def test_interval_matches_an_independent_bootstrap(project):
+    rng = np.random.default_rng(123)
+    values = rng.uniform(0, 1, 60).round(3)
+    cats = np.array(["A"] * 25 + ["B"] * 35)
+    tasks = [add_task(project, f"9.9.{i:04d}", "x", category=c) for i, c in enumerate(cats)]
+    run = add_run(project, "m", {t: "x" for t in tasks})
+    _score(project, run, dict(zip(tasks, values.tolist())))
+    c = cmp.build_comparison(project, SCORER)
+    row = c.summary.loc["m"]
+    # independent stratified percentile bootstrap: 20,000 replicates, another generator
+    ind = np.random.default_rng(99)
+    reps = np.zeros(20_000)
+    for cat in ("A", "B"):
+        v = values[cats == cat]
+        reps += v[ind.integers(0, v.size, size=(20_000, v.size))].sum(axis=1)
+    reps /= values.size
+    lo, hi = np.percentile(reps, [2.5, 97.5])
+    assert row["mean"] == pytest.approx(values.mean())
+    assert row["ci_low"] == pytest.approx(lo, abs=0.01)
+    assert row["ci_high"] == pytest.approx(hi, abs=0.01)
+
+
+def test_category_breakdown_and_seed_shaped_table(two_sources):
+    project, *_ = two_sources
+    c = cmp.build_comparison(project, SCORER)
+    by = c.by_category
+    assert by.loc[("alpha", "A"), "mean"] == 1.0 and by.loc[("alpha", "B"), "mean"] == 0.0
+    assert by.loc[("beta", "A"), "mean"] == pytest.approx((1.0 + 0.6) / 2)
+    assert by.loc[("beta", "A"), "unscored"] == 1
+    table = c.category_table("mean")
+    assert list(table.index) == ["A", "B", "all"] and list(table.columns) == ["alpha", "beta"]
+    assert table.loc["all", "beta"] == pytest.approx(3.0 / 4)
+    assert table.loc["B", "beta"] == pytest.approx(0.7)
+
+
+def test_paired_difference_and_pairs(two_sources):
+    project, tasks, alpha, beta = two_sources
+    c = cmp.build_comparison(project, SCORER)
+    pair = c.pairs.iloc[0]
+    assert (pair["source_a"], pair["source_b"], pair["n_shared"], pair["only_a"]) == ("alpha", "beta", 4, 1)
+    # shared tasks: differences 0, 0.4, -0.5, -0.9 -> mean -0.25
+    assert pair["difference"] == pytest.approx((0 + 0.4 - 0.5 - 0.9) / 4)
+    # stratified: category A differences {0, 0.4}, B {-0.5, -0.9}; a replicate's sum lies in [0, 0.8] + [-1.8, -1.0],
+    # so every replicate mean lies in [-0.45, -0.05]: the interval excludes 0
+    assert -0.45 - 1e-9 <= pair["ci_low"] <= pair["difference"] <= pair["ci_high"] <= -0.05 + 1e-9
+    assert pair["distinguishable"]
+    unstratified = cmp.paired(c.answers, "alpha", "beta", strata=None)
+    assert unstratified.ci_high > 0 and not unstratified.distinguishable   # resampling across categories
+
+
+def test_constant_gap_is_distinguishable(project):
+    tasks = [add_task(project, f"1.1.{i:04d}", "x", category="A") for i in range(8)]
+    a = add_run(project, "a", {t: "x" for t in tasks})
+    b = add_run(project, "b", {t: "x" for t in tasks})
+    _score(project, a, {t: 0.9 for t in tasks})
+    _score(project, b, {t: 0.6 for t in tasks})
+    d = cmp.paired(cmp.load_answers(project, SCORER), "a", "b")
+    assert d.difference == pytest.approx(0.3)
+    assert (d.ci_low, d.ci_high) == (pytest.approx(0.3), pytest.approx(0.3))
+    assert d.distinguishable
+
+
+def test_cost_tokens_and_cost_per_correct(two_sources):
+    project, *_ = two_sources
+    s = cmp.build_comparison(project, SCORER).summary
+    assert s.loc["alpha", "cost_usd"] == pytest.approx(0.01 + 0.02 + 0.03 + 0.04 + 0.05)
+    assert s.loc["alpha", "cost_status"] == "complete"
+    assert s.loc["alpha", "prompt_tokens"] == 500 and s.loc["alpha", "completion_tokens"] == 50
+    assert s.loc["alpha", "cost_per_correct_usd"] == pytest.approx(0.15 / 3)
+    assert s.loc["beta", "cost_status"] == "partial" and s.loc["beta", "cost_usd"] == pytest.approx(0.08)
+    assert np.isnan(s.loc["beta", "cost_per_correct_usd"])           # never from a partial sum
+    assert s.loc["beta", "tokens_unknown"] == 5
+
+
+def test_override_changes_the_tables_and_judge_agreement(project):
+    t1 = add_task(project, "1.1.0001", "x", category="A")
+    t2 = add_task(project, "1.1.0002", "x", category="A")
+    run = add_run(project, "m", {t1: "x", t2: "y"})
+    _score(project, run, {t1: 1.0, t2: 0.0}, judge={"model": "j", "raw": "correct"})
+    ids = current_scores(project, SCORER).set_index("task_id")["score_id"]
+    override_score(project, ids[t1], 1.0, "judge was right", "ana")       # agrees
+    override_score(project, ids[t2], 1.0, "judge missed it", "ana")       # disagrees
+    c = cmp.build_comparison(project, SCORER)
+    assert c.summary.loc["m", "mean"] == 1.0 and c.summary.loc["m", "overridden"] == 2
+    assert (c.judge_agreement.n, c.judge_agreement.agree, c.judge_agreement.rate) == (2, 1, 0.5)
+
+
+def test_rater_agreement_hook_runs_only_with_ratings(two_sources):
+    project, *_ = two_sources
+    calls = []
+
+    def hook(answers, ratings):
+        calls.append(len(ratings))
+        return {"alpha": 0.75}
+
+    c = cmp.build_comparison(project, SCORER, agreement=hook)
+    assert calls == [] and c.summary["rater_agreement"].isna().all()
+    with project.write() as s:
+        rs = RatingSet(name="tape photos")
+        s.add(rs)
+        s.flush()
+        item = RatingItem(rating_set_id=rs.id, position=0)
+        s.add(item)
+        s.flush()
+        s.add_all([Rating(item_id=item.id, rater="ana", verdict="accept"),
+                   Rating(item_id=item.id, rater="bo", verdict="reject")])
+    c = cmp.build_comparison(project, SCORER, agreement=hook)
+    assert calls == [2]
+    assert c.summary.loc["alpha", "rater_agreement"] == 0.75 and np.isnan(c.summary.loc["beta", "rater_agreement"])
+    assert sorted(c.ratings["verdict"]) == ["accept", "reject"]
+
+
+def test_grid_and_filters(two_sources):
+    project, tasks, *_ = two_sources
+    c = cmp.build_comparison(project, SCORER)
+    grid = c.grid()
+    assert grid.shape == (5, 5)                                            # external_id, category, gt + 2 sources
+    assert grid.loc[tasks[1], "beta"] == 0.6 and np.isnan(grid.loc[tasks[2], "beta"])
+    assert c.grid("answer").loc[tasks[0], "alpha"] == "a0"
+    only_b = cmp.filter_answers(c.answers, category="B")
+    assert set(only_b["task_id"]) == set(tasks[3:])
+    # verdicts: task 3 both wrong (0.5 is not > 0.5); task 4 alpha wrong, beta right; the rest both right
+    disagree = cmp.filter_answers(c.answers, disagree=True)
+    assert set(disagree["task_id"]) == {tasks[4]} and len(disagree) == 2
+    wrong = cmp.filter_answers(c.answers, wrong_only=True)
+    assert set(wrong["task_id"]) == set(tasks[3:])
+    assert set(cmp.filter_answers(c.answers, category="A", wrong_only=True)["task_id"]) == set()
+
+
+def test_same_run_names_stay_apart_and_no_scores_still_lists_answers(project):
+    t = add_task(project, "1.1.0001", "x", category="A")
+    r1 = add_run(project, "same", {t: "x"})
+    r2 = add_run(project, "same", {t: "y"})
+    c = cmp.build_comparison(project)
+    assert c.scorer is None and c.scorer_label == "no scores yet"
+    assert sorted(c.summary.index) == sorted([f"same ({r1[:6]})", f"same ({r2[:6]})"])
+    assert (c.summary["n"] == 0).all() and (c.summary["unscored"] == 1).all()
+    assert isinstance(c.answers, pd.DataFrame) and len(c.answers) == 2

@@ -1,0 +1,67 @@
+"""The demo project's annotations: present, inside their pictures, measurable and exportable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fieldstudio.datasets import demo_annotations as demo
+from fieldstudio.datasets.annotation_export import export_annotations
+from fieldstudio.demo import build_demo
+from fieldstudio.media import library
+from fieldstudio.store import annotations as ann
+from fieldstudio.store import calibrations as cal
+from fieldstudio.store.project import Project
+
+
+@pytest.fixture(scope="module")
+def demo_project(tmp_path_factory):
+    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
+    build_demo(path)
+    project = Project.open(path)
+    report = demo.add_demo_annotations(project)
+    yield project, report
+    project.close()
+
+
+def test_demo_annotations_cover_photos_clip_ruler_segments_and_events(demo_project):
+    project, report = demo_project
+    assert report.missing_media == []
+    counts = ann.count_annotations(project)
+    assert counts == {"box": 3 + 5 + 3 + 7 + 6 + 1, "ruler": 2, "segment": 2, "event": 1, "tag": 5}
+    for r in ann.list_annotations(project, kinds=["box"]):
+        m = library.find_media(project, r.media_id)
+        x1, y1, x2, y2 = r.geometry
+        assert 0 <= x1 < x2 <= m.width and 0 <= y1 < y2 <= m.height
+    assert ann.open_segments(project) == [] and ann.overlapping_segments(project) == []
+
+
+def test_demo_floor_ruler_is_calibrated_through_the_camera_group(demo_project):
+    project, _ = demo_project
+    clip = library.find_media(project, demo.WORKER_CLIP)
+    (ruler,) = ann.list_annotations(project, media_id=clip.id, kinds=["ruler"])
+    pixels, metres, how = cal.measure_ruler(project, ruler.id)
+    # the image points are 153.2 px apart: (252 - 128, 126 - 216) -> hypot(124, 90)
+    assert pixels == pytest.approx(153.22, abs=0.01)
+    assert 4.0 < metres < 7.0 and "camera group 'worker-zone camera'" in how
+    still = library.find_media(project, demo.WORKER_PHOTO)
+    assert cal.calibration_for(project, still.id, "floor").camera_group == demo.CAMERA_GROUP
+
+
+def test_demo_track_interpolates_and_exports(demo_project, tmp_path):
+    project, _ = demo_project
+    clip = library.find_media(project, demo.WORKER_CLIP)
+    boxes = ann.track_boxes(project, clip.id, 1)
+    assert sorted(boxes) == list(range(0, 71))
+    # frame 5 halfway between the keyframes on 0 and 10
+    assert boxes[5].box == pytest.approx(((244 + 150) / 2, (138 + 104) / 2, (342 + 256) / 2, 270))
+    # the viewer's per-frame read (keyframes around the frame only) agrees with the whole-track read
+    for f in range(71):
+        (shown,) = [b for b in ann.boxes_on_frame(project, clip.id, f) if b.track_id == 1]
+        assert shown.box == pytest.approx(boxes[f].box) and shown.keyframe == boxes[f].keyframe
+    export_annotations(project, "coco", tmp_path / "c.json")
+    doc = json.loads((tmp_path / "c.json").read_text())
+    person = next(c["id"] for c in doc["categories"] if c["name"] == "person")
+    # 3 photo people + 71 clip frames of the person track
+    assert sum(a["category_id"] == person for a in doc["annotations"]) == 3 + 71

@@ -1,0 +1,155 @@
+"""Exports: CSV, XLSX and Parquet re-read with pandas; JSON figures; the HTML report self-contained, with its
+tables and plots and without secrets; plots written atomically as PNG and SVG."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from fieldstudio.datasets import plots, report
+from fieldstudio.datasets.comparison import build_comparison
+from fieldstudio.datasets.report import ANSWER_COLUMNS, ReportError, export_report
+from fieldstudio.datasets.scoring import score_answers
+from tests.scoring_fixtures import add_run, add_task
+
+SECRET = "sk-test-4f9a8b7c6d5e4f3a2b1c"
+
+
+@pytest.fixture
+def scored(project, monkeypatch):
+    """Two sources over three FWA tasks, scored by fwa-official's matchers (values from benchmarks.md §1.5)."""
+    monkeypatch.setenv("FIELDSTUDIO_TEST_API_KEY", SECRET)
+    t_dist = add_task(project, "2.3.0001", "12 meters", eval_func="numerical_match")
+    t_time = add_task(project, "1.1.0001", "00:01:00", eval_func="numerical_match")
+    t_yes = add_task(project, "1.1.0002", "Yes", eval_func="fuzzy_match")
+    add_run(project, "alpha", {
+        t_dist: {"raw_text": "11 meters", "cost_usd": 0.25, "prompt_tokens": 1000, "completion_tokens": 20},
+        t_time: {"raw_text": "00:01:30", "cost_usd": 0.25, "prompt_tokens": 1000, "completion_tokens": 20},
+        t_yes: {"raw_text": f'=HYPERLINK("http://x") No, my key is {SECRET}', "cost_usd": 0.5,
+                "prompt_tokens": 1000, "completion_tokens": 20}})
+    add_run(project, "beta", {t_dist: "9 meters", t_time: "00:01:00", t_yes: "yes"})
+    score_answers(project, "fwa-official")
+    return project, {"dist": t_dist, "time": t_time, "yes": t_yes}
+
+
+# expected per-answer scores, from the official ladders: alpha 11 vs 12 m -> 1.0, Δ30 s -> 0.7, "No" vs "Yes" -> 0;
+# beta 9 vs 12 m (r = 0.25, step 0.6) -> 0.8, exact time -> 1.0, "yes" -> 1.0
+EXPECTED = {("alpha", "2.3.0001"): 1.0, ("alpha", "1.1.0001"): 0.7, ("alpha", "1.1.0002"): 0.0,
+            ("beta", "2.3.0001"): 0.8, ("beta", "1.1.0001"): 1.0, ("beta", "1.1.0002"): 1.0}
+
+
+def _check_answers(df: pd.DataFrame) -> None:
+    assert list(df.columns) == ANSWER_COLUMNS
+    got = {(r.source, str(r.external_id)): r.value for r in df.itertuples()}
+    assert got == pytest.approx(EXPECTED)
+    correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
+    assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
+    assert set(df["scorer"]) == {"fwa-official"} and set(df["scorer_version"].astype(str)) == {"1.0"}
+
+
+def test_csv_round_trip(scored, tmp_path):
+    project, _ = scored
+    out = export_report(project, tmp_path / "scores.csv")
+    assert out.format == "csv" and out.rows == 6
+    df = pd.read_csv(tmp_path / "scores.csv", dtype={"external_id": str})
+    _check_answers(df)
+    assert SECRET not in (tmp_path / "scores.csv").read_text()
+    assert "[redacted]" in (tmp_path / "scores.csv").read_text()
+
+
+def test_parquet_round_trip(scored, tmp_path):
+    project, _ = scored
+    export_report(project, tmp_path / "scores.parquet")
+    df = pd.read_parquet(tmp_path / "scores.parquet")
+    _check_answers(df)
+    assert df["cost_usd"].dtype == np.float64
+    assert df.loc[df["source"] == "alpha", "cost_usd"].sum() == pytest.approx(1.0)
+
+
+def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
+    project, _ = scored
+    path = tmp_path / "scores.xlsx"
+    export_report(project, path)
+    sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
+    assert set(sheets) == {"summary", "categories", "pairs", "answers"}
+    _check_answers(sheets["answers"])
+    summary = sheets["summary"].set_index("source")
+    assert summary.loc["alpha", "mean"] == pytest.approx((1.0 + 0.7 + 0.0) / 3)
+    assert summary.loc["beta", "mean"] == pytest.approx((0.8 + 1.0 + 1.0) / 3)
+    ws = openpyxl.load_workbook(path)["answers"]
+    cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=HYPER")]
+    assert cells and all(c.data_type == "s" for c in cells)        # a model's text never becomes a formula
+
+
+def test_json_per_source_and_category(scored, tmp_path):
+    project, _ = scored
+    export_report(project, tmp_path / "summary.json")
+    data = json.loads((tmp_path / "summary.json").read_text())
+    alpha = data["sources"]["alpha"]
+    assert alpha["all"]["n"] == 3 and alpha["all"]["mean"] == pytest.approx(1.7 / 3)
+    assert alpha["all"]["accuracy"] == pytest.approx(2 / 3) and alpha["all"]["cost_usd"] == pytest.approx(1.0)
+    assert alpha["categories"]["1.1"]["mean"] == pytest.approx(0.35)
+    assert alpha["categories"]["2.3"]["ci_low"] == pytest.approx(1.0)
+    assert data["sources"]["beta"]["all"]["cost_usd"] is None           # no cost known at all
+    assert data["sources"]["beta"]["all"]["cost_status"] == "unknown"
+    assert set(data["sources"]["beta"]["all"]) >= {"n", "mean", "ci_low", "ci_high", "accuracy", "cost_usd"}
+
+
+def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path):
+    project, _ = scored
+    path = tmp_path / "report.html"
+    export_report(project, path)
+    text = path.read_text(encoding="utf-8")
+    assert SECRET not in text
+    assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)                # nothing loaded from outside
+    assert "fwa-official 1.0" in text and "<table" in text
+    assert "<th>alpha</th>" in text and "<th>beta</th>" in text
+    assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
+    assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
+    assert len(images) == 4
+    for b64 in images:
+        png = base64.b64decode(b64)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert width > 200 and height > 50
+
+
+def test_export_is_atomic_and_errors_name_the_file(scored, tmp_path):
+    project, _ = scored
+    path = tmp_path / "out.csv"
+    path.write_text("old")
+    export_report(project, path)
+    assert path.read_text().startswith("external_id,")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no temp file left
+    with pytest.raises(ReportError, match=r"out\.txt"):
+        export_report(project, tmp_path / "out.txt")
+    with pytest.raises(ReportError, match="does not exist"):
+        export_report(project, tmp_path / "missing" / "out.csv")
+    export_report(project, tmp_path / "data.bin", "parquet")
+    assert len(pd.read_parquet(tmp_path / "data.bin")) == 6
+
+
+def test_plots_saved_as_png_and_svg(scored, tmp_path):
+    project, _ = scored
+    c = build_comparison(project, "fwa-official")
+    png = plots.save_figure(plots.score_by_source(c.summary, scorer_label=c.scorer_label), tmp_path / "s.png")
+    svg = plots.save_figure(plots.cost_vs_score(c.summary), tmp_path / "c.svg")
+    plots.save_figure(plots.category_heatmap(c.category_table()), tmp_path / "h.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in svg.read_text()[:2000]
+    assert "beta" in svg.read_text()                      # the cost plot names the sources it leaves out
+    with pytest.raises(ValueError, match="gif"):
+        plots.figure_bytes(plots.score_distribution(c.answers), "gif")
+
+
+def test_redact_replaces_keys_and_secret_values():
+    assert report.redact("key sk-abcdefgh12345678 end", []) == "key [redacted] end"
+    assert report.redact("token hunter2hunter2", ["hunter2hunter2"]) == "token [redacted]"
+    assert report.redact(3.5, []) == 3.5

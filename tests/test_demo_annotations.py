@@ -8,7 +8,6 @@ import pytest
 
 from fieldstudio.datasets import demo_annotations as demo
 from fieldstudio.datasets.annotation_export import export_annotations
-from fieldstudio.demo import build_demo
 from fieldstudio.media import library
 from fieldstudio.store import annotations as ann
 from fieldstudio.store import calibrations as cal
@@ -17,9 +16,12 @@ from fieldstudio.store.project import Project
 
 @pytest.fixture(scope="module")
 def demo_project(tmp_path_factory):
+    # the demo's media without its annotations, so that the report of adding them can be read
+    from fieldstudio.core.paths import sample_data_dir
     path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
-    build_demo(path)
-    project = Project.open(path)
+    project = Project.create(path, name="demo media")
+    added = library.add_paths(project, [sample_data_dir() / "media"])
+    library.index_videos(project, added.media_ids)
     report = demo.add_demo_annotations(project)
     yield project, report
     project.close()

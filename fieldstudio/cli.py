@@ -6,15 +6,12 @@ project; every other use is a sub-command (``fieldstudio --help`` lists them).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterator
+
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from fieldstudio import __version__
 from fieldstudio.core.errors import FieldstudioError
@@ -28,49 +25,9 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 from fieldstudio.cli_models import models_app  # noqa: E402
+from fieldstudio.cli_support import fail, open_project, out, progress_bar  # noqa: E402
 
 app.add_typer(models_app, name="models", help="Model profiles: add, list, test, remove.")
-console = Console(stderr=True)
-out = Console(soft_wrap=True)
-
-
-@contextlib.contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A terminal progress bar; yields ``update(done, total)``. Silent when stderr is not a terminal."""
-    if not console.is_terminal:
-        yield lambda done, total: None
-        return
-    with Progress(TextColumn(label), BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
-                  console=console, transient=True) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=max(total, 1))
-
-        yield update
-
-
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
-@contextlib.contextmanager
-def open_project(path: Path, *, create: bool = False) -> Iterator[Project]:
-    """Open (or create) a project for one command; errors become a message and exit code 2."""
-    try:
-        project = Project.create(path) if create else Project.open(path)
-    except FieldstudioError as exc:
-        _fail(str(exc))
-    if project.backup_path is not None:
-        console.print(f"migrated {path.name} from schema {project.migrated_from}; the old file is kept as "
-                      f"{project.backup_path.name}")
-    try:
-        yield project
-    except FieldstudioError as exc:
-        _fail(str(exc))
-    finally:
-        project.close()
 
 
 def _project_path(path: Path) -> Path:
@@ -85,7 +42,7 @@ def new(project: Path = typer.Argument(..., help="project file to create (.field
     try:
         Project.create(path, name=name).close()
     except FieldstudioError as exc:
-        _fail(str(exc))
+        raise fail(str(exc))
     out.print(f"created {path}")
 
 
@@ -199,7 +156,7 @@ def frame(project: Path = typer.Argument(..., help="project file"),
         try:
             f = get_frame(p, media, index)
         except IndexError as exc:
-            _fail(str(exc))
+            raise fail(str(exc))
         images.write_image(out_path, f.rgb)
     h, w = f.rgb.shape[:2]
     when = f" at PTS {f.pts} ({f.pts_seconds:.6f} s)" if f.pts is not None else ""
@@ -230,7 +187,7 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
     try:
         report = build_demo(path)
     except FieldstudioError as exc:
-        _fail(str(exc))
+        raise fail(str(exc))
     out.print(f"demo project: {path}", markup=False)
     print_add_report(report)
     if not no_gui:
@@ -241,7 +198,7 @@ def _launch_gui(path: Path | None) -> None:
     try:
         from fieldstudio.gui.app import run_gui
     except ImportError as exc:
-        _fail(f"the window is not part of this build yet ({exc.name or exc}); every command line "
+        raise fail(f"the window is not part of this build yet ({exc.name or exc}); every command line "
               "feature works without it (`fieldstudio --help`)")
     raise typer.Exit(run_gui(path))
 

@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from fieldstudio.core.errors import FieldstudioError, ProjectError
-from fieldstudio.store.project import Project
+from fieldstudio import cli_support
 
 
 def register(app: typer.Typer) -> None:
@@ -34,24 +32,12 @@ def register(app: typer.Typer) -> None:
         """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV (tracks), CSV (segments, events, rulers)."""
         from fieldstudio.datasets.annotation_export import export_annotations
 
-        err = Console(stderr=True, highlight=False, soft_wrap=True)
-        stdout = Console(soft_wrap=True, highlight=False)
-        try:
-            p = Project.open(project)
-        except ProjectError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
-        try:
+        with cli_support.open_project(project) as p:
             report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
-        except FieldstudioError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
-        finally:
-            p.close()
-        stdout.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
+        cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
                      f"{len(report.files)} file(s) written under {out}", markup=False)
         for what, reason in report.skipped:
-            stdout.print(f"  skipped {what}: {reason}", markup=False)
+            cli_support.out.print(f"  skipped {what}: {reason}", markup=False)
         if report.cancelled:
-            stdout.print("cancelled before everything was written")
+            cli_support.out.print("cancelled before everything was written")
             raise typer.Exit(1)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from fieldstudio.cli_support import fail, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import test_profile
@@ -23,15 +23,9 @@ models_app = typer.Typer(
 )
 
 
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
-
-
 def _fail(message: str) -> typer.Exit:
-    console = _console()
-    console.print("[red]Error:[/red] ", markup=True, end="")
-    console.print(message)
-    return typer.Exit(1)
+    """Profile errors exit 1 (the profile is wrong, not the program)."""
+    return fail(message, code=1)
 
 
 @models_app.command("add")
@@ -93,7 +87,7 @@ def add(
         path = store.add_profile(profile, replace=replace)
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
-    console = _console()
+    console = out
     console.print(f"Added model profile {profile.name!r}: {profile.model} at {mask_url(profile.base_url)}")
     console.print(f"Key: {profile.key_hint()}. Saved in {path}.")
     console.print(f"Check it with: fieldstudio models test {profile.name}")
@@ -106,7 +100,7 @@ def list_profiles() -> None:
         profiles = store.load_profiles()
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
-    console = _console()
+    console = out
     if not profiles:
         console.print("No model profiles yet. Add one with: fieldstudio models add NAME --base-url URL --model ID")
         return
@@ -134,7 +128,7 @@ def test(name: Annotated[str, typer.Argument(help="Name of the profile to test."
         profile = store.get_profile(name)
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
-    console = _console()
+    console = out
     console.print(f"Testing {profile.name!r}: {profile.model} at {mask_url(profile.base_url)} ...")
     report = test_profile(profile)
     marks = {True: "[green]ok[/green]  ", False: "[red]FAIL[/red]", None: "[yellow]--[/yellow]  "}
@@ -167,4 +161,4 @@ def remove(name: Annotated[str, typer.Argument(help="Name of the profile to remo
         raise _fail(str(exc)) from None
     if removed.use_keyring:
         store.delete_key_from_keyring(removed.name)
-    _console().print(f"Removed model profile {removed.name!r}.")
+    out.print(f"Removed model profile {removed.name!r}.")

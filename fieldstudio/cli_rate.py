@@ -6,16 +6,14 @@ and the programmatic acceptability scorer. Each command calls the same services 
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from fieldstudio.cli_support import fail, open_project, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.project import Project
 
@@ -36,31 +34,8 @@ def register(app: typer.Typer) -> None:
                   help="Programmatic acceptability scorer: measure, tune, score.")
 
 
-def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"error: {message}", markup=False)
-    return typer.Exit(code)
-
-
-@contextlib.contextmanager
-def _open(path: Path) -> Iterator[Project]:
-    try:
-        project = Project.open(path)
-    except FieldstudioError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        yield project
-    except FieldstudioError as exc:
-        raise _fail(str(exc)) from None
-    finally:
-        project.close()
-
-
 def _print(text: str) -> None:
-    _out().print(text, markup=False)
+    out.print(text, markup=False)
 
 
 def _num(v: Any, digits: int = 3) -> str:
@@ -110,7 +85,7 @@ def new_set(project: ProjectArg, name: Annotated[str, typer.Argument(help="name 
     """Create a rating set with its requirement, documentation fields and (optionally) items."""
     from fieldstudio.store import ratings
 
-    with _open(project) as p:
+    with open_project(project) as p:
         info = ratings.create_rating_set(p, name, requirement, fields=[_parse_field(f) for f in fields or []])
         added = ratings.add_items(p, info.id, _item_refs(p, items or []))
     _print(f"created rating set {info.name!r} with {len(added.added)} item(s)")
@@ -122,7 +97,7 @@ def add_items_cmd(project: ProjectArg, rating_set: SetOpt,
     """Append photos or video frames to a rating set's queue."""
     from fieldstudio.store import ratings
 
-    with _open(project) as p:
+    with open_project(project) as p:
         report = ratings.add_items(p, rating_set, _item_refs(p, items))
     _print(f"added {len(report.added)} item(s); {len(report.duplicates)} already in the set")
 
@@ -132,10 +107,10 @@ def list_sets(project: ProjectArg, as_json: JsonOpt = False) -> None:
     """List the rating sets with their items, ratings and raters."""
     from fieldstudio.store import ratings
 
-    with _open(project) as p:
+    with open_project(project) as p:
         sets = ratings.list_rating_sets(p)
     if as_json:
-        _out().print_json(json.dumps([{"name": s.name, "id": s.id, "requirement": s.requirement, "items": s.items,
+        out.print_json(json.dumps([{"name": s.name, "id": s.id, "requirement": s.requirement, "items": s.items,
                                        "ratings": s.ratings, "raters": s.raters} for s in sets]))
         return
     if not sets:
@@ -144,7 +119,7 @@ def list_sets(project: ProjectArg, as_json: JsonOpt = False) -> None:
     table = Table("name", "items", "ratings", "raters", "requirement")
     for s in sets:
         table.add_row(s.name, str(s.items), str(s.ratings), ", ".join(s.raters), s.requirement)
-    _out().print(table)
+    out.print(table)
 
 
 @ratings_app.command("import")
@@ -154,7 +129,7 @@ def import_csv(project: ProjectArg,
     """Import ratings from a CSV file (item = media file name, or name#frame); creates missing rating sets."""
     from fieldstudio.datasets.rating_csv import import_ratings_csv
 
-    with _open(project) as p:
+    with open_project(project) as p:
         report = import_ratings_csv(p, file)
     _print(f"{report.ratings} of {report.rows} rating(s) imported; {report.items_added} item(s) added")
     for name in report.sets_created:
@@ -170,7 +145,7 @@ def export_csv(project: ProjectArg, rating_set: SetOpt,
     """Write every rating of a set as CSV (the import format)."""
     from fieldstudio.datasets.rating_csv import write_ratings_csv
 
-    with _open(project) as p:
+    with open_project(project) as p:
         n = write_ratings_csv(p, rating_set, out)
     _print(f"wrote {n} rating(s) to {out}")
 
@@ -215,19 +190,19 @@ def agreement_cmd(project: ProjectArg,
     from fieldstudio.datasets.rating_csv import write_agreement_csv
     from fieldstudio.store import ratings
 
-    with _open(project) as p:
+    with open_project(project) as p:
         names = [rating_set] if rating_set else [s.name for s in ratings.list_rating_sets(p)]
         if not names:
-            raise _fail("no rating sets in this project", 1)
+            raise fail("no rating sets in this project", 1)
         summaries = {n: agreement_of(p, n, n_resamples=resamples, seed=seed) for n in names}
         names = [ratings.get_rating_set(p, n).name for n in names]
     results = [{"rating_set": n, **s.to_dict()} for n, s in zip(names, summaries.values())]
     if csv_out is not None:
         if len(results) > 1:
-            raise _fail("--csv needs --set (one rating set per file)")
+            raise fail("--csv needs --set (one rating set per file)")
         write_agreement_csv(next(iter(summaries.values())), csv_out, rating_set=names[0])
     if as_json:
-        _out().print_json(json.dumps(results[0] if rating_set else results))
+        out.print_json(json.dumps(results[0] if rating_set else results))
         return
     for r in results:
         _print_summary(r["rating_set"], r)
@@ -246,7 +221,7 @@ def export_package_cmd(project: ProjectArg, rating_set: SetOpt,
     from fieldstudio.datasets.rating_package import export_package
 
     ratings_of: Any = "all" if all_ratings else (rater or None)
-    with _open(project) as p:
+    with open_project(project) as p:
         report = export_package(p, rating_set, out, ratings_of=ratings_of, include_media=not no_media,
                                 include_ground_truth=ground_truth)
     _print(f"wrote {out}: {report.items} item(s), {report.ratings} rating(s), {report.media_files} media file(s)")
@@ -260,7 +235,7 @@ def import_package_cmd(project: ProjectArg,
     """Merge a rating package by UUID: no duplicates, nothing lost; importing twice changes nothing."""
     from fieldstudio.datasets.rating_package import import_package
 
-    with _open(project) as p:
+    with open_project(project) as p:
         r = import_package(p, file)
     _print(f"{r.rating_set!r}{' (created)' if r.set_created else ''}: items {r.items_added} added, "
            f"{r.items_known} known, {r.items_aliased} matched by media; media {r.media_added} added; ratings "
@@ -289,10 +264,10 @@ def measure_cmd(project: ProjectArg, rating_set: SetOpt, as_json: JsonOpt = Fals
     """Measure every item of a rating set (sharpness, exposure, contrast, box share, in frame, occlusion)."""
     from fieldstudio.media.acceptability import measure_rating_set
 
-    with _open(project) as p:
+    with open_project(project) as p:
         measured = measure_rating_set(p, rating_set)
     if as_json:
-        _out().print_json(json.dumps([{"item_id": m.item_id, "item": m.label, "measures": m.measures,
+        out.print_json(json.dumps([{"item_id": m.item_id, "item": m.label, "measures": m.measures,
                                        "target_box": m.target_box, "target_source": m.target_source,
                                        "error": m.error} for m in measured]))
         return
@@ -319,14 +294,14 @@ def tune_cmd(project: ProjectArg, rating_set: SetOpt,
     from fieldstudio.core.acceptability_rules import save_rules
     from fieldstudio.media.acceptability import tune_rating_set
 
-    with _open(project) as p:
+    with open_project(project) as p:
         report = tune_rating_set(p, rating_set, rules=_load_rules(p, rating_set, rules_file), seed=seed,
                                  n_resamples=resamples)
     if save is not None:
         save_rules(report.rules, save)
     d = report.to_dict()
     if as_json:
-        _out().print_json(json.dumps(d))
+        out.print_json(json.dumps(d))
         return
     _print(f"tuned on {d['n_train']} item(s) (agreement {_num(d['train_agreement'])}), held out {d['n_test']} "
            f"(seed {seed}); {d['ties']} tie(s) and {d['no_majority']} item(s) without a majority left out")
@@ -345,10 +320,10 @@ def score_cmd(project: ProjectArg, rating_set: SetOpt, rules_file: RulesOpt = No
     """Apply the rules to every item; store the verdicts as the scorer `acceptability-rules`."""
     from fieldstudio.media.acceptability import SOURCE, score_rating_set
 
-    with _open(project) as p:
+    with open_project(project) as p:
         report = score_rating_set(p, rating_set, rules=_load_rules(p, rating_set, rules_file))
     if as_json:
-        _out().print_json(json.dumps({"source": SOURCE, "counts": report.counts, "errors": report.errors,
+        out.print_json(json.dumps({"source": SOURCE, "counts": report.counts, "errors": report.errors,
                                       "verdicts": {k: {"verdict": v.verdict, "failing": v.failing,
                                                        "undecided": v.undecided, "reasons": v.reasons}
                                                    for k, v in report.verdicts.items()}}))

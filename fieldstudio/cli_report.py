@@ -13,20 +13,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from fieldstudio.cli_support import fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
 __all__ = ["register", "score_cmd", "report_cmd", "default_scorer_for"]
 
 _SOURCE_SCORER = {"fieldworkarena": "fwa-official", "industryeqa": "eqa-direct", "openeqa": "llm-match"}
-
-
-def _out() -> Console:
-    return Console(soft_wrap=True, highlight=False)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {message}")
-    return typer.Exit(code)
 
 
 def _parse_params(values: list[str] | None) -> dict[str, float]:
@@ -38,7 +30,7 @@ def _parse_params(values: list[str] | None) -> dict[str, float]:
                 raise ValueError
             out[key.strip()] = float(value)
         except ValueError:
-            raise _fail(f"--param {item!r}: write NAME=NUMBER, e.g. --param T_th=60") from None
+            raise fail(f"--param {item!r}: write NAME=NUMBER, e.g. --param T_th=60") from None
     return out
 
 
@@ -92,11 +84,9 @@ def score_cmd(
         "--param", help="scorer parameter NAME=NUMBER, e.g. alpha=0.5, r_th=0.5, T_th=60 for fwa-paper")] = None,
 ) -> None:
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
-    from fieldstudio.cli import open_project, progress_bar
     from fieldstudio.datasets import comparison, scoring
 
     params = _parse_params(param)
-    out = _out()
     with open_project(project) as p:
         try:
             run_ids = scoring.resolve_runs(p, run)
@@ -108,7 +98,7 @@ def score_cmd(
                 report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update)
             summary = comparison.source_summary(comparison.load_answers(p, name, run_ids))
         except (FieldstudioError, KeyError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"
               + (f" ({report.failed_answers} failed model calls)" if report.failed_answers else "")
               + (f", {report.kept_overrides} set by a person and kept" if report.kept_overrides else "")
@@ -137,16 +127,14 @@ def report_cmd(
     seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
-    from fieldstudio.cli import open_project
     from fieldstudio.datasets import report
 
-    out = _out()
     with open_project(project) as p:
         try:
             result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
                                           seed=seed)
         except FieldstudioError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     c = result.comparison
     out.print(f"wrote {result.path} ({result.format}, {result.rows} answers, scorer {c.scorer or 'none'})")
     if not c.summary.empty:

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from sqlalchemy import select
 
+from fieldstudio.cli_support import err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference import run_queue
@@ -28,40 +27,6 @@ from fieldstudio.inference.strategies import get_strategy, strategy_names
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
-
-_out = Console(highlight=False, soft_wrap=True)
-_err = Console(stderr=True, highlight=False)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    _err.print("[red]error:[/red] ", end="")
-    _err.print(message, markup=False)
-    return typer.Exit(code)
-
-
-@contextlib.contextmanager
-def _project(path: Path) -> Iterator[Project]:
-    try:
-        project = Project.open(path)
-    except FieldstudioError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        yield project
-    finally:
-        project.close()
-
-
-@contextlib.contextmanager
-def _progress(label: str) -> Iterator[Any]:
-    """A progress bar with an ETA on stderr (silent when stderr is not a terminal); yields update(done, total)."""
-    if not _err.is_terminal:
-        yield lambda done, total: None
-        return
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("ETA"), TimeRemainingColumn(), console=_err, transient=True) as bar:
-        task = bar.add_task(label, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=max(total, 1))
-
 
 @contextlib.contextmanager
 def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
@@ -75,7 +40,7 @@ def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
         if event.is_set():
             raise KeyboardInterrupt
         event.set()
-        _err.print("cancelling: the requests in flight finish and are saved; press Ctrl-C again to quit now")
+        err.print("cancelling: the requests in flight finish and are saved; press Ctrl-C again to quit now")
 
     previous = signal.signal(signal.SIGINT, handler)
     try:
@@ -116,16 +81,16 @@ def _fmt_cost(value: float, complete: bool) -> str:
 
 def print_summary(summary: run_queue.RunSummary) -> None:
     """The closing summary: answered, failed (per kind), from cache, pending, tokens, cost, time."""
-    _out.print(f"run {summary.run_id[:8]}: {summary.status}; {summary.answered} answered, {summary.failed} failed, "
+    out.print(f"run {summary.run_id[:8]}: {summary.status}; {summary.answered} answered, {summary.failed} failed, "
                f"{summary.from_cache} from cache, {summary.pending} pending (of {summary.total})")
     if summary.errors:
-        _out.print("errors: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.errors.items())))
-    _out.print(f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion "
+        out.print("errors: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.errors.items())))
+    out.print(f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion "
                f"({summary.reasoning_tokens} reasoning); cost {_fmt_cost(summary.cost_usd, summary.cost_complete)}"
                + (f"; {summary.elapsed_s:.1f} s" if summary.elapsed_s else ""))
     if summary.stopped:
-        _out.print(f"stopped early: {summary.stopped}", markup=False)
-        _out.print("fix the profile, then run the same command again to continue where it stopped")
+        out.print(f"stopped early: {summary.stopped}", markup=False)
+        out.print("fix the profile, then run the same command again to continue where it stopped")
 
 
 def run_command(
@@ -160,33 +125,33 @@ def run_command(
         if strategy:
             get_strategy(strategy)
     except FieldstudioError as exc:
-        raise _fail(str(exc)) from None
-    with _project(project) as p:
+        raise fail(str(exc)) from None
+    with open_project(project) as p:
         try:
             ids = None if tasks.strip().lower() == "all" else [t for t in tasks.split(",") if t.strip()]
             task_ids = run_queue.select_tasks(p, ids=ids, category=category, scenario=scenario,
                                               answer_type=answer_type,
                                               unanswered_by=profile.name if unanswered else None, limit=limit)
             if not task_ids:
-                raise _fail("no task matches; see `fieldstudio info` for what the project holds", 1)
+                raise fail("no task matches; see `fieldstudio info` for what the project holds", 1)
             chosen = strategy or default_strategy(p, task_ids)
             run_id = None if new else run_queue.find_resumable_run(p, profile.name, chosen)
             if run_id is not None and _run_tasks(p, run_id) != set(task_ids):
                 run_id = None
             if run_id is None:
                 run_id = run_queue.create_run(p, profile, task_ids, chosen, params=params, vision_profile=vision)
-                _out.print(f"run {run_id[:8]}: {profile.name} ({profile.model}), strategy {chosen}, "
+                out.print(f"run {run_id[:8]}: {profile.name} ({profile.model}), strategy {chosen}, "
                            f"{len(task_ids)} task(s)", markup=False)
             else:
                 before = run_queue.run_summary(p, run_id)
-                _out.print(f"resuming run {run_id[:8]}: {before.total - before.pending} of {before.total} finished",
+                out.print(f"resuming run {run_id[:8]}: {before.total - before.pending} of {before.total} finished",
                            markup=False)
-            with _cancel_on_ctrl_c() as cancel, _progress(f"{profile.name}") as update:
+            with _cancel_on_ctrl_c() as cancel, progress_bar(f"{profile.name}") as update:
                 summary = run_queue.execute_run(p, run_id, progress=update, cancelled=cancel.is_set, profile=profile,
                                                 vision_profile=vision, concurrency=concurrency,
                                                 use_cache=not no_cache, retry_failed=retry_failed)
         except FieldstudioError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     print_summary(summary)
     raise typer.Exit(0 if summary.status == "done" else 1)
 
@@ -204,7 +169,7 @@ def answers_command(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """List PROJECT's runs, or with --run the answers of one run (answer, tokens, cost, latency, error)."""
-    with _project(project) as p:
+    with open_project(project) as p:
         with p.read() as s:
             runs = s.execute(select(Run, ProfileRow.name).outerjoin(ProfileRow, Run.profile_id == ProfileRow.id)
                              .order_by(Run.started_at)).all()
@@ -218,18 +183,18 @@ def answers_command(
                              "from_cache": summary.from_cache, "cost_usd": summary.cost_usd,
                              "cost_complete": summary.cost_complete})
             if as_json:
-                _out.print_json(json.dumps(rows))
+                out.print_json(json.dumps(rows))
                 return
             table = Table("run", "name", "strategy", "status", "answered", "failed", "pending", "cached", "cost")
             for row in rows:
                 table.add_row(row["run"][:8], row["name"], row["strategy"] or row["kind"], row["status"],
                               str(row["answered"]), str(row["failed"]), str(row["pending"]), str(row["from_cache"]),
                               _fmt_cost(row["cost_usd"], row["cost_complete"]) if row["kind"] == "model" else "")
-            _out.print(table)
+            out.print(table)
             return
         matches = [r for r, _ in runs if r.id == run or (len(run) >= 6 and r.id.startswith(run.lower()))]
         if len(matches) != 1:
-            raise _fail(f"no run {run!r} in {p.path.name}" if not matches else f"{run!r} names several runs")
+            raise fail(f"no run {run!r} in {p.path.name}" if not matches else f"{run!r} names several runs")
         with p.read() as s:
             rows = s.execute(select(Answer, Task.external_id, Task.id).join(Task, Answer.task_id == Task.id)
                              .where(Answer.run_id == matches[0].id).order_by(Task.source, Task.external_id)).all()
@@ -244,7 +209,7 @@ def answers_command(
                       "reasoning_tokens": a.reasoning_tokens, "latency_s": a.latency_s, "cost_usd": a.cost_usd,
                       "from_cache": a.from_cache, "retries": a.retries, "frames": len(a.frames or [])})
     if as_json:
-        _out.print_json(json.dumps(items))
+        out.print_json(json.dumps(items))
         return
     table = Table("task", "state", "answer / error", "tokens in/out", "cost", "s", "cache", "frames")
     for it in items:
@@ -254,7 +219,7 @@ def answers_command(
         table.add_row(it["task"], it["state"], shown, tokens if it["state"] != "pending" else "", cost,
                       "" if it["latency_s"] is None else f"{it['latency_s']:.2f}", "yes" if it["from_cache"] else "",
                       str(it["frames"]))
-    _out.print(table)
+    out.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -287,3 +287,21 @@ def test_huge_photo_opens_from_a_reduced_preview_in_full_resolution_coordinates(
     x, y = _pointer(w)
     assert math.isclose(x, 6200, abs_tol=1.5) and math.isclose(y, 6150, abs_tol=1.5)
     w.close()
+
+
+@pytest.mark.parametrize("vlc", [True, False], ids=["libvlc", "decoder"])
+def test_playing_to_the_end_stops_on_the_last_frame(window, qtbot, vlc, monkeypatch):
+    if not vlc:
+        monkeypatch.setenv("FIELDSTUDIO_NO_VLC", "1")
+    else:
+        from fieldstudio.gui.viewer.vlc_playback import vlc_unavailable_reason
+        if vlc_unavailable_reason():
+            pytest.skip(vlc_unavailable_reason())
+    open_media(window, qtbot, "cfr_bframes.mp4")  # 300 frames, 10 s
+    window.go_to("#270")
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not window.video.playing, timeout=10000)
+    wait_idle(window, qtbot)
+    assert window.frame_label.text() == "frame 299 / 299"
+    assert read_barcode(shown_rgb(window)) == 299

@@ -11,7 +11,7 @@ import logging
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QImage
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox,
                                QStackedWidget, QVBoxLayout, QWidget)
@@ -531,10 +531,3 @@ class MainWindow(QMainWindow):
         self._save_layout()
         self._close_project()
         super().closeEvent(event)
-
-    # --- for tests and scripts -------------------------------------------------------------------
-    def wait_until_idle(self, qtbot, timeout_ms: int = 10000) -> None:  # noqa: ANN001 - pytest-qt bot
-        """Block (processing events) until no frame is being decoded."""
-        qtbot.waitUntil(lambda: self.loader is None or self.loader.idle(), timeout=timeout_ms)
-        QTimer.singleShot(0, lambda: None)
-        qtbot.wait(20)

@@ -1,7 +1,7 @@
 """Background work for the window: services run on the global QThreadPool and report through signals.
 
 A worker never touches a widget; Qt queues its signals to the GUI thread (STYLE.md §1, the Picard
-pattern). ``run_now`` runs the same code synchronously, for tests and for tiny jobs.
+pattern).
 """
 
 from __future__ import annotations
@@ -42,10 +42,6 @@ class Worker(QRunnable):
         """Ask the service to stop at its next check of ``cancelled()``."""
         self._cancel.set()
 
-    @property
-    def is_cancelled(self) -> bool:
-        return self._cancel.is_set()
-
     def run(self) -> None:
         try:
             out = self.fn(*self.args, progress=self.signals.progress.emit,
@@ -69,7 +65,3 @@ def start(worker: Worker) -> Worker:
     QThreadPool.globalInstance().start(worker)
     return worker
 
-
-def run_now(worker: Worker) -> None:
-    """Run ``worker`` on the calling thread (tests, tiny jobs); its signals fire before this returns."""
-    worker.run()

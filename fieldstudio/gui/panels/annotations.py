@@ -6,7 +6,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 from sqlalchemy import select
 
-from fieldstudio.gui.imaging import format_pts
 from fieldstudio.store.models import Annotation, Label
 from fieldstudio.store.project import Project
 

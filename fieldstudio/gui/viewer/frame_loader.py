@@ -60,10 +60,6 @@ class FrameLoader(QObject):
             self._cond.notify()
             return self._token
 
-    @property
-    def latest_token(self) -> int:
-        return self._token
-
     def idle(self) -> bool:
         """True when nothing is queued or decoding."""
         with self._cond:

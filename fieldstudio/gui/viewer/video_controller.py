@@ -139,18 +139,17 @@ class VideoController(QObject):
 
         Reverse play (J) always uses the decoder: libVLC cannot play backwards.
         """
-        if self.table is None or self.playing:
-            if self.playing and direction != self._direction:
-                self.pause(show_exact=False)
-            else:
+        if self.table is None:
+            return
+        if self.playing:
+            if direction == self._direction:
                 return
+            self.pause(show_exact=False)
         if direction > 0 and self.index >= len(self.table) - 1:
             self.index = self._loop_start()
         self._direction = direction
         self._play_start = (time.monotonic(), self.seconds())
-        if direction > 0 and self._start_vlc():
-            pass
-        else:
+        if not (direction > 0 and self._start_vlc()):
             self._timer.start()
         self.playing_changed.emit(True)
 
@@ -243,7 +242,8 @@ class VideoController(QObject):
                     self.notice.emit(f"libVLC cannot play this file ({exc}); using the frame decoder")
                 return False
             self._vlc.frame.connect(self._on_vlc_frame)
-            self._vlc.ended.connect(self._on_vlc_ended)
+            # emitted on libVLC's thread; Qt queues it to this object's (the GUI) thread
+            self._vlc.ended.connect(self._finish_at_end)
             self._vlc.error.connect(self.notice)
         start = self.seconds() - self.table.seconds(0)
         self._vlc_anchor = None
@@ -289,10 +289,6 @@ class VideoController(QObject):
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
         self.frame_shown.emit(index, self.seconds(index), False)
 
-    def _on_vlc_ended(self) -> None:
-        # libVLC events arrive on its own thread; the timer hops to the GUI thread
-        QTimer.singleShot(0, self._finish_at_end)
-
     def _finish_at_end(self) -> None:
         if not self.playing:
             return
@@ -313,9 +309,10 @@ class VideoController(QObject):
             return
         wall0, media0 = self._play_start
         target = media0 + self._direction * (time.monotonic() - wall0) * self.rate
-        index = self.table.index_at(target)
+        index = self.table.index_at(target)  # clamped to the video, so the range end is tested in time
         lo, hi = (self.loop if (self.loop and self.loop_enabled) else (0, len(self.table) - 1))
-        if (self._direction > 0 and index > hi) or (self._direction < 0 and index < lo):
+        past_end = self._direction > 0 and target >= self._end_of(hi)
+        if past_end or (self._direction < 0 and target < self.seconds(lo)):
             if self.loop_enabled and self.loop:
                 index = lo if self._direction > 0 else hi
                 self._play_start = (time.monotonic(), self.table.seconds(index))
@@ -326,10 +323,18 @@ class VideoController(QObject):
                 self.playing_changed.emit(False)
                 self.show_index(self.index)
                 return
-        if index != self.index or self.loader.idle():
-            if self.loader.idle() and index != self._last_shown_index:
-                self.index = index
-                self._shown_token = self.loader.request(self.media.id, index, exact=True)
+        if self.loader.idle() and index != self._last_shown_index:
+            self.index = index
+            self._shown_token = self.loader.request(self.media.id, index, exact=True)
+
+    def _end_of(self, index: int) -> float:
+        """PTS seconds at which frame ``index`` stops being shown: the next frame's PTS, or for the last
+        frame its PTS plus the previous frame's duration."""
+        if index + 1 < len(self.table):
+            return self.seconds(index + 1)
+        if index > 0:
+            return 2 * self.seconds(index) - self.seconds(index - 1)
+        return self.seconds(index)
 
     # --- results ---------------------------------------------------------------------------------
     def _on_frame(self, token: int, media_id: str, index: int, exact: bool, image: QImage) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import data_dir, sample_data_dir
 from fieldstudio.datasets.demo_annotations import add_demo_annotations
-from fieldstudio.media import library, thumbnails
+from fieldstudio.media.ingest import add_index_thumbnail
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
 
@@ -39,9 +39,7 @@ def build_demo(
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     with Project.create(path, name="fieldstudio demo") as project:
-        report = library.add_paths(project, [media_root], progress=progress, cancelled=cancelled)
-        library.index_videos(project, report.media_ids, cancelled=cancelled)
-        thumbnails.make_thumbnails(project, report.media_ids, cancelled=cancelled)
+        report = add_index_thumbnail(project, [media_root], progress=progress, cancelled=cancelled)
         if not cancelled():
             add_demo_annotations(project)
     return report

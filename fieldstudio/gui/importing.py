@@ -1,7 +1,7 @@
 """Adding media from the window (menu or drag-and-drop): a progress dialog with cancel, then a summary.
 
-The work is the same three services ``fieldstudio add`` runs: add the files, index the new videos' frames,
-make thumbnails.
+The work is ``media.ingest.add_index_thumbnail``: add the files, index the new videos' frames, make
+thumbnails.
 """
 
 from __future__ import annotations
@@ -13,23 +13,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from fieldstudio.gui import workers
-from fieldstudio.media import library, thumbnails
+from fieldstudio.media.ingest import add_index_thumbnail
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
-
-
-def add_index_thumbnail(project: Project, paths: Sequence[Path], *,
-                        progress: Callable[[int, int], None], cancelled: Callable[[], bool]) -> AddReport:
-    """Add ``paths``, then index the new videos and make their thumbnails; progress spans all three."""
-    report = library.add_paths(project, paths, progress=lambda d, t: progress(d, 3 * max(t, 1)), cancelled=cancelled)
-    if report.media_ids and not cancelled():
-        library.index_videos(project, report.media_ids,
-                             progress=lambda d, t: progress(max(t, 1) + d, 3 * max(t, 1)), cancelled=cancelled)
-    if report.media_ids and not cancelled():
-        thumbnails.make_thumbnails(project, report.media_ids,
-                                   progress=lambda d, t: progress(2 * max(t, 1) + d, 3 * max(t, 1)),
-                                   cancelled=cancelled)
-    return report
 
 
 def summary_text(report: AddReport) -> str:

@@ -1,6 +1,6 @@
-"""`python -m fieldstudio` runs the command line."""
+"""`python -m fieldstudio` runs fieldstudio as the ``fieldstudio`` command does."""
 
-from fieldstudio.cli import main
+from fieldstudio.launch import main
 
 if __name__ == "__main__":
     main()

@@ -44,15 +44,26 @@ class Worker(QRunnable):
 
     def run(self) -> None:
         try:
-            out = self.fn(*self.args, progress=self.signals.progress.emit,
-                          cancelled=self._cancel.is_set, **self.kwargs)
+            out = self.fn(*self.args, progress=self._progress, cancelled=self._cancel.is_set, **self.kwargs)
         except Exception as exc:  # noqa: BLE001 - shown to the user; the traceback goes to the log
             log.exception("worker %s failed", getattr(self.fn, "__name__", self.fn))
-            self.signals.error.emit(str(exc) or type(exc).__name__)
+            self._emit(self.signals.error, str(exc) or type(exc).__name__)
         else:
-            self.signals.result.emit(out)
+            self._emit(self.signals.result, out)
         finally:
-            self.signals.finished.emit()
+            self._emit(self.signals.finished)
+
+    def _progress(self, done: int, total: int) -> None:
+        self._emit(self.signals.progress, done, total)
+
+    @staticmethod
+    def _emit(signal, *args) -> None:  # noqa: ANN001 - SignalInstance
+        # When the application quits while work is still running, Qt deletes the signals' C++ object
+        # first; the result then has nobody to go to, which is not an error worth a traceback.
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            log.debug("worker finished after its receiver was deleted")
 
 
 _running: set[Worker] = set()

@@ -19,12 +19,14 @@ import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import openai
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference.profiles import ModelProfile, mask_url, mask_urls_in_text, resolve_api_key
+
+if TYPE_CHECKING:  # the openai package takes ~0.5 s to import: only code that calls a model loads it
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +153,7 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
 
     Raises ModelCallError(kind="no_key") if the profile's key source is empty.
     """
+    import openai
     if api_key is None:
         try:
             api_key = resolve_api_key(profile)
@@ -223,6 +226,7 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
     it), the request is repeated once without it. A stream cut short by `cancelled` ends the call with
     the text received so far. Raises ModelCallError as `chat` does.
     """
+    import openai
     client = client or make_client(profile)
     state = {"include_usage": include_usage}
 
@@ -294,6 +298,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
 
     `key`, if given, is removed from any server text that echoes it.
     """
+    import openai
     where = f"{profile.name} ({mask_url(profile.base_url)}, model {profile.model})"
     if isinstance(exc, ModelCallError):
         return exc

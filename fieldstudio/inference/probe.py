@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-import openai
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import openai
 
 from fieldstudio.inference.client import (ModelCallError, chat, chat_stream, explain_error,
                                           make_client)

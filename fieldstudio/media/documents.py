@@ -19,13 +19,16 @@ import re
 import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-import pymupdf
 from charset_normalizer import from_bytes
 
 from fieldstudio.core.errors import MediaError
+
+if TYPE_CHECKING:
+    import pymupdf
 
 PDF_SUFFIXES = frozenset({".pdf"})
 TEXT_SUFFIXES = frozenset({".txt", ".text"})
@@ -36,7 +39,17 @@ MAX_RENDER_PIXELS = 40_000_000
 
 #: Text-extraction flags: PyMuPDF's defaults for text and search, minus ligature preservation, so that
 #: U+FB01 "fi", U+FB04 "ffl" etc. come out as plain letters (pitfalls.md section 18).
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
+def _mupdf():  # noqa: ANN202 - the pymupdf module
+    # Imported on first use: PyMuPDF 2 loads its layout model at import (1-2 s), which the window's
+    # start-up and every command that never opens a PDF should not pay.
+    import pymupdf
+
+    return pymupdf
+
+
+def _text_flags() -> int:
+    m = _mupdf()
+    return m.TEXTFLAGS_BLOCKS & ~m.TEXT_PRESERVE_LIGATURES
 
 #: A word hyphenated at a line end: lower-case letter, "-", line break, lower-case letter. Joined again
 #: ("employ-" + "ees" -> "employees") as search_text (TEXT_DEHYPHENATE) and pdftotext do; PyMuPDF's
@@ -46,7 +59,9 @@ _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_])")
 
 def _join_hyphenated(text: str) -> str:
     return _LINE_END_HYPHEN.sub(lambda m: "" if text[m.end()].islower() else m.group(0), text)
-_SEARCH_FLAGS = pymupdf.TEXTFLAGS_SEARCH & ~pymupdf.TEXT_PRESERVE_LIGATURES
+def _search_flags() -> int:
+    m = _mupdf()
+    return m.TEXTFLAGS_SEARCH & ~m.TEXT_PRESERVE_LIGATURES
 
 #: Latin ligature presentation forms U+FB00..U+FB06 and their letters (what NFKC gives for them).
 _LIGATURES = str.maketrans({
@@ -137,9 +152,9 @@ def _document_kind(path: Path) -> str:
 
 def _page_text(page: pymupdf.Page) -> str:
     """The page's text blocks joined in reading order, ligatures expanded."""
-    blocks = [b for b in page.get_text("blocks", flags=_TEXT_FLAGS) if b[6] == 0 and b[4].strip()]
+    blocks = [b for b in page.get_text("blocks", flags=_text_flags()) if b[6] == 0 and b[4].strip()]
     rot = page.rotation_matrix
-    placed = [(pymupdf.Rect(b[:4]) * rot, _join_hyphenated(b[4].strip())) for b in blocks]
+    placed = [(_mupdf().Rect(b[:4]) * rot, _join_hyphenated(b[4].strip())) for b in blocks]
     ordered = _reading_order([(r.x0, r.y0, r.x1, r.y1) for r, _ in placed])
     return "\n\n".join(placed[i][1] for i in ordered).translate(_LIGATURES)
 
@@ -251,7 +266,7 @@ def _open_pdf(path: Path) -> Iterator[pymupdf.Document]:
     if b"%PDF-" not in head:
         raise MediaError(path, "is not a PDF (it has no PDF header), although it is named like one")
     try:
-        doc = pymupdf.open(str(path), filetype="pdf")
+        doc = _mupdf().open(str(path), filetype="pdf")
     except Exception as exc:  # pymupdf.FileDataError and friends
         raise MediaError(path, f"is damaged and cannot be opened as a PDF ({exc})") from exc
     try:
@@ -343,7 +358,8 @@ def render_page(path: Path, page_number: int, zoom: float = 1.0) -> np.ndarray:
             while (width_pt * zoom + 1) * (height_pt * zoom + 1) > MAX_RENDER_PIXELS and zoom > 1e-6:
                 zoom *= 0.99
         try:
-            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
+            m = _mupdf()
+            pix = page.get_pixmap(matrix=m.Matrix(zoom, zoom), colorspace=m.csRGB, alpha=False)
         except Exception as exc:
             raise MediaError(path, f"page {page_number + 1} cannot be drawn ({exc})") from exc
         image = np.frombuffer(pix.samples, dtype=np.uint8)
@@ -376,7 +392,7 @@ def search_text(path: Path, query: str) -> list[tuple[int, list[tuple[float, flo
     with _open_pdf(path) as doc:
         for page in doc:
             try:
-                found = page.search_for(needle, flags=_SEARCH_FLAGS)
+                found = page.search_for(needle, flags=_search_flags())
             except Exception as exc:
                 raise MediaError(path, f"is damaged: page {page.number + 1} cannot be read ({exc})") from exc
             if found:

@@ -77,6 +77,9 @@ def thumbnail_jpeg(project: Project, media_id: str) -> bytes | None:
         return row.jpeg if row else None
 
 
+STRIP_CACHE_BYTES = 32 * 1024 * 1024
+
+
 def timeline_strip(
     project: Project,
     media_id: str,
@@ -92,7 +95,8 @@ def timeline_strip(
     Returns (frame index, RGB array (height, W, 3) uint8) pairs in time order, without repeats.
     Raises MediaError when the video cannot be read; NotFound for an unknown media.
     """
-    source = FrameSource(project, max_readers=1)
+    # the times only increase, so a few decoded frames are all the cache ever serves
+    source = FrameSource(project, max_readers=1, cache_bytes=STRIP_CACHE_BYTES)
     try:
         media = library.find_media(project, media_id)
         table = source.reader(media).table

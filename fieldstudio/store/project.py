@@ -8,16 +8,14 @@ and migrated with Alembic. Every write is one short ``BEGIN IMMEDIATE`` transact
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,20 +28,43 @@ PROJECT_SUFFIX = ".fieldstudio"
 _MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-def _alembic_config() -> Config:
+def _alembic_config():  # noqa: ANN202 - alembic.config.Config
+    # alembic is imported only to migrate: it costs a large part of a second at start-up
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(_MIGRATIONS))
     return cfg
 
 
+_REVISION_LINE = re.compile(r"^revision(?::\s*str)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
+_DOWN_LINE = re.compile(r"^down_revision(?::[^=]*)?\s*=\s*(None|['\"]([^'\"]+)['\"])", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=1)
+def _revision_graph() -> dict[str, str | None]:
+    """revision -> down_revision, read from the migration scripts' ``revision =`` lines (as Alembic does)."""
+    graph: dict[str, str | None] = {}
+    for script in sorted((_MIGRATIONS / "versions").glob("*.py")):
+        text = script.read_text(encoding="utf-8")
+        rev, down = _REVISION_LINE.search(text), _DOWN_LINE.search(text)
+        if rev:
+            graph[rev.group(1)] = down.group(2) if down else None
+    return graph
+
+
 def head_revision() -> str:
-    """The newest schema revision this fieldstudio knows."""
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    """The newest schema revision this fieldstudio knows (the one no other revision points down to)."""
+    graph = _revision_graph()
+    heads = set(graph) - {d for d in graph.values() if d}
+    if len(heads) != 1:
+        raise ProjectError(f"{_MIGRATIONS}: expected one head revision, found {sorted(heads)}")
+    return heads.pop()
 
 
 def known_revisions() -> set[str]:
     """Every schema revision this fieldstudio knows."""
-    return {rev.revision for rev in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
+    return set(_revision_graph())
 
 
 def _file_revision(path: Path) -> str | None:
@@ -141,6 +162,8 @@ class Project:
     backup_path: Path | None = None
 
     def _upgrade(self) -> None:
+        from alembic import command
+
         cfg = _alembic_config()
         with self.engine.connect() as conn:
             cfg.attributes["connection"] = conn
@@ -149,6 +172,8 @@ class Project:
 
     def schema_revision(self) -> str | None:
         """The schema revision stored in the file."""
+        from alembic.runtime.migration import MigrationContext
+
         with self.engine.connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()
 

@@ -8,6 +8,8 @@ at that index, the frame an annotation attaches to (DESIGN.md, "Frames").
 from __future__ import annotations
 
 import logging
+import ctypes
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -48,6 +50,7 @@ class FrameLoader(QObject):
         self._pending: FrameRequest | None = None
         self._busy = False
         self._stop = False
+        self._free = False
         self._token = 0
         self._thread = threading.Thread(target=self._loop, name="frame-loader", daemon=True)
         self._thread.start()
@@ -59,6 +62,16 @@ class FrameLoader(QObject):
             self._pending = FrameRequest(media_id, index, exact, self._token)
             self._cond.notify()
             return self._token
+
+    def free_memory(self) -> None:
+        """Close the decoders and drop their cached frames (on the decoding thread); they reopen on demand.
+
+        Called when libVLC takes over playback: the exact-frame cache is then unused and would keep
+        up to ``cache_bytes`` of decoded frames resident beside VLC's own buffers.
+        """
+        with self._cond:
+            self._free = True
+            self._cond.notify()
 
     def idle(self) -> bool:
         """True when nothing is queued or decoding."""
@@ -76,10 +89,16 @@ class FrameLoader(QObject):
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while self._pending is None and not self._stop:
+                while self._pending is None and not self._stop and not self._free:
                     self._cond.wait()
                 if self._stop:
                     return
+                if self._free and self._pending is None:
+                    self._free = False
+                    self.source.close()
+                    _return_freed_memory()
+                    continue
+                self._free = False
                 req, self._pending = self._pending, None
                 self._busy = True
             try:
@@ -106,3 +125,13 @@ class FrameLoader(QObject):
 
     def _media(self, media_id: str):  # noqa: ANN202 - Media row
         return library.find_media(self.source.project, media_id)
+
+
+def _return_freed_memory() -> None:
+    # glibc keeps freed decoder buffers in its heap (the mmap threshold grows after large frees), so
+    # resident memory would not drop; malloc_trim hands the free pages back. No-op elsewhere.
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass

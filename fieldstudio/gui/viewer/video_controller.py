@@ -227,6 +227,7 @@ class VideoController(QObject):
                 self._vlc_warned = True
                 self.notice.emit(f"{reason}: playing from the frame decoder, less smoothly")
             return False
+        self.loader.free_memory()  # the exact-frame cache is idle until pause; libVLC needs the memory
         if self._vlc is None:
             w, h = self.media.width or 0, self.media.height or 0
             rotation = (self.media.rotation or 0) % 360

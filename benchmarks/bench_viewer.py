@@ -1,0 +1,229 @@
+"""Viewer benchmarks (issue 3): cold start, exact frame after a playhead release, memory while playing.
+
+Run with ``python benchmarks/bench_viewer.py`` (offscreen Qt is used when no display is set). Each figure is
+a ratio against a reference measured in the same run:
+
+- cold start to a shown main window on a project of 5,000 media vs a bare QApplication showing an empty
+  QMainWindow, both as fresh processes (median of 3 each; target <= 2.5x)
+- exact frame shown after a playhead release vs our own random-access median (``FrameReader.get``) on the
+  same 1080p clip and indices (target <= 1.5x)
+- resident memory (peak VmRSS) while playing the 1080p clip for 30 s (target < 600 MB)
+
+The child processes are this same file run with ``--child``; they print one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+WORK = Path(__file__).resolve().parent / "_work"
+N_MEDIA = 5000
+
+
+# --- children ------------------------------------------------------------------------------------
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def child_bare() -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    app = QApplication(sys.argv)
+    w = QMainWindow()
+    w.resize(1200, 800)
+    w.show()
+    QTimer.singleShot(0, lambda: (print(json.dumps({"shown": time.time()}), flush=True), app.quit()))
+    app.exec()
+
+
+def child_window(project_path: str) -> None:
+    import fieldstudio.launch  # noqa: F401 - what the `fieldstudio` command imports first
+    from PySide6.QtCore import QTimer
+
+    from fieldstudio.gui.app import application
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.store.project import Project
+
+    app = application()
+    w = MainWindow(Project.open(Path(project_path)))
+    w.show()
+    QTimer.singleShot(0, lambda: (print(json.dumps({"shown": time.time(), "rows": w.library.model.rowCount()}),
+                                        flush=True), app.quit()))
+    app.exec()
+
+
+def child_play(project_path: str, seconds: float) -> None:
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtTest import QTest
+
+    from fieldstudio.gui.app import application
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.store.project import Project
+
+    application()
+    w = MainWindow(Project.open(Path(project_path)))
+    w.resize(1400, 900)
+    w.show()
+    mid = w.library.visible_ids()[0]
+    w.library.select(mid)
+    while w.video is None or not w.loader.idle():
+        QTest.qWait(50)
+    QTest.qWait(300)
+
+    # exact frame after a release: time from the release (show_index) to the exact frame being shown
+    table = w.video.table
+    indices = random.Random(11).sample(range(len(table)), 20)
+    latencies = []
+    for i in indices:
+        done = []
+        conn = w.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and done.append(1))
+        clock = QElapsedTimer()
+        clock.start()
+        w.timeline.released.emit(i)
+        while not done:
+            QTest.qWait(1)
+        latencies.append(clock.nsecsElapsed() / 1e9)
+        w.video.frame_shown.disconnect(conn)
+
+    rss_after_release = _rss_mb()
+    shown = []
+    w.video.frame_shown.connect(lambda idx, _s, _e: shown.append(idx))
+    peak = [_rss_mb()]
+    sampler = QTimer()
+    sampler.timeout.connect(lambda: peak.append(_rss_mb()))
+    sampler.start(250)
+    w.video.show_index(0)
+    QTest.qWait(300)
+    w.video.play()
+    QTest.qWait(int(seconds * 1000))
+    w.video.pause()
+    sampler.stop()
+    print(json.dumps({"release_s": latencies, "indices": indices, "peak_rss_mb": max(peak), "rss_samples": [round(x) for x in peak[::4]], "rss_after_release_mb": rss_after_release,
+                      "frames_shown": len(shown), "last_index": shown[-1] if shown else None,
+                      "vlc": w.video._vlc is not None}), flush=True)
+    w.close()
+
+
+# --- parent --------------------------------------------------------------------------------------
+def _child(*args: str) -> dict:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen" if not env.get("DISPLAY") else env.get("QT_QPA_PLATFORM", ""))
+    if not env["QT_QPA_PLATFORM"]:
+        env.pop("QT_QPA_PLATFORM")
+    env.setdefault("FIELDSTUDIO_CONFIG_DIR", str(WORK / "config"))
+    start = time.time()
+    done = subprocess.run([sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True,
+                          timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"child {args} failed:\n{done.stderr[-3000:]}")
+    out = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    out["elapsed"] = out["shown"] - start if "shown" in out else None
+    return out
+
+
+def project_with_media(n: int) -> Path:
+    """A project of ``n`` small distinct JPEGs (made once in benchmarks/_work)."""
+    import cv2
+    import numpy as np
+
+    from fieldstudio.media import library
+    from fieldstudio.store.project import Project
+
+    path = WORK / f"viewer_{n}.fieldstudio"
+    if path.exists():
+        return path
+    folder = WORK / f"images_{n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3)
+    for i in range(n):
+        f = folder / f"site_{i:05d}.jpg"
+        if not f.exists():
+            cv2.imwrite(str(f), rng.integers(0, 255, (48, 64, 3), dtype=np.uint8))
+    with Project.create(path, name=f"{n} media") as p:
+        report = library.add_paths(p, [folder])
+    assert report.imported_total == n, report.imported_total
+    return path
+
+
+def project_with_1080p() -> Path:
+    from fieldstudio.media import library
+    from fieldstudio.store.project import Project
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import make_clip
+
+    path = WORK / "viewer_1080p.fieldstudio"
+    if path.exists():
+        return path
+    clip = make_clip(WORK / "clip_60s_1080p.mp4")
+    with Project.create(path, name="1080p") as p:
+        report = library.add_paths(p, [clip])
+        library.index_videos(p, report.media_ids)
+    return path
+
+
+def bench_cold_start() -> None:
+    project = project_with_media(N_MEDIA)
+    bare, ours = [], []
+    for _ in range(3):
+        bare.append(_child("bare")["elapsed"])
+        out = _child("window", str(project))
+        ours.append(out["elapsed"])
+        assert out["rows"] == N_MEDIA, out
+    b, o = statistics.median(bare), statistics.median(ours)
+    print(f"cold start with {N_MEDIA} media: median {o:.2f} s; bare QMainWindow {b:.2f} s; "
+          f"ratio {o / b:.2f} (target <= 2.5)")
+
+
+def bench_release_and_playback(seconds: float = 30.0) -> None:
+    from fieldstudio.media import video
+    project = project_with_1080p()
+    out = _child("play", str(project), str(seconds))
+    clip = WORK / "clip_60s_1080p.mp4"
+    table = video.build_frame_table(clip)
+    reader = video.FrameReader(clip, table)
+    ra = []
+    for i in out["indices"]:
+        t = time.perf_counter()
+        reader.get(i)
+        ra.append(time.perf_counter() - t)
+    reader.close()
+    rel, ram = statistics.median(out["release_s"]), statistics.median(ra)
+    print(f"exact frame after release: median {rel * 1000:.1f} ms; random access {ram * 1000:.1f} ms; "
+          f"ratio {rel / ram:.2f} (target <= 1.5)")
+    print(f"playing 1080p for {seconds:.0f} s: peak RSS {out['peak_rss_mb']:.0f} MB (target < 600; "
+          f"{out['rss_after_release_mb']:.0f} MB before playing); "
+          f"{out['frames_shown']} frames shown, last index {out['last_index']}, "
+          f"{'libVLC' if out['vlc'] else 'frame decoder'}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        kind, *rest = sys.argv[2:]
+        if kind == "bare":
+            child_bare()
+        elif kind == "window":
+            child_window(rest[0])
+        else:
+            child_play(rest[0], float(rest[1]))
+        return
+    WORK.mkdir(exist_ok=True)
+    bench_cold_start()
+    bench_release_and_playback()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Run in a subprocess by test_gui_dpr.py: the main window at the device pixel ratio QT_SCALE_FACTOR asks for.
+
+Prints one JSON line: the window's device pixel ratio and, per zoom, the pointer position the status bar
+reports at a known scene point and after moving the pointer by (40, 20) device-independent pixels, plus
+whether the viewport's physical pixels at 1:1 equal the photo's pixels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, QThreadPool
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from fieldstudio.gui.imaging import rgb_from_qimage
+from fieldstudio.gui.main_window import MainWindow
+from fieldstudio.media import images, library
+from fieldstudio.store.project import Project
+
+
+def _pointer(window) -> tuple[float, float]:  # noqa: ANN001
+    m = re.match(r"x ([\d.]+)\s+y ([\d.]+) px", window.pointer_label.text())
+    return (float(m.group(1)), float(m.group(2))) if m else (float("nan"), float("nan"))
+
+
+def _settle(app: QApplication, ms: int = 60) -> None:
+    QTest.qWait(ms)
+    app.processEvents()
+
+
+def main(project_path: str, photo: str) -> None:
+    app = QApplication.instance() or QApplication(sys.argv)
+    with Project.create(Path(project_path), name="dpr") as p:
+        report = library.add_paths(p, [Path(photo)])
+    project = Project.open(Path(project_path))
+    window = MainWindow(project)
+    window.resize(1200, 800)
+    window.show()
+    _settle(app, 200)
+    mid = report.media_ids[0]
+    window.library.select(mid)
+    for _ in range(100):
+        if window.media is not None and window.loader.idle():
+            break
+        _settle(app, 50)
+    _settle(app, 200)
+    canvas = window.canvas
+    out = {"dpr": canvas.devicePixelRatioF(), "zooms": {}}
+    for zoom in (0.75, 1.0, 3.0):
+        canvas.set_zoom(zoom)
+        _settle(app)
+        canvas.centerOn(100.0, 80.0)
+        _settle(app)
+        start = canvas.mapFromScene(QPointF(100.0, 80.0))
+        QTest.mouseMove(canvas.viewport(), start + QPoint(1, 1))
+        QTest.mouseMove(canvas.viewport(), start)
+        x0, y0 = _pointer(window)
+        QTest.mouseMove(canvas.viewport(), start + QPoint(40, 20))
+        x1, y1 = _pointer(window)
+        out["zooms"][str(zoom)] = {"start": [x0, y0], "moved": [x1, y1], "label": window.zoom_label.text()}
+    # at 1:1 every physical screen pixel shows exactly one image pixel
+    canvas.set_zoom(1.0)
+    _settle(app)
+    canvas.centerOn(100.0, 80.0)
+    _settle(app, 100)
+    grab = canvas.viewport().grab().toImage()
+    shot = rgb_from_qimage(grab)
+    dpr = grab.devicePixelRatio()
+    corner = canvas.viewportTransform().map(QPointF(20.0, 20.0))  # device-independent viewport pixels
+    px, py = int(round(corner.x() * dpr)), int(round(corner.y() * dpr))
+    photo_rgb = images.read_image(Path(photo))
+    w, h = 100, 60
+    out["grab_size"] = [grab.width(), grab.height()]
+    out["viewport_size"] = [canvas.viewport().width(), canvas.viewport().height()]
+    out["corner_physical"] = [corner.x() * dpr, corner.y() * dpr]
+    diff = shot[py:py + h, px:px + w].astype(int) - photo_rgb[20:20 + h, 20:20 + w].astype(int)
+    out["one_to_one_max_diff"] = int(np.abs(diff).max())
+    print(json.dumps(out))
+    window.close()
+    QThreadPool.globalInstance().waitForDone(5000)
+    project.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,42 @@
+"""High-DPI: pointer positions are image pixels and 1:1 is one image pixel per physical pixel at DPR 1, 1.5, 2.
+
+Each ratio needs its own QApplication (Qt reads QT_SCALE_FACTOR once), so tests/dpr_probe.py runs the real
+main window in a subprocess and reports what the status bar said.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "sample_data" / "media" / "images" / "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"
+
+
+@pytest.mark.parametrize("ratio", [1.0, 1.5, 2.0])
+def test_pointer_and_one_to_one_at_device_pixel_ratio(ratio, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=str(ratio), FIELDSTUDIO_NO_VLC="1")
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "dpr_probe.py"), str(tmp_path / "p.fieldstudio"),
+                           str(PHOTO)], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["dpr"] == pytest.approx(ratio)
+    # the viewport's backing store has ratio x as many physical pixels
+    assert out["grab_size"] == [round(out["viewport_size"][0] * ratio), round(out["viewport_size"][1] * ratio)]
+    for zoom_text, seen in out["zooms"].items():
+        zoom = float(zoom_text)
+        per_logical_px = ratio / zoom  # image pixels under one device-independent pixel
+        (x0, y0), (x1, y1) = seen["start"], seen["moved"]
+        # mapFromScene rounds to whole device-independent pixels, and the label shows one decimal
+        assert x0 == pytest.approx(100.0, abs=per_logical_px + 0.1)
+        assert y0 == pytest.approx(80.0, abs=per_logical_px + 0.1)
+        assert x1 - x0 == pytest.approx(40 * per_logical_px, abs=0.11)
+        assert y1 - y0 == pytest.approx(20 * per_logical_px, abs=0.11)
+        assert seen["label"] == f"zoom {zoom * 100:.0f} %"
+    # at 1:1 the physical pixels shown are exactly the photo's pixels
+    assert out["one_to_one_max_diff"] == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import data_dir, sample_data_dir
 from fieldstudio.datasets.demo_annotations import add_demo_annotations
+from fieldstudio.datasets.demo_ratings import add_demo_ratings
 from fieldstudio.media.ingest import add_index_thumbnail
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
@@ -42,4 +43,5 @@ def build_demo(
         report = add_index_thumbnail(project, [media_root], progress=progress, cancelled=cancelled)
         if not cancelled():
             add_demo_annotations(project)
+            add_demo_ratings(project)
     return report

@@ -1,0 +1,423 @@
+"""The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
+a person's overrides and promotions, and the summary tab (tables with intervals and plots).
+
+All reads and writes are services of ``fieldstudio.datasets.comparison_view`` (built on ``comparison``,
+``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
+moment on 900 tasks x 8 sources. The panel never computes a statistic itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.datasets import comparison_view as cv
+from fieldstudio.gui import workers
+from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
+from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
+from fieldstudio.gui.panels.comparison_summary import SummaryPanel
+from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ComparisonPanel"]
+
+_ALL = None
+
+
+class ComparisonPanel(QWidget):
+    """Tasks x sources grid with filters and a detail pane, plus a Summary tab.
+
+    Signals: ``open_media_at(media_id, frame_index)`` asks the window to show a media at a frame (the first
+    frame the model saw); ``frames_seen(media_id, [frame indices])`` is emitted just before it so the
+    timeline can mark those frames; ``status(text)`` for the status bar; ``loaded()`` after data is shown;
+    ``ground_truth_changed(task_id)`` after a promotion.
+    """
+
+    open_media_at = Signal(str, int)
+    frames_seen = Signal(str, object)
+    status = Signal(str)
+    loaded = Signal()
+    ground_truth_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.view: cv.ComparisonView | None = None
+        self._generation = 0
+        self._worker: workers.Worker | None = None
+        self._keep_cell: tuple[str, str] | None = None
+
+        # filters
+        self.scorer_combo = QComboBox()
+        self.scorer_combo.setToolTip("Scorer whose values are shown; another scorer reloads the view")
+        self.scorer_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.category_combo, self.scenario_combo, self.type_combo = QComboBox(), QComboBox(), QComboBox()
+        for combo, what in ((self.category_combo, "category"), (self.scenario_combo, "scenario"),
+                            (self.type_combo, "answer type")):
+            combo.setToolTip(f"Show only the tasks of one {what}")
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.disagree_check = QCheckBox("Models disagree")
+        self.disagree_check.setToolTip("Only tasks whose scored sources do not all have the same verdict")
+        self.wrong_check = QCheckBox("Wrong only")
+        self.wrong_check.setToolTip("Only tasks where at least one source is not correct")
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search task, question, ground truth, answers (Ctrl+E)")
+        self.search_edit.setClearButtonEnabled(True)
+        self.refresh_button = QPushButton("Reload")
+        self.refresh_button.setToolTip("Read the answers and scores again (F5)")
+        self.count_label = QLabel("")
+
+        row1 = QHBoxLayout()
+        for label, w in (("Scorer", self.scorer_combo), ("Category", self.category_combo),
+                         ("Scenario", self.scenario_combo), ("Answer type", self.type_combo)):
+            row1.addWidget(QLabel(label))
+            row1.addWidget(w)
+        row1.addStretch(1)
+        row1.addWidget(self.refresh_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.disagree_check)
+        row2.addWidget(self.wrong_check)
+        row2.addWidget(self.search_edit, 1)
+        row2.addWidget(self.count_label)
+
+        # grid
+        self.model = ComparisonTableModel(self)
+        self.proxy = ComparisonFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)   # tasks in id order
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setWordWrap(False)
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setDefaultSectionSize(180)
+        header.setSortIndicatorShown(True)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.selectionModel().currentChanged.connect(self._on_current)
+        self.detail = AnswerDetailPane()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([900, 420])
+        self.model.modelReset.connect(self._size_columns)
+        grid_page = QWidget()
+        gl = QVBoxLayout(grid_page)
+        gl.setContentsMargins(0, 0, 0, 0)
+        gl.addLayout(row1)
+        gl.addLayout(row2)
+        gl.addWidget(splitter, 1)
+
+        self.summary = SummaryPanel()
+        self.summary.status.connect(self.status)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(grid_page, "Grid")
+        self.tabs.addTab(self.summary, "Summary")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+        # wiring
+        self.scorer_combo.activated.connect(lambda _i: self.reload(self.scorer_combo.currentData()))
+        for combo in (self.category_combo, self.scenario_combo, self.type_combo):
+            combo.currentIndexChanged.connect(self._apply_filters)
+        self.disagree_check.toggled.connect(self._apply_filters)
+        self.wrong_check.toggled.connect(self._apply_filters)
+        self.search_edit.textChanged.connect(self._apply_filters)
+        self.refresh_button.clicked.connect(lambda: self.reload(self.current_scorer()))
+        self.detail.open_media.connect(self.open_media)
+        self.detail.override.connect(self.open_override_dialog)
+        self.detail.promote.connect(self.open_promote_dialog)
+        for keys, slot, name in (("Ctrl+E", self.search_edit.setFocus, "focus_search"),
+                                 ("F5", lambda: self.reload(self.current_scorer()), "reload")):
+            action = QAction(self)
+            action.setObjectName(name)
+            action.setShortcut(QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+        self._set_enabled(False)
+
+    # ------------------------------------------------------------ loading
+    def set_project(self, project: Project | None) -> None:
+        """Show ``project``'s answers and scores (None clears the view)."""
+        self.project = project
+        self._keep_cell = None
+        if project is None:
+            self._generation += 1
+            self._show(None)
+            return
+        self.reload(None)
+
+    def current_scorer(self) -> str | None:
+        """The scorer shown (None before anything is loaded)."""
+        return self.view.scorer if self.view is not None else None
+
+    def reload(self, scorer: str | None = None) -> None:
+        """Read answers and scores again in the background; ``loaded`` is emitted when they are shown."""
+        if self.project is None:
+            return
+        self._generation += 1
+        gen = self._generation
+        if self._worker is not None:
+            self._worker.cancel()
+        worker = workers.Worker(cv.load_view, self.project, scorer)
+        worker.signals.result.connect(lambda view: self._on_loaded(gen, view))
+        worker.signals.error.connect(lambda msg: self._on_error(gen, msg))
+        self._worker = worker
+        self.count_label.setText("loading…")
+        workers.start(worker)
+
+    def _on_loaded(self, gen: int, view: cv.ComparisonView) -> None:
+        if gen != self._generation:
+            return                       # a newer reload is on its way
+        self._worker = None
+        self._show(view)
+
+    def _on_error(self, gen: int, message: str) -> None:
+        if gen != self._generation:
+            return
+        self._worker = None
+        self.count_label.setText("")
+        self.status.emit(f"Could not load the comparison: {message}")
+
+    def _show(self, view: cv.ComparisonView | None) -> None:
+        current = self._current_cell_key()
+        self.view = view
+        self._fill_combos(view)
+        self.model.set_grid(view.grid if view is not None else None)
+        self.proxy.refilter()
+        self.summary.set_view(view)
+        self._set_enabled(view is not None)
+        self._update_count()
+        keep = self._keep_cell or current
+        self._keep_cell = None
+        if not (keep and self.select_cell(*keep)):
+            self.detail.show_detail(None)
+        if view is not None:
+            self.status.emit(f"Comparison: {view.grid.shape[0]} tasks x {len(view.grid.sources)} sources, "
+                             f"scorer {view.scorer or 'none'}")
+        self.loaded.emit()
+
+    def _size_columns(self) -> None:
+        """Narrow task columns, wider source columns (the user may resize them)."""
+        for column, width in enumerate((80, 60, 200)):
+            self.table.setColumnWidth(column, width)
+        for column in range(len(TASK_COLUMNS), self.model.columnCount()):
+            self.table.setColumnWidth(column, 170)
+
+    def _fill_combos(self, view: cv.ComparisonView | None) -> None:
+        combos = ((self.category_combo, "category", "All categories"), (self.scenario_combo, "scenario",
+                  "All scenarios"), (self.type_combo, "answer_type", "All answer types"))
+        for combo, column, everything in combos:
+            before = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(everything, _ALL)
+            if view is not None and not view.grid.tasks.empty:
+                for value in sorted(view.grid.tasks[column].astype(str).unique()):
+                    combo.addItem(value, value)
+            i = combo.findData(before) if before is not None else 0
+            combo.setCurrentIndex(max(0, i))
+            combo.blockSignals(False)
+        self.scorer_combo.blockSignals(True)
+        self.scorer_combo.clear()
+        names = list(view.scorers) if view is not None else []
+        if view is not None and view.scorer and view.scorer not in names:
+            names.insert(0, view.scorer)
+        for name in names:
+            self.scorer_combo.addItem(name, name)
+        if not names:
+            self.scorer_combo.addItem("no scores yet", None)
+        self.scorer_combo.setCurrentIndex(max(0, self.scorer_combo.findData(view.scorer) if view else 0))
+        self.scorer_combo.blockSignals(False)
+        self.proxy.category = self.category_combo.currentData()
+        self.proxy.scenario = self.scenario_combo.currentData()
+        self.proxy.answer_type = self.type_combo.currentData()
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.scorer_combo, self.category_combo, self.scenario_combo, self.type_combo, self.disagree_check,
+                  self.wrong_check, self.search_edit, self.refresh_button):
+            w.setEnabled(on)
+
+    # ------------------------------------------------------------ filters
+    def _apply_filters(self, *_args: object) -> None:
+        self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
+                               answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
+                               wrong_only=self.wrong_check.isChecked(), search=self.search_edit.text())
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = self.model.rowCount()
+        shown = self.proxy.rowCount()
+        self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
+
+    # ------------------------------------------------------------ cells
+    def _cell_at(self, proxy_index: QModelIndex) -> tuple[int, int] | None:
+        """(grid row, source column) under a proxy index; None for a task column or nothing."""
+        if not proxy_index.isValid():
+            return None
+        src = self.proxy.mapToSource(proxy_index)
+        k = src.column() - len(TASK_COLUMNS)
+        return (src.row(), k) if k >= 0 else None
+
+    def _current_cell_key(self) -> tuple[str, str] | None:
+        cell = self._cell_at(self.table.currentIndex())
+        g = self.model.grid
+        if cell is None or g is None:
+            return None
+        return str(g.tasks.at[cell[0], "task_id"]), g.sources[cell[1]]
+
+    def select_cell(self, task_id: str, source: str) -> bool:
+        """Make (task, source) the current cell if it is shown; returns whether it is."""
+        g = self.model.grid
+        try:
+            row, k = g.cell_of(task_id, source) if g is not None else (None, None)
+        except KeyError:
+            return False
+        if row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(row, len(TASK_COLUMNS) + k))
+        if not proxy_index.isValid():
+            return False
+        self.table.selectionModel().setCurrentIndex(proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.table.scrollTo(proxy_index)
+        self._on_current(proxy_index, QModelIndex())
+        return True
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        cell = self._cell_at(current)
+        g = self.model.grid
+        if cell is None or g is None or self.project is None or not g.present[cell]:
+            self.detail.show_detail(None)
+            return
+        try:
+            detail = cv.answer_detail(self.project, g.answer_id[cell], self.current_scorer())
+            target = cv.media_target(self.project, detail)
+        except FieldstudioError as exc:
+            self.status.emit(str(exc))
+            self.detail.show_detail(None)
+            return
+        self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer())
+
+    def current_detail(self) -> cv.AnswerDetail | None:
+        """The answer shown in the detail pane."""
+        return self.detail.detail
+
+    # ------------------------------------------------------------ actions
+    def open_media(self) -> None:
+        """Emit ``frames_seen`` and ``open_media_at`` for the answer shown (first frame the model saw)."""
+        d = self.detail.detail
+        if d is None or self.project is None:
+            return
+        target = cv.media_target(self.project, d)
+        if target is None:
+            self.status.emit("This task names no media in the project")
+            return
+        media_id, frame = target
+        seen = sorted({int(f["frame_index"]) for f in d.frames
+                       if f.get("media_id") == media_id and f.get("frame_index") is not None})
+        self.frames_seen.emit(media_id, seen)
+        self.open_media_at.emit(media_id, frame)
+
+    def open_override_dialog(self) -> OverrideDialog | None:
+        """Open the override dialog (non-blocking) for the answer shown; OK writes the new score."""
+        d = self.detail.detail
+        if d is None or self.view is None or not self.view.scorer:
+            return None
+        dialog = OverrideDialog(d, self.view.grid.scale, self)
+        dialog.accepted.connect(lambda: self._apply_override(d, dialog))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def _apply_override(self, d: cv.AnswerDetail, dialog: OverrideDialog) -> None:
+        try:
+            cv.set_score(self.project, d.answer_id, self.view.scorer, dialog.chosen_value(), dialog.reason.text(),
+                         dialog.person.text())
+        except FieldstudioError as exc:
+            self._warn("The score was not changed", str(exc))
+            return
+        self._after_edit(d, f"Score of {d.external_id} / {d.source} set by {dialog.person.text().strip()}")
+
+    def open_promote_dialog(self) -> PromoteDialog | None:
+        """Open the promote dialog (non-blocking) for the answer shown; OK makes it the ground truth."""
+        d = self.detail.detail
+        if d is None:
+            return None
+        dialog = PromoteDialog(d, self)
+        dialog.accepted.connect(lambda: self._apply_promote(d, dialog))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def _apply_promote(self, d: cv.AnswerDetail, dialog: PromoteDialog) -> None:
+        try:
+            task_id = cv.promote(self.project, d.answer_id, dialog.person.text(), dialog.reason.text())
+        except FieldstudioError as exc:
+            self._warn("The ground truth was not changed", str(exc))
+            return
+        self.ground_truth_changed.emit(task_id)
+        self._after_edit(d, f"Ground truth of {d.external_id} is now the answer of {d.source}; score again to update")
+
+    def _after_edit(self, d: cv.AnswerDetail, message: str) -> None:
+        """Show the edited cell at once, then reload everything (summaries) in the background."""
+        g = self.model.grid
+        new = cv.answer_detail(self.project, d.answer_id, self.view.scorer)
+        try:
+            row, k = g.cell_of(d.task_id, self._source_label(d))
+        except KeyError:
+            row = None
+        if row is not None:
+            s = new.score or {}
+            value = math.nan if s.get("value") is None else float(s["value"])
+            correct = math.nan if s.get("correct") is None else float(bool(s["correct"]))
+            self.model.update_cell(row, k, value, correct, bool(s.get("author")), s.get("score_id"))
+            self.model.update_ground_truth(row, new.ground_truth or "")
+        self.detail.show_detail(new, has_media=cv.media_target(self.project, new) is not None,
+                                scorer=self.view.scorer)
+        self.status.emit(message)
+        self._keep_cell = (d.task_id, self._source_label(d))
+        self.reload(self.view.scorer)
+
+    def _source_label(self, d: cv.AnswerDetail) -> str:
+        """The grid's source label of an answer (run names that repeat carry an id prefix)."""
+        g = self.model.grid
+        if d.source in g.sources:
+            return d.source
+        tagged = f"{d.source} ({d.run_id[:6]})"
+        return tagged if tagged in g.sources else d.source
+
+    def _warn(self, title: str, text: str) -> None:
+        self.status.emit(f"{title}: {text}")
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
+        box.finished.connect(box.deleteLater)
+        box.open()

@@ -1,0 +1,230 @@
+"""Qt models of the comparison grid: tasks x sources over the dense arrays of ``comparison_view.GridData``.
+
+``ComparisonTableModel.data()`` only indexes precomputed arrays and caches colours by score step, so 900 tasks
+x 8 sources scroll smoothly. ``ComparisonFilterProxy`` filters whole tasks (category, scenario, answer type,
+"models disagree", "wrong only", text) from per-row arrays and sorts by ``SORT_ROLE`` (numbers for scores,
+text for the task columns).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from fieldstudio.datasets.comparison_view import GridData
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+"""Sort key: the score (unscored -1, no answer -2) for a source column, the text for a task column."""
+VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
+"""The score as a float (NaN when unscored or absent) for a source column; None for a task column."""
+TASK_COLUMNS = ("Task", "Category", "Ground truth")
+GREY = QColor(214, 214, 214)
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_BACKGROUND = Qt.ItemDataRole.BackgroundRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_SORT = SORT_ROLE.value if hasattr(SORT_ROLE, "value") else int(SORT_ROLE)
+_VALUE = VALUE_ROLE.value if hasattr(VALUE_ROLE, "value") else int(VALUE_ROLE)
+_NTASK = 3
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_STEPS = 100
+
+
+def score_colour(fraction: float) -> QColor:
+    """Red (0) -> amber (0.5) -> green (1) for a score as a fraction of its scale; grey for NaN.
+
+    Light tones (dark text stays readable): (234,128,120) -> (255,214,110) -> (120,200,140).
+    """
+    if fraction is None or math.isnan(fraction):
+        return QColor(GREY)
+    f = min(1.0, max(0.0, float(fraction)))
+    lo, mid, hi = (234, 128, 120), (255, 214, 110), (120, 200, 140)
+    a, b, t = (lo, mid, f * 2) if f < 0.5 else (mid, hi, (f - 0.5) * 2)
+    return QColor(*(round(x + (y - x) * t) for x, y in zip(a, b)))
+
+
+class ComparisonTableModel(QAbstractTableModel):
+    """Rows = tasks, columns = Task, Category, Ground truth, then one per source ("0.83 · short answer")."""
+
+    def __init__(self, parent: Any = None):
+        super().__init__(parent)
+        self._grid: GridData | None = None
+        self._text: np.ndarray = np.zeros((0, 0), object)
+        self._brushes = [QBrush(score_colour(i / _STEPS)) for i in range(_STEPS + 1)]
+        self._grey = QBrush(GREY)
+        self._gt: list[str] = []
+        self._ext: list[str] = []
+        self._cat: list[str] = []
+        self._rows = self._cols = 0
+
+    # ------------------------------------------------------------ data in
+    @property
+    def grid(self) -> GridData | None:
+        return self._grid
+
+    def set_grid(self, grid: GridData | None) -> None:
+        """Show ``grid``. The same tasks and sources in the same order update in place (selection, scroll and
+        sort survive); anything else resets the model."""
+        same = (self._grid is not None and grid is not None and self._grid.sources == grid.sources
+                and self._grid.tasks["task_id"].tolist() == grid.tasks["task_id"].tolist())
+        if not same:
+            self.beginResetModel()
+        self._grid = grid
+        self._prepare()
+        if same:
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+        else:
+            self.endResetModel()
+
+    def _prepare(self) -> None:
+        g = self._grid
+        self._rows, self._cols = (0, 0) if g is None else (g.shape[0], _NTASK + len(g.sources))
+        if g is None:
+            self._text, self._gt, self._ext, self._cat = np.zeros((0, 0), object), [], [], []
+            return
+        self._ext = g.tasks["external_id"].astype(str).tolist()
+        self._cat = g.tasks["category"].astype(str).tolist()
+        self._gt = [" ".join(str(t).split())[:80] if t is not None else "" for t in g.tasks["ground_truth"]]
+        n, k = g.shape
+        text = np.empty((n, k), dtype=object)
+        for r in range(n):
+            for c in range(k):
+                text[r, c] = self._cell_text(r, c)
+        self._text = text
+
+    def _cell_text(self, r: int, c: int) -> str:
+        g = self._grid
+        if not g.present[r, c]:
+            return ""
+        v = g.value[r, c]
+        score = "—" if math.isnan(v) else (f"{v:.2f}" if g.scale <= 1 else f"{v:.0f}")
+        mark = "✎ " if g.overridden[r, c] else ""
+        body = "(failed)" if g.error[r, c] else g.short[r, c]
+        return f"{mark}{score} · {body}"
+
+    def update_cell(self, row: int, col: int, value: float, correct: float, overridden: bool,
+                    score_id: str | None) -> None:
+        """Change one source cell's score in place (after a person's override) and repaint it."""
+        g = self._grid
+        g.value[row, col], g.correct[row, col], g.overridden[row, col] = value, correct, overridden
+        g.score_id[row, col] = score_id
+        self._text[row, col] = self._cell_text(row, col)
+        idx = self.index(row, len(TASK_COLUMNS) + col)
+        self.dataChanged.emit(idx, idx)
+
+    def update_ground_truth(self, row: int, text: str) -> None:
+        """Change one task's ground truth in place (after a promotion) and repaint it."""
+        self._grid.tasks.loc[row, "ground_truth"] = text
+        self._gt[row] = " ".join(str(text).split())[:80]
+        idx = self.index(row, 2)
+        self.dataChanged.emit(idx, idx)
+
+    # ------------------------------------------------------------ Qt interface
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._rows
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._cols
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or self._grid is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return TASK_COLUMNS[section] if section < len(TASK_COLUMNS) else \
+                self._grid.sources[section - len(TASK_COLUMNS)]
+        if role == Qt.ItemDataRole.ToolTipRole and section >= len(TASK_COLUMNS):
+            return f"answers and scores of {self._grid.sources[section - len(TASK_COLUMNS)]}; click to sort"
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        # called thousands of times per repaint: plain int roles and array lookups only
+        if self._grid is None or not index.isValid():
+            return None
+        role = role.value if hasattr(role, "value") else role
+        r, c = index.row(), index.column()
+        k = c - _NTASK
+        if role == _DISPLAY:
+            return (self._ext[r], self._cat[r], self._gt[r])[c] if k < 0 else self._text[r, k]
+        if k < 0:
+            if role == _SORT:
+                return (self._ext[r], self._cat[r], self._gt[r])[c]
+            if role == _TOOLTIP and c == 2:
+                gt = self._grid.tasks.at[r, "ground_truth"]
+                return None if gt is None else str(gt)[:2000]
+            return None
+        g = self._grid
+        if role == _BACKGROUND:
+            if not g.present[r, k]:
+                return None
+            v = g.value[r, k]
+            return self._grey if v != v else self._brushes[int(round(min(1.0, max(0.0, v / g.scale)) * _STEPS))]
+        if role == _SORT:
+            if not g.present[r, k]:
+                return -2.0
+            v = g.value[r, k]
+            return -1.0 if v != v else float(v)
+        if role == _VALUE:
+            return float(g.value[r, k])
+        if role == _TOOLTIP and g.present[r, k]:
+            return self._text[r, k] + ("\n(score set by a person)" if g.overridden[r, k] else "")
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return _CELL_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+
+class ComparisonFilterProxy(QSortFilterProxyModel):
+    """Keeps the tasks that match every filter; sorts by ``SORT_ROLE``.
+
+    Filters: ``category``, ``scenario``, ``answer_type`` (None = any), ``disagree``, ``wrong_only`` and a
+    case-insensitive ``search`` text matched in the task id, query, ground truth and answers.
+    """
+
+    def __init__(self, parent: Any = None):
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.category: str | None = None
+        self.scenario: str | None = None
+        self.answer_type: str | None = None
+        self.disagree = False
+        self.wrong_only = False
+        self.search = ""
+        self._mask: np.ndarray | None = None
+
+    def set_filters(self, **filters: Any) -> None:
+        """Change any of category, scenario, answer_type, disagree, wrong_only, search and refilter."""
+        for name, value in filters.items():
+            if not hasattr(self, name) or name.startswith("_"):
+                raise AttributeError(f"no filter {name!r}")
+            setattr(self, name, value)
+        self.refilter()
+
+    def refilter(self) -> None:
+        """Recompute the kept rows from the grid arrays (vectorised) and refresh the view."""
+        model = self.sourceModel()
+        grid = model.grid if model is not None else None
+        self.beginFilterChange()
+        if grid is None or grid.shape[0] == 0:
+            self._mask = None
+        else:
+            t = grid.tasks
+            keep = np.ones(len(t), dtype=bool)
+            for column, want in (("category", self.category), ("scenario", self.scenario),
+                                 ("answer_type", self.answer_type)):
+                if want is not None:
+                    keep &= (t[column].astype(str) == want).to_numpy()
+            if self.disagree:
+                keep &= t["disagree"].to_numpy(dtype=bool)
+            if self.wrong_only:
+                keep &= t["wrong"].to_numpy(dtype=bool)
+            needle = self.search.strip().lower()
+            if needle:
+                keep &= t["search"].str.contains(needle, regex=False).to_numpy(dtype=bool)
+            self._mask = keep
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        return True if self._mask is None or source_row >= self._mask.size else bool(self._mask[source_row])

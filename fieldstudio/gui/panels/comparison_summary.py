@@ -1,0 +1,233 @@
+"""The comparison summary: categories x sources table (mean score, 95 % bootstrap interval, n) and the
+matplotlib plots embedded with the QtAgg canvas, each exportable as PNG or SVG.
+
+The numbers come from ``comparison_view.category_cells`` (i.e. ``comparison.group_summary`` and
+``source_summary``); the figures from ``datasets.plots`` and ``comparison_view.category_bars``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fieldstudio.datasets import plots
+from fieldstudio.datasets.comparison_view import ComparisonView, category_bars, cell_text
+from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
+
+N_ROLE = Qt.ItemDataRole.UserRole + 3
+"""The number of scored answers behind a summary cell (int)."""
+
+
+class SummaryTableModel(QAbstractTableModel):
+    """Rows = categories then "all", columns = sources; cells '0.625 [0.500–0.750] n=8'."""
+
+    def __init__(self, parent: Any = None):
+        super().__init__(parent)
+        self.categories: list[str] = []
+        self.sources: list[str] = []
+        self._cells: dict[tuple[int, int], dict[str, Any]] = {}
+        self._scale = 1.0
+
+    def set_cells(self, cells: pd.DataFrame, scale: float = 1.0) -> None:
+        """Show the long frame of ``comparison_view.category_cells``."""
+        self.beginResetModel()
+        cats = [c for c in dict.fromkeys(cells["category"].astype(str)) if c != "all"]
+        self.categories = cats + (["all"] if (cells["category"] == "all").any() else [])
+        self.sources = sorted(cells["source"].astype(str).unique().tolist())
+        ri = {c: i for i, c in enumerate(self.categories)}
+        ci = {s: j for j, s in enumerate(self.sources)}
+        self._cells = {(ri[str(r.category)], ci[str(r.source)]): r._asdict() for r in cells.itertuples(index=False)}
+        self._scale = scale
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.categories)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.sources)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        return self.sources[section] if orientation == Qt.Orientation.Horizontal else self.categories[section]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        cell = self._cells.get((index.row(), index.column()))
+        if cell is None:
+            return "no answers" if role == Qt.ItemDataRole.DisplayRole else None
+        mean = float(cell["mean"]) if cell["mean"] is not None else math.nan
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell_text(mean, cell["ci_low"], cell["ci_high"], cell["n"])
+        if role == VALUE_ROLE:
+            return mean
+        if role == N_ROLE:
+            return int(cell["n"])
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(score_colour(mean / self._scale))
+        if role == Qt.ItemDataRole.FontRole and self.categories[index.row()] == "all":
+            f = QFont()
+            f.setBold(True)
+            return f
+        if role == Qt.ItemDataRole.ToolTipRole:
+            acc = cell.get("accuracy")
+            acc_text = "—" if acc is None or (isinstance(acc, float) and math.isnan(acc)) else f"{acc:.3f}"
+            return (f"{self.sources[index.column()]}, {self.categories[index.row()]}: mean {cell_text(mean, cell['ci_low'], cell['ci_high'], cell['n'])}"
+                    f"\n{int(cell['answers'])} answers, {int(cell['answers']) - int(cell['n'])} unscored; accuracy {acc_text}"
+                    "\n95 % stratified bootstrap interval, 2,000 resamples, seeded")
+        return None
+
+
+class PlotTab(QWidget):
+    """One matplotlib figure in a Qt canvas with an "Export PNG/SVG…" button."""
+
+    def __init__(self, name: str, make: Callable[[ComparisonView], Figure], status: Signal,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.name, self.make, self.status = name, make, status
+        self.figure: Figure | None = None
+        self._view: ComparisonView | None = None
+        self._dirty = False
+        self.canvas: FigureCanvasQTAgg | None = None
+        self.export_button = QPushButton("Export PNG/SVG…")
+        self.export_button.setToolTip(f"Save the {name} plot as a PNG or SVG file")
+        self.export_button.clicked.connect(lambda: self.export())
+        self.export_button.setEnabled(False)
+        bar = QHBoxLayout()
+        bar.addStretch(1)
+        bar.addWidget(self.export_button)
+        self._layout = QVBoxLayout(self)
+        self._layout.addLayout(bar)
+        self._placeholder = QLabel("no data")
+        self._layout.addWidget(self._placeholder, 1)
+
+    def set_view(self, view: ComparisonView | None) -> None:
+        """Redraw from ``view`` (None clears); drawn now when the tab is shown, else when it is next shown."""
+        self._view, self._dirty = view, True
+        self.export_button.setEnabled(view is not None)
+        if self.isVisible():
+            self._draw()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._draw()
+
+    def _draw(self) -> None:
+        self._dirty = False
+        if self.canvas is not None:
+            self._layout.removeWidget(self.canvas)
+            self.canvas.setParent(None)
+            self.canvas.deleteLater()
+            self.canvas = None
+        self.figure = self.make(self._view) if self._view is not None else None
+        self._placeholder.setVisible(self.figure is None)
+        if self.figure is not None:
+            self.canvas = FigureCanvasQTAgg(self.figure)
+            self._layout.addWidget(self.canvas, 1)
+            self.canvas.show()                   # added while the tab is visible: show it explicitly
+            self.canvas.draw_idle()
+        self.export_button.setEnabled(self.figure is not None)
+
+    def export(self, path: str | Path | None = None) -> Path | None:
+        """Save the figure as PNG or SVG (format from the suffix); asks for the file when ``path`` is None."""
+        if self._dirty:
+            self._draw()
+        if self.figure is None:
+            return None
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, f"Export the {self.name} plot", f"{self.name.replace(' ', '_')}.png",
+                                                  "PNG image (*.png);;SVG image (*.svg)")
+            if not path:
+                return None
+        path = Path(path)
+        if path.suffix.lower() not in (".png", ".svg"):
+            path = path.with_suffix(".png")
+        try:
+            plots.save_figure(self.figure, path)
+        except (OSError, ValueError) as exc:
+            self.status.emit(f"Could not export {path.name}: {exc}")
+            return None
+        self.status.emit(f"Exported {path}")
+        return path
+
+
+class SummaryPanel(QWidget):
+    """Summary tab: the categories x sources table and three plots (score against cost, per-category bars,
+    score distributions). ``set_view(view)`` fills it; ``status`` carries messages for the status bar."""
+
+    status = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.view: ComparisonView | None = None
+        self.caption = QLabel("")
+        self.caption.setWordWrap(True)
+        self.table_model = SummaryTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.table_model)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tabs = QTabWidget()
+        table_page = QWidget()
+        tl = QVBoxLayout(table_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.caption)
+        tl.addWidget(self.table, 1)
+        self.tabs.addTab(table_page, "Table")
+        self.plots = {
+            "score against cost": PlotTab("score against cost",
+                                          lambda v: plots.cost_vs_score(v.summary, scorer_label=v.scorer_label),
+                                          self.status),
+            "by category": PlotTab("by category", lambda v: category_bars(v.by_category), self.status),
+            "distribution": PlotTab("score distribution", lambda v: plots.score_distribution(v.answers), self.status),
+        }
+        for title, tab in self.plots.items():
+            self.tabs.addTab(tab, title.capitalize())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+    def set_view(self, view: ComparisonView | None) -> None:
+        """Show the summaries of ``view`` (None clears)."""
+        self.view = view
+        if view is None or view.summary.empty:
+            self.table_model.set_cells(pd.DataFrame(columns=["category", "source", "n", "answers", "mean", "ci_low",
+                                                             "ci_high", "accuracy"]))
+            self.caption.setText("No answers to summarise.")
+        else:
+            self.table_model.set_cells(view.category_cells(), view.grid.scale)
+            self.caption.setText(f"{view.scorer_label} — mean score per category with its 95 % bootstrap interval "
+                                 "(stratified by category for “all”, 2,000 resamples, seeded) and n scored answers.")
+        for tab in self.plots.values():
+            tab.set_view(view if view is not None and not view.summary.empty else None)
+
+    def cell(self, category: str, source: str) -> tuple[str, float, int]:
+        """(text shown, mean, n) of a cell, as a user reads it. Raises ValueError for an unknown row/column."""
+        m = self.table_model
+        idx = m.index(m.categories.index(category), m.sources.index(source))
+        return m.data(idx), float(m.data(idx, VALUE_ROLE)), int(m.data(idx, N_ROLE))
+
+
+__all__ = ["SummaryPanel", "SummaryTableModel", "PlotTab", "N_ROLE"]

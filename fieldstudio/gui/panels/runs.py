@@ -1,0 +1,590 @@
+"""The Run panel: run selected model profiles over selected tasks, watch it, and read past runs' answers.
+
+Top left, the new run: tasks (all, one category, or ids; scenario, answer type, "no answer yet"), model
+profiles (checked; "Model profiles…" edits them), a prompt strategy and its sampling settings, and the
+estimate of requests, tokens and cost. Top right, the run in progress: a bar (answers finished / total),
+the task answered last, tokens and cost so far, ETA, and every failed task with its error. Bottom, the
+project's runs (status, counts, cost, duration) and the answers of the selected run with their details.
+
+Everything is done by headless services: `inference.run_batch` (plan, create, execute), `run_views`
+(lists and live totals) and `run_estimate`. Execution runs in a `workers.Worker`; Stop sets its cancel
+flag: requests in flight finish and are stored, the rest stay pending, and Resume (or Start with the
+same choice) continues without asking a finished task again.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
+                               QSplitter, QVBoxLayout, QWidget)
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import workers
+from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
+from fieldstudio.gui.panels.run_history import RunHistory
+from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table, usd
+from fieldstudio.inference import profiles as profile_store
+from fieldstudio.inference import run_batch, run_estimate, run_views
+from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.run_batch import BatchResult
+from fieldstudio.inference.runs import select_tasks
+from fieldstudio.inference.strategies import get_strategy, strategy_names
+from fieldstudio.store.project import Project
+
+SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
+#: Strategy parameters each strategy reads (strategies.py / agent.py); the others are disabled.
+STRATEGY_PARAMS = {
+    "fieldworkarena": {"max_frames", "seconds_per_frame", "max_side", "detail"},
+    "industryeqa": {"frames", "max_side", "detail"},
+    "blind": set(),
+    "chunked": {"chunk_s", "seconds_per_frame", "max_side", "detail"},
+    "acceptability": {"max_side", "detail"},
+    "agent": {"max_frames", "seconds_per_frame", "max_side", "detail", "max_steps"},
+}
+REFRESH_MS = 250
+
+
+class RunPanel(QWidget):
+    """Run models on demand and browse the answers.
+
+    Signals:
+        status(str): one-line messages for the status bar.
+        open_task(str): a task id, when an answer row is double-clicked.
+        runs_changed(): a run was created, finished, stopped or deleted (e.g. to refresh a comparison).
+    """
+
+    status = Signal(str)
+    open_task = Signal(str)
+    runs_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.worker: workers.Worker | None = None
+        self.active_runs: list[str] = []
+        self._started_at = 0.0
+        self._done_at_start = 0
+        self._last_progress = (0, 0)
+        self._profiles_dialog: ModelProfilesDialog | None = None
+        self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self.update_estimate)
+        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh_live)
+
+        setup = self._build_setup()
+        live = self._build_live()
+        self.history = RunHistory()
+        self.history.resume_requested.connect(self.resume)
+        self.history.open_task.connect(self.open_task)
+        self.history.deleted.connect(self._run_deleted)
+        past = self.history
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(setup)
+        top.addWidget(live)
+        top.setSizes([520, 620])
+        outer = QSplitter(Qt.Orientation.Vertical)
+        outer.addWidget(top)
+        outer.addWidget(past)
+        outer.setSizes([430, 360])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(outer)
+        self._add_shortcuts()
+        self.set_project(None)
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build_setup(self) -> QWidget:
+        tasks = QGroupBox("Tasks")
+        form = QFormLayout(tasks)
+        self.scope = QComboBox()
+        self.scope.setObjectName("scope")
+        self.scope.addItem("All tasks", SCOPE_ALL)
+        self.scope.addItem("One category", SCOPE_CATEGORY)
+        self.scope.addItem("These task ids", SCOPE_IDS)
+        self.category = QComboBox()
+        self.category.setObjectName("category")
+        self.task_ids = QLineEdit()
+        self.task_ids.setObjectName("task_ids")
+        self.task_ids.setPlaceholderText("benchmark ids or task ids, separated by commas or spaces")
+        self.scenario = QComboBox()
+        self.scenario.setObjectName("scenario")
+        self.answer_type = QComboBox()
+        self.answer_type.setObjectName("answer_type")
+        self.unanswered = QCheckBox("Only tasks the model has not answered yet")
+        self.unanswered.setObjectName("unanswered")
+        self.task_count = QLabel("")
+        self.task_count.setObjectName("task_count")
+        form.addRow("Run on", self.scope)
+        form.addRow("Category", self.category)
+        form.addRow("Task ids", self.task_ids)
+        form.addRow("Scenario", self.scenario)
+        form.addRow("Answer type", self.answer_type)
+        form.addRow("", self.unanswered)
+        form.addRow("", self.task_count)
+
+        models = QGroupBox("Models")
+        models_layout = QVBoxLayout(models)
+        self.profiles = QListWidget()
+        self.profiles.setObjectName("profiles")
+        self.profiles.setMaximumHeight(90)
+        self.edit_profiles = QPushButton("Model profiles…")
+        self.edit_profiles.setToolTip("Add, edit, remove and test model profiles")
+        self.edit_profiles.clicked.connect(self.show_profiles_dialog)
+        models_layout.addWidget(self.profiles)
+        models_layout.addWidget(self.edit_profiles, 0, Qt.AlignmentFlag.AlignLeft)
+
+        prompt = QGroupBox("Prompt strategy and sampling")
+        pform = QFormLayout(prompt)
+        self.strategy = QComboBox()
+        self.strategy.setObjectName("strategy")
+        for name in strategy_names():
+            self.strategy.addItem(name, name)
+            self.strategy.setItemData(self.strategy.count() - 1, get_strategy(name).description,
+                                      Qt.ItemDataRole.ToolTipRole)
+        self.strategy_help = QLabel("")
+        self.strategy_help.setWordWrap(True)
+        self.params: dict[str, QWidget] = {}
+        self.frames = self._spin("frames", 1, 500, 30, "uniform frames per video (IndustryEQA)")
+        self.max_frames = self._spin("max_frames", 1, 500, 30, "at most this many frames per video, 1 per second "
+                                     "for shorter ones (FieldWorkArena)")
+        self.seconds_per_frame = self._spin("seconds_per_frame", 1, 60, 1, "seconds between sampled frames", " s")
+        self.max_side = self._spin("max_side", 0, 8192, 0, "longest side of each image sent; 0: the strategy's "
+                                   "or profile's default", " px", special="default")
+        self.detail = QComboBox()
+        self.detail.setObjectName("detail")
+        self.detail.addItem("strategy default", None)
+        for d in ("auto", "low", "high"):
+            self.detail.addItem(d, d)
+        self.params["detail"] = self.detail
+        self.chunk_s = self._spin("chunk_s", 5, 600, 30, "length of each described chunk (chunked)", " s")
+        self.max_steps = self._spin("max_steps", 1, 50, 10, "planner steps before an agent answer fails")
+        self.concurrency = self._spin("concurrency", 0, 256, 0, "requests in flight; 0: each profile's own",
+                                      special="profile's")
+        self.use_cache = QCheckBox("Answer identical requests from the cache")
+        self.use_cache.setChecked(True)
+        self.new_run = QCheckBox("Start a new run (do not resume an unfinished one)")
+        self.new_run.setObjectName("new_run")
+        pform.addRow("Strategy", self.strategy)
+        pform.addRow("", self.strategy_help)
+        for label, widget in (("Frames (uniform)", self.frames), ("Max frames", self.max_frames),
+                              ("Seconds per frame", self.seconds_per_frame), ("Longest side", self.max_side),
+                              ("Image detail", self.detail), ("Chunk length", self.chunk_s),
+                              ("Agent steps", self.max_steps), ("Concurrency", self.concurrency)):
+            pform.addRow(label, widget)
+        pform.addRow("", self.use_cache)
+        pform.addRow("", self.new_run)
+
+        self.estimate = QLabel("")
+        self.estimate.setObjectName("estimate")
+        self.estimate.setWordWrap(True)
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("start")
+        self.start_button.setToolTip("Start the run (Ctrl+Return)")
+        self.start_button.clicked.connect(self.start)
+
+        inner = QWidget()
+        column = QVBoxLayout(inner)
+        column.addWidget(tasks)
+        column.addWidget(models)
+        column.addWidget(prompt)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        setup = QWidget()        # the estimate and Start stay in view below the scrolling choices
+        setup_layout = QVBoxLayout(setup)
+        setup_layout.setContentsMargins(0, 0, 0, 0)
+        setup_layout.addWidget(scroll, 1)
+        setup_layout.addWidget(self.estimate)
+        setup_layout.addWidget(self.start_button)
+
+        for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,
+                       self.scenario.currentIndexChanged, self.answer_type.currentIndexChanged,
+                       self.task_ids.textChanged, self.unanswered.toggled, self.profiles.itemChanged,
+                       self.strategy.currentIndexChanged, self.detail.currentIndexChanged, self.new_run.toggled):
+            signal.connect(self._setup_changed)
+        for name in ("frames", "max_frames", "seconds_per_frame", "max_side", "chunk_s", "max_steps"):
+            self.params[name].valueChanged.connect(self._setup_changed)
+        return setup
+
+    def _spin(self, name: str, lo: int, hi: int, value: int, tip: str, suffix: str = "",
+              special: str | None = None) -> QSpinBox:
+        spin = QSpinBox()
+        spin.setObjectName(name)
+        spin.setRange(lo, hi)
+        spin.setValue(value)
+        spin.setToolTip(tip)
+        if suffix:
+            spin.setSuffix(suffix)
+        if special:
+            spin.setSpecialValueText(special)
+        self.params[name] = spin
+        return spin
+
+    def _build_live(self) -> QWidget:
+        box = QGroupBox("Run in progress")
+        layout = QVBoxLayout(box)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("progress")
+        self.progress.setFormat("%v / %m answers")
+        self.progress_label = QLabel("No run yet.")
+        self.progress_label.setObjectName("progress_label")
+        self.current_label = QLabel("")
+        self.current_label.setObjectName("current_label")
+        self.usage_label = QLabel("")
+        self.usage_label.setObjectName("usage_label")
+        self.message = QLabel("")
+        self.message.setObjectName("run_message")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cancel_button = QPushButton("Stop")
+        self.cancel_button.setObjectName("cancel")
+        self.cancel_button.setToolTip("Stop after the requests in flight (Esc); finished answers are kept and "
+                                      "Resume continues without paying for them again")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setEnabled(False)
+        row = QHBoxLayout()
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.cancel_button)
+        self.errors_model = RowsModel(ERROR_COLUMNS, self)
+        self.errors = make_table(self.errors_model, "errors")
+        layout.addLayout(row)
+        for w in (self.progress_label, self.current_label, self.usage_label, self.message):
+            layout.addWidget(w)
+        layout.addWidget(QLabel("Failed tasks (the run goes on):"))
+        layout.addWidget(self.errors, 1)
+        return box
+
+    def _add_shortcuts(self) -> None:
+        for keys, slot, tip in (("Ctrl+Return", self.start, "Start"), ("Esc", self.cancel, "Stop")):
+            action = QAction(tip, self)
+            action.setShortcut(keys)
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+
+    # -- project -----------------------------------------------------------------------------------
+
+    def set_project(self, project: Project | None) -> None:
+        """Show `project`'s tasks and runs (None: an empty, disabled panel). A running run keeps running."""
+        self.project = project
+        self.setEnabled(project is not None)
+        self.errors_model.set_rows([])
+        self.reload_profiles()
+        if project is None:
+            self.history.set_project(None)
+            self.category.clear()
+            return
+        facets = run_views.task_facets(project)
+        for combo, values, any_text in ((self.category, facets.categories, None),
+                                        (self.scenario, facets.scenarios, "any scenario"),
+                                        (self.answer_type, facets.answer_types, "any answer type")):
+            combo.blockSignals(True)
+            combo.clear()
+            if any_text:
+                combo.addItem(any_text, None)
+            for value, n in values:
+                combo.addItem(f"{value} ({n})", value)
+            combo.blockSignals(False)
+        sources = {s for s, _ in facets.sources}
+        default = "industryeqa" if sources and sources <= {"industryeqa", "openeqa"} else "fieldworkarena"
+        self.strategy.setCurrentIndex(self.strategy.findData(default))     # as `fieldstudio run` chooses
+        self.history.set_project(project)
+        self._setup_changed()
+
+    def reload_profiles(self) -> None:
+        """List the stored model profiles, keeping the checked ones checked."""
+        checked = set(self.checked_profile_names())
+        self.profiles.blockSignals(True)
+        self.profiles.clear()
+        try:
+            stored = profile_store.load_profiles()
+        except FieldstudioError as exc:
+            stored = {}
+            self._message(str(exc), error=True)
+        for name in sorted(stored, key=str.lower):
+            p = stored[name]
+            item = QListWidgetItem(f"{name}  —  {p.model}")
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(f"{profile_store.mask_url(p.base_url)}\nkey: {p.key_hint()}")
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in checked or len(stored) == 1
+                               else Qt.CheckState.Unchecked)
+            self.profiles.addItem(item)
+        self.profiles.blockSignals(False)
+        self._setup_changed()
+
+    def checked_profile_names(self) -> list[str]:
+        return [self.profiles.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.profiles.count())
+                if self.profiles.item(i).checkState() == Qt.CheckState.Checked]
+
+    def set_profile_checked(self, name: str, checked: bool = True) -> None:
+        for i in range(self.profiles.count()):
+            item = self.profiles.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == name:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def set_task_selection(self, task_ids: list[str]) -> None:
+        """Run on these tasks (e.g. the rows selected in a tasks panel)."""
+        self.task_ids.setText(", ".join(task_ids))
+        self.scope.setCurrentIndex(self.scope.findData(SCOPE_IDS))
+
+    def show_profiles_dialog(self) -> ModelProfilesDialog:
+        if self._profiles_dialog is None:
+            self._profiles_dialog = ModelProfilesDialog(self)
+            self._profiles_dialog.editor.profiles_changed.connect(self.reload_profiles)
+            self._profiles_dialog.editor.status.connect(self.status)
+        self._profiles_dialog.editor.reload()
+        self._profiles_dialog.show()
+        self._profiles_dialog.raise_()
+        return self._profiles_dialog
+
+    # -- the choice --------------------------------------------------------------------------------
+
+    def _setup_changed(self) -> None:
+        scope = self.scope.currentData()
+        self.category.setEnabled(scope == SCOPE_CATEGORY)
+        self.task_ids.setEnabled(scope == SCOPE_IDS)
+        strategy = self.strategy.currentData() or "fieldworkarena"
+        used = STRATEGY_PARAMS.get(strategy, {"max_side", "detail"})
+        for name, widget in self.params.items():
+            if name != "concurrency":
+                widget.setEnabled(name in used)
+        try:
+            self.strategy_help.setText(get_strategy(strategy).description)
+        except FieldstudioError:
+            self.strategy_help.setText("")
+        self._estimate_timer.start()
+
+    def strategy_params(self) -> dict:
+        """The strategy parameters chosen (only those the strategy reads and that differ from 'default')."""
+        strategy = self.strategy.currentData()
+        out: dict = {}
+        for name in STRATEGY_PARAMS.get(strategy, set()):
+            widget = self.params[name]
+            value = widget.currentData() if isinstance(widget, QComboBox) else widget.value()
+            if value in (None, 0):
+                continue
+            out[name] = float(value) if name in ("seconds_per_frame", "chunk_s") else value
+        return out
+
+    def selected_profiles(self) -> list[ModelProfile]:
+        names = self.checked_profile_names()
+        stored = profile_store.load_profiles()
+        return [stored[n] for n in names if n in stored]
+
+    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
+        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
+        assert self.project is not None
+        scope = self.scope.currentData()
+        ids = None
+        if scope == SCOPE_IDS:
+            ids = [t for t in self.task_ids.text().replace(",", " ").split() if t.strip()]
+        return select_tasks(self.project, ids=ids,
+                            category=self.category.currentData() if scope == SCOPE_CATEGORY else None,
+                            scenario=self.scenario.currentData(), answer_type=self.answer_type.currentData(),
+                            unanswered_by=profile.name if profile is not None and self.unanswered.isChecked()
+                            else None)
+
+    def update_estimate(self) -> None:
+        """Count the chosen tasks and estimate requests, tokens and cost for each checked profile."""
+        if self.project is None:
+            return
+        strategy = self.strategy.currentData()
+        try:
+            base = self.task_ids_for(None)
+            profiles = self.selected_profiles()
+            estimates = []
+            for profile in profiles:
+                ids = self.task_ids_for(profile) if self.unanswered.isChecked() else base
+                item = run_batch.plan_batch(self.project, [profile], ids, strategy, new=self.new_run.isChecked())[0] \
+                    if ids else None
+                todo = item.pending_task_ids if item else []
+                estimates.append(run_estimate.estimate_run(self.project, profile, todo, strategy,
+                                                           params=self.strategy_params()))
+        except FieldstudioError as exc:
+            self.task_count.setText(str(exc))
+            self.estimate.setText("")
+            self.start_button.setEnabled(False)
+            return
+        self.task_count.setText(f"{len(base)} task(s) chosen")
+        self.start_button.setEnabled(bool(base and profiles) and self.worker is None)
+        if not profiles:
+            self.estimate.setText("Tick at least one model profile (or add one with \"Model profiles…\").")
+            return
+        self.estimate.setText(estimate_text(estimates))
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def start(self) -> workers.Worker | None:
+        """Create (or resume) one run per checked profile over the chosen tasks and execute them in a worker."""
+        if self.project is None or self.worker is not None:
+            return None
+        strategy = self.strategy.currentData()
+        try:
+            profiles = self.selected_profiles()
+            if not profiles:
+                raise FieldstudioError("tick at least one model profile")
+            plan = []
+            for profile in profiles:
+                ids = self.task_ids_for(profile)
+                if ids:
+                    plan += run_batch.plan_batch(self.project, [profile], ids, strategy, new=self.new_run.isChecked())
+            if not plan:
+                raise FieldstudioError("no task matches the choice")
+            run_ids = run_batch.create_batch(self.project, plan, strategy, params=self.strategy_params())
+        except FieldstudioError as exc:
+            self._message(f"Not started: {exc}", error=True)
+            return None
+        resumed = sum(1 for item in plan if item.total_tasks != len(item.pending_task_ids))
+        note = f" ({resumed} resumed)" if resumed else ""
+        self.status.emit(f"Running {len(run_ids)} run(s){note} with strategy {strategy}")
+        return self._execute(run_ids, [item.profile for item in plan])
+
+    def resume(self, run_id: str, retry_failed: bool = False) -> workers.Worker | None:
+        """Continue a run's pending answers with its stored profile (which must not have changed its model or
+        base URL); with `retry_failed`, failed answers are asked again too."""
+        if self.project is None or self.worker is not None:
+            return None
+        return self._execute([run_id], [None], retry_failed=retry_failed)
+
+    def _execute(self, run_ids: list[str], profiles: list, retry_failed: bool = False) -> workers.Worker:
+        assert self.project is not None
+        self.active_runs = list(run_ids)
+        self.errors_model.set_rows([])
+        self._message("")
+        concurrency = self.concurrency.value() or None
+        if retry_failed:
+            worker = workers.Worker(_resume_with_retry, self.project, run_ids[0], concurrency=concurrency,
+                                    use_cache=self.use_cache.isChecked())
+        else:
+            worker = workers.Worker(run_batch.execute_batch, self.project, run_ids, profiles,
+                                    concurrency=concurrency, use_cache=self.use_cache.isChecked())
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.result.connect(self._on_result)
+        worker.signals.error.connect(lambda message: self._message(f"The run failed: {message}", error=True))
+        worker.signals.finished.connect(self._on_finished)
+        self.worker = worker
+        self._started_at = time.monotonic()
+        self._done_at_start = -1
+        self.start_button.setEnabled(False)
+        self.history.set_busy(set(run_ids))
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setText("Stop")
+        self.progress_label.setText("Starting…")
+        self.history.refresh(select=run_ids[0])
+        self.runs_changed.emit()
+        return workers.start(worker)
+
+    def cancel(self) -> None:
+        """Stop the run: requests in flight finish and are stored; the rest stay pending."""
+        if self.worker is None:
+            return
+        self.worker.cancel()
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Stopping…")
+        self.status.emit("Stopping after the requests in flight…")
+
+    def is_running(self) -> bool:
+        return self.worker is not None
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if self._done_at_start < 0:
+            self._done_at_start = done
+        self._last_progress = (done, total)
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh_live(self) -> None:
+        """Read the live totals of the active runs from the project (the worker commits each answer)."""
+        if self.project is None or not self.active_runs:
+            return
+        totals = run_views.live_totals(self.project, self.active_runs)
+        done, total = self._last_progress
+        eta = ""
+        session_done = done - max(self._done_at_start, 0)
+        if self.worker is not None and session_done > 0 and total > done:
+            elapsed = time.monotonic() - self._started_at
+            eta = f" · ETA {duration(elapsed / session_done * (total - done))}"
+        self.progress_label.setText(f"{totals.finished} of {totals.total} finished: {totals.answered} answered, "
+                                    f"{totals.failed} failed, {totals.from_cache} from cache{eta}")
+        if totals.last_task is not None:
+            task, profile = totals.last_task
+            self.current_label.setText(f"Last answered: {task}" + (f" ({profile})" if profile else ""))
+        self.usage_label.setText(f"Tokens: {totals.prompt_tokens:,} in / {totals.completion_tokens:,} out · "
+                                 f"cost {usd(totals.cost_usd, totals.cost_complete)}")
+        self.errors_model.set_rows(totals.errors)
+        self.history.live_update(self.active_runs)
+
+    def _on_result(self, result: BatchResult) -> None:
+        self.refresh_live()
+        answered = sum(s.answered for s in result.summaries)
+        failed = sum(s.failed for s in result.summaries)
+        pending = sum(s.pending for s in result.summaries)
+        cost = sum(s.cost_usd for s in result.summaries)
+        complete = all(s.cost_complete for s in result.summaries)
+        lines = []
+        for run_id, reason in result.stopped:
+            lines.append(f"Stopped early: {reason}. Fix the model profile (Model profiles… → Test connection), "
+                         "then Resume: nothing finished is asked again.")
+        if result.cancelled:
+            lines.append(f"Stopped: {pending} answer(s) still pending; Resume continues without paying again for "
+                         "the finished ones.")
+        summary = (f"{answered} answered, {failed} failed, {pending} pending; cost {usd(cost, complete)}")
+        self._message("\n".join(lines + [summary]), error=bool(result.stopped))
+        self.status.emit(("Run stopped: " if result.stopped or result.cancelled else "Run finished: ") + summary)
+
+    def _on_finished(self) -> None:
+        self.worker = None
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Stop")
+        self.history.set_busy(set())
+        self.start_button.setEnabled(self.project is not None)
+        self.refresh_live()
+        self.history.refresh(select=self.active_runs[0] if self.active_runs else None)
+        self._setup_changed()
+        self.runs_changed.emit()
+
+    def _run_deleted(self, name: str) -> None:
+        self.status.emit(f"Deleted run {name}")
+        self.runs_changed.emit()
+
+    def _message(self, text: str, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b00020;" if error else "")
+        if text:
+            self.status.emit(text.splitlines()[0])
+
+
+def _resume_with_retry(project: Project, run_id: str, *, progress, cancelled, concurrency=None,  # noqa: ANN001
+                       use_cache: bool = True) -> BatchResult:
+    """Resume one run, first making its failed answers pending again (``fieldstudio run --retry-failed``)."""
+    from fieldstudio.inference import run_queue
+
+    summary = run_queue.execute_run(project, run_id, progress=progress, cancelled=cancelled, concurrency=concurrency,
+                                    use_cache=use_cache, retry_failed=True)
+    return BatchResult([summary], cancelled=summary.status == "cancelled")
+
+
+def estimate_text(estimates: list[run_estimate.RunEstimate]) -> str:
+    """What the user reads before Start: per profile and in total, requests, images, tokens and cost."""
+    lines = []
+    for e in estimates:
+        basis = (f"from {e.history_answers} earlier answers" if e.basis == "history"
+                 else f"≈ 4 characters per token, OpenAI image rule, {run_estimate.DEFAULT_COMPLETION_TOKENS} "
+                      "completion tokens per request")
+        missing = f", {e.tasks_missing_media} without their media (no request)" if e.tasks_missing_media else ""
+        lines.append(f"{e.profile_name}: {e.tasks} task(s){missing} → {'≈ ' if e.approximate else ''}"
+                     f"{e.requests} request(s), {e.images} image(s), ≈ {e.prompt_tokens:,} in / "
+                     f"{e.completion_tokens:,} out tokens, ≈ {usd(e.cost_usd)} ({basis})")
+    total = run_estimate.combine(estimates)
+    if len(estimates) > 1:
+        lines.append(f"Total: {total.requests} request(s), ≈ {usd(total.cost_usd, total.cost_complete)}")
+    if any(e.cost_usd is None for e in estimates):
+        lines.append("A profile without prices has an unknown cost (?).")
+    return "Estimate before starting — " + "\n".join(lines)

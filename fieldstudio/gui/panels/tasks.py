@@ -1,0 +1,786 @@
+"""The task editor: a filterable list of the project's tasks and a form for the chosen one.
+
+Thin over the headless services: ``fieldstudio.store.tasks`` (validation, create / change / delete and
+their undoable edits, frames <-> seconds) and ``fieldstudio.store.ground_truth`` (ground truth computed
+from annotations, kept linked). Each Save, New, Duplicate, Delete and Link is one undoable edit committed
+at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo buttons).
+
+Signals: ``open_media_at(media_id, frame)`` asks the window to show a task's input at its start frame;
+``status(text)`` for the status bar. Slots: ``set_project``, ``set_current_position(media_id, frame)``
+(connect the viewer's position so "Use current frame" works) and ``refresh_ground_truths()`` (connect
+it to annotation or calibration changes).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
+                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from sqlalchemy import select
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.panels.task_table import TASK_ID_ROLE, TaskFilter, TaskTableModel
+from fieldstudio.store import annotations as ann
+from fieldstudio.store import ground_truth as gt
+from fieldstudio.store import labels
+from fieldstudio.store import tasks as ts
+from fieldstudio.store.edits import Edit
+from fieldstudio.store.models import Media
+from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range", "segment_range", None),
+                ("Segment duration", "segment_duration", None), ("Event time", "event_time", None),
+                ("Count boxes: distinct objects", "count", "objects"),
+                ("Count boxes: most on one frame", "count", "max_per_frame"), ("Count events", "count", "events"))
+_LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],
+                  "event_time": ["event", "box", "ruler"]}
+ERROR_STYLE, WARNING_STYLE = "color: #d93025;", "color: #b06000;"
+
+
+class _UndoCommand(QUndoCommand):
+    """A ``store.edits.Edit`` on a QUndoStack: done before the push, so the first redo does nothing."""
+
+    def __init__(self, edit: Edit, panel: TaskEditorPanel, task_id: str | None):
+        super().__init__(edit.text)
+        self.edit, self.panel, self.task_id, self._first = edit, panel, task_id, True
+
+    def redo(self) -> None:
+        if self._first:
+            self._first = False
+            return
+        self._run(self.edit.do)
+
+    def undo(self) -> None:
+        self._run(self.edit.undo)
+
+    def _run(self, fn) -> None:  # noqa: ANN001 - bound method
+        try:
+            fn()
+        except FieldstudioError as exc:
+            self.panel.status.emit(f"{self.text()}: {exc}")
+        self.panel.after_edit(self.task_id or getattr(self.edit, "task_id", None))
+
+
+class TaskEditorPanel(QWidget):
+    """The task list (filter by category and answer type, search) and the editor of the chosen task."""
+
+    open_media_at = Signal(str, int)
+    status = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.undo_stack = QUndoStack(self)
+        self.record: ts.TaskRecord | None = None
+        self.inputs: list[dict] = []
+        self.position: tuple[str, int] | None = None
+        self.media: dict[str, tuple[str, str, int | None]] = {}  # id -> (file name, kind, frame count)
+        self._loading = False
+        self.dirty = False
+        self._build_list()
+        self._build_form()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.list_side)
+        split.addWidget(self.form_scroll)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+        self._actions()
+        self._show_record(None)
+
+    # ------------------------------------------------------------ building
+    def _build_list(self) -> None:
+        self.model = TaskTableModel(self)
+        self.proxy = TaskFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.category_filter = QComboBox()
+        self.category_filter.setToolTip("Show the tasks of one category")
+        self.type_filter = QComboBox()
+        self.type_filter.addItem("All answer types", None)
+        for key, text in ts.ANSWER_TYPES.items():
+            self.type_filter.addItem(text, key)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search id, question, ground truth")
+        self.search.setClearButtonEnabled(True)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        for col, width in enumerate((78, 72, 90, 72, 0, 170, 34)):
+            if width:
+                self.table.setColumnWidth(col, width)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.count_label = QLabel()
+        self.new_button = QPushButton("New")
+        self.duplicate_button = QPushButton("Duplicate")
+        self.delete_button = QPushButton("Delete")
+        self.undo_button = QPushButton("Undo")
+        self.redo_button = QPushButton("Redo")
+        filters = QHBoxLayout()
+        filters.addWidget(self.category_filter)
+        filters.addWidget(self.type_filter)
+        filters.addWidget(self.search, 1)
+        buttons = QHBoxLayout()
+        for b in (self.new_button, self.duplicate_button, self.delete_button, self.undo_button, self.redo_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.count_label)
+        self.list_side = QWidget()
+        side = QVBoxLayout(self.list_side)
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addLayout(filters)
+        side.addWidget(self.table, 1)
+        side.addLayout(buttons)
+        self.category_filter.currentIndexChanged.connect(self._refilter)
+        self.type_filter.currentIndexChanged.connect(self._refilter)
+        self.search.textChanged.connect(self._refilter)
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.table.doubleClicked.connect(lambda _i: self.open_at_start())
+        self.new_button.clicked.connect(self.new_task)
+        self.duplicate_button.clicked.connect(self.duplicate_task)
+        self.delete_button.clicked.connect(self.delete_task)
+        self.undo_button.clicked.connect(self.undo_stack.undo)
+        self.redo_button.clicked.connect(self.undo_stack.redo)
+        self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
+        self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
+
+    def _build_form(self) -> None:
+        self.id_edit = QLineEdit()
+        self.source_label = QLabel()
+        self.query = QPlainTextEdit()
+        self.query.setFixedHeight(84)
+        self.query_message = self._message_label()
+        self.answer_type = QComboBox()
+        for key, text in ts.ANSWER_TYPES.items():
+            self.answer_type.addItem(text, key)
+        self.ground_truth = QPlainTextEdit()
+        self.ground_truth.setFixedHeight(56)
+        self.gt_message = self._message_label()
+        self.r_th = QLineEdit()
+        self.r_th.setPlaceholderText("r_th, e.g. 0.5")
+        self.r_th.setToolTip(ts.TOLERANCE_KEYS["r_th"])
+        self.t_th = QLineEdit()
+        self.t_th.setPlaceholderText("T_th in s, e.g. 60")
+        self.t_th.setToolTip(ts.TOLERANCE_KEYS["T_th"])
+        self.tol_message = self._message_label()
+        self.category = QComboBox()
+        self.category.setEditable(True)
+        self.sub_category = QLineEdit()
+        self.scenario = QComboBox()
+        self.scenario.addItem("—", None)
+        for sc in ts.SCENARIOS:
+            self.scenario.addItem(sc, sc)
+        self.notes = QPlainTextEdit()
+        self.notes.setFixedHeight(48)
+        # inputs
+        self.inputs_list = QListWidget()
+        self.inputs_list.setFixedHeight(64)
+        self.input_media = QComboBox()
+        self.start_frame, self.end_frame = QSpinBox(), QSpinBox()
+        for spin in (self.start_frame, self.end_frame):
+            spin.setRange(-1, 10_000_000)
+            spin.setSpecialValueText("—")
+        self.start_time, self.end_time = QLabel(), QLabel()
+        self.use_start = QPushButton("Use current frame")
+        self.use_end = QPushButton("Use current frame")
+        self.add_input = QPushButton("Add input")
+        self.remove_input = QPushButton("Remove")
+        self.open_button = QPushButton("Open at start")
+        self.input_message = self._message_label()
+        # ground-truth link
+        self.link_label = QLabel()
+        self.link_label.setWordWrap(True)
+        self.link_kind = QComboBox()
+        for text, kind, mode in LINK_CHOICES:
+            self.link_kind.addItem(text, f"{kind}/{mode}" if mode else kind)
+        self.link_target = QComboBox()
+        self.link_target.setToolTip("The annotation (or, for counts, the label) the ground truth comes from")
+        self.link_button = QPushButton("Link")
+        self.unlink_button = QPushButton("Unlink")
+        self.save_button = QPushButton("Save")
+        self.revert_button = QPushButton("Revert")
+        self.edit_message = self._message_label()
+
+        form = QFormLayout()
+        id_row = QHBoxLayout()
+        id_row.addWidget(self.id_edit, 1)
+        id_row.addWidget(self.source_label)
+        form.addRow("Id", id_row)
+        form.addRow("Question", self.query)
+        form.addRow("", self.query_message)
+        form.addRow("Answer type", self.answer_type)
+        form.addRow("Ground truth", self.ground_truth)
+        form.addRow("", self.gt_message)
+        tol = QHBoxLayout()
+        tol.addWidget(self.r_th)
+        tol.addWidget(self.t_th)
+        form.addRow("Tolerances", tol)
+        form.addRow("", self.tol_message)
+        form.addRow("Category", self.category)
+        form.addRow("Sub-category", self.sub_category)
+        form.addRow("Scenario", self.scenario)
+        inputs_box = QGroupBox("Inputs")
+        ib = QFormLayout(inputs_box)
+        ib.addRow(self.inputs_list)
+        ib.addRow("Media", self.input_media)
+        for label, spin, shown, button in (("Start frame", self.start_frame, self.start_time, self.use_start),
+                                           ("End frame", self.end_frame, self.end_time, self.use_end)):
+            row = QHBoxLayout()
+            row.addWidget(spin)
+            row.addWidget(shown, 1)
+            row.addWidget(button)
+            ib.addRow(label, row)
+        row = QHBoxLayout()
+        row.addWidget(self.add_input)
+        row.addWidget(self.remove_input)
+        row.addStretch(1)
+        row.addWidget(self.open_button)
+        ib.addRow(row)
+        ib.addRow(self.input_message)
+        link_box = QGroupBox("Ground truth from annotations")
+        lb = QVBoxLayout(link_box)
+        lb.addWidget(self.link_label)
+        row = QHBoxLayout()
+        row.addWidget(self.link_kind)
+        row.addWidget(self.link_target, 1)
+        row.addWidget(self.link_button)
+        row.addWidget(self.unlink_button)
+        lb.addLayout(row)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.edit_message, 1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.save_button)
+        body = QWidget()
+        v = QVBoxLayout(body)
+        v.addLayout(form)
+        v.addWidget(inputs_box)
+        v.addWidget(link_box)
+        notes = QFormLayout()
+        notes.addRow("Notes", self.notes)
+        v.addLayout(notes)
+        v.addLayout(buttons)
+        v.addStretch(1)
+        self.form = body
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setWidget(body)
+
+        for w in (self.id_edit, self.r_th, self.t_th, self.sub_category):
+            w.textEdited.connect(self._changed)
+        for w in (self.query, self.ground_truth, self.notes):
+            w.textChanged.connect(self._changed)
+        self.category.editTextChanged.connect(self._changed)
+        for w in (self.answer_type, self.scenario):
+            w.currentIndexChanged.connect(self._changed)
+        self.inputs_list.currentRowChanged.connect(self._show_input)
+        self.input_media.currentIndexChanged.connect(self._input_edited)
+        self.start_frame.valueChanged.connect(self._input_edited)
+        self.end_frame.valueChanged.connect(self._input_edited)
+        self.use_start.clicked.connect(lambda: self._use_current(self.start_frame))
+        self.use_end.clicked.connect(lambda: self._use_current(self.end_frame))
+        self.add_input.clicked.connect(self._add_input)
+        self.remove_input.clicked.connect(self._remove_input)
+        self.open_button.clicked.connect(self.open_at_start)
+        self.link_kind.currentIndexChanged.connect(self._fill_link_targets)
+        self.link_button.clicked.connect(self.link_ground_truth)
+        self.unlink_button.clicked.connect(self.unlink_ground_truth)
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(lambda: self._show_record(self.record))
+
+    @staticmethod
+    def _message_label() -> QLabel:
+        label = QLabel()
+        label.setWordWrap(True)
+        label.hide()
+        return label
+
+    def _actions(self) -> None:
+        def action(text: str, keys: QKeySequence | str, slot, tip: str, widget: QWidget) -> QAction:  # noqa: ANN001
+            a = QAction(text, widget)
+            a.setShortcut(QKeySequence(keys))
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            a.setToolTip(f"{tip} ({QKeySequence(keys).toString()})")
+            a.triggered.connect(slot)
+            widget.addAction(a)
+            return a
+
+        self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.undo_stack.undo, "Undo the last task edit",
+                                  self.list_side)
+        self.redo_action = action("Redo", "Ctrl+Shift+Z", self.undo_stack.redo, "Redo the task edit", self.list_side)
+        self.save_action = action("Save", QKeySequence.StandardKey.Save, self.save, "Save the task", self)
+        self.new_action = action("New task", "Ctrl+Shift+N", self.new_task, "New task", self)
+        self.delete_action = action("Delete task", QKeySequence.StandardKey.Delete, self.delete_task,
+                                    "Delete the chosen task", self.table)
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        for button, a in ((self.undo_button, self.undo_action), (self.redo_button, self.redo_action),
+                          (self.save_button, self.save_action), (self.new_button, self.new_action),
+                          (self.delete_button, self.delete_action)):
+            button.setToolTip(a.toolTip())
+        self.use_start.setToolTip("Start this input at the frame the viewer shows")
+        self.use_end.setToolTip("End this input at the frame the viewer shows")
+        self.open_button.setToolTip("Show this input in the viewer at its start frame")
+
+    # ------------------------------------------------------------ project and list
+    def set_project(self, project: Project | None) -> None:
+        """Show the tasks of ``project`` (None: nothing). Clears the undo history."""
+        self.project = project
+        self.undo_stack.clear()
+        self.record = None
+        if project is not None:
+            changes = gt.refresh_linked(project)
+            if any(c.ok for c in changes):
+                self.status.emit(f"{sum(c.ok for c in changes)} linked ground truth(s) updated from annotations")
+        self.reload()
+
+    def reload(self, select_id: str | None = None) -> None:
+        """Read the tasks and media again; keep (or move to ``select_id``) the chosen task."""
+        keep = select_id or (self.record.id if self.record else None)
+        rows = ts.list_tasks(self.project) if self.project else []
+        self.media = {}
+        if self.project is not None:
+            with self.project.read() as s:
+                for mid, name, kind, frames in s.execute(select(Media.id, Media.file_name, Media.kind,
+                                                                Media.frame_count).order_by(Media.file_name)):
+                    self.media[mid] = (name, kind, frames)
+        self.model.set_rows(rows)
+        current_cat = self.category_filter.currentData()
+        self.category_filter.blockSignals(True)
+        self.category_filter.clear()
+        self.category_filter.addItem("All categories", None)
+        cats = sorted({r.category or "" for r in rows})
+        for c in cats:
+            self.category_filter.addItem(c or "(none)", c)
+        i = self.category_filter.findData(current_cat)
+        self.category_filter.setCurrentIndex(max(i, 0))
+        self.category_filter.blockSignals(False)
+        self.category.blockSignals(True)
+        self.category.clear()
+        self.category.addItems([c for c in cats if c])
+        self.category.blockSignals(False)
+        self.input_media.blockSignals(True)
+        self.input_media.clear()
+        self.input_media.addItem("(not in the project)", None)
+        for mid, (name, kind, _n) in self.media.items():
+            self.input_media.addItem(f"{name}  [{kind}]", mid)
+        self.input_media.blockSignals(False)
+        self._refilter()
+        if not keep or not self.select_task(keep):
+            self._show_record(None)
+
+    def _refilter(self) -> None:
+        self.proxy.set_filter(self.category_filter.currentData(), self.type_filter.currentData(), self.search.text())
+        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} tasks")
+
+    def visible_task_ids(self) -> list[str]:
+        """Task ids shown after filtering, top to bottom."""
+        return [self.proxy.index(r, 0).data(TASK_ID_ROLE) for r in range(self.proxy.rowCount())]
+
+    def select_task(self, task_id: str) -> bool:
+        """Choose ``task_id`` in the list (clearing filters that hide it); False when unknown."""
+        for attempt in range(2):
+            for r in range(self.proxy.rowCount()):
+                idx = self.proxy.index(r, 0)
+                if idx.data(TASK_ID_ROLE) == task_id:
+                    self.table.setCurrentIndex(idx)
+                    self.table.scrollTo(idx)
+                    if self.record is None or self.record.id != task_id:
+                        self._load(task_id)
+                    return True
+            if attempt == 0:
+                self.category_filter.setCurrentIndex(0)
+                self.type_filter.setCurrentIndex(0)
+                self.search.clear()
+        return False
+
+    def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._loading or not current.isValid():
+            return
+        task_id = current.data(TASK_ID_ROLE)
+        if self.record is not None and task_id == self.record.id:
+            return
+        if self.dirty and self.record is not None:
+            if not self.save():
+                self.status.emit("Fix the marked problems or press Revert before choosing another task")
+                self._loading = True
+                self.select_task(self.record.id)
+                self._loading = False
+            else:
+                self.select_task(task_id)  # saving re-read the list and chose the saved task again
+            return
+        self._load(task_id)
+
+    def _load(self, task_id: str) -> None:
+        try:
+            if self.project is not None and gt.refresh_linked(self.project, [task_id]):
+                self.model.set_rows(ts.list_tasks(self.project))
+                self._refilter()
+            record = ts.get_task(self.project, task_id)
+        except FieldstudioError as exc:
+            self.status.emit(str(exc))
+            record = None
+        self._show_record(record)
+
+    # ------------------------------------------------------------ the form
+    def _show_record(self, record: ts.TaskRecord | None) -> None:
+        self._loading = True
+        self.record = record
+        self.edit_message.hide()
+        self.form.setEnabled(record is not None)
+        self.duplicate_button.setEnabled(record is not None)
+        self.delete_button.setEnabled(record is not None)
+        r = record
+        self.id_edit.setText(r.external_id or "" if r else "")
+        self.source_label.setText(f"source: {r.source}" if r else "")
+        self.query.setPlainText(r.query if r else "")
+        self.answer_type.setCurrentIndex(max(self.answer_type.findData(r.answer_type if r else "free_text"), 0))
+        self.ground_truth.setPlainText(r.ground_truth or "" if r else "")
+        tol = (r.tolerances or {}) if r else {}
+        self.r_th.setText("" if tol.get("r_th") is None else f"{tol['r_th']:g}")
+        self.t_th.setText("" if tol.get("T_th") is None else f"{tol['T_th']:g}")
+        self.category.setEditText(r.category or "" if r else "")
+        self.sub_category.setText(r.sub_category or "" if r else "")
+        self.scenario.setCurrentIndex(max(self.scenario.findData(r.scenario if r else None), 0))
+        self.notes.setPlainText(r.notes or "" if r else "")
+        self.inputs = [self._with_frames(dict(i)) for i in (r.inputs if r else ())]
+        self._fill_inputs_list(0)
+        self._loading = False
+        self.dirty = False
+        self._show_link()
+        self._validate()
+
+    def _with_frames(self, item: dict) -> dict:
+        mid = item.get("media_id")
+        for key, frame_key in (("start_s", "start_frame"), ("end_s", "end_frame")):
+            item[frame_key] = None
+            if mid and item.get(key) is not None and self._is_indexed_video(mid):
+                item[frame_key] = ts.frame_at_time(self.project, mid, item[key])
+        return item
+
+    def _is_indexed_video(self, media_id: str | None) -> bool:
+        info = self.media.get(media_id or "")
+        return bool(info and info[1] == "video" and info[2])
+
+    def _fill_inputs_list(self, row: int) -> None:
+        self.inputs_list.blockSignals(True)
+        self.inputs_list.clear()
+        for item in self.inputs:
+            span = ""
+            if item.get("start_s") is not None or item.get("end_s") is not None:
+                span = f"  [{_secs(item.get('start_s'))} – {_secs(item.get('end_s'))}]"
+            missing = "" if item.get("media_id") else "  (not in the project)"
+            self.inputs_list.addItem(f"{item.get('name') or '?'}{span}{missing}")
+        self.inputs_list.blockSignals(False)
+        if self.inputs:
+            self.inputs_list.setCurrentRow(min(max(row, 0), len(self.inputs) - 1))
+        self._show_input(self.inputs_list.currentRow())
+
+    def _show_input(self, row: int) -> None:
+        item = self.inputs[row] if 0 <= row < len(self.inputs) else None
+        was, self._loading = self._loading, True
+        for w in (self.input_media, self.start_frame, self.end_frame, self.remove_input, self.open_button):
+            w.setEnabled(item is not None)
+        self.input_media.setCurrentIndex(max(self.input_media.findData(item.get("media_id")) if item else 0, 0))
+        video = item is not None and self._is_indexed_video(item.get("media_id"))
+        for spin, key in ((self.start_frame, "start_frame"), (self.end_frame, "end_frame")):
+            spin.setEnabled(video)
+            spin.setMaximum(max((self.media[item["media_id"]][2] or 1) - 1, 0) if video else 10_000_000)
+            spin.setValue(-1 if not item or item.get(key) is None else item[key])
+        self._update_times()
+        self._loading = was
+        self._update_use_buttons()
+        self._fill_link_targets()
+
+    def _update_times(self) -> None:
+        row = self.inputs_list.currentRow()
+        item = self.inputs[row] if 0 <= row < len(self.inputs) else {}
+        self.start_time.setText(_secs(item.get("start_s")) if item.get("start_s") is not None else "whole media")
+        self.end_time.setText(_secs(item.get("end_s")) if item.get("end_s") is not None else "")
+
+    def _input_edited(self) -> None:
+        if self._loading:
+            return
+        row = self.inputs_list.currentRow()
+        if not 0 <= row < len(self.inputs):
+            return
+        item = self.inputs[row]
+        mid = self.input_media.currentData()
+        if mid != item.get("media_id"):
+            item.update(media_id=mid, name=self.media[mid][0] if mid else item.get("name", ""),
+                        start_s=None, end_s=None, start_frame=None, end_frame=None)
+            self._fill_inputs_list(row)
+        elif self._is_indexed_video(mid):
+            for spin, key, skey in ((self.start_frame, "start_frame", "start_s"), (self.end_frame, "end_frame", "end_s")):
+                frame = spin.value()
+                item[key] = None if frame < 0 else frame
+                item[skey] = None if frame < 0 else ts.frame_time_s(self.project, mid, frame)
+            self._fill_inputs_list(row)
+        self._changed()
+
+    def _update_use_buttons(self) -> None:
+        ok = self.position is not None and self.record is not None and self.inputs_list.currentRow() >= 0
+        self.use_start.setEnabled(ok)
+        self.use_end.setEnabled(ok)
+
+    def _use_current(self, spin: QSpinBox) -> None:
+        if self.position is None:
+            return
+        media_id, frame = self.position
+        if self.input_media.currentData() != media_id:
+            self.input_media.setCurrentIndex(self.input_media.findData(media_id))
+        spin.setValue(frame)
+
+    def _add_input(self) -> None:
+        mid = self.position[0] if self.position else None
+        name = self.media[mid][0] if mid in self.media else ""
+        self.inputs.append({"name": name, "media_id": mid if mid in self.media else None, "start_s": None,
+                            "end_s": None, "start_frame": None, "end_frame": None})
+        self._fill_inputs_list(len(self.inputs) - 1)
+        self._changed()
+
+    def _remove_input(self) -> None:
+        row = self.inputs_list.currentRow()
+        if 0 <= row < len(self.inputs):
+            del self.inputs[row]
+            self._fill_inputs_list(row)
+            self._changed()
+
+    def _changed(self, *_: object) -> None:
+        if self._loading:
+            return
+        self.dirty = True
+        self._validate()
+
+    def form_fields(self) -> dict:
+        """The editable fields as the form shows them (``store.tasks.EDITABLE`` minus the link fields)."""
+        tolerances = {}
+        for key, edit in (("r_th", self.r_th), ("T_th", self.t_th)):
+            text = edit.text().strip()
+            if text:
+                try:
+                    tolerances[key] = float(text)
+                except ValueError:
+                    tolerances[key] = text  # reported by validate
+        return {
+            "external_id": self.id_edit.text().strip() or None, "query": self.query.toPlainText(),
+            "answer_type": self.answer_type.currentData(), "ground_truth": self.ground_truth.toPlainText() or None,
+            "category": self.category.currentText().strip() or None,
+            "sub_category": self.sub_category.text().strip() or None, "scenario": self.scenario.currentData(),
+            "tolerances": tolerances or None, "notes": self.notes.toPlainText() or None,
+            "inputs": [{k: i.get(k) for k in ("name", "media_id", "start_s", "end_s")} for i in self.inputs],
+        }
+
+    def _validate(self) -> list[ts.Issue]:
+        issues = ts.validate(self.form_fields()) if self.record is not None else []
+        for label, fields in ((self.query_message, ("query", "scenario")), (self.gt_message, ("ground_truth",)),
+                              (self.tol_message, ("tolerances",)), (self.input_message, ("inputs",))):
+            mine = [i for i in issues if i.field in fields]
+            label.setVisible(bool(mine))
+            label.setText("\n".join(i.message for i in mine))
+            label.setStyleSheet(ERROR_STYLE if any(i.severity == "error" for i in mine) else WARNING_STYLE)
+        errors = [i for i in issues if i.severity == "error"]
+        self.save_button.setEnabled(self.record is not None and self.dirty and not errors)
+        self.revert_button.setEnabled(self.dirty)
+        return errors
+
+    # ------------------------------------------------------------ edits
+    def _push(self, edit: Edit, task_id: str | None = None) -> bool:
+        """Do ``edit`` (one transaction) and put it on the undo stack; False (and a message) when refused."""
+        try:
+            edit.do()
+        except FieldstudioError as exc:
+            self.status.emit(str(exc))
+            self.edit_message.setText(str(exc))
+            self.edit_message.setStyleSheet(ERROR_STYLE)
+            self.edit_message.show()
+            return False
+        self.undo_stack.push(_UndoCommand(edit, self, task_id or getattr(edit, "task_id", None)))
+        return True
+
+    def after_edit(self, task_id: str | None) -> None:
+        """Re-read the list and show ``task_id`` (after an edit, an undo or a redo)."""
+        self.record = None
+        self.dirty = False
+        self.reload(select_id=task_id)
+
+    @Slot()
+    def save(self) -> bool:
+        """Store the form's changes as one undoable edit; False when there are errors (shown inline)."""
+        if self.record is None or self.project is None:
+            return False
+        if self._validate():
+            return False
+        if not self.dirty:
+            return True
+        current = self.record.fields()
+        changes = {k: v for k, v in self.form_fields().items() if v != current.get(k)}
+        if not changes:
+            self.dirty = False
+            self._validate()
+            return True
+        if not self._push(ts.UpdateTask(self.project, self.record.id, "Edit task", **changes)):
+            return False
+        self.status.emit(f"Saved task {self.form_fields()['external_id'] or ''}".strip())
+        self.after_edit(self.record.id if self.record else None)
+        return True
+
+    @Slot()
+    def new_task(self) -> None:
+        """Create a task (over the viewer's media from its current frame, when known) and choose it."""
+        if self.project is None or (self.dirty and not self.save()):
+            return
+        inputs = []
+        if self.position and self.position[0] in self.media:
+            mid, frame = self.position
+            start = ts.frame_time_s(self.project, mid, frame) if self._is_indexed_video(mid) else None
+            inputs = [{"media_id": mid, "start_s": start}]
+        edit = ts.CreateTask(self.project, "New task", query="New task: write the question", inputs=inputs)
+        if self._push(edit):
+            self.after_edit(edit.task_id)
+            self.query.setFocus()
+            self.query.selectAll()
+
+    @Slot()
+    def duplicate_task(self) -> None:
+        if self.project is None or self.record is None or (self.dirty and not self.save()):
+            return
+        edit = ts.CreateTask(self.project, "Duplicate task", **ts.duplicate_fields(self.record))
+        if self._push(edit):
+            self.after_edit(edit.task_id)
+
+    @Slot()
+    def delete_task(self) -> None:
+        if self.project is None or self.record is None:
+            return
+        rows = self.visible_task_ids()
+        row = rows.index(self.record.id) if self.record.id in rows else 0
+        if self._push(ts.DeleteTask(self.project, self.record.id)):
+            self.status.emit(f"Deleted task {self.record.external_id}; Ctrl+Z brings it back")
+            rest = [t for t in rows if t != self.record.id]
+            self.after_edit(rest[min(row, len(rest) - 1)] if rest else None)
+
+    # ------------------------------------------------------------ ground truth links
+    def _show_link(self) -> None:
+        link = gt.link_of(self.record.ground_truth_extra) if self.record else None
+        self.unlink_button.setEnabled(link is not None)
+        if link is None:
+            self.link_label.setText("Not linked: the ground truth is typed in. Link it to a ruler, a segment, "
+                                    "an event or a count of boxes to keep it computed from the annotations.")
+            self.link_label.setStyleSheet("")
+            return
+        value = gt.compute(self.project, link)
+        if value.ok:
+            self.link_label.setText(f"🔗 Linked: {value.explanation} → {value.text}")
+            self.link_label.setStyleSheet("")
+        else:
+            self.link_label.setText(f"🔗 Linked, but no value now: {value.explanation}. "
+                                    f"The ground truth keeps {self.record.ground_truth!r}.")
+            self.link_label.setStyleSheet(WARNING_STYLE)
+
+    def _current_input_media(self) -> str | None:
+        row = self.inputs_list.currentRow()
+        return self.inputs[row].get("media_id") if 0 <= row < len(self.inputs) else None
+
+    def _fill_link_targets(self) -> None:
+        self.link_target.clear()
+        kind, _mode = _link_choice(self.link_kind.currentData())
+        mid = self._current_input_media()
+        if self.project is None or mid is None:
+            self.link_button.setEnabled(False)
+            return
+        if kind == "count":
+            self.link_target.addItem("any label", None)
+            for lab in labels.list_labels(self.project):
+                self.link_target.addItem(lab.name, lab.id)
+        else:
+            for r in ann.list_annotations(self.project, media_id=mid, kinds=_LINK_KINDS_OF[kind]):
+                where = "" if r.frame_index is None else f" frame {r.frame_index}" + (
+                    f"–{r.end_frame_index}" if r.end_frame_index is not None else "")
+                self.link_target.addItem(f"{r.kind} {r.label_name or ''}{where}".replace("  ", " "), r.id)
+        self.link_button.setEnabled(self.link_target.count() > 0)
+
+    @Slot()
+    def link_ground_truth(self) -> None:
+        """Link the ground truth to the chosen annotation (or count) of the chosen input, as one edit."""
+        if self.record is None or self.project is None or (self.dirty and not self.save()):
+            return
+        kind, mode = _link_choice(self.link_kind.currentData())
+        row = self.inputs_list.currentRow()
+        item = self.inputs[row] if 0 <= row < len(self.inputs) else {}
+        if kind == "count":
+            link = gt.GroundTruthLink("count", media_id=item.get("media_id"), label_id=self.link_target.currentData(),
+                                      start_frame=item.get("start_frame"), end_frame=item.get("end_frame"), mode=mode)
+        else:
+            link = gt.GroundTruthLink(kind, annotation_id=self.link_target.currentData())
+        try:
+            changes = gt.link_fields(self.project, self.record.ground_truth_extra, link)
+        except FieldstudioError as exc:
+            self.status.emit(str(exc))
+            self.link_label.setText(str(exc))
+            self.link_label.setStyleSheet(ERROR_STYLE)
+            return
+        if self._push(ts.UpdateTask(self.project, self.record.id, "Link ground truth", **changes)):
+            self.after_edit(self.record.id)
+
+    @Slot()
+    def unlink_ground_truth(self) -> None:
+        if self.record is None or self.project is None:
+            return
+        changes = gt.link_fields(self.project, self.record.ground_truth_extra, None)
+        if self._push(ts.UpdateTask(self.project, self.record.id, "Unlink ground truth", **changes)):
+            self.after_edit(self.record.id)
+
+    @Slot()
+    def refresh_ground_truths(self) -> None:
+        """Re-compute linked ground truths (connect to annotation and calibration edits)."""
+        if self.project is None:
+            return
+        changes = [c for c in gt.refresh_linked(self.project) if c.ok]
+        if changes:
+            self.status.emit(f"{len(changes)} linked ground truth(s) updated from annotations")
+            keep_dirty = self.dirty
+            if not keep_dirty:
+                self.after_edit(self.record.id if self.record else None)
+        elif self.record is not None:
+            self._show_link()
+
+    # ------------------------------------------------------------ viewer
+    @Slot(str, int)
+    def set_current_position(self, media_id: str, frame: int) -> None:
+        """The media and frame the viewer shows; "Use current frame" takes them."""
+        self.position = (media_id, int(frame))
+        self._update_use_buttons()
+
+    @Slot()
+    def open_at_start(self) -> None:
+        """Emit ``open_media_at`` for the chosen input (else the first one with a media) at its start frame."""
+        row = self.inputs_list.currentRow()
+        candidates = ([self.inputs[row]] if 0 <= row < len(self.inputs) else []) + self.inputs
+        for item in candidates:
+            if item.get("media_id"):
+                self.open_media_at.emit(item["media_id"], int(item.get("start_frame") or 0))
+                return
+        self.status.emit("This task names no media of the project")
+
+
+def _link_choice(data: str | None) -> tuple[str | None, str | None]:
+    """("count", "objects") from the link-kind combo's data "count/objects"; (kind, None) for the others."""
+    kind, _, mode = (data or "").partition("/")
+    return kind or None, mode or None
+
+
+def _secs(seconds: float | None) -> str:
+    return "…" if seconds is None else f"{seconds:.3f} s"

@@ -194,3 +194,53 @@ def test_same_run_names_stay_apart_and_no_scores_still_lists_answers(project):
     assert sorted(c.summary.index) == sorted([f"same ({r1[:6]})", f"same ({r2[:6]})"])
     assert (c.summary["n"] == 0).all() and (c.summary["unscored"] == 1).all()
     assert isinstance(c.answers, pd.DataFrame) and len(c.answers) == 2
+
+
+def test_ratings_frame_leaves_out_machine_raters(project):
+    """A scorer's or a model's verdict filed as a rating (rater 'scorer:...' / 'model:...') is no rater."""
+    with project.write() as s:
+        rs = RatingSet(name="tape photos")
+        s.add(rs)
+        s.flush()
+        item = RatingItem(rating_set_id=rs.id, position=0)
+        s.add(item)
+        s.flush()
+        s.add_all([Rating(item_id=item.id, rater="ana", verdict="accept"),
+                   Rating(item_id=item.id, rater="scorer:acceptability", verdict="reject"),
+                   Rating(item_id=item.id, rater="model:gpt-4o", verdict="reject")])
+    assert list(cmp.ratings_frame(project)["rater"]) == ["ana"]
+    assert sorted(cmp.ratings_frame(project, include_machine=True)["rater"]) == ["ana", "model:gpt-4o",
+                                                                                 "scorer:acceptability"]
+    assert list(cmp.build_comparison(project, None).ratings["rater"]) == ["ana"]
+
+
+def test_judge_agreement_kappa_by_hand(project):
+    """Judge pass/fail against the people's: 3 pass-pass, 1 pass-fail, 1 fail-pass, 1 fail-fail.
+    p_o = 4/6; judge passes 4/6, people pass 4/6: p_e = (4/6)^2 + (2/6)^2 = 20/36; kappa = (24/36 - 20/36) /
+    (16/36) = 0.25."""
+    tasks = [add_task(project, f"1.1.000{i}", "x", category="A") for i in range(6)]
+    run = add_run(project, "m", {t: "x" for t in tasks})
+    judged = [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    people = [1.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    _score(project, run, dict(zip(tasks, judged)), judge={"model": "j", "raw": "correct"})
+    ids = current_scores(project, SCORER).set_index("task_id")["score_id"]
+    for t, v in zip(tasks, people):
+        override_score(project, ids[t], v, "checked the video", "ana")
+    ja = cmp.judge_agreement(project, SCORER)
+    assert (ja.n, ja.agree, ja.rate) == (6, 4, pytest.approx(4 / 6))
+    assert ja.pass_fail.table == ((3, 1), (1, 1))
+    assert ja.kappa == pytest.approx(0.25)
+
+
+def test_pairs_from_arrays_equal_the_mapping_version(two_sources):
+    """pair_table (arrays, shared strata codes) gives what statistics.paired_difference gives from mappings."""
+    from fieldstudio.core import statistics
+
+    project, tasks, *_ = two_sources
+    c = cmp.build_comparison(project, SCORER)
+    m = c.answers.pivot(index="task_id", columns="source", values="value")
+    cats = c.answers.drop_duplicates("task_id").set_index("task_id")["category"].to_dict()
+    ref = statistics.paired_difference(m["alpha"].to_dict(), m["beta"].to_dict(), cats, seed=0)
+    row = c.pairs.iloc[0]
+    assert (row["difference"], row["ci_low"], row["ci_high"], row["n_shared"]) == (
+        pytest.approx(ref.difference), pytest.approx(ref.ci_low), pytest.approx(ref.ci_high), ref.n_shared)

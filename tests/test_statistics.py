@@ -97,3 +97,31 @@ def test_hundred_thousand_scores_are_fast():
     elapsed = time.perf_counter() - t0
     assert elapsed < 15
     assert ci.ci_low < ci.estimate < ci.ci_high and ci.ci_high - ci.ci_low < 0.01
+
+
+def test_cohen_kappa_by_hand():
+    """The 2x2 example of Cohen's kappa: 20 both yes, 5 a-yes/b-no, 10 a-no/b-yes, 15 both no (50 pairs).
+    p_o = 35/50 = 0.7; a says yes 25/50, b 30/50: p_e = 0.5 x 0.6 + 0.5 x 0.4 = 0.5; kappa = 0.2/0.5 = 0.4."""
+    a = [True] * 20 + [True] * 5 + [False] * 10 + [False] * 15
+    b = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
+    k = st.cohen_kappa(a, b)
+    assert k.table == ((20, 5), (10, 15))
+    assert (k.n, k.percent, k.expected, k.kappa) == (50, pytest.approx(0.7), pytest.approx(0.5), pytest.approx(0.4))
+    same = st.cohen_kappa([True, True], [True, True])            # one label only: kappa undefined
+    assert same.percent == 1.0 and same.kappa is None
+    assert st.cohen_kappa([], []).kappa is None
+    with pytest.raises(ValueError):
+        st.cohen_kappa([True], [])
+
+
+def test_bootstrap_columns_equal_separate_calls():
+    """One set of draws for several columns gives each column's bootstrap_ci with the same seed."""
+    rng = np.random.default_rng(5)
+    x = rng.random(40)
+    y = (x > 0.5).astype(float)
+    strata = np.array(["a", "b", "c", "d"] * 10)
+    both = st.bootstrap_columns(np.column_stack([x, y]), strata, n_resamples=500, seed=3)
+    for col, got in zip((x, y), both):
+        ref = st.bootstrap_ci(col, list(strata), n_resamples=500, seed=3)
+        assert (got.estimate, got.ci_low, got.ci_high, got.n) == (
+            pytest.approx(ref.estimate), pytest.approx(ref.ci_low), pytest.approx(ref.ci_high), ref.n)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CORRECT_THRESHOLD", "mean", "accuracy", "Interval", "bootstrap_ci", "PairedDifference",
+__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "bootstrap_columns", "paired_difference_arrays", "mean", "accuracy", "Interval", "bootstrap_ci", "PairedDifference",
            "paired_difference", "CostPerCorrect", "cost_per_correct"]
 
 CORRECT_THRESHOLD = 0.5
@@ -63,19 +63,67 @@ class Interval:
 
 def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples: int,
                      rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples,) means of stratified resamples: within each stratum, draw its size with replacement."""
-    n = values.size
-    totals = np.zeros(n_resamples)
+    """(n_resamples,) means of stratified resamples: within each stratum, draw its size with replacement.
+
+    ``values`` may be (n, m): every column is resampled with the same draws and the result is
+    (n_resamples, m), equal column by column to separate calls with the same seed."""
+    n = values.shape[0]
+    totals = np.zeros((n_resamples,) + values.shape[1:])
     groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
     for idx in groups:
         v = values[idx]
-        k = v.size
+        k = v.shape[0]
         rows = max(1, _CHUNK_CELLS // k)
         for start in range(0, n_resamples, rows):
             stop = min(n_resamples, start + rows)
             draw = rng.integers(0, k, size=(stop - start, k), dtype=np.int32)
-            totals[start:stop] += v[draw].sum(axis=1)
+            if v.ndim == 1:
+                totals[start:stop] += v[draw].sum(axis=1)
+            else:                   # one 1-D gather per column: several times faster than a 2-D gather
+                for j in range(v.shape[1]):
+                    totals[start:stop, j] += v[:, j][draw].sum(axis=1)
     return totals / n
+
+
+def bootstrap_columns(columns: np.ndarray, strata: np.ndarray | None = None, *, n_resamples: int = 2000,
+                      confidence: float = 0.95, seed: int | None = 0) -> list[Interval]:
+    """``bootstrap_ci`` of the mean of each column of a (n, m) array with no missing value, all columns
+    resampled with one set of draws (e.g. a source's scores and its 0/1 correct flags): the same
+    intervals as m calls of ``bootstrap_ci`` with the same seed, for the price of one.
+
+    ``strata``: (n,) labels (any sortable type; strings sort as ``bootstrap_ci`` sorts them) or None.
+    """
+    a = np.asarray(columns, dtype=float)
+    if a.ndim != 2:
+        raise ValueError(f"bootstrap_columns needs a 2-D array, not shape {a.shape}")
+    if a.shape[0] == 0:
+        return [Interval(None, None, None, 0, 0, n_resamples, confidence, seed) for _ in range(a.shape[1])]
+    reps = _bootstrap_means(a, strata, n_resamples, np.random.default_rng(seed))
+    lo, hi = np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    est = a.mean(axis=0)
+    return [Interval(float(est[j]), float(lo[j]), float(hi[j]), int(a.shape[0]), 0, n_resamples, confidence, seed)
+            for j in range(a.shape[1])]
+
+
+def paired_difference_arrays(a: np.ndarray, b: np.ndarray, strata: np.ndarray | None = None, *,
+                             n_resamples: int = 2000, confidence: float = 0.95,
+                             seed: int | None = 0) -> PairedDifference:
+    """``paired_difference`` on aligned (n,) arrays (NaN = unscored) in task order, strata as (n,) labels.
+
+    Gives what ``paired_difference`` gives when the arrays are in the order of the sorted task ids."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    ok_a, ok_b = ~np.isnan(a), ~np.isnan(b)
+    both = ok_a & ok_b
+    only_a, only_b = int((ok_a & ~ok_b).sum()), int((ok_b & ~ok_a).sum())
+    if not both.any():
+        return PairedDifference(None, None, None, False, 0, only_a, only_b, n_resamples, seed)
+    d = a[both] - b[both]
+    st = None if strata is None else np.asarray(strata)[both]
+    reps = _bootstrap_means(d, st, n_resamples, np.random.default_rng(seed))
+    lo, hi = (float(x) for x in np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)]))
+    return PairedDifference(float(d.mean()), lo, hi, bool(lo > 0 or hi < 0), int(both.sum()), only_a, only_b,
+                            n_resamples, seed)
 
 
 def _prepare(values: Any, strata: Any) -> tuple[np.ndarray, np.ndarray | None, int]:
@@ -188,3 +236,40 @@ def cost_per_correct(costs: Any, scores: Any, *, allow_partial: bool = False) ->
     correct = int((s > CORRECT_THRESHOLD).sum())
     value = None if correct == 0 or (unknown and not allow_partial) else total / correct
     return CostPerCorrect(total, correct, value, unknown, bool(unknown) and value is not None)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Agreement of two raters on paired binary labels (pass/fail).
+
+    ``n`` pairs; ``table`` the 2x2 counts [[both pass, a pass / b fail], [a fail / b pass, both fail]];
+    ``percent`` observed agreement p_o = (both pass + both fail) / n; ``expected`` chance agreement
+    p_e = P_a(pass) P_b(pass) + P_a(fail) P_b(fail); ``kappa`` Cohen's kappa (p_o - p_e) / (1 - p_e)
+    (Cohen 1960, "A coefficient of agreement for nominal scales", Educ. Psychol. Meas. 20(1):37-46).
+    All three are None when n is 0; kappa is None when p_e is 1 (both raters used one label only: kappa
+    is undefined, the percent agreement still says how often they matched)."""
+
+    n: int
+    table: tuple[tuple[int, int], tuple[int, int]]
+    percent: float | None
+    expected: float | None
+    kappa: float | None
+
+
+def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> Agreement:
+    """Cohen's kappa and percent agreement of two equally long sequences of pass (True) / fail (False)
+    labels, pair by pair. Raises ValueError when the lengths differ."""
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} labels against {len(b)}: cohen_kappa needs pairs")
+    x = np.asarray(a, dtype=bool)
+    y = np.asarray(b, dtype=bool)
+    n = int(x.size)
+    tp, tn = int((x & y).sum()), int((~x & ~y).sum())
+    pf, fp = int((x & ~y).sum()), int((~x & y).sum())
+    table = ((tp, pf), (fp, tn))
+    if n == 0:
+        return Agreement(0, table, None, None, None)
+    p_o = (tp + tn) / n
+    p_e = (x.mean() * y.mean()) + ((1 - x.mean()) * (1 - y.mean()))
+    kappa = None if np.isclose(p_e, 1.0) else float((p_o - p_e) / (1 - p_e))
+    return Agreement(n, table, float(p_o), float(p_e), kappa)

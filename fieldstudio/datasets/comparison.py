@@ -20,6 +20,7 @@ A source is a run; its label is the run's name (with the id's first characters w
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +30,11 @@ import pandas as pd
 from sqlalchemy import func, select
 
 from fieldstudio.core import statistics
-from fieldstudio.datasets.scoring import current_scores, resolve_runs, scorer_description
+from fieldstudio.datasets.score_store import heads, in_list, raw_rows, score_rows
+from fieldstudio.datasets.scoring import resolve_runs, scorer_description
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Run, Score, Task
 from fieldstudio.store.project import Project
+from fieldstudio.store.ratings import is_machine
 
 __all__ = ["Comparison", "JudgeAgreement", "AgreementHook", "build_comparison", "load_answers", "source_summary",
            "group_summary", "pivot_summary", "pair_table", "paired", "task_grid", "filter_answers", "ratings_frame",
@@ -61,15 +64,15 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     Sorted by source, then task.
     """
     ids = resolve_runs(project, run_ids)
-    q = (select(Answer.task_id, Task.external_id, Task.category, Task.sub_category, Task.scenario, Task.answer_type,
-                Task.query, Task.ground_truth, Answer.run_id, Run.name, Answer.id, Answer.raw_text, Answer.error,
-                Answer.prompt_tokens, Answer.completion_tokens, Answer.reasoning_tokens, Answer.cost_usd,
-                Answer.latency_s)
-         .join(Task, Task.id == Answer.task_id).join(Run, Run.id == Answer.run_id))
-    if ids is not None:
-        q = q.where(Answer.run_id.in_(ids))
+    clause, params = in_list("a.run_id", ids)
+    sql = ("SELECT a.task_id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, t.query, "
+           "t.ground_truth, a.run_id, r.name, a.id, a.raw_text, a.error, a.prompt_tokens, a.completion_tokens, "
+           "a.reasoning_tokens, a.cost_usd, a.latency_s FROM answer a JOIN task t ON t.id = a.task_id "
+           "JOIN run r ON r.id = a.run_id WHERE 1" + clause)
     with project.read() as s:
-        rows = s.execute(q).all()
+        rows = raw_rows(s, sql, params)
+        in_force = ({k[0]: v for k, v in heads(score_rows(s, scorer, None, with_answers=False)).items()}
+                    if scorer else {})
     cols = _TASK_COLS + ["run_id", "run_name", "answer_id", "answer", "error", "prompt_tokens", "completion_tokens",
                          "reasoning_tokens", "cost_usd", "latency_s"]
     df = pd.DataFrame.from_records(rows, columns=cols)
@@ -80,19 +83,26 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     df["external_id"] = df["external_id"].fillna(df["task_id"])
     names = df.drop_duplicates("run_id").groupby("run_name")["run_id"].nunique()
     dup = set(names[names > 1].index)
-    df["source"] = [f"{n} ({r[:6]})" if n in dup else n for n, r in zip(df["run_name"], df["run_id"])]
+    df["source"] = [f"{n} ({r[:6]})" if n in dup else n for n, r in zip(df["run_name"], df["run_id"])] \
+        if dup else df["run_name"]
     df = df.drop(columns="run_name")
-    score_cols = ["answer_id", "score_id", "scorer", "scorer_version", "value", "correct", "explanation",
-                  "overridden", "author", "reason", "judge_raw", "judge_cost_usd"]
-    scores = current_scores(project, scorer, ids) if scorer else pd.DataFrame(columns=score_cols)
-    df = df.merge(scores[score_cols], on="answer_id", how="left")
-    df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
-    df["judge_cost_usd"] = pd.to_numeric(df["judge_cost_usd"], errors="coerce").astype(float)
-    df["correct"] = [None if c is None or (isinstance(c, float) and np.isnan(c)) else bool(c) for c in df["correct"]]
-    df["correct"] = df["correct"].astype(object)
-    df["correct_value"] = np.array([np.nan if c is None else float(c) for c in df["correct"]], dtype=float)
-    df["overridden"] = df["overridden"].fillna(False).astype(bool)
-    df["scorer"] = df["scorer"].fillna(scorer or "")
+    heads_now = [in_force.get(aid) for aid in df["answer_id"]]
+    nan = float("nan")
+    df["score_id"] = [None if h is None else h.id for h in heads_now]
+    df["scorer"] = [(scorer or "") if h is None else h.scorer for h in heads_now]
+    df["scorer_version"] = [None if h is None else h.scorer_version for h in heads_now]
+    df["value"] = np.array([nan if h is None or h.value is None else h.value for h in heads_now], dtype=float)
+    correct = [None if h is None else h.correct for h in heads_now]
+    df["correct"] = pd.Series(correct, index=df.index, dtype=object)
+    df["correct_value"] = np.array([nan if c is None else float(c) for c in correct], dtype=float)
+    df["explanation"] = [None if h is None else h.explanation for h in heads_now]
+    df["overridden"] = np.array([h is not None and h.author is not None for h in heads_now], dtype=bool)
+    df["author"] = [None if h is None else h.author for h in heads_now]
+    df["reason"] = [None if h is None else h.reason for h in heads_now]
+    judges = [None if h is None else h.judge for h in heads_now]
+    df["judge_raw"] = [None if j is None else j.get("raw") for j in judges]
+    df["judge_cost_usd"] = pd.to_numeric(pd.Series([None if j is None else j.get("cost_usd") for j in judges],
+                                                   index=df.index, dtype=object), errors="coerce").astype(float)
     return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
 
 
@@ -107,14 +117,18 @@ def default_scorer(project: Project, run_ids: Sequence[str] | None = None) -> st
     return max(counts, key=lambda r: (r[1], r[0]))[0] if counts else None
 
 
-def ratings_frame(project: Project) -> pd.DataFrame:
-    """Every rating: rating_id, rating_set, item_id, media_id, frame_index, rater, verdict, reasons, fields,
-    item_ground_truth. Empty (same columns) when the project holds none."""
+def ratings_frame(project: Project, *, include_machine: bool = False) -> pd.DataFrame:
+    """Every rating by a person: rating_id, rating_set, item_id, media_id, frame_index, rater, verdict,
+    reasons, fields, item_ground_truth. Verdicts a scorer or a model filed as ratings (raters named
+    ``scorer:...`` or ``model:...``, ``store.ratings.is_machine``) are left out unless ``include_machine``:
+    agreement with the raters must not count a machine as a rater. Empty (same columns) when none."""
     q = (select(Rating.id, RatingSet.name, Rating.item_id, RatingItem.media_id, RatingItem.frame_index, Rating.rater,
                 Rating.verdict, Rating.reasons, Rating.fields, RatingItem.ground_truth)
          .join(RatingItem, RatingItem.id == Rating.item_id).join(RatingSet, RatingSet.id == RatingItem.rating_set_id))
     with project.read() as s:
         rows = s.execute(q).all()
+    if not include_machine:
+        rows = [r for r in rows if not is_machine(r.rater or "")]
     return pd.DataFrame.from_records(rows, columns=["rating_id", "rating_set", "item_id", "media_id", "frame_index",
                                                     "rater", "verdict", "reasons", "fields", "item_ground_truth"])
 
@@ -124,39 +138,74 @@ def _correct_as_float(correct: pd.Series) -> np.ndarray:
     return np.array([np.nan if c is None else float(c) for c in correct], dtype=float)
 
 
-def _stats(df: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> dict[str, Any]:
-    values = df["value"].to_numpy(dtype=float)
-    st = None if strata is None else df[strata].astype(str).to_numpy()
-    mean = statistics.bootstrap_ci(values, st, n_resamples=n_resamples, seed=seed)
-    corr = df["correct_value"].to_numpy(dtype=float) if "correct_value" in df else _correct_as_float(df["correct"])
-    acc = statistics.bootstrap_ci(corr, st, n_resamples=n_resamples, seed=seed)
-    costs = df["cost_usd"].to_numpy(dtype=float)
+class _Columns:
+    """The long table's numeric columns as numpy arrays, read once for every group's statistics."""
+
+    def __init__(self, df: pd.DataFrame, strata: str | None) -> None:
+        self.values = df["value"].to_numpy(dtype=float)
+        self.correct = (df["correct_value"].to_numpy(dtype=float) if "correct_value" in df
+                        else _correct_as_float(df["correct"]))
+        self.costs = df["cost_usd"].to_numpy(dtype=float)
+        self.tokens = {c: df[c].to_numpy(dtype=float) for c in ("prompt_tokens", "completion_tokens",
+                                                                 "reasoning_tokens")}
+        self.judge_cost = df["judge_cost_usd"].to_numpy(dtype=float)
+        self.overridden = df["overridden"].to_numpy(dtype=bool)
+        # strata as integer codes in sorted string order: the order bootstrap_ci resamples its strata in
+        self.strata = None if strata is None else pd.factorize(df[strata].astype(str), sort=True)[0]
+
+
+def _intervals(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: int,
+               seed: int | None) -> tuple[statistics.Interval, statistics.Interval]:
+    """Mean score and accuracy intervals of the rows ``idx``, as two ``bootstrap_ci`` calls with ``seed``
+    would give them; one set of draws serves both when the same rows are scored and have a verdict."""
+    v, c = cols.values[idx], cols.correct[idx]
+    st = cols.strata[idx] if stratified and cols.strata is not None else None
+    kv, kc = ~np.isnan(v), ~np.isnan(c)
+    if np.array_equal(kv, kc):
+        mean, acc = statistics.bootstrap_columns(np.column_stack([v[kv], c[kc]]), None if st is None else st[kv],
+                                                 n_resamples=n_resamples, seed=seed)
+        left_out = int((~kv).sum())
+        return (dataclasses.replace(mean, unscored=left_out), dataclasses.replace(acc, unscored=left_out))
+    return (statistics.bootstrap_ci(v, st, n_resamples=n_resamples, seed=seed),
+            statistics.bootstrap_ci(c, st, n_resamples=n_resamples, seed=seed))
+
+
+def _stats_of(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: int, seed: int | None) -> dict[str, Any]:
+    mean, acc = _intervals(cols, idx, stratified, n_resamples, seed)
+    costs = cols.costs[idx]
     unknown = int(np.isnan(costs).sum())
     known_cost = float(np.nansum(costs))
     status = "complete" if unknown == 0 else ("unknown" if unknown == len(costs) else "partial")
-    n_correct = int(np.nansum(corr))
+    n_correct = int(np.nansum(cols.correct[idx]))
     per_correct = known_cost / n_correct if n_correct and status == "complete" else np.nan
+    prompt, completion = cols.tokens["prompt_tokens"][idx], cols.tokens["completion_tokens"][idx]
     return {
-        "answers": len(df), "n": mean.n, "unscored": len(df) - mean.n,
+        "answers": len(idx), "n": mean.n, "unscored": len(idx) - mean.n,
         "mean": _f(mean.estimate), "ci_low": _f(mean.ci_low), "ci_high": _f(mean.ci_high),
         "n_correct_known": acc.n, "accuracy": _f(acc.estimate), "accuracy_ci_low": _f(acc.ci_low),
         "accuracy_ci_high": _f(acc.ci_high),
-        "prompt_tokens": _sum_known(df["prompt_tokens"]), "completion_tokens": _sum_known(df["completion_tokens"]),
-        "reasoning_tokens": _sum_known(df["reasoning_tokens"]),
-        "tokens_unknown": int((df["prompt_tokens"].isna() | df["completion_tokens"].isna()).sum()),
+        "prompt_tokens": _sum_known(prompt), "completion_tokens": _sum_known(completion),
+        "reasoning_tokens": _sum_known(cols.tokens["reasoning_tokens"][idx]),
+        "tokens_unknown": int((np.isnan(prompt) | np.isnan(completion)).sum()),
         "cost_usd": known_cost if status != "unknown" else np.nan, "cost_unknown": unknown, "cost_status": status,
         "cost_per_correct_usd": per_correct,
-        "judge_cost_usd": _sum_known(df["judge_cost_usd"]),
-        "overridden": int(df["overridden"].sum()),
+        "judge_cost_usd": _sum_known(cols.judge_cost[idx]),
+        "overridden": int(cols.overridden[idx].sum()),
     }
+
+
+def _stats(df: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> dict[str, Any]:
+    """The summary row of the answers in ``df`` (see ``source_summary``)."""
+    return _stats_of(_Columns(df, strata), np.arange(len(df)), strata is not None, n_resamples, seed)
 
 
 def _f(x: float | None) -> float:
     return np.nan if x is None else float(x)
 
 
-def _sum_known(col: pd.Series) -> float:
-    return float(col.sum()) if col.notna().any() else np.nan
+def _sum_known(col: Any) -> float:
+    a = np.asarray(col, dtype=float)
+    return float(np.nansum(a)) if (~np.isnan(a)).any() else np.nan
 
 
 def source_summary(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
@@ -167,7 +216,9 @@ def source_summary(answers: pd.DataFrame, *, strata: str | None = "category", n_
     ``strata`` group (None: one group). ``cost_usd`` sums the known costs; ``cost_status`` says whether any
     was unknown; ``cost_per_correct_usd`` is NaN unless every cost is known and one answer is correct.
     """
-    rows = {src: _stats(g, strata, n_resamples, seed) for src, g in answers.groupby("source", sort=True)}
+    cols = _Columns(answers, strata)
+    groups = answers.groupby("source", sort=True).indices if len(answers) else {}
+    rows = {src: _stats_of(cols, idx, strata is not None, n_resamples, seed) for src, idx in groups.items()}
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "source"
     if out.empty:
@@ -183,7 +234,9 @@ def group_summary(answers: pd.DataFrame, by: str = "category", *, n_resamples: i
 
     ``by``: category, sub_category, scenario or answer_type. Index: (source, by).
     """
-    rows = {key: _stats(g, None, n_resamples, seed) for key, g in answers.groupby(["source", by], sort=True)}
+    cols = _Columns(answers, None)
+    groups = answers.groupby(["source", by], sort=True).indices if len(answers) else {}
+    rows = {key: _stats_of(cols, idx, False, n_resamples, seed) for key, idx in groups.items()}
     out = pd.DataFrame.from_dict(rows, orient="index")
     if out.empty:
         return pd.DataFrame(columns=list(_stats(answers.iloc[:0], None, 1, 0)))
@@ -211,33 +264,41 @@ def _matrix(answers: pd.DataFrame, statistic: str) -> pd.DataFrame:
     return answers.pivot(index="task_id", columns="source", values=column)
 
 
+def _task_strata(answers: pd.DataFrame, matrix: pd.DataFrame, strata: str | None) -> np.ndarray | None:
+    """Stratum codes of the matrix's tasks (sorted string order, as ``paired_difference`` sorts them)."""
+    if strata is None:
+        return None
+    groups = answers.drop_duplicates("task_id").set_index("task_id")[strata]
+    return pd.factorize(groups.reindex(matrix.index).astype(str), sort=True)[0]
+
+
 def paired(answers: pd.DataFrame, source_a: str, source_b: str, *, statistic: str = "mean",
            strata: str | None = "category", n_resamples: int = 2000, seed: int | None = 0,
-           matrix: pd.DataFrame | None = None) -> statistics.PairedDifference:
+           matrix: pd.DataFrame | None = None, task_strata: np.ndarray | None = None) -> statistics.PairedDifference:
     """Mean score (or ``statistic="accuracy"``) of ``source_a`` minus ``source_b`` over the tasks both scored,
-    with its paired, stratified bootstrap interval (``statistics.paired_difference``). ``matrix``: the
-    tasks x sources table of ``_matrix`` when already built (pair_table reuses it)."""
+    with its paired, stratified bootstrap interval (``statistics.paired_difference``: both sources resampled
+    on the same tasks, within each ``strata`` group; "distinguishable" only when the 95 % interval excludes
+    0). ``matrix`` / ``task_strata``: the tasks x sources table of ``_matrix`` and its stratum codes when
+    already built (pair_table reuses them)."""
     m = _matrix(answers, statistic) if matrix is None else matrix
-    tasks = m.index.tolist()
-    st = None
-    if strata is not None:
-        groups = answers.drop_duplicates("task_id").set_index("task_id")[strata]
-        st = dict(zip(tasks, groups.reindex(m.index).astype(str).tolist()))
+    st = _task_strata(answers, m, strata) if task_strata is None else task_strata
     # accuracy is 0/1 here already: the mean of the 0/1 differences is the accuracy difference
-    return statistics.paired_difference(dict(zip(tasks, m[source_a].tolist())), dict(zip(tasks, m[source_b].tolist())),
-                                        st, statistic="mean", n_resamples=n_resamples, seed=seed)
+    return statistics.paired_difference_arrays(m[source_a].to_numpy(dtype=float), m[source_b].to_numpy(dtype=float),
+                                               st, n_resamples=n_resamples, seed=seed)
 
 
 def pair_table(answers: pd.DataFrame, *, statistic: str = "mean", n_resamples: int = 2000,
-               seed: int | None = 0) -> pd.DataFrame:
+               seed: int | None = 0, strata: str | None = "category") -> pd.DataFrame:
     """Every pair of sources (a before b in name order): difference, ci_low, ci_high, distinguishable,
-    n_shared, only_a, only_b."""
+    n_shared, only_a, only_b (see ``paired``)."""
     sources = sorted(answers["source"].unique())
     matrix = _matrix(answers, statistic) if len(sources) > 1 else None
+    st = _task_strata(answers, matrix, strata) if matrix is not None else None
     rows = []
     for i, a in enumerate(sources):
         for b in sources[i + 1:]:
-            d = paired(answers, a, b, statistic=statistic, n_resamples=n_resamples, seed=seed, matrix=matrix)
+            d = paired(answers, a, b, statistic=statistic, strata=strata, n_resamples=n_resamples, seed=seed,
+                       matrix=matrix, task_strata=st)
             rows.append({"source_a": a, "source_b": b, "difference": _f(d.difference), "ci_low": _f(d.ci_low),
                          "ci_high": _f(d.ci_high), "distinguishable": d.distinguishable, "n_shared": d.n_shared,
                          "only_a": d.only_a, "only_b": d.only_b})
@@ -247,27 +308,40 @@ def pair_table(answers: pd.DataFrame, *, statistic: str = "mean", n_resamples: i
 
 @dataclass(frozen=True)
 class JudgeAgreement:
-    """How often a person who overrode a judged score kept the judge's verdict: ``n`` judged scores a person
-    reviewed, ``agree`` of them with the same verdict (``correct``, else the same value), ``rate`` = agree / n
-    (None when n is 0)."""
+    """How the LLM judge agrees with the scores people set. A pair is a judged machine row that a person
+    overrode directly (the person's row has ``overrides_id`` = the judged row's id).
+
+    ``n`` pairs, ``agree`` of them with the same verdict (``correct`` when both rows have one, else the
+    same value), ``rate`` = agree / n (None when n is 0). ``pass_fail``: Cohen's kappa and percent
+    agreement (``statistics.cohen_kappa``, Cohen 1960) over the pairs where both rows have a pass/fail
+    verdict (``correct``), the judge as rater a and the person as rater b; None without such pairs.
+    """
 
     n: int
     agree: int
+    pass_fail: statistics.Agreement | None = None
 
     @property
     def rate(self) -> float | None:
         return self.agree / self.n if self.n else None
 
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's kappa of the judge's and the people's pass/fail verdicts (None when undefined)."""
+        return None if self.pass_fail is None else self.pass_fail.kappa
+
 
 def judge_agreement(project: Project, scorer: str) -> JudgeAgreement:
     """Agreement of the LLM judge with the scores people set: each judged machine row directly overridden
-    by a person is one pair."""
+    by a person is one pair (see ``JudgeAgreement``)."""
     cols = (Score.id, Score.value, Score.correct, Score.judge, Score.author, Score.overrides_id)
     with project.read() as s:
         rows = s.execute(select(*cols).where(Score.scorer == scorer, Score.author.is_not(None))).all()
         parents = {r.overrides_id for r in rows if r.overrides_id}
         by_id = {r.id: r for r in s.execute(select(*cols).where(Score.id.in_(parents))).all()} if parents else {}
     n = agree = 0
+    judge_pass: list[bool] = []
+    person_pass: list[bool] = []
     for r in rows:
         old = by_id.get(r.overrides_id) if r.overrides_id else None
         if r.author is None or old is None or old.author is not None or not old.judge:
@@ -275,9 +349,11 @@ def judge_agreement(project: Project, scorer: str) -> JudgeAgreement:
         n += 1
         if old.correct is not None and r.correct is not None:
             agree += old.correct == r.correct
+            judge_pass.append(bool(old.correct))
+            person_pass.append(bool(r.correct))
         else:
             agree += old.value == r.value
-    return JudgeAgreement(n, agree)
+    return JudgeAgreement(n, agree, statistics.cohen_kappa(judge_pass, person_pass) if judge_pass else None)
 
 
 # ---------------------------------------------------------------- the grid

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from fieldstudio.core.atomic import atomic_write_bytes
 
-__all__ = ["score_by_source", "category_heatmap", "cost_vs_score", "score_distribution", "figure_bytes",
+__all__ = ["score_by_source", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
            "save_figure", "FORMATS"]
 
 FORMATS = ("png", "svg")
@@ -29,9 +29,29 @@ _HORIZONTAL = {"orientation": "horizontal"} if _MPL_VERSION >= (3, 10) else {"ve
 
 
 def _figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
+    """A figure on an Agg canvas, without a layout engine: margins come from ``_fit`` (matplotlib's
+    constrained layout measures every text and doubles the drawing time of a report's plots)."""
+    fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
     return fig
+
+
+_CHAR_PT = 6.2          # width of an average DejaVu Sans character at the 10 pt tick-label size, in points
+_LINE_PT = 14.0         # height of one 10 pt text line, in points
+
+
+def _fit(fig: Figure, *, left_labels: list[str] = (), ylabel: bool = False, xlabel: bool = True,
+         title_lines: int = 1, bottom_labels: list[str] = (), rotation: float = 0.0, right_pt: float = 14.0) -> None:
+    """Margins from the longest tick labels (estimated from character counts, no text measured):
+    ``left_labels`` on the y axis, ``bottom_labels`` on the x axis rotated by ``rotation`` degrees."""
+    w_pt, h_pt = (float(v) * 72.0 for v in fig.get_size_inches())
+    longest = max((len(str(t)) for t in left_labels), default=4)
+    left = 12.0 + _CHAR_PT * longest + (_LINE_PT + 4.0 if ylabel else 0.0)
+    rot = max((len(str(t)) for t in bottom_labels), default=0) * _CHAR_PT * np.sin(np.radians(rotation))
+    bottom = 10.0 + _LINE_PT + rot + (_LINE_PT + 4.0 if xlabel else 0.0)
+    top = 8.0 + 12.0 * title_lines
+    fig.subplots_adjust(left=min(0.6, left / w_pt), right=max(0.65, 1.0 - right_pt / w_pt),
+                        bottom=min(0.6, bottom / h_pt), top=max(0.4, 1.0 - top / h_pt))
 
 
 def _empty(fig: Figure, message: str) -> Figure:
@@ -72,6 +92,7 @@ def score_by_source(summary: pd.DataFrame, *, scorer_label: str = "", value: str
     ax.set_xlim(right=max(1.0, float(np.nanmax(right))) * 1.18)
     ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
     ax.set_title(_short_label(scorer_label) or "score by source", fontsize=9)
+    _fit(fig, left_labels=[str(s) for s in data.index])
     return fig
 
 
@@ -90,8 +111,41 @@ def category_heatmap(table: pd.DataFrame, *, title: str = "mean score by categor
     ax.set_yticks(np.arange(table.shape[0]), [str(i) for i in table.index])
     for (r, c), v in np.ndenumerate(values):
         ax.text(c, r, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center", fontsize=8)
-    fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(title, fontsize=9)
+    _fit(fig, left_labels=[str(i) for i in table.index], bottom_labels=[str(c) for c in table.columns],
+         rotation=30, xlabel=False, right_pt=40.0)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    return fig
+
+
+def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str = "mean score by category") -> Figure:
+    """Grouped horizontal bars: one group per category, one bar per source, with the 95 % bootstrap
+    interval of ``group_summary`` (index (source, category); columns ``value``, ``ci_low``/``ci_high`` for
+    the mean or ``<value>_ci_low``/``<value>_ci_high``) as error bars."""
+    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
+    if by_category.empty or value not in by_category:
+        return _empty(_figure(7.0, 2.0), "no categories")
+    table = by_category[value].unstack(level=0)
+    categories, sources = [str(c) for c in table.index], [str(c) for c in table.columns]
+    fig = _figure(7.0, 1.4 + 0.16 * len(categories) * max(1, len(sources)) + 0.2 * len(categories))
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(sources))
+    base = np.arange(len(categories), dtype=float)
+    colours = matplotlib.colormaps["tab10"]
+    for k, src in enumerate(table.columns):
+        rows = by_category.xs(src, level=0).reindex(table.index)
+        ax.barh(base - 0.4 + width * (k + 0.5), rows[value].to_numpy(dtype=float), height=width,
+                xerr=_errors(rows, value, low, high), color=colours(k % 10), ecolor="#333333", capsize=2,
+                error_kw={"elinewidth": 0.8}, label=str(src))
+    ax.set_yticks(base, categories)
+    ax.invert_yaxis()
+    finite = table.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    ax.set_xlim(0.0, max(1.0, float(finite.max()) if finite.size else 1.0) * 1.05)
+    ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title(title, fontsize=9)
+    _fit(fig, left_labels=categories, right_pt=14.0 + _CHAR_PT * 0.75 * max(len(s) for s in sources) + 24.0)
     return fig
 
 
@@ -117,6 +171,7 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
                    zorder=3)
     for xi, yi, name in zip(x, y, known.index):
         ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.margins(x=0.15)                       # room for the source names written right of the points
     ax.set_xlabel("total cost (USD)")
     ax.set_ylabel("mean score (95 % bootstrap interval)")
     ax.legend(fontsize=8, loc="best")
@@ -124,6 +179,7 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
     if missing:
         title += "\nno known cost: " + ", ".join(missing)[:100]
     ax.set_title(title, fontsize=9)
+    _fit(fig, left_labels=["0.00"], ylabel=True, title_lines=title.count("\n") + 1)
     return fig
 
 
@@ -139,6 +195,7 @@ def score_distribution(answers: pd.DataFrame) -> Figure:
     ax.set_yticks(np.arange(1, len(names) + 1), names)
     ax.invert_yaxis()
     ax.set_xlabel("score per answer")
+    _fit(fig, left_labels=names, title_lines=0)
     return fig
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -46,7 +47,8 @@ from fieldstudio.core.scorers import REGISTRY, ScoreResult, acceptability, docum
 from fieldstudio.core.scorers import get as get_scorer
 from fieldstudio.core.scorers import unscored
 from fieldstudio.datasets.judging import JUDGE_MAX_TOKENS, JudgeCaller, load_judge
-from fieldstudio.datasets.score_store import uuid4_hex, write_batch
+from fieldstudio.datasets.score_store import (ScoreWriter, StoredScore, heads, in_list, raw_rows, score_rows,
+                                              stamp_reader)
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 
@@ -58,6 +60,8 @@ DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
 JUDGE_BATCH = 20
 """Answers scored per write transaction with a judge (each may wait for a model call)."""
+MEMO_SIZE = 200_000
+"""Distinct (task reference, answer text) results remembered by one ``score_answers`` call."""
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
@@ -262,30 +266,30 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
     return out
 
 
-def _score_rows(session, scorer: str | None, run_ids: Sequence[str] | None) -> list[Any]:
-    q = (select(Score.id, Score.answer_id, Score.scorer, Score.scorer_version, Score.value, Score.correct,
-                Score.explanation, Score.judge, Score.author, Score.reason, Score.overrides_id, Score.created_at,
-                Answer.run_id, Answer.task_id)
-         .join(Answer, Answer.id == Score.answer_id))
-    if scorer is not None:
-        q = q.where(Score.scorer == scorer)
-    if run_ids is not None:
-        q = q.where(Answer.run_id.in_(list(run_ids)))
-    return list(session.execute(q).all())
+def _read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
+                 ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
+    """(answers, tasks, in_force): the answers as raw tuples (id, run_id, task_id, raw_text, parsed JSON
+    text, error) sorted by run, every task's inputs by id, and the score row in force per answer
+    id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins' random lookups
+    cost more than the scoring."""
+    clause, params = in_list("run_id", ids)
+    with project.read() as s:
+        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1" + clause,
+                           params)
+        answers.sort(key=operator.itemgetter(1))            # by run; within a run as stored (stable sort)
+        tasks = {}
+        for r in raw_rows(s, "SELECT id, external_id, source, query, answer_type, ground_truth, "
+                             "ground_truth_extra, eval_func, tolerances, extra FROM task"):
+            tasks[r[0]] = TaskInputs(*r[:6], _json(r[6]), r[7], _json(r[8]), _json(r[9]))
+        rows = score_rows(s, scorer, None, with_answers=False)
+    if ids is not None and rows:
+        wanted = {a[0] for a in answers}
+        rows = [r for r in rows if r.answer_id in wanted]
+    return answers, tasks, {k[0]: v for k, v in heads(rows).items()}
 
 
-def _heads(rows: Sequence[Any]) -> dict[tuple[str, str], Any]:
-    """(answer_id, scorer) -> the row in force: a row no other row overrides; a person's row first, then newest."""
-    replaced = {r.overrides_id for r in rows if r.overrides_id}
-    out: dict[tuple[str, str], Any] = {}
-    for r in rows:
-        if r.id in replaced:
-            continue
-        key = (r.answer_id, r.scorer)
-        old = out.get(key)
-        if old is None or (r.author is not None, r.created_at) > (old.author is not None, old.created_at):
-            out[key] = r
-    return out
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
 
 
 # ---------------------------------------------------------------- the service
@@ -310,6 +314,10 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
         ScoringError for an unknown scorer; NotFound for an unknown run; ProfileError for an unknown
         judge profile; the judge's ModelCallError when the judge cannot be used at all (bad key, unknown
         model): the batches scored before it are kept.
+
+    Speed (benchmarks/bench_scoring.py): inputs are read with raw SQL, answers sharing a task and a text
+    are scored once (FieldWorkArena scorers, which read nothing else), new ids come from one random
+    draw per batch and rows are written with executemany over one held connection (``ScoreWriter``).
     """
     try:
         info = get_scorer(scorer_name)
@@ -319,56 +327,138 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)
-    with project.read() as s:
-        aq = select(Answer.id, Answer.run_id, Answer.task_id, Answer.raw_text, Answer.parsed, Answer.error)
-        if ids is not None:
-            aq = aq.where(Answer.run_id.in_(ids))
-        answers = [AnswerInputs(*r) for r in s.execute(aq.order_by(Answer.run_id, Answer.task_id)).all()]
-        tq = select(Task.id, Task.external_id, Task.source, Task.query, Task.answer_type, Task.ground_truth,
-                    Task.ground_truth_extra, Task.eval_func, Task.tolerances, Task.extra)
-        tasks = {r[0]: TaskInputs(*r) for r in s.execute(tq).all()}
-        heads = _heads(_score_rows(s, info.name, ids))
+    answers, tasks, in_force = _read_inputs(project, ids, info.name)
     report.answers = total = len(answers)
     progress(0, total)
     batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
-    memo: dict[tuple, ScoreResult] = {}
-    for start in range(0, total, batch):
-        if cancelled():
-            report.cancelled = True
-            break
-        inserts: list[dict[str, Any]] = []
-        updates: list[dict[str, Any]] = []
-        now = utcnow()
-        chunk = answers[start:start + batch]
-        for i, answer in enumerate(chunk):
-            if judge is not None and i and cancelled():
+    memo: dict[tuple, tuple] = {}
+    with ScoreWriter(project) as writer:
+        for start in range(0, total, batch):
+            if cancelled():
                 report.cancelled = True
                 break
-            row = _score_answer(info.name, tasks[answer.task_id], answer, heads, judge, params, memo, report)
+            now = utcnow()
+            chunk = answers[start:start + batch]
+            if judge is None:
+                inserts, updates = _score_chunk(info.name, chunk, tasks, in_force, params, memo, report)
+                pending: dict[str, Any] = {}
+            else:
+                inserts, updates = _judge_chunk(info.name, chunk, tasks, in_force, judge, params, report,
+                                                cancelled, lambda i, s=start: progress(s + i + 1, total))
+                pending = judge.take_pending()
+            writer.write(info.name, now, inserts, updates, pending)
+            report.written += len(inserts) + len(updates)
             if judge is not None and judge.fatal is not None:
+                _finish_judge(report, judge)
+                raise judge.fatal
+            progress(min(start + len(chunk), total), total)
+            if report.cancelled:
                 break
-            if row is None:
-                continue
-            old = heads.get((answer.id, info.name))
-            row["created_at"] = now
-            if old is None:
-                inserts.append({"id": uuid4_hex(), "answer_id": answer.id, "scorer": info.name, **row})
-            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge)) != (
-                    row["scorer_version"], row["value"], row["correct"], row["explanation"], _stable(row["judge"])):
-                updates.append({"b_id": old.id, **row})
-            if judge is not None:
-                progress(start + i + 1, total)
-        write_batch(project, inserts, updates, judge.take_pending() if judge is not None else {})
-        report.written += len(inserts) + len(updates)
-        if judge is not None and judge.fatal is not None:
-            _finish_judge(report, judge)
-            raise judge.fatal
-        progress(min(start + len(chunk), total), total)
-        if report.cancelled:
-            break
     if judge is not None:
         _finish_judge(report, judge)
     return report
+
+
+def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:
+    """What a FieldWorkArena score depends on besides the answer text: the reference, the eval_func and
+    (fwa-paper) the tolerances. None for the other scorers, which read more of the answer (``parsed``)."""
+    if scorer not in ("fwa-official", "fwa-paper"):
+        return None
+    return (task.ground_truth, eval_func_of(task), json.dumps(task.tolerances, sort_keys=True)
+            if scorer == "fwa-paper" and task.tolerances else None)
+
+
+def _row_of(result: ScoreResult) -> tuple:
+    """(scorer_version, value, correct, explanation, judge, scored, reason head, failed) of a result."""
+    explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
+    return (result.version, result.value, None if result.correct is None else bool(result.correct), explanation,
+            None, result.value is not None, None if result.value is not None else _reason_head(result.explanation),
+            bool(result.details.get("failed")))
+
+
+def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
+                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: dict[tuple, tuple],
+                 report: ScoringReport) -> tuple[list[tuple], list[tuple]]:
+    """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
+
+    FieldWorkArena results are memoised on (task reference, eval_func, tolerances, answer text, error),
+    so a repeated answer, or the same answer to copies of one task, is scored once."""
+    inserts: list[tuple] = []
+    updates: list[tuple] = []
+    prefixes: dict[str, tuple | None] = {}        # task id -> its memo prefix (None: no memo)
+    reasons = report.unscored_reasons
+    run_id_now, counts = None, [0, 0]
+    scored = unscored = failed = kept = 0
+    for aid, run_id, task_id, raw_text, parsed, error in chunk:
+        if run_id != run_id_now:
+            run_id_now = run_id
+            counts = report.per_run.setdefault(run_id, [0, 0])
+        old = in_force.get(aid) if in_force else None
+        if old is not None and old.author is not None:
+            kept += 1
+            continue
+        prefix = prefixes.get(task_id, ())
+        if prefix == ():
+            prefix = prefixes[task_id] = _memo_prefix(scorer, tasks[task_id])
+        key = None if prefix is None else (prefix, raw_text, error)
+        row = memo.get(key) if key is not None else None
+        answer = None
+        if row is None:
+            answer = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
+            row = _row_of(score_one(scorer, tasks[task_id], answer, params=params))
+            if key is not None and len(memo) < MEMO_SIZE:
+                memo[key] = row
+        if not row[5] and old is not None and old.value is not None and old.judge:
+            answer = answer or AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
+            if old.judge.get("inputs_sha256") == _inputs_sha(scorer, tasks[task_id], answer, params):
+                report.kept_judged += 1          # keep a judged value over "needs a judge"
+                scored += 1
+                counts[0] += 1
+                continue
+        if row[5]:
+            scored += 1
+            counts[0] += 1
+        else:
+            unscored += 1
+            counts[1] += 1
+            reasons[row[6]] += 1
+            failed += row[7]
+        if old is None:
+            inserts.append((aid, row[0], row[1], row[2], row[3], None))
+        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge) != row[:5]:
+            updates.append((old.id, row[0], row[1], row[2], row[3], None))
+    report.scored += scored
+    report.unscored += unscored
+    report.failed_answers += failed
+    report.kept_overrides += kept
+    return inserts, updates
+
+
+def _judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
+                 in_force: Mapping[str, StoredScore], judge: JudgeCaller, params: Mapping[str, Any],
+                 report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None]
+                 ) -> tuple[list[tuple], list[tuple]]:
+    """Scoring with a judge, one answer at a time (each may wait for a model call)."""
+    inserts: list[tuple] = []
+    updates: list[tuple] = []
+    for i, (aid, run_id, task_id, raw_text, parsed, error) in enumerate(chunk):
+        if i and cancelled():
+            report.cancelled = True
+            break
+        answer = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
+        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report)
+        if judge.fatal is not None:
+            break
+        if row is not None:
+            old = in_force.get(aid)
+            values = (row["scorer_version"], row["value"], row["correct"], row["explanation"], row["judge"])
+            if old is None:
+                inserts.append((aid, *values))
+            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge)) != (
+                    *values[:4], _stable(values[4])):
+                updates.append((old.id, *values))
+        done(i)
+    return inserts, updates
 
 
 def _finish_judge(report: ScoringReport, judge: JudgeCaller) -> None:
@@ -378,41 +468,31 @@ def _finish_judge(report: ScoringReport, judge: JudgeCaller) -> None:
     report.judge_cost_usd = judge.cost_usd if judge.cost_complete else None
 
 
-def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, heads: Mapping[tuple[str, str], Any],
-                  judge: JudgeCaller | None, params: Mapping[str, Any], memo: dict[tuple, ScoreResult],
-                  report: ScoringReport) -> dict[str, Any] | None:
-    """The column values of the answer's new or updated score row, or None when the row in force stays."""
+def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force: Mapping[str, StoredScore],
+                  judge: JudgeCaller, params: Mapping[str, Any], report: ScoringReport) -> dict[str, Any] | None:
+    """The column values of the answer's new or updated score row (scored with the judge), or None when the
+    row in force stays."""
     counts = report.per_run.setdefault(answer.run_id, [0, 0])
-    old = heads.get((answer.id, scorer))
+    old = in_force.get(answer.id)
     if old is not None and old.author is not None:
         report.kept_overrides += 1
         return None
-    sha = _inputs_sha(scorer, task, answer, params) if judge is not None or (old is not None and old.judge) else None
-    if judge is None:
-        key = (task.ground_truth, answer.raw_text, eval_func_of(task), task.tolerances and json.dumps(task.tolerances),
-               answer.error) if scorer in ("fwa-official", "fwa-paper") else None
-        result = memo.get(key) if key is not None else None
-        if result is None:
-            result = score_one(scorer, task, answer, params=params)
-            if key is not None and len(memo) < 200_000:
-                memo[key] = result
-        judge_json = None
-    else:
-        judge.begin_answer()
-        result = score_one(scorer, task, answer, judge=judge, params=params)
-        calls = judge.calls
-        judge_json = None
-        if calls or result.judge_raw is not None:
-            costs = [c.get("cost_usd") for c in calls]
-            judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
-                          (calls[-1].get("text") if calls else None),
-                          "calls": len(calls), "from_cache": bool(calls) and all(c["from_cache"] for c in calls),
-                          "prompt_tokens": _sum_or_none(c.get("prompt_tokens") for c in calls),
-                          "completion_tokens": _sum_or_none(c.get("completion_tokens") for c in calls),
-                          "cost_usd": _sum_or_none(costs), "inputs_sha256": sha,
-                          "details": _jsonable(result.details)}
-            if result.error:
-                judge_json["error"] = result.error
+    sha = _inputs_sha(scorer, task, answer, params)
+    judge.begin_answer()
+    result = score_one(scorer, task, answer, judge=judge, params=params)
+    calls = judge.calls
+    judge_json = None
+    if calls or result.judge_raw is not None:
+        costs = [c.get("cost_usd") for c in calls]
+        judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
+                      (calls[-1].get("text") if calls else None),
+                      "calls": len(calls), "from_cache": bool(calls) and all(c["from_cache"] for c in calls),
+                      "prompt_tokens": _sum_or_none(c.get("prompt_tokens") for c in calls),
+                      "completion_tokens": _sum_or_none(c.get("completion_tokens") for c in calls),
+                      "cost_usd": _sum_or_none(costs), "inputs_sha256": sha,
+                      "details": _jsonable(result.details)}
+        if result.error:
+            judge_json["error"] = result.error
     if result.value is None and old is not None and old.value is not None and old.judge \
             and old.judge.get("inputs_sha256") == sha:          # keep a judged value over "needs a judge"
         report.kept_judged += 1
@@ -464,13 +544,14 @@ def current_scores(project: Project, scorer: str | None = None, run_ids: Sequenc
     """
     ids = resolve_runs(project, run_ids)
     with project.read() as s:
-        heads = _heads(_score_rows(s, scorer, ids))
+        in_force = heads(score_rows(s, scorer, ids))
+        to_stamp = stamp_reader(s)
     cols = ["score_id", "answer_id", "run_id", "task_id", "scorer", "scorer_version", "value", "correct",
             "explanation", "author", "reason", "overridden", "judge_raw", "judge_cost_usd", "created_at"]
     records = [(r.id, r.answer_id, r.run_id, r.task_id, r.scorer, r.scorer_version,
                 float("nan") if r.value is None else float(r.value), r.correct, r.explanation, r.author, r.reason,
-                r.author is not None, (r.judge or {}).get("raw"), (r.judge or {}).get("cost_usd"), r.created_at)
-               for r in heads.values()]
+                r.author is not None, (r.judge or {}).get("raw"), (r.judge or {}).get("cost_usd"),
+                to_stamp(r.created_at)) for r in in_force.values()]
     df = pd.DataFrame.from_records(records, columns=cols)
     df["value"] = df["value"].astype(float)
     df["correct"] = df["correct"].astype(object)

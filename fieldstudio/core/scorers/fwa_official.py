@@ -19,6 +19,7 @@ time-range reference; a JSON report) and every other answer is returned unscored
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -144,8 +145,11 @@ def _residual_words(text: str) -> list[str]:
     return [w for w in words if w not in _FILLER and w not in matchers._YES and w not in matchers._NO]
 
 
+@functools.lru_cache(maxsize=8192)
 def reference_kind(reference: str) -> str | None:
-    """'range', 'time', 'length', 'count' or 'yesno' when the reference is nothing but such a value."""
+    """'range', 'time', 'length', 'count' or 'yesno' when the reference is nothing but such a value.
+
+    Cached per reference text: scoring many answers to one task parses its reference once."""
     if _residual_words(reference):
         return None
     if matchers.parse_time_range_s(reference):
@@ -161,10 +165,21 @@ def reference_kind(reference: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def _reference_polarity(reference: str) -> bool | None:
+    """The yes/no of a reference that starts with yes or no (None otherwise); cached per reference text."""
+    if not re.match(r"\W*(yes|no)\b", reference, re.I):
+        return None
+    return matchers.parse_yes_no(reference)
+
+
 def polarity_conflict(reference: str, prediction: str) -> bool:
-    ref = matchers.parse_yes_no(reference)
+    """True when a reference starting with yes/no and the prediction answer yes/no the other way round."""
+    ref = _reference_polarity(reference)
+    if ref is None:
+        return False
     pred = matchers.parse_yes_no(prediction)
-    return ref is not None and pred is not None and ref != pred and bool(re.match(r"\W*(yes|no)\b", reference, re.I))
+    return pred is not None and ref != pred
 
 
 def match_by_kind(kind: str, reference: str, prediction: str) -> matchers.MatchResult:

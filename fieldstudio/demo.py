@@ -12,6 +12,7 @@ from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import data_dir, sample_data_dir
 from fieldstudio.datasets.demo_annotations import add_demo_annotations
 from fieldstudio.datasets.demo_ratings import add_demo_ratings
+from fieldstudio.datasets.demo_tasks import add_demo_tasks
 from fieldstudio.media.ingest import add_index_thumbnail
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
@@ -44,4 +45,5 @@ def build_demo(
         if not cancelled():
             add_demo_annotations(project)
             add_demo_ratings(project)
+            add_demo_tasks(project)
     return report

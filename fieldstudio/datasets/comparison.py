@@ -32,7 +32,7 @@ from sqlalchemy import func, select
 from fieldstudio.core import statistics
 from fieldstudio.datasets.score_store import heads, in_list, raw_rows, score_rows
 from fieldstudio.datasets.scoring import resolve_runs, scorer_description
-from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Run, Score, Task
+from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
 from fieldstudio.store.project import Project
 from fieldstudio.store.ratings import is_machine
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QImage
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox,
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget,
                                QStackedWidget, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import importing, settings, shortcuts, workers
+from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
 from fieldstudio.gui.panels.annotations import AnnotationsPanel
 from fieldstudio.gui.panels.library import LibraryPanel
@@ -29,6 +30,7 @@ from fieldstudio.gui.viewer.document_view import DocumentView
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.gui.viewer.video_controller import VideoController
 from fieldstudio.gui.welcome import WelcomePage
+from fieldstudio.gui.workspace import Workspace
 from fieldstudio.media import library, thumbnails
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.store.models import Media
@@ -55,12 +57,15 @@ class MainWindow(QMainWindow):
         self.video: VideoController | None = None
         self._strip_worker: workers.Worker | None = None
         self._welcome_hid_docks = False
+        self._pending_frame: tuple[str, int] | None = None
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
         self.actions = {aid: shortcuts.make_action(aid, self) for aid in shortcuts.DEFAULTS}
         self._build_central()
         self._build_docks()
+        self.workspace = Workspace(self, self.modes)
+        self.annotator = AnnotationController(self)
         self._build_status()
         self._build_menus()
         self._connect_actions()
@@ -89,7 +94,12 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for w in (self.welcome, self.empty, self.media_page, self.document):
             self.stack.addWidget(w)
-        self.setCentralWidget(self.stack)
+        self.modes = QTabWidget()
+        self.modes.setObjectName("modes")
+        self.modes.setDocumentMode(True)
+        self.modes.addTab(self.stack, "Media")
+        self.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
+        self.setCentralWidget(self.modes)
 
     def _build_docks(self) -> None:
         self.library_dock = QDockWidget("Library", self)
@@ -142,7 +152,25 @@ class MainWindow(QMainWindow):
         for aid in ("add_media", "add_folder"):
             m.addAction(a[aid])
         m.addSeparator()
+        m.addAction(a["export_annotations"])
+        m.addSeparator()
         m.addAction(a["quit"])
+        m = self.menuBar().addMenu("&Edit")
+        m.addAction(a["undo"])
+        m.addAction(a["redo"])
+        m = self.menuBar().addMenu("&Annotate")
+        for aid in ("select_tool", "box_tool", "ruler_tool", "calibrate", "toggle_grid", None, "edit_mark",
+                    "delete_marks", "copy_next", "make_keyframe", None, "segment_start", "segment_end", "event",
+                    None, "labels"):
+            if aid is None:
+                m.addSeparator()
+            else:
+                m.addAction(a[aid])
+        labels_menu = m.addMenu("Use &label")
+        for k in range(1, 10):
+            labels_menu.addAction(a[f"label_{k}"])
+        a["toggle_grid"].setCheckable(True)
+        a["toggle_grid"].setChecked(True)
         m = self.menuBar().addMenu("&View")
         for aid in ("zoom_in", "zoom_out", "zoom_fit", "zoom_1to1"):
             m.addAction(a[aid])
@@ -150,8 +178,11 @@ class MainWindow(QMainWindow):
         for aid in ("timeline_zoom_in", "timeline_zoom_out", "next_media", "prev_media", "find"):
             m.addAction(a[aid])
         m.addSeparator()
-        for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+        for dock in self._docks():
             m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        for action in self.workspace.tab_actions:
+            m.addAction(action)
         m = self.menuBar().addMenu("&Video")
         for aid in ("play", "next_frame", "prev_frame", "next_second", "prev_second", "next_10s", "prev_10s",
                     "shuttle_back", "shuttle_stop", "shuttle_fwd", "go_to", "loop_start", "loop_end",
@@ -161,6 +192,10 @@ class MainWindow(QMainWindow):
         a["loop_toggle"].setCheckable(True)
         m = self.menuBar().addMenu("&Help")
         m.addAction(a["shortcuts"])
+        show_logs = QAction("Show &logs", self)
+        show_logs.setToolTip("Open the folder with fieldstudio's log files (attach them to a bug report)")
+        show_logs.triggered.connect(self._show_logs)
+        m.addAction(show_logs)
         about = QAction("&About fieldstudio", self)
         about.triggered.connect(self._about)
         m.addAction(about)
@@ -182,6 +217,7 @@ class MainWindow(QMainWindow):
         a["prev_media"].triggered.connect(lambda: self._step_media(-1))
         a["find"].triggered.connect(self._find)
         a["shortcuts"].triggered.connect(self.show_shortcuts)
+        self._connect_annotation_actions()
         video = {
             "play": lambda v: v.toggle_play(),
             "next_frame": lambda v: v.step(1), "prev_frame": lambda v: v.step(-1),
@@ -208,6 +244,8 @@ class MainWindow(QMainWindow):
         self.transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
         self.annotations.jump.connect(lambda i: self.video and self.media and self.media.kind == "video"
                                       and self.video.show_index(i))
+        self.timeline.segment_end_moved.connect(self.annotator.move_segment_end)
+        self.annotator.changed.connect(self._annotations_changed)
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
         self.welcome.open_project.connect(self.open_project_dialog)
@@ -232,10 +270,13 @@ class MainWindow(QMainWindow):
         self.library_dock.setWidget(self.library)
         if self._welcome_hid_docks:
             self._welcome_hid_docks = False
-            for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+            for dock in self._docks():
                 dock.show()
             self._restore_layout(geometry=False)
         self.stack.setCurrentWidget(self.empty)
+        self.modes.tabBar().setVisible(True)
+        self.workspace.set_project(project)
+        self.annotator.project_changed()
         settings.add_recent(project.path)
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
@@ -246,13 +287,17 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(APP_TITLE)
         self.welcome.set_recent(settings.recent_projects())
         self.stack.setCurrentWidget(self.welcome)
+        self.modes.setCurrentIndex(0)
+        self.modes.tabBar().setVisible(False)
         if not self._welcome_hid_docks:
             self._save_layout()
-        for dock in (self.library_dock, self.properties_dock, self.annotations_dock):
+        for dock in self._docks():
             dock.hide()
         self._welcome_hid_docks = True
 
     def _close_project(self) -> None:
+        self.annotator.clear()
+        self.workspace.set_project(None)
         if self.video is not None:
             self.video.close()
             self.video.deleteLater()
@@ -421,7 +466,11 @@ class MainWindow(QMainWindow):
 
     def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
         self.timeline.set_video(table.seconds_array())
-        self.video.open(media, table, 0)
+        start = 0
+        if self._pending_frame is not None and self._pending_frame[0] == media.id:
+            start = min(max(self._pending_frame[1], 0), len(table) - 1)
+        self._pending_frame = None
+        self.video.open(media, table, start)
         self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
         self._start_strip(media.id)
 
@@ -440,6 +489,8 @@ class MainWindow(QMainWindow):
     def _on_image_ready(self, _token: int, media_id: str, _index: int, _exact: bool, image: QImage) -> None:
         if self.media is not None and self.media.id == media_id and self.media.kind == "image":
             self.canvas.set_image(image, (self.media.width or image.width(), self.media.height or image.height()))
+            self.annotator.refresh()
+            self.workspace.position_changed(self.media.id, None)
 
     def _on_frame_shown(self, index: int, seconds: float, exact: bool) -> None:
         n = self.video.frame_count
@@ -448,6 +499,9 @@ class MainWindow(QMainWindow):
         self.timeline.set_index(index)
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
         self.transport.set_position(index, n, seconds, self.media.duration_s if self.media else None)
+        self.annotator.refresh()
+        if exact and self.media is not None:
+            self.workspace.position_changed(self.media.id, index)
 
     def _on_video(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
         if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
@@ -493,6 +547,96 @@ class MainWindow(QMainWindow):
         else:
             self.video.seek_seconds(self.video.table.seconds(0) + value)
 
+    # --- annotation and evaluation ---------------------------------------------------------------
+    def _connect_annotation_actions(self) -> None:
+        a, ctl = self.actions, self.annotator
+        a["undo"].triggered.connect(ctl.undo_stack.undo)
+        a["redo"].triggered.connect(ctl.undo_stack.redo)
+        a["undo"].setEnabled(False)
+        a["redo"].setEnabled(False)
+        ctl.undo_stack.canUndoChanged.connect(a["undo"].setEnabled)  # slots of the actions: dropped with them
+        ctl.undo_stack.canRedoChanged.connect(a["redo"].setEnabled)
+        # bound methods, not lambdas: Qt drops them with the window, the stack may outlive it briefly
+        ctl.undo_stack.undoTextChanged.connect(self._undo_text)
+        ctl.undo_stack.redoTextChanged.connect(self._redo_text)
+        a["select_tool"].triggered.connect(lambda: ctl.set_tool("select"))
+        a["box_tool"].triggered.connect(lambda: ctl.set_tool("select" if ctl.tool == "box" else "box"))
+        a["ruler_tool"].triggered.connect(lambda: ctl.set_tool("select" if ctl.tool == "ruler" else "ruler"))
+        a["calibrate"].triggered.connect(ctl.calibrate_key)
+        a["toggle_grid"].toggled.connect(self._set_grid)
+        a["delete_marks"].triggered.connect(ctl.delete_selected)
+        a["edit_mark"].triggered.connect(ctl.edit_selected)
+        a["copy_next"].triggered.connect(ctl.copy_to_next_frame)
+        a["make_keyframe"].triggered.connect(lambda: ctl.make_keyframe())
+        a["segment_start"].triggered.connect(ctl.start_segment)
+        a["segment_end"].triggered.connect(ctl.end_segment)
+        a["event"].triggered.connect(ctl.mark_event)
+        for k in range(1, 10):
+            a[f"label_{k}"].triggered.connect(lambda _=False, k=k: ctl.use_label_key(k))
+        a["labels"].triggered.connect(self.labels_dialog)
+        a["export_annotations"].triggered.connect(self.export_dialog)
+
+    def _undo_text(self, text: str) -> None:
+        self.actions["undo"].setText(f"&Undo {text}".strip())
+
+    def _redo_text(self, text: str) -> None:
+        self.actions["redo"].setText(f"&Redo {text}".strip())
+
+    def _set_grid(self, on: bool) -> None:
+        self.annotator.show_grid = on
+        self.annotator.refresh()
+
+    def _annotations_changed(self) -> None:
+        if self.project is not None and self.media is not None:
+            self.annotations.show_media(self.project, self.media.id)
+        self.workspace.annotations_changed()
+
+    def labels_dialog(self) -> None:
+        if not self._need_project():
+            return
+        from fieldstudio.gui.panels.labels_dialog import LabelSetDialog
+
+        LabelSetDialog(self.project, self.annotator.apply, self).exec()
+        self.annotator.refresh()
+
+    def export_dialog(self) -> None:
+        if not self._need_project():
+            return
+        from fieldstudio.gui.panels.export_dialog import ExportDialog
+
+        ExportDialog(self.project, self.media.id if self.media is not None else None, self).exec()
+
+    def show_media_frame(self, media_id: str, frame: int) -> None:
+        """Bring the viewer forward on frame ``frame`` of ``media_id`` (from a task, an answer or a rating)."""
+        if self.project is None or self.library is None:
+            return
+        self.modes.setCurrentIndex(0)
+        if self.media is not None and self.media.id == media_id and self.video is not None \
+                and self.video.table is not None:
+            self.video.show_index(min(max(frame, 0), self.video.frame_count - 1))
+            return
+        self._pending_frame = (media_id, frame)
+        if not self.library.select(media_id):
+            self._pending_frame = None
+            self.open_media(media_id)
+
+    def set_viewer_keys_enabled(self, enabled: bool) -> None:
+        """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
+        keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
+                "prev_media", "labels", "export_annotations"}
+        for aid, action in self.actions.items():
+            if aid not in keep:
+                action.setEnabled(enabled and not (aid in ("undo", "redo") and not (
+                    self.annotator.undo_stack.canUndo() if aid == "undo" else self.annotator.undo_stack.canRedo())))
+
+    def _docks(self) -> list[QDockWidget]:
+        return [self.library_dock, self.properties_dock, self.annotations_dock, *self.workspace.docks]
+
+    def _show_logs(self) -> None:
+        from fieldstudio.gui.logs_menu import show_logs
+
+        show_logs()
+
     # --- status ----------------------------------------------------------------------------------
     def _show_pointer(self, x: float, y: float) -> None:
         self.pointer_label.setText("" if math.isnan(x) else f"x {x:.1f}  y {y:.1f} px")
@@ -532,6 +676,9 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        if not self.annotator.confirm_open_segments():
+            event.ignore()
+            return
         self._save_layout()
         self._close_project()
         super().closeEvent(event)

@@ -44,6 +44,23 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "prev_media": ("Previous media", "Ctrl+Up", "Open the previous media in the library"),
     "find": ("Find in document", "Ctrl+F", "Search the document's text"),
     "shortcuts": ("&Keyboard shortcuts…", "F1", "List and change the keyboard shortcuts"),
+    "undo": ("&Undo", "Ctrl+Z", "Undo the last annotation edit (it is saved at once)"),
+    "redo": ("&Redo", "Ctrl+Shift+Z", "Redo the edit last undone"),
+    "select_tool": ("Select / pan", "Esc", "Select and move marks; drag the background to pan"),
+    "box_tool": ("&Box tool", "B", "Draw boxes: drag a rectangle on the image"),
+    "ruler_tool": ("&Ruler tool", "R", "Measure: drag from one point to another (metres once calibrated)"),
+    "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
+    "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
+    "delete_marks": ("&Delete selected", "Delete", "Delete the selected boxes and rulers"),
+    "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
+    "copy_next": ("Copy box to &next frame", "Ctrl+D", "Copy the selected boxes to the next frame and show it"),
+    "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box into a keyframe"),
+    "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
+    "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
+    "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
+    **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} (and give it to the selected marks)") for k in range(1, 10)},
+    "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
+    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT or CSV files"),
 }
 
 

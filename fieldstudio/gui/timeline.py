@@ -7,7 +7,7 @@ or the zoom buttons zoom around the pointer, the wheel scrolls a zoomed timeline
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
@@ -29,6 +29,7 @@ class SegmentMarker:
     end: int | None
     color: str
     label: str = ""
+    key: str = ""  # the annotation id; segments with a key have ends that can be dragged
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,14 @@ class EventMarker:
 class Timeline(QWidget):
     """Timeline of one video. Call ``set_video`` with the PTS seconds of every frame.
 
-    Signals: ``scrubbed(index)`` while the playhead is dragged, ``released(index)`` when it is let go.
+    Signals: ``scrubbed(index)`` while the playhead is dragged, ``released(index)`` when it is let go,
+    ``segment_end_moved(key, which, index)`` when an end ("start" or "end") of a segment bar is dragged
+    to another frame.
     """
 
     scrubbed = Signal(int)
     released = Signal(int)
+    segment_end_moved = Signal(str, str, int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -63,6 +67,7 @@ class Timeline(QWidget):
         self._events: list[EventMarker] = []
         self._loop: tuple[int, int] | None = None
         self._dragging = False
+        self._end_drag: tuple[SegmentMarker, str] | None = None  # (segment, "start" | "end") being dragged
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(800, RULER_H + STRIP_H + 2 * LANE_H + 6)
@@ -156,14 +161,42 @@ class Timeline(QWidget):
         return self._t_to_x(float(self._t[min(max(index, 0), len(self._t) - 1)]))
 
     # --- events ----------------------------------------------------------------------------------
+    def segment_end_at(self, x: float, y: float) -> tuple[SegmentMarker, str] | None:
+        """The segment end ("start"/"end") within 5 px of (x, y) in the segment lane, if any."""
+        seg_top = RULER_H + STRIP_H + 2
+        if not seg_top <= y <= seg_top + LANE_H or not len(self._t):
+            return None
+        for seg in self._segments:
+            if not seg.key:
+                continue
+            if seg.end is not None and abs(self.x_of_index(seg.end) - x) <= 5:
+                return seg, "end"
+            if abs(self.x_of_index(seg.start) - x) <= 5:
+                return seg, "start"
+        return None
+
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         if event.button() == Qt.MouseButton.LeftButton and len(self._t):
+            grab = self.segment_end_at(event.position().x(), event.position().y())
+            if grab is not None:
+                self._end_drag = grab
+                self.setCursor(Qt.CursorShape.SizeHorCursor)
+                return
             self._dragging = True
             self._index = self.index_at_x(event.position().x())
             self.scrubbed.emit(self._index)
             self.update()
 
     def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._end_drag is not None:
+            seg, which = self._end_drag
+            index = self.index_at_x(min(max(event.position().x(), 0), self.width() - 1))
+            moved = replace(seg, start=index) if which == "start" else replace(seg, end=index)
+            self._segments = [moved if s is seg else s for s in self._segments]
+            self._end_drag = (moved, which)
+            self.scrubbed.emit(index)
+            self.update()
+            return
         if self._dragging:
             index = self.index_at_x(min(max(event.position().x(), 0), self.width() - 1))
             if index != self._index:
@@ -175,6 +208,12 @@ class Timeline(QWidget):
             self.setToolTip(f"frame {i}  {format_pts(float(self._t[i]))}")
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._end_drag is not None and event.button() == Qt.MouseButton.LeftButton:
+            seg, which = self._end_drag
+            self._end_drag = None
+            self.unsetCursor()
+            self.segment_end_moved.emit(seg.key, which, seg.start if which == "start" else seg.end)
+            return
         if self._dragging and event.button() == Qt.MouseButton.LeftButton:
             self._dragging = False
             self._index = self.index_at_x(min(max(event.position().x(), 0), self.width() - 1))

@@ -1,0 +1,479 @@
+"""The annotation tools of the main window: boxes (B), rulers (R), calibration (C), segments (I/O), events (E).
+
+Every change goes through :meth:`AnnotationController.apply`: the Qt-free edit (store/edits.py) is done
+first, committing one transaction, and only then pushed on the QUndoStack, whose first ``redo`` does
+nothing (edits.py explains why). So every edit, undo and redo is in the project file before the call
+returns: there is no Save and no unsaved state. The overlay is rebuilt from the project after each
+change, so what is drawn is always what is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QGraphicsView, QMessageBox
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.timeline import EventMarker, SegmentMarker
+from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
+from fieldstudio.store import annotations as ann
+from fieldstudio.store import calibrations, edits, labels
+
+if TYPE_CHECKING:
+    from fieldstudio.gui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+NO_LABEL_COLOR = "#f5f5f5"
+MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
+
+
+class EditCommand(QUndoCommand):
+    """A done ``edits.Edit`` on the QUndoStack: the first redo does nothing, later ones redo the edit."""
+
+    def __init__(self, edit: edits.Edit, controller: AnnotationController):
+        super().__init__(edit.text)
+        self.edit, self._controller, self._first = edit, controller, True
+
+    def redo(self) -> None:
+        if self._first:
+            self._first = False
+            return
+        self._controller.run_safely(self.edit.do)
+
+    def undo(self) -> None:
+        self._controller.run_safely(self.edit.undo)
+
+
+class AnnotationController(QObject):
+    """Tools, overlay and undo stack for the media shown in ``window``'s canvas.
+
+    Signals: ``changed()`` after any annotation, label or calibration change (panels refresh);
+    ``tool_changed(name)`` with "select", "box", "ruler", "scale" or "floor".
+    """
+
+    changed = Signal()
+    tool_changed = Signal(str)
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.canvas = window.canvas
+        self.undo_stack = QUndoStack(self)
+        self.tool = "select"
+        self.label_id: str | None = None
+        self.show_grid = True
+        self._items: list = []
+        self._temp = None
+        self._press: QPointF | None = None
+        self._picked: PickedPoints | None = None
+        self._colors: dict[str, str] = {}
+        self.canvas.viewport().installEventFilter(self)
+
+    # --- context ---------------------------------------------------------------------------------
+    @property
+    def project(self):  # noqa: ANN201 - Project | None
+        return self.window.project
+
+    @property
+    def media(self):  # noqa: ANN201 - Media | None
+        m = self.window.media
+        return m if m is not None and m.kind in ("image", "video") else None
+
+    def frame_index(self) -> int | None:
+        """The frame marks attach to: the exact frame shown (None on a photo)."""
+        if self.media is None or self.media.kind == "image":
+            return None
+        return self.window.video.index if self.window.video is not None else 0
+
+    def run_safely(self, fn) -> bool:  # noqa: ANN001 - callable
+        """Run a store call; a FieldstudioError becomes a status message. Refreshes afterwards."""
+        try:
+            fn()
+        except (FieldstudioError, ValueError) as exc:
+            self.window.notify(str(exc))
+            return False
+        finally:
+            self.refresh()
+            self.changed.emit()
+        return True
+
+    def apply(self, edit: edits.Edit) -> bool:
+        """Do ``edit`` (committed at once) and put it on the undo stack; False (with a message) if refused."""
+        if self.project is None:
+            return False
+        if self.project.read_only:
+            self.window.notify(f"{self.project.path.name} is read-only: the change was not made")
+            return False
+        if not self.run_safely(edit.do):
+            return False
+        self.undo_stack.push(EditCommand(edit, self))
+        return True
+
+    def project_changed(self) -> None:
+        """A new project (or none): forget the history and the current label."""
+        self.undo_stack.clear()
+        self.label_id = None
+        self.set_tool("select")
+        self.reload_labels()
+
+    def reload_labels(self) -> None:
+        self._colors = {}
+        if self.project is not None:
+            self._colors = {r.id: r.color for r in labels.list_labels(self.project)}
+            if self.label_id not in self._colors:
+                self.label_id = None
+
+    def color(self, label_id: str | None) -> str:
+        return self._colors.get(label_id, NO_LABEL_COLOR) if label_id else NO_LABEL_COLOR
+
+    # --- tools -----------------------------------------------------------------------------------
+    def set_tool(self, tool: str) -> None:
+        """"select", "box", "ruler", "scale" (2 points) or "floor" (4 points)."""
+        if tool in ("box", "ruler", "scale", "floor") and self.media is None:
+            self.window.notify("open a photo or a video frame to annotate")
+            tool = "select"
+        self._drop_temp()
+        self.tool = tool
+        self.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
+                                else QGraphicsView.DragMode.NoDrag)
+        self.canvas.viewport().setCursor(Qt.CursorShape.OpenHandCursor if tool == "select"
+                                         else Qt.CursorShape.CrossCursor)
+        hints = {"box": "Box: drag a rectangle (Esc to stop)",
+                 "ruler": "Ruler: drag from one point to the other (Esc to stop)",
+                 "scale": "Calibrate scale: click the two ends of an object of known length "
+                          "(C again: a floor rectangle)",
+                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
+        if tool in hints:
+            self.window.notify(hints[tool])
+        if tool in ("scale", "floor") and self.window.video is not None and self.window.video.playing:
+            self.window.video.pause()
+        self.tool_changed.emit(tool)
+
+    def calibrate_key(self) -> None:
+        """C: scale calibration; C again while picking: floor calibration."""
+        self.set_tool("floor" if self.tool == "scale" else "scale")
+
+    def use_label_key(self, key: int) -> None:
+        """Keys 1-9: the label with that key becomes current and is given to the selected marks."""
+        if self.project is None:
+            return
+        record = labels.label_for_key(self.project, key)
+        if record is None:
+            self.window.notify(f"no label has key {key}: Annotate ▸ Labels… sets them")
+            return
+        self.label_id = record.id
+        self.window.notify(f"label: {record.name}")
+        for aid in self.selected_ids():
+            self.apply(edits.SetLabel(self.project, aid, record.id))
+
+    def selected_items(self) -> list:
+        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
+
+    def selected_ids(self) -> list[str]:
+        return [i.annotation_id for i in self.selected_items() if i.annotation_id]
+
+    def delete_selected(self) -> None:
+        ids = self.selected_ids()
+        if ids and self.project is not None:
+            self.apply(edits.DeleteAnnotations(self.project, ids))
+
+    def copy_to_next_frame(self) -> None:
+        boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
+        index = self.frame_index()
+        if not boxes or index is None:
+            self.window.notify("select a box on a video frame to copy it to the next frame")
+            return
+        if index + 1 >= self.window.video.frame_count:
+            self.window.notify("this is the last frame")
+            return
+        done = [self.apply(edits.CopyBox(self.project, b.annotation_id, index + 1)) for b in boxes]
+        if any(done):
+            self.window.video.show_index(index + 1)
+
+    def make_keyframe(self, item: BoxItem | None = None) -> None:
+        boxes = [item] if item is not None else [i for i in self.selected_items() if isinstance(i, BoxItem)]
+        boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
+        if not boxes:
+            self.window.notify("select an interpolated (dashed) box of a track to make it a keyframe")
+            return
+        for b in boxes:
+            self.apply(edits.MakeKeyframe(self.project, self.media.id, b.track_id, self.frame_index()))
+
+    def start_segment(self) -> None:
+        index = self._video_frame("start a segment")
+        if index is not None:
+            self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
+
+    def end_segment(self) -> None:
+        index = self._video_frame("end a segment")
+        if index is None:
+            return
+        open_ = [r for r in ann.open_segments(self.project, self.media.id) if r.frame_index <= index]
+        mine = [r for r in open_ if r.label_id == self.label_id] or open_
+        if not mine:
+            self.window.notify("no open segment starts at or before this frame (I starts one)")
+            return
+        target = max(mine, key=lambda r: r.frame_index)
+        self.apply(edits.CloseSegment(self.project, target.id, index))
+
+    def mark_event(self) -> None:
+        index = self._video_frame("mark an event")
+        if index is not None:
+            self.apply(edits.AddEvent(self.project, self.media.id, index, self.label_id))
+
+    def _video_frame(self, what: str) -> int | None:
+        if self.media is None or self.media.kind != "video" or self.window.video is None:
+            self.window.notify(f"open a video to {what}")
+            return None
+        if self.window.video.playing:
+            self.window.video.pause()
+        return self.window.video.index
+
+    def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
+        """A segment end dragged on the timeline."""
+        if which == "start":
+            self.apply(edits.MoveSegmentStart(self.project, annotation_id, index))
+        else:
+            self.apply(edits.CloseSegment(self.project, annotation_id, index))
+
+    # --- overlay ---------------------------------------------------------------------------------
+    def clear(self) -> None:
+        scene = self.canvas.scene()
+        for item in self._items:
+            if item.scene() is scene:
+                scene.removeItem(item)
+        self._items.clear()
+
+    def refresh(self) -> None:
+        """Redraw the marks of the media and frame shown, and the timeline's segments and events."""
+        selected = set(self.selected_ids())
+        self.clear()
+        media = self.media
+        if self.project is None or media is None:
+            return
+        self.reload_labels()
+        frame = self.frame_index()
+        scene = self.canvas.scene()
+        for b in ann.boxes_on_frame(self.project, media.id, frame):
+            caption = " ".join(x for x in (b.label_name or "", f"#{b.track_id}" if b.track_id is not None else "",
+                                           "" if b.keyframe else "(interpolated)") if x)
+            item = BoxItem(b.box, self.color(b.label_id), caption, annotation_id=b.annotation_id,
+                           track_id=b.track_id, keyframe=b.keyframe, changed=self._box_moved)
+            item.setToolTip(self._box_tip(b))
+            scene.addItem(item)
+            self._items.append(item)
+        rulers = [r for r in ann.list_annotations(self.project, media_id=media.id, kinds=["ruler"])
+                  if r.frame_index is None or r.frame_index == frame]
+        for r in rulers:
+            (p, q) = r.geometry
+            item = RulerItem(tuple(p), tuple(q), self.color(r.label_id) if r.label_id else "#ffd60a",
+                             annotation_id=r.id, measure=self._measurer(r.on_floor), changed=self._ruler_moved)
+            scene.addItem(item)
+            self._items.append(item)
+        if self.show_grid:
+            self._add_grid(media)
+        for item in self._items:
+            if getattr(item, "annotation_id", None) in selected:
+                item.setSelected(True)
+        self._update_timeline(media)
+
+    def _box_tip(self, b: ann.FrameBox) -> str:
+        parts = [b.label_name or "(no label)"]
+        if b.track_id is not None:
+            parts.append(f"track {b.track_id}")
+        if b.attributes:
+            parts.append(", ".join(f"{k}={v}" for k, v in b.attributes.items()))
+        x1, y1, x2, y2 = b.box
+        parts.append(f"x {x1:.0f} y {y1:.0f} w {x2 - x1:.0f} h {y2 - y1:.0f} px")
+        if not b.keyframe:
+            parts.append("interpolated: double-click (or Shift+K) to make it a keyframe")
+        return "\n".join(parts)
+
+    def _add_grid(self, media) -> None:  # noqa: ANN001 - Media
+        record = calibrations.calibration_for(self.project, media.id, "floor")
+        if record is None:
+            return
+        try:
+            core = record.to_core()
+            lines = core.grid_lines(step_m=0.5, image_size=(media.width or 0, media.height or 0) or None)
+        except FieldstudioError as exc:
+            self.window.notify(f"floor grid: {exc}")
+            return
+        edge = {0.0, float(record.width_m or 0), float(record.depth_m or 0)}
+        grid = GridItem([(tuple(g.start), tuple(g.end), round(g.offset_m, 6) in edge) for g in lines])
+        grid.setToolTip(record.describe())
+        self.canvas.scene().addItem(grid)
+        self._items.append(grid)
+
+    def _measurer(self, on_floor: bool):  # noqa: ANN202 - callable
+        media_id = self.media.id
+
+        def measure(p: tuple[float, float], q: tuple[float, float]) -> str:
+            m = calibrations.measure_points(self.project, media_id, p, q, on_floor=on_floor)
+            return f"{m.metres:.2f} m" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
+        return measure
+
+    def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
+        if media.kind != "video":
+            return
+        marks = ann.list_annotations(self.project, media_id=media.id, kinds=["segment", "event"])
+        segments = [SegmentMarker(r.frame_index, r.end_frame_index, self.color(r.label_id), r.label_name or "", r.id)
+                    for r in marks if r.kind == "segment"]
+        events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "")
+                  for r in marks if r.kind == "event"]
+        self.window.timeline.set_markers(segments, events)
+
+    def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
+        self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+
+    def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
+        self.apply(edits.MoveRuler(self.project, item.annotation_id, p, q))
+
+    # --- drawing on the canvas -------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if self.media is None or self.tool == "select":
+            if event.type() == QEvent.Type.MouseButtonDblClick and self.media is not None:
+                return self._double_click(event)
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
+            if self.window.video is not None and self.window.video.playing:
+                self.window.video.pause()
+            p = self.canvas.image_point(event.position())
+            if self.tool in ("scale", "floor"):
+                self._pick(p)
+            else:
+                self._press = p
+            return True
+        if kind == QEvent.Type.MouseMove and self._press is not None:
+            self._drag_to(self.canvas.image_point(event.position()))
+            return False  # the pointer position still reaches the status bar
+        if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton \
+                and self._press is not None:
+            self._finish(self.canvas.image_point(event.position()))
+            return True
+        return False
+
+    def _clip(self, p: QPointF) -> QPointF:
+        w, h = self.canvas.image_size()
+        return QPointF(min(max(p.x(), 0.0), float(w)), min(max(p.y(), 0.0), float(h)))
+
+    def _drag_to(self, p: QPointF) -> None:
+        a, b = self._clip(self._press), self._clip(p)
+        scene = self.canvas.scene()
+        if self.tool == "box":
+            if self._temp is None:
+                self._temp = BoxItem((a.x(), a.y(), b.x(), b.y()), self.color(self.label_id), "",
+                                     annotation_id=None, track_id=None, keyframe=True)
+                scene.addItem(self._temp)
+            self._temp.prepareGeometryChange()
+            self._temp.rect = QRectF(a, b).normalized()
+            self._temp.update()
+        elif self.tool == "ruler":
+            if self._temp is None:
+                self._temp = RulerItem((a.x(), a.y()), (b.x(), b.y()), "#ffd60a", annotation_id=None,
+                                       measure=self._measurer(self._new_ruler_on_floor()))
+                scene.addItem(self._temp)
+            self._temp.set_points(a, b)
+
+    def _finish(self, p: QPointF) -> None:
+        a, b = self._clip(self._press), self._clip(p)
+        self._press = None
+        self._drop_temp()
+        if abs(b.x() - a.x()) < MIN_DRAG_PX and abs(b.y() - a.y()) < MIN_DRAG_PX:
+            return
+        media, frame = self.media, self.frame_index()
+        if self.tool == "box":
+            r = QRectF(a, b).normalized()
+            track = ann.next_track_id(self.project, media.id) if frame is not None else None
+            self.apply(edits.AddBox(self.project, media.id, (r.x(), r.y(), r.width(), r.height()), self.label_id,
+                                    frame_index=frame, track_id=track))
+        elif self.tool == "ruler":
+            self.apply(edits.AddRuler(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()), frame_index=frame,
+                                      on_floor=self._new_ruler_on_floor(), label_id=self.label_id))
+
+    def _new_ruler_on_floor(self) -> bool:
+        # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
+        return calibrations.calibration_for(self.project, self.media.id, "floor") is not None
+
+    def _drop_temp(self) -> None:
+        for item in (self._temp, self._picked):
+            if item is not None and item.scene() is not None:
+                item.scene().removeItem(item)
+        self._temp = None
+        self._picked = None
+
+    def _pick(self, p: QPointF) -> None:
+        if self._picked is None:
+            self._picked = PickedPoints()
+            self.canvas.scene().addItem(self._picked)
+        self._picked.add(self._clip(p))
+        need = 2 if self.tool == "scale" else 4
+        if len(self._picked.points) < need:
+            return
+        points = [(q.x(), q.y()) for q in self._picked.points]
+        kind = self.tool
+        self.open_calibration_dialog(kind, points)
+        self.set_tool("select")
+
+    def open_calibration_dialog(self, kind: str, points: list[tuple[float, float]]) -> None:
+        """Ask for the known length (scale) or rectangle size (floor) of the picked points and save it."""
+        from fieldstudio.gui.panels.calibration import CalibrationDialog
+
+        dialog = CalibrationDialog(self.project, self.media.id, kind, points, self.apply, self.window)
+        dialog.exec()
+
+    def _double_click(self, event) -> bool:  # noqa: ANN001 - QMouseEvent
+        item = self.canvas.itemAt(event.position().toPoint())
+        while item is not None and not isinstance(item, (BoxItem, RulerItem)):
+            item = item.parentItem()
+        if isinstance(item, BoxItem):
+            if item.annotation_id is None:
+                self.make_keyframe(item)
+            else:
+                item.setSelected(True)
+                self.edit_selected()
+            return True
+        return False
+
+    def edit_selected(self) -> None:
+        """F2: the selected box's label, attributes and track in a small dialog."""
+        from fieldstudio.gui.panels.box_editor import BoxEditorDialog
+
+        ids = [i.annotation_id for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
+        if not ids:
+            self.window.notify("select a box first (click it)")
+            return
+        BoxEditorDialog(self.project, ids[0], self.apply, self.window).exec()
+
+    # --- leaving ---------------------------------------------------------------------------------
+    def confirm_open_segments(self) -> bool:
+        """Before the project closes: offer to end open segments. False when the user cancels."""
+        if self.project is None or self.project.read_only:
+            return True
+        open_ = ann.open_segments(self.project)
+        if not open_:
+            return True
+        names = ", ".join(f"{r.label_name or 'segment'} from frame {r.frame_index}" for r in open_[:5])
+        box = QMessageBox(QMessageBox.Icon.Question, "Open segments",
+                          f"{len(open_)} segment(s) are still open ({names}).\n\n"
+                          "End them on the last frame of their video, or keep them open to finish later?",
+                          parent=self.window)
+        end = box.addButton("End them", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Keep open", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() is cancel:
+            return False
+        if box.clickedButton() is end:
+            from fieldstudio.media import library
+
+            for r in open_:
+                table = library.load_frame_table(self.project, library.find_media(self.project, r.media_id))
+                last = len(table) - 1 if table is not None else r.frame_index
+                self.apply(edits.CloseSegment(self.project, r.id, last))
+        return True

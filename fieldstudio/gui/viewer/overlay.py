@@ -1,0 +1,331 @@
+"""Annotation graphics on the canvas: boxes with resize handles, rulers with live lengths, the floor grid.
+
+Every item lives in scene coordinates, which are upright full-resolution image pixels (canvas.py), so
+what is drawn and what is stored are the same numbers at any zoom and device pixel ratio. Handles and
+text keep a constant size on screen. Items never write to the project: when a drag ends they call the
+``changed`` callback with the new geometry, and the annotation controller turns it into an undoable edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QStyleOptionGraphicsItem, QWidget
+
+HANDLE_PX = 7.0  # handle size on screen, in device-independent pixels
+GRAB_PX = 6.0  # how close (on screen) the pointer must be to a handle or an end to grab it
+MIN_BOX_PX = 2.0  # smallest box side in image pixels
+Z_GRID, Z_BOX, Z_RULER, Z_TEXT = 5.0, 20.0, 30.0, 40.0
+
+
+def _screen_scale(item: QGraphicsItem) -> float:
+    """Device-independent screen pixels per scene pixel in the first view showing ``item``."""
+    scene = item.scene()
+    views = scene.views() if scene is not None else []
+    return views[0].transform().m11() if views else 1.0
+
+
+def _label(parent: QGraphicsItem, color: QColor) -> QGraphicsSimpleTextItem:
+    text = QGraphicsSimpleTextItem(parent)
+    text.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+    text.setBrush(QBrush(color))
+    text.setZValue(Z_TEXT)
+    return text
+
+
+class BoxItem(QGraphicsItem):
+    """A box ``(x1, y1, x2, y2)`` in image pixels. Stored boxes can be moved and resized by 8 handles;
+    interpolated boxes of a track (``keyframe`` False) are dashed and only selectable.
+
+    ``changed(item, (x, y, w, h))`` is called once when a move or resize ends.
+    """
+
+    def __init__(self, box: tuple[float, float, float, float], color: str, caption: str, *,
+                 annotation_id: str | None, track_id: int | None, keyframe: bool,
+                 changed: Callable[[BoxItem, tuple[float, float, float, float]], None] | None = None):
+        super().__init__()
+        x1, y1, x2, y2 = box
+        self.rect = QRectF(QPointF(x1, y1), QPointF(x2, y2)).normalized()
+        self.annotation_id, self.track_id, self.keyframe = annotation_id, track_id, keyframe
+        self.color = QColor(color)
+        self._changed = changed
+        self._drag: tuple[str, QPointF, QRectF] | None = None  # (handle or "move", press point, rect then)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(Z_BOX)
+        self.caption = _label(self, self.color)
+        self.caption.setText(caption)
+        self._place_caption()
+
+    # geometry
+    def box_xywh(self) -> tuple[float, float, float, float]:
+        r = self.rect
+        return (r.x(), r.y(), r.width(), r.height())
+
+    def _margin(self) -> float:
+        return (HANDLE_PX + 2) / max(_screen_scale(self), 1e-6)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        m = self._margin()
+        return self.rect.adjusted(-m, -m, m, m)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self.boundingRect())
+        return path
+
+    def _handles(self) -> dict[str, QPointF]:
+        r = self.rect
+        cx, cy = r.center().x(), r.center().y()
+        return {"tl": r.topLeft(), "t": QPointF(cx, r.top()), "tr": r.topRight(), "r": QPointF(r.right(), cy),
+                "br": r.bottomRight(), "b": QPointF(cx, r.bottom()), "bl": r.bottomLeft(), "l": QPointF(r.left(), cy)}
+
+    def handle_at(self, p: QPointF) -> str | None:
+        """The handle ("tl", "t", ..., "l") under scene point ``p``, or None."""
+        if not self.isSelected() or self.annotation_id is None:
+            return None
+        grab = GRAB_PX / max(_screen_scale(self), 1e-6)
+        for name, h in self._handles().items():
+            if abs(h.x() - p.x()) <= grab and abs(h.y() - p.y()) <= grab:
+                return name
+        return None
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        pen = QPen(self.color, 2.5 if self.isSelected() else 1.8)
+        pen.setCosmetic(True)
+        if not self.keyframe:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        fill = QColor(self.color)
+        fill.setAlpha(40 if self.isSelected() else 0)
+        painter.setBrush(QBrush(fill))
+        painter.drawRect(self.rect)
+        if self.isSelected() and self.annotation_id is not None:
+            size = HANDLE_PX / max(_screen_scale(self), 1e-6)
+            painter.setBrush(QBrush(QColor("white")))
+            hpen = QPen(self.color, 1)
+            hpen.setCosmetic(True)
+            painter.setPen(hpen)
+            for h in self._handles().values():
+                painter.drawRect(QRectF(h.x() - size / 2, h.y() - size / 2, size, size))
+
+    def _place_caption(self) -> None:
+        self.caption.setPos(self.rect.topLeft())
+        self.caption.setVisible(bool(self.caption.text()))
+
+    # dragging
+    def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().mousePressEvent(event)
+        if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
+            return
+        handle = self.handle_at(event.scenePos())
+        inside = self.rect.contains(event.scenePos())
+        if handle or inside:
+            self._drag = (handle or "move", event.scenePos(), QRectF(self.rect))
+            event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._drag is None:
+            return super().mouseMoveEvent(event)
+        what, start, before = self._drag
+        d = event.scenePos() - start
+        r = QRectF(before)
+        if what == "move":
+            r.translate(d)
+        else:
+            if "l" in what:
+                r.setLeft(min(before.left() + d.x(), before.right() - MIN_BOX_PX))
+            if "r" in what:
+                r.setRight(max(before.right() + d.x(), before.left() + MIN_BOX_PX))
+            if "t" in what:
+                r.setTop(min(before.top() + d.y(), before.bottom() - MIN_BOX_PX))
+            if "b" in what:
+                r.setBottom(max(before.bottom() + d.y(), before.top() + MIN_BOX_PX))
+        self.prepareGeometryChange()
+        self.rect = r
+        self._place_caption()
+        self.update()
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        drag, self._drag = self._drag, None
+        super().mouseReleaseEvent(event)
+        if drag is not None and self.rect != drag[2] and self._changed is not None:
+            self._changed(self, self.box_xywh())
+
+    def hoverMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        handle = self.handle_at(event.scenePos())
+        cursors = {"tl": Qt.CursorShape.SizeFDiagCursor, "br": Qt.CursorShape.SizeFDiagCursor,
+                   "tr": Qt.CursorShape.SizeBDiagCursor, "bl": Qt.CursorShape.SizeBDiagCursor,
+                   "t": Qt.CursorShape.SizeVerCursor, "b": Qt.CursorShape.SizeVerCursor,
+                   "l": Qt.CursorShape.SizeHorCursor, "r": Qt.CursorShape.SizeHorCursor}
+        if handle:
+            self.setCursor(cursors[handle])
+        elif self.annotation_id is not None and self.rect.contains(event.scenePos()):
+            self.setCursor(Qt.CursorShape.SizeAllCursor)
+        else:
+            self.unsetCursor()
+
+
+class RulerItem(QGraphicsItem):
+    """A ruler from ``p`` to ``q`` (image pixels) with its length written beside it.
+
+    ``measure(p, q) -> str`` gives the text (metres when calibrated, else pixels) and is called live
+    while an end is dragged; ``changed(item, p, q)`` is called once when the drag ends.
+    """
+
+    def __init__(self, p: tuple[float, float], q: tuple[float, float], color: str, *,
+                 annotation_id: str | None, measure: Callable[[tuple[float, float], tuple[float, float]], str],
+                 changed: Callable[[RulerItem, tuple[float, float], tuple[float, float]], None] | None = None):
+        super().__init__()
+        self.p, self.q = QPointF(*p), QPointF(*q)
+        self.annotation_id = annotation_id
+        self.color = QColor(color)
+        self._measure, self._changed = measure, changed
+        self._drag: tuple[str, QPointF, QPointF, QPointF] | None = None
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(Z_RULER)
+        self.text = _label(self, QColor("white"))
+        self.refresh_text()
+
+    def points(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        return (self.p.x(), self.p.y()), (self.q.x(), self.q.y())
+
+    def set_points(self, p: QPointF, q: QPointF) -> None:
+        self.prepareGeometryChange()
+        self.p, self.q = QPointF(p), QPointF(q)
+        self.refresh_text()
+        self.update()
+
+    def refresh_text(self) -> None:
+        """Re-measure (after a drag, or after the calibration changed)."""
+        self.text.setText(self._measure(*self.points()))
+        mid = (self.p + self.q) / 2
+        self.text.setPos(mid)
+
+    def _margin(self) -> float:
+        return (GRAB_PX + 4) / max(_screen_scale(self), 1e-6)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        m = self._margin()
+        return QRectF(self.p, self.q).normalized().adjusted(-m, -m, m, m)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.moveTo(self.p)
+        path.lineTo(self.q)
+        stroker = QPainterPathStroker()
+        stroker.setWidth(2 * self._margin())
+        return stroker.createStroke(path)
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        pen = QPen(self.color, 2.5 if self.isSelected() else 2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.drawLine(QLineF(self.p, self.q))
+        r = 4 / max(_screen_scale(self), 1e-6)
+        painter.setBrush(QBrush(self.color))
+        for end in (self.p, self.q):
+            painter.drawEllipse(end, r, r)
+
+    def end_at(self, pos: QPointF) -> str | None:
+        grab = GRAB_PX / max(_screen_scale(self), 1e-6)
+        for name, end in (("p", self.p), ("q", self.q)):
+            if QLineF(end, pos).length() <= grab:
+                return name
+        return None
+
+    def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().mousePressEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and self.annotation_id is not None:
+            self._drag = (self.end_at(event.scenePos()) or "move", event.scenePos(), QPointF(self.p), QPointF(self.q))
+            event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._drag is None:
+            return super().mouseMoveEvent(event)
+        what, start, p0, q0 = self._drag
+        d = event.scenePos() - start
+        p = p0 + d if what in ("p", "move") else p0
+        q = q0 + d if what in ("q", "move") else q0
+        self.set_points(p, q)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        drag, self._drag = self._drag, None
+        super().mouseReleaseEvent(event)
+        if drag is not None and (self.p != drag[2] or self.q != drag[3]) and self._changed is not None:
+            self._changed(self, *self.points())
+
+    def hoverMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self.annotation_id is not None and self.end_at(event.scenePos()):
+            self.setCursor(Qt.CursorShape.CrossCursor)
+        else:
+            self.unsetCursor()
+
+
+class GridItem(QGraphicsItem):
+    """The floor plane's grid (lines of constant X and Y metres) so a person can check a calibration by eye."""
+
+    def __init__(self, lines: list[tuple[tuple[float, float], tuple[float, float], bool]], color: str = "#00e5ff"):
+        """``lines``: (start, end, on the calibration rectangle's border) in image pixels."""
+        super().__init__()
+        self.lines = [(QLineF(QPointF(*a), QPointF(*b)), border) for a, b, border in lines]
+        self.color = QColor(color)
+        self.setZValue(Z_GRID)
+        xs = [v for line, _ in self.lines for v in (line.x1(), line.x2())] or [0.0]
+        ys = [v for line, _ in self.lines for v in (line.y1(), line.y2())] or [0.0]
+        self._bounds = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))).adjusted(-2, -2, 2, 2)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return self._bounds
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        for line, border in self.lines:
+            c = QColor(self.color)
+            c.setAlpha(230 if border else 130)
+            pen = QPen(c, 2 if border else 1)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.drawLine(line)
+
+
+class PickedPoints(QGraphicsItem):
+    """Points being picked for a calibration, numbered, joined in order (closed for four floor corners)."""
+
+    def __init__(self, color: str = "#ffd60a"):
+        super().__init__()
+        self.points: list[QPointF] = []
+        self.color = QColor(color)
+        self.setZValue(Z_TEXT)
+        self._texts: list[QGraphicsSimpleTextItem] = []
+
+    def add(self, p: QPointF) -> None:
+        self.prepareGeometryChange()
+        self.points.append(QPointF(p))
+        t = _label(self, self.color)
+        t.setText(str(len(self.points)))
+        t.setPos(p)
+        self._texts.append(t)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        if not self.points:
+            return QRectF()
+        xs = [p.x() for p in self.points]
+        ys = [p.y() for p in self.points]
+        return QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))).adjusted(-50, -50, 50, 50)
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        pen = QPen(self.color, 2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        for a, b in zip(self.points, self.points[1:]):
+            painter.drawLine(QLineF(a, b))
+        if len(self.points) == 4:
+            painter.drawLine(QLineF(self.points[-1], self.points[0]))
+        r = 4 / max(_screen_scale(self), 1e-6)
+        painter.setBrush(QBrush(self.color))
+        for p in self.points:
+            painter.drawEllipse(p, r, r)

@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self._strip_worker: workers.Worker | None = None
         self._welcome_hid_docks = False
         self._pending_frame: tuple[str, int] | None = None
+        self._docks_hidden_for_tab: list[QDockWidget] | None = None
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
@@ -620,6 +621,24 @@ class MainWindow(QMainWindow):
             self._pending_frame = None
             self.open_media(media_id)
 
+    def set_viewer_mode(self, on: bool) -> None:
+        """Media tab shown (True) or another tab: the side panels and the viewer's keys follow it.
+
+        The evaluation tabs need the width, so the library and properties panels are hidden while they
+        show and come back as they were.
+        """
+        self.set_viewer_keys_enabled(on)
+        if self._welcome_hid_docks:
+            return
+        if not on and self._docks_hidden_for_tab is None:
+            self._docks_hidden_for_tab = [d for d in self._docks() if d.isVisible()]
+            for d in self._docks_hidden_for_tab:
+                d.hide()
+        elif on and self._docks_hidden_for_tab is not None:
+            for d in self._docks_hidden_for_tab:
+                d.show()
+            self._docks_hidden_for_tab = None
+
     def set_viewer_keys_enabled(self, enabled: bool) -> None:
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
         keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
@@ -669,6 +688,8 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def _save_layout(self) -> None:
+        if self._docks_hidden_for_tab is not None:  # the panels hidden for a tab are still the user's layout
+            self.modes.setCurrentIndex(0)
         s = settings.settings()
         s.setValue("window/geometry", self.saveGeometry())
         if not self._welcome_hid_docks:  # the welcome screen's hidden panels are not the user's layout

@@ -1,15 +1,15 @@
-"""The evaluation side of the main window: the task editor dock and the Runs, Compare, Rate and Agreement tabs.
+"""The evaluation side of the main window: the Tasks, Runs, Compare, Rate and Agreement tabs.
 
-The viewer stays the first tab ("Media"); the task editor is a dock beside it because a supervisor writes a
-question while scrubbing to its frame. Each panel is told the project and wired to the viewer here, so the
-main window only builds a ``Workspace`` and forwards the project.
+The viewer stays the first tab ("Media"). The task editor's "Use current frame" takes the last exact frame
+the viewer showed, so a supervisor scrubs to the moment (Alt+1), then writes the question (Alt+2). Each
+panel is told the project and wired to the viewer here, so the main window only builds a ``Workspace``
+and forwards the project.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QTabWidget
 
@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
 #: (attribute, tab title, key, tooltip) of the central tabs after "Media"
 TABS = (
-    ("runs", "Runs", "Alt+2", "Run model profiles over tasks, with cost estimate, progress and cancel"),
-    ("comparison", "Compare", "Alt+3", "Tasks x answer sources with scores, intervals and cost"),
-    ("rater", "Rate", "Alt+4", "Judge proof-of-work items one at a time (A accept, R reject, U unsure)"),
-    ("agreement", "Agreement", "Alt+5", "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
+    ("tasks", "Tasks", "Alt+2", "Write and edit tasks: question, inputs, answer type, ground truth"),
+    ("runs", "Runs", "Alt+3", "Run model profiles over tasks, with cost estimate, progress and cancel"),
+    ("comparison", "Compare", "Alt+4", "Tasks x answer sources with scores, intervals and cost"),
+    ("rater", "Rate", "Alt+5", "Judge proof-of-work items one at a time (A accept, R reject, U unsure)"),
+    ("agreement", "Agreement", "Alt+6", "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
 )
 
 
@@ -38,11 +39,6 @@ class Workspace:
     def __init__(self, window: MainWindow, modes: QTabWidget):
         self.window, self.modes = window, modes
         self.tasks = TaskEditorPanel()
-        self.tasks_dock = QDockWidget("Tasks", window)
-        self.tasks_dock.setObjectName("tasks_dock")
-        self.tasks_dock.setWidget(self.tasks)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tasks_dock)
-        window.tabifyDockWidget(window.annotations_dock, self.tasks_dock)
         self.runs = RunPanel()
         self.comparison = ComparisonPanel()
         self.rater = RaterPanel()
@@ -68,7 +64,8 @@ class Workspace:
 
     @property
     def docks(self) -> list[QDockWidget]:
-        return [self.tasks_dock]
+        """Docks the workspace adds to the window (none: its panels are tabs)."""
+        return []
 
     def _wire(self) -> None:
         w = self.window
@@ -93,9 +90,7 @@ class Workspace:
 
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
-        self.modes.setCurrentIndex(0)
-        self.tasks_dock.show()
-        self.tasks_dock.raise_()
+        self.modes.setCurrentWidget(self.tasks)
         self.tasks.select_task(task_id)
 
     def position_changed(self, media_id: str | None, frame: int | None) -> None:
@@ -113,6 +108,6 @@ class Workspace:
 
     def _tab_changed(self, index: int) -> None:
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
-        self.window.set_viewer_keys_enabled(index == 0)
+        self.window.set_viewer_mode(index == 0)
         if self.modes.widget(index) is self.agreement:
             self.agreement.refresh()

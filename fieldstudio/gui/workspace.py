@@ -2,112 +2,147 @@
 
 The viewer stays the first tab ("Media"). The task editor's "Use current frame" takes the last exact frame
 the viewer showed, so a supervisor scrubs to the moment (Alt+1), then writes the question (Alt+2). Each
-panel is told the project and wired to the viewer here, so the main window only builds a ``Workspace``
-and forwards the project.
+panel is built the first time its tab is shown: they bring pandas and matplotlib, which would add seconds
+to the window's cold start. The main window only builds a ``Workspace`` and forwards the project.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QTabWidget, QVBoxLayout, QWidget
 
-from fieldstudio.gui.panels.agreement import AgreementPanel
-from fieldstudio.gui.panels.comparison import ComparisonPanel
-from fieldstudio.gui.panels.rating import RaterPanel
-from fieldstudio.gui.panels.runs import RunPanel
-from fieldstudio.gui.panels.tasks import TaskEditorPanel
 from fieldstudio.store.project import Project
 
 if TYPE_CHECKING:
     from fieldstudio.gui.main_window import MainWindow
 
-#: (attribute, tab title, key, tooltip) of the central tabs after "Media"
+#: (attribute, module, class, tab title, key, tooltip) of the central tabs after "Media"
 TABS = (
-    ("tasks", "Tasks", "Alt+2", "Write and edit tasks: question, inputs, answer type, ground truth"),
-    ("runs", "Runs", "Alt+3", "Run model profiles over tasks, with cost estimate, progress and cancel"),
-    ("comparison", "Compare", "Alt+4", "Tasks x answer sources with scores, intervals and cost"),
-    ("rater", "Rate", "Alt+5", "Judge proof-of-work items one at a time (A accept, R reject, U unsure)"),
-    ("agreement", "Agreement", "Alt+6", "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
+    ("tasks", "tasks", "TaskEditorPanel", "Tasks", "Alt+2",
+     "Write and edit tasks: question, inputs, answer type, ground truth"),
+    ("runs", "runs", "RunPanel", "Runs", "Alt+3",
+     "Run model profiles over tasks, with cost estimate, progress and cancel"),
+    ("comparison", "comparison", "ComparisonPanel", "Compare", "Alt+4",
+     "Tasks x answer sources with scores, intervals and cost"),
+    ("rater", "rating", "RaterPanel", "Rate", "Alt+5",
+     "Judge proof-of-work items one at a time (A accept, R reject, U unsure)"),
+    ("agreement", "agreement", "AgreementPanel", "Agreement", "Alt+6",
+     "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
 )
 
 
 class Workspace:
-    """Builds the evaluation panels into ``window`` (a MainWindow whose central widget is ``modes``)."""
+    """Builds the evaluation tabs into ``window`` (a MainWindow whose central widget is ``modes``)."""
 
     def __init__(self, window: MainWindow, modes: QTabWidget):
         self.window, self.modes = window, modes
-        self.tasks = TaskEditorPanel()
-        self.runs = RunPanel()
-        self.comparison = ComparisonPanel()
-        self.rater = RaterPanel()
-        self.agreement = AgreementPanel()
+        self.project: Project | None = None
+        self.panels: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}
+        self._specs = {spec[0]: spec for spec in TABS}
+        self._position: tuple[str, int] | None = None
         self.tab_actions: list[QAction] = []
-        media_action = QAction("&Media", window)
-        media_action.setShortcut(QKeySequence("Alt+1"))
-        media_action.setToolTip("The viewer: library, photos, video frames and documents (Alt+1)")
-        media_action.triggered.connect(lambda: modes.setCurrentIndex(0))
-        window.addAction(media_action)
-        self.tab_actions.append(media_action)
-        for attr, title, key, tip in TABS:
-            panel = getattr(self, attr)
-            index = modes.addTab(panel, title)
+        self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
+                         lambda: modes.setCurrentIndex(0))
+        for attr, _module, _cls, title, key, tip in TABS:
+            page = QWidget()
+            page.setObjectName(f"{attr}_page")
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages[attr] = page
+            index = modes.addTab(page, title)
             modes.setTabToolTip(index, f"{tip} ({key})")
-            action = QAction(f"&{title}", window)
-            action.setShortcut(QKeySequence(key))
-            action.setToolTip(f"{tip} ({key})")
-            action.triggered.connect(lambda _=False, p=panel: modes.setCurrentWidget(p))
-            window.addAction(action)
-            self.tab_actions.append(action)
-        self._wire()
+            self._add_action(f"&{title}", key, tip, lambda _=False, a=attr: self.show_panel(a))
+        modes.currentChanged.connect(self._tab_changed)
+
+    def _add_action(self, text: str, key: str, tip: str, slot) -> None:  # noqa: ANN001 - callable
+        action = QAction(text, self.window)
+        action.setShortcut(QKeySequence(key))
+        action.setToolTip(f"{tip} ({key})")
+        action.triggered.connect(slot)
+        self.window.addAction(action)
+        self.tab_actions.append(action)
 
     @property
     def docks(self) -> list[QDockWidget]:
         """Docks the workspace adds to the window (none: its panels are tabs)."""
         return []
 
-    def _wire(self) -> None:
+    # --- panels ----------------------------------------------------------------------------------
+    def panel(self, attr: str) -> QWidget:
+        """The panel of tab ``attr`` ("tasks", "runs", "comparison", "rater", "agreement"), built on first use."""
+        if attr not in self.panels:
+            _attr, module, cls, *_ = self._specs[attr]
+            widget = getattr(importlib.import_module(f"fieldstudio.gui.panels.{module}"), cls)()
+            self._pages[attr].layout().addWidget(widget)
+            self.panels[attr] = widget
+            self._wire(attr, widget)
+            widget.set_project(self.project)
+            if attr == "tasks" and self._position is not None:
+                widget.set_current_position(*self._position)
+        return self.panels[attr]
+
+    def show_panel(self, attr: str) -> QWidget:
+        """Bring tab ``attr`` forward and return its panel."""
+        widget = self.panel(attr)
+        self.modes.setCurrentWidget(self._pages[attr])
+        return widget
+
+    def _wire(self, attr: str, panel: QWidget) -> None:
         w = self.window
-        for panel in (self.tasks, self.runs, self.comparison, self.rater, self.agreement):
-            panel.status.connect(w.notify)
-        self.tasks.open_media_at.connect(w.show_media_frame)
-        self.comparison.open_media_at.connect(w.show_media_frame)
-        self.rater.open_media_at.connect(w.show_media_frame)
-        self.comparison.ground_truth_changed.connect(lambda _tid: self.tasks.reload())
-        self.runs.open_task.connect(self.show_task)
-        self.runs.runs_changed.connect(lambda: self.comparison.reload(self.comparison.current_scorer()))
-        self.agreement.open_item.connect(self._review_item)
-        self.rater.rating_saved.connect(lambda _i: self.agreement.isVisible() and self.agreement.refresh())
-        self.modes.currentChanged.connect(self._tab_changed)
+        panel.status.connect(w.notify)
+        if hasattr(panel, "open_media_at"):
+            panel.open_media_at.connect(w.show_media_frame)
+        if attr == "comparison":
+            panel.ground_truth_changed.connect(lambda _tid: "tasks" in self.panels and self.panels["tasks"].reload())
+        elif attr == "runs":
+            panel.open_task.connect(self.show_task)
+            panel.runs_changed.connect(lambda: "comparison" in self.panels and self.panels["comparison"].reload(
+                self.panels["comparison"].current_scorer()))
+        elif attr == "agreement":
+            panel.open_item.connect(self._review_item)
+        elif attr == "rater":
+            panel.rating_saved.connect(lambda _i: "agreement" in self.panels and self.panels["agreement"].isVisible()
+                                       and self.panels["agreement"].refresh())
 
     def set_project(self, project: Project | None) -> None:
-        """Show ``project`` in every panel (None closes them and stops their threads)."""
-        if project is None and self.runs.is_running():
-            self.runs.cancel()
-        for panel in (self.tasks, self.runs, self.comparison, self.rater, self.agreement):
+        """Show ``project`` in every built panel (None closes them and stops their threads)."""
+        runs = self.panels.get("runs")
+        if project is None and runs is not None and runs.is_running():
+            runs.cancel()
+        self.project = project
+        self._position = None
+        for panel in self.panels.values():
             panel.set_project(project)
 
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
-        self.modes.setCurrentWidget(self.tasks)
-        self.tasks.select_task(task_id)
+        self.show_panel("tasks").select_task(task_id)
 
     def position_changed(self, media_id: str | None, frame: int | None) -> None:
         """The viewer shows ``frame`` of ``media_id``: the task editor's "Use current frame" takes it."""
-        if media_id is not None:
-            self.tasks.set_current_position(media_id, frame or 0)
+        if media_id is None:
+            return
+        self._position = (media_id, frame or 0)
+        if "tasks" in self.panels:
+            self.panels["tasks"].set_current_position(media_id, frame or 0)
 
     def annotations_changed(self) -> None:
         """Ground truths linked to annotations follow the edit."""
-        self.tasks.refresh_ground_truths()
+        if "tasks" in self.panels:
+            self.panels["tasks"].refresh_ground_truths()
 
     def _review_item(self, item_id: str) -> None:
-        self.modes.setCurrentWidget(self.rater)
-        self.rater.show_item(item_id, review=True)
+        self.show_panel("rater").show_item(item_id, review=True)
 
     def _tab_changed(self, index: int) -> None:
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
         self.window.set_viewer_mode(index == 0)
-        if self.modes.widget(index) is self.agreement:
-            self.agreement.refresh()
+        for attr, page in self._pages.items():
+            if self.modes.widget(index) is page:
+                built = attr in self.panels
+                widget = self.panel(attr)
+                if attr == "agreement" and built:
+                    widget.refresh()

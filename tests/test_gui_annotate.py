@@ -188,3 +188,38 @@ def test_copy_box_to_next_frame_and_interpolated_boxes(window, qtbot):
     # linear interpolation of x1 between the copy on frame 11 and x1 = 80 on frame 20, 4/9 of the way
     x11 = first.geometry[0]
     assert shown[0].rect.x() == pytest.approx(x11 + (80.0 - x11) * 4 / 9, abs=0.01)
+
+
+def test_calibrate_key_picks_points_and_the_dialog_saves_a_scale(window, qtbot):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    open_media(window, qtbot, PHOTO)
+    window.canvas.set_zoom(1.0)
+    qtbot.wait(50)
+    window.canvas.centerOn(150.0, 120.0)
+    seen = {}
+
+    def fill_dialog():
+        dialog = QApplication.activeModalWidget()
+        seen["title"] = dialog.windowTitle()
+        dialog.length_m.setValue(2.0)
+        dialog.scope_media.setChecked(True)
+        dialog.ok_button.click()
+
+    qtbot.keyClick(window.canvas, Qt.Key.Key_C)
+    assert window.annotator.tool == "scale"
+    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 100.0, 50.0))
+    QTimer.singleShot(300, fill_dialog)
+    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 200.0, 50.0))
+    qtbot.waitUntil(lambda: "title" in seen, timeout=5000)
+    record = calibrations.calibration_for(window.project, window.media.id, "scale")
+    assert record is not None and record.length_m == pytest.approx(2.0)
+    (p, q) = record.points
+    assert q[0] - p[0] == pytest.approx(100.0, abs=1.01) and p[1] == pytest.approx(50.0, abs=1.01)
+    # a 100 px reference of 2 m: a ruler of 50 px reads 1 m
+    m = calibrations.measure_points(window.project, window.media.id, (0, 0), (50, 0))
+    assert m.metres == pytest.approx(50 * 2.0 / (q[0] - p[0]))
+    assert window.annotator.tool == "select"
+    window.actions["undo"].trigger()
+    assert calibrations.calibration_for(window.project, window.media.id, "scale") is None

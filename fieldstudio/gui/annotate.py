@@ -71,6 +71,7 @@ class AnnotationController(QObject):
         self._press: QPointF | None = None
         self._picked: PickedPoints | None = None
         self._colors: dict[str, str] = {}
+        self._select_next: str | None = None
         self.canvas.viewport().installEventFilter(self)
 
     # --- context ---------------------------------------------------------------------------------
@@ -112,6 +113,15 @@ class AnnotationController(QObject):
             return False
         self.undo_stack.push(EditCommand(edit, self))
         return True
+
+    def apply_or_raise(self, edit: edits.Edit) -> None:
+        """``apply`` for panels that show the store's message themselves: the error propagates, nothing is pushed."""
+        if self.project is not None and self.project.read_only:
+            raise FieldstudioError(f"{self.project.path.name} is read-only: the change was not made")
+        edit.do()
+        self.undo_stack.push(EditCommand(edit, self))
+        self.refresh()
+        self.changed.emit()
 
     def project_changed(self) -> None:
         """A new project (or none): forget the history and the current label."""
@@ -248,9 +258,17 @@ class AnnotationController(QObject):
                 scene.removeItem(item)
         self._items.clear()
 
+    def select_on_refresh(self, annotation_id: str) -> None:
+        """Select this mark (alone) when it is next drawn: after a jump from the annotation list."""
+        for item in self.selected_items():
+            item.setSelected(False)
+        self._select_next = annotation_id
+
     def refresh(self) -> None:
         """Redraw the marks of the media and frame shown, and the timeline's segments and events."""
         selected = set(self.selected_ids())
+        if self._select_next is not None:
+            selected.add(self._select_next)
         self.clear()
         media = self.media
         if self.project is None or media is None:
@@ -279,6 +297,8 @@ class AnnotationController(QObject):
         for item in self._items:
             if getattr(item, "annotation_id", None) in selected:
                 item.setSelected(True)
+                if item.annotation_id == self._select_next:
+                    self._select_next = None
         self._update_timeline(media)
 
     def _box_tip(self, b: ann.FrameBox) -> str:
@@ -416,15 +436,15 @@ class AnnotationController(QObject):
         if len(self._picked.points) < need:
             return
         points = [(q.x(), q.y()) for q in self._picked.points]
-        kind = self.tool
-        self.open_calibration_dialog(kind, points)
         self.set_tool("select")
+        self.open_calibration_dialog(points)
 
-    def open_calibration_dialog(self, kind: str, points: list[tuple[float, float]]) -> None:
-        """Ask for the known length (scale) or rectangle size (floor) of the picked points and save it."""
+    def open_calibration_dialog(self, points: list[tuple[float, float]]) -> None:
+        """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
         from fieldstudio.gui.panels.calibration import CalibrationDialog
 
-        dialog = CalibrationDialog(self.project, self.media.id, kind, points, self.apply, self.window)
+        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.window)
+        dialog.status.connect(self.window.notify)
         dialog.exec()
 
     def _double_click(self, event) -> bool:  # noqa: ANN001 - QMouseEvent

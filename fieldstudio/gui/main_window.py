@@ -20,9 +20,11 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import importing, settings, shortcuts, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
-from fieldstudio.gui.panels.annotations import AnnotationsPanel
+from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
+from fieldstudio.gui.panels.calibration import CalibrationListPanel
 from fieldstudio.gui.panels.library import LibraryPanel
 from fieldstudio.gui.panels.properties import PropertiesPanel
+from fieldstudio.gui.panels.tags import TagsPanel
 from fieldstudio.gui.timeline import Timeline
 from fieldstudio.gui.transport import TransportBar
 from fieldstudio.gui.viewer.canvas import Canvas
@@ -109,14 +111,23 @@ class MainWindow(QMainWindow):
         self.properties_dock = QDockWidget("Properties", self)
         self.properties_dock.setObjectName("properties_dock")
         self.properties_dock.setWidget(self.properties)
-        self.annotations = AnnotationsPanel()
+        self.annotations = AnnotationListPanel()
         self.annotations_dock = QDockWidget("Annotations", self)
         self.annotations_dock.setObjectName("annotations_dock")
         self.annotations_dock.setWidget(self.annotations)
+        self.tags = TagsPanel()
+        self.tags_dock = QDockWidget("Tags", self)
+        self.tags_dock.setObjectName("tags_dock")
+        self.tags_dock.setWidget(self.tags)
+        self.calibrations = CalibrationListPanel()
+        self.calibrations_dock = QDockWidget("Calibrations", self)
+        self.calibrations_dock.setObjectName("calibrations_dock")
+        self.calibrations_dock.setWidget(self.calibrations)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.library_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.properties_dock)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.annotations_dock)
-        self.tabifyDockWidget(self.properties_dock, self.annotations_dock)
+        for dock in (self.annotations_dock, self.tags_dock, self.calibrations_dock):
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            self.tabifyDockWidget(self.properties_dock, dock)
         self.properties_dock.raise_()
         self.resizeDocks([self.library_dock, self.properties_dock], [300, 300], Qt.Orientation.Horizontal)
         self.library: LibraryPanel | None = None
@@ -243,8 +254,12 @@ class MainWindow(QMainWindow):
         self.timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
         self.timeline.released.connect(lambda i: self.video and self.video.show_index(i))
         self.transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
-        self.annotations.jump.connect(lambda i: self.video and self.media and self.media.kind == "video"
-                                      and self.video.show_index(i))
+        self.annotations.jump.connect(self._jump_to_annotation)
+        for panel in (self.annotations, self.tags, self.calibrations):
+            panel.set_apply_edit(self.annotator.apply_or_raise)
+            panel.status.connect(self.notify)
+        self.calibrations.calibration_changed.connect(lambda _m: self.annotator.refresh())
+        self.annotator.undo_stack.indexChanged.connect(self._side_panels_refresh)
         self.timeline.segment_end_moved.connect(self.annotator.move_segment_end)
         self.annotator.changed.connect(self._annotations_changed)
         self.welcome.open_demo.connect(self.open_demo)
@@ -278,6 +293,8 @@ class MainWindow(QMainWindow):
         self.modes.tabBar().setVisible(True)
         self.workspace.set_project(project)
         self.annotator.project_changed()
+        for panel in (self.annotations, self.tags, self.calibrations):
+            panel.set_project(project)
         settings.add_recent(project.path)
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
@@ -299,6 +316,8 @@ class MainWindow(QMainWindow):
     def _close_project(self) -> None:
         self.annotator.clear()
         self.workspace.set_project(None)
+        for panel in (self.annotations, self.tags, self.calibrations):
+            panel.set_project(None)
         if self.video is not None:
             self.video.close()
             self.video.deleteLater()
@@ -423,7 +442,8 @@ class MainWindow(QMainWindow):
         path = library.media_path(self.project, media)
         missing = not path.is_file()
         self.properties.show_media(media, missing)
-        self.annotations.show_media(self.project, media.id)
+        self.annotations.set_media(media.id)
+        self.tags.set_position(media.id, None if media.kind != "video" else 0)
         self.canvas.clear_highlights()
         if media.status != "ok" or missing:
             reason = "is missing (moved or deleted); File ▸ Relink finds it again" if missing else media.error
@@ -503,6 +523,7 @@ class MainWindow(QMainWindow):
         self.annotator.refresh()
         if exact and self.media is not None:
             self.workspace.position_changed(self.media.id, index)
+            self.tags.set_position(self.media.id, index)
 
     def _on_video(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
         if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
@@ -566,6 +587,10 @@ class MainWindow(QMainWindow):
         a["calibrate"].triggered.connect(ctl.calibrate_key)
         a["toggle_grid"].toggled.connect(self._set_grid)
         a["delete_marks"].triggered.connect(ctl.delete_selected)
+        # Delete acts on the canvas's selection only: the annotation list and tag tables have their own
+        self.removeAction(a["delete_marks"])
+        a["delete_marks"].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.canvas.addAction(a["delete_marks"])
         a["edit_mark"].triggered.connect(ctl.edit_selected)
         a["copy_next"].triggered.connect(ctl.copy_to_next_frame)
         a["make_keyframe"].triggered.connect(lambda: ctl.make_keyframe())
@@ -588,16 +613,25 @@ class MainWindow(QMainWindow):
         self.annotator.refresh()
 
     def _annotations_changed(self) -> None:
-        if self.project is not None and self.media is not None:
-            self.annotations.show_media(self.project, self.media.id)
         self.workspace.annotations_changed()
+
+    def _side_panels_refresh(self, _index: int = 0) -> None:
+        for panel in (self.annotations, self.tags, self.calibrations):
+            panel.refresh()
+
+    def _jump_to_annotation(self, media_id: str, frame: int, annotation_id: str) -> None:
+        self.annotator.select_on_refresh(annotation_id)
+        self.show_media_frame(media_id, frame)
+        self.annotator.refresh()
 
     def labels_dialog(self) -> None:
         if not self._need_project():
             return
-        from fieldstudio.gui.panels.labels_dialog import LabelSetDialog
+        from fieldstudio.gui.panels.label_set import LabelSetDialog
 
-        LabelSetDialog(self.project, self.annotator.apply, self).exec()
+        dialog = LabelSetDialog(self.project, self.annotator.apply_or_raise, self)
+        dialog.status.connect(self.notify)
+        dialog.exec()
         self.annotator.refresh()
 
     def export_dialog(self) -> None:

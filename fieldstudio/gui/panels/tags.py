@@ -1,0 +1,186 @@
+"""Tags of the media shown and of its current frame ("blurry", "no people"): list, add, remove.
+
+Tags are annotations of kind ``tag`` (``store.annotations.add_tag``); a media-level tag has no frame.
+Adding is an ``AddTag`` edit and removing a ``DeleteAnnotations`` edit, both handed to ``apply_edit``.
+The text field completes from the tags already used in the project
+(``datasets.annotation_rows.project_tag_texts``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
+
+from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.datasets import annotation_rows as views
+from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now
+from fieldstudio.store.edits import AddTag, DeleteAnnotations, Edit
+from fieldstudio.store.project import Project
+
+TAG_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class TagsPanel(QWidget):
+    """Two lists (whole media, current frame), a text field with completion, add and remove.
+
+    Signals: ``tags_changed(media_id)`` after a tag is added or removed here; ``status(str)``.
+    Slots: :meth:`set_project`, :meth:`set_position` (the viewer's media and frame), :meth:`refresh`.
+    """
+
+    tags_changed = Signal(str)
+    status = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, apply_edit: ApplyEdit | None = None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.media_id: str | None = None
+        self.frame_index: int | None = None
+        self._is_video = False
+        self._apply: ApplyEdit = apply_edit or do_now
+
+        self.media_list = QListWidget()
+        self.media_list.setToolTip("Tags of the whole media (Delete removes the selected one)")
+        self.frame_list = QListWidget()
+        self.frame_list.setToolTip("Tags of the frame shown (Delete removes the selected one)")
+        for lst in (self.media_list, self.frame_list):
+            lst.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+            action = QAction("Remove tag", lst)
+            action.setShortcut(QKeySequence(Qt.Key.Key_Delete))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(lambda _=False, w=lst: self.remove_selected(w))
+            lst.addAction(action)
+        self.media_title = QLabel("Whole media")
+        self.frame_title = QLabel("This frame")
+        self.tag_edit = QLineEdit()
+        self.tag_edit.setPlaceholderText("Tag, e.g. blurry, no people")
+        self.tag_edit.setToolTip("Enter tags the frame shown (or the photo); the buttons choose frame or media")
+        self._completions = QStringListModel(self)
+        completer = QCompleter(self._completions, self)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.tag_edit.setCompleter(completer)
+        self.tag_frame_button = QPushButton("Tag frame")
+        self.tag_frame_button.setToolTip("Add the tag to the frame shown")
+        self.tag_media_button = QPushButton("Tag media")
+        self.tag_media_button.setToolTip("Add the tag to the whole photo or video")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove the selected tags (Delete)")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        lists = QGridLayout()
+        lists.addWidget(self.media_title, 0, 0)
+        lists.addWidget(self.frame_title, 0, 1)
+        lists.addWidget(self.media_list, 1, 0)
+        lists.addWidget(self.frame_list, 1, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.tag_frame_button)
+        buttons.addWidget(self.tag_media_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(lists, 1)
+        layout.addWidget(self.tag_edit)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+
+        self.tag_edit.returnPressed.connect(self._enter)
+        self.tag_frame_button.clicked.connect(lambda: self.add_tag(self.tag_edit.text(), to_frame=True))
+        self.tag_media_button.clicked.connect(lambda: self.add_tag(self.tag_edit.text(), to_frame=False))
+        self.remove_button.clicked.connect(self._remove_clicked)
+        self.refresh()
+
+    # -- wiring -------------------------------------------------------------------------------------
+    def set_apply_edit(self, apply_edit: ApplyEdit | None) -> None:
+        """Where edits go (the window's undo stack); None does them without undo."""
+        self._apply = apply_edit or do_now
+
+    def set_project(self, project: Project | None) -> None:
+        """Show tags of ``project`` (no media until :meth:`set_position`)."""
+        self.project = project
+        self.media_id, self.frame_index = None, None
+        self.refresh()
+
+    def set_position(self, media_id: str | None, frame_index: int | None) -> None:
+        """The viewer's media and frame (None for a photo, a document, or nothing shown)."""
+        self.media_id, self.frame_index = media_id, frame_index
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the tags (after an undo, or an edit elsewhere) and the completion list."""
+        self.media_list.clear()
+        self.frame_list.clear()
+        kind = None
+        if self.project is not None and self.media_id is not None:
+            try:
+                kind = views.media_brief(self.project, self.media_id).kind
+            except NotFound:
+                self.media_id = None
+        self._is_video = kind == "video"
+        on_frame = self._is_video and self.frame_index is not None
+        if self.project is not None and self.media_id is not None:
+            media_tags, frame_tags = views.tags_at(self.project, self.media_id,
+                                                   self.frame_index if on_frame else None)
+            for lst, tags in ((self.media_list, media_tags), (self.frame_list, frame_tags)):
+                for t in tags:
+                    item = QListWidgetItem(t.text or "")
+                    item.setData(TAG_ID_ROLE, t.id)
+                    lst.addItem(item)
+            self._completions.setStringList(views.project_tag_texts(self.project))
+        else:
+            self._completions.setStringList([])
+        self.frame_title.setText(f"Frame {self.frame_index}" if on_frame else "This frame (videos only)")
+        has_media = self.media_id is not None
+        for w in (self.tag_edit, self.tag_media_button, self.media_list, self.remove_button):
+            w.setEnabled(has_media)
+        self.tag_frame_button.setEnabled(on_frame)
+        self.frame_list.setEnabled(on_frame)
+
+    # -- actions ------------------------------------------------------------------------------------
+    def add_tag(self, text: str, *, to_frame: bool) -> bool:
+        """Tag the current frame (``to_frame``) or the whole media with ``text``; True when added."""
+        if self.project is None or self.media_id is None:
+            return False
+        frame = self.frame_index if to_frame and self._is_video else None
+        if to_frame and frame is None:
+            self._say("Only a video frame can carry a frame tag; use Tag media", error=True)
+            return False
+        where = f"frame {frame}" if frame is not None else "the media"
+        if self._run(AddTag(self.project, self.media_id, text, frame), f"Tagged {where} {text.strip()!r}"):
+            self.tag_edit.clear()
+            return True
+        return False
+
+    def remove_selected(self, lst: QListWidget | None = None) -> None:
+        """Remove the selected tags of ``lst`` (default: both lists) in one undoable edit."""
+        lists = [lst] if lst is not None else [self.media_list, self.frame_list]
+        ids = [item.data(TAG_ID_ROLE) for w in lists for item in w.selectedItems()]
+        if not ids or self.project is None:
+            self._say("Select a tag to remove", error=True)
+            return
+        self._run(DeleteAnnotations(self.project, ids), f"Removed {len(ids)} tag(s)")
+
+    def _remove_clicked(self) -> None:
+        self.remove_selected(None)
+
+    def _enter(self) -> None:
+        self.add_tag(self.tag_edit.text(), to_frame=self._is_video and self.frame_index is not None)
+
+    def _run(self, edit: Edit, done_text: str) -> bool:
+        try:
+            self._apply(edit)
+        except FieldstudioError as exc:
+            self._say(str(exc), error=True)
+            return False
+        self._say(done_text)
+        self.refresh()
+        self.tags_changed.emit(self.media_id or "")
+        return True
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        self.message.setText(text)
+        self.status.emit(text)

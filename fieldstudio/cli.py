@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # Commands of the later features live in their own modules; each adds its commands to ``app``.
-from fieldstudio import cli_export, cli_rate, cli_report, cli_run, cli_tasks  # noqa: E402
+from fieldstudio import cli_export, cli_rate, cli_report, cli_run, cli_selftest, cli_tasks  # noqa: E402
 
-for _module in (cli_export, cli_run, cli_report, cli_rate, cli_tasks):
+for _module in (cli_export, cli_run, cli_report, cli_rate, cli_tasks, cli_selftest):
     _module.register(app)

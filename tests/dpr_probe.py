@@ -13,13 +13,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, QThreadPool
+from PySide6.QtCore import QPoint, QPointF, Qt, QThreadPool
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from fieldstudio.gui.imaging import rgb_from_qimage
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import images, library
+from fieldstudio.store import annotations as ann
 from fieldstudio.store.project import Project
 
 
@@ -63,22 +64,36 @@ def main(project_path: str, photo: str) -> None:
         QTest.mouseMove(canvas.viewport(), start + QPoint(40, 20))
         x1, y1 = _pointer(window)
         out["zooms"][str(zoom)] = {"start": [x0, y0], "moved": [x1, y1], "label": window.zoom_label.text()}
+    # a box drawn with the box tool from image point (100, 80) to (180, 140) at zoom 3
+    canvas.set_zoom(3.0)
+    _settle(app)
+    canvas.centerOn(140.0, 110.0)
+    _settle(app)
+    window.actions["box_tool"].trigger()
+    a, b = canvas.mapFromScene(QPointF(100.0, 80.0)), canvas.mapFromScene(QPointF(180.0, 140.0))
+    QTest.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    for t in (0.5, 1.0):
+        QTest.mouseMove(canvas.viewport(), QPoint(round(a.x() + (b.x() - a.x()) * t), round(a.y() + (b.y() - a.y()) * t)))
+    QTest.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+    _settle(app)
+    out["box"] = [list(r.geometry) for r in ann.list_annotations(project, media_id=mid, kinds=["box"])]
+    window.actions["select_tool"].trigger()
     # at 1:1 every physical screen pixel shows exactly one image pixel
     canvas.set_zoom(1.0)
     _settle(app)
-    canvas.centerOn(100.0, 80.0)
+    canvas.centerOn(350.0, 210.0)
     _settle(app, 100)
     grab = canvas.viewport().grab().toImage()
     shot = rgb_from_qimage(grab)
     dpr = grab.devicePixelRatio()
-    corner = canvas.viewportTransform().map(QPointF(20.0, 20.0))  # device-independent viewport pixels
+    corner = canvas.viewportTransform().map(QPointF(300.0, 180.0))  # device-independent viewport pixels
     px, py = int(round(corner.x() * dpr)), int(round(corner.y() * dpr))
     photo_rgb = images.read_image(Path(photo))
     w, h = 100, 60
     out["grab_size"] = [grab.width(), grab.height()]
     out["viewport_size"] = [canvas.viewport().width(), canvas.viewport().height()]
     out["corner_physical"] = [corner.x() * dpr, corner.y() * dpr]
-    diff = shot[py:py + h, px:px + w].astype(int) - photo_rgb[20:20 + h, 20:20 + w].astype(int)
+    diff = shot[py:py + h, px:px + w].astype(int) - photo_rgb[180:180 + h, 300:300 + w].astype(int)
     out["one_to_one_max_diff"] = int(np.abs(diff).max())
     print(json.dumps(out))
     window.close()

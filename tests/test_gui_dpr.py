@@ -1,4 +1,5 @@
-"""High-DPI: pointer positions are image pixels and 1:1 is one image pixel per physical pixel at DPR 1, 1.5, 2.
+"""High-DPI: pointer positions and drawn boxes are image pixels, and 1:1 is one image pixel per physical pixel,
+at DPR 1, 1.5 and 2.
 
 Each ratio needs its own QApplication (Qt reads QT_SCALE_FACTOR once), so tests/dpr_probe.py runs the real
 main window in a subprocess and reports what the status bar said.
@@ -38,5 +39,8 @@ def test_pointer_and_one_to_one_at_device_pixel_ratio(ratio, tmp_path):
         assert x1 - x0 == pytest.approx(40 * per_logical_px, abs=0.11)
         assert y1 - y0 == pytest.approx(20 * per_logical_px, abs=0.11)
         assert seen["label"] == f"zoom {zoom * 100:.0f} %"
+    # a box dragged from image point (100, 80) to (180, 140) is stored there (one screen pixel = ratio/3 px)
+    (box,) = out["box"]
+    assert box == pytest.approx([100.0, 80.0, 180.0, 140.0], abs=ratio / 3.0 + 0.01)
     # at 1:1 the physical pixels shown are exactly the photo's pixels
     assert out["one_to_one_max_diff"] == 0

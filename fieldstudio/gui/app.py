@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
+import traceback
 from pathlib import Path
+from types import TracebackType
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.logs import log_path, setup_logging
 from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
@@ -26,8 +31,70 @@ def application() -> QApplication:
     return app
 
 
+_showing_crash = False
+
+
+def crash_hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """``sys.excepthook`` of the window: log the traceback and tell the user where the log is.
+
+    The window keeps running (Qt returns to its event loop after a failed slot); a second error while
+    the dialog is open is only logged. Ctrl+C keeps Python's default behaviour.
+    """
+    global _showing_crash
+    if issubclass(exc_type, KeyboardInterrupt):
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    log.critical("unexpected error\n%s", "".join(traceback.format_exception(exc_type, exc, tb)).rstrip())
+    if _showing_crash or QApplication.instance() is None:
+        return
+    _showing_crash = True
+    try:
+        box = QMessageBox(QMessageBox.Icon.Critical, "fieldstudio: unexpected error",
+                          f"Something went wrong: {exc_type.__name__}: {exc}\n\n"
+                          "Your work up to the last edit is saved. The details are in the log file:\n"
+                          f"{log_path()}")
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        show = box.addButton("Show logs", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Close)
+        box.exec()
+        if box.clickedButton() is show:
+            from fieldstudio.gui.logs_menu import show_logs
+
+            show_logs()
+    except Exception:  # noqa: BLE001 - the hook itself must never raise
+        log.exception("the error dialog failed")
+    finally:
+        _showing_crash = False
+
+
+_QT_LEVELS = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+
+
+def _qt_message(kind: QtMsgType, _context: object, message: str) -> None:
+    logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
+
+
+def _thread_exception(args: threading.ExceptHookArgs) -> None:
+    name = args.thread.name if args.thread is not None else "?"
+    log.critical("unexpected error in thread %s", name, exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+
+
+def install_crash_hook() -> None:
+    """Log to the platform's log folder and show unexpected errors in a dialog instead of vanishing.
+
+    Qt's own messages (warnings about plugins, fonts, ...) and errors in other threads go to the log too.
+    """
+    setup_logging()
+    sys.excepthook = crash_hook
+    threading.excepthook = _thread_exception
+    qInstallMessageHandler(_qt_message)
+
+
 def run_gui(path: Path | None = None) -> int:
     """Open the main window on ``path`` (a project file) or on the welcome screen; returns the exit code."""
+    install_crash_hook()
     app = application()
     from fieldstudio.gui.main_window import MainWindow
 
@@ -40,4 +107,7 @@ def run_gui(path: Path | None = None) -> int:
             log.error("%s", exc)
     window = MainWindow(project)
     window.show()
+    quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
+    if quit_ms:  # smoke test of an installation: show the window, then close it as a user would
+        QTimer.singleShot(int(quit_ms), window.close)
     return app.exec()

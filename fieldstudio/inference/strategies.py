@@ -9,7 +9,7 @@
 | ``acceptability`` | §4.1-4.2: one photo or video frame; JSON with verdict, reasons and documentation fields |
 | ``agent`` | §1.9: see `fieldstudio.inference.agent` |
 
-The prompt wording is our own and lives in ``resources/prompts/strategy_*.txt``. A strategy is executed
+The prompt wording is our own and lives in ``fieldstudio/resources/prompts/strategy_*.txt``. A strategy is executed
 with an ``ask(prompt, profile=None) -> ChatResult`` callable supplied by the run queue (which adds the
 cache, the cost and the request log); strategies never touch the database except to read inputs.
 Tasks without media are sent as text. A change of wording or layout must bump the strategy's version.
@@ -147,7 +147,7 @@ def get_strategy(name: str) -> Strategy:
 
 @functools.lru_cache(maxsize=None)
 def template(name: str) -> str:
-    """The text of ``resources/prompts/<name>.txt`` (trailing newline removed). Raises FieldstudioError."""
+    """The text of ``fieldstudio/resources/prompts/<name>.txt`` (trailing newline removed). Raises FieldstudioError."""
     path = resources_dir() / "prompts" / f"{name}.txt"
     try:
         return path.read_text(encoding="utf-8").rstrip("\n")

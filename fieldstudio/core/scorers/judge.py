@@ -2,7 +2,7 @@
 
 No network code lives here: the caller passes ``ask`` (the inference layer wraps a model profile, a
 cache and retries around it; tests pass a fake). Prompts come from fieldstudio's own templates in
-``resources/prompts/`` (judge_three_level.txt, judge_numbers.txt, judge_marks_1_5.txt); they ask for the
+``fieldstudio/resources/prompts/`` (judge_three_level.txt, judge_numbers.txt, judge_marks_1_5.txt); they ask for the
 same outputs as the benchmarks' judges (benchmarks.md §1.4 three verdicts and the numbers JSON;
 §2.4 and §3.1 a 1-5 mark) but are not the benchmarks' prompt text.
 
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+from fieldstudio.core.paths import resources_dir
 
 __all__ = ["Ask", "JudgeReply", "VERDICTS", "load_template", "build_three_level_prompt", "build_numbers_prompt",
            "build_marks_prompt", "parse_three_level", "parse_numbers", "parse_mark", "ask_three_level",
@@ -48,9 +50,8 @@ class JudgeReply:
 
 
 def _prompt_dirs() -> list[Path]:
-    here = Path(__file__).resolve()
-    return [here.parents[2] / "resources" / "prompts",      # installed package data
-            here.parents[3] / "resources" / "prompts"]      # source checkout: <repo>/resources/prompts
+    # package data: fieldstudio/resources/prompts in a checkout, a wheel and a PyInstaller bundle alike
+    return [resources_dir() / "prompts"]
 
 
 @lru_cache(maxsize=None)

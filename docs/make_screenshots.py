@@ -1,6 +1,6 @@
 """Regenerate the README screenshots from the demo project: `python docs/make_screenshots.py`.
 
-Runs offscreen; writes docs/screenshot-video.jpg, docs/screenshot-photo.jpg and docs/screenshot-pdf.jpg.
+Runs offscreen; writes docs/screenshot-{video,photo,pdf,tasks,rate}.jpg.
 """
 
 from __future__ import annotations
@@ -51,8 +51,17 @@ def main() -> None:
     w.document.find("energy-isolating")
     pump(0.5)
     w.grab().save(str(HERE / "screenshot-pdf.jpg"))
+    tasks = w.workspace.show_panel("tasks")
+    rows = [r for r in range(tasks.proxy.rowCount()) if tasks.proxy.index(r, 0).data() == "dist-01"]
+    tasks.table.setCurrentIndex(tasks.proxy.index(rows[0] if rows else 0, 0))
+    pump(1.5)
+    w.grab().save(str(HERE / "screenshot-tasks.jpg"))
+    w.workspace.show_panel("rater")
+    pump(2.0)
+    w.grab().save(str(HERE / "screenshot-rate.jpg"))
+    w.modes.setCurrentIndex(0)
     w.close()
-    print("wrote", *(HERE / f"screenshot-{k}.jpg" for k in ("video", "photo", "pdf")))
+    print("wrote", *(HERE / f"screenshot-{k}.jpg" for k in ("video", "photo", "pdf", "tasks", "rate")))
 
 
 if __name__ == "__main__":

@@ -683,7 +683,8 @@ class MainWindow(QMainWindow):
                     self.annotator.undo_stack.canUndo() if aid == "undo" else self.annotator.undo_stack.canRedo())))
 
     def _docks(self) -> list[QDockWidget]:
-        return [self.library_dock, self.properties_dock, self.annotations_dock, *self.workspace.docks]
+        return [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,
+                self.calibrations_dock, *self.workspace.docks]
 
     def _show_logs(self) -> None:
         from fieldstudio.gui.logs_menu import show_logs

@@ -44,7 +44,7 @@ class TaskTableModel(QAbstractTableModel):
         r = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            flags = ("🔗" if r.linked else "") + ("⚠" if r.missing_media else "")
+            flags = ("↔" if r.linked else "") + ("⚠" if r.missing_media else "")
             text = (r.external_id or "", r.category or "", ts.ANSWER_TYPES.get(r.answer_type, r.answer_type),
                     r.scenario or "", r.query, r.ground_truth or "—", flags)[col]
             return " ".join(text.split())[:200] if col in (4, 5) else text

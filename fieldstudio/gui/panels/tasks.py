@@ -683,10 +683,10 @@ class TaskEditorPanel(QWidget):
             return
         value = gt.compute(self.project, link)
         if value.ok:
-            self.link_label.setText(f"🔗 Linked: {value.explanation} → {value.text}")
+            self.link_label.setText(f"Linked: {value.explanation} → {value.text}")
             self.link_label.setStyleSheet("")
         else:
-            self.link_label.setText(f"🔗 Linked, but no value now: {value.explanation}. "
+            self.link_label.setText(f"Linked, but no value now: {value.explanation}. "
                                     f"The ground truth keeps {self.record.ground_truth!r}.")
             self.link_label.setStyleSheet(WARNING_STYLE)
 

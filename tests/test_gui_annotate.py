@@ -131,6 +131,7 @@ def test_ruler_reads_pixels_until_calibrated_then_metres(window, qtbot):
     item = next(i for i in window.annotator._items if getattr(i, "annotation_id", None) == ruler.id)
     length_px = ruler.geometry[1][0] - ruler.geometry[0][0]
     assert item.text.text() == f"{length_px:.0f} px (uncalibrated)"
+    assert "calibrate with C" in window.statusBar().currentMessage()
     # a scale calibration: 50 px = 1.0 m, so the ruler is length_px / 50 metres
     assert window.annotator.apply(edits.SaveCalibration(window.project, kind="scale", points=[(0, 0), (50, 0)],
                                                         media_id=window.media.id, length_m=1.0))

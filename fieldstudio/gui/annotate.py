@@ -413,8 +413,13 @@ class AnnotationController(QObject):
             self.apply(edits.AddBox(self.project, media.id, (r.x(), r.y(), r.width(), r.height()), self.label_id,
                                     frame_index=frame, track_id=track))
         elif self.tool == "ruler":
-            self.apply(edits.AddRuler(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()), frame_index=frame,
-                                      on_floor=self._new_ruler_on_floor(), label_id=self.label_id))
+            on_floor = self._new_ruler_on_floor()
+            if self.apply(edits.AddRuler(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()), frame_index=frame,
+                                         on_floor=on_floor, label_id=self.label_id)):
+                m = calibrations.measure_points(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()),
+                                                on_floor=on_floor)
+                # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
+                self.window.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
 
     def _new_ruler_on_floor(self) -> bool:
         # a floor calibration, when there is one, is what a supervisor measures distances on the ground with

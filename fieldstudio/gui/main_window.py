@@ -165,6 +165,13 @@ class MainWindow(QMainWindow):
             m.addAction(a[aid])
         m.addSeparator()
         m.addAction(a["export_annotations"])
+        packages = m.addMenu("Rating &packages")
+        export_pkg = packages.addAction("&Export a rating set…")
+        export_pkg.setToolTip("Send a rating set to a rater who works offline (a .zip with the photos and frames)")
+        export_pkg.triggered.connect(self.export_rating_package)
+        import_pkg = packages.addAction("&Import a rater's package…")
+        import_pkg.setToolTip("Merge ratings sent back by a rater; importing twice changes nothing")
+        import_pkg.triggered.connect(self.import_rating_package)
         m.addSeparator()
         m.addAction(a["quit"])
         m = self.menuBar().addMenu("&Edit")
@@ -640,6 +647,18 @@ class MainWindow(QMainWindow):
         from fieldstudio.gui.panels.export_dialog import ExportDialog
 
         ExportDialog(self.project, self.media.id if self.media is not None else None, self).exec()
+
+    def export_rating_package(self) -> None:
+        if self._need_project():
+            from fieldstudio.gui import rating_exchange
+
+            rating_exchange.export_dialog(self, self.project)
+
+    def import_rating_package(self) -> None:
+        if self._need_project():
+            from fieldstudio.gui import rating_exchange
+
+            rating_exchange.import_dialog(self, self.project, self.workspace.reload_ratings)
 
     def show_media_frame(self, media_id: str, frame: int) -> None:
         """Bring the viewer forward on frame ``frame`` of ``media_id`` (from a task, an answer or a rating)."""

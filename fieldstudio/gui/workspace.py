@@ -117,6 +117,12 @@ class Workspace:
         for panel in self.panels.values():
             panel.set_project(project)
 
+    def reload_ratings(self) -> None:
+        """Rating sets changed outside the panels (a package was merged): the rating tabs read them again."""
+        for attr in ("rater", "agreement"):
+            if attr in self.panels:
+                self.panels[attr].set_project(self.project)
+
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
         self.show_panel("tasks").select_task(task_id)

@@ -14,10 +14,42 @@ import typer
 from fieldstudio import cli_support
 
 
+FORMATS = ("auto", "fieldworkarena", "industryeqa", "openeqa", "csv")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``export-tasks`` and ``refresh-ground-truth`` commands to ``app``."""
+    """Add ``export-tasks``, ``refresh-ground-truth`` and the ``tasks import|export`` group to ``app``."""
+    tasks_app = typer.Typer(help="Benchmark tasks: import and export with ground truth.", no_args_is_help=True)
+    app.add_typer(tasks_app, name="tasks")
+
+    @tasks_app.command("import")
+    def tasks_import_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        files: Annotated[list[Path], typer.Argument(help="task files or folders")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
+                                         "industryeqa, openeqa or csv: with a format, a file detected as "
+                                         "another one is refused")] = "auto",
+    ) -> None:
+        """Import task files with their ground truth (the same as ``import-tasks``, with a format check)."""
+        from fieldstudio.cli import print_import_report
+        from fieldstudio.datasets.task_import import import_tasks, sniff_format
+
+        if fmt not in FORMATS:
+            raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        if fmt != "auto":
+            for f in files:
+                if f.is_file():
+                    found, why = sniff_format(f)
+                    if found.removesuffix("-tasks") != fmt:
+                        raise cli_support.fail(f"{f}: is not {fmt}: " + (why if found == "unknown" else
+                                                                         f"it looks like {found}"))
+        with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
+            report = import_tasks(p, files, progress=update)
+        print_import_report(report)
+        raise typer.Exit(0 if report.tasks_imported else 1)
 
     @app.command("export-tasks")
+    @tasks_app.command("export")
     def export_tasks_cmd(
         project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
         fmt: Annotated[str, typer.Option("--format", "-f", help=(

@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
+import subprocess
 
+import cv2
 import numpy as np
 import openpyxl
 import pandas as pd
@@ -153,3 +156,20 @@ def test_redact_replaces_keys_and_secret_values():
     assert report.redact("key sk-abcdefgh12345678 end", []) == "key [redacted] end"
     assert report.redact("token hunter2hunter2", ["hunter2hunter2"]) == "token [redacted]"
     assert report.redact(3.5, []) == 3.5
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt install chromium)")
+def test_html_report_renders_with_its_plots_in_headless_chromium(scored, tmp_path):
+    project, _ = scored
+    page = tmp_path / "report.html"
+    export_report(project, page)
+    shot = tmp_path / "report.png"  # kept by pytest in its tmp folder for a person to look at
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1280,4000",
+                    f"--screenshot={shot}", page.as_uri()], check=True, capture_output=True, timeout=120)
+    rgb = cv2.cvtColor(cv2.imread(str(shot)), cv2.COLOR_BGR2RGB).astype(int)
+    # matplotlib's first two default colours (tab:blue #1f77b4, tab:orange #ff7f0e) fill the bars and
+    # markers of the plots: the browser must have drawn the embedded PNGs, not just the tables
+    for colour in ((31, 119, 180), (255, 127, 14)):
+        near = (np.abs(rgb - np.array(colour)).sum(axis=2) < 40).sum()
+        assert near > 2000, (colour, near)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperGroup
 from rich.table import Table
 from sqlalchemy import select
 
@@ -222,7 +223,36 @@ def answers_command(
     out.print(table)
 
 
+class _ListByDefault(TyperGroup):
+    """``fieldstudio answers P`` still lists (as before the group existed); ``answers import`` imports."""
+
+    def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args.insert(0, "list")
+        return super().resolve_command(ctx, args)
+
+
+def answers_import_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    path: Annotated[Path, typer.Argument(help="FieldWorkArena logs (file or folder), IndustryEQA or OpenEQA "
+                                         "answers, or CSV task_id,answer")],
+    model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],
+) -> None:
+    """Import answers produced elsewhere as a named answer source (the same as ``import-answers``)."""
+    from fieldstudio.cli import print_import_report
+    from fieldstudio.datasets.task_import import import_answers
+
+    with open_project(project) as p, progress_bar("Importing answers") as update:
+        report = import_answers(p, path, model, progress=update)
+    print_import_report(report)
+    raise typer.Exit(0 if report.answers_imported else 1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``run`` and ``answers`` to the main command line app."""
+    """Add ``run`` and the ``answers list|import`` group (``answers P`` lists) to the main command line app."""
     app.command("run")(run_command)
-    app.command("answers")(answers_command)
+    answers_app = typer.Typer(cls=_ListByDefault, no_args_is_help=True,
+                              help="Answers: list runs and their answers, or import answers made elsewhere.")
+    answers_app.command("list")(answers_command)
+    answers_app.command("import")(answers_import_command)
+    app.add_typer(answers_app, name="answers")

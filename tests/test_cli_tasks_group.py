@@ -29,3 +29,23 @@ def test_tasks_import_checks_the_format_then_export_round_trips(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == len(questions)
     assert {r["query"] for r in rows} == {q["question"] for q in questions}
+
+
+def test_answers_import_and_answers_still_lists(tmp_path):
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    assert runner.invoke(app, ["tasks", "import", str(project), str(OPENEQA)]).exit_code == 0
+    questions = json.loads(OPENEQA.read_text(encoding="utf-8"))[:5]
+    answers = tmp_path / "answers.csv"
+    with answers.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task_id", "answer"])
+        for q in questions:
+            w.writerow([q["question_id"], "a chair"])
+    done = runner.invoke(app, ["answers", "import", str(project), str(answers), "--model", "my-vlm"])
+    assert done.exit_code == 0 and "answers: 5 imported" in done.output
+    listing = runner.invoke(app, ["answers", str(project), "--json"])  # the old form still lists
+    assert listing.exit_code == 0
+    (run,) = json.loads(listing.output)
+    assert (run["name"], run["kind"], run["answered"]) == ("my-vlm", "import", 5)

@@ -32,8 +32,9 @@ def window(qtbot, template, tmp_path):
     w.resize(1280, 800)
     w.show()
     qtbot.waitExposed(w)
+    # no question box about open segments when pytest-qt closes the window (before fixture teardown)
+    w.annotator.confirm_open_segments = lambda: True
     yield w
-    w.annotator.confirm_open_segments = lambda: True  # no question box when the test window closes
     w.close()
 
 
@@ -224,3 +225,74 @@ def test_calibrate_key_picks_points_and_the_dialog_saves_a_scale(window, qtbot):
     assert window.annotator.tool == "select"
     window.actions["undo"].trigger()
     assert calibrations.calibration_for(window.project, window.media.id, "scale") is None
+
+
+def test_marks_attach_to_the_frame_on_screen_when_a_frame_fails_to_decode(window, qtbot):
+    from fieldstudio.core.errors import MediaError
+
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.go_to("#5")
+    wait_idle(window, qtbot)
+    source, real_get = window.loader.source, window.loader.source.get
+
+    def get(media, index=0):  # noqa: ANN001 - a damaged stretch of the file, as a half-copied clip has
+        if index >= 200:
+            raise MediaError("clip.mp4", f"frame {index} could not be decoded")
+        return real_get(media, index)
+
+    source.get = get
+    window.go_to("#280")  # cannot be decoded: the picture stays on frame 5, and so does the position
+    wait_idle(window, qtbot)
+    assert "could not be decoded" in window.statusBar().currentMessage()
+    assert window.shown_index == 5 and window.video.index == 5
+    window.actions["box_tool"].trigger()
+    drag(window, qtbot, (20.0, 20.0), (60.0, 50.0))
+    assert [b.frame_index for b in boxes(window)] == [5]
+
+
+def test_points_picked_for_a_calibration_do_not_follow_to_another_media(window, qtbot):
+    open_media(window, qtbot, PHOTO)
+    window.actions["calibrate"].trigger()
+    window.actions["calibrate"].trigger()
+    assert window.annotator.tool == "floor"
+    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 10.0, 10.0))
+    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 300.0, 10.0))
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    assert window.annotator.tool == "select" and window.annotator._picked is None
+
+
+def test_a_second_start_or_event_on_the_same_frame_is_refused(window, qtbot):
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.go_to("#10")
+    wait_idle(window, qtbot)
+    for key in (Qt.Key.Key_I, Qt.Key.Key_I, Qt.Key.Key_E, Qt.Key.Key_E):
+        qtbot.keyClick(window.canvas, key)
+    kinds = [r.kind for r in ann.list_annotations(window.project, media_id=window.media.id,
+                                                  kinds=["segment", "event"])]
+    assert sorted(kinds) == ["event", "segment"]
+    assert "already marked on frame 10" in window.statusBar().currentMessage()
+
+
+def test_evaluation_tabs_stay_shut_on_the_welcome_screen(qtbot):
+    w = MainWindow(None)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    for action in w.workspace.tab_actions[1:]:
+        action.trigger()
+        assert w.modes.currentIndex() == 0
+    assert w.workspace.panels == {}
+    w.close()
+
+
+def test_opening_another_project_asks_about_open_segments(window, qtbot, template, tmp_path):
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.go_to("#3")
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_I)
+    asked = []
+    window.annotator.confirm_open_segments = lambda: asked.append(1) or False  # the user presses Cancel
+    other = copy_project(template, tmp_path / "other.fieldstudio")
+    assert window.open_project_path(other) is False
+    assert asked == [1] and window.project.path.name == "a.fieldstudio"
+    window.annotator.confirm_open_segments = lambda: True

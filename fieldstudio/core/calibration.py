@@ -91,7 +91,7 @@ def _as_quad(image_quad: Sequence[Sequence[float]]) -> np.ndarray:
             if np.hypot(*(quad[i] - quad[j])) <= COINCIDENT_TOL_PX:
                 raise CalibrationError(
                     f"floor calibration points {FLOOR_CORNER_ORDER[i]} and {FLOOR_CORNER_ORDER[j]} "
-                    f"coincide at {tuple(quad[i])}")
+                    f"coincide at ({quad[i][0]:.1f}, {quad[i][1]:.1f}) px")
     scale = max(np.hypot(*(quad[i] - quad[j])) for i in range(4) for j in range(i + 1, 4))
     for skip in range(4):
         a, b, c = (quad[k] for k in range(4) if k != skip)
@@ -134,7 +134,8 @@ def metres_per_pixel(p1: Point, p2: Point, length_m: float) -> float:
     length = _positive_length(length_m, "the reference length")
     px = float(np.hypot(*(b - a)))
     if px <= COINCIDENT_TOL_PX:
-        raise CalibrationError(f"the two reference points coincide at {tuple(a)}; draw the reference along the object")
+        raise CalibrationError(f"the two reference points coincide at ({a[0]:.1f}, {a[1]:.1f}) px; "
+                               "draw the reference along the object")
     return length / px
 
 

@@ -85,10 +85,10 @@ class AnnotationController(QObject):
         return m if m is not None and m.kind in ("image", "video") else None
 
     def frame_index(self) -> int | None:
-        """The frame marks attach to: the exact frame shown (None on a photo)."""
+        """The frame marks attach to: the frame on screen (None on a photo), never one that failed to decode."""
         if self.media is None or self.media.kind == "image":
             return None
-        return self.window.video.index if self.window.video is not None else 0
+        return self.window.shown_index
 
     def run_safely(self, fn) -> bool:  # noqa: ANN001 - callable
         """Run a store call; a FieldstudioError becomes a status message. Refreshes afterwards."""
@@ -163,6 +163,13 @@ class AnnotationController(QObject):
             self.window.video.pause()
         self.tool_changed.emit(tool)
 
+    def media_changed(self) -> None:
+        """Another media is shown: points picked and a drag in progress belonged to the previous one."""
+        self._press = None
+        self._drop_temp()
+        if self.tool in ("scale", "floor"):
+            self.set_tool("select")
+
     def calibrate_key(self) -> None:
         """C: scale calibration; C again while picking: floor calibration."""
         self.set_tool("floor" if self.tool == "scale" else "scale")
@@ -215,8 +222,13 @@ class AnnotationController(QObject):
 
     def start_segment(self) -> None:
         index = self._video_frame("start a segment")
-        if index is not None:
-            self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
+        if index is None:
+            return
+        if any(r.frame_index == index and r.label_id == self.label_id
+               for r in ann.open_segments(self.project, self.media.id)):
+            self.window.notify(f"a segment of this label already starts on frame {index} (O ends it)")
+            return
+        self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
 
     def end_segment(self) -> None:
         index = self._video_frame("end a segment")
@@ -232,8 +244,13 @@ class AnnotationController(QObject):
 
     def mark_event(self) -> None:
         index = self._video_frame("mark an event")
-        if index is not None:
-            self.apply(edits.AddEvent(self.project, self.media.id, index, self.label_id))
+        if index is None:
+            return
+        if any(r.label_id == self.label_id for r in ann.list_annotations(
+                self.project, media_id=self.media.id, kinds=["event"], frame_index=index)):
+            self.window.notify(f"an event of this label is already marked on frame {index}")
+            return
+        self.apply(edits.AddEvent(self.project, self.media.id, index, self.label_id))
 
     def _video_frame(self, what: str) -> int | None:
         if self.media is None or self.media.kind != "video" or self.window.video is None:
@@ -241,7 +258,7 @@ class AnnotationController(QObject):
             return None
         if self.window.video.playing:
             self.window.video.pause()
-        return self.window.video.index
+        return self.window.shown_index
 
     def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
         """A segment end dragged on the timeline."""

@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self._strip_worker: workers.Worker | None = None
         self._welcome_hid_docks = False
         self._pending_frame: tuple[str, int] | None = None
+        self.shown_index = 0  # the video frame on screen: what marks attach to
         self._docks_hidden_for_tab: list[QDockWidget] | None = None
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -163,6 +164,9 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         for aid in ("add_media", "add_folder"):
             m.addAction(a[aid])
+        relink = m.addAction("&Relink media…")
+        relink.setToolTip("Find moved media files in a folder by their SHA-256 and update their paths")
+        relink.triggered.connect(self.relink_dialog)
         m.addSeparator()
         m.addAction(a["export_annotations"])
         packages = m.addMenu("Rating &packages")
@@ -287,7 +291,7 @@ class MainWindow(QMainWindow):
         self.video.notice.connect(self.notify)
         self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
         self.loader.frame_ready.connect(self._on_image_ready)
-        self.loader.failed.connect(lambda _t, _m, msg: self.notify(msg))
+        self.loader.failed.connect(self._frame_failed)
         self.library = LibraryPanel(project)
         self.library.media_activated.connect(self.open_media)
         self.library_dock.setWidget(self.library)
@@ -309,6 +313,8 @@ class MainWindow(QMainWindow):
     def show_welcome(self) -> None:
         """The welcome screen: recent projects and the demo one click away."""
         self._close_project()
+        for label in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+            label.setText("")
         self.setWindowTitle(APP_TITLE)
         self.welcome.set_recent(settings.recent_projects())
         self.stack.setCurrentWidget(self.welcome)
@@ -342,6 +348,8 @@ class MainWindow(QMainWindow):
 
     def open_project_path(self, path: Path | str) -> bool:
         """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
+        if not self._leave_project():
+            return False
         try:
             project = Project.open(Path(path))
         except FieldstudioError as exc:
@@ -361,6 +369,8 @@ class MainWindow(QMainWindow):
         if not path:
             return
         path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
+        if not self._leave_project():
+            return
         try:
             project = Project.create(path)
         except FieldstudioError as exc:
@@ -376,6 +386,8 @@ class MainWindow(QMainWindow):
         path = default_demo_path()
         if path.is_file():
             self.open_project_path(path)
+            return
+        if not self._leave_project():
             return
         dialog = QProgressDialog("Building the demo project…", "Cancel", 0, 100, self)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -445,7 +457,9 @@ class MainWindow(QMainWindow):
             return
         if self.video is not None and self.video.media is not None:
             self.video.close()
+        self.annotator.media_changed()
         self.media = media
+        self.shown_index = 0
         path = library.media_path(self.project, media)
         missing = not path.is_file()
         self.properties.show_media(media, missing)
@@ -453,7 +467,7 @@ class MainWindow(QMainWindow):
         self.tags.set_position(media.id, None if media.kind != "video" else 0)
         self.canvas.clear_highlights()
         if media.status != "ok" or missing:
-            reason = "is missing (moved or deleted); File ▸ Relink finds it again" if missing else media.error
+            reason = "is missing (moved or deleted); File ▸ Relink media… finds it again" if missing else media.error
             self.empty.setText(f"{media.file_name}\n{reason}")
             self.stack.setCurrentWidget(self.empty)
             self.frame_label.setText("")
@@ -521,6 +535,7 @@ class MainWindow(QMainWindow):
             self.workspace.position_changed(self.media.id, None)
 
     def _on_frame_shown(self, index: int, seconds: float, exact: bool) -> None:
+        self.shown_index = index
         n = self.video.frame_count
         self.frame_label.setText(f"frame {index} / {n - 1}" + ("" if exact else " ~"))
         self.time_label.setText(format_pts(seconds))
@@ -609,6 +624,25 @@ class MainWindow(QMainWindow):
         a["labels"].triggered.connect(self.labels_dialog)
         a["export_annotations"].triggered.connect(self.export_dialog)
 
+    def _frame_failed(self, _token: int, media_id: str, message: str) -> None:
+        # the picture stays on the last frame shown, so the position does too: marks must attach to it
+        self.notify(message)
+        if self.video is not None and self.media is not None and self.media.id == media_id \
+                and self.media.kind == "video" and not self.video.playing:
+            self.video.index = self.shown_index
+            self.timeline.set_index(self.shown_index)
+
+    def _leave_project(self) -> bool:
+        """Before another project or the welcome screen replaces this one: open segments, unsaved task form."""
+        if self.project is None:
+            return True
+        tasks = self.workspace.panels.get("tasks")
+        if tasks is not None and getattr(tasks, "dirty", False) and not tasks.save():
+            self.modes.setCurrentWidget(tasks.parentWidget())
+            self.notify("the task being edited has problems: fix them or press Revert first")
+            return False
+        return self.annotator.confirm_open_segments()
+
     def _undo_text(self, text: str) -> None:
         self.actions["undo"].setText(f"&Undo {text}".strip())
 
@@ -647,6 +681,27 @@ class MainWindow(QMainWindow):
         from fieldstudio.gui.panels.export_dialog import ExportDialog
 
         ExportDialog(self.project, self.media.id if self.media is not None else None, self).exec()
+
+    def relink_dialog(self) -> None:
+        """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""
+        if not self._need_project():
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Relink media: the folder the files were moved to")
+        if not folder:
+            return
+        worker = workers.Worker(library.relink, self.project, Path(folder))
+
+        def done(found: dict) -> None:
+            self.notify(f"relinked {len(found)} media file(s) from {folder}" if found
+                        else f"no missing media file was found in {folder}")
+            if self.library is not None:
+                self.library.reload()
+            if found and self.media is not None and self.media.id in found:
+                self.open_media(self.media.id)
+
+        worker.signals.result.connect(done)
+        worker.signals.error.connect(self.notify)
+        workers.start(worker)
 
     def export_rating_package(self) -> None:
         if self._need_project():
@@ -751,7 +806,7 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        if not self.annotator.confirm_open_segments():
+        if not self._leave_project():
             event.ignore()
             return
         self._save_layout()

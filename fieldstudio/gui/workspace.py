@@ -47,6 +47,8 @@ class Workspace:
         self.tab_actions: list[QAction] = []
         self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
                          lambda: modes.setCurrentIndex(0))
+        # leaving the Tasks tab saves the form being edited (edits are never left unsaved)
+        self._last_index = 0
         for attr, _module, _cls, title, key, tip in TABS:
             page = QWidget()
             page.setObjectName(f"{attr}_page")
@@ -84,8 +86,10 @@ class Workspace:
                 widget.set_current_position(*self._position)
         return self.panels[attr]
 
-    def show_panel(self, attr: str) -> QWidget:
-        """Bring tab ``attr`` forward and return its panel."""
+    def show_panel(self, attr: str) -> QWidget | None:
+        """Bring tab ``attr`` forward and return its panel (None without a project: the welcome screen)."""
+        if self.project is None:
+            return None
         widget = self.panel(attr)
         self.modes.setCurrentWidget(self._pages[attr])
         return widget
@@ -125,7 +129,9 @@ class Workspace:
 
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
-        self.show_panel("tasks").select_task(task_id)
+        panel = self.show_panel("tasks")
+        if panel is not None:
+            panel.select_task(task_id)
 
     def position_changed(self, media_id: str | None, frame: int | None) -> None:
         """The viewer shows ``frame`` of ``media_id``: the task editor's "Use current frame" takes it."""
@@ -141,9 +147,19 @@ class Workspace:
             self.panels["tasks"].refresh_ground_truths()
 
     def _review_item(self, item_id: str) -> None:
-        self.show_panel("rater").show_item(item_id, review=True)
+        panel = self.show_panel("rater")
+        if panel is not None:
+            panel.show_item(item_id, review=True)
 
     def _tab_changed(self, index: int) -> None:
+        if self.project is None and index != 0:  # the welcome screen has no evaluation tabs
+            self.modes.setCurrentIndex(0)
+            return
+        tasks = self.panels.get("tasks")
+        if tasks is not None and self.modes.widget(self._last_index) is self._pages["tasks"] and tasks.dirty \
+                and not tasks.save():
+            self.window.notify("the task being edited was not saved: fix the marked problems or press Revert")
+        self._last_index = index
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
         self.window.set_viewer_mode(index == 0)
         for attr, page in self._pages.items():

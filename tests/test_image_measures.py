@@ -211,3 +211,17 @@ def test_measure_all_keys_and_values():
     whole = im.measure_all(image)
     assert whole["box_area_share"] == 1.0 and whole["box_in_frame"] is True
     assert whole["box_edge_distance_px"] == 0.0 and whole["occluded_fraction"] == 0.0
+
+
+def test_clipped_fractions_exact_at_the_thresholds():
+    # every RGB triple whose luma x 1000 (299 R + 587 G + 114 B) lies within 2 levels of a threshold,
+    # counted by brute force; the fast path (OpenCV grey candidates) must count exactly the same
+    r, g, b = np.meshgrid(np.arange(256), np.arange(256), np.arange(256), indexing="ij")
+    milli = 299 * r + 587 * g + 114 * b
+    near = (np.abs(milli - 5000) <= 2000) | (np.abs(milli - 250000) <= 2000)
+    pixels = np.stack([r[near], g[near], b[near]], axis=-1).astype(np.uint8)[None]  # (1, k, 3)
+    shadows, highlights = im.clipped_fractions(pixels)
+    k = pixels.shape[1]
+    assert shadows == np.count_nonzero(milli[near] <= 5000) / k
+    assert highlights == np.count_nonzero(milli[near] >= 250000) / k
+    assert im.mean_luma(pixels) == pytest.approx(milli[near].mean() / 1000, abs=1e-9)

@@ -24,11 +24,19 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8") -
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp makes the file private (0600); an export gets the permissions any new file would
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

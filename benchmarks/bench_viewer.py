@@ -66,7 +66,7 @@ def child_window(project_path: str) -> None:
 
 
 def child_play(project_path: str, seconds: float) -> None:
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QThreadPool, QTimer
     from PySide6.QtTest import QTest
 
     from fieldstudio.gui.app import application
@@ -81,6 +81,10 @@ def child_play(project_path: str, seconds: float) -> None:
     w.library.select(mid)
     while w.video is None or not w.loader.idle():
         QTest.qWait(50)
+    # the timeline's thumbnail strip decodes in the background after opening: measure after it, as the
+    # reference (a lone FrameReader) has the machine to itself
+    while QThreadPool.globalInstance().activeThreadCount():
+        QTest.qWait(50)
     QTest.qWait(300)
 
     # exact frame after a release: time from the release (show_index) to the exact frame being shown
@@ -88,13 +92,13 @@ def child_play(project_path: str, seconds: float) -> None:
     indices = random.Random(11).sample(range(len(table)), 20)
     latencies = []
     for i in indices:
-        done = []
-        conn = w.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and done.append(1))
+        # wait in an event loop, not by polling: a busy main thread would take the GIL from the decoder
+        loop = QEventLoop()
+        conn = w.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and loop.quit())
         clock = QElapsedTimer()
         clock.start()
         w.timeline.released.emit(i)
-        while not done:
-            QTest.qWait(1)
+        loop.exec()
         latencies.append(clock.nsecsElapsed() / 1e9)
         w.video.frame_shown.disconnect(conn)
 

@@ -72,6 +72,8 @@ class AnnotationController(QObject):
         self._picked: PickedPoints | None = None
         self._colors: dict[str, str] = {}
         self._select_next: str | None = None
+        self._grid: GridItem | None = None
+        self._grid_for: str | None = None  # media id the grid (and label colours) were read for
         self.canvas.viewport().installEventFilter(self)
 
     # --- context ---------------------------------------------------------------------------------
@@ -167,6 +169,7 @@ class AnnotationController(QObject):
         """Another media is shown: points picked and a drag in progress belonged to the previous one."""
         self._press = None
         self._drop_temp()
+        self._grid_for = None
         if self.tool in ("scale", "floor"):
             self.set_tool("select")
 
@@ -281,8 +284,16 @@ class AnnotationController(QObject):
             item.setSelected(False)
         self._select_next = annotation_id
 
-    def refresh(self) -> None:
-        """Redraw the marks of the media and frame shown, and the timeline's segments and events."""
+    def frame_changed(self) -> None:
+        """Another frame of the same media is shown: redraw its marks only (labels, grid and timeline stay)."""
+        self.refresh(frame_only=True)
+
+    def refresh(self, *, frame_only: bool = False) -> None:
+        """Redraw the marks of the media and frame shown, and the timeline's segments and events.
+
+        ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
+        markers), which keeps stepping and playback to two small queries per frame.
+        """
         selected = set(self.selected_ids())
         if self._select_next is not None:
             selected.add(self._select_next)
@@ -290,7 +301,11 @@ class AnnotationController(QObject):
         media = self.media
         if self.project is None or media is None:
             return
-        self.reload_labels()
+        full = not frame_only or self._grid_for != media.id
+        if full:
+            self.reload_labels()
+            self._grid = self._make_grid(media) if self.show_grid else None
+            self._grid_for = media.id
         frame = self.frame_index()
         scene = self.canvas.scene()
         for b in ann.boxes_on_frame(self.project, media.id, frame):
@@ -309,14 +324,16 @@ class AnnotationController(QObject):
                              annotation_id=r.id, measure=self._measurer(r.on_floor), changed=self._ruler_moved)
             scene.addItem(item)
             self._items.append(item)
-        if self.show_grid:
-            self._add_grid(media)
+        if self._grid is not None:
+            self.canvas.scene().addItem(self._grid)
+            self._items.append(self._grid)
         for item in self._items:
             if getattr(item, "annotation_id", None) in selected:
                 item.setSelected(True)
                 if item.annotation_id == self._select_next:
                     self._select_next = None
-        self._update_timeline(media)
+        if full:
+            self._update_timeline(media)
 
     def _box_tip(self, b: ann.FrameBox) -> str:
         parts = [b.label_name or "(no label)"]
@@ -330,21 +347,20 @@ class AnnotationController(QObject):
             parts.append("interpolated: double-click (or Shift+K) to make it a keyframe")
         return "\n".join(parts)
 
-    def _add_grid(self, media) -> None:  # noqa: ANN001 - Media
+    def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media
         record = calibrations.calibration_for(self.project, media.id, "floor")
         if record is None:
-            return
+            return None
         try:
             core = record.to_core()
             lines = core.grid_lines(step_m=0.5, image_size=(media.width or 0, media.height or 0) or None)
         except FieldstudioError as exc:
             self.window.notify(f"floor grid: {exc}")
-            return
+            return None
         edge = {0.0, float(record.width_m or 0), float(record.depth_m or 0)}
         grid = GridItem([(tuple(g.start), tuple(g.end), round(g.offset_m, 6) in edge) for g in lines])
         grid.setToolTip(record.describe())
-        self.canvas.scene().addItem(grid)
-        self._items.append(grid)
+        return grid
 
     def _measurer(self, on_floor: bool):  # noqa: ANN202 - callable
         media_id = self.media.id

@@ -542,7 +542,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_index(index)
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
         self.transport.set_position(index, n, seconds, self.media.duration_s if self.media else None)
-        self.annotator.refresh()
+        self.annotator.frame_changed()
         if exact and self.media is not None:
             self.workspace.position_changed(self.media.id, index)
             self.tags.set_position(self.media.id, index)

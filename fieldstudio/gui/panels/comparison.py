@@ -279,6 +279,13 @@ class ComparisonPanel(QWidget):
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
         self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
+        self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
+                                    "elsewhere: fieldstudio answers import P FILE --model NAME; then score them")
+        self.detail.text.setPlaceholderText(
+            "Click a cell to see the answer, its score and the evidence." if total else
+            "No answers to compare yet.\n\nRun a model on the tasks in the Runs tab (Alt+3), or import answers "
+            "produced elsewhere (fieldstudio answers import P FILE --model NAME), then score them "
+            "(fieldstudio score P).")
 
     # ------------------------------------------------------------ cells
     def _cell_at(self, proxy_index: QModelIndex) -> tuple[int, int] | None:

@@ -8,6 +8,7 @@ whether the viewport's physical pixels at 1:1 equal the photo's pixels.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -95,6 +96,8 @@ def main(project_path: str, photo: str) -> None:
     out["corner_physical"] = [corner.x() * dpr, corner.y() * dpr]
     diff = shot[py:py + h, px:px + w].astype(int) - photo_rgb[180:180 + h, 300:300 + w].astype(int)
     out["one_to_one_max_diff"] = int(np.abs(diff).max())
+    if os.environ.get("DPR_PROBE_SAVE"):
+        grab.save(os.environ["DPR_PROBE_SAVE"])
     print(json.dumps(out))
     window.close()
     QThreadPool.globalInstance().waitForDone(5000)

@@ -296,3 +296,11 @@ def test_opening_another_project_asks_about_open_segments(window, qtbot, templat
     assert window.open_project_path(other) is False
     assert asked == [1] and window.project.path.name == "a.fieldstudio"
     window.annotator.confirm_open_segments = lambda: True
+
+
+def test_esc_clears_the_tool_hint(window, qtbot):
+    open_media(window, qtbot, PHOTO)
+    window.actions["box_tool"].trigger()
+    assert window.statusBar().currentMessage().startswith("Box:")
+    window.actions["select_tool"].trigger()
+    assert window.statusBar().currentMessage() == ""

@@ -161,6 +161,8 @@ class AnnotationController(QObject):
                  "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
         if tool in hints:
             self.window.notify(hints[tool])
+        elif self.window.statusBar().currentMessage() in hints.values():
+            self.window.statusBar().clearMessage()  # the tool's hint no longer applies
         if tool in ("scale", "floor") and self.window.video is not None and self.window.video.playing:
             self.window.video.pause()
         self.tool_changed.emit(tool)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
-
 from typer.testing import CliRunner
 
 from fieldstudio.cli import app
+from tests.shared_data import SHARED_DATA
 
-OPENEQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "openeqa" / "open-eqa-v0.json"
+OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"
 
 
 def test_tasks_import_checks_the_format_then_export_round_trips(tmp_path):

@@ -12,6 +12,7 @@ and, when a calibration applies, in metres, computed now with the current calibr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -28,10 +29,15 @@ COLUMNS = ["annotation_id", "kind", "media", "media_id", "label", "text", "start
            "measured_how"]
 
 
-def annotation_table(project: Project, *, progress: Progress = lambda done, total: None,
+def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None,
+                     progress: Progress = lambda done, total: None,
                      cancelled: Cancelled = lambda: False) -> pd.DataFrame:
-    """The rows described in the module docstring as a DataFrame (columns ``COLUMNS``)."""
+    """The rows described in the module docstring as a DataFrame (columns ``COLUMNS``), of every media
+    or of ``media_ids`` only."""
     recs = ann.list_annotations(project, kinds=["segment", "event", "ruler", "tag"])
+    if media_ids is not None:
+        wanted = set(media_ids)
+        recs = [r for r in recs if r.media_id in wanted]
     with project.read() as s:
         names = {m.id: m.file_name for m in s.query(Media).all()}
     overlaps: dict[str, list[str]] = {}
@@ -59,13 +65,15 @@ def annotation_table(project: Project, *, progress: Progress = lambda done, tota
     return df
 
 
-def export_annotation_csv(project: Project, out: Path, *, progress: Progress = lambda done, total: None,
+def export_annotation_csv(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
+                          progress: Progress = lambda done, total: None,
                           cancelled: Cancelled = lambda: False) -> ExportReport:
-    """Write the CSV to ``out`` (a ``.csv`` file, or a folder that gets ``annotations.csv``), atomically."""
+    """Write the CSV (of ``media_ids`` only, when given) to ``out`` (a ``.csv`` file, or a folder that gets
+    ``annotations.csv``), atomically."""
     out = Path(out)
     path = out if out.suffix.lower() == ".csv" else out / "annotations.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    df = annotation_table(project, progress=progress, cancelled=cancelled)
+    df = annotation_table(project, media_ids=media_ids, progress=progress, cancelled=cancelled)
     report = ExportReport("csv", annotations=len(df))
     if cancelled():
         report.cancelled = True

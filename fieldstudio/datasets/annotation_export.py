@@ -7,6 +7,7 @@ Every file is written atomically (a temporary file, fsync, ``os.replace``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from fieldstudio.datasets.annotation_csv import export_annotation_csv
@@ -19,11 +20,11 @@ from fieldstudio.store.project import Project
 FORMATS = ("coco", "yolo", "mot", "csv")
 
 
-def export_annotations(project: Project, fmt: str, out: Path, *,
+def export_annotations(project: Project, fmt: str, out: Path, *, media_ids: Sequence[str] | None = None,
                        progress: Progress = lambda done, total: None,
                        cancelled: Cancelled = lambda: False,
                        write_image_files: bool = False, keyframes_only: bool = False) -> ExportReport:
-    """Export the project's annotations as ``fmt`` (one of FORMATS) to ``out``.
+    """Export the project's annotations (or ``media_ids``' only) as ``fmt`` (one of FORMATS) to ``out``.
 
     ``out`` is a file for coco (``.json``; a folder gets ``annotations.json``) and csv (``.csv``; a
     folder gets ``annotations.csv``), a folder for yolo and mot. ``write_image_files`` (coco, yolo)
@@ -42,10 +43,11 @@ def export_annotations(project: Project, fmt: str, out: Path, *,
         raise ExportError(f"{out}: is a file but not {want}; give a {want} path or a folder")
     if fmt == "coco":
         return export_coco(project, out, write_image_files=write_image_files, keyframes_only=keyframes_only,
-                           progress=progress, cancelled=cancelled)
+                           media_ids=media_ids, progress=progress, cancelled=cancelled)
     if fmt == "yolo":
         return export_yolo(project, out, write_image_files=write_image_files, keyframes_only=keyframes_only,
-                           progress=progress, cancelled=cancelled)
+                           media_ids=media_ids, progress=progress, cancelled=cancelled)
     if fmt == "mot":
-        return export_mot(project, out, keyframes_only=keyframes_only, progress=progress, cancelled=cancelled)
-    return export_annotation_csv(project, out, progress=progress, cancelled=cancelled)
+        return export_mot(project, out, keyframes_only=keyframes_only, media_ids=media_ids, progress=progress,
+                          cancelled=cancelled)
+    return export_annotation_csv(project, out, media_ids=media_ids, progress=progress, cancelled=cancelled)

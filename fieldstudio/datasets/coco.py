@@ -12,6 +12,7 @@ an image's ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``; an ann
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from fieldstudio import __version__
@@ -28,13 +29,17 @@ from fieldstudio.store.models import utcnow
 from fieldstudio.store.project import Project
 
 
-def coco_document(project: Project, *, keyframes_only: bool = False) -> tuple[dict, list, list]:
-    """The COCO dictionary of the project's boxes; returns (document, images, skipped)."""
-    images, skipped = collect_images(project, keyframes_only=keyframes_only)
+def coco_document(project: Project, *, keyframes_only: bool = False,
+                  media_ids: Sequence[str] | None = None) -> tuple[dict, list, list]:
+    """The COCO dictionary of the project's boxes, or of ``media_ids``' only; returns (document, images,
+    skipped). Category ids are the project's (every label) whichever media are exported."""
+    images, skipped = collect_images(project, keyframes_only=keyframes_only,
+                                     media_ids=None if media_ids is None else list(media_ids))
+    scope = "" if media_ids is None else f" ({len(media_ids)} media)"
     cats = categories(project, images)
     cat_id = {label_id: i + 1 for i, (label_id, _name) in enumerate(cats)}
     doc: dict = {
-        "info": {"description": f"fieldstudio export of {project.name}", "version": __version__,
+        "info": {"description": f"fieldstudio export of {project.name}{scope}", "version": __version__,
                  "date_created": utcnow().isoformat(timespec="seconds")},
         "licenses": [],
         "images": [],
@@ -60,10 +65,10 @@ def coco_document(project: Project, *, keyframes_only: bool = False) -> tuple[di
 
 
 def export_coco(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
-                progress: Progress = lambda done, total: None,
+                media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
                 cancelled: Cancelled = lambda: False) -> ExportReport:
     """Write the project's boxes as COCO JSON to ``out`` (a ``.json`` file, or a folder that gets
-    ``annotations.json``), atomically.
+    ``annotations.json``), atomically; ``media_ids`` limits it to those media.
 
     With ``write_image_files`` the exact upright frames are written to ``images/`` beside the JSON
     (a missing media file is listed in ``report.skipped``; its boxes stay in the JSON).
@@ -71,7 +76,7 @@ def export_coco(project: Project, out: Path, *, write_image_files: bool = False,
     out = Path(out)
     json_path = out if out.suffix.lower() == ".json" else out / "annotations.json"
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    doc, images, skipped = coco_document(project, keyframes_only=keyframes_only)
+    doc, images, skipped = coco_document(project, keyframes_only=keyframes_only, media_ids=media_ids)
     report = ExportReport("coco", skipped=list(skipped), images=len(images), annotations=len(doc["annotations"]))
     if write_image_files:
         write_images(project, images, json_path.parent / "images", report, progress=progress, cancelled=cancelled)

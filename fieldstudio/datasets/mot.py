@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 
 from sqlalchemy import select
@@ -40,14 +41,18 @@ def mot_rows(project: Project, media_id: str, *, keyframes_only: bool = False) -
 
 
 def export_mot(project: Project, out: Path, *, keyframes_only: bool = False,
-               progress: Progress = lambda done, total: None,
+               media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
                cancelled: Cancelled = lambda: False) -> ExportReport:
-    """Write one MOT sequence folder per video with tracks into the folder ``out``; files atomically."""
+    """Write one MOT sequence folder per video with tracks (of ``media_ids`` only, when given) into the
+    folder ``out``; files atomically."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report = ExportReport("mot")
     with project.read() as s:
-        videos = list(s.scalars(select(Media).where(Media.kind == "video").order_by(Media.file_name)))
+        q = select(Media).where(Media.kind == "video")
+        if media_ids is not None:
+            q = q.where(Media.id.in_(list(media_ids)))
+        videos = list(s.scalars(q.order_by(Media.file_name)))
     used: set[str] = set()
     for i, m in enumerate(videos):
         if cancelled():

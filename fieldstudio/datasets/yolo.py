@@ -13,6 +13,7 @@ frames are written to ``images/`` under the same stems.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 
 from fieldstudio.core.atomic import atomic_write_text
@@ -36,15 +37,17 @@ def yolo_line(class_index: int, box: tuple[float, float, float, float], width: i
 
 
 def export_yolo(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
-                progress: Progress = lambda done, total: None,
+                media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
                 cancelled: Cancelled = lambda: False) -> ExportReport:
-    """Write the project's boxes in YOLO format into the folder ``out`` (created); each file atomically.
+    """Write the project's boxes (or ``media_ids``' only) in YOLO format into the folder ``out`` (created);
+    each file atomically. Class indices are the project's (every label) whichever media are exported.
 
     Returns an ExportReport (images written, boxes, files, media skipped with reasons).
     """
     out = Path(out)
     (out / "labels").mkdir(parents=True, exist_ok=True)
-    images, skipped = collect_images(project, keyframes_only=keyframes_only)
+    images, skipped = collect_images(project, keyframes_only=keyframes_only,
+                                     media_ids=None if media_ids is None else list(media_ids))
     cats = categories(project, images)
     index = {label_id: i for i, (label_id, _name) in enumerate(cats)}
     report = ExportReport("yolo", skipped=list(skipped), images=len(images))

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from fieldstudio.gui import workers
 from fieldstudio.media.ingest import add_index_thumbnail
@@ -39,30 +38,14 @@ def summary_text(report: AddReport) -> str:
 def start_import(parent: QWidget, project: Project, paths: Sequence[Path],
                  done: Callable[[AddReport], None]) -> workers.Worker:
     """Run the import in the background with a progress dialog; ``done(report)`` after the summary."""
-    dialog = QProgressDialog("Adding media…", "Cancel", 0, 100, parent)
-    dialog.setWindowTitle("Adding media")
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.setMinimumDuration(300)
-    worker = workers.Worker(add_index_thumbnail, project, [Path(p) for p in paths])
-
-    def on_progress(d: int, t: int) -> None:
-        dialog.setMaximum(max(t, 1))
-        dialog.setValue(min(d, max(t, 1)))
-
     def on_result(report: AddReport) -> None:
-        dialog.reset()
         box = QMessageBox(QMessageBox.Icon.Warning if report.unreadable else QMessageBox.Icon.Information,
                           "Media added", summary_text(report), QMessageBox.StandardButton.Ok, parent)
         box.setObjectName("import_summary")
         box.open()
         done(report)
 
-    def on_error(message: str) -> None:
-        dialog.reset()
-        QMessageBox.critical(parent, "Adding media failed", message)
-
-    worker.signals.progress.connect(on_progress)
-    worker.signals.result.connect(on_result)
-    worker.signals.error.connect(on_error)
-    dialog.canceled.connect(worker.cancel)
-    return workers.start(worker)
+    return workers.run_with_progress(parent, "Adding media…", add_index_thumbnail, project, [Path(p) for p in paths],
+                                     title="Adding media", done=on_result,
+                                     failed=lambda message: QMessageBox.critical(parent, "Adding media failed",
+                                                                                 message))

@@ -381,7 +381,6 @@ class MainWindow(QMainWindow):
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""
         from fieldstudio.demo import build_demo, default_demo_path
-        from PySide6.QtWidgets import QProgressDialog
 
         path = default_demo_path()
         if path.is_file():
@@ -389,15 +388,9 @@ class MainWindow(QMainWindow):
             return
         if not self._leave_project():
             return
-        dialog = QProgressDialog("Building the demo project…", "Cancel", 0, 100, self)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        worker = workers.Worker(build_demo, path)
-        worker.signals.progress.connect(lambda d, t: (dialog.setMaximum(max(t, 1)), dialog.setValue(d)))
-        worker.signals.result.connect(lambda _r: (dialog.reset(), self.open_project_path(path)))
-        worker.signals.error.connect(lambda msg: (dialog.reset(),
-                                                  QMessageBox.warning(self, "Cannot build the demo", msg)))
-        dialog.canceled.connect(worker.cancel)
-        workers.start(worker)
+        workers.run_with_progress(self, "Building the demo project…", build_demo, path, show_after_ms=4000,
+                                  done=lambda _r: self.open_project_path(path),
+                                  failed=lambda msg: QMessageBox.warning(self, "Cannot build the demo", msg))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from fieldstudio.datasets import rating_package
 from fieldstudio.gui import workers
@@ -24,16 +23,8 @@ MINE = "One rater's ratings (to send my work back)"
 
 
 def _run(parent: QWidget, title: str, fn: Callable, *args, done: Callable[[object], None], **kwargs) -> workers.Worker:
-    dialog = QProgressDialog(f"{title}…", "Cancel", 0, 100, parent)
-    dialog.setWindowTitle(title)
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.setMinimumDuration(300)
-    worker = workers.Worker(fn, *args, **kwargs)
-    worker.signals.progress.connect(lambda d, t: (dialog.setMaximum(max(t, 1)), dialog.setValue(min(d, max(t, 1)))))
-    worker.signals.result.connect(lambda r: (dialog.reset(), done(r)))
-    worker.signals.error.connect(lambda msg: (dialog.reset(), QMessageBox.critical(parent, f"{title} failed", msg)))
-    dialog.canceled.connect(worker.cancel)
-    return workers.start(worker)
+    return workers.run_with_progress(parent, f"{title}…", fn, *args, title=title, done=done,
+                                     failed=lambda msg: QMessageBox.critical(parent, f"{title} failed", msg), **kwargs)
 
 
 def export_dialog(parent: QWidget, project: Project) -> workers.Worker | None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import QProgressDialog, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -76,3 +78,29 @@ def start(worker: Worker) -> Worker:
     QThreadPool.globalInstance().start(worker)
     return worker
 
+
+def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, done: Callable[[Any], None],
+                      failed: Callable[[str], None], title: str | None = None, show_after_ms: int = 300,
+                      **kwargs) -> Worker:
+    """Run ``fn(*args, **kwargs)`` in a worker behind a window-modal progress dialog whose Cancel cancels it.
+
+    The dialog appears only if the work lasts longer than ``show_after_ms`` and is closed before
+    ``done(result)`` or ``failed(message)`` is called. The dialog is ``worker.progress_dialog``.
+    """
+    dialog = QProgressDialog(label, "Cancel", 0, 100, parent)
+    if title:
+        dialog.setWindowTitle(title)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(show_after_ms)
+    worker = Worker(fn, *args, **kwargs)
+    worker.progress_dialog = dialog
+
+    def on_progress(d: int, t: int) -> None:
+        dialog.setMaximum(max(t, 1))
+        dialog.setValue(min(d, max(t, 1)))
+
+    worker.signals.progress.connect(on_progress)
+    worker.signals.result.connect(lambda out: (dialog.reset(), done(out)))
+    worker.signals.error.connect(lambda message: (dialog.reset(), failed(message)))
+    dialog.canceled.connect(worker.cancel)
+    return start(worker)

@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QMessageBox, QProgressDialog, QPushButton, QScrollArea, QTableView,
+                               QLabel, QMessageBox, QPushButton, QScrollArea, QTableView,
                                QVBoxLayout, QWidget)
 
 from fieldstudio.core.agreement import AgreementSummary
@@ -346,17 +346,10 @@ class AgreementPanel(QWidget):
                 QMessageBox.critical(self, "Export failed", str(exc))
 
     def _run_with_progress(self, title: str, fn: Callable, done: Callable[[Any], None]) -> workers.Worker:
-        dialog = QProgressDialog(f"{title}…", "Cancel", 0, 100, self)
-        dialog.setWindowTitle(title)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setMinimumDuration(300)
-        worker = workers.Worker(fn, self.project, self.set_id)
-        worker.signals.progress.connect(lambda d, t: (dialog.setMaximum(max(t, 1)), dialog.setValue(min(d, max(t, 1)))))
-        worker.signals.result.connect(lambda out: (dialog.reset(), done(out)))
-        worker.signals.error.connect(lambda msg: (dialog.reset(), self.status.emit(f"{title} failed: {msg}"),
-                                                  self.tune_label.setText(f"{title} failed: {msg}")))
-        dialog.canceled.connect(worker.cancel)
-        return workers.start(worker)
+        return workers.run_with_progress(
+            self, f"{title}…", fn, self.project, self.set_id, title=title, done=done,
+            failed=lambda msg: (self.status.emit(f"{title} failed: {msg}"),
+                                self.tune_label.setText(f"{title} failed: {msg}")))
 
     def score_with_rules(self) -> workers.Worker | None:
         """Measure every item and store the rules' verdicts (background, with progress and cancel)."""

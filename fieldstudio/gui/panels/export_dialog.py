@@ -139,23 +139,11 @@ class ExportDialog(QDialog):
         self.export_button.setEnabled(False)
         self.message.setStyleSheet("")
         self.message.setText("Exporting…")
-        dialog = QProgressDialog("Exporting annotations…", "Cancel", 0, 100, self)
-        dialog.setWindowTitle("Exporting")
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setMinimumDuration(300)
-        self.progress_dialog = dialog
-        worker = workers.Worker(export_annotations_scoped, self.project, self.fmt(), Path(out), self.media_ids())
-
-        def on_progress(done: int, total: int) -> None:
-            dialog.setMaximum(max(total, 1))
-            dialog.setValue(min(done, max(total, 1)))
-
-        worker.signals.progress.connect(on_progress)
-        worker.signals.result.connect(self._finished)
-        worker.signals.error.connect(self._failed)
-        dialog.canceled.connect(worker.cancel)
-        self.worker = worker
-        return workers.start(worker)
+        self.worker = workers.run_with_progress(self, "Exporting annotations…", export_annotations_scoped,
+                                                self.project, self.fmt(), Path(out), self.media_ids(),
+                                                title="Exporting", done=self._finished, failed=self._failed)
+        self.progress_dialog = self.worker.progress_dialog
+        return self.worker
 
     def _finished(self, report: ExportReport) -> None:
         self._close_progress()

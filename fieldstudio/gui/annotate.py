@@ -108,12 +108,12 @@ class AnnotationController(QObject):
         """Do ``edit`` (committed at once) and put it on the undo stack; False (with a message) if refused."""
         if self.project is None:
             return False
-        if self.project.read_only:
-            self.window.notify(f"{self.project.path.name} is read-only: the change was not made")
+        try:
+            self.apply_or_raise(edit)
+        except (FieldstudioError, ValueError) as exc:
+            self.window.notify(str(exc))
+            self.refresh()  # a box or ruler dragged on screen goes back to what is stored
             return False
-        if not self.run_safely(edit.do):
-            return False
-        self.undo_stack.push(EditCommand(edit, self))
         return True
 
     def apply_or_raise(self, edit: edits.Edit) -> None:

@@ -744,10 +744,11 @@ class MainWindow(QMainWindow):
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
         keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
                 "prev_media", "labels", "export_annotations"}
+        stack = self.annotator.undo_stack
+        possible = {"undo": stack.canUndo(), "redo": stack.canRedo()}
         for aid, action in self.actions.items():
             if aid not in keep:
-                action.setEnabled(enabled and not (aid in ("undo", "redo") and not (
-                    self.annotator.undo_stack.canUndo() if aid == "undo" else self.annotator.undo_stack.canRedo())))
+                action.setEnabled(enabled and possible.get(aid, True))
 
     def _docks(self) -> list[QDockWidget]:
         return [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,

@@ -752,7 +752,7 @@ class MainWindow(QMainWindow):
 
     def _docks(self) -> list[QDockWidget]:
         return [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,
-                self.calibrations_dock, *self.workspace.docks]
+                self.calibrations_dock]
 
     def _show_logs(self) -> None:
         from fieldstudio.gui.logs_menu import show_logs

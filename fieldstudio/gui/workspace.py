@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from fieldstudio.store.project import Project
 
@@ -66,11 +66,6 @@ class Workspace:
         action.triggered.connect(slot)
         self.window.addAction(action)
         self.tab_actions.append(action)
-
-    @property
-    def docks(self) -> list[QDockWidget]:
-        """Docks the workspace adds to the window (none: its panels are tabs)."""
-        return []
 
     # --- panels ----------------------------------------------------------------------------------
     def panel(self, attr: str) -> QWidget:

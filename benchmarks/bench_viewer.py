@@ -4,7 +4,8 @@ Run with ``python benchmarks/bench_viewer.py`` (offscreen Qt is used when no dis
 a ratio against a reference measured in the same run:
 
 - cold start to a shown main window on a project of 5,000 media vs a bare QApplication showing an empty
-  QMainWindow, both as fresh processes (median of 3 each; target <= 2.5x)
+  QMainWindow, both as fresh processes (median of 5 each; target <= 2.5x). "Shown" is the window painted
+  with the project's name and library; the time until the project is open is printed too
 - exact frame shown after a playhead release vs our own random-access median (``FrameReader.get``) on the
   same 1080p clip and indices (target <= 1.5x)
 - resident memory (peak VmRSS) while playing the 1080p clip for 30 s (target < 600 MB)
@@ -45,23 +46,41 @@ def child_bare() -> None:
     w = QMainWindow()
     w.resize(1200, 800)
     w.show()
-    QTimer.singleShot(0, lambda: (print(json.dumps({"shown": time.time()}), flush=True), app.quit()))
+
+    def shown() -> None:
+        w.repaint()  # the same as the window's child: painted, not only mapped
+        print(json.dumps({"shown": time.time()}), flush=True)
+        app.quit()
+
+    QTimer.singleShot(0, shown)
     app.exec()
 
 
 def child_window(project_path: str) -> None:
+    """What ``fieldstudio P`` does: ``shown`` once the window is painted with the library's rows,
+    ``ready`` once the project is open (SQLAlchemy and the decoders imported on a worker thread)."""
     import fieldstudio.launch  # noqa: F401 - what the `fieldstudio` command imports first
     from PySide6.QtCore import QTimer
 
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
-    from fieldstudio.store.project import Project
 
     app = application()
-    w = MainWindow(Project.open(Path(project_path)))
+    w = MainWindow(path=Path(project_path))
     w.show()
-    QTimer.singleShot(0, lambda: (print(json.dumps({"shown": time.time(), "rows": w.library.model.rowCount()}),
-                                        flush=True), app.quit()))
+    out: dict = {}
+
+    def shown() -> None:
+        w.repaint()  # the library's visible rows and their thumbnails are drawn
+        out.update(shown=time.time(), rows=w.library.model.rowCount() if w.library else 0)
+
+    def ready() -> None:
+        out["ready"] = time.time()
+        print(json.dumps(out), flush=True)
+        app.quit()
+
+    w.project_opened.connect(ready)
+    QTimer.singleShot(0, shown)
     app.exec()
 
 
@@ -135,6 +154,7 @@ def _child(*args: str) -> dict:
         raise SystemExit(f"child {args} failed:\n{done.stderr[-3000:]}")
     out = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     out["elapsed"] = out["shown"] - start if "shown" in out else None
+    out["ready_elapsed"] = out["ready"] - start if "ready" in out else None
     return out
 
 
@@ -181,15 +201,17 @@ def project_with_1080p() -> Path:
 
 def bench_cold_start() -> None:
     project = project_with_media(N_MEDIA)
-    bare, ours = [], []
-    for _ in range(3):
+    bare, ours, ready = [], [], []
+    for _ in range(5):
         bare.append(_child("bare")["elapsed"])
         out = _child("window", str(project))
         ours.append(out["elapsed"])
+        ready.append(out["ready_elapsed"])
         assert out["rows"] == N_MEDIA, out
-    b, o = statistics.median(bare), statistics.median(ours)
-    print(f"cold start with {N_MEDIA} media: median {o:.2f} s; bare QMainWindow {b:.2f} s; "
-          f"ratio {o / b:.2f} (target <= 2.5)")
+    b, o, r = statistics.median(bare), statistics.median(ours), statistics.median(ready)
+    print(f"cold start with {N_MEDIA} media: window shown with its library in {o:.2f} s (median of 5); "
+          f"bare QMainWindow {b:.2f} s; ratio {o / b:.2f} (target <= 2.5)")
+    print(f"  project open and every tool usable after {r:.2f} s (ratio {r / b:.2f}, for information)")
 
 
 def bench_release_and_playback(seconds: float = 30.0) -> None:

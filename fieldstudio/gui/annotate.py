@@ -19,11 +19,11 @@ from PySide6.QtWidgets import QGraphicsView, QMessageBox
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.timeline import EventMarker, SegmentMarker
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations, edits, labels
 
 if TYPE_CHECKING:
     from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.store import annotations as ann
+    from fieldstudio.store import edits
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +133,8 @@ class AnnotationController(QObject):
         self.reload_labels()
 
     def reload_labels(self) -> None:
+        from fieldstudio.store import labels
+
         self._colors = {}
         if self.project is not None:
             self._colors = {r.id: r.color for r in labels.list_labels(self.project)}
@@ -181,6 +183,8 @@ class AnnotationController(QObject):
 
     def use_label_key(self, key: int) -> None:
         """Keys 1-9: the label with that key becomes current and is given to the selected marks."""
+        from fieldstudio.store import edits, labels
+
         if self.project is None:
             return
         record = labels.label_for_key(self.project, key)
@@ -199,11 +203,15 @@ class AnnotationController(QObject):
         return [i.annotation_id for i in self.selected_items() if i.annotation_id]
 
     def delete_selected(self) -> None:
+        from fieldstudio.store import edits
+
         ids = self.selected_ids()
         if ids and self.project is not None:
             self.apply(edits.DeleteAnnotations(self.project, ids))
 
     def copy_to_next_frame(self) -> None:
+        from fieldstudio.store import edits
+
         boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
         index = self.frame_index()
         if not boxes or index is None:
@@ -217,6 +225,8 @@ class AnnotationController(QObject):
             self.window.video.show_index(index + 1)
 
     def make_keyframe(self, item: BoxItem | None = None) -> None:
+        from fieldstudio.store import edits
+
         boxes = [item] if item is not None else [i for i in self.selected_items() if isinstance(i, BoxItem)]
         boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
         if not boxes:
@@ -226,6 +236,9 @@ class AnnotationController(QObject):
             self.apply(edits.MakeKeyframe(self.project, self.media.id, b.track_id, self.frame_index()))
 
     def start_segment(self) -> None:
+        from fieldstudio.store import annotations as ann
+        from fieldstudio.store import edits
+
         index = self._video_frame("start a segment")
         if index is None:
             return
@@ -236,6 +249,9 @@ class AnnotationController(QObject):
         self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
 
     def end_segment(self) -> None:
+        from fieldstudio.store import annotations as ann
+        from fieldstudio.store import edits
+
         index = self._video_frame("end a segment")
         if index is None:
             return
@@ -248,6 +264,9 @@ class AnnotationController(QObject):
         self.apply(edits.CloseSegment(self.project, target.id, index))
 
     def mark_event(self) -> None:
+        from fieldstudio.store import annotations as ann
+        from fieldstudio.store import edits
+
         index = self._video_frame("mark an event")
         if index is None:
             return
@@ -267,6 +286,8 @@ class AnnotationController(QObject):
 
     def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
         """A segment end dragged on the timeline."""
+        from fieldstudio.store import edits
+
         if which == "start":
             self.apply(edits.MoveSegmentStart(self.project, annotation_id, index))
         else:
@@ -296,6 +317,8 @@ class AnnotationController(QObject):
         ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
         markers), which keeps stepping and playback to two small queries per frame.
         """
+        from fieldstudio.store import annotations as ann
+
         selected = set(self.selected_ids())
         if self._select_next is not None:
             selected.add(self._select_next)
@@ -350,6 +373,8 @@ class AnnotationController(QObject):
         return "\n".join(parts)
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media
+        from fieldstudio.store import calibrations
+
         record = calibrations.calibration_for(self.project, media.id, "floor")
         if record is None:
             return None
@@ -365,6 +390,8 @@ class AnnotationController(QObject):
         return grid
 
     def _measurer(self, on_floor: bool):  # noqa: ANN202 - callable
+        from fieldstudio.store import calibrations
+
         media_id = self.media.id
 
         def measure(p: tuple[float, float], q: tuple[float, float]) -> str:
@@ -373,6 +400,8 @@ class AnnotationController(QObject):
         return measure
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
+        from fieldstudio.store import annotations as ann
+
         if media.kind != "video":
             return
         marks = ann.list_annotations(self.project, media_id=media.id, kinds=["segment", "event"])
@@ -383,9 +412,13 @@ class AnnotationController(QObject):
         self.window.timeline.set_markers(segments, events)
 
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
+        from fieldstudio.store import edits
+
         self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
+        from fieldstudio.store import edits
+
         self.apply(edits.MoveRuler(self.project, item.annotation_id, p, q))
 
     # --- drawing on the canvas -------------------------------------------------------------------
@@ -436,6 +469,9 @@ class AnnotationController(QObject):
             self._temp.set_points(a, b)
 
     def _finish(self, p: QPointF) -> None:
+        from fieldstudio.store import annotations as ann
+        from fieldstudio.store import calibrations, edits
+
         a, b = self._clip(self._press), self._clip(p)
         self._press = None
         self._drop_temp()
@@ -458,6 +494,8 @@ class AnnotationController(QObject):
 
     def _new_ruler_on_floor(self) -> bool:
         # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
+        from fieldstudio.store import calibrations
+
         return calibrations.calibration_for(self.project, self.media.id, "floor") is not None
 
     def _drop_temp(self) -> None:
@@ -513,6 +551,9 @@ class AnnotationController(QObject):
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:
         """Before the project closes: offer to end open segments. False when the user cancels."""
+        from fieldstudio.store import annotations as ann
+        from fieldstudio.store import edits
+
         if self.project is None or self.project.read_only:
             return True
         open_ = ann.open_segments(self.project)

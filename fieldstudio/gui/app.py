@@ -13,9 +13,7 @@ from types import TracebackType
 from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.logs import log_path, setup_logging
-from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
 
@@ -93,19 +91,16 @@ def install_crash_hook() -> None:
 
 
 def run_gui(path: Path | None = None) -> int:
-    """Open the main window on ``path`` (a project file) or on the welcome screen; returns the exit code."""
+    """Open the main window on ``path`` (a project file) or on the welcome screen; returns the exit code.
+
+    The window is shown first and opens the project once on screen (see ``MainWindow``); a project that
+    cannot be opened is explained in a message box over the welcome screen.
+    """
     install_crash_hook()
     app = application()
     from fieldstudio.gui.main_window import MainWindow
 
-    project = None
-    if path is not None:
-        try:
-            project = Project.open(Path(path))
-        except FieldstudioError as exc:
-            QMessageBox.critical(None, "Cannot open the project", str(exc))
-            log.error("%s", exc)
-    window = MainWindow(project)
+    window = MainWindow(path=Path(path) if path is not None else None)
     window.show()
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QImage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def qimage_from_rgb(rgb: np.ndarray) -> QImage:
     """A QImage (Format_RGB888) holding its own copy of an (H, W, 3) uint8 RGB array."""
+    import numpy as np  # here, not at the top: the window starts before numpy is needed
+
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 array, got {rgb.shape} {rgb.dtype}")
     rgb = np.ascontiguousarray(rgb)
@@ -17,6 +23,8 @@ def qimage_from_rgb(rgb: np.ndarray) -> QImage:
 
 def rgb_from_qimage(image: QImage) -> np.ndarray:
     """An (H, W, 3) uint8 RGB copy of any QImage (converted to RGB888 first)."""
+    import numpy as np
+
     img = image.convertToFormat(QImage.Format.Format_RGB888)
     w, h, bpl = img.width(), img.height(), img.bytesPerLine()
     buf = np.frombuffer(img.constBits(), dtype=np.uint8, count=bpl * h).reshape(h, bpl)

@@ -3,6 +3,11 @@ the status bar with frame index, PTS time, zoom and the pointer in image pixels.
 
 The window holds no logic the command line lacks: it calls the same services (media.library, media.frames,
 media.documents) and shows what they return.
+
+SQLAlchemy and the decoders (PyAV, OpenCV, numpy) are imported when a project is opened, not when this
+module is: ``MainWindow(path=P)`` shows the project's name and library from plain sqlite3 reads at once,
+then imports them and opens the project on a worker thread while the window is already on screen (the
+cold-start target of issue 3).
 """
 
 from __future__ import annotations
@@ -10,14 +15,15 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QImage
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui import importing, settings, shortcuts, workers
+from fieldstudio.gui import settings, shortcuts, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
 from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
@@ -33,10 +39,11 @@ from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.gui.viewer.video_controller import VideoController
 from fieldstudio.gui.welcome import WelcomePage
 from fieldstudio.gui.workspace import Workspace
-from fieldstudio.media import library, thumbnails
-from fieldstudio.media.frames import FrameSource
-from fieldstudio.store.models import Media
-from fieldstudio.store.project import Project
+from fieldstudio.store import library_rows
+
+if TYPE_CHECKING:
+    from fieldstudio.store.models import Media
+    from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +52,33 @@ log = logging.getLogger(__name__)
 VIEWER_CACHE_BYTES = 128 * 1024 * 1024
 
 APP_TITLE = "fieldstudio"
+EMPTY_TEXT = "Choose a photo, video or document in the library,\nor drop files and folders here."
+
+
+def _open_project(path: Path, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
+    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
+    import importlib
+
+    from fieldstudio.store.project import Project
+
+    for name in ("fieldstudio.media.frames", "fieldstudio.media.library"):  # the decoders: not on the GUI thread
+        importlib.import_module(name)
+
+    return Project.open(path)
 
 
 class MainWindow(QMainWindow):
-    """The window on one project, or the welcome screen when ``project`` is None."""
+    """The window on one project, or the welcome screen when ``project`` and ``path`` are None.
 
-    def __init__(self, project: Project | None = None):
+    With ``path`` (a project file) the window shows the project's name and library at once and opens
+    the project in the background once the event loop runs: ``project_opened`` is emitted when it is
+    open (also after ``set_project``); a file that cannot be opened is explained in a message box over
+    the welcome screen. A media chosen in the library meanwhile is shown when the project is open.
+    """
+
+    project_opened = Signal()
+
+    def __init__(self, project: Project | None = None, *, path: Path | None = None):
         super().__init__()
         self.setObjectName("MainWindow")
         self.project: Project | None = None
@@ -60,6 +88,9 @@ class MainWindow(QMainWindow):
         self._strip_worker: workers.Worker | None = None
         self._welcome_hid_docks = False
         self._pending_frame: tuple[str, int] | None = None
+        self._opening: workers.Worker | None = None  # the background open of MainWindow(path=...)
+        self._pending_media: str | None = None  # chosen in the library while the project was opening
+        self._closed = False
         self.shown_index = 0  # the video frame on screen: what marks attach to
         self._docks_hidden_for_tab: list[QDockWidget] | None = None
         self.setAcceptDrops(True)
@@ -76,6 +107,8 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         if project is not None:
             self.set_project(project)
+        elif path is not None:
+            self._show_opening(Path(path))
         else:
             self.show_welcome()
 
@@ -92,7 +125,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.transport)
         lay.addWidget(self.timeline)
         self.document = DocumentView()
-        self.empty = QLabel("Choose a photo, video or document in the library,\nor drop files and folders here.")
+        self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.welcome = WelcomePage()
         self.stack = QStackedWidget()
@@ -279,8 +312,59 @@ class MainWindow(QMainWindow):
         self.welcome.open_path.connect(self.open_project_path)
 
     # --- project ---------------------------------------------------------------------------------
+    def _show_opening(self, path: Path) -> None:
+        """Name and library of ``path`` from plain reads now; the project itself in the background."""
+        self.stack.setCurrentWidget(self.empty)
+        self.empty.setText(f"Opening {path.name}…")
+        self.setWindowTitle(f"{APP_TITLE} — {path.stem}")
+        try:
+            if library_rows.is_current(path):  # an older schema is migrated first, by Project.open
+                self.setWindowTitle(f"{APP_TITLE} — {library_rows.project_name(path)}")
+                self._set_library(path)
+        except FieldstudioError as exc:
+            log.info("the window opens %s without a preview: %s", path, exc)
+        self._opening = workers.Worker(_open_project, path)
+        self._opening.signals.result.connect(self._opened_in_background)
+        self._opening.signals.error.connect(self._open_failed)
+        QTimer.singleShot(0, self._start_opening)
+
+    def _start_opening(self) -> None:
+        if self._closed:
+            return
+        if self.isVisible():  # paint the preview before the import thread competes for the interpreter
+            self.repaint()
+        workers.start(self._opening)
+
+    def _opened_in_background(self, project: Project) -> None:
+        self._opening = None
+        if self._closed or self.project is not None:  # closed, or another project was opened meanwhile
+            project.close()
+            return
+        self.set_project(project)
+        self.empty.setText(EMPTY_TEXT)
+        pending, self._pending_media = self._pending_media, None
+        if pending is not None:
+            self.open_media(pending)
+
+    def _open_failed(self, message: str) -> None:
+        self._opening = None
+        self._pending_media = None
+        if self.project is None:
+            self.library = None
+            self.show_welcome()
+        QMessageBox.critical(self, "Cannot open the project", message)
+
+    def _set_library(self, path: Path) -> None:
+        if self.library is not None and self.library.path == path.resolve():
+            return
+        self.library = LibraryPanel(path.resolve())
+        self.library.media_activated.connect(self.open_media)
+        self.library_dock.setWidget(self.library)
+
     def set_project(self, project: Project) -> None:
         """Show ``project``: its library, the first media; remember it in the recent projects."""
+        from fieldstudio.media.frames import FrameSource
+
         self._close_project()
         self.project = project
         self.setWindowTitle(f"{APP_TITLE} — {project.name}")
@@ -292,9 +376,7 @@ class MainWindow(QMainWindow):
         self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
         self.loader.frame_ready.connect(self._on_image_ready)
         self.loader.failed.connect(self._frame_failed)
-        self.library = LibraryPanel(project)
-        self.library.media_activated.connect(self.open_media)
-        self.library_dock.setWidget(self.library)
+        self._set_library(project.path)
         if self._welcome_hid_docks:
             self._welcome_hid_docks = False
             for dock in self._docks():
@@ -309,6 +391,7 @@ class MainWindow(QMainWindow):
         settings.add_recent(project.path)
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
+        self.project_opened.emit()
 
     def show_welcome(self) -> None:
         """The welcome screen: recent projects and the demo one click away."""
@@ -348,6 +431,8 @@ class MainWindow(QMainWindow):
 
     def open_project_path(self, path: Path | str) -> bool:
         """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
+        from fieldstudio.store.project import Project
+
         if not self._leave_project():
             return False
         try:
@@ -369,6 +454,8 @@ class MainWindow(QMainWindow):
         if not path:
             return
         path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
+        from fieldstudio.store.project import Project
+
         if not self._leave_project():
             return
         try:
@@ -415,6 +502,8 @@ class MainWindow(QMainWindow):
 
     def import_paths(self, paths: list[Path]) -> workers.Worker | None:
         """Add files and folders in the background; the library refreshes when done."""
+        from fieldstudio.gui import importing
+
         if not self._need_project():
             return None
         return importing.start_import(self, self.project, paths, lambda _r: self.library.reload())
@@ -442,7 +531,11 @@ class MainWindow(QMainWindow):
     def open_media(self, media_id: str) -> None:
         """Show one media: a video at frame 0, a photo fitted, a document at page 1."""
         if self.project is None:
+            if self._opening is not None:
+                self._pending_media = media_id
             return
+        from fieldstudio.media import library
+
         try:
             media = library.find_media(self.project, media_id)
         except FieldstudioError as exc:
@@ -493,6 +586,8 @@ class MainWindow(QMainWindow):
         self._open_video(media, table)
 
     def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
+        from fieldstudio.media import library
+
         return library.index_videos(self.project, [media_id], progress=progress, cancelled=cancelled)
 
     def _opened_after_index(self, media_id: str) -> None:
@@ -510,6 +605,8 @@ class MainWindow(QMainWindow):
         self._start_strip(media.id)
 
     def _start_strip(self, media_id: str) -> None:
+        from fieldstudio.media import thumbnails
+
         if self._strip_worker is not None:
             self._strip_worker.cancel()
         worker = workers.Worker(thumbnails.timeline_strip, self.project, media_id)
@@ -677,6 +774,8 @@ class MainWindow(QMainWindow):
 
     def relink_dialog(self) -> None:
         """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""
+        from fieldstudio.media import library
+
         if not self._need_project():
             return
         folder = QFileDialog.getExistingDirectory(self, "Relink media: the folder the files were moved to")
@@ -805,4 +904,5 @@ class MainWindow(QMainWindow):
             return
         self._save_layout()
         self._close_project()
+        self._closed = True
         super().closeEvent(event)

@@ -7,14 +7,21 @@ or the zoom buttons zoom around the pointer, the wheel scrolls a zoomed timeline
 
 from __future__ import annotations
 
+import bisect
+import math
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from fieldstudio.gui.imaging import format_pts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RULER_H = 18
 STRIP_H = 44
@@ -59,7 +66,7 @@ class Timeline(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(True)
         self.setToolTip("Drag to scrub; Ctrl+wheel zooms, the wheel scrolls a zoomed timeline")
-        self._t = np.zeros(0)
+        self._t: Sequence[float] = ()  # numpy is imported with the first video, not at start-up
         self._index = 0
         self._view = (0.0, 1.0)  # visible seconds
         self._thumbs: list[tuple[int, QImage]] = []
@@ -73,16 +80,21 @@ class Timeline(QWidget):
         return QSize(800, RULER_H + STRIP_H + 2 * LANE_H + 6)
 
     # --- content ---------------------------------------------------------------------------------
-    def set_video(self, seconds: np.ndarray) -> None:
+    def set_video(self, seconds: np.ndarray | Sequence[float]) -> None:
         """A new video: ``seconds`` is the float array (N,) of every frame's PTS in seconds."""
-        self._t = np.asarray(seconds, dtype=np.float64)
+        if len(seconds):
+            import numpy as np
+
+            self._t = np.asarray(seconds, dtype=np.float64)
+        else:
+            self._t = ()
         self._index = 0
         self._thumbs, self._segments, self._events, self._loop = [], [], [], None
         self._view = (self._start(), self._end())
         self.update()
 
     def clear(self) -> None:
-        self.set_video(np.zeros(0))
+        self.set_video(())
 
     def set_index(self, index: int) -> None:
         """Move the playhead to frame ``index``, scrolling a zoomed view to keep it visible."""
@@ -137,7 +149,8 @@ class Timeline(QWidget):
         if len(self._t) < 2:
             return self._start() + 1.0
         last = float(self._t[-1])
-        return last + float(np.median(np.diff(self._t[-10:])))
+        tail = [float(t) for t in self._t[-10:]]
+        return last + statistics.median(b - a for a, b in zip(tail, tail[1:]))
 
     def _t_to_x(self, t: float) -> float:
         a, b = self._view
@@ -151,7 +164,7 @@ class Timeline(QWidget):
         """The frame shown at the time under pixel ``x``."""
         if not len(self._t):
             return 0
-        i = int(np.searchsorted(self._t, self._x_to_t(x) + 1e-9, side="right")) - 1
+        i = bisect.bisect_right(self._t, self._x_to_t(x) + 1e-9) - 1
         return min(max(i, 0), len(self._t) - 1)
 
     def x_of_index(self, index: int) -> float:
@@ -262,7 +275,7 @@ class Timeline(QWidget):
         font = QFont(p.font())
         font.setPointSizeF(7.5)
         p.setFont(font)
-        t = np.floor(a / step) * step
+        t = math.floor(a / step) * step
         while t <= b:
             x = self._t_to_x(t)
             p.drawLine(QPointF(x, RULER_H - 5), QPointF(x, RULER_H))

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from fieldstudio.store.project import Project
-
 if TYPE_CHECKING:
     from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.store.project import Project
 
 #: (attribute, module, class, tab title, key, tooltip) of the central tabs after "Media"
 TABS = (

@@ -20,6 +20,7 @@ from sqlalchemy import delete, func, insert, select
 
 from fieldstudio.core.errors import MediaError, NotFound
 from fieldstudio.media import images, video
+from fieldstudio.store.library_rows import resolve_media_path
 from fieldstudio.store.models import DocumentPage, FrameIndexRow, Media, new_id
 from fieldstudio.store.project import Project
 
@@ -114,8 +115,7 @@ def stored_path(project: Project, path: Path) -> str:
 
 def media_path(project: Project, media: Media) -> Path:
     """The file of a media on this machine (it may be missing; see ``require_file``)."""
-    p = Path(media.path)
-    return p if p.is_absolute() else project.folder / p
+    return resolve_media_path(project.folder, media.path)
 
 
 def require_file(project: Project, media: Media) -> Path:

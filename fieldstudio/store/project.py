@@ -8,9 +8,7 @@ and migrated with Alembic. Every write is one short ``BEGIN IMMEDIATE`` transact
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -23,9 +21,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
 from fieldstudio.store.engine import make_engine
 from fieldstudio.store.models import ProjectSetting, utcnow
+from fieldstudio.store.schema_revisions import (MIGRATIONS, file_revision, head_revision, known_revisions,
+                                                read_only_connection)
 
 PROJECT_SUFFIX = ".fieldstudio"
-_MIGRATIONS = Path(__file__).with_name("migrations")
 
 
 def _alembic_config():  # noqa: ANN202 - alembic.config.Config
@@ -33,58 +32,8 @@ def _alembic_config():  # noqa: ANN202 - alembic.config.Config
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    cfg.set_main_option("script_location", str(MIGRATIONS))
     return cfg
-
-
-_REVISION_LINE = re.compile(r"^revision(?::\s*str)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
-_DOWN_LINE = re.compile(r"^down_revision(?::[^=]*)?\s*=\s*(None|['\"]([^'\"]+)['\"])", re.MULTILINE)
-
-
-@functools.lru_cache(maxsize=1)
-def _revision_graph() -> dict[str, str | None]:
-    """revision -> down_revision, read from the migration scripts' ``revision =`` lines (as Alembic does)."""
-    graph: dict[str, str | None] = {}
-    for script in sorted((_MIGRATIONS / "versions").glob("*.py")):
-        text = script.read_text(encoding="utf-8")
-        rev, down = _REVISION_LINE.search(text), _DOWN_LINE.search(text)
-        if rev:
-            graph[rev.group(1)] = down.group(2) if down else None
-    return graph
-
-
-def head_revision() -> str:
-    """The newest schema revision this fieldstudio knows (the one no other revision points down to)."""
-    graph = _revision_graph()
-    heads = set(graph) - {d for d in graph.values() if d}
-    if len(heads) != 1:
-        raise ProjectError(f"{_MIGRATIONS}: expected one head revision, found {sorted(heads)}")
-    return heads.pop()
-
-
-def known_revisions() -> set[str]:
-    """Every schema revision this fieldstudio knows."""
-    return set(_revision_graph())
-
-
-def _file_revision(path: Path) -> str | None:
-    """The Alembic revision stored in ``path``; None for an empty database. Raises ProjectError."""
-    try:
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise ProjectError(f"{path}: cannot be opened ({exc})") from exc
-    try:
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "alembic_version" not in tables:
-            if tables:
-                raise ProjectError(f"{path}: is an SQLite file but not a fieldstudio project")
-            return None
-        row = con.execute("SELECT version_num FROM alembic_version").fetchone()
-        return row[0] if row else None
-    except sqlite3.DatabaseError as exc:
-        raise ProjectError(f"{path}: is not a fieldstudio project or is damaged ({exc})") from exc
-    finally:
-        con.close()
 
 
 class Project:
@@ -139,7 +88,7 @@ class Project:
             raise ProjectError(f"{path}: no such project file")
         if path.stat().st_size == 0:
             raise ProjectError(f"{path}: is empty (0 bytes), not a fieldstudio project")
-        revision = _file_revision(path)
+        revision = file_revision(path)
         writable = _writable(path)
         if revision is not None and revision not in known_revisions():
             raise ProjectError(
@@ -265,7 +214,7 @@ def _writable(path: Path) -> bool:
 def _copy_sqlite(src: Path, dst: Path) -> None:
     """Copy a SQLite database consistently (including an uncheckpointed WAL) with the backup API."""
     tmp = dst.with_name(dst.name + ".tmp")
-    source = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True)
+    source = read_only_connection(src)
     target = sqlite3.connect(tmp)
     try:
         source.backup(target)

@@ -10,19 +10,19 @@ deletes the selected rows through ``apply_edit(DeleteAnnotations(...))``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
-                            Signal)
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
+                               QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.datasets import annotation_rows as views
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now, swatch
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import labels as label_store
-from fieldstudio.store.edits import DeleteAnnotations
-from fieldstudio.store.project import Project
+
+if TYPE_CHECKING:
+    from fieldstudio.datasets import annotation_rows as views
+    from fieldstudio.store.project import Project
 
 COLUMNS = ("Media", "Kind", "Label", "Frame", "Time", "End / duration", "Track", "Measurement", "Attributes",
            "Flags")
@@ -217,9 +217,7 @@ class AnnotationListPanel(QWidget):
         self.label_filter = QComboBox()
         self.label_filter.setToolTip("Show the marks of one label")
         self.kind_filter = QComboBox()
-        self.kind_filter.addItem("All kinds", ANY)
-        for kind in ann.KINDS:
-            self.kind_filter.addItem(kind, kind)
+        self.kind_filter.addItem("All kinds", ANY)  # the kinds follow with the first project
         self.kind_filter.setToolTip("Show one kind of mark")
         self.all_media = QCheckBox("All media")
         self.all_media.setToolTip("List the marks of every media of the project, not only the one shown")
@@ -255,6 +253,11 @@ class AnnotationListPanel(QWidget):
 
     def set_project(self, project: Project | None) -> None:
         """Show ``project`` (no media until :meth:`set_media`, unless "All media" is on)."""
+        if project is not None and self.kind_filter.count() == 1:
+            from fieldstudio.store import annotations as ann
+
+            for kind in ann.KINDS:
+                self.kind_filter.addItem(kind, kind)
         self.project = project
         self.media_id = None
         self._fill_labels()
@@ -273,6 +276,8 @@ class AnnotationListPanel(QWidget):
         if self.project is None or (self.media_id is None and not everything):
             rows: list[views.AnnotationRow] = []
         else:
+            from fieldstudio.datasets import annotation_rows as views
+
             rows = views.annotation_rows(self.project, None if everything else self.media_id)
         self.model.set_rows(rows)
         self.view.setColumnHidden(MEDIA_COL, not everything)
@@ -313,6 +318,8 @@ class AnnotationListPanel(QWidget):
     # -- actions ------------------------------------------------------------------------------------
     def delete_selected(self) -> None:
         """Delete the selected marks in one undoable edit."""
+        from fieldstudio.store.edits import DeleteAnnotations
+
         ids = self.selected_ids()
         if not ids or self.project is None:
             return
@@ -343,6 +350,8 @@ class AnnotationListPanel(QWidget):
         self.label_filter.addItem("All labels", ANY)
         self.label_filter.addItem("Unlabelled", UNLABELLED)
         if self.project is not None:
+            from fieldstudio.store import labels as label_store
+
             for lab in label_store.list_labels(self.project):
                 self.label_filter.addItem(swatch(lab.color), lab.name, lab.id)
         self.label_filter.setCurrentIndex(max(0, self.label_filter.findData(current)))

@@ -12,22 +12,22 @@ lists the project's calibrations with Delete (``DeleteCalibration``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QComboBox, QDialog, QDialogButtonBox,
-                               QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QRadioButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from fieldstudio.core.calibration import FLOOR_CORNER_ORDER, pixel_distance
-from fieldstudio.core.calibration_preview import CalibrationPreview, preview_calibration
 from fieldstudio.core.errors import CalibrationError, FieldstudioError
-from fieldstudio.datasets import annotation_rows as views
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit, do_now
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store.edits import DeleteCalibration, Edit, SaveCalibration, SetCameraGroup
-from fieldstudio.store.edits_extra import EditGroup
-from fieldstudio.store.project import Project
+
+if TYPE_CHECKING:
+    from fieldstudio.core.calibration_preview import CalibrationPreview
+    from fieldstudio.store import calibrations as cal
+    from fieldstudio.store.edits import Edit
+    from fieldstudio.store.project import Project
 
 
 def _metres_box(value: float) -> QDoubleSpinBox:
@@ -98,8 +98,14 @@ class CalibrationListPanel(QWidget):
 
     def refresh(self) -> None:
         """Re-read the calibrations (after a save, a delete or an undo)."""
-        self._records = cal.list_calibrations(self.project) if self.project is not None else []
-        names = views.media_names(self.project) if self.project is not None else {}
+        self._records, names = [], {}
+        if self.project is not None:
+            from fieldstudio.core.calibration import pixel_distance
+            from fieldstudio.datasets import annotation_rows as views
+            from fieldstudio.store import calibrations as cal
+
+            self._records = cal.list_calibrations(self.project)
+            names = views.media_names(self.project)
         self.table.setRowCount(len(self._records))
         for i, rec in enumerate(self._records):
             if rec.media_id:
@@ -119,6 +125,9 @@ class CalibrationListPanel(QWidget):
 
     def delete_selected(self) -> None:
         """Delete the selected calibration (undoable)."""
+        from fieldstudio.datasets import annotation_rows as views
+        from fieldstudio.store.edits import DeleteCalibration
+
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         if not rows or self.project is None:
             self._say("Select a calibration to delete", error=True)
@@ -154,6 +163,9 @@ class CalibrationDialog(QDialog):
 
     def __init__(self, project: Project, media_id: str, points: Sequence[Sequence[float]],
                  apply_edit: ApplyEdit | None = None, parent: QWidget | None = None):
+        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
+        from fieldstudio.datasets import annotation_rows as views
+
         super().__init__(parent)
         self.project, self.media_id = project, media_id
         self.points = [(float(x), float(y)) for x, y in points]
@@ -261,6 +273,8 @@ class CalibrationDialog(QDialog):
 
     def update_preview(self) -> None:
         """Recompute the preview; a degenerate calibration shows core.calibration's message and disables OK."""
+        from fieldstudio.core.calibration_preview import preview_calibration
+
         problem = None
         try:
             self.preview = preview_calibration(self.kind, self.points, **self._lengths())
@@ -277,6 +291,8 @@ class CalibrationDialog(QDialog):
         self.ok_button.setEnabled(problem is None)
 
     def _scope_text(self) -> str:
+        from fieldstudio.datasets import annotation_rows as views
+
         group = self._group()
         if group is None:
             return f"Applies to {self.media.file_name} only."
@@ -286,6 +302,9 @@ class CalibrationDialog(QDialog):
 
     def build_edit(self) -> Edit:
         """The edit OK makes: SaveCalibration, with SetCameraGroup first when the media joins a group."""
+        from fieldstudio.store.edits import SaveCalibration, SetCameraGroup
+        from fieldstudio.store.edits_extra import EditGroup
+
         group = self._group()
         save = SaveCalibration(self.project, kind=self.kind, points=[list(p) for p in self.points],
                                media_id=None if group else self.media_id, camera_group=group, **self._lengths())
@@ -295,6 +314,10 @@ class CalibrationDialog(QDialog):
 
     def accept(self) -> None:
         """Save through ``apply_edit``; on an error, say why and stay open (nothing is saved)."""
+        from fieldstudio.datasets import annotation_rows as views
+        from fieldstudio.store import calibrations as cal
+        from fieldstudio.store.edits_extra import EditGroup
+
         self.update_preview()
         if not self.ok_button.isEnabled():
             return

@@ -8,12 +8,15 @@ input) and pushes it on its QUndoStack; without one, :func:`do_now` just does it
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QColor, QIcon, QPixmap
 
-from fieldstudio.store.edits import Edit
+if TYPE_CHECKING:
+    from fieldstudio.store.edits import Edit
 
-ApplyEdit = Callable[[Edit], None]
+
+ApplyEdit = Callable[["Edit"], None]
 ERROR_STYLE = "color: #d93025;"
 OK_STYLE = "color: #1e7e34;"
 

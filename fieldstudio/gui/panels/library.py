@@ -1,22 +1,19 @@
 """The media library panel: thumbnails with badges, filtered by kind and searched by name.
 
-Rows are read in one query; thumbnails are decoded only for rows that are drawn, so a project of
+Rows are read in one plain sqlite3 query; thumbnails are decoded only for rows that are drawn, so a project of
 thousands of media opens at once.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
-from sqlalchemy import select
 
-from fieldstudio.media import library
-from fieldstudio.store.models import Media, Thumbnail
-from fieldstudio.store.project import Project
+from fieldstudio.store.library_rows import MediaRow, media_rows, resolve_media_path, thumbnail_jpeg
 
 ICON = QSize(96, 72)
 KINDS = (("All media", None), ("Videos", "video"), ("Photos", "image"), ("Documents", "document"))
@@ -24,55 +21,16 @@ MEDIA_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
-@dataclass
-class MediaRow:
-    """What the library shows of one media."""
-
-    id: str
-    file_name: str
-    kind: str
-    status: str
-    error: str | None
-    path: str
-    is_vfr: bool
-    rotation: int
-    width: int | None
-    height: int | None
-    duration_s: float | None
-    page_count: int | None
-
-    def badges(self, missing: bool) -> list[str]:
-        """Short warnings shown under the name: unreadable, missing file, VFR, rotated."""
-        out = []
-        if self.status != "ok":
-            out.append("unreadable")
-        if missing:
-            out.append("missing file")
-        if self.is_vfr:
-            out.append("VFR")
-        if self.rotation:
-            out.append(f"rotated {self.rotation}°")
-        return out
-
-
-def load_rows(project: Project) -> list[MediaRow]:
-    """Every media of the project as MediaRow, sorted by file name (case-insensitive)."""
-    with project.read() as s:
-        rows = s.execute(select(Media.id, Media.file_name, Media.kind, Media.status, Media.error, Media.path,
-                                Media.is_vfr, Media.rotation, Media.width, Media.height, Media.duration_s,
-                                Media.page_count)).all()
-    out = [MediaRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), int(r[7] or 0), r[8], r[9], r[10], r[11])
-           for r in rows]
-    out.sort(key=lambda r: r.file_name.casefold())
-    return out
-
-
 class MediaListModel(QAbstractListModel):
-    """The project's media as a list model; icons are decoded lazily and cached (LRU, 512 entries)."""
+    """The media of the project file ``path`` as a list model; icons are decoded lazily and cached (LRU, 512).
 
-    def __init__(self, project: Project, parent=None):  # noqa: ANN001 - QObject
+    Rows come from plain sqlite3 reads (:mod:`fieldstudio.store.library_rows`), so the model can be shown
+    before the project is fully open.
+    """
+
+    def __init__(self, path: Path, parent=None):  # noqa: ANN001 - QObject
         super().__init__(parent)
-        self.project = project
+        self.path = Path(path)
         self.rows: list[MediaRow] = []
         self._icons: OrderedDict[str, QIcon] = OrderedDict()
         self._missing: dict[str, bool] = {}
@@ -80,7 +38,7 @@ class MediaListModel(QAbstractListModel):
 
     def reload(self) -> None:
         self.beginResetModel()
-        self.rows = load_rows(self.project)
+        self.rows = media_rows(self.path)
         self._icons.clear()
         self._missing.clear()
         self.endResetModel()
@@ -90,7 +48,7 @@ class MediaListModel(QAbstractListModel):
 
     def missing(self, row: MediaRow) -> bool:
         if row.id not in self._missing:
-            self._missing[row.id] = not library.media_path(self.project, row).is_file()  # type: ignore[arg-type]
+            self._missing[row.id] = not resolve_media_path(self.path.parent, row.path).is_file()
         return self._missing[row.id]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: ANN201 - Qt
@@ -131,8 +89,7 @@ class MediaListModel(QAbstractListModel):
         if icon is not None:
             self._icons.move_to_end(row.id)
             return icon
-        with self.project.read() as s:
-            jpeg = s.scalar(select(Thumbnail.jpeg).where(Thumbnail.media_id == row.id, Thumbnail.frame_index == 0))
+        jpeg = thumbnail_jpeg(self.path, row.id)
         image = QImage.fromData(jpeg) if jpeg else QImage()
         pix = QPixmap(ICON)
         pix.fill(QColor("#3c4043"))
@@ -172,13 +129,17 @@ class MediaFilter(QSortFilterProxyModel):
 
 
 class LibraryPanel(QWidget):
-    """Thumbnails of the project's media. ``media_activated(media_id)`` when one is chosen."""
+    """Thumbnails of the media of the project file ``path``. ``media_activated(media_id)`` when one is chosen.
+
+    Raises ProjectError when the file cannot be read.
+    """
 
     media_activated = Signal(str)
 
-    def __init__(self, project: Project, parent: QWidget | None = None):
+    def __init__(self, path: Path, parent: QWidget | None = None):
         super().__init__(parent)
-        self.model = MediaListModel(project, self)
+        self.path = Path(path)
+        self.model = MediaListModel(self.path, self)
         self.proxy = MediaFilter(self)
         self.proxy.setSourceModel(self.model)
         self.kind = QComboBox()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from fieldstudio.gui.imaging import format_pts
-from fieldstudio.store.models import Media
+
+if TYPE_CHECKING:
+    from fieldstudio.store.models import Media
 
 
 def media_properties(media: Media, missing: bool) -> list[tuple[str, str]]:

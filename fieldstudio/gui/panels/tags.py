@@ -8,16 +8,19 @@ The text field completes from the tags already used in the project
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError, NotFound
-from fieldstudio.datasets import annotation_rows as views
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now
-from fieldstudio.store.edits import AddTag, DeleteAnnotations, Edit
-from fieldstudio.store.project import Project
+
+if TYPE_CHECKING:
+    from fieldstudio.store.edits import Edit
+    from fieldstudio.store.project import Project
 
 TAG_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -115,6 +118,8 @@ class TagsPanel(QWidget):
         self.frame_list.clear()
         kind = None
         if self.project is not None and self.media_id is not None:
+            from fieldstudio.datasets import annotation_rows as views
+
             try:
                 kind = views.media_brief(self.project, self.media_id).kind
             except NotFound:
@@ -142,6 +147,8 @@ class TagsPanel(QWidget):
     # -- actions ------------------------------------------------------------------------------------
     def add_tag(self, text: str, *, to_frame: bool) -> bool:
         """Tag the current frame (``to_frame``) or the whole media with ``text``; True when added."""
+        from fieldstudio.store.edits import AddTag
+
         if self.project is None or self.media_id is None:
             return False
         frame = self.frame_index if to_frame and self._is_video else None
@@ -156,6 +163,8 @@ class TagsPanel(QWidget):
 
     def remove_selected(self, lst: QListWidget | None = None) -> None:
         """Remove the selected tags of ``lst`` (default: both lists) in one undoable edit."""
+        from fieldstudio.store.edits import DeleteAnnotations
+
         lists = [lst] if lst is not None else [self.media_list, self.frame_list]
         ids = [item.data(TAG_ID_ROLE) for w in lists for item in w.selectedItems()]
         if not ids or self.project is None:

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, Q
 from fieldstudio.core.errors import MediaError
 from fieldstudio.gui.imaging import qimage_from_rgb
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.media import documents
 
 RENDER_ZOOM = 2.0  # 144 dpi: sharp at 100 % on a high-DPI screen
 
@@ -77,6 +76,8 @@ class DocumentView(QWidget):
 
     def open(self, path: Path, page_count: int | None = None) -> None:
         """Show the document at ``path`` from its first page. Raises MediaError when it cannot be read."""
+        from fieldstudio.media import documents
+
         self.path = Path(path)
         self.hits, self.hit_index, self._query = [], -1, ""
         self.hit_label.clear()
@@ -106,6 +107,8 @@ class DocumentView(QWidget):
 
     def show_page(self, page: int) -> None:
         """Render page ``page`` (0-based, clamped) with the search hits that fall on it."""
+        from fieldstudio.media import documents
+
         if self.kind != "pdf" or self.path is None:
             return
         page = min(max(page, 0), self.page_count - 1)
@@ -126,6 +129,8 @@ class DocumentView(QWidget):
 
     def find(self, query: str) -> int:
         """Search the document for ``query``; highlight every hit and go to the first. Returns the hit count."""
+        from fieldstudio.media import documents
+
         self.search.setText(query)
         self._query = query
         self.hits, self.hit_index = [], -1

@@ -12,13 +12,15 @@ import ctypes
 import sys
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from fieldstudio.gui.imaging import qimage_from_rgb
-from fieldstudio.media import images, library
-from fieldstudio.media.frames import FrameSource
+
+if TYPE_CHECKING:
+    from fieldstudio.media.frames import FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,8 @@ class FrameLoader(QObject):
         self.source.close()
 
     def _loop(self) -> None:
+        from fieldstudio.media import images, library
+
         while True:
             with self._cond:
                 while self._pending is None and not self._stop and not self._free:
@@ -124,6 +128,8 @@ class FrameLoader(QObject):
                     self._busy = False
 
     def _media(self, media_id: str):  # noqa: ANN202 - Media row
+        from fieldstudio.media import library
+
         return library.find_media(self.source.project, media_id)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
@@ -17,9 +18,10 @@ from PySide6.QtGui import QImage
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.gui.viewer.vlc_playback import VlcPlayback, vlc_unavailable_reason
-from fieldstudio.media import library
-from fieldstudio.media.video import FrameTable
-from fieldstudio.store.models import Media
+
+if TYPE_CHECKING:
+    from fieldstudio.media.video import FrameTable
+    from fieldstudio.store.models import Media
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +223,8 @@ class VideoController(QObject):
 
     # --- backends --------------------------------------------------------------------------------
     def _start_vlc(self) -> bool:
+        from fieldstudio.media import library
+
         reason = vlc_unavailable_reason()
         if reason:
             if not self._vlc_warned:

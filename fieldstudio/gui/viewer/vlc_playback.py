@@ -16,21 +16,26 @@ import os
 import threading
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 log = logging.getLogger(__name__)
 
-try:  # python-vlc raises at import when libVLC itself is missing
-    import vlc
-except (ImportError, OSError) as exc:  # pragma: no cover - depends on the machine
-    vlc = None
-    _IMPORT_ERROR = str(exc)
-else:
-    _IMPORT_ERROR = ""
-
+vlc = None  # python-vlc, imported on first use: loading libVLC is not part of the window's start-up
+_IMPORT_ERROR: str | None = None  # None until the import was tried, then "" or why it failed
 _instance = None
+
+
+def _load_vlc():  # noqa: ANN202 - the vlc module or None
+    global vlc, _IMPORT_ERROR
+    if _IMPORT_ERROR is None:
+        try:  # python-vlc raises at import when libVLC itself is missing
+            import vlc as module
+        except (ImportError, OSError) as exc:  # pragma: no cover - depends on the machine
+            _IMPORT_ERROR = str(exc)
+        else:
+            vlc, _IMPORT_ERROR = module, ""
+    return vlc
 
 
 def vlc_unavailable_reason() -> str | None:
@@ -38,7 +43,7 @@ def vlc_unavailable_reason() -> str | None:
     global _instance
     if os.environ.get("FIELDSTUDIO_NO_VLC"):
         return "libVLC is switched off (FIELDSTUDIO_NO_VLC is set)"
-    if vlc is None:
+    if _load_vlc() is None:
         return f"libVLC could not be loaded ({_IMPORT_ERROR})"
     if _instance is None:
         try:
@@ -94,6 +99,8 @@ class VlcPlayback(QObject):
         self._lock.release()
 
     def _on_display(self, _opaque, _picture):  # noqa: ANN001, ANN202 - ctypes callback
+        import numpy as np  # loaded long before (the decoders use it); not at the window's start-up
+
         with self._lock:
             arr = np.frombuffer(self._buf, dtype=np.uint8).reshape(self.height, self.width, 4)
             if self.rotation:

@@ -1,0 +1,95 @@
+"""The project's name, its media rows and their thumbnails, read with plain ``sqlite3``.
+
+The library panel reads through here so that the window can show a project's name and its media list
+before SQLAlchemy and the decoders are imported: a cold start on 5,000 media stays within the viewer
+issue's budget (issue 3). Every function opens its own short read-only connection, so none outlives a
+call or blocks a checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from fieldstudio.core.errors import ProjectError
+from fieldstudio.store.schema_revisions import file_revision, head_revision, read_only_connection
+
+
+@dataclass
+class MediaRow:
+    """What the library shows of one media (``width``/``height`` upright pixels, ``duration_s`` seconds)."""
+
+    id: str
+    file_name: str
+    kind: str
+    status: str
+    error: str | None
+    path: str
+    is_vfr: bool
+    rotation: int
+    width: int | None
+    height: int | None
+    duration_s: float | None
+    page_count: int | None
+
+    def badges(self, missing: bool) -> list[str]:
+        """Short warnings shown under the name: unreadable, missing file, VFR, rotated."""
+        out = []
+        if self.status != "ok":
+            out.append("unreadable")
+        if missing:
+            out.append("missing file")
+        if self.is_vfr:
+            out.append("VFR")
+        if self.rotation:
+            out.append(f"rotated {self.rotation}°")
+        return out
+
+
+def resolve_media_path(folder: Path, stored: str) -> Path:
+    """The file a media's stored ``path`` names: relative paths are below the project's ``folder``."""
+    p = Path(stored)
+    return p if p.is_absolute() else folder / p
+
+
+def is_current(path: Path) -> bool:
+    """True when ``path`` is a project at this fieldstudio's schema (readable here without migrating).
+
+    Raises ProjectError when the file cannot be opened or is not a project.
+    """
+    return file_revision(path) == head_revision()
+
+
+def _query(path: Path, sql: str, args: tuple = ()) -> list[tuple]:
+    con = read_only_connection(path)
+    try:
+        return con.execute(sql, args).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: cannot be read ({exc})") from exc
+    finally:
+        con.close()
+
+
+def project_name(path: Path) -> str:
+    """The project's display name (its ``name`` setting, else the file name without suffix)."""
+    rows = _query(path, "SELECT value FROM project_setting WHERE key = 'name'")
+    value = json.loads(rows[0][0]) if rows and rows[0][0] else None
+    return str(value) if value else Path(path).stem
+
+
+def media_rows(path: Path) -> list[MediaRow]:
+    """Every media of the project at ``path``, sorted by file name (case-insensitive). Raises ProjectError."""
+    rows = _query(path, "SELECT id, file_name, kind, status, error, path, is_vfr, rotation, width, height, "
+                        "duration_s, page_count FROM media")
+    out = [MediaRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), int(r[7] or 0), r[8], r[9], r[10], r[11])
+           for r in rows]
+    out.sort(key=lambda r: r.file_name.casefold())
+    return out
+
+
+def thumbnail_jpeg(path: Path, media_id: str) -> bytes | None:
+    """The JPEG thumbnail of a media's first frame or page, or None when it has none."""
+    rows = _query(path, "SELECT jpeg FROM thumbnail WHERE media_id = ? AND frame_index = 0", (media_id,))
+    return rows[0][0] if rows else None

@@ -1,0 +1,127 @@
+"""The window's cold start (issue 3): name and library first from plain sqlite3, the project in the background.
+
+``fieldstudio P`` must show the project's name and its media list before SQLAlchemy and the decoders are
+imported; these tests check that in a fresh interpreter, and that the background open ends in the same
+window a direct ``MainWindow(project)`` gives (or in the welcome screen with a message for a bad file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from fieldstudio.gui.main_window import MainWindow
+from fieldstudio.media import library
+from fieldstudio.store import library_rows
+from fieldstudio.store.models import Media
+from fieldstudio.store.project import Project
+from tests.gui_support import SAMPLE_MEDIA
+
+pytestmark = pytest.mark.gui
+
+HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplotlib", "alembic"]
+
+PROBE = """
+import json, sys, time
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from fieldstudio.gui.app import application
+from fieldstudio.gui.main_window import MainWindow
+app = application()
+w = MainWindow(path=Path(sys.argv[1]))
+w.show()
+first = {}
+def shown():
+    w.repaint()
+    first.update(title=w.windowTitle(), rows=w.library.model.rowCount() if w.library else -1,
+                 names=[w.library.model.rows[i].file_name for i in range(w.library.model.rowCount())],
+                 loaded=[m for m in %r if m in sys.modules])
+def ready():
+    first["project_open"] = w.project is not None and w.project.path == Path(sys.argv[1]).resolve()
+    print(json.dumps(first), flush=True)
+    app.quit()
+w.project_opened.connect(ready)
+QTimer.singleShot(0, shown)
+QTimer.singleShot(30000, app.quit)
+app.exec()
+""" % HEAVY
+
+
+@pytest.fixture
+def sample_project(tmp_path: Path) -> Path:
+    path = tmp_path / "yard ü.fieldstudio"
+    with Project.create(path, name="Yard Ü") as p:
+        report = library.add_paths(p, [SAMPLE_MEDIA])
+        assert not report.unreadable
+    return path
+
+
+def test_window_shows_name_and_library_before_the_store_and_decoders_are_imported(sample_project):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-c", PROBE, str(sample_project)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    assert out["loaded"] == []  # nothing heavy on the GUI thread's start path
+    assert out["title"] == "fieldstudio — Yard Ü"
+    con = sqlite3.connect(sample_project)  # the media list, read independently
+    expected = sorted((r[0] for r in con.execute("SELECT file_name FROM media")), key=str.casefold)
+    con.close()
+    on_disk = {f.name for f in SAMPLE_MEDIA.rglob("*") if f.is_file() and library.kind_of(f)}
+    assert set(expected) == on_disk and len(expected) >= 8
+    assert out["names"] == expected
+    assert out["project_open"] is True
+
+
+def test_background_open_keeps_the_library_and_shows_a_media_chosen_meanwhile(qtbot, sample_project):
+    w = MainWindow(path=sample_project)
+    qtbot.addWidget(w)
+    w.annotator.confirm_open_segments = lambda: True
+    w.show()
+    assert w.project is None and w.library is not None
+    panel = w.library
+    first = panel.model.rows[0]
+    panel.select(first.id)  # chosen before the project is open: remembered, not lost
+    with qtbot.waitSignal(w.project_opened, timeout=20000):
+        pass
+    assert w.library is panel  # not rebuilt: the user's scroll position and selection stay
+    qtbot.waitUntil(lambda: w.media is not None and w.media.id == first.id, timeout=5000)
+    assert w.windowTitle() == "fieldstudio — Yard Ü"
+    w.close()
+
+
+def test_a_damaged_file_ends_in_the_welcome_screen_with_the_reason(qtbot, tmp_path, monkeypatch):
+    bad = tmp_path / "broken.fieldstudio"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)  # a truncated database header
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text, *a, **k: shown.append(text))
+    w = MainWindow(path=bad)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: bool(shown), timeout=20000)
+    assert "broken.fieldstudio" in shown[0]
+    assert w.stack.currentWidget() is w.welcome and w.project is None
+    w.close()
+
+
+def test_library_rows_read_the_same_media_as_the_store(sample_project):
+    with Project.open(sample_project) as p, p.read() as s:
+        stored = {m.id: m for m in s.query(Media)}
+    rows = library_rows.media_rows(sample_project)
+    assert {r.id for r in rows} == set(stored)
+    for r in rows:
+        m = stored[r.id]
+        assert (r.file_name, r.kind, r.width, r.height, r.page_count) == (m.file_name, m.kind, m.width, m.height,
+                                                                         m.page_count)
+    assert library_rows.project_name(sample_project) == "Yard Ü"
+    assert library_rows.is_current(sample_project)
+    folder = Path("/data/site")
+    assert library_rows.resolve_media_path(folder, "a/b.jpg") == folder / "a" / "b.jpg"
+    assert library_rows.resolve_media_path(folder, "/elsewhere/c.jpg") == Path("/elsewhere/c.jpg")

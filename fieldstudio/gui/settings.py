@@ -16,9 +16,7 @@ MAX_RECENT = 10
 
 def settings() -> QSettings:
     """The user's settings file, ``<config dir>/window.ini``."""
-    path = config_dir() / "window.ini"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return QSettings(str(path), QSettings.Format.IniFormat)
+    return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)  # config_dir() creates it
 
 
 def recent_projects() -> list[Path]:

@@ -75,8 +75,9 @@ def make_action(action_id: str, parent: QWidget) -> QAction:
     text, _default, tip = DEFAULTS[action_id]
     action = QAction(text, parent)
     action.setObjectName(action_id)
-    action.setShortcut(QKeySequence(key_for(action_id)))
-    action.setToolTip(f"{tip} ({key_for(action_id)})" if key_for(action_id) else tip)
+    keys = key_for(action_id)
+    action.setShortcut(QKeySequence(keys))
+    action.setToolTip(f"{tip} ({keys})" if keys else tip)
     action.setStatusTip(tip)
     parent.addAction(action)
     return action

@@ -8,6 +8,7 @@ call or blocks a checkpoint.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ class MediaRow:
     status: str
     error: str | None
     path: str
-    is_vfr: bool
+    is_vfr: bool  # 0 or 1 as read from SQLite
     rotation: int
     width: int | None
     height: int | None
@@ -81,10 +82,9 @@ def project_name(path: Path) -> str:
 
 def media_rows(path: Path) -> list[MediaRow]:
     """Every media of the project at ``path``, sorted by file name (case-insensitive). Raises ProjectError."""
-    rows = _query(path, "SELECT id, file_name, kind, status, error, path, is_vfr, rotation, width, height, "
-                        "duration_s, page_count FROM media")
-    out = [MediaRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), int(r[7] or 0), r[8], r[9], r[10], r[11])
-           for r in rows]
+    rows = _query(path, "SELECT id, file_name, kind, status, error, path, is_vfr IS NOT NULL AND is_vfr != 0, "
+                        "COALESCE(rotation, 0), width, height, duration_s, page_count FROM media")
+    out = list(itertools.starmap(MediaRow, rows))
     out.sort(key=lambda r: r.file_name.casefold())
     return out
 

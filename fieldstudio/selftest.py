@@ -342,7 +342,6 @@ def check_demo(ctx: Context) -> str:
     """Build the demo project and open it in the main window; the first video shows an exact frame."""
     from fieldstudio.demo import build_demo
     from fieldstudio.media import library
-    from fieldstudio.store.project import Project
 
     app = _qt_application()
     path = ctx.workdir / "demo" / "demo.fieldstudio"
@@ -356,11 +355,13 @@ def check_demo(ctx: Context) -> str:
             raise CheckFailed(f"demo media unreadable: {report.unreadable[0][0].name}: {report.unreadable[0][1]}")
         from fieldstudio.gui.main_window import MainWindow
 
-        project = Project.open(path)
-        window = MainWindow(project)
+        window = MainWindow(path=path)  # as `fieldstudio P`: the project opens on a worker once shown
         window.show()
         if not _wait(app, window.isVisible, 5.0):
             raise CheckFailed("the main window was not shown within 5 s")
+        if not _wait(app, lambda: window.project is not None, 30.0):
+            raise CheckFailed(f"{path.name}: the window did not finish opening the project within 30 s")
+        project = window.project
         shown: list[tuple[int, float, bool]] = []
         window.video.frame_shown.connect(lambda i, s, exact: shown.append((i, s, exact)))
         clip = ctx.expected["frame"]["file"].rsplit("/", 1)[-1]

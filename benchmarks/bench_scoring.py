@@ -29,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.datasets import report, scoring  # noqa: E402
+from fieldstudio.datasets import comparison, report, scoring  # noqa: E402
 from fieldstudio.datasets.task_import import import_tasks  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
@@ -159,6 +159,9 @@ def main() -> None:
         print(f"900 tasks x 8 sources: score {t_score:.2f} s ({rep.answers} answers); report html {times['html']:.2f} s, "
               f"ratio {times['html'] / t_score:.2f} (target <= 3); csv {times['csv']:.2f} s, xlsx {times['xlsx']:.2f} s, "
               f"parquet {times['parquet']:.2f} s, json {times['json']:.2f} s")
+        t_build, _ = timed(comparison.build_comparison, grid, "fwa-official")
+        print(f"  breakdown [information]: build_comparison (read + statistics) {t_build:.2f} s; the HTML's tables, "
+              f"plots and grid {times['html'] - t_build:.2f} s")
         grid.close()
 
 

@@ -173,3 +173,34 @@ def test_html_report_renders_with_its_plots_in_headless_chromium(scored, tmp_pat
     for colour in ((31, 119, 180), (255, 127, 14)):
         near = (np.abs(rgb - np.array(colour)).sum(axis=2) < 40).sum()
         assert near > 2000, (colour, near)
+
+
+def test_redaction_check_over_all_texts_finds_what_redact_finds():
+    assert not report._needs_redaction(["key sk-", "abcdefgh12345678"], [])   # never across two texts
+    assert report._needs_redaction(["ok", "key sk-abcdefgh12345678 end"], [])
+    assert report._needs_redaction(["token hunter2hunter2"], ["hunter2hunter2"])
+    assert not report._needs_redaction(["hunter2", "hunter2"], ["hunter2hunter2"])
+    assert not report._needs_redaction([], [])
+
+
+def test_plot_shapes_carry_the_table_values(scored):
+    project, _ = scored
+    c = build_comparison(project, "fwa-official")
+    fig = plots.category_bars(c.by_category)
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    bars = next(col for col in fig.axes[0].collections if isinstance(col, PolyCollection))
+    lengths = sorted(round(float(p.vertices[:, 0].max()), 6) for p in bars.get_paths())
+    # category means by hand from EXPECTED: alpha 1.1 (0.7 + 0)/2, 2.3 1.0; beta 1.1 (1 + 1)/2, 2.3 0.8
+    assert lengths == [0.35, 0.8, 1.0, 1.0]
+    fig = plots.score_distribution(c.answers)
+    ax = fig.axes[0]
+    boxes = next(col for col in ax.collections if isinstance(col, PolyCollection))
+    medians = [col for col in ax.collections if isinstance(col, LineCollection)][1]
+    for k, name in enumerate(["alpha", "beta"]):
+        values = [v for (src, _), v in EXPECTED.items() if src == name]
+        q1, med, q3 = np.percentile(values, [25, 50, 75])
+        xs = boxes.get_paths()[k].vertices[:, 0]
+        assert (xs.min(), xs.max()) == (pytest.approx(q1), pytest.approx(q3))
+        assert medians.get_segments()[k][0][0] == pytest.approx(med)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["alpha", "beta"]

@@ -323,3 +323,66 @@ def test_uuid4_ids_are_rfc4122_version_4():
         u = uuid.UUID(hex=h)
         assert (len(h), u.version, u.variant) == (32, 4, uuid.RFC_4122)
     assert score_store.uuid4_hex_many(0) == []
+
+
+def test_uuid7_ids_are_rfc9562_version_7_time_ordered():
+    import time
+    import uuid
+
+    before_ms = time.time_ns() // 1_000_000
+    ids = score_store.uuid7_hex_many(3000)
+    after_ms = time.time_ns() // 1_000_000
+    assert len(set(ids)) == 3000 and ids == sorted(ids)
+    for h in ids[:200]:
+        u = uuid.UUID(hex=h)
+        assert (len(h), u.version, u.variant) == (32, 7, uuid.RFC_4122)
+        assert before_ms <= int(h[:12], 16) <= after_ms          # RFC 9562 §5.7: 48-bit Unix time in ms
+    time.sleep(0.002)
+    later = score_store.uuid7_hex_many(5)
+    assert min(later) > max(ids)                                # a later call sorts after
+    assert score_store.uuid7_hex_many(0) == []
+
+
+def test_counts_per_run_and_repeated_answers_on_the_fast_path(project):
+    # two copies of one task (same reference and eval_func) and a repeated answer: the memo must give
+    # each answer its own row with the value of the ladder (benchmarks.md §1.5: 11 vs 12 m -> 1.0)
+    a = add_task(project, "2.3.0001", "12 meters", eval_func="numerical_match")
+    b = add_task(project, "2.3.0001.copy", "12 meters", eval_func="numerical_match")
+    c = add_task(project, "2.1.0001", "The worker carries a box", eval_func="fuzzy_match")
+    r1 = add_run(project, "m1", {a: "11 meters", b: "11 meters", c: "a box"})
+    r2 = add_run(project, "m2", {a: "11 meters", b: {"raw_text": None, "error": "timeout"}, c: "a box"})
+    rep = score_answers(project, "fwa-official")
+    assert rep.per_run == {r1: [2, 1], r2: [1, 2]} and list(rep.per_run) == sorted([r1, r2])
+    assert (rep.answers, rep.scored, rep.unscored, rep.failed_answers, rep.written) == (6, 3, 3, 1, 6)
+    assert rep.unscored_reasons == {"needs a judge": 2, "no answer": 1}
+    df = current_scores(project, "fwa-official")
+    assert sorted(df["value"].dropna()) == [1.0, 1.0, 1.0] and df["answer_id"].is_unique
+    # a person's override on one answer: the next scoring keeps it, scores the rest and rewrites nothing
+    row = df[df["run_id"] == r1].dropna(subset=["value"]).iloc[0]
+    override_score(project, row["score_id"], 0.0, "wrong room", "ana")
+    again = score_answers(project, "fwa-official")
+    assert (again.kept_overrides, again.scored, again.unscored, again.written) == (1, 2, 3, 0)
+    # a new run next to scored ones (answers with and without a row in one batch): only its rows are written
+    r3 = add_run(project, "m3", {a: "12 m", b: "15 meters", c: "a box"})
+    third = score_answers(project, "fwa-official")
+    assert (third.written, third.per_run[r3]) == (3, [2, 1])
+    new = current_scores(project, "fwa-official", [r3]).set_index("task_id")["value"]
+    assert new[a] == 1.0 and new[b] == pytest.approx(0.5 + 0.5 * 0.6)    # 15 vs 12 m: r = 0.25 -> step 0.6
+
+
+def test_scoring_restores_the_garbage_collector_and_the_checkpoint_setting(fwa):
+    import gc
+
+    project, _, _ = fwa
+    assert gc.isenabled()
+    score_answers(project, "fwa-official")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score_answers(project, "fwa-paper")
+        assert not gc.isenabled()                                # left as the caller had it
+    finally:
+        gc.enable()
+    with project.write() as s:                                   # a new connection: SQLite's default 1000 pages
+        assert s.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 1000
+    assert len(current_scores(project)) == 10

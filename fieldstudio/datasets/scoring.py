@@ -28,13 +28,16 @@ Rules (DESIGN.md "Scoring", benchmarks.md §1.4-§4.2, §5 pitfalls 4, 6, 14, 18
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
+import itertools
 import json
 import operator
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -269,14 +272,16 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
 def _read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
                  ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
     """(answers, tasks, in_force): the answers as raw tuples (id, run_id, task_id, raw_text, parsed JSON
-    text, error) sorted by run, every task's inputs by id, and the score row in force per answer
+    text, error) sorted by answer id, every task's inputs by id, and the score row in force per answer
     id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins' random lookups
-    cost more than the scoring."""
+    cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
+    ``score.answer_id`` index and of the answer table's key (the foreign key check), so a batch's commit
+    writes few pages; runs are mixed across batches (a cancelled scoring leaves part of every run)."""
     clause, params = in_list("run_id", ids)
     with project.read() as s:
         answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1" + clause,
                            params)
-        answers.sort(key=operator.itemgetter(1))            # by run; within a run as stored (stable sort)
+        answers.sort(key=operator.itemgetter(0))            # by answer id: see _read_inputs' docstring
         tasks = {}
         for r in raw_rows(s, "SELECT id, external_id, source, query, answer_type, ground_truth, "
                              "ground_truth_extra, eval_func, tolerances, extra FROM task"):
@@ -316,8 +321,10 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
         model): the batches scored before it are kept.
 
     Speed (benchmarks/bench_scoring.py): inputs are read with raw SQL, answers sharing a task and a text
-    are scored once (FieldWorkArena scorers, which read nothing else), new ids come from one random
-    draw per batch and rows are written with executemany over one held connection (``ScoreWriter``).
+    are scored once (FieldWorkArena scorers, which read nothing else) and the per-answer bookkeeping runs
+    in C (``_score_new``), new ids (UUID7, ascending) come from one random draw per batch, and rows are
+    written in answer-id order with executemany over one held connection (``ScoreWriter``). Without a
+    judge, Python's cyclic garbage collector is paused for the call (``_gc_paused``).
     """
     try:
         info = get_scorer(scorer_name)
@@ -327,36 +334,59 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)
-    answers, tasks, in_force = _read_inputs(project, ids, info.name)
-    report.answers = total = len(answers)
-    progress(0, total)
-    batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
-    memo: dict[tuple, tuple] = {}
-    with ScoreWriter(project) as writer:
-        for start in range(0, total, batch):
-            if cancelled():
-                report.cancelled = True
-                break
-            now = utcnow()
-            chunk = answers[start:start + batch]
-            if judge is None:
-                inserts, updates = _score_chunk(info.name, chunk, tasks, in_force, params, memo, report)
-                pending: dict[str, Any] = {}
-            else:
-                inserts, updates = _judge_chunk(info.name, chunk, tasks, in_force, judge, params, report,
-                                                cancelled, lambda i, s=start: progress(s + i + 1, total))
-                pending = judge.take_pending()
-            writer.write(info.name, now, inserts, updates, pending)
-            report.written += len(inserts) + len(updates)
-            if judge is not None and judge.fatal is not None:
-                _finish_judge(report, judge)
-                raise judge.fatal
-            progress(min(start + len(chunk), total), total)
-            if report.cancelled:
-                break
+    with _gc_paused() if judge is None else contextlib.nullcontext():
+        answers, tasks, in_force = _read_inputs(project, ids, info.name)
+        report.answers = total = len(answers)
+        progress(0, total)
+        batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
+        memo = _Memo()
+        with ScoreWriter(project) as writer:
+            for start in range(0, total, batch):
+                if cancelled():
+                    report.cancelled = True
+                    break
+                now = utcnow()
+                chunk = answers[start:start + batch]
+                if judge is None:
+                    inserts, updates = _score_chunk(info.name, chunk, tasks, in_force, params, memo, report)
+                    pending: dict[str, Any] = {}
+                else:
+                    inserts, updates = _judge_chunk(info.name, chunk, tasks, in_force, judge, params, report,
+                                                    cancelled, lambda i, s=start: progress(s + i + 1, total))
+                    pending = judge.take_pending()
+                writer.write(info.name, now, inserts, updates, pending)
+                report.written += len(inserts) + len(updates)
+                if judge is not None and judge.fatal is not None:
+                    _finish_judge(report, judge)
+                    raise judge.fatal
+                progress(min(start + len(chunk), total), total)
+                if report.cancelled:
+                    break
     if judge is not None:
         _finish_judge(report, judge)
+    report.per_run = dict(sorted(report.per_run.items()))
     return report
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (``gc.disable``) for a block, restoring its state after.
+
+    Reading 100,000 answer tuples and building as many score rows allocates hundreds of thousands of
+    container objects, each a candidate for the collector: it ran ~900 times and took a quarter of the
+    deterministic scoring time (0.5-0.9 s of 2.5 s on 100,000 answers, benchmarks/bench_scoring.py)
+    while finding almost nothing to free, since those rows hold no reference cycles. Reference counting
+    still frees everything as usual; only cycles wait for the collector, which runs again after the block.
+    Used only without a judge: a judged scoring can last minutes. The collector's switch is global to the
+    process (Python documents no per-thread one), so another thread's cycles also wait for the block.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:
@@ -373,44 +403,73 @@ def _row_of(result: ScoreResult) -> tuple:
     explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
     return (result.version, result.value, None if result.correct is None else bool(result.correct), explanation,
             None, result.value is not None, None if result.value is not None else _reason_head(result.explanation),
-            bool(result.details.get("failed")))
+            result.value is None and bool(result.details.get("failed")))
+
+
+class _Memo:
+    """Deterministic results of one ``score_answers`` call, on two levels: (task id, answer text, error)
+    -> row, filled from (task's memo prefix, answer text, error) -> row, so an answer repeated for one task,
+    or the same answer to copies of one task (same reference, eval_func and tolerances), is scored once.
+    Only FieldWorkArena scorers are memoised (the others read ``Answer.parsed`` too); at most MEMO_SIZE
+    entries per level."""
+
+    def __init__(self) -> None:
+        self.by_task: dict[tuple, tuple] = {}
+        self.by_reference: dict[tuple, tuple] = {}
+        self.prefixes: dict[str, tuple | None] = {}     # task id -> its memo prefix (None: no memo)
+
+    def row(self, scorer: str, answer: tuple, tasks: Mapping[str, TaskInputs], params: Mapping[str, Any]) -> tuple:
+        """The ``_row_of`` tuple of one raw answer tuple (id, run_id, task_id, raw_text, parsed, error)."""
+        aid, run_id, task_id, raw_text, parsed, error = answer
+        row = self.by_task.get((task_id, raw_text, error))
+        if row is not None:
+            return row
+        prefix = self.prefixes.get(task_id, ())
+        if prefix == ():
+            prefix = self.prefixes[task_id] = _memo_prefix(scorer, tasks[task_id])
+        if prefix is None:
+            return _row_of(score_one(scorer, tasks[task_id], AnswerInputs(aid, run_id, task_id, raw_text,
+                                                                          _json(parsed), error), params=params))
+        key = (prefix, raw_text, error)
+        row = self.by_reference.get(key)
+        if row is None:
+            row = _row_of(score_one(scorer, tasks[task_id], AnswerInputs(aid, run_id, task_id, raw_text,
+                                                                         _json(parsed), error), params=params))
+            if len(self.by_reference) < MEMO_SIZE:
+                self.by_reference[key] = row
+        if len(self.by_task) < MEMO_SIZE:
+            self.by_task[(task_id, raw_text, error)] = row
+        return row
 
 
 def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
-                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: dict[tuple, tuple],
+                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: _Memo,
                  report: ScoringReport) -> tuple[list[tuple], list[tuple]]:
     """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
 
-    FieldWorkArena results are memoised on (task reference, eval_func, tolerances, answer text, error),
-    so a repeated answer, or the same answer to copies of one task, is scored once."""
+    Answers without a score row in force (a first scoring) take a fast path: the memo is looked up for all
+    of them at C speed (``map`` over key tuples) and only the misses are scored; the counts come from one
+    ``Counter`` pass. Answers with a row in force go one by one (overrides kept, judged values kept,
+    unchanged rows not rewritten)."""
+    if not chunk:
+        return [], []
+    olds = list(map(in_force.get, (a[0] for a in chunk))) if in_force else None
+    if olds is None or olds.count(None) == len(olds):
+        return _score_new(scorer, chunk, tasks, params, memo, report), []
     inserts: list[tuple] = []
     updates: list[tuple] = []
-    prefixes: dict[str, tuple | None] = {}        # task id -> its memo prefix (None: no memo)
     reasons = report.unscored_reasons
-    run_id_now, counts = None, [0, 0]
     scored = unscored = failed = kept = 0
-    for aid, run_id, task_id, raw_text, parsed, error in chunk:
-        if run_id != run_id_now:
-            run_id_now = run_id
-            counts = report.per_run.setdefault(run_id, [0, 0])
-        old = in_force.get(aid) if in_force else None
+    for answer, old in zip(chunk, olds):
+        aid, run_id, task_id, raw_text, parsed, error = answer
+        counts = report.per_run.setdefault(run_id, [0, 0])
         if old is not None and old.author is not None:
             kept += 1
             continue
-        prefix = prefixes.get(task_id, ())
-        if prefix == ():
-            prefix = prefixes[task_id] = _memo_prefix(scorer, tasks[task_id])
-        key = None if prefix is None else (prefix, raw_text, error)
-        row = memo.get(key) if key is not None else None
-        answer = None
-        if row is None:
-            answer = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
-            row = _row_of(score_one(scorer, tasks[task_id], answer, params=params))
-            if key is not None and len(memo) < MEMO_SIZE:
-                memo[key] = row
+        row = memo.row(scorer, answer, tasks, params)
         if not row[5] and old is not None and old.value is not None and old.judge:
-            answer = answer or AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
-            if old.judge.get("inputs_sha256") == _inputs_sha(scorer, tasks[task_id], answer, params):
+            inputs = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
+            if old.judge.get("inputs_sha256") == _inputs_sha(scorer, tasks[task_id], inputs, params):
                 report.kept_judged += 1          # keep a judged value over "needs a judge"
                 scored += 1
                 counts[0] += 1
@@ -432,6 +491,29 @@ def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskIn
     report.failed_answers += failed
     report.kept_overrides += kept
     return inserts, updates
+
+
+def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs], params: Mapping[str, Any],
+               memo: _Memo, report: ScoringReport) -> list[tuple]:
+    """``_score_chunk`` for answers without a score row: every one becomes an insert."""
+    aids, run_ids, task_ids, texts, _, errors = zip(*chunk)          # columns; every pass below runs in C
+    rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))
+    if None in rows:
+        for i, row in enumerate(rows):
+            if row is None:
+                rows[i] = memo.row(scorer, chunk[i], tasks, params)
+    versions, values, correct, explanations, _, flags, reasons, failed = zip(*rows)
+    for (run_id, ok), n in Counter(zip(run_ids, flags)).items():
+        report.per_run.setdefault(run_id, [0, 0])[0 if ok else 1] += n
+    n_scored = flags.count(True)
+    report.scored += n_scored
+    report.unscored += len(rows) - n_scored
+    if n_scored < len(rows):
+        counted = Counter(reasons)
+        counted.pop(None, None)                  # scored rows have no reason
+        report.unscored_reasons.update(counted)
+        report.failed_answers += sum(failed)     # only unscored rows can be failed calls
+    return list(zip(aids, versions, values, correct, explanations, itertools.repeat(None)))
 
 
 def _judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],

@@ -17,7 +17,6 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QGraphicsView, QMessageBox
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.timeline import EventMarker, SegmentMarker
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
 
 if TYPE_CHECKING:
@@ -400,6 +399,7 @@ class AnnotationController(QObject):
         return measure
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
+        from fieldstudio.gui.timeline import EventMarker, SegmentMarker
         from fieldstudio.store import annotations as ann
 
         if media.kind != "video":

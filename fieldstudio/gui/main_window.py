@@ -26,22 +26,22 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import settings, shortcuts, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
-from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
-from fieldstudio.gui.panels.calibration import CalibrationListPanel
 from fieldstudio.gui.panels.library import LibraryPanel
 from fieldstudio.gui.panels.properties import PropertiesPanel
-from fieldstudio.gui.panels.tags import TagsPanel
-from fieldstudio.gui.timeline import Timeline
-from fieldstudio.gui.transport import TransportBar
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.gui.viewer.document_view import DocumentView
-from fieldstudio.gui.viewer.frame_loader import FrameLoader
-from fieldstudio.gui.viewer.video_controller import VideoController
 from fieldstudio.gui.welcome import WelcomePage
 from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
 
 if TYPE_CHECKING:
+    from fieldstudio.gui.timeline import Timeline
+    from fieldstudio.gui.transport import TransportBar
+    from fieldstudio.gui.viewer.frame_loader import FrameLoader
+    from fieldstudio.gui.viewer.video_controller import VideoController
+    from fieldstudio.gui.viewer.document_view import DocumentView
+    from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
+    from fieldstudio.gui.panels.calibration import CalibrationListPanel
+    from fieldstudio.gui.panels.tags import TagsPanel
     from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
@@ -115,21 +115,19 @@ class MainWindow(QMainWindow):
     # --- construction ----------------------------------------------------------------------------
     def _build_central(self) -> None:
         self.canvas = Canvas()
-        self.timeline = Timeline()
-        self.transport = TransportBar(self.actions)
         self.media_page = QWidget()
         lay = QVBoxLayout(self.media_page)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.canvas, 1)
-        lay.addWidget(self.transport)
-        lay.addWidget(self.timeline)
-        self.document = DocumentView()
+        # the transport bar and the timeline follow under the canvas with the first project (``_controls``)
+        self._controls: tuple[TransportBar, Timeline] | None = None
+        self._document: DocumentView | None = None  # built on the first document shown (``document``)
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.welcome = WelcomePage()
         self.stack = QStackedWidget()
-        for w in (self.welcome, self.empty, self.media_page, self.document):
+        for w in (self.welcome, self.empty, self.media_page):
             self.stack.addWidget(w)
         self.modes = QTabWidget()
         self.modes.setObjectName("modes")
@@ -145,18 +143,15 @@ class MainWindow(QMainWindow):
         self.properties_dock = QDockWidget("Properties", self)
         self.properties_dock.setObjectName("properties_dock")
         self.properties_dock.setWidget(self.properties)
-        self.annotations = AnnotationListPanel()
+        # the annotation, tag and calibration lists are built with the first project (``_side_panels``):
+        # their docks are tabbed behind Properties, and building them is part of a cold start otherwise
+        self._side: tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel] | None = None
         self.annotations_dock = QDockWidget("Annotations", self)
         self.annotations_dock.setObjectName("annotations_dock")
-        self.annotations_dock.setWidget(self.annotations)
-        self.tags = TagsPanel()
         self.tags_dock = QDockWidget("Tags", self)
         self.tags_dock.setObjectName("tags_dock")
-        self.tags_dock.setWidget(self.tags)
-        self.calibrations = CalibrationListPanel()
         self.calibrations_dock = QDockWidget("Calibrations", self)
         self.calibrations_dock.setObjectName("calibrations_dock")
-        self.calibrations_dock.setWidget(self.calibrations)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.library_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.properties_dock)
         for dock in (self.annotations_dock, self.tags_dock, self.calibrations_dock):
@@ -290,26 +285,84 @@ class MainWindow(QMainWindow):
             a[aid].triggered.connect(lambda _=False, fn=fn: self._on_video(fn))
         self.canvas.pointer_moved.connect(self._show_pointer)
         self.canvas.zoom_changed.connect(lambda z: self._show_zoom(self.canvas, z))
-        self.document.canvas.pointer_moved.connect(self._show_pointer)
-        self.document.canvas.zoom_changed.connect(lambda z: self._show_zoom(self.document.canvas, z))
-        self.document.notice.connect(self.notify)
-        self.document.page_shown.connect(
-            lambda p, n: (self.frame_label.setText(f"page {p + 1} / {n}"), self.time_label.setText("")))
-        self.timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
-        self.timeline.released.connect(lambda i: self.video and self.video.show_index(i))
-        self.transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
-        self.annotations.jump.connect(self._jump_to_annotation)
-        for panel in (self.annotations, self.tags, self.calibrations):
-            panel.set_apply_edit(self.annotator.apply_or_raise)
-            panel.status.connect(self.notify)
-        self.calibrations.calibration_changed.connect(lambda _m: self.annotator.refresh())
         self.annotator.undo_stack.indexChanged.connect(self._side_panels_refresh)
-        self.timeline.segment_end_moved.connect(self.annotator.move_segment_end)
         self.annotator.changed.connect(self._annotations_changed)
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
         self.welcome.open_project.connect(self.open_project_dialog)
         self.welcome.open_path.connect(self.open_project_path)
+
+    # --- lazily built views ----------------------------------------------------------------------
+    def _media_controls(self) -> tuple[TransportBar, Timeline]:
+        """The transport bar and the timeline under the canvas, built and wired on first use."""
+        if self._controls is None:
+            from fieldstudio.gui.timeline import Timeline
+            from fieldstudio.gui.transport import TransportBar
+
+            transport, timeline = self._controls = (TransportBar(self.actions), Timeline())
+            self.media_page.layout().addWidget(transport)
+            self.media_page.layout().addWidget(timeline)
+            timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
+            timeline.released.connect(lambda i: self.video and self.video.show_index(i))
+            timeline.segment_end_moved.connect(self.annotator.move_segment_end)
+            transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
+        return self._controls
+
+    @property
+    def transport(self) -> TransportBar:
+        """Play, speed, mute and loop buttons with the position read-out."""
+        return self._media_controls()[0]
+
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline: thumbnails, playhead, segments and events."""
+        return self._media_controls()[1]
+
+    @property
+    def document(self) -> DocumentView:
+        """The PDF and text view (pages, zoom, search), built and wired on first use."""
+        if self._document is None:
+            from fieldstudio.gui.viewer.document_view import DocumentView
+
+            doc = self._document = DocumentView()
+            self.stack.addWidget(doc)
+            doc.canvas.pointer_moved.connect(self._show_pointer)
+            doc.canvas.zoom_changed.connect(lambda z: self._show_zoom(doc.canvas, z))
+            doc.notice.connect(self.notify)
+            doc.page_shown.connect(
+                lambda p, n: (self.frame_label.setText(f"page {p + 1} / {n}"), self.time_label.setText("")))
+        return self._document
+
+    def _side_panels(self) -> tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel]:
+        """The annotation list, tags and calibrations panels, built and wired on first use."""
+        if self._side is None:
+            from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
+            from fieldstudio.gui.panels.calibration import CalibrationListPanel
+            from fieldstudio.gui.panels.tags import TagsPanel
+
+            self._side = (AnnotationListPanel(), TagsPanel(), CalibrationListPanel())
+            for dock, panel in zip((self.annotations_dock, self.tags_dock, self.calibrations_dock), self._side):
+                dock.setWidget(panel)
+                panel.set_apply_edit(self.annotator.apply_or_raise)
+                panel.status.connect(self.notify)
+            self._side[0].jump.connect(self._jump_to_annotation)
+            self._side[2].calibration_changed.connect(lambda _m: self.annotator.refresh())
+        return self._side
+
+    @property
+    def annotations(self) -> AnnotationListPanel:
+        """The annotation list panel (filters, jump to a mark, delete)."""
+        return self._side_panels()[0]
+
+    @property
+    def tags(self) -> TagsPanel:
+        """The tags panel of the media and frame shown."""
+        return self._side_panels()[1]
+
+    @property
+    def calibrations(self) -> CalibrationListPanel:
+        """The calibrations panel."""
+        return self._side_panels()[2]
 
     # --- project ---------------------------------------------------------------------------------
     def _show_opening(self, path: Path) -> None:
@@ -363,6 +416,8 @@ class MainWindow(QMainWindow):
 
     def set_project(self, project: Project) -> None:
         """Show ``project``: its library, the first media; remember it in the recent projects."""
+        from fieldstudio.gui.viewer.frame_loader import FrameLoader
+        from fieldstudio.gui.viewer.video_controller import VideoController
         from fieldstudio.media.frames import FrameSource
 
         self._close_project()
@@ -386,7 +441,7 @@ class MainWindow(QMainWindow):
         self.modes.tabBar().setVisible(True)
         self.workspace.set_project(project)
         self.annotator.project_changed()
-        for panel in (self.annotations, self.tags, self.calibrations):
+        for panel in self._side_panels():
             panel.set_project(project)
         settings.add_recent(project.path)
         if project.read_only:
@@ -412,7 +467,7 @@ class MainWindow(QMainWindow):
     def _close_project(self) -> None:
         self.annotator.clear()
         self.workspace.set_project(None)
-        for panel in (self.annotations, self.tags, self.calibrations):
+        for panel in self._side or ():
             panel.set_project(None)
         if self.video is not None:
             self.video.close()
@@ -427,7 +482,8 @@ class MainWindow(QMainWindow):
             self.project = None
         self.media = None
         self.canvas.clear_image()
-        self.timeline.clear()
+        if self._controls is not None:
+            self.timeline.clear()
 
     def open_project_path(self, path: Path | str) -> bool:
         """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
@@ -641,8 +697,11 @@ class MainWindow(QMainWindow):
         if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
             fn(self.video)
 
+    def _showing_document(self) -> bool:
+        return self._document is not None and self.stack.currentWidget() is self._document
+
     def _active_canvas(self) -> Canvas:
-        return self.document.canvas if self.stack.currentWidget() is self.document else self.canvas
+        return self.document.canvas if self._showing_document() else self.canvas
 
     def _step_media(self, step: int) -> None:
         if self.library is None:
@@ -654,7 +713,7 @@ class MainWindow(QMainWindow):
         self.library.select(ids[(current + step) % len(ids)])
 
     def _find(self) -> None:
-        if self.stack.currentWidget() is self.document:
+        if self._showing_document():
             self.document.search.setFocus()
             self.document.search.selectAll()
 
@@ -747,7 +806,7 @@ class MainWindow(QMainWindow):
         self.workspace.annotations_changed()
 
     def _side_panels_refresh(self, _index: int = 0) -> None:
-        for panel in (self.annotations, self.tags, self.calibrations):
+        for panel in self._side or ():
             panel.refresh()
 
     def _jump_to_annotation(self, media_id: str, frame: int, annotation_id: str) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -149,8 +148,9 @@ class Timeline(QWidget):
         if len(self._t) < 2:
             return self._start() + 1.0
         last = float(self._t[-1])
-        tail = [float(t) for t in self._t[-10:]]
-        return last + statistics.median(b - a for a, b in zip(tail, tail[1:]))
+        import numpy as np  # loaded with the video (set_video)
+
+        return last + float(np.median(np.diff(self._t[-10:])))
 
     def _t_to_x(self, t: float) -> float:
         a, b = self._view

@@ -6,6 +6,7 @@ The recipe follows SQLAlchemy's documented pysqlite set-up for serialisable SQLi
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
@@ -24,11 +25,12 @@ def make_engine(path: Path, *, read_only: bool = False, for_reads: bool = False)
     deferred ``BEGIN`` (in WAL mode readers never wait for the writer); a ``read_only`` one also
     opens the file with ``mode=ro``.
     """
-    uri = Path(path).resolve().as_uri().replace("file://", "file:", 1)
-    url = f"sqlite:///{uri}?mode=ro&uri=true" if read_only else f"sqlite:///{uri}?uri=true"
+    uri = Path(path).resolve().as_uri() + ("?mode=ro" if read_only else "")
     deferred = read_only or for_reads
+    # The file is opened by our own creator with the percent-encoded URI: written into an SQLAlchemy URL,
+    # a name with "#", "?" or "%20" is decoded on the way and SQLite opens (and creates) another file.
     # NullPool: one short-lived connection per unit of work, so no connection outlives its thread.
-    engine = create_engine(url, poolclass=NullPool)
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True), poolclass=NullPool)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):  # noqa: ANN001 - DB-API objects

@@ -125,3 +125,62 @@ def test_library_rows_read_the_same_media_as_the_store(sample_project):
     folder = Path("/data/site")
     assert library_rows.resolve_media_path(folder, "a/b.jpg") == folder / "a" / "b.jpg"
     assert library_rows.resolve_media_path(folder, "/elsewhere/c.jpg") == Path("/elsewhere/c.jpg")
+
+
+def _damage_table(path: Path, table: str) -> None:
+    """Overwrite the root page of ``table`` with garbage, as a failing disk would."""
+    con = sqlite3.connect(path)
+    page_size = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    con.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xa5" * page_size)
+
+
+def test_a_damaged_media_table_ends_in_the_welcome_screen_with_the_reason(qtbot, sample_project, monkeypatch):
+    _damage_table(sample_project, "media")
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text, *a, **k: shown.append(text))
+    w = MainWindow(path=sample_project)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: bool(shown), timeout=20000)
+    assert sample_project.name in shown[0] and "damaged" in shown[0]
+    assert w.stack.currentWidget() is w.welcome and w.project is None
+    w.close()
+
+
+def test_a_damaged_thumbnail_table_draws_placeholders_instead_of_raising(qtbot, sample_project):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QIcon
+
+    from fieldstudio.media import thumbnails
+
+    with Project.open(sample_project) as p, p.read() as s:
+        ids = [m.id for m in s.query(Media)]
+    with Project.open(sample_project) as p:
+        thumbnails.make_thumbnails(p, ids)
+    _damage_table(sample_project, "thumbnail")
+    from fieldstudio.gui.panels.library import LibraryPanel
+
+    panel = LibraryPanel(sample_project)
+    qtbot.addWidget(panel)
+    icon = panel.model.data(panel.model.index(0), Qt.ItemDataRole.DecorationRole)
+    assert isinstance(icon, QIcon) and not icon.isNull()
+
+
+def test_opening_another_project_meanwhile_wins_and_clears_the_opening_text(qtbot, sample_project, tmp_path):
+    other = tmp_path / "other.fieldstudio"
+    Project.create(other, name="Other").close()
+    w = MainWindow(path=sample_project)
+    qtbot.addWidget(w)
+    w.annotator.confirm_open_segments = lambda: True
+    w.show()
+    assert w.open_project_path(other)  # before the background open has finished
+    qtbot.waitUntil(lambda: w._opening is None, timeout=20000)  # the background open has ended ...
+    qtbot.wait(100)  # ... and must not have taken the window back
+    assert w.project is not None and w.project.path == other.resolve()
+    assert w.windowTitle() == "fieldstudio — Other"
+    assert not w.empty.text().startswith("Opening")
+    w.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -393,8 +394,19 @@ class MainWindow(QMainWindow):
         if self._closed or self.project is not None:  # closed, or another project was opened meanwhile
             project.close()
             return
-        self.set_project(project)
-        self.empty.setText(EMPTY_TEXT)
+        from sqlalchemy.exc import DatabaseError
+
+        try:
+            self.set_project(project)
+        except (FieldstudioError, DatabaseError, sqlite3.DatabaseError) as exc:  # a damaged page, read late
+            log.error("%s: cannot be read: %s", project.path, exc)
+            try:
+                self._close_project()
+            except (DatabaseError, sqlite3.DatabaseError):
+                log.exception("closing the damaged project")
+                self.project = None
+            self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
+            return
         pending, self._pending_media = self._pending_media, None
         if pending is not None:
             self.open_media(pending)
@@ -446,6 +458,7 @@ class MainWindow(QMainWindow):
         settings.add_recent(project.path)
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
+        self.empty.setText(EMPTY_TEXT)
         self.project_opened.emit()
 
     def show_welcome(self) -> None:
@@ -566,7 +579,8 @@ class MainWindow(QMainWindow):
 
     def _need_project(self) -> bool:
         if self.project is None:
-            QMessageBox.information(self, APP_TITLE, "Open or create a project first.")
+            QMessageBox.information(self, APP_TITLE, "The project is still opening: try again in a moment."
+                                    if self._opening is not None else "Open or create a project first.")
             return False
         return True
 

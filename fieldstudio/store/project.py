@@ -11,6 +11,7 @@ import contextlib
 import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from fieldstudio.store.schema_revisions import (MIGRATIONS, file_revision, head_
                                                 read_only_connection)
 
 PROJECT_SUFFIX = ".fieldstudio"
+_UPGRADE_LOCK = threading.Lock()
 
 
 def _alembic_config():  # noqa: ANN202 - alembic.config.Config
@@ -114,7 +116,9 @@ class Project:
         from alembic import command
 
         cfg = _alembic_config()
-        with self.engine.connect() as conn:
+        # Alembic keeps the running migration in module globals: one upgrade at a time per process (the
+        # window opens projects on a worker thread while the user may open or create another)
+        with _UPGRADE_LOCK, self.engine.connect() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
             conn.commit()

@@ -6,6 +6,7 @@ thousands of media opens at once.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from pathlib import Path
 
@@ -13,7 +14,10 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterPr
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
+from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.library_rows import MediaRow, media_rows, resolve_media_path, thumbnail_jpeg
+
+log = logging.getLogger(__name__)
 
 ICON = QSize(96, 72)
 KINDS = (("All media", None), ("Videos", "video"), ("Photos", "image"), ("Documents", "document"))
@@ -89,7 +93,11 @@ class MediaListModel(QAbstractListModel):
         if icon is not None:
             self._icons.move_to_end(row.id)
             return icon
-        jpeg = thumbnail_jpeg(self.path, row.id)
+        try:
+            jpeg = thumbnail_jpeg(self.path, row.id)
+        except FieldstudioError as exc:  # a damaged page: the placeholder, not an error on every paint
+            log.warning("%s: no thumbnail for %s (%s)", self.path.name, row.file_name, exc)
+            jpeg = None
         image = QImage.fromData(jpeg) if jpeg else QImage()
         pix = QPixmap(ICON)
         pix.fill(QColor("#3c4043"))

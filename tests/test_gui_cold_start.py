@@ -97,18 +97,24 @@ def test_background_open_keeps_the_library_and_shows_a_media_chosen_meanwhile(qt
     w.close()
 
 
-def test_a_damaged_file_ends_in_the_welcome_screen_with_the_reason(qtbot, tmp_path, monkeypatch):
-    bad = tmp_path / "broken.fieldstudio"
-    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)  # a truncated database header
+def _start_and_wait_for_the_message(qtbot, path: Path, monkeypatch) -> str:  # noqa: ANN001
+    """Start the window on ``path``; the text of the critical message box, once the window is on the welcome
+    screen without a project."""
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text, *a, **k: shown.append(text))
-    w = MainWindow(path=bad)
+    w = MainWindow(path=path)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: bool(shown), timeout=20000)
-    assert "broken.fieldstudio" in shown[0]
     assert w.stack.currentWidget() is w.welcome and w.project is None
     w.close()
+    return shown[0]
+
+
+def test_a_damaged_file_ends_in_the_welcome_screen_with_the_reason(qtbot, tmp_path, monkeypatch):
+    bad = tmp_path / "broken.fieldstudio"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)  # a truncated database header
+    assert "broken.fieldstudio" in _start_and_wait_for_the_message(qtbot, bad, monkeypatch)
 
 
 def test_library_rows_read_the_same_media_as_the_store(sample_project):
@@ -140,15 +146,8 @@ def _damage_table(path: Path, table: str) -> None:
 
 def test_a_damaged_media_table_ends_in_the_welcome_screen_with_the_reason(qtbot, sample_project, monkeypatch):
     _damage_table(sample_project, "media")
-    shown = []
-    monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text, *a, **k: shown.append(text))
-    w = MainWindow(path=sample_project)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: bool(shown), timeout=20000)
-    assert sample_project.name in shown[0] and "damaged" in shown[0]
-    assert w.stack.currentWidget() is w.welcome and w.project is None
-    w.close()
+    message = _start_and_wait_for_the_message(qtbot, sample_project, monkeypatch)
+    assert sample_project.name in message and "damaged" in message
 
 
 def test_a_damaged_thumbnail_table_draws_placeholders_instead_of_raising(qtbot, sample_project):

@@ -183,3 +183,17 @@ def test_opening_another_project_meanwhile_wins_and_clears_the_opening_text(qtbo
     assert w.windowTitle() == "fieldstudio — Other"
     assert not w.empty.text().startswith("Opening")
     w.close()
+
+
+def test_next_media_pressed_while_opening_counts_from_the_media_chosen_so_far(qtbot, sample_project):
+    w = MainWindow(path=sample_project)
+    qtbot.addWidget(w)
+    w.annotator.confirm_open_segments = lambda: True
+    w.show()
+    ids = w.library.visible_ids()
+    w.actions["next_media"].trigger()
+    w.actions["next_media"].trigger()  # both before the project is open
+    with qtbot.waitSignal(w.project_opened, timeout=20000):
+        pass
+    qtbot.waitUntil(lambda: w.media is not None and w.media.id == ids[1], timeout=5000)
+    w.close()

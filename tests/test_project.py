@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+from fieldstudio.core.errors import ProjectError
 from fieldstudio.store.project import Project
 
 
@@ -66,3 +67,10 @@ def test_two_threads_migrating_two_files_at_once_both_end_at_the_head_schema(tmp
             con = sqlite3.connect(path)
             assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'media'").fetchone() == (1,)
             con.close()
+
+
+def test_a_folder_named_like_a_project_is_refused_as_a_folder(tmp_path):
+    folder = tmp_path / "site.fieldstudio"
+    folder.mkdir()
+    with pytest.raises(ProjectError, match="site.fieldstudio: is a folder, not a project file"):
+        Project.open(folder)

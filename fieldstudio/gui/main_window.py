@@ -723,7 +723,8 @@ class MainWindow(QMainWindow):
         ids = self.library.visible_ids()
         if not ids:
             return
-        current = ids.index(self.media.id) if self.media is not None and self.media.id in ids else -1
+        shown = self.media.id if self.media is not None else self._pending_media  # chosen while opening
+        current = ids.index(shown) if shown in ids else -1
         self.library.select(ids[(current + step) % len(ids)])
 
     def _find(self) -> None:

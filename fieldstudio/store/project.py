@@ -86,6 +86,8 @@ class Project:
         newer fieldstudio. A file that cannot be written opens read-only (writes raise ProjectReadOnly).
         """
         path = Path(path)
+        if path.is_dir():
+            raise ProjectError(f"{path}: is a folder, not a project file")
         if not path.is_file():
             raise ProjectError(f"{path}: no such project file")
         if path.stat().st_size == 0:

@@ -314,17 +314,6 @@ def test_acceptability_reads_the_verdict_word(project):
     assert math.isnan(vals[c].value) and "gray zone" in vals[c].explanation
 
 
-def test_uuid4_ids_are_rfc4122_version_4():
-    import uuid
-
-    ids = score_store.uuid4_hex_many(2000)
-    assert len(set(ids)) == 2000
-    for h in ids[:200]:
-        u = uuid.UUID(hex=h)
-        assert (len(h), u.version, u.variant) == (32, 4, uuid.RFC_4122)
-    assert score_store.uuid4_hex_many(0) == []
-
-
 def test_uuid7_ids_are_rfc9562_version_7_time_ordered():
     import time
     import uuid

@@ -25,7 +25,7 @@ from fieldstudio.store.models import ResponseCache, Score, utcnow
 from fieldstudio.core.errors import ProjectReadOnly
 from fieldstudio.store.project import Project
 
-__all__ = ["ScoreWriter", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid4_hex", "uuid4_hex_many", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
+__all__ = ["ScoreWriter", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
 
 FAST_SQLITE_WRITES = True
 """Write score rows to SQLite with the DB-API's executemany (False: SQLAlchemy Core, as for PostgreSQL)."""
@@ -210,23 +210,6 @@ def uuid7_hex_many(n: int) -> list[str]:
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
     text = raw.tobytes().hex()
     return sorted(text[i:i + 32] for i in range(0, 32 * n, 32))
-
-
-def uuid4_hex() -> str:
-    """A random UUID4 as 32 hex characters, like ``models.new_id`` but without building a UUID object."""
-    return uuid4_hex_many(1)[0]
-
-
-def uuid4_hex_many(n: int) -> list[str]:
-    """``n`` random UUID4s (RFC 4122 §4.4: version nibble 4, variant bits 10) as 32 hex characters each,
-    from one ``os.urandom`` call with the version and variant bits set in numpy (100,000 in ~30 ms)."""
-    if n <= 0:
-        return []
-    raw = np.frombuffer(os.urandom(16 * n), dtype=np.uint8).reshape(n, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    text = raw.tobytes().hex()
-    return [text[i:i + 32] for i in range(0, 32 * n, 32)]
 
 
 # ---------------------------------------------------------------- reading

@@ -13,6 +13,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
+from fieldstudio.store.schema_revisions import sqlite_uri
+
 BUSY_TIMEOUT_MS = 5000
 
 
@@ -25,7 +27,7 @@ def make_engine(path: Path, *, read_only: bool = False, for_reads: bool = False)
     deferred ``BEGIN`` (in WAL mode readers never wait for the writer); a ``read_only`` one also
     opens the file with ``mode=ro``.
     """
-    uri = Path(path).resolve().as_uri() + ("?mode=ro" if read_only else "")
+    uri = sqlite_uri(path, read_only=read_only)
     deferred = read_only or for_reads
     # The file is opened by our own creator with the percent-encoded URI: written into an SQLAlchemy URL,
     # a name with "#", "?" or "%20" is decoded on the way and SQLite opens (and creates) another file.

@@ -45,10 +45,17 @@ def known_revisions() -> set[str]:
     return set(_revision_graph())
 
 
+def sqlite_uri(path: Path, *, read_only: bool = False) -> str:
+    """The ``file:`` URI SQLite opens ``path`` by (``sqlite3.connect(uri, uri=True)``), ``mode=ro`` if asked.
+
+    Percent-encoded by ``Path.as_uri``, so a name with "#", "?" or "%" names this very file."""
+    return Path(path).resolve().as_uri() + ("?mode=ro" if read_only else "")
+
+
 def read_only_connection(path: Path) -> sqlite3.Connection:
     """A plain ``sqlite3`` connection opened with ``mode=ro``; raises ProjectError naming the file."""
     try:
-        return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        return sqlite3.connect(sqlite_uri(path, read_only=True), uri=True)
     except sqlite3.Error as exc:
         raise ProjectError(f"{path}: cannot be opened ({exc})") from exc
 

@@ -35,14 +35,14 @@ from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
 
 if TYPE_CHECKING:
-    from fieldstudio.gui.timeline import Timeline
-    from fieldstudio.gui.transport import TransportBar
-    from fieldstudio.gui.viewer.frame_loader import FrameLoader
-    from fieldstudio.gui.viewer.video_controller import VideoController
-    from fieldstudio.gui.viewer.document_view import DocumentView
     from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
     from fieldstudio.gui.panels.calibration import CalibrationListPanel
     from fieldstudio.gui.panels.tags import TagsPanel
+    from fieldstudio.gui.timeline import Timeline
+    from fieldstudio.gui.transport import TransportBar
+    from fieldstudio.gui.viewer.document_view import DocumentView
+    from fieldstudio.gui.viewer.frame_loader import FrameLoader
+    from fieldstudio.gui.viewer.video_controller import VideoController
     from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
@@ -518,13 +518,13 @@ class MainWindow(QMainWindow):
             self.open_project_path(path)
 
     def new_project_dialog(self) -> None:
+        from fieldstudio.store.project import Project
+
         path, _ = QFileDialog.getSaveFileName(self, "New project", "untitled.fieldstudio",
                                               "fieldstudio projects (*.fieldstudio)")
         if not path:
             return
         path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
-        from fieldstudio.store.project import Project
-
         if not self._leave_project():
             return
         try:

@@ -19,6 +19,7 @@ replaced by ``[redacted]``. Spreadsheet cells are written as text, never as form
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import math
@@ -242,8 +243,8 @@ def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
     if _needs_redaction(texts + whys, secrets):
         texts = [redact(t, secrets) for t in texts]
         whys = [redact(w, secrets) for w in whys]
-    short: dict[str, str] = {}
-    title: dict[str, str] = {}
+    short = functools.lru_cache(maxsize=None)(_short)       # a repeated answer or explanation: built once
+    title = functools.lru_cache(maxsize=None)(html.escape)
     score: dict[tuple[float | None, bool], tuple[str, str]] = {}
     cell: dict[tuple[str, str], str] = {}
     for tid, src, value, text, why, overridden in zip(task_ids, srcs, answers["value"].to_numpy(dtype=float).tolist(),
@@ -255,13 +256,7 @@ def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
         if head is None:
             head = score[key] = (f'<td style="background:{_cell_colour(value, lo, hi)}" title="',
                                                  f'"><b>{_fmt(value)}{" ✎" if overridden else ""}</b> ')
-        t = title.get(why)
-        if t is None:
-            t = title[why] = html.escape(why)
-        sh = short.get(text)
-        if sh is None:
-            sh = short[text] = _short(text)
-        cell[(tid, src)] = f"{head[0]}{t}{head[1]}{sh}</td>"
+        cell[(tid, src)] = f"{head[0]}{title(why)}{head[1]}{short(text)}</td>"
     out = ["<table class=\"grid\"><tr><th>task</th><th>category</th><th>ground truth</th>"
            + "".join(f"<th>{html.escape(s)}</th>" for s in sources) + "</tr>"]
     missing = '<td style="background:#fff">no answer</td>'

@@ -98,12 +98,56 @@ def test_paired_difference_and_pairs(two_sources):
     assert (pair["source_a"], pair["source_b"], pair["n_shared"], pair["only_a"]) == ("alpha", "beta", 4, 1)
     # shared tasks: differences 0, 0.4, -0.5, -0.9 -> mean -0.25
     assert pair["difference"] == pytest.approx((0 + 0.4 - 0.5 - 0.9) / 4)
-    # stratified: category A differences {0, 0.4}, B {-0.5, -0.9}; a replicate's sum lies in [0, 0.8] + [-1.8, -1.0],
-    # so every replicate mean lies in [-0.45, -0.05]: the interval excludes 0
-    assert -0.45 - 1e-9 <= pair["ci_low"] <= pair["difference"] <= pair["ci_high"] <= -0.05 + 1e-9
-    assert pair["distinguishable"]
+    # task bootstrap stratified by category: a replicate draws 3 of A's tasks (differences 0, 0.4 and one
+    # task beta left unscored) and 2 of B's (-0.5, -0.9), and averages the differences it drew. Highest:
+    # 0.4 three times with -0.5 twice, (1.2 - 1.0) / 5 = 0.04; lowest: only the unscored A task with -0.9
+    # twice, -1.8 / 2 = -0.9
+    assert -0.9 - 1e-9 <= pair["ci_low"] <= pair["difference"] <= pair["ci_high"] <= 0.04 + 1e-9
     unstratified = cmp.paired(c.answers, "alpha", "beta", strata=None)
-    assert unstratified.ci_high > 0 and not unstratified.distinguishable   # resampling across categories
+    assert unstratified.difference == pair["difference"] and unstratified.n_shared == 4
+    # the pair's own call and the table give the same numbers: one set of draws
+    again = cmp.paired(c.answers, "alpha", "beta")
+    assert (again.ci_low, again.ci_high) == (pair["ci_low"], pair["ci_high"])
+
+
+def test_shared_task_bootstrap_matches_an_independent_one(project):
+    """Sources, their difference and a category slice against a loop-by-loop paired bootstrap written here:
+    tasks resampled within each category, each statistic averaged over the drawn tasks it has a value for."""
+    rng = np.random.default_rng(5)
+    cats = np.array(["A"] * 30 + ["B"] * 45)
+    a_vals = rng.uniform(0, 1, cats.size).round(2)
+    b_vals = np.clip(a_vals - 0.1 + rng.normal(0, 0.1, cats.size), 0, 1).round(2)
+    a_vals[rng.choice(cats.size, 8, replace=False)] = np.nan          # unscored answers
+    b_vals[rng.choice(cats.size, 12, replace=False)] = np.nan
+    tasks = [add_task(project, f"9.9.{i:04d}", "x", category=c) for i, c in enumerate(cats)]
+    for name, vals in (("a", a_vals), ("b", b_vals)):
+        run = add_run(project, name, {t: "x" for t in tasks})
+        _score(project, run, {t: None if np.isnan(v) else float(v) for t, v in zip(tasks, vals)})
+    c = cmp.build_comparison(project, SCORER)
+    ind = np.random.default_rng(99)
+    n_rep = 20_000
+    strata = [np.flatnonzero(cats == k) for k in ("A", "B")]
+
+    def nanmean_rows(x: np.ndarray) -> np.ndarray:
+        ok = ~np.isnan(x)
+        return np.where(ok, x, 0).sum(axis=1) / ok.sum(axis=1)
+
+    draws = np.concatenate([idx[ind.integers(0, idx.size, size=(n_rep, idx.size))] for idx in strata], axis=1)
+    rep_a, rep_b = nanmean_rows(a_vals[draws]), nanmean_rows(b_vals[draws])
+    rep_d = nanmean_rows((a_vals - b_vals)[draws])
+    in_a = draws[:, :30]                                             # category A's part of every replicate
+    rep_a_cat = nanmean_rows(a_vals[in_a])
+    for got, reps, estimate in ((c.summary.loc["a"], rep_a, np.nanmean(a_vals)),
+                                (c.summary.loc["b"], rep_b, np.nanmean(b_vals)),
+                                (c.by_category.loc[("a", "A")], rep_a_cat, np.nanmean(a_vals[:30]))):
+        lo, hi = np.percentile(reps, [2.5, 97.5])
+        assert got["mean"] == pytest.approx(estimate)
+        assert (got["ci_low"], got["ci_high"]) == (pytest.approx(lo, abs=0.01), pytest.approx(hi, abs=0.01))
+    pair = c.pairs.iloc[0]
+    lo, hi = np.percentile(rep_d, [2.5, 97.5])
+    assert pair["difference"] == pytest.approx(np.nanmean(a_vals - b_vals))
+    assert (pair["ci_low"], pair["ci_high"]) == (pytest.approx(lo, abs=0.01), pytest.approx(hi, abs=0.01))
+    assert pair["n_shared"] == int((~np.isnan(a_vals - b_vals)).sum())
 
 
 def test_constant_gap_is_distinguishable(project):
@@ -230,17 +274,3 @@ def test_judge_agreement_kappa_by_hand(project):
     assert (ja.n, ja.agree, ja.rate) == (6, 4, pytest.approx(4 / 6))
     assert ja.pass_fail.table == ((3, 1), (1, 1))
     assert ja.kappa == pytest.approx(0.25)
-
-
-def test_pairs_from_arrays_equal_the_mapping_version(two_sources):
-    """pair_table (arrays, shared strata codes) gives what statistics.paired_difference gives from mappings."""
-    from fieldstudio.core import statistics
-
-    project, tasks, *_ = two_sources
-    c = cmp.build_comparison(project, SCORER)
-    m = c.answers.pivot(index="task_id", columns="source", values="value")
-    cats = c.answers.drop_duplicates("task_id").set_index("task_id")["category"].to_dict()
-    ref = statistics.paired_difference(m["alpha"].to_dict(), m["beta"].to_dict(), cats, seed=0)
-    row = c.pairs.iloc[0]
-    assert (row["difference"], row["ci_low"], row["ci_high"], row["n_shared"]) == (
-        pytest.approx(ref.difference), pytest.approx(ref.ci_low), pytest.approx(ref.ci_high), ref.n_shared)

@@ -114,14 +114,62 @@ def test_cohen_kappa_by_hand():
         st.cohen_kappa([True], [])
 
 
-def test_bootstrap_columns_equal_separate_calls():
-    """One set of draws for several columns gives each column's bootstrap_ci with the same seed."""
+def test_task_bootstrap_draws_every_stratum_at_its_size():
+    """Within every replicate each stratum is drawn exactly as often as it holds items: a column that is 1 on
+    stratum "a" and 0 elsewhere has the same replicate mean, 4/10, every time (also across several chunks)."""
+    strata = np.array(["a"] * 4 + ["b"] * 6)
+    indicator = (strata == "a").astype(float)[:, None]
+    boot = st.TaskBootstrap(10, strata, n_resamples=3000, seed=1)
+    (reps,) = boot.replicate_means([(None, indicator)])
+    assert reps.shape == (3000, 1) and np.allclose(reps, 0.4)
+    import fieldstudio.core.statistics as module
+    chunked = st.TaskBootstrap(10, strata, n_resamples=3000, seed=1)
+    old = module._CHUNK_CELLS
+    module._CHUNK_CELLS = 70                               # 7 replicates per chunk
+    try:
+        (reps,) = chunked.replicate_means([(None, indicator)])
+    finally:
+        module._CHUNK_CELLS = old
+    assert reps.shape == (3000, 1) and np.allclose(reps, 0.4)
+
+
+def test_task_bootstrap_is_seeded_and_shared_by_columns_and_slices():
     rng = np.random.default_rng(5)
-    x = rng.random(40)
-    y = (x > 0.5).astype(float)
+    x = rng.random((40, 3))
     strata = np.array(["a", "b", "c", "d"] * 10)
-    both = st.bootstrap_columns(np.column_stack([x, y]), strata, n_resamples=500, seed=3)
-    for col, got in zip((x, y), both):
-        ref = st.bootstrap_ci(col, list(strata), n_resamples=500, seed=3)
-        assert (got.estimate, got.ci_low, got.ci_high, got.n) == (
-            pytest.approx(ref.estimate), pytest.approx(ref.ci_low), pytest.approx(ref.ci_high), ref.n)
+    boot = st.TaskBootstrap(40, strata, n_resamples=500, seed=3)
+    whole, first, part = boot.replicate_means([(None, x), (None, x[:, :1]), (np.arange(0, 40, 4), x[::4])])
+    again = st.TaskBootstrap(40, strata, n_resamples=500, seed=3).replicate_means([(None, x)])[0]
+    assert np.array_equal(whole, again)
+    assert np.allclose(whole[:, :1], first)               # a column alone sees the same replicates
+    # paired: the difference of two columns' replicate means is the replicate mean of their differences
+    (diff,) = boot.replicate_means([(None, (x[:, 0] - x[:, 1])[:, None])])
+    assert np.allclose(diff[:, 0], whole[:, 0] - whole[:, 1])
+    # stratum "a" (rows 0, 4, 8 ...) is drawn 10 times per replicate: its slice is a bootstrap of its own
+    assert part.shape == (500, 3) and np.all((part >= x[::4].min(axis=0)) & (part <= x[::4].max(axis=0)))
+
+
+def test_task_bootstrap_interval_matches_bootstrap_ci_without_missing_values():
+    rng = np.random.default_rng(7)
+    values = rng.uniform(0, 1, 50).round(3)
+    strata = np.array(["A"] * 20 + ["B"] * 30)
+    (lo, hi), = st.TaskBootstrap(50, strata, n_resamples=20_000, seed=2).intervals([(None, values[:, None])])
+    ref = st.bootstrap_ci(values, list(strata), n_resamples=20_000, seed=8)     # other draws, same distribution
+    assert (lo[0], hi[0]) == (pytest.approx(ref.ci_low, abs=0.01), pytest.approx(ref.ci_high, abs=0.01))
+
+
+def test_task_bootstrap_leaves_out_replicates_without_a_value():
+    """One value among 10 items: a replicate misses it with probability 0.9^10 = 0.349 and has no mean then;
+    the others all give that value. A column without any value has no interval."""
+    col = np.full((10, 2), np.nan)
+    col[3, 0] = 0.7
+    boot = st.TaskBootstrap(10, None, n_resamples=20_000, seed=4)
+    (reps,) = boot.replicate_means([(None, col)])
+    assert np.isnan(reps[:, 0]).mean() == pytest.approx(0.9 ** 10, abs=0.015)
+    assert np.allclose(reps[~np.isnan(reps[:, 0]), 0], 0.7) and np.isnan(reps[:, 1]).all()
+    (lo, hi), = boot.intervals([(None, col)])
+    assert (lo[0], hi[0]) == (pytest.approx(0.7), pytest.approx(0.7)) and np.isnan(lo[1]) and np.isnan(hi[1])
+    with pytest.raises(ValueError):
+        boot.replicate_means([(None, col[:5])])
+    with pytest.raises(ValueError):
+        st.TaskBootstrap(10, ["a"] * 9)

@@ -8,18 +8,20 @@ silently counted as zero).
 
 All functions take array-likes of scores (None or NaN = unscored, left out and counted) and are
 vectorised with numpy: a bootstrap of 100,000 scores x 2000 replicates runs in chunks of bounded memory.
+``TaskBootstrap`` resamples tasks once for many columns (sources, their differences, category slices) as
+per-replicate draw counts, so every column's replicate means are one matrix product.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "bootstrap_columns", "paired_difference_arrays", "mean", "accuracy", "Interval", "bootstrap_ci", "PairedDifference",
-           "paired_difference", "CostPerCorrect", "cost_per_correct"]
+__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "mean", "accuracy", "Interval", "bootstrap_ci",
+           "TaskBootstrap", "PairedDifference", "paired_difference", "CostPerCorrect", "cost_per_correct"]
 
 CORRECT_THRESHOLD = 0.5
 _CHUNK_CELLS = 4_000_000        # resample indices drawn per chunk (32 MB of int64)
@@ -63,12 +65,10 @@ class Interval:
 
 def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples: int,
                      rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples,) means of stratified resamples: within each stratum, draw its size with replacement.
-
-    ``values`` may be (n, m): every column is resampled with the same draws and the result is
-    (n_resamples, m), equal column by column to separate calls with the same seed."""
+    """(n_resamples,) means of stratified resamples of the (n,) ``values``: within each stratum, draw its
+    size with replacement."""
     n = values.shape[0]
-    totals = np.zeros((n_resamples,) + values.shape[1:])
+    totals = np.zeros(n_resamples)
     groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
     for idx in groups:
         v = values[idx]
@@ -77,53 +77,103 @@ def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples:
         for start in range(0, n_resamples, rows):
             stop = min(n_resamples, start + rows)
             draw = rng.integers(0, k, size=(stop - start, k), dtype=np.int32)
-            if v.ndim == 1:
-                totals[start:stop] += v[draw].sum(axis=1)
-            else:                   # one 1-D gather per column: several times faster than a 2-D gather
-                for j in range(v.shape[1]):
-                    totals[start:stop, j] += v[:, j][draw].sum(axis=1)
+            totals[start:stop] += v[draw].sum(axis=1)
     return totals / n
 
+class TaskBootstrap:
+    """One stratified bootstrap over ``n`` items (tasks), shared by every column measured on them.
 
-def bootstrap_columns(columns: np.ndarray, strata: np.ndarray | None = None, *, n_resamples: int = 2000,
-                      confidence: float = 0.95, seed: int | None = 0) -> list[Interval]:
-    """``bootstrap_ci`` of the mean of each column of a (n, m) array with no missing value, all columns
-    resampled with one set of draws (e.g. a source's scores and its 0/1 correct flags): the same
-    intervals as m calls of ``bootstrap_ci`` with the same seed, for the price of one.
+    Each replicate draws, within every stratum, as many items as the stratum holds, with replacement (the
+    resampling of ``bootstrap_ci``), and every column is averaged over the items drawn where it has a
+    value. All columns measured on the same tasks (the sources of a comparison, their per-task
+    differences, one category's slice of them) therefore see the same replicates: the paired bootstrap
+    resampling of Koehn 2004 ("Statistical significance tests for machine translation evaluation", EMNLP,
+    §4), under which the difference of two sources' replicate means is the replicate mean of their per-task
+    differences, and one set of draws serves every statistic of a report. A column with missing values
+    (unscored answers) is averaged over the values drawn, so its count varies between replicates; a
+    replicate that draws none of a column's values has no mean for it and is left out of that column's
+    percentiles. Where a column has every value, its replicates are distributed exactly as
+    ``bootstrap_ci``'s (not the same numbers: the draws differ).
 
-    ``strata``: (n,) labels (any sortable type; strings sort as ``bootstrap_ci`` sorts them) or None.
+    Args:
+        n: items (rows of every values array given to ``replicate_means``).
+        strata: (n,) stratum labels (any sortable type) or None (one stratum).
+        n_resamples: replicates; seed: for ``numpy.random.default_rng``: the same arguments give the same
+            replicates, draw by draw.
+    Raises:
+        ValueError when ``strata`` does not hold n labels.
     """
-    a = np.asarray(columns, dtype=float)
-    if a.ndim != 2:
-        raise ValueError(f"bootstrap_columns needs a 2-D array, not shape {a.shape}")
-    if a.shape[0] == 0:
-        return [Interval(None, None, None, 0, 0, n_resamples, confidence, seed) for _ in range(a.shape[1])]
-    reps = _bootstrap_means(a, strata, n_resamples, np.random.default_rng(seed))
-    lo, hi = np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
-    est = a.mean(axis=0)
-    return [Interval(float(est[j]), float(lo[j]), float(hi[j]), int(a.shape[0]), 0, n_resamples, confidence, seed)
-            for j in range(a.shape[1])]
 
+    def __init__(self, n: int, strata: Any = None, *, n_resamples: int = 2000, seed: int | None = 0) -> None:
+        self.n, self.n_resamples, self.seed = int(n), int(n_resamples), seed
+        if strata is None:
+            self._strata = [np.arange(self.n)]
+        else:
+            codes = np.unique(np.asarray(strata), return_inverse=True)[1].reshape(-1)
+            if codes.size != self.n:
+                raise ValueError(f"{codes.size} strata for {self.n} items")
+            order = np.argsort(codes, kind="stable")
+            self._strata = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
 
-def paired_difference_arrays(a: np.ndarray, b: np.ndarray, strata: np.ndarray | None = None, *,
-                             n_resamples: int = 2000, confidence: float = 0.95,
-                             seed: int | None = 0) -> PairedDifference:
-    """``paired_difference`` on aligned (n,) arrays (NaN = unscored) in task order, strata as (n,) labels.
+    def _counts(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(first replicate, (rows, n) float counts of how often each item is drawn), chunk by chunk."""
+        rng = np.random.default_rng(self.seed)
+        rows_per_chunk = max(1, _CHUNK_CELLS // max(1, self.n))
+        for start in range(0, self.n_resamples, rows_per_chunk):
+            rows = min(self.n_resamples, start + rows_per_chunk) - start
+            picked = np.empty((rows, self.n), dtype=np.int64)
+            col = 0
+            for idx in self._strata:
+                picked[:, col:col + idx.size] = idx[rng.integers(0, idx.size, size=(rows, idx.size))]
+                col += idx.size
+            picked += (np.arange(rows, dtype=np.int64) * self.n)[:, None]
+            counts = np.bincount(picked.reshape(-1), minlength=rows * self.n).reshape(rows, self.n)
+            yield start, counts.astype(float)
 
-    Gives what ``paired_difference`` gives when the arrays are in the order of the sorted task ids."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    ok_a, ok_b = ~np.isnan(a), ~np.isnan(b)
-    both = ok_a & ok_b
-    only_a, only_b = int((ok_a & ~ok_b).sum()), int((ok_b & ~ok_a).sum())
-    if not both.any():
-        return PairedDifference(None, None, None, False, 0, only_a, only_b, n_resamples, seed)
-    d = a[both] - b[both]
-    st = None if strata is None else np.asarray(strata)[both]
-    reps = _bootstrap_means(d, st, n_resamples, np.random.default_rng(seed))
-    lo, hi = (float(x) for x in np.percentile(reps, [50 * (1 - confidence), 50 * (1 + confidence)]))
-    return PairedDifference(float(d.mean()), lo, hi, bool(lo > 0 or hi < 0), int(both.sum()), only_a, only_b,
-                            n_resamples, seed)
+    def replicate_means(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]]) -> list[np.ndarray]:
+        """Replicate means of several blocks of columns from one set of draws.
+
+        Args:
+            blocks: (rows, values) pairs: ``rows`` an index array into the n items (None: all of them),
+                ``values`` a (len(rows), m) float array, NaN where a column has no value.
+        Returns:
+            One (n_resamples, m) array per block: each column's mean over the items a replicate drew among
+            ``rows`` where the column has a value; NaN where it drew none.
+        """
+        prepared = []
+        for rows, values in blocks:
+            v = np.asarray(values, dtype=float)
+            if v.ndim != 2 or v.shape[0] != (self.n if rows is None else len(rows)):
+                raise ValueError(f"values of shape {v.shape} for {self.n if rows is None else len(rows)} rows")
+            has = ~np.isnan(v)
+            prepared.append((rows, np.where(has, v, 0.0), has.astype(float)))
+        out = [np.empty((self.n_resamples, p[1].shape[1])) for p in prepared]
+        for start, counts in self._counts():
+            for (rows, v, has), res in zip(prepared, out):
+                c = counts if rows is None else counts[:, rows]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    res[start:start + counts.shape[0]] = (c @ v) / (c @ has)
+        return out
+
+    def intervals(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]], confidence: float = 0.95
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(ci_low, ci_high) arrays of shape (m,) per block of ``replicate_means``: the (1-c)/2 and (1+c)/2
+        percentiles (numpy "linear") of each column's replicates; NaN for a column with no value."""
+        q = [50 * (1 - confidence), 50 * (1 + confidence)]
+        out = []
+        for reps in self.replicate_means(blocks):
+            if reps.shape[1] == 0:
+                out.append((np.empty(0), np.empty(0)))
+                continue
+            if np.isnan(reps).any():
+                lo, hi = np.full(reps.shape[1], np.nan), np.full(reps.shape[1], np.nan)
+                some = ~np.isnan(reps).all(axis=0)
+                if some.any():
+                    lo[some], hi[some] = np.nanpercentile(reps[:, some], q, axis=0)
+            else:
+                lo, hi = np.percentile(reps, q, axis=0)
+            out.append((lo, hi))
+        return out
 
 
 def _prepare(values: Any, strata: Any) -> tuple[np.ndarray, np.ndarray | None, int]:

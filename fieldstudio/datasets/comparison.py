@@ -14,6 +14,11 @@ force (``scoring.current_scores``: a person's override wins) and its tokens and 
 * ``pairs``: paired differences of mean score for every pair of sources over their shared scored tasks,
   "distinguishable" only when the 95 % interval excludes 0.
 
+Every interval comes from one stratified task bootstrap (``statistics.TaskBootstrap``, Koehn's paired
+bootstrap): each replicate resamples the tasks within each category, and every source, every pair and
+every category is averaged over the tasks that replicate drew, so one set of draws serves the whole
+comparison and a pair's interval is consistent with its two sources'.
+
 Statistics come from ``fieldstudio.core.statistics`` (sources there: benchmarks.md §1.6, §4.3, §4.5).
 A source is a run; its label is the run's name (with the id's first characters when two runs share it).
 """
@@ -139,9 +144,9 @@ def _correct_as_float(correct: pd.Series) -> np.ndarray:
 
 
 class _Columns:
-    """The long table's numeric columns as numpy arrays, read once for every group's statistics."""
+    """The long table's numeric columns as numpy arrays, read once for every group's counts and costs."""
 
-    def __init__(self, df: pd.DataFrame, strata: str | None) -> None:
+    def __init__(self, df: pd.DataFrame) -> None:
         self.values = df["value"].to_numpy(dtype=float)
         self.correct = (df["correct_value"].to_numpy(dtype=float) if "correct_value" in df
                         else _correct_as_float(df["correct"]))
@@ -150,28 +155,49 @@ class _Columns:
                                                                  "reasoning_tokens")}
         self.judge_cost = df["judge_cost_usd"].to_numpy(dtype=float)
         self.overridden = df["overridden"].to_numpy(dtype=bool)
-        # strata as integer codes in sorted string order: the order bootstrap_ci resamples its strata in
-        self.strata = None if strata is None else pd.factorize(df[strata].astype(str), sort=True)[0]
 
 
-def _intervals(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: int,
-               seed: int | None) -> tuple[statistics.Interval, statistics.Interval]:
-    """Mean score and accuracy intervals of the rows ``idx``, as two ``bootstrap_ci`` calls with ``seed``
-    would give them; one set of draws serves both when the same rows are scored and have a verdict."""
-    v, c = cols.values[idx], cols.correct[idx]
-    st = cols.strata[idx] if stratified and cols.strata is not None else None
-    kv, kc = ~np.isnan(v), ~np.isnan(c)
-    if np.array_equal(kv, kc):
-        mean, acc = statistics.bootstrap_columns(np.column_stack([v[kv], c[kc]]), None if st is None else st[kv],
-                                                 n_resamples=n_resamples, seed=seed)
-        left_out = int((~kv).sum())
-        return (dataclasses.replace(mean, unscored=left_out), dataclasses.replace(acc, unscored=left_out))
-    return (statistics.bootstrap_ci(v, st, n_resamples=n_resamples, seed=seed),
-            statistics.bootstrap_ci(c, st, n_resamples=n_resamples, seed=seed))
+class _TaskGrid:
+    """The long table's answers placed on a tasks x sources grid (one answer per run and task, the
+    ``uq_answer_run_task`` constraint), with the stratified task bootstrap every interval of it shares
+    (``statistics.TaskBootstrap``: all sources, pairs and groups see the same resampled task sets).
+
+    Tasks are in sorted id order and sources in sorted label order, so the same answers, strata, replicate
+    count and seed give the same replicates to ``source_summary``, ``group_summary``, ``pair_table`` and
+    ``paired``."""
+
+    def __init__(self, answers: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> None:
+        self.task_codes, self.task_ids = pd.factorize(answers["task_id"], sort=True)
+        self.source_codes, sources = pd.factorize(answers["source"], sort=True)
+        self.sources = [str(s) for s in sources]
+        self._first = np.full(len(self.task_ids), -1, dtype=np.int64)     # one answer row per task
+        self._first[self.task_codes[::-1]] = np.arange(len(answers))[::-1]
+        self._answers = answers
+        labels = None if strata is None else self.task_labels(strata)
+        self.boot = statistics.TaskBootstrap(len(self.task_ids), labels, n_resamples=n_resamples, seed=seed)
+
+    def task_labels(self, column: str) -> np.ndarray:
+        """(tasks,) the task column ``column`` (category, scenario ...) as strings, in task order."""
+        return self._answers[column].to_numpy()[self._first].astype(str)
+
+    def grid(self, per_answer: np.ndarray) -> np.ndarray:
+        """(tasks, sources) of a per-answer array; NaN where a source has no answer to a task."""
+        out = np.full((len(self.task_ids), len(self.sources)), np.nan)
+        out[self.task_codes, self.source_codes] = per_answer
+        return out
 
 
-def _stats_of(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: int, seed: int | None) -> dict[str, Any]:
-    mean, acc = _intervals(cols, idx, stratified, n_resamples, seed)
+_STAT_COLUMNS = ["answers", "n", "unscored", "mean", "ci_low", "ci_high", "n_correct_known", "accuracy",
+                 "accuracy_ci_low", "accuracy_ci_high", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+                 "tokens_unknown", "cost_usd", "cost_unknown", "cost_status", "cost_per_correct_usd", "judge_cost_usd",
+                 "overridden"]
+
+
+def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.ndarray,
+              bounds: tuple[float, float, float, float]) -> dict[str, Any]:
+    """One summary row: counts, tokens and cost of the answers ``idx``; the mean and accuracy of their
+    ``values`` / ``correct`` (NaN = unscored / no verdict) with ``bounds`` = (ci_low, ci_high, accuracy
+    ci_low, accuracy ci_high) from the shared bootstrap."""
     costs = cols.costs[idx]
     unknown = int(np.isnan(costs).sum())
     known_cost = float(np.nansum(costs))
@@ -179,11 +205,12 @@ def _stats_of(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: in
     n_correct = int(np.nansum(cols.correct[idx]))
     per_correct = known_cost / n_correct if n_correct and status == "complete" else np.nan
     prompt, completion = cols.tokens["prompt_tokens"][idx], cols.tokens["completion_tokens"][idx]
+    scored, judged = values[~np.isnan(values)], correct[~np.isnan(correct)]
     return {
-        "answers": len(idx), "n": mean.n, "unscored": len(idx) - mean.n,
-        "mean": _f(mean.estimate), "ci_low": _f(mean.ci_low), "ci_high": _f(mean.ci_high),
-        "n_correct_known": acc.n, "accuracy": _f(acc.estimate), "accuracy_ci_low": _f(acc.ci_low),
-        "accuracy_ci_high": _f(acc.ci_high),
+        "answers": len(idx), "n": int(scored.size), "unscored": len(idx) - int(scored.size),
+        "mean": float(scored.mean()) if scored.size else np.nan, "ci_low": bounds[0], "ci_high": bounds[1],
+        "n_correct_known": int(judged.size), "accuracy": float(judged.mean()) if judged.size else np.nan,
+        "accuracy_ci_low": bounds[2], "accuracy_ci_high": bounds[3],
         "prompt_tokens": _sum_known(prompt), "completion_tokens": _sum_known(completion),
         "reasoning_tokens": _sum_known(cols.tokens["reasoning_tokens"][idx]),
         "tokens_unknown": int((np.isnan(prompt) | np.isnan(completion)).sum()),
@@ -194,54 +221,96 @@ def _stats_of(cols: _Columns, idx: np.ndarray, stratified: bool, n_resamples: in
     }
 
 
-def _stats(df: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> dict[str, Any]:
-    """The summary row of the answers in ``df`` (see ``source_summary``)."""
-    return _stats_of(_Columns(df, strata), np.arange(len(df)), strata is not None, n_resamples, seed)
-
-
-def _f(x: float | None) -> float:
-    return np.nan if x is None else float(x)
-
-
 def _sum_known(col: Any) -> float:
     a = np.asarray(col, dtype=float)
     return float(np.nansum(a)) if (~np.isnan(a)).any() else np.nan
+
+
+def _summaries(answers: pd.DataFrame, *, strata: str | None, n_resamples: int, seed: int | None,
+               groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean"
+               ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[tuple[str, str, statistics.PairedDifference]]]:
+    """(source summary, {group column: group summary}, [(a, b, paired difference)]) from one set of draws:
+    every interval is a block of one ``TaskBootstrap.intervals`` call (see ``source_summary``)."""
+    if statistic not in ("mean", "accuracy"):
+        raise ValueError(f"unknown statistic {statistic!r}: use 'mean' or 'accuracy'")
+    if answers.empty:
+        empty = pd.DataFrame(columns=_STAT_COLUMNS + ["rater_agreement"])
+        empty.index.name = "source"
+        return empty, {by: pd.DataFrame(columns=_STAT_COLUMNS) for by in groups}, []
+    cols = _Columns(answers)
+    tasks = _TaskGrid(answers, strata, n_resamples, seed)
+    values, correct = tasks.grid(cols.values), tasks.grid(cols.correct)
+    both = np.hstack([values, correct])
+    n_src = len(tasks.sources)
+    blocks: list[tuple[np.ndarray | None, np.ndarray]] = [(None, both)]
+    members: dict[str, tuple[dict[str, int], list[np.ndarray], int]] = {}
+    for by in groups:
+        names, codes = np.unique(tasks.task_labels(by), return_inverse=True)
+        rows = [np.flatnonzero(codes == k) for k in range(len(names))]
+        members[by] = ({name: k for k, name in enumerate(names)}, rows, len(blocks))
+        blocks += [(r, both[r]) for r in rows]
+    pair_list = [(a, b) for a in range(n_src) for b in range(a + 1, n_src)] if pairs else []
+    m = correct if statistic == "accuracy" else values     # accuracy is 0/1 here: its mean difference is the
+    diffs = np.column_stack([m[:, a] - m[:, b] for a, b in pair_list]) if pair_list else None  # accuracy's
+    if diffs is not None:
+        blocks.append((None, diffs))
+    bounds = tasks.boot.intervals(blocks)
+
+    def row(idx: np.ndarray, task_rows: np.ndarray | slice, j: int, block: int) -> dict[str, Any]:
+        lo, hi = bounds[block]
+        return _stats_of(cols, idx, values[task_rows, j], correct[task_rows, j],
+                         (lo[j], hi[j], lo[n_src + j], hi[n_src + j]))
+
+    by_source = answers.groupby("source", sort=True).indices
+    summary = pd.DataFrame.from_dict({src: row(by_source[src], slice(None), j, 0)
+                                      for j, src in enumerate(tasks.sources)}, orient="index")
+    summary.index.name = "source"
+    summary["rater_agreement"] = np.nan
+    source_at = {src: j for j, src in enumerate(tasks.sources)}
+    tables = {}
+    for by in groups:
+        where, rows, first = members[by]
+        cells = {}
+        for (src, group), idx in answers.groupby(["source", by], sort=True).indices.items():
+            k = where[str(group)]
+            cells[(src, group)] = row(idx, rows[k], source_at[str(src)], first + k)
+        table = pd.DataFrame.from_dict(cells, orient="index")
+        table.index = pd.MultiIndex.from_tuples(table.index, names=["source", by])
+        tables[by] = table
+    differences = []
+    for p, (a, b) in enumerate(pair_list):
+        lo, hi = bounds[-1][0][p], bounds[-1][1][p]
+        ok_a, ok_b = ~np.isnan(m[:, a]), ~np.isnan(m[:, b])
+        d = diffs[:, p][ok_a & ok_b]
+        only_a, only_b = int((ok_a & ~ok_b).sum()), int((ok_b & ~ok_a).sum())
+        differences.append((tasks.sources[a], tasks.sources[b], statistics.PairedDifference(
+            float(d.mean()) if d.size else None, float(lo) if d.size else None, float(hi) if d.size else None,
+            bool(d.size and (lo > 0 or hi < 0)), int(d.size), only_a, only_b, n_resamples, seed)))
+    return summary, tables, differences
 
 
 def source_summary(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
                    seed: int | None = 0) -> pd.DataFrame:
     """One row per source (index ``source``) from the long table; see the module docstring for the columns.
 
-    Intervals are percentile bootstrap intervals (``statistics.bootstrap_ci``) resampled within each
-    ``strata`` group (None: one group). ``cost_usd`` sums the known costs; ``cost_status`` says whether any
-    was unknown; ``cost_per_correct_usd`` is NaN unless every cost is known and one answer is correct.
+    Intervals are 95 % percentile intervals of the stratified task bootstrap shared by every source
+    (``statistics.TaskBootstrap``: tasks resampled within each ``strata`` group, None: one group; each
+    source averaged over the tasks it scored in a replicate). ``cost_usd`` sums the known costs;
+    ``cost_status`` says whether any was unknown; ``cost_per_correct_usd`` is NaN unless every cost is known
+    and one answer is correct.
     """
-    cols = _Columns(answers, strata)
-    groups = answers.groupby("source", sort=True).indices if len(answers) else {}
-    rows = {src: _stats_of(cols, idx, strata is not None, n_resamples, seed) for src, idx in groups.items()}
-    out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index.name = "source"
-    if out.empty:
-        out = pd.DataFrame(columns=list(_stats(answers.iloc[:0], None, 1, 0)))
-        out.index.name = "source"
-    out["rater_agreement"] = np.nan
-    return out
+    return _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed)[0]
 
 
-def group_summary(answers: pd.DataFrame, by: str = "category", *, n_resamples: int = 2000,
-                  seed: int | None = 0) -> pd.DataFrame:
-    """One row per (source, group) with the columns of ``source_summary`` (no strata inside a group).
+def group_summary(answers: pd.DataFrame, by: str = "category", *, strata: str | None = "category",
+                  n_resamples: int = 2000, seed: int | None = 0) -> pd.DataFrame:
+    """One row per (source, group) with the columns of ``source_summary``. Index: (source, by).
 
-    ``by``: category, sub_category, scenario or answer_type. Index: (source, by).
+    ``by``: a task column: category, sub_category, scenario or answer_type. A group's intervals come from
+    the replicates of ``source_summary`` (same ``strata``, replicates and seed) restricted to the group's
+    tasks: grouped by the strata column, that is a plain bootstrap of each group's tasks.
     """
-    cols = _Columns(answers, None)
-    groups = answers.groupby(["source", by], sort=True).indices if len(answers) else {}
-    rows = {key: _stats_of(cols, idx, False, n_resamples, seed) for key, idx in groups.items()}
-    out = pd.DataFrame.from_dict(rows, orient="index")
-    if out.empty:
-        return pd.DataFrame(columns=list(_stats(answers.iloc[:0], None, 1, 0)))
-    out.index = pd.MultiIndex.from_tuples(out.index, names=["source", by])
-    return out
+    return _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, groups=(by,))[1][by]
 
 
 def pivot_summary(by_group: pd.DataFrame, summary: pd.DataFrame | None = None, value: str = "mean") -> pd.DataFrame:
@@ -256,54 +325,49 @@ def pivot_summary(by_group: pd.DataFrame, summary: pd.DataFrame | None = None, v
     return table
 
 
-def _matrix(answers: pd.DataFrame, statistic: str) -> pd.DataFrame:
-    """Tasks x sources of the per-answer statistic (value, or correct as 1/0); NaN where unscored or missing."""
-    column = "correct_value" if statistic == "accuracy" else "value"
-    if column not in answers:
-        answers = answers.assign(correct_value=_correct_as_float(answers["correct"]))
-    return answers.pivot(index="task_id", columns="source", values=column)
-
-
-def _task_strata(answers: pd.DataFrame, matrix: pd.DataFrame, strata: str | None) -> np.ndarray | None:
-    """Stratum codes of the matrix's tasks (sorted string order, as ``paired_difference`` sorts them)."""
-    if strata is None:
-        return None
-    groups = answers.drop_duplicates("task_id").set_index("task_id")[strata]
-    return pd.factorize(groups.reindex(matrix.index).astype(str), sort=True)[0]
-
-
 def paired(answers: pd.DataFrame, source_a: str, source_b: str, *, statistic: str = "mean",
-           strata: str | None = "category", n_resamples: int = 2000, seed: int | None = 0,
-           matrix: pd.DataFrame | None = None, task_strata: np.ndarray | None = None) -> statistics.PairedDifference:
+           strata: str | None = "category", n_resamples: int = 2000, seed: int | None = 0) -> statistics.PairedDifference:
     """Mean score (or ``statistic="accuracy"``) of ``source_a`` minus ``source_b`` over the tasks both scored,
-    with its paired, stratified bootstrap interval (``statistics.paired_difference``: both sources resampled
-    on the same tasks, within each ``strata`` group; "distinguishable" only when the 95 % interval excludes
-    0). ``matrix`` / ``task_strata``: the tasks x sources table of ``_matrix`` and its stratum codes when
-    already built (pair_table reuses them)."""
-    m = _matrix(answers, statistic) if matrix is None else matrix
-    st = _task_strata(answers, m, strata) if task_strata is None else task_strata
-    # accuracy is 0/1 here already: the mean of the 0/1 differences is the accuracy difference
-    return statistics.paired_difference_arrays(m[source_a].to_numpy(dtype=float), m[source_b].to_numpy(dtype=float),
-                                               st, n_resamples=n_resamples, seed=seed)
+    with its 95 % interval from the stratified task bootstrap of ``source_summary`` (both sources on the
+    same resampled tasks, the paired bootstrap; each replicate averages the differences of the tasks it
+    drew that both scored); "distinguishable" only when the interval excludes 0. The same numbers as the
+    pair's row of ``pair_table``.
+
+    Raises KeyError for a source label not in ``answers``; ValueError for another statistic."""
+    known = set(answers["source"]) if not answers.empty else set()
+    for src in (source_a, source_b):
+        if src not in known:
+            raise KeyError(f"no source {src!r}; sources: {', '.join(sorted(map(str, known)))}")
+    pairs = _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
+    for a, b, d in pairs:
+        if (a, b) == (source_a, source_b):
+            return d
+        if (a, b) == (source_b, source_a):          # the table holds a - b in name order: flip it
+            return dataclasses.replace(d, difference=None if d.difference is None else -d.difference,
+                                       ci_low=None if d.ci_high is None else -d.ci_high,
+                                       ci_high=None if d.ci_low is None else -d.ci_low, only_a=d.only_b,
+                                       only_b=d.only_a)
+    raise KeyError(f"{source_a!r} and {source_b!r} are one source")
 
 
 def pair_table(answers: pd.DataFrame, *, statistic: str = "mean", n_resamples: int = 2000,
                seed: int | None = 0, strata: str | None = "category") -> pd.DataFrame:
     """Every pair of sources (a before b in name order): difference, ci_low, ci_high, distinguishable,
-    n_shared, only_a, only_b (see ``paired``)."""
-    sources = sorted(answers["source"].unique())
-    matrix = _matrix(answers, statistic) if len(sources) > 1 else None
-    st = _task_strata(answers, matrix, strata) if matrix is not None else None
-    rows = []
-    for i, a in enumerate(sources):
-        for b in sources[i + 1:]:
-            d = paired(answers, a, b, statistic=statistic, strata=strata, n_resamples=n_resamples, seed=seed,
-                       matrix=matrix, task_strata=st)
-            rows.append({"source_a": a, "source_b": b, "difference": _f(d.difference), "ci_low": _f(d.ci_low),
-                         "ci_high": _f(d.ci_high), "distinguishable": d.distinguishable, "n_shared": d.n_shared,
-                         "only_a": d.only_a, "only_b": d.only_b})
+    n_shared, only_a, only_b (see ``paired``; every pair from the same draws)."""
+    pairs = _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
+    return _pair_frame(pairs)
+
+
+def _pair_frame(pairs: Sequence[tuple[str, str, statistics.PairedDifference]]) -> pd.DataFrame:
+    rows = [{"source_a": a, "source_b": b, "difference": _f(d.difference), "ci_low": _f(d.ci_low),
+             "ci_high": _f(d.ci_high), "distinguishable": d.distinguishable, "n_shared": d.n_shared,
+             "only_a": d.only_a, "only_b": d.only_b} for a, b, d in pairs]
     return pd.DataFrame(rows, columns=["source_a", "source_b", "difference", "ci_low", "ci_high", "distinguishable",
                                        "n_shared", "only_a", "only_b"])
+
+
+def _f(x: float | None) -> float:
+    return np.nan if x is None else float(x)
 
 
 @dataclass(frozen=True)
@@ -443,14 +507,14 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     """
     scorer = scorer or default_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
-    summary = source_summary(answers, n_resamples=n_resamples, seed=seed)
-    by_category = group_summary(answers, "category", n_resamples=n_resamples, seed=seed)
-    pairs = pair_table(answers, n_resamples=n_resamples, seed=seed)
+    summary, tables, differences = _summaries(answers, strata="category", n_resamples=n_resamples, seed=seed,
+                                              groups=list(dict.fromkeys(["category", *groups])), pairs=True)
+    by_category, pairs = tables["category"], _pair_frame(differences)
     ratings = ratings_frame(project)
     if agreement is not None and not ratings.empty and not summary.empty:
         values = pd.Series(agreement(answers, ratings), dtype=float)
         summary["rater_agreement"] = values.reindex(summary.index)
-    extra = {g: group_summary(answers, g, n_resamples=n_resamples, seed=seed) for g in groups}
+    extra = {g: tables[g] for g in groups}
     return Comparison(scorer, scorer_description(scorer) if scorer else "no scores yet", answers, summary, by_category,
                       pairs, judge_agreement(project, scorer) if scorer else JudgeAgreement(0, 0), ratings,
                       n_resamples, seed, extra)

@@ -7,6 +7,7 @@ values converted exactly as the column types would (checked against the portable
 
 from __future__ import annotations
 
+import itertools
 import json
 import operator
 import os
@@ -25,7 +26,7 @@ from fieldstudio.store.models import ResponseCache, Score, utcnow
 from fieldstudio.core.errors import ProjectReadOnly
 from fieldstudio.store.project import Project
 
-__all__ = ["ScoreWriter", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
+__all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
 
 FAST_SQLITE_WRITES = True
 """Write score rows to SQLite with the DB-API's executemany (False: SQLAlchemy Core, as for PostgreSQL)."""
@@ -78,7 +79,7 @@ class ScoreWriter:
                 self._conn.close()
                 self._conn = None
 
-    def write(self, scorer: str, created_at: datetime, inserts: Sequence[tuple], updates: Sequence[tuple],
+    def write(self, scorer: str, created_at: datetime, inserts: Sequence[tuple] | PlainInserts, updates: Sequence[tuple],
               pending: Mapping[str, dict[str, Any]]) -> None:
         """One write transaction.
 
@@ -86,7 +87,8 @@ class ScoreWriter:
             scorer: the ``Score.scorer`` of every inserted row.
             created_at: the ``Score.created_at`` of every inserted or updated row.
             inserts: (answer_id, scorer_version, value, correct, explanation, judge) per new row; ``correct``
-                a bool or None, ``judge`` a dict or None (SQL NULL). Ids are new UUID4 hex strings.
+                a bool or None, ``judge`` a dict or None (SQL NULL); or a ``PlainInserts`` (no judge, in
+                answer-id order). Ids are new UUID7 hex strings (``uuid7_hex_many``).
             updates: (score_id, scorer_version, value, correct, explanation, judge) per changed row.
             pending: new judge cache entries (cache key -> response); existing keys are left alone.
         """
@@ -94,7 +96,8 @@ class ScoreWriter:
             return
         if self._conn is None:
             with self.project.write() as s:
-                _write_core(s, scorer, created_at, inserts, updates)
+                _write_core(s, scorer, created_at, inserts.rows() if isinstance(inserts, PlainInserts) else inserts,
+                            updates)
                 for key, response in pending.items():
                     if s.get(ResponseCache, key) is None:
                         s.add(ResponseCache(key=key, response=response))
@@ -122,6 +125,28 @@ def _pragma(conn, sql: str) -> None:
         cursor.close()
 
 
+class PlainInserts:
+    """New score rows without a judge as columns, in answer-id order: what deterministic scoring writes
+    (``ScoreWriter.write`` takes it where it takes row tuples). Columns are equally long sequences:
+    ``answer_ids``, ``versions``, ``values`` (float or None), ``correct`` (bool or None), ``explanations``.
+    Passed to ``executemany`` zipped with the new ids, without building a tuple per row in Python."""
+
+    __slots__ = ("answer_ids", "versions", "values", "correct", "explanations")
+
+    def __init__(self, answer_ids: Sequence[str], versions: Sequence[str], values: Sequence[float | None],
+                 correct: Sequence[bool | None], explanations: Sequence[str | None]) -> None:
+        self.answer_ids, self.versions, self.values = answer_ids, versions, values
+        self.correct, self.explanations = correct, explanations
+
+    def __len__(self) -> int:
+        return len(self.answer_ids)
+
+    def rows(self) -> list[tuple]:
+        """The (answer_id, scorer_version, value, correct, explanation, judge=None) tuples."""
+        return list(zip(self.answer_ids, self.versions, self.values, self.correct, self.explanations,
+                        itertools.repeat(None)))
+
+
 _FIRST = operator.itemgetter(0)
 _INSERT_SQL = ("INSERT INTO score (id, answer_id, scorer, scorer_version, value, correct, explanation, judge, "
                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -145,14 +170,18 @@ def _write_sqlite(conn, scorer: str, created_at: datetime, inserts: Sequence[tup
     to_db = column_type.bind_processor(conn.dialect) or (lambda v: v)
     stamp = to_db(created_at)
     cursor = conn.connection.cursor()            # the DB-API cursor: no per-statement SQLAlchemy context
-    if inserts:
-        ordered = sorted(inserts, key=_FIRST)    # in answer order (already so from scoring.py): the foreign key
-        ids = uuid7_hex_many(len(ordered))       # check and the answer_id index walk their B-trees in order,
-        plain = [r for r in ordered if r[5] is None]    # and the ascending ids append to the key's index
+    plain_sql = _INSERT_PLAIN_SQL.format(scorer=_literal(scorer), created_at=_literal(stamp))
+    if isinstance(inserts, PlainInserts):        # in answer order: the foreign key check and the answer_id
+        if len(inserts):                         # index walk their B-trees in order, and the ascending ids
+            cursor.executemany(plain_sql, zip(uuid7_hex_many(len(inserts)), inserts.answer_ids, inserts.versions,
+                                              inserts.values, inserts.correct, inserts.explanations))
+    elif inserts:                                # append to the key's index
+        ordered = sorted(inserts, key=_FIRST)
+        ids = uuid7_hex_many(len(ordered))
+        plain = [r for r in ordered if r[5] is None]
         if plain:
             answer_ids, versions, values, correct, explanations, _ = zip(*plain)
-            cursor.executemany(_INSERT_PLAIN_SQL.format(scorer=_literal(scorer), created_at=_literal(stamp)),
-                               zip(ids, answer_ids, versions, values, correct, explanations))
+            cursor.executemany(plain_sql, zip(ids, answer_ids, versions, values, correct, explanations))
         judged = [r for r in ordered if r[5] is not None]
         if judged:
             cursor.executemany(_INSERT_SQL, [(i, a, scorer, v, val, c, e, json.dumps(j), stamp)
@@ -195,21 +224,35 @@ def _write_core(s, scorer: str, created_at: datetime, inserts: Sequence[tuple], 
 def uuid7_hex_many(n: int) -> list[str]:
     """``n`` new time-ordered UUIDs (version 7, RFC 9562 §5.7) as 32 hex characters each, in ascending order.
 
-    Layout: 48-bit Unix time in milliseconds (big-endian), version nibble 7, 12 random bits, variant bits
-    10, 62 random bits; the ``n`` ids of one call share the millisecond and are sorted, so ids drawn by a
-    later call (a later millisecond) sort after them. Score rows use them: a primary-key index over random
-    UUID4 keys is dirtied all over by every batch of inserts, one over UUID7 keys only at its end, which
-    makes writing 100,000 score rows about a third faster (benchmarks/bench_scoring.py). They are still
-    RFC UUIDs (74 random bits each), so rows from several machines merge by id as before.
+    Layout: 48-bit Unix time in milliseconds (big-endian), version nibble 7, then an 18-bit counter 0, 1,
+    2 ... in the 12 bits of ``rand_a`` and the 6 leftmost bits of ``rand_b`` after the variant bits 10
+    (RFC 9562 §6.2, "Fixed Bit-Length Dedicated Counter"), then 56 random bits; the ``n`` ids of one call
+    share the millisecond, so the counter puts them in order without sorting, and ids drawn by a later call
+    (a later millisecond) sort after them. Score rows use them: a primary-key index over random UUID4 keys
+    is dirtied all over by every batch of inserts, one over UUID7 keys only at its end, which makes writing
+    100,000 score rows about a third faster (benchmarks/bench_scoring.py). They are still RFC UUIDs (56
+    random bits each beside the time), so rows from several machines merge by id as before. More than
+    2^18 ids in one call are drawn in several calls' worth of milliseconds.
     """
     if n <= 0:
         return []
+    if n > _UUID7_COUNTER:
+        out = uuid7_hex_many(_UUID7_COUNTER)
+        while len(out) < n:
+            time.sleep(0.001)                       # a later millisecond: the next part sorts after
+            out += uuid7_hex_many(min(_UUID7_COUNTER, n - len(out)))
+        return out
     raw = np.frombuffer(os.urandom(16 * n), dtype=np.uint8).reshape(n, 16).copy()
     raw[:, :6] = np.frombuffer((time.time_ns() // 1_000_000).to_bytes(6, "big"), dtype=np.uint8)
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x70
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
+    counter = np.arange(n, dtype=np.uint32)
+    raw[:, 6] = 0x70 | (counter >> 14)
+    raw[:, 7] = (counter >> 6) & 0xFF
+    raw[:, 8] = 0x80 | (counter & 0x3F)
     text = raw.tobytes().hex()
-    return sorted(text[i:i + 32] for i in range(0, 32 * n, 32))
+    return [text[i:i + 32] for i in range(0, 32 * n, 32)]
+
+
+_UUID7_COUNTER = 1 << 18
 
 
 # ---------------------------------------------------------------- reading

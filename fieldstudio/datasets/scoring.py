@@ -50,8 +50,8 @@ from fieldstudio.core.scorers import REGISTRY, ScoreResult, acceptability, docum
 from fieldstudio.core.scorers import get as get_scorer
 from fieldstudio.core.scorers import unscored
 from fieldstudio.datasets.judging import JUDGE_MAX_TOKENS, JudgeCaller, load_judge
-from fieldstudio.datasets.score_store import (ScoreWriter, StoredScore, heads, in_list, raw_rows, score_rows,
-                                              stamp_reader)
+from fieldstudio.datasets.score_store import (PlainInserts, ScoreWriter, StoredScore, heads, in_list, raw_rows,
+                                              score_rows, stamp_reader)
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 
@@ -444,7 +444,7 @@ class _Memo:
 
 def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
                  in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: _Memo,
-                 report: ScoringReport) -> tuple[list[tuple], list[tuple]]:
+                 report: ScoringReport) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
     """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
 
     Answers without a score row in force (a first scoring) take a fast path: the memo is looked up for all
@@ -494,8 +494,9 @@ def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskIn
 
 
 def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs], params: Mapping[str, Any],
-               memo: _Memo, report: ScoringReport) -> list[tuple]:
-    """``_score_chunk`` for answers without a score row: every one becomes an insert."""
+               memo: _Memo, report: ScoringReport) -> PlainInserts:
+    """``_score_chunk`` for answers without a score row: every one becomes an insert (columns, in the
+    chunk's answer-id order)."""
     aids, run_ids, task_ids, texts, _, errors = zip(*chunk)          # columns; every pass below runs in C
     rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))
     if None in rows:
@@ -503,9 +504,13 @@ def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInpu
             if row is None:
                 rows[i] = memo.row(scorer, chunk[i], tasks, params)
     versions, values, correct, explanations, _, flags, reasons, failed = zip(*rows)
-    for (run_id, ok), n in Counter(zip(run_ids, flags)).items():
-        report.per_run.setdefault(run_id, [0, 0])[0 if ok else 1] += n
     n_scored = flags.count(True)
+    scored_by_run = Counter(itertools.compress(run_ids, flags)) if n_scored else {}
+    for run_id, n in Counter(run_ids).items():
+        counts = report.per_run.setdefault(run_id, [0, 0])
+        ok = scored_by_run.get(run_id, 0)
+        counts[0] += ok
+        counts[1] += n - ok
     report.scored += n_scored
     report.unscored += len(rows) - n_scored
     if n_scored < len(rows):
@@ -513,7 +518,7 @@ def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInpu
         counted.pop(None, None)                  # scored rows have no reason
         report.unscored_reasons.update(counted)
         report.failed_answers += sum(failed)     # only unscored rows can be failed calls
-    return list(zip(aids, versions, values, correct, explanations, itertools.repeat(None)))
+    return PlainInserts(aids, versions, values, correct, explanations)
 
 
 def _judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],

@@ -217,7 +217,7 @@ def _table(df: pd.DataFrame, *, index: bool = True, secrets: Sequence[str] = (),
 
 
 def _img(fig) -> str:
-    data = base64.b64encode(plots.figure_bytes(fig, "png", dpi=90)).decode("ascii")
+    data = base64.b64encode(plots.figure_bytes(fig, "png", dpi=90, png_compression=1)).decode("ascii")
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
@@ -322,7 +322,8 @@ def render_html(project: Project, comparison: Comparison) -> str:
         f"<p><b>Scorer:</b> {html.escape(c.scorer_label)}</p>",
         "<p class=\"note\"><b>mean</b>: mean raw score of the scored answers (GreenAgent's score_rate). "
         "<b>accuracy</b>: share of scored answers the scorer counts correct (FieldWorkArena: score &gt; 0.5, "
-        "its correctRate). Intervals: 95 % percentile bootstrap, stratified by category, "
+        "its correctRate). Intervals: 95 % percentile bootstrap over tasks, resampled within each category; "
+        "every source, category and pair is measured on the same resampled tasks (a paired bootstrap), "
         f"{c.n_resamples} resamples, seed {c.seed}. Unscored answers (no judge, failed calls) are left out "
         "and counted. Cost: the sum of known costs; \"partial\" when some are unknown.</p>",
         "<h2>Summary by source</h2>", _table(summary, secrets=secrets),

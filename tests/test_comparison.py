@@ -274,3 +274,33 @@ def test_judge_agreement_kappa_by_hand(project):
     assert (ja.n, ja.agree, ja.rate) == (6, 4, pytest.approx(4 / 6))
     assert ja.pass_fail.table == ((3, 1), (1, 1))
     assert ja.kappa == pytest.approx(0.25)
+
+
+def test_same_tasks_in_another_project_give_the_same_intervals(tmp_path):
+    """Task ids are random, so the bootstrap orders tasks by external id: the same tasks, answers and seed in
+    two projects (added in opposite orders) give identical intervals."""
+    from fieldstudio.store.project import Project
+
+    got = []
+    for name, order in (("one", range(30)), ("two", reversed(range(30)))):
+        p = Project.create(tmp_path / f"{name}.fieldstudio")
+        tasks = {i: add_task(p, f"1.1.{i:04d}", "x", category="A" if i < 12 else "B") for i in order}
+        run = add_run(p, "m", {tasks[i]: "x" for i in range(30)})
+        _score(p, run, {tasks[i]: round((i * 37 % 11) / 10, 1) for i in range(30)})
+        row = cmp.build_comparison(p, SCORER).summary.loc["m"]
+        got.append((row["ci_low"], row["ci_high"], row["accuracy_ci_low"], row["accuracy_ci_high"]))
+        p.close()
+    assert got[0] == got[1]
+
+
+def test_missing_group_values_form_their_own_group_and_bad_tables_are_refused(two_sources):
+    project, *_ = two_sources
+    answers = cmp.build_comparison(project, SCORER).answers
+    odd = answers.assign(answer_type=[None if i % 3 == 0 else "number" for i in range(len(answers))])
+    table = cmp.group_summary(odd, "answer_type")
+    assert table["answers"].sum() == len(answers)                # no answer dropped for a missing value
+    assert set(table.index.get_level_values(1)) == {cmp.NO_GROUP, "number"}
+    with pytest.raises(ValueError, match="more than once"):
+        cmp.source_summary(pd.concat([answers, answers.iloc[:1]]))
+    with pytest.raises(ValueError, match="n_resamples"):
+        cmp.source_summary(answers, n_resamples=0)

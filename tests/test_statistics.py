@@ -173,3 +173,28 @@ def test_task_bootstrap_leaves_out_replicates_without_a_value():
         boot.replicate_means([(None, col[:5])])
     with pytest.raises(ValueError):
         st.TaskBootstrap(10, ["a"] * 9)
+
+
+def test_task_bootstrap_intervals_in_batches_equal_one_batch(monkeypatch):
+    """Many blocks are taken in batches of bounded memory; every batch redraws the same replicates, so the
+    intervals are the percentiles of the replicates of all blocks drawn at once (up to the last bit: BLAS
+    sums a product of another width in another order)."""
+    rng = np.random.default_rng(11)
+    values = rng.random((60, 2))
+    strata = np.repeat(["a", "b", "c"], 20)
+    blocks = [(np.arange(k, 60, 6), values[k::6]) for k in range(6)] + [(None, values)]
+    monkeypatch.setattr(st, "_CHUNK_CELLS", 700)                 # about one block per batch, 11 replicates/chunk
+    boot = st.TaskBootstrap(60, strata, n_resamples=300, seed=9)
+    batched = boot.intervals(blocks)
+    at_once = boot.replicate_means(blocks)
+    assert len(batched) == len(at_once) == 7
+    for (lo, hi), reps in zip(batched, at_once):
+        want_lo, want_hi = np.percentile(reps, [2.5, 97.5], axis=0)
+        assert np.allclose(lo, want_lo, rtol=0, atol=1e-12) and np.allclose(hi, want_hi, rtol=0, atol=1e-12)
+
+
+def test_resample_count_below_one_is_refused():
+    with pytest.raises(ValueError, match="n_resamples"):
+        st.TaskBootstrap(3, None, n_resamples=0)
+    with pytest.raises(ValueError, match="n_resamples"):
+        st.bootstrap_ci([0.1, 0.2], n_resamples=-1)

@@ -80,6 +80,11 @@ def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples:
             totals[start:stop] += v[draw].sum(axis=1)
     return totals / n
 
+def _check_resamples(n_resamples: int) -> None:
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be at least 1, not {n_resamples}")
+
+
 class TaskBootstrap:
     """One stratified bootstrap over ``n`` items (tasks), shared by every column measured on them.
 
@@ -93,7 +98,9 @@ class TaskBootstrap:
     (unscored answers) is averaged over the values drawn, so its count varies between replicates; a
     replicate that draws none of a column's values has no mean for it and is left out of that column's
     percentiles. Where a column has every value, its replicates are distributed exactly as
-    ``bootstrap_ci``'s (not the same numbers: the draws differ).
+    ``bootstrap_ci``'s (not the same numbers: the draws differ); where it has few, its count per replicate
+    varies, so its interval depends a little on the other columns' items (a source that answered 20 of
+    400 tasks gets an interval about 5 % wider than from its 20 tasks alone).
 
     Args:
         n: items (rows of every values array given to ``replicate_means``).
@@ -101,10 +108,11 @@ class TaskBootstrap:
         n_resamples: replicates; seed: for ``numpy.random.default_rng``: the same arguments give the same
             replicates, draw by draw.
     Raises:
-        ValueError when ``strata`` does not hold n labels.
+        ValueError when ``strata`` does not hold n labels or ``n_resamples`` is below 1.
     """
 
     def __init__(self, n: int, strata: Any = None, *, n_resamples: int = 2000, seed: int | None = 0) -> None:
+        _check_resamples(n_resamples)
         self.n, self.n_resamples, self.seed = int(n), int(n_resamples), seed
         if strata is None:
             self._strata = [np.arange(self.n)]
@@ -158,10 +166,25 @@ class TaskBootstrap:
     def intervals(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]], confidence: float = 0.95
                   ) -> list[tuple[np.ndarray, np.ndarray]]:
         """(ci_low, ci_high) arrays of shape (m,) per block of ``replicate_means``: the (1-c)/2 and (1+c)/2
-        percentiles (numpy "linear") of each column's replicates; NaN for a column with no value."""
+        percentiles (numpy "linear") of each column's replicates; NaN for a column with no value. Blocks
+        are taken in batches of about ``_CHUNK_CELLS`` replicate values, so memory stays bounded however
+        many groups there are."""
         q = [50 * (1 - confidence), 50 * (1 + confidence)]
         out = []
-        for reps in self.replicate_means(blocks):
+        batch: list = []
+        width = 0
+        for i, block in enumerate(blocks):        # batches of bounded replicate memory: each batch draws the
+            batch.append(block)                   # same replicates again from the seed
+            width += np.shape(block[1])[1] if np.ndim(block[1]) == 2 else 1
+            if width * self.n_resamples >= _CHUNK_CELLS or i == len(blocks) - 1:
+                out += self._percentiles(self.replicate_means(batch), q)
+                batch, width = [], 0
+        return out
+
+    @staticmethod
+    def _percentiles(replicates: list[np.ndarray], q: list[float]) -> list[tuple[np.ndarray, np.ndarray]]:
+        out = []
+        for reps in replicates:
             if reps.shape[1] == 0:
                 out.append((np.empty(0), np.empty(0)))
                 continue
@@ -201,6 +224,7 @@ def bootstrap_ci(scores: Any, strata: Sequence[Any] | None = None, *, statistic:
     Returns:
         Interval whose bounds are the (1-c)/2 and (1+c)/2 percentiles (numpy "linear") of the replicates.
     """
+    _check_resamples(n_resamples)
     a, s, left_out = _prepare(scores, strata)
     if statistic == "accuracy":
         a = (a > CORRECT_THRESHOLD).astype(float)

@@ -43,7 +43,7 @@ from fieldstudio.store.ratings import is_machine
 
 __all__ = ["Comparison", "JudgeAgreement", "AgreementHook", "build_comparison", "load_answers", "source_summary",
            "group_summary", "pivot_summary", "pair_table", "paired", "task_grid", "filter_answers", "ratings_frame",
-           "judge_agreement", "default_scorer", "NO_GROUP"]
+           "judge_agreement", "default_scorer", "summarise", "NO_GROUP"]
 
 NO_GROUP = "(none)"
 """Label of answers whose task has no category (sub-category, scenario)."""
@@ -162,12 +162,22 @@ class _TaskGrid:
     ``uq_answer_run_task`` constraint), with the stratified task bootstrap every interval of it shares
     (``statistics.TaskBootstrap``: all sources, pairs and groups see the same resampled task sets).
 
-    Tasks are in sorted id order and sources in sorted label order, so the same answers, strata, replicate
-    count and seed give the same replicates to ``source_summary``, ``group_summary``, ``pair_table`` and
-    ``paired``."""
+    Tasks are in (external id, task id) order and sources in sorted label order, so the same answers,
+    strata, replicate count and seed give the same replicates to ``source_summary``, ``group_summary``,
+    ``pair_table`` and ``paired``, also in another project holding the same tasks (task ids are random).
+
+    Raises ValueError when a source has two answers to one task (a hand-built table)."""
 
     def __init__(self, answers: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> None:
-        self.task_codes, self.task_ids = pd.factorize(answers["task_id"], sort=True)
+        if answers.duplicated(["task_id", "source"]).any():
+            twice = answers[answers.duplicated(["task_id", "source"])].iloc[0]
+            raise ValueError(f"source {twice['source']!r} answers task {twice['task_id']!r} more than once; "
+                             "a comparison needs one answer per source and task")
+        tasks = answers.drop_duplicates("task_id")
+        external = tasks["external_id"] if "external_id" in tasks else tasks["task_id"]
+        order = tasks.assign(_ext=external.astype(str)).sort_values(["_ext", "task_id"], kind="stable")["task_id"]
+        self.task_ids = pd.Index(order.to_numpy())
+        self.task_codes = self.task_ids.get_indexer(answers["task_id"])
         self.source_codes, sources = pd.factorize(answers["source"], sort=True)
         self.sources = [str(s) for s in sources]
         self._first = np.full(len(self.task_ids), -1, dtype=np.int64)     # one answer row per task
@@ -177,14 +187,20 @@ class _TaskGrid:
         self.boot = statistics.TaskBootstrap(len(self.task_ids), labels, n_resamples=n_resamples, seed=seed)
 
     def task_labels(self, column: str) -> np.ndarray:
-        """(tasks,) the task column ``column`` (category, scenario ...) as strings, in task order."""
-        return self._answers[column].to_numpy()[self._first].astype(str)
+        """(tasks,) the task column ``column`` (category, scenario ...) as strings, in task order; a missing
+        value is ``NO_GROUP``."""
+        return _group_labels(self._answers[column]).to_numpy()[self._first]
 
     def grid(self, per_answer: np.ndarray) -> np.ndarray:
         """(tasks, sources) of a per-answer array; NaN where a source has no answer to a task."""
         out = np.full((len(self.task_ids), len(self.sources)), np.nan)
         out[self.task_codes, self.source_codes] = per_answer
         return out
+
+
+def _group_labels(column: pd.Series) -> pd.Series:
+    """A task column as the strings the tables group by: missing values (None, NaN) become ``NO_GROUP``."""
+    return column.astype(object).where(column.notna(), NO_GROUP).astype(str)
 
 
 _STAT_COLUMNS = ["answers", "n", "unscored", "mean", "ci_low", "ci_high", "n_correct_known", "accuracy",
@@ -226,11 +242,14 @@ def _sum_known(col: Any) -> float:
     return float(np.nansum(a)) if (~np.isnan(a)).any() else np.nan
 
 
-def _summaries(answers: pd.DataFrame, *, strata: str | None, n_resamples: int, seed: int | None,
-               groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean"
-               ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[tuple[str, str, statistics.PairedDifference]]]:
-    """(source summary, {group column: group summary}, [(a, b, paired difference)]) from one set of draws:
-    every interval is a block of one ``TaskBootstrap.intervals`` call (see ``source_summary``)."""
+def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
+              seed: int | None = 0, groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean"
+              ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[tuple[str, str, statistics.PairedDifference]]]:
+    """``source_summary``, ``group_summary`` for each column of ``groups`` and, with ``pairs``, the paired
+    difference (``statistic``: mean or accuracy) of every pair of sources (a before b in name order), all
+    from one set of draws: (summary, {group column: group summary}, [(a, b, PairedDifference)]).
+
+    Raises ValueError for another statistic or for two answers of one source to one task."""
     if statistic not in ("mean", "accuracy"):
         raise ValueError(f"unknown statistic {statistic!r}: use 'mean' or 'accuracy'")
     if answers.empty:
@@ -271,8 +290,9 @@ def _summaries(answers: pd.DataFrame, *, strata: str | None, n_resamples: int, s
     for by in groups:
         where, rows, first = members[by]
         cells = {}
-        for (src, group), idx in answers.groupby(["source", by], sort=True).indices.items():
-            k = where[str(group)]
+        for (src, group), idx in answers.groupby([answers["source"], _group_labels(answers[by])],
+                                                  sort=True).indices.items():
+            k = where[group]
             cells[(src, group)] = row(idx, rows[k], source_at[str(src)], first + k)
         table = pd.DataFrame.from_dict(cells, orient="index")
         table.index = pd.MultiIndex.from_tuples(table.index, names=["source", by])
@@ -283,9 +303,10 @@ def _summaries(answers: pd.DataFrame, *, strata: str | None, n_resamples: int, s
         ok_a, ok_b = ~np.isnan(m[:, a]), ~np.isnan(m[:, b])
         d = diffs[:, p][ok_a & ok_b]
         only_a, only_b = int((ok_a & ~ok_b).sum()), int((ok_b & ~ok_a).sum())
+        bounded = bool(d.size) and not (np.isnan(lo) or np.isnan(hi))   # NaN: no replicate drew a shared task
         differences.append((tasks.sources[a], tasks.sources[b], statistics.PairedDifference(
-            float(d.mean()) if d.size else None, float(lo) if d.size else None, float(hi) if d.size else None,
-            bool(d.size and (lo > 0 or hi < 0)), int(d.size), only_a, only_b, n_resamples, seed)))
+            float(d.mean()) if d.size else None, float(lo) if bounded else None, float(hi) if bounded else None,
+            bounded and bool(lo > 0 or hi < 0), int(d.size), only_a, only_b, n_resamples, seed)))
     return summary, tables, differences
 
 
@@ -299,7 +320,7 @@ def source_summary(answers: pd.DataFrame, *, strata: str | None = "category", n_
     ``cost_status`` says whether any was unknown; ``cost_per_correct_usd`` is NaN unless every cost is known
     and one answer is correct.
     """
-    return _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed)[0]
+    return summarise(answers, strata=strata, n_resamples=n_resamples, seed=seed)[0]
 
 
 def group_summary(answers: pd.DataFrame, by: str = "category", *, strata: str | None = "category",
@@ -310,7 +331,7 @@ def group_summary(answers: pd.DataFrame, by: str = "category", *, strata: str | 
     the replicates of ``source_summary`` (same ``strata``, replicates and seed) restricted to the group's
     tasks: grouped by the strata column, that is a plain bootstrap of each group's tasks.
     """
-    return _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, groups=(by,))[1][by]
+    return summarise(answers, strata=strata, n_resamples=n_resamples, seed=seed, groups=(by,))[1][by]
 
 
 def pivot_summary(by_group: pd.DataFrame, summary: pd.DataFrame | None = None, value: str = "mean") -> pd.DataFrame:
@@ -338,7 +359,7 @@ def paired(answers: pd.DataFrame, source_a: str, source_b: str, *, statistic: st
     for src in (source_a, source_b):
         if src not in known:
             raise KeyError(f"no source {src!r}; sources: {', '.join(sorted(map(str, known)))}")
-    pairs = _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
+    pairs = summarise(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
     for a, b, d in pairs:
         if (a, b) == (source_a, source_b):
             return d
@@ -354,7 +375,7 @@ def pair_table(answers: pd.DataFrame, *, statistic: str = "mean", n_resamples: i
                seed: int | None = 0, strata: str | None = "category") -> pd.DataFrame:
     """Every pair of sources (a before b in name order): difference, ci_low, ci_high, distinguishable,
     n_shared, only_a, only_b (see ``paired``; every pair from the same draws)."""
-    pairs = _summaries(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
+    pairs = summarise(answers, strata=strata, n_resamples=n_resamples, seed=seed, pairs=True, statistic=statistic)[2]
     return _pair_frame(pairs)
 
 
@@ -507,7 +528,7 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     """
     scorer = scorer or default_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
-    summary, tables, differences = _summaries(answers, strata="category", n_resamples=n_resamples, seed=seed,
+    summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,
                                               groups=list(dict.fromkeys(["category", *groups])), pairs=True)
     by_category, pairs = tables["category"], _pair_frame(differences)
     ratings = ratings_frame(project)

@@ -185,7 +185,8 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     """Read and summarise one scorer (None: the one with most scores) over the chosen runs (all when None).
 
     No paired differences are computed (the report does that); the summaries are those of
-    ``comparison.source_summary`` and ``comparison.group_summary(by="category")`` with the same bootstrap.
+    ``comparison.source_summary`` and ``comparison.group_summary(by="category")``, from one set of draws
+    (``comparison.summarise``).
     ``cancelled`` is checked between steps; a cancelled load still returns what it has read.
     """
     scorers = available_scorers(project)
@@ -196,9 +197,9 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     grid = build_grid(answers, scorer)
     if cancelled():
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
-    summary = comparison.source_summary(answers, n_resamples=n_resamples, seed=seed)
     progress(2, 3)
-    by_category = comparison.group_summary(answers, "category", n_resamples=n_resamples, seed=seed)
+    summary, tables, _ = comparison.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",))
+    by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"
     return ComparisonView(scorer, label, answers, grid, summary, by_category, scorers)

@@ -158,8 +158,9 @@ def summary_json(comparison: Comparison) -> dict[str, Any]:
                 cats[str(cat)] = {k: _num(crow.get(k)) for k in _JSON_FIELDS}
         sources[str(src)] = {"all": entry, "categories": cats}
     return {"scorer": comparison.scorer, "scorer_label": comparison.scorer_label,
-            "interval": f"95 % percentile bootstrap, stratified by category, {comparison.n_resamples} resamples, "
-                        f"seed {comparison.seed}",
+            "interval": f"95 % percentile bootstrap over tasks resampled within each category, the same "
+                        f"resampled tasks for every source, category and pair (paired), {comparison.n_resamples} "
+                        f"resamples, seed {comparison.seed}",
             "accuracy_means": "share of scored answers the scorer counts correct (FieldWorkArena: score > 0.5)",
             "mean_means": "mean raw score of the scored answers (GreenAgent's score_rate)",
             "sources": sources,

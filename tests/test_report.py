@@ -204,3 +204,11 @@ def test_plot_shapes_carry_the_table_values(scored):
         assert (xs.min(), xs.max()) == (pytest.approx(q1), pytest.approx(q3))
         assert medians.get_segments()[k][0][0] == pytest.approx(med)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["alpha", "beta"]
+
+
+def test_table_cells_show_large_numbers_in_full():
+    from fieldstudio.datasets.report import _fmt
+
+    assert _fmt(900000.0) == "900,000" and _fmt(45000) == "45,000" and _fmt(1234.6) == "1,235"
+    assert _fmt(1.0) == "1" and _fmt(0.010123) == "0.0101" and _fmt(999.4) == "999" and _fmt(-0.25) == "-0.25"
+    assert _fmt(float("nan")) == "—" and _fmt(None) == "—" and _fmt(True) == "yes" and _fmt(12) == "12"

@@ -190,14 +190,19 @@ def _cell_colour(value: float, lo: float = 0.0, hi: float = 1.0) -> str:
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
+    """A table cell: 3 significant digits, but numbers from 1,000 up (token counts summed as floats, large
+    costs) in full to the unit with thousands separators ("900,000", not "9e+05")."""
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "—"
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (int, np.integer)):
-        return str(int(v))
+        return f"{int(v):,}" if abs(int(v)) >= 1000 else str(int(v))
     if isinstance(v, (float, np.floating)):
-        return f"{float(v):.{digits}g}"
+        f = float(v)
+        if 1000 <= abs(f) < 1e15:
+            return f"{f:,.0f}"
+        return f"{f:.{digits}g}"
     return str(v)
 
 

@@ -94,7 +94,8 @@ class SummaryTableModel(QAbstractTableModel):
             acc_text = "—" if acc is None or (isinstance(acc, float) and math.isnan(acc)) else f"{acc:.3f}"
             return (f"{self.sources[index.column()]}, {self.categories[index.row()]}: mean {cell_text(mean, cell['ci_low'], cell['ci_high'], cell['n'])}"
                     f"\n{int(cell['answers'])} answers, {int(cell['answers']) - int(cell['n'])} unscored; accuracy {acc_text}"
-                    "\n95 % stratified bootstrap interval, 2,000 resamples, seeded")
+                    "\n95 % bootstrap interval over tasks resampled within each category, the same resampled "
+                    "tasks for every cell; 2,000 resamples, seeded")
         return None
 
 
@@ -219,7 +220,8 @@ class SummaryPanel(QWidget):
         else:
             self.table_model.set_cells(view.category_cells(), view.grid.scale)
             self.caption.setText(f"{view.scorer_label} — mean score per category with its 95 % bootstrap interval "
-                                 "(stratified by category for “all”, 2,000 resamples, seeded) and n scored answers.")
+                                 "(tasks resampled within each category, the same resampled tasks for every cell, "
+                                 "2,000 resamples, seeded) and n scored answers.")
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
 

@@ -13,6 +13,7 @@ boundaries do not suffer from float rounding, benchmarks.md §4.2); times in sec
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -321,7 +322,12 @@ def _report_items(obj: Any) -> tuple[list[dict], int | None]:
 
 
 def _norm_key(k: Any) -> str:
-    return re.sub(r"[\s_]+", " ", str(k)).strip().lower()
+    return _norm_key_text(str(k))
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm_key_text(k: str) -> str:
+    return re.sub(r"[\s_]+", " ", k).strip().lower()
 
 
 def _norm_id(v: Any) -> Any:
@@ -335,6 +341,13 @@ def compare_field(pred: Any, ref: Any) -> bool | None:
     A reference of one token (a category, a file name, a number) is decided; a differing multi-word
     reference ("Workers with both hand full") cannot be judged without a judge and gives None.
     """
+    return _compare_text(str(pred), str(ref))
+
+
+@functools.lru_cache(maxsize=65536)
+def _compare_text(pred: str, ref: str) -> bool | None:
+    """``compare_field`` on the two values' text, which is all it reads: remembered, because pairing the
+    incidents of two reports compares every field of every pair, and many answers repeat the same fields."""
     if normalise_text(pred) == normalise_text(ref):
         return True
     p_len, r_len = parse_length_m(str(pred)), parse_length_m(str(ref))

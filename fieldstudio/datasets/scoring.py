@@ -335,37 +335,45 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)
     with _gc_paused() if judge is None else contextlib.nullcontext():
-        answers, tasks, in_force = _read_inputs(project, ids, info.name)
-        report.answers = total = len(answers)
-        progress(0, total)
-        batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
-        memo = _Memo()
-        with ScoreWriter(project) as writer:
-            for start in range(0, total, batch):
-                if cancelled():
-                    report.cancelled = True
-                    break
-                now = utcnow()
-                chunk = answers[start:start + batch]
-                if judge is None:
-                    inserts, updates = _score_chunk(info.name, chunk, tasks, in_force, params, memo, report)
-                    pending: dict[str, Any] = {}
-                else:
-                    inserts, updates = _judge_chunk(info.name, chunk, tasks, in_force, judge, params, report,
-                                                    cancelled, lambda i, s=start: progress(s + i + 1, total))
-                    pending = judge.take_pending()
-                writer.write(info.name, now, inserts, updates, pending)
-                report.written += len(inserts) + len(updates)
-                if judge is not None and judge.fatal is not None:
-                    _finish_judge(report, judge)
-                    raise judge.fatal
-                progress(min(start + len(chunk), total), total)
-                if report.cancelled:
-                    break
+        # what the scoring allocates is local to _score_all and freed when it returns, with the collector
+        # still paused: its first pass after the pause would otherwise walk every answer tuple read
+        _score_all(project, info.name, ids, judge, params, report, progress, cancelled)
     if judge is not None:
         _finish_judge(report, judge)
     report.per_run = dict(sorted(report.per_run.items()))
     return report
+
+
+def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: JudgeCaller | None,
+               params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled) -> None:
+    """The body of ``score_answers``: read the inputs, score and write batch by batch into ``report``."""
+    answers, tasks, in_force = _read_inputs(project, ids, scorer)
+    report.answers = total = len(answers)
+    progress(0, total)
+    batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
+    memo = _Memo()
+    with ScoreWriter(project) as writer:
+        for start in range(0, total, batch):
+            if cancelled():
+                report.cancelled = True
+                break
+            now = utcnow()
+            chunk = answers[start:start + batch]
+            if judge is None:
+                inserts, updates = _score_chunk(scorer, chunk, tasks, in_force, params, memo, report)
+                pending: dict[str, Any] = {}
+            else:
+                inserts, updates = _judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
+                                                cancelled, lambda i, s=start: progress(s + i + 1, total))
+                pending = judge.take_pending()
+            writer.write(scorer, now, inserts, updates, pending)
+            report.written += len(inserts) + len(updates)
+            if judge is not None and judge.fatal is not None:
+                _finish_judge(report, judge)
+                raise judge.fatal
+            progress(min(start + len(chunk), total), total)
+            if report.cancelled:
+                break
 
 
 @contextlib.contextmanager
@@ -377,6 +385,8 @@ def _gc_paused() -> Iterator[None]:
     deterministic scoring time (0.5-0.9 s of 2.5 s on 100,000 answers, benchmarks/bench_scoring.py)
     while finding almost nothing to free, since those rows hold no reference cycles. Reference counting
     still frees everything as usual; only cycles wait for the collector, which runs again after the block.
+    What is still alive when the block ends is walked by the collector's first pass after it (every object
+    allocated meanwhile is in its youngest generation), so ``score_answers`` frees the answers before.
     Used only without a judge: a judged scoring can last minutes. The collector's switch is global to the
     process (Python documents no per-thread one), so another thread's cycles also wait for the block.
     """

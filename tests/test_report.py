@@ -116,7 +116,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
     assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
-    assert len(images) == 4
+    assert len(images) == 3          # scores per source with means, by category, against cost
     for b64 in images:
         png = base64.b64decode(b64)
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -142,7 +142,8 @@ def test_export_is_atomic_and_errors_name_the_file(scored, tmp_path):
 def test_plots_saved_as_png_and_svg(scored, tmp_path):
     project, _ = scored
     c = build_comparison(project, "fwa-official")
-    png = plots.save_figure(plots.score_by_source(c.summary, scorer_label=c.scorer_label), tmp_path / "s.png")
+    png = plots.save_figure(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
+                            tmp_path / "s.png")
     svg = plots.save_figure(plots.cost_vs_score(c.summary), tmp_path / "c.svg")
     plots.save_figure(plots.category_heatmap(c.category_table()), tmp_path / "h.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -204,6 +205,17 @@ def test_plot_shapes_carry_the_table_values(scored):
         assert (xs.min(), xs.max()) == (pytest.approx(q1), pytest.approx(q3))
         assert medians.get_segments()[k][0][0] == pytest.approx(med)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["alpha", "beta"]
+    # with the summary: each source's mean as a diamond, its interval as the error bar, n in the label
+    ax = plots.score_distribution(c.answers, c.summary).axes[0]
+    diamonds, _, (bars,) = ax.containers[0].lines             # errorbar's marker line, caps, bar lines
+    assert diamonds.get_marker() == "D"
+    assert list(diamonds.get_xdata()) == pytest.approx([np.mean([v for (s, _), v in EXPECTED.items() if s == name])
+                                                        for name in ("alpha", "beta")])
+    spans = [(seg[0][0], seg[1][0]) for seg in bars.get_segments()]
+    assert spans == [(pytest.approx(c.summary.loc[n, "ci_low"]), pytest.approx(c.summary.loc[n, "ci_high"]))
+                     for n in ("alpha", "beta")]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} (n={int(c.summary.loc[n, 'n'])})"
+                                                            for n in ("alpha", "beta")]
 
 
 def test_table_cells_show_large_numbers_in_full():

@@ -22,7 +22,7 @@ from matplotlib.patches import Patch
 
 from fieldstudio.core.atomic import atomic_write_bytes
 
-__all__ = ["score_by_source", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
+__all__ = ["category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
            "save_figure", "FORMATS"]
 
 FORMATS = ("png", "svg")
@@ -78,29 +78,6 @@ def _errors(summary: pd.DataFrame, value: str, low: str, high: str) -> np.ndarra
     lo = np.nan_to_num(mid - summary[low].to_numpy(dtype=float), nan=0.0)
     hi = np.nan_to_num(summary[high].to_numpy(dtype=float) - mid, nan=0.0)
     return np.vstack([np.clip(lo, 0, None), np.clip(hi, 0, None)])
-
-
-def score_by_source(summary: pd.DataFrame, *, scorer_label: str = "", value: str = "mean") -> Figure:
-    """Horizontal bars of each source's mean score (or ``value="accuracy"``) with 95 % interval error bars."""
-    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
-    data = summary[summary[value].notna()] if not summary.empty else summary
-    fig = _figure(7.0, 1.2 + 0.45 * max(1, len(data)))
-    if data.empty:
-        return _empty(fig, "no scored answers")
-    ax = fig.add_subplot()
-    y = np.arange(len(data))
-    ax.barh(y, data[value].to_numpy(dtype=float), xerr=_errors(data, value, low, high), color="#4c78a8",
-            ecolor="#222222", capsize=4)
-    ax.set_yticks(y, [str(s) for s in data.index])
-    ax.invert_yaxis()
-    right = np.fmax(data[value].to_numpy(dtype=float), data[high].to_numpy(dtype=float))
-    for yi, (x, v, n) in enumerate(zip(right, data[value], data["n"])):
-        ax.text(x, yi, f"  {v:.3g} (n={n})", va="center", ha="left", fontsize=8)
-    ax.set_xlim(right=max(1.0, float(np.nanmax(right))) * 1.18)
-    ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
-    _title(ax, _short_label(scorer_label) or "score by source")
-    _fit(fig, left_labels=[str(s) for s in data.index])
-    return fig
 
 
 def category_heatmap(table: pd.DataFrame, *, title: str = "mean score by category") -> Figure:
@@ -204,8 +181,10 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
     return fig
 
 
-def score_distribution(answers: pd.DataFrame) -> Figure:
-    """Box plot of the per-answer scores of each source (unscored answers left out).
+def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = None, *, scorer_label: str = "") -> Figure:
+    """Box plot of the per-answer scores of each source (unscored answers left out); with ``summary``
+    (``source_summary``'s table) also each source's mean score as a red diamond with its 95 % bootstrap
+    interval as a horizontal error bar, and n scored answers in the source's label.
 
     The statistics are matplotlib's own (``cbook.boxplot_stats``: quartiles, whiskers at the last point
     within 1.5 IQR, points beyond as fliers), drawn as ``Axes.boxplot`` draws them (box outline, orange
@@ -239,11 +218,24 @@ def score_distribution(answers: pd.DataFrame) -> Figure:
     highs = [max(st["whishi"], max(st["fliers"], default=st["whishi"])) for st in stats]
     lo, hi = min(lows), max(highs)
     pad = 0.05 * (hi - lo) if hi > lo else 0.05
+    labels, title_lines = names, 0
+    if summary is not None and not summary.empty:
+        rows = summary.reindex(list(groups))
+        mean = rows["mean"].to_numpy(dtype=float)
+        y = np.arange(1, len(names) + 1, dtype=float) + half + 0.12      # just under each box
+        ax.errorbar(mean, y, xerr=_errors(rows, "mean", "ci_low", "ci_high"), fmt="D", color="#e45756",
+                    ecolor="#e45756", markersize=5, capsize=3, elinewidth=1.2)
+        lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
+        pad = 0.05 * (hi - lo) if hi > lo else 0.05
+        labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
+        _title(ax, (_short_label(scorer_label) + ": " if scorer_label else "")
+               + "box = scores per answer, red ◆ = mean with 95 % interval")
+        title_lines = 1
     ax.set_xlim(lo - pad, hi + pad)
-    ax.set_ylim(len(names) + 0.5, 0.5)              # first source on top
-    ax.set_yticks(np.arange(1, len(names) + 1), names)
+    ax.set_ylim(len(names) + 0.5 + half, 0.5)       # first source on top
+    ax.set_yticks(np.arange(1, len(names) + 1), labels)
     ax.set_xlabel("score per answer")
-    _fit(fig, left_labels=names, title_lines=0)
+    _fit(fig, left_labels=labels, title_lines=title_lines)
     return fig
 
 

@@ -343,10 +343,9 @@ def render_html(project: Project, comparison: Comparison) -> str:
         f"<p>Judged scores a person reviewed: {ja.n}; same verdict: {ja.agree}"
         f"{'' if ja.rate is None else f' ({ja.rate:.0%})'}. Ratings in the project: {len(c.ratings)}.</p>",
         "<h2>Plots</h2><div class=\"plots\">",
-        _img(plots.score_by_source(c.summary, scorer_label=c.scorer_label)),
+        _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label)),
         _img(plots.category_bars(c.by_category)),
         _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label)),
-        _img(plots.score_distribution(c.answers)),
         "</div>",
         "<h2>Runs</h2>", _table(_runs_table(project, c), secrets=secrets),
         "<h2>Tasks × sources</h2><p class=\"note\">Cell: score (✎ set by a person) and answer; hover for the "

@@ -202,7 +202,8 @@ class SummaryPanel(QWidget):
                                           lambda v: plots.cost_vs_score(v.summary, scorer_label=v.scorer_label),
                                           self.status),
             "by category": PlotTab("by category", lambda v: category_bars(v.by_category), self.status),
-            "distribution": PlotTab("score distribution", lambda v: plots.score_distribution(v.answers), self.status),
+            "distribution": PlotTab("score distribution", lambda v: plots.score_distribution(
+                v.answers, v.summary, scorer_label=v.scorer_label), self.status),
         }
         for title, tab in self.plots.items():
             self.tabs.addTab(tab, title.capitalize())

@@ -13,12 +13,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fieldstudio.cli_support import fail, open_project, out, progress_bar
+from fieldstudio.cli_support import err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
 __all__ = ["register", "score_cmd", "report_cmd", "default_scorer_for"]
 
 _SOURCE_SCORER = {"fieldworkarena": "fwa-official", "industryeqa": "eqa-direct", "openeqa": "llm-match"}
+
+
+MIN_RESAMPLES = 100
+"""Fewest bootstrap resamples the report command takes: with fewer, the 2.5th and 97.5th percentiles
+are read off a handful of replicates (one or two resamples give an "interval" that misses the mean)."""
 
 
 def _parse_params(values: list[str] | None) -> dict[str, float]:
@@ -84,6 +89,7 @@ def score_cmd(
         "--param", help="scorer parameter NAME=NUMBER, e.g. alpha=0.5, r_th=0.5, T_th=60 for fwa-paper")] = None,
 ) -> None:
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
+    from fieldstudio.core.scorers import REGISTRY
     from fieldstudio.datasets import comparison, scoring
 
     params = _parse_params(param)
@@ -91,6 +97,9 @@ def score_cmd(
         try:
             run_ids = scoring.resolve_runs(p, run)
             name = scorer or default_scorer_for(p, run_ids)
+            if name not in REGISTRY:
+                raise fail(f"unknown scorer {name!r}; scorers: {', '.join(sorted(REGISTRY))}")
+            scoring.check_params(name, params)
             label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"
             out.print(f"scoring with {scoring.scorer_description(name)}")
             out.print(label)
@@ -123,12 +132,17 @@ def report_cmd(
     scorer: Annotated[Optional[str], typer.Option(
         "--scorer", help="scorer whose scores to report (default: the one with the most scores)")] = None,
     run: Annotated[Optional[list[str]], typer.Option("--run", help="run id, prefix or name (repeatable)")] = None,
-    resamples: Annotated[int, typer.Option("--resamples", help="bootstrap resamples for the intervals")] = 2000,
-    seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0,
+    resamples: Annotated[int, typer.Option(
+        "--resamples", min=MIN_RESAMPLES,
+        help=f"bootstrap resamples for the intervals (at least {MIN_RESAMPLES})")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
+    from fieldstudio.core.scorers import REGISTRY
     from fieldstudio.datasets import report
 
+    if scorer is not None and scorer not in REGISTRY:
+        raise fail(f"unknown scorer {scorer!r}; scorers: {', '.join(sorted(REGISTRY))}")
     with open_project(project) as p:
         try:
             result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
@@ -137,6 +151,11 @@ def report_cmd(
             raise fail(str(exc)) from None
     c = result.comparison
     out.print(f"wrote {result.path} ({result.format}, {result.rows} answers, scorer {c.scorer or 'none'})")
+    if not result.rows:
+        err.print(f"{project.name} holds no answers{' of those runs' if run else ''} to report: import answers "
+                  "(fieldstudio import-answers) or run a model (fieldstudio run) first")
+    elif c.scorer is None:
+        err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")
     if not c.summary.empty:
         print_summary(c.summary, out)
     raise typer.Exit(0 if result.rows else 1)

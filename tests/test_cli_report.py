@@ -99,3 +99,34 @@ def test_report_formats(app, project_file, tmp_path):
     assert result.exit_code == 2 and "r.doc" in result.output
     result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.html"), "--resamples", "200"])
     assert result.exit_code == 0 and (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scorer", "fwa-paper", "--param", "r_th=0"], "r_th=0.0 must be a number above 0"),
+    (["--scorer", "fwa-paper", "--param", "alpha=2"], "alpha=2.0 must be a number in [0, 1]"),
+    (["--scorer", "fwa-paper", "--param", "alpha=nan"], "alpha=nan must be a number in [0, 1]"),
+    (["--param", "alpha=0.5"], "fwa-official has no parameter 'alpha'"),
+    (["--scorer", "bogus"], "unknown scorer 'bogus'"),
+])
+def test_score_refuses_bad_scorers_and_parameters_before_scoring(app, project_file, args, message):
+    result = CliRunner().invoke(app, ["score", str(project_file), *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert "scoring with" not in result.output
+    with Project.open(project_file) as p:
+        assert current_scores(p).empty                                   # nothing was written
+
+
+def test_report_refuses_bad_options_and_says_why_it_is_empty(app, project_file, tmp_path):
+    runner = CliRunner()
+    for args, message in ((["--resamples", "5"], "--resamples"), (["--seed", "-1"], "--seed"),
+                          (["--scorer", "nosuch"], "unknown scorer 'nosuch'")):
+        result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.json"), *args])
+        assert result.exit_code == 2 and message in result.output, result.output
+    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path), "--format", "html"])
+    assert result.exit_code == 2 and "is a folder" in result.output
+    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 0 and "no answer is scored yet" in result.output
+    empty = tmp_path / "empty.fieldstudio"
+    Project.create(empty).close()
+    result = runner.invoke(app, ["report", str(empty), "-o", str(tmp_path / "e.html")])
+    assert result.exit_code == 1 and "holds no answers" in result.output

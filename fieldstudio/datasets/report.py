@@ -411,10 +411,13 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     Returns:
         ReportResult with the path, format, number of answer rows and the comparison.
     Raises:
-        ReportError for an unknown format or a missing folder; NotFound for an unknown run.
+        ReportError for an unknown format, a missing folder or a folder given as the file; NotFound for an
+        unknown run.
     """
     out = Path(out)
     kind = format_of(out, fmt)
+    if out.is_dir():
+        raise ReportError(f"{out}: is a folder; give the file to write, e.g. {out / ('report.' + kind)}")
     if not out.parent.is_dir():
         raise ReportError(f"{out}: folder {out.parent} does not exist")
     comparison = comparison or build_comparison(project, scorer, run_ids, n_resamples=n_resamples, seed=seed)

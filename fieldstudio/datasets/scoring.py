@@ -34,6 +34,7 @@ import gc
 import hashlib
 import itertools
 import json
+import math
 import operator
 import re
 from collections import Counter
@@ -57,7 +58,7 @@ from fieldstudio.store.project import Project
 
 __all__ = ["ScoringError", "ScoringReport", "score_answers", "score_one", "override_score", "current_scores",
            "score_history", "promote_answer_to_ground_truth", "JudgeCaller", "DETERMINISTIC_BATCH", "JUDGE_BATCH",
-           "JUDGE_MAX_TOKENS", "resolve_runs", "scorer_description", "eval_func_of"]
+           "JUDGE_MAX_TOKENS", "resolve_runs", "scorer_description", "eval_func_of", "check_params", "SCORER_PARAMS"]
 
 DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
@@ -155,6 +156,39 @@ def _fwa_paper_params(task: TaskInputs, params: Mapping[str, Any]) -> dict[str, 
     if "T_th" in params or "t_th" in params:
         out["t_th"] = params.get("T_th", params.get("t_th"))
     return {k: float(v) for k, v in out.items()}
+
+
+SCORER_PARAMS: dict[str, dict[str, tuple[float, float, bool]]] = {
+    "fwa-paper": {"alpha": (0.0, 1.0, True), "partial_credit": (0.0, 1.0, True), "r_th": (0.0, math.inf, False),
+                  "T_th": (0.0, math.inf, False), "t_th": (0.0, math.inf, False)},
+    "llm-match": {"truncate": (0.0, 1.0, True)},
+}
+"""Parameters each scorer takes: name -> (low, high, low included); a value must lie in the range."""
+
+
+def check_params(scorer: str, params: Mapping[str, Any] | None) -> dict[str, float]:
+    """The scorer parameters as floats, checked against ``SCORER_PARAMS``.
+
+    Raises ScoringError naming the parameter for a name the scorer does not take, a value that is not a
+    finite number, or one outside its range (fwa-paper: alpha and partial_credit in [0, 1], r_th and
+    T_th above 0, which the distance and time terms divide by; benchmarks.md §1.5).
+    """
+    known = SCORER_PARAMS.get(scorer, {})
+    out: dict[str, float] = {}
+    for name, value in (params or {}).items():
+        if name not in known:
+            takes = ", ".join(known) if known else "no parameters"
+            raise ScoringError(f"{scorer} has no parameter {name!r}; it takes {takes}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ScoringError(f"{scorer} parameter {name}={value!r} is not a number") from None
+        low, high, low_ok = known[name]
+        if not math.isfinite(number) or number > high or number < low or (number == low and not low_ok):
+            bound = f"in {'[' if low_ok else '('}{low:g}, {high:g}]" if math.isfinite(high) else f"above {low:g}"
+            raise ScoringError(f"{scorer} parameter {name}={value!r} must be a number {bound}")
+        out[name] = number
+    return out
 
 
 def _verdict_of(answer: AnswerInputs) -> Any:
@@ -330,7 +364,7 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
         info = get_scorer(scorer_name)
     except KeyError as exc:
         raise ScoringError(str(exc.args[0])) from None
-    params = dict(params or {})
+    params = check_params(info.name, params)
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)

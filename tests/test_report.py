@@ -224,3 +224,19 @@ def test_table_cells_show_large_numbers_in_full():
     assert _fmt(900000.0) == "900,000" and _fmt(45000) == "45,000" and _fmt(1234.6) == "1,235"
     assert _fmt(1.0) == "1" and _fmt(0.010123) == "0.0101" and _fmt(999.4) == "999" and _fmt(-0.25) == "-0.25"
     assert _fmt(float("nan")) == "—" and _fmt(None) == "—" and _fmt(True) == "yes" and _fmt(12) == "12"
+
+
+def test_long_source_names_are_shortened_in_plots(scored):
+    long = "openrouter/anthropic/claude-3.5-sonnet-20241022 (vision, 4 frames)"
+    short = plots.short_name(long)
+    assert len(short) == plots.NAME_CHARS and short == long[:16] + "…" + long[-15:]
+    assert plots.short_name("model-000") == "model-000"
+    project, _ = scored
+    c = build_comparison(project, "fwa-official")
+    answers = c.answers.assign(source=c.answers["source"].replace({"alpha": long}))
+    summary = c.summary.rename(index={"alpha": long})
+    labels = [t.get_text() for t in plots.score_distribution(answers, summary).axes[0].get_yticklabels()]
+    assert labels[0] == "beta (n=3)" and labels[1].startswith(short + " (n=")
+    by_category = c.by_category.rename(index={"alpha": long}, level=0)
+    legend = plots.category_bars(by_category).axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["beta", short]

@@ -22,7 +22,7 @@ from matplotlib.patches import Patch
 
 from fieldstudio.core.atomic import atomic_write_bytes
 
-__all__ = ["category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
+__all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
            "save_figure", "FORMATS"]
 
 FORMATS = ("png", "svg")
@@ -68,6 +68,20 @@ def _empty(fig: Figure, message: str) -> Figure:
     return fig
 
 
+NAME_CHARS = 32
+"""Longest source or category name drawn in a plot; longer ones keep their start and end (``short_name``)."""
+
+
+def short_name(name: object, limit: int = NAME_CHARS) -> str:
+    """``name`` as text of at most ``limit`` characters: a longer one keeps its first and last characters
+    around an ellipsis ("openrouter/anthrop…, 4 frames)"), since model names differ at either end."""
+    text = str(name)
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2 + (limit - 1) % 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
 def _short_label(label: str) -> str:
     """'fwa-official 1.0' from 'fwa-official 1.0: FieldWorkArena as ...'."""
     return label.split(":", 1)[0][:60]
@@ -91,12 +105,12 @@ def category_heatmap(table: pd.DataFrame, *, title: str = "mean score by categor
     vmin, vmax = (0.0, 1.0) if finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1) else \
         (float(finite.min()), float(finite.max()))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_xticks(np.arange(table.shape[1]), [str(c) for c in table.columns], rotation=30, ha="right")
+    ax.set_xticks(np.arange(table.shape[1]), [short_name(c) for c in table.columns], rotation=30, ha="right")
     ax.set_yticks(np.arange(table.shape[0]), [str(i) for i in table.index])
     for (r, c), v in np.ndenumerate(values):
         ax.text(c, r, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center", fontsize=8)
     _title(ax, title)
-    _fit(fig, left_labels=[str(i) for i in table.index], bottom_labels=[str(c) for c in table.columns],
+    _fit(fig, left_labels=[str(i) for i in table.index], bottom_labels=[short_name(c) for c in table.columns],
          rotation=30, xlabel=False, right_pt=40.0)
     fig.colorbar(image, ax=ax, shrink=0.8)
     return fig
@@ -110,7 +124,7 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     if by_category.empty or value not in by_category:
         return _empty(_figure(7.0, 2.0), "no categories")
     table = by_category[value].unstack(level=0)
-    categories, sources = [str(c) for c in table.index], [str(c) for c in table.columns]
+    categories, sources = [str(c) for c in table.index], [short_name(c) for c in table.columns]
     fig = _figure(7.0, 1.4 + 0.16 * len(categories) * max(1, len(sources)) + 0.2 * len(categories))
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(sources))
@@ -139,7 +153,7 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     finite = finite[np.isfinite(finite)]
     ax.set_xlim(0.0, max(1.0, float(finite.max()) if finite.size else 1.0) * 1.05)
     ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
-    ax.legend(handles=[Patch(facecolor=colours(k % 10), label=str(src)) for k, src in enumerate(table.columns)],
+    ax.legend(handles=[Patch(facecolor=colours(k % 10), label=src) for k, src in enumerate(sources)],
               fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     _title(ax, title)
     _fit(fig, left_labels=categories, right_pt=14.0 + _CHAR_PT * 0.75 * max(len(s) for s in sources) + 24.0)
@@ -167,7 +181,7 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
         ax.scatter(x[partial], y[partial], s=50, facecolors="none", edgecolors="#e45756", label="cost partial",
                    zorder=3)
     for xi, yi, name in zip(x, y, known.index):
-        ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.margins(x=0.15)                       # room for the source names written right of the points
     ax.set_xlabel("total cost (USD)")
     ax.set_ylabel("mean score (95 % bootstrap interval)")
@@ -196,7 +210,7 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         return _empty(fig, "no scored answers")
     ax = fig.add_subplot()
     groups = scored.groupby("source", sort=True).indices
-    names = [str(n) for n in groups]
+    names = [short_name(n) for n in groups]
     values = scored["value"].to_numpy(dtype=float)
     stats = cbook.boxplot_stats([values[idx] for idx in groups.values()])
     half = 0.25                                     # boxplot's default width 0.5
@@ -228,9 +242,9 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
         pad = 0.05 * (hi - lo) if hi > lo else 0.05
         labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
-        _title(ax, (_short_label(scorer_label) + ": " if scorer_label else "")
+        _title(ax, (_short_label(scorer_label) + "\n" if scorer_label else "")
                + "box = scores per answer, red ◆ = mean with 95 % interval")
-        title_lines = 1
+        title_lines = 2 if scorer_label else 1
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(len(names) + 0.5 + half, 0.5)       # first source on top
     ax.set_yticks(np.arange(1, len(names) + 1), labels)

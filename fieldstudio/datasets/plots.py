@@ -180,9 +180,12 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
     if partial.any():
         ax.scatter(x[partial], y[partial], s=50, facecolors="none", edgecolors="#e45756", label="cost partial",
                    zorder=3)
-    for xi, yi, name in zip(x, y, known.index):
-        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
-    ax.margins(x=0.15)                       # room for the source names written right of the points
+    middle = (np.nanmin(x) + np.nanmax(x)) / 2
+    for xi, yi, name in zip(x, y, known.index):   # names point inwards: a long one stays inside the figure
+        right = xi > middle
+        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, 4),
+                    ha="right" if right else "left", fontsize=8)
+    ax.margins(x=0.15)                       # room for the names beside the outermost points
     ax.set_xlabel("total cost (USD)")
     ax.set_ylabel("mean score (95 % bootstrap interval)")
     if partial.any():                        # a legend only when there are two kinds of marker to tell apart
@@ -242,8 +245,9 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
         pad = 0.05 * (hi - lo) if hi > lo else 0.05
         labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
-        _title(ax, (_short_label(scorer_label) + "\n" if scorer_label else "")
-               + "box = scores per answer, red ◆ = mean with 95 % interval")
+        # over the figure, not the axes: long source labels leave the axes too narrow for this line
+        fig.suptitle((_short_label(scorer_label) + "\n" if scorer_label else "")
+                     + "box = scores per answer, red ◆ = mean with 95 % interval", fontsize=9, y=0.99, va="top")
         title_lines = 2 if scorer_label else 1
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(len(names) + 0.5 + half, 0.5)       # first source on top

@@ -177,7 +177,8 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:#555;font-size:12px}.plots img{max-width:100%;display:block;margin:12px 0;border:1px solid #ddd}
-details summary{cursor:pointer}.grid td{max-width:260px}
+details summary{cursor:pointer}.grid td{max-width:260px}.scroll{overflow-x:auto;max-width:100%}
+.scroll th{white-space:nowrap}
 """
 
 
@@ -219,12 +220,12 @@ def _table(df: pd.DataFrame, *, index: bool = True, secrets: Sequence[str] = (),
                 cls += f' style="background:{_cell_colour(float(v))}"'
             cells.append(f"<td{cls}>{html.escape(redact(_fmt(v), secrets))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "<table>" + "\n".join(rows) + "</table>"
+    return '<div class="scroll"><table>' + "\n".join(rows) + "</table></div>"
 
 
-def _img(fig) -> str:
+def _img(fig, alt: str) -> str:
     data = base64.b64encode(plots.figure_bytes(fig, "png", dpi=90, png_compression=1)).decode("ascii")
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
@@ -343,9 +344,11 @@ def render_html(project: Project, comparison: Comparison) -> str:
         f"<p>Judged scores a person reviewed: {ja.n}; same verdict: {ja.agree}"
         f"{'' if ja.rate is None else f' ({ja.rate:.0%})'}. Ratings in the project: {len(c.ratings)}.</p>",
         "<h2>Plots</h2><div class=\"plots\">",
-        _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label)),
-        _img(plots.category_bars(c.by_category)),
-        _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label)),
+        _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
+             "scores per answer of each source, with its mean and 95 % bootstrap interval"),
+        _img(plots.category_bars(c.by_category), "mean score by category and source, with 95 % bootstrap intervals"),
+        _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label),
+             "mean score against total cost per source, with 95 % bootstrap intervals"),
         "</div>",
         "<h2>Runs</h2>", _table(_runs_table(project, c), secrets=secrets),
         "<h2>Tasks × sources</h2><p class=\"note\">Cell: score (✎ set by a person) and answer; hover for the "

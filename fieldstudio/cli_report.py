@@ -26,6 +26,16 @@ MIN_RESAMPLES = 100
 are read off a handful of replicates (one or two resamples give an "interval" that misses the mean)."""
 
 
+def _known_scorer(name: str) -> None:
+    """Stop with the registry's own "unknown scorer ...; known: ..." message unless ``name`` is a scorer."""
+    from fieldstudio.core.scorers import get
+
+    try:
+        get(name)
+    except KeyError as exc:
+        raise fail(exc.args[0]) from None
+
+
 def _parse_params(values: list[str] | None) -> dict[str, float]:
     out: dict[str, float] = {}
     for item in values or []:
@@ -89,7 +99,6 @@ def score_cmd(
         "--param", help="scorer parameter NAME=NUMBER, e.g. alpha=0.5, r_th=0.5, T_th=60 for fwa-paper")] = None,
 ) -> None:
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
-    from fieldstudio.core.scorers import REGISTRY
     from fieldstudio.datasets import comparison, scoring
 
     params = _parse_params(param)
@@ -97,8 +106,7 @@ def score_cmd(
         try:
             run_ids = scoring.resolve_runs(p, run)
             name = scorer or default_scorer_for(p, run_ids)
-            if name not in REGISTRY:
-                raise fail(f"unknown scorer {name!r}; scorers: {', '.join(sorted(REGISTRY))}")
+            _known_scorer(name)
             scoring.check_params(name, params)
             label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"
             out.print(f"scoring with {scoring.scorer_description(name)}")
@@ -138,11 +146,10 @@ def report_cmd(
     seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
-    from fieldstudio.core.scorers import REGISTRY
     from fieldstudio.datasets import report
 
-    if scorer is not None and scorer not in REGISTRY:
-        raise fail(f"unknown scorer {scorer!r}; scorers: {', '.join(sorted(REGISTRY))}")
+    if scorer is not None:
+        _known_scorer(scorer)
     with open_project(project) as p:
         try:
             result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,

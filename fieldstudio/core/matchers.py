@@ -350,14 +350,14 @@ def _compare_text(pred: str, ref: str) -> bool | None:
     incidents of two reports compares every field of every pair, and many answers repeat the same fields."""
     if normalise_text(pred) == normalise_text(ref):
         return True
-    p_len, r_len = parse_length_m(str(pred)), parse_length_m(str(ref))
+    p_len, r_len = parse_length_m(pred), parse_length_m(ref)
     if p_len is not None and r_len is not None:
         return p_len == r_len
-    p_t, r_t = parse_time_s(str(pred)), parse_time_s(str(ref))
-    if p_t is not None and r_t is not None and re.search(r"[:a-z]", str(ref), re.I):
+    p_t, r_t = parse_time_s(pred), parse_time_s(ref)
+    if p_t is not None and r_t is not None and re.search(r"[:a-z]", ref, re.I):
         return p_t == r_t
     try:
-        return Fraction(str(pred).strip()) == Fraction(str(ref).strip())
+        return Fraction(pred.strip()) == Fraction(ref.strip())
     except (ValueError, ZeroDivisionError):
         pass
     return None if len(normalise_text(ref).split()) > 1 else False

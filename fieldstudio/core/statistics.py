@@ -80,6 +80,7 @@ def _bootstrap_means(values: np.ndarray, strata: np.ndarray | None, n_resamples:
             totals[start:stop] += v[draw].sum(axis=1)
     return totals / n
 
+
 def _check_resamples(n_resamples: int) -> None:
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be at least 1, not {n_resamples}")

@@ -169,8 +169,9 @@ class _TaskGrid:
     Raises ValueError when a source has two answers to one task (a hand-built table)."""
 
     def __init__(self, answers: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> None:
-        if answers.duplicated(["task_id", "source"]).any():
-            twice = answers[answers.duplicated(["task_id", "source"])].iloc[0]
+        repeated = answers.duplicated(["task_id", "source"])
+        if repeated.any():
+            twice = answers[repeated].iloc[0]
             raise ValueError(f"source {twice['source']!r} answers task {twice['task_id']!r} more than once; "
                              "a comparison needs one answer per source and task")
         tasks = answers.drop_duplicates("task_id")

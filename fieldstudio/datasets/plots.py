@@ -234,7 +234,6 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
     lows = [min(st["whislo"], min(st["fliers"], default=st["whislo"])) for st in stats]
     highs = [max(st["whishi"], max(st["fliers"], default=st["whishi"])) for st in stats]
     lo, hi = min(lows), max(highs)
-    pad = 0.05 * (hi - lo) if hi > lo else 0.05
     labels, title_lines = names, 0
     if summary is not None and not summary.empty:
         rows = summary.reindex(list(groups))
@@ -243,12 +242,12 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         ax.errorbar(mean, y, xerr=_errors(rows, "mean", "ci_low", "ci_high"), fmt="D", color="#e45756",
                     ecolor="#e45756", markersize=5, capsize=3, elinewidth=1.2)
         lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
-        pad = 0.05 * (hi - lo) if hi > lo else 0.05
         labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
         # over the figure, not the axes: long source labels leave the axes too narrow for this line
         fig.suptitle((_short_label(scorer_label) + "\n" if scorer_label else "")
                      + "box = scores per answer, red ◆ = mean with 95 % interval", fontsize=9, y=0.99, va="top")
         title_lines = 2 if scorer_label else 1
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(len(names) + 0.5 + half, 0.5)       # first source on top
     ax.set_yticks(np.arange(1, len(names) + 1), labels)

@@ -304,3 +304,17 @@ def test_missing_group_values_form_their_own_group_and_bad_tables_are_refused(tw
         cmp.source_summary(pd.concat([answers, answers.iloc[:1]]))
     with pytest.raises(ValueError, match="n_resamples"):
         cmp.source_summary(answers, n_resamples=0)
+
+
+def test_default_scorer_prefers_the_one_that_scored_answers(two_sources):
+    """Two scorers with as many rows: the one whose rows hold values wins over one that left all unscored."""
+    project, tasks, alpha, beta = two_sources
+    with project.write() as s:
+        for a in s.query(Answer).all():
+            s.add(Score(answer_id=a.id, scorer="llm-match", scorer_version="1.0", value=None,
+                        explanation="needs a judge"))
+        s.query(Score).filter(Score.scorer == SCORER, Score.value.is_(None)).delete()
+    with project.read() as s:
+        rows = {name: s.query(Score).filter(Score.scorer == name).count() for name in (SCORER, "llm-match")}
+    assert rows == {SCORER: 9, "llm-match": 10}          # llm-match has more rows, but none scored
+    assert cmp.default_scorer(project) == SCORER

@@ -112,14 +112,17 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
 
 
 def default_scorer(project: Project, run_ids: Sequence[str] | None = None) -> str | None:
-    """The scorer with the most score rows over the chosen runs, or None when nothing is scored."""
+    """The scorer with the most scored answers (rows with a value) over the chosen runs, then the most
+    rows, or None when there is no score row: a scoring without a judge that could decide nothing (all
+    "needs a judge") is not picked over one that scored answers."""
     ids = resolve_runs(project, run_ids)
-    q = select(Score.scorer, func.count()).join(Answer, Answer.id == Score.answer_id).group_by(Score.scorer)
+    q = (select(Score.scorer, func.count(Score.value), func.count()).join(Answer, Answer.id == Score.answer_id)
+         .group_by(Score.scorer))
     if ids is not None:
         q = q.where(Answer.run_id.in_(ids))
     with project.read() as s:
         counts = s.execute(q).all()
-    return max(counts, key=lambda r: (r[1], r[0]))[0] if counts else None
+    return max(counts, key=lambda r: (r[1], r[2], r[0]))[0] if counts else None
 
 
 def ratings_frame(project: Project, *, include_machine: bool = False) -> pd.DataFrame:

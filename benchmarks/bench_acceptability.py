@@ -18,7 +18,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fieldstudio.core import image_measures  # noqa: E402
+from fieldstudio.ratings.acceptability import measures as image_measures  # noqa: E402
 
 WORK = Path(__file__).resolve().parent / "_work"
 PHOTO = ROOT / "sample_data" / "media" / "images" / "ppe_electricians_hardhat_vest_wire_room_mta.jpg"

@@ -39,8 +39,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.datasets import comparison, report, scoring  # noqa: E402
-from fieldstudio.datasets.task_import import import_tasks  # noqa: E402
+from fieldstudio.compare import comparison
+from fieldstudio.compare import report
+from fieldstudio.scoring import service as scoring  # noqa: E402
+from fieldstudio.tasks.importing import import_tasks  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project, copy_project  # noqa: E402
 
@@ -250,7 +252,7 @@ def _in_process(*args: str) -> float:
     import contextlib
     import io
 
-    from fieldstudio import cli
+    from fieldstudio.cli.app import app as cli
 
     buf = io.StringIO()
     t = time.perf_counter()

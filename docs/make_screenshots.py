@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE.parent))
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="fieldstudio-shots-"))
     os.environ["FIELDSTUDIO_CONFIG_DIR"] = str(tmp / "config")
-    from fieldstudio.demo import build_demo
+    from fieldstudio.demo.project import build_demo
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
     from fieldstudio.media import library

@@ -2,7 +2,7 @@
 
 ``fieldstudio``, ``fieldstudio P.fieldstudio`` and ``fieldstudio open [P]`` start the window without
 importing the command line's modules (typer, the importers, the model client, the scorers), which would
-add seconds to a cold start; every other invocation goes to :func:`fieldstudio.cli.main`.
+add seconds to a cold start; every other invocation goes to :func:`fieldstudio.cli.app.main`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,6 @@ def main(argv: list[str] | None = None) -> None:
             pass  # a build without the window: the command line explains
         else:
             sys.exit(run_gui(project))
-    from fieldstudio.cli import main as cli_main
+    from fieldstudio.cli.app import main as cli_main
 
     cli_main(args)

@@ -18,11 +18,11 @@ def _main() -> None:
         sys.stderr = sys.stderr or sink
     multiprocessing.freeze_support()
 
-    from fieldstudio import cli
+    from fieldstudio.cli.app import app as cli
 
     if not any(c.name == "self-test" for c in cli.app.registered_commands):
         # until cli.py registers it itself; then this does nothing
-        from fieldstudio import cli_selftest
+        from fieldstudio.cli import selftest as cli_selftest
 
         cli_selftest.register(cli.app)
     cli.main()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from fieldstudio.gui.imaging import rgb_from_qimage
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import images, library
-from fieldstudio.store import annotations as ann
+from fieldstudio.annotations import records as ann
 from fieldstudio.store.project import Project
 
 

@@ -3,7 +3,7 @@
 Usage: python tests/kill_editor.py PROJECT SEED N_EDITS
 
 The project must hold the media of ``tests.annotation_fixtures`` and labels. Every edit goes through
-``fieldstudio.store.edits`` (do, undo, redo) like the GUI's undo stack. The script keeps its own model
+``fieldstudio.annotations.edits`` (do, undo, redo) like the GUI's undo stack. The script keeps its own model
 of what each annotation should be. Before an edit it prints ``B <seq> <json states>`` (what the touched
 annotations will be), and after the edit returned (committed) ``C <seq> <json states>``; stdout is
 flushed after each line. A state is {deleted, geometry, label_id, frame_index, end_frame_index}.
@@ -19,8 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.store import edits  # noqa: E402
-from fieldstudio.store import labels as label_store  # noqa: E402
+from fieldstudio.annotations import edits
+from tests.undo_stack import UndoStack  # noqa: E402
+from fieldstudio.annotations import labels as label_store  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 from tests.annotation_fixtures import N_FRAMES, PHOTO_ID, VIDEO_ID  # noqa: E402
 
@@ -34,7 +35,7 @@ def main(path: str, seed: int, n_edits: int) -> None:
     rng = random.Random(seed)
     project = Project.open(path)
     label_ids = [lab.id for lab in label_store.list_labels(project)]
-    stack = edits.UndoStack()
+    stack = UndoStack()
     model: dict[str, dict] = {}        # annotation id -> state
     history: list[tuple] = []          # per stack entry: (edit, id list, state before, state after)
 

@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from fieldstudio.core import acceptability_rules as ar
-from fieldstudio.media import acceptability, library
-from fieldstudio.store import ratings
+from fieldstudio.ratings.acceptability import rules as ar
+from fieldstudio.media import library
+from fieldstudio.ratings.acceptability import service as acceptability
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.models import Annotation
 from tests.test_ratings import SAMPLE
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from sqlalchemy import select
 
-from fieldstudio.inference import run_queue
-from fieldstudio.inference.agent import ActionParseError, parse_text_action
+from fieldstudio.inference.runs import queue as run_queue
+from fieldstudio.inference.strategies.agent import ActionParseError, parse_text_action
 from fieldstudio.store.models import Answer
 from tests.fake_openai import Reply
 from tests.run_fixtures import add_media, add_task, decode_rgb, fake_profile, jpeg_of, parts

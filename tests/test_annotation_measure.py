@@ -15,9 +15,10 @@ import pytest
 
 from fieldstudio.core.errors import CalibrationError
 from fieldstudio.media import library
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import edits
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import edits
+from tests.undo_stack import UndoStack
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 
 SIZE = (1280, 720)
@@ -133,7 +134,7 @@ def test_degenerate_calibration_saves_nothing(proj, kind, points, lengths, messa
     with pytest.raises(CalibrationError, match=message):
         cal.save_calibration(proj, kind, points, media_id=PHOTO_ID, **lengths)
     with pytest.raises(CalibrationError, match=message):
-        edits.UndoStack().push(edits.SaveCalibration(proj, kind=kind, points=points, media_id=PHOTO_ID, **lengths))
+        UndoStack().push(edits.SaveCalibration(proj, kind=kind, points=points, media_id=PHOTO_ID, **lengths))
     assert cal.list_calibrations(proj) == []
 
 
@@ -144,7 +145,7 @@ def test_camera_group_calibration_and_media_override(proj, project):
         s.add(Media(id="d" * 32, kind="image", path="p2.jpg", file_name="p2.jpg", width=400, height=300))
     with pytest.raises(cal.CameraGroupError, match="640x480"):
         cal.set_camera_group(proj, [PHOTO_ID, VIDEO_ID], "dock")
-    stack = edits.UndoStack()
+    stack = UndoStack()
     stack.push(edits.SetCameraGroup(proj, [PHOTO_ID, "d" * 32], "dock"))
     stack.push(edits.SaveCalibration(proj, kind="scale", points=[(0, 0), (100, 0)], camera_group="dock", length_m=1.0))
     r1 = ann.add_ruler(proj, PHOTO_ID, (0, 0), (0, 300))
@@ -165,7 +166,7 @@ def test_camera_group_calibration_and_media_override(proj, project):
 
 
 def test_editing_a_calibration_is_undoable(proj):
-    stack = edits.UndoStack()
+    stack = UndoStack()
     ruler = ann.add_ruler(proj, PHOTO_ID, (0, 0), (100, 0))
     first = stack.push(edits.SaveCalibration(proj, kind="scale", points=[(0, 0), (50, 0)], media_id=PHOTO_ID,
                                              length_m=1.0))

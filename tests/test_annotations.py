@@ -10,11 +10,12 @@ import pytest
 from sqlalchemy import func, select
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import edits
-from fieldstudio.store import labels as lab
-from fieldstudio.store.annotations import AnnotationError
-from fieldstudio.store.labels import LabelError
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import edits
+from tests.undo_stack import UndoStack
+from fieldstudio.annotations import labels as lab
+from fieldstudio.annotations.records import AnnotationError
+from fieldstudio.annotations.labels import LabelError
 from fieldstudio.store.models import Annotation
 from tests.annotation_fixtures import PHOTO_ID, UNINDEXED_ID, VIDEO_ID, add_test_media
 
@@ -148,7 +149,7 @@ def _snapshot(project):
 
 def test_undo_redo_round_trips_every_edit(proj, person):
     vest = lab.create_label(proj, "vest")
-    stack = edits.UndoStack()
+    stack = UndoStack()
     add = stack.push(edits.AddBox(proj, VIDEO_ID, (10, 10, 20, 20), person, frame_index=3, track_id=1))
     seg = stack.push(edits.AddSegment(proj, VIDEO_ID, person, 5))
     steps = [
@@ -183,7 +184,7 @@ def test_undo_redo_round_trips_every_edit(proj, person):
 
 
 def test_failed_edit_commits_nothing_and_stays_off_the_stack(proj, person):
-    stack = edits.UndoStack()
+    stack = UndoStack()
     seg = stack.push(edits.AddSegment(proj, VIDEO_ID, person, 5))
     before = _snapshot(proj)
     with pytest.raises(AnnotationError):
@@ -211,7 +212,7 @@ def test_label_set(proj):
     with pytest.raises(LabelError, match="used by 1"):
         lab.delete_label(proj, a)
     ann.delete(proj, box)
-    stack = edits.UndoStack()
+    stack = UndoStack()
     stack.push(edits.DeleteLabel(proj, a))
     assert lab.find_label(proj, "worker") is None
     stack.undo()

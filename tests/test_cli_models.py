@@ -9,7 +9,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from typer.testing import CliRunner
 
-from fieldstudio.cli_models import models_app
+from fieldstudio.cli.models import models_app
 from tests.fake_openai import Reply, fake_openai  # noqa: F401  (fixture)
 
 PLANTED_KEY = "sk-planted-CliKeyMustNeverShow42"

@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli_rate import register
-from fieldstudio.store import ratings
+from fieldstudio.cli.rate import register
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 from tests.test_ratings import PHOTOS, VIDEO, add_media
 

@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli_report import register
-from fieldstudio.datasets.scoring import current_scores
+from fieldstudio.cli.report import register
+from fieldstudio.scoring.service import current_scores
 from fieldstudio.inference import profiles
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.store.project import Project

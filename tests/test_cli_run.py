@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli_run import register
+from fieldstudio.cli.run import register
 from fieldstudio.inference import profiles
 from fieldstudio.store.project import Project
 from tests.fake_openai import Reply
@@ -74,7 +74,7 @@ def test_run_limit_tasks_and_strategy_params(app, project_file, fake_openai):
 def test_run_resumes_an_unfinished_run(app, project_file, fake_openai):
     profiles.add_profile(fake_profile(fake_openai))
     with Project.open(project_file) as p:
-        from fieldstudio.inference import run_queue
+        from fieldstudio.inference.runs import queue as run_queue
 
         ids = run_queue.select_tasks(p)
         run_id = run_queue.create_run(p, profiles.get_profile("fake"), ids, "fieldworkarena")

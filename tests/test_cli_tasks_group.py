@@ -6,7 +6,7 @@ import csv
 import json
 from typer.testing import CliRunner
 
-from fieldstudio.cli import app
+from fieldstudio.cli.app import app
 from tests.shared_data import SHARED_DATA
 
 OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"

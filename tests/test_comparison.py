@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fieldstudio.datasets import comparison as cmp
-from fieldstudio.datasets.scoring import current_scores, override_score
+from fieldstudio.compare import comparison as cmp
+from fieldstudio.scoring.service import current_scores, override_score
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
 from tests.scoring_fixtures import add_run, add_task
 

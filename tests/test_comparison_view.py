@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.datasets import comparison_view as cv
-from fieldstudio.datasets.scoring import current_scores, score_history
+from fieldstudio.compare import views as cv
+from fieldstudio.scoring.service import current_scores, score_history
 from fieldstudio.store.models import Answer, Score
 from tests.run_fixtures import add_media
 from tests.run_fixtures import add_task as add_task_with_inputs

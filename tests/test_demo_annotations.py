@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from fieldstudio.datasets import demo_annotations as demo
-from fieldstudio.datasets.annotation_export import export_annotations
+from fieldstudio.demo import annotations as demo
+from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.media import library
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
 from fieldstudio.store.project import Project
 
 

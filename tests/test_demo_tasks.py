@@ -10,16 +10,16 @@ from sqlalchemy import select
 
 from fieldstudio.core import matchers
 from fieldstudio.core.paths import sample_data_dir
-from fieldstudio.datasets import demo_tasks
-from fieldstudio.datasets.demo_annotations import CAMERA_GROUP, FLOOR_QUAD
-from fieldstudio.datasets.records import ANSWER_TYPES as IMPORT_TYPES
-from fieldstudio.datasets.task_import import import_tasks
-from fieldstudio.demo import build_demo
+from fieldstudio.demo import tasks as demo_tasks
+from fieldstudio.demo.annotations import CAMERA_GROUP, FLOOR_QUAD
+from fieldstudio.tasks.formats.records import ANSWER_TYPES as IMPORT_TYPES
+from fieldstudio.tasks.importing import import_tasks
+from fieldstudio.demo.project import build_demo
 from fieldstudio.media import library
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import ground_truth as gt
-from fieldstudio.store import tasks as ts
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.tasks import ground_truth as gt
+from fieldstudio.tasks import records as ts
 from fieldstudio.store.models import FrameIndexRow, Media
 from fieldstudio.store.project import Project
 

@@ -11,8 +11,10 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from fieldstudio.gui.main_window import MainWindow
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations, edits, labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations
+from fieldstudio.annotations import edits
+from fieldstudio.annotations import labels
 from fieldstudio.store.project import Project
 from tests.gui_support import build_viewer_project, copy_project, open_media, wait_idle
 

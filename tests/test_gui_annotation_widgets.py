@@ -26,9 +26,9 @@ from PySide6.QtGui import QColor
 
 from fieldstudio.core.calibration_preview import preview_calibration
 from fieldstudio.core.errors import CalibrationError
-from fieldstudio.datasets import annotation_rows as views
-from fieldstudio.datasets import demo_annotations as demo
-from fieldstudio.demo import build_demo
+from fieldstudio.annotations import rows as views
+from fieldstudio.demo import annotations as demo
+from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.annotation_list import (ANNOTATION_ID_ROLE, ANY, FLAGS_COL, UNLABELLED, AnnotationListPanel, END_COL,
                                                     MEASURE_COL, TIME_COL)
 from fieldstudio.gui.panels.calibration import CalibrationDialog, CalibrationListPanel
@@ -36,11 +36,11 @@ from fieldstudio.gui.panels.export_dialog import ExportDialog
 from fieldstudio.gui.panels.label_set import NAME_COL, KEY_COL, LabelSetDialog
 from fieldstudio.gui.panels.tags import TagsPanel
 from fieldstudio.media import library
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import labels
-from fieldstudio.store.edits import AddRuler, AddSegment, SaveCalibration, SetCameraGroup
-from fieldstudio.store.edits_extra import EditGroup
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import labels
+from fieldstudio.annotations.edits import AddRuler, AddSegment, SaveCalibration, SetCameraGroup
+from fieldstudio.store.edits import EditGroup
 from fieldstudio.store.models import Annotation, Label
 from fieldstudio.store.project import Project
 

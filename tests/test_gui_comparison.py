@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
-from fieldstudio.datasets import comparison_view as cv
+from fieldstudio.compare import views as cv
 from fieldstudio.gui.panels.comparison import ComparisonPanel
 from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, ComparisonFilterProxy,
                                                      ComparisonTableModel, score_colour)

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from fieldstudio.datasets.demo_ratings import RATERS, SET_NAME
-from fieldstudio.demo import build_demo
+from fieldstudio.demo.ratings import RATERS, SET_NAME
+from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.agreement import AgreementPanel
 from fieldstudio.gui.panels.rating import RaterPanel
 from fieldstudio.store.project import Project

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from fieldstudio.demo import build_demo
+from fieldstudio.demo.project import build_demo
 from fieldstudio.gui import rating_exchange
 from fieldstudio.store.project import Project
 

@@ -18,7 +18,7 @@ from keyring.errors import PasswordDeleteError
 from PySide6.QtCore import QItemSelectionModel, Qt
 from sqlalchemy import select
 
-from fieldstudio.datasets.task_import import import_tasks
+from fieldstudio.tasks.importing import import_tasks
 from fieldstudio.gui.panels.runs import RunPanel
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.media import library

@@ -13,11 +13,11 @@ import pytest
 from PySide6.QtCore import Qt
 from sqlalchemy import select
 
-from fieldstudio.datasets.task_import import import_tasks
+from fieldstudio.tasks.importing import import_tasks
 from fieldstudio.gui.panels.tasks import TaskEditorPanel
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import tasks as ts
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.tasks import records as ts
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.shared_data import SHARED_DATA

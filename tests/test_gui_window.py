@@ -41,7 +41,7 @@ def test_welcome_screen_lists_recent_projects(qtbot, tmp_path):
 def test_open_command_opens_the_window_on_the_project(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from fieldstudio.cli import app
+    from fieldstudio.cli.app import app
     Project.create(tmp_path / "yard.fieldstudio", name="yard").close()
     titles = []
 

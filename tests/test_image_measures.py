@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from fieldstudio.core import image_measures as im
+from fieldstudio.ratings.acceptability import measures as im
 
 IMAGES = (SHARED_DATA / "media/images")
 PHOTOS = ["ppe_electricians_hardhat_vest_wire_room_mta.jpg", "construction_site_mobile_crusher_sbm_pic4.jpg"]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from fieldstudio.datasets import csv_tasks
-from fieldstudio.datasets.records import ParsedInput
-from fieldstudio.datasets.task_import import detect_format, import_answers, import_tasks
+from fieldstudio.tasks.formats import csv_table as csv_tasks
+from fieldstudio.tasks.formats.records import ParsedInput
+from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks
 from fieldstudio.store.models import Answer, Media, Task, TaskInput
 from fieldstudio.store.project import Project
 

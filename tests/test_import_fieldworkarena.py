@@ -16,9 +16,9 @@ from tests.shared_data import SHARED_DATA
 import pytest
 from sqlalchemy import func, select
 
-from fieldstudio.datasets import fieldworkarena as fwa
-from fieldstudio.datasets.records import guess_answer_type
-from fieldstudio.datasets.task_import import detect_format, import_answers, import_tasks, unsafe_name_reason
+from fieldstudio.tasks.formats import fieldworkarena as fwa
+from fieldstudio.tasks.formats.records import guess_answer_type
+from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, unsafe_name_reason
 from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
 from fieldstudio.store.project import Project
 
@@ -320,7 +320,7 @@ def test_bad_records_skipped_with_reason(tmp_path, project):
 
 
 def test_cancel_keeps_committed_batches(project):
-    from fieldstudio.datasets import task_import
+    from fieldstudio.tasks import importing as task_import
     calls = {"n": 0}
 
     def cancel_after_first_batch() -> bool:

@@ -32,7 +32,7 @@ def test_window_target(args, expected):
 
 def test_open_does_not_import_the_command_line(tmp_path):
     code = ("import sys\nimport fieldstudio.gui.app as a\n"
-            "a.run_gui = lambda p: print(repr(str(p)), 'fieldstudio.cli' in sys.modules, 'typer' in sys.modules) or 3\n"
+            "a.run_gui = lambda p: print(repr(str(p)), 'fieldstudio.cli.app' in sys.modules, 'typer' in sys.modules) or 3\n"
             "from fieldstudio import launch\nlaunch.main(['open', 'x.fieldstudio'])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 3, done.stderr

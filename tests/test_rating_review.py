@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from fieldstudio.core import acceptability_rules as ar
-from fieldstudio.datasets import rating_review
-from fieldstudio.datasets.demo_ratings import RATERS, SET_NAME, add_demo_ratings
-from fieldstudio.media import acceptability, library
-from fieldstudio.store import ratings
-from fieldstudio.store.rating_edits import RecordRating
+from fieldstudio.ratings.acceptability import rules as ar
+from fieldstudio.ratings import review as rating_review
+from fieldstudio.demo.ratings import RATERS, SET_NAME, add_demo_ratings
+from fieldstudio.media import library
+from fieldstudio.ratings.acceptability import service as acceptability
+from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings.edits import RecordRating
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "media" / "images"
 PHOTOS = ["ppe_electricians_hardhat_vest_wire_room_mta.jpg", "ppe_worker_hardhat_vest_warehouse_zone_frame045.png",
@@ -112,7 +113,7 @@ def test_measure_item_matches_the_set_scorer(project, rated):
 
 
 def test_demo_ratings_on_the_demo_project(tmp_path):
-    from fieldstudio.demo import build_demo
+    from fieldstudio.demo.project import build_demo
     from fieldstudio.store.project import Project
 
     path = tmp_path / "demo.fieldstudio"

@@ -15,10 +15,11 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from fieldstudio.datasets import plots, report
-from fieldstudio.datasets.comparison import build_comparison
-from fieldstudio.datasets.report import ANSWER_COLUMNS, ReportError, export_report
-from fieldstudio.datasets.scoring import score_answers
+from fieldstudio.compare import plots
+from fieldstudio.compare import report
+from fieldstudio.compare.comparison import build_comparison
+from fieldstudio.compare.report import ANSWER_COLUMNS, ReportError, export_report
+from fieldstudio.scoring.service import score_answers
 from tests.scoring_fixtures import add_run, add_task
 
 SECRET = "sk-test-4f9a8b7c6d5e4f3a2b1c"
@@ -219,7 +220,7 @@ def test_plot_shapes_carry_the_table_values(scored):
 
 
 def test_table_cells_show_large_numbers_in_full():
-    from fieldstudio.datasets.report import _fmt
+    from fieldstudio.compare.report import _fmt
 
     assert _fmt(900000.0) == "900,000" and _fmt(45000) == "45,000" and _fmt(1234.6) == "1,235"
     assert _fmt(1.0) == "1" and _fmt(0.010123) == "0.0101" and _fmt(999.4) == "999" and _fmt(-0.25) == "-0.25"

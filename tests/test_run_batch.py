@@ -7,11 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from fieldstudio.datasets.task_import import import_tasks
-from fieldstudio.inference import run_batch, run_estimate, run_views
-from fieldstudio.inference.runs import select_tasks
+from fieldstudio.tasks.importing import import_tasks
+from fieldstudio.inference.runs import batch as run_batch
+from fieldstudio.inference.runs import estimate as run_estimate
+from fieldstudio.inference.runs import views as run_views
+from fieldstudio.inference.runs.records import select_tasks
 from fieldstudio.inference.sampling import fwa_indices
-from fieldstudio.inference.strategies import template
+from fieldstudio.inference.strategies.base import template
 from fieldstudio.media import library
 from fieldstudio.store.project import Project
 from tests.fake_openai import Reply

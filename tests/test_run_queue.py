@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from fieldstudio.inference import run_queue
+from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.store.models import Answer, ResponseCache, Run
 from fieldstudio.store.project import Project
 from tests.fake_openai import Reply
@@ -133,7 +133,7 @@ _KILLED_RUN = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from fieldstudio.store.project import Project
-    from fieldstudio.inference import run_queue
+    from fieldstudio.inference.runs import queue as run_queue
     from fieldstudio.inference.profiles import ModelProfile
     profile = ModelProfile(name="fake", base_url={base_url!r}, model="fake-vlm", retries=0, concurrency=2)
     with Project.open({path!r}) as p:

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from fieldstudio.core.scorers import acceptability as acc, documentation as doc
+from fieldstudio.scoring.scorers import acceptability as acc, documentation as doc
 
 
 def _pairs():

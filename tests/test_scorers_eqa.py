@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldstudio.core.scorers import llm_match as lm
+from fieldstudio.scoring.scorers import llm_match as lm
 
 
 def fixed(reply):

@@ -10,7 +10,7 @@ from tests.shared_data import SHARED_DATA
 
 import pytest
 
-from fieldstudio.core.scorers import REGISTRY, fwa_official as off, fwa_paper as paper, judge
+from fieldstudio.scoring.scorers import REGISTRY, fwa_official as off, fwa_paper as paper, judge
 
 DATA = (SHARED_DATA / "fieldworkarena")
 

@@ -14,8 +14,9 @@ import pytest
 from sqlalchemy import func, select, text
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.datasets import score_store, scoring
-from fieldstudio.datasets.scoring import (
+from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring import service as scoring
+from fieldstudio.scoring.service import (
     ScoringError,
     current_scores,
     override_score,

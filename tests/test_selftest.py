@@ -20,7 +20,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio import cli_selftest, selftest
+from fieldstudio.cli import selftest as cli_selftest
+from fieldstudio.selftest import checks as selftest
 from fieldstudio.core import paths
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,10 +16,10 @@ import typer
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from fieldstudio import cli_tasks
-from fieldstudio.datasets.task_export import TaskExportError, export_tasks
-from fieldstudio.datasets.task_import import import_tasks
-from fieldstudio.store import tasks as task_service
+from fieldstudio.cli import tasks as cli_tasks
+from fieldstudio.tasks.exporting import TaskExportError, export_tasks
+from fieldstudio.tasks.importing import import_tasks
+from fieldstudio.tasks import records as task_service
 from fieldstudio.store.models import Task, TaskInput
 from fieldstudio.store.project import Project
 from tests.shared_data import SHARED_DATA

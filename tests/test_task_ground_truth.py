@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import select
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import labels
-from fieldstudio.store import tasks as ts
-from fieldstudio.store.edits import UndoStack
-from fieldstudio.store.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import labels
+from fieldstudio.tasks import records as ts
+from tests.undo_stack import UndoStack
+from fieldstudio.tasks.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 

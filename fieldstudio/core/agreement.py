@@ -32,7 +32,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 
-from fieldstudio.core.scorers.acceptability import acceptability_metrics
+from fieldstudio.core.verdicts import acceptability_metrics
 from fieldstudio.core.statistics import Interval
 
 __all__ = ["VERDICTS", "normalise", "krippendorff_alpha", "alpha_with_ci", "pairwise_agreement", "cohen_kappa",

@@ -21,8 +21,9 @@ from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, Rule
 
 if TYPE_CHECKING:
     from fieldstudio.gui.main_window import MainWindow
-    from fieldstudio.store import annotations as ann
-    from fieldstudio.store import edits
+    from fieldstudio.annotations import records as ann
+    from fieldstudio.annotations import edits
+    from fieldstudio.store.edits import Edit
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +32,9 @@ MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click
 
 
 class EditCommand(QUndoCommand):
-    """A done ``edits.Edit`` on the QUndoStack: the first redo does nothing, later ones redo the edit."""
+    """A done ``Edit`` on the QUndoStack: the first redo does nothing, later ones redo the edit."""
 
-    def __init__(self, edit: edits.Edit, controller: AnnotationController):
+    def __init__(self, edit: Edit, controller: AnnotationController):
         super().__init__(edit.text)
         self.edit, self._controller, self._first = edit, controller, True
 
@@ -103,7 +104,7 @@ class AnnotationController(QObject):
             self.changed.emit()
         return True
 
-    def apply(self, edit: edits.Edit) -> bool:
+    def apply(self, edit: Edit) -> bool:
         """Do ``edit`` (committed at once) and put it on the undo stack; False (with a message) if refused."""
         if self.project is None:
             return False
@@ -115,7 +116,7 @@ class AnnotationController(QObject):
             return False
         return True
 
-    def apply_or_raise(self, edit: edits.Edit) -> None:
+    def apply_or_raise(self, edit: Edit) -> None:
         """``apply`` for panels that show the store's message themselves: the error propagates, nothing is pushed."""
         if self.project is not None and self.project.read_only:
             raise FieldstudioError(f"{self.project.path.name} is read-only: the change was not made")
@@ -132,7 +133,7 @@ class AnnotationController(QObject):
         self.reload_labels()
 
     def reload_labels(self) -> None:
-        from fieldstudio.store import labels
+        from fieldstudio.annotations import labels
 
         self._colors = {}
         if self.project is not None:
@@ -182,7 +183,8 @@ class AnnotationController(QObject):
 
     def use_label_key(self, key: int) -> None:
         """Keys 1-9: the label with that key becomes current and is given to the selected marks."""
-        from fieldstudio.store import edits, labels
+        from fieldstudio.annotations import edits
+        from fieldstudio.annotations import labels
 
         if self.project is None:
             return
@@ -202,14 +204,14 @@ class AnnotationController(QObject):
         return [i.annotation_id for i in self.selected_items() if i.annotation_id]
 
     def delete_selected(self) -> None:
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         ids = self.selected_ids()
         if ids and self.project is not None:
             self.apply(edits.DeleteAnnotations(self.project, ids))
 
     def copy_to_next_frame(self) -> None:
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
         index = self.frame_index()
@@ -224,7 +226,7 @@ class AnnotationController(QObject):
             self.window.video.show_index(index + 1)
 
     def make_keyframe(self, item: BoxItem | None = None) -> None:
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         boxes = [item] if item is not None else [i for i in self.selected_items() if isinstance(i, BoxItem)]
         boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
@@ -235,8 +237,8 @@ class AnnotationController(QObject):
             self.apply(edits.MakeKeyframe(self.project, self.media.id, b.track_id, self.frame_index()))
 
     def start_segment(self) -> None:
-        from fieldstudio.store import annotations as ann
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import edits
 
         index = self._video_frame("start a segment")
         if index is None:
@@ -248,8 +250,8 @@ class AnnotationController(QObject):
         self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
 
     def end_segment(self) -> None:
-        from fieldstudio.store import annotations as ann
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import edits
 
         index = self._video_frame("end a segment")
         if index is None:
@@ -263,8 +265,8 @@ class AnnotationController(QObject):
         self.apply(edits.CloseSegment(self.project, target.id, index))
 
     def mark_event(self) -> None:
-        from fieldstudio.store import annotations as ann
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import edits
 
         index = self._video_frame("mark an event")
         if index is None:
@@ -285,7 +287,7 @@ class AnnotationController(QObject):
 
     def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
         """A segment end dragged on the timeline."""
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         if which == "start":
             self.apply(edits.MoveSegmentStart(self.project, annotation_id, index))
@@ -316,7 +318,7 @@ class AnnotationController(QObject):
         ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
         markers), which keeps stepping and playback to two small queries per frame.
         """
-        from fieldstudio.store import annotations as ann
+        from fieldstudio.annotations import records as ann
 
         selected = set(self.selected_ids())
         if self._select_next is not None:
@@ -372,7 +374,7 @@ class AnnotationController(QObject):
         return "\n".join(parts)
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media
-        from fieldstudio.store import calibrations
+        from fieldstudio.annotations import calibrations
 
         record = calibrations.calibration_for(self.project, media.id, "floor")
         if record is None:
@@ -389,7 +391,7 @@ class AnnotationController(QObject):
         return grid
 
     def _measurer(self, on_floor: bool):  # noqa: ANN202 - callable
-        from fieldstudio.store import calibrations
+        from fieldstudio.annotations import calibrations
 
         media_id = self.media.id
 
@@ -400,7 +402,7 @@ class AnnotationController(QObject):
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
         from fieldstudio.gui.timeline import EventMarker, SegmentMarker
-        from fieldstudio.store import annotations as ann
+        from fieldstudio.annotations import records as ann
 
         if media.kind != "video":
             return
@@ -412,12 +414,12 @@ class AnnotationController(QObject):
         self.window.timeline.set_markers(segments, events)
 
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import edits
 
         self.apply(edits.MoveRuler(self.project, item.annotation_id, p, q))
 
@@ -469,8 +471,9 @@ class AnnotationController(QObject):
             self._temp.set_points(a, b)
 
     def _finish(self, p: QPointF) -> None:
-        from fieldstudio.store import annotations as ann
-        from fieldstudio.store import calibrations, edits
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import calibrations
+        from fieldstudio.annotations import edits
 
         a, b = self._clip(self._press), self._clip(p)
         self._press = None
@@ -494,7 +497,7 @@ class AnnotationController(QObject):
 
     def _new_ruler_on_floor(self) -> bool:
         # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
-        from fieldstudio.store import calibrations
+        from fieldstudio.annotations import calibrations
 
         return calibrations.calibration_for(self.project, self.media.id, "floor") is not None
 
@@ -551,8 +554,8 @@ class AnnotationController(QObject):
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:
         """Before the project closes: offer to end open segments. False when the user cancels."""
-        from fieldstudio.store import annotations as ann
-        from fieldstudio.store import edits
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import edits
 
         if self.project is None or self.project.read_only:
             return True

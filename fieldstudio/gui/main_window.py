@@ -536,7 +536,7 @@ class MainWindow(QMainWindow):
 
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""
-        from fieldstudio.demo import build_demo, default_demo_path
+        from fieldstudio.demo.project import build_demo, default_demo_path
 
         path = default_demo_path()
         if path.is_file():

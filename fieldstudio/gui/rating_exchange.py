@@ -1,7 +1,7 @@
 """File ▸ Rating packages: send a rating set to a rater offline and merge their work back.
 
 A package is a .zip with the items' media (or a .json without them) made by
-``datasets.rating_package``; importing merges by UUID, so importing twice changes nothing. The work runs
+``ratings.packages``; importing merges by UUID, so importing twice changes nothing. The work runs
 in a worker with a progress dialog; the result is summarised in a message box.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
-from fieldstudio.datasets import rating_package
+from fieldstudio.ratings import packages as rating_package
 from fieldstudio.gui import workers
-from fieldstudio.store import ratings
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 
 BLIND = "A blind package for a new rater (no ratings)"

@@ -1,26 +1,19 @@
-"""Undoable edits: small command objects whose ``do()`` and ``undo()`` each commit one transaction.
+"""The one undo design: an :class:`Edit` is a command whose ``do()`` and ``undo()`` each commit one transaction.
 
-The GUI wraps each in a QUndoCommand (``redo`` -> ``do``, ``undo`` -> ``undo``); :class:`UndoStack` is
-the same thing without Qt, for the CLI, scripts and tests. Nothing is held back: an edit, its undo and
-its redo are committed to the project before the call returns, so there is no unsaved state.
+Every undoable change in fieldstudio (annotations, calibrations, labels, tasks, ratings) is an Edit; the
+GUI wraps each in one QUndoCommand type (``gui/undo.py``) on one QUndoGroup. Nothing is held back: an
+edit, its undo and its redo are committed to the project before the call returns, so there is no
+unsaved state. ``do()`` raises (and commits nothing) on bad input; the errors are
+:class:`fieldstudio.core.errors.FieldstudioError` subclasses, never a bare ``ValueError``.
 
-Recommended use with QUndoStack: call ``edit.do()`` first (it raises, and commits nothing, on bad
-input), then push a QUndoCommand whose first ``redo()`` does nothing and whose later ``redo()`` calls
-``edit.do()`` again. Creating edits keep the id of what they created: undo soft-deletes it and redo
-restores the same row, so later edits in the stack that name it stay valid.
+:class:`EditGroup` makes several edits one undo step. It is used by the calibration dialog, where "calibrate this camera group" may first have to put the media in
+a new group (``SetCameraGroup``) and then save the group's calibration (``SaveCalibration``): the user
+sees one "Calibrate" in the Edit menu and one Ctrl+Z takes back both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
-
-from fieldstudio.core import tracks
-from fieldstudio.core.errors import NotFound
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import calibrations as cal
-from fieldstudio.store import labels
-from fieldstudio.store.project import Project
+from collections.abc import Sequence
 
 
 class Edit:
@@ -37,317 +30,32 @@ class Edit:
         raise NotImplementedError
 
 
-class CreateAnnotation(Edit):
-    """Create an annotation with ``create()`` (first do), then restore / soft-delete the same row."""
 
-    def __init__(self, project: Project, text: str, create: Callable[[], str]):
-        self.project, self.text, self._create = project, text, create
-        self.annotation_id: str | None = None
+class EditGroup(Edit):
+    """Several edits done in order and undone in reverse order, as one undo step.
 
-    def do(self) -> None:
-        if self.annotation_id is None:
-            self.annotation_id = self._create()
-        else:
-            ann.restore(self.project, self.annotation_id)
-
-    def undo(self) -> None:
-        ann.delete(self.project, self.annotation_id)
-
-
-def AddBox(project: Project, media_id: str, rect_xywh_px: Sequence[float], label_id: str | None = None,
-           **kwargs: Any) -> CreateAnnotation:  # noqa: N802 - reads as a command class
-    """Edit: ``annotations.add_box`` (keyword arguments as there)."""
-    return CreateAnnotation(project, "Add box",
-                            lambda: ann.add_box(project, media_id, rect_xywh_px, label_id, **kwargs))
-
-
-def AddRuler(project: Project, media_id: str, p: Sequence[float], q: Sequence[float],
-             **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_ruler``."""
-    return CreateAnnotation(project, "Add ruler", lambda: ann.add_ruler(project, media_id, p, q, **kwargs))
-
-
-def AddSegment(project: Project, media_id: str, label_id: str | None, start_frame: int,
-               end_frame: int | None = None, **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_segment`` (key I)."""
-    return CreateAnnotation(project, "Start segment", lambda: ann.add_segment(
-        project, media_id, label_id, start_frame, end_frame, **kwargs))
-
-
-def AddEvent(project: Project, media_id: str, frame_index: int, label_id: str | None = None,
-             **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_event`` (key E)."""
-    return CreateAnnotation(project, "Mark event",
-                            lambda: ann.add_event(project, media_id, frame_index, label_id, **kwargs))
-
-
-def AddTag(project: Project, media_id: str, text: str, frame_index: int | None = None,
-           **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_tag``."""
-    return CreateAnnotation(project, "Add tag", lambda: ann.add_tag(project, media_id, text, frame_index, **kwargs))
-
-
-def CopyBox(project: Project, annotation_id: str, frame_index: int | None = None) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.copy_box`` (to the next frame by default)."""
-    return CreateAnnotation(project, "Copy box to frame", lambda: ann.copy_box(project, annotation_id, frame_index))
-
-
-def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.make_keyframe`` (an interpolated box becomes a keyframe)."""
-    return CreateAnnotation(project, "Make keyframe",
-                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
-
-
-class UpdateAnnotation(Edit):
-    """Change fields of one annotation (``annotations.update``); undo writes the previous values back."""
-
-    def __init__(self, project: Project, annotation_id: str, text: str = "Edit annotation", **changes: Any):
-        self.project, self.annotation_id, self.text, self.changes = project, annotation_id, text, changes
-        self.previous: dict[str, Any] | None = None
-
-    def do(self) -> None:
-        previous = ann.update(self.project, self.annotation_id, **self.changes)
-        if self.previous is None:
-            self.previous = previous
-
-    def undo(self) -> None:
-        ann.update(self.project, self.annotation_id, **self.previous)
-
-
-def MoveBox(project: Project, annotation_id: str, rect_xywh_px: Sequence[float]) -> UpdateAnnotation:  # noqa: N802
-    """Edit: move or resize a box to ``(x, y, w, h)`` pixels. Raises ValueError for an empty box."""
-    return UpdateAnnotation(project, annotation_id, "Move box", geometry=list(tracks.xywh_to_xyxy(rect_xywh_px)))
-
-
-def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa: N802
-              q: Sequence[float]) -> UpdateAnnotation:
-    """Edit: move a ruler's ends."""
-    return UpdateAnnotation(project, annotation_id, "Move ruler", geometry=[list(p), list(q)])
-
-
-def SetLabel(project: Project, annotation_id: str, label_id: str | None) -> UpdateAnnotation:  # noqa: N802
-    """Edit: give an annotation another label."""
-    return UpdateAnnotation(project, annotation_id, "Change label", label_id=label_id)
-
-
-def SetAttributes(project: Project, annotation_id: str,  # noqa: N802
-                  attributes: dict[str, Any] | None) -> UpdateAnnotation:
-    """Edit: replace an annotation's free attributes."""
-    return UpdateAnnotation(project, annotation_id, "Change attributes", attributes=attributes)
-
-
-def CloseSegment(project: Project, annotation_id: str, end_frame: int) -> UpdateAnnotation:  # noqa: N802
-    """Edit: end a segment on ``end_frame`` (key O), or move its end."""
-    return UpdateAnnotation(project, annotation_id, "End segment", end_frame_index=end_frame)
-
-
-def MoveSegmentStart(project: Project, annotation_id: str, start_frame: int) -> UpdateAnnotation:  # noqa: N802
-    """Edit: move a segment's start (dragged on the timeline)."""
-    return UpdateAnnotation(project, annotation_id, "Move segment start", frame_index=start_frame)
-
-
-class DeleteAnnotations(Edit):
-    """Soft-delete one or more annotations in one transaction; undo restores them."""
-
-    def __init__(self, project: Project, annotation_ids: str | Iterable[str]):
-        ids = [annotation_ids] if isinstance(annotation_ids, str) else list(annotation_ids)
-        self.project, self.annotation_ids = project, ids
-        self.text = "Delete" if len(ids) == 1 else f"Delete {len(ids)} annotations"
-
-    def do(self) -> None:
-        ann.delete_many(self.project, self.annotation_ids)
-
-    def undo(self) -> None:
-        ann.restore_many(self.project, self.annotation_ids)
-
-
-# -- calibrations -----------------------------------------------------------------------------------
-class SaveCalibration(Edit):
-    """Save (create or replace) a calibration; undo deletes it or writes the replaced one back.
-
-    Keyword arguments as ``calibrations.save_calibration``. CalibrationError on degenerate input is
-    raised by the first ``do()`` and nothing is saved.
+    Each member still commits its own transaction (the members are ordinary edits). If a member's
+    ``do()`` raises, the members already done in this call are undone (newest first) before the error
+    propagates, so a failed group leaves the project as it was. ``undo()`` undoes every member,
+    newest first. ``text`` is what the Edit menu shows.
     """
 
-    text = "Calibrate"
-
-    def __init__(self, project: Project, **fields: Any):
-        self.project, self.fields = project, fields
-        self.calibration_id: str | None = fields.get("calibration_id")
-        self.before: cal.CalibrationRecord | None = None
-        self._first = True
+    def __init__(self, text: str, edits: Sequence[Edit]):
+        if not edits:
+            raise ValueError("an edit group needs at least one edit")
+        self.text, self.edits = text, list(edits)
 
     def do(self) -> None:
-        if self._first:
-            self.before = self._replaced()
-        fields = dict(self.fields, calibration_id=self.calibration_id)
-        self.calibration_id = cal.save_calibration(self.project, **fields)
-        self._first = False
-
-    def _replaced(self) -> cal.CalibrationRecord | None:
-        if self.calibration_id:
-            try:
-                return cal.get_calibration(self.project, self.calibration_id)
-            except NotFound:  # a new id (redo after a delete): nothing is replaced
-                return None
-        for rec in cal.list_calibrations(self.project):
-            if (rec.kind == self.fields["kind"] and rec.media_id == self.fields.get("media_id")
-                    and rec.camera_group == self.fields.get("camera_group")):
-                return rec
-        return None
+        done: list[Edit] = []
+        try:
+            for edit in self.edits:
+                edit.do()
+                done.append(edit)
+        except Exception:
+            for edit in reversed(done):
+                edit.undo()
+            raise
 
     def undo(self) -> None:
-        if self.before is None:
-            cal.delete_calibration(self.project, self.calibration_id)
-        else:
-            cal.save_calibration(self.project, **cal.calibration_fields(self.before))
-
-
-class DeleteCalibration(Edit):
-    """Delete a calibration; undo saves it again under the same id."""
-
-    text = "Delete calibration"
-
-    def __init__(self, project: Project, calibration_id: str):
-        self.project, self.calibration_id = project, calibration_id
-        self.before: cal.CalibrationRecord | None = None
-
-    def do(self) -> None:
-        self.before = cal.delete_calibration(self.project, self.calibration_id)
-
-    def undo(self) -> None:
-        cal.save_calibration(self.project, **cal.calibration_fields(self.before))
-
-
-class SetCameraGroup(Edit):
-    """Put media in a camera group (or take them out with None); undo puts each back where it was."""
-
-    text = "Set camera group"
-
-    def __init__(self, project: Project, media_ids: Iterable[str], group: str | None):
-        self.project, self.media_ids, self.group = project, list(media_ids), group
-        self.previous: dict[str, str | None] = {}
-
-    def do(self) -> None:
-        self.previous = cal.set_camera_group(self.project, self.media_ids, self.group)
-
-    def undo(self) -> None:
-        by_group: dict[str | None, list[str]] = {}
-        for media_id, group in self.previous.items():
-            by_group.setdefault(group, []).append(media_id)
-        for group, ids in by_group.items():
-            cal.set_camera_group(self.project, ids, group)
-
-
-# -- labels -----------------------------------------------------------------------------------------
-class CreateLabel(Edit):
-    """Add a label (``labels.create_label``); undo deletes it, redo re-creates it under the same id."""
-
-    text = "Add label"
-
-    def __init__(self, project: Project, name: str, color: str | None = None, shortcut: int | None = None):
-        self.project, self.name, self.color, self.shortcut = project, name, color, shortcut
-        self.label_id: str | None = None
-
-    def do(self) -> None:
-        if self.label_id is None:
-            self.label_id = labels.create_label(self.project, self.name, self.color, self.shortcut)
-            rec = labels.get_label(self.project, self.label_id)
-            self.color, self.shortcut = rec.color, rec.shortcut
-        else:
-            labels.create_label(self.project, self.name, self.color, self.shortcut, auto_shortcut=False,
-                                label_id=self.label_id)
-
-    def undo(self) -> None:
-        labels.delete_label(self.project, self.label_id)
-
-
-class UpdateLabel(Edit):
-    """Rename, recolour or re-key a label; undo writes the previous name, colour and key back."""
-
-    text = "Change label"
-
-    def __init__(self, project: Project, label_id: str, **changes: Any):
-        self.project, self.label_id, self.changes = project, label_id, changes
-        self.before: labels.LabelRecord | None = None
-
-    def do(self) -> None:
-        before = labels.update_label(self.project, self.label_id, **self.changes)
-        if self.before is None:
-            self.before = before
-
-    def undo(self) -> None:
-        b = self.before
-        labels.update_label(self.project, self.label_id, name=b.name, color=b.color, shortcut=b.shortcut)
-
-
-class DeleteLabel(Edit):
-    """Delete an unused label; undo re-creates it with its id, name, colour and key."""
-
-    text = "Delete label"
-
-    def __init__(self, project: Project, label_id: str):
-        self.project, self.label_id = project, label_id
-        self.before: labels.LabelRecord | None = None
-
-    def do(self) -> None:
-        self.before = labels.delete_label(self.project, self.label_id)
-
-    def undo(self) -> None:
-        b = self.before
-        labels.create_label(self.project, b.name, b.color, b.shortcut, auto_shortcut=False, label_id=b.id)
-
-
-# -- a stack without Qt -----------------------------------------------------------------------------
-class UndoStack:
-    """QUndoStack's behaviour without Qt: ``push`` does the edit, ``undo``/``redo`` walk the history.
-
-    A push after undos drops the undone edits. An edit whose ``do``/``undo`` raises leaves the stack
-    where it was (nothing was committed, since each is one transaction) and the error propagates.
-    """
-
-    def __init__(self) -> None:
-        self._edits: list[Edit] = []
-        self._index = 0
-
-    def push(self, edit: Edit) -> Edit:
-        """Do ``edit`` and put it on the stack; returns it."""
-        edit.do()
-        del self._edits[self._index:]
-        self._edits.append(edit)
-        self._index += 1
-        return edit
-
-    def can_undo(self) -> bool:
-        """True when an edit can be undone."""
-        return self._index > 0
-
-    def can_redo(self) -> bool:
-        """True when an undone edit can be redone."""
-        return self._index < len(self._edits)
-
-    def undo(self) -> Edit:
-        """Undo the last done edit; returns it. Raises IndexError when there is nothing to undo."""
-        if not self.can_undo():
-            raise IndexError("nothing to undo")
-        edit = self._edits[self._index - 1]
-        edit.undo()
-        self._index -= 1
-        return edit
-
-    def redo(self) -> Edit:
-        """Redo the last undone edit; returns it. Raises IndexError when there is nothing to redo."""
-        if not self.can_redo():
-            raise IndexError("nothing to redo")
-        edit = self._edits[self._index]
-        edit.do()
-        self._index += 1
-        return edit
-
-    def __len__(self) -> int:
-        return len(self._edits)
-
-    @property
-    def index(self) -> int:
-        """Number of edits currently done (QUndoStack.index)."""
-        return self._index
+        for edit in reversed(self.edits):
+            edit.undo()

@@ -8,7 +8,7 @@ recall, F1, false-accept and miss rates; the items where raters disagree and the
 and the majority disagree (choosing one emits ``open_item``); CSV export; scoring and tuning the
 acceptability rules in the background with progress and cancel.
 
-Every number comes from ``datasets.rating_review`` / ``core.agreement`` / ``media.acceptability``.
+Every number comes from ``ratings.review`` / ``core.agreement`` / ``ratings.acceptability.service``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.statistics import Interval
-from fieldstudio.datasets import rating_review
-from fieldstudio.datasets.rating_csv import write_agreement_csv
+from fieldstudio.ratings import review as rating_review
+from fieldstudio.ratings.csv_table import write_agreement_csv
 from fieldstudio.gui import workers
-from fieldstudio.media import acceptability
-from fieldstudio.store import ratings
+from fieldstudio.ratings.acceptability import service as acceptability
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1

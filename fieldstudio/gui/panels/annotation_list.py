@@ -3,7 +3,7 @@
 Columns: media, kind, label (with its colour), frame, PTS time ``HH:MM:SS.mmm``, a segment's end frame
 and duration, track id, ruler length (metres through the calibration that applies now, else pixels
 "(uncalibrated)"), attributes, and flags (an open segment; segments of one label that overlap). Rows
-come from ``datasets.annotation_rows.annotation_rows``; a QAbstractTableModel behind a
+come from ``annotations.rows.annotation_rows``; a QAbstractTableModel behind a
 QSortFilterProxyModel that filters by label and kind. Double-click or Enter emits ``jump``; Delete
 deletes the selected rows through ``apply_edit(DeleteAnnotations(...))``.
 """
@@ -21,7 +21,7 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now, swatch
 
 if TYPE_CHECKING:
-    from fieldstudio.datasets import annotation_rows as views
+    from fieldstudio.annotations import rows as views
     from fieldstudio.store.project import Project
 
 COLUMNS = ("Media", "Kind", "Label", "Frame", "Time", "End / duration", "Track", "Measurement", "Attributes",
@@ -47,7 +47,7 @@ def flags_text(row: views.AnnotationRow) -> str:
 
 
 class AnnotationTableModel(QAbstractTableModel):
-    """Read-only table of :class:`~fieldstudio.datasets.annotation_rows.AnnotationRow`."""
+    """Read-only table of :class:`~fieldstudio.annotations.rows.AnnotationRow`."""
 
     def __init__(self, parent=None):  # noqa: ANN001 - QObject
         super().__init__(parent)
@@ -254,7 +254,7 @@ class AnnotationListPanel(QWidget):
     def set_project(self, project: Project | None) -> None:
         """Show ``project`` (no media until :meth:`set_media`, unless "All media" is on)."""
         if project is not None and self.kind_filter.count() == 1:
-            from fieldstudio.store import annotations as ann
+            from fieldstudio.annotations import records as ann
 
             for kind in ann.KINDS:
                 self.kind_filter.addItem(kind, kind)
@@ -276,7 +276,7 @@ class AnnotationListPanel(QWidget):
         if self.project is None or (self.media_id is None and not everything):
             rows: list[views.AnnotationRow] = []
         else:
-            from fieldstudio.datasets import annotation_rows as views
+            from fieldstudio.annotations import rows as views
 
             rows = views.annotation_rows(self.project, None if everything else self.media_id)
         self.model.set_rows(rows)
@@ -318,7 +318,7 @@ class AnnotationListPanel(QWidget):
     # -- actions ------------------------------------------------------------------------------------
     def delete_selected(self) -> None:
         """Delete the selected marks in one undoable edit."""
-        from fieldstudio.store.edits import DeleteAnnotations
+        from fieldstudio.annotations.edits import DeleteAnnotations
 
         ids = self.selected_ids()
         if not ids or self.project is None:
@@ -350,7 +350,7 @@ class AnnotationListPanel(QWidget):
         self.label_filter.addItem("All labels", ANY)
         self.label_filter.addItem("Unlabelled", UNLABELLED)
         if self.project is not None:
-            from fieldstudio.store import labels as label_store
+            from fieldstudio.annotations import labels as label_store
 
             for lab in label_store.list_labels(self.project):
                 self.label_filter.addItem(swatch(lab.color), lab.name, lab.id)

@@ -8,8 +8,10 @@ from typing import Any
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
                                QWidget)
 
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import edits, labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import edits
+from fieldstudio.annotations import labels
+from fieldstudio.store.edits import Edit
 from fieldstudio.store.project import Project
 
 
@@ -38,7 +40,7 @@ def format_attributes(attributes: dict[str, Any] | None) -> str:
 class BoxEditorDialog(QDialog):
     """Edit one box; OK applies a label edit, an attributes edit and a track edit as needed."""
 
-    def __init__(self, project: Project, annotation_id: str, apply_edit: Callable[[edits.Edit], bool],
+    def __init__(self, project: Project, annotation_id: str, apply_edit: Callable[[Edit], bool],
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.project, self.annotation_id, self._apply = project, annotation_id, apply_edit

@@ -25,7 +25,7 @@ from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit
 
 if TYPE_CHECKING:
     from fieldstudio.core.calibration_preview import CalibrationPreview
-    from fieldstudio.store import calibrations as cal
+    from fieldstudio.annotations import calibrations as cal
     from fieldstudio.store.edits import Edit
     from fieldstudio.store.project import Project
 
@@ -101,8 +101,8 @@ class CalibrationListPanel(QWidget):
         self._records, names = [], {}
         if self.project is not None:
             from fieldstudio.core.calibration import pixel_distance
-            from fieldstudio.datasets import annotation_rows as views
-            from fieldstudio.store import calibrations as cal
+            from fieldstudio.annotations import rows as views
+            from fieldstudio.annotations import calibrations as cal
 
             self._records = cal.list_calibrations(self.project)
             names = views.media_names(self.project)
@@ -125,8 +125,8 @@ class CalibrationListPanel(QWidget):
 
     def delete_selected(self) -> None:
         """Delete the selected calibration (undoable)."""
-        from fieldstudio.datasets import annotation_rows as views
-        from fieldstudio.store.edits import DeleteCalibration
+        from fieldstudio.annotations import rows as views
+        from fieldstudio.annotations.edits import DeleteCalibration
 
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         if not rows or self.project is None:
@@ -164,7 +164,7 @@ class CalibrationDialog(QDialog):
     def __init__(self, project: Project, media_id: str, points: Sequence[Sequence[float]],
                  apply_edit: ApplyEdit | None = None, parent: QWidget | None = None):
         from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
-        from fieldstudio.datasets import annotation_rows as views
+        from fieldstudio.annotations import rows as views
 
         super().__init__(parent)
         self.project, self.media_id = project, media_id
@@ -291,7 +291,7 @@ class CalibrationDialog(QDialog):
         self.ok_button.setEnabled(problem is None)
 
     def _scope_text(self) -> str:
-        from fieldstudio.datasets import annotation_rows as views
+        from fieldstudio.annotations import rows as views
 
         group = self._group()
         if group is None:
@@ -302,8 +302,8 @@ class CalibrationDialog(QDialog):
 
     def build_edit(self) -> Edit:
         """The edit OK makes: SaveCalibration, with SetCameraGroup first when the media joins a group."""
-        from fieldstudio.store.edits import SaveCalibration, SetCameraGroup
-        from fieldstudio.store.edits_extra import EditGroup
+        from fieldstudio.annotations.edits import SaveCalibration, SetCameraGroup
+        from fieldstudio.store.edits import EditGroup
 
         group = self._group()
         save = SaveCalibration(self.project, kind=self.kind, points=[list(p) for p in self.points],
@@ -314,9 +314,9 @@ class CalibrationDialog(QDialog):
 
     def accept(self) -> None:
         """Save through ``apply_edit``; on an error, say why and stay open (nothing is saved)."""
-        from fieldstudio.datasets import annotation_rows as views
-        from fieldstudio.store import calibrations as cal
-        from fieldstudio.store.edits_extra import EditGroup
+        from fieldstudio.annotations import rows as views
+        from fieldstudio.annotations import calibrations as cal
+        from fieldstudio.store.edits import EditGroup
 
         self.update_preview()
         if not self.ok_button.isEnabled():

@@ -1,7 +1,7 @@
 """The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
 a person's overrides and promotions, and the summary tab (tables with intervals and plots).
 
-All reads and writes are services of ``fieldstudio.datasets.comparison_view`` (built on ``comparison``,
+All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
 moment on 900 tasks x 8 sources. The panel never computes a statistic itself.
 """
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.datasets import comparison_view as cv
+from fieldstudio.compare import views as cv
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
 from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel

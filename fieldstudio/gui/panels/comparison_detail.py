@@ -1,6 +1,6 @@
 """The comparison view's detail pane (one answer: full text, raw text, tokens, cost, the judge's explanation,
 the frames the model saw) and its two dialogs: override a score (value + required reason, history shown) and
-promote an answer to ground truth. Widgets only; the reads and writes are ``datasets.comparison_view``."""
+promote an answer to ground truth. Widgets only; the reads and writes are ``compare.views``."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.datasets.comparison_view import AnswerDetail
+from fieldstudio.compare.views import AnswerDetail
 
 
 def default_person() -> str:

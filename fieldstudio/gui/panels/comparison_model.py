@@ -15,7 +15,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from fieldstudio.datasets.comparison_view import GridData
+from fieldstudio.compare.views import GridData
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 """Sort key: the score (unscored -1, no answer -2) for a source column, the text for a task column."""

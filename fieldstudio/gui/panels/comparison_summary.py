@@ -2,7 +2,7 @@
 matplotlib plots embedded with the QtAgg canvas, each exportable as PNG or SVG.
 
 The numbers come from ``comparison_view.category_cells`` (i.e. ``comparison.group_summary`` and
-``source_summary``); the figures from ``datasets.plots`` and ``comparison_view.category_bars``.
+``source_summary``); the figures from ``compare.plots`` and ``comparison_view.category_bars``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.datasets import plots
-from fieldstudio.datasets.comparison_view import ComparisonView, category_bars, cell_text
+from fieldstudio.compare import plots
+from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
 
 N_ROLE = Qt.ItemDataRole.UserRole + 3

@@ -1,6 +1,6 @@
 """Export annotations: format, output path, scope (whole project / current media), in the background.
 
-The work is ``datasets.annotation_export_scope.export_annotations_scoped`` (the same exporters the
+The work is ``annotations.exports.scope.export_annotations_scoped`` (the same exporters the
 ``fieldstudio export`` command runs) in a ``gui.workers.Worker`` with a cancellable progress dialog,
 then a summary with the counts and the path (``annotation_export_scope.summary_text``).
 """
@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressDialog, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
-from fieldstudio.datasets import annotation_rows as views
-from fieldstudio.datasets.annotation_export_scope import (FORMAT_TITLES, default_output, export_annotations_scoped,
+from fieldstudio.annotations import rows as views
+from fieldstudio.annotations.exports.scope import (FORMAT_TITLES, default_output, export_annotations_scoped,
                                                           summary_text)
-from fieldstudio.datasets.box_images import ExportReport
+from fieldstudio.annotations.exports.box_images import ExportReport
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE
 from fieldstudio.store.project import Project

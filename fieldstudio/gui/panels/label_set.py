@@ -1,8 +1,8 @@
 """The label set dialog: the project's labels with colours and keys 1-9; add, rename, recolour, delete.
 
-Every change is an undoable edit (``store.edits.CreateLabel`` / ``UpdateLabel`` / ``DeleteLabel``)
+Every change is an undoable edit (``annotations.edits.CreateLabel`` / ``UpdateLabel`` / ``DeleteLabel``)
 handed to ``apply_edit``; the rules (unique names, colours, a label in use cannot be deleted) are
-``store.labels``'s, and its messages are shown in the dialog.
+``annotations.labels``'s, and its messages are shown in the dialog.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QDialog, QDialog
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit, do_now, swatch
-from fieldstudio.store import labels
-from fieldstudio.store.edits import CreateLabel, DeleteLabel, Edit, UpdateLabel
+from fieldstudio.annotations import labels
+from fieldstudio.annotations.edits import CreateLabel, DeleteLabel, Edit, UpdateLabel
 from fieldstudio.store.project import Project
 
 KEY_COL, NAME_COL, USED_COL = 0, 1, 2

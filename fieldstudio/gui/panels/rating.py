@@ -7,7 +7,7 @@ Ctrl+Z takes back the last save, Esc leaves a field. Blind mode (the default) hi
 rater's answer and the scorer's and models' verdicts; with it off the panel shows them and, when asked,
 the acceptability measures of the item with the target box drawn (issue 10).
 
-All reads and writes go through ``store.ratings``, ``store.rating_edits`` and ``datasets.rating_review``;
+All reads and writes go through ``ratings.records``, ``ratings.edits`` and ``ratings.review``;
 every save is one short write transaction (STYLE.md §2).
 """
 
@@ -23,15 +23,15 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
                                QLabel, QLineEdit, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.datasets import rating_review
+from fieldstudio.ratings import review as rating_review
 from fieldstudio.gui.settings import settings
 from fieldstudio.gui.panels.rating_reveal import VERDICT_COLOURS, RevealBox
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.media.frames import FrameSource
-from fieldstudio.store import ratings
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
-from fieldstudio.store.rating_edits import RecordRating
+from fieldstudio.ratings.edits import RecordRating
 
 VERDICT_KEYS = {"accept": "A", "reject": "R", "unsure": "U"}
 

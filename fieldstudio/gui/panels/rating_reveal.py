@@ -2,7 +2,7 @@
 item, and, when the rater asks, the acceptability measures with each rule term and the measured target
 box (and the other boxes, the possible occluders) drawn on the picture (issue 10, item 4).
 
-Reads through ``datasets.rating_review``; measuring runs in a worker (``rating_review.measure_item``).
+Reads through ``ratings.review``; measuring runs in a worker (``rating_review.measure_item``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from fieldstudio.datasets import rating_review
+from fieldstudio.ratings import review as rating_review
 from fieldstudio.gui import workers
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.store import ratings
+from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 
 VERDICT_COLOURS = {"accept": "#2e7d32", "reject": "#c62828", "unsure": "#9e9d24"}

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from fieldstudio.inference.profiles import ModelProfile, mask_url
-from fieldstudio.inference.run_views import AnswerRow
+from fieldstudio.inference.runs.views import AnswerRow
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 

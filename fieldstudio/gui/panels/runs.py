@@ -6,7 +6,7 @@ estimate of requests, tokens and cost. Top right, the run in progress: a bar (an
 the task answered last, tokens and cost so far, ETA, and every failed task with its error. Bottom, the
 project's runs (status, counts, cost, duration) and the answers of the selected run with their details.
 
-Everything is done by headless services: `inference.run_batch` (plan, create, execute), `run_views`
+Everything is done by headless services: `inference.runs.batch` (plan, create, execute), `run_views`
 (lists and live totals) and `run_estimate`. Execution runs in a `workers.Worker`; Stop sets its cancel
 flag: requests in flight finish and are stored, the rest stay pending, and Resume (or Start with the
 same choice) continues without asking a finished task again.
@@ -28,10 +28,12 @@ from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table, usd
 from fieldstudio.inference import profiles as profile_store
-from fieldstudio.inference import run_batch, run_estimate, run_views
+from fieldstudio.inference.runs import batch as run_batch
+from fieldstudio.inference.runs import estimate as run_estimate
+from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.profiles import ModelProfile
-from fieldstudio.inference.run_batch import BatchResult
-from fieldstudio.inference.runs import select_tasks
+from fieldstudio.inference.runs.batch import BatchResult
+from fieldstudio.inference.runs.records import select_tasks
 from fieldstudio.inference.strategies import get_strategy, strategy_names
 from fieldstudio.store.project import Project
 
@@ -564,7 +566,7 @@ class RunPanel(QWidget):
 def _resume_with_retry(project: Project, run_id: str, *, progress, cancelled, concurrency=None,  # noqa: ANN001
                        use_cache: bool = True) -> BatchResult:
     """Resume one run, first making its failed answers pending again (``fieldstudio run --retry-failed``)."""
-    from fieldstudio.inference import run_queue
+    from fieldstudio.inference.runs import queue as run_queue
 
     summary = run_queue.execute_run(project, run_id, progress=progress, cancelled=cancelled, concurrency=concurrency,
                                     use_cache=use_cache, retry_failed=True)

@@ -1,9 +1,9 @@
 """Tags of the media shown and of its current frame ("blurry", "no people"): list, add, remove.
 
-Tags are annotations of kind ``tag`` (``store.annotations.add_tag``); a media-level tag has no frame.
+Tags are annotations of kind ``tag`` (``annotations.records.add_tag``); a media-level tag has no frame.
 Adding is an ``AddTag`` edit and removing a ``DeleteAnnotations`` edit, both handed to ``apply_edit``.
 The text field completes from the tags already used in the project
-(``datasets.annotation_rows.project_tag_texts``).
+(``annotations.rows.project_tag_texts``).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class TagsPanel(QWidget):
         self.frame_list.clear()
         kind = None
         if self.project is not None and self.media_id is not None:
-            from fieldstudio.datasets import annotation_rows as views
+            from fieldstudio.annotations import rows as views
 
             try:
                 kind = views.media_brief(self.project, self.media_id).kind
@@ -147,7 +147,7 @@ class TagsPanel(QWidget):
     # -- actions ------------------------------------------------------------------------------------
     def add_tag(self, text: str, *, to_frame: bool) -> bool:
         """Tag the current frame (``to_frame``) or the whole media with ``text``; True when added."""
-        from fieldstudio.store.edits import AddTag
+        from fieldstudio.annotations.edits import AddTag
 
         if self.project is None or self.media_id is None:
             return False
@@ -163,7 +163,7 @@ class TagsPanel(QWidget):
 
     def remove_selected(self, lst: QListWidget | None = None) -> None:
         """Remove the selected tags of ``lst`` (default: both lists) in one undoable edit."""
-        from fieldstudio.store.edits import DeleteAnnotations
+        from fieldstudio.annotations.edits import DeleteAnnotations
 
         lists = [lst] if lst is not None else [self.media_list, self.frame_list]
         ids = [item.data(TAG_ID_ROLE) for w in lists for item in w.selectedItems()]

@@ -1,6 +1,6 @@
 """The task list of the task editor: a table model of the project's tasks and its filter.
 
-Rows are ``store.tasks.TaskRow`` read in one query; the filter keeps one category and one answer type and
+Rows are ``tasks.records.TaskRow`` read in one query; the filter keeps one category and one answer type and
 searches id, question and ground truth, so thousands of tasks filter at once.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from fieldstudio.store import tasks as ts
+from fieldstudio.tasks import records as ts
 
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("Id", "Category", "Type", "Scenario", "Question", "Ground truth", "")
 
 
 class TaskTableModel(QAbstractTableModel):
-    """The project's tasks (``store.tasks.TaskRow``), one row each."""
+    """The project's tasks (``tasks.records.TaskRow``), one row each."""
 
     def __init__(self, parent=None):  # noqa: ANN001 - QObject
         super().__init__(parent)

@@ -1,7 +1,7 @@
 """The task editor: a filterable list of the project's tasks and a form for the chosen one.
 
-Thin over the headless services: ``fieldstudio.store.tasks`` (validation, create / change / delete and
-their undoable edits, frames <-> seconds) and ``fieldstudio.store.ground_truth`` (ground truth computed
+Thin over the headless services: ``fieldstudio.tasks.records`` (validation, create / change / delete and
+their undoable edits, frames <-> seconds) and ``fieldstudio.tasks.ground_truth`` (ground truth computed
 from annotations, kept linked). Each Save, New, Duplicate, Delete and Link is one undoable edit committed
 at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo buttons).
 
@@ -24,10 +24,10 @@ from sqlalchemy import select
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels.task_table import TASK_ID_ROLE, TaskFilter, TaskTableModel
-from fieldstudio.store import annotations as ann
-from fieldstudio.store import ground_truth as gt
-from fieldstudio.store import labels
-from fieldstudio.store import tasks as ts
+from fieldstudio.annotations import records as ann
+from fieldstudio.tasks import ground_truth as gt
+from fieldstudio.annotations import labels
+from fieldstudio.tasks import records as ts
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
@@ -43,7 +43,7 @@ ERROR_STYLE, WARNING_STYLE = "color: #d93025;", "color: #b06000;"
 
 
 class _UndoCommand(QUndoCommand):
-    """A ``store.edits.Edit`` on a QUndoStack: done before the push, so the first redo does nothing."""
+    """A ``annotations.edits.Edit`` on a QUndoStack: done before the push, so the first redo does nothing."""
 
     def __init__(self, edit: Edit, panel: TaskEditorPanel, task_id: str | None):
         super().__init__(edit.text)
@@ -565,7 +565,7 @@ class TaskEditorPanel(QWidget):
         self._validate()
 
     def form_fields(self) -> dict:
-        """The editable fields as the form shows them (``store.tasks.EDITABLE`` minus the link fields)."""
+        """The editable fields as the form shows them (``tasks.records.EDITABLE`` minus the link fields)."""
         tolerances = {}
         for key, edit in (("r_th", self.r_th), ("T_th", self.t_th)):
             text = edit.text().strip()

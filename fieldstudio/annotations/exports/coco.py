@@ -1,0 +1,87 @@
+"""COCO JSON export of boxes: photos and video frames as images, labels as categories.
+
+Format (cocodataset.org, "Data format", object detection): ``images`` [{id, file_name, width,
+height}], ``annotations`` [{id, image_id, category_id, bbox: [x, y, w, h], area, iscrowd}],
+``categories`` [{id, name, supercategory}]. Ids start at 1. ``bbox`` is the top-left corner and size
+in pixels of the upright image (floats, not rounded). Extra keys carry what COCO has no field for:
+an image's ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``; an annotation's
+``attributes`` (free attributes, plus ``track_id`` and ``keyframe`` as CVAT writes them) and
+``fieldstudio_id``. Video frames are named ``<stem>_f000123.jpg`` (see ``box_images``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from fieldstudio import __version__
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.annotations.exports.box_images import (
+    Cancelled,
+    ExportReport,
+    Progress,
+    categories,
+    collect_images,
+    write_images,
+)
+from fieldstudio.store.models import utcnow
+from fieldstudio.store.project import Project
+
+
+def coco_document(project: Project, *, keyframes_only: bool = False,
+                  media_ids: Sequence[str] | None = None) -> tuple[dict, list, list]:
+    """The COCO dictionary of the project's boxes, or of ``media_ids``' only; returns (document, images,
+    skipped). Category ids are the project's (every label) whichever media are exported."""
+    images, skipped = collect_images(project, keyframes_only=keyframes_only,
+                                     media_ids=None if media_ids is None else list(media_ids))
+    scope = "" if media_ids is None else f" ({len(media_ids)} media)"
+    cats = categories(project, images)
+    cat_id = {label_id: i + 1 for i, (label_id, _name) in enumerate(cats)}
+    doc: dict = {
+        "info": {"description": f"fieldstudio export of {project.name}{scope}", "version": __version__,
+                 "date_created": utcnow().isoformat(timespec="seconds")},
+        "licenses": [],
+        "images": [],
+        "annotations": [],
+        "categories": [{"id": cat_id[lid], "name": name, "supercategory": ""} for lid, name in cats],
+    }
+    ann_id = 0
+    for image_id, im in enumerate(images, start=1):
+        doc["images"].append({"id": image_id, "file_name": im.file_name, "width": im.width, "height": im.height,
+                              "fieldstudio_media_id": im.media_id, "frame_index": im.frame_index,
+                              "pts_seconds": im.pts_seconds})
+        for b in im.boxes:
+            ann_id += 1
+            x1, y1, x2, y2 = b.box
+            attrs = dict(b.attributes or {})
+            if b.track_id is not None:
+                attrs.update(track_id=b.track_id, keyframe=b.keyframe)
+            doc["annotations"].append({
+                "id": ann_id, "image_id": image_id, "category_id": cat_id[b.label_id],
+                "bbox": [x1, y1, x2 - x1, y2 - y1], "area": (x2 - x1) * (y2 - y1), "iscrowd": 0,
+                "attributes": attrs, "fieldstudio_id": b.annotation_id})
+    return doc, images, skipped
+
+
+def export_coco(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
+                media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
+                cancelled: Cancelled = lambda: False) -> ExportReport:
+    """Write the project's boxes as COCO JSON to ``out`` (a ``.json`` file, or a folder that gets
+    ``annotations.json``), atomically; ``media_ids`` limits it to those media.
+
+    With ``write_image_files`` the exact upright frames are written to ``images/`` beside the JSON
+    (a missing media file is listed in ``report.skipped``; its boxes stay in the JSON).
+    """
+    out = Path(out)
+    json_path = out if out.suffix.lower() == ".json" else out / "annotations.json"
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    doc, images, skipped = coco_document(project, keyframes_only=keyframes_only, media_ids=media_ids)
+    report = ExportReport("coco", skipped=list(skipped), images=len(images), annotations=len(doc["annotations"]))
+    if write_image_files:
+        write_images(project, images, json_path.parent / "images", report, progress=progress, cancelled=cancelled)
+        if report.cancelled:
+            return report
+    atomic_write_text(json_path, json.dumps(doc, indent=1, ensure_ascii=False))
+    report.files.append(json_path)
+    return report

@@ -1,0 +1,84 @@
+"""CSV of time segments, events, tags and ruler measurements (pandas), one row per annotation.
+
+Columns: ``annotation_id, kind, media, media_id, label, text, start_frame, end_frame, start_pts,
+end_pts, start_s, end_s, duration_s, open, overlaps, pixels, metres, measured_how``.
+Frames are indices in the video's frame table; ``*_pts`` are in the stream's time base and ``*_s`` are
+``pts * time_base`` seconds (never index / fps); ``duration_s = end_s - start_s``. An event, ruler or
+frame tag has only a start. ``open`` marks a segment not yet ended; ``overlaps`` lists (by id, ``;``
+separated) the segments of the same label it shares frames with. Rulers carry their length in pixels
+and, when a calibration applies, in metres, computed now with the current calibration
+(``calibrations.measure_ruler``); ``measured_how`` names it or says how to calibrate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from fieldstudio.core.atomic import atomic_writer
+from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.store.models import Media
+from fieldstudio.store.project import Project
+
+COLUMNS = ["annotation_id", "kind", "media", "media_id", "label", "text", "start_frame", "end_frame",
+           "start_pts", "end_pts", "start_s", "end_s", "duration_s", "open", "overlaps", "pixels", "metres",
+           "measured_how"]
+
+
+def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None,
+                     progress: Progress = lambda done, total: None,
+                     cancelled: Cancelled = lambda: False) -> pd.DataFrame:
+    """The rows described in the module docstring as a DataFrame (columns ``COLUMNS``), of every media
+    or of ``media_ids`` only."""
+    recs = ann.list_annotations(project, kinds=["segment", "event", "ruler", "tag"])
+    if media_ids is not None:
+        wanted = set(media_ids)
+        recs = [r for r in recs if r.media_id in wanted]
+    with project.read() as s:
+        names = {m.id: m.file_name for m in s.query(Media).all()}
+    overlaps: dict[str, list[str]] = {}
+    for a, b in ann.overlapping_segments(project):
+        overlaps.setdefault(a.id, []).append(b.id)
+        overlaps.setdefault(b.id, []).append(a.id)
+    rows = []
+    for i, r in enumerate(recs):
+        if cancelled():
+            break
+        pixels = metres = how = None
+        if r.kind == "ruler":
+            pixels, metres, how = cal.measure_ruler(project, r.id)
+        rows.append({
+            "annotation_id": r.id, "kind": r.kind, "media": names.get(r.media_id), "media_id": r.media_id,
+            "label": r.label_name, "text": r.text, "start_frame": r.frame_index, "end_frame": r.end_frame_index,
+            "start_pts": r.pts, "end_pts": r.end_pts, "start_s": r.pts_seconds, "end_s": r.end_pts_seconds,
+            "duration_s": r.duration_s, "open": r.is_open if r.kind == "segment" else None,
+            "overlaps": ";".join(overlaps.get(r.id, [])) or None, "pixels": pixels, "metres": metres,
+            "measured_how": how})
+        progress(i + 1, len(recs))
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    for col in ("start_frame", "end_frame", "start_pts", "end_pts"):
+        df[col] = df[col].astype("Int64")
+    return df
+
+
+def export_annotation_csv(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
+                          progress: Progress = lambda done, total: None,
+                          cancelled: Cancelled = lambda: False) -> ExportReport:
+    """Write the CSV (of ``media_ids`` only, when given) to ``out`` (a ``.csv`` file, or a folder that gets
+    ``annotations.csv``), atomically."""
+    out = Path(out)
+    path = out if out.suffix.lower() == ".csv" else out / "annotations.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df = annotation_table(project, media_ids=media_ids, progress=progress, cancelled=cancelled)
+    report = ExportReport("csv", annotations=len(df))
+    if cancelled():
+        report.cancelled = True
+        return report
+    with atomic_writer(path, "w") as fh:
+        df.to_csv(fh, index=False, float_format="%.6f")
+    report.files.append(path)
+    return report

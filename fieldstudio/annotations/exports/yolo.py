@@ -1,0 +1,72 @@
+"""YOLO text export of boxes: one ``labels/<image stem>.txt`` per image, ``classes.txt`` and ``data.yaml``.
+
+Each line is ``class cx cy w h`` (Ultralytics / Darknet "YOLO format"): the 0-based class index in
+``classes.txt`` order, then the box centre and size divided by the upright image width W and height H::
+
+    cx = (x1 + x2) / 2 / W,   cy = (y1 + y2) / 2 / H,   w = (x2 - x1) / W,   h = (y2 - y1) / H
+
+written with 6 decimals. W and H are the upright size (EXIF orientation applied), the pitfall that
+mis-scales boxes when a loader ignores it (pitfalls.md §4). With ``write_image_files`` the upright
+frames are written to ``images/`` under the same stems.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path, PurePath
+
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.annotations.exports.box_images import (
+    Cancelled,
+    ExportReport,
+    Progress,
+    categories,
+    collect_images,
+    write_images,
+)
+from fieldstudio.store.project import Project
+
+
+def yolo_line(class_index: int, box: tuple[float, float, float, float], width: int, height: int) -> str:
+    """``"class cx cy w h"`` normalised by the image size (formula in the module docstring)."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
+    w, h = (x2 - x1) / width, (y2 - y1) / height
+    return f"{class_index} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}"
+
+
+def export_yolo(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
+                media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
+                cancelled: Cancelled = lambda: False) -> ExportReport:
+    """Write the project's boxes (or ``media_ids``' only) in YOLO format into the folder ``out`` (created);
+    each file atomically. Class indices are the project's (every label) whichever media are exported.
+
+    Returns an ExportReport (images written, boxes, files, media skipped with reasons).
+    """
+    out = Path(out)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    images, skipped = collect_images(project, keyframes_only=keyframes_only,
+                                     media_ids=None if media_ids is None else list(media_ids))
+    cats = categories(project, images)
+    index = {label_id: i for i, (label_id, _name) in enumerate(cats)}
+    report = ExportReport("yolo", skipped=list(skipped), images=len(images))
+    total = len(images) * (2 if write_image_files else 1)
+    for i, im in enumerate(images):
+        if cancelled():
+            report.cancelled = True
+            return report
+        lines = [yolo_line(index[b.label_id], b.box, im.width, im.height) for b in im.boxes]
+        path = out / "labels" / f"{PurePath(im.file_name).stem}.txt"
+        atomic_write_text(path, "\n".join(lines) + "\n")
+        report.files.append(path)
+        report.annotations += len(lines)
+        progress(i + 1, total)
+    atomic_write_text(out / "classes.txt", "".join(f"{name}\n" for _lid, name in cats))
+    names = "\n".join(f"  {i}: {json.dumps(name)}" for i, (_lid, name) in enumerate(cats))
+    atomic_write_text(out / "data.yaml", f"path: .\ntrain: images\nval: images\nnames:\n{names}\n")
+    report.files += [out / "classes.txt", out / "data.yaml"]
+    if write_image_files:
+        write_images(project, images, out / "images", report, progress=progress, cancelled=cancelled,
+                     done_before=len(images), total=total)
+    return report

@@ -1,0 +1,595 @@
+"""Annotations: boxes, rulers, time segments, events and tags, each edit one short write transaction.
+
+This is the one service behind the viewer's tools, the annotation list and the exporters (no Qt).
+Rules:
+
+* Geometry is stored in pixels of the upright full-resolution frame: a box as ``[x1, y1, x2, y2]``
+  (clipped to the image), a ruler as ``[[x1, y1], [x2, y2]]``. Callers pass boxes as ``(x, y, w, h)``.
+* A video annotation is attached to a frame index; its PTS is read from the video's stored frame
+  table (``frame_index`` rows) in the same transaction, never computed as index / fps. Seconds are
+  ``pts * time_base``. A photo annotation has no frame (``frame_index`` None; 0 is accepted as "the photo").
+* Every function that changes something commits before it returns; :func:`delete` is a soft delete
+  and :func:`restore` brings the same row back, so an undo stack (``fieldstudio.annotations.edits``) never
+  loses an id. :func:`update` returns the previous values of what it changed, which is the undo.
+* A box with a ``track_id`` is a keyframe of that track (one per frame); boxes on the frames between
+  two keyframes are interpolated on read (:func:`track_boxes`, ``fieldstudio.core.tracks``).
+* Annotations on a media whose file went missing stay and are listed as usual; only reading pixels
+  (exports with images) needs the file.
+
+Errors: NotFound for an unknown media or annotation, AnnotationError for bad input (each message says
+what is wrong and how to fix it), ProjectReadOnly when the project cannot be written.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from fieldstudio.core import tracks
+from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, utcnow
+from fieldstudio.store.project import Project
+
+KINDS = ("box", "ruler", "segment", "event", "tag")
+#: Fields :func:`update` may change.
+UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
+             "is_keyframe", "on_floor", "author")
+
+
+class AnnotationError(FieldstudioError):
+    """An annotation cannot be made or changed as asked (bad geometry, frame, kind or media)."""
+
+
+@dataclass(frozen=True)
+class AnnotationRecord:
+    """One annotation as read from the project (a snapshot; edit it through the service functions).
+
+    ``geometry``: box ``[x1, y1, x2, y2]`` or ruler ``[[x1, y1], [x2, y2]]``, upright image pixels.
+    ``pts`` / ``end_pts``: in the video's time base; ``pts_seconds`` / ``end_pts_seconds`` = pts * time_base.
+    """
+
+    id: str
+    media_id: str
+    kind: str
+    label_id: str | None
+    label_name: str | None
+    text: str | None
+    frame_index: int | None
+    pts: int | None
+    pts_seconds: float | None
+    end_frame_index: int | None
+    end_pts: int | None
+    end_pts_seconds: float | None
+    geometry: Any
+    attributes: dict[str, Any] | None
+    track_id: int | None
+    is_keyframe: bool
+    on_floor: bool
+    author: str | None
+    deleted: bool
+
+    @property
+    def is_open(self) -> bool:
+        """True for a segment that was started (I) but not yet ended (O)."""
+        return self.kind == "segment" and self.end_frame_index is None
+
+    @property
+    def duration_s(self) -> float | None:
+        """A closed segment's duration in seconds: ``end_pts_seconds - pts_seconds``; else None."""
+        if self.pts_seconds is None or self.end_pts_seconds is None:
+            return None
+        return self.end_pts_seconds - self.pts_seconds
+
+    @property
+    def box_xywh(self) -> tracks.Box | None:
+        """A box's ``(x, y, w, h)`` in pixels; None for other kinds."""
+        return tracks.xyxy_to_xywh(self.geometry) if self.kind == "box" and self.geometry else None
+
+
+def _seconds(pts: int | None, media: Media) -> float | None:
+    if pts is None:
+        return None
+    return float(pts * Fraction(media.time_base_num or 1, media.time_base_den or 1))
+
+
+def _record(row: Annotation, media: Media, label: Label | None) -> AnnotationRecord:
+    return AnnotationRecord(
+        id=row.id, media_id=row.media_id, kind=row.kind, label_id=row.label_id,
+        label_name=label.name if label is not None else None, text=row.text,
+        frame_index=row.frame_index, pts=row.pts, pts_seconds=_seconds(row.pts, media),
+        end_frame_index=row.end_frame_index, end_pts=row.end_pts, end_pts_seconds=_seconds(row.end_pts, media),
+        geometry=row.geometry, attributes=row.attributes, track_id=row.track_id,
+        is_keyframe=bool(row.is_keyframe), on_floor=bool(row.on_floor), author=row.author,
+        deleted=bool(row.deleted))
+
+
+# -- validation inside a transaction ----------------------------------------------------------------
+def _media(s: Session, media_id: str) -> Media:
+    media = s.get(Media, media_id)
+    if media is None:
+        raise NotFound(f"no media with id {media_id!r} in the project")
+    return media
+
+
+def _row(s: Session, annotation_id: str) -> Annotation:
+    row = s.get(Annotation, annotation_id)
+    if row is None:
+        raise NotFound(f"no annotation with id {annotation_id!r} in the project")
+    return row
+
+
+def _check_label(s: Session, label_id: str | None) -> None:
+    if label_id is not None and s.get(Label, label_id) is None:
+        raise NotFound(f"no label with id {label_id!r} in the project")
+
+
+def frame_pts(s: Session, media: Media, frame_index: int | None, *, required: bool) -> tuple[int | None, int | None]:
+    """(frame_index, pts) to store for an annotation on ``media``, PTS read from the frame table.
+
+    Photos: (None, None) for frame None or 0. Videos: the frame must be in the stored frame table
+    (a ``required`` frame must be given; a tag may omit it). Raises AnnotationError otherwise.
+    """
+    if media.kind == "document":
+        if frame_index is not None:
+            raise AnnotationError(f"{media.file_name}: a document has no frames")
+        return None, None
+    if media.kind == "image":
+        if frame_index not in (None, 0):
+            raise AnnotationError(f"{media.file_name}: a photo has only frame 0, not frame {frame_index}")
+        return None, None
+    if frame_index is None:
+        if required:
+            raise AnnotationError(f"{media.file_name}: a video annotation needs a frame index")
+        return None, None
+    if isinstance(frame_index, bool) or not isinstance(frame_index, int):
+        raise AnnotationError(f"{media.file_name}: frame index must be an integer, got {frame_index!r}")
+    row = s.get(FrameIndexRow, (media.id, frame_index))
+    if row is None:
+        if not media.frame_count:
+            raise AnnotationError(f"{media.file_name}: its frame index is not built yet; index the video "
+                                  "(`fieldstudio index`) before annotating it")
+        raise AnnotationError(f"{media.file_name}: frame {frame_index} is outside 0..{media.frame_count - 1}")
+    return frame_index, int(row.pts)
+
+
+def _box_geometry(media: Media, box_xyxy: Sequence[float]) -> list[float]:
+    try:
+        box = tracks.normalise_xyxy(box_xyxy)
+        if media.width and media.height:
+            box = tracks.clip_xyxy(box, media.width, media.height)
+    except ValueError as exc:
+        raise AnnotationError(f"{media.file_name}: {exc}") from None
+    return [float(v) for v in box]
+
+
+def _ruler_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[list[float]]:
+    try:
+        (x1, y1), (x2, y2) = ((float(a), float(b)) for a, b in points)
+    except (TypeError, ValueError):
+        raise AnnotationError(f"{media.file_name}: a ruler needs two points (x, y), got {points!r}") from None
+    if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
+        raise AnnotationError(f"{media.file_name}: ruler points must be finite pixel coordinates")
+    if math.hypot(x2 - x1, y2 - y1) <= 1e-9:
+        raise AnnotationError(f"{media.file_name}: the ruler's two ends coincide; drag between two points")
+    return [[x1, y1], [x2, y2]]
+
+
+def _check_kind_media(kind: str, media: Media) -> None:
+    allowed = {"box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
+               "event": ("video",), "tag": ("image", "video", "document")}[kind]
+    if media.kind not in allowed:
+        raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
+                              f"not on a {media.kind}")
+    if media.kind == "video" and kind in ("box", "ruler", "segment", "event") and not media.frame_count:
+        raise AnnotationError(f"{media.file_name}: its frame index is not built yet; index the video "
+                              "(`fieldstudio index`) before annotating it")
+
+
+def _check_track_frame(s: Session, row: Annotation) -> None:
+    """A track has at most one live keyframe box per frame."""
+    if row.kind != "box" or row.track_id is None or row.deleted or not row.is_keyframe:
+        return
+    clash = s.scalars(select(Annotation.id).where(
+        Annotation.media_id == row.media_id, Annotation.kind == "box", Annotation.track_id == row.track_id,
+        Annotation.frame_index.is_(None) if row.frame_index is None else Annotation.frame_index == row.frame_index,
+        Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True), Annotation.id != row.id)).first()
+    if clash is not None:
+        raise AnnotationError(f"track {row.track_id} already has a box on frame {row.frame_index}; "
+                              "move that box instead of adding another")
+
+
+def _check_segment_ends(media: Media, row: Annotation) -> None:
+    if row.kind == "segment" and row.end_frame_index is not None and row.end_frame_index < row.frame_index:
+        raise AnnotationError(f"{media.file_name}: the segment would end (frame {row.end_frame_index}) "
+                              f"before it starts (frame {row.frame_index})")
+
+
+def _insert(project: Project, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
+            end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
+    """Validate and insert one annotation in one transaction; returns its id."""
+    with project.write() as s:
+        media = _media(s, media_id)
+        _check_kind_media(kind, media)
+        _check_label(s, values.get("label_id"))
+        frame, pts = frame_pts(s, media, frame_index, required=frame_required)
+        row = Annotation(media_id=media_id, kind=kind, frame_index=frame, pts=pts, **values)
+        if kind == "box":
+            row.geometry = _box_geometry(media, geometry)
+        elif kind == "ruler":
+            row.geometry = _ruler_geometry(media, geometry)
+        if end_frame_index is not None:
+            row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
+        _check_segment_ends(media, row)
+        _check_track_frame(s, row)
+        s.add(row)
+        s.flush()
+        return row.id
+
+
+# -- making annotations -----------------------------------------------------------------------------
+def add_box(project: Project, media_id: str, rect_xywh_px: Sequence[float], label_id: str | None = None,
+            frame_index: int | None = None, track_id: int | None = None,
+            attributes: dict[str, Any] | None = None, keyframe: bool = True, *, author: str | None = None) -> str:
+    """Add a box ``(x, y, w, h)`` in upright image pixels (clipped to the image); returns its id.
+
+    On a video, ``frame_index`` is required and ``track_id`` makes it a keyframe of that track.
+    ``attributes`` are free key/values (e.g. ``{"vest": "no"}``). Raises AnnotationError for an
+    empty box, a box outside the image, a frame not in the frame table, or a second keyframe of the
+    track on the same frame; NotFound for an unknown media or label.
+    """
+    try:
+        box = tracks.xywh_to_xyxy(rect_xywh_px)
+    except ValueError as exc:
+        raise AnnotationError(str(exc)) from None
+    return _insert(project, media_id, "box", frame_index=frame_index, frame_required=True, geometry=box,
+                   label_id=label_id, track_id=track_id, attributes=attributes or None,
+                   is_keyframe=bool(keyframe), author=author)
+
+
+def add_ruler(project: Project, media_id: str, p: Sequence[float], q: Sequence[float], *,
+              frame_index: int | None = None, on_floor: bool = False, label_id: str | None = None,
+              text: str | None = None, author: str | None = None) -> str:
+    """Add a ruler from image point p to q (pixels); ``on_floor`` measures it on the floor plane.
+
+    Lengths are computed on read by ``calibrations.measure_ruler``. Raises AnnotationError when the
+    two ends coincide or the frame is not in the frame table.
+    """
+    return _insert(project, media_id, "ruler", frame_index=frame_index, frame_required=True,
+                   geometry=[p, q], on_floor=bool(on_floor), label_id=label_id, text=text, author=author)
+
+
+def add_segment(project: Project, media_id: str, label_id: str | None, start_frame: int,
+                end_frame: int | None = None, *, text: str | None = None, author: str | None = None) -> str:
+    """Start a time segment of ``label_id`` at ``start_frame`` (key I); open until :func:`close_segment`.
+
+    Both ends are inclusive frame indices with PTS from the frame table. Raises AnnotationError for a
+    photo, a frame outside the table, or an end before the start.
+    """
+    return _insert(project, media_id, "segment", frame_index=start_frame, frame_required=True,
+                   end_frame_index=end_frame, label_id=label_id, text=text, author=author)
+
+
+def close_segment(project: Project, annotation_id: str, end_frame: int) -> dict[str, Any]:
+    """End a segment at ``end_frame`` (key O; also moves an end dragged on the timeline).
+
+    Returns the previous values (for undo). Raises AnnotationError when the end is before the start.
+    """
+    return update(project, annotation_id, end_frame_index=end_frame)
+
+
+def add_event(project: Project, media_id: str, frame_index: int, label_id: str | None = None, *,
+              text: str | None = None, author: str | None = None) -> str:
+    """Mark an event of ``label_id`` on frame ``frame_index`` (key E); returns its id."""
+    return _insert(project, media_id, "event", frame_index=frame_index, frame_required=True,
+                   label_id=label_id, text=text, author=author)
+
+
+def add_tag(project: Project, media_id: str, text: str, frame_index: int | None = None, *,
+            label_id: str | None = None, author: str | None = None) -> str:
+    """Tag a whole media (``frame_index`` None) or one video frame, e.g. "blurry"; returns its id."""
+    text = (text or "").strip()
+    if not text:
+        raise AnnotationError("a tag needs some text, e.g. 'blurry' or 'no people'")
+    return _insert(project, media_id, "tag", frame_index=frame_index, frame_required=False,
+                   text=text, label_id=label_id, author=author)
+
+
+# -- changing them ----------------------------------------------------------------------------------
+def update(project: Project, annotation_id: str, **changes: Any) -> dict[str, Any]:
+    """Change fields of one annotation in one transaction; returns their previous values.
+
+    Fields: ``geometry`` (stored form: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``),
+    ``label_id``, ``text``, ``frame_index``, ``end_frame_index`` (PTS re-read from the frame table),
+    ``attributes``, ``track_id``, ``is_keyframe``, ``on_floor``, ``author``. Passing the returned
+    dict back (``update(project, id, **previous)``) undoes the change.
+    Raises NotFound, AnnotationError (unknown field, bad geometry or frame).
+    """
+    unknown = set(changes) - set(UPDATABLE)
+    if unknown:
+        raise AnnotationError(f"cannot change {', '.join(sorted(unknown))} of an annotation")
+    with project.write() as s:
+        row = _row(s, annotation_id)
+        media = _media(s, row.media_id)
+        previous = {k: getattr(row, k) for k in changes}
+        for key, value in changes.items():
+            if key == "geometry":
+                if row.kind == "box":
+                    value = _box_geometry(media, value)
+                elif row.kind == "ruler":
+                    value = _ruler_geometry(media, value)
+                elif value is not None:
+                    raise AnnotationError(f"a {row.kind} has no geometry")
+                row.geometry = value
+            elif key == "frame_index":
+                row.frame_index, row.pts = frame_pts(s, media, value, required=row.kind != "tag")
+            elif key == "end_frame_index":
+                if row.kind != "segment":
+                    raise AnnotationError(f"a {row.kind} has no end frame")
+                row.end_frame_index, row.end_pts = (None, None) if value is None else frame_pts(
+                    s, media, value, required=True)
+            elif key == "label_id":
+                _check_label(s, value)
+                row.label_id = value
+            elif key == "attributes":
+                row.attributes = dict(value) if value else None
+            else:
+                setattr(row, key, value)
+        _check_segment_ends(media, row)
+        _check_track_frame(s, row)
+        row.updated_at = utcnow()
+        return previous
+
+
+def update_box(project: Project, annotation_id: str, rect_xywh_px: Sequence[float]) -> dict[str, Any]:
+    """Move or resize a box to ``(x, y, w, h)`` pixels; returns ``{"geometry": previous}``."""
+    try:
+        box = tracks.xywh_to_xyxy(rect_xywh_px)
+    except ValueError as exc:
+        raise AnnotationError(str(exc)) from None
+    return update(project, annotation_id, geometry=list(box))
+
+
+def update_geometry(project: Project, annotation_id: str, geometry: Any) -> dict[str, Any]:
+    """Set a box's ``[x1, y1, x2, y2]`` or a ruler's ``[[x1, y1], [x2, y2]]``; returns the previous value."""
+    return update(project, annotation_id, geometry=geometry)
+
+
+def set_label(project: Project, annotation_id: str, label_id: str | None) -> dict[str, Any]:
+    """Give an annotation another label (None removes it); returns ``{"label_id": previous}``."""
+    return update(project, annotation_id, label_id=label_id)
+
+
+def set_attributes(project: Project, annotation_id: str, attributes: dict[str, Any] | None) -> dict[str, Any]:
+    """Replace an annotation's free attributes; returns ``{"attributes": previous}``."""
+    return update(project, annotation_id, attributes=dict(attributes) if attributes else None)
+
+
+def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool) -> None:
+    with project.write() as s:
+        rows = [_row(s, i) for i in annotation_ids]
+        for row in rows:
+            if bool(row.deleted) != deleted:
+                row.deleted = deleted
+                row.updated_at = utcnow()
+        if not deleted:
+            s.flush()
+            for row in rows:
+                _check_track_frame(s, row)
+
+
+def delete(project: Project, annotation_id: str) -> None:
+    """Soft-delete an annotation (it disappears from lists and exports; :func:`restore` undoes it)."""
+    _set_deleted(project, [annotation_id], True)
+
+
+def restore(project: Project, annotation_id: str) -> None:
+    """Bring a soft-deleted annotation back (undo of a delete, redo of an add).
+
+    Raises AnnotationError if its track meanwhile got another keyframe on the same frame.
+    """
+    _set_deleted(project, [annotation_id], False)
+
+
+def delete_many(project: Project, annotation_ids: Iterable[str]) -> None:
+    """Soft-delete several annotations in one transaction (a multi-selection). Raises NotFound."""
+    _set_deleted(project, annotation_ids, True)
+
+
+def restore_many(project: Project, annotation_ids: Iterable[str]) -> None:
+    """Restore several soft-deleted annotations in one transaction."""
+    _set_deleted(project, annotation_ids, False)
+
+
+# -- reading ----------------------------------------------------------------------------------------
+def _select_records(s: Session, q) -> list[AnnotationRecord]:  # noqa: ANN001 - a Select of Annotation
+    rows = s.execute(q.join(Media, Media.id == Annotation.media_id)
+                     .outerjoin(Label, Label.id == Annotation.label_id)
+                     .add_columns(Media, Label)).all()
+    return [_record(a, m, lab) for a, m, lab in rows]
+
+
+def get_annotation(project: Project, annotation_id: str) -> AnnotationRecord:
+    """One annotation (deleted or not). Raises NotFound."""
+    with project.read() as s:
+        out = _select_records(s, select(Annotation).where(Annotation.id == annotation_id))
+    if not out:
+        raise NotFound(f"no annotation with id {annotation_id!r} in {project.path.name}")
+    return out[0]
+
+
+def list_annotations(project: Project, *, media_id: str | None = None, kinds: Iterable[str] | None = None,
+                     label_ids: Iterable[str | None] | None = None, frame_index: int | None = None,
+                     track_id: int | None = None, include_deleted: bool = False) -> list[AnnotationRecord]:
+    """Annotations matching every filter given, ordered by media, frame (media-level first), kind, creation.
+
+    ``label_ids`` may contain None to include unlabelled annotations. ``frame_index`` selects the
+    annotations on that frame, plus segments covering it.
+    """
+    q = select(Annotation)
+    if media_id is not None:
+        q = q.where(Annotation.media_id == media_id)
+    if kinds is not None:
+        q = q.where(Annotation.kind.in_(list(kinds)))
+    if label_ids is not None:
+        ids = list(label_ids)
+        cond = Annotation.label_id.in_([i for i in ids if i is not None])
+        q = q.where(cond | Annotation.label_id.is_(None) if None in ids else cond)
+    if frame_index is not None:
+        covers = (Annotation.kind == "segment") & (Annotation.frame_index <= frame_index) & (
+            Annotation.end_frame_index.is_(None) | (Annotation.end_frame_index >= frame_index))
+        q = q.where((Annotation.frame_index == frame_index) | covers)
+    if track_id is not None:
+        q = q.where(Annotation.track_id == track_id)
+    if not include_deleted:
+        q = q.where(Annotation.deleted.is_(False))
+    q = q.order_by(Annotation.media_id, Annotation.frame_index.is_not(None), Annotation.frame_index,
+                   Annotation.kind, Annotation.created_at, Annotation.id)
+    with project.read() as s:
+        return _select_records(s, q)
+
+
+def count_annotations(project: Project, media_id: str | None = None) -> dict[str, int]:
+    """Number of live annotations per kind (in one media, or in the project)."""
+    q = select(Annotation.kind, func.count()).where(Annotation.deleted.is_(False)).group_by(Annotation.kind)
+    if media_id is not None:
+        q = q.where(Annotation.media_id == media_id)
+    with project.read() as s:
+        counts = dict.fromkeys(KINDS, 0) | {k: n for k, n in s.execute(q).all()}
+    return counts
+
+
+def open_segments(project: Project, media_id: str | None = None) -> list[AnnotationRecord]:
+    """Segments started but not ended (the app asks to close them on exit)."""
+    return [r for r in list_annotations(project, media_id=media_id, kinds=["segment"]) if r.is_open]
+
+
+def overlapping_segments(project: Project,
+                         media_id: str | None = None) -> list[tuple[AnnotationRecord, AnnotationRecord]]:
+    """Pairs of segments of the same label on the same video that share at least one frame.
+
+    Ends are inclusive; an open segment runs to the end of the video. Unlabelled segments are not compared.
+    """
+    groups: dict[tuple[str, str], list[AnnotationRecord]] = defaultdict(list)
+    for r in list_annotations(project, media_id=media_id, kinds=["segment"]):
+        if r.label_id is not None:
+            groups[(r.media_id, r.label_id)].append(r)
+    out = []
+    for recs in groups.values():
+        by_id = {r.id: r for r in recs}
+        for a, b in tracks.overlapping_pairs([(r.id, r.frame_index, r.end_frame_index) for r in recs]):
+            out.append((by_id[a], by_id[b]))
+    return out
+
+
+# -- tracks -----------------------------------------------------------------------------------------
+def next_track_id(project: Project, media_id: str) -> int:
+    """A track id not yet used on this video (deleted boxes count, so undo never merges two tracks)."""
+    with project.read() as s:
+        top = s.scalar(select(func.max(Annotation.track_id)).where(Annotation.media_id == media_id))
+    return (top or 0) + 1
+
+
+def track_keyframes(project: Project, media_id: str, track_id: int) -> list[AnnotationRecord]:
+    """The live keyframe boxes of a track, by frame."""
+    recs = list_annotations(project, media_id=media_id, kinds=["box"], track_id=track_id)
+    return sorted((r for r in recs if r.is_keyframe and r.frame_index is not None), key=lambda r: r.frame_index)
+
+
+def track_boxes(project: Project, media_id: str, track_id: int,
+                frames: Iterable[int] | None = None) -> dict[int, tracks.TrackBox]:
+    """Boxes of a track on every frame from its first to its last keyframe (interpolated between).
+
+    See ``fieldstudio.core.tracks.interpolate_track`` for the formula.
+    """
+    keys = track_keyframes(project, media_id, track_id)
+    return tracks.interpolate_track([(r.frame_index, r.geometry) for r in keys], frames)
+
+
+@dataclass(frozen=True)
+class FrameBox:
+    """A box shown on one frame: a stored box (``annotation_id`` set) or a track's interpolated box.
+
+    ``box`` is ``(x1, y1, x2, y2)`` pixels; ``keyframe`` False means interpolated (drawn differently;
+    :func:`make_keyframe` converts it).
+    """
+
+    annotation_id: str | None
+    track_id: int | None
+    label_id: str | None
+    label_name: str | None
+    box: tracks.Box
+    keyframe: bool
+    attributes: dict[str, Any] | None
+
+
+def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> list[FrameBox]:
+    """Every box to draw on a frame: stored boxes there, and interpolated boxes of tracks spanning it.
+
+    Reads only the boxes on the frame and, per track, the keyframes just before and after it, so
+    stepping through a long video with many boxes stays quick.
+    """
+    live_boxes = (Annotation.media_id == media_id) & (Annotation.kind == "box") & Annotation.deleted.is_(False)
+    frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
+    with project.read() as s:
+        here = _select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
+        out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes)
+               for r in here]
+        if frame_index is None:
+            return out
+        keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
+        before = dict(s.execute(select(Annotation.track_id, func.max(Annotation.frame_index)).where(
+            keyed, Annotation.frame_index < frame_index).group_by(Annotation.track_id)).all())
+        after = dict(s.execute(select(Annotation.track_id, func.min(Annotation.frame_index)).where(
+            keyed, Annotation.frame_index > frame_index).group_by(Annotation.track_id)).all())
+        drawn = {b.track_id for b in out if b.track_id is not None}
+        spans = {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
+        if not spans:
+            return out
+        frames = sorted({f for span in spans.values() for f in span})
+        keys = _select_records(s, select(Annotation).where(
+            keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(frames)))
+    by_key = {(r.track_id, r.frame_index): r for r in keys}
+    for track_id in sorted(spans):
+        f0, f1 = spans[track_id]
+        k0, k1 = by_key[(track_id, f0)], by_key[(track_id, f1)]
+        box = tracks.interpolate_track([(f0, k0.geometry), (f1, k1.geometry)], [frame_index])[frame_index].box
+        out.append(FrameBox(None, track_id, k0.label_id, k0.label_name, box, False, k0.attributes))
+    return out
+
+
+def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: int) -> str:
+    """Turn a track's interpolated box on ``frame_index`` into a keyframe box; returns its id.
+
+    The new box takes the label and attributes of the keyframe before it. Raises AnnotationError
+    when the track has no interpolated box on that frame (outside its span, or already a keyframe).
+    """
+    keys = track_keyframes(project, media_id, track_id)
+    got = tracks.interpolate_track([(r.frame_index, r.geometry) for r in keys], [frame_index])
+    if frame_index not in got or got[frame_index].keyframe:
+        raise AnnotationError(f"track {track_id} has no interpolated box on frame {frame_index}")
+    before = max((r for r in keys if r.frame_index < frame_index), key=lambda r: r.frame_index)
+    return _insert(project, media_id, "box", frame_index=frame_index, frame_required=True,
+                   geometry=got[frame_index].box, label_id=before.label_id, track_id=track_id,
+                   attributes=before.attributes, is_keyframe=True)
+
+
+def copy_box(project: Project, annotation_id: str, frame_index: int | None = None) -> str:
+    """Copy a video box to another frame (default: the next frame) with its label, track and attributes.
+
+    Returns the new box's id. Raises AnnotationError when the frame is past the video's end or its
+    track already has a box there.
+    """
+    src = get_annotation(project, annotation_id)
+    if src.kind != "box" or src.frame_index is None:
+        raise AnnotationError("only a box on a video frame can be copied to another frame")
+    target = src.frame_index + 1 if frame_index is None else frame_index
+    return _insert(project, src.media_id, "box", frame_index=target, frame_required=True,
+                   geometry=src.geometry, label_id=src.label_id, track_id=src.track_id,
+                   attributes=src.attributes, is_keyframe=True)

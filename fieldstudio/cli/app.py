@@ -1,0 +1,240 @@
+"""The command line: each command calls the same services the GUI calls.
+
+``fieldstudio`` alone opens the window on the welcome screen; ``fieldstudio P.fieldstudio`` opens a
+project; every other use is a sub-command (``fieldstudio --help`` lists them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pathlib import Path
+
+import typer
+
+from fieldstudio import __version__
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.project import PROJECT_SUFFIX, Project
+
+from fieldstudio.cli import export as cli_export
+from fieldstudio.cli import models as cli_models
+from fieldstudio.cli import rate as cli_rate
+from fieldstudio.cli import report as cli_report
+from fieldstudio.cli import run as cli_run
+from fieldstudio.cli import selftest as cli_selftest
+from fieldstudio.cli import tasks as cli_tasks
+from fieldstudio.cli.output import fail, open_project, out, progress_bar
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=False,
+    help="fieldstudio: annotate field-work footage and compare vision-language models on it.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+COMMAND_GROUPS = (cli_tasks, cli_run, cli_report, cli_export, cli_rate, cli_models, cli_selftest)
+"""The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
+
+Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.
+"""
+
+
+def _project_path(path: Path) -> Path:
+    return path if path.suffix == PROJECT_SUFFIX else path.with_name(path.name + PROJECT_SUFFIX)
+
+
+@app.command()
+def new(project: Path = typer.Argument(..., help="project file to create (.fieldstudio is added)"),
+        name: str = typer.Option(None, help="display name (default: the file name)")) -> None:
+    """Create an empty project file."""
+    path = _project_path(project)
+    try:
+        Project.create(path, name=name).close()
+    except FieldstudioError as exc:
+        raise fail(str(exc))
+    out.print(f"created {path}")
+
+
+def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
+    """Print what ``add_paths`` did, one line per unreadable file with its reason."""
+    counts = ", ".join(f"{report.imported[k]} {k}{'s' if report.imported[k] != 1 else ''}"
+                       for k in ("image", "video", "document"))
+    out.print(f"imported {report.imported_total} media ({counts})")
+    if report.duplicates:
+        out.print(f"skipped {len(report.duplicates)} duplicate(s) already in the project")
+    if report.skipped:
+        out.print(f"ignored {len(report.skipped)} file(s) in folders that are not media")
+    if report.unreadable:
+        out.print(f"{len(report.unreadable)} file(s) could not be read:")
+        for path, reason in report.unreadable:
+            out.print(f"  {path}: {reason}", highlight=False, markup=False)
+    if report.cancelled:
+        out.print("cancelled before every file was added")
+
+
+@app.command()
+def add(project: Path = typer.Argument(..., help="project file"),
+        paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
+        no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now")) -> None:
+    """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
+    from fieldstudio.media import library, thumbnails
+
+    with open_project(project) as p:
+        with progress_bar("Adding media") as update:
+            report = library.add_paths(p, paths, progress=update)
+        print_add_report(report)
+        if report.media_ids and not no_index:
+            with progress_bar("Indexing frames") as update:
+                failures = library.index_videos(p, report.media_ids, progress=update)
+            for media_id, reason in failures:
+                out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
+            with progress_bar("Thumbnails") as update:
+                thumbnails.make_thumbnails(p, report.media_ids, progress=update)
+    raise typer.Exit(0 if report.imported_total else 1)
+
+
+def project_summary(p: Project) -> dict:
+    """Counts per kind of record, as ``fieldstudio info --json`` prints them."""
+    from sqlalchemy import func, select
+
+    from fieldstudio.media.library import media_counts
+    from fieldstudio.store import models as m
+
+    with p.read() as s:
+        def count(model, *where) -> int:  # noqa: ANN001
+            return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+        annotations = dict.fromkeys(("box", "ruler", "segment", "event", "tag"), 0)
+        for kind, n in s.execute(select(m.Annotation.kind, func.count()).where(m.Annotation.deleted.is_(False))
+                                 .group_by(m.Annotation.kind)):
+            annotations[kind] = n
+        summary = {
+            "name": p.name,
+            "path": str(p.path),
+            "schema": p.schema_revision(),
+            "media": media_counts(p),
+            "unreadable": count(m.Media, m.Media.status == "unreadable"),
+            "tasks": count(m.Task),
+            "annotations": annotations,
+            "ratings": count(m.Rating),
+            "runs": count(m.Run),
+            "answers": count(m.Answer),
+            "scores": count(m.Score),
+        }
+        videos = s.execute(select(m.Media.file_name, m.Media.frame_count, m.Media.duration_s, m.Media.is_vfr,
+                                  m.Media.rotation).where(m.Media.kind == "video", m.Media.status == "ok")).all()
+        summary["videos"] = [{"file_name": f, "frames": n, "duration_s": d, "vfr": v, "rotation": r}
+                             for f, n, d, v, r in videos]
+    return summary
+
+
+@app.command()
+def info(project: Path = typer.Argument(..., help="project file"),
+         as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
+    """Print what PROJECT holds: media per kind, unreadable files, tasks, annotations, ratings, runs, scores."""
+    with open_project(project) as p:
+        summary = project_summary(p)
+    if as_json:
+        out.print_json(json.dumps(summary))
+        return
+    mc = summary["media"]
+    out.print(f"{summary['name']}  ({summary['path']}, schema {summary['schema']})", markup=False)
+    out.print(f"media: {mc['image']} images, {mc['video']} videos, {mc['document']} documents; "
+              f"{summary['unreadable']} unreadable")
+    for v in summary["videos"]:
+        dur = f"{v['duration_s']:.2f} s" if v["duration_s"] else "?"
+        flags = " VFR" if v["vfr"] else ""
+        flags += f" rotated {v['rotation']}°" if v["rotation"] else ""
+        out.print(f"  {v['file_name']}: {v['frames'] or '?'} frames, {dur}{flags}", markup=False)
+    a = summary["annotations"]
+    out.print("annotations: " + ", ".join(f"{n} {k}" for k, n in a.items()))
+    out.print(f"tasks: {summary['tasks']}; ratings: {summary['ratings']}; runs: {summary['runs']}; "
+              f"answers: {summary['answers']}; scores: {summary['scores']}")
+
+
+@app.command()
+def frame(project: Path = typer.Argument(..., help="project file"),
+          media: str = typer.Argument(..., help="media file name or id"),
+          index: int = typer.Option(0, "--index", "-n", help="frame index (0-based, presentation order)"),
+          out_path: Path = typer.Option(..., "--out", "-o", help="image file to write (.png or .jpg)")) -> None:
+    """Write the exact frame INDEX of MEDIA as an image and print its PTS."""
+    from fieldstudio.media import images
+    from fieldstudio.media.frames import get_frame
+
+    with open_project(project) as p:
+        try:
+            f = get_frame(p, media, index)
+        except IndexError as exc:
+            raise fail(str(exc))
+        images.write_image(out_path, f.rgb)
+    h, w = f.rgb.shape[:2]
+    when = f" at PTS {f.pts} ({f.pts_seconds:.6f} s)" if f.pts is not None else ""
+    out.print(f"wrote frame {index}{when}, {w}x{h}, to {out_path}", markup=False)
+
+
+@app.command()
+def relink(project: Path = typer.Argument(..., help="project file"),
+           folder: Path = typer.Argument(..., help="folder to search for moved files")) -> None:
+    """Find moved media files in FOLDER by their SHA-256 and update their paths."""
+    from fieldstudio.media import library
+
+    with open_project(project) as p, progress_bar("Searching") as update:
+        found = library.relink(p, folder, progress=update)
+    out.print(f"relinked {len(found)} media")
+    for media_id, path in found.items():
+        out.print(f"  {media_id[:8]} -> {path}", markup=False)
+
+
+@app.command()
+def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project without opening the window"),
+         out_path: Path = typer.Option(None, "--out", help="project file to write (default: in the user data folder)"),
+         ) -> None:
+    """Build the sample project from sample_data/ (real media and a manual) and open it."""
+    from fieldstudio.demo.project import build_demo, default_demo_path
+
+    path = out_path or default_demo_path()
+    try:
+        report = build_demo(path)
+    except FieldstudioError as exc:
+        raise fail(str(exc))
+    out.print(f"demo project: {path}", markup=False)
+    print_add_report(report)
+    if not no_gui:
+        _launch_gui(path)
+
+
+def _launch_gui(path: Path | None) -> None:
+    try:
+        from fieldstudio.gui.app import run_gui
+    except ImportError as exc:
+        raise fail(f"the window is not part of this build yet ({exc.name or exc}); every command line "
+              "feature works without it (`fieldstudio --help`)")
+    raise typer.Exit(run_gui(path))
+
+
+@app.command("open")
+def open_cmd(project: Path = typer.Argument(None, help="project file")) -> None:
+    """Open the window on PROJECT (or on the welcome screen)."""
+    _launch_gui(project)
+
+
+@app.command()
+def version() -> None:
+    """Print fieldstudio's version."""
+    out.print(__version__)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: ``fieldstudio`` alone opens the window; ``fieldstudio P.fieldstudio`` opens P."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        args = ["open"]
+    elif args[0].endswith(PROJECT_SUFFIX) and not args[0].startswith("-"):
+        args = ["open", *args]
+    app(args=args, prog_name="fieldstudio")
+
+
+for _group in COMMAND_GROUPS:
+    _group.register(app)

@@ -1,0 +1,43 @@
+"""`fieldstudio export P --format coco|yolo|mot|csv --out PATH`: annotation exports from the command line.
+
+The command calls ``fieldstudio.annotations.exports.export.export_annotations``, the same service the
+GUI's Export menu calls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fieldstudio.cli import output as cli_support
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``export`` command to ``app``."""
+
+    @app.command("export")
+    def export(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or csv")],
+        out: Annotated[Path, typer.Option("--out", "-o", help=(
+            "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "
+            "yolo and mot: a folder"))],
+        images: Annotated[bool, typer.Option("--images", help=(
+            "coco and yolo: also write the exact upright frames to images/"))] = False,
+        keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
+            "leave out the boxes interpolated between a track's keyframes"))] = False,
+    ) -> None:
+        """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV (tracks), CSV (segments, events, rulers)."""
+        from fieldstudio.annotations.exports.export import export_annotations
+
+        with cli_support.open_project(project) as p:
+            report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
+        cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
+                     f"{len(report.files)} file(s) written under {out}", markup=False)
+        for what, reason in report.skipped:
+            cli_support.out.print(f"  skipped {what}: {reason}", markup=False)
+        if report.cancelled:
+            cli_support.out.print("cancelled before everything was written")
+            raise typer.Exit(1)

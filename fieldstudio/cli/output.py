@@ -1,0 +1,95 @@
+"""What every command-line module shares: the two consoles, the error exit, opening a project, a progress bar.
+
+One copy here so that every command reports errors, migrations and progress the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.project import Project
+
+out = Console(soft_wrap=True, highlight=False)
+"""Results, on stdout."""
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+"""Errors, notices and progress, on stderr."""
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr (the message verbatim, never read as markup); return the exit to raise.
+
+    Use as ``raise fail(...)``. Code 2 is an error; commands use 1 for "ran, but found nothing to do".
+    """
+    err.print("[red]error:[/red] ", end="")
+    err.print(message, markup=False)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def open_project(path: Path, *, create: bool = False) -> Iterator[Project]:
+    """Open (or create) a project for one command and close it after; errors become a message and exit 2.
+
+    A project migrated from an older schema says so and names the copy kept aside.
+    """
+    try:
+        project = Project.create(path) if create else Project.open(path)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    if project.backup_path is not None:
+        err.print(f"migrated {path.name} from schema {project.migrated_from}; the old file is kept as "
+                  f"{project.backup_path.name}", markup=False)
+    try:
+        yield project
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        project.close()
+
+
+@contextlib.contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar with elapsed time and ETA on stderr; yields ``update(done, total)``.
+
+    Silent when stderr is not a terminal (pipes, logs, tests).
+    """
+    if not err.is_terminal:
+        yield lambda done, total: None
+        return
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=max(total, 1))
+
+
+def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records.ImportReport
+    """Print formats, tasks per category, missing media, unmapped tasks and every problem."""
+    for file, fmt in report.formats.items():
+        out.print(f"{file}: {fmt}", markup=False)
+    if report.tasks_imported:
+        out.print(f"tasks: {report.created} created, {report.updated} updated")
+        for category, n in sorted(report.tasks_per_category.items()):
+            out.print(f"  {category or '(none)'}: {n}", markup=False)
+    if report.answers_imported or report.run_id:
+        out.print(f"answers: {report.answers_imported} imported")
+    if report.unknown_ids:
+        out.print(f"{len(report.unknown_ids)} answer id(s) name no task: {', '.join(report.unknown_ids[:10])}",
+                  markup=False)
+    if report.missing_media:
+        out.print(f"{len(report.missing_media)} task(s) name media that are not in the project "
+                  "(imported and marked; add the media, then import again to link them)")
+        for ext_id, names in list(report.missing_media.items())[:10]:
+            out.print(f"  {ext_id}: {', '.join(names)}", markup=False)
+        if len(report.missing_media) > 10:
+            out.print(f"  ... and {len(report.missing_media) - 10} more")
+    if report.unmapped:
+        out.print(f"no sub-category for: {', '.join(report.unmapped)}", markup=False)
+    for problem in report.problems:
+        out.print(str(problem), markup=False)

@@ -1,0 +1,175 @@
+"""`fieldstudio score` and `fieldstudio report`: score stored answers, and export the comparison.
+
+Both commands call the same services as the GUI (``scoring.service``, ``compare.comparison``,
+``compare.report``) and print a short per-source table. ``register(app)`` adds them to the main app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fieldstudio.cli.output import err, fail, open_project, out, progress_bar
+from fieldstudio.core.errors import FieldstudioError
+
+__all__ = ["register", "score_cmd", "report_cmd", "default_scorer_for"]
+
+_SOURCE_SCORER = {"fieldworkarena": "fwa-official", "industryeqa": "eqa-direct", "openeqa": "llm-match"}
+
+
+MIN_RESAMPLES = 100
+"""Fewest bootstrap resamples the report command takes: with fewer, the 2.5th and 97.5th percentiles
+are read off a handful of replicates (one or two resamples give an "interval" that misses the mean)."""
+
+
+def _known_scorer(name: str) -> None:
+    """Stop with the registry's own "unknown scorer ...; known: ..." message unless ``name`` is a scorer."""
+    from fieldstudio.scoring.scorers import get
+
+    try:
+        get(name)
+    except KeyError as exc:
+        raise fail(exc.args[0]) from None
+
+
+def _parse_params(values: list[str] | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        try:
+            if not sep or not key.strip():
+                raise ValueError
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise fail(f"--param {item!r}: write NAME=NUMBER, e.g. --param T_th=60") from None
+    return out
+
+
+def default_scorer_for(project, run_ids) -> str:  # noqa: ANN001 - Project, list[str] | None
+    """The benchmark's own scorer for the tasks most answers belong to (FieldWorkArena: fwa-official,
+    IndustryEQA: eqa-direct, OpenEQA: llm-match); fwa-official's matchers for anything else."""
+    from sqlalchemy import func, select
+
+    from fieldstudio.store.models import Answer, Task
+
+    q = select(Task.source, func.count()).join(Answer, Answer.task_id == Task.id).group_by(Task.source)
+    if run_ids:
+        q = q.where(Answer.run_id.in_(run_ids))
+    with project.read() as s:
+        counts = s.execute(q).all()
+    if not counts:
+        return "fwa-official"
+    source = max(counts, key=lambda r: r[1])[0]
+    return _SOURCE_SCORER.get(source, "fwa-official")
+
+
+def _fmt(v, digits: int = 3) -> str:  # noqa: ANN001
+    try:
+        if v is None or v != v:
+            return "—"
+    except TypeError:
+        return str(v)
+    return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+
+
+def print_summary(summary, console: Console) -> None:  # noqa: ANN001 - DataFrame
+    """One line per source: answers, scored, mean [95 % CI], accuracy, cost."""
+    table = Table("source", "answers", "scored", "mean [95% CI]", "accuracy", "cost USD")
+    for source, r in summary.iterrows():
+        ci = "" if r["mean"] != r["mean"] else f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+        cost = _fmt(r["cost_usd"]) + ("" if r["cost_status"] == "complete" else f" ({r['cost_status']})")
+        table.add_row(str(source), str(r["answers"]), str(r["n"]), _fmt(r["mean"]) + ci, _fmt(r["accuracy"]), cost)
+    console.print(table)
+
+
+def score_cmd(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    scorer: Annotated[Optional[str], typer.Option(
+        "--scorer", help="scorer name (fwa-official, fwa-paper, llm-match, eqa-direct, eqa-reasoning, "
+                         "acceptability, documentation); default: the benchmark's own for the tasks")] = None,
+    run: Annotated[Optional[list[str]], typer.Option(
+        "--run", help="run id, id prefix or name (repeat for several; default: every run)")] = None,
+    judge: Annotated[Optional[str], typer.Option(
+        "--judge", help="model profile used as LLM judge; without it only what the matchers decide is scored")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        "--param", help="scorer parameter NAME=NUMBER, e.g. alpha=0.5, r_th=0.5, T_th=60 for fwa-paper")] = None,
+) -> None:
+    """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
+    from fieldstudio.compare import comparison
+    from fieldstudio.scoring import service as scoring
+
+    params = _parse_params(param)
+    with open_project(project) as p:
+        try:
+            run_ids = scoring.resolve_runs(p, run)
+            name = scorer or default_scorer_for(p, run_ids)
+            _known_scorer(name)
+            scoring.check_params(name, params)
+            label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"
+            out.print(f"scoring with {scoring.scorer_description(name)}")
+            out.print(label)
+            with progress_bar(f"Scoring ({name})") as update:
+                report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update)
+            summary = comparison.source_summary(comparison.load_answers(p, name, run_ids))
+        except (FieldstudioError, KeyError) as exc:
+            raise fail(str(exc)) from None
+    out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"
+              + (f" ({report.failed_answers} failed model calls)" if report.failed_answers else "")
+              + (f", {report.kept_overrides} set by a person and kept" if report.kept_overrides else "")
+              + f"; {report.written} rows written")
+    for reason, n in report.unscored_reasons.most_common(3):
+        out.print(f"  unscored: {n} x {reason}")
+    if report.judge:
+        cost = "unknown" if report.judge_cost_usd is None else f"{report.judge_cost_usd:.4g} USD"
+        out.print(f"judge {report.judge}: {report.judge_calls} calls, {report.judge_cache_hits} from the cache, "
+                  f"cost {cost}")
+    if report.cancelled:
+        out.print("cancelled: the batches scored so far are kept")
+    print_summary(summary, out)
+    raise typer.Exit(0 if report.answers else 1)
+
+
+def report_cmd(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="file to write (.html, .csv, .xlsx, .parquet, .json)")],
+    fmt: Annotated[Optional[str], typer.Option(
+        "--format", help="html, csv, xlsx, parquet or json (default: from the suffix of --out)")] = None,
+    scorer: Annotated[Optional[str], typer.Option(
+        "--scorer", help="scorer whose scores to report (default: the one with the most scores)")] = None,
+    run: Annotated[Optional[list[str]], typer.Option("--run", help="run id, prefix or name (repeatable)")] = None,
+    resamples: Annotated[int, typer.Option(
+        "--resamples", min=MIN_RESAMPLES,
+        help=f"bootstrap resamples for the intervals (at least {MIN_RESAMPLES})")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
+) -> None:
+    """Export the comparison of PROJECT's answers and scores as a report or a table."""
+    from fieldstudio.compare import report
+
+    if scorer is not None:
+        _known_scorer(scorer)
+    with open_project(project) as p:
+        try:
+            result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
+                                          seed=seed)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    c = result.comparison
+    out.print(f"wrote {result.path} ({result.format}, {result.rows} answers, scorer {c.scorer or 'none'})")
+    if not result.rows:
+        err.print(f"{project.name} holds no answers{' of those runs' if run else ''} to report: import answers "
+                  "(fieldstudio answers import) or run a model (fieldstudio run) first")
+    elif c.scorer is None:
+        err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")
+    if not c.summary.empty:
+        print_summary(c.summary, out)
+    raise typer.Exit(0 if result.rows else 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `score` and `report` commands to ``app``."""
+    app.command("score")(score_cmd)
+    app.command("report")(report_cmd)

@@ -1,0 +1,258 @@
+"""`fieldstudio run` and `fieldstudio answers`: run a model profile over a project's tasks, list the answers.
+
+``register(app)`` adds both commands to the main typer app. The work is done by
+`fieldstudio.inference.runs.queue` (the same service the GUI's run panel calls); this module only picks the
+tasks, shows a progress bar with an ETA, turns Ctrl-C into a clean cancel, and prints the summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from typer.core import TyperGroup
+from rich.table import Table
+from sqlalchemy import select
+
+from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.inference import profiles as profile_store
+from fieldstudio.inference.runs import queue as run_queue
+from fieldstudio.inference.strategies import get_strategy, strategy_names
+from fieldstudio.store.models import Answer, Run, Task
+from fieldstudio.store.models import ModelProfile as ProfileRow
+from fieldstudio.store.project import Project
+
+@contextlib.contextmanager
+def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
+    """The first Ctrl-C sets the event (requests in flight finish and are saved); the second one quits."""
+    event = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+
+    def handler(signum, frame):  # noqa: ANN001
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        err.print("cancelling: the requests in flight finish and are saved; press Ctrl-C again to quit now")
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """``["frames=10", "detail=low"]`` -> ``{"frames": 10, "detail": "low"}`` (values read as JSON when they are)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise FieldstudioError(f"--param {item!r}: write it as name=value, e.g. frames=10")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def default_strategy(project: Project, task_ids: list[str]) -> str:
+    """``industryeqa`` when every task comes from IndustryEQA or OpenEQA, else ``fieldworkarena``."""
+    with project.read() as s:
+        sources = set(s.scalars(select(Task.source).where(Task.id.in_(task_ids))))
+    return "industryeqa" if sources and sources <= {"industryeqa", "openeqa"} else "fieldworkarena"
+
+
+def _run_tasks(project: Project, run_id: str) -> set[str]:
+    with project.read() as s:
+        return set(s.scalars(select(Answer.task_id).where(Answer.run_id == run_id)))
+
+
+def _fmt_cost(value: float, complete: bool) -> str:
+    return f"${value:.4f}" + ("" if complete else " (partial: some answers did not report usage)")
+
+
+def print_summary(summary: run_queue.RunSummary) -> None:
+    """The closing summary: answered, failed (per kind), from cache, pending, tokens, cost, time."""
+    out.print(f"run {summary.run_id[:8]}: {summary.status}; {summary.answered} answered, {summary.failed} failed, "
+               f"{summary.from_cache} from cache, {summary.pending} pending (of {summary.total})")
+    if summary.errors:
+        out.print("errors: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.errors.items())))
+    out.print(f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion "
+               f"({summary.reasoning_tokens} reasoning); cost {_fmt_cost(summary.cost_usd, summary.cost_complete)}"
+               + (f"; {summary.elapsed_s:.1f} s" if summary.elapsed_s else ""))
+    if summary.stopped:
+        out.print(f"stopped early: {summary.stopped}", markup=False)
+        out.print("fix the profile, then run the same command again to continue where it stopped")
+
+
+def run_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    model: Annotated[str, typer.Option("--model", "-m", help="model profile name (`fieldstudio models list`)")],
+    strategy: Annotated[Optional[str], typer.Option(
+        "--strategy", "-s", help=f"prompt strategy: {', '.join(strategy_names())} "
+        "(default: industryeqa for IndustryEQA/OpenEQA tasks, else fieldworkarena)")] = None,
+    tasks: Annotated[str, typer.Option("--tasks", "-t", help="'all', or comma-separated task ids / benchmark ids")] = "all",
+    category: Annotated[Optional[str], typer.Option("--category", help="only this category (prefix: 2 = 2.x)")] = None,
+    scenario: Annotated[Optional[str], typer.Option("--scenario", help="only this scenario")] = None,
+    answer_type: Annotated[Optional[str], typer.Option("--answer-type", help="only this answer type")] = None,
+    unanswered: Annotated[bool, typer.Option("--unanswered", help="only tasks this profile has not answered yet")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="at most N tasks")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-c", help="requests in flight")] = None,
+    vision_model: Annotated[Optional[str], typer.Option("--vision-model", help="agent mode: profile that analyses media")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        "--param", "-p", help="strategy parameter name=value, e.g. frames=10, max_steps=5, detail=low")] = None,
+    new: Annotated[bool, typer.Option("--new", help="start a new run even if an unfinished one matches")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="do not answer from the response cache")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="try failed answers of a resumed run again")] = False,
+) -> None:
+    """Run model profile MODEL over PROJECT's tasks; resumes an unfinished run of the same tasks.
+
+    Answers are saved one by one as they arrive; Ctrl-C (or a crash) loses nothing finished, and running
+    the same command again continues where it stopped without paying twice.
+    """
+    try:
+        profile = profile_store.get_profile(model)
+        vision = profile_store.get_profile(vision_model) if vision_model else None
+        params = parse_params(param)
+        if strategy:
+            get_strategy(strategy)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    with open_project(project) as p:
+        try:
+            ids = None if tasks.strip().lower() == "all" else [t for t in tasks.split(",") if t.strip()]
+            task_ids = run_queue.select_tasks(p, ids=ids, category=category, scenario=scenario,
+                                              answer_type=answer_type,
+                                              unanswered_by=profile.name if unanswered else None, limit=limit)
+            if not task_ids:
+                raise fail("no task matches; see `fieldstudio info` for what the project holds", 1)
+            chosen = strategy or default_strategy(p, task_ids)
+            run_id = None if new else run_queue.find_resumable_run(p, profile.name, chosen)
+            if run_id is not None and _run_tasks(p, run_id) != set(task_ids):
+                run_id = None
+            if run_id is None:
+                run_id = run_queue.create_run(p, profile, task_ids, chosen, params=params, vision_profile=vision)
+                out.print(f"run {run_id[:8]}: {profile.name} ({profile.model}), strategy {chosen}, "
+                           f"{len(task_ids)} task(s)", markup=False)
+            else:
+                before = run_queue.run_summary(p, run_id)
+                out.print(f"resuming run {run_id[:8]}: {before.total - before.pending} of {before.total} finished",
+                           markup=False)
+            with _cancel_on_ctrl_c() as cancel, progress_bar(f"{profile.name}") as update:
+                summary = run_queue.execute_run(p, run_id, progress=update, cancelled=cancel.is_set, profile=profile,
+                                                vision_profile=vision, concurrency=concurrency,
+                                                use_cache=not no_cache, retry_failed=retry_failed)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    print_summary(summary)
+    raise typer.Exit(0 if summary.status == "done" else 1)
+
+
+def _clip(text: str | None, width: int = 60) -> str:
+    if text is None:
+        return ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def answers_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="run id (or its first 6+ characters)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """List PROJECT's runs, or with --run the answers of one run (answer, tokens, cost, latency, error)."""
+    with open_project(project) as p:
+        with p.read() as s:
+            runs = s.execute(select(Run, ProfileRow.name).outerjoin(ProfileRow, Run.profile_id == ProfileRow.id)
+                             .order_by(Run.started_at)).all()
+        if run is None:
+            rows = []
+            for r, profile_name in runs:
+                summary = run_queue.run_summary(p, r.id)
+                rows.append({"run": r.id, "name": r.name, "kind": r.kind, "profile": profile_name,
+                             "strategy": r.strategy, "status": r.status, "total": summary.total,
+                             "answered": summary.answered, "failed": summary.failed, "pending": summary.pending,
+                             "from_cache": summary.from_cache, "cost_usd": summary.cost_usd,
+                             "cost_complete": summary.cost_complete})
+            if as_json:
+                out.print_json(json.dumps(rows))
+                return
+            table = Table("run", "name", "strategy", "status", "answered", "failed", "pending", "cached", "cost")
+            for row in rows:
+                table.add_row(row["run"][:8], row["name"], row["strategy"] or row["kind"], row["status"],
+                              str(row["answered"]), str(row["failed"]), str(row["pending"]), str(row["from_cache"]),
+                              _fmt_cost(row["cost_usd"], row["cost_complete"]) if row["kind"] == "model" else "")
+            out.print(table)
+            return
+        matches = [r for r, _ in runs if r.id == run or (len(run) >= 6 and r.id.startswith(run.lower()))]
+        if len(matches) != 1:
+            raise fail(f"no run {run!r} in {p.path.name}" if not matches else f"{run!r} names several runs")
+        with p.read() as s:
+            rows = s.execute(select(Answer, Task.external_id, Task.id).join(Task, Answer.task_id == Task.id)
+                             .where(Answer.run_id == matches[0].id).order_by(Task.source, Task.external_id)).all()
+    items = []
+    for a, external_id, task_id in rows:
+        kind, message = run_queue.split_error(a.error)
+        state = "failed" if a.error else ("answered" if a.raw_text is not None else "pending")
+        answer = (a.parsed or {}).get("answer") if isinstance(a.parsed, dict) else None
+        items.append({"task": external_id or task_id[:8], "task_id": task_id, "state": state,
+                      "answer": answer if answer is not None else a.raw_text, "error_kind": kind, "error": message,
+                      "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
+                      "reasoning_tokens": a.reasoning_tokens, "latency_s": a.latency_s, "cost_usd": a.cost_usd,
+                      "from_cache": a.from_cache, "retries": a.retries, "frames": len(a.frames or [])})
+    if as_json:
+        out.print_json(json.dumps(items))
+        return
+    table = Table("task", "state", "answer / error", "tokens in/out", "cost", "s", "cache", "frames")
+    for it in items:
+        tokens = "/".join("?" if it[k] is None else str(it[k]) for k in ("prompt_tokens", "completion_tokens"))
+        cost = "" if it["cost_usd"] is None else f"${it['cost_usd']:.5f}"
+        shown = f"{it['error_kind']}: {_clip(it['error'], 50)}" if it["error_kind"] else _clip(it["answer"])
+        table.add_row(it["task"], it["state"], shown, tokens if it["state"] != "pending" else "", cost,
+                      "" if it["latency_s"] is None else f"{it['latency_s']:.2f}", "yes" if it["from_cache"] else "",
+                      str(it["frames"]))
+    out.print(table)
+
+
+class _ListByDefault(TyperGroup):
+    """``fieldstudio answers P`` still lists (as before the group existed); ``answers import`` imports."""
+
+    def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args.insert(0, "list")
+        return super().resolve_command(ctx, args)
+
+
+def answers_import_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    path: Annotated[Path, typer.Argument(help="FieldWorkArena logs (file or folder), IndustryEQA or OpenEQA "
+                                         "answers, or CSV task_id,answer")],
+    model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],
+) -> None:
+    """Import answers produced elsewhere as a named answer source."""
+    from fieldstudio.tasks.importing import import_answers
+
+    with open_project(project) as p, progress_bar("Importing answers") as update:
+        report = import_answers(p, path, model, progress=update)
+    print_import_report(report)
+    raise typer.Exit(0 if report.answers_imported else 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` and the ``answers list|import`` group (``answers P`` lists) to the main command line app."""
+    app.command("run")(run_command)
+    answers_app = typer.Typer(cls=_ListByDefault, no_args_is_help=True,
+                              help="Answers: list runs and their answers, or import answers made elsewhere.")
+    answers_app.command("list")(answers_command)
+    answers_app.command("import")(answers_import_command)
+    app.add_typer(answers_app, name="answers")
+    app.command("import-answers", hidden=True)(answers_import_command)  # the old spelling, kept as an alias

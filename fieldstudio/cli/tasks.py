@@ -1,0 +1,90 @@
+"""`fieldstudio tasks import|export` and `fieldstudio refresh-ground-truth`: task sets in and out of a project.
+
+``tasks export`` calls ``fieldstudio.tasks.exporting.export_tasks``; ``refresh-ground-truth`` calls
+``fieldstudio.tasks.ground_truth.refresh_linked`` — the same services the task editor uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from fieldstudio.cli import output as cli_support
+
+
+FORMATS = ("auto", "fieldworkarena", "industryeqa", "openeqa", "csv")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``tasks import|export`` group and ``refresh-ground-truth`` to ``app``."""
+    tasks_app = typer.Typer(help="Benchmark tasks: import and export with ground truth.", no_args_is_help=True)
+    app.add_typer(tasks_app, name="tasks")
+
+    @app.command("import-tasks", hidden=True)  # the old spelling, kept as an alias
+    @tasks_app.command("import")
+    def tasks_import_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        files: Annotated[list[Path], typer.Argument(help="task files or folders")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
+                                         "industryeqa, openeqa or csv: with a format, a file detected as "
+                                         "another one is refused")] = "auto",
+    ) -> None:
+        """Import task files with their ground truth; the format is detected per file or checked against --format."""
+        from fieldstudio.tasks.importing import import_tasks, sniff_format
+
+        if fmt not in FORMATS:
+            raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        if fmt != "auto":
+            for f in files:
+                if f.is_file():
+                    found, why = sniff_format(f)
+                    if found.removesuffix("-tasks") != fmt:
+                        raise cli_support.fail(f"{f}: is not {fmt}: " + (why if found == "unknown" else
+                                                                         f"it looks like {found}"))
+        with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
+            report = import_tasks(p, files, progress=update)
+        cli_support.print_import_report(report)
+        raise typer.Exit(0 if report.tasks_imported else 1)
+
+    @app.command("export-tasks", hidden=True)  # the old spelling, kept as an alias
+    @tasks_app.command("export")
+    def export_tasks_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help=(
+            "fieldworkarena (GreenAgent JSON), industryeqa (annotation JSON), openeqa (question JSON), "
+            "csv or xlsx"))],
+        out: Annotated[Path, typer.Option("--out", "-o", help="file to write (a folder gets tasks.<ext>)")],
+        source: Annotated[Optional[str], typer.Option("--source", help=(
+            "only tasks of this source: fieldworkarena, industryeqa, openeqa, csv, manual"))] = None,
+    ) -> None:
+        """Export tasks with their ground truth; prints the count and every task left out with the reason."""
+        from fieldstudio.tasks.exporting import export_tasks
+
+        with cli_support.open_project(project) as p, cli_support.progress_bar("Exporting tasks") as update:
+            report = export_tasks(p, fmt, out, source=source, progress=update)
+        cli_support.out.print(f"{report.format}: {report.written} task(s) written to {report.path}", markup=False)
+        if report.skipped:
+            cli_support.out.print(f"{len(report.skipped)} task(s) left out:")
+            for task, reason in report.skipped:
+                cli_support.out.print(f"  {task}: {reason}", markup=False)
+        if report.cancelled:
+            raise typer.Exit(1)
+
+    @app.command("refresh-ground-truth")
+    def refresh_ground_truth_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+    ) -> None:
+        """Re-compute ground truths linked to annotations (rulers, segments, counts) after edits."""
+        from fieldstudio.tasks.ground_truth import refresh_linked
+
+        with cli_support.open_project(project) as p:
+            changes = refresh_linked(p)
+        updated = [c for c in changes if c.ok]
+        cli_support.out.print(f"{len(updated)} linked ground truth(s) updated")
+        for c in changes:
+            if c.ok:
+                cli_support.out.print(f"  {c.external_id}: {c.old!r} -> {c.new!r} ({c.explanation})", markup=False)
+            else:
+                cli_support.out.print(f"  {c.external_id}: kept {c.old!r}: {c.explanation}", markup=False)

@@ -1,0 +1,279 @@
+"""Comparison plots with matplotlib, drawn headless (Agg canvas, no pyplot, no Qt) and saved atomically.
+
+Every function takes the tables of a :class:`fieldstudio.compare.comparison.Comparison` and returns a
+``matplotlib.figure.Figure`` attached to an Agg canvas; the GUI can show the same figure in a Qt canvas,
+the report embeds it as PNG, and ``save_figure`` writes PNG or SVG atomically (temporary file, fsync,
+``os.replace``). Error bars are the 95 % bootstrap intervals of ``source_summary``.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib import cbook
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from fieldstudio.core.atomic import atomic_write_bytes
+
+__all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
+           "save_figure", "FORMATS"]
+
+FORMATS = ("png", "svg")
+
+
+def _figure(width: float, height: float) -> Figure:
+    """A figure on an Agg canvas, without a layout engine: margins come from ``_fit`` (matplotlib's
+    constrained layout measures every text and doubles the drawing time of a report's plots)."""
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+_CHAR_PT = 6.2          # width of an average DejaVu Sans character at the 10 pt tick-label size, in points
+_LINE_PT = 14.0         # height of one 10 pt text line, in points
+
+
+def _fit(fig: Figure, *, left_labels: list[str] = (), ylabel: bool = False, xlabel: bool = True,
+         title_lines: int = 1, bottom_labels: list[str] = (), rotation: float = 0.0, right_pt: float = 14.0) -> None:
+    """Margins from the longest tick labels (estimated from character counts, no text measured):
+    ``left_labels`` on the y axis, ``bottom_labels`` on the x axis rotated by ``rotation`` degrees."""
+    w_pt, h_pt = (float(v) * 72.0 for v in fig.get_size_inches())
+    longest = max((len(str(t)) for t in left_labels), default=4)
+    left = 12.0 + _CHAR_PT * longest + (_LINE_PT + 4.0 if ylabel else 0.0)
+    rot = max((len(str(t)) for t in bottom_labels), default=0) * _CHAR_PT * np.sin(np.radians(rotation))
+    bottom = 10.0 + _LINE_PT + rot + (_LINE_PT + 4.0 if xlabel else 0.0)
+    top = 8.0 + 12.0 * title_lines
+    fig.subplots_adjust(left=min(0.6, left / w_pt), right=max(0.65, 1.0 - right_pt / w_pt),
+                        bottom=min(0.6, bottom / h_pt), top=max(0.4, 1.0 - top / h_pt))
+
+
+def _title(ax, text: str) -> None:
+    """A 9 pt title at the top of the axes. ``y=1.0`` turns off matplotlib's automatic title placement,
+    which measures every tick label of the axes (a tight bounding box) on each draw to dodge decorations
+    on top; these axes have none there, so the title lands where the automatic placement puts it."""
+    ax.set_title(text, fontsize=9, y=1.0)
+
+
+def _empty(fig: Figure, message: str) -> Figure:
+    ax = fig.add_subplot()
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes)
+    ax.set_axis_off()
+    return fig
+
+
+NAME_CHARS = 32
+"""Longest source or category name drawn in a plot; longer ones keep their start and end (``short_name``)."""
+
+
+def short_name(name: object, limit: int = NAME_CHARS) -> str:
+    """``name`` as text of at most ``limit`` characters: a longer one keeps its first and last characters
+    around an ellipsis ("openrouter/anthrop…, 4 frames)"), since model names differ at either end."""
+    text = str(name)
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2 + (limit - 1) % 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
+def _short_label(label: str) -> str:
+    """'fwa-official 1.0' from 'fwa-official 1.0: FieldWorkArena as ...'."""
+    return label.split(":", 1)[0][:60]
+
+
+def _errors(summary: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
+    mid = summary[value].to_numpy(dtype=float)
+    lo = np.nan_to_num(mid - summary[low].to_numpy(dtype=float), nan=0.0)
+    hi = np.nan_to_num(summary[high].to_numpy(dtype=float) - mid, nan=0.0)
+    return np.vstack([np.clip(lo, 0, None), np.clip(hi, 0, None)])
+
+
+def category_heatmap(table: pd.DataFrame, *, title: str = "mean score by category") -> Figure:
+    """Heat map of a categories x sources table (``Comparison.category_table()``), each cell labelled."""
+    fig = _figure(1.6 + 1.1 * max(1, table.shape[1]), 1.2 + 0.4 * max(1, table.shape[0]))
+    if table.empty:
+        return _empty(fig, "no categories")
+    ax = fig.add_subplot()
+    values = table.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    vmin, vmax = (0.0, 1.0) if finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1) else \
+        (float(finite.min()), float(finite.max()))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(np.arange(table.shape[1]), [short_name(c) for c in table.columns], rotation=30, ha="right")
+    ax.set_yticks(np.arange(table.shape[0]), [str(i) for i in table.index])
+    for (r, c), v in np.ndenumerate(values):
+        ax.text(c, r, "—" if not np.isfinite(v) else f"{v:.2f}", ha="center", va="center", fontsize=8)
+    _title(ax, title)
+    _fit(fig, left_labels=[str(i) for i in table.index], bottom_labels=[short_name(c) for c in table.columns],
+         rotation=30, xlabel=False, right_pt=40.0)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    return fig
+
+
+def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str = "mean score by category") -> Figure:
+    """Grouped horizontal bars: one group per category, one bar per source, with the 95 % bootstrap
+    interval of ``group_summary`` (index (source, category); columns ``value``, ``ci_low``/``ci_high`` for
+    the mean or ``<value>_ci_low``/``<value>_ci_high``) as error bars."""
+    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
+    if by_category.empty or value not in by_category:
+        return _empty(_figure(7.0, 2.0), "no categories")
+    table = by_category[value].unstack(level=0)
+    categories, sources = [str(c) for c in table.index], [short_name(c) for c in table.columns]
+    fig = _figure(7.0, 1.4 + 0.16 * len(categories) * max(1, len(sources)) + 0.2 * len(categories))
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(sources))
+    base = np.arange(len(categories), dtype=float)
+    colours = matplotlib.colormaps["tab10"]
+    # all bars as one PolyCollection and all error bars as one errorbar call: one artist each instead of a
+    # Rectangle per bar (``barh`` adds and draws every patch separately, most of this plot's drawing time)
+    rects, faces, ys, xs, errs = [], [], [], [], []
+    for k, src in enumerate(table.columns):
+        rows = by_category.xs(src, level=0).reindex(table.index)
+        y = base - 0.4 + width * (k + 0.5)
+        x = rows[value].to_numpy(dtype=float)
+        for yi, xi in zip(y, x):
+            if np.isfinite(xi):
+                rects.append([(0.0, yi - width / 2), (xi, yi - width / 2), (xi, yi + width / 2), (0.0, yi + width / 2)])
+                faces.append(colours(k % 10))
+        ys.append(y)
+        xs.append(x)
+        errs.append(_errors(rows, value, low, high))
+    ax.add_collection(PolyCollection(rects, facecolors=faces, edgecolors="none"), autolim=False)
+    ax.errorbar(np.concatenate(xs), np.concatenate(ys), xerr=np.hstack(errs), fmt="none", ecolor="#333333",
+                capsize=2, elinewidth=0.8)
+    ax.set_yticks(base, categories)
+    ax.set_ylim(len(categories) - 0.5, -0.5)                  # first category on top
+    finite = table.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    ax.set_xlim(0.0, max(1.0, float(finite.max()) if finite.size else 1.0) * 1.05)
+    ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
+    ax.legend(handles=[Patch(facecolor=colours(k % 10), label=src) for k, src in enumerate(sources)],
+              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    _title(ax, title)
+    _fit(fig, left_labels=categories, right_pt=14.0 + _CHAR_PT * 0.75 * max(len(s) for s in sources) + 24.0)
+    return fig
+
+
+def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
+    """Mean score against total cost per source, with the score's 95 % interval as vertical error bars.
+
+    Sources whose cost is unknown are left out and named under the plot; partial costs are drawn hollow.
+    """
+    fig = _figure(7.0, 4.5)
+    known = summary[summary["cost_usd"].notna() & summary["mean"].notna()] if not summary.empty else summary
+    missing = [] if summary.empty else [str(s) for s in summary.index if s not in known.index]
+    if known.empty:
+        return _empty(fig, "no source with a known cost and a score")
+    ax = fig.add_subplot()
+    partial = (known["cost_status"] == "partial").to_numpy()
+    x = known["cost_usd"].to_numpy(dtype=float)
+    y = known["mean"].to_numpy(dtype=float)
+    err = _errors(known, "mean", "ci_low", "ci_high")
+    ax.errorbar(x, y, yerr=err, fmt="none", ecolor="#555555", capsize=4)
+    ax.scatter(x[~partial], y[~partial], s=50, color="#4c78a8", label="cost complete", zorder=3)
+    if partial.any():
+        ax.scatter(x[partial], y[partial], s=50, facecolors="none", edgecolors="#e45756", label="cost partial",
+                   zorder=3)
+    middle = (np.nanmin(x) + np.nanmax(x)) / 2
+    for xi, yi, name in zip(x, y, known.index):   # names point inwards: a long one stays inside the figure
+        right = xi > middle
+        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, 4),
+                    ha="right" if right else "left", fontsize=8)
+    ax.margins(x=0.15)                       # room for the names beside the outermost points
+    ax.set_xlabel("total cost (USD)")
+    ax.set_ylabel("mean score (95 % bootstrap interval)")
+    if partial.any():                        # a legend only when there are two kinds of marker to tell apart
+        ax.legend(fontsize=8, loc="best")
+    title = _short_label(scorer_label) or "score against cost"
+    if missing:
+        title += "\nno known cost: " + ", ".join(missing)[:100]
+    _title(ax, title)
+    _fit(fig, left_labels=["0.00"], ylabel=True, title_lines=title.count("\n") + 1)
+    return fig
+
+
+def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = None, *, scorer_label: str = "") -> Figure:
+    """Box plot of the per-answer scores of each source (unscored answers left out); with ``summary``
+    (``source_summary``'s table) also each source's mean score as a red diamond with its 95 % bootstrap
+    interval as a horizontal error bar, and n scored answers in the source's label.
+
+    The statistics are matplotlib's own (``cbook.boxplot_stats``: quartiles, whiskers at the last point
+    within 1.5 IQR, points beyond as fliers), drawn as ``Axes.boxplot`` draws them (box outline, orange
+    median, whiskers and caps, hollow circles) but with one collection per kind instead of six lines per
+    box, which took most of this plot's time."""
+    fig = _figure(7.0, 1.2 + 0.45 * max(1, answers["source"].nunique() if not answers.empty else 1))
+    scored = answers[answers["value"].notna()] if not answers.empty else answers
+    if scored.empty:
+        return _empty(fig, "no scored answers")
+    ax = fig.add_subplot()
+    groups = scored.groupby("source", sort=True).indices
+    names = [short_name(n) for n in groups]
+    values = scored["value"].to_numpy(dtype=float)
+    stats = cbook.boxplot_stats([values[idx] for idx in groups.values()])
+    half = 0.25                                     # boxplot's default width 0.5
+    boxes, medians, whiskers, flier_x, flier_y = [], [], [], [], []
+    for y, st in enumerate(stats, start=1):
+        boxes.append([(st["q1"], y - half), (st["q3"], y - half), (st["q3"], y + half), (st["q1"], y + half)])
+        medians.append([(st["med"], y - half), (st["med"], y + half)])
+        whiskers += [[(st["whislo"], y), (st["q1"], y)], [(st["q3"], y), (st["whishi"], y)],
+                     [(st["whislo"], y - half / 2), (st["whislo"], y + half / 2)],
+                     [(st["whishi"], y - half / 2), (st["whishi"], y + half / 2)]]
+        flier_x += list(st["fliers"])
+        flier_y += [y] * len(st["fliers"])
+    ax.add_collection(LineCollection(whiskers, colors="black", linewidths=1.0), autolim=False)
+    ax.add_collection(PolyCollection(boxes, facecolors="none", edgecolors="black", linewidths=1.0), autolim=False)
+    ax.add_collection(LineCollection(medians, colors="C1", linewidths=1.0), autolim=False)
+    if flier_x:
+        ax.plot(flier_x, flier_y, linestyle="none", marker="o", markerfacecolor="none", markeredgecolor="black")
+    lows = [min(st["whislo"], min(st["fliers"], default=st["whislo"])) for st in stats]
+    highs = [max(st["whishi"], max(st["fliers"], default=st["whishi"])) for st in stats]
+    lo, hi = min(lows), max(highs)
+    labels, title_lines = names, 0
+    if summary is not None and not summary.empty:
+        rows = summary.reindex(list(groups))
+        mean = rows["mean"].to_numpy(dtype=float)
+        y = np.arange(1, len(names) + 1, dtype=float) + half + 0.12      # just under each box
+        ax.errorbar(mean, y, xerr=_errors(rows, "mean", "ci_low", "ci_high"), fmt="D", color="#e45756",
+                    ecolor="#e45756", markersize=5, capsize=3, elinewidth=1.2)
+        lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
+        labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
+        # over the figure, not the axes: long source labels leave the axes too narrow for this line
+        fig.suptitle((_short_label(scorer_label) + "\n" if scorer_label else "")
+                     + "box = scores per answer, red ◆ = mean with 95 % interval", fontsize=9, y=0.99, va="top")
+        title_lines = 2 if scorer_label else 1
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(len(names) + 0.5 + half, 0.5)       # first source on top
+    ax.set_yticks(np.arange(1, len(names) + 1), labels)
+    ax.set_xlabel("score per answer")
+    _fit(fig, left_labels=labels, title_lines=title_lines)
+    return fig
+
+
+def figure_bytes(fig: Figure, fmt: str = "png", *, dpi: int = 100, png_compression: int = 6) -> bytes:
+    """The figure encoded as PNG or SVG. ``png_compression``: zlib level 0-9 of a PNG (Pillow's
+    ``compress_level``; 1 encodes a report's plot about three times faster for a file 15 % larger).
+    Raises ValueError for another format."""
+    fmt = fmt.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise ValueError(f"plot format {fmt!r} is not one of {', '.join(FORMATS)}")
+    buf = io.BytesIO()
+    if fmt == "png":
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata={"Software": "fieldstudio"},
+                    pil_kwargs={"compress_level": png_compression})
+    else:
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata={"Date": None})
+    return buf.getvalue()
+
+
+def save_figure(fig: Figure, path: Path | str, *, dpi: int = 150) -> Path:
+    """Write the figure to ``path`` atomically; the format comes from the suffix (.png or .svg)."""
+    path = Path(path)
+    atomic_write_bytes(path, figure_bytes(fig, path.suffix or "png", dpi=dpi))
+    return path

@@ -1,0 +1,456 @@
+"""Exports of a comparison: a self-contained HTML report, and CSV, XLSX, Parquet or JSON tables.
+
+``export_report(project, out)`` builds a :class:`~fieldstudio.compare.comparison.Comparison` (or takes
+one) and writes it atomically (temporary file, fsync, ``os.replace``, STYLE.md §2) in the format named by
+``fmt`` or by the file's suffix:
+
+* ``html``: one file with no outside references: the scorer and its rules, the per-source summary with 95 %
+  intervals, the categories x sources tables (mean and accuracy), paired differences, judge agreement,
+  the plots as base64 PNG, and the tasks x sources grid (answer and score per cell, full text on click);
+* ``csv`` and ``parquet``: the long table of answers and scores (one row per answer, ``ANSWER_COLUMNS``);
+* ``xlsx``: sheets summary, categories, pairs and answers;
+* ``json``: per source and per category: n, mean, ci_low, ci_high, accuracy, cost (issue 8 §5).
+
+No API key reaches an export: run parameters are not exported, and any text that looks like a key
+(``sk-...``), or equals the value of an environment variable named like a key, token or secret, is
+replaced by ``[redacted]``. Spreadsheet cells are written as text, never as formulas.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+
+from fieldstudio.core.atomic import atomic_write_text, atomic_writer
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.compare import plots
+from fieldstudio.compare.comparison import Comparison, build_comparison
+from fieldstudio.store.models import ModelProfile, Run
+from fieldstudio.store.project import Project
+
+__all__ = ["ReportError", "ReportResult", "FORMATS", "ANSWER_COLUMNS", "export_report", "format_of", "answers_table",
+           "summary_json", "render_html", "redact"]
+
+FORMATS = ("html", "csv", "xlsx", "parquet", "json")
+_SUFFIXES = {".html": "html", ".htm": "html", ".csv": "csv", ".xlsx": "xlsx", ".parquet": "parquet",
+             ".pq": "parquet", ".json": "json"}
+ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenario", "answer_type", "query",
+                  "ground_truth", "source", "run_id", "answer_id", "answer", "error", "prompt_tokens",
+                  "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
+                  "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
+                  "judge_cost_usd"]
+"""Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order."""
+MAX_GRID_TASKS = 2000
+"""Tasks shown in the HTML grid (the CSV holds all)."""
+_EXCEL_MAX_CHARS = 32767
+_KEYLIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}")
+_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+
+
+class ReportError(FieldstudioError):
+    """A report cannot be written: unknown format, missing folder; the message names the file."""
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What was written: ``path``, ``format``, answer rows exported and the comparison it came from."""
+
+    path: Path
+    format: str
+    rows: int
+    comparison: Comparison
+
+
+def format_of(path: Path, fmt: str | None = None) -> str:
+    """The export format: ``fmt`` when given, else from the suffix. Raises ReportError naming both."""
+    if fmt:
+        fmt = fmt.lower().lstrip(".")
+        if fmt not in FORMATS:
+            raise ReportError(f"{path}: format {fmt!r} is not one of {', '.join(FORMATS)}")
+        return fmt
+    try:
+        return _SUFFIXES[Path(path).suffix.lower()]
+    except KeyError:
+        raise ReportError(f"{path}: cannot tell the format from the suffix {Path(path).suffix!r}; use "
+                          f"{', '.join(sorted(_SUFFIXES))} or --format") from None
+
+
+# ---------------------------------------------------------------- secrets
+def _secret_values() -> list[str]:
+    return sorted({v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}, key=len, reverse=True)
+
+
+def redact(text: Any, secrets: Sequence[str] | None = None) -> Any:
+    """``text`` with key-like strings and the given secret values replaced by ``[redacted]``; non-strings unchanged."""
+    if not isinstance(text, str):
+        return text
+    for secret in secrets if secrets is not None else _secret_values():
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
+    return _KEYLIKE.sub("[redacted]", text)
+
+
+def _redact_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` with ``redact`` applied to every text cell (vectorised search, Python only on hits)."""
+    secrets = _secret_values()
+    out = df.copy()
+    for col in out.columns:
+        if not (out[col].dtype == object or pd.api.types.is_string_dtype(out[col])):
+            continue
+        text = out[col].astype("string")
+        hit = text.str.contains(_KEYLIKE.pattern, regex=True, na=False)
+        for secret in secrets:
+            hit |= text.str.contains(secret, regex=False, na=False)
+        if hit.any():
+            values = out[col].astype(object)
+            values[hit.to_numpy()] = [redact(v, secrets) for v in values[hit.to_numpy()]]
+            out[col] = values
+    return out
+
+
+# ---------------------------------------------------------------- tables
+def answers_table(comparison: Comparison) -> pd.DataFrame:
+    """The long table in ``ANSWER_COLUMNS`` order, redacted; ``correct`` as a nullable boolean."""
+    df = comparison.answers.reindex(columns=ANSWER_COLUMNS).copy()
+    df["correct"] = pd.array([None if c is None or (isinstance(c, float) and math.isnan(c)) else bool(c)
+                              for c in df["correct"]], dtype="boolean")
+    df["overridden"] = df["overridden"].fillna(False).astype(bool)
+    return _redact_frame(df)
+
+
+def _num(x: Any) -> float | int | None:
+    if x is None or isinstance(x, str):
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return None if not np.isfinite(float(x)) else float(x)
+
+
+_JSON_FIELDS = ("answers", "n", "unscored", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
+                "accuracy_ci_high", "cost_usd", "cost_status", "cost_per_correct_usd", "prompt_tokens",
+                "completion_tokens")
+
+
+def summary_json(comparison: Comparison) -> dict[str, Any]:
+    """For each source and each of its categories: n, mean, ci_low, ci_high, accuracy, cost (NaN -> null)."""
+    sources: dict[str, Any] = {}
+    for src, row in comparison.summary.iterrows():
+        entry = {k: _num(row.get(k)) for k in _JSON_FIELDS}
+        cats = {}
+        if not comparison.by_category.empty and src in comparison.by_category.index.get_level_values(0):
+            for cat, crow in comparison.by_category.loc[src].iterrows():
+                cats[str(cat)] = {k: _num(crow.get(k)) for k in _JSON_FIELDS}
+        sources[str(src)] = {"all": entry, "categories": cats}
+    return {"scorer": comparison.scorer, "scorer_label": comparison.scorer_label,
+            "interval": f"95 % percentile bootstrap over tasks resampled within each category, the same "
+                        f"resampled tasks for every source, category and pair (paired), {comparison.n_resamples} "
+                        f"resamples, seed {comparison.seed}",
+            "accuracy_means": "share of scored answers the scorer counts correct (FieldWorkArena: score > 0.5)",
+            "mean_means": "mean raw score of the scored answers (GreenAgent's score_rate)",
+            "sources": sources,
+            "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],
+            "judge_agreement": {"n": comparison.judge_agreement.n, "agree": comparison.judge_agreement.agree,
+                                "rate": comparison.judge_agreement.rate}}
+
+
+# ---------------------------------------------------------------- HTML
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:12px;margin:8px 0}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.note{color:#555;font-size:12px}.plots img{max-width:100%;display:block;margin:12px 0;border:1px solid #ddd}
+details summary{cursor:pointer}.grid td{max-width:260px}.scroll{overflow-x:auto;max-width:100%}
+.scroll th{white-space:nowrap}
+"""
+
+
+def _cell_colour(value: float, lo: float = 0.0, hi: float = 1.0) -> str:
+    if value is None or not math.isfinite(value):
+        return "#f4f4f4"
+    t = min(1.0, max(0.0, (value - lo) / (hi - lo) if hi > lo else 0.5))
+    r, g = int(230 - 90 * t), int(140 + 80 * t)
+    return f"rgb({r},{g},150)"
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    """A table cell: 3 significant digits, but numbers from 1,000 up (token counts summed as floats, large
+    costs) in full to the unit with thousands separators ("900,000", not "9e+05")."""
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "—"
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}" if abs(int(v)) >= 1000 else str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if 1000 <= abs(f) < 1e15:
+            return f"{f:,.0f}"
+        return f"{f:.{digits}g}"
+    return str(v)
+
+
+def _table(df: pd.DataFrame, *, index: bool = True, secrets: Sequence[str] = (), colour: bool = False) -> str:
+    """An HTML table of ``df``; ``colour`` shades numeric cells from red (0) to green (1) like a heat map."""
+    head = ([html.escape(str(df.index.name or ""))] if index else []) + [html.escape(str(c)) for c in df.columns]
+    rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for idx, row in df.iterrows():
+        cells = [f"<th>{html.escape(redact(str(idx), secrets))}</th>"] if index else []
+        for v in row:
+            number = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            cls = ' class="num"' if number else ""
+            if colour and number:
+                cls += f' style="background:{_cell_colour(float(v))}"'
+            cells.append(f"<td{cls}>{html.escape(redact(_fmt(v), secrets))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return '<div class="scroll"><table>' + "\n".join(rows) + "</table></div>"
+
+
+def _img(fig, alt: str) -> str:
+    data = base64.b64encode(plots.figure_bytes(fig, "png", dpi=90, png_compression=1)).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
+    """The tasks x sources table: per cell the score (coloured) and the answer, the explanation on hover.
+
+    Built from plain lists in one pass (no per-row pandas access, no iteration over Arrow-backed string
+    columns); redaction is checked once over all texts (``_needs_redaction``) and runs per text only when
+    something matched; the HTML of a repeated answer, explanation or score is built once."""
+    answers = comparison.answers
+    if answers.empty:
+        return "<p>No answers.</p>"
+    finite = answers["value"].dropna()
+    lo, hi = (0.0, 1.0) if finite.empty or (finite.min() >= 0 and finite.max() <= 1) else (finite.min(), finite.max())
+    sources = comparison.sources
+    tasks = answers.drop_duplicates("task_id").sort_values("external_id", kind="stable")
+    shown = tasks.head(MAX_GRID_TASKS)
+    wanted = set(shown["task_id"].tolist())
+    task_ids, srcs = answers["task_id"].tolist(), answers["source"].tolist()
+    texts = [t if t is not None else f"(no answer: {e})"
+             for t, e in zip(_texts(answers["answer"]), _texts(answers["error"]))]
+    whys = [w or "" for w in _texts(answers["explanation"])]
+    if _needs_redaction(texts + whys, secrets):
+        texts = [redact(t, secrets) for t in texts]
+        whys = [redact(w, secrets) for w in whys]
+    short = functools.lru_cache(maxsize=None)(_short)       # a repeated answer or explanation: built once
+    title = functools.lru_cache(maxsize=None)(html.escape)
+    score: dict[tuple[float | None, bool], tuple[str, str]] = {}
+    cell: dict[tuple[str, str], str] = {}
+    for tid, src, value, text, why, overridden in zip(task_ids, srcs, answers["value"].to_numpy(dtype=float).tolist(),
+                                                       texts, whys, answers["overridden"].to_numpy(dtype=bool).tolist()):
+        if tid not in wanted:
+            continue
+        key = (None if math.isnan(value) else value, overridden)       # NaN != NaN: one key for all of them
+        head = score.get(key)
+        if head is None:
+            head = score[key] = (f'<td style="background:{_cell_colour(value, lo, hi)}" title="',
+                                                 f'"><b>{_fmt(value)}{" ✎" if overridden else ""}</b> ')
+        cell[(tid, src)] = f"{head[0]}{title(why)}{head[1]}{short(text)}</td>"
+    out = ["<table class=\"grid\"><tr><th>task</th><th>category</th><th>ground truth</th>"
+           + "".join(f"<th>{html.escape(s)}</th>" for s in sources) + "</tr>"]
+    missing = '<td style="background:#fff">no answer</td>'
+    for tid, ext, cat, gt in zip(shown["task_id"].tolist(), shown["external_id"].tolist(), shown["category"].tolist(),
+                                 shown["ground_truth"].tolist()):
+        gt = redact(str(gt if gt is not None else "—"), secrets)
+        out.append(f"<tr><td>{html.escape(str(ext))}</td><td>{html.escape(str(cat))}</td><td>{_short(gt)}</td>"
+                   + "".join(cell.get((tid, src), missing) for src in sources) + "</tr>")
+    out.append("</table>")
+    if len(tasks) > len(shown):
+        out.append(f'<p class="note">First {len(shown)} of {len(tasks)} tasks shown; the CSV export holds all.</p>')
+    return "\n".join(out)
+
+
+def _texts(column: pd.Series) -> list[Any]:
+    """A text column as a list with None for missing values (NaN, None or pd.NA)."""
+    return [None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
+            for v in column.astype(object).tolist()]
+
+
+def _needs_redaction(texts: Sequence[str], secrets: Sequence[str]) -> bool:
+    """Whether ``redact`` would change any of ``texts``: one search over all of them joined by NUL, which
+    neither a key-like pattern nor an environment value (which cannot hold NUL) can match across."""
+    blob = "\x00".join(texts)
+    return any(secret in blob for secret in secrets) or _KEYLIKE.search(blob) is not None
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = str(text)
+    if len(text) <= limit:
+        return html.escape(text)
+    return (f"<details><summary>{html.escape(text[:limit])}…</summary>"
+            f"{html.escape(text)}</details>")
+
+
+def _runs_table(project: Project, comparison: Comparison) -> pd.DataFrame:
+    ids = list(dict.fromkeys(comparison.answers["run_id"])) if not comparison.answers.empty else []
+    with project.read() as s:
+        rows = s.execute(select(Run.id, Run.name, Run.kind, Run.strategy, Run.status, ModelProfile.model)
+                         .outerjoin(ModelProfile, ModelProfile.id == Run.profile_id).where(Run.id.in_(ids))).all()
+    source = dict(zip(comparison.answers["run_id"], comparison.answers["source"]))
+    df = pd.DataFrame([{"source": source.get(r.id, r.name), "run id": r.id, "kind": r.kind, "model": r.model,
+                        "strategy": r.strategy, "status": r.status} for r in rows],
+                      columns=["source", "run id", "kind", "model", "strategy", "status"])
+    return df.set_index("source").sort_index()
+
+
+def render_html(project: Project, comparison: Comparison) -> str:
+    """The self-contained HTML report (UTF-8 text) for one comparison."""
+    secrets = _secret_values()
+    c = comparison
+    summary_cols = ["answers", "n", "unscored", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
+                    "accuracy_ci_high", "prompt_tokens", "completion_tokens", "cost_usd", "cost_status",
+                    "cost_per_correct_usd", "judge_cost_usd", "overridden", "rater_agreement"]
+    summary = c.summary.reindex(columns=summary_cols)
+    ja = c.judge_agreement
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f"<title>fieldstudio report: {html.escape(project.name)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>fieldstudio report: {html.escape(project.name)}</h1>",
+        f"<p class=\"note\">Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from "
+        f"{html.escape(project.path.name)}; {len(c.answers)} answers from {len(c.sources)} sources.</p>",
+        f"<p><b>Scorer:</b> {html.escape(c.scorer_label)}</p>",
+        "<p class=\"note\"><b>mean</b>: mean raw score of the scored answers (GreenAgent's score_rate). "
+        "<b>accuracy</b>: share of scored answers the scorer counts correct (FieldWorkArena: score &gt; 0.5, "
+        "its correctRate). Intervals: 95 % percentile bootstrap over tasks, resampled within each category; "
+        "every source, category and pair is measured on the same resampled tasks (a paired bootstrap), "
+        f"{c.n_resamples} resamples, seed {c.seed}. Unscored answers (no judge, failed calls) are left out "
+        "and counted. Cost: the sum of known costs; \"partial\" when some are unknown.</p>",
+        "<h2>Summary by source</h2>", _table(summary, secrets=secrets),
+        "<h2>Mean score by category</h2>", _table(c.category_table("mean"), secrets=secrets, colour=True),
+        "<h2>Accuracy by category</h2>", _table(c.category_table("accuracy"), secrets=secrets, colour=True),
+        "<h2>Paired differences (mean score, A − B)</h2>",
+        "<p class=\"note\">Over the tasks both sources scored; <i>distinguishable</i> only when the 95 % "
+        "interval excludes 0.</p>",
+        _table(c.pairs, index=False, secrets=secrets) if not c.pairs.empty else "<p>Fewer than two sources.</p>",
+        "<h2>Judge and people</h2>",
+        f"<p>Judged scores a person reviewed: {ja.n}; same verdict: {ja.agree}"
+        f"{'' if ja.rate is None else f' ({ja.rate:.0%})'}. Ratings in the project: {len(c.ratings)}.</p>",
+        "<h2>Plots</h2><div class=\"plots\">",
+        _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
+             "scores per answer of each source, with its mean and 95 % bootstrap interval"),
+        _img(plots.category_bars(c.by_category), "mean score by category and source, with 95 % bootstrap intervals"),
+        _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label),
+             "mean score against total cost per source, with 95 % bootstrap intervals"),
+        "</div>",
+        "<h2>Runs</h2>", _table(_runs_table(project, c), secrets=secrets),
+        "<h2>Tasks × sources</h2><p class=\"note\">Cell: score (✎ set by a person) and answer; hover for the "
+        "scorer's explanation, click a long answer for its full text.</p>",
+        _grid_html(c, secrets),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- writing
+def _excel_value(ws, v: Any) -> Any:  # noqa: ANN001 - openpyxl write-only worksheet
+    """A cell value openpyxl writes as data: text stays text (a leading "=" never makes a formula), control
+    characters Excel refuses are dropped, text is cut at Excel's 32,767 characters, NaN/NA become empty."""
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, np.generic):
+        v = v.item()
+        if isinstance(v, float) and math.isnan(v):
+            return None
+    if isinstance(v, str):
+        v = ILLEGAL_CHARACTERS_RE.sub("", v)[:_EXCEL_MAX_CHARS]
+        if v.startswith("="):
+            cell = WriteOnlyCell(ws, value=v)
+            cell.data_type = "s"
+            return cell
+    elif not isinstance(v, (int, float, bool)):
+        v = str(v)
+    return v
+
+
+def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> None:
+    """Sheets summary, categories, pairs, answers, written with openpyxl's streaming (write-only) workbook."""
+    from openpyxl import Workbook
+
+    sheets = {"summary": _redact_frame(comparison.summary.reset_index()),
+              "categories": _redact_frame(comparison.by_category.reset_index())
+              if not comparison.by_category.empty else pd.DataFrame(),
+              "pairs": _redact_frame(comparison.pairs), "answers": answers.astype({"correct": object})}
+    wb = Workbook(write_only=True)
+    for name, df in sheets.items():
+        ws = wb.create_sheet(name)
+        ws.append([str(c) for c in df.columns])
+        for row in df.itertuples(index=False, name=None):
+            ws.append([_excel_value(ws, v) for v in row])
+    with atomic_writer(path, "wb") as fh:
+        wb.save(fh)
+
+
+def export_report(project: Project, out: Path | str, fmt: str | None = None, *, scorer: str | None = None,
+                  run_ids: Sequence[str] | None = None, comparison: Comparison | None = None,
+                  n_resamples: int = 2000, seed: int | None = 0) -> ReportResult:
+    """Write the comparison of ``scorer`` over ``run_ids`` (all runs when None) to ``out``.
+
+    Args:
+        out: the file to write; its folder must exist. Replaced atomically when it exists.
+        fmt: html, csv, xlsx, parquet or json; None takes it from the suffix.
+        scorer: a scorer name, None for the one with the most scores.
+        comparison: an already built comparison (scorer, run_ids, n_resamples, seed are then ignored).
+    Returns:
+        ReportResult with the path, format, number of answer rows and the comparison.
+    Raises:
+        ReportError for an unknown format, a missing folder or a folder given as the file; NotFound for an
+        unknown run.
+    """
+    out = Path(out)
+    kind = format_of(out, fmt)
+    if out.is_dir():
+        raise ReportError(f"{out}: is a folder; give the file to write, e.g. {out / ('report.' + kind)}")
+    if not out.parent.is_dir():
+        raise ReportError(f"{out}: folder {out.parent} does not exist")
+    comparison = comparison or build_comparison(project, scorer, run_ids, n_resamples=n_resamples, seed=seed)
+    answers = answers_table(comparison) if kind in ("csv", "parquet", "xlsx") else None
+    if kind == "csv":
+        with atomic_writer(out, "w") as fh:
+            answers.to_csv(fh, index=False)
+    elif kind == "parquet":
+        with atomic_writer(out, "wb") as fh:
+            answers.to_parquet(fh, index=False)
+    elif kind == "xlsx":
+        _write_xlsx(out, comparison, answers)
+    elif kind == "json":
+        atomic_write_text(out, json.dumps(summary_json(comparison), indent=2, ensure_ascii=False) + "\n")
+    else:
+        atomic_write_text(out, render_html(project, comparison))
+    _normal_mode(out)
+    return ReportResult(out, kind, len(comparison.answers), comparison)
+
+
+def _normal_mode(path: Path) -> None:
+    """Give the export the permissions a new file gets (the temporary file was private, mode 0600)."""
+    umask = 0o022                                   # read, not set: os.umask() would race other threads
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                umask = int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    try:
+        os.chmod(path, 0o666 & ~umask)
+    except OSError:
+        pass

@@ -1,0 +1,433 @@
+"""What the comparison view shows, computed without Qt: the tasks x sources grid, the detail of one answer,
+the categories x sources summary cells, a per-category bar plot, and a person's score and ground-truth edits.
+
+``load_view(project, scorer)`` reads the long table of answers (``comparison.load_answers``: a person's
+override wins) and summarises it (``comparison.source_summary`` / ``group_summary``: mean with its 95 %
+stratified bootstrap interval, seeded, 2,000 resamples); ``build_grid`` turns the long table into dense
+(tasks, sources) numpy arrays so that a Qt model answers ``data()`` by indexing, never by searching.
+
+Row flags use the rules of ``comparison.filter_answers`` (that function computes them): a task where the
+models disagree has scored sources with more than one verdict (``correct``, else the value); a task is
+"wrong" when at least one source is not correct (correct False, or value < 1 when the scorer has no verdict).
+
+Overrides and promotion call the services of ``fieldstudio.scoring.service`` (``override_score``,
+``score_history``, ``promote_answer_to_ground_truth``; ``score_store`` is preferred when it offers them).
+The one thing added here: ``set_score`` also lets a person score an answer that has no score row yet under the
+chosen scorer (a new row with ``author`` and ``reason`` and no ``overrides_id``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from sqlalchemy import func, select
+
+from fieldstudio.core.errors import NotFound
+from fieldstudio.scoring.scorers import REGISTRY
+from fieldstudio.compare import comparison
+from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring import service as scoring
+from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput
+from fieldstudio.store.project import Project
+
+__all__ = ["GridData", "ComparisonView", "AnswerDetail", "build_grid", "load_view", "available_scorers",
+           "score_scale", "short_answer", "category_cells", "cell_text", "answer_detail", "media_target",
+           "set_score", "promote", "category_bars", "UNIT_SCALE_SCORERS"]
+
+UNIT_SCALE_SCORERS = frozenset({"fwa-official", "fwa-paper", "acceptability", "documentation"})
+"""Scorers whose values lie in 0-1; the others (llm-match, eqa-*) use 0-100 (benchmarks.md §3.3)."""
+SHORT_CHARS = 60
+
+
+def short_answer(text: Any, limit: int = SHORT_CHARS) -> str:
+    """The first line-collapsed ``limit`` characters of an answer (with … when cut); "" for None/NaN."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return ""
+    one = " ".join(str(text).split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def score_scale(scorer: str | None, values: np.ndarray | None = None) -> float:
+    """The top of the scorer's scale: 1.0 for the 0-1 scorers, 100.0 for llm-match / eqa-*; for an unknown
+    scorer 1.0 unless a value exceeds 1."""
+    if scorer in UNIT_SCALE_SCORERS:
+        return 1.0
+    if scorer in REGISTRY:
+        return 100.0
+    if values is not None and values.size and np.nanmax(np.where(np.isnan(values), 0, values)) > 1.0:
+        return 100.0
+    return 1.0
+
+
+# ---------------------------------------------------------------- the grid
+@dataclass
+class GridData:
+    """The tasks x sources grid as dense arrays (n tasks, k sources), row order = tasks sorted by external id.
+
+    ``tasks``: DataFrame with n rows (RangeIndex) and columns task_id, external_id, category, sub_category,
+    scenario, answer_type, query, ground_truth, disagree (bool), wrong (bool), search (lower-case text of the
+    task id, query, ground truth and every answer, for the text filter). Per cell: ``present`` (bool: the source
+    answered), ``answer_id`` / ``score_id`` (object, None when absent), ``short`` (str), ``value`` (float, NaN
+    when unscored or absent), ``correct`` (float 1/0, NaN unknown), ``overridden`` (bool), ``error`` (bool: the
+    model call failed). ``scale`` is the top of the score scale (1 or 100).
+    """
+
+    sources: list[str]
+    tasks: pd.DataFrame
+    present: np.ndarray
+    answer_id: np.ndarray
+    score_id: np.ndarray
+    short: np.ndarray
+    value: np.ndarray
+    correct: np.ndarray
+    overridden: np.ndarray
+    error: np.ndarray
+    scale: float = 1.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.value.shape
+
+    def cell_of(self, task_id: str, source: str) -> tuple[int, int]:
+        """(row, column) of a task and a source. Raises KeyError when either is not in the grid."""
+        rows = np.flatnonzero(self.tasks["task_id"].to_numpy() == task_id)
+        if rows.size == 0 or source not in self.sources:
+            raise KeyError((task_id, source))
+        return int(rows[0]), self.sources.index(source)
+
+
+def build_grid(answers: pd.DataFrame, scorer: str | None = None) -> GridData:
+    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer).
+
+    Costs O(answers) with numpy fancy indexing plus one ``filter_answers`` call per row flag.
+    """
+    sources = sorted(answers["source"].unique().tolist()) if not answers.empty else []
+    task_cols = ["task_id", "external_id", "category", "sub_category", "scenario", "answer_type", "query",
+                 "ground_truth"]
+    tasks = (answers.drop_duplicates("task_id")[task_cols].sort_values("external_id", kind="stable")
+             .reset_index(drop=True)) if not answers.empty else pd.DataFrame(columns=task_cols)
+    n, k = len(tasks), len(sources)
+    row_of = pd.Series(np.arange(n), index=tasks["task_id"].to_numpy())
+    col_of = pd.Series(np.arange(k), index=sources, dtype=int)
+    r = row_of.reindex(answers["task_id"].to_numpy()).to_numpy(dtype=int) if n else np.zeros(0, int)
+    c = col_of.reindex(answers["source"].to_numpy()).to_numpy(dtype=int) if k else np.zeros(0, int)
+
+    def filled(fill: Any, dtype: Any, column: np.ndarray) -> np.ndarray:
+        out = np.full((n, k), fill, dtype=dtype)
+        out[r, c] = column
+        return out
+
+    present = filled(False, bool, np.ones(len(answers), bool))
+    texts = answers["answer"].to_numpy(dtype=object) if n else np.zeros(0, object)
+    short = filled("", object, np.array([short_answer(t) for t in texts], dtype=object))
+    value = filled(np.nan, float, answers["value"].to_numpy(dtype=float)) if n else np.zeros((0, k))
+    corr = answers["correct_value"].to_numpy(dtype=float) if "correct_value" in answers else \
+        np.array([np.nan if v is None or v != v else float(v) for v in answers["correct"]], dtype=float)
+    correct = filled(np.nan, float, corr) if n else np.zeros((0, k))
+    over = filled(False, bool, answers["overridden"].to_numpy(dtype=bool)) if n else np.zeros((0, k), bool)
+    errors = answers["error"].notna().to_numpy() & answers["answer"].fillna("").str.strip().eq("").to_numpy() \
+        if n else np.zeros(0, bool)
+    error = filled(False, bool, errors)
+    answer_id = filled(None, object, answers["answer_id"].to_numpy(dtype=object)) if n else np.zeros((0, k), object)
+    score_id = filled(None, object, answers["score_id"].astype(object).where(answers["score_id"].notna(), None)
+                      .to_numpy(dtype=object)) if n else np.zeros((0, k), object)
+
+    if n:
+        disagree = set(comparison.filter_answers(answers, disagree=True)["task_id"])
+        wrong = set(comparison.filter_answers(answers, wrong_only=True)["task_id"])
+        tasks["disagree"] = tasks["task_id"].isin(disagree).to_numpy()
+        tasks["wrong"] = tasks["task_id"].isin(wrong).to_numpy()
+        joined = answers.groupby("task_id")["answer"].agg(lambda s: " ".join(str(x) for x in s if x is not None))
+        tasks["search"] = (tasks["external_id"].astype(str) + " " + tasks["query"].fillna("").astype(str) + " "
+                           + tasks["ground_truth"].fillna("").astype(str) + " "
+                           + joined.reindex(tasks["task_id"]).fillna("").to_numpy()).str.lower()
+    else:
+        tasks["disagree"], tasks["wrong"], tasks["search"] = [], [], []
+    return GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
+                    score_scale(scorer, value))
+
+
+# ---------------------------------------------------------------- everything the panel shows
+@dataclass
+class ComparisonView:
+    """One scorer's comparison for the view: the long table, the grid, per-source and per-category summaries
+    (see ``comparison.source_summary``), the scorers that have scores, and the label of the chosen one."""
+
+    scorer: str | None
+    scorer_label: str
+    answers: pd.DataFrame
+    grid: GridData
+    summary: pd.DataFrame
+    by_category: pd.DataFrame
+    scorers: list[str] = field(default_factory=list)
+
+    def category_cells(self) -> pd.DataFrame:
+        """See ``category_cells``."""
+        return category_cells(self.by_category, self.summary)
+
+
+def available_scorers(project: Project) -> list[str]:
+    """Scorer names that have at least one score row in the project, most rows first."""
+    with project.read() as s:
+        rows = s.execute(select(Score.scorer, func.count()).group_by(Score.scorer)).all()
+    return [name for name, _ in sorted(rows, key=lambda r: (-r[1], r[0]))]
+
+
+def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str] | None = None, *,
+              n_resamples: int = 2000, seed: int | None = 0,
+              progress: Callable[[int, int], None] = lambda done, total: None,
+              cancelled: Callable[[], bool] = lambda: False) -> ComparisonView:
+    """Read and summarise one scorer (None: the one with most scores) over the chosen runs (all when None).
+
+    No paired differences are computed (the report does that); the summaries are those of
+    ``comparison.source_summary`` and ``comparison.group_summary(by="category")``, from one set of draws
+    (``comparison.summarise``).
+    ``cancelled`` is checked between steps; a cancelled load still returns what it has read.
+    """
+    scorers = available_scorers(project)
+    scorer = scorer or comparison.default_scorer(project, run_ids)
+    progress(0, 3)
+    answers = comparison.load_answers(project, scorer, run_ids)
+    progress(1, 3)
+    grid = build_grid(answers, scorer)
+    if cancelled():
+        return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
+    progress(2, 3)
+    summary, tables, _ = comparison.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",))
+    by_category = tables["category"]
+    progress(3, 3)
+    label = scoring.scorer_description(scorer) if scorer else "no scores yet"
+    return ComparisonView(scorer, label, answers, grid, summary, by_category, scorers)
+
+
+# ---------------------------------------------------------------- the summary table
+def category_cells(by_category: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """The seeds' table as a long frame: one row per (category, source) with n, mean, ci_low, ci_high,
+    accuracy; categories sorted, then "all" (the per-source figures over every task, intervals stratified by
+    category). Empty frame (same columns) when nothing is there."""
+    cols = ["category", "source", "n", "answers", "mean", "ci_low", "ci_high", "accuracy"]
+    parts = []
+    if not by_category.empty:
+        part = by_category.reset_index()
+        part = part.rename(columns={part.columns[1]: "category"})
+        parts.append(part[cols].sort_values(["category", "source"], kind="stable"))
+    if not summary.empty:
+        part = summary.reset_index().assign(category="all")
+        parts.append(part[cols])
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+
+
+def cell_text(mean: float, ci_low: float, ci_high: float, n: int, *, decimals: int = 3) -> str:
+    """'0.625 [0.500–0.750] n=8' ('— n=0' when nothing is scored)."""
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return f"— n={int(n)}"
+    f = f"{{:.{decimals}f}}"
+    return f"{f.format(mean)} [{f.format(ci_low)}–{f.format(ci_high)}] n={int(n)}"
+
+
+def category_bars(by_category: pd.DataFrame, *, title: str = "mean score by category") -> Figure:
+    """Grouped horizontal bars: one group per category, one bar per source, with the 95 % bootstrap interval
+    as error bars (the figure is attached to an Agg canvas; a Qt canvas may adopt it)."""
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    FigureCanvasAgg(fig)
+    if by_category.empty or by_category["mean"].notna().sum() == 0:
+        ax = fig.add_subplot()
+        ax.text(0.5, 0.5, "no scored answers", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    table = by_category["mean"].unstack(level=0).dropna(how="all")      # categories with a scored answer
+    lo = by_category["ci_low"].unstack(level=0).reindex_like(table)
+    hi = by_category["ci_high"].unstack(level=0).reindex_like(table)
+    cats, sources = [str(c) for c in table.index], [str(s) for s in table.columns]
+    fig.set_size_inches(7.0, 1.5 + 0.22 * len(cats) * max(1, len(sources)) ** 0.8)
+    ax = fig.add_subplot()
+    height = 0.8 / max(1, len(sources))
+    y = np.arange(len(cats))
+    colours = matplotlib_cycle(len(sources))
+    for j, src in enumerate(table.columns):
+        m = table[src].to_numpy(dtype=float)
+        err = np.vstack([np.clip(np.nan_to_num(m - lo[src].to_numpy(dtype=float)), 0, None),
+                         np.clip(np.nan_to_num(hi[src].to_numpy(dtype=float) - m), 0, None)])
+        ax.barh(y + (j - (len(sources) - 1) / 2) * height, np.nan_to_num(m), height=height * 0.95, xerr=err,
+                color=colours[j], ecolor="#333333", capsize=2, label=sources[j])
+    ax.set_yticks(y, cats)
+    ax.invert_yaxis()
+    ax.set_xlabel("mean score with 95 % bootstrap interval")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def matplotlib_cycle(k: int) -> list[str]:
+    """``k`` distinct colours from matplotlib's tab10/tab20 palettes."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if k <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(k)]
+
+
+# ---------------------------------------------------------------- one answer
+@dataclass
+class AnswerDetail:
+    """Everything the detail pane shows about one answer under one scorer.
+
+    ``frames``: what the model saw, in request order: dicts with media_id, file_name, frame_index (None for a
+    still image or a document page), pts_s (seconds, None when unknown). ``inputs``: the task's inputs, dicts
+    with position, name, media_id, start_s, end_s. ``score``: the row in force (score_id, value, correct,
+    explanation, author, reason, judge_raw, judge_cost_usd, scorer_version) or None when unscored;
+    ``history``: the override chain, oldest first (``scoring.score_history``).
+    """
+
+    answer_id: str
+    task_id: str
+    external_id: str
+    source: str
+    run_id: str
+    query: str
+    ground_truth: str | None
+    raw_text: str | None
+    parsed: dict | None
+    error: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    reasoning_tokens: int | None
+    cached_tokens: int | None
+    cost_usd: float | None
+    latency_s: float | None
+    frames: list[dict[str, Any]]
+    inputs: list[dict[str, Any]]
+    scorer: str | None
+    score: dict[str, Any] | None
+    history: list[dict[str, Any]]
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as scored: parsed direct answer / verdict when there is one, else the raw text."""
+        parsed = self.parsed or {}
+        for key in ("direct_answer", "answer", "verdict"):
+            if parsed.get(key) not in (None, ""):
+                return str(parsed[key])
+        return self.raw_text or ""
+
+
+def answer_detail(project: Project, answer_id: str, scorer: str | None) -> AnswerDetail:
+    """Read one answer, its task's inputs and its score in force under ``scorer``.
+
+    Raises NotFound for an unknown answer id.
+    """
+    with project.read() as s:
+        a = s.get(Answer, answer_id)
+        if a is None:
+            raise NotFound(f"no answer {answer_id!r} in {project.path.name}")
+        t = s.get(Task, a.task_id)
+        run = s.get(Run, a.run_id)
+        inputs = [{"position": i.position, "name": i.name, "media_id": i.media_id, "start_s": i.start_s,
+                   "end_s": i.end_s}
+                  for i in s.scalars(select(TaskInput).where(TaskInput.task_id == t.id).order_by(TaskInput.position))]
+        frames = [{"media_id": f.get("media_id"), "file_name": f.get("file_name"), "frame_index": f.get("frame_index"),
+                   "pts_s": f.get("pts_s"), "request": f.get("request")}
+                  for f in (a.frames or []) if isinstance(f, dict)]
+        detail = AnswerDetail(a.id, t.id, t.external_id or t.id, run.name if run else a.run_id, a.run_id, t.query,
+                              t.ground_truth, a.raw_text, a.parsed, a.error, a.prompt_tokens, a.completion_tokens,
+                              a.reasoning_tokens, a.cached_tokens, a.cost_usd, a.latency_s, frames, inputs, scorer,
+                              None, [])
+    if scorer:
+        scores = scoring.current_scores(project, scorer, [detail.run_id])
+        row = scores[scores["answer_id"] == answer_id]
+        if not row.empty:
+            r = row.iloc[0]
+            detail.score = {key: _none_if_nan(r[key]) for key in ("score_id", "value", "correct", "explanation",
+                                                                   "author", "reason", "judge_raw", "judge_cost_usd",
+                                                                   "scorer_version")}
+            detail.history = _service("score_history")(project, r["score_id"])
+    return detail
+
+
+def _none_if_nan(v: Any) -> Any:
+    """None for None / NaN / pandas NA, numpy scalars as Python numbers, anything else unchanged."""
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def media_target(project: Project, detail: AnswerDetail) -> tuple[str, int] | None:
+    """(media_id, frame index) to open for an answer: the earliest frame the model saw in its first video
+    media; else the frame shown at the first input's ``start_s`` (from the media's frame table, PTS-based,
+    never index / fps); else frame 0 of the first input that names a media; None when no media is known."""
+    seen = [f for f in detail.frames if f.get("media_id")]
+    if seen:
+        media_id = seen[0]["media_id"]
+        indices = [f["frame_index"] for f in seen if f["media_id"] == media_id and f.get("frame_index") is not None]
+        return media_id, int(min(indices)) if indices else 0
+    for inp in detail.inputs:
+        if not inp.get("media_id"):
+            continue
+        if inp.get("start_s") is not None:
+            from fieldstudio.media import library  # media is a headless sibling package
+
+            try:
+                media = library.find_media(project, inp["media_id"])
+                table = library.load_frame_table(project, media)
+            except Exception:  # noqa: BLE001 - a missing or unindexed video opens at its first frame
+                table = None
+            if table is not None and len(table):
+                return inp["media_id"], max(0, int(table.index_at(float(inp["start_s"]))))
+        return inp["media_id"], 0
+    return None
+
+
+# ---------------------------------------------------------------- a person's edits
+def _service(name: str) -> Callable[..., Any]:
+    """``score_store.<name>`` when the store module offers it, else ``scoring.<name>``."""
+    return getattr(score_store, name, None) or getattr(scoring, name)
+
+
+def set_score(project: Project, answer_id: str, scorer: str, value: float | None, reason: str, who: str) -> str:
+    """A person sets the score of ``answer_id`` under ``scorer``; returns the new score row's id.
+
+    When the answer has a score in force, this is ``override_score`` (a new row chained by ``overrides_id``,
+    the old row kept as history). When it has none (never scored under that scorer), a first row is written
+    with ``author = who`` and ``reason`` and the scorer's registered version. ``correct`` follows
+    ``override_score``'s rule (value > 0.5 for fwa-official, fwa-paper and acceptability).
+
+    Raises:
+        NotFound: unknown answer; ScoringError: empty reason or name, value not finite or off the 0-1 scale.
+    """
+    scores = scoring.current_scores(project, scorer)
+    row = scores[scores["answer_id"] == answer_id]
+    if not row.empty:
+        return _service("override_score")(project, row.iloc[0]["score_id"], value, reason, who)
+    reason, who = (reason or "").strip(), (who or "").strip()
+    if not reason:
+        raise scoring.ScoringError("a score set by a person needs a reason")
+    if not who:
+        raise scoring.ScoringError("a score set by a person needs the name of the person who sets it")
+    if value is not None:
+        value = float(value)
+        if not math.isfinite(value):
+            raise scoring.ScoringError(f"score {value!r} is not a finite number")
+        if scorer in UNIT_SCALE_SCORERS and not 0.0 <= value <= 1.0:
+            raise scoring.ScoringError(f"{scorer} scores lie between 0 and 1; {value:g} is outside")
+    correct = None if value is None or scorer not in ("fwa-official", "fwa-paper", "acceptability") else value > 0.5
+    version = REGISTRY[scorer].version if scorer in REGISTRY else "manual"
+    with project.write() as s:
+        if s.get(Answer, answer_id) is None:
+            raise NotFound(f"no answer {answer_id!r} in {project.path.name}")
+        new = Score(answer_id=answer_id, scorer=scorer, scorer_version=version, value=value, correct=correct,
+                    explanation=f"set by {who}: {reason}", author=who, reason=reason)
+        s.add(new)
+        s.flush()
+        return new.id
+
+
+def promote(project: Project, answer_id: str, who: str, reason: str = "") -> str:
+    """Make the answer's text its task's ground truth (``promote_answer_to_ground_truth``); returns the task id.
+    The previous ground truth is kept in ``Task.extra["ground_truth_history"]``; scores are not recomputed."""
+    return _service("promote_answer_to_ground_truth")(project, answer_id, who, reason)

@@ -1,1 +1,0 @@
-"""Importers and exporters of benchmark task sets, answers and annotations (no Qt)."""

@@ -1,0 +1,416 @@
+"""Executing runs: tasks x a model profile x a prompt strategy, in the background and resumable.
+
+`create_run` (from `fieldstudio.inference.runs.records`, re-exported here with the other run helpers) stores a
+``Run`` (with a copy of the profile's parameters, never its key, the strategy's version and template
+hashes, the prices and their date) and one pending ``Answer`` per task. `execute_run` answers the pending ones: up to the profile's concurrency in flight (a small thread
+pool), each answer committed in its own short write transaction as soon as it arrives, with its raw
+text, parsed answer, tokens (None when not reported, never 0), latency, cost, retries, the SHA-256 of
+every frame sent, and the request log. A killed or sleeping process loses at most the requests in
+flight: a restarted `execute_run` skips finished answers, and every paid reply (except refusals and
+filtered replies, which a retry should ask again) is also in the response cache
+(`fieldstudio.inference.cache`), so nothing finished is paid for twice.
+
+An answer is pending while both ``raw_text`` and ``error`` are NULL. A failed answer keeps
+``error = "<kind>: <message>"`` (see `split_error`); kinds are the client's (``timeout``,
+``rate_limited``, ``server_error``, ``bad_response``, ``too_many_images``, ``images_rejected``...), the
+strategies' (``missing_media``, ``media_error``, ``malformed_json``) and ``refusal``,
+``content_filter``, ``max_steps`` (agent), ``internal``. Such errors never stop the run. Errors that
+would fail every task the same way (no key, bad key, wrong URL or model, server unreachable) stop it
+and leave the answer pending, so that fixing the profile and resuming continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import JSON, bindparam, func, select, update
+
+from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.inference import cache
+from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
+from fieldstudio.inference.inputs import FrameEncoder, load_task, load_tasks
+from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile, mask_url
+from fieldstudio.inference.runs.records import (
+    RunSummary,
+    create_run,
+    create_runs,
+    delete_run,
+    find_resumable_run,
+    run_summary,
+    select_tasks,
+    split_error,
+)
+from fieldstudio.inference.strategies import get_strategy
+from fieldstudio.inference.strategies.base import Prompt, StrategyContext, StrategyError, StrategyOutcome
+from fieldstudio.store.models import Answer, Run, utcnow
+from fieldstudio.store.models import ModelProfile as ProfileRow
+from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+#: Errors that would fail every remaining task the same way: the run stops and the answer stays pending.
+FATAL_KINDS = frozenset({"no_key", "auth", "permission", "not_found", "model_not_found", "connection"})
+_PROMPT_TEXT_CHARS = 4000
+_REFUSAL = re.compile(r"^\s*(i['’]m sorry,? but |sorry,? )?i (can(no|['’])t|am unable to|won['’]t) "
+                      r"(help|assist|comply|provide|answer|do that)", re.I)
+
+
+class RunCancelled(Exception):
+    """Raised inside a worker when the run is cancelled between two requests of one answer."""
+
+
+
+@dataclass
+class _Request:
+    purpose: str
+    profile: str
+    result: ChatResult | None
+    from_cache: bool
+    cost_usd: float | None
+    original_cost_usd: float | None
+    images: list
+    cache_key: str
+    prompt_text: list[str]
+
+
+class _AnswerLog:
+    """The requests made for one answer (cached or paid), in order."""
+
+    def __init__(self) -> None:
+        self.requests: list[_Request] = []
+        self.retries = 0
+        self.flag: tuple[str, str] | None = None  # (kind, message) from the last reply: refusal, content filter
+        self.unsaved: list[tuple[str, ChatResult, float | None]] = []  # paid replies not yet in the cache
+
+
+def _prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for m in messages:
+        content = m.get("content")
+        texts = [content] if isinstance(content, str) else [
+            p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text"]
+        for t in texts:
+            out.append(f"{m.get('role')}: " + (t if len(t) <= _PROMPT_TEXT_CHARS else t[:_PROMPT_TEXT_CHARS] + "…"))
+    return out
+
+
+def _reply_flag(result: ChatResult) -> tuple[str, str] | None:
+    if result.finish_reason == "content_filter":
+        return "content_filter", "the endpoint's content filter stopped the reply"
+    message = cache._first_message(result.raw) or {}
+    if message.get("refusal"):
+        return "refusal", f"the model refused: {str(message['refusal'])[:200]}"
+    if _REFUSAL.match(result.text or ""):
+        return "refusal", f"the model refused: {result.text.strip()[:200]}"
+    return None
+
+
+class _Executor:
+    """Shared state of one `execute_run` call; `answer` runs on worker threads."""
+
+    def __init__(self, project: Project, run: Run, profile: ModelProfile, vision: ModelProfile | None,
+                 use_cache: bool, cancelled: Cancelled):
+        self.project = project
+        self.run = run
+        self.profile = profile
+        self.vision = vision
+        self.use_cache = use_cache
+        self.cancelled = cancelled
+        self.strategy = get_strategy(run.strategy or "fieldworkarena")
+        self.encoder = FrameEncoder(project)
+        self.params = dict((run.params or {}).get("strategy_params") or {})
+        self._clients: dict[str, Any] = {}
+        self.tasks: dict[str, Any] = {}
+        self.known_keys = cache.known_keys(project) if use_cache else set()
+        self._lock = threading.Lock()
+
+    def client(self, profile: ModelProfile):  # noqa: ANN201 - openai.OpenAI
+        with self._lock:
+            c = self._clients.get(profile.name)
+            if c is None:
+                c = self._clients[profile.name] = make_client(profile)
+            return c
+
+    def close(self) -> None:
+        self.encoder.close()
+        for c in self._clients.values():
+            c.close()
+
+    def ask_for(self, answer_log: _AnswerLog) -> Callable[..., ChatResult]:
+        def ask(prompt: Prompt, profile: ModelProfile | None = None) -> ChatResult:
+            profile = profile or self.profile
+            if answer_log.requests and self.cancelled():
+                raise RunCancelled()
+            limit = profile.max_images_per_request or profile.capabilities.max_images_per_request
+            if limit and len(prompt.images) > limit:
+                raise ModelCallError("too_many_images", f"{profile.name}: this request holds {len(prompt.images)} "
+                                     f"images and the profile allows at most {limit} per request; lower the number "
+                                     "of frames or raise the profile's limit", max_images=limit)
+            if prompt.images and profile.capabilities.images_accepted is False:
+                raise ModelCallError("images_rejected", f"{profile.name}: `models test` found that this endpoint "
+                                     "does not accept images; use a vision model or the blind strategy")
+            hashes = {im.data_url(): im.sha256 for im in prompt.images}
+            options = {"max_tokens": prompt.max_tokens, "response_format": prompt.response_format,
+                       "extra_body": prompt.extra_body}
+            key = cache.cache_key(profile, self.strategy.name, self.strategy.version, prompt.messages,
+                                  image_hashes=hashes, options=options)
+            self.save_unsaved(answer_log)  # a multi-request answer keeps every paid reply as it goes
+            maybe_cached = self.use_cache and (self.known_keys is None or key in self.known_keys)
+            hit = cache.lookup_with_cost(self.project, key) if maybe_cached else None
+            if hit is not None:
+                (result, original), paid = hit, 0.0
+            else:
+                try:
+                    result = chat(profile, prompt.messages, max_tokens=prompt.max_tokens,
+                                  response_format=prompt.response_format, extra_body=prompt.extra_body,
+                                  client=self.client(profile), cancelled=self.cancelled)
+                except ModelCallError as exc:
+                    answer_log.retries += max(exc.attempts - 1, 0)
+                    raise
+                answer_log.retries += max(result.attempts - 1, 0)
+                paid = original = cost(profile, result)
+            answer_log.requests.append(_Request(prompt.purpose, profile.name, result, hit is not None, paid, original,
+                                                list(prompt.images), key, _prompt_texts(prompt.messages)))
+            answer_log.flag = _reply_flag(result)
+            if hit is None and answer_log.flag is None:  # refusals and filtered replies are not cached: a retry
+                answer_log.unsaved.append((key, result, paid))  # (--retry-failed) asks the endpoint again
+            return result
+        return ask
+
+    def save_unsaved(self, answer_log: _AnswerLog, session: Any = None) -> None:
+        """Put the paid replies of this answer not yet cached into the cache (in `session`, else its own write)."""
+        if not answer_log.unsaved:
+            return
+        if session is None:
+            with self.project.write() as s:
+                for key, result, usd in answer_log.unsaved:
+                    cache.store_in(s, key, result, cost_usd=usd)
+        else:
+            for key, result, usd in answer_log.unsaved:
+                cache.store_in(session, key, result, cost_usd=usd)
+        if self.known_keys is not None:
+            with self._lock:
+                self.known_keys.update(key for key, _, _ in answer_log.unsaved)
+        answer_log.unsaved.clear()
+
+    def answer(self, answer_id: str, task_id: str) -> tuple[str, str | None]:
+        """Answer one task and commit it. Returns (state, error kind): state ``done`` or ``pending``."""
+        answer_log = _AnswerLog()
+        try:
+            return self._answer(answer_id, task_id, answer_log)
+        finally:
+            self.save_unsaved(answer_log)  # cancelled or stopped: what was paid is kept for the resume
+
+    def _answer(self, answer_id: str, task_id: str, answer_log: _AnswerLog) -> tuple[str, str | None]:
+        try:
+            task = self.tasks.get(task_id) or load_task(self.project, task_id)
+            ctx = StrategyContext(self.project, self.encoder, self.profile, self.params, self.vision, self.cancelled)
+            outcome = self.strategy.execute(ctx, task, self.ask_for(answer_log))
+            if outcome.error_kind is None and answer_log.flag is not None:
+                outcome.error_kind, outcome.error = answer_log.flag
+        except RunCancelled:
+            return "pending", None
+        except ModelCallError as exc:
+            if exc.kind in FATAL_KINDS:
+                raise
+            outcome = StrategyOutcome(None, None, exc.kind, str(exc))
+        except (StrategyError, FieldstudioError) as exc:
+            outcome = StrategyOutcome(None, None, getattr(exc, "kind", "media_error"), str(exc))
+        except Exception as exc:  # a bug must not stop the run; the traceback goes to the log
+            log.exception("answer %s of run %s failed", answer_id, self.run.id)
+            outcome = StrategyOutcome(None, None, "internal", f"{type(exc).__name__}: {exc}")
+        self._commit(answer_id, outcome, answer_log)
+        return "done", outcome.error_kind
+
+    def _commit(self, answer_id: str, outcome: StrategyOutcome, answer_log: _AnswerLog) -> None:
+        results = [r.result for r in answer_log.requests if r.result is not None]
+
+        def total(name: str) -> int | None:
+            values = [getattr(r, name) for r in results]
+            return None if not values or any(v is None for v in values) else int(sum(values))
+
+        paid = [r.cost_usd for r in answer_log.requests if not r.from_cache]
+        frames = [im.record(request=i) for i, r in enumerate(answer_log.requests) for im in r.images]
+        trace: list[dict[str, Any]] = [{
+            "type": "request", "purpose": r.purpose, "profile": r.profile, "from_cache": r.from_cache,
+            "prompt_tokens": r.result.prompt_tokens, "completion_tokens": r.result.completion_tokens,
+            "reasoning_tokens": r.result.reasoning_tokens, "latency_s": r.result.latency_s,
+            "finish_reason": r.result.finish_reason, "attempts": r.result.attempts, "cost_usd": r.cost_usd,
+            "original_cost_usd": r.original_cost_usd, "images": len(r.images), "cache_key": r.cache_key,
+            "prompt": r.prompt_text} for r in answer_log.requests]
+        trace += [{"type": "step", **step} for step in outcome.trace or []]
+        values = {
+            "raw_text": outcome.raw_text, "parsed": outcome.parsed,
+            "error": f"{outcome.error_kind}: {outcome.error}" if outcome.error_kind else None,
+            "prompt_tokens": total("prompt_tokens"), "completion_tokens": total("completion_tokens"),
+            "reasoning_tokens": total("reasoning_tokens"), "cached_tokens": total("cached_tokens"),
+            "latency_s": sum(r.latency_s for r in results) if results else None,
+            "cost_usd": None if any(c is None for c in paid) else float(sum(paid)),
+            "from_cache": bool(answer_log.requests) and all(r.from_cache for r in answer_log.requests),
+            "retries": answer_log.retries, "frames": frames, "trace": trace, "created_at": utcnow(),
+        }
+        values["b_answer_id"] = answer_id
+        with self.project.write() as s:
+            self.save_unsaved(answer_log, s)
+            s.execute(_UPDATE_PENDING, values)
+
+
+#: Writes a finished answer; only a pending one, so an answer another executor finished first stays as it is.
+_ANSWER_COLUMNS = ("raw_text", "parsed", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+                   "cached_tokens", "latency_s", "cost_usd", "from_cache", "retries", "frames", "trace", "created_at")
+_UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), Answer.raw_text.is_(None),
+                                        Answer.error.is_(None))
+                   .values({name: bindparam(name, type_=JSON(none_as_null=True)) if name in ("parsed", "frames", "trace")
+                            else bindparam(name) for name in _ANSWER_COLUMNS}))  # None in a JSON column: SQL NULL
+
+
+def _profile_for(project: Project, run: Run, given: ModelProfile | None) -> ModelProfile:
+    """The profile to resume a run with: `given`, or the stored profile of the same name, checked unchanged."""
+    with project.read() as s:
+        row = s.get(ProfileRow, run.profile_id) if run.profile_id else None
+    if given is not None:
+        return given
+    if row is None:
+        raise ProfileError(f"run {run.id[:8]} has no model profile; pass one to resume it")
+    profile = get_profile(row.name)
+    if profile.model != row.model or mask_url(profile.base_url) != row.base_url:
+        raise ProfileError(f"the profile {row.name!r} changed since run {run.id[:8]} started (model or base URL); "
+                           "start a new run instead of resuming this one")
+    return profile
+
+
+def execute_run(project: Project, run_id: str, *, progress: Progress = lambda done, total: None,
+                cancelled: Cancelled = lambda: False, profile: ModelProfile | None = None,
+                vision_profile: ModelProfile | None = None, concurrency: int | None = None,
+                use_cache: bool = True, retry_failed: bool = False) -> RunSummary:
+    """Answer every pending task of a run; finished answers are skipped, so this also resumes a run.
+
+    Args:
+        profile: the profile to call (default: the user's stored profile named in the run, which must not
+            have changed its model or base URL since). Its key is read from its environment variable or keyring.
+        vision_profile: for agent mode, the profile that analyses images and videos (default: the one named
+            in the run, else `profile`).
+        concurrency: requests in flight (default: the profile's concurrency).
+        use_cache: answer identical requests from the response cache (a cache hit costs 0).
+        retry_failed: first make answers that failed pending again.
+        progress: called with (finished answers, answers in the run) after each answer.
+        cancelled: checked before each request; answers in flight finish and are stored.
+    Returns:
+        The run's RunSummary, with ``stopped`` set when an error that would fail every task stopped it.
+    Raises:
+        NotFound (no such run), ProfileError (profile missing or changed), ProjectReadOnly.
+
+    Progress is reported from the calling thread; the requests run on `concurrency` worker threads that each
+    take the next pending answer as soon as their previous one is stored. Run one executor per run at a
+    time: a second one on the same run may send the same requests again (the answer stored first is kept).
+    """
+    started = time.monotonic()
+    with project.read() as s:
+        run = s.get(Run, run_id)
+    if run is None:
+        raise NotFound(f"no run {run_id!r} in {project.path.name}")
+    if run.kind != "model":
+        raise FieldstudioError(f"run {run.name!r} holds imported answers; there is nothing to execute")
+    profile = _profile_for(project, run, profile)
+    vision = vision_profile
+    if vision is None and (run.params or {}).get("vision_profile_name"):
+        vision = get_profile(run.params["vision_profile_name"])
+    workers = max(1, int(concurrency or profile.concurrency or 1))
+    with project.write() as s:
+        if retry_failed:
+            for row in s.scalars(select(Answer).where(Answer.run_id == run_id, Answer.error.is_not(None))):
+                row.error = row.raw_text = row.parsed = None
+                row.cost_usd = row.prompt_tokens = row.completion_tokens = row.reasoning_tokens = None
+                row.from_cache = False
+        s.get(Run, run_id).status = "running"
+        todo = s.execute(select(Answer.id, Answer.task_id).where(
+            Answer.run_id == run_id, Answer.raw_text.is_(None), Answer.error.is_(None))
+            .order_by(Answer.id)).all()
+        total = s.scalar(select(func.count()).select_from(Answer).where(Answer.run_id == run_id)) or 0
+    done = total - len(todo)
+    progress(done, total)
+    # One idle connection held for the run: otherwise every short transaction closes the file's last
+    # connection, and SQLite then checkpoints and deletes the WAL each time (about 4 ms per write here).
+    keepalive = project.read_engine.raw_connection()
+    executor = _Executor(project, run, profile, vision, use_cache, cancelled)
+    for start in range(0, len(todo), 500):  # one read per 500 tasks instead of one per answer
+        batch = [task_id for _, task_id in todo[start:start + 500]]
+        executor.tasks.update((t.id, t) for t in load_tasks(project, batch))
+    stopped: list[str] = []
+    stop = threading.Event()          # set by an error that would fail every task, or by an interrupt
+    items = iter(todo)
+    items_lock = threading.Lock()
+    reports: queue.Queue[tuple[str, Any]] = queue.Queue()
+    executor.cancelled = lambda: stop.is_set() or cancelled()
+
+    def worker() -> None:
+        # Each worker takes the next pending answer itself, so a reply is followed by the next request
+        # at once; only the progress report goes through the calling thread.
+        try:
+            while not executor.cancelled():
+                with items_lock:
+                    item = next(items, None)
+                if item is None:
+                    break
+                try:
+                    state, _ = executor.answer(item[0], item[1])
+                except ModelCallError as exc:
+                    stopped.append(str(exc))
+                    stop.set()
+                    log.warning("run %s stopped: %s", run_id, exc)
+                    break
+                reports.put((state, None))
+        except BaseException as exc:  # a crash of the worker itself is reported, not swallowed
+            reports.put(("crash", exc))
+        finally:
+            reports.put(("exit", None))
+
+    threads = [threading.Thread(target=worker, name=f"fieldstudio-run-{i}") for i in range(min(workers, len(todo)))]
+    crash: BaseException | None = None
+    try:
+        for t in threads:
+            t.start()
+        running = len(threads)
+        while running:
+            state, payload = reports.get()
+            if state == "exit":
+                running -= 1
+            elif state == "crash":
+                crash = crash or payload
+            elif state == "done":
+                done += 1
+                progress(done, total)
+    except BaseException:
+        stop.set()                    # Ctrl-C or a failing progress callback: answers in flight finish
+        raise
+    finally:
+        for t in threads:
+            t.join()
+        executor.close()
+        keepalive.close()
+    if crash is not None:
+        raise crash
+    summary = run_summary(project, run_id)
+    status = "done" if summary.pending == 0 else ("failed" if stopped else "cancelled")
+    with project.write() as s:
+        row = s.get(Run, run_id)
+        row.status = status
+        row.finished_at = utcnow()
+    summary.status = status
+    summary.stopped = stopped[0] if stopped else None
+    summary.elapsed_s = time.monotonic() - started
+    return summary
+
+
+__all__ = ["FATAL_KINDS", "RunCancelled", "RunSummary", "split_error", "select_tasks", "create_run", "create_runs",
+           "find_resumable_run", "run_summary", "execute_run", "delete_run"]

@@ -1,0 +1,276 @@
+"""Agent mode: FieldWorkArena's action space (benchmarks.md §1.9), as the ``agent`` prompt strategy.
+
+A planner model sees the goal (question, input file names, output format), the results analysed so far
+(per path, "not analyzed yet" until one exists, under an "Analyzed results" heading) and the actions taken,
+and chooses one action per step:
+
+* ``analyze_image(path, query)``, ``analyze_video(path, query)``, ``analyze_document(path, query)``: a
+  model (the run's vision profile, else the same profile) is called with the query as system prompt and the
+  photo, the video's frames (FieldWorkArena sampling, timestamps before each frame) or the document's text;
+  the reply is kept per path. Paths are matched to the task's inputs by base name.
+* ``send_msg_to_user(text)``: the final answer; the loop ends.
+
+The planner gets OpenAI function tools for the four actions (``tool_calling="auto"``, the default, falls
+back to text when the endpoint rejects ``tools``; ``"off"`` never sends them). A reply without a tool call is
+parsed strictly as one call in Python syntax with string literal arguments, e.g.
+``analyze_video("clip.mp4", "when does the cleaning start?")``; anything else is an invalid step, reported
+back to the planner. After ``max_steps`` steps (default 10) without a final answer the answer fails with
+kind ``max_steps``. Every step (reply, action, arguments, result) is kept in the trace.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+
+from fieldstudio.inference import sampling
+from fieldstudio.inference.client import ChatResult, ModelCallError
+from fieldstudio.inference.inputs import TaskInputSpec, TaskSpec, document_text
+from fieldstudio.inference.strategies.base import (
+    FWA_JPEG_QUALITY,
+    FWA_MAX_JPEG_BYTES,
+    Ask,
+    Prompt,
+    Strategy,
+    StrategyContext,
+    StrategyOutcome,
+    encode_frame,
+    fwa_goal,
+    image_part,
+    parse_text_answer,
+    require_inputs,
+    template,
+    text_part,
+    timestamped_frames,
+    video_frames,
+)
+
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "analyze_image": ("path", "query"),
+    "analyze_video": ("path", "query"),
+    "analyze_document": ("path", "query"),
+    "send_msg_to_user": ("text",),
+}
+_KIND_OF_ACTION = {"analyze_image": "image", "analyze_video": "video", "analyze_document": "document"}
+NOT_ANALYZED = "not analyzed yet"
+DEFAULT_MAX_STEPS = 10
+_ACTION_START = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(")
+_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
+_RESULT_CHARS = 2000
+
+
+class ActionParseError(ValueError):
+    """A planner reply holds no valid action; the message says why (shown to the planner next step)."""
+
+
+def tools() -> list[dict[str, Any]]:
+    """The four actions as OpenAI function tools."""
+    descriptions = {
+        "analyze_image": "A vision model looks at the photo at `path` and answers `query`.",
+        "analyze_video": "A vision model looks at frames sampled from the video at `path` and answers `query`.",
+        "analyze_document": "A model reads the document at `path` and answers `query`.",
+        "send_msg_to_user": "Give the final answer to the task; this ends the task.",
+    }
+    out = []
+    for name, params in ACTIONS.items():
+        props = {p: {"type": "string"} for p in params}
+        out.append({"type": "function", "function": {
+            "name": name, "description": descriptions[name],
+            "parameters": {"type": "object", "properties": props, "required": list(params)}}})
+    return out
+
+
+def parse_text_action(text: str) -> tuple[str, dict[str, str]]:
+    """The one action in a planner's text reply: (name, {argument: value}).
+
+    The reply (or its fenced code block) must hold exactly one call of a known action in Python syntax,
+    whose arguments are string literals, positional or by name, all present. Raises ActionParseError.
+    """
+    blocks = _FENCE.findall(text or "")
+    code = "\n".join(blocks) if blocks else (text or "")
+    starts = list(_ACTION_START.finditer(code))
+    if not starts:
+        raise ActionParseError("no action found; reply with exactly one action call such as "
+                               'send_msg_to_user("...")')
+    call = None
+    call_end = -1
+    for start in starts:
+        if start.start() < call_end:
+            continue  # inside the arguments of the call already found
+        for close in (m.end() for m in re.finditer(r"\)", code[start.start():])):
+            snippet = code[start.start():start.start() + close]
+            try:
+                node = ast.parse(snippet.strip(), mode="eval").body
+            except SyntaxError:
+                continue
+            if isinstance(node, ast.Call):
+                if call is not None:
+                    raise ActionParseError("more than one action in one reply; give exactly one")
+                call, call_end = node, start.start() + close
+                break
+    if call is None:
+        raise ActionParseError("the action is not a valid call with string arguments in double quotes")
+    name = call.func.id if isinstance(call.func, ast.Name) else None
+    if name not in ACTIONS:
+        raise ActionParseError(f"unknown action {name!r}")
+    params = ACTIONS[name]
+    values: dict[str, str] = {}
+    if len(call.args) > len(params):
+        raise ActionParseError(f"{name} takes {len(params)} argument(s): {', '.join(params)}")
+    for param, arg in zip(params, call.args):
+        values[param] = _string(arg, name)
+    for kw in call.keywords:
+        if kw.arg not in params or kw.arg in values:
+            raise ActionParseError(f"{name} has no argument {kw.arg!r} (or it is given twice)")
+        values[kw.arg] = _string(kw.value, name)
+    missing = [p for p in params if p not in values]
+    if missing:
+        raise ActionParseError(f"{name} needs {', '.join(missing)}")
+    return name, values
+
+
+def _string(node: ast.AST, name: str) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    raise ActionParseError(f"the arguments of {name} must be strings in quotes")
+
+
+def parse_tool_call(result: ChatResult) -> tuple[str, dict[str, str]] | None:
+    """The first tool call of a reply as (name, arguments), None when it has none. Raises ActionParseError."""
+    try:
+        calls = result.raw["choices"][0]["message"].get("tool_calls") or []
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    if not calls:
+        return None
+    function = calls[0].get("function") or {}
+    name = function.get("name")
+    if name not in ACTIONS:
+        raise ActionParseError(f"unknown action {name!r}")
+    try:
+        args = json.loads(function.get("arguments") or "{}")
+    except ValueError:
+        raise ActionParseError(f"the arguments of {name} are not valid JSON") from None
+    if not isinstance(args, dict) or any(not isinstance(args.get(p), str) for p in ACTIONS[name]):
+        raise ActionParseError(f"{name} needs string arguments {', '.join(ACTIONS[name])}")
+    return name, {p: args[p] for p in ACTIONS[name]}
+
+
+def _basename(path: str) -> str:
+    return PureWindowsPath(PurePosixPath(path.strip()).name).name
+
+
+def resolve_input(task: TaskSpec, path: str) -> TaskInputSpec | None:
+    """The task input named by `path` (compared by base name, case-insensitively), or None."""
+    wanted = _basename(path).lower()
+    for inp in task.inputs:
+        if _basename(inp.name).lower() == wanted:
+            return inp
+    return None
+
+
+def _planner_prompt(ctx: StrategyContext, task: TaskSpec, results: dict[str, list[tuple[str, str]]],
+                    history: list[str], use_tools: bool) -> Prompt:
+    fmt = template("strategy_agent_tools_format" if use_tools else "strategy_agent_text_format")
+    system = template("strategy_agent").format(action_format=fmt)
+    analysed = []
+    for inp in task.inputs:
+        entries = results.get(inp.name)
+        if not entries:
+            analysed.append(f"{inp.name}: {NOT_ANALYZED}")
+        for query, answer in entries or []:
+            analysed.append(f"{inp.name} (asked: {query}): {answer}")
+    text = fwa_goal(task) + "\n\n# Analyzed results\n" + ("\n".join(analysed) or "(no input data)")
+    text += "\n\n# Actions so far\n" + ("\n".join(history) or "(none)") + "\n\nChoose the next action."
+    extra = {"tools": tools(), "tool_choice": "auto"} if use_tools else None
+    return Prompt([{"role": "system", "content": system}, {"role": "user", "content": text}], [],
+                  purpose=f"plan step {len(history) + 1}", max_tokens=ctx.params.get("max_tokens"), extra_body=extra)
+
+
+def analysis_prompt(ctx: StrategyContext, action: str, inp: TaskInputSpec, query: str) -> Prompt:
+    """The request an analyze action makes: the query as system prompt, then the photo, frames or text."""
+    vision = ctx.vision_profile or ctx.profile
+    detail = ctx.param("detail", vision.image_detail)
+    side = vision.longest_image_side
+    if action == "analyze_image":
+        image = encode_frame(ctx, inp, 0, max_side=side, quality=FWA_JPEG_QUALITY, max_bytes=FWA_MAX_JPEG_BYTES)
+        parts, images = [text_part(f"{inp.name}:"), image_part(image, detail)], [image]
+    elif action == "analyze_video":
+        frames = video_frames(ctx, inp, seconds_per_frame=float(ctx.param("seconds_per_frame", 1.0)),
+                              max_frames=int(ctx.param("max_frames", 30)),
+                              method=ctx.param("sampling", sampling.SAMPLING_PTS))
+        frame_parts, images = timestamped_frames(ctx, inp, frames, detail=detail, max_side=side,
+                                                 quality=FWA_JPEG_QUALITY, max_bytes=FWA_MAX_JPEG_BYTES)
+        parts = [text_part(f"Frames sampled from the video {inp.name}, each after its timestamp:"), *frame_parts]
+    else:
+        parts, images = [text_part(f"Text of the document {inp.name}:\n{document_text(ctx.project, inp.media)}")], []
+    return Prompt([{"role": "system", "content": query}, {"role": "user", "content": parts}], images,
+                  purpose=f"{action} {inp.name}", max_tokens=ctx.params.get("max_tokens"))
+
+
+def _build(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
+    require_inputs(task)
+    return [_planner_prompt(ctx, task, {}, [], ctx.param("tool_calling", "auto") != "off")]
+
+
+def execute_agent(ctx: StrategyContext, task: TaskSpec, ask: Ask) -> StrategyOutcome:
+    """Run the plan-act loop for one task; see the module docstring."""
+    require_inputs(task)
+    max_steps = int(ctx.param("max_steps", DEFAULT_MAX_STEPS))
+    use_tools = ctx.param("tool_calling", "auto") != "off"
+    results: dict[str, list[tuple[str, str]]] = {}
+    history: list[str] = []
+    trace: list[dict[str, Any]] = []
+    last_text: str | None = None
+    for step in range(1, max_steps + 1):
+        prompt = _planner_prompt(ctx, task, results, history, use_tools)
+        try:
+            reply = ask(prompt)
+        except ModelCallError as exc:
+            if use_tools and ctx.param("tool_calling", "auto") == "auto" and exc.kind == "bad_request" \
+                    and "tool" in (exc.detail or str(exc)).lower():
+                use_tools = False
+                reply = ask(_planner_prompt(ctx, task, results, history, use_tools))
+            else:
+                raise
+        last_text = reply.text
+        entry: dict[str, Any] = {"step": step, "reply": reply.text}
+        try:
+            parsed = parse_tool_call(reply)
+            entry["via"] = "tool" if parsed else "text"
+            name, args = parsed or parse_text_action(reply.text)
+        except ActionParseError as exc:
+            entry.update(action=None, problem=str(exc))
+            trace.append(entry)
+            history.append(f"{step}. invalid reply: {exc}")
+            continue
+        entry.update(action=name, args=args)
+        if name == "send_msg_to_user":
+            trace.append(entry)
+            parsed_answer, kind, message = parse_text_answer(task, args["text"])
+            parsed_answer["steps"] = step
+            return StrategyOutcome(args["text"], parsed_answer, kind, message, trace)
+        inp = resolve_input(task, args["path"])
+        wanted = _KIND_OF_ACTION[name]
+        if inp is None:
+            observation = f"unknown path {args['path']!r}; the input data are: {', '.join(i.name for i in task.inputs)}"
+        elif inp.kind != wanted:
+            observation = f"{inp.name} is a {inp.kind}, so {name} cannot read it; use analyze_{inp.kind}"
+        else:
+            answer = ask(analysis_prompt(ctx, name, inp, args["query"]), ctx.vision_profile or ctx.profile)
+            results.setdefault(inp.name, []).append((args["query"], answer.text.strip()[:_RESULT_CHARS]))
+            observation = "done; see Analyzed results"
+        entry["result"] = observation if inp is None or inp.kind != wanted else results[inp.name][-1][1]
+        trace.append(entry)
+        history.append(f"{step}. {name}({args['path']!r}, {args['query']!r}): {observation}")
+    return StrategyOutcome(last_text, None, "max_steps",
+                           f"no send_msg_to_user within {max_steps} steps", trace)
+
+
+AGENT = Strategy("agent", "1", "Agent mode: analyze_image, analyze_video, analyze_document and send_msg_to_user "
+                  "with a step limit (FieldWorkArena's action space)", _build, execute_agent,
+                  ("strategy_agent", "strategy_agent_text_format", "strategy_agent_tools_format",
+                   "strategy_fieldworkarena_goal"))

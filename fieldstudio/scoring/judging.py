@@ -1,0 +1,123 @@
+"""The LLM judge as the scoring service calls it: a model profile behind an ``ask(prompt) -> reply`` callable,
+with a project-wide response cache and cost accounting.
+
+The prompts and the parsing of replies live in ``fieldstudio.scoring.scorers.judge``; this module only sends
+prompts (``fieldstudio.inference.client.chat``), prices the calls (``client.cost``) and caches the replies
+in ``ResponseCache``. Keys never reach the project: the stored parameters hold the masked endpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.models import ResponseCache
+from fieldstudio.store.project import Project
+
+__all__ = ["JUDGE_MAX_TOKENS", "JudgeCaller", "load_judge"]
+
+JUDGE_MAX_TOKENS = 768
+"""Completion-token cap of a judge call (FieldWorkArena's evaluator uses 768, benchmarks.md §1.4)."""
+_FATAL_KINDS = {"auth", "no_key", "permission", "not_found", "model_not_found"}
+
+
+class JudgeCaller:
+    """An ``ask(prompt) -> reply`` callable over a model profile with a project-wide response cache.
+
+    Cache key: SHA-256 of the judge's model id, base URL, temperature, seed, token cap and the prompt.
+    Hits are read from ``ResponseCache`` (or from this batch's new entries); misses call the model through
+    ``fieldstudio.inference.client.chat`` and are kept in ``pending`` until the caller writes them in its
+    batch transaction. ``calls`` lists the requests made for the current answer (``begin_answer`` clears
+    it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised.
+    """
+
+    def __init__(self, project: Project, profile: Any, *, max_tokens: int = JUDGE_MAX_TOKENS,
+                 chat: Callable[..., Any] | None = None):
+        from fieldstudio.inference import client as model_client  # imported here: only a judge needs openai
+
+        self.project = project
+        self.profile = profile
+        self.max_tokens = max_tokens
+        self._client = model_client
+        self._chat = chat or model_client.chat
+        self._openai = None
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.fatal: Exception | None = None
+        self.requests = 0
+        self.cache_hits = 0
+        self.cost_usd = 0.0
+        self.cost_complete = True
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """What is stored with every judged score: profile name, model, masked endpoint, sampling parameters."""
+        from fieldstudio.inference.profiles import mask_url
+
+        return {"profile": self.profile.name, "model": self.profile.model, "base_url": mask_url(self.profile.base_url),
+                "temperature": self.profile.temperature, "seed": self.profile.seed, "max_tokens": self.max_tokens}
+
+    def key(self, prompt: str) -> str:
+        """The cache key of one prompt for this judge (64 hex characters)."""
+        payload = {"kind": "judge", "model": self.profile.model, "base_url": self.profile.base_url,
+                   "temperature": self.profile.temperature, "seed": self.profile.seed,
+                   "max_tokens": self.max_tokens, "prompt": prompt}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def begin_answer(self) -> None:
+        """Start recording the calls of a new answer."""
+        self.calls = []
+
+    def __call__(self, prompt: str) -> str:
+        if self.fatal is not None:
+            raise self.fatal
+        key = self.key(prompt)
+        cached = self.pending.get(key)
+        if cached is None:
+            with self.project.read() as s:
+                row = s.get(ResponseCache, key)
+                cached = dict(row.response) if row is not None else None
+        if cached is not None:
+            self.cache_hits += 1
+            self.calls.append({**cached, "from_cache": True})
+            return str(cached.get("text", ""))
+        try:
+            if self._openai is None:
+                self._openai = self._client.make_client(self.profile)
+            result = self._chat(self.profile, [{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
+                                client=self._openai)
+        except FieldstudioError as exc:
+            if getattr(exc, "kind", None) in _FATAL_KINDS:
+                self.fatal = exc
+            raise
+        cost = self._client.cost(self.profile, result)
+        self.requests += 1
+        if cost is None:
+            self.cost_complete = False
+        else:
+            self.cost_usd += cost
+        entry = {"text": result.text, "prompt_tokens": result.prompt_tokens,
+                 "completion_tokens": result.completion_tokens, "reasoning_tokens": result.reasoning_tokens,
+                 "model": result.model, "cost_usd": cost}
+        self.pending[key] = entry
+        self.calls.append({**entry, "from_cache": False})
+        return result.text
+
+    def take_pending(self) -> dict[str, dict[str, Any]]:
+        """The new cache entries since the last call, to be written by the caller."""
+        out, self.pending = self.pending, {}
+        return out
+
+
+def load_judge(project: Project, judge_profile: Any, chat: Callable[..., Any] | None) -> JudgeCaller | None:
+    """A JudgeCaller for a ModelProfile or a profile name (ProfileError if unknown); None for None."""
+    if judge_profile is None:
+        return None
+    if isinstance(judge_profile, str):
+        from fieldstudio.inference.profiles import get_profile
+
+        judge_profile = get_profile(judge_profile)
+    return JudgeCaller(project, judge_profile, chat=chat)

@@ -1,0 +1,273 @@
+"""Ground truth computed from annotations, and kept linked: editing the annotation updates the task.
+
+A link is stored with the task, in ``Task.ground_truth_extra["annotation_link"]`` (a JSON object, see
+:class:`GroundTruthLink`); links to one annotation also set ``Task.ground_truth_annotation_id``. The
+ground truth text is computed from the annotations as they are now (:func:`compute`), written when the
+link is made (:func:`link_fields`) and re-computed by :func:`refresh_linked` whenever annotations or
+calibrations may have changed; the GUI shows both values when they differ.
+
+Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads them back):
+
+=====================  ====================================================================================
+``ruler_distance``     a ruler's length in metres with the calibration that applies now
+                       (``calibrations.measure_ruler``; scale or floor homography): ``"2.35 m"`` (2 decimals).
+                       A ruler without calibration gives no value.
+``segment_range``      a closed segment's start and end, PTS seconds from the frame table:
+                       ``"from 00:00:01.200 to 00:00:03.500"`` (millisecond precision).
+``segment_duration``   end PTS seconds minus start PTS seconds: ``"2.300 s"``.
+``event_time``         the PTS time of an event's (or any annotation's) frame: ``"00:00:01.200"``.
+``count``              a count over a media, optionally a label and a frame range ``[start_frame, end_frame]``
+                       (both inclusive; None = from the first / to the last frame):
+                       ``mode="events"``: events on a frame in the range;
+                       ``mode="objects"``: distinct objects boxed in the range: a track counts once if any of its
+                       boxes (keyframes or the frames interpolated between them) lies in the range; a box
+                       without a track counts once;
+                       ``mode="max_per_frame"``: the largest number of boxes on one frame of the range (boxes
+                       without a track on that frame plus tracks whose first-to-last keyframe span covers it).
+                       On a photo every box counts (there is one frame). Text: ``"3"``.
+=====================  ====================================================================================
+
+Deleted annotations never count; a link to a deleted annotation gives no value (``LinkedValue.ok``
+False) and the ground truth keeps its last value until the annotation is restored or the link removed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.store.models import Task
+from fieldstudio.store.project import Project
+
+LINK_KINDS = ("ruler_distance", "segment_range", "segment_duration", "event_time", "count")
+COUNT_MODES = ("objects", "max_per_frame", "events")
+ANSWER_TYPE_OF = {"ruler_distance": "distance", "segment_range": "time_range", "segment_duration": "duration",
+                  "event_time": "time", "count": "count"}
+"""The answer type a link's value has; linking sets the task's answer type to it."""
+LINK_KEY = "annotation_link"
+
+
+class LinkError(FieldstudioError):
+    """A ground-truth link cannot be made as asked (wrong annotation kind, unknown mode)."""
+
+
+@dataclass(frozen=True)
+class GroundTruthLink:
+    """What a task's ground truth is computed from.
+
+    ``annotation_id`` for the one-annotation kinds; ``media_id``, ``label_id`` (None: any label),
+    ``start_frame``/``end_frame`` (inclusive frame indices, None: open) and ``mode`` for ``count``.
+    """
+
+    kind: str
+    annotation_id: str | None = None
+    media_id: str | None = None
+    label_id: str | None = None
+    start_frame: int | None = None
+    end_frame: int | None = None
+    mode: str = "objects"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object stored in ``ground_truth_extra["annotation_link"]`` (None values left out)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_json(cls, value: Any) -> GroundTruthLink | None:
+        """The link stored in a task's ``ground_truth_extra`` value, or None when there is none."""
+        if not isinstance(value, dict) or value.get("kind") not in LINK_KINDS:
+            return None
+        return cls(**{k: value.get(k) for k in ("kind", "annotation_id", "media_id", "label_id", "start_frame",
+                                                 "end_frame")}, mode=value.get("mode") or "objects")
+
+
+@dataclass(frozen=True)
+class LinkedValue:
+    """A link's value now: ``text`` (the ground truth to store), ``value`` (metres, seconds, a (start, end)
+    pair or a count), ``ok`` False when no value can be computed, and ``explanation`` for the user."""
+
+    ok: bool
+    text: str | None
+    value: Any
+    explanation: str
+
+
+def clock(seconds: float) -> str:
+    """``HH:MM:SS.mmm`` for a time in seconds (rounded to the millisecond), e.g. 75.5 -> 00:01:15.500."""
+    ms = round(seconds * 1000)
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def _annotation(project: Project, annotation_id: str | None) -> ann.AnnotationRecord | None:
+    if not annotation_id:
+        return None
+    try:
+        return ann.get_annotation(project, annotation_id)
+    except NotFound:
+        return None
+
+
+def _in_range(frame: int | None, start: int | None, end: int | None) -> bool:
+    if frame is None:
+        return True
+    return (start is None or frame >= start) and (end is None or frame <= end)
+
+
+def count_value(project: Project, link: GroundTruthLink) -> tuple[int, str]:
+    """(count, what was counted) for a ``count`` link; see the module docstring for the three modes."""
+    if link.mode not in COUNT_MODES:
+        raise LinkError(f"unknown count mode {link.mode!r}; use one of {', '.join(COUNT_MODES)}")
+    if not link.media_id:
+        raise LinkError("a count needs a media")
+    labels = None if link.label_id is None else [link.label_id]
+    s, e = link.start_frame, link.end_frame
+    where = "" if s is None and e is None else f" in frames {'start' if s is None else s}-{'end' if e is None else e}"
+    if link.mode == "events":
+        recs = ann.list_annotations(project, media_id=link.media_id, kinds=["event"], label_ids=labels)
+        n = sum(1 for r in recs if _in_range(r.frame_index, s, e))
+        return n, f"{n} event(s){where}"
+    boxes = ann.list_annotations(project, media_id=link.media_id, kinds=["box"], label_ids=labels)
+    loose = [b for b in boxes if b.track_id is None]
+    spans: dict[int, list[int]] = {}
+    for b in boxes:
+        if b.track_id is not None and b.frame_index is not None:
+            spans.setdefault(b.track_id, []).append(b.frame_index)
+    track_spans = {t: (min(f), max(f)) for t, f in spans.items()}
+    if link.mode == "objects":
+        n_loose = sum(1 for b in loose if _in_range(b.frame_index, s, e))
+        n_tracks = sum(1 for f0, f1 in track_spans.values()
+                       if (e is None or f0 <= e) and (s is None or f1 >= s))
+        n = n_loose + n_tracks
+        return n, f"{n} distinct object(s){where} ({n_tracks} track(s), {n_loose} single box(es))"
+    loose_per_frame = Counter(b.frame_index for b in loose if _in_range(b.frame_index, s, e))
+    if None in loose_per_frame:  # a photo: one frame holds every box
+        n = loose_per_frame[None]
+        return n, f"{n} box(es) on the photo"
+    # Counts only rise where a single box is, where a track starts, or where the range starts.
+    candidates = set(loose_per_frame) | {f0 for f0, _ in track_spans.values()} | ({s} if s is not None else set())
+    n = max((loose_per_frame.get(f, 0) + sum(1 for f0, f1 in track_spans.values() if f0 <= f <= f1)
+             for f in candidates if _in_range(f, s, e)), default=0)
+    return n, f"at most {n} box(es) on one frame{where}"
+
+
+def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
+    """The value of a link from the project's annotations and calibrations as they are now."""
+    if link.kind not in LINK_KINDS:
+        return LinkedValue(False, None, None, f"unknown link kind {link.kind!r}")
+    if link.kind == "count":
+        try:
+            n, what = count_value(project, link)
+        except LinkError as exc:
+            return LinkedValue(False, None, None, str(exc))
+        return LinkedValue(True, str(n), n, what)
+    rec = _annotation(project, link.annotation_id)
+    if rec is None:
+        return LinkedValue(False, None, None, "the linked annotation no longer exists")
+    if rec.deleted:
+        return LinkedValue(False, None, None, f"the linked {rec.kind} was deleted; undo the delete or unlink")
+    name = f"{rec.kind} {rec.label_name or ''}".strip()
+    if link.kind == "ruler_distance":
+        if rec.kind != "ruler":
+            return LinkedValue(False, None, None, f"a distance needs a ruler, the link names a {rec.kind}")
+        m = cal.measure_ruler(project, rec.id)
+        if m.metres is None:
+            return LinkedValue(False, None, None, f"the ruler reads {m.pixels:.1f} px only: {m.how}")
+        return LinkedValue(True, f"{m.metres:.2f} m", m.metres, f"{name}: {m.metres:.4f} m ({m.how})")
+    if link.kind == "event_time":
+        if rec.pts_seconds is None:
+            return LinkedValue(False, None, None, f"the {rec.kind} is not on a video frame")
+        return LinkedValue(True, clock(rec.pts_seconds), rec.pts_seconds,
+                           f"{name} on frame {rec.frame_index} at {rec.pts_seconds:.3f} s")
+    if rec.kind != "segment":
+        return LinkedValue(False, None, None, f"a time range needs a segment, the link names a {rec.kind}")
+    if rec.end_pts_seconds is None:
+        return LinkedValue(False, None, None, "the segment is still open; end it (O) to give it a time range")
+    frames = f"frames {rec.frame_index}-{rec.end_frame_index}"
+    if link.kind == "segment_duration":
+        d = rec.end_pts_seconds - rec.pts_seconds
+        return LinkedValue(True, f"{d:.3f} s", d, f"{name}, {frames}: {d:.3f} s")
+    return LinkedValue(True, f"from {clock(rec.pts_seconds)} to {clock(rec.end_pts_seconds)}",
+                       (rec.pts_seconds, rec.end_pts_seconds), f"{name}, {frames}")
+
+
+def link_of(ground_truth_extra: dict[str, Any] | None) -> GroundTruthLink | None:
+    """The link stored in a task's ``ground_truth_extra``, or None."""
+    return GroundTruthLink.from_json((ground_truth_extra or {}).get(LINK_KEY))
+
+
+def link_fields(project: Project, ground_truth_extra: dict[str, Any] | None,
+                link: GroundTruthLink | None) -> dict[str, Any]:
+    """The task fields that make (``link``) or remove (None) a ground-truth link, for ``tasks.update_task``.
+
+    Making a link sets ``ground_truth`` to the computed text, ``answer_type`` to the link's type
+    (``ANSWER_TYPE_OF``), ``ground_truth_annotation_id`` and the stored link. Removing it keeps the
+    ground truth text. Raises LinkError when the link gives no value now (the message says why).
+    """
+    extra = dict(ground_truth_extra or {})
+    if link is None:
+        extra.pop(LINK_KEY, None)
+        return {"ground_truth_extra": extra or None, "ground_truth_annotation_id": None}
+    value = compute(project, link)
+    if not value.ok:
+        raise LinkError(f"no ground truth from this link: {value.explanation}")
+    extra[LINK_KEY] = link.to_json()
+    return {"ground_truth": value.text, "answer_type": ANSWER_TYPE_OF[link.kind], "ground_truth_extra": extra,
+            "ground_truth_annotation_id": link.annotation_id}
+
+
+@dataclass(frozen=True)
+class GroundTruthChange:
+    """A linked ground truth after :func:`refresh_linked`: ``old`` and ``new`` text (equal when unchanged),
+    ``ok`` False when the link gives no value now (the text was kept), ``explanation``."""
+
+    task_id: str
+    external_id: str | None
+    old: str | None
+    new: str | None
+    ok: bool
+    explanation: str
+
+
+def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> list[GroundTruthChange]:
+    """Re-compute every linked ground truth (or those of ``task_ids``) and store the ones that changed.
+
+    One write transaction for all changes. Returns one GroundTruthChange per linked task whose value
+    changed or cannot be computed (unchanged tasks are left out).
+    """
+    q = select(Task.id, Task.external_id, Task.ground_truth, Task.ground_truth_extra).where(
+        Task.ground_truth_extra.is_not(None))
+    if task_ids is not None:
+        q = q.where(Task.id.in_(list(task_ids)))
+    with project.read() as s:
+        rows = s.execute(q).all()
+    out: list[GroundTruthChange] = []
+    for task_id, external_id, old, extra in rows:
+        link = link_of(extra)
+        if link is None:
+            continue
+        value = compute(project, link)
+        if not value.ok:
+            out.append(GroundTruthChange(task_id, external_id, old, old, False, value.explanation))
+        elif value.text != old:
+            out.append(GroundTruthChange(task_id, external_id, old, value.text, True, value.explanation))
+    changed = [c for c in out if c.ok]
+    if changed:
+        with project.write() as s:
+            for c in changed:
+                row = s.get(Task, c.task_id)
+                if row is not None:
+                    row.ground_truth = c.new
+    return out
+
+
+__all__ = ["LINK_KINDS", "COUNT_MODES", "ANSWER_TYPE_OF", "GroundTruthLink", "LinkedValue", "LinkError",
+           "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock"]

@@ -1,0 +1,460 @@
+"""Importing task sets and answer files into a project: the one service behind the CLI and the GUI.
+
+``detect_format`` names a file's format; ``import_tasks`` parses task files (FieldWorkArena, IndustryEQA,
+OpenEQA, CSV) and writes ``Task`` + ``TaskInput`` rows in short write transactions of ``BATCH`` tasks;
+``import_answers`` creates a ``Run(kind="import")`` and its ``Answer`` rows.
+
+Rules:
+
+* A task is identified by (``source``, ``external_id``); importing it again updates it in place.
+  A FieldWorkArena public-variant record (no ground truth) never overwrites a ground-truth task: its
+  query text is kept as ``extra["public_query"]`` (the two differ for 640 of 886 tasks, benchmarks.md
+  §1.2 and §5 pitfall 3); and a ground-truth import over a public task keeps the public text there too.
+* Input names are matched to project media by ``Media.file_name`` (a unique match), then by relative
+  path (``Media.path`` equal to or ending with the name). Unmatched names are listed per task in
+  ``ImportReport.missing_media`` and the task is stored with ``missing_media=True``.
+* A name that could escape the dataset folder (``..`` segment, absolute POSIX or Windows path, drive
+  letter such as ``C:\\``, UNC path) is rejected with an error and never stored or opened; its task is
+  still imported, marked ``missing_media``.
+* Bad input (missing, empty, not JSON, wrong format) is reported as an ImportProblem naming the file and
+  the reason. Each batch is its own transaction, so a failure or a cancel never loses batches already
+  committed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from sqlalchemy import delete, null, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from fieldstudio.tasks.formats import csv_table as csv_tasks
+from fieldstudio.tasks.formats import fieldworkarena
+from fieldstudio.tasks.formats import industryeqa
+from fieldstudio.tasks.formats import openeqa
+from fieldstudio.tasks.formats.records import (
+    ImportProblem,
+    ImportReport,
+    ParsedAnswer,
+    ParsedTask,
+    ParseResult,
+    read_json_file,
+)
+from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput, utcnow
+from fieldstudio.store.project import Project
+
+BATCH = 250
+"""Tasks (or answers) written per transaction."""
+
+TASK_FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv-tasks")
+ANSWER_FORMATS = ("fieldworkarena-log", "industryeqa-answers", "openeqa-results", "csv-answers")
+_ANSWER_SOURCE = {"fieldworkarena-log": fieldworkarena.SOURCE, "industryeqa-answers": industryeqa.SOURCE,
+                  "openeqa-results": openeqa.SOURCE, "csv-answers": None}
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+
+# ---------------------------------------------------------------- format detection
+def sniff_format(path: Path) -> tuple[str, str]:
+    """(format, reason): the format name (``TASK_FORMATS``, ``ANSWER_FORMATS`` or ``unknown``) and, for
+    ``unknown``, why in plain words."""
+    path = Path(path)
+    if path.is_dir():
+        if any(p.is_file() for p in path.rglob("*.log")):
+            return "fieldworkarena-log", ""
+        return "unknown", "is a folder without *.log run logs"
+    if not path.is_file():
+        return "unknown", "does not exist"
+    suffix = path.suffix.lower()
+    if suffix == ".log":
+        return "fieldworkarena-log", ""
+    if suffix in (".csv", ".tsv"):
+        header = csv_tasks.read_header(path)
+        if header is None:
+            return "unknown", "is empty or not a UTF-8 CSV file"
+        if "task_id" in header and "query" in header:
+            return "csv-tasks", ""
+        if "task_id" in header and "answer" in header:
+            return "csv-answers", ""
+        return "unknown", f"is a CSV file whose header ({', '.join(header)}) has neither task_id+query nor task_id+answer"
+    probe = ParseResult(format="unknown")
+    records = read_json_file(path, probe)
+    if records is None:
+        return "unknown", probe.problems[0].message if probe.problems else "cannot be read"
+    if isinstance(records, list) and not records:
+        return "unknown", "is an empty JSON array"
+    if fieldworkarena.looks_like_fwa(records):
+        return "fieldworkarena", ""
+    if industryeqa.looks_like_answers(records):
+        return "industryeqa-answers", ""
+    if industryeqa.looks_like_annotation(records):
+        return "industryeqa", ""
+    if openeqa.looks_like_questions(records):
+        return "openeqa", ""
+    if openeqa.looks_like_predictions(records):
+        return "openeqa-results", ""
+    if isinstance(records, list) and all(isinstance(r, str) for r in records):
+        return "unknown", "is a JSON list of ids (such as OpenEQA's 184-question subset), not a task file"
+    return "unknown", "is JSON but not a FieldWorkArena, IndustryEQA or OpenEQA task or answer file"
+
+
+def detect_format(path: Path) -> str:
+    """The format of a task or answer file: one of ``TASK_FORMATS``, ``ANSWER_FORMATS`` or ``unknown``."""
+    return sniff_format(path)[0]
+
+
+def _parse(path: Path, fmt: str, fwa_domains: Mapping[str, str] | None,
+           fwa_taxonomy: Mapping[str, str] | None) -> ParseResult:
+    if fmt == "fieldworkarena":
+        return fieldworkarena.parse_task_file(path, domains=fwa_domains, taxonomy=fwa_taxonomy)
+    if fmt == "industryeqa":
+        return industryeqa.parse_annotation_file(path)
+    if fmt == "openeqa":
+        return openeqa.parse_question_file(path)
+    if fmt == "csv-tasks":
+        return csv_tasks.parse_task_csv(path)
+    if fmt == "fieldworkarena-log":
+        return fieldworkarena.parse_run_logs(path)
+    if fmt == "industryeqa-answers":
+        return industryeqa.parse_answer_file(path)
+    if fmt == "openeqa-results":
+        return openeqa.parse_prediction_file(path)
+    if fmt == "csv-answers":
+        return csv_tasks.parse_answer_csv(path)
+    raise ValueError(fmt)
+
+
+# ---------------------------------------------------------------- input names and media
+def unsafe_name_reason(name: str) -> str | None:
+    """Why an input name could escape the dataset folder, or None when it is a plain relative name.
+
+    Rejected: empty names, absolute POSIX paths (``/etc/passwd``), Windows drive or UNC paths
+    (``C:\\x``, ``C:x``, ``\\\\server\\share``), rooted Windows paths (``\\x``) and any ``..`` segment
+    (with ``/`` or ``\\`` separators).
+    """
+    if not name or not name.strip():
+        return "is empty"
+    if "\x00" in name:
+        return "contains a NUL character"
+    win = PureWindowsPath(name)
+    if win.drive:
+        return f"names a drive or network share ({win.drive})"
+    if name.startswith(("/", "\\")):
+        return "is an absolute path"
+    if any(part == ".." for part in name.replace("\\", "/").split("/")):
+        return "contains a '..' segment that leaves the dataset folder"
+    return None
+
+
+class MediaIndex:
+    """Project media by file name and by path, to match the names a task file gives."""
+
+    def __init__(self, rows: Sequence[tuple[str, str, str]]):
+        self.by_name: dict[str, list[str]] = {}
+        self.by_name_folded: dict[str, list[str]] = {}
+        self.paths: list[tuple[str, str]] = []
+        for media_id, file_name, path in rows:
+            self.by_name.setdefault(file_name, []).append(media_id)
+            self.by_name_folded.setdefault(file_name.casefold(), []).append(media_id)
+            self.paths.append((PurePosixPath(path.replace("\\", "/")).as_posix(), media_id))
+
+    @classmethod
+    def of(cls, project: Project) -> MediaIndex:
+        with project.read() as s:
+            return cls(s.execute(select(Media.id, Media.file_name, Media.path)).all())
+
+    def match(self, name: str) -> tuple[str | None, str | None]:
+        """(media id, note): the media a name refers to; the note says why none (or which rule) matched."""
+        posix = name.replace("\\", "/")
+        while posix.startswith("./"):
+            posix = posix[2:]
+        base = posix.rsplit("/", 1)[-1]
+        if "/" not in posix:
+            ids = self.by_name.get(base) or self.by_name_folded.get(base.casefold(), [])
+            if len(ids) == 1:
+                return ids[0], None
+            if len(ids) > 1:
+                return None, f"{len(ids)} project media are named {base!r}; give a relative path to choose one"
+            return None, None
+        ids = [mid for path, mid in self.paths if path == posix or path.endswith("/" + posix)]
+        if len(ids) == 1:
+            return ids[0], None
+        if len(ids) > 1:
+            return None, f"{len(ids)} project media match {posix!r}"
+        ids = self.by_name.get(base, [])
+        if len(ids) == 1:
+            return ids[0], "matched by file name only"
+        return None, None
+
+
+# ---------------------------------------------------------------- tasks
+def import_tasks(project: Project, paths: Sequence[Path], *,
+                 progress: Progress = lambda done, total: None,
+                 cancelled: Cancelled = lambda: False,
+                 fwa_domain_files: Sequence[Path] | None = None,
+                 fwa_category_files: Sequence[Path] | None = None) -> ImportReport:
+    """Import task files (format detected per file) into ``project``.
+
+    ``fwa_domain_files`` (``all_task_ids_*.txt`` or ``all_task_ids_over_size.toml``) and
+    ``fwa_category_files`` (``category_*.csv``) override the FieldWorkArena lists found next to each file.
+    Returns an ImportReport; never raises for bad input files. Raises ProjectReadOnly if the project
+    cannot be written.
+    """
+    report = ImportReport()
+    fwa_domains = fwa_taxonomy = None
+    try:
+        if fwa_domain_files is not None:
+            fwa_domains = fieldworkarena.load_domain_lists(fwa_domain_files)
+        if fwa_category_files is not None:
+            fwa_taxonomy = fieldworkarena.load_subcategory_csvs(fwa_category_files)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        report.problems.append(ImportProblem(str(exc).split(":")[0], None, f"list not used: {exc}"))
+
+    parsed: list[tuple[ParsedTask, str]] = []
+    for path in paths:
+        path = Path(path)
+        fmt, reason = sniff_format(path)
+        report.formats[str(path)] = fmt
+        if fmt == "unknown":
+            report.problems.append(ImportProblem(str(path), None, f"not imported: {reason}"))
+            continue
+        if fmt in ANSWER_FORMATS:
+            report.problems.append(ImportProblem(str(path), None, f"holds answers ({fmt}), not tasks; "
+                                                                  "import it as answers"))
+            continue
+        result = _parse(path, fmt, fwa_domains, fwa_taxonomy)
+        report.problems.extend(result.problems)
+        parsed.extend((t, path.name) for t in result.tasks)
+
+    # Within one import the last file naming a task wins, except that FWA public records merge (below).
+    order: dict[tuple[str, str], int] = {}
+    for i, (task, file_name) in enumerate(parsed):
+        key = (task.source, task.external_id)
+        if key in order and not _is_public(task) and not _is_public(parsed[order[key]][0]):
+            report.problems.append(ImportProblem(file_name, task.external_id, f"also in "
+                                                 f"{parsed[order[key]][1]}; this later record was used", "warning"))
+        order[key] = i
+
+    media = MediaIndex.of(project)
+    total = len(parsed)
+    touched: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (category, "created" | "updated")
+    progress(0, total)
+    for start in range(0, total, BATCH):
+        if cancelled():
+            report.cancelled = True
+            break
+        batch = parsed[start:start + BATCH]
+        outcome = _BatchOutcome()
+        try:
+            with project.write() as session:
+                _write_batch(session, batch, media, outcome)
+        except SQLAlchemyError as exc:
+            report.problems.extend(outcome.problems)
+            report.problems.append(ImportProblem(batch[0][1], None, f"{len(batch)} tasks from "
+                                                 f"{batch[0][0].external_id} on were not saved ({exc})"))
+            continue
+        report.problems.extend(outcome.problems)
+        for key, value in outcome.touched.items():
+            touched.setdefault(key, value)
+            touched[key] = (value[0], touched[key][1])
+        for key in outcome.resolved:
+            report.missing_media.pop(key, None)
+        report.missing_media.update(outcome.missing)
+        report.unmapped.extend(k for k in outcome.unmapped if k not in report.unmapped)
+        progress(min(start + BATCH, total), total)
+    for category, state in touched.values():
+        report.tasks_per_category[category] += 1
+        if state == "created":
+            report.created += 1
+        else:
+            report.updated += 1
+    return report
+
+
+class _BatchOutcome:
+    """What one batch did; merged into the report only when its transaction commits."""
+
+    def __init__(self) -> None:
+        self.touched: dict[tuple[str, str], tuple[str, str]] = {}
+        self.missing: dict[str, list[str]] = {}
+        self.resolved: set[str] = set()
+        self.unmapped: list[str] = []
+        self.problems: list[ImportProblem] = []
+
+
+def _is_public(task: ParsedTask) -> bool:
+    return task.source == fieldworkarena.SOURCE and task.extra.get("variant") == "public"
+
+
+def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex, out: _BatchOutcome) -> None:
+    """Create or update the batch's tasks in ``session``, recording what happened in ``out``."""
+    keys = {(t.source, t.external_id) for t, _ in batch}
+    existing: dict[tuple[str, str], Task] = {}
+    for source in {s for s, _ in keys}:
+        ids = [e for s, e in keys if s == source]
+        for row in session.scalars(select(Task).where(Task.source == source, Task.external_id.in_(ids))):
+            existing[(row.source, row.external_id)] = row
+    for parsed, file_name in batch:
+        key = (parsed.source, parsed.external_id)
+        row = existing.get(key)
+        extra = dict(parsed.extra)
+        extra["imported_from"] = file_name
+        if row is not None and _is_public(parsed) and row.ground_truth is not None:
+            # keep the ground-truth query and answer; remember the public text (pitfall 3)
+            merged = dict(row.extra or {})
+            merged["public_query"] = parsed.query
+            merged.setdefault("public_imported_from", file_name)
+            row.extra = merged
+            row.scenario = parsed.scenario or row.scenario
+            row.sub_category = parsed.sub_category or row.sub_category
+            out.touched.setdefault(key, (row.category or "", "updated"))
+            continue
+        if row is not None and (row.extra or {}).get("variant") == "public" and not _is_public(parsed):
+            extra["public_query"] = row.query
+        if row is None:
+            row = Task(source=parsed.source, external_id=parsed.external_id)
+            session.add(row)
+            existing[key] = row
+            out.touched.setdefault(key, (parsed.category or "", "created"))
+        else:
+            session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
+            out.touched.setdefault(key, (parsed.category or "", "updated"))
+        row.query = parsed.query
+        row.answer_type = parsed.answer_type
+        row.ground_truth = parsed.ground_truth
+        row.ground_truth_extra = parsed.ground_truth_extra if parsed.ground_truth_extra is not None else null()
+        row.eval_func = parsed.eval_func
+        row.output_format = parsed.output_format
+        row.category = parsed.category
+        row.sub_category = parsed.sub_category
+        row.scenario = parsed.scenario
+        row.extra = extra
+        session.flush()  # the task id exists before its inputs
+        missing: list[str] = []
+        position = 0
+        for item in parsed.inputs:
+            reason = unsafe_name_reason(item.name)
+            if reason:
+                out.problems.append(ImportProblem(file_name, parsed.external_id,
+                                                  f"input {item.name!r} rejected: {reason}; it was not stored"))
+                missing.append(item.name)
+                continue
+            media_id, note = media.match(item.name)
+            if note:
+                out.problems.append(ImportProblem(file_name, parsed.external_id, f"input {item.name!r}: {note}",
+                                                  "warning"))
+            if media_id is None:
+                missing.append(item.name)
+            session.add(TaskInput(task_id=row.id, position=position, name=item.name, media_id=media_id,
+                                  start_s=item.start_s, end_s=item.end_s))
+            position += 1
+        row.missing_media = bool(missing)
+        if missing:
+            out.missing[parsed.external_id] = missing
+        else:
+            out.missing.pop(parsed.external_id, None)
+            out.resolved.add(parsed.external_id)
+        if parsed.sub_category == "unmapped" and parsed.external_id not in out.unmapped:
+            out.unmapped.append(parsed.external_id)
+
+
+# ---------------------------------------------------------------- answers
+def import_answers(project: Project, path: Path, source_name: str, *,
+                   progress: Progress = lambda done, total: None,
+                   cancelled: Cancelled = lambda: False) -> ImportReport:
+    """Import answers produced elsewhere as a ``Run(kind="import", name=source_name)``.
+
+    Formats: FieldWorkArena run logs (a ``*.log`` file or a folder searched recursively), IndustryEQA
+    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id
+    (tasks of the format's own source first, then any source if the id is unique); ids naming no task are
+    listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place.
+    No run is created when the file holds no answer.
+    """
+    path = Path(path)
+    report = ImportReport()
+    fmt, reason = sniff_format(path)
+    report.formats[str(path)] = fmt
+    if fmt == "unknown":
+        report.problems.append(ImportProblem(str(path), None, f"not imported: {reason}"))
+        return report
+    if fmt in TASK_FORMATS:
+        report.problems.append(ImportProblem(str(path), None, f"holds tasks ({fmt}), not answers; "
+                                                              "import it as tasks"))
+        return report
+    result = _parse(path, fmt, None, None)
+    report.problems.extend(result.problems)
+    if not result.answers:
+        report.problems.append(ImportProblem(str(path), None, "holds no answer; no run was created"))
+        return report
+
+    preferred = _ANSWER_SOURCE[fmt]
+    with project.read() as s:
+        rows = s.execute(select(Task.id, Task.source, Task.external_id)
+                         .where(Task.external_id.in_({a.external_id for a in result.answers}))).all()
+    by_id: dict[str, dict[str, str]] = {}
+    for task_id, source, external_id in rows:
+        by_id.setdefault(external_id, {})[source] = task_id
+    resolved: list[tuple[ParsedAnswer, str]] = []
+    for answer in result.answers:
+        sources = by_id.get(answer.external_id, {})
+        task_id = sources.get(preferred) if preferred else None
+        if task_id is None and len(sources) == 1:
+            task_id = next(iter(sources.values()))
+        if task_id is None:
+            if len(sources) > 1:
+                report.problems.append(ImportProblem(str(path), answer.external_id,
+                                                     f"id names tasks of several sources ({', '.join(sorted(sources))})"))
+            report.unknown_ids.append(answer.external_id)
+            continue
+        resolved.append((answer, task_id))
+    if not resolved:
+        report.problems.append(ImportProblem(str(path), None, "no answer names a task of the project; "
+                                                              "no run was created"))
+        return report
+
+    with project.write() as session:
+        run = session.scalars(select(Run).where(Run.kind == "import", Run.name == source_name)).first()
+        if run is None:
+            run = Run(name=source_name, kind="import")
+            session.add(run)
+        run.status = "running"
+        run.params = {"file": str(path), "format": fmt}
+        session.flush()
+        report.run_id = run.id
+    total = len(resolved)
+    progress(0, total)
+    for start in range(0, total, BATCH):
+        if cancelled():
+            report.cancelled = True
+            break
+        batch = resolved[start:start + BATCH]
+        with project.write() as session:
+            existing = {a.task_id: a for a in session.scalars(
+                select(Answer).where(Answer.run_id == report.run_id, Answer.task_id.in_([t for _, t in batch])))}
+            for answer, task_id in batch:
+                row = existing.get(task_id) or Answer(run_id=report.run_id, task_id=task_id)
+                if task_id not in existing:
+                    session.add(row)
+                    existing[task_id] = row
+                row.raw_text = answer.raw_text
+                row.parsed = _jsonable(answer.extra) or null()  # SQL NULL, not JSON null
+                report.answers_imported += 1
+        progress(min(start + BATCH, total), total)
+    with project.write() as session:
+        run = session.get(Run, report.run_id)
+        run.status = "cancelled" if report.cancelled else "done"
+        run.finished_at = utcnow()
+    return report
+
+
+def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-safe copy (paths and other objects become strings)."""
+    return json.loads(json.dumps(dict(value), default=str))
+
+
+__all__ = ["detect_format", "sniff_format", "import_tasks", "import_answers", "unsafe_name_reason", "MediaIndex",
+           "BATCH", "TASK_FORMATS", "ANSWER_FORMATS"]

@@ -51,3 +51,18 @@ def wait_idle(window, qtbot, timeout: int = 10000) -> None:  # noqa: ANN001
 def shown_rgb(window) -> np.ndarray:  # noqa: ANN001
     """The pixels the canvas shows, as an (H, W, 3) RGB array."""
     return rgb_from_qimage(window.canvas.image())
+
+
+def shown_window(qtbot, template: Path, tmp_path: Path):  # noqa: ANN001, ANN201 - QtBot -> MainWindow
+    """A MainWindow on a copy of ``template``, shown at 1280 x 800, that never asks about open segments."""
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.store.project import Project
+
+    w = MainWindow(Project.open(copy_project(template, tmp_path / template.name)))
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    # no question box about open segments when pytest-qt closes the window (before fixture teardown)
+    w.annotator.confirm_open_segments = lambda: True
+    return w

@@ -15,8 +15,7 @@ from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
-from fieldstudio.store.project import Project
-from tests.gui_support import build_viewer_project, copy_project, open_media, wait_idle
+from tests.gui_support import build_viewer_project, copy_project, open_media, shown_window, wait_idle
 
 pytestmark = pytest.mark.gui
 PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
@@ -29,13 +28,7 @@ def template(clips, tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, template, tmp_path):
-    w = MainWindow(Project.open(copy_project(template, tmp_path / "a.fieldstudio")))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    # no question box about open segments when pytest-qt closes the window (before fixture teardown)
-    w.annotator.confirm_open_segments = lambda: True
+    w = shown_window(qtbot, template, tmp_path)
     yield w
     w.close()
 
@@ -176,7 +169,7 @@ def test_copy_box_to_next_frame_and_interpolated_boxes(window, qtbot):
     qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 70.0, 60.0))
     window.actions["copy_next"].trigger()
     wait_idle(window, qtbot)
-    assert window.video.index == 11
+    assert window.video.target == 11
     copy = [b for b in ann.list_annotations(window.project, media_id=window.media.id, kinds=["box"])
             if b.frame_index == 11]
     assert len(copy) == 1 and copy[0].geometry == pytest.approx(first.geometry) and copy[0].track_id == first.track_id
@@ -246,7 +239,7 @@ def test_marks_attach_to_the_frame_on_screen_when_a_frame_fails_to_decode(window
     window.go_to("#280")  # cannot be decoded: the picture stays on frame 5, and so does the position
     wait_idle(window, qtbot)
     assert "could not be decoded" in window.statusBar().currentMessage()
-    assert window.shown_index == 5 and window.video.index == 5
+    assert window.shown_index == 5 and window.video.target == 5
     window.actions["box_tool"].trigger()
     drag(window, qtbot, (20.0, 20.0), (60.0, 50.0))
     assert [b.frame_index for b in boxes(window)] == [5]

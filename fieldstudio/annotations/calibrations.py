@@ -233,7 +233,7 @@ def measure_ruler(project: Project, annotation_id: str) -> Measurement:
         if row is None:
             raise NotFound(f"no annotation with id {annotation_id!r} in {project.path.name}")
         if row.kind != "ruler":
-            raise ValueError(f"annotation {annotation_id} is a {row.kind}, not a ruler")
+            raise CalibrationError(f"annotation {annotation_id} is a {row.kind}, not a ruler")
         media_id, geometry, on_floor = row.media_id, row.geometry, bool(row.on_floor)
     p, q = geometry
     return measure_points(project, media_id, p, q, on_floor=on_floor)

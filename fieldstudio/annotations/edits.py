@@ -96,8 +96,12 @@ class UpdateAnnotation(Edit):
 
 
 def MoveBox(project: Project, annotation_id: str, rect_xywh_px: Sequence[float]) -> UpdateAnnotation:  # noqa: N802
-    """Edit: move or resize a box to ``(x, y, w, h)`` pixels. Raises ValueError for an empty box."""
-    return UpdateAnnotation(project, annotation_id, "Move box", geometry=list(tracks.xywh_to_xyxy(rect_xywh_px)))
+    """Edit: move or resize a box to ``(x, y, w, h)`` pixels. Raises AnnotationError for an empty box."""
+    try:
+        xyxy = tracks.xywh_to_xyxy(rect_xywh_px)
+    except ValueError as exc:
+        raise ann.AnnotationError(str(exc)) from None
+    return UpdateAnnotation(project, annotation_id, "Move box", geometry=list(xyxy))
 
 
 def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa: N802

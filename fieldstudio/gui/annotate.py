@@ -13,16 +13,21 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QGraphicsView, QMessageBox
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
 
 if TYPE_CHECKING:
-    from fieldstudio.gui.main_window import MainWindow
+    from collections.abc import Callable
+
+    from PySide6.QtWidgets import QStatusBar
+
     from fieldstudio.annotations import records as ann
-    from fieldstudio.annotations import edits
+    from fieldstudio.gui.state import ViewState
+    from fieldstudio.gui.viewer.canvas import Canvas
     from fieldstudio.store.edits import Edit
 
 log = logging.getLogger(__name__)
@@ -31,37 +36,27 @@ NO_LABEL_COLOR = "#f5f5f5"
 MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
 
 
-class EditCommand(QUndoCommand):
-    """A done ``Edit`` on the QUndoStack: the first redo does nothing, later ones redo the edit."""
-
-    def __init__(self, edit: Edit, controller: AnnotationController):
-        super().__init__(edit.text)
-        self.edit, self._controller, self._first = edit, controller, True
-
-    def redo(self) -> None:
-        if self._first:
-            self._first = False
-            return
-        self._controller.run_safely(self.edit.do)
-
-    def undo(self) -> None:
-        self._controller.run_safely(self.edit.undo)
-
-
 class AnnotationController(QObject):
-    """Tools, overlay and undo stack for the media shown in ``window``'s canvas.
+    """Tools, overlay and undo stack for the media that ``state`` says is shown in ``canvas``.
 
-    Signals: ``changed()`` after any annotation, label or calibration change (panels refresh);
-    ``tool_changed(name)`` with "select", "box", "ruler", "scale" or "floor".
+    It reads the project, media, frame on screen and playing flag from ``state`` (gui/state.py) and
+    reports through ``notify(message)`` and ``status`` (the status bar, for the tools' hints). Signals:
+    ``changed()`` after any annotation, label or calibration change (panels refresh); ``tool_changed(name)``
+    with "select", "box", "ruler", "scale" or "floor"; ``pause_requested()`` when drawing starts while a
+    video plays; ``frame_requested(index)`` to show another frame (copy to next frame);
+    ``markers_changed(segments, events)`` with the timeline's segment and event markers.
     """
 
     changed = Signal()
     tool_changed = Signal(str)
+    pause_requested = Signal()
+    frame_requested = Signal(int)
+    markers_changed = Signal(list, list)
 
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self.window = window
-        self.canvas = window.canvas
+    def __init__(self, state: ViewState, canvas: Canvas, notify: Callable[[str], None], status: QStatusBar,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.state, self.canvas, self.notify, self.status = state, canvas, notify, status
         self.undo_stack = QUndoStack(self)
         self.tool = "select"
         self.label_id: str | None = None
@@ -79,30 +74,25 @@ class AnnotationController(QObject):
     # --- context ---------------------------------------------------------------------------------
     @property
     def project(self):  # noqa: ANN201 - Project | None
-        return self.window.project
+        return self.state.project
 
     @property
     def media(self):  # noqa: ANN201 - Media | None
-        m = self.window.media
+        m = self.state.media
         return m if m is not None and m.kind in ("image", "video") else None
 
     def frame_index(self) -> int | None:
         """The frame marks attach to: the frame on screen (None on a photo), never one that failed to decode."""
         if self.media is None or self.media.kind == "image":
             return None
-        return self.window.shown_index
+        return self.state.frame_index
 
-    def run_safely(self, fn) -> bool:  # noqa: ANN001 - callable
-        """Run a store call; a FieldstudioError becomes a status message. Refreshes afterwards."""
-        try:
-            fn()
-        except (FieldstudioError, ValueError) as exc:
-            self.window.notify(str(exc))
-            return False
-        finally:
-            self.refresh()
-            self.changed.emit()
-        return True
+    def _after_undo(self, _edit: Edit, _op: str, error: str | None) -> None:
+        """After an undo or redo of this stack: a refusal becomes a status message; the marks are re-read."""
+        if error is not None:
+            self.notify(error)
+        self.refresh()
+        self.changed.emit()
 
     def apply(self, edit: Edit) -> bool:
         """Do ``edit`` (committed at once) and put it on the undo stack; False (with a message) if refused."""
@@ -110,8 +100,8 @@ class AnnotationController(QObject):
             return False
         try:
             self.apply_or_raise(edit)
-        except (FieldstudioError, ValueError) as exc:
-            self.window.notify(str(exc))
+        except FieldstudioError as exc:
+            self.notify(str(exc))
             self.refresh()  # a box or ruler dragged on screen goes back to what is stored
             return False
         return True
@@ -121,7 +111,7 @@ class AnnotationController(QObject):
         if self.project is not None and self.project.read_only:
             raise FieldstudioError(f"{self.project.path.name} is read-only: the change was not made")
         edit.do()
-        self.undo_stack.push(EditCommand(edit, self))
+        self.undo_stack.push(EditCommand(edit, self._after_undo))
         self.refresh()
         self.changed.emit()
 
@@ -144,11 +134,28 @@ class AnnotationController(QObject):
     def color(self, label_id: str | None) -> str:
         return self._colors.get(label_id, NO_LABEL_COLOR) if label_id else NO_LABEL_COLOR
 
+    def connect_actions(self, actions: dict) -> None:  # noqa: ANN001 - {action id: QAction} (gui/shortcuts.py)
+        """Connect the Annotate menu's tool, mark and label actions to this controller."""
+        actions["select_tool"].triggered.connect(lambda: self.set_tool("select"))
+        actions["box_tool"].triggered.connect(lambda: self.set_tool("select" if self.tool == "box" else "box"))
+        actions["ruler_tool"].triggered.connect(
+            lambda: self.set_tool("select" if self.tool == "ruler" else "ruler"))
+        actions["calibrate"].triggered.connect(self.calibrate_key)
+        actions["delete_marks"].triggered.connect(self.delete_selected)
+        actions["edit_mark"].triggered.connect(self.edit_selected)
+        actions["copy_next"].triggered.connect(self.copy_to_next_frame)
+        actions["make_keyframe"].triggered.connect(lambda: self.make_keyframe())
+        actions["segment_start"].triggered.connect(self.start_segment)
+        actions["segment_end"].triggered.connect(self.end_segment)
+        actions["event"].triggered.connect(self.mark_event)
+        for k in range(1, 10):
+            actions[f"label_{k}"].triggered.connect(lambda _=False, k=k: self.use_label_key(k))
+
     # --- tools -----------------------------------------------------------------------------------
     def set_tool(self, tool: str) -> None:
         """"select", "box", "ruler", "scale" (2 points) or "floor" (4 points)."""
         if tool in ("box", "ruler", "scale", "floor") and self.media is None:
-            self.window.notify("open a photo or a video frame to annotate")
+            self.notify("open a photo or a video frame to annotate")
             tool = "select"
         self._drop_temp()
         self.tool = tool
@@ -162,11 +169,11 @@ class AnnotationController(QObject):
                           "(C again: a floor rectangle)",
                  "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
         if tool in hints:
-            self.window.notify(hints[tool])
-        elif self.window.statusBar().currentMessage() in hints.values():
-            self.window.statusBar().clearMessage()  # the tool's hint no longer applies
-        if tool in ("scale", "floor") and self.window.video is not None and self.window.video.playing:
-            self.window.video.pause()
+            self.notify(hints[tool])
+        elif self.status.currentMessage() in hints.values():
+            self.status.clearMessage()  # the tool's hint no longer applies
+        if tool in ("scale", "floor") and self.state.playing:
+            self.pause_requested.emit()
         self.tool_changed.emit(tool)
 
     def media_changed(self) -> None:
@@ -190,10 +197,10 @@ class AnnotationController(QObject):
             return
         record = labels.label_for_key(self.project, key)
         if record is None:
-            self.window.notify(f"no label has key {key}: Annotate ▸ Labels… sets them")
+            self.notify(f"no label has key {key}: Annotate ▸ Labels… sets them")
             return
         self.label_id = record.id
-        self.window.notify(f"label: {record.name}")
+        self.notify(f"label: {record.name}")
         for aid in self.selected_ids():
             self.apply(edits.SetLabel(self.project, aid, record.id))
 
@@ -216,14 +223,14 @@ class AnnotationController(QObject):
         boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
         index = self.frame_index()
         if not boxes or index is None:
-            self.window.notify("select a box on a video frame to copy it to the next frame")
+            self.notify("select a box on a video frame to copy it to the next frame")
             return
-        if index + 1 >= self.window.video.frame_count:
-            self.window.notify("this is the last frame")
+        if index + 1 >= self.state.frame_count:
+            self.notify("this is the last frame")
             return
         done = [self.apply(edits.CopyBox(self.project, b.annotation_id, index + 1)) for b in boxes]
         if any(done):
-            self.window.video.show_index(index + 1)
+            self.frame_requested.emit(index + 1)
 
     def make_keyframe(self, item: BoxItem | None = None) -> None:
         from fieldstudio.annotations import edits
@@ -231,7 +238,7 @@ class AnnotationController(QObject):
         boxes = [item] if item is not None else [i for i in self.selected_items() if isinstance(i, BoxItem)]
         boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
         if not boxes:
-            self.window.notify("select an interpolated (dashed) box of a track to make it a keyframe")
+            self.notify("select an interpolated (dashed) box of a track to make it a keyframe")
             return
         for b in boxes:
             self.apply(edits.MakeKeyframe(self.project, self.media.id, b.track_id, self.frame_index()))
@@ -245,7 +252,7 @@ class AnnotationController(QObject):
             return
         if any(r.frame_index == index and r.label_id == self.label_id
                for r in ann.open_segments(self.project, self.media.id)):
-            self.window.notify(f"a segment of this label already starts on frame {index} (O ends it)")
+            self.notify(f"a segment of this label already starts on frame {index} (O ends it)")
             return
         self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
 
@@ -259,7 +266,7 @@ class AnnotationController(QObject):
         open_ = [r for r in ann.open_segments(self.project, self.media.id) if r.frame_index <= index]
         mine = [r for r in open_ if r.label_id == self.label_id] or open_
         if not mine:
-            self.window.notify("no open segment starts at or before this frame (I starts one)")
+            self.notify("no open segment starts at or before this frame (I starts one)")
             return
         target = max(mine, key=lambda r: r.frame_index)
         self.apply(edits.CloseSegment(self.project, target.id, index))
@@ -273,17 +280,17 @@ class AnnotationController(QObject):
             return
         if any(r.label_id == self.label_id for r in ann.list_annotations(
                 self.project, media_id=self.media.id, kinds=["event"], frame_index=index)):
-            self.window.notify(f"an event of this label is already marked on frame {index}")
+            self.notify(f"an event of this label is already marked on frame {index}")
             return
         self.apply(edits.AddEvent(self.project, self.media.id, index, self.label_id))
 
     def _video_frame(self, what: str) -> int | None:
-        if self.media is None or self.media.kind != "video" or self.window.video is None:
-            self.window.notify(f"open a video to {what}")
+        if self.media is None or self.media.kind != "video":
+            self.notify(f"open a video to {what}")
             return None
-        if self.window.video.playing:
-            self.window.video.pause()
-        return self.window.shown_index
+        if self.state.playing:
+            self.pause_requested.emit()
+        return self.state.frame_index
 
     def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
         """A segment end dragged on the timeline."""
@@ -383,7 +390,7 @@ class AnnotationController(QObject):
             core = record.to_core()
             lines = core.grid_lines(step_m=0.5, image_size=(media.width or 0, media.height or 0) or None)
         except FieldstudioError as exc:
-            self.window.notify(f"floor grid: {exc}")
+            self.notify(f"floor grid: {exc}")
             return None
         edge = {0.0, float(record.width_m or 0), float(record.depth_m or 0)}
         grid = GridItem([(tuple(g.start), tuple(g.end), round(g.offset_m, 6) in edge) for g in lines])
@@ -411,7 +418,7 @@ class AnnotationController(QObject):
                     for r in marks if r.kind == "segment"]
         events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "")
                   for r in marks if r.kind == "event"]
-        self.window.timeline.set_markers(segments, events)
+        self.markers_changed.emit(segments, events)
 
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
         from fieldstudio.annotations import edits
@@ -431,8 +438,8 @@ class AnnotationController(QObject):
             return False
         kind = event.type()
         if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
-            if self.window.video is not None and self.window.video.playing:
-                self.window.video.pause()
+            if self.state.playing:
+                self.pause_requested.emit()
             p = self.canvas.image_point(event.position())
             if self.tool in ("scale", "floor"):
                 self._pick(p)
@@ -493,7 +500,7 @@ class AnnotationController(QObject):
                 m = calibrations.measure_points(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()),
                                                 on_floor=on_floor)
                 # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
-                self.window.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
+                self.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
 
     def _new_ruler_on_floor(self) -> bool:
         # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
@@ -524,8 +531,8 @@ class AnnotationController(QObject):
         """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
         from fieldstudio.gui.panels.calibration import CalibrationDialog
 
-        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.window)
-        dialog.status.connect(self.window.notify)
+        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window())
+        dialog.status.connect(self.notify)
         dialog.exec()
 
     def _double_click(self, event) -> bool:  # noqa: ANN001 - QMouseEvent
@@ -547,9 +554,9 @@ class AnnotationController(QObject):
 
         ids = [i.annotation_id for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
         if not ids:
-            self.window.notify("select a box first (click it)")
+            self.notify("select a box first (click it)")
             return
-        BoxEditorDialog(self.project, ids[0], self.apply, self.window).exec()
+        BoxEditorDialog(self.project, ids[0], self.apply, self.canvas.window()).exec()
 
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:
@@ -566,7 +573,7 @@ class AnnotationController(QObject):
         box = QMessageBox(QMessageBox.Icon.Question, "Open segments",
                           f"{len(open_)} segment(s) are still open ({names}).\n\n"
                           "End them on the last frame of their video, or keep them open to finish later?",
-                          parent=self.window)
+                          parent=self.canvas.window())
         end = box.addButton("End them", QMessageBox.ButtonRole.AcceptRole)
         box.addButton("Keep open", QMessageBox.ButtonRole.DestructiveRole)
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)

@@ -19,41 +19,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QImage
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QCloseEvent, QUndoGroup
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui import settings, shortcuts, workers
+from fieldstudio.gui import dialogs, settings, shortcuts, workers
 from fieldstudio.gui.annotate import AnnotationController
-from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
+from fieldstudio.gui.media_view import MediaView
 from fieldstudio.gui.panels.library import LibraryPanel
 from fieldstudio.gui.panels.properties import PropertiesPanel
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.gui.welcome import WelcomePage
+from fieldstudio.gui.side_panels import SidePanels
+from fieldstudio.gui.state import ViewState
 from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
 
 if TYPE_CHECKING:
-    from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
-    from fieldstudio.gui.panels.calibration import CalibrationListPanel
-    from fieldstudio.gui.panels.tags import TagsPanel
-    from fieldstudio.gui.timeline import Timeline
-    from fieldstudio.gui.transport import TransportBar
-    from fieldstudio.gui.viewer.document_view import DocumentView
-    from fieldstudio.gui.viewer.frame_loader import FrameLoader
-    from fieldstudio.gui.viewer.video_controller import VideoController
     from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
 
-#: Decoded frames kept for stepping: about 40 frames of 1080p (one 2 s GOP at 20 fps), which keeps
-#: stepping backward cheap within a GOP while the window stays under 600 MB playing 1080p.
-VIEWER_CACHE_BYTES = 128 * 1024 * 1024
-
 APP_TITLE = "fieldstudio"
-EMPTY_TEXT = "Choose a photo, video or document in the library,\nor drop files and folders here."
 
 
 def _open_project(path: Path, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
@@ -82,27 +69,29 @@ class MainWindow(QMainWindow):
     def __init__(self, project: Project | None = None, *, path: Path | None = None):
         super().__init__()
         self.setObjectName("MainWindow")
-        self.project: Project | None = None
-        self.media: Media | None = None
-        self.loader: FrameLoader | None = None
-        self.video: VideoController | None = None
-        self._strip_worker: workers.Worker | None = None
+        self.state = ViewState()
         self._welcome_hid_docks = False
-        self._pending_frame: tuple[str, int] | None = None
         self._opening: workers.Worker | None = None  # the background open of MainWindow(path=...)
         self._pending_media: str | None = None  # chosen in the library while the project was opening
         self._closed = False
-        self.shown_index = 0  # the video frame on screen: what marks attach to
         self._docks_hidden_for_tab: list[QDockWidget] | None = None
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
         self.actions = {aid: shortcuts.make_action(aid, self) for aid in shortcuts.DEFAULTS}
+        self.view = MediaView(self.state, self.actions, self)
         self._build_central()
         self._build_docks()
-        self.workspace = Workspace(self, self.modes)
-        self.annotator = AnnotationController(self)
         self._build_status()
+        self.annotator = AnnotationController(self.state, self.canvas, self.notify, self.statusBar(), self)
+        self.side = SidePanels(self.state, self.annotator, (self.annotations_dock, self.tags_dock,
+                               self.calibrations_dock), jump=self.show_media_frame, notify=self.notify, parent=self)
+        self.undo_group = QUndoGroup(self)
+        self.undo_group.addStack(self.annotator.undo_stack)
+        self.undo_group.setActiveStack(self.annotator.undo_stack)
+        self.workspace = Workspace(self, self.modes, self.undo_group, self.annotator.undo_stack, notify=self.notify,
+                                   show_media_frame=self.show_media_frame, set_viewer_mode=self.set_viewer_mode)
+        self._wire_view()
         self._build_menus()
         self._connect_actions()
         self._restore_layout()
@@ -115,25 +104,10 @@ class MainWindow(QMainWindow):
 
     # --- construction ----------------------------------------------------------------------------
     def _build_central(self) -> None:
-        self.canvas = Canvas()
-        self.media_page = QWidget()
-        lay = QVBoxLayout(self.media_page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
-        lay.addWidget(self.canvas, 1)
-        # the transport bar and the timeline follow under the canvas with the first project (``_controls``)
-        self._controls: tuple[TransportBar, Timeline] | None = None
-        self._document: DocumentView | None = None  # built on the first document shown (``document``)
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.welcome = WelcomePage()
-        self.stack = QStackedWidget()
-        for w in (self.welcome, self.empty, self.media_page):
-            self.stack.addWidget(w)
         self.modes = QTabWidget()
         self.modes.setObjectName("modes")
         self.modes.setDocumentMode(True)
-        self.modes.addTab(self.stack, "Media")
+        self.modes.addTab(self.view.stack, "Media")
         self.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
         self.setCentralWidget(self.modes)
 
@@ -144,9 +118,8 @@ class MainWindow(QMainWindow):
         self.properties_dock = QDockWidget("Properties", self)
         self.properties_dock.setObjectName("properties_dock")
         self.properties_dock.setWidget(self.properties)
-        # the annotation, tag and calibration lists are built with the first project (``_side_panels``):
+        # the annotation, tag and calibration lists are built with the first project (gui/side_panels.py):
         # their docks are tabbed behind Properties, and building them is part of a cold start otherwise
-        self._side: tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel] | None = None
         self.annotations_dock = QDockWidget("Annotations", self)
         self.annotations_dock.setObjectName("annotations_dock")
         self.tags_dock = QDockWidget("Tags", self)
@@ -259,10 +232,10 @@ class MainWindow(QMainWindow):
         a["add_media"].triggered.connect(self.add_media_dialog)
         a["add_folder"].triggered.connect(self.add_folder_dialog)
         a["quit"].triggered.connect(self.close)
-        a["zoom_in"].triggered.connect(lambda: self._active_canvas().zoom_in())
-        a["zoom_out"].triggered.connect(lambda: self._active_canvas().zoom_out())
-        a["zoom_fit"].triggered.connect(lambda: self._active_canvas().fit())
-        a["zoom_1to1"].triggered.connect(lambda: self._active_canvas().one_to_one())
+        a["zoom_in"].triggered.connect(lambda: self.view.active_canvas().zoom_in())
+        a["zoom_out"].triggered.connect(lambda: self.view.active_canvas().zoom_out())
+        a["zoom_fit"].triggered.connect(lambda: self.view.active_canvas().fit())
+        a["zoom_1to1"].triggered.connect(lambda: self.view.active_canvas().one_to_one())
         a["timeline_zoom_in"].triggered.connect(lambda: self.timeline.zoom(2.0))
         a["timeline_zoom_out"].triggered.connect(lambda: self.timeline.zoom(0.5))
         a["next_media"].triggered.connect(lambda: self._step_media(1))
@@ -270,23 +243,7 @@ class MainWindow(QMainWindow):
         a["find"].triggered.connect(self._find)
         a["shortcuts"].triggered.connect(self.show_shortcuts)
         self._connect_annotation_actions()
-        video = {
-            "play": lambda v: v.toggle_play(),
-            "next_frame": lambda v: v.step(1), "prev_frame": lambda v: v.step(-1),
-            "next_second": lambda v: v.step_seconds(1.0), "prev_second": lambda v: v.step_seconds(-1.0),
-            "next_10s": lambda v: v.step_seconds(10.0), "prev_10s": lambda v: v.step_seconds(-10.0),
-            "shuttle_back": lambda v: v.shuttle("j"), "shuttle_stop": lambda v: v.shuttle("k"),
-            "shuttle_fwd": lambda v: v.shuttle("l"),
-            "loop_start": lambda v: v.set_loop_start(), "loop_end": lambda v: v.set_loop_end(),
-            "loop_toggle": lambda v: v.toggle_loop(),
-            "mute": lambda v: v.set_muted(self.actions["mute"].isChecked()),
-            "go_to": lambda v: self.go_to_dialog(),
-        }
-        for aid, fn in video.items():
-            a[aid].triggered.connect(lambda _=False, fn=fn: self._on_video(fn))
-        self.canvas.pointer_moved.connect(self._show_pointer)
-        self.canvas.zoom_changed.connect(lambda z: self._show_zoom(self.canvas, z))
-        self.annotator.undo_stack.indexChanged.connect(self._side_panels_refresh)
+        self.view.connect_actions(a)
         self.annotator.changed.connect(self._annotations_changed)
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
@@ -294,76 +251,63 @@ class MainWindow(QMainWindow):
         self.welcome.open_path.connect(self.open_project_path)
 
     # --- lazily built views ----------------------------------------------------------------------
-    def _media_controls(self) -> tuple[TransportBar, Timeline]:
-        """The transport bar and the timeline under the canvas, built and wired on first use."""
-        if self._controls is None:
-            from fieldstudio.gui.timeline import Timeline
-            from fieldstudio.gui.transport import TransportBar
+    # --- what the Media tab shows (gui/media_view.py) ---------------------------------------------
+    project = property(lambda self: self.state.project, lambda self, p: setattr(self.state, "project", p),
+                       doc="The open project (None on the welcome screen).")
+    media = property(lambda self: self.state.media, lambda self, m: setattr(self.state, "media", m),
+                     doc="The media shown in the viewer.")
+    shown_index = property(lambda self: self.state.frame_index, doc="The video frame on screen: what marks attach to.")
+    canvas = property(lambda self: self.view.canvas, doc="The photo and video canvas.")
+    stack = property(lambda self: self.view.stack, doc="The Media tab's pages: welcome, empty, media, document.")
+    empty = property(lambda self: self.view.empty)
+    welcome = property(lambda self: self.view.welcome)
+    media_page = property(lambda self: self.view.media_page)
+    transport = property(lambda self: self.view.transport, doc="Play, speed, mute and loop buttons.")
+    timeline = property(lambda self: self.view.timeline, doc="Thumbnails, playhead, segments and events.")
+    document = property(lambda self: self.view.document, doc="The PDF and text view.")
+    loader = property(lambda self: self.view.loader, doc="The frame loader of the open project.")
+    video = property(lambda self: self.view.video, doc="The video controller of the open project.")
 
-            transport, timeline = self._controls = (TransportBar(self.actions), Timeline())
-            self.media_page.layout().addWidget(transport)
-            self.media_page.layout().addWidget(timeline)
-            timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
-            timeline.released.connect(lambda i: self.video and self.video.show_index(i))
-            timeline.segment_end_moved.connect(self.annotator.move_segment_end)
-            transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
-        return self._controls
+    def open_media(self, media_id: str) -> None:
+        """Show one media (see MediaView.open_media); chosen while the project opens, it is shown once open."""
+        if self.project is None:
+            if self._opening is not None:
+                self._pending_media = media_id
+            return
+        self.view.open_media(media_id)
 
-    @property
-    def transport(self) -> TransportBar:
-        """Play, speed, mute and loop buttons with the position read-out."""
-        return self._media_controls()[0]
+    def go_to(self, text: str) -> None:
+        """Jump to the frame number or time ``text`` names (Ctrl+G)."""
+        self.view.go_to(text)
 
-    @property
-    def timeline(self) -> Timeline:
-        """The timeline: thumbnails, playhead, segments and events."""
-        return self._media_controls()[1]
+    def _wire_view(self) -> None:
+        """The state's subscribers: status read-outs, side panels, annotation overlay, task editor."""
+        v, st = self.view, self.state
+        v.notice.connect(self.notify)
+        v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
+        v.media_shown.connect(self.properties.show_media)
+        v.pointer_moved.connect(self._show_pointer)
+        v.zoom_changed.connect(self._show_zoom)
+        v.segment_end_moved.connect(self.annotator.move_segment_end)
+        self.annotator.pause_requested.connect(v.pause)
+        self.annotator.frame_requested.connect(v.show_index)
+        self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
+        st.events.media.connect(self._media_on_screen)
+        st.events.frame.connect(self._frame_on_screen)
 
-    @property
-    def document(self) -> DocumentView:
-        """The PDF and text view (pages, zoom, search), built and wired on first use."""
-        if self._document is None:
-            from fieldstudio.gui.viewer.document_view import DocumentView
+    def _media_on_screen(self, _media: Media | None) -> None:
+        self.annotator.media_changed()
 
-            doc = self._document = DocumentView()
-            self.stack.addWidget(doc)
-            doc.canvas.pointer_moved.connect(self._show_pointer)
-            doc.canvas.zoom_changed.connect(lambda z: self._show_zoom(doc.canvas, z))
-            doc.notice.connect(self.notify)
-            doc.page_shown.connect(
-                lambda p, n: (self.frame_label.setText(f"page {p + 1} / {n}"), self.time_label.setText("")))
-        return self._document
+    def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
+        _index, _seconds, exact = frame
+        self.annotator.frame_changed()
+        media = self.state.media
+        if exact and media is not None:
+            self.workspace.position_changed(media.id, self.state.video_frame())
 
-    def _side_panels(self) -> tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel]:
-        """The annotation list, tags and calibrations panels, built and wired on first use."""
-        if self._side is None:
-            from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
-            from fieldstudio.gui.panels.calibration import CalibrationListPanel
-            from fieldstudio.gui.panels.tags import TagsPanel
-
-            self._side = (AnnotationListPanel(), TagsPanel(), CalibrationListPanel())
-            for dock, panel in zip((self.annotations_dock, self.tags_dock, self.calibrations_dock), self._side):
-                dock.setWidget(panel)
-                panel.set_apply_edit(self.annotator.apply_or_raise)
-                panel.status.connect(self.notify)
-            self._side[0].jump.connect(self._jump_to_annotation)
-            self._side[2].calibration_changed.connect(lambda _m: self.annotator.refresh())
-        return self._side
-
-    @property
-    def annotations(self) -> AnnotationListPanel:
-        """The annotation list panel (filters, jump to a mark, delete)."""
-        return self._side_panels()[0]
-
-    @property
-    def tags(self) -> TagsPanel:
-        """The tags panel of the media and frame shown."""
-        return self._side_panels()[1]
-
-    @property
-    def calibrations(self) -> CalibrationListPanel:
-        """The calibrations panel."""
-        return self._side_panels()[2]
+    annotations = property(lambda self: self.side.annotations, doc="The annotation list panel.")
+    tags = property(lambda self: self.side.tags, doc="The tags panel of the media and frame shown.")
+    calibrations = property(lambda self: self.side.calibrations, doc="The calibrations panel.")
 
     # --- project ---------------------------------------------------------------------------------
     def _show_opening(self, path: Path) -> None:
@@ -428,37 +372,23 @@ class MainWindow(QMainWindow):
 
     def set_project(self, project: Project) -> None:
         """Show ``project``: its library, the first media; remember it in the recent projects."""
-        from fieldstudio.gui.viewer.frame_loader import FrameLoader
-        from fieldstudio.gui.viewer.video_controller import VideoController
-        from fieldstudio.media.frames import FrameSource
-
         self._close_project()
         self.project = project
         self.setWindowTitle(f"{APP_TITLE} — {project.name}")
-        self.loader = FrameLoader(FrameSource(project, cache_bytes=VIEWER_CACHE_BYTES), self)
-        self.video = VideoController(self.canvas, self.loader, self)
-        self.video.frame_shown.connect(self._on_frame_shown)
-        self.video.playing_changed.connect(self.transport.set_playing)
-        self.video.notice.connect(self.notify)
-        self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
-        self.loader.frame_ready.connect(self._on_image_ready)
-        self.loader.failed.connect(self._frame_failed)
+        self.view.set_project(project)
         self._set_library(project.path)
         if self._welcome_hid_docks:
             self._welcome_hid_docks = False
             for dock in self._docks():
                 dock.show()
             self._restore_layout(geometry=False)
-        self.stack.setCurrentWidget(self.empty)
         self.modes.tabBar().setVisible(True)
         self.workspace.set_project(project)
         self.annotator.project_changed()
-        for panel in self._side_panels():
-            panel.set_project(project)
+        self.side.set_project(project)
         settings.add_recent(project.path)
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
-        self.empty.setText(EMPTY_TEXT)
         self.project_opened.emit()
 
     def show_welcome(self) -> None:
@@ -480,23 +410,11 @@ class MainWindow(QMainWindow):
     def _close_project(self) -> None:
         self.annotator.clear()
         self.workspace.set_project(None)
-        for panel in self._side or ():
-            panel.set_project(None)
-        if self.video is not None:
-            self.video.close()
-            self.video.deleteLater()
-            self.video = None
-        if self.loader is not None:
-            self.loader.stop()
-            self.loader.deleteLater()
-            self.loader = None
+        self.side.set_project(None)
+        self.view.close_project()
         if self.project is not None:
             self.project.close()
             self.project = None
-        self.media = None
-        self.canvas.clear_image()
-        if self._controls is not None:
-            self.timeline.clear()
 
     def open_project_path(self, path: Path | str) -> bool:
         """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
@@ -597,126 +515,6 @@ class MainWindow(QMainWindow):
             self.import_paths(paths)
         event.acceptProposedAction()
 
-    # --- showing media ---------------------------------------------------------------------------
-    def open_media(self, media_id: str) -> None:
-        """Show one media: a video at frame 0, a photo fitted, a document at page 1."""
-        if self.project is None:
-            if self._opening is not None:
-                self._pending_media = media_id
-            return
-        from fieldstudio.media import library
-
-        try:
-            media = library.find_media(self.project, media_id)
-        except FieldstudioError as exc:
-            self.notify(str(exc))
-            return
-        if self.video is not None and self.video.media is not None:
-            self.video.close()
-        self.annotator.media_changed()
-        self.media = media
-        self.shown_index = 0
-        path = library.media_path(self.project, media)
-        missing = not path.is_file()
-        self.properties.show_media(media, missing)
-        self.annotations.set_media(media.id)
-        self.tags.set_position(media.id, None if media.kind != "video" else 0)
-        self.canvas.clear_highlights()
-        if media.status != "ok" or missing:
-            reason = "is missing (moved or deleted); File ▸ Relink media… finds it again" if missing else media.error
-            self.empty.setText(f"{media.file_name}\n{reason}")
-            self.stack.setCurrentWidget(self.empty)
-            self.frame_label.setText("")
-            self.time_label.setText("")
-            return
-        if media.kind == "document":
-            self.stack.setCurrentWidget(self.document)
-            try:
-                self.document.open(path, media.page_count)
-            except FieldstudioError as exc:
-                self.notify(str(exc))
-            return
-        self.stack.setCurrentWidget(self.media_page)
-        if media.kind == "image":
-            self.timeline.clear()
-            self.transport.setEnabled(False)
-            self.frame_label.setText("photo")
-            self.time_label.setText(f"{media.width} × {media.height} px")
-            self.loader.request(media.id, 0)
-            return
-        self.transport.setEnabled(True)
-        table = library.load_frame_table(self.project, media)
-        if table is None:
-            self.notify(f"indexing the frames of {media.file_name}…")
-            worker = workers.Worker(self._index_one, media.id)
-            worker.signals.result.connect(lambda _r, mid=media.id: self._opened_after_index(mid))
-            worker.signals.error.connect(self.notify)
-            workers.start(worker)
-            return
-        self._open_video(media, table)
-
-    def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
-        from fieldstudio.media import library
-
-        return library.index_videos(self.project, [media_id], progress=progress, cancelled=cancelled)
-
-    def _opened_after_index(self, media_id: str) -> None:
-        if self.media is not None and self.media.id == media_id:
-            self.open_media(media_id)
-
-    def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
-        self.timeline.set_video(table.seconds_array())
-        start = 0
-        if self._pending_frame is not None and self._pending_frame[0] == media.id:
-            start = min(max(self._pending_frame[1], 0), len(table) - 1)
-        self._pending_frame = None
-        self.video.open(media, table, start)
-        self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
-        self._start_strip(media.id)
-
-    def _start_strip(self, media_id: str) -> None:
-        from fieldstudio.media import thumbnails
-
-        if self._strip_worker is not None:
-            self._strip_worker.cancel()
-        worker = workers.Worker(thumbnails.timeline_strip, self.project, media_id)
-        worker.signals.result.connect(lambda strip, mid=media_id: self._on_strip(mid, strip))
-        worker.signals.error.connect(lambda msg: log.warning("timeline strip: %s", msg))
-        self._strip_worker = workers.start(worker)
-
-    def _on_strip(self, media_id: str, strip: list) -> None:
-        if self.media is not None and self.media.id == media_id:
-            self.timeline.set_thumbnails([(i, qimage_from_rgb(rgb)) for i, rgb in strip])
-
-    def _on_image_ready(self, _token: int, media_id: str, _index: int, _exact: bool, image: QImage) -> None:
-        if self.media is not None and self.media.id == media_id and self.media.kind == "image":
-            self.canvas.set_image(image, (self.media.width or image.width(), self.media.height or image.height()))
-            self.annotator.refresh()
-            self.workspace.position_changed(self.media.id, None)
-
-    def _on_frame_shown(self, index: int, seconds: float, exact: bool) -> None:
-        self.shown_index = index
-        n = self.video.frame_count
-        self.frame_label.setText(f"frame {index} / {n - 1}" + ("" if exact else " ~"))
-        self.time_label.setText(format_pts(seconds))
-        self.timeline.set_index(index)
-        self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
-        self.transport.set_position(index, n, seconds, self.media.duration_s if self.media else None)
-        self.annotator.frame_changed()
-        if exact and self.media is not None:
-            self.workspace.position_changed(self.media.id, index)
-            self.tags.set_position(self.media.id, index)
-
-    def _on_video(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
-        if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
-            fn(self.video)
-
-    def _showing_document(self) -> bool:
-        return self._document is not None and self.stack.currentWidget() is self._document
-
-    def _active_canvas(self) -> Canvas:
-        return self.document.canvas if self._showing_document() else self.canvas
-
     def _step_media(self, step: int) -> None:
         if self.library is None:
             return
@@ -728,73 +526,32 @@ class MainWindow(QMainWindow):
         self.library.select(ids[(current + step) % len(ids)])
 
     def _find(self) -> None:
-        if self._showing_document():
+        if self.view.showing_document():
             self.document.search.setFocus()
             self.document.search.selectAll()
 
-    def go_to_dialog(self) -> None:
-        """Ctrl+G: a frame number (``120``, ``#120``) or a time (``0:01:02.5``, ``62.5s``)."""
-        if self.video is None or self.video.table is None:
-            return
-        text, ok = QInputDialog.getText(self, "Go to", "Frame number or time (e.g. 120, 0:01:02.5, 62.5s):")
-        if ok:
-            self.go_to(text)
-
-    def go_to(self, text: str) -> None:
-        """Jump to what ``text`` names; a bad entry is explained in the status bar."""
-        try:
-            kind, value = parse_time_or_frame(text)
-        except ValueError as exc:
-            self.notify(str(exc))
-            return
-        if kind == "frame":
-            if not 0 <= value < self.video.frame_count:
-                self.notify(f"frame {int(value)} is outside 0..{self.video.frame_count - 1}")
-                return
-            self.video.show_index(int(value))
-        else:
-            self.video.seek_seconds(self.video.table.seconds(0) + value)
-
     # --- annotation and evaluation ---------------------------------------------------------------
     def _connect_annotation_actions(self) -> None:
-        a, ctl = self.actions, self.annotator
-        a["undo"].triggered.connect(ctl.undo_stack.undo)
-        a["redo"].triggered.connect(ctl.undo_stack.redo)
+        a, ctl, group = self.actions, self.annotator, self.undo_group
+        # Edit ▸ Undo / Redo act on the stack of the tab in front (the workspace sets the group's active stack)
+        a["undo"].triggered.connect(group.undo)
+        a["redo"].triggered.connect(group.redo)
         a["undo"].setEnabled(False)
         a["redo"].setEnabled(False)
-        ctl.undo_stack.canUndoChanged.connect(a["undo"].setEnabled)  # slots of the actions: dropped with them
-        ctl.undo_stack.canRedoChanged.connect(a["redo"].setEnabled)
-        # bound methods, not lambdas: Qt drops them with the window, the stack may outlive it briefly
-        ctl.undo_stack.undoTextChanged.connect(self._undo_text)
-        ctl.undo_stack.redoTextChanged.connect(self._redo_text)
-        a["select_tool"].triggered.connect(lambda: ctl.set_tool("select"))
-        a["box_tool"].triggered.connect(lambda: ctl.set_tool("select" if ctl.tool == "box" else "box"))
-        a["ruler_tool"].triggered.connect(lambda: ctl.set_tool("select" if ctl.tool == "ruler" else "ruler"))
-        a["calibrate"].triggered.connect(ctl.calibrate_key)
+        self._undo_keys = {aid: a[aid].shortcuts() for aid in ("undo", "redo")}
+        group.canUndoChanged.connect(a["undo"].setEnabled)  # slots of the actions: dropped with them
+        group.canRedoChanged.connect(a["redo"].setEnabled)
+        # bound methods, not lambdas: Qt drops them with the window, the group may outlive it briefly
+        group.undoTextChanged.connect(self._undo_text)
+        group.redoTextChanged.connect(self._redo_text)
+        ctl.connect_actions(a)
         a["toggle_grid"].toggled.connect(self._set_grid)
-        a["delete_marks"].triggered.connect(ctl.delete_selected)
         # Delete acts on the canvas's selection only: the annotation list and tag tables have their own
         self.removeAction(a["delete_marks"])
         a["delete_marks"].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.canvas.addAction(a["delete_marks"])
-        a["edit_mark"].triggered.connect(ctl.edit_selected)
-        a["copy_next"].triggered.connect(ctl.copy_to_next_frame)
-        a["make_keyframe"].triggered.connect(lambda: ctl.make_keyframe())
-        a["segment_start"].triggered.connect(ctl.start_segment)
-        a["segment_end"].triggered.connect(ctl.end_segment)
-        a["event"].triggered.connect(ctl.mark_event)
-        for k in range(1, 10):
-            a[f"label_{k}"].triggered.connect(lambda _=False, k=k: ctl.use_label_key(k))
         a["labels"].triggered.connect(self.labels_dialog)
         a["export_annotations"].triggered.connect(self.export_dialog)
-
-    def _frame_failed(self, _token: int, media_id: str, message: str) -> None:
-        # the picture stays on the last frame shown, so the position does too: marks must attach to it
-        self.notify(message)
-        if self.video is not None and self.media is not None and self.media.id == media_id \
-                and self.media.kind == "video" and not self.video.playing:
-            self.video.index = self.shown_index
-            self.timeline.set_index(self.shown_index)
 
     def _leave_project(self) -> bool:
         """Before another project or the welcome screen replaces this one: open segments, unsaved task form."""
@@ -820,54 +577,25 @@ class MainWindow(QMainWindow):
     def _annotations_changed(self) -> None:
         self.workspace.annotations_changed()
 
-    def _side_panels_refresh(self, _index: int = 0) -> None:
-        for panel in self._side or ():
-            panel.refresh()
-
-    def _jump_to_annotation(self, media_id: str, frame: int, annotation_id: str) -> None:
-        self.annotator.select_on_refresh(annotation_id)
-        self.show_media_frame(media_id, frame)
-        self.annotator.refresh()
-
     def labels_dialog(self) -> None:
-        if not self._need_project():
-            return
-        from fieldstudio.gui.panels.label_set import LabelSetDialog
-
-        dialog = LabelSetDialog(self.project, self.annotator.apply_or_raise, self)
-        dialog.status.connect(self.notify)
-        dialog.exec()
-        self.annotator.refresh()
+        if self._need_project():
+            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify)
+            self.annotator.refresh()
 
     def export_dialog(self) -> None:
-        if not self._need_project():
-            return
-        from fieldstudio.gui.panels.export_dialog import ExportDialog
-
-        ExportDialog(self.project, self.media.id if self.media is not None else None, self).exec()
+        if self._need_project():
+            dialogs.export_annotations(self, self.project, self.media.id if self.media is not None else None)
 
     def relink_dialog(self) -> None:
         """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""
-        from fieldstudio.media import library
+        if self._need_project():
+            dialogs.relink_media(self, self.project, self.notify, self._relinked)
 
-        if not self._need_project():
-            return
-        folder = QFileDialog.getExistingDirectory(self, "Relink media: the folder the files were moved to")
-        if not folder:
-            return
-        worker = workers.Worker(library.relink, self.project, Path(folder))
-
-        def done(found: dict) -> None:
-            self.notify(f"relinked {len(found)} media file(s) from {folder}" if found
-                        else f"no missing media file was found in {folder}")
-            if self.library is not None:
-                self.library.reload()
-            if found and self.media is not None and self.media.id in found:
-                self.open_media(self.media.id)
-
-        worker.signals.result.connect(done)
-        worker.signals.error.connect(self.notify)
-        workers.start(worker)
+    def _relinked(self, found: dict) -> None:
+        if self.library is not None:
+            self.library.reload()
+        if found and self.media is not None and self.media.id in found:
+            self.open_media(self.media.id)
 
     def export_rating_package(self) -> None:
         if self._need_project():
@@ -886,14 +614,7 @@ class MainWindow(QMainWindow):
         if self.project is None or self.library is None:
             return
         self.modes.setCurrentIndex(0)
-        if self.media is not None and self.media.id == media_id and self.video is not None \
-                and self.video.table is not None:
-            self.video.show_index(min(max(frame, 0), self.video.frame_count - 1))
-            return
-        self._pending_frame = (media_id, frame)
-        if not self.library.select(media_id):
-            self._pending_frame = None
-            self.open_media(media_id)
+        self.view.show_frame_of(media_id, frame, self.library.select)
 
     def set_viewer_mode(self, on: bool) -> None:
         """Media tab shown (True) or another tab: the side panels and the viewer's keys follow it.
@@ -917,11 +638,14 @@ class MainWindow(QMainWindow):
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
         keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
                 "prev_media", "labels", "export_annotations"}
-        stack = self.annotator.undo_stack
-        possible = {"undo": stack.canUndo(), "redo": stack.canRedo()}
         for aid, action in self.actions.items():
-            if aid not in keep:
-                action.setEnabled(enabled and possible.get(aid, True))
+            if aid in ("undo", "redo"):
+                # Edit ▸ Undo / Redo follow the tab in front (the undo group); on the Tasks and Rate tabs
+                # the panel's own Ctrl+Z takes the key, so the window's action gives its shortcut up there
+                action.setEnabled(self.undo_group.canUndo() if aid == "undo" else self.undo_group.canRedo())
+                action.setShortcuts(self._undo_keys[aid] if enabled else [])
+            elif aid not in keep:
+                action.setEnabled(enabled)
 
     def _docks(self) -> list[QDockWidget]:
         return [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,
@@ -937,7 +661,7 @@ class MainWindow(QMainWindow):
         self.pointer_label.setText("" if math.isnan(x) else f"x {x:.1f}  y {y:.1f} px")
 
     def _show_zoom(self, canvas: Canvas, zoom: float) -> None:
-        if canvas is self._active_canvas():
+        if canvas is self.view.active_canvas():
             self.zoom_label.setText(f"zoom {zoom * 100:.0f} %")
 
     def notify(self, message: str) -> None:
@@ -949,10 +673,7 @@ class MainWindow(QMainWindow):
         shortcuts.ShortcutsDialog(self.actions, self).exec()
 
     def _about(self) -> None:
-        from fieldstudio import __version__
-        QMessageBox.about(self, "About fieldstudio",
-                          f"fieldstudio {__version__}\nAnnotate field-work footage and compare vision-language "
-                          "models on it.\nEverything is saved as you work, in one project file.")
+        dialogs.about(self)
 
     # --- layout ----------------------------------------------------------------------------------
     def _restore_layout(self, geometry: bool = True) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
-    from fieldstudio.gui.main_window import MainWindow
+    from collections.abc import Callable
+
     from fieldstudio.store.project import Project
 
 #: (attribute, module, class, tab title, key, tooltip) of the central tabs after "Media"
@@ -32,12 +33,28 @@ TABS = (
      "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
 )
 
+OPENS_MEDIA = ("tasks", "comparison", "rater")
+"""Panels with an ``open_media_at(media_id, frame)`` signal: the viewer comes forward on that frame."""
+
+UNDOABLE = ("tasks", "rater")
+"""Panels with an ``undo_stack`` (gui/undo.py): it joins the window's undo group and is active with its tab."""
+
 
 class Workspace:
-    """Builds the evaluation tabs into ``window`` (a MainWindow whose central widget is ``modes``)."""
+    """Builds the evaluation tabs into ``modes`` (the window's central tabs; the Media tab is index 0).
 
-    def __init__(self, window: MainWindow, modes: QTabWidget):
+    ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; ``show_media_frame
+    (media_id, frame)`` brings the viewer forward; ``set_viewer_mode(on)`` is called with True when the
+    Media tab comes forward and False for another tab. The tasks and rater panels' undo stacks join
+    ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media tab).
+    """
+
+    def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack, *,
+                 notify: Callable[[str], None], show_media_frame: Callable[[str, int], None],
+                 set_viewer_mode: Callable[[bool], None]):
         self.window, self.modes = window, modes
+        self._notify, self._show_media_frame, self._set_viewer_mode = notify, show_media_frame, set_viewer_mode
+        self.undo_group, self._media_stack = undo_group, media_stack
         self.project: Project | None = None
         self.panels: dict[str, QWidget] = {}
         self._pages: dict[str, QWidget] = {}
@@ -89,10 +106,11 @@ class Workspace:
         return widget
 
     def _wire(self, attr: str, panel: QWidget) -> None:
-        w = self.window
-        panel.status.connect(w.notify)
-        if hasattr(panel, "open_media_at"):
-            panel.open_media_at.connect(w.show_media_frame)
+        panel.status.connect(self._notify)
+        if attr in OPENS_MEDIA:
+            panel.open_media_at.connect(self._show_media_frame)
+        if attr in UNDOABLE:
+            self.undo_group.addStack(panel.undo_stack)
         if attr == "comparison":
             panel.ground_truth_changed.connect(lambda _tid: "tasks" in self.panels and self.panels["tasks"].reload())
         elif attr == "runs":
@@ -152,10 +170,14 @@ class Workspace:
         tasks = self.panels.get("tasks")
         if tasks is not None and self.modes.widget(self._last_index) is self._pages["tasks"] and tasks.dirty \
                 and not tasks.save():
-            self.window.notify("the task being edited was not saved: fix the marked problems or press Revert")
+            self._notify("the task being edited was not saved: fix the marked problems or press Revert")
         self._last_index = index
+        attr = next((a for a, page in self._pages.items() if self.modes.widget(index) is page), None)
+        if attr in UNDOABLE:
+            self.panel(attr)
+        self.undo_group.setActiveStack(self.panels[attr].undo_stack if attr in UNDOABLE else self._media_stack)
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
-        self.window.set_viewer_mode(index == 0)
+        self._set_viewer_mode(index == 0)
         for attr, page in self._pages.items():
             if self.modes.widget(index) is page:
                 built = attr in self.panels

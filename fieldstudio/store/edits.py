@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fieldstudio.core.errors import FieldstudioError
+
 
 class Edit:
     """One undoable edit. ``text`` is what the Edit menu shows ("Add box", "Move box")."""
@@ -42,7 +44,7 @@ class EditGroup(Edit):
 
     def __init__(self, text: str, edits: Sequence[Edit]):
         if not edits:
-            raise ValueError("an edit group needs at least one edit")
+            raise FieldstudioError("an edit group needs at least one edit")
         self.text, self.edits = text, list(edits)
 
     def do(self) -> None:

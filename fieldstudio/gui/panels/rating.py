@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeyEvent, QKeySequence
+from PySide6.QtGui import QAction, QImage, QKeyEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -31,6 +31,7 @@ from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
+from fieldstudio.gui.undo import EditCommand
 from fieldstudio.ratings.edits import RecordRating
 
 VERDICT_KEYS = {"accept": "A", "reject": "R", "unsure": "U"}
@@ -81,7 +82,7 @@ class RaterPanel(QWidget):
         self.verdict: str | None = None          # chosen on this item (saved or about to be)
         self._dirty = False                       # reasons / fields / comment changed since the last save
         self._shown_at = time.monotonic()
-        self._undo: list[RecordRating] = []
+        self.undo_stack = QUndoStack(self)  # this session's saves (gui/undo.py); in the window's undo group
         self._loader: FrameLoader | None = None
         self._token = 0
         self._field_edits: dict[str, QWidget] = {}
@@ -251,7 +252,7 @@ class RaterPanel(QWidget):
             self._loader.stop()
             self._loader = None
         self.project, self.set_id, self.item = project, None, None
-        self._undo.clear()
+        self.undo_stack.clear()
         self.canvas.clear_image()
         self.reveal.clear()
         self.setEnabled(project is not None)
@@ -293,14 +294,14 @@ class RaterPanel(QWidget):
         s = settings()
         s.setValue("rating/rater", name)
         s.sync()
-        self._undo.clear()
+        self.undo_stack.clear()
         self.resume()
 
     def _set_chosen(self) -> None:
         self._save_if_dirty()
         self.set_id = self.set_combo.currentData()
         self.item = None
-        self._undo.clear()
+        self.undo_stack.clear()
         self.rater_combo.blockSignals(True)
         self.rater_combo.clear()
         names = [self.rater]
@@ -448,17 +449,18 @@ class RaterPanel(QWidget):
 
     def undo(self) -> None:
         """Ctrl+Z: take back the last save of this session (the item shows what it had before)."""
-        if not self._undo:
+        if not self.undo_stack.canUndo():
             self.status.emit("Nothing to undo")
             return
-        edit = self._undo.pop()
-        try:
-            edit.undo()
-        except FieldstudioError as exc:
-            self._error(str(exc))
+        self.undo_stack.undo()
+
+    def _after_undo(self, edit: RecordRating, op: str, error: str | None) -> None:
+        """After an undo or redo of a save: the item is shown as it now is."""
+        if error is not None:
+            self._error(error)
             return
         self._dirty = False
-        self.status.emit(f"Undid '{edit.verdict}' on {self._label_of(edit.item_id)}")
+        self.status.emit(f"{'Undid' if op == 'undo' else 'Redid'} '{edit.verdict}' on {self._label_of(edit.item_id)}")
         self._show(rating_review.find_item(self.project, edit.item_id))
         self.rating_saved.emit(edit.item_id)
 
@@ -487,7 +489,7 @@ class RaterPanel(QWidget):
             self._error(str(exc))
             return False
         self._shown_at = now
-        self._undo.append(edit)
+        self.undo_stack.push(EditCommand(edit, self._after_undo))
         self._saved = edit.view
         self._dirty = False
         self.error_label.clear()

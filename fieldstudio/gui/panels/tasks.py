@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                                QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -28,6 +28,7 @@ from fieldstudio.annotations import records as ann
 from fieldstudio.tasks import ground_truth as gt
 from fieldstudio.annotations import labels
 from fieldstudio.tasks import records as ts
+from fieldstudio.gui.undo import EditCommand
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
@@ -40,30 +41,6 @@ LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range
 _LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],
                   "event_time": ["event", "box", "ruler"]}
 ERROR_STYLE, WARNING_STYLE = "color: #d93025;", "color: #b06000;"
-
-
-class _UndoCommand(QUndoCommand):
-    """A ``annotations.edits.Edit`` on a QUndoStack: done before the push, so the first redo does nothing."""
-
-    def __init__(self, edit: Edit, panel: TaskEditorPanel, task_id: str | None):
-        super().__init__(edit.text)
-        self.edit, self.panel, self.task_id, self._first = edit, panel, task_id, True
-
-    def redo(self) -> None:
-        if self._first:
-            self._first = False
-            return
-        self._run(self.edit.do)
-
-    def undo(self) -> None:
-        self._run(self.edit.undo)
-
-    def _run(self, fn) -> None:  # noqa: ANN001 - bound method
-        try:
-            fn()
-        except FieldstudioError as exc:
-            self.panel.status.emit(f"{self.text()}: {exc}")
-        self.panel.after_edit(self.task_id or getattr(self.edit, "task_id", None))
 
 
 class TaskEditorPanel(QWidget):
@@ -607,8 +584,14 @@ class TaskEditorPanel(QWidget):
             self.edit_message.setStyleSheet(ERROR_STYLE)
             self.edit_message.show()
             return False
-        self.undo_stack.push(_UndoCommand(edit, self, task_id or getattr(edit, "task_id", None)))
+        shown = task_id or getattr(edit, "task_id", None)
+        self.undo_stack.push(EditCommand(edit, lambda e, _op, error: self._after_undo(e, error, shown)))
         return True
+
+    def _after_undo(self, edit: Edit, error: str | None, task_id: str | None) -> None:
+        if error is not None:
+            self.status.emit(f"{edit.text}: {error}")
+        self.after_edit(task_id or getattr(edit, "task_id", None))
 
     def after_edit(self, task_id: str | None) -> None:
         """Re-read the list and show ``task_id`` (after an edit, an undo or a redo)."""

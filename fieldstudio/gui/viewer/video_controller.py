@@ -47,7 +47,9 @@ class VideoController(QObject):
         self.canvas, self.loader = canvas, loader
         self.media: Media | None = None
         self.table: FrameTable | None = None
-        self.index = 0
+        # the frame asked for: decoding, or on screen once decoded. The frame on screen is the window's
+        # ViewState.frame_index (set from ``frame_shown``); nothing else keeps a copy of it.
+        self.target = 0
         self.rate = 1.0
         self.muted = False
         self.loop: tuple[int, int] | None = None
@@ -62,7 +64,7 @@ class VideoController(QObject):
         self._timer.setInterval(_DECODER_TICK_MS)
         self._timer.timeout.connect(self._decoder_tick)
         self._play_start = (0.0, 0.0)  # (wall clock, media seconds)
-        self._last_shown_index = -1
+        self._decoded_index = -1  # the last frame the decoder (not libVLC) drew: playing backward asks for the next
         loader.frame_ready.connect(self._on_frame)
         loader.failed.connect(self._on_failed)
 
@@ -73,10 +75,10 @@ class VideoController(QObject):
         self._release_vlc()
         self.media, self.table = media, table
         self.loop, self.loop_enabled = None, False
-        self.index = min(max(0, index), len(table) - 1)
-        self._last_shown_index = -1
+        self.target = min(max(0, index), len(table) - 1)
+        self._decoded_index = -1
         self.media_changed.emit()
-        self.show_index(self.index)
+        self.show_index(self.target)
 
     def close(self) -> None:
         self.pause(show_exact=False)
@@ -89,7 +91,7 @@ class VideoController(QObject):
 
     def seconds(self, index: int | None = None) -> float:
         """PTS in seconds of ``index`` (default the current frame)."""
-        return self.table.seconds(self.index if index is None else index) if self.table else 0.0
+        return self.table.seconds(self.target if index is None else index) if self.table else 0.0
 
     @property
     def playing(self) -> bool:
@@ -100,14 +102,14 @@ class VideoController(QObject):
         """Go to frame ``index`` (clamped); decode it exactly, or its keyframe for a live preview."""
         if self.table is None:
             return
-        self.index = min(max(0, index), len(self.table) - 1)
-        self._shown_token = self.loader.request(self.media.id, self.index, exact=exact)
+        self.target = min(max(0, index), len(self.table) - 1)
+        self._shown_token = self.loader.request(self.media.id, self.target, exact=exact)
 
     def step(self, frames: int) -> None:
         """Pause and move ``frames`` frames (negative: back)."""
         if self.playing:
             self.pause(show_exact=False)
-        self.show_index(self.index + frames)
+        self.show_index(self.target + frames)
 
     def step_seconds(self, seconds: float) -> None:
         """Pause and move by ``seconds`` of PTS time (to the frame shown at that time)."""
@@ -147,8 +149,8 @@ class VideoController(QObject):
             if direction == self._direction:
                 return
             self.pause(show_exact=False)
-        if direction > 0 and self.index >= len(self.table) - 1:
-            self.index = self._loop_start()
+        if direction > 0 and self.target >= len(self.table) - 1:
+            self.target = self._loop_start()
         self._direction = direction
         self._play_start = (time.monotonic(), self.seconds())
         if not (direction > 0 and self._start_vlc()):
@@ -164,11 +166,11 @@ class VideoController(QObject):
             reached = self._vlc_clock() if self._vlc_anchor is not None else None
             self._vlc.stop()
             if reached is not None:
-                self.index = self.table.index_at(self.table.seconds(0) + reached)
+                self.target = self.table.index_at(self.table.seconds(0) + reached)
         self._direction = 0
         self.playing_changed.emit(False)
         if show_exact:
-            self.show_index(self.index)
+            self.show_index(self.target)
 
     def shuttle(self, key: str) -> None:
         """J/K/L: K pauses; L plays forward, again doubles the speed; J plays backwards likewise."""
@@ -202,13 +204,13 @@ class VideoController(QObject):
     # --- loop ------------------------------------------------------------------------------------
     def set_loop_start(self) -> None:
         end = self.loop[1] if self.loop else self.frame_count - 1
-        self.loop = (self.index, max(self.index, end))
+        self.loop = (self.target, max(self.target, end))
         self.loop_enabled = True
         self.notice.emit(f"loop {self.loop[0]}–{self.loop[1]}")
 
     def set_loop_end(self) -> None:
         start = self.loop[0] if self.loop else 0
-        self.loop = (min(start, self.index), self.index)
+        self.loop = (min(start, self.target), self.target)
         self.loop_enabled = True
         self.notice.emit(f"loop {self.loop[0]}–{self.loop[1]}")
 
@@ -286,11 +288,11 @@ class VideoController(QObject):
         index = self.table.index_at(self.table.seconds(0) + time_s)
         if self.loop_enabled and self.loop and index > self.loop[1]:
             self._vlc.stop()
-            self.index = self.loop[0]
+            self.target = self.loop[0]
             self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
             self._vlc.play_from(self._vlc_start, self.rate, self.muted)
             return
-        self.index = index
+        self.target = index
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
         self.frame_shown.emit(index, self.seconds(index), False)
 
@@ -298,15 +300,15 @@ class VideoController(QObject):
         if not self.playing:
             return
         if self.loop_enabled and self.loop:
-            self.index = self.loop[0]
+            self.target = self.loop[0]
             self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
             self._vlc.play_from(self._vlc_start, self.rate, self.muted)
             return
         self._vlc.stop()
         self._direction = 0
-        self.index = len(self.table) - 1
+        self.target = len(self.table) - 1
         self.playing_changed.emit(False)
-        self.show_index(self.index)
+        self.show_index(self.target)
 
     def _decoder_tick(self) -> None:
         if self.table is None or not self.playing:
@@ -322,14 +324,14 @@ class VideoController(QObject):
                 index = lo if self._direction > 0 else hi
                 self._play_start = (time.monotonic(), self.table.seconds(index))
             else:
-                self.index = hi if self._direction > 0 else lo
+                self.target = hi if self._direction > 0 else lo
                 self._timer.stop()
                 self._direction = 0
                 self.playing_changed.emit(False)
-                self.show_index(self.index)
+                self.show_index(self.target)
                 return
-        if self.loader.idle() and index != self._last_shown_index:
-            self.index = index
+        if self.loader.idle() and index != self._decoded_index:
+            self.target = index
             self._shown_token = self.loader.request(self.media.id, index, exact=True)
 
     def _end_of(self, index: int) -> float:
@@ -348,7 +350,7 @@ class VideoController(QObject):
         if self._vlc is not None and self._direction > 0:
             return  # libVLC is drawing
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
-        self._last_shown_index = index
+        self._decoded_index = index
         self.frame_shown.emit(index, self.table.seconds(index), exact and not self.playing)
 
     def _on_failed(self, token: int, media_id: str, message: str) -> None:

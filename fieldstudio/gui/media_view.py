@@ -1,0 +1,355 @@
+"""The Media tab: the canvas with its transport bar and timeline, the document view, the welcome page.
+
+:class:`MediaView` shows what :class:`~fieldstudio.gui.state.ViewState` names: ``open_media`` sets
+``state.media``, and every frame put on the canvas goes through ``state.show_frame``, so the status bar,
+the timeline, the annotation overlay and the side panels all follow the one frame on screen (they
+subscribe to the state; this module never calls them). Paused or stepping, that frame is the exact one
+the frame table names; playing, libVLC's picture (``exact`` False).
+
+The frame loader and the video controller live as long as a project is open (``set_project``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QInputDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import workers
+from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
+from fieldstudio.gui.viewer.canvas import Canvas
+from fieldstudio.gui.welcome import WelcomePage
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+
+    from fieldstudio.gui.state import ViewState
+    from fieldstudio.gui.timeline import Timeline
+    from fieldstudio.gui.transport import TransportBar
+    from fieldstudio.gui.viewer.document_view import DocumentView
+    from fieldstudio.gui.viewer.frame_loader import FrameLoader
+    from fieldstudio.gui.viewer.video_controller import VideoController
+    from fieldstudio.store.models import Media
+    from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+
+#: Decoded frames kept for stepping: about 40 frames of 1080p (one 2 s GOP at 20 fps), which keeps
+#: stepping backward cheap within a GOP while the window stays under 600 MB playing 1080p.
+VIEWER_CACHE_BYTES = 128 * 1024 * 1024
+
+EMPTY_TEXT = "Choose a photo, video or document in the library,\nor drop files and folders here."
+
+
+class MediaView(QObject):
+    """The Media tab's widgets (``stack``) and the showing of media in them.
+
+    Signals: ``notice(message)`` for the status bar; ``position_text(frame_text, time_text)`` for the
+    status bar's frame and time read-outs; ``media_shown(media, missing)`` after another media is shown
+    (the properties panel); ``pointer_moved(x, y)`` and ``zoom_changed(canvas, zoom)`` from the canvas
+    in front; ``segment_end_moved(annotation_id, which, index)`` from the timeline.
+    """
+
+    notice = Signal(str)
+    position_text = Signal(str, str)
+    media_shown = Signal(object, bool)
+    pointer_moved = Signal(float, float)
+    zoom_changed = Signal(object, float)
+    segment_end_moved = Signal(str, str, int)
+
+    def __init__(self, state: ViewState, actions: dict[str, QAction], parent: QObject | None = None):
+        super().__init__(parent)
+        self.state, self.actions = state, actions
+        self.loader: FrameLoader | None = None
+        self.video: VideoController | None = None
+        self._strip_worker: workers.Worker | None = None
+        self._pending_frame: tuple[str, int] | None = None
+        self.canvas = Canvas()
+        self.media_page = QWidget()
+        lay = QVBoxLayout(self.media_page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.canvas, 1)
+        # the transport bar and the timeline follow under the canvas with the first project (``_controls``)
+        self._controls: tuple[TransportBar, Timeline] | None = None
+        self._document: DocumentView | None = None  # built on the first document shown (``document``)
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.welcome = WelcomePage()
+        self.stack = QStackedWidget()
+        for w in (self.welcome, self.empty, self.media_page):
+            self.stack.addWidget(w)
+        self.canvas.pointer_moved.connect(self.pointer_moved)
+        self.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(self.canvas, z))
+        state.events.frame.connect(self._frame_on_screen)
+
+    # --- lazily built views ----------------------------------------------------------------------
+    def _media_controls(self) -> tuple[TransportBar, Timeline]:
+        """The transport bar and the timeline under the canvas, built and wired on first use."""
+        if self._controls is None:
+            from fieldstudio.gui.timeline import Timeline
+            from fieldstudio.gui.transport import TransportBar
+
+            transport, timeline = self._controls = (TransportBar(self.actions), Timeline())
+            self.media_page.layout().addWidget(transport)
+            self.media_page.layout().addWidget(timeline)
+            timeline.scrubbed.connect(lambda i: self.video and self.video.preview_index(i))
+            timeline.released.connect(lambda i: self.video and self.video.show_index(i))
+            transport.speed_chosen.connect(lambda r: self.video and self.video.set_rate(r))
+            timeline.segment_end_moved.connect(self.segment_end_moved)
+        return self._controls
+
+    @property
+    def transport(self) -> TransportBar:
+        """Play, speed, mute and loop buttons with the position read-out."""
+        return self._media_controls()[0]
+
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline: thumbnails, playhead, segments and events."""
+        return self._media_controls()[1]
+
+    @property
+    def document(self) -> DocumentView:
+        """The PDF and text view (pages, zoom, search), built and wired on first use."""
+        if self._document is None:
+            from fieldstudio.gui.viewer.document_view import DocumentView
+
+            doc = self._document = DocumentView()
+            self.stack.addWidget(doc)
+            doc.canvas.pointer_moved.connect(self.pointer_moved)
+            doc.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(doc.canvas, z))
+            doc.notice.connect(self.notice)
+            doc.page_shown.connect(lambda p, n: self.position_text.emit(f"page {p + 1} / {n}", ""))
+        return self._document
+
+    def showing_document(self) -> bool:
+        return self._document is not None and self.stack.currentWidget() is self._document
+
+    def active_canvas(self) -> Canvas:
+        """The canvas in front: the document's page or the photo/video canvas."""
+        return self.document.canvas if self.showing_document() else self.canvas
+
+    # --- project ---------------------------------------------------------------------------------
+    def set_project(self, project: Project) -> None:
+        """Make the frame loader and the video controller of ``project``; the empty page in front."""
+        from fieldstudio.gui.viewer.frame_loader import FrameLoader
+        from fieldstudio.gui.viewer.video_controller import VideoController
+        from fieldstudio.media.frames import FrameSource
+
+        self.loader = FrameLoader(FrameSource(project, cache_bytes=VIEWER_CACHE_BYTES), self)
+        self.video = VideoController(self.canvas, self.loader, self)
+        self.video.frame_shown.connect(self.state.show_frame)
+        self.video.playing_changed.connect(self.transport.set_playing)
+        self.video.playing_changed.connect(lambda on: setattr(self.state, "playing", on))
+        self.video.notice.connect(self.notice)
+        self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
+        self.loader.frame_ready.connect(self._on_image_ready)
+        self.loader.failed.connect(self._frame_failed)
+        self.empty.setText(EMPTY_TEXT)
+        self.stack.setCurrentWidget(self.empty)
+
+    def close_project(self) -> None:
+        """Stop the video and the loader; nothing shown."""
+        if self.video is not None:
+            self.video.close()
+            self.video.deleteLater()
+            self.video = None
+        if self.loader is not None:
+            self.loader.stop()
+            self.loader.deleteLater()
+            self.loader = None
+        self.state.media = None
+        self.state.playing = False
+        self.canvas.clear_image()
+        if self._controls is not None:
+            self.timeline.clear()
+
+    def connect_actions(self, actions: dict) -> None:  # noqa: ANN001 - {action id: QAction} (gui/shortcuts.py)
+        """Connect the Video menu's actions: play, step, shuttle, go to, loop, mute."""
+        video = {
+            "play": lambda v: v.toggle_play(),
+            "next_frame": lambda v: v.step(1), "prev_frame": lambda v: v.step(-1),
+            "next_second": lambda v: v.step_seconds(1.0), "prev_second": lambda v: v.step_seconds(-1.0),
+            "next_10s": lambda v: v.step_seconds(10.0), "prev_10s": lambda v: v.step_seconds(-10.0),
+            "shuttle_back": lambda v: v.shuttle("j"), "shuttle_stop": lambda v: v.shuttle("k"),
+            "shuttle_fwd": lambda v: v.shuttle("l"),
+            "loop_start": lambda v: v.set_loop_start(), "loop_end": lambda v: v.set_loop_end(),
+            "loop_toggle": lambda v: v.toggle_loop(),
+            "mute": lambda v: v.set_muted(actions["mute"].isChecked()),
+            "go_to": lambda v: self.go_to_dialog(),
+        }
+        for aid, fn in video.items():
+            actions[aid].triggered.connect(lambda _=False, fn=fn: self.play_control(fn))
+
+    def play_control(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
+        """Run ``fn(video)`` when a video is in front (the Video menu's actions)."""
+        if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
+            fn(self.video)
+
+    def pause(self) -> None:
+        if self.video is not None and self.video.playing:
+            self.video.pause()
+
+    def show_index(self, index: int) -> None:
+        if self.video is not None and self.video.table is not None:
+            self.video.show_index(index)
+
+    # --- showing media ---------------------------------------------------------------------------
+    def open_media(self, media_id: str) -> None:
+        """Show one media: a video at frame 0 (or a frame asked for by ``show_media_frame``), a photo
+        fitted, a document at page 1. A media that cannot be read says why on the empty page."""
+        project = self.state.project
+        if project is None:
+            return
+        from fieldstudio.media import library
+
+        try:
+            media = library.find_media(project, media_id)
+        except FieldstudioError as exc:
+            self.notice.emit(str(exc))
+            return
+        if self.video is not None and self.video.media is not None:
+            self.video.close()
+        self.state.frame_count = 0
+        self.state.frame_index = 0
+        self.state.media = media
+        path = library.media_path(project, media)
+        missing = not path.is_file()
+        self.media_shown.emit(media, missing)
+        self.canvas.clear_highlights()
+        if media.status != "ok" or missing:
+            reason = "is missing (moved or deleted); File ▸ Relink media… finds it again" if missing else media.error
+            self.empty.setText(f"{media.file_name}\n{reason}")
+            self.stack.setCurrentWidget(self.empty)
+            self.position_text.emit("", "")
+            return
+        if media.kind == "document":
+            self.stack.setCurrentWidget(self.document)
+            try:
+                self.document.open(path, media.page_count)
+            except FieldstudioError as exc:
+                self.notice.emit(str(exc))
+            return
+        self.stack.setCurrentWidget(self.media_page)
+        if media.kind == "image":
+            self.timeline.clear()
+            self.transport.setEnabled(False)
+            self.position_text.emit("photo", f"{media.width} × {media.height} px")
+            self.loader.request(media.id, 0)
+            return
+        self.transport.setEnabled(True)
+        table = library.load_frame_table(project, media)
+        if table is None:
+            self.notice.emit(f"indexing the frames of {media.file_name}…")
+            worker = workers.Worker(self._index_one, media.id)
+            worker.signals.result.connect(lambda _r, mid=media.id: self._opened_after_index(mid))
+            worker.signals.error.connect(self.notice)
+            workers.start(worker)
+            return
+        self._open_video(media, table)
+
+    def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
+        from fieldstudio.media import library
+
+        return library.index_videos(self.state.project, [media_id], progress=progress, cancelled=cancelled)
+
+    def _opened_after_index(self, media_id: str) -> None:
+        if self.state.media is not None and self.state.media.id == media_id:
+            self.open_media(media_id)
+
+    def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
+        self.timeline.set_video(table.seconds_array())
+        start = 0
+        if self._pending_frame is not None and self._pending_frame[0] == media.id:
+            start = min(max(self._pending_frame[1], 0), len(table) - 1)
+        self._pending_frame = None
+        self.state.frame_count = len(table)
+        self.video.open(media, table, start)
+        self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
+        self._start_strip(media.id)
+
+    def _start_strip(self, media_id: str) -> None:
+        from fieldstudio.media import thumbnails
+
+        if self._strip_worker is not None:
+            self._strip_worker.cancel()
+        worker = workers.Worker(thumbnails.timeline_strip, self.state.project, media_id)
+        worker.signals.result.connect(lambda strip, mid=media_id: self._on_strip(mid, strip))
+        worker.signals.error.connect(lambda msg: log.warning("timeline strip: %s", msg))
+        self._strip_worker = workers.start(worker)
+
+    def _on_strip(self, media_id: str, strip: list) -> None:
+        if self.state.media is not None and self.state.media.id == media_id:
+            self.timeline.set_thumbnails([(i, qimage_from_rgb(rgb)) for i, rgb in strip])
+
+    def _on_image_ready(self, _token: int, media_id: str, _index: int, _exact: bool, image: QImage) -> None:
+        media = self.state.media
+        if media is not None and media.id == media_id and media.kind == "image":
+            self.canvas.set_image(image, (media.width or image.width(), media.height or image.height()))
+            self.state.show_frame(0, 0.0, True)
+
+    def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
+        """The status read-out, the timeline and the transport follow the video frame on screen."""
+        index, seconds, exact = frame
+        media = self.state.media
+        if media is None or media.kind != "video" or self.video is None or self.video.table is None:
+            return
+        n = self.video.frame_count
+        self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~"), format_pts(seconds))
+        self.timeline.set_index(index)
+        self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
+        self.transport.set_position(index, n, seconds, media.duration_s)
+
+    def _frame_failed(self, _token: int, media_id: str, message: str) -> None:
+        # the picture stays on the last frame shown, so the position does too: marks must attach to it
+        self.notice.emit(message)
+        media = self.state.media
+        if self.video is not None and media is not None and media.id == media_id \
+                and media.kind == "video" and not self.video.playing:
+            self.video.target = self.state.frame_index
+            self.timeline.set_index(self.state.frame_index)
+
+    # --- going to a frame ------------------------------------------------------------------------
+    def go_to_dialog(self) -> None:
+        """Ctrl+G: a frame number (``120``, ``#120``) or a time (``0:01:02.5``, ``62.5s``)."""
+        if self.video is None or self.video.table is None:
+            return
+        text, ok = QInputDialog.getText(self.stack.window(), "Go to",
+                                        "Frame number or time (e.g. 120, 0:01:02.5, 62.5s):")
+        if ok:
+            self.go_to(text)
+
+    def go_to(self, text: str) -> None:
+        """Jump to what ``text`` names; a bad entry is explained in the status bar."""
+        try:
+            kind, value = parse_time_or_frame(text)
+        except ValueError as exc:
+            self.notice.emit(str(exc))
+            return
+        if kind == "frame":
+            if not 0 <= value < self.video.frame_count:
+                self.notice.emit(f"frame {int(value)} is outside 0..{self.video.frame_count - 1}")
+                return
+            self.video.show_index(int(value))
+        else:
+            self.video.seek_seconds(self.video.table.seconds(0) + value)
+
+    def show_frame_of(self, media_id: str, frame: int, select_in_library) -> None:  # noqa: ANN001 - callable
+        """Frame ``frame`` of ``media_id``: at once when that video is shown, else after it opens.
+
+        ``select_in_library(media_id) -> bool`` selects the media in the library (which opens it); when
+        it is not listed there, the media is opened directly.
+        """
+        media = self.state.media
+        if media is not None and media.id == media_id and self.video is not None and self.video.table is not None:
+            self.video.show_index(min(max(frame, 0), self.video.frame_count - 1))
+            return
+        self._pending_frame = (media_id, frame)
+        if not select_in_library(media_id):
+            self._pending_frame = None
+            self.open_media(media_id)

@@ -1,0 +1,101 @@
+"""The viewer's side panels: the annotation list, the tags of the frame shown, the calibrations.
+
+:class:`SidePanels` builds them on first use (their docks are tabbed behind Properties, and building them
+would otherwise be part of a cold start), sends their edits through the annotation controller's undo
+stack, and keeps them on the media and frame that :class:`~fieldstudio.gui.state.ViewState` says are shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDockWidget
+
+if TYPE_CHECKING:
+    from fieldstudio.gui.annotate import AnnotationController
+    from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
+    from fieldstudio.gui.panels.calibration import CalibrationListPanel
+    from fieldstudio.gui.panels.tags import TagsPanel
+    from fieldstudio.gui.state import ViewState
+    from fieldstudio.store.models import Media
+    from fieldstudio.store.project import Project
+
+
+class SidePanels(QObject):
+    """The three panels in ``docks`` (annotations, tags, calibrations), built when first asked for.
+
+    ``jump(media_id, frame)`` brings the viewer to a mark chosen in the annotation list; ``notify(message)``
+    shows a panel's status line. A QObject child of ``parent`` (the window), so that Qt drops its
+    connections with the window.
+    """
+
+    def __init__(self, state: ViewState, annotator: AnnotationController,
+                 docks: tuple[QDockWidget, QDockWidget, QDockWidget], *,
+                 jump: Callable[[str, int], None], notify: Callable[[str], None], parent: QObject | None = None):
+        super().__init__(parent)
+        self.state, self.annotator, self.docks = state, annotator, docks
+        self._jump, self._notify = jump, notify
+        self._panels: tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel] | None = None
+        state.events.media.connect(self._media_shown)
+        state.events.frame.connect(self._frame_shown)
+        annotator.changed.connect(self.refresh)  # after every edit, undo and redo of the viewer's marks
+
+    def built(self) -> tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel]:
+        if self._panels is None:
+            from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
+            from fieldstudio.gui.panels.calibration import CalibrationListPanel
+            from fieldstudio.gui.panels.tags import TagsPanel
+
+            self._panels = (AnnotationListPanel(), TagsPanel(), CalibrationListPanel())
+            for dock, panel in zip(self.docks, self._panels):
+                dock.setWidget(panel)
+                panel.set_apply_edit(self.annotator.apply_or_raise)
+                panel.status.connect(self._notify)
+            self._panels[0].jump.connect(self._jump_to_annotation)
+            self._panels[2].calibration_changed.connect(lambda _m: self.annotator.refresh())
+        return self._panels
+
+    @property
+    def annotations(self) -> AnnotationListPanel:
+        """The annotation list panel (filters, jump to a mark, delete)."""
+        return self.built()[0]
+
+    @property
+    def tags(self) -> TagsPanel:
+        """The tags panel of the media and frame shown."""
+        return self.built()[1]
+
+    @property
+    def calibrations(self) -> CalibrationListPanel:
+        """The calibrations panel."""
+        return self.built()[2]
+
+    def set_project(self, project: Project | None) -> None:
+        """Show ``project`` (None: nothing); building the panels on the first project."""
+        if project is None and self._panels is None:
+            return
+        for panel in self.built():
+            panel.set_project(project)
+
+    def refresh(self) -> None:
+        """Re-read what the panels show (after an edit, an undo or a redo)."""
+        for panel in self._panels or ():
+            panel.refresh()
+
+    def _media_shown(self, media: Media | None) -> None:
+        if media is not None:
+            self.annotations.set_media(media.id)
+            self.tags.set_position(media.id, 0 if media.kind == "video" else None)
+
+    def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
+        index, _seconds, exact = frame
+        media = self.state.media
+        if exact and media is not None and media.kind == "video":
+            self.tags.set_position(media.id, index)
+
+    def _jump_to_annotation(self, media_id: str, frame: int, annotation_id: str) -> None:
+        self.annotator.select_on_refresh(annotation_id)
+        self._jump(media_id, frame)
+        self.annotator.refresh()

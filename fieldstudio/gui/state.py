@@ -1,0 +1,96 @@
+"""What the window is showing, in one Qt-free object that widgets read, set and subscribe to.
+
+napari's ``ViewerModel`` idea: the viewer, the timeline, the status bar, the annotation controller and
+the panels never reach into each other or into the main window for the current project, media, frame
+or tool; they read :class:`ViewState` and listen to its events. Setting a field emits that field's
+event once, after the value changed (setting the same value again emits nothing). The object holds no
+Qt type, so it is tested without a display.
+
+The frame fields are the frame **on screen**: ``frame_index`` is its index in the frame table (decoder
+output order) and ``pts_seconds`` its presentation time; ``frame_exact`` is False while playing or
+scrubbing shows an approximate picture; ``frame_count`` is the video's number of frames (0 otherwise). An annotation attaches to ``frame_index``, which is by
+construction the picture the user sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fieldstudio.store.models import Media
+    from fieldstudio.store.project import Project
+
+
+class Event:
+    """A list of callbacks called with the new value; ``connect`` returns the callback (usable as a decorator)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[Any], None]] = []
+
+    def connect(self, callback: Callable[[Any], None]) -> Callable[[Any], None]:
+        self._callbacks.append(callback)
+        return callback
+
+    def disconnect(self, callback: Callable[[Any], None]) -> None:
+        self._callbacks.remove(callback)
+
+    def emit(self, value: Any) -> None:
+        for callback in list(self._callbacks):
+            callback(value)
+
+
+@dataclass(eq=False)
+class ViewState:
+    """The project, media, frame on screen, tool and selection the window shows.
+
+    ``events.<field>`` is an :class:`Event` per field; ``events.frame`` fires once per frame shown with
+    ``(frame_index, pts_seconds, frame_exact)`` after those three were set together by :meth:`show_frame`.
+    """
+
+    project: Project | None = None
+    media: Media | None = None
+    frame_index: int = 0
+    pts_seconds: float = 0.0
+    frame_exact: bool = True
+    frame_count: int = 0
+    playing: bool = False
+    tool: str = "select"
+    selection: tuple[str, ...] = ()
+    events: _Events = field(default_factory=lambda: _Events(), repr=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "events" or "events" not in self.__dict__:
+            object.__setattr__(self, name, value)
+            return
+        if self.__dict__.get(name, _MISSING) is value or self.__dict__.get(name, _MISSING) == value:
+            return
+        object.__setattr__(self, name, value)
+        getattr(self.events, name).emit(value)
+
+    def show_frame(self, index: int, seconds: float, exact: bool = True) -> None:
+        """The picture of frame ``index`` (PTS ``seconds``) is on screen; emits ``events.frame`` once."""
+        object.__setattr__(self, "frame_index", int(index))
+        object.__setattr__(self, "pts_seconds", float(seconds))
+        object.__setattr__(self, "frame_exact", bool(exact))
+        self.events.frame.emit((self.frame_index, self.pts_seconds, self.frame_exact))
+
+    def video_frame(self) -> int | None:
+        """The frame marks attach to: ``frame_index`` on a video, None on a photo or with nothing shown."""
+        if self.media is None or self.media.kind != "video":
+            return None
+        return self.frame_index
+
+
+_MISSING = object()
+
+
+class _Events:
+    """One :class:`Event` per :class:`ViewState` field, and ``frame`` for :meth:`ViewState.show_frame`."""
+
+    def __init__(self) -> None:
+        for f in fields(ViewState):
+            if f.name != "events":
+                setattr(self, f.name, Event())
+        self.frame = Event()

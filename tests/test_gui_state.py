@@ -1,0 +1,64 @@
+"""The window's one state object (gui/state.py) and the one undo group, read as a user would see them."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from fieldstudio.gui.state import ViewState
+from tests.gui_support import build_viewer_project, open_media, shown_window, wait_idle
+
+
+def test_a_field_emits_once_after_it_changed_and_not_for_the_same_value():
+    state = ViewState()
+    seen: list[tuple[str, object]] = []
+    state.events.tool.connect(lambda v: seen.append(("tool", v)))
+    state.events.frame.connect(lambda v: seen.append(("frame", v)))
+    state.tool = "box"
+    state.tool = "box"
+    assert state.tool == "box" and seen == [("tool", "box")]
+    state.show_frame(122, 7.0 + 1 / 15, exact=False)
+    assert seen[-1] == ("frame", (122, pytest.approx(7.0667, abs=1e-4), False))
+    assert (state.frame_index, state.frame_exact) == (122, False)
+    assert state.video_frame() is None  # nothing shown: no frame for marks to attach to
+
+
+@pytest.fixture(scope="module")
+def template(clips, tmp_path_factory):
+    return build_viewer_project(tmp_path_factory.mktemp("state") / "s.fieldstudio", clips)
+
+
+@pytest.fixture
+def window(qtbot, template, tmp_path):
+    w = shown_window(qtbot, template, tmp_path)
+    yield w
+    w.close()
+
+
+@pytest.mark.gui
+def test_stepping_moves_the_one_frame_the_status_bar_timeline_and_marks_use(window, qtbot, clips):
+    media_id = open_media(window, qtbot, clips["cfr_bframes"].name)
+    for _ in range(3):
+        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+        wait_idle(window, qtbot)
+    state = window.state
+    assert state.media.id == media_id and state.frame_index == 3 and state.frame_exact
+    assert window.frame_label.text().startswith("frame 3 /")
+    assert window.transport.position.text().startswith("frame 3 /")
+    assert window.annotator.frame_index() == 3
+
+
+@pytest.mark.gui
+def test_edit_menu_undo_acts_on_the_tab_in_front(window, qtbot):
+    """An annotation edit on the Media tab and a task edit on the Tasks tab: Edit ▸ Undo takes back the
+    one of the tab in front, and its text names that edit."""
+    from fieldstudio.tasks import records as ts
+
+    tasks = window.workspace.show_panel("tasks")
+    qtbot.mouseClick(tasks.new_button, Qt.MouseButton.LeftButton)
+    assert len(ts.list_tasks(window.project)) == 1
+    assert window.actions["undo"].isEnabled() and "task" in window.actions["undo"].text().lower()
+    window.actions["undo"].trigger()
+    assert ts.list_tasks(window.project) == []
+    window.modes.setCurrentIndex(0)
+    assert not window.actions["undo"].isEnabled()  # the Media tab's stack has nothing to undo

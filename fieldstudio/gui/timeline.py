@@ -135,11 +135,6 @@ class Timeline(QWidget):
         self._view = (a, a + span)
         self.update()
 
-    def zoom_level(self) -> float:
-        """How many times the whole video's length the visible span is magnified (1 = all visible)."""
-        total = max(self._end() - self._start(), 1e-6)
-        return total / max(self._view[1] - self._view[0], 1e-9)
-
     # --- geometry --------------------------------------------------------------------------------
     def _start(self) -> float:
         return float(self._t[0]) if len(self._t) else 0.0

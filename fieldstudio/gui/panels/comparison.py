@@ -335,10 +335,6 @@ class ComparisonPanel(QWidget):
             return
         self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer())
 
-    def current_detail(self) -> cv.AnswerDetail | None:
-        """The answer shown in the detail pane."""
-        return self.detail.detail
-
     # ------------------------------------------------------------ actions
     def open_media(self) -> None:
         """Emit ``frames_seen`` and ``open_media_at`` for the answer shown (first frame the model saw)."""

@@ -16,14 +16,14 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
-                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import (QSpinBox,
+                               QSplitter, QVBoxLayout, QWidget)
 from sqlalchemy import select
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.panels.task_table import TASK_ID_ROLE, TaskFilter, TaskTableModel
+from fieldstudio.gui.panels import task_form
+from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
 from fieldstudio.annotations import records as ann
 from fieldstudio.tasks import ground_truth as gt
 from fieldstudio.annotations import labels
@@ -34,10 +34,6 @@ from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
-LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range", "segment_range", None),
-                ("Segment duration", "segment_duration", None), ("Event time", "event_time", None),
-                ("Count boxes: distinct objects", "count", "objects"),
-                ("Count boxes: most on one frame", "count", "max_per_frame"), ("Count events", "count", "events"))
 _LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],
                   "event_time": ["event", "box", "ruler"]}
 ERROR_STYLE, WARNING_STYLE = "color: #d93025;", "color: #b06000;"
@@ -72,244 +68,15 @@ class TaskEditorPanel(QWidget):
         self._actions()
         self._show_record(None)
 
-    # ------------------------------------------------------------ building
+    # ------------------------------------------------------------ building (panels/task_form.py)
     def _build_list(self) -> None:
-        self.model = TaskTableModel(self)
-        self.proxy = TaskFilter(self)
-        self.proxy.setSourceModel(self.model)
-        self.category_filter = QComboBox()
-        self.category_filter.setToolTip("Show the tasks of one category")
-        self.type_filter = QComboBox()
-        self.type_filter.addItem("All answer types", None)
-        for key, text in ts.ANSWER_TYPES.items():
-            self.type_filter.addItem(text, key)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search id, question, ground truth")
-        self.search.setClearButtonEnabled(True)
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.table.setWordWrap(False)
-        header = self.table.horizontalHeader()
-        for col, width in enumerate((78, 72, 90, 72, 0, 170, 34)):
-            if width:
-                self.table.setColumnWidth(col, width)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-        self.count_label = QLabel()
-        self.new_button = QPushButton("New")
-        self.duplicate_button = QPushButton("Duplicate")
-        self.delete_button = QPushButton("Delete")
-        self.undo_button = QPushButton("Undo")
-        self.redo_button = QPushButton("Redo")
-        filters = QHBoxLayout()
-        filters.addWidget(self.category_filter)
-        filters.addWidget(self.type_filter)
-        filters.addWidget(self.search, 1)
-        buttons = QHBoxLayout()
-        for b in (self.new_button, self.duplicate_button, self.delete_button, self.undo_button, self.redo_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        buttons.addWidget(self.count_label)
-        self.list_side = QWidget()
-        side = QVBoxLayout(self.list_side)
-        side.setContentsMargins(0, 0, 0, 0)
-        side.addLayout(filters)
-        side.addWidget(self.table, 1)
-        side.addLayout(buttons)
-        self.category_filter.currentIndexChanged.connect(self._refilter)
-        self.type_filter.currentIndexChanged.connect(self._refilter)
-        self.search.textChanged.connect(self._refilter)
-        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
-        self.table.doubleClicked.connect(lambda _i: self.open_at_start())
-        self.new_button.clicked.connect(self.new_task)
-        self.duplicate_button.clicked.connect(self.duplicate_task)
-        self.delete_button.clicked.connect(self.delete_task)
-        self.undo_button.clicked.connect(self.undo_stack.undo)
-        self.redo_button.clicked.connect(self.undo_stack.redo)
-        self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
-        self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
-        self.undo_button.setEnabled(False)
-        self.redo_button.setEnabled(False)
+        task_form.build_list(self)
 
     def _build_form(self) -> None:
-        self.id_edit = QLineEdit()
-        self.source_label = QLabel()
-        self.query = QPlainTextEdit()
-        self.query.setFixedHeight(84)
-        self.query_message = self._message_label()
-        self.answer_type = QComboBox()
-        for key, text in ts.ANSWER_TYPES.items():
-            self.answer_type.addItem(text, key)
-        self.ground_truth = QPlainTextEdit()
-        self.ground_truth.setFixedHeight(56)
-        self.gt_message = self._message_label()
-        self.r_th = QLineEdit()
-        self.r_th.setPlaceholderText("r_th, e.g. 0.5")
-        self.r_th.setToolTip(ts.TOLERANCE_KEYS["r_th"])
-        self.t_th = QLineEdit()
-        self.t_th.setPlaceholderText("T_th in s, e.g. 60")
-        self.t_th.setToolTip(ts.TOLERANCE_KEYS["T_th"])
-        self.tol_message = self._message_label()
-        self.category = QComboBox()
-        self.category.setEditable(True)
-        self.sub_category = QLineEdit()
-        self.scenario = QComboBox()
-        self.scenario.addItem("—", None)
-        for sc in ts.SCENARIOS:
-            self.scenario.addItem(sc, sc)
-        self.notes = QPlainTextEdit()
-        self.notes.setFixedHeight(48)
-        # inputs
-        self.inputs_list = QListWidget()
-        self.inputs_list.setFixedHeight(64)
-        self.input_media = QComboBox()
-        self.start_frame, self.end_frame = QSpinBox(), QSpinBox()
-        for spin in (self.start_frame, self.end_frame):
-            spin.setRange(-1, 10_000_000)
-            spin.setSpecialValueText("—")
-        self.start_time, self.end_time = QLabel(), QLabel()
-        self.use_start = QPushButton("Use current frame")
-        self.use_end = QPushButton("Use current frame")
-        self.add_input = QPushButton("Add input")
-        self.remove_input = QPushButton("Remove")
-        self.open_button = QPushButton("Open at start")
-        self.input_message = self._message_label()
-        # ground-truth link
-        self.link_label = QLabel()
-        self.link_label.setWordWrap(True)
-        self.link_kind = QComboBox()
-        for text, kind, mode in LINK_CHOICES:
-            self.link_kind.addItem(text, f"{kind}/{mode}" if mode else kind)
-        self.link_target = QComboBox()
-        self.link_target.setToolTip("The annotation (or, for counts, the label) the ground truth comes from")
-        self.link_button = QPushButton("Link")
-        self.unlink_button = QPushButton("Unlink")
-        self.save_button = QPushButton("Save")
-        self.revert_button = QPushButton("Revert")
-        self.edit_message = self._message_label()
-
-        form = QFormLayout()
-        id_row = QHBoxLayout()
-        id_row.addWidget(self.id_edit, 1)
-        id_row.addWidget(self.source_label)
-        form.addRow("Id", id_row)
-        form.addRow("Question", self.query)
-        form.addRow("", self.query_message)
-        form.addRow("Answer type", self.answer_type)
-        form.addRow("Ground truth", self.ground_truth)
-        form.addRow("", self.gt_message)
-        tol = QHBoxLayout()
-        tol.addWidget(self.r_th)
-        tol.addWidget(self.t_th)
-        form.addRow("Tolerances", tol)
-        form.addRow("", self.tol_message)
-        form.addRow("Category", self.category)
-        form.addRow("Sub-category", self.sub_category)
-        form.addRow("Scenario", self.scenario)
-        inputs_box = QGroupBox("Inputs")
-        ib = QFormLayout(inputs_box)
-        ib.addRow(self.inputs_list)
-        ib.addRow("Media", self.input_media)
-        for label, spin, shown, button in (("Start frame", self.start_frame, self.start_time, self.use_start),
-                                           ("End frame", self.end_frame, self.end_time, self.use_end)):
-            row = QHBoxLayout()
-            row.addWidget(spin)
-            row.addWidget(shown, 1)
-            row.addWidget(button)
-            ib.addRow(label, row)
-        row = QHBoxLayout()
-        row.addWidget(self.add_input)
-        row.addWidget(self.remove_input)
-        row.addStretch(1)
-        row.addWidget(self.open_button)
-        ib.addRow(row)
-        ib.addRow(self.input_message)
-        link_box = QGroupBox("Ground truth from annotations")
-        lb = QVBoxLayout(link_box)
-        lb.addWidget(self.link_label)
-        row = QHBoxLayout()
-        row.addWidget(self.link_kind)
-        row.addWidget(self.link_target, 1)
-        row.addWidget(self.link_button)
-        row.addWidget(self.unlink_button)
-        lb.addLayout(row)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.edit_message, 1)
-        buttons.addWidget(self.revert_button)
-        buttons.addWidget(self.save_button)
-        body = QWidget()
-        v = QVBoxLayout(body)
-        v.addLayout(form)
-        v.addWidget(inputs_box)
-        v.addWidget(link_box)
-        notes = QFormLayout()
-        notes.addRow("Notes", self.notes)
-        v.addLayout(notes)
-        v.addLayout(buttons)
-        v.addStretch(1)
-        self.form = body
-        self.form_scroll = QScrollArea()
-        self.form_scroll.setWidgetResizable(True)
-        self.form_scroll.setWidget(body)
-
-        for w in (self.id_edit, self.r_th, self.t_th, self.sub_category):
-            w.textEdited.connect(self._changed)
-        for w in (self.query, self.ground_truth, self.notes):
-            w.textChanged.connect(self._changed)
-        self.category.editTextChanged.connect(self._changed)
-        for w in (self.answer_type, self.scenario):
-            w.currentIndexChanged.connect(self._changed)
-        self.inputs_list.currentRowChanged.connect(self._show_input)
-        self.input_media.currentIndexChanged.connect(self._input_edited)
-        self.start_frame.valueChanged.connect(self._input_edited)
-        self.end_frame.valueChanged.connect(self._input_edited)
-        self.use_start.clicked.connect(lambda: self._use_current(self.start_frame))
-        self.use_end.clicked.connect(lambda: self._use_current(self.end_frame))
-        self.add_input.clicked.connect(self._add_input)
-        self.remove_input.clicked.connect(self._remove_input)
-        self.open_button.clicked.connect(self.open_at_start)
-        self.link_kind.currentIndexChanged.connect(self._fill_link_targets)
-        self.link_button.clicked.connect(self.link_ground_truth)
-        self.unlink_button.clicked.connect(self.unlink_ground_truth)
-        self.save_button.clicked.connect(self.save)
-        self.revert_button.clicked.connect(lambda: self._show_record(self.record))
-
-    @staticmethod
-    def _message_label() -> QLabel:
-        label = QLabel()
-        label.setWordWrap(True)
-        label.hide()
-        return label
+        task_form.build_form(self)
 
     def _actions(self) -> None:
-        def action(text: str, keys: QKeySequence | str, slot, tip: str, widget: QWidget) -> QAction:  # noqa: ANN001
-            a = QAction(text, widget)
-            a.setShortcut(QKeySequence(keys))
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            a.setToolTip(f"{tip} ({QKeySequence(keys).toString()})")
-            a.triggered.connect(slot)
-            widget.addAction(a)
-            return a
-
-        self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.undo_stack.undo, "Undo the last task edit",
-                                  self.list_side)
-        self.redo_action = action("Redo", "Ctrl+Shift+Z", self.undo_stack.redo, "Redo the task edit", self.list_side)
-        self.save_action = action("Save", QKeySequence.StandardKey.Save, self.save, "Save the task", self)
-        self.new_action = action("New task", "Ctrl+Shift+N", self.new_task, "New task", self)
-        self.delete_action = action("Delete task", QKeySequence.StandardKey.Delete, self.delete_task,
-                                    "Delete the chosen task", self.table)
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        for button, a in ((self.undo_button, self.undo_action), (self.redo_button, self.redo_action),
-                          (self.save_button, self.save_action), (self.new_button, self.new_action),
-                          (self.delete_button, self.delete_action)):
-            button.setToolTip(a.toolTip())
-        self.use_start.setToolTip("Start this input at the frame the viewer shows")
-        self.use_end.setToolTip("End this input at the frame the viewer shows")
-        self.open_button.setToolTip("Show this input in the viewer at its start frame")
+        task_form.build_actions(self)
 
     # ------------------------------------------------------------ project and list
     def set_project(self, project: Project | None) -> None:

@@ -19,15 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QUndoGroup
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget)
+from PySide6.QtGui import QCloseEvent, QUndoGroup
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QMainWindow, QMessageBox)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui import dialogs, settings, shortcuts, workers
+from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.media_view import MediaView
 from fieldstudio.gui.panels.library import LibraryPanel
-from fieldstudio.gui.panels.properties import PropertiesPanel
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.side_panels import SidePanels
 from fieldstudio.gui.state import ViewState
@@ -104,126 +103,16 @@ class MainWindow(QMainWindow):
 
     # --- construction ----------------------------------------------------------------------------
     def _build_central(self) -> None:
-        self.modes = QTabWidget()
-        self.modes.setObjectName("modes")
-        self.modes.setDocumentMode(True)
-        self.modes.addTab(self.view.stack, "Media")
-        self.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
-        self.setCentralWidget(self.modes)
+        window_ui.build_central(self)
 
     def _build_docks(self) -> None:
-        self.library_dock = QDockWidget("Library", self)
-        self.library_dock.setObjectName("library_dock")
-        self.properties = PropertiesPanel()
-        self.properties_dock = QDockWidget("Properties", self)
-        self.properties_dock.setObjectName("properties_dock")
-        self.properties_dock.setWidget(self.properties)
-        # the annotation, tag and calibration lists are built with the first project (gui/side_panels.py):
-        # their docks are tabbed behind Properties, and building them is part of a cold start otherwise
-        self.annotations_dock = QDockWidget("Annotations", self)
-        self.annotations_dock.setObjectName("annotations_dock")
-        self.tags_dock = QDockWidget("Tags", self)
-        self.tags_dock.setObjectName("tags_dock")
-        self.calibrations_dock = QDockWidget("Calibrations", self)
-        self.calibrations_dock.setObjectName("calibrations_dock")
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.library_dock)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.properties_dock)
-        for dock in (self.annotations_dock, self.tags_dock, self.calibrations_dock):
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            self.tabifyDockWidget(self.properties_dock, dock)
-        self.properties_dock.raise_()
-        self.resizeDocks([self.library_dock, self.properties_dock], [300, 300], Qt.Orientation.Horizontal)
-        self.library: LibraryPanel | None = None
+        window_ui.build_docks(self)
 
     def _build_status(self) -> None:
-        bar = self.statusBar()
-        self.frame_label = QLabel("")
-        self.frame_label.setObjectName("frame_label")
-        self.frame_label.setToolTip("Index of the frame shown (0-based) / last index")
-        self.time_label = QLabel("")
-        self.time_label.setObjectName("time_label")
-        self.time_label.setToolTip("PTS time of the frame shown (HH:MM:SS.mmm)")
-        self.zoom_label = QLabel("")
-        self.zoom_label.setObjectName("zoom_label")
-        self.zoom_label.setToolTip("Zoom: 100 % is one image pixel per screen pixel")
-        self.pointer_label = QLabel("")
-        self.pointer_label.setObjectName("pointer_label")
-        self.pointer_label.setToolTip("Pointer position in image pixels")
-        for w in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
-            w.setMinimumWidth(190 if w is self.pointer_label else 120)
-            bar.addPermanentWidget(w)
+        window_ui.build_status(self)
 
     def _build_menus(self) -> None:
-        a = self.actions
-        m = self.menuBar().addMenu("&File")
-        for aid in ("new_project", "open_project"):
-            m.addAction(a[aid])
-        self.recent_menu = m.addMenu("Open &recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.demo_action = QAction("Open the &demo project", self)
-        self.demo_action.triggered.connect(self.open_demo)
-        m.addAction(self.demo_action)
-        m.addSeparator()
-        for aid in ("add_media", "add_folder"):
-            m.addAction(a[aid])
-        relink = m.addAction("&Relink media…")
-        relink.setToolTip("Find moved media files in a folder by their SHA-256 and update their paths")
-        relink.triggered.connect(self.relink_dialog)
-        m.addSeparator()
-        m.addAction(a["export_annotations"])
-        packages = m.addMenu("Rating &packages")
-        export_pkg = packages.addAction("&Export a rating set…")
-        export_pkg.setToolTip("Send a rating set to a rater who works offline (a .zip with the photos and frames)")
-        export_pkg.triggered.connect(self.export_rating_package)
-        import_pkg = packages.addAction("&Import a rater's package…")
-        import_pkg.setToolTip("Merge ratings sent back by a rater; importing twice changes nothing")
-        import_pkg.triggered.connect(self.import_rating_package)
-        m.addSeparator()
-        m.addAction(a["quit"])
-        m = self.menuBar().addMenu("&Edit")
-        m.addAction(a["undo"])
-        m.addAction(a["redo"])
-        m = self.menuBar().addMenu("&Annotate")
-        for aid in ("select_tool", "box_tool", "ruler_tool", "calibrate", "toggle_grid", None, "edit_mark",
-                    "delete_marks", "copy_next", "make_keyframe", None, "segment_start", "segment_end", "event",
-                    None, "labels"):
-            if aid is None:
-                m.addSeparator()
-            else:
-                m.addAction(a[aid])
-        labels_menu = m.addMenu("Use &label")
-        for k in range(1, 10):
-            labels_menu.addAction(a[f"label_{k}"])
-        a["toggle_grid"].setCheckable(True)
-        a["toggle_grid"].setChecked(True)
-        m = self.menuBar().addMenu("&View")
-        for aid in ("zoom_in", "zoom_out", "zoom_fit", "zoom_1to1"):
-            m.addAction(a[aid])
-        m.addSeparator()
-        for aid in ("timeline_zoom_in", "timeline_zoom_out", "next_media", "prev_media", "find"):
-            m.addAction(a[aid])
-        m.addSeparator()
-        for dock in self._docks():
-            m.addAction(dock.toggleViewAction())
-        m.addSeparator()
-        for action in self.workspace.tab_actions:
-            m.addAction(action)
-        m = self.menuBar().addMenu("&Video")
-        for aid in ("play", "next_frame", "prev_frame", "next_second", "prev_second", "next_10s", "prev_10s",
-                    "shuttle_back", "shuttle_stop", "shuttle_fwd", "go_to", "loop_start", "loop_end",
-                    "loop_toggle", "mute"):
-            m.addAction(a[aid])
-        a["mute"].setCheckable(True)
-        a["loop_toggle"].setCheckable(True)
-        m = self.menuBar().addMenu("&Help")
-        m.addAction(a["shortcuts"])
-        show_logs = QAction("Show &logs", self)
-        show_logs.setToolTip("Open the folder with fieldstudio's log files (attach them to a bug report)")
-        show_logs.triggered.connect(self._show_logs)
-        m.addAction(show_logs)
-        about = QAction("&About fieldstudio", self)
-        about.triggered.connect(self._about)
-        m.addAction(about)
+        window_ui.build_menus(self)
 
     def _connect_actions(self) -> None:
         a = self.actions

@@ -3,8 +3,8 @@
 An overlay item whose ``boundingRect()`` depends on the view's zoom (resize handles and grab margins keep
 a constant size on screen) must tell the scene before that rectangle changes (``prepareGeometryChange``);
 otherwise the scene's BSP index keeps the item under its old rectangle, cannot remove it from there, and
-later dereferences the deleted item: a segfault on "draw a box, press +, draw another box" (5 of 6 runs
-before the fix). A segfault kills the interpreter, so the session runs in subprocesses and the test
+later dereferences the deleted item: a segfault on "draw a box, press +, draw another box" (11 of 12
+runs here before the fix; with rulers 7 of 7). A segfault kills the interpreter, so the session runs in subprocesses and the test
 checks their exit codes.
 """
 
@@ -26,9 +26,8 @@ from tests.gui_support import SAMPLE_MEDIA, open_media
 
 pytestmark = pytest.mark.gui
 PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
-RUNS = 6
 ROUNDS = 4
-SESSION_ENV = "FIELDSTUDIO_ZOOM_SESSION"
+SESSION_ENV = "FIELDSTUDIO_ZOOM_SESSION"  # the tool the session draws with: "box" or "ruler"
 
 
 def _drag(window, qtbot, a: tuple[float, float], b: tuple[float, float]) -> None:  # noqa: ANN001
@@ -42,7 +41,8 @@ def _drag(window, qtbot, a: tuple[float, float], b: tuple[float, float]) -> None
 
 @pytest.mark.skipif(not os.environ.get(SESSION_ENV), reason="run in a subprocess by the test below")
 def test_session_draw_zoom_draw(qtbot, tmp_path):
-    """The user's steps: draw a box, press "+", draw another box, ... (each box inside the visible part)."""
+    """The user's steps: draw a box (or ruler), press "+", draw another, ... (each inside the visible part)."""
+    kind = os.environ[SESSION_ENV]
     with Project.create(tmp_path / "z.fieldstudio", name="zoom") as p:
         library.add_paths(p, [SAMPLE_MEDIA / "images" / PHOTO])
     window = MainWindow(Project.open(tmp_path / "z.fieldstudio"))
@@ -52,7 +52,7 @@ def test_session_draw_zoom_draw(qtbot, tmp_path):
     qtbot.waitExposed(window)
     window.annotator.confirm_open_segments = lambda: True
     open_media(window, qtbot, PHOTO)
-    window.actions["box_tool"].trigger()
+    window.actions[f"{kind}_tool"].trigger()
     drawn = 0
     for _ in range(ROUNDS):
         # a box around the centre of what is visible, a quarter of the visible width across
@@ -63,21 +63,22 @@ def test_session_draw_zoom_draw(qtbot, tmp_path):
         qtbot.wait(30)
         qtbot.keyClick(window.canvas, Qt.Key.Key_Plus)
         qtbot.wait(30)
-    rows = ann.list_annotations(window.project, media_id=window.media.id, kinds=["box"])
+    rows = ann.list_annotations(window.project, media_id=window.media.id, kinds=[kind])
     assert len(rows) == drawn
     window.close()
 
 
-def test_draw_zoom_draw_does_not_crash():
-    """The session above exits cleanly in every one of RUNS fresh processes (it crashed in 5 of 6)."""
+@pytest.mark.parametrize(("kind", "runs"), [("box", 6), ("ruler", 3)])
+def test_draw_zoom_draw_does_not_crash(kind, runs):
+    """The session above exits cleanly in every fresh process (before the fix most of them segfaulted)."""
     root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, SESSION_ENV: "1", "QT_QPA_PLATFORM": "offscreen"}
+    env = {**os.environ, SESSION_ENV: kind, "QT_QPA_PLATFORM": "offscreen"}
     codes = []
-    for _ in range(RUNS):
+    for _ in range(runs):
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                f"{__file__}::test_session_draw_zoom_draw"],
                               cwd=root, env=env, capture_output=True, text=True, timeout=120)
         codes.append(proc.returncode)
         if proc.returncode not in (0, -11, -6):
             pytest.fail(f"session failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
-    assert codes == [0] * RUNS, f"exit codes of {RUNS} sessions: {codes} (-11 is a segfault)"
+    assert codes == [0] * runs, f"exit codes of {runs} {kind} sessions: {codes} (-11 is a segfault)"

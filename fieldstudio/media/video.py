@@ -325,6 +325,7 @@ class FrameReader:
             seek_pts = int(self.table.pts[key])
             self._container.seek(seek_pts, stream=self._stream, backward=True, any_frame=False)
             self._decoder = self._container.decode(self._stream)
+            self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
             if frame is None:
                 break
@@ -333,7 +334,6 @@ class FrameReader:
                 # The demuxer landed after the wanted frame (edit lists, B-frames): go one keyframe back.
                 key = self.table.keyframe_at_or_before(max(0, key - 1))
                 continue
-            self._next_index = None
             last = None  # index of the last frame this decoder gave since the seek
             while frame is not None:
                 i = self._index_of(frame, last, hint=key if last is None else None)

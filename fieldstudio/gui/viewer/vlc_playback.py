@@ -7,10 +7,10 @@ shows the exact decoded frame instead; this module never decides which frame an 
 
 python-vlc callbacks run on libVLC's threads: they only copy the buffer and emit a Qt signal.
 
-Rotation: libVLC 3 applies a stream's display rotation itself (its video output inserts the
-``transform`` filter, and the memory output takes the upright size), so the buffer is the upright size
-and nothing here rotates again. A buffer of the stored size squeezed the rotated picture into it and a
-second rotation turned it upside down (issue 23).
+Rotation: libVLC 3 applies a stream's display rotation itself before a picture reaches the video
+callbacks (measured with libVLC 3.0.24: the upright picture equals ffmpeg's decode), so the buffer has
+the upright size and nothing here rotates again. A buffer of the stored size squeezed the rotated
+picture into it and a second rotation turned it upside down (issue 23).
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ class VlcPlayback(QObject):
         reason = vlc_unavailable_reason()
         if reason:
             raise RuntimeError(reason)
-        self.path, self.rotation = path, rotation % 360
-        self.frame_size = (height, width) if self.rotation in (90, 270) else (width, height)
+        self.path = path
+        self.frame_size = (height, width) if rotation % 180 else (width, height)
         width, height = self.frame_size
         self._buf = (ctypes.c_ubyte * (width * height * 4))()
         self._buf_ptr = ctypes.cast(self._buf, ctypes.c_void_p)

@@ -13,6 +13,7 @@ interpreter itself caches (a few dozen at most; the leak loses thousands here).
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.gui
 
 BOXES = 40
 REPAINTS = 1000
-SLACK = 50  # references; 6.12.0 loses about 200 per repaint with 40 boxes, i.e. ~200,000 here
+SLACK = 50  # references; 6.12.0 loses ~355 per repaint of this scene (measured), 6.11.3 none
 
 
 class CountedBox(BoxItem):
@@ -58,17 +59,41 @@ def test_repainting_boxes_keeps_every_reference_to_none(qtbot):
         items.append(item)
     qtbot.wait(100)
     viewport = canvas.viewport()
-    for _ in range(20):  # warm up: first paints fill Qt's and Python's caches
-        viewport.repaint()
     gc.collect()
-    CountedBox.paints = 0
-    before = sys.getrefcount(None)
-    for _ in range(REPAINTS):
-        viewport.repaint()
-    gc.collect()
-    after = sys.getrefcount(None)
-    assert CountedBox.paints >= BOXES * REPAINTS  # every repaint really painted every box
-    assert after >= before - SLACK, (
-        f"{before - after} references to None lost over {REPAINTS} repaints of {BOXES} boxes: this PySide6 "
+    start = sys.getrefcount(None)
+    lost = _repaint(viewport, 20, start)  # warm up: the first paints fill Qt's and Python's caches
+    if lost <= SLACK:
+        gc.collect()
+        CountedBox.paints = 0
+        before = sys.getrefcount(None)
+        lost = _repaint(viewport, REPAINTS, before)
+        if lost <= SLACK:
+            assert CountedBox.paints >= BOXES * REPAINTS  # every repaint really painted every box
+            gc.collect()
+            lost = before - sys.getrefcount(None)
+    _give_back(lost)
+    assert lost <= SLACK, (
+        f"{lost} references to None lost in at most {REPAINTS} repaints of {BOXES} boxes: this PySide6 "
         "build leaks them and will abort with 'none_dealloc'; pin PySide6-Essentials==6.11.3")
     assert all(item.scene() is canvas.scene() for item in items)
+
+
+def _repaint(viewport, times: int, before: int) -> int:  # noqa: ANN001 - QWidget
+    """Repaint ``times`` times; references to None lost since ``before``, counted after each repaint.
+
+    Stops as soon as more than SLACK are lost: a leaking build loses ~355 per repaint here and would
+    bring None's count (a few thousand) to zero, aborting pytest instead of failing this test.
+    """
+    lost = 0
+    for _ in range(times):
+        viewport.repaint()
+        lost = before - sys.getrefcount(None)
+        if lost > SLACK:
+            break
+    return lost
+
+
+def _give_back(lost: int) -> None:
+    """Return references a leaking build took from None, so the process lives to report the failure."""
+    for _ in range(max(0, lost)):
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))

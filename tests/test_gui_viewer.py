@@ -166,6 +166,32 @@ def test_rotated_video_is_shown_upright(window, qtbot, clips):
     assert h > w  # the landscape barcode clip stands upright as portrait
 
 
+def test_rotated_video_plays_upright_through_libvlc(window, qtbot, clips):
+    """libVLC applies the display rotation itself: a picture it plays is the exact frame, upright.
+
+    Before, its rotated picture was squeezed into a buffer of the stored (landscape) size and rotated a
+    second time, so a rotation-90 clip played upside down and stretched.
+    """
+    from fieldstudio.gui.imaging import rgb_from_qimage
+    from fieldstudio.gui.viewer.vlc_playback import vlc_unavailable_reason
+
+    if vlc_unavailable_reason():
+        pytest.skip(vlc_unavailable_reason())
+    open_media(window, qtbot, "rot90.mp4")
+    played = []
+    window.video.frame_shown.connect(lambda i, s, exact: exact or played.append(window.canvas.image().copy()))
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: len(played) >= 8, timeout=5000)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    wait_idle(window, qtbot)
+    rgb = rgb_from_qimage(played[-1])
+    upright = ffmpeg_frame(clips["rot90"], 0)
+    assert rgb.shape == upright.shape  # portrait, as ffmpeg shows it
+    n = read_barcode(rgb, window.media.rotation)
+    assert 0 <= n < 90, f"the played picture is not a frame of the clip (barcode {n})"
+    assert np.abs(rgb.astype(int) - ffmpeg_frame(clips["rot90"], n)).mean() < 3.0
+
+
 def test_photo_zoom_and_pointer_in_image_pixels(window, qtbot):
     open_media(window, qtbot, "ppe_worker_hardhat_vest_warehouse_zone_frame045.png")
     canvas = window.canvas

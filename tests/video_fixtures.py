@@ -99,6 +99,24 @@ def make_all(folder: Path) -> dict[str, Path]:
     return clips
 
 
+DUPLICATE_PTS = ((122, 123), (149, 150))  # frame pairs sharing one PTS in make_duplicate_pts (150 is a keyframe)
+
+
+def make_duplicate_pts(folder: Path) -> Path:
+    """A 200-frame clip (no B-frames, a keyframe every 30) whose pairs ``DUPLICATE_PTS`` share one PTS.
+
+    ffmpeg's ``setts`` bitstream filter moves frames 122 and 149 onto the PTS of the frame after them
+    (their DTS stays, so the file is valid), as variable-frame-rate and edited streams have it.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    src = encode(folder / "dup_src.mp4", 200, args=[*X264, "-bf", "0", "-g", "30"])
+    moved = "+".join(f"eq(N\\,{a})" for a, _ in DUPLICATE_PTS)
+    out = folder / "duplicate_pts.mp4"
+    subprocess.run([_ffmpeg(), "-v", "error", "-y", "-i", str(src), "-c", "copy", "-bsf:v",
+                    f"setts=pts=if({moved}\\,PTS+DURATION\\,PTS)", str(out)], check=True)
+    return out
+
+
 def ffmpeg_frame(path: Path, n: int) -> np.ndarray:
     """Frame ``n`` (presentation order) as the ffmpeg CLI decodes it: ``-vf select=eq(n\\,N)``, RGB."""
     cmd = [_ffmpeg(), "-v", "error", "-i", str(path), "-vf", f"select=eq(n\\,{n})", "-fps_mode", "passthrough",

@@ -3,9 +3,10 @@
 The frame table built by decoding the stream is the only truth about frames (DESIGN.md, pitfalls.md
 §1-§2): a frame is identified by its index in presentation order (the order ffmpeg's
 ``select=eq(n,N)`` counts) and its PTS in the stream's time base; seconds are ``pts * time_base``,
-never ``index / fps``. ``FrameReader.get(n)`` seeks to the keyframe at or before frame n, decodes
-forward until the decoded PTS equals the table's PTS for n, and keeps the frames it decoded on the
-way in a byte-bounded cache, so stepping back is as cheap as stepping forward.
+never ``index / fps``. Several frames may share one PTS, so a decoded frame is named by its position
+in the decoder's output, with its PTS as the check. ``FrameReader.get(n)`` seeks to the keyframe at or
+before frame n, decodes forward counting frames until it reaches frame n, and keeps the frames it
+decoded on the way in a byte-bounded cache, so stepping back is as cheap as stepping forward.
 """
 
 from __future__ import annotations
@@ -68,6 +69,12 @@ def _open(path: Path) -> av.container.InputContainer:
 def _reason(exc: BaseException) -> str:
     text = getattr(exc, "strerror", None) or str(exc)
     return text.split(": '")[0].strip()
+
+
+def frame_pts(frame: av.VideoFrame) -> int | None:
+    """A decoded frame's presentation timestamp in its stream's time base: the PTS, else the DTS, else None."""
+    value = frame.pts if frame.pts is not None else frame.dts
+    return int(value) if value is not None else None
 
 
 def _rotation_of(frame: av.VideoFrame) -> int:
@@ -199,10 +206,10 @@ def build_frame_table(
         keys: list[bool] = []
         try:
             for frame in container.decode(stream):
-                value = frame.pts if frame.pts is not None else frame.dts
+                value = frame_pts(frame)
                 if value is None:
                     continue
-                pts.append(int(value))
+                pts.append(value)
                 keys.append(bool(frame.key_frame))
                 if len(pts) % 64 == 0:
                     progress(len(pts), max(estimate, len(pts)))
@@ -238,7 +245,6 @@ class FrameReader:
         self.path = Path(path)
         self.table = table
         self.rotation = rotation % 360
-        self._pts_to_index = {int(p): i for i, p in enumerate(table.pts)}
         self._cache: OrderedDict[int, av.VideoFrame] = OrderedDict()
         self._rgb: OrderedDict[int, np.ndarray] = OrderedDict()
         self._cache_bytes = cache_bytes
@@ -280,6 +286,28 @@ class FrameReader:
         while len(self._cache) > limit:
             self._cache.popitem(last=False)
 
+    def _index_of(self, frame: av.VideoFrame, after: int | None, hint: int | None = None) -> int | None:
+        """Table index of a decoded ``frame``: its position in the decoder's output, checked by its PTS.
+
+        ``after`` is the index of the frame this decoder gave just before (None right after a seek, when
+        ``hint`` is the keyframe sought). Several frames may share one PTS (variable frame rate clips,
+        edited timestamps), so the PTS alone does not name a frame: among the table's frames with this
+        PTS the answer is the one right after ``after`` (else the sought keyframe, else the first).
+        None when no frame of the table has this PTS.
+        """
+        pts = frame_pts(frame)
+        if pts is None:
+            return None
+        first = int(np.searchsorted(self.table.pts, pts, side="left"))
+        end = int(np.searchsorted(self.table.pts, pts, side="right"))
+        if first == end:
+            return None
+        if after is not None and first <= after + 1 < end:
+            return after + 1
+        if hint is not None and first <= hint < end:
+            return hint
+        return first
+
     def _decode_next(self) -> av.VideoFrame | None:
         try:
             return next(self._decoder)
@@ -297,18 +325,20 @@ class FrameReader:
             seek_pts = int(self.table.pts[key])
             self._container.seek(seek_pts, stream=self._stream, backward=True, any_frame=False)
             self._decoder = self._container.decode(self._stream)
+            self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
             if frame is None:
                 break
-            first_pts = frame.pts if frame.pts is not None else frame.dts
+            first_pts = frame_pts(frame)
             if first_pts is not None and first_pts > target and key > 0:
                 # The demuxer landed after the wanted frame (edit lists, B-frames): go one keyframe back.
                 key = self.table.keyframe_at_or_before(max(0, key - 1))
                 continue
+            last = None  # index of the last frame this decoder gave since the seek
             while frame is not None:
-                pts = frame.pts if frame.pts is not None else frame.dts
-                i = self._pts_to_index.get(int(pts)) if pts is not None else None
+                i = self._index_of(frame, last, hint=key if last is None else None)
                 if i is not None:
+                    last = i
                     self._remember(i, frame)
                     self._next_index = i + 1
                     if i == index:
@@ -334,8 +364,7 @@ class FrameReader:
                 frame = self._decode_next()
                 if frame is None:
                     break
-                pts = frame.pts if frame.pts is not None else frame.dts
-                i = self._pts_to_index.get(int(pts)) if pts is not None else None
+                i = self._index_of(frame, self._next_index - 1)
                 if i is None:
                     continue
                 self._remember(i, frame)

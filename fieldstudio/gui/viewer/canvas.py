@@ -11,6 +11,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView
 
+from fieldstudio.gui.viewer.overlay import ScreenSizedItem
+
 MIN_ZOOM = 0.02
 MAX_ZOOM = 32.0
 ZOOM_STEP = 1.25
@@ -88,7 +90,7 @@ class Canvas(QGraphicsView):
         scale = zoom / self.devicePixelRatioF()
         self._fit = False
         self.setTransform(QTransform.fromScale(scale, scale))
-        self.zoom_changed.emit(self.zoom())
+        self._zoomed()
 
     def zoom_in(self) -> None:
         self.set_zoom(self.zoom() * ZOOM_STEP)
@@ -104,6 +106,15 @@ class Canvas(QGraphicsView):
         self._fit = True
         if self._full[0] and self._full[1]:
             self.fitInView(QRectF(0, 0, *self._full), Qt.AspectRatioMode.KeepAspectRatio)
+        self._zoomed()
+
+    def _zoomed(self) -> None:
+        """After every change of the view's transform: items sized in screen pixels update their geometry
+        (through prepareGeometryChange, so the scene's index stays true), then listeners hear the zoom."""
+        scale = self.transform().m11()
+        for item in self.scene().items():
+            if isinstance(item, ScreenSizedItem):
+                item.set_view_scale(scale)
         self.zoom_changed.emit(self.zoom())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QStyleOpti
 HANDLE_PX = 7.0  # handle size on screen, in device-independent pixels
 GRAB_PX = 6.0  # how close (on screen) the pointer must be to a handle or an end to grab it
 MIN_BOX_PX = 2.0  # smallest box side in image pixels
+DOT_PX = 4.0  # radius of a ruler end or a picked point on screen
 Z_GRID, Z_BOX, Z_RULER, Z_TEXT = 5.0, 20.0, 30.0, 40.0
 
 
@@ -27,6 +28,40 @@ def _screen_scale(item: QGraphicsItem) -> float:
     return views[0].transform().m11() if views else 1.0
 
 
+class ScreenSizedItem(QGraphicsItem):
+    """An item with decorations of a constant size on screen (handles, grab margins, end dots).
+
+    Its ``boundingRect()``/``shape()`` grow and shrink with the view's zoom, so they read the zoom from
+    ``view_scale()``, a value that changes only through ``set_view_scale``, which calls
+    ``prepareGeometryChange()`` first. The scene's BSP index then always removes the item under the
+    rectangle it was indexed with; reading the view's transform live gave a rectangle the index did not
+    know, left a stale entry behind, and crashed when the deleted item was found there later. The canvas
+    calls ``set_view_scale`` on its items after every zoom change; an item takes the view's scale when
+    it joins a scene. The scale is device-independent pixels per scene pixel (the view transform's m11),
+    so the screen's device pixel ratio does not enter the geometry.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._view_scale = 1.0
+
+    def view_scale(self) -> float:
+        """Device-independent screen pixels per scene pixel that the geometry is computed for."""
+        return self._view_scale
+
+    def set_view_scale(self, scale: float) -> None:
+        scale = max(scale, 1e-6)
+        if scale != self._view_scale:
+            self.prepareGeometryChange()
+            self._view_scale = scale
+            self.update()
+
+    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
+        if change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged and value is not None:
+            self.set_view_scale(_screen_scale(self))
+        return super().itemChange(change, value)
+
+
 def _label(parent: QGraphicsItem, color: QColor) -> QGraphicsSimpleTextItem:
     text = QGraphicsSimpleTextItem(parent)
     text.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
@@ -35,7 +70,7 @@ def _label(parent: QGraphicsItem, color: QColor) -> QGraphicsSimpleTextItem:
     return text
 
 
-class BoxItem(QGraphicsItem):
+class BoxItem(ScreenSizedItem):
     """A box ``(x1, y1, x2, y2)`` in image pixels. Stored boxes can be moved and resized by 8 handles;
     interpolated boxes of a track (``keyframe`` False) are dashed and only selectable.
 
@@ -65,7 +100,7 @@ class BoxItem(QGraphicsItem):
         return (r.x(), r.y(), r.width(), r.height())
 
     def _margin(self) -> float:
-        return (HANDLE_PX + 2) / max(_screen_scale(self), 1e-6)
+        return (HANDLE_PX + 2) / self.view_scale()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         m = self._margin()
@@ -86,7 +121,7 @@ class BoxItem(QGraphicsItem):
         """The handle ("tl", "t", ..., "l") under scene point ``p``, or None."""
         if not self.isSelected() or self.annotation_id is None:
             return None
-        grab = GRAB_PX / max(_screen_scale(self), 1e-6)
+        grab = GRAB_PX / self.view_scale()
         for name, h in self._handles().items():
             if abs(h.x() - p.x()) <= grab and abs(h.y() - p.y()) <= grab:
                 return name
@@ -103,7 +138,7 @@ class BoxItem(QGraphicsItem):
         painter.setBrush(QBrush(fill))
         painter.drawRect(self.rect)
         if self.isSelected() and self.annotation_id is not None:
-            size = HANDLE_PX / max(_screen_scale(self), 1e-6)
+            size = HANDLE_PX / self.view_scale()
             painter.setBrush(QBrush(QColor("white")))
             hpen = QPen(self.color, 1)
             hpen.setCosmetic(True)
@@ -168,7 +203,7 @@ class BoxItem(QGraphicsItem):
             self.unsetCursor()
 
 
-class RulerItem(QGraphicsItem):
+class RulerItem(ScreenSizedItem):
     """A ruler from ``p`` to ``q`` (image pixels) with its length written beside it.
 
     ``measure(p, q) -> str`` gives the text (metres when calibrated, else pixels) and is called live
@@ -206,7 +241,7 @@ class RulerItem(QGraphicsItem):
         self.text.setPos(mid)
 
     def _margin(self) -> float:
-        return (GRAB_PX + 4) / max(_screen_scale(self), 1e-6)
+        return (GRAB_PX + 4) / self.view_scale()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         m = self._margin()
@@ -225,13 +260,13 @@ class RulerItem(QGraphicsItem):
         pen.setCosmetic(True)
         painter.setPen(pen)
         painter.drawLine(QLineF(self.p, self.q))
-        r = 4 / max(_screen_scale(self), 1e-6)
+        r = DOT_PX / self.view_scale()
         painter.setBrush(QBrush(self.color))
         for end in (self.p, self.q):
             painter.drawEllipse(end, r, r)
 
     def end_at(self, pos: QPointF) -> str | None:
-        grab = GRAB_PX / max(_screen_scale(self), 1e-6)
+        grab = GRAB_PX / self.view_scale()
         for name, end in (("p", self.p), ("q", self.q)):
             if QLineF(end, pos).length() <= grab:
                 return name
@@ -291,7 +326,7 @@ class GridItem(QGraphicsItem):
             painter.drawLine(line)
 
 
-class PickedPoints(QGraphicsItem):
+class PickedPoints(ScreenSizedItem):
     """Points being picked for a calibration, numbered, joined in order (closed for four floor corners)."""
 
     def __init__(self, color: str = "#ffd60a"):
@@ -315,7 +350,8 @@ class PickedPoints(QGraphicsItem):
             return QRectF()
         xs = [p.x() for p in self.points]
         ys = [p.y() for p in self.points]
-        return QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))).adjusted(-50, -50, 50, 50)
+        m = (DOT_PX + 2) / self.view_scale()
+        return QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))).adjusted(-m, -m, m, m)
 
     def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
         pen = QPen(self.color, 2)
@@ -325,7 +361,7 @@ class PickedPoints(QGraphicsItem):
             painter.drawLine(QLineF(a, b))
         if len(self.points) == 4:
             painter.drawLine(QLineF(self.points[-1], self.points[0]))
-        r = 4 / max(_screen_scale(self), 1e-6)
+        r = DOT_PX / self.view_scale()
         painter.setBrush(QBrush(self.color))
         for p in self.points:
             painter.drawEllipse(p, r, r)

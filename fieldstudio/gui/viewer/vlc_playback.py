@@ -6,6 +6,11 @@ the annotations, so overlays stay on top while playing (DESIGN.md, "Playback"). 
 shows the exact decoded frame instead; this module never decides which frame an annotation belongs to.
 
 python-vlc callbacks run on libVLC's threads: they only copy the buffer and emit a Qt signal.
+
+Rotation: libVLC 3 applies a stream's display rotation itself before a picture reaches the video
+callbacks (measured with libVLC 3.0.24: the upright picture equals ffmpeg's decode), so the buffer has
+the upright size and nothing here rotates again. A buffer of the stored size squeezed the rotated
+picture into it and a second rotation turned it upside down (issue 23).
 """
 
 from __future__ import annotations
@@ -59,7 +64,8 @@ class VlcPlayback(QObject):
     """Plays one video file through libVLC into images.
 
     ``width``, ``height`` are the stream's coded display size in pixels (before rotation);
-    ``rotation`` is counter-clockwise degrees applied to every frame, as in ``Media.rotation``.
+    ``rotation`` is the stream's counter-clockwise display rotation, as in ``Media.rotation``. libVLC
+    applies it, so frames arrive upright: ``frame_size`` (W, H) is the upright size.
     Signals: ``frame(image)`` for each displayed picture (read ``time_s()`` on the receiving thread),
     ``ended()``, ``error(message)``.
     """
@@ -73,7 +79,9 @@ class VlcPlayback(QObject):
         reason = vlc_unavailable_reason()
         if reason:
             raise RuntimeError(reason)
-        self.path, self.width, self.height, self.rotation = path, width, height, rotation % 360
+        self.path = path
+        self.frame_size = (height, width) if rotation % 180 else (width, height)
+        width, height = self.frame_size
         self._buf = (ctypes.c_ubyte * (width * height * 4))()
         self._buf_ptr = ctypes.cast(self._buf, ctypes.c_void_p)
         self._lock = threading.Lock()
@@ -99,16 +107,9 @@ class VlcPlayback(QObject):
         self._lock.release()
 
     def _on_display(self, _opaque, _picture):  # noqa: ANN001, ANN202 - ctypes callback
-        import numpy as np  # loaded long before (the decoders use it); not at the window's start-up
-
-        with self._lock:
-            arr = np.frombuffer(self._buf, dtype=np.uint8).reshape(self.height, self.width, 4)
-            if self.rotation:
-                arr = np.ascontiguousarray(np.rot90(arr, k=self.rotation // 90))
-            else:
-                arr = arr.copy()
-        h, w = arr.shape[:2]
-        image = QImage(arr.data, w, h, 4 * w, QImage.Format.Format_RGB32).copy()
+        w, h = self.frame_size
+        with self._lock:  # libVLC rotated the picture already; one copy out of its buffer
+            image = QImage(memoryview(self._buf), w, h, 4 * w, QImage.Format.Format_RGB32).copy()
         # never call into libVLC from its own callback thread: stop() on the GUI thread waits for this
         # thread, and get_time() here would wait for stop(); the receiver asks for the time instead
         self.frame.emit(image)

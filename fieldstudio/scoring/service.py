@@ -442,12 +442,28 @@ def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:
             if scorer == "fwa-paper" and task.tolerances else None)
 
 
-def _row_of(result: ScoreResult) -> tuple:
-    """(scorer_version, value, correct, explanation, judge, scored, reason head, failed) of a result."""
+class ResultRow(NamedTuple):
+    """One deterministic result as the scoring writes and counts it: the score row's columns
+    (``scorer_version`` to ``judge``, in ``ScoreWriter.write``'s order), whether it holds a value, the head
+    of its unscored reason (None when scored) and whether the model call had failed."""
+
+    scorer_version: str
+    value: float | None
+    correct: bool | None
+    explanation: str
+    judge: dict | None
+    scored: bool
+    reason: str | None
+    failed: bool
+
+
+def _row_of(result: ScoreResult) -> ResultRow:
+    """The ResultRow of a scorer's result."""
     explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
-    return (result.version, result.value, None if result.correct is None else bool(result.correct), explanation,
-            None, result.value is not None, None if result.value is not None else _reason_head(result.explanation),
-            result.value is None and bool(result.details.get("failed")))
+    return ResultRow(result.version, result.value, None if result.correct is None else bool(result.correct),
+                     explanation, None, result.value is not None,
+                     None if result.value is not None else _reason_head(result.explanation),
+                     result.value is None and bool(result.details.get("failed")))
 
 
 class _Memo:
@@ -458,12 +474,13 @@ class _Memo:
     entries per level."""
 
     def __init__(self) -> None:
-        self.by_task: dict[tuple, tuple] = {}
-        self.by_reference: dict[tuple, tuple] = {}
+        self.by_task: dict[tuple, ResultRow] = {}
+        self.by_reference: dict[tuple, ResultRow] = {}
         self.prefixes: dict[str, tuple | None] = {}     # task id -> its memo prefix (None: no memo)
 
-    def row(self, scorer: str, answer: tuple, tasks: Mapping[str, TaskInputs], params: Mapping[str, Any]) -> tuple:
-        """The ``_row_of`` tuple of one raw answer tuple (id, run_id, task_id, raw_text, parsed, error)."""
+    def row(self, scorer: str, answer: tuple, tasks: Mapping[str, TaskInputs],
+            params: Mapping[str, Any]) -> ResultRow:
+        """The ResultRow of one raw answer tuple (id, run_id, task_id, raw_text, parsed, error)."""
         aid, run_id, task_id, raw_text, parsed, error = answer
         row = self.by_task.get((task_id, raw_text, error))
         if row is not None:
@@ -511,25 +528,25 @@ def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskIn
             kept += 1
             continue
         row = memo.row(scorer, answer, tasks, params)
-        if not row[5] and old is not None and old.value is not None and old.judge:
+        if not row.scored and old is not None and old.value is not None and old.judge:
             inputs = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
             if old.judge.get("inputs_sha256") == _inputs_sha(scorer, tasks[task_id], inputs, params):
                 report.kept_judged += 1          # keep a judged value over "needs a judge"
                 scored += 1
                 counts[0] += 1
                 continue
-        if row[5]:
+        if row.scored:
             scored += 1
             counts[0] += 1
         else:
             unscored += 1
             counts[1] += 1
-            reasons[row[6]] += 1
-            failed += row[7]
+            reasons[row.reason] += 1
+            failed += row.failed
         if old is None:
-            inserts.append((aid, row[0], row[1], row[2], row[3], None))
-        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge) != row[:5]:
-            updates.append((old.id, row[0], row[1], row[2], row[3], None))
+            inserts.append((aid, row.scorer_version, row.value, row.correct, row.explanation, None))
+        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge) != row[:5]:  # the columns
+            updates.append((old.id, row.scorer_version, row.value, row.correct, row.explanation, None))
     report.scored += scored
     report.unscored += unscored
     report.failed_answers += failed
@@ -547,7 +564,7 @@ def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInpu
         for i, row in enumerate(rows):
             if row is None:
                 rows[i] = memo.row(scorer, chunk[i], tasks, params)
-    versions, values, correct, explanations, _, flags, reasons, failed = zip(*rows)
+    versions, values, correct, explanations, _, flags, reasons, failed = zip(*rows)   # ResultRow's fields
     n_scored = flags.count(True)
     scored_by_run = Counter(itertools.compress(run_ids, flags)) if n_scored else {}
     for run_id, n in Counter(run_ids).items():

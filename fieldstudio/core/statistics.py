@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "pass_fail_agreement", "mean", "accuracy", "Interval", "bootstrap_ci",
-           "TaskBootstrap", "PairedDifference", "paired_difference", "CostPerCorrect", "cost_per_correct"]
+__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "pass_fail_agreement", "mean", "accuracy", "Interval",
+           "bootstrap_ci", "TaskBootstrap", "PairedDifference", "paired_difference", "CostPerCorrect",
+           "cost_per_correct"]
 
 CORRECT_THRESHOLD = 0.5
 _CHUNK_CELLS = 4_000_000        # resample indices drawn per chunk (32 MB of int64)

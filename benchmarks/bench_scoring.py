@@ -252,7 +252,7 @@ def _in_process(*args: str) -> float:
     import contextlib
     import io
 
-    from fieldstudio.cli.app import app as cli
+    from fieldstudio.cli import app as cli
 
     buf = io.StringIO()
     t = time.perf_counter()

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from fieldstudio.core import agreement as ag
+from fieldstudio.core.statistics import cohen_kappa
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers, 12 units,
 # values 1..5, "*" = missing. Published: nominal alpha = 0.743, interval alpha = 0.849.
@@ -61,10 +62,14 @@ def test_cohen_kappa_textbook_example():
     # p_o = 35/50 = 0.7; p_yes = 25/50 * 30/50 = 0.3, p_no = 25/50 * 20/50 = 0.2, p_e = 0.5; kappa = 0.4.
     a = ["accept"] * 20 + ["accept"] * 5 + ["reject"] * 10 + ["reject"] * 15
     b = ["accept"] * 20 + ["reject"] * 5 + ["accept"] * 10 + ["reject"] * 15
-    assert ag.cohen_kappa(a, b) == pytest.approx(0.4)
-    assert ag.cohen_kappa(["accept", "accept"], ["accept", "accept"]) is None   # p_e = 1
+    assert cohen_kappa(a, b) == pytest.approx(0.4)
+    assert cohen_kappa(["accept", "accept"], ["accept", "accept"]) is None   # p_e = 1
     with pytest.raises(ValueError):
-        ag.cohen_kappa(["accept"], [])
+        cohen_kappa(["accept"], [])
+    # pairwise_agreement leaves out the items either rater was unsure of, then takes the same kappa
+    table = {str(i): {"A": x, "B": y} for i, (x, y) in enumerate(zip(a + ["unsure"], b + ["accept"]))}
+    (pair,) = ag.pairwise_agreement(table)
+    assert (pair.n, pair.agree, pair.kappa) == (50, 35, pytest.approx(0.4))
 
 
 def test_majority_with_ties_and_unsure():

@@ -14,3 +14,19 @@ def test_written_files_get_the_usual_permissions(tmp_path):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644  # 0666 & ~0022, as open() would give
     finally:
         os.umask(old)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path):
+    import pytest
+
+    from fieldstudio.core.atomic import atomic_path, atomic_write_text
+
+    path = tmp_path / "project.fieldstudio"
+    atomic_write_text(path, "old")
+    with pytest.raises(RuntimeError), atomic_path(path) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("the writer failed")
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    with atomic_path(path) as tmp:
+        tmp.write_text("new")
+    assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == [path.name]

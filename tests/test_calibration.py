@@ -17,7 +17,6 @@ from fieldstudio.core.calibration import (
     floor_distance_m,
     floor_grid_lines,
     floor_homography,
-    floor_to_image,
     image_to_floor,
     measure,
     metres_per_pixel,
@@ -203,15 +202,6 @@ def test_calibration_kind_and_fields_are_checked():
     assert cal.grid_lines() == []
     with pytest.raises(CalibrationError):
         cal.homography
-
-
-def test_floor_to_image_inverts_image_to_floor(camera):
-    corners = rectangle_on_floor((-1.0, 3.0), 20.0, 2.0, 3.0)
-    h = floor_homography([camera.project(c) for c in corners], 2.0, 3.0)
-    for xy in [(0.0, 0.0), (1.0, 1.5), (-3.0, 9.0)]:
-        assert image_to_floor(h, floor_to_image(h, xy)) == pytest.approx(xy, abs=1e-7)
-    with pytest.raises(CalibrationError):
-        floor_to_image(h, (0.0, -50.0))                                 # behind the camera
 
 
 # --------------------------------------------------------------------------- grid over a warped checkerboard

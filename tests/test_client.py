@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from fieldstudio.inference.client import (ChatResult, ModelCallError, chat, chat_stream, cost, make_client,
-                                          total_cost)
+from fieldstudio.inference.client import ChatResult, ModelCallError, chat, chat_stream, cost, make_client
 from fieldstudio.inference.profiles import ModelProfile
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401  (fixture)
 
@@ -302,5 +301,3 @@ def test_unknown_tokens_or_prices_give_unknown_cost():
                           price_output_per_mtok=2.0)
     assert cost(priced, result_with(None, None)) is None
     assert cost(ModelProfile(name="p", base_url="http://h/v1", model="m"), result_with(10, 10)) is None
-    total, complete = total_cost(priced, [result_with(1_000_000, 0), result_with(None, None)])
-    assert total == pytest.approx(1.0) and complete is False

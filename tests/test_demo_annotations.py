@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -12,6 +13,7 @@ from fieldstudio.media import library
 from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.store.project import Project
+from tests.demo_data import ANNOTATIONS, CAMERA_GROUP
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,11 @@ def test_demo_annotations_cover_photos_clip_ruler_segments_and_events(demo_proje
     project, report = demo_project
     assert report.missing_media == []
     counts = ann.count_annotations(project)
+    # what the data file holds: 3 + 5 + 3 boxes on the photos, 7 + 6 keyframes of the clip's two tracks
+    # and its vest box; the floor ruler on the clip and on its frame-45 photo; 2 segments, 1 event, 5 tags
+    assert counts == dict(Counter(a["kind"] for a in ANNOTATIONS["annotations"]))
     assert counts == {"box": 3 + 5 + 3 + 7 + 6 + 1, "ruler": 2, "segment": 2, "event": 1, "tag": 5}
+    assert {k: len(v) for k, v in report.ids.items()} == counts
     for r in ann.list_annotations(project, kinds=["box"]):
         m = library.find_media(project, r.media_id)
         x1, y1, x2, y2 = r.geometry
@@ -48,7 +54,7 @@ def test_demo_floor_ruler_is_calibrated_through_the_camera_group(demo_project):
     assert pixels == pytest.approx(153.22, abs=0.01)
     assert 4.0 < metres < 7.0 and "camera group 'worker-zone camera'" in how
     still = library.find_media(project, demo.WORKER_PHOTO)
-    assert cal.calibration_for(project, still.id, "floor").camera_group == demo.CAMERA_GROUP
+    assert cal.calibration_for(project, still.id, "floor").camera_group == CAMERA_GROUP
 
 
 def test_demo_track_interpolates_and_exports(demo_project, tmp_path):
@@ -56,8 +62,10 @@ def test_demo_track_interpolates_and_exports(demo_project, tmp_path):
     clip = library.find_media(project, demo.WORKER_CLIP)
     boxes = ann.track_boxes(project, clip.id, 1)
     assert sorted(boxes) == list(range(0, 71))
-    # frame 5 halfway between the keyframes on 0 and 10
-    assert boxes[5].box == pytest.approx(((244 + 150) / 2, (138 + 104) / 2, (342 + 256) / 2, 270))
+    # frame 5 halfway between the keyframes on 0 and 10 of the data file's track 1
+    keys = {a["frame"]: a["box"] for a in ANNOTATIONS["annotations"]
+            if a["media"] == demo.WORKER_CLIP and a["kind"] == "box" and a.get("track") == 1}
+    assert boxes[5].box == pytest.approx(tuple((a + b) / 2 for a, b in zip(keys[0], keys[10])))
     # the viewer's per-frame read (keyframes around the frame only) agrees with the whole-track read
     for f in range(71):
         (shown,) = [b for b in ann.boxes_on_frame(project, clip.id, f) if b.track_id == 1]

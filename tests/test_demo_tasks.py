@@ -11,7 +11,7 @@ from sqlalchemy import select
 from fieldstudio.core import matchers
 from fieldstudio.core.paths import sample_data_dir
 from fieldstudio.demo import tasks as demo_tasks
-from fieldstudio.demo.annotations import CAMERA_GROUP, FLOOR_QUAD
+from tests.demo_data import CAMERA_GROUP, FLOOR_QUAD, MANUAL, TASK_IDS
 from fieldstudio.tasks.formats.records import ANSWER_TYPES as IMPORT_TYPES
 from fieldstudio.tasks.importing import import_tasks
 from fieldstudio.demo.project import build_demo
@@ -100,7 +100,7 @@ def test_every_ground_truth_parses_as_its_type(demo):
 def test_document_tasks_quote_the_manual_on_the_page_they_name(demo):
     from fieldstudio.media.documents import probe_document
 
-    pdf = sample_data_dir() / "media" / "docs" / demo_tasks.MANUAL
+    pdf = sample_data_dir() / "media" / "docs" / MANUAL
     pages = ["".join(p.text.split()) for p in probe_document(pdf).pages]  # line breaks fall inside words
     project, _ = demo
     doc_tasks = [t for t in _by_external_id(project).values() if "evidence" in (t.ground_truth_extra or {})]
@@ -192,7 +192,7 @@ def test_sample_file_is_current_small_and_reimports_to_the_same_tasks(demo, tmp_
     n = demo_tasks.write_sample_task_file(project, out)
     assert n == len(ts.list_tasks(project))
     assert SAMPLE_FILE.is_file() and SAMPLE_FILE.stat().st_size < 100_000
-    assert out.read_bytes() == SAMPLE_FILE.read_bytes(), "regenerate sample_data/tasks (see its README)"
+    assert out.read_bytes() == SAMPLE_FILE.read_bytes(), "the demo built from the task file must export it unchanged"
 
     fresh = Project.create(tmp_path / "fresh.fieldstudio", name="re-import")
     try:
@@ -231,7 +231,7 @@ def test_sample_file_is_current_small_and_reimports_to_the_same_tasks(demo, tmp_
 
 def test_the_set_uses_exactly_its_declared_ids_and_is_added_once(demo):
     project, _ = demo
-    assert sorted(_by_external_id(project)) == sorted(demo_tasks.TASK_IDS)
+    assert sorted(_by_external_id(project)) == sorted(TASK_IDS)
     boxes = len(ann.list_annotations(project, kinds=["box", "ruler"]))
     with pytest.raises(ts.TaskError, match="already"):
         demo_tasks.add_demo_tasks(project)

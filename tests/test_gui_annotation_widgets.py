@@ -27,7 +27,7 @@ from PySide6.QtGui import QColor
 from fieldstudio.core.calibration_preview import preview_calibration
 from fieldstudio.core.errors import CalibrationError
 from fieldstudio.annotations import rows as views
-from fieldstudio.demo import annotations as demo
+from tests import demo_data as demo
 from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.annotation_list import (ANNOTATION_ID_ROLE, ANY, FLAGS_COL, UNLABELLED, AnnotationListPanel, END_COL,
                                                     MEASURE_COL, TIME_COL)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from fieldstudio.demo.ratings import RATERS, SET_NAME
+from tests.demo_data import RATERS, SET_NAME
 from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.agreement import AgreementPanel
 from fieldstudio.gui.panels.rating import RaterPanel

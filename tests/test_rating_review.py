@@ -6,6 +6,7 @@ Expected values are counted by hand from the small tables written here, or read 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import pytest
 
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.ratings import review as rating_review
-from fieldstudio.demo.ratings import RATERS, SET_NAME, add_demo_ratings
+from fieldstudio.demo.ratings import add_demo_ratings
+from tests.demo_data import RATERS, RATING_ROWS, SET_NAME
 from fieldstudio.media import library
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings import records as ratings
@@ -130,3 +132,14 @@ def test_demo_ratings_on_the_demo_project(tmp_path):
             add_demo_ratings(p)
     rows = db_rows(path, "SELECT rater, count(*) FROM rating GROUP BY rater ORDER BY rater")
     assert rows == [("Ana Ruiz", 12), ("Ben Okafor", 12), ("Chen Wei", 11), ("scorer:acceptability-rules", 12)]
+    # the raters' verdicts, reasons, comments and times are the rows of sample_data/demo/ratings.csv
+    stored = {(f if n is None else f"{f}#{n}", rater): (verdict, json.loads(reasons),
+                                                         json.loads(fields).get(ratings.COMMENT_KEY) or "", seconds)
+              for f, n, rater, verdict, reasons, fields, seconds in db_rows(
+                  path, "SELECT m.file_name, i.frame_index, r.rater, r.verdict, r.reasons, r.fields, r.seconds_spent "
+                        "FROM rating r JOIN rating_item i ON i.id = r.item_id JOIN media m ON m.id = i.media_id "
+                        "WHERE r.rater IN ('Ana Ruiz', 'Ben Okafor', 'Chen Wei')")}
+    assert stored == {(row["item"], row["rater"]): (row["verdict"], [x.strip() for x in row["reasons"].split(";")
+                                                                     if x.strip()],
+                                                    row["comment"], float(row["seconds_spent"]))
+                      for _, row in RATING_ROWS}

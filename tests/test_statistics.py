@@ -104,12 +104,13 @@ def test_cohen_kappa_by_hand():
     p_o = 35/50 = 0.7; a says yes 25/50, b 30/50: p_e = 0.5 x 0.6 + 0.5 x 0.4 = 0.5; kappa = 0.2/0.5 = 0.4."""
     a = [True] * 20 + [True] * 5 + [False] * 10 + [False] * 15
     b = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
-    k = st.cohen_kappa(a, b)
+    k = st.pass_fail_agreement(a, b)
     assert k.table == ((20, 5), (10, 15))
     assert (k.n, k.percent, k.expected, k.kappa) == (50, pytest.approx(0.7), pytest.approx(0.5), pytest.approx(0.4))
-    same = st.cohen_kappa([True, True], [True, True])            # one label only: kappa undefined
+    same = st.pass_fail_agreement([True, True], [True, True])            # one label only: kappa undefined
     assert same.percent == 1.0 and same.kappa is None
-    assert st.cohen_kappa([], []).kappa is None
+    assert st.pass_fail_agreement([], []).kappa is None
+    assert st.cohen_kappa(a, b) == pytest.approx(0.4) and st.cohen_kappa([], []) is None
     with pytest.raises(ValueError):
         st.cohen_kappa([True], [])
 

@@ -347,28 +347,9 @@ def update(project: Project, annotation_id: str, **changes: Any) -> dict[str, An
         return previous
 
 
-def update_box(project: Project, annotation_id: str, rect_xywh_px: Sequence[float]) -> dict[str, Any]:
-    """Move or resize a box to ``(x, y, w, h)`` pixels; returns ``{"geometry": previous}``."""
-    try:
-        box = tracks.xywh_to_xyxy(rect_xywh_px)
-    except ValueError as exc:
-        raise AnnotationError(str(exc)) from None
-    return update(project, annotation_id, geometry=list(box))
-
-
 def update_geometry(project: Project, annotation_id: str, geometry: Any) -> dict[str, Any]:
     """Set a box's ``[x1, y1, x2, y2]`` or a ruler's ``[[x1, y1], [x2, y2]]``; returns the previous value."""
     return update(project, annotation_id, geometry=geometry)
-
-
-def set_label(project: Project, annotation_id: str, label_id: str | None) -> dict[str, Any]:
-    """Give an annotation another label (None removes it); returns ``{"label_id": previous}``."""
-    return update(project, annotation_id, label_id=label_id)
-
-
-def set_attributes(project: Project, annotation_id: str, attributes: dict[str, Any] | None) -> dict[str, Any]:
-    """Replace an annotation's free attributes; returns ``{"attributes": previous}``."""
-    return update(project, annotation_id, attributes=dict(attributes) if attributes else None)
 
 
 def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool) -> None:

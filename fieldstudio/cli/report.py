@@ -101,6 +101,7 @@ def score_cmd(
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
     from fieldstudio.compare import comparison
     from fieldstudio.scoring import service as scoring
+    from fieldstudio.scoring.inputs import check_params
 
     params = _parse_params(param)
     with open_project(project) as p:
@@ -108,7 +109,7 @@ def score_cmd(
             run_ids = scoring.resolve_runs(p, run)
             name = scorer or default_scorer_for(p, run_ids)
             _known_scorer(name)
-            scoring.check_params(name, params)
+            check_params(name, params)
             label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"
             out.print(f"scoring with {scoring.scorer_description(name)}")
             out.print(label)

@@ -402,7 +402,7 @@ class JudgeAgreement:
 
     ``n`` pairs, ``agree`` of them with the same verdict (``correct`` when both rows have one, else the
     same value), ``rate`` = agree / n (None when n is 0). ``pass_fail``: Cohen's kappa and percent
-    agreement (``statistics.cohen_kappa``, Cohen 1960) over the pairs where both rows have a pass/fail
+    agreement (``statistics.pass_fail_agreement``, Cohen 1960) over the pairs where both rows have a pass/fail
     verdict (``correct``), the judge as rater a and the person as rater b; None without such pairs.
     """
 
@@ -442,7 +442,7 @@ def judge_agreement(project: Project, scorer: str) -> JudgeAgreement:
             person_pass.append(bool(r.correct))
         else:
             agree += old.value == r.value
-    return JudgeAgreement(n, agree, statistics.cohen_kappa(judge_pass, person_pass) if judge_pass else None)
+    return JudgeAgreement(n, agree, statistics.pass_fail_agreement(judge_pass, person_pass) if judge_pass else None)
 
 
 # ---------------------------------------------------------------- the grid

@@ -33,9 +33,9 @@ import krippendorff
 import numpy as np
 
 from fieldstudio.core.verdicts import acceptability_metrics
-from fieldstudio.core.statistics import Interval
+from fieldstudio.core.statistics import Interval, cohen_kappa
 
-__all__ = ["VERDICTS", "normalise", "krippendorff_alpha", "alpha_with_ci", "pairwise_agreement", "cohen_kappa",
+__all__ = ["VERDICTS", "normalise", "krippendorff_alpha", "alpha_with_ci", "pairwise_agreement",
            "majority", "acceptance_rates", "rater_vs_majority", "source_vs_majority", "verdict_metrics_with_ci",
            "agreement_summary", "PairAgreement", "VersusMajority", "AgreementSummary", "DEFAULT_RESAMPLES"]
 
@@ -164,25 +164,6 @@ def alpha_with_ci(table: VerdictTable, *, level: str = "nominal", n_resamples: i
 
 
 # --------------------------------------------------------------------------- pairs of raters
-
-
-def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
-    """Cohen's kappa of two raters' verdicts on the same items, in the same order.
-
-    Items where either verdict is unsure or None are left out. kappa = (p_o - p_e) / (1 - p_e) with
-    p_o the observed agreement and p_e = sum over verdicts of p_a(v) * p_b(v). None when no item is
-    left or p_e = 1 (both raters always gave the same single verdict). Source: Cohen (1960).
-    """
-    if len(a) != len(b):
-        raise ValueError(f"{len(a)} verdicts for rater A but {len(b)} for rater B")
-    pairs = [(normalise(x), normalise(y)) for x, y in zip(a, b)]
-    pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
-    n = len(pairs)
-    if n == 0:
-        return None
-    p_o = sum(x == y for x, y in pairs) / n
-    p_e = sum((sum(x == v for x, _ in pairs) / n) * (sum(y == v for _, y in pairs) / n) for v in VERDICTS)
-    return None if p_e >= 1 else (p_o - p_e) / (1 - p_e)
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,23 @@ from typing import IO
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-    """Open a temporary file beside ``path`` for writing; on success it replaces ``path`` atomically."""
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A new empty temporary file beside ``path``, for writers that need a file name (SQLite's backup API).
+
+    When the block ends without an error the file is fsynced, given the permissions any new file would
+    have, and ``os.replace``s ``path``; otherwise it is removed and ``path`` is left as it was.
+    """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    binary = "b" in mode
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        yield tmp
+        fd = os.open(tmp, os.O_RDWR)      # fsync needs a writable handle on Windows
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         # mkstemp makes the file private (0600); an export gets the permissions any new file would
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
@@ -31,6 +38,15 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8") -
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open a temporary file beside ``path`` for writing; on success it replaces ``path`` atomically."""
+    binary = "b" in mode
+    with atomic_path(path) as tmp, open(tmp, mode, encoding=None if binary else encoding,
+                                        newline=None if binary else "") as fh:
+        yield fh
 
 
 def _umask() -> int:

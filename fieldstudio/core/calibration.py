@@ -231,22 +231,6 @@ def image_to_floor(h_img_to_floor: np.ndarray, p: Point) -> Point:
     return float(u / w), float(v / w)
 
 
-def floor_to_image(h_img_to_floor: np.ndarray, floor_point: Point) -> Point:
-    """Image pixels of a floor point (X, Y) in metres, through the inverse homography H^-1.
-
-    Raises:
-        CalibrationError: if the floor point is on or behind the camera's plane (its image w' <= 0).
-    """
-    h = np.asarray(h_img_to_floor, dtype=np.float64)
-    hinv = np.linalg.inv(h)
-    X, Y = _as_point(floor_point, "the floor point")
-    # For an oriented H (w > 0 on the floor side), H^-1 [X, Y, 1] = [x, y, 1] / w has w' = 1 / w > 0.
-    u, v, w = hinv @ np.array([X, Y, 1.0])
-    if w <= 0:
-        raise CalibrationError(f"the floor point ({X:.2f}, {Y:.2f}) m is not in front of the camera")
-    return float(u / w), float(v / w)
-
-
 def floor_distance_m(h_img_to_floor: np.ndarray, p: Point, q: Point) -> float:
     """Ground distance between two image points that lie on the floor plane.
 

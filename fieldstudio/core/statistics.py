@@ -14,14 +14,17 @@ per-replicate draw counts, so every column's replicate means are one matrix prod
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "mean", "accuracy", "Interval", "bootstrap_ci",
-           "TaskBootstrap", "PairedDifference", "paired_difference", "CostPerCorrect", "cost_per_correct"]
+__all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "pass_fail_agreement", "mean", "accuracy", "Interval",
+           "bootstrap_ci", "TaskBootstrap", "PairedDifference", "paired_difference", "CostPerCorrect",
+           "cost_per_correct"]
 
 CORRECT_THRESHOLD = 0.5
 _CHUNK_CELLS = 4_000_000        # resample indices drawn per chunk (32 MB of int64)
@@ -331,20 +334,44 @@ class Agreement:
     kappa: float | None
 
 
-def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> Agreement:
-    """Cohen's kappa and percent agreement of two equally long sequences of pass (True) / fail (False)
-    labels, pair by pair. Raises ValueError when the lengths differ."""
+def _observed_expected(a: Sequence[Hashable], b: Sequence[Hashable]) -> tuple[float, float] | None:
+    """Observed agreement p_o and chance agreement p_e = sum over labels of P_a(label) P_b(label) of two
+    raters' labels, pair by pair; None when there are no pairs. Raises ValueError when the lengths differ."""
     if len(a) != len(b):
         raise ValueError(f"{len(a)} labels against {len(b)}: cohen_kappa needs pairs")
+    n = len(a)
+    if n == 0:
+        return None
+    count_a, count_b = Counter(a), Counter(b)
+    p_o = sum(x == y for x, y in zip(a, b)) / n
+    p_e = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
+    return p_o, p_e
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Cohen's kappa of two raters' labels on the same items, pair by pair; labels of any kind (pass/fail
+    booleans, accept/reject verdicts). kappa = (p_o - p_e) / (1 - p_e), p_o the observed agreement, p_e the
+    chance agreement sum over labels of P_a(label) P_b(label) (Cohen 1960, "A coefficient of agreement for
+    nominal scales", Educ. Psychol. Meas. 20(1):37-46). None when there are no pairs or p_e is 1 (both
+    raters used one label only: kappa is undefined). Raises ValueError when the lengths differ."""
+    rates = _observed_expected(a, b)
+    return None if rates is None else _kappa(*rates)
+
+
+def _kappa(p_o: float, p_e: float) -> float | None:
+    return None if math.isclose(p_e, 1.0) else (p_o - p_e) / (1 - p_e)
+
+
+def pass_fail_agreement(a: Sequence[bool], b: Sequence[bool]) -> Agreement:
+    """Cohen's kappa (:func:`cohen_kappa`), percent agreement and the 2x2 table of two equally long
+    sequences of pass (True) / fail (False) labels, pair by pair. Raises ValueError when the lengths differ."""
     x = np.asarray(a, dtype=bool)
     y = np.asarray(b, dtype=bool)
-    n = int(x.size)
+    rates = _observed_expected(x.tolist(), y.tolist())
     tp, tn = int((x & y).sum()), int((~x & ~y).sum())
     pf, fp = int((x & ~y).sum()), int((~x & y).sum())
     table = ((tp, pf), (fp, tn))
-    if n == 0:
+    if rates is None:
         return Agreement(0, table, None, None, None)
-    p_o = (tp + tn) / n
-    p_e = (x.mean() * y.mean()) + ((1 - x.mean()) * (1 - y.mean()))
-    kappa = None if np.isclose(p_e, 1.0) else float((p_o - p_e) / (1 - p_e))
-    return Agreement(n, table, float(p_o), float(p_e), kappa)
+    p_o, p_e = rates
+    return Agreement(int(x.size), table, p_o, p_e, _kappa(p_o, p_e))

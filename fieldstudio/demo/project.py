@@ -1,4 +1,4 @@
-"""The demo project: real sample media, a safety manual, and (as later work adds them) tasks and ratings.
+"""The demo project: real sample media, a safety manual, and the annotations, tasks and ratings of sample_data/.
 
 ``build_demo`` is what ``fieldstudio demo`` and the welcome screen's "Open the demo project" call.
 """

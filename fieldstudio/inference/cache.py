@@ -99,13 +99,6 @@ def _first_message(raw: dict[str, Any] | None) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
-def lookup(project: Project, key: str) -> ChatResult | None:
-    """The cached reply for `key`, or None."""
-    with project.read() as s:
-        row = s.get(ResponseCache, key)
-        return result_from_json(row.response) if row is not None else None
-
-
 def lookup_with_cost(project: Project, key: str) -> tuple[ChatResult, float | None] | None:
     """The cached reply for `key` and what it cost when it was paid (None: unknown), or None."""
     with project.read() as s:

@@ -18,7 +18,7 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -275,19 +275,6 @@ def cost(profile: ModelProfile, result: ChatResult) -> float | None:
     else:
         output_usd = result.completion_tokens * profile.price_output_per_mtok
     return (input_usd + output_usd) / 1_000_000
-
-
-def total_cost(profile: ModelProfile, results: Iterable[ChatResult]) -> tuple[float, bool]:
-    """Sum of `cost` over replies, in USD, and whether it is complete (False: some costs were unknown
-    and the sum is a lower bound, to be shown as partial)."""
-    total, complete = 0.0, True
-    for result in results:
-        value = cost(profile, result)
-        if value is None:
-            complete = False
-        else:
-            total += value
-    return total, complete
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -15,12 +15,12 @@ import dataclasses
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
 
 KEYRING_SERVICE = "fieldstudio"
@@ -388,7 +388,7 @@ def load_profiles(path: Path | None = None) -> dict[str, ModelProfile]:
 
 
 def save_profiles(profiles: dict[str, ModelProfile] | list[ModelProfile], path: Path | None = None) -> Path:
-    """Write all profiles atomically (temporary file in the same folder, fsync, os.replace).
+    """Write all profiles atomically (``core.atomic``: temporary file in the same folder, fsync, os.replace).
 
     Returns the path written. Raises ProfileError if the folder or file cannot be written; the
     previous file is then left as it was.
@@ -400,16 +400,7 @@ def save_profiles(profiles: dict[str, ModelProfile] | list[ModelProfile], path: 
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".model_profiles.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp_name, path)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        atomic_write_text(path, text)
     except OSError as exc:
         raise ProfileError(f"{path}: cannot save the model profiles ({exc.strerror or exc}).") from None
     return path

@@ -131,14 +131,6 @@ def encode_jpeg(rgb: np.ndarray, quality: int = 85) -> bytes:
     return buf.tobytes()
 
 
-def encode_png(rgb: np.ndarray) -> bytes:
-    """Encode an RGB uint8 array as PNG bytes."""
-    ok, buf = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
-    if not ok:
-        raise ValueError("PNG encoding failed")
-    return buf.tobytes()
-
-
 def write_image(path: Path, rgb: np.ndarray) -> None:
     """Write an RGB array to ``path`` (format from the suffix) atomically, non-ASCII paths included."""
     path = Path(path)

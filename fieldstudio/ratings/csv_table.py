@@ -31,7 +31,7 @@ from fieldstudio.media import library
 from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 
-__all__ = ["REQUIRED", "RatingsCsvError", "CsvImportReport", "parse_item_ref", "import_ratings_csv",
+__all__ = ["REQUIRED", "RatingsCsvError", "CsvImportReport", "read_rows", "parse_item_ref", "import_ratings_csv",
            "write_agreement_csv", "write_ratings_csv"]
 
 REQUIRED = ("rating_set", "item", "rater", "verdict")
@@ -63,7 +63,11 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _read(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """(header, [(line number, {column: value})]) of a ratings CSV file, values stripped.
+
+    Raises RatingsCsvError when the file cannot be read or a required column is missing.
+    """
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh)
@@ -101,7 +105,7 @@ def import_ratings_csv(project: Project, path: Path, *,
     Raises RatingsCsvError when the file cannot be used at all; bad rows are reported, not raised.
     """
     path = Path(path)
-    header, rows = _read(path)
+    header, rows = read_rows(path)
     field_cols = [c for c in header if c and c not in REQUIRED and c not in _SPECIAL]
     report = CsvImportReport(rows=len(rows))
     # field types per set, from the values of that set's rows

@@ -24,263 +24,47 @@ Rules (DESIGN.md "Scoring", benchmarks.md §1.4-§4.2, §5 pitfalls 4, 6, 14, 18
   (``extra_answers`` for llm-match, ``reasoning_answer`` for eqa-reasoning, ``fields`` for documentation),
   ``Task.extra["reasoning_status"]``; per answer, ``Answer.parsed`` (``direct_answer``,
   ``reasoning_answer``, ``verdict``, ``fields``) else ``Answer.raw_text``.
+
+The parts live beside this module: ``scoring.inputs`` (the columns read, ``score_one``), ``scoring.deterministic``
+(the path without a judge), ``scoring.judged`` (the path with one), ``scoring.report`` (``ScoringReport``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import gc
-import hashlib
-import itertools
-import json
-import math
-import operator
-import re
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.core import matchers
-from fieldstudio.core.errors import FieldstudioError, NotFound
-from fieldstudio.scoring.scorers import REGISTRY, ScoreResult, acceptability, documentation, fwa_official
+from fieldstudio.core.errors import NotFound
+from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
+from fieldstudio.scoring.inputs import ScoringError, check_params, read_inputs
+from fieldstudio.scoring.judged import finish_judge, judge_chunk
+from fieldstudio.scoring.judging import JudgeCaller, load_judge
+from fieldstudio.scoring.report import ScoringReport
+from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.scorers import get as get_scorer
-from fieldstudio.scoring.scorers import unscored
-from fieldstudio.scoring.judging import JUDGE_MAX_TOKENS, JudgeCaller, load_judge
-from fieldstudio.scoring.store import (PlainInserts, ScoreWriter, StoredScore, heads, in_list, raw_rows,
-                                              score_rows, stamp_reader)
+from fieldstudio.scoring.store import ScoreWriter, heads, score_rows, stamp_reader
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 
-__all__ = ["ScoringError", "ScoringReport", "score_answers", "score_one", "override_score", "current_scores",
-           "score_history", "promote_answer_to_ground_truth", "JudgeCaller", "DETERMINISTIC_BATCH", "JUDGE_BATCH",
-           "JUDGE_MAX_TOKENS", "resolve_runs", "scorer_description", "eval_func_of", "check_params", "SCORER_PARAMS"]
+__all__ = ["ScoringError", "ScoringReport", "score_answers", "override_score", "current_scores", "score_history",
+           "promote_answer_to_ground_truth", "DETERMINISTIC_BATCH", "JUDGE_BATCH", "resolve_runs",
+           "scorer_description"]
 
 DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
 JUDGE_BATCH = 20
 """Answers scored per write transaction with a judge (each may wait for a model call)."""
-MEMO_SIZE = 200_000
-"""Distinct (task reference, answer text) results remembered by one ``score_answers`` call."""
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
 _UNIT_SCALE = {"fwa-official", "fwa-paper", "acceptability", "documentation"}
 
 
-class ScoringError(FieldstudioError):
-    """Scoring cannot start or go on (unknown scorer, no such run, judge unusable); nothing half-written."""
-
-
-@dataclass
-class ScoringReport:
-    """What ``score_answers`` did.
-
-    ``answers``: answers considered; ``scored``: rows with a value; ``unscored``: rows without (reasons
-    counted in ``unscored_reasons``, shortened to their first clause); ``failed_answers``: answers whose
-    model call failed; ``kept_overrides``: answers left alone because a person set their score;
-    ``kept_judged``: judged values kept by a run without a judge; ``written``: rows inserted or updated;
-    ``judge_calls`` / ``judge_cache_hits``: model requests made / answered from the cache;
-    ``judge_cost_usd``: cost of the requests made (None when unknown for any of them, see
-    ``judge_cost_complete``); ``per_run``: run id -> (scored, unscored).
-    """
-
-    scorer: str
-    version: str
-    answers: int = 0
-    scored: int = 0
-    unscored: int = 0
-    failed_answers: int = 0
-    kept_overrides: int = 0
-    kept_judged: int = 0
-    written: int = 0
-    judge: str | None = None
-    judge_calls: int = 0
-    judge_cache_hits: int = 0
-    judge_cost_usd: float | None = None
-    judge_cost_complete: bool = True
-    cancelled: bool = False
-    unscored_reasons: Counter = field(default_factory=Counter)
-    per_run: dict[str, list[int]] = field(default_factory=dict)
-
-
-# ---------------------------------------------------------------- inputs of one answer
-class TaskInputs(NamedTuple):
-    """The task columns a scorer reads."""
-
-    id: str
-    external_id: str | None
-    source: str
-    query: str
-    answer_type: str
-    ground_truth: str | None
-    ground_truth_extra: dict | None
-    eval_func: str | None
-    tolerances: dict | None
-    extra: dict | None
-
-
-class AnswerInputs(NamedTuple):
-    """The answer columns a scorer reads."""
-
-    id: str
-    run_id: str
-    task_id: str
-    raw_text: str | None
-    parsed: dict | None
-    error: str | None
-
-
-_TYPE_EVAL = {"json_report": "json_match", "distance": "numerical_match", "time": "numerical_match",
-              "time_range": "numerical_match", "count": "numerical_match"}
-
-
-def eval_func_of(task: TaskInputs) -> str:
-    """The task's FieldWorkArena ``eval_func``, or one derived from its answer type (fuzzy_match otherwise)."""
-    if task.eval_func in fwa_official.EVAL_FUNCS:
-        return task.eval_func
-    return _TYPE_EVAL.get(task.answer_type, "fuzzy_match")
-
-
-def _fwa_paper_params(task: TaskInputs, params: Mapping[str, Any]) -> dict[str, float]:
-    tol = task.tolerances or {}
-    out = {"alpha": tol.get("alpha", 0.5), "r_th": tol.get("r_th", 0.5), "t_th": tol.get("T_th", tol.get("t_th", 60.0)),
-           "partial_credit": tol.get("partial_credit", 0.5)}
-    for key in ("alpha", "r_th", "partial_credit"):
-        if key in params:
-            out[key] = params[key]
-    if "T_th" in params or "t_th" in params:
-        out["t_th"] = params.get("T_th", params.get("t_th"))
-    return {k: float(v) for k, v in out.items()}
-
-
-SCORER_PARAMS: dict[str, dict[str, tuple[float, float, bool]]] = {
-    "fwa-paper": {"alpha": (0.0, 1.0, True), "partial_credit": (0.0, 1.0, True), "r_th": (0.0, math.inf, False),
-                  "T_th": (0.0, math.inf, False), "t_th": (0.0, math.inf, False)},
-    "llm-match": {"truncate": (0.0, 1.0, True)},
-}
-"""Parameters each scorer takes: name -> (low, high, low included); a value must lie in the range."""
-
-
-def check_params(scorer: str, params: Mapping[str, Any] | None) -> dict[str, float]:
-    """The scorer parameters as floats, checked against ``SCORER_PARAMS``.
-
-    Raises ScoringError naming the parameter for a name the scorer does not take, a value that is not a
-    finite number, or one outside its range (fwa-paper: alpha and partial_credit in [0, 1], r_th and
-    T_th above 0, which the distance and time terms divide by; benchmarks.md §1.5).
-    """
-    known = SCORER_PARAMS.get(scorer, {})
-    out: dict[str, float] = {}
-    for name, value in (params or {}).items():
-        if name not in known:
-            takes = ", ".join(known) if known else "no parameters"
-            raise ScoringError(f"{scorer} has no parameter {name!r}; it takes {takes}")
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ScoringError(f"{scorer} parameter {name}={value!r} is not a number") from None
-        low, high, low_ok = known[name]
-        if not math.isfinite(number) or number > high or number < low or (number == low and not low_ok):
-            bound = f"in {'[' if low_ok else '('}{low:g}, {high:g}]" if math.isfinite(high) else f"above {low:g}"
-            raise ScoringError(f"{scorer} parameter {name}={value!r} must be a number {bound}")
-        out[name] = number
-    return out
-
-
-def _verdict_of(answer: AnswerInputs) -> Any:
-    parsed = answer.parsed or {}
-    if parsed.get("verdict") is not None:
-        return parsed["verdict"]
-    text = (answer.raw_text or "").strip()
-    if acceptability.normalise_verdict(text) is not None:
-        return text
-    first = re.match(r"\W*([A-Za-z]+)", text)                       # "Accept. The tape is visible ..."
-    return first.group(1) if first else None
-
-
-def _documentation_fields(task: TaskInputs, answer: AnswerInputs) -> dict[str, tuple[str, Any, Any]] | str:
-    ref = (task.ground_truth_extra or {}).get("fields")
-    if not isinstance(ref, Mapping) or not ref:
-        return "the task has no documentation fields (ground_truth_extra['fields'])"
-    pred = (answer.parsed or {}).get("fields")
-    if not isinstance(pred, Mapping):
-        obj = matchers.extract_json(answer.raw_text or "")
-        pred = obj.get("fields", obj) if isinstance(obj, Mapping) else None
-    if not isinstance(pred, Mapping):
-        return "no documentation fields found in the answer (a JSON object of field: value)"
-    kinds = (task.ground_truth_extra or {}).get("kinds") or {}
-    out: dict[str, tuple[str, Any, Any]] = {}
-    for name, spec in ref.items():
-        value, kind = (spec.get("value"), spec.get("kind")) if isinstance(spec, Mapping) else (spec, None)
-        kind = kind or kinds.get(name) or ("table" if isinstance(value, list) else
-                                          name if name in documentation.TOLERANCES else "text")
-        out[name] = (kind, pred.get(name), value)
-    return out
-
-
-def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Callable[[str], str] | None = None,
-              params: Mapping[str, Any] | None = None) -> ScoreResult:
-    """Score one answer of one task with the named scorer (no database access).
-
-    Args:
-        scorer: a name in ``REGISTRY``.
-        task, answer: the columns the scorers read (see the module docstring for which fields are used).
-        judge: ``ask(prompt) -> reply`` or None for the deterministic matchers only.
-        params: scorer parameters (fwa-paper: alpha, r_th, T_th, partial_credit; llm-match: truncate).
-    Returns:
-        The scorer's ScoreResult (value None when it cannot decide, with the reason).
-    Raises:
-        KeyError for an unknown scorer name.
-    """
-    info = get_scorer(scorer)
-    params = params or {}
-    if answer.error and not (answer.raw_text or "").strip():
-        return unscored(info.name, info.version, f"no answer: the model call failed ({answer.error})", failed=True)
-    reference = task.ground_truth
-    text = answer.raw_text
-    parsed = answer.parsed or {}
-    gt_extra = task.ground_truth_extra or {}
-    if scorer in ("fwa-official", "fwa-paper"):
-        if reference is None:
-            return unscored(info.name, info.version, "the task has no ground truth")
-        kwargs = _fwa_paper_params(task, params) if scorer == "fwa-paper" else {}
-        return info.function(reference, text, eval_func_of(task), question=task.query, judge=judge, **kwargs)
-    if scorer == "llm-match":
-        if reference is None:
-            return unscored(info.name, info.version, "the task has no ground truth")
-        return info.function(task.query, reference, text, gt_extra.get("extra_answers"), judge=judge,
-                             truncate=bool(params.get("truncate", True)))
-    if scorer == "eqa-direct":
-        if reference is None:
-            return unscored(info.name, info.version, "the task has no ground truth")
-        return info.function(task.query, reference, parsed.get("direct_answer") or text or "", judge=judge)
-    if scorer == "eqa-reasoning":
-        if reference is None or gt_extra.get("reasoning_answer") is None:
-            return unscored(info.name, info.version, "the task has no reference reasoning answer")
-        status = (task.extra or {}).get("reasoning_status")
-        return info.function(task.query, reference, gt_extra["reasoning_answer"], parsed.get("direct_answer") or text or "",
-                             parsed.get("reasoning_answer") or "", "" if status is None else str(status), judge=judge)
-    if scorer == "acceptability":
-        return info.function(_verdict_of(answer), gt_extra.get("verdict", reference))
-    if scorer == "documentation":
-        fields = _documentation_fields(task, answer)
-        if isinstance(fields, str):
-            return unscored(info.name, info.version, fields)
-        return info.function(fields)
-    return unscored(info.name, info.version, f"scorer {scorer!r} has no input mapping in the scoring service")
-
-
-def _inputs_sha(scorer: str, task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> str:
-    payload = [scorer, task.query, task.ground_truth, task.ground_truth_extra, task.eval_func, task.answer_type,
-               task.tolerances, answer.raw_text, answer.parsed, dict(params)]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-
-
-# ---------------------------------------------------------------- runs and existing rows
+# ---------------------------------------------------------------- runs
 def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | None:
     """Run ids from ids, unique id prefixes (at least 4 characters) or run names; None means every run.
 
@@ -302,33 +86,6 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
         out.extend(h for h in hits if h not in out)
     return out
 
-
-def _read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
-                 ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
-    """(answers, tasks, in_force): the answers as raw tuples (id, run_id, task_id, raw_text, parsed JSON
-    text, error) sorted by answer id, every task's inputs by id, and the score row in force per answer
-    id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins' random lookups
-    cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
-    ``score.answer_id`` index and of the answer table's key (the foreign key check), so a batch's commit
-    writes few pages; runs are mixed across batches (a cancelled scoring leaves part of every run)."""
-    clause, params = in_list("run_id", ids)
-    with project.read() as s:
-        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1" + clause,
-                           params)
-        answers.sort(key=operator.itemgetter(0))            # by answer id: see _read_inputs' docstring
-        tasks = {}
-        for r in raw_rows(s, "SELECT id, external_id, source, query, answer_type, ground_truth, "
-                             "ground_truth_extra, eval_func, tolerances, extra FROM task"):
-            tasks[r[0]] = TaskInputs(*r[:6], _json(r[6]), r[7], _json(r[8]), _json(r[9]))
-        rows = score_rows(s, scorer, None, with_answers=False)
-    if ids is not None and rows:
-        wanted = {a[0] for a in answers}
-        rows = [r for r in rows if r.answer_id in wanted]
-    return answers, tasks, {k[0]: v for k, v in heads(rows).items()}
-
-
-def _json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
 
 
 # ---------------------------------------------------------------- the service
@@ -356,9 +113,9 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
 
     Speed (benchmarks/bench_scoring.py): inputs are read with raw SQL, answers sharing a task and a text
     are scored once (FieldWorkArena scorers, which read nothing else) and the per-answer bookkeeping runs
-    in C (``_score_new``), new ids (UUID7, ascending) come from one random draw per batch, and rows are
+    in C (``deterministic.score_new``), new ids (UUID7, ascending) come from one random draw per batch, and rows are
     written in answer-id order with executemany over one held connection (``ScoreWriter``). Without a
-    judge, Python's cyclic garbage collector is paused for the call (``_gc_paused``).
+    judge, Python's cyclic garbage collector is paused for the call (``deterministic.gc_paused``).
     """
     try:
         info = get_scorer(scorer_name)
@@ -368,12 +125,12 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)
-    with _gc_paused() if judge is None else contextlib.nullcontext():
+    with gc_paused() if judge is None else contextlib.nullcontext():
         # what the scoring allocates is local to _score_all and freed when it returns, with the collector
         # still paused: its first pass after the pause would otherwise walk every answer tuple read
         _score_all(project, info.name, ids, judge, params, report, progress, cancelled)
     if judge is not None:
-        _finish_judge(report, judge)
+        finish_judge(report, judge)
     report.per_run = dict(sorted(report.per_run.items()))
     return report
 
@@ -381,11 +138,11 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
 def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: JudgeCaller | None,
                params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled) -> None:
     """The body of ``score_answers``: read the inputs, score and write batch by batch into ``report``."""
-    answers, tasks, in_force = _read_inputs(project, ids, scorer)
+    answers, tasks, in_force = read_inputs(project, ids, scorer)
     report.answers = total = len(answers)
     progress(0, total)
     batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
-    memo = _Memo()
+    memo = Memo()
     with ScoreWriter(project) as writer:
         for start in range(0, total, batch):
             if cancelled():
@@ -394,274 +151,21 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
             now = utcnow()
             chunk = answers[start:start + batch]
             if judge is None:
-                inserts, updates = _score_chunk(scorer, chunk, tasks, in_force, params, memo, report)
+                inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report)
                 pending: dict[str, Any] = {}
             else:
-                inserts, updates = _judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
+                inserts, updates = judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
                                                 cancelled, lambda i, s=start: progress(s + i + 1, total))
                 pending = judge.take_pending()
             writer.write(scorer, now, inserts, updates, pending)
             report.written += len(inserts) + len(updates)
             if judge is not None and judge.fatal is not None:
-                _finish_judge(report, judge)
+                finish_judge(report, judge)
                 raise judge.fatal
             progress(min(start + len(chunk), total), total)
             if report.cancelled:
                 break
 
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (``gc.disable``) for a block, restoring its state after.
-
-    Reading 100,000 answer tuples and building as many score rows allocates hundreds of thousands of
-    container objects, each a candidate for the collector: it ran ~900 times and took a quarter of the
-    deterministic scoring time (0.5-0.9 s of 2.5 s on 100,000 answers, benchmarks/bench_scoring.py)
-    while finding almost nothing to free, since those rows hold no reference cycles. Reference counting
-    still frees everything as usual; only cycles wait for the collector, which runs again after the block.
-    What is still alive when the block ends is walked by the collector's first pass after it (every object
-    allocated meanwhile is in its youngest generation), so ``score_answers`` frees the answers before.
-    Used only without a judge: a judged scoring can last minutes. The collector's switch is global to the
-    process (Python documents no per-thread one), so another thread's cycles also wait for the block.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:
-    """What a FieldWorkArena score depends on besides the answer text: the reference, the eval_func and
-    (fwa-paper) the tolerances. None for the other scorers, which read more of the answer (``parsed``)."""
-    if scorer not in ("fwa-official", "fwa-paper"):
-        return None
-    return (task.ground_truth, eval_func_of(task), json.dumps(task.tolerances, sort_keys=True)
-            if scorer == "fwa-paper" and task.tolerances else None)
-
-
-def _row_of(result: ScoreResult) -> tuple:
-    """(scorer_version, value, correct, explanation, judge, scored, reason head, failed) of a result."""
-    explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
-    return (result.version, result.value, None if result.correct is None else bool(result.correct), explanation,
-            None, result.value is not None, None if result.value is not None else _reason_head(result.explanation),
-            result.value is None and bool(result.details.get("failed")))
-
-
-class _Memo:
-    """Deterministic results of one ``score_answers`` call, on two levels: (task id, answer text, error)
-    -> row, filled from (task's memo prefix, answer text, error) -> row, so an answer repeated for one task,
-    or the same answer to copies of one task (same reference, eval_func and tolerances), is scored once.
-    Only FieldWorkArena scorers are memoised (the others read ``Answer.parsed`` too); at most MEMO_SIZE
-    entries per level."""
-
-    def __init__(self) -> None:
-        self.by_task: dict[tuple, tuple] = {}
-        self.by_reference: dict[tuple, tuple] = {}
-        self.prefixes: dict[str, tuple | None] = {}     # task id -> its memo prefix (None: no memo)
-
-    def row(self, scorer: str, answer: tuple, tasks: Mapping[str, TaskInputs], params: Mapping[str, Any]) -> tuple:
-        """The ``_row_of`` tuple of one raw answer tuple (id, run_id, task_id, raw_text, parsed, error)."""
-        aid, run_id, task_id, raw_text, parsed, error = answer
-        row = self.by_task.get((task_id, raw_text, error))
-        if row is not None:
-            return row
-        prefix = self.prefixes.get(task_id, ())
-        if prefix == ():
-            prefix = self.prefixes[task_id] = _memo_prefix(scorer, tasks[task_id])
-        if prefix is None:
-            return _row_of(score_one(scorer, tasks[task_id], AnswerInputs(aid, run_id, task_id, raw_text,
-                                                                          _json(parsed), error), params=params))
-        key = (prefix, raw_text, error)
-        row = self.by_reference.get(key)
-        if row is None:
-            row = _row_of(score_one(scorer, tasks[task_id], AnswerInputs(aid, run_id, task_id, raw_text,
-                                                                         _json(parsed), error), params=params))
-            if len(self.by_reference) < MEMO_SIZE:
-                self.by_reference[key] = row
-        if len(self.by_task) < MEMO_SIZE:
-            self.by_task[(task_id, raw_text, error)] = row
-        return row
-
-
-def _score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
-                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: _Memo,
-                 report: ScoringReport) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
-    """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
-
-    Answers without a score row in force (a first scoring) take a fast path: the memo is looked up for all
-    of them at C speed (``map`` over key tuples) and only the misses are scored; the counts come from one
-    ``Counter`` pass. Answers with a row in force go one by one (overrides kept, judged values kept,
-    unchanged rows not rewritten)."""
-    if not chunk:
-        return [], []
-    olds = list(map(in_force.get, (a[0] for a in chunk))) if in_force else None
-    if olds is None or olds.count(None) == len(olds):
-        return _score_new(scorer, chunk, tasks, params, memo, report), []
-    inserts: list[tuple] = []
-    updates: list[tuple] = []
-    reasons = report.unscored_reasons
-    scored = unscored = failed = kept = 0
-    for answer, old in zip(chunk, olds):
-        aid, run_id, task_id, raw_text, parsed, error = answer
-        counts = report.per_run.setdefault(run_id, [0, 0])
-        if old is not None and old.author is not None:
-            kept += 1
-            continue
-        row = memo.row(scorer, answer, tasks, params)
-        if not row[5] and old is not None and old.value is not None and old.judge:
-            inputs = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
-            if old.judge.get("inputs_sha256") == _inputs_sha(scorer, tasks[task_id], inputs, params):
-                report.kept_judged += 1          # keep a judged value over "needs a judge"
-                scored += 1
-                counts[0] += 1
-                continue
-        if row[5]:
-            scored += 1
-            counts[0] += 1
-        else:
-            unscored += 1
-            counts[1] += 1
-            reasons[row[6]] += 1
-            failed += row[7]
-        if old is None:
-            inserts.append((aid, row[0], row[1], row[2], row[3], None))
-        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge) != row[:5]:
-            updates.append((old.id, row[0], row[1], row[2], row[3], None))
-    report.scored += scored
-    report.unscored += unscored
-    report.failed_answers += failed
-    report.kept_overrides += kept
-    return inserts, updates
-
-
-def _score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs], params: Mapping[str, Any],
-               memo: _Memo, report: ScoringReport) -> PlainInserts:
-    """``_score_chunk`` for answers without a score row: every one becomes an insert (columns, in the
-    chunk's answer-id order)."""
-    aids, run_ids, task_ids, texts, _, errors = zip(*chunk)          # columns; every pass below runs in C
-    rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))
-    if None in rows:
-        for i, row in enumerate(rows):
-            if row is None:
-                rows[i] = memo.row(scorer, chunk[i], tasks, params)
-    versions, values, correct, explanations, _, flags, reasons, failed = zip(*rows)
-    n_scored = flags.count(True)
-    scored_by_run = Counter(itertools.compress(run_ids, flags)) if n_scored else {}
-    for run_id, n in Counter(run_ids).items():
-        counts = report.per_run.setdefault(run_id, [0, 0])
-        ok = scored_by_run.get(run_id, 0)
-        counts[0] += ok
-        counts[1] += n - ok
-    report.scored += n_scored
-    report.unscored += len(rows) - n_scored
-    if n_scored < len(rows):
-        counted = Counter(reasons)
-        counted.pop(None, None)                  # scored rows have no reason
-        report.unscored_reasons.update(counted)
-        report.failed_answers += sum(failed)     # only unscored rows can be failed calls
-    return PlainInserts(aids, versions, values, correct, explanations)
-
-
-def _judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
-                 in_force: Mapping[str, StoredScore], judge: JudgeCaller, params: Mapping[str, Any],
-                 report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None]
-                 ) -> tuple[list[tuple], list[tuple]]:
-    """Scoring with a judge, one answer at a time (each may wait for a model call)."""
-    inserts: list[tuple] = []
-    updates: list[tuple] = []
-    for i, (aid, run_id, task_id, raw_text, parsed, error) in enumerate(chunk):
-        if i and cancelled():
-            report.cancelled = True
-            break
-        answer = AnswerInputs(aid, run_id, task_id, raw_text, _json(parsed), error)
-        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report)
-        if judge.fatal is not None:
-            break
-        if row is not None:
-            old = in_force.get(aid)
-            values = (row["scorer_version"], row["value"], row["correct"], row["explanation"], row["judge"])
-            if old is None:
-                inserts.append((aid, *values))
-            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge)) != (
-                    *values[:4], _stable(values[4])):
-                updates.append((old.id, *values))
-        done(i)
-    return inserts, updates
-
-
-def _finish_judge(report: ScoringReport, judge: JudgeCaller) -> None:
-    report.judge_calls = judge.requests
-    report.judge_cache_hits = judge.cache_hits
-    report.judge_cost_complete = judge.cost_complete
-    report.judge_cost_usd = judge.cost_usd if judge.cost_complete else None
-
-
-def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force: Mapping[str, StoredScore],
-                  judge: JudgeCaller, params: Mapping[str, Any], report: ScoringReport) -> dict[str, Any] | None:
-    """The column values of the answer's new or updated score row (scored with the judge), or None when the
-    row in force stays."""
-    counts = report.per_run.setdefault(answer.run_id, [0, 0])
-    old = in_force.get(answer.id)
-    if old is not None and old.author is not None:
-        report.kept_overrides += 1
-        return None
-    sha = _inputs_sha(scorer, task, answer, params)
-    judge.begin_answer()
-    result = score_one(scorer, task, answer, judge=judge, params=params)
-    calls = judge.calls
-    judge_json = None
-    if calls or result.judge_raw is not None:
-        costs = [c.get("cost_usd") for c in calls]
-        judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
-                      (calls[-1].get("text") if calls else None),
-                      "calls": len(calls), "from_cache": bool(calls) and all(c["from_cache"] for c in calls),
-                      "prompt_tokens": _sum_or_none(c.get("prompt_tokens") for c in calls),
-                      "completion_tokens": _sum_or_none(c.get("completion_tokens") for c in calls),
-                      "cost_usd": _sum_or_none(costs), "inputs_sha256": sha,
-                      "details": _jsonable(result.details)}
-        if result.error:
-            judge_json["error"] = result.error
-    if result.value is None and old is not None and old.value is not None and old.judge \
-            and old.judge.get("inputs_sha256") == sha:          # keep a judged value over "needs a judge"
-        report.kept_judged += 1
-        report.scored += 1
-        counts[0] += 1
-        return None
-    if result.value is None:
-        report.unscored += 1
-        counts[1] += 1
-        report.unscored_reasons[_reason_head(result.explanation)] += 1
-        if result.details.get("failed"):
-            report.failed_answers += 1
-    else:
-        report.scored += 1
-        counts[0] += 1
-    explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
-    return {"scorer_version": result.version, "value": result.value,
-            "correct": None if result.correct is None else bool(result.correct), "explanation": explanation,
-            "judge": judge_json}
-
-
-def _stable(judge: Mapping[str, Any] | None) -> Any:
-    """The judge record without the parts that change when the same reply comes from the cache."""
-    return None if judge is None else {k: v for k, v in judge.items() if k != "from_cache"}
-
-
-def _sum_or_none(values) -> float | None:
-    vals = list(values)
-    return None if not vals or any(v is None for v in vals) else sum(vals)
-
-
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
-
-
-@functools.lru_cache(maxsize=4096)
-def _reason_head(text: str) -> str:
-    return re.split(r"[:;(]", text or "unscored", maxsplit=1)[0].strip() or "unscored"
 
 
 # ---------------------------------------------------------------- reading and overriding
@@ -784,3 +288,4 @@ def scorer_description(name: str) -> str:
     """'name version: description' for labels in tables, plots and exports."""
     info = REGISTRY.get(name)
     return name if info is None else f"{info.name} {info.version}: {info.description}"
+

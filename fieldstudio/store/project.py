@@ -19,6 +19,7 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
 from fieldstudio.store.engine import make_engine
 from fieldstudio.store.models import ProjectSetting, utcnow
@@ -218,16 +219,16 @@ def _writable(path: Path) -> bool:
 
 
 def _copy_sqlite(src: Path, dst: Path) -> None:
-    """Copy a SQLite database consistently (including an uncheckpointed WAL) with the backup API."""
-    tmp = dst.with_name(dst.name + ".tmp")
-    source = read_only_connection(src)
-    target = sqlite3.connect(tmp)
-    try:
-        source.backup(target)
-    finally:
-        target.close()
-        source.close()
-    os.replace(tmp, dst)
+    """Copy a SQLite database consistently (including an uncheckpointed WAL) with the backup API, into a
+    temporary file that then replaces ``dst`` (``core.atomic``)."""
+    with atomic_path(dst) as tmp:
+        source = read_only_connection(src)
+        target = sqlite3.connect(tmp)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
 
 
 def copy_project(src: Path, dst: Path) -> None:

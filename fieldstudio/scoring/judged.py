@@ -1,0 +1,113 @@
+"""Scoring with an LLM judge: the judged path of ``score_answers``, one answer at a time (each may wait
+for a model call), with the judge's reply, tokens and cost kept in ``Score.judge``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, inputs_sha, json_or_none, score_one
+from fieldstudio.scoring.judging import JudgeCaller
+from fieldstudio.scoring.report import ScoringReport, reason_head
+from fieldstudio.scoring.store import StoredScore
+
+__all__ = ["judge_chunk", "finish_judge"]
+
+Cancelled = Callable[[], bool]
+
+
+def judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
+                in_force: Mapping[str, StoredScore], judge: JudgeCaller, params: Mapping[str, Any],
+                report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None]
+                ) -> tuple[list[tuple], list[tuple]]:
+    """Scoring with a judge, one answer at a time (each may wait for a model call)."""
+    inserts: list[tuple] = []
+    updates: list[tuple] = []
+    for i, (aid, run_id, task_id, raw_text, parsed, error) in enumerate(chunk):
+        if i and cancelled():
+            report.cancelled = True
+            break
+        answer = AnswerInputs(aid, run_id, task_id, raw_text, json_or_none(parsed), error)
+        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report)
+        if judge.fatal is not None:
+            break
+        if row is not None:
+            old = in_force.get(aid)
+            values = (row["scorer_version"], row["value"], row["correct"], row["explanation"], row["judge"])
+            if old is None:
+                inserts.append((aid, *values))
+            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge)) != (
+                    *values[:4], _stable(values[4])):
+                updates.append((old.id, *values))
+        done(i)
+    return inserts, updates
+
+
+def finish_judge(report: ScoringReport, judge: JudgeCaller) -> None:
+    """Copy the judge's request, cache-hit and cost counts into the report."""
+    report.judge_calls = judge.requests
+    report.judge_cache_hits = judge.cache_hits
+    report.judge_cost_complete = judge.cost_complete
+    report.judge_cost_usd = judge.cost_usd if judge.cost_complete else None
+
+
+def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force: Mapping[str, StoredScore],
+                  judge: JudgeCaller, params: Mapping[str, Any], report: ScoringReport) -> dict[str, Any] | None:
+    """The column values of the answer's new or updated score row (scored with the judge), or None when the
+    row in force stays."""
+    counts = report.per_run.setdefault(answer.run_id, [0, 0])
+    old = in_force.get(answer.id)
+    if old is not None and old.author is not None:
+        report.kept_overrides += 1
+        return None
+    sha = inputs_sha(scorer, task, answer, params)
+    judge.begin_answer()
+    result = score_one(scorer, task, answer, judge=judge, params=params)
+    calls = judge.calls
+    judge_json = None
+    if calls or result.judge_raw is not None:
+        costs = [c.get("cost_usd") for c in calls]
+        judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
+                      (calls[-1].get("text") if calls else None),
+                      "calls": len(calls), "from_cache": bool(calls) and all(c["from_cache"] for c in calls),
+                      "prompt_tokens": _sum_or_none(c.get("prompt_tokens") for c in calls),
+                      "completion_tokens": _sum_or_none(c.get("completion_tokens") for c in calls),
+                      "cost_usd": _sum_or_none(costs), "inputs_sha256": sha,
+                      "details": jsonable(result.details)}
+        if result.error:
+            judge_json["error"] = result.error
+    if result.value is None and old is not None and old.value is not None and old.judge \
+            and old.judge.get("inputs_sha256") == sha:          # keep a judged value over "needs a judge"
+        report.kept_judged += 1
+        report.scored += 1
+        counts[0] += 1
+        return None
+    if result.value is None:
+        report.unscored += 1
+        counts[1] += 1
+        report.unscored_reasons[reason_head(result.explanation)] += 1
+        if result.details.get("failed"):
+            report.failed_answers += 1
+    else:
+        report.scored += 1
+        counts[0] += 1
+    explanation = result.explanation if not result.error else f"{result.explanation} (error: {result.error})"
+    return {"scorer_version": result.version, "value": result.value,
+            "correct": None if result.correct is None else bool(result.correct), "explanation": explanation,
+            "judge": judge_json}
+
+
+def _stable(judge: Mapping[str, Any] | None) -> Any:
+    """The judge record without the parts that change when the same reply comes from the cache."""
+    return None if judge is None else {k: v for k, v in judge.items() if k != "from_cache"}
+
+
+def _sum_or_none(values) -> float | None:
+    vals = list(values)
+    return None if not vals or any(v is None for v in vals) else sum(vals)
+
+
+def jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+

@@ -1,0 +1,50 @@
+"""``ScoringReport``: what one ``score_answers`` call did, counted while the answers are scored."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+__all__ = ["ScoringReport", "reason_head"]
+
+
+@dataclass
+class ScoringReport:
+    """What ``score_answers`` did.
+
+    ``answers``: answers considered; ``scored``: rows with a value; ``unscored``: rows without (reasons
+    counted in ``unscored_reasons``, shortened to their first clause); ``failed_answers``: answers whose
+    model call failed; ``kept_overrides``: answers left alone because a person set their score;
+    ``kept_judged``: judged values kept by a run without a judge; ``written``: rows inserted or updated;
+    ``judge_calls`` / ``judge_cache_hits``: model requests made / answered from the cache;
+    ``judge_cost_usd``: cost of the requests made (None when unknown for any of them, see
+    ``judge_cost_complete``); ``per_run``: run id -> (scored, unscored).
+    """
+
+    scorer: str
+    version: str
+    answers: int = 0
+    scored: int = 0
+    unscored: int = 0
+    failed_answers: int = 0
+    kept_overrides: int = 0
+    kept_judged: int = 0
+    written: int = 0
+    judge: str | None = None
+    judge_calls: int = 0
+    judge_cache_hits: int = 0
+    judge_cost_usd: float | None = None
+    judge_cost_complete: bool = True
+    cancelled: bool = False
+    unscored_reasons: Counter = field(default_factory=Counter)
+    per_run: dict[str, list[int]] = field(default_factory=dict)
+
+
+
+@functools.lru_cache(maxsize=4096)
+def reason_head(text: str) -> str:
+    """The key of ``ScoringReport.unscored_reasons``: an explanation's first clause."""
+    return re.split(r"[:;(]", text or "unscored", maxsplit=1)[0].strip() or "unscored"
+

@@ -310,9 +310,6 @@ class ModelProfilesEditor(QWidget):
                         self.model.index(i, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
                         | QItemSelectionModel.SelectionFlag.Rows)
 
-    def profile_names(self) -> list[str]:
-        return [p.name for p in self.model.rows]
-
     def _show_row(self, row: int) -> None:
         if 0 <= row < len(self.model.rows):
             self._fill(self.model.rows[row])

@@ -63,3 +63,41 @@ def test_import_tasks_counts_per_category(tmp_path):
         assert f"  {category}: {n}\n" in res.stdout
     assert "no sub-category for: 4.1.0051" in res.stdout
     assert json.loads(run("info", p, "--json").stdout)["tasks"] == 886
+
+
+def test_demo_again_keeps_the_work_done_in_it_and_rebuild_keeps_the_old_file(tmp_path):
+    import sqlite3
+
+    demo = tmp_path / "demo.fieldstudio"
+    run("demo", "--no-gui", "--out", demo)
+    con = sqlite3.connect(demo)
+    before = con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0]
+    con.execute("UPDATE annotation SET deleted = 1 WHERE kind = 'box'")  # a day's edits, as the window makes them
+    con.commit()
+    after_edits = con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0]
+    con.close()
+    assert after_edits < before
+    res = run("demo", "--no-gui", "--out", demo)
+    assert "opened as it is" in res.stdout
+    con = sqlite3.connect(demo)
+    assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == after_edits
+    con.close()
+    res = run("demo", "--no-gui", "--rebuild", "--out", demo)
+    kept = tmp_path / "demo-previous.fieldstudio"
+    assert str(kept) in res.stdout and kept.is_file()
+    for path, expected in ((demo, before), (kept, after_edits)):
+        con = sqlite3.connect(path)
+        assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == expected
+        con.close()
+
+
+def test_window_without_a_display_says_so_instead_of_aborting(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    demo = tmp_path / "demo.fieldstudio"
+    res = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--out", str(demo)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert res.returncode == 2, res.stderr[-1000:]
+    assert "no display" in res.stderr and "Aborted" not in res.stderr
+    assert demo.is_file()  # the project was built before the window was asked for

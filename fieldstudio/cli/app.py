@@ -190,17 +190,32 @@ def relink(project: Path = typer.Argument(..., help="project file"),
 @app.command()
 def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project without opening the window"),
          out_path: Path = typer.Option(None, "--out", help="project file to write (default: in the user data folder)"),
+         rebuild: bool = typer.Option(False, "--rebuild", help="build it again; the previous file is kept aside "
+                                      "as demo-previous.fieldstudio"),
          ) -> None:
-    """Build the sample project from sample_data/ (real media and a manual) and open it."""
+    """Build the sample project from sample_data/ (real media and a manual) and open it.
+
+    A demo project that exists already is opened as it is, with the work done in it; ``--rebuild``
+    makes it afresh.
+    """
+    import shutil
+
     from fieldstudio.demo.project import build_demo, default_demo_path
 
     path = out_path or default_demo_path()
-    try:
-        report = build_demo(path)
-    except FieldstudioError as exc:
-        raise fail(str(exc))
-    out.print(f"demo project: {path}", markup=False)
-    print_add_report(report)
+    if path.is_file() and not rebuild:
+        out.print(f"demo project: {path} (opened as it is; --rebuild makes it afresh)", markup=False)
+    else:
+        if path.is_file():
+            kept = path.with_name(f"{path.stem}-previous{path.suffix}")
+            shutil.copy2(path, kept)
+            out.print(f"the previous demo project is kept as {kept}", markup=False)
+        try:
+            report = build_demo(path)
+        except FieldstudioError as exc:
+            raise fail(str(exc))
+        out.print(f"demo project: {path}", markup=False)
+        print_add_report(report)
     if not no_gui:
         _launch_gui(path)
 

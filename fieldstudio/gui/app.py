@@ -90,12 +90,33 @@ def install_crash_hook() -> None:
     qInstallMessageHandler(_qt_message)
 
 
+def display_problem() -> str | None:
+    """Why the window cannot open on this machine, or None.
+
+    On Linux and the BSDs Qt needs an X11 or Wayland display (``DISPLAY`` / ``WAYLAND_DISPLAY``) unless a
+    platform is chosen with ``QT_QPA_PLATFORM`` (``offscreen`` for tests); without one, Qt aborts the
+    process with nothing but "Aborted" on the terminal.
+    """
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return None
+    if any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+        return None
+    return ("there is no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run "
+            "fieldstudio on a desktop session, or through ssh -X; every command works without a window "
+            "(`fieldstudio --help`), and QT_QPA_PLATFORM=offscreen runs the window without a screen")
+
+
 def run_gui(path: Path | None = None) -> int:
     """Open the main window on ``path`` (a project file) or on the welcome screen; returns the exit code.
 
     The window is shown first and opens the project once on screen (see ``MainWindow``); a project that
-    cannot be opened is explained in a message box over the welcome screen.
+    cannot be opened is explained in a message box over the welcome screen. Without a display (see
+    :func:`display_problem`) it says so on stderr and returns 2 instead of letting Qt abort.
     """
+    problem = display_problem()
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     install_crash_hook()
     app = application()
     from fieldstudio.gui.main_window import MainWindow

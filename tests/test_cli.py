@@ -82,7 +82,10 @@ def test_demo_again_keeps_the_work_done_in_it_and_rebuild_keeps_the_old_file(tmp
     con = sqlite3.connect(demo)
     assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == after_edits
     con.close()
-    res = run("demo", "--no-gui", "--rebuild", "--out", demo)
+    refused = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--no-gui", "--reset", "--out", str(demo)],
+                             input="n\n", capture_output=True, text=True)
+    assert refused.returncode == 1 and not (tmp_path / "demo-previous.fieldstudio").exists()
+    res = run("demo", "--no-gui", "--reset", "--yes", "--out", demo)
     kept = tmp_path / "demo-previous.fieldstudio"
     assert str(kept) in res.stdout and kept.is_file()
     for path, expected in ((demo, before), (kept, after_edits)):

@@ -190,22 +190,26 @@ def relink(project: Path = typer.Argument(..., help="project file"),
 @app.command()
 def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project without opening the window"),
          out_path: Path = typer.Option(None, "--out", help="project file to write (default: in the user data folder)"),
-         rebuild: bool = typer.Option(False, "--rebuild", help="build it again; the previous file is kept aside "
-                                      "as demo-previous.fieldstudio"),
+         reset: bool = typer.Option(False, "--reset", help="build it again (asks first); the previous file is "
+                                    "kept aside as demo-previous.fieldstudio"),
+         yes: bool = typer.Option(False, "--yes", "-y", help="with --reset: do not ask"),
          ) -> None:
     """Build the sample project from sample_data/ (real media and a manual) and open it.
 
-    A demo project that exists already is opened as it is, with the work done in it; ``--rebuild``
-    makes it afresh.
+    A demo project that exists already is opened as it is, with the work done in it; ``--reset``
+    makes it afresh after asking (``--yes`` does not ask).
     """
     import shutil
 
     from fieldstudio.demo.project import build_demo, default_demo_path
 
     path = out_path or default_demo_path()
-    if path.is_file() and not rebuild:
-        out.print(f"demo project: {path} (opened as it is; --rebuild makes it afresh)", markup=False)
+    if path.is_file() and not reset:
+        out.print(f"demo project: {path} (opened as it is; --reset makes it afresh)", markup=False)
     else:
+        if path.is_file() and not yes and not typer.confirm(
+                f"Rebuild {path}? The work done in it moves to demo-previous{path.suffix}", default=False):
+            raise typer.Exit(1)
         if path.is_file():
             kept = path.with_name(f"{path.stem}-previous{path.suffix}")
             shutil.copy2(path, kept)

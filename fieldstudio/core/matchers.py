@@ -54,6 +54,42 @@ def normalise_text(text: Any) -> str:
     return s.strip("\"'` ").rstrip(".!;, ").strip()
 
 
+# ---------------------------------------------------------------- answers a matcher must not decide
+_NEGATION_RE = re.compile(r"\b(?:not|no longer|never|neither|nor|none of|cannot)\b|n't\b", re.I)
+_HEDGE_RE = re.compile(r"\?|\b(?:not sure|unsure|uncertain|unclear|maybe|perhaps|possibly|probably|likely|might|"
+                       r"could be|i think|i guess|i believe|it seems|seems|hard to (?:say|tell)|cannot tell|"
+                       r"can't tell)\b", re.I)
+_APPROX_RE = re.compile(r"~|\b(?:approximately|approx|about|around|roughly|nearly|almost|circa|some)\b", re.I)
+_RANGE_RE = re.compile(r"\b(?:between|from\b.*\bto|either|or|at least|at most|up to|more than|less than|over|under|"
+                       r"above|below|fewer than)\b|\d\s*(?:-|–|—|to)\s*\d", re.I)
+
+
+def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False) -> str | None:
+    """Why a deterministic matcher must not decide ``prediction``, or None when it is unambiguous.
+
+    A matcher compares values; it cannot read "It is not 3 m.", "3 m? I'm not sure", "between 0 and 3 m"
+    or "3 m or 4 m", which hold the reference's value and mean something else. Such answers go to the
+    judge (or stay unscored without one). ``exact`` (counts, yes/no, exact text): approximation words
+    ("about", "roughly") also defer, since the rule has no tolerance for them. ``allow_range``: the
+    reference is itself a range (a start and an end time), so range words belong to the answer.
+    A leading yes or no ("No, it was never opened.") fixes the polarity, so a negation after it is the
+    answer's own and does not defer.
+
+    Returns a short reason ("negated", "hedged or a question", "approximate", "a range or a second value").
+    """
+    t = str(prediction)
+    lead = re.match(r"\W*(yes|no)\b\s*(?:[,.!;:\-]|$)", t, re.I)
+    if _HEDGE_RE.search(t):
+        return "hedged or a question"
+    if lead is None and _NEGATION_RE.search(t):
+        return "negated"
+    if exact and _APPROX_RE.search(t):
+        return "approximate"
+    if not allow_range and _RANGE_RE.search(t):
+        return "a range or a second value"
+    return None
+
+
 # ---------------------------------------------------------------- yes / no
 _YES = {"yes", "true", "yeah", "yep", "affirmative"}
 _NO = {"no", "false", "nope", "negative"}
@@ -70,7 +106,8 @@ def parse_yes_no(text: str) -> bool | None:
     lead = re.match(r"\W*([a-z]+)\s*(?:[,.!;:\-]|$)", t)
     if lead and lead.group(1) in _YES | _NO:
         return lead.group(1) in _YES
-    words = re.findall(r"[a-z]+", t)
+    # "no" before another word is a determiner ("No person.", "there is no helmet"), not a no-answer
+    words = re.findall(r"[a-z]+", re.sub(r"\bno\s+(?=[a-z])", " ", t))
     has_yes, has_no = any(w in _YES for w in words), any(w in _NO for w in words)
     if has_yes != has_no:
         return has_yes

@@ -202,6 +202,10 @@ def _numerical_steps(kind: str, m: matchers.MatchResult) -> list[float]:
 
 def _without_judge(reference: str, prediction: str, eval_func: str) -> ScoreResult:
     if eval_func == "json_match":
+        outside = re.sub(r"```(?:json)?|\{.*\}|\[.*\]", " ", str(prediction), flags=re.S)  # the words around the report
+        why = matchers.ambiguity(outside)
+        if why is not None:
+            return unscored(NAME, VERSION, f"needs a judge: the words around the report are {why}", stage="matcher")
         m = matchers.match_json_report(prediction, reference)
         if m.matched is None:
             return unscored(NAME, VERSION, f"needs a judge: {m.explanation}", stage="matcher")
@@ -214,6 +218,10 @@ def _without_judge(reference: str, prediction: str, eval_func: str) -> ScoreResu
     if kind is None:
         return unscored(NAME, VERSION, "needs a judge: the reference is not a plain value a matcher can compare",
                         stage="matcher")
+    why = matchers.ambiguity(prediction, exact=kind in ("count", "yesno") or eval_func != "numerical_match",
+                             allow_range=kind == "range")
+    if why is not None:
+        return unscored(NAME, VERSION, f"needs a judge: the answer is {why}", stage="matcher", matcher=kind)
     m = match_by_kind(kind, reference, prediction)
     if m.matched is None:
         return unscored(NAME, VERSION, f"needs a judge: {m.explanation}", stage="matcher", matcher=kind)

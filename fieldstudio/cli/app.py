@@ -58,7 +58,9 @@ def new(project: Path = typer.Argument(..., help="project file to create (.field
 
 
 def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
-    """Print what ``add_paths`` did, one line per unreadable file with its reason."""
+    """Print what ``add_paths`` did, one line per unreadable file with its reason (any name prints)."""
+    from fieldstudio.media.library import printable_path
+
     counts = ", ".join(f"{report.imported[k]} {k}{'s' if report.imported[k] != 1 else ''}"
                        for k in ("image", "video", "document"))
     out.print(f"imported {report.imported_total} media ({counts})")
@@ -69,7 +71,7 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
     if report.unreadable:
         out.print(f"{len(report.unreadable)} file(s) could not be read:")
         for path, reason in report.unreadable:
-            out.print(f"  {path}: {reason}", highlight=False, markup=False)
+            out.print(f"  {printable_path(path)}: {reason}", highlight=False, markup=False)
     if report.cancelled:
         out.print("cancelled before every file was added")
 
@@ -77,13 +79,16 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
 @app.command()
 def add(project: Path = typer.Argument(..., help="project file"),
         paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
-        no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now")) -> None:
+        no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now"),
+        max_image_pixels: int = typer.Option(
+            250_000_000, "--max-image-pixels", min=1,
+            help="refuse images whose header claims more pixels (width x height) than this")) -> None:
     """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
     from fieldstudio.media import library, thumbnails
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
-            report = library.add_paths(p, paths, progress=update)
+            report = library.add_paths(p, paths, progress=update, max_image_pixels=max_image_pixels)
         print_add_report(report)
         if report.media_ids and not no_index:
             with progress_bar("Indexing frames") as update:

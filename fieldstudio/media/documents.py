@@ -114,7 +114,8 @@ def probe_document(path: Path) -> DocumentProbe:
 
     A PDF gives one :class:`PageText` per page; blocks are ordered by detected column (see
     :func:`_reading_order`), ligatures are dissolved, and a page with no text but with images is
-    flagged ``needs_ocr``. A text file (``.txt``) gives a single page; its encoding is detected
+    flagged ``needs_ocr``. A file is a PDF when its content starts with ``%PDF-``, whatever its name.
+    A text file (``.txt``) gives a single page; its encoding is detected
     (UTF-8, UTF-16/32 with BOM, cp1252, Shift-JIS/cp932, ...) and line ends are normalised to ``\\n``.
 
     Raises:
@@ -141,6 +142,13 @@ def probe_document(path: Path) -> DocumentProbe:
 
 
 def _document_kind(path: Path) -> str:
+    """``pdf`` when the content starts like a PDF (whatever the name), else by suffix."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(5) == b"%PDF-":
+                return "pdf"
+    except OSError:
+        pass  # reported by the reader that follows
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
         return "pdf"

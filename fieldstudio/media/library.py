@@ -206,7 +206,8 @@ def add_paths(
     no format. Each file is hashed (SHA-256) and probed: images for upright size and EXIF orientation, videos
     for codec, time base, rotation, audio and duration (the frame index is built by
     ``index_videos``), documents for page count and per-page text. Files already in the project
-    (same SHA-256, readable) are skipped as duplicates; a file stored as unreadable that reads now
+    (same SHA-256, readable) are skipped as duplicates, checked again inside each write transaction so
+    two imports of the same files at once store each file once; a file stored as unreadable that reads now
     replaces its unreadable row. Rows are written in short transactions of up to 200.
     Images whose header claims more than ``max_image_pixels`` (width x height; default 250 megapixels)
     are refused as decompression bombs, and so are files whose name is not valid UTF-8 (the project
@@ -224,13 +225,27 @@ def add_paths(
     pending: list[dict] = []
 
     def flush() -> None:
+        """Write the pending rows in one transaction, checking inside it for what another writer just stored."""
         if not pending:
             return
         with project.write() as s:
+            ok = [v for v in pending if v.get("status", "ok") == "ok"]
+            stored = set(s.scalars(select(Media.sha256).where(
+                Media.status == "ok", Media.sha256.in_([v["sha256"] for v in ok])))) if ok else set()
+            bad = set(s.scalars(select(Media.path).where(
+                Media.status == "unreadable", Media.path.in_([v["path"] for v in pending]))))
             for values in pending:
-                pages = values.pop("_pages", None)
-                if values.get("status", "ok") == "ok":  # a file that was unreadable before reads now
+                source, pages = values.pop("_source"), values.pop("_pages", None)
+                if values.get("status", "ok") == "ok":
+                    if values["sha256"] in stored:  # another import stored the same file meanwhile
+                        report.imported[values["kind"]] -= 1
+                        report.media_ids.remove(values["id"])
+                        report.duplicates.append(source)
+                        continue
+                    # a file that was unreadable before reads now
                     s.execute(delete(Media).where(Media.path == values["path"], Media.status == "unreadable"))
+                elif values["path"] in bad:
+                    continue
                 s.add(Media(**values))
                 if pages:
                     s.flush()
@@ -249,7 +264,7 @@ def add_paths(
             shown = printable_path(stored_path(project, path))
             if shown not in known_unreadable:
                 known_unreadable.add(shown)
-                pending.append({"id": new_id(), "kind": kind_of(path) or "document", "path": shown,
+                pending.append({"id": new_id(), "kind": kind_of(path) or "document", "path": shown, "_source": path,
                                 "file_name": printable_path(path.name), "status": "unreadable", "error": reason})
             progress(done + 1, total)
             continue
@@ -266,7 +281,7 @@ def add_paths(
             report.duplicates.append(path)
             progress(done + 1, total)
             continue
-        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path),
+        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path), "_source": path,
                "file_name": path.name, "sha256": digest, "size_bytes": size}
         try:
             row.update(_probe(path, kind, max_image_pixels))

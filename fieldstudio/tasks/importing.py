@@ -15,7 +15,8 @@ Rules:
   ``ImportReport.missing_media`` and the task is stored with ``missing_media=True``.
 * A name that could escape the dataset folder (``..`` segment, absolute POSIX or Windows path, drive
   letter such as ``C:\\``, UNC path) is rejected with an error and never stored or opened; its task is
-  still imported, marked ``missing_media``.
+  still imported, marked ``missing_media``, with the name and reason in ``extra["rejected_inputs"]``
+  (a run refuses the task with that reason).
 * Bad input (missing, empty, not JSON, wrong format) is reported as an ImportProblem naming the file and
   the reason. Each batch is its own transaction, so a failure or a cancel never loses batches already
   committed.
@@ -335,6 +336,7 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
         row.extra = extra
         session.flush()  # the task id exists before its inputs
         missing: list[str] = []
+        rejected: list[dict[str, str]] = []
         position = 0
         for item in parsed.inputs:
             reason = unsafe_name_reason(item.name)
@@ -342,6 +344,7 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
                 out.problems.append(ImportProblem(file_name, parsed.external_id,
                                                   f"input {item.name!r} rejected: {reason}; it was not stored"))
                 missing.append(item.name)
+                rejected.append({"name": item.name, "reason": reason})
                 continue
             media_id, note = media.match(item.name)
             if note:
@@ -352,6 +355,8 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             session.add(TaskInput(task_id=row.id, position=position, name=item.name, media_id=media_id,
                                   start_s=item.start_s, end_s=item.end_s))
             position += 1
+        if rejected:  # the run refuses the task with these reasons (inference.runs)
+            row.extra = {**extra, "rejected_inputs": rejected}
         row.missing_media = bool(missing)
         if missing:
             out.missing[parsed.external_id] = missing

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-from charset_normalizer import from_bytes
 
 from fieldstudio.core.errors import MediaError
+from fieldstudio.core.text_encoding import guess_decode
 
 if TYPE_CHECKING:
     import pymupdf
@@ -227,23 +227,15 @@ def _read_text_file(path: Path) -> tuple[str, str]:
     raw = _read_bytes(path)
     if raw.startswith(b"%PDF-"):
         raise MediaError(path, "is a PDF, not a text file (rename it to .pdf)")
-    matches = from_bytes(raw)
-    best = matches.best()
-    if best is None:
+    guessed = guess_decode(raw)
+    if guessed is None:
         raise MediaError(path, "is not a text file: its content is binary")
-    # Short Western-European texts often tie between cp1250 and cp1252 (same chaos and coherence);
-    # cp1252 is by far the more common Windows code page, so prefer it on a tie.
-    for match in matches:
-        if (match.encoding == "cp1252" and match.chaos == best.chaos
-                and match.coherence == best.coherence):
-            best = match
-            break
-    text = str(best)
+    text, encoding = guessed
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         raise MediaError(path, "is not a text file: its content is binary")
-    return text.replace("\r\n", "\n").replace("\r", "\n"), best.encoding
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
 
 
 def _read_bytes(path: Path) -> bytes:

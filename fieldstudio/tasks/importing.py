@@ -76,7 +76,7 @@ def sniff_format(path: Path) -> tuple[str, str]:
     if suffix in (".csv", ".tsv"):
         header = csv_tasks.read_header(path)
         if header is None:
-            return "unknown", "is empty or not a UTF-8 CSV file"
+            return "unknown", "is empty or not a CSV text file"
         if "task_id" in header and "query" in header:
             return "csv-tasks", ""
         if "task_id" in header and "answer" in header:

@@ -132,13 +132,24 @@ def project_summary(p: Project) -> dict:
                                   m.Media.rotation).where(m.Media.kind == "video", m.Media.status == "ok")).all()
         summary["videos"] = [{"file_name": f, "frames": n, "duration_s": d, "vfr": v, "rotation": r}
                              for f, n, d, v, r in videos]
+        documents = s.execute(select(m.Media.id, m.Media.file_name, m.Media.page_count)
+                              .where(m.Media.kind == "document", m.Media.status == "ok")
+                              .order_by(m.Media.file_name)).all()
+        scanned: dict[str, list[int]] = {}
+        for media_id, page in s.execute(select(m.DocumentPage.media_id, m.DocumentPage.page_number)
+                                        .where(m.DocumentPage.needs_ocr.is_(True))
+                                        .order_by(m.DocumentPage.page_number)):
+            scanned.setdefault(media_id, []).append(page + 1)
+        summary["documents"] = [{"file_name": f, "pages": n, "needs_ocr_pages": scanned.get(i, [])}
+                                for i, f, n in documents]
     return summary
 
 
 @app.command()
 def info(project: Path = typer.Argument(..., help="project file"),
          as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
-    """Print what PROJECT holds: media per kind, unreadable files, tasks, annotations, ratings, runs, scores."""
+    """Print what PROJECT holds: media per kind (videos' frames, documents' pages needing OCR), unreadable files,
+    tasks, annotations, ratings, runs, scores."""
     with open_project(project) as p:
         summary = project_summary(p)
     if as_json:
@@ -153,6 +164,10 @@ def info(project: Path = typer.Argument(..., help="project file"),
         flags = " VFR" if v["vfr"] else ""
         flags += f" rotated {v['rotation']}°" if v["rotation"] else ""
         out.print(f"  {v['file_name']}: {v['frames'] or '?'} frames, {dur}{flags}", markup=False)
+    for d in summary["documents"]:
+        ocr = d["needs_ocr_pages"]
+        flags = f"; scanned, needs OCR: page{'s' if len(ocr) > 1 else ''} {', '.join(map(str, ocr))}" if ocr else ""
+        out.print(f"  {d['file_name']}: {d['pages'] or '?'} pages{flags}", markup=False)
     a = summary["annotations"]
     out.print("annotations: " + ", ".join(f"{n} {k}" for k, n in a.items()))
     out.print(f"tasks: {summary['tasks']}; ratings: {summary['ratings']}; runs: {summary['runs']}; "

@@ -66,7 +66,7 @@ def make_thumbnails(
                 jpeg, w, h = make_thumbnail(source, m)
             except (MediaError, IndexError):
                 continue
-            except Exception:  # noqa: BLE001 - one file never stops the batch (a decoder's own error)
+            except Exception:  # one file never stops the batch (a decoder's own error, e.g. cv2.error)
                 log.exception("thumbnail of media %s (%s) failed", m.id, m.file_name)
                 continue
             with project.write() as s:

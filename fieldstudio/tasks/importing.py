@@ -374,8 +374,9 @@ def import_answers(project: Project, path: Path, source_name: str, *,
     """Import answers produced elsewhere as a ``Run(kind="import", name=source_name)``.
 
     Formats: FieldWorkArena run logs (a ``*.log`` file or a folder searched recursively), IndustryEQA
-    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id
-    (tasks of the format's own source first, then any source if the id is unique); ids naming no task are
+    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id, as
+    written or else with/without the ``fieldworkarena.`` prefix (tasks of the format's own source first,
+    then any source if the id is unique); ids naming no task are
     listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place.
     No run is created when the file holds no answer.
     """
@@ -397,15 +398,16 @@ def import_answers(project: Project, path: Path, source_name: str, *,
         return report
 
     preferred = _ANSWER_SOURCE[fmt]
+    forms = {a.external_id: _id_forms(a.external_id) for a in result.answers}
     with project.read() as s:
         rows = s.execute(select(Task.id, Task.source, Task.external_id)
-                         .where(Task.external_id.in_({a.external_id for a in result.answers}))).all()
+                         .where(Task.external_id.in_({f for fs in forms.values() for f in fs}))).all()
     by_id: dict[str, dict[str, str]] = {}
     for task_id, source, external_id in rows:
         by_id.setdefault(external_id, {})[source] = task_id
     resolved: list[tuple[ParsedAnswer, str]] = []
     for answer in result.answers:
-        sources = by_id.get(answer.external_id, {})
+        sources = next((by_id[f] for f in forms[answer.external_id] if f in by_id), {})
         task_id = sources.get(preferred) if preferred else None
         if task_id is None and len(sources) == 1:
             task_id = next(iter(sources.values()))
@@ -454,6 +456,14 @@ def import_answers(project: Project, path: Path, source_name: str, *,
         run.status = "cancelled" if report.cancelled else "done"
         run.finished_at = utcnow()
     return report
+
+
+def _id_forms(external_id: str) -> list[str]:
+    """The ids an answer's id may name a task by, best first: as written, then without or with the
+    ``fieldworkarena.`` prefix (task files store ``1.1.0001``; logs, id lists and some CSVs write
+    ``fieldworkarena.1.1.0001``)."""
+    bare = fieldworkarena.strip_prefix(external_id)
+    return list(dict.fromkeys([external_id, bare, fieldworkarena.ID_PREFIX + bare]))
 
 
 def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,9 @@ OpenEQA, CSV) and writes ``Task`` + ``TaskInput`` rows in short write transactio
 
 Rules:
 
-* A task is identified by (``source``, ``external_id``); importing it again updates it in place.
+* A task is identified by (``source``, ``external_id``); importing it again updates it in place, and a
+  task the file states exactly as stored (fields, inputs and their media) is left alone and counted
+  ``unchanged``.
   A FieldWorkArena public-variant record (no ground truth) never overwrites a ground-truth task: its
   query text is kept as ``extra["public_query"]`` (the two differ for 640 of 886 tasks, benchmarks.md
   §1.2 and §5 pitfall 3); and a ground-truth import over a public task keeps the public text there too.
@@ -242,7 +244,7 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
 
     media = MediaIndex.of(project)
     total = len(parsed)
-    touched: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (category, "created" | "updated")
+    touched: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (category, "created" | "updated" | "unchanged")
     progress(0, total)
     for start in range(0, total, BATCH):
         if cancelled():
@@ -271,8 +273,10 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
         report.tasks_per_category[category] += 1
         if state == "created":
             report.created += 1
-        else:
+        elif state == "updated":
             report.updated += 1
+        else:
+            report.unchanged += 1
     return report
 
 
@@ -292,13 +296,21 @@ def _is_public(task: ParsedTask) -> bool:
 
 
 def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex, out: _BatchOutcome) -> None:
-    """Create or update the batch's tasks in ``session``, recording what happened in ``out``."""
+    """Create or update the batch's tasks in ``session``, recording what happened in ``out``.
+
+    A task whose stored fields and inputs already equal what the file says is left alone (``unchanged``):
+    re-importing an unchanged file writes nothing.
+    """
     keys = {(t.source, t.external_id) for t, _ in batch}
     existing: dict[tuple[str, str], Task] = {}
     for source in {s for s, _ in keys}:
         ids = [e for s, e in keys if s == source]
         for row in session.scalars(select(Task).where(Task.source == source, Task.external_id.in_(ids))):
             existing[(row.source, row.external_id)] = row
+    stored_inputs: dict[str, list[tuple]] = {}
+    for ti in session.scalars(select(TaskInput).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
+                              .order_by(TaskInput.task_id, TaskInput.position)):
+        stored_inputs.setdefault(ti.task_id, []).append((ti.position, ti.name, ti.media_id, ti.start_s, ti.end_s))
     for parsed, file_name in batch:
         key = (parsed.source, parsed.external_id)
         row = existing.get(key)
@@ -309,55 +321,43 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             merged = dict(row.extra or {})
             merged["public_query"] = parsed.query
             merged.setdefault("public_imported_from", file_name)
-            row.extra = merged
-            row.scenario = parsed.scenario or row.scenario
-            row.sub_category = parsed.sub_category or row.sub_category
+            scenario, sub_category = parsed.scenario or row.scenario, parsed.sub_category or row.sub_category
+            if (_json_same(merged, row.extra), scenario, sub_category) == (True, row.scenario, row.sub_category):
+                out.touched.setdefault(key, (row.category or "", "unchanged"))
+                continue
+            row.extra, row.scenario, row.sub_category = merged, scenario, sub_category
             out.touched.setdefault(key, (row.category or "", "updated"))
             continue
         if row is not None and (row.extra or {}).get("variant") == "public" and not _is_public(parsed):
             extra["public_query"] = row.query
+        inputs, missing, rejected = _resolve_inputs(parsed, file_name, media, out)
+        if rejected:  # the run refuses the task with these reasons (inference.runs)
+            extra["rejected_inputs"] = rejected
+        values = {"query": parsed.query, "answer_type": parsed.answer_type, "ground_truth": parsed.ground_truth,
+                  "ground_truth_extra": parsed.ground_truth_extra, "eval_func": parsed.eval_func,
+                  "output_format": parsed.output_format, "category": parsed.category,
+                  "sub_category": parsed.sub_category, "scenario": parsed.scenario, "extra": extra,
+                  "missing_media": bool(missing)}
         if row is None:
             row = Task(source=parsed.source, external_id=parsed.external_id)
             session.add(row)
             existing[key] = row
             out.touched.setdefault(key, (parsed.category or "", "created"))
+        elif _task_same(row, values) and stored_inputs.get(row.id, []) == inputs:
+            out.touched.setdefault(key, (parsed.category or "", "unchanged"))
+            inputs = None
         else:
             session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
             out.touched.setdefault(key, (parsed.category or "", "updated"))
-        row.query = parsed.query
-        row.answer_type = parsed.answer_type
-        row.ground_truth = parsed.ground_truth
-        row.ground_truth_extra = parsed.ground_truth_extra if parsed.ground_truth_extra is not None else null()
-        row.eval_func = parsed.eval_func
-        row.output_format = parsed.output_format
-        row.category = parsed.category
-        row.sub_category = parsed.sub_category
-        row.scenario = parsed.scenario
-        row.extra = extra
-        session.flush()  # the task id exists before its inputs
-        missing: list[str] = []
-        rejected: list[dict[str, str]] = []
-        position = 0
-        for item in parsed.inputs:
-            reason = unsafe_name_reason(item.name)
-            if reason:
-                out.problems.append(ImportProblem(file_name, parsed.external_id,
-                                                  f"input {item.name!r} rejected: {reason}; it was not stored"))
-                missing.append(item.name)
-                rejected.append({"name": item.name, "reason": reason})
-                continue
-            media_id, note = media.match(item.name)
-            if note:
-                out.problems.append(ImportProblem(file_name, parsed.external_id, f"input {item.name!r}: {note}",
-                                                  "warning"))
-            if media_id is None:
-                missing.append(item.name)
-            session.add(TaskInput(task_id=row.id, position=position, name=item.name, media_id=media_id,
-                                  start_s=item.start_s, end_s=item.end_s))
-            position += 1
-        if rejected:  # the run refuses the task with these reasons (inference.runs)
-            row.extra = {**extra, "rejected_inputs": rejected}
-        row.missing_media = bool(missing)
+        if inputs is not None:
+            for name, value in values.items():
+                setattr(row, name, value)
+            if parsed.ground_truth_extra is None:
+                row.ground_truth_extra = null()
+            session.flush()  # the task id exists before its inputs
+            for position, name, media_id, start_s, end_s in inputs:
+                session.add(TaskInput(task_id=row.id, position=position, name=name, media_id=media_id,
+                                      start_s=start_s, end_s=end_s))
         if missing:
             out.missing[parsed.external_id] = missing
         else:
@@ -365,6 +365,47 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             out.resolved.add(parsed.external_id)
         if parsed.sub_category == "unmapped" and parsed.external_id not in out.unmapped:
             out.unmapped.append(parsed.external_id)
+
+
+def _resolve_inputs(parsed: ParsedTask, file_name: str, media: MediaIndex, out: _BatchOutcome
+                    ) -> tuple[list[tuple], list[str], list[dict[str, str]]]:
+    """(inputs as (position, name, media id, start s, end s), names matching no media, rejected names with why)."""
+    inputs: list[tuple] = []
+    missing: list[str] = []
+    rejected: list[dict[str, str]] = []
+    for item in parsed.inputs:
+        reason = unsafe_name_reason(item.name)
+        if reason:
+            out.problems.append(ImportProblem(file_name, parsed.external_id,
+                                              f"input {item.name!r} rejected: {reason}; it was not stored"))
+            missing.append(item.name)
+            rejected.append({"name": item.name, "reason": reason})
+            continue
+        media_id, note = media.match(item.name)
+        if note:
+            out.problems.append(ImportProblem(file_name, parsed.external_id, f"input {item.name!r}: {note}",
+                                              "warning"))
+        if media_id is None:
+            missing.append(item.name)
+        inputs.append((len(inputs), item.name, media_id, item.start_s, item.end_s))
+    return inputs, missing, rejected
+
+
+def _json_same(a: Any, b: Any) -> bool:
+    """Equal once both are written as JSON (what the database gives back)."""
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def _task_same(row: Task, values: Mapping[str, Any]) -> bool:
+    """True when the stored task already holds ``values`` (JSON columns compared as JSON)."""
+    for name, value in values.items():
+        current = getattr(row, name)
+        if name in ("extra", "ground_truth_extra"):
+            if not _json_same(current or None, value or None):
+                return False
+        elif current != value:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- answers

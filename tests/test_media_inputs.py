@@ -74,13 +74,18 @@ def test_non_utf8_name_is_reported_and_the_rest_imports(tmp_path):
     assert rows["bad\\xff.png"].status == "unreadable" and "UTF-8" in rows["bad\\xff.png"].error
 
 
-def test_decompression_bombs_are_refused_and_thumbnails_carry_on(tmp_path, project):
-    """Headers claiming 40000 x 40000 (PNG, 1.6 Gpx) and 60000 x 60000 (JPEG, 3.6 Gpx) are refused at import."""
-    folder = tmp_path / "in"
+def _bombs_and_good_images(folder: Path, good: int) -> Path:
+    """``folder`` with bomb.png (40000 x 40000), bomb.jpg (60000 x 60000) and ``good`` small PNGs."""
     folder.mkdir()
     png_claiming(folder / "bomb.png", 40000, 40000)
     jpeg_claiming(folder / "bomb.jpg", 60000, 60000)
-    _good_images(folder, 2)
+    _good_images(folder, good)
+    return folder
+
+
+def test_decompression_bombs_are_refused_and_thumbnails_carry_on(tmp_path, project):
+    """Headers claiming 40000 x 40000 (PNG, 1.6 Gpx) and 60000 x 60000 (JPEG, 3.6 Gpx) are refused at import."""
+    folder = _bombs_and_good_images(tmp_path / "in", 2)
     with Image.open(folder / "bomb.jpg") as im:
         assert im.size == (60000, 60000)  # what Pillow reads from the header
     report = ingest.add_index_thumbnail(project, [folder])
@@ -102,11 +107,7 @@ def test_decompression_bombs_are_refused_and_thumbnails_carry_on(tmp_path, proje
 
 def test_thumbnail_step_survives_a_bomb_already_in_the_project(tmp_path, project):
     """A bomb imported by an older fieldstudio (or above a raised limit) never stops the other thumbnails."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    png_claiming(folder / "bomb.png", 40000, 40000)
-    jpeg_claiming(folder / "bomb.jpg", 60000, 60000)
-    _good_images(folder, 3)
+    folder = _bombs_and_good_images(tmp_path / "in", 3)
     report = library.add_paths(project, [folder], max_image_pixels=10**10)
     assert report.imported["image"] == 5
     thumbnails.make_thumbnails(project, report.media_ids)  # before the fix: cv2.error on bomb.png

@@ -98,7 +98,7 @@ def test_csv_import_media_paths_and_reimport(project, tmp_path):
     assert [(e, n) for e, n, _ in inputs] == [("s1", "aisle.jpg"), ("s2", "missing.jpg")]
     assert inputs[0][2] is not None and inputs[1][2] is None
     again = import_tasks(project, [f])
-    assert again.updated == 2 and again.created == 0
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 2)
 
 
 def test_csv_answers(project, tmp_path):

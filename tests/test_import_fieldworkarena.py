@@ -269,7 +269,7 @@ def test_reimport_is_idempotent(gt_project):
         before = (s.scalar(select(func.count()).select_from(Task)), s.scalar(select(func.count()).select_from(TaskInput)))
         ids_before = dict(s.execute(select(Task.external_id, Task.id)).all())
     report = import_tasks(project, gt_files())
-    assert report.created == 0 and report.updated == 886
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 886)
     with project.read() as s:
         after = (s.scalar(select(func.count()).select_from(Task)), s.scalar(select(func.count()).select_from(TaskInput)))
         ids_after = dict(s.execute(select(Task.external_id, Task.id)).all())

@@ -470,11 +470,29 @@ def overlapping_segments(project: Project,
 
 
 # -- tracks -----------------------------------------------------------------------------------------
+def _top_track_id(s: Session, media_id: str) -> int:
+    return s.scalar(select(func.max(Annotation.track_id)).where(Annotation.media_id == media_id)) or 0
+
+
 def next_track_id(project: Project, media_id: str) -> int:
-    """A track id not yet used on this video (deleted boxes count, so undo never merges two tracks)."""
-    with project.read() as s:
-        top = s.scalar(select(func.max(Annotation.track_id)).where(Annotation.media_id == media_id))
-    return (top or 0) + 1
+    """A new track id for this video, never handed out before (deleted boxes count, so undo never merges two tracks).
+
+    The highest id in use and the last one issued (``Media.extra["track_ids_issued"]``) are read and the
+    new one recorded in one ``BEGIN IMMEDIATE`` transaction, so two windows or processes starting a track
+    at once get two different ids even before either has stored a box. A read-only project (where no
+    box can be stored) only reads. Raises NotFound for an unknown media.
+    """
+    if project.read_only:
+        with project.read() as s:
+            return _top_track_id(s, media_id) + 1
+    with project.write() as s:
+        media = _media(s, media_id)
+        top = _top_track_id(s, media_id)
+        extra = dict(media.extra or {})
+        track = max(top, int(extra.get("track_ids_issued") or 0)) + 1
+        extra["track_ids_issued"] = track
+        media.extra = extra
+    return track
 
 
 def track_keyframes(project: Project, media_id: str, track_id: int) -> list[AnnotationRecord]:

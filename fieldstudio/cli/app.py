@@ -58,7 +58,9 @@ def new(project: Path = typer.Argument(..., help="project file to create (.field
 
 
 def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
-    """Print what ``add_paths`` did, one line per unreadable file with its reason."""
+    """Print what ``add_paths`` did, one line per unreadable file with its reason (any name prints)."""
+    from fieldstudio.media.library import printable_path
+
     counts = ", ".join(f"{report.imported[k]} {k}{'s' if report.imported[k] != 1 else ''}"
                        for k in ("image", "video", "document"))
     out.print(f"imported {report.imported_total} media ({counts})")
@@ -69,7 +71,7 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
     if report.unreadable:
         out.print(f"{len(report.unreadable)} file(s) could not be read:")
         for path, reason in report.unreadable:
-            out.print(f"  {path}: {reason}", highlight=False, markup=False)
+            out.print(f"  {printable_path(path)}: {reason}", highlight=False, markup=False)
     if report.cancelled:
         out.print("cancelled before every file was added")
 
@@ -77,13 +79,16 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
 @app.command()
 def add(project: Path = typer.Argument(..., help="project file"),
         paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
-        no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now")) -> None:
+        no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now"),
+        max_image_pixels: int = typer.Option(
+            250_000_000, "--max-image-pixels", min=1,
+            help="refuse images whose header claims more pixels (width x height) than this")) -> None:
     """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
     from fieldstudio.media import library, thumbnails
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
-            report = library.add_paths(p, paths, progress=update)
+            report = library.add_paths(p, paths, progress=update, max_image_pixels=max_image_pixels)
         print_add_report(report)
         if report.media_ids and not no_index:
             with progress_bar("Indexing frames") as update:
@@ -127,13 +132,24 @@ def project_summary(p: Project) -> dict:
                                   m.Media.rotation).where(m.Media.kind == "video", m.Media.status == "ok")).all()
         summary["videos"] = [{"file_name": f, "frames": n, "duration_s": d, "vfr": v, "rotation": r}
                              for f, n, d, v, r in videos]
+        documents = s.execute(select(m.Media.id, m.Media.file_name, m.Media.page_count)
+                              .where(m.Media.kind == "document", m.Media.status == "ok")
+                              .order_by(m.Media.file_name)).all()
+        scanned: dict[str, list[int]] = {}
+        for media_id, page in s.execute(select(m.DocumentPage.media_id, m.DocumentPage.page_number)
+                                        .where(m.DocumentPage.needs_ocr.is_(True))
+                                        .order_by(m.DocumentPage.page_number)):
+            scanned.setdefault(media_id, []).append(page + 1)
+        summary["documents"] = [{"file_name": f, "pages": n, "needs_ocr_pages": scanned.get(i, [])}
+                                for i, f, n in documents]
     return summary
 
 
 @app.command()
 def info(project: Path = typer.Argument(..., help="project file"),
          as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
-    """Print what PROJECT holds: media per kind, unreadable files, tasks, annotations, ratings, runs, scores."""
+    """Print what PROJECT holds: media per kind (videos' frames, documents' pages needing OCR), unreadable files,
+    tasks, annotations, ratings, runs, scores."""
     with open_project(project) as p:
         summary = project_summary(p)
     if as_json:
@@ -148,6 +164,10 @@ def info(project: Path = typer.Argument(..., help="project file"),
         flags = " VFR" if v["vfr"] else ""
         flags += f" rotated {v['rotation']}°" if v["rotation"] else ""
         out.print(f"  {v['file_name']}: {v['frames'] or '?'} frames, {dur}{flags}", markup=False)
+    for d in summary["documents"]:
+        ocr = d["needs_ocr_pages"]
+        flags = f"; scanned, needs OCR: page{'s' if len(ocr) > 1 else ''} {', '.join(map(str, ocr))}" if ocr else ""
+        out.print(f"  {d['file_name']}: {d['pages'] or '?'} pages{flags}", markup=False)
     a = summary["annotations"]
     out.print("annotations: " + ", ".join(f"{n} {k}" for k, n in a.items()))
     out.print(f"tasks: {summary['tasks']}; ratings: {summary['ratings']}; runs: {summary['runs']}; "

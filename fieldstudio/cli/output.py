@@ -74,7 +74,8 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
     for file, fmt in report.formats.items():
         out.print(f"{file}: {fmt}", markup=False)
     if report.tasks_imported:
-        out.print(f"tasks: {report.created} created, {report.updated} updated")
+        out.print(f"tasks: {report.created} created, {report.updated} updated"
+                  + (f", {report.unchanged} unchanged" if report.unchanged else ""))
         for category, n in sorted(report.tasks_per_category.items()):
             out.print(f"  {category or '(none)'}: {n}", markup=False)
     if report.answers_imported or report.run_id:

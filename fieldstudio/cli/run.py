@@ -76,8 +76,15 @@ def _run_tasks(project: Project, run_id: str) -> set[str]:
         return set(s.scalars(select(Answer.task_id).where(Answer.run_id == run_id)))
 
 
-def _fmt_cost(value: float, complete: bool) -> str:
-    return f"${value:.4f}" + ("" if complete else " (partial: some answers did not report usage)")
+def _fmt_cost(summary: run_queue.RunSummary, *, short: bool = False) -> str:
+    """``$0.0123``; with ``(partial...)`` when some answers' cost is unknown; ``unknown`` when no known cost."""
+    status = summary.cost_status
+    if status == "unknown":
+        return "unknown" if short else "unknown (no answer reported usage)"
+    if status == "partial":
+        return f"≥ ${summary.cost_usd:.4f}" if short else \
+            f"${summary.cost_usd:.4f} (partial: some answers did not report usage)"
+    return f"${summary.cost_usd:.4f}"
 
 
 def print_summary(summary: run_queue.RunSummary) -> None:
@@ -87,7 +94,7 @@ def print_summary(summary: run_queue.RunSummary) -> None:
     if summary.errors:
         out.print("errors: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.errors.items())))
     out.print(f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion "
-               f"({summary.reasoning_tokens} reasoning); cost {_fmt_cost(summary.cost_usd, summary.cost_complete)}"
+               f"({summary.reasoning_tokens} reasoning); cost {_fmt_cost(summary)}"
                + (f"; {summary.elapsed_s:.1f} s" if summary.elapsed_s else ""))
     if summary.stopped:
         out.print(f"stopped early: {summary.stopped}", markup=False)
@@ -154,7 +161,8 @@ def run_command(
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
     print_summary(summary)
-    raise typer.Exit(0 if summary.status == "done" else 1)
+    every_answer_failed = summary.failed > 0 and summary.answered == 0
+    raise typer.Exit(0 if summary.status == "done" and not every_answer_failed else 1)
 
 
 def _clip(text: str | None, width: int = 60) -> str:
@@ -175,22 +183,23 @@ def answers_command(
             runs = s.execute(select(Run, ProfileRow.name).outerjoin(ProfileRow, Run.profile_id == ProfileRow.id)
                              .order_by(Run.started_at)).all()
         if run is None:
-            rows = []
+            rows, costs = [], []
             for r, profile_name in runs:
                 summary = run_queue.run_summary(p, r.id)
+                costs.append(_fmt_cost(summary, short=True))
                 rows.append({"run": r.id, "name": r.name, "kind": r.kind, "profile": profile_name,
                              "strategy": r.strategy, "status": r.status, "total": summary.total,
                              "answered": summary.answered, "failed": summary.failed, "pending": summary.pending,
                              "from_cache": summary.from_cache, "cost_usd": summary.cost_usd,
-                             "cost_complete": summary.cost_complete})
+                             "cost_complete": summary.cost_complete, "cost_status": summary.cost_status})
             if as_json:
                 out.print_json(json.dumps(rows))
                 return
             table = Table("run", "name", "strategy", "status", "answered", "failed", "pending", "cached", "cost")
-            for row in rows:
+            for row, cost in zip(rows, costs):
                 table.add_row(row["run"][:8], row["name"], row["strategy"] or row["kind"], row["status"],
                               str(row["answered"]), str(row["failed"]), str(row["pending"]), str(row["from_cache"]),
-                              _fmt_cost(row["cost_usd"], row["cost_complete"]) if row["kind"] == "model" else "")
+                              cost if row["kind"] == "model" else "")
             out.print(table)
             return
         matches = [r for r, _ in runs if r.id == run or (len(run) >= 6 and r.id.startswith(run.lower()))]

@@ -63,6 +63,11 @@ class TaskSpec:
         return self.external_id or self.id[:8]
 
     @property
+    def rejected_inputs(self) -> list[tuple[str, str]]:
+        """(name, reason) of inputs the task import rejected (a name that leaves the dataset folder); never stored."""
+        return [(r.get("name", ""), r.get("reason", "")) for r in self.extra.get("rejected_inputs") or []]
+
+    @property
     def missing_inputs(self) -> list[str]:
         """Names of inputs that match no media in the project, or whose media is unreadable."""
         return [i.name for i in self.inputs if i.media is None or i.media.status != "ok"]

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-from charset_normalizer import from_bytes
 
 from fieldstudio.core.errors import MediaError
+from fieldstudio.core.text_encoding import guess_decode
 
 if TYPE_CHECKING:
     import pymupdf
@@ -114,7 +114,8 @@ def probe_document(path: Path) -> DocumentProbe:
 
     A PDF gives one :class:`PageText` per page; blocks are ordered by detected column (see
     :func:`_reading_order`), ligatures are dissolved, and a page with no text but with images is
-    flagged ``needs_ocr``. A text file (``.txt``) gives a single page; its encoding is detected
+    flagged ``needs_ocr``. A file is a PDF when its content starts with ``%PDF-``, whatever its name.
+    A text file (``.txt``) gives a single page; its encoding is detected
     (UTF-8, UTF-16/32 with BOM, cp1252, Shift-JIS/cp932, ...) and line ends are normalised to ``\\n``.
 
     Raises:
@@ -141,6 +142,13 @@ def probe_document(path: Path) -> DocumentProbe:
 
 
 def _document_kind(path: Path) -> str:
+    """``pdf`` when the content starts like a PDF (whatever the name), else by suffix."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(5) == b"%PDF-":
+                return "pdf"
+    except OSError:
+        pass  # reported by the reader that follows
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
         return "pdf"
@@ -219,23 +227,15 @@ def _read_text_file(path: Path) -> tuple[str, str]:
     raw = _read_bytes(path)
     if raw.startswith(b"%PDF-"):
         raise MediaError(path, "is a PDF, not a text file (rename it to .pdf)")
-    matches = from_bytes(raw)
-    best = matches.best()
-    if best is None:
+    guessed = guess_decode(raw)
+    if guessed is None:
         raise MediaError(path, "is not a text file: its content is binary")
-    # Short Western-European texts often tie between cp1250 and cp1252 (same chaos and coherence);
-    # cp1252 is by far the more common Windows code page, so prefer it on a tie.
-    for match in matches:
-        if (match.encoding == "cp1252" and match.chaos == best.chaos
-                and match.coherence == best.coherence):
-            best = match
-            break
-    text = str(best)
+    text, encoding = guessed
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         raise MediaError(path, "is not a text file: its content is binary")
-    return text.replace("\r\n", "\n").replace("\r", "\n"), best.encoding
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
 
 
 def _read_bytes(path: Path) -> bytes:

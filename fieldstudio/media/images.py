@@ -22,6 +22,10 @@ from fieldstudio.core.errors import MediaError
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
 # Above this many pixels a full decode is refused; a reduced decode is used instead.
 MAX_FULL_DECODE_PIXELS = 80_000_000
+MAX_IMAGE_PIXELS = 250_000_000
+"""Default import limit (width x height of the header): larger images are refused by ``library.add_paths``
+as decompression bombs (pitfalls.md, "decompression bombs"); its ``max_image_pixels`` and
+``fieldstudio add --max-image-pixels`` change it."""
 
 Image.MAX_IMAGE_PIXELS = None  # we bound memory ourselves, by reduced decoding
 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -102,7 +106,10 @@ def read_image(path: Path, *, max_side: int | None = None) -> np.ndarray:
         buf = np.fromfile(path, dtype=np.uint8)
     except OSError as exc:
         raise MediaError(path, f"cannot be read ({exc.strerror or exc})") from exc
-    bgr = cv2.imdecode(buf, flag)
+    try:
+        bgr = cv2.imdecode(buf, flag)
+    except cv2.error as exc:  # e.g. a header above OpenCV's own pixel limit (CV_IO_MAX_IMAGE_PIXELS)
+        raise MediaError(path, f"image data cannot be decoded ({str(exc).strip().splitlines()[-1]})") from exc
     if bgr is None:
         raise MediaError(path, "image data cannot be decoded (damaged or unsupported)")
     if bgr.ndim == 2:

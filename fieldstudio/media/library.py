@@ -34,7 +34,10 @@ Cancelled = Callable[[], bool]
 
 
 def kind_of(path: Path) -> str | None:
-    """Media kind by file suffix: ``image``, ``video``, ``document`` or None (not media)."""
+    """Media kind by file suffix: ``image``, ``video``, ``document`` or None (not media).
+
+    Decides only which files of a folder are candidates; ``content_kind`` decides what a candidate is.
+    """
     suffix = path.suffix.lower()
     if suffix in images.IMAGE_SUFFIXES:
         return "image"
@@ -45,11 +48,49 @@ def kind_of(path: Path) -> str | None:
     return None
 
 
+# Leading bytes of the formats fieldstudio reads, by the kind they are (offset, magic).
+_IMAGE_MAGIC = ((0, b"\xff\xd8\xff"), (0, b"\x89PNG\r\n\x1a\n"), (0, b"BM"), (0, b"II*\0"), (0, b"MM\0*"))
+_VIDEO_MAGIC = ((4, b"ftyp"), (4, b"moov"), (4, b"mdat"), (4, b"wide"), (4, b"free"), (0, b"\x1aE\xdf\xa3"),
+                (0, b"GIF87a"), (0, b"GIF89a"), (0, b"\x00\x00\x01\xba"), (0, b"\x00\x00\x01\xb3"))
+_DOCUMENT_MAGIC = ((0, b"%PDF-"),)
+
+
+def content_kind(path: Path) -> str | None:
+    """Media kind from the file's leading bytes (JPEG, PNG, WebP, BMP, TIFF; MP4/MOV, AVI, MKV/WebM,
+    GIF, MPEG; PDF), or None when they name no known format (text files, MPEG-TS, damaged files).
+
+    A JPEG named ``.mp4`` is an image; an MP4 named ``.jpg`` is a video. Raises OSError when the file
+    cannot be read.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(16)
+    if head[:4] == b"RIFF":
+        return {b"WEBP": "image", b"AVI ": "video"}.get(head[8:12])
+    for kind, table in (("image", _IMAGE_MAGIC), ("video", _VIDEO_MAGIC), ("document", _DOCUMENT_MAGIC)):
+        if any(head[at:at + len(magic)] == magic for at, magic in table):
+            return kind
+    return None
+
+
+def printable_path(path: Path | str) -> str:
+    """``path`` as text that can always be printed and stored: bytes that are not UTF-8 become ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
+def _name_is_utf8(path: Path) -> bool:
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 @dataclass
 class AddReport:
     """What ``add_paths`` did: media imported per kind, duplicates skipped, files that could not be read.
 
     ``unreadable`` holds (path, reason); ``skipped`` holds files in folders whose type is not media.
+    A path whose name is not valid UTF-8 cannot be printed as it is: show it with ``printable_path``.
     """
 
     imported: Counter = field(default_factory=Counter)
@@ -126,10 +167,14 @@ def require_file(project: Project, media: Media) -> Path:
     return p
 
 
-def _probe(path: Path, kind: str) -> dict:
+def _probe(path: Path, kind: str, max_image_pixels: int) -> dict:
     """Column values for a new media row; raises MediaError when the file cannot be read."""
     if kind == "image":
         p = images.probe_image(path)
+        if p.width * p.height > max_image_pixels:
+            raise MediaError(path, f"is {p.width}x{p.height} pixels ({p.width * p.height / 1e6:.0f} megapixels), "
+                                   f"above the import limit of {max_image_pixels / 1e6:g} megapixels "
+                                   "(a decompression bomb, or too large to work with)")
         return {"width": p.width, "height": p.height, "format": p.format, "orientation": p.orientation}
     if kind == "video":
         p = video.probe_video(path)
@@ -153,13 +198,20 @@ def add_paths(
     *,
     progress: Progress = lambda done, total: None,
     cancelled: Cancelled = lambda: False,
+    max_image_pixels: int = images.MAX_IMAGE_PIXELS,
 ) -> AddReport:
     """Add image, video and document files (folders recursively) to the project.
 
-    Each file is hashed (SHA-256) and probed: images for upright size and EXIF orientation, videos
+    A file's kind comes from its content (``content_kind``), its suffix only when the content names
+    no format. Each file is hashed (SHA-256) and probed: images for upright size and EXIF orientation, videos
     for codec, time base, rotation, audio and duration (the frame index is built by
     ``index_videos``), documents for page count and per-page text. Files already in the project
-    (same SHA-256) are skipped as duplicates. Rows are written in short transactions of up to 200.
+    (same SHA-256, readable) are skipped as duplicates, checked again inside each write transaction so
+    two imports of the same files at once store each file once; a file stored as unreadable that reads now
+    replaces its unreadable row. Rows are written in short transactions of up to 200.
+    Images whose header claims more than ``max_image_pixels`` (width x height; default 250 megapixels)
+    are refused as decompression bombs, and so are files whose name is not valid UTF-8 (the project
+    stores names as text; they are stored as unreadable under ``printable_path`` of the name).
 
     Returns an AddReport. A file that cannot be read never stops the others: it is reported with
     its reason and stored as ``unreadable``. Raises ProjectReadOnly if the project cannot be written.
@@ -167,17 +219,33 @@ def add_paths(
     report = AddReport()
     candidates, report.skipped, report.unreadable = scan(paths)
     with project.read() as s:
-        known = set(s.scalars(select(Media.sha256).where(Media.sha256.is_not(None))))
+        known = set(s.scalars(select(Media.sha256).where(Media.sha256.is_not(None), Media.status == "ok")))
         known_unreadable = set(s.scalars(select(Media.path).where(Media.status == "unreadable")))
     total = len(candidates)
     pending: list[dict] = []
 
     def flush() -> None:
+        """Write the pending rows in one transaction, checking inside it for what another writer just stored."""
         if not pending:
             return
         with project.write() as s:
+            ok = [v for v in pending if v.get("status", "ok") == "ok"]
+            stored = set(s.scalars(select(Media.sha256).where(
+                Media.status == "ok", Media.sha256.in_([v["sha256"] for v in ok])))) if ok else set()
+            bad = set(s.scalars(select(Media.path).where(
+                Media.status == "unreadable", Media.path.in_([v["path"] for v in pending]))))
             for values in pending:
-                pages = values.pop("_pages", None)
+                source, pages = values.pop("_source"), values.pop("_pages", None)
+                if values.get("status", "ok") == "ok":
+                    if values["sha256"] in stored:  # another import stored the same file meanwhile
+                        report.imported[values["kind"]] -= 1
+                        report.media_ids.remove(values["id"])
+                        report.duplicates.append(source)
+                        continue
+                    # a file that was unreadable before reads now
+                    s.execute(delete(Media).where(Media.path == values["path"], Media.status == "unreadable"))
+                elif values["path"] in bad:
+                    continue
                 s.add(Media(**values))
                 if pages:
                     s.flush()
@@ -190,8 +258,18 @@ def add_paths(
         if cancelled():
             report.cancelled = True
             break
-        kind = kind_of(path) or "document"
+        if not _name_is_utf8(path):
+            reason = "its name is not valid UTF-8 (rename the file to import it)"
+            report.unreadable.append((path, reason))
+            shown = printable_path(stored_path(project, path))
+            if shown not in known_unreadable:
+                known_unreadable.add(shown)
+                pending.append({"id": new_id(), "kind": kind_of(path) or "document", "path": shown, "_source": path,
+                                "file_name": printable_path(path.name), "status": "unreadable", "error": reason})
+            progress(done + 1, total)
+            continue
         try:
+            kind = content_kind(path) or kind_of(path) or "document"
             digest, size = sha256_file(path)
         except FileNotFoundError:
             report.unreadable.append((path, "no longer exists (deleted before it could be read)"))
@@ -203,10 +281,10 @@ def add_paths(
             report.duplicates.append(path)
             progress(done + 1, total)
             continue
-        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path),
+        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path), "_source": path,
                "file_name": path.name, "sha256": digest, "size_bytes": size}
         try:
-            row.update(_probe(path, kind))
+            row.update(_probe(path, kind, max_image_pixels))
         except MediaError as exc:
             report.unreadable.append((path, exc.reason))
             if row["path"] not in known_unreadable:

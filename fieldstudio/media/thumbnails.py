@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import cv2
@@ -15,6 +16,7 @@ from fieldstudio.store.models import Media, Thumbnail
 from fieldstudio.store.project import Project
 
 THUMB_SIDE = 256
+log = logging.getLogger(__name__)
 
 
 def make_thumbnail(source: FrameSource, media: Media) -> tuple[bytes, int, int]:
@@ -44,7 +46,10 @@ def make_thumbnails(
     progress: Callable[[int, int], None] = lambda done, total: None,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> int:
-    """Make and store the missing thumbnails of readable media (or of ``media_ids``); returns how many."""
+    """Make and store the missing thumbnails of readable media (or of ``media_ids``); returns how many.
+
+    A media whose preview cannot be made is left without one (logged); it never stops the others.
+    """
     with project.read() as s:
         have = set(s.scalars(select(Thumbnail.media_id)))
         q = select(Media).where(Media.status == "ok")
@@ -60,6 +65,9 @@ def make_thumbnails(
             try:
                 jpeg, w, h = make_thumbnail(source, m)
             except (MediaError, IndexError):
+                continue
+            except Exception:  # one file never stops the batch (a decoder's own error, e.g. cv2.error)
+                log.exception("thumbnail of media %s (%s) failed", m.id, m.file_name)
                 continue
             with project.write() as s:
                 s.merge(Thumbnail(media_id=m.id, frame_index=0, width=w, height=h, jpeg=jpeg))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -75,6 +75,38 @@ def frame_pts(frame: av.VideoFrame) -> int | None:
     """A decoded frame's presentation timestamp in its stream's time base: the PTS, else the DTS, else None."""
     value = frame.pts if frame.pts is not None else frame.dts
     return int(value) if value is not None else None
+
+
+@dataclass
+class _DecodeLog:
+    """What ``_decoded_frames`` met: video packets with data, and the text of each decoding error."""
+
+    packets: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _decoded_frames(container: av.container.InputContainer, stream: av.video.stream.VideoStream,
+                    log: _DecodeLog | None = None) -> Iterator[av.VideoFrame]:
+    """Decode ``stream`` packet by packet as the ffmpeg CLI does: a packet that fails to decode (the cut
+    last packet of a truncated file) is skipped, and the decoder is always flushed, so the frames it still
+    holds (B-frame reordering) come out."""
+    log = log if log is not None else _DecodeLog()
+    flushed = False
+    try:
+        for packet in container.demux(stream):
+            flushed = packet.size == 0  # the demuxer's last, empty packet flushes the decoder
+            log.packets += not flushed
+            try:
+                yield from stream.decode(packet)
+            except av.error.FFmpegError as exc:
+                log.errors.append(_reason(exc))
+    except av.error.FFmpegError as exc:  # the demuxer itself gave up
+        log.errors.append(_reason(exc))
+    if not flushed:
+        try:
+            yield from stream.decode(None)
+        except av.error.FFmpegError as exc:
+            log.errors.append(_reason(exc))
 
 
 def _rotation_of(frame: av.VideoFrame) -> int:
@@ -187,15 +219,37 @@ def build_frame_table(
     """Decode every frame of the first video stream and record its PTS and keyframe flag.
 
     Pixels are not converted, and the loop filter is skipped (it changes pixels, not timestamps), so
-    this costs about what ``ffprobe -show_frames`` does. Frames that fail to decode at the end of a
-    truncated file end the table there. Raises MediaError if no frame decodes, InterruptedError if
-    ``cancelled()`` turns true.
+    this costs about what ``ffprobe -show_frames`` does. A packet that fails to decode is skipped and the
+    decoder is flushed, as ffmpeg does, so a tail-truncated file keeps every frame ffmpeg decodes from it
+    (a file with errors, or fewer frames than packets, is decoded again on one thread: frame threading
+    silently drops the frames in flight at a bad packet). Raises MediaError if no frame decodes,
+    InterruptedError if ``cancelled()`` turns true.
     """
     path = Path(path)
+    pts, keys, log, time_base = _decode_timestamps(path, threads=True, progress=progress, cancelled=cancelled)
+    if log.errors or len(pts) < log.packets:
+        # Frame threading silently loses the frames in flight when a packet fails to decode (a truncated or
+        # damaged file): decode once more on one thread, which keeps every frame ffmpeg keeps.
+        again, again_keys, _, _ = _decode_timestamps(path, threads=False, progress=progress, cancelled=cancelled)
+        if len(again) > len(pts):
+            pts, keys = again, again_keys
+    if not pts:
+        raise MediaError(path, "no frame can be decoded (damaged or truncated video)")
+    order = np.argsort(np.asarray(pts, dtype=np.int64), kind="stable")
+    table = FrameTable(pts=np.asarray(pts, dtype=np.int64)[order], keyframe=np.asarray(keys, dtype=bool)[order],
+                       time_base=time_base)
+    progress(len(table), len(table))
+    return table
+
+
+def _decode_timestamps(path: Path, *, threads: bool, progress: Callable[[int, int], None],
+                       cancelled: Callable[[], bool]) -> tuple[list[int], list[bool], _DecodeLog, Fraction]:
+    """(PTS, keyframe flag) of every decoded frame in decode output order, what decoding met, the time base."""
     container = _open(path)
     try:
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+        if threads:
+            stream.thread_type = "AUTO"
         stream.codec_context.skip_frame = "DEFAULT"
         try:
             stream.codec_context.options = {"skip_loop_filter": "all"}
@@ -204,30 +258,18 @@ def build_frame_table(
         estimate = stream.frames or 0
         pts: list[int] = []
         keys: list[bool] = []
-        try:
-            for frame in container.decode(stream):
-                value = frame_pts(frame)
-                if value is None:
-                    continue
-                pts.append(value)
-                keys.append(bool(frame.key_frame))
-                if len(pts) % 64 == 0:
-                    progress(len(pts), max(estimate, len(pts)))
-                    if cancelled():
-                        raise InterruptedError("frame indexing cancelled")
-        except av.error.FFmpegError:
-            if not pts:
-                raise MediaError(path, "no frame can be decoded (damaged or truncated video)") from None
-        if not pts:
-            raise MediaError(path, "no frame can be decoded")
-        order = np.argsort(np.asarray(pts, dtype=np.int64), kind="stable")
-        table = FrameTable(
-            pts=np.asarray(pts, dtype=np.int64)[order],
-            keyframe=np.asarray(keys, dtype=bool)[order],
-            time_base=Fraction(stream.time_base),
-        )
-        progress(len(table), len(table))
-        return table
+        log = _DecodeLog()
+        for frame in _decoded_frames(container, stream, log):
+            value = frame_pts(frame)
+            if value is None:
+                continue
+            pts.append(value)
+            keys.append(bool(frame.key_frame))
+            if len(pts) % 64 == 0:
+                progress(len(pts), max(estimate, len(pts)))
+                if cancelled():
+                    raise InterruptedError("frame indexing cancelled")
+        return pts, keys, log, Fraction(stream.time_base)
     finally:
         container.close()
 
@@ -252,6 +294,7 @@ class FrameReader:
         self._container: av.container.InputContainer | None = None
         self._decoder = None
         self._next_index: int | None = None  # index the open decoder will yield next
+        self._threads = True  # frame threading, until a frame is lost to it (see _frame)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -275,7 +318,8 @@ class FrameReader:
         if self._container is None:
             self._container = _open(self.path)
             self._stream = self._container.streams.video[0]
-            self._stream.thread_type = "AUTO"
+            if self._threads:
+                self._stream.thread_type = "AUTO"
 
     def _remember(self, index: int, frame: av.VideoFrame) -> None:
         if not self._frame_bytes:
@@ -324,7 +368,7 @@ class FrameReader:
             self._ensure_open()
             seek_pts = int(self.table.pts[key])
             self._container.seek(seek_pts, stream=self._stream, backward=True, any_frame=False)
-            self._decoder = self._container.decode(self._stream)
+            self._decoder = _decoded_frames(self._container, self._stream)
             self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
             if frame is None:
@@ -373,7 +417,16 @@ class FrameReader:
                     break
             if index in self._cache:
                 return self._cache[index]
-        self._seek_and_decode(index)
+        try:
+            self._seek_and_decode(index)
+        except MediaError:
+            if not self._threads:
+                raise
+            # Frame threading drops the frames in flight at a packet that fails to decode (the end of a
+            # truncated file); one thread keeps them, as the frame table was built.
+            self._threads = False
+            self._reset_decoder()
+            self._seek_and_decode(index)
         return self._cache[index]
 
     def get(self, index: int) -> np.ndarray:

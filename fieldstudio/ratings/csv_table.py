@@ -1,6 +1,6 @@
 """Ratings from a CSV file (``fieldstudio ratings import``) and agreement tables to CSV.
 
-Import format (UTF-8, a header row; issue 6): ``rating_set, item, rater, verdict`` then any columns.
+Import format (UTF-8, else the encoding is detected, e.g. Excel's cp1252 or cp932; a header row; issue 6): ``rating_set, item, rater, verdict`` then any columns.
 
 * ``item`` is a media file name (or id) for a photo, or ``name#frame`` for frame ``frame`` of a video;
   the media must already be in the project.
@@ -18,6 +18,7 @@ reason; the other rows are imported.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.text_encoding import decode_text
 from fieldstudio.media import library
 from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
@@ -40,7 +42,7 @@ _VERDICT = {"accept": "accept", "a": "accept", "reject": "reject", "r": "reject"
 
 
 class RatingsCsvError(FieldstudioError):
-    """The CSV file cannot be read at all (missing, not UTF-8, no header, a required column missing)."""
+    """The CSV file cannot be read at all (missing, not text, no header, a required column missing)."""
 
 
 @dataclass
@@ -69,15 +71,15 @@ def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     Raises RatingsCsvError when the file cannot be read or a required column is missing.
     """
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            rows = [(reader.line_num, {(k or "").strip(): (v or "").strip() for k, v in row.items()
-                                       if not isinstance(v, list)}) for row in reader]
+        text, _ = decode_text(Path(path).read_bytes())
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        rows = [(reader.line_num, {(k or "").strip(): (v or "").strip() for k, v in row.items()
+                                   if not isinstance(v, list)}) for row in reader]
     except FileNotFoundError:
         raise RatingsCsvError(f"{path}: no such file") from None
     except UnicodeDecodeError:
-        raise RatingsCsvError(f"{path}: is not UTF-8 text; save it as CSV UTF-8") from None
+        raise RatingsCsvError(f"{path}: is not text in UTF-8 or a detectable encoding; save it as CSV UTF-8") from None
     except (OSError, csv.Error) as exc:
         raise RatingsCsvError(f"{path}: cannot be read as CSV ({exc})") from None
     missing = [c for c in REQUIRED if c not in header]

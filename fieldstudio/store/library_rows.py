@@ -34,9 +34,10 @@ class MediaRow:
     height: int | None
     duration_s: float | None
     page_count: int | None
+    ocr_pages: tuple[int, ...] = ()  # 1-based numbers of the pages with no text layer but images (scans)
 
     def badges(self, missing: bool) -> list[str]:
-        """Short warnings shown under the name: unreadable, missing file, VFR, rotated."""
+        """Short warnings shown under the name: unreadable, missing file, VFR, rotated, needs OCR."""
         out = []
         if self.status != "ok":
             out.append("unreadable")
@@ -46,6 +47,8 @@ class MediaRow:
             out.append("VFR")
         if self.rotation:
             out.append(f"rotated {self.rotation}°")
+        if self.ocr_pages:
+            out.append("needs OCR")
         return out
 
 
@@ -81,10 +84,17 @@ def project_name(path: Path) -> str:
 
 
 def media_rows(path: Path) -> list[MediaRow]:
-    """Every media of the project at ``path``, sorted by file name (case-insensitive). Raises ProjectError."""
+    """Every media of the project at ``path``, sorted by file name (case-insensitive), with the scanned pages
+    (``DocumentPage.needs_ocr``) of its documents. Raises ProjectError."""
     rows = _query(path, "SELECT id, file_name, kind, status, error, path, is_vfr IS NOT NULL AND is_vfr != 0, "
                         "COALESCE(rotation, 0), width, height, duration_s, page_count FROM media")
     out = list(itertools.starmap(MediaRow, rows))
+    scanned: dict[str, list[int]] = {}
+    for media_id, page in _query(path, "SELECT media_id, page_number FROM document_page WHERE needs_ocr "
+                                       "ORDER BY media_id, page_number"):
+        scanned.setdefault(media_id, []).append(page + 1)
+    for r in out:
+        r.ocr_pages = tuple(scanned.get(r.id, ()))
     out.sort(key=lambda r: r.file_name.casefold())
     return out
 

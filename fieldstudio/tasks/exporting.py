@@ -52,7 +52,7 @@ from fieldstudio.tasks.records import insertion_order
 
 FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")
 SUFFIX = {"fieldworkarena": ".json", "industryeqa": ".json", "openeqa": ".json", "csv": ".csv", "xlsx": ".xlsx"}
-_BOOKKEEPING = ("imported_from", "public_imported_from")
+_BOOKKEEPING = ("imported_from", "public_imported_from", "rejected_inputs")
 """``Task.extra`` keys the importer adds about the import itself; they are not part of a task."""
 _IEQA_DERIVED = ("scale", "human_presence", "reasoning_subset", "reasoning_status", "transformed_status",
                  "split_question_id")

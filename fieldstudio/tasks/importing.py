@@ -6,7 +6,9 @@ OpenEQA, CSV) and writes ``Task`` + ``TaskInput`` rows in short write transactio
 
 Rules:
 
-* A task is identified by (``source``, ``external_id``); importing it again updates it in place.
+* A task is identified by (``source``, ``external_id``); importing it again updates it in place, and a
+  task the file states exactly as stored (fields, inputs and their media) is left alone and counted
+  ``unchanged``.
   A FieldWorkArena public-variant record (no ground truth) never overwrites a ground-truth task: its
   query text is kept as ``extra["public_query"]`` (the two differ for 640 of 886 tasks, benchmarks.md
   §1.2 and §5 pitfall 3); and a ground-truth import over a public task keeps the public text there too.
@@ -15,7 +17,8 @@ Rules:
   ``ImportReport.missing_media`` and the task is stored with ``missing_media=True``.
 * A name that could escape the dataset folder (``..`` segment, absolute POSIX or Windows path, drive
   letter such as ``C:\\``, UNC path) is rejected with an error and never stored or opened; its task is
-  still imported, marked ``missing_media``.
+  still imported, marked ``missing_media``, with the name and reason in ``extra["rejected_inputs"]``
+  (a run refuses the task with that reason).
 * Bad input (missing, empty, not JSON, wrong format) is reported as an ImportProblem naming the file and
   the reason. Each batch is its own transaction, so a failure or a cancel never loses batches already
   committed.
@@ -75,7 +78,7 @@ def sniff_format(path: Path) -> tuple[str, str]:
     if suffix in (".csv", ".tsv"):
         header = csv_tasks.read_header(path)
         if header is None:
-            return "unknown", "is empty or not a UTF-8 CSV file"
+            return "unknown", "is empty or not a CSV text file"
         if "task_id" in header and "query" in header:
             return "csv-tasks", ""
         if "task_id" in header and "answer" in header:
@@ -241,7 +244,7 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
 
     media = MediaIndex.of(project)
     total = len(parsed)
-    touched: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (category, "created" | "updated")
+    touched: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (category, "created" | "updated" | "unchanged")
     progress(0, total)
     for start in range(0, total, BATCH):
         if cancelled():
@@ -270,8 +273,10 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
         report.tasks_per_category[category] += 1
         if state == "created":
             report.created += 1
-        else:
+        elif state == "updated":
             report.updated += 1
+        else:
+            report.unchanged += 1
     return report
 
 
@@ -291,13 +296,21 @@ def _is_public(task: ParsedTask) -> bool:
 
 
 def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex, out: _BatchOutcome) -> None:
-    """Create or update the batch's tasks in ``session``, recording what happened in ``out``."""
+    """Create or update the batch's tasks in ``session``, recording what happened in ``out``.
+
+    A task whose stored fields and inputs already equal what the file says is left alone (``unchanged``):
+    re-importing an unchanged file writes nothing.
+    """
     keys = {(t.source, t.external_id) for t, _ in batch}
     existing: dict[tuple[str, str], Task] = {}
     for source in {s for s, _ in keys}:
         ids = [e for s, e in keys if s == source]
         for row in session.scalars(select(Task).where(Task.source == source, Task.external_id.in_(ids))):
             existing[(row.source, row.external_id)] = row
+    stored_inputs: dict[str, list[tuple]] = {}
+    for ti in session.scalars(select(TaskInput).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
+                              .order_by(TaskInput.task_id, TaskInput.position)):
+        stored_inputs.setdefault(ti.task_id, []).append((ti.position, ti.name, ti.media_id, ti.start_s, ti.end_s))
     for parsed, file_name in batch:
         key = (parsed.source, parsed.external_id)
         row = existing.get(key)
@@ -308,51 +321,43 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             merged = dict(row.extra or {})
             merged["public_query"] = parsed.query
             merged.setdefault("public_imported_from", file_name)
-            row.extra = merged
-            row.scenario = parsed.scenario or row.scenario
-            row.sub_category = parsed.sub_category or row.sub_category
+            scenario, sub_category = parsed.scenario or row.scenario, parsed.sub_category or row.sub_category
+            if (_json_same(merged, row.extra), scenario, sub_category) == (True, row.scenario, row.sub_category):
+                out.touched.setdefault(key, (row.category or "", "unchanged"))
+                continue
+            row.extra, row.scenario, row.sub_category = merged, scenario, sub_category
             out.touched.setdefault(key, (row.category or "", "updated"))
             continue
         if row is not None and (row.extra or {}).get("variant") == "public" and not _is_public(parsed):
             extra["public_query"] = row.query
+        inputs, missing, rejected = _resolve_inputs(parsed, file_name, media, out)
+        if rejected:  # the run refuses the task with these reasons (inference.runs)
+            extra["rejected_inputs"] = rejected
+        values = {"query": parsed.query, "answer_type": parsed.answer_type, "ground_truth": parsed.ground_truth,
+                  "ground_truth_extra": parsed.ground_truth_extra, "eval_func": parsed.eval_func,
+                  "output_format": parsed.output_format, "category": parsed.category,
+                  "sub_category": parsed.sub_category, "scenario": parsed.scenario, "extra": extra,
+                  "missing_media": bool(missing)}
         if row is None:
             row = Task(source=parsed.source, external_id=parsed.external_id)
             session.add(row)
             existing[key] = row
             out.touched.setdefault(key, (parsed.category or "", "created"))
+        elif _task_same(row, values) and stored_inputs.get(row.id, []) == inputs:
+            out.touched.setdefault(key, (parsed.category or "", "unchanged"))
+            inputs = None
         else:
             session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
             out.touched.setdefault(key, (parsed.category or "", "updated"))
-        row.query = parsed.query
-        row.answer_type = parsed.answer_type
-        row.ground_truth = parsed.ground_truth
-        row.ground_truth_extra = parsed.ground_truth_extra if parsed.ground_truth_extra is not None else null()
-        row.eval_func = parsed.eval_func
-        row.output_format = parsed.output_format
-        row.category = parsed.category
-        row.sub_category = parsed.sub_category
-        row.scenario = parsed.scenario
-        row.extra = extra
-        session.flush()  # the task id exists before its inputs
-        missing: list[str] = []
-        position = 0
-        for item in parsed.inputs:
-            reason = unsafe_name_reason(item.name)
-            if reason:
-                out.problems.append(ImportProblem(file_name, parsed.external_id,
-                                                  f"input {item.name!r} rejected: {reason}; it was not stored"))
-                missing.append(item.name)
-                continue
-            media_id, note = media.match(item.name)
-            if note:
-                out.problems.append(ImportProblem(file_name, parsed.external_id, f"input {item.name!r}: {note}",
-                                                  "warning"))
-            if media_id is None:
-                missing.append(item.name)
-            session.add(TaskInput(task_id=row.id, position=position, name=item.name, media_id=media_id,
-                                  start_s=item.start_s, end_s=item.end_s))
-            position += 1
-        row.missing_media = bool(missing)
+        if inputs is not None:
+            for name, value in values.items():
+                setattr(row, name, value)
+            if parsed.ground_truth_extra is None:
+                row.ground_truth_extra = null()
+            session.flush()  # the task id exists before its inputs
+            for position, name, media_id, start_s, end_s in inputs:
+                session.add(TaskInput(task_id=row.id, position=position, name=name, media_id=media_id,
+                                      start_s=start_s, end_s=end_s))
         if missing:
             out.missing[parsed.external_id] = missing
         else:
@@ -362,6 +367,47 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             out.unmapped.append(parsed.external_id)
 
 
+def _resolve_inputs(parsed: ParsedTask, file_name: str, media: MediaIndex, out: _BatchOutcome
+                    ) -> tuple[list[tuple], list[str], list[dict[str, str]]]:
+    """(inputs as (position, name, media id, start s, end s), names matching no media, rejected names with why)."""
+    inputs: list[tuple] = []
+    missing: list[str] = []
+    rejected: list[dict[str, str]] = []
+    for item in parsed.inputs:
+        reason = unsafe_name_reason(item.name)
+        if reason:
+            out.problems.append(ImportProblem(file_name, parsed.external_id,
+                                              f"input {item.name!r} rejected: {reason}; it was not stored"))
+            missing.append(item.name)
+            rejected.append({"name": item.name, "reason": reason})
+            continue
+        media_id, note = media.match(item.name)
+        if note:
+            out.problems.append(ImportProblem(file_name, parsed.external_id, f"input {item.name!r}: {note}",
+                                              "warning"))
+        if media_id is None:
+            missing.append(item.name)
+        inputs.append((len(inputs), item.name, media_id, item.start_s, item.end_s))
+    return inputs, missing, rejected
+
+
+def _json_same(a: Any, b: Any) -> bool:
+    """Equal once both are written as JSON (what the database gives back)."""
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def _task_same(row: Task, values: Mapping[str, Any]) -> bool:
+    """True when the stored task already holds ``values`` (JSON columns compared as JSON)."""
+    for name, value in values.items():
+        current = getattr(row, name)
+        if name in ("extra", "ground_truth_extra"):
+            if not _json_same(current or None, value or None):
+                return False
+        elif current != value:
+            return False
+    return True
+
+
 # ---------------------------------------------------------------- answers
 def import_answers(project: Project, path: Path, source_name: str, *,
                    progress: Progress = lambda done, total: None,
@@ -369,8 +415,9 @@ def import_answers(project: Project, path: Path, source_name: str, *,
     """Import answers produced elsewhere as a ``Run(kind="import", name=source_name)``.
 
     Formats: FieldWorkArena run logs (a ``*.log`` file or a folder searched recursively), IndustryEQA
-    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id
-    (tasks of the format's own source first, then any source if the id is unique); ids naming no task are
+    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id, as
+    written or else with/without the ``fieldworkarena.`` prefix (tasks of the format's own source first,
+    then any source if the id is unique); ids naming no task are
     listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place.
     No run is created when the file holds no answer.
     """
@@ -392,15 +439,16 @@ def import_answers(project: Project, path: Path, source_name: str, *,
         return report
 
     preferred = _ANSWER_SOURCE[fmt]
+    forms = {a.external_id: _id_forms(a.external_id) for a in result.answers}
     with project.read() as s:
         rows = s.execute(select(Task.id, Task.source, Task.external_id)
-                         .where(Task.external_id.in_({a.external_id for a in result.answers}))).all()
+                         .where(Task.external_id.in_({f for fs in forms.values() for f in fs}))).all()
     by_id: dict[str, dict[str, str]] = {}
     for task_id, source, external_id in rows:
         by_id.setdefault(external_id, {})[source] = task_id
     resolved: list[tuple[ParsedAnswer, str]] = []
     for answer in result.answers:
-        sources = by_id.get(answer.external_id, {})
+        sources = next((by_id[f] for f in forms[answer.external_id] if f in by_id), {})
         task_id = sources.get(preferred) if preferred else None
         if task_id is None and len(sources) == 1:
             task_id = next(iter(sources.values()))
@@ -449,6 +497,14 @@ def import_answers(project: Project, path: Path, source_name: str, *,
         run.status = "cancelled" if report.cancelled else "done"
         run.finished_at = utcnow()
     return report
+
+
+def _id_forms(external_id: str) -> list[str]:
+    """The ids an answer's id may name a task by, best first: as written, then without or with the
+    ``fieldworkarena.`` prefix (task files store ``1.1.0001``; logs, id lists and some CSVs write
+    ``fieldworkarena.1.1.0001``)."""
+    bare = fieldworkarena.strip_prefix(external_id)
+    return list(dict.fromkeys([external_id, bare, fieldworkarena.ID_PREFIX + bare]))
 
 
 def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -82,6 +82,11 @@ class MediaListModel(QAbstractListModel):
             lines.append(f"{row.duration_s:.3f} s")
         if row.page_count:
             lines.append(f"{row.page_count} pages")
+        if row.ocr_pages:
+            n, pages = len(row.ocr_pages), ", ".join(map(str, row.ocr_pages))
+            which = f"page {pages} needs" if n == 1 else f"pages {pages} need"
+            lines.append(f"{n} of {row.page_count} pages scanned (no text layer): {which} OCR; "
+                         "models get no text from them")
         if row.status != "ok":
             lines.append(f"unreadable: {row.error}")
         if self.missing(row):

@@ -157,14 +157,15 @@ def _doc_chars(project: Project, tasks: Sequence[TaskSpec]) -> dict[str, int]:
 
 def task_requests(task: TaskSpec, strategy: str, profile: ModelProfile, params: dict[str, Any],
                   doc_chars: dict[str, int], vision: ModelProfile | None = None) -> list[Request]:
-    """The requests `strategy` is expected to make for `task` (empty when its media is missing).
+    """The requests `strategy` is expected to make for `task` (empty when its media is missing or an input
+    was rejected at import: the run refuses it).
 
     Frame counts follow the strategies' rules on the media's stored duration (benchmarks.md §1.8, §2.3):
     fieldworkarena 1 frame/s up to `max_frames`; industryeqa `frames` uniform frames; chunked
     ceil(length / chunk_s) description requests plus one answer; agent one planning and one analysis
     request per input plus a final planning request.
     """
-    if task.missing_inputs and strategy != "blind":
+    if task.rejected_inputs or (task.missing_inputs and strategy != "blind"):
         return []
     base = len(task.query) + sum(len(template(t)) for t in _TEMPLATES.get(strategy, ()))
     spf = float(_param(params, "seconds_per_frame", 1.0))

@@ -13,7 +13,8 @@ filtered replies, which a retry should ask again) is also in the response cache
 An answer is pending while both ``raw_text`` and ``error`` are NULL. A failed answer keeps
 ``error = "<kind>: <message>"`` (see `split_error`); kinds are the client's (``timeout``,
 ``rate_limited``, ``server_error``, ``bad_response``, ``too_many_images``, ``images_rejected``...), the
-strategies' (``missing_media``, ``media_error``, ``malformed_json``) and ``refusal``,
+strategies' (``missing_media``, ``media_error``, ``malformed_json``), ``rejected_input`` (an input the task
+import rejected: never sent) and ``refusal``,
 ``content_filter``, ``max_steps`` (agent), ``internal``. Such errors never stop the run. Errors that
 would fail every task the same way (no key, bad key, wrong URL or model, server unreachable) stop it
 and leave the answer pending, so that fixing the profile and resuming continues where it stopped.
@@ -35,7 +36,7 @@ from sqlalchemy import JSON, bindparam, func, select, update
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.inference import cache
 from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
-from fieldstudio.inference.inputs import FrameEncoder, load_task, load_tasks
+from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
 from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile, mask_url
 from fieldstudio.inference.runs.records import (
     RunSummary,
@@ -214,6 +215,7 @@ class _Executor:
     def _answer(self, answer_id: str, task_id: str, answer_log: _AnswerLog) -> tuple[str, str | None]:
         try:
             task = self.tasks.get(task_id) or load_task(self.project, task_id)
+            refuse_rejected_inputs(task)
             ctx = StrategyContext(self.project, self.encoder, self.profile, self.params, self.vision, self.cancelled)
             outcome = self.strategy.execute(ctx, task, self.ask_for(answer_log))
             if outcome.error_kind is None and answer_log.flag is not None:
@@ -272,6 +274,18 @@ _UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), A
                                         Answer.error.is_(None))
                    .values({name: bindparam(name, type_=JSON(none_as_null=True)) if name in ("parsed", "frames", "trace")
                             else bindparam(name) for name in _ANSWER_COLUMNS}))  # None in a JSON column: SQL NULL
+
+
+def refuse_rejected_inputs(task: TaskSpec) -> None:
+    """Raise StrategyError(kind="rejected_input") naming each input the task import rejected, and why.
+
+    Such a task is never sent, whatever the strategy: its task file named a file outside its folder.
+    """
+    rejected = task.rejected_inputs
+    if rejected:
+        reasons = "; ".join(f"{name!r} {reason}" for name, reason in rejected)
+        raise StrategyError("rejected_input", f"task {task.label}: input(s) rejected at import: {reasons}; "
+                                              "fix the task file and import it again")
 
 
 def _profile_for(project: Project, run: Run, given: ModelProfile | None) -> ModelProfile:

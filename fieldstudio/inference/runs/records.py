@@ -179,6 +179,14 @@ class RunSummary:
     stopped: str | None = None
     elapsed_s: float = 0.0
 
+    @property
+    def cost_status(self) -> str:
+        """``complete``; ``partial`` (some costs unknown, ``cost_usd`` a lower bound); ``unknown`` when no
+        finished answer has a cost above zero and some have none (e.g. no answer reported usage)."""
+        if self.cost_complete:
+            return "complete"
+        return "partial" if self.cost_usd > 0 else "unknown"
+
 
 def run_summary(project: Project, run_id: str) -> RunSummary:
     """Counts, tokens, cost and error kinds of a run, from its stored answers. Raises NotFound."""

@@ -1,6 +1,6 @@
 """fieldstudio's own CSV task and answer files: import and export.
 
-**Task CSV** (UTF-8, a BOM is allowed; comma-separated, fields quoted as RFC 4180; first row is the header;
+**Task CSV** (UTF-8, a BOM is allowed; else the encoding is detected, e.g. Excel's cp1252 or cp932; comma-separated, fields quoted as RFC 4180; first row is the header;
 column order is free, names are case-insensitive). Required: ``task_id``, ``query``. Optional:
 
 =================  ====================================================================================
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fieldstudio.core.atomic import atomic_writer
+from fieldstudio.core.text_encoding import decode_text
 from fieldstudio.tasks.formats.records import (
     ANSWER_TYPES,
     ParsedAnswer,
@@ -53,10 +54,10 @@ _FRAGMENT_RE = re.compile(r"^(?P<name>.*?)#t=(?P<start>[0-9.]*)(?:,(?P<end>[0-9.
 
 
 def read_header(path: Path) -> list[str] | None:
-    """The lower-cased header of a CSV file, or None when it cannot be read as UTF-8 text."""
+    """The lower-cased header of a CSV file, or None when it cannot be read as text (see ``decode_text``)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            row = next(csv.reader(fh), None)
+        text, _ = decode_text(Path(path).read_bytes())
+        row = next(csv.reader(io.StringIO(text, newline="")), None)
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
     return [c.strip().lower() for c in row] if row else None
@@ -95,12 +96,12 @@ def format_inputs(inputs: Iterable[ParsedInput]) -> str:
 
 def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> list[dict[str, str]] | None:
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text, _ = decode_text(Path(path).read_bytes())
     except OSError as exc:
         result.problem(path, None, f"cannot be read ({exc.strerror or exc})")
         return None
     except UnicodeDecodeError as exc:
-        result.problem(path, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
+        result.problem(path, None, f"is not text in UTF-8 or any encoding detected ({exc.reason} at byte {exc.start})")
         return None
     if not text.strip():
         result.problem(path, None, "is empty")

@@ -135,7 +135,7 @@ class ParseResult:
 class ImportReport:
     """What ``import_tasks`` / ``import_answers`` did.
 
-    ``tasks_per_category``: imported (created or updated) tasks per category (None becomes ``""``).
+    ``tasks_per_category``: imported (created, updated or unchanged) tasks per category (None becomes ``""``).
     ``missing_media``: external id -> input names that match no project media.
     ``unmapped``: tasks without a sub-category row (FWA ``4.1.0051``).
     ``unknown_ids``: answer ids that name no task of the project.
@@ -145,6 +145,7 @@ class ImportReport:
     tasks_per_category: Counter = field(default_factory=Counter)
     created: int = 0
     updated: int = 0
+    unchanged: int = 0  # already stored exactly as the file states them: nothing written
     problems: list[ImportProblem] = field(default_factory=list)
     missing_media: dict[str, list[str]] = field(default_factory=dict)
     unmapped: list[str] = field(default_factory=list)
@@ -155,8 +156,8 @@ class ImportReport:
 
     @property
     def tasks_imported(self) -> int:
-        """Tasks created plus tasks updated in place."""
-        return self.created + self.updated
+        """Tasks of the files now in the project: created, updated in place, or already there unchanged."""
+        return self.created + self.updated + self.unchanged
 
     @property
     def errors(self) -> list[ImportProblem]:

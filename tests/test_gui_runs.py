@@ -378,3 +378,11 @@ def test_two_profiles_double_click_and_task_signal(qtbot, fwa_project, fake_open
         qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     with fwa_project.read() as s:
         assert s.get(Task, opened.args[0]).external_id == "demo.1"
+
+
+def test_cost_text_says_unknown_when_no_answer_reported_a_cost():
+    from fieldstudio.gui.panels.run_tables import usd
+
+    assert usd(0.0, complete=False) == "unknown"          # was "≥ $0.0000"
+    assert usd(0.0028, complete=False) == "≥ $0.0028"
+    assert usd(0.0, complete=True) == "$0.0000"

@@ -109,9 +109,12 @@ def make_table(model: RowsModel, name: str) -> QTableView:
 
 
 def usd(value: float | None, complete: bool = True, digits: int = 4) -> str:
-    """``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when some costs are unknown (a lower bound)."""
+    """``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when some costs are unknown (a lower bound); ``unknown``
+    when no answer had a known cost (as ``RunSummary.cost_status`` says and the CLI prints)."""
     if value is None:
         return "?"
+    if not complete and not value:
+        return "unknown"
     return ("" if complete else "≥ ") + f"${value:.{digits}f}"
 
 

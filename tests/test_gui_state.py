@@ -62,3 +62,38 @@ def test_edit_menu_undo_acts_on_the_tab_in_front(window, qtbot):
     assert ts.list_tasks(window.project) == []
     window.modes.setCurrentIndex(0)
     assert not window.actions["undo"].isEnabled()  # the Media tab's stack has nothing to undo
+
+
+@pytest.mark.gui
+def test_the_tool_and_selection_live_in_the_state_and_a_tab_switch_leaves_no_tool_hint(window, qtbot, clips):
+    open_media(window, qtbot, clips["cfr_bframes"].name)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    assert window.state.tool == "box" and window.annotator.tool == "box"
+    assert window.statusBar().currentMessage().startswith("Box:")
+    window.modes.setCurrentIndex(1)
+    assert window.state.tool == "select" and not window.statusBar().currentMessage().startswith("Box:")
+    window.modes.setCurrentIndex(0)
+
+
+@pytest.mark.gui
+def test_undo_of_a_mark_elsewhere_says_where_it_was(window, qtbot, clips):
+    from fieldstudio.annotations import edits
+
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    assert window.annotator.apply(edits.AddBox(window.project, mid, (10, 10, 40, 30), frame_index=0))
+    for _ in range(2):
+        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+        wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.statusBar().currentMessage() == f"Undid add box on {clips['cfr_bframes'].name}, frame 0"
+
+
+@pytest.mark.gui
+def test_timeline_zoom_buttons_keep_their_short_text_after_a_tab_switch(window, qtbot, clips):
+    from PySide6.QtWidgets import QToolButton
+
+    open_media(window, qtbot, clips["cfr_bframes"].name)
+    window.modes.setCurrentIndex(1)
+    window.modes.setCurrentIndex(0)
+    texts = {b.text() for b in window.transport.findChildren(QToolButton)}
+    assert {"−", "+"} <= texts and "Zoom timeline in" not in texts

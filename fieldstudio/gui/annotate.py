@@ -58,7 +58,6 @@ class AnnotationController(QObject):
         super().__init__(parent)
         self.state, self.canvas, self.notify, self.status = state, canvas, notify, status
         self.undo_stack = QUndoStack(self)
-        self.tool = "select"
         self.label_id: str | None = None
         self.show_grid = True
         self._items: list = []
@@ -70,8 +69,14 @@ class AnnotationController(QObject):
         self._grid: GridItem | None = None
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
         self.canvas.viewport().installEventFilter(self)
+        self.canvas.scene().selectionChanged.connect(self._selection_changed)
 
     # --- context ---------------------------------------------------------------------------------
+    @property
+    def tool(self) -> str:
+        """The current tool ("select", "box", "ruler", "scale", "floor"): the window state's ``tool``."""
+        return self.state.tool
+
     @property
     def project(self):  # noqa: ANN201 - Project | None
         return self.state.project
@@ -87,12 +92,34 @@ class AnnotationController(QObject):
             return None
         return self.state.frame_index
 
-    def _after_undo(self, _edit: Edit, _op: str, error: str | None) -> None:
-        """After an undo or redo of this stack: a refusal becomes a status message; the marks are re-read."""
+    def _after_undo(self, edit: Edit, op: str, error: str | None) -> None:
+        """After an undo or redo of this stack: what was done, and where when it is not on screen, in the
+        status bar (a refusal: its reason); the marks are re-read."""
         if error is not None:
             self.notify(error)
+        else:
+            self.notify(f"{'Undid' if op == 'undo' else 'Redid'} {edit.text.lower()}{self._where(edit)}")
         self.refresh()
         self.changed.emit()
+
+    def _where(self, edit: Edit) -> str:
+        """" on <file>, frame N" for an edit of a mark that is not on the media and frame shown, else ""."""
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.media import library
+
+        annotation_id = getattr(edit, "annotation_id", None) or next(iter(getattr(edit, "annotation_ids", ())), None)
+        if annotation_id is None or self.project is None:
+            return ""
+        try:
+            record = ann.get_annotation(self.project, annotation_id)
+            media = library.find_media(self.project, record.media_id)
+        except FieldstudioError:
+            return ""
+        shown = self.state.media
+        same_frame = record.frame_index is None or record.frame_index == self.state.frame_index
+        if shown is not None and shown.id == media.id and same_frame:
+            return ""
+        return f" on {media.file_name}" + ("" if record.frame_index is None else f", frame {record.frame_index}")
 
     def apply(self, edit: Edit) -> bool:
         """Do ``edit`` (committed at once) and put it on the undo stack; False (with a message) if refused."""
@@ -158,7 +185,7 @@ class AnnotationController(QObject):
             self.notify("open a photo or a video frame to annotate")
             tool = "select"
         self._drop_temp()
-        self.tool = tool
+        self.state.tool = tool
         self.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
                                 else QGraphicsView.DragMode.NoDrag)
         self.canvas.viewport().setCursor(Qt.CursorShape.OpenHandCursor if tool == "select"
@@ -206,6 +233,9 @@ class AnnotationController(QObject):
 
     def selected_items(self) -> list:
         return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
+
+    def _selection_changed(self) -> None:
+        self.state.selection = tuple(self.selected_ids())
 
     def selected_ids(self) -> list[str]:
         return [i.annotation_id for i in self.selected_items() if i.annotation_id]

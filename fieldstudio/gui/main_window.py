@@ -511,6 +511,8 @@ class MainWindow(QMainWindow):
         The evaluation tabs need the width, so the library and properties panels are hidden while they
         show and come back as they were.
         """
+        if not on:
+            self.annotator.set_tool("select")  # the tools' keys are off there: their hint must not stay shown
         self.set_viewer_keys_enabled(on)
         if self._welcome_hid_docks:
             return

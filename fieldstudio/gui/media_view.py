@@ -238,6 +238,7 @@ class MediaView(QObject):
         self.stack.setCurrentWidget(self.media_page)
         if media.kind == "image":
             self.timeline.clear()
+            self.transport.clear_position()
             self.transport.setEnabled(False)
             self.position_text.emit("photo", f"{media.width} × {media.height} px")
             self.loader.request(media.id, 0)

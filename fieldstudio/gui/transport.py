@@ -52,11 +52,17 @@ class TransportBar(QWidget):
         self.position.setToolTip("Frame index and PTS time of the frame shown")
         layout.addWidget(self.position, 1)
         for aid, text in (("timeline_zoom_out", "−"), ("timeline_zoom_in", "+")):
+            # the button shows the action's icon text: set on the action, it survives the action's changes
+            # (setText on the button was overwritten by the action's full text when it was disabled)
+            actions[aid].setIconText(text)
             b = QToolButton()
             b.setDefaultAction(actions[aid])
-            b.setText(text)
             b.setAutoRaise(True)
             layout.addWidget(b)
+
+    def clear_position(self) -> None:
+        """No video shown (a photo or a document): no frame read-out."""
+        self.position.setText("")
 
     def set_playing(self, playing: bool) -> None:
         self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])

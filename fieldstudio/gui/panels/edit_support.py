@@ -1,6 +1,6 @@
 """What the annotation side panels share: the ``apply_edit`` hook, colour swatches, message styles.
 
-Every write a panel makes is a ``fieldstudio.annotations.edits.Edit`` handed to ``apply_edit(edit)``. The
+Every write a panel makes is a ``fieldstudio.store.edits.Edit`` handed to ``apply_edit(edit)``. The
 window passes a function that does the edit (``edit.do()``, which raises and commits nothing on bad
 input) and pushes it on its QUndoStack; without one, :func:`do_now` just does it (no undo).
 """

@@ -24,7 +24,7 @@ from fieldstudio.cli import report as cli_report
 from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import tasks as cli_tasks
-from fieldstudio.cli.output import fail, open_project, out, progress_bar
+from fieldstudio.cli.output import fail, open_project, out, plural, progress_bar
 
 app = typer.Typer(
     add_completion=False,
@@ -61,7 +61,7 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
     """Print what ``add_paths`` did, one line per unreadable file with its reason (any name prints)."""
     from fieldstudio.media.library import printable_path
 
-    counts = ", ".join(f"{report.imported[k]} {k}{'s' if report.imported[k] != 1 else ''}"
+    counts = ", ".join(plural(report.imported[k], k)
                        for k in ("image", "video", "document"))
     out.print(f"imported {report.imported_total} media ({counts})")
     if report.duplicates:
@@ -157,8 +157,8 @@ def info(project: Path = typer.Argument(..., help="project file"),
         return
     mc = summary["media"]
     out.print(f"{summary['name']}  ({summary['path']}, schema {summary['schema']})", markup=False)
-    out.print(f"media: {mc['image']} images, {mc['video']} videos, {mc['document']} documents; "
-              f"{summary['unreadable']} unreadable")
+    out.print(f"media: {plural(mc['image'], 'image')}, {plural(mc['video'], 'video')}, "
+              f"{plural(mc['document'], 'document')}; {summary['unreadable']} unreadable")
     for v in summary["videos"]:
         dur = f"{v['duration_s']:.2f} s" if v["duration_s"] else "?"
         flags = " VFR" if v["vfr"] else ""
@@ -167,7 +167,8 @@ def info(project: Path = typer.Argument(..., help="project file"),
     for d in summary["documents"]:
         ocr = d["needs_ocr_pages"]
         flags = f"; scanned, needs OCR: page{'s' if len(ocr) > 1 else ''} {', '.join(map(str, ocr))}" if ocr else ""
-        out.print(f"  {d['file_name']}: {d['pages'] or '?'} pages{flags}", markup=False)
+        pages = plural(d["pages"], "page") if d["pages"] else "? pages"
+        out.print(f"  {d['file_name']}: {pages}{flags}", markup=False)
     a = summary["annotations"]
     out.print("annotations: " + ", ".join(f"{n} {k}" for k, n in a.items()))
     out.print(f"tasks: {summary['tasks']}; ratings: {summary['ratings']}; runs: {summary['runs']}; "

@@ -34,18 +34,18 @@ def window(qtbot, tmp_path):
     return w
 
 
-def _menu_action(window, text: str):  # noqa: ANN001, ANN202 - MainWindow -> QAction
+def _menu_action(window, text: str):
     (file_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&File"]
     (action,) = [a for a in file_menu.actions() if a.text() == text]
     return action
 
 
-def _report(window, qtbot) -> QDialog:  # noqa: ANN001
+def _report(window, qtbot) -> QDialog:
     qtbot.waitUntil(lambda: window.findChild(QDialog, "import_report") is not None, timeout=60000)
     return window.findChild(QDialog, "import_report")
 
 
-def _table(dialog) -> list[tuple[str, str, str]]:  # noqa: ANN001
+def _table(dialog) -> list[tuple[str, str, str]]:
     t = dialog.table
     return [tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount())]
 

@@ -110,3 +110,34 @@ def test_a_file_of_answers_is_refused_as_tasks(window, qtbot, monkeypatch, tmp_p
     assert dialog.summary.text().startswith("Tasks: 0 created, 0 updated.\n1 problem(s), 0 warning(s).")
     ((what, where, detail),) = _table(dialog)
     assert (what, where) == ("error", str(answers)) and "holds answers (csv-answers), not tasks" in detail
+
+
+def test_export_report_html_opens_and_csv_has_every_answer(window, qtbot, monkeypatch, tmp_path):
+    from PySide6.QtGui import QDesktopServices
+
+    from fieldstudio.tasks.importing import import_answers
+
+    questions = json.loads(OPENEQA.read_text("utf-8"))[:6]
+    import_tasks(window.project, [OPENEQA])
+    answers = tmp_path / "answers.csv"
+    answers.write_text("task_id,answer\n" + "".join(f"{q['question_id']},a chair\n" for q in questions),
+                       encoding="utf-8")
+    assert import_answers(window.project, answers, "my-vlm").answers_imported == len(questions)
+    opened: list[str] = []
+    shown: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
+    html = tmp_path / "report.html"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(html), ""))
+    _menu_action(window, "Export &report…").trigger()
+    qtbot.waitUntil(lambda: bool(opened), timeout=60000)
+    assert opened == [str(html)] and "my-vlm" in html.read_text("utf-8") and not shown
+
+    table = tmp_path / "answers-out.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(table), ""))
+    _menu_action(window, "Export &report…").trigger()
+    qtbot.waitUntil(lambda: bool(shown), timeout=60000)
+    assert shown[0].startswith(f"Wrote {table} (csv, {len(questions)} answer(s)")
+    with table.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["external_id"] for r in rows} == {q["question_id"] for q in questions}

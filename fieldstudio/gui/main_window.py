@@ -481,7 +481,7 @@ class MainWindow(QMainWindow):
             dialogs.relink_media(self, self.project, self.notify, self._relinked)
 
     def task_file_dialog(self, dialog: str, folder: bool = False) -> workers.Worker | None:
-        """File ▸ Import tasks / answers (files, or a ``folder``), Export tasks: ``task_files.open_dialog``."""
+        """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
         from fieldstudio.gui import task_files
 
         return task_files.open_dialog(dialog, self, self.project, self.workspace.reload_tasks, folder=folder) \

@@ -1,9 +1,9 @@
-"""File ▸ Import tasks, Import answers, Export tasks: benchmark task and answer files in the window.
+"""File ▸ Import tasks, Import answers, Export tasks, Export report: the evaluator's files in the window.
 
 Each dialog asks for its files, then runs the service the command line runs (``tasks.importing.import_tasks``,
 ``import_answers``, ``tasks.exporting.export_tasks``) on a ``gui.workers`` worker behind a progress dialog
 with Cancel, and shows what happened: the import report in a table (tasks per category, media not found,
-problems), or the export's count and the tasks left out. ``reload()`` is called after every import, done,
+problems), or the export's count and the tasks left out; a report written as HTML opens in the browser. ``reload()`` is called after every import, done,
 cancelled or failed (batches already committed stay), so the Tasks and Compare tabs show the project as it is.
 """
 
@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 TASK_FILTER = "Task files (*.json *.csv *.tsv);;All files (*)"
 ANSWER_FILTER = "Answer files (*.json *.csv *.tsv *.log);;All files (*)"
 REPORT_COLUMNS = ("What", "Category, task or file", "Detail")
+REPORT_FILTER = ("HTML report (*.html);;CSV answers (*.csv);;Excel workbook (*.xlsx);;Parquet answers (*.parquet);;"
+                 "JSON summary (*.json)")
 
 
 def report_rows(report: ImportReport) -> list[tuple[str, str, str]]:
@@ -181,10 +185,42 @@ def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
                                                                                  message))
 
 
+def _write_report(project: Project, out: Path, *, progress: Callable[[int, int], None],
+                  cancelled: Callable[[], bool]):
+    """``compare.report.export_report`` on a worker (it reports no progress and cannot be cancelled)."""
+    from fieldstudio.compare.report import export_report
+
+    return export_report(project, out)
+
+
+def export_report(parent: QWidget, project: Project) -> workers.Worker | None:
+    """File ▸ Export report…: the comparison of every answer source, the format from the file's suffix
+    (HTML, CSV, XLSX, Parquet, JSON; the scorer with the most scores); an HTML report opens in the browser."""
+    out, chosen = QFileDialog.getSaveFileName(parent, "Export report", "report.html", REPORT_FILTER)
+    if not out:
+        return None
+    out_path = Path(out)
+    if not out_path.suffix:  # the filter chosen gives the suffix
+        out_path = out_path.with_suffix(chosen.rsplit("*", 1)[-1].rstrip(")") if "*" in chosen else ".html")
+
+    def done(result) -> None:
+        scorer = result.comparison.scorer or "none (no answer is scored yet)"
+        text = f"Wrote {result.path} ({result.format}, {result.rows} answer(s), scorer {scorer})."
+        if result.format == "html" and QDesktopServices.openUrl(QUrl.fromLocalFile(str(result.path))):
+            return
+        QMessageBox.information(parent, "Report exported", text)
+
+    return workers.run_with_progress(parent, "Writing the report…", _write_report, project, out_path,
+                                     title="Export report", done=done,
+                                     failed=lambda message: QMessageBox.critical(parent, "Export report: failed",
+                                                                                 message))
+
+
 def open_dialog(name: str, parent: QWidget, project: Project, reload: Callable[[], None], *,
                 folder: bool = False) -> workers.Worker | None:
-    """Open dialog ``name`` (``import_tasks``, ``import_answers``, ``export_tasks``); None when the user cancels."""
-    if name == "export_tasks":
-        return export_tasks(parent, project)
+    """Open dialog ``name`` (``import_tasks``, ``import_answers``, ``export_tasks``, ``export_report``); None
+    when the user cancels."""
+    if name in ("export_tasks", "export_report"):
+        return {"export_tasks": export_tasks, "export_report": export_report}[name](parent, project)
     return {"import_tasks": import_tasks, "import_answers": import_answers}[name](parent, project, reload,
                                                                                folder=folder)

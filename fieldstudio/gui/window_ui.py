@@ -93,7 +93,9 @@ def build_menus(window: QMainWindow) -> None:
             ("Import answers from a folder…", "Import a folder of FieldWorkArena run logs as a named answer source",
              "import_answers", True),
             ("Export tas&ks…", "Write the tasks with ground truth in a benchmark's format, CSV or XLSX",
-             "export_tasks", False)):
+             "export_tasks", False),
+            ("Export &report…", "Write the comparison of the answer sources: HTML (opens in the browser), CSV, "
+             "XLSX, Parquet or JSON, by the file's suffix", "export_report", False)):
         action = m.addAction(text)
         action.setToolTip(tip)
         action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))

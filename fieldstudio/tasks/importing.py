@@ -119,7 +119,8 @@ def format_mismatch(path: Path, benchmark: str, *, answers: bool = False) -> str
     found, reason = sniff_format(path)
     if found == expected:
         return None
-    return f"is not {benchmark}{' answers' if answers else ''}: " + (reason if found == "unknown" else f"it looks like {found}")
+    what = f"{benchmark} answers" if answers else benchmark
+    return f"is not {what}: " + (reason if found == "unknown" else f"it looks like {found}")
 
 
 def task_files_in(folder: Path) -> list[Path]:
@@ -495,5 +496,5 @@ def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(value), default=str))
 
 
-__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "import_tasks", "import_answers", "unsafe_name_reason", "MediaIndex",
-           "BATCH", "TASK_FORMATS", "ANSWER_FORMATS", "BENCHMARK_FORMATS"]
+__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "import_tasks", "import_answers",
+           "unsafe_name_reason", "MediaIndex", "BATCH", "TASK_FORMATS", "ANSWER_FORMATS", "BENCHMARK_FORMATS"]

@@ -44,6 +44,16 @@ def test_ground_truth_folder_imports_every_task_per_category(tmp_path):
     assert len(report.formats) == len(list(GROUND_TRUTH.glob("Tasks_*.json")))
 
 
+def test_folder_with_another_format_is_refused_and_with_its_own_imported(tmp_path):
+    runner, project = _new(tmp_path)
+    wrong = runner.invoke(app, ["tasks", "import", str(project), str(GROUND_TRUTH), "--format", "openeqa"])
+    first = min(GROUND_TRUTH.glob("Tasks_*.json"))
+    assert wrong.exit_code == 2 and f"{first}: is not openeqa: it looks like fieldworkarena" in wrong.output
+    # the 184-question id list in the OpenEQA folder holds no tasks: skipped, not refused
+    ok = runner.invoke(app, ["tasks", "import", str(project), str(OPENEQA_DIR), "--format", "openeqa"])
+    assert ok.exit_code == 0 and "skipped: is a JSON list of ids" in ok.output
+
+
 def test_folder_skips_files_without_tasks_with_a_warning(project):
     report = import_tasks(project, [OPENEQA_DIR])
     expected = sum(len(json.loads((OPENEQA_DIR / n).read_text("utf-8")))

@@ -28,11 +28,17 @@ def register(app: typer.Typer) -> None:
         project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
         files: Annotated[list[Path], typer.Argument(help="task files or folders")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
-                                         "industryeqa, openeqa or csv: with a format, a file detected as "
-                                         "another one is refused")] = "auto",
+                                         "industryeqa, openeqa or csv: with a format, a file (or a folder's "
+                                         "task file) detected as another one is refused")] = "auto",
     ) -> None:
         """Import task files with their ground truth; the format is detected per file or checked against --format."""
-        from fieldstudio.tasks.importing import format_mismatch, import_tasks
+        from fieldstudio.tasks.importing import (
+            TASK_FORMATS,
+            detect_format,
+            format_mismatch,
+            import_tasks,
+            task_files_in,
+        )
 
         if fmt not in FORMATS:
             raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -40,6 +46,10 @@ def register(app: typer.Typer) -> None:
             for f in files:
                 if f.is_file() and (why := format_mismatch(f, fmt)):
                     raise cli_support.fail(f"{f}: {why}")
+                # in a folder, files without tasks are skipped on import; tasks of another format are refused
+                for g in task_files_in(f) if f.is_dir() else ():
+                    if detect_format(g) in TASK_FORMATS and (why := format_mismatch(g, fmt)):
+                        raise cli_support.fail(f"{g}: {why}")
         with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
             report = import_tasks(p, files, progress=update)
         cli_support.print_import_report(report)

@@ -8,7 +8,13 @@ import json
 from collections import Counter
 
 import pytest
-from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QPushButton,
+)
 from sqlalchemy import func, select
 
 from fieldstudio.store.models import Answer, Run
@@ -141,3 +147,15 @@ def test_export_report_html_opens_and_csv_has_every_answer(window, qtbot, monkey
     with table.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert {r["external_id"] for r in rows} == {q["question_id"] for q in questions}
+
+
+def test_cancel_in_the_progress_dialog_stops_the_import(window, qtbot, monkeypatch):
+    tasks_panel = window.workspace.show_panel("tasks")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(GROUND_TRUTH))
+    worker = window.task_file_dialog("import_tasks", folder=True)  # what the menu action calls
+    # the dialog's Cancel button (clicked before the dialog shows: the files are still being read)
+    worker.progress_dialog.findChild(QPushButton).click()
+    dialog = _report(window, qtbot)
+    assert dialog.summary.text().startswith("Tasks: 0 created, 0 updated.")
+    assert dialog.summary.text().endswith("The import was cancelled; what was saved before stays.")
+    assert tasks_panel.count_label.text() == "0 of 0 tasks"

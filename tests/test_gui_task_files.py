@@ -8,6 +8,7 @@ import json
 from collections import Counter
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -86,8 +87,13 @@ def test_import_answers_then_export_tasks(window, qtbot, monkeypatch, tmp_path):
         w.writerow(["no-such-question", "x"])
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(answers), ""))
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("my-vlm", True))
-    _menu_action(window, "Import a&nswers…").trigger()
+    with qtbot.waitSignal(window.workspace.panel("comparison").loaded, timeout=20000):  # the first load
+        compare = window.workspace.show_panel("comparison")
+    with qtbot.waitSignal(compare.loaded, timeout=60000):  # the Compare tab reloads after the import
+        _menu_action(window, "Import a&nswers…").trigger()
     dialog = _report(window, qtbot)
+    model = compare.model
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())][-1] == "my-vlm"
     assert dialog.summary.text().startswith("Answers: 9 imported.\n1 answer(s) name no task of the project.")
     assert ("unknown task id", "no-such-question", "names no task of the project") in _table(dialog)
     with window.project.read() as s:

@@ -238,6 +238,9 @@ def test_same_run_names_stay_apart_and_no_scores_still_lists_answers(project):
     assert sorted(c.summary.index) == sorted([f"same ({r1[:6]})", f"same ({r2[:6]})"])
     assert (c.summary["n"] == 0).all() and (c.summary["unscored"] == 1).all()
     assert isinstance(c.answers, pd.DataFrame) and len(c.answers) == 2
+    # no verdict anywhere: no task is wrong or disagrees (it raised KeyError 'task_id' for wrong_only)
+    assert cmp.filter_answers(c.answers, wrong_only=True).empty
+    assert cmp.filter_answers(c.answers, disagree=True).empty
 
 
 def test_ratings_frame_leaves_out_machine_raters(project):

@@ -246,9 +246,18 @@ def answers_import_command(
     path: Annotated[Path, typer.Argument(help="FieldWorkArena logs (file or folder), IndustryEQA or OpenEQA "
                                          "answers, or CSV task_id,answer")],
     model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected), fieldworkarena, industryeqa, "
+                                     "openeqa or csv: with a format, a file detected as another one is refused")]
+    = "auto",
 ) -> None:
     """Import answers produced elsewhere as a named answer source."""
-    from fieldstudio.tasks.importing import import_answers
+    from fieldstudio.tasks.importing import BENCHMARK_FORMATS, format_mismatch, import_answers
+
+    if fmt != "auto":
+        if fmt not in BENCHMARK_FORMATS:
+            raise fail(f"--format {fmt!r}: choose one of auto, {', '.join(BENCHMARK_FORMATS)}")
+        if why := format_mismatch(path, fmt, answers=True):
+            raise fail(f"{path}: {why}")
 
     with open_project(project) as p, progress_bar("Importing answers") as update:
         report = import_answers(p, path, model, progress=update)

@@ -14,7 +14,7 @@ import typer
 from fieldstudio.cli import output as cli_support
 
 
-FORMATS = ("auto", "fieldworkarena", "industryeqa", "openeqa", "csv")
+FORMATS = ("auto", "fieldworkarena", "industryeqa", "openeqa", "csv")  # "auto" + importing.BENCHMARK_FORMATS
 
 
 def register(app: typer.Typer) -> None:
@@ -28,21 +28,28 @@ def register(app: typer.Typer) -> None:
         project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
         files: Annotated[list[Path], typer.Argument(help="task files or folders")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
-                                         "industryeqa, openeqa or csv: with a format, a file detected as "
-                                         "another one is refused")] = "auto",
+                                         "industryeqa, openeqa or csv: with a format, a file (or a folder's "
+                                         "task file) detected as another one is refused")] = "auto",
     ) -> None:
         """Import task files with their ground truth; the format is detected per file or checked against --format."""
-        from fieldstudio.tasks.importing import import_tasks, sniff_format
+        from fieldstudio.tasks.importing import (
+            TASK_FORMATS,
+            detect_format,
+            format_mismatch,
+            import_tasks,
+            task_files_in,
+        )
 
         if fmt not in FORMATS:
             raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
         if fmt != "auto":
             for f in files:
-                if f.is_file():
-                    found, why = sniff_format(f)
-                    if found.removesuffix("-tasks") != fmt:
-                        raise cli_support.fail(f"{f}: is not {fmt}: " + (why if found == "unknown" else
-                                                                         f"it looks like {found}"))
+                if f.is_file() and (why := format_mismatch(f, fmt)):
+                    raise cli_support.fail(f"{f}: {why}")
+                # in a folder, files without tasks are skipped on import; tasks of another format are refused
+                for g in task_files_in(f) if f.is_dir() else ():
+                    if detect_format(g) in TASK_FORMATS and (why := format_mismatch(g, fmt)):
+                        raise cli_support.fail(f"{g}: {why}")
         with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
             report = import_tasks(p, files, progress=update)
         cli_support.print_import_report(report)

@@ -478,7 +478,9 @@ def filter_answers(answers: pd.DataFrame, *, category: str | None = None, scenar
             counts = keyed.groupby("task_id")["verdict"].agg(lambda s: len(set(s)))
             keep &= set(counts[counts > 1].index)
         if wrong_only:
-            wrong = keyed[[v is False or (not isinstance(v, bool) and v < 1) for v in keyed["verdict"]]]
+            # a boolean array, not a list: an empty list would select no columns (no answer scored yet)
+            wrong = keyed[np.array([v is False or (not isinstance(v, bool) and v < 1) for v in keyed["verdict"]],
+                                   dtype=bool)]
             keep &= set(wrong["task_id"])
         df = df[df["task_id"].isin(keep)]
     return df

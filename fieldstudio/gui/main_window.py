@@ -480,6 +480,13 @@ class MainWindow(QMainWindow):
         if self._need_project():
             dialogs.relink_media(self, self.project, self.notify, self._relinked)
 
+    def task_file_dialog(self, dialog: str, folder: bool = False) -> workers.Worker | None:
+        """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
+        from fieldstudio.gui import task_files
+
+        return task_files.open_dialog(dialog, self, self.project, self.workspace.reload_tasks, folder=folder) \
+            if self._need_project() else None
+
     def _relinked(self, found: dict) -> None:
         if self.library is not None:
             self.library.reload()

@@ -84,6 +84,22 @@ def build_menus(window: QMainWindow) -> None:
     relink.setToolTip("Find moved media files in a folder by their SHA-256 and update their paths")
     relink.triggered.connect(window.relink_dialog)
     m.addSeparator()
+    for text, tip, dialog, folder in (
+            ("Import &tasks…", "Import benchmark task files with ground truth (FieldWorkArena, IndustryEQA, "
+             "OpenEQA, CSV)", "import_tasks", False),
+            ("Import tasks from a f&older…", "Import every task file in a folder (such as FieldWorkArena's "
+             "ground_truth/)", "import_tasks", True),
+            ("Import a&nswers…", "Import answers made elsewhere as a named answer source", "import_answers", False),
+            ("Import answers from a folder…", "Import a folder of FieldWorkArena run logs as a named answer source",
+             "import_answers", True),
+            ("Export tas&ks…", "Write the tasks with ground truth in a benchmark's format, CSV or XLSX",
+             "export_tasks", False),
+            ("Export &report…", "Write the comparison of the answer sources: HTML (opens in the browser), CSV, "
+             "XLSX, Parquet or JSON, by the file's suffix", "export_report", False)):
+        action = m.addAction(text)
+        action.setToolTip(tip)
+        action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))
+    m.addSeparator()
     m.addAction(a["export_annotations"])
     packages = m.addMenu("Rating &packages")
     export_pkg = packages.addAction("&Export a rating set…")

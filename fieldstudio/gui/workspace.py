@@ -139,6 +139,13 @@ class Workspace:
             if attr in self.panels:
                 self.panels[attr].set_project(self.project)
 
+    def reload_tasks(self) -> None:
+        """Tasks or answers changed outside the panels (an import): the Tasks and Compare tabs read them again."""
+        if "tasks" in self.panels:
+            self.panels["tasks"].reload()
+        if "comparison" in self.panels:
+            self.panels["comparison"].reload(self.panels["comparison"].current_scorer())
+
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
         panel = self.show_panel("tasks")

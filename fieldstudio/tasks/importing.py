@@ -57,6 +57,14 @@ ANSWER_FORMATS = ("fieldworkarena-log", "industryeqa-answers", "openeqa-results"
 _ANSWER_SOURCE = {"fieldworkarena-log": fieldworkarena.SOURCE, "industryeqa-answers": industryeqa.SOURCE,
                   "openeqa-results": openeqa.SOURCE, "csv-answers": None}
 
+BENCHMARK_FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv")
+"""The names a user chooses a format by (``--format``); ``format_mismatch`` maps them to task or answer formats."""
+_TASK_FORMAT_OF = dict(zip(BENCHMARK_FORMATS, TASK_FORMATS))
+_ANSWER_FORMAT_OF = dict(zip(BENCHMARK_FORMATS, ANSWER_FORMATS))
+TASK_FILE_SUFFIXES = (".json", ".csv", ".tsv")
+"""The files ``import_tasks`` takes from a folder (the FieldWorkArena id lists, ``*.toml``/``*.txt``, are read
+next to each task file, not imported)."""
+
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
 
@@ -103,6 +111,24 @@ def sniff_format(path: Path) -> tuple[str, str]:
     if isinstance(records, list) and all(isinstance(r, str) for r in records):
         return "unknown", "is a JSON list of ids (such as OpenEQA's 184-question subset), not a task file"
     return "unknown", "is JSON but not a FieldWorkArena, IndustryEQA or OpenEQA task or answer file"
+
+
+def format_mismatch(path: Path, benchmark: str, *, answers: bool = False) -> str | None:
+    """Why ``path`` is not a task file (or, with ``answers``, an answer file) of ``benchmark`` (one of
+    ``BENCHMARK_FORMATS``), in plain words; None when it is. Raises ValueError for another benchmark name."""
+    if benchmark not in BENCHMARK_FORMATS:
+        raise ValueError(f"format {benchmark!r}: choose one of {', '.join(BENCHMARK_FORMATS)}")
+    expected = (_ANSWER_FORMAT_OF if answers else _TASK_FORMAT_OF)[benchmark]
+    found, reason = sniff_format(path)
+    if found == expected:
+        return None
+    what = f"{benchmark} answers" if answers else benchmark
+    return f"is not {what}: " + (reason if found == "unknown" else f"it looks like {found}")
+
+
+def task_files_in(folder: Path) -> list[Path]:
+    """The task files of a folder, recursively, sorted by path: files ending in ``TASK_FILE_SUFFIXES``."""
+    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and p.suffix.lower() in TASK_FILE_SUFFIXES)
 
 
 def detect_format(path: Path) -> str:
@@ -200,7 +226,10 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
                  cancelled: Cancelled = lambda: False,
                  fwa_domain_files: Sequence[Path] | None = None,
                  fwa_category_files: Sequence[Path] | None = None) -> ImportReport:
-    """Import task files (format detected per file) into ``project``.
+    """Import task files (format detected per file) into ``project``; a folder gives its ``task_files_in``.
+
+    A file found in a folder that holds no tasks (an answer file, a list of ids) is skipped with a warning;
+    a file named directly is reported as an error.
 
     ``fwa_domain_files`` (``all_task_ids_*.txt`` or ``all_task_ids_over_size.toml``) and
     ``fwa_category_files`` (``category_*.csv``) override the FieldWorkArena lists found next to each file.
@@ -217,17 +246,28 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         report.problems.append(ImportProblem(str(exc).split(":")[0], None, f"list not used: {exc}"))
 
+    named: list[tuple[Path, str]] = []  # (file, severity when it holds no tasks)
+    for path in map(Path, paths):
+        if not path.is_dir():
+            named.append((path, "error"))
+            continue
+        found = task_files_in(path)
+        if not found:
+            report.problems.append(ImportProblem(str(path), None, "is a folder without task files "
+                                                 f"({', '.join('*' + s for s in TASK_FILE_SUFFIXES)})"))
+        named.extend((f, "warning") for f in found)
+
     parsed: list[tuple[ParsedTask, str]] = []
-    for path in paths:
-        path = Path(path)
+    for path, severity in named:
         fmt, reason = sniff_format(path)
         report.formats[str(path)] = fmt
+        skipped = "skipped" if severity == "warning" else "not imported"
         if fmt == "unknown":
-            report.problems.append(ImportProblem(str(path), None, f"not imported: {reason}"))
+            report.problems.append(ImportProblem(str(path), None, f"{skipped}: {reason}", severity))
             continue
         if fmt in ANSWER_FORMATS:
-            report.problems.append(ImportProblem(str(path), None, f"holds answers ({fmt}), not tasks; "
-                                                                  "import it as answers"))
+            report.problems.append(ImportProblem(str(path), None, f"{skipped}: holds answers ({fmt}), not tasks; "
+                                                                  "import it as answers", severity))
             continue
         result = _parse(path, fmt, fwa_domains, fwa_taxonomy)
         report.problems.extend(result.problems)
@@ -512,5 +552,5 @@ def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(value), default=str))
 
 
-__all__ = ["detect_format", "sniff_format", "import_tasks", "import_answers", "unsafe_name_reason", "MediaIndex",
-           "BATCH", "TASK_FORMATS", "ANSWER_FORMATS"]
+__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "import_tasks", "import_answers",
+           "unsafe_name_reason", "MediaIndex", "BATCH", "TASK_FORMATS", "ANSWER_FORMATS", "BENCHMARK_FORMATS"]

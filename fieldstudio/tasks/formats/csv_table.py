@@ -1,7 +1,8 @@
 """fieldstudio's own CSV task and answer files: import and export.
 
-**Task CSV** (UTF-8, a BOM is allowed; else the encoding is detected, e.g. Excel's cp1252 or cp932; comma-separated, fields quoted as RFC 4180; first row is the header;
-column order is free, names are case-insensitive). Required: ``task_id``, ``query``. Optional:
+**Task CSV** (UTF-8, a BOM is allowed; else the encoding is detected, e.g. Excel's cp1252 or cp932;
+comma-separated, fields quoted as RFC 4180; first row is the header; column order is free, names are
+case-insensitive). Required: ``task_id`` (or ``id``), ``query``. Optional:
 
 =================  ====================================================================================
 ``answer_type``    one of ``records.ANSWER_TYPES``; empty -> guessed from the query
@@ -19,6 +20,8 @@ column order is free, names are case-insensitive). Required: ``task_id``, ``quer
 Any other column is kept in ``extra`` under its header name. The source of every CSV task is ``csv``.
 
 **Answer CSV**: header ``task_id,answer``; further columns are kept in the answer's ``extra``.
+
+In both, a header without ``task_id`` may name the id column ``id``.
 
 Exports quote every field that needs it (csv.QUOTE_MINIMAL) so answers with tabs and newlines survive
 (benchmarks.md §5 pitfall 8), and are written atomically.
@@ -53,14 +56,23 @@ SCENARIOS = ("factory", "warehouse", "retail", "other")
 _FRAGMENT_RE = re.compile(r"^(?P<name>.*?)#t=(?P<start>[0-9.]*)(?:,(?P<end>[0-9.]*))?$")
 
 
+def normalise_header(cells: Iterable[str]) -> list[str]:
+    """Header cells stripped and lower-cased; ``id`` becomes ``task_id`` when there is no ``task_id``."""
+    header = [c.strip().lower() for c in cells]
+    if "task_id" not in header and "id" in header:
+        header[header.index("id")] = "task_id"
+    return header
+
+
 def read_header(path: Path) -> list[str] | None:
-    """The lower-cased header of a CSV file, or None when it cannot be read as text (see ``decode_text``)."""
+    """The normalised header of a CSV file (``normalise_header``), or None when it cannot be read as text
+    (see ``decode_text``)."""
     try:
         text, _ = decode_text(Path(path).read_bytes())
         row = next(csv.reader(io.StringIO(text, newline="")), None)
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
-    return [c.strip().lower() for c in row] if row else None
+    return normalise_header(row) if row else None
 
 
 def parse_inputs(cell: str) -> list[ParsedInput]:
@@ -108,7 +120,7 @@ def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> li
         return None
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = [h.strip().lower() for h in (reader.fieldnames or [])]
+        header = normalise_header(reader.fieldnames or [])
         reader.fieldnames = header
         missing = [c for c in required if c not in header]
         if missing:

@@ -1,0 +1,226 @@
+"""File ▸ Import tasks, Import answers, Export tasks, Export report: the evaluator's files in the window.
+
+Each dialog asks for its files, then runs the service the command line runs (``tasks.importing.import_tasks``,
+``import_answers``, ``tasks.exporting.export_tasks``) on a ``gui.workers`` worker behind a progress dialog
+with Cancel, and shows what happened: the import report in a table (tasks per category, media not found,
+problems), or the export's count and the tasks left out; a report written as HTML opens in the browser. ``reload()`` is called after every import, done,
+cancelled or failed (batches already committed stay), so the Tasks and Compare tabs show the project as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fieldstudio.gui import workers
+
+if TYPE_CHECKING:
+    from fieldstudio.store.project import Project
+    from fieldstudio.tasks.formats.records import ImportReport
+
+TASK_FILTER = "Task files (*.json *.csv *.tsv);;All files (*)"
+ANSWER_FILTER = "Answer files (*.json *.csv *.tsv *.log);;All files (*)"
+REPORT_COLUMNS = ("What", "Category, task or file", "Detail")
+REPORT_FILTER = ("HTML report (*.html);;CSV answers (*.csv);;Excel workbook (*.xlsx);;Parquet answers (*.parquet);;"
+                 "JSON summary (*.json)")
+
+
+def report_rows(report: ImportReport) -> list[tuple[str, str, str]]:
+    """The rows of the import report table: (what, category / task / file, detail)."""
+    rows = [("tasks", category or "(no category)", f"{n} imported")
+            for category, n in sorted(report.tasks_per_category.items())]
+    rows += [("media not found", task, ", ".join(names)) for task, names in report.missing_media.items()]
+    rows += [("no sub-category", task, "no row in the category list") for task in report.unmapped]
+    rows += [("unknown task id", task, "names no task of the project") for task in report.unknown_ids]
+    rows += [(p.severity, f"{Path(p.file).name} [{p.record}]" if p.record else p.file, p.message)
+             for p in report.problems]
+    return rows
+
+
+def summary_text(report: ImportReport, *, answers: bool) -> str:
+    """The lines above the table: what was imported, media not found, problems, a cancel."""
+    if answers:
+        lines = [f"Answers: {report.answers_imported} imported."]
+        if report.unknown_ids:
+            lines.append(f"{len(report.unknown_ids)} answer(s) name no task of the project.")
+    else:
+        lines = [f"Tasks: {report.created} created, {report.updated} updated."]
+        if report.missing_media:
+            lines.append(f"{len(report.missing_media)} task(s) name media that are not in the project "
+                         "(add the media, then import again to link them).")
+    errors = sum(p.severity == "error" for p in report.problems)
+    warnings = len(report.problems) - errors
+    if errors or warnings:
+        lines.append(f"{errors} problem(s), {warnings} warning(s).")
+    if report.cancelled:
+        lines.append("The import was cancelled; what was saved before stays.")
+    return "\n".join(lines)
+
+
+class ImportReportDialog(QDialog):
+    """What an import did: the summary (``summary``) and every row of ``report_rows`` (``table``)."""
+
+    def __init__(self, title: str, report: ImportReport, *, answers: bool, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("import_report")
+        self.setWindowTitle(title)
+        self.summary = QLabel(summary_text(report, answers=answers))
+        self.summary.setObjectName("import_report_summary")
+        rows = report_rows(report)
+        self.table = QTableWidget(len(rows), len(REPORT_COLUMNS))
+        self.table.setObjectName("import_report_table")
+        self.table.setHorizontalHeaderLabels(REPORT_COLUMNS)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeColumnsToContents()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(820, 480)
+
+
+def _run_import(parent: QWidget, label: str, title: str, fn: Callable, *args, answers: bool,
+                reload: Callable[[], None]) -> workers.Worker:
+    def done(report: ImportReport) -> None:
+        reload()
+        dialog = ImportReportDialog(title, report, answers=answers, parent=parent)
+        dialog.open()
+
+    def failed(message: str) -> None:
+        reload()
+        QMessageBox.critical(parent, f"{title}: failed", message)
+
+    return workers.run_with_progress(parent, label, fn, *args, title=title, done=done, failed=failed)
+
+
+def _chosen(parent: QWidget, caption: str, file_filter: str, *, folder: bool, many: bool) -> list[Path]:
+    if folder:
+        chosen = QFileDialog.getExistingDirectory(parent, caption)
+        return [Path(chosen)] if chosen else []
+    if many:
+        return [Path(f) for f in QFileDialog.getOpenFileNames(parent, caption, "", file_filter)[0]]
+    chosen = QFileDialog.getOpenFileName(parent, caption, "", file_filter)[0]
+    return [Path(chosen)] if chosen else []
+
+
+def import_tasks(parent: QWidget, project: Project, reload: Callable[[], None], *,
+                 folder: bool = False) -> workers.Worker | None:
+    """File ▸ Import tasks…: task files (or, with ``folder``, every task file in a folder) with ground truth."""
+    from fieldstudio.tasks import importing
+
+    paths: Sequence[Path] = _chosen(parent, "Import a folder of task files" if folder else "Import task files",
+                                    TASK_FILTER, folder=folder, many=True)
+    if not paths:
+        return None
+    return _run_import(parent, "Importing tasks…", "Tasks imported", importing.import_tasks, project, list(paths),
+                       answers=False, reload=reload)
+
+
+def import_answers(parent: QWidget, project: Project, reload: Callable[[], None], *,
+                   folder: bool = False) -> workers.Worker | None:
+    """File ▸ Import answers…: an answer file (or a folder of FieldWorkArena run logs) as a named source."""
+    from fieldstudio.tasks import importing
+
+    paths = _chosen(parent, "Import a folder of run logs" if folder else "Import answers", ANSWER_FILTER,
+                    folder=folder, many=False)
+    if not paths:
+        return None
+    name, ok = QInputDialog.getText(parent, "Import answers", "Name of this answer source (the model):",
+                                    text=paths[0].stem)
+    if not ok or not name.strip():
+        return None
+    return _run_import(parent, "Importing answers…", "Answers imported", importing.import_answers, project,
+                       paths[0], name.strip(), answers=True, reload=reload)
+
+
+def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
+    """File ▸ Export tasks…: a format, then a file; tasks the format cannot hold are listed after."""
+    from fieldstudio.tasks import exporting
+
+    fmt, ok = QInputDialog.getItem(parent, "Export tasks", "Format:", list(exporting.FORMATS), 0, False)
+    if not ok:
+        return None
+    suffix = exporting.SUFFIX[fmt]
+    out = QFileDialog.getSaveFileName(parent, "Export tasks", f"tasks{suffix}", f"{fmt} (*{suffix})")[0]
+    if not out:
+        return None
+
+    def done(report: exporting.ExportReport) -> None:
+        lines = [f"{report.format}: {report.written} task(s) written to {report.path}."]
+        if report.skipped:
+            lines.append(f"{len(report.skipped)} task(s) left out:")
+            lines += [f"  {task}: {reason}" for task, reason in report.skipped[:20]]
+            if len(report.skipped) > 20:
+                lines.append(f"  … and {len(report.skipped) - 20} more")
+        if report.cancelled:
+            lines = ["The export was cancelled; nothing was written."]
+        QMessageBox.information(parent, "Tasks exported", "\n".join(lines))
+
+    return workers.run_with_progress(parent, "Exporting tasks…", exporting.export_tasks, project, fmt, Path(out),
+                                     title="Export tasks", done=done,
+                                     failed=lambda message: QMessageBox.critical(parent, "Export tasks: failed",
+                                                                                 message))
+
+
+def _write_report(project: Project, out: Path, *, progress: Callable[[int, int], None],
+                  cancelled: Callable[[], bool]):
+    """``compare.report.export_report`` on a worker (it reports no progress and cannot be cancelled)."""
+    from fieldstudio.compare.report import export_report
+
+    return export_report(project, out)
+
+
+def export_report(parent: QWidget, project: Project) -> workers.Worker | None:
+    """File ▸ Export report…: the comparison of every answer source, the format from the file's suffix
+    (HTML, CSV, XLSX, Parquet, JSON; the scorer with the most scores); an HTML report opens in the browser."""
+    out, chosen = QFileDialog.getSaveFileName(parent, "Export report", "report.html", REPORT_FILTER)
+    if not out:
+        return None
+    out_path = Path(out)
+    if not out_path.suffix:  # the filter chosen gives the suffix
+        out_path = out_path.with_suffix(chosen.rsplit("*", 1)[-1].rstrip(")") if "*" in chosen else ".html")
+
+    def done(result) -> None:
+        scorer = result.comparison.scorer or "none (no answer is scored yet)"
+        text = f"Wrote {result.path} ({result.format}, {result.rows} answer(s), scorer {scorer})."
+        if result.format == "html" and QDesktopServices.openUrl(QUrl.fromLocalFile(str(result.path))):
+            return
+        QMessageBox.information(parent, "Report exported", text)
+
+    return workers.run_with_progress(parent, "Writing the report…", _write_report, project, out_path,
+                                     title="Export report", done=done,
+                                     failed=lambda message: QMessageBox.critical(parent, "Export report: failed",
+                                                                                 message))
+
+
+def open_dialog(name: str, parent: QWidget, project: Project, reload: Callable[[], None], *,
+                folder: bool = False) -> workers.Worker | None:
+    """Open dialog ``name`` (``import_tasks``, ``import_answers``, ``export_tasks``, ``export_report``); None
+    when the user cancels."""
+    if name in ("export_tasks", "export_report"):
+        return {"export_tasks": export_tasks, "export_report": export_report}[name](parent, project)
+    return {"import_tasks": import_tasks, "import_answers": import_answers}[name](parent, project, reload,
+                                                                               folder=folder)

@@ -42,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fieldstudio.compare import comparison
 from fieldstudio.compare import report
 from fieldstudio.scoring import service as scoring  # noqa: E402
-from fieldstudio.tasks.importing import import_tasks  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project, copy_project  # noqa: E402
+from fieldstudio.tasks.importing import import_tasks  # noqa: E402
 
 GROUND_TRUTH = Path(__file__).resolve().parents[2] / "shared" / "data" / "fieldworkarena" / "ground_truth"
 N_TASKS = 900

@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.media import library
-from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings.acceptability import rules as ar
+from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.store.models import Annotation
 from tests.test_ratings import SAMPLE
 

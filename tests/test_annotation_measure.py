@@ -13,11 +13,11 @@ import cv2
 import numpy as np
 import pytest
 
-from fieldstudio.core.errors import CalibrationError
-from fieldstudio.media import library
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import edits
+from fieldstudio.annotations import records as ann
+from fieldstudio.core.errors import CalibrationError
+from fieldstudio.media import library
 from tests.undo_stack import UndoStack
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from fieldstudio.core.errors import NotFound
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import edits
+from fieldstudio.annotations import records as ann
+from fieldstudio.core.errors import NotFound
 from tests.undo_stack import UndoStack
 from fieldstudio.annotations import labels as lab
-from fieldstudio.annotations.records import AnnotationError
 from fieldstudio.annotations.labels import LabelError
+from fieldstudio.annotations.records import AnnotationError
 from fieldstudio.store.models import Annotation
 from tests.annotation_fixtures import PHOTO_ID, UNINDEXED_ID, VIDEO_ID, add_test_media
 

@@ -10,9 +10,9 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.cli.report import register
-from fieldstudio.scoring.service import current_scores
 from fieldstudio.inference import profiles
 from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.scoring.service import current_scores
 from fieldstudio.store.project import Project
 from tests.fake_openai import Reply
 from tests.scoring_fixtures import add_run, add_task

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.compare import views as cv
+from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.scoring.service import current_scores, score_history
 from fieldstudio.store.models import Answer, Score
 from tests.run_fixtures import add_media

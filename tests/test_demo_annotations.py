@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from fieldstudio.demo import annotations as demo
-from fieldstudio.annotations.exports.export import export_annotations
-from fieldstudio.media import library
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations.exports.export import export_annotations
+from fieldstudio.demo import annotations as demo
+from fieldstudio.media import library
 from fieldstudio.store.project import Project
 from tests.demo_data import ANNOTATIONS, CAMERA_GROUP
 

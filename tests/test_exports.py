@@ -20,14 +20,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.export import register
-from fieldstudio.annotations.exports.export import export_annotations
-from fieldstudio.annotations.exports.box_images import ExportError
-from fieldstudio.media import library
-from fieldstudio.media.frames import get_frame
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels as lab
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations.exports.box_images import ExportError
+from fieldstudio.annotations.exports.export import export_annotations
+from fieldstudio.cli.export import register
+from fieldstudio.media import library
+from fieldstudio.media.frames import get_frame
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.conftest import SAMPLE
 

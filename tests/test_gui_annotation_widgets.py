@@ -24,22 +24,22 @@ from sqlalchemy import func, select
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from fieldstudio.annotations import rows as views
 from fieldstudio.core.calibration_preview import preview_calibration
 from fieldstudio.core.errors import CalibrationError
-from fieldstudio.annotations import rows as views
 from tests import demo_data as demo
 from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.annotation_list import (ANNOTATION_ID_ROLE, ANY, FLAGS_COL, UNLABELLED, AnnotationListPanel, END_COL,
                                                     MEASURE_COL, TIME_COL)
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations.edits import AddRuler, AddSegment, SaveCalibration, SetCameraGroup
 from fieldstudio.gui.panels.calibration import CalibrationDialog, CalibrationListPanel
 from fieldstudio.gui.panels.export_dialog import ExportDialog
 from fieldstudio.gui.panels.label_set import NAME_COL, KEY_COL, LabelSetDialog
 from fieldstudio.gui.panels.tags import TagsPanel
 from fieldstudio.media import library
-from fieldstudio.annotations import records as ann
-from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import labels
-from fieldstudio.annotations.edits import AddRuler, AddSegment, SaveCalibration, SetCameraGroup
 from fieldstudio.store.edits import EditGroup
 from fieldstudio.store.models import Annotation, Label
 from fieldstudio.store.project import Project

@@ -18,12 +18,12 @@ from keyring.errors import PasswordDeleteError
 from PySide6.QtCore import QItemSelectionModel, Qt
 from sqlalchemy import select
 
-from fieldstudio.tasks.importing import import_tasks
 from fieldstudio.gui.panels.runs import RunPanel
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.media import library
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.project import Project
+from fieldstudio.tasks.importing import import_tasks
 from tests.fake_openai import Reply
 from tests.shared_data import SHARED_DATA
 

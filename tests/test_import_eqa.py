@@ -15,11 +15,11 @@ from tests.shared_data import SHARED_DATA
 import pytest
 from sqlalchemy import func, select
 
+from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
+from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
 from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, sniff_format
-from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
-from fieldstudio.store.project import Project
 
 OPENEQA = (SHARED_DATA / "openeqa")
 

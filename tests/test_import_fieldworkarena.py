@@ -16,11 +16,11 @@ from tests.shared_data import SHARED_DATA
 import pytest
 from sqlalchemy import func, select
 
+from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
+from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
 from fieldstudio.tasks.formats.records import guess_answer_type
 from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, unsafe_name_reason
-from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
-from fieldstudio.store.project import Project
 
 DATA = (SHARED_DATA / "fieldworkarena")
 GT_DIR = DATA / "ground_truth"

@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from fieldstudio.ratings import packages as rp
 from fieldstudio.media import library
+from fieldstudio.ratings import packages as rp
 from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 from tests.test_ratings import PHOTOS, SAMPLE, VIDEO, add_media

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from fieldstudio.ratings.acceptability import rules as ar
-from fieldstudio.ratings import review as rating_review
 from fieldstudio.demo.ratings import add_demo_ratings
+from fieldstudio.ratings import review as rating_review
+from fieldstudio.ratings.acceptability import rules as ar
 from tests.demo_data import RATERS, RATING_ROWS, SET_NAME
 from fieldstudio.media import library
-from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings.edits import RecordRating
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "media" / "images"

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from fieldstudio.tasks.importing import import_tasks
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
 from fieldstudio.inference.runs import views as run_views
@@ -16,6 +15,7 @@ from fieldstudio.inference.sampling import fwa_indices
 from fieldstudio.inference.strategies.base import template
 from fieldstudio.media import library
 from fieldstudio.store.project import Project
+from fieldstudio.tasks.importing import import_tasks
 from tests.fake_openai import Reply
 from tests.run_fixtures import fake_profile
 from tests.shared_data import SHARED_DATA

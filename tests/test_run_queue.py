@@ -132,9 +132,9 @@ def test_resume_after_cancel_has_no_duplicates_and_pays_once(project, fake_opena
 _KILLED_RUN = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
-    from fieldstudio.store.project import Project
-    from fieldstudio.inference.runs import queue as run_queue
     from fieldstudio.inference.profiles import ModelProfile
+    from fieldstudio.inference.runs import queue as run_queue
+    from fieldstudio.store.project import Project
     profile = ModelProfile(name="fake", base_url={base_url!r}, model="fake-vlm", retries=0, concurrency=2)
     with Project.open({path!r}) as p:
         run_queue.execute_run(p, {run_id!r}, profile=profile)

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import func, select, text
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.scoring import store as score_store
 from fieldstudio.scoring import service as scoring
+from fieldstudio.scoring import store as score_store
 from fieldstudio.scoring.service import (
     ScoringError,
     current_scores,

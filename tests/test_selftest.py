@@ -21,8 +21,8 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.cli import selftest as cli_selftest
-from fieldstudio.selftest import checks as selftest
 from fieldstudio.core import paths
+from fieldstudio.selftest import checks as selftest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,11 +17,11 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from fieldstudio.cli import tasks as cli_tasks
-from fieldstudio.tasks.exporting import TaskExportError, export_tasks
-from fieldstudio.tasks.importing import import_tasks
-from fieldstudio.tasks import records as task_service
 from fieldstudio.store.models import Task, TaskInput
 from fieldstudio.store.project import Project
+from fieldstudio.tasks import records as task_service
+from fieldstudio.tasks.exporting import TaskExportError, export_tasks
+from fieldstudio.tasks.importing import import_tasks
 from tests.shared_data import SHARED_DATA
 
 FWA = SHARED_DATA / "fieldworkarena"

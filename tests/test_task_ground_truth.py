@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from fieldstudio.core.errors import NotFound
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.core.errors import NotFound
 from fieldstudio.tasks import records as ts
 from tests.undo_stack import UndoStack
-from fieldstudio.tasks.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
+from fieldstudio.tasks.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 
 

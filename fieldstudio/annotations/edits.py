@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from fieldstudio.core import tracks
-from fieldstudio.core.errors import NotFound
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.core import tracks
+from fieldstudio.core.errors import NotFound
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.project import Project
 

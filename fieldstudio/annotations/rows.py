@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import records as ann
 from fieldstudio.core.errors import NotFound
 from fieldstudio.media import library
-from fieldstudio.annotations import records as ann
-from fieldstudio.annotations import calibrations as cal
 from fieldstudio.store.models import Annotation, Label, Media
 from fieldstudio.store.project import Project
 

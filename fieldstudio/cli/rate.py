@@ -187,8 +187,8 @@ def agreement_cmd(project: ProjectArg,
                   resamples: Annotated[int, typer.Option("--resamples", help="bootstrap replicates")] = 1000,
                   seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0) -> None:
     """Agreement between raters: alpha, pairwise agreement, each rater and each scorer against the majority."""
-    from fieldstudio.ratings.csv_table import write_agreement_csv
     from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings.csv_table import write_agreement_csv
 
     with open_project(project) as p:
         names = [rating_set] if rating_set else [s.name for s in ratings.list_rating_sets(p)]

@@ -35,11 +35,11 @@ import pandas as pd
 from sqlalchemy import func, select
 
 from fieldstudio.core import statistics
-from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
+from fieldstudio.ratings.records import is_machine
 from fieldstudio.scoring.service import resolve_runs, scorer_description
+from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
 from fieldstudio.store.project import Project
-from fieldstudio.ratings.records import is_machine
 
 __all__ = ["Comparison", "JudgeAgreement", "AgreementHook", "build_comparison", "load_answers", "source_summary",
            "group_summary", "pivot_summary", "pair_table", "paired", "task_grid", "filter_answers", "ratings_frame",

@@ -35,10 +35,10 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.core.atomic import atomic_write_text, atomic_writer
-from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.compare import plots
 from fieldstudio.compare.comparison import Comparison, build_comparison
+from fieldstudio.core.atomic import atomic_write_text, atomic_writer
+from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import ModelProfile, Run
 from fieldstudio.store.project import Project
 

@@ -29,11 +29,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sqlalchemy import func, select
 
-from fieldstudio.core.errors import NotFound
-from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.compare import comparison
-from fieldstudio.scoring import store as score_store
+from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
+from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput
 from fieldstudio.store.project import Project
 

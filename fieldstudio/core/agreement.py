@@ -32,8 +32,8 @@ from typing import Any
 import krippendorff
 import numpy as np
 
-from fieldstudio.core.verdicts import acceptability_metrics
 from fieldstudio.core.statistics import Interval, cohen_kappa
+from fieldstudio.core.verdicts import acceptability_metrics
 
 __all__ = ["VERDICTS", "normalise", "krippendorff_alpha", "alpha_with_ci", "pairwise_agreement",
            "majority", "acceptance_rates", "rater_vs_majority", "source_vs_majority", "verdict_metrics_with_ci",

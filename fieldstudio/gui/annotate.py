@@ -274,8 +274,8 @@ class AnnotationController(QObject):
             self.apply(edits.MakeKeyframe(self.project, self.media.id, b.track_id, self.frame_index()))
 
     def start_segment(self) -> None:
-        from fieldstudio.annotations import records as ann
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import records as ann
 
         index = self._video_frame("start a segment")
         if index is None:
@@ -287,8 +287,8 @@ class AnnotationController(QObject):
         self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
 
     def end_segment(self) -> None:
-        from fieldstudio.annotations import records as ann
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import records as ann
 
         index = self._video_frame("end a segment")
         if index is None:
@@ -302,8 +302,8 @@ class AnnotationController(QObject):
         self.apply(edits.CloseSegment(self.project, target.id, index))
 
     def mark_event(self) -> None:
-        from fieldstudio.annotations import records as ann
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import records as ann
 
         index = self._video_frame("mark an event")
         if index is None:
@@ -438,8 +438,8 @@ class AnnotationController(QObject):
         return measure
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
-        from fieldstudio.gui.timeline import EventMarker, SegmentMarker
         from fieldstudio.annotations import records as ann
+        from fieldstudio.gui.timeline import EventMarker, SegmentMarker
 
         if media.kind != "video":
             return
@@ -508,9 +508,9 @@ class AnnotationController(QObject):
             self._temp.set_points(a, b)
 
     def _finish(self, p: QPointF) -> None:
-        from fieldstudio.annotations import records as ann
         from fieldstudio.annotations import calibrations
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import records as ann
 
         a, b = self._clip(self._press), self._clip(p)
         self._press = None
@@ -591,8 +591,8 @@ class AnnotationController(QObject):
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:
         """Before the project closes: offer to end open segments. False when the user cancels."""
-        from fieldstudio.annotations import records as ann
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import records as ann
 
         if self.project is None or self.project.read_only:
             return True

@@ -27,9 +27,9 @@ from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.media_view import MediaView
 from fieldstudio.gui.panels.library import LibraryPanel
-from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.side_panels import SidePanels
 from fieldstudio.gui.state import ViewState
+from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
 

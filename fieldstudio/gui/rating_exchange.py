@@ -12,8 +12,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
-from fieldstudio.ratings import packages as rating_package
 from fieldstudio.gui import workers
+from fieldstudio.ratings import packages as rating_package
 from fieldstudio.ratings import records as ratings
 from fieldstudio.store.project import Project
 

@@ -19,13 +19,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.core.agreement import DEFAULT_RESAMPLES, AgreementSummary, agreement_summary, majority
 from fieldstudio.core.errors import FieldstudioError, NotFound
-from fieldstudio.ratings.acceptability.measures import measure_all
-from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings.acceptability import rules as ar
+from fieldstudio.ratings.acceptability import service as acceptability
+from fieldstudio.ratings.acceptability.measures import measure_all
 from fieldstudio.store.models import Rating, RatingItem
 from fieldstudio.store.project import Project
 

@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from fieldstudio.core import matchers
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.scoring.scorers import ScoreResult, acceptability, documentation, fwa_official
 from fieldstudio.scoring.scorers import get as get_scorer
+from fieldstudio.scoring.scorers import ScoreResult, acceptability, documentation, fwa_official
 from fieldstudio.scoring.scorers import unscored
 from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows
 from fieldstudio.store.project import Project

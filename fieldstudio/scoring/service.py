@@ -44,8 +44,8 @@ from fieldstudio.scoring.inputs import ScoringError, check_params, read_inputs
 from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.report import ScoringReport
-from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.scorers import get as get_scorer
+from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.store import ScoreWriter, heads, score_rows, stamp_reader
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project

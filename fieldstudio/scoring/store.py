@@ -22,8 +22,8 @@ from sqlalchemy import bindparam, null, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import OperationalError
 
-from fieldstudio.store.models import ResponseCache, Score, utcnow
 from fieldstudio.core.errors import ProjectReadOnly
+from fieldstudio.store.models import ResponseCache, Score, utcnow
 from fieldstudio.store.project import Project
 
 __all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]

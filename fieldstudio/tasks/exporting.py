@@ -41,13 +41,13 @@ from sqlalchemy import select
 
 from fieldstudio.core.atomic import atomic_write_bytes, atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.models import Task, TaskInput
+from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import csv_table as csv_tasks
 from fieldstudio.tasks.formats import fieldworkarena
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
 from fieldstudio.tasks.formats.records import ParsedInput, ParsedTask
-from fieldstudio.store.models import Task, TaskInput
-from fieldstudio.store.project import Project
 from fieldstudio.tasks.records import insertion_order
 
 FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")

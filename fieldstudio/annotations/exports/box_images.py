@@ -20,11 +20,11 @@ import cv2
 import numpy as np
 from sqlalchemy import select
 
+from fieldstudio.annotations import labels as label_store
+from fieldstudio.annotations import records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.annotations import records as ann
-from fieldstudio.annotations import labels as label_store
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from fieldstudio.annotations.exports.csv_table import export_annotation_csv
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.annotations.exports.coco import export_coco
+from fieldstudio.annotations.exports.csv_table import export_annotation_csv
 from fieldstudio.annotations.exports.mot import export_mot
 from fieldstudio.annotations.exports.yolo import export_yolo
 from fieldstudio.store.project import Project

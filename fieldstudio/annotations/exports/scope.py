@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
+from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.store.project import Project
 
 #: What each format holds, for the export dialog.

@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.statistics import Interval
-from fieldstudio.ratings import review as rating_review
-from fieldstudio.ratings.csv_table import write_agreement_csv
 from fieldstudio.gui import workers
-from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import review as rating_review
+from fieldstudio.ratings.acceptability import service as acceptability
+from fieldstudio.ratings.csv_table import write_agreement_csv
 from fieldstudio.store.project import Project
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1

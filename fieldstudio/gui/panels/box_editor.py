@@ -8,9 +8,9 @@ from typing import Any
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
                                QWidget)
 
-from fieldstudio.annotations import records as ann
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.project import Project
 

@@ -24,8 +24,8 @@ from fieldstudio.core.errors import CalibrationError, FieldstudioError
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit, do_now
 
 if TYPE_CHECKING:
-    from fieldstudio.core.calibration_preview import CalibrationPreview
     from fieldstudio.annotations import calibrations as cal
+    from fieldstudio.core.calibration_preview import CalibrationPreview
     from fieldstudio.store.edits import Edit
     from fieldstudio.store.project import Project
 
@@ -100,9 +100,9 @@ class CalibrationListPanel(QWidget):
         """Re-read the calibrations (after a save, a delete or an undo)."""
         self._records, names = [], {}
         if self.project is not None:
-            from fieldstudio.core.calibration import pixel_distance
-            from fieldstudio.annotations import rows as views
             from fieldstudio.annotations import calibrations as cal
+            from fieldstudio.annotations import rows as views
+            from fieldstudio.core.calibration import pixel_distance
 
             self._records = cal.list_calibrations(self.project)
             names = views.media_names(self.project)
@@ -163,8 +163,8 @@ class CalibrationDialog(QDialog):
 
     def __init__(self, project: Project, media_id: str, points: Sequence[Sequence[float]],
                  apply_edit: ApplyEdit | None = None, parent: QWidget | None = None):
-        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
         from fieldstudio.annotations import rows as views
+        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
 
         super().__init__(parent)
         self.project, self.media_id = project, media_id
@@ -314,8 +314,8 @@ class CalibrationDialog(QDialog):
 
     def accept(self) -> None:
         """Save through ``apply_edit``; on an error, say why and stay open (nothing is saved)."""
-        from fieldstudio.annotations import rows as views
         from fieldstudio.annotations import calibrations as cal
+        from fieldstudio.annotations import rows as views
         from fieldstudio.store.edits import EditGroup
 
         self.update_preview()

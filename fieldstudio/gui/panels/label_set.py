@@ -13,10 +13,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QDialog, QDialog
                                QHeaderView, QLabel, QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit, do_now, swatch
 from fieldstudio.annotations import labels
 from fieldstudio.annotations.edits import CreateLabel, DeleteLabel, Edit, UpdateLabel
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE, ApplyEdit, do_now, swatch
 from fieldstudio.store.project import Project
 
 KEY_COL, NAME_COL, USED_COL = 0, 1, 2

@@ -23,16 +23,16 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
                                QLabel, QLineEdit, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.ratings import review as rating_review
-from fieldstudio.gui.settings import settings
 from fieldstudio.gui.panels.rating_reveal import VERDICT_COLOURS, RevealBox
+from fieldstudio.gui.settings import settings
+from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import records as ratings
-from fieldstudio.store.project import Project
-from fieldstudio.gui.undo import EditCommand
+from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.edits import RecordRating
+from fieldstudio.store.project import Project
 
 VERDICT_KEYS = {"accept": "A", "reject": "R", "unsure": "U"}
 

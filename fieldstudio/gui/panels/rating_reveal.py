@@ -11,10 +11,10 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from fieldstudio.ratings import review as rating_review
 from fieldstudio.gui import workers
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import review as rating_review
 from fieldstudio.store.project import Project
 
 VERDICT_COLOURS = {"accept": "#2e7d32", "reject": "#c62828", "unsure": "#9e9d24"}

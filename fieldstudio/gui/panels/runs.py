@@ -28,10 +28,10 @@ from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table, usd
 from fieldstudio.inference import profiles as profile_store
+from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
 from fieldstudio.inference.runs import views as run_views
-from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.records import select_tasks
 from fieldstudio.inference.strategies import get_strategy, strategy_names

@@ -21,17 +21,17 @@ from PySide6.QtWidgets import (QSpinBox,
                                QSplitter, QVBoxLayout, QWidget)
 from sqlalchemy import select
 
+from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels import task_form
 from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
-from fieldstudio.annotations import records as ann
-from fieldstudio.tasks import ground_truth as gt
-from fieldstudio.annotations import labels
-from fieldstudio.tasks import records as ts
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
+from fieldstudio.tasks import ground_truth as gt
+from fieldstudio.tasks import records as ts
 
 log = logging.getLogger(__name__)
 _LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],

@@ -20,8 +20,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.runs.records import RunSummary, create_run, find_resumable_run
 from fieldstudio.store.models import Answer, new_id
 from fieldstudio.store.project import Project

@@ -19,11 +19,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.ratings.acceptability.measures import measure_all
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings.acceptability import rules as ar
+from fieldstudio.ratings.acceptability.measures import measure_all
 from fieldstudio.store.models import Annotation, Rating
 from fieldstudio.store.project import Project
 

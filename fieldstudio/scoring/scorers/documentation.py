@@ -14,7 +14,6 @@ Source: RealityBench (arXiv 2610.14397) as described in benchmarks.md §4.2 — 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any

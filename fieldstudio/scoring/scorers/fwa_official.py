@@ -28,8 +28,8 @@ from typing import Any
 
 from fieldstudio.core import matchers
 from fieldstudio.scoring.scorers.judge import Ask, ask_numbers, ask_three_level
-from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, UNMAPPED, bucket_of
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, bucket_of
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "verdict_score", "numerical_reply_score",
            "numerical_values_score", "distance_step", "time_step", "official_time_seconds", "category_of",

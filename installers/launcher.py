@@ -18,14 +18,9 @@ def _main() -> None:
         sys.stderr = sys.stderr or sink
     multiprocessing.freeze_support()
 
-    from fieldstudio.cli.app import app as cli
+    from fieldstudio.launch import main
 
-    if not any(c.name == "self-test" for c in cli.app.registered_commands):
-        # until cli.py registers it itself; then this does nothing
-        from fieldstudio.cli import selftest as cli_selftest
-
-        cli_selftest.register(cli.app)
-    cli.main()
+    main()  # the window for `fieldstudio [P]`, the command line (self-test included) for everything else
 
 
 if __name__ == "__main__":

@@ -34,11 +34,12 @@ def test_ground_truth_folder_imports_every_task_per_category(tmp_path):
     done = runner.invoke(app, ["tasks", "import", str(project), str(GROUND_TRUTH)])
     assert done.exit_code == 0, done.output
     assert f"tasks: {len(set(ids))} created, 0 updated" in done.output
-    # the same folder again through the service: every task updated in place, per category as the ids say
+    # the same folder again through the service: every task already stored as the files say, so nothing is
+    # rewritten (0 updated, all unchanged), per category as the ids say
     from fieldstudio.store.project import Project
     with Project.open(project) as p:
         report = import_tasks(p, [GROUND_TRUTH])
-    assert (report.created, report.updated) == (0, len(set(ids)))
+    assert (report.created, report.updated, report.unchanged) == (0, 0, len(set(ids)))
     assert report.tasks_per_category == Counter(i.rsplit(".", 1)[0] for i in set(ids))
     assert set(report.formats.values()) == {"fieldworkarena"}
     assert len(report.formats) == len(list(GROUND_TRUTH.glob("Tasks_*.json")))

@@ -70,6 +70,8 @@ class AnnotationController(QObject):
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
         self.canvas.viewport().installEventFilter(self)
         self.canvas.scene().selectionChanged.connect(self._selection_changed)
+        state.events.media.connect(self._media_shown)
+        state.events.frame.connect(self._frame_shown)
 
     # --- context ---------------------------------------------------------------------------------
     @property
@@ -88,9 +90,7 @@ class AnnotationController(QObject):
 
     def frame_index(self) -> int | None:
         """The frame marks attach to: the frame on screen (None on a photo), never one that failed to decode."""
-        if self.media is None or self.media.kind == "image":
-            return None
-        return self.state.frame_index
+        return self.state.video_frame()
 
     def _after_undo(self, edit: Edit, op: str, error: str | None) -> None:
         """After an undo or redo of this stack: what was done, and where when it is not on screen, in the
@@ -202,6 +202,12 @@ class AnnotationController(QObject):
         if tool in ("scale", "floor") and self.state.playing:
             self.pause_requested.emit()
         self.tool_changed.emit(tool)
+
+    def _media_shown(self, _media: object) -> None:
+        self.media_changed()
+
+    def _frame_shown(self, _frame: tuple[int, float, bool]) -> None:
+        self.frame_changed()
 
     def media_changed(self) -> None:
         """Another media is shown: points picked and a drag in progress belonged to the previous one."""

@@ -34,7 +34,6 @@ from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
 
 if TYPE_CHECKING:
-    from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
@@ -170,7 +169,8 @@ class MainWindow(QMainWindow):
         self.view.go_to(text)
 
     def _wire_view(self) -> None:
-        """The state's subscribers: status read-outs, side panels, annotation overlay, task editor."""
+        """The view's signals to the status bar and the annotation controller; the task editor follows the
+        exact frame on screen (the overlay and the side panels subscribe to the state themselves)."""
         v, st = self.view, self.state
         v.notice.connect(self.notify)
         v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
@@ -181,15 +181,10 @@ class MainWindow(QMainWindow):
         self.annotator.pause_requested.connect(v.pause)
         self.annotator.frame_requested.connect(v.show_index)
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
-        st.events.media.connect(self._media_on_screen)
         st.events.frame.connect(self._frame_on_screen)
-
-    def _media_on_screen(self, _media: Media | None) -> None:
-        self.annotator.media_changed()
 
     def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
         _index, _seconds, exact = frame
-        self.annotator.frame_changed()
         media = self.state.media
         if exact and media is not None:
             self.workspace.position_changed(media.id, self.state.video_frame())

@@ -180,14 +180,13 @@ class Workspace:
             self._notify("the task being edited was not saved: fix the marked problems or press Revert")
         self._last_index = index
         attr = next((a for a, page in self._pages.items() if self.modes.widget(index) is page), None)
+        built = attr in self.panels
         if attr in UNDOABLE:
             self.panel(attr)
         self.undo_group.setActiveStack(self.panels[attr].undo_stack if attr in UNDOABLE else self._media_stack)
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
         self._set_viewer_mode(index == 0)
-        for attr, page in self._pages.items():
-            if self.modes.widget(index) is page:
-                built = attr in self.panels
-                widget = self.panel(attr)
-                if attr == "agreement" and built:
-                    widget.refresh()
+        if attr is not None:
+            widget = self.panel(attr)
+            if attr == "agreement" and built:
+                widget.refresh()

@@ -40,7 +40,7 @@ fi
 "$py" -m pip show pyinstaller >/dev/null 2>&1 || "$py" -m pip install -q "pyinstaller>=6.10"
 # opencv-python (the GUI wheel) carries its own Qt and breaks PySide6 (pitfalls.md section 6)
 if "$py" -m pip show opencv-python >/dev/null 2>&1; then
-  echo "build_linux.sh: opencv-python (GUI wheel) is installed; use opencv-python-headless only" >&2
+  echo "build_linux.sh: opencv-python (GUI wheel) is installed; use opencv-contrib-python-headless only" >&2
   exit 2
 fi
 version="$("$py" -c 'import fieldstudio; print(fieldstudio.__version__)')"

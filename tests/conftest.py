@@ -37,3 +37,44 @@ def project(tmp_path):
     p = Project.create(tmp_path / "test.fieldstudio")
     yield p
     p.close()
+
+
+# -- PostgreSQL (issue 22) ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """The URL of a PostgreSQL server for test databases (tests/pg_cluster.py); skips when there is none."""
+    from tests import pg_cluster
+
+    url = pg_cluster.server_url()
+    if url is None:
+        pytest.skip(pg_cluster.why_not())
+    return url
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A URL naming a fresh database (not made yet: ``Project.create`` makes it); dropped after the test."""
+    from tests import pg_cluster
+
+    url = pg_cluster.new_database_url(pg_server)
+    yield url
+    pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_ref(request, tmp_path):
+    """Where a new project goes, on each store back end: a ``.fieldstudio`` path, then a PostgreSQL URL."""
+    if request.param == "sqlite":
+        yield tmp_path / "test.fieldstudio"
+        return
+    yield request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store_project(backend_ref):
+    """A fresh project on each store back end (SQLite file, PostgreSQL database)."""
+    from fieldstudio.store.project import Project
+
+    p = Project.create(backend_ref)
+    yield p
+    p.close()

@@ -50,3 +50,30 @@ def make_engine(path: Path, *, read_only: bool = False, for_reads: bool = False)
         conn.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
     return engine
+
+
+WRITE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('fieldstudio-write:' || current_database()))"
+"""Taken first in every PostgreSQL write transaction: writers of one project go one at a time, as SQLite's
+``BEGIN IMMEDIATE`` makes them, so a read-then-write unit of work (next track id, next position) sees the
+rows of every transaction committed before it. Readers never wait for it (MVCC). The lock ends with the
+transaction (https://www.postgresql.org/docs/15/explicit-locking.html#ADVISORY-LOCKS)."""
+
+
+def make_pg_engines(url) -> tuple[Engine, Engine]:  # noqa: ANN001 - sqlalchemy.engine.URL
+    """(write engine, read engine) on a PostgreSQL database, sharing one small connection pool.
+
+    Write transactions begin with ``WRITE_LOCK_SQL``; reads are plain READ COMMITTED transactions.
+    Connections are checked before use (``pool_pre_ping``) so a restarted server costs one reconnect,
+    and every connection has ``application_name=fieldstudio`` so administrators can see who is connected.
+    Raises nothing itself: a bad URL or an unreachable server fails on the first connection.
+    """
+    engine = create_engine(url, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800,
+                           connect_args={"application_name": "fieldstudio", "connect_timeout": 10})
+    writes = engine.execution_options(fieldstudio_write=True)
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):  # noqa: ANN001
+        if conn.get_execution_options().get("fieldstudio_write"):
+            conn.exec_driver_sql(WRITE_LOCK_SQL)
+
+    return writes, engine

@@ -7,6 +7,11 @@ Geometry is stored raw, in pixels of the upright full-resolution frame; calibrat
 JSON columns hold small structured values (points, attributes, tolerances), never large blobs.
 
 The schema is created by the Alembic migration ``0001_initial``; later changes add migrations.
+Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
+JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
+sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
+every UPDATE raises it and checks the value read) with ``updated_by``/``updated_at``, so an edit made
+from a stale read is refused (``store.changes``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -58,8 +64,9 @@ class ProjectSetting(Base):
 class Media(Base):
     """One image, video or document file.
 
-    ``path`` is POSIX-style and relative to the project file's folder when the file lies below it,
-    absolute otherwise. ``width``/``height`` are upright pixels (EXIF orientation and video rotation
+    ``path`` is POSIX-style: relative to the folder this machine maps the named ``media_root`` to when
+    set (``fieldstudio.media.roots``), else relative to the project file's folder when the file lies
+    below it, absolute otherwise. ``width``/``height`` are upright pixels (EXIF orientation and video rotation
     applied). ``status`` is ``ok`` or ``unreadable`` (``error`` says why); a missing file is detected
     on read, not stored.
     """
@@ -70,11 +77,12 @@ class Media(Base):
     path: Mapped[str] = mapped_column(Text)
     file_name: Mapped[str] = mapped_column(Text, index=True)
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
-    size_bytes: Mapped[int | None] = mapped_column(Integer)
+    size_bytes: Mapped[int | None] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="ok")
     error: Mapped[str | None] = mapped_column(Text)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     camera_group: Mapped[str | None] = mapped_column(String(200))
+    media_root: Mapped[str | None] = mapped_column(String(100))  # named root ``path`` is relative to (media.roots)
     # images and videos
     width: Mapped[int | None] = mapped_column(Integer)
     height: Mapped[int | None] = mapped_column(Integer)
@@ -103,7 +111,7 @@ class FrameIndexRow(Base):
     __tablename__ = "frame_index"
     media_id: Mapped[str] = mapped_column(ForeignKey("media.id", ondelete="CASCADE"), primary_key=True)
     frame_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    pts: Mapped[int] = mapped_column(Integer)
+    pts: Mapped[int] = mapped_column(BigInteger)
     keyframe: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
@@ -175,9 +183,9 @@ class Annotation(Base):
     label_id: Mapped[str | None] = mapped_column(ForeignKey("label.id", ondelete="SET NULL"))
     text: Mapped[str | None] = mapped_column(Text)  # tag text, free note
     frame_index: Mapped[int | None] = mapped_column(Integer)
-    pts: Mapped[int | None] = mapped_column(Integer)
+    pts: Mapped[int | None] = mapped_column(BigInteger)
     end_frame_index: Mapped[int | None] = mapped_column(Integer)
-    end_pts: Mapped[int | None] = mapped_column(Integer)
+    end_pts: Mapped[int | None] = mapped_column(BigInteger)
     geometry: Mapped[list[Any] | None] = mapped_column(JSON)
     attributes: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     track_id: Mapped[int | None] = mapped_column(Integer)
@@ -187,8 +195,11 @@ class Annotation(Base):
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    updated_by: Mapped[str | None] = mapped_column(String(200))
 
     __table_args__ = (Index("ix_annotation_media_frame", "media_id", "frame_index"),)
+    __mapper_args__ = {"version_id_col": version}
 
 
 class Task(Base):
@@ -221,8 +232,12 @@ class Task(Base):
     missing_media: Mapped[bool] = mapped_column(Boolean, default=False)
     extra: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    updated_by: Mapped[str | None] = mapped_column(String(200))
 
     __table_args__ = (UniqueConstraint("source", "external_id", name="uq_task_source_external"),)
+    __mapper_args__ = {"version_id_col": version}
 
 
 class TaskInput(Base):
@@ -279,8 +294,12 @@ class Rating(Base):
     fields: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     seconds_spent: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    updated_by: Mapped[str | None] = mapped_column(String(200))
 
     __table_args__ = (UniqueConstraint("item_id", "rater", name="uq_rating_item_rater"),)
+    __mapper_args__ = {"version_id_col": version}
 
 
 class ModelProfile(Base):
@@ -365,3 +384,22 @@ class ResponseCache(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChangeLog(Base):
+    """One committed change of an annotation, task or rating, in commit order (``seq``).
+
+    Written by the write path (``store.changes``) in the same transaction as the change; an open window
+    polls for rows above the last ``seq`` it saw. A rating's row names the rating and its set only, never
+    the verdict, so a rater's window learns nothing of others' verdicts from it.
+    """
+
+    __tablename__ = "change_log"
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_name: Mapped[str] = mapped_column(String(40))
+    row_id: Mapped[str] = mapped_column(String(32))
+    media_id: Mapped[str | None] = mapped_column(String(32))
+    rating_set_id: Mapped[str | None] = mapped_column(String(32))
+    action: Mapped[str] = mapped_column(String(8))  # insert | update | delete
+    changed_by: Mapped[str | None] = mapped_column(String(200))
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

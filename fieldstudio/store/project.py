@@ -1,8 +1,13 @@
-"""A project: one SQLite file (``*.fieldstudio``) holding media, annotations, tasks, ratings and runs.
+"""A project: one SQLite file (``*.fieldstudio``) or one PostgreSQL database holding media, annotations,
+tasks, ratings and runs.
 
 Opening a project checks its schema revision against the migrations this fieldstudio knows:
 a file from a newer fieldstudio is refused; an older one is copied aside (``name.fieldstudio.bak-<rev>``)
-and migrated with Alembic. Every write is one short ``BEGIN IMMEDIATE`` transaction (``Project.write``).
+and migrated with Alembic. Every write is one short transaction (``Project.write``): ``BEGIN IMMEDIATE``
+on SQLite, a transaction that first takes the project's advisory write lock on PostgreSQL
+(``engine.WRITE_LOCK_SQL``). A shared project is named by a PostgreSQL URL (``store.location``); the same
+models and migrations serve it, and a PostgreSQL migration runs in place in one transaction (PostgreSQL's
+DDL is transactional, so a failed migration leaves the database as it was).
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from sqlalchemy import select, text
+from sqlalchemy import event, inspect, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
-from fieldstudio.store.engine import make_engine
+from fieldstudio.store import location
+from fieldstudio.store.changes import current_user, stamp_changes
+from fieldstudio.store.engine import make_engine, make_pg_engines
 from fieldstudio.store.models import ProjectSetting, utcnow
 from fieldstudio.store.schema_revisions import (MIGRATIONS, file_revision, head_revision, known_revisions,
                                                 read_only_connection)
@@ -40,20 +47,41 @@ def _alembic_config():  # noqa: ANN202 - alembic.config.Config
 
 
 class Project:
-    """An open project file.
+    """An open project: a project file or a PostgreSQL database (``is_shared``).
 
-    Use ``Project.create(path)`` or ``Project.open(path)``; close with ``close()`` or a ``with`` block.
-    ``read()`` yields a session for queries; ``write()`` yields a session whose changes are committed
-    in one ``BEGIN IMMEDIATE`` transaction when the block ends (rolled back on error).
+    Use ``Project.create(path_or_url)`` or ``Project.open(path_or_url)``; close with ``close()`` or a ``with``
+    block. ``read()`` yields a session for queries; ``write()`` yields a session whose changes are committed
+    in one write transaction when the block ends (rolled back on error). ``path`` is the file, or for a
+    shared project a ``location.DatabasePath`` (its ``name`` the database, ``str()`` the URL without
+    password). ``user`` is the name this process's edits are recorded under (``store.changes``).
     """
 
-    def __init__(self, path: Path, *, read_only: bool):
-        self.path = Path(path).resolve()
-        self.read_only = read_only
-        self.engine = make_engine(self.path, read_only=read_only)
-        self.read_engine = make_engine(self.path, read_only=read_only, for_reads=True)
+    def __init__(self, path: Path | str, *, read_only: bool, url=None):  # noqa: ANN001 - sqlalchemy URL
+        self.url = url
+        self.user = current_user()
+        if url is not None:
+            self.path = location.DatabasePath.for_url(url)
+            self.read_only = read_only
+            self.engine, self.read_engine = make_pg_engines(url)
+        else:
+            self.path = Path(path).resolve()
+            self.read_only = read_only
+            self.engine = make_engine(self.path, read_only=read_only)
+            self.read_engine = make_engine(self.path, read_only=read_only, for_reads=True)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
+        event.listen(self._sessions, "before_flush", lambda session, _ctx, _objs: stamp_changes(session, self.user))
+
+    @property
+    def is_shared(self) -> bool:
+        """True for a project on a PostgreSQL server."""
+        return self.url is not None
+
+    @property
+    def location(self) -> str:
+        """What names this project to ``Project.open`` and in the recent list: the file path, or the URL
+        without its password."""
+        return str(self.path)
 
     # -- opening -------------------------------------------------------------------------------------
     @classmethod
@@ -61,8 +89,11 @@ class Project:
         """Create a new project file at ``path`` and return it open.
 
         Raises ProjectError if the file exists (unless ``exist_ok``, which opens it instead) and
-        ProjectReadOnly if its folder cannot be written.
+        ProjectReadOnly if its folder cannot be written. A PostgreSQL URL names a database that is made if
+        it does not exist (the user needs the CREATEDB right for that) or must be empty.
         """
+        if location.is_database_url(path):
+            return cls._create_shared(str(path), name=name, exist_ok=exist_ok)
         path = Path(path)
         if path.exists():
             if exist_ok:
@@ -85,7 +116,11 @@ class Project:
 
         Raises ProjectError when the file is missing, is not a project, is damaged or comes from a
         newer fieldstudio. A file that cannot be written opens read-only (writes raise ProjectReadOnly).
+        A PostgreSQL URL opens the shared project in that database (ProjectError when the server cannot be
+        reached, the login fails or the database holds no project).
         """
+        if location.is_database_url(path):
+            return cls._open_shared(str(path))
         path = Path(path)
         if path.is_dir():
             raise ProjectError(f"{path}: is a folder, not a project file")
@@ -115,6 +150,67 @@ class Project:
     migrated_from: str | None = None
     backup_path: Path | None = None
 
+    @classmethod
+    def _create_shared(cls, ref: str, *, name: str | None, exist_ok: bool) -> Project:
+        url = location.connect_url(ref)
+        public = location.public_url(url)
+        _ensure_database(url)
+        project = cls(ref, read_only=False, url=url)
+        try:
+            revision = project._shared_revision()
+            tables = project._table_names()
+        except BaseException:
+            project.close()
+            raise
+        if revision is not None or tables:
+            if exist_ok and revision is not None:
+                project.close()
+                return cls._open_shared(ref)
+            project.close()
+            what = "a fieldstudio project" if revision is not None else f"other tables ({', '.join(sorted(tables)[:5])})"
+            raise ProjectError(f"{public}: the database already holds {what}; open it or name an empty database")
+        project._upgrade()
+        with project.write() as s:
+            s.add(ProjectSetting(key="name", value=name or url.database))
+            s.add(ProjectSetting(key="created_at", value=utcnow().isoformat()))
+        return project
+
+    @classmethod
+    def _open_shared(cls, ref: str) -> Project:
+        url = location.connect_url(ref)
+        public = location.public_url(url)
+        project = cls(ref, read_only=False, url=url)
+        try:
+            revision = project._shared_revision()
+            if revision is None:
+                raise ProjectError(f"{public}: holds no fieldstudio project (create one with `fieldstudio new {public}`)")
+            if revision not in known_revisions():
+                raise ProjectError(
+                    f"{public}: was written by a newer fieldstudio (schema {revision}); "
+                    f"this version knows schema {head_revision()}. Update fieldstudio to open it.")
+            if revision != head_revision():
+                project._upgrade()
+                project.migrated_from = revision
+        except BaseException:
+            project.close()
+            raise
+        return project
+
+    def _shared_revision(self) -> str | None:
+        """The revision in the database (None when it has no ``alembic_version``); ProjectError naming the
+        URL (without password) when the server cannot be reached or refuses the login."""
+        try:
+            with self.read_engine.connect() as conn:
+                if not inspect(conn).has_table("alembic_version"):
+                    return None
+                return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except OperationalError as exc:
+            raise ProjectError(f"{self.path}: cannot connect ({location.mask_in_text(str(exc.orig)).strip()})") from None
+
+    def _table_names(self) -> list[str]:
+        with self.read_engine.connect() as conn:
+            return inspect(conn).get_table_names()
+
     def _upgrade(self) -> None:
         from alembic import command
 
@@ -122,6 +218,9 @@ class Project:
         # Alembic keeps the running migration in module globals: one upgrade at a time per process (the
         # window opens projects on a worker thread while the user may open or create another)
         with _UPGRADE_LOCK, self.engine.connect() as conn:
+            if self.is_shared:
+                # one migration at a time across processes too; a second one then finds the head and does nothing
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext('fieldstudio-migrate:' || current_database()))")
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
             conn.commit()
@@ -185,18 +284,26 @@ class Project:
             s.merge(ProjectSetting(key=key, value=value))
 
     def integrity_check(self) -> str:
-        """``PRAGMA integrity_check`` of the file: ``"ok"`` when sound."""
+        """``PRAGMA integrity_check`` of the file: ``"ok"`` when sound. A shared project: ``"ok"`` when every
+        table's rows can be read and counted (the server keeps its own pages consistent)."""
+        if self.is_shared:
+            with self.read_engine.connect() as conn:
+                for table in inspect(conn).get_table_names():
+                    conn.exec_driver_sql(f'SELECT count(*) FROM "{table}"').scalar()
+            return "ok"
         with self.engine.connect() as conn:
             return conn.execute(text("PRAGMA integrity_check")).scalar_one()
 
     @property
     def folder(self) -> Path:
-        """The folder holding the project file; media below it are stored with relative paths."""
-        return self.path.parent
+        """The folder holding the project file; media below it are stored with relative paths. A shared
+        project has no folder of its own: the user's home folder (its media live under named media roots,
+        ``fieldstudio.media.roots``)."""
+        return Path.home() if self.is_shared else self.path.parent
 
     def close(self) -> None:
-        """Release the file (checkpoint the WAL so the single file holds everything)."""
-        if not self.read_only:
+        """Release the file (checkpoint the WAL so the single file holds everything) or the server's connections."""
+        if not self.read_only and not self.is_shared:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         self.engine.dispose()
@@ -207,6 +314,29 @@ class Project:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _ensure_database(url) -> None:  # noqa: ANN001 - sqlalchemy URL
+    """Make the database ``url`` names unless it exists, connecting to the server's ``postgres`` database.
+
+    Raises ProjectError (URL without password) when the server cannot be reached or the database cannot be made.
+    """
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    public = location.public_url(url)
+    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT",
+                          connect_args={"connect_timeout": 10, "application_name": "fieldstudio"})
+    try:
+        with admin.connect() as conn:
+            exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": url.database}).scalar()
+            if not exists:
+                quoted = conn.dialect.identifier_preparer.quote(url.database)
+                conn.exec_driver_sql(f"CREATE DATABASE {quoted}")
+    except DBAPIError as exc:
+        raise ProjectError(f"{public}: cannot make the database ({location.mask_in_text(str(exc.orig)).strip()})") from None
+    finally:
+        admin.dispose()
 
 
 def _writable(path: Path) -> bool:

@@ -30,11 +30,31 @@ def clips(tmp_path_factory) -> dict[str, Path]:
     return make_all(tmp_path_factory.mktemp("clips"))
 
 
+BOTH_BACKENDS = {
+    "tests.test_annotations", "tests.test_tracks", "tests.test_ratings", "tests.test_rating_package",
+    "tests.test_task_export", "tests.test_scoring_service", "tests.test_run_queue",
+    "tests.test_answer_ids", "tests.test_comparison", "tests.test_calibration", "tests.test_store_backends",
+}
+"""The store tests: their ``project`` fixture runs once on SQLite and once on PostgreSQL (issue 22)."""
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" in metafunc.fixturenames and metafunc.module.__name__ in BOTH_BACKENDS:
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def project(tmp_path):
+def backend(request) -> str:
+    """The store back end of ``project``: "sqlite", or in the ``BOTH_BACKENDS`` modules each of both."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def project(tmp_path, backend, request):
     from fieldstudio.store.project import Project
 
-    p = Project.create(tmp_path / "test.fieldstudio")
+    ref = tmp_path / "test.fieldstudio" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    p = Project.create(ref)
     yield p
     p.close()
 
@@ -61,20 +81,7 @@ def pg_url(pg_server):
     pg_cluster.drop_database(url)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend_ref(request, tmp_path):
-    """Where a new project goes, on each store back end: a ``.fieldstudio`` path, then a PostgreSQL URL."""
-    if request.param == "sqlite":
-        yield tmp_path / "test.fieldstudio"
-        return
-    yield request.getfixturevalue("pg_url")
-
-
 @pytest.fixture
-def store_project(backend_ref):
-    """A fresh project on each store back end (SQLite file, PostgreSQL database)."""
-    from fieldstudio.store.project import Project
-
-    p = Project.create(backend_ref)
-    yield p
-    p.close()
+def backend_ref(backend, tmp_path, request):
+    """Where a new project goes on ``backend``: a ``.fieldstudio`` path or a fresh PostgreSQL URL."""
+    return tmp_path / "test.fieldstudio" if backend == "sqlite" else request.getfixturevalue("pg_url")

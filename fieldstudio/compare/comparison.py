@@ -73,7 +73,7 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     sql = ("SELECT a.task_id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, t.query, "
            "t.ground_truth, a.run_id, r.name, a.id, a.raw_text, a.error, a.prompt_tokens, a.completion_tokens, "
            "a.reasoning_tokens, a.cost_usd, a.latency_s FROM answer a JOIN task t ON t.id = a.task_id "
-           "JOIN run r ON r.id = a.run_id WHERE 1" + clause)
+           "JOIN run r ON r.id = a.run_id WHERE 1 = 1" + clause)
     with project.read() as s:
         rows = raw_rows(s, sql, params)
         in_force = ({k[0]: v for k, v in heads(score_rows(s, scorer, None, with_answers=False)).items()}

@@ -14,12 +14,12 @@ import hashlib
 import json
 from typing import Any
 
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.inference.client import ChatResult
 from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.store import portable
 from fieldstudio.store.models import ResponseCache, utcnow
 from fieldstudio.store.project import Project
 
@@ -113,10 +113,10 @@ def store_in(session: Session, key: str, result: ChatResult, *, cost_usd: float 
     """
     response = result_to_json(result)
     response["cost_usd"] = cost_usd
-    session.execute(_INSERT, {"key": key, "response": response, "created_at": utcnow()})
+    statement = portable.insert_ignoring_duplicates(ResponseCache, session.get_bind().dialect.name)
+    session.execute(statement, {"key": key, "response": response, "created_at": utcnow()})
 
 
-_INSERT = sqlite_insert(ResponseCache).on_conflict_do_nothing()
 #: Above this many entries `known_keys` returns None and every request is looked up one by one.
 MAX_PRELOADED_KEYS = 500_000
 

@@ -213,7 +213,7 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
     writes few pages; runs are mixed across batches (a cancelled scoring leaves part of every run)."""
     clause, params = in_list("run_id", ids)
     with project.read() as s:
-        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1" + clause,
+        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1 = 1" + clause,
                            params)
         answers.sort(key=operator.itemgetter(0))            # by answer id: see read_inputs' docstring
         tasks = {}

@@ -29,7 +29,10 @@ _PASSWORD_IN_TEXT = re.compile(r"(postgres(?:ql)?(?:\+\w+)?://[^:/@\s]+):[^@\s]*
 
 
 def is_database_url(ref: str | Path) -> bool:
-    """True when ``ref`` names a PostgreSQL project (a URL), False for a project file path."""
+    """True when ``ref`` names a PostgreSQL project (a URL or a shared project's ``DatabasePath``), False for
+    a project file path."""
+    if isinstance(ref, DatabasePath):
+        return True
     return isinstance(ref, str) and bool(_URL_START.match(ref.strip()))
 
 

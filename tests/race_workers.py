@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from fieldstudio.store.location import project_ref
 from fieldstudio.store.project import Project
 
 
@@ -41,6 +42,6 @@ def media(project: Path, go: Path, folder: Path) -> None:
 if __name__ == "__main__":
     kind, project, go, *rest = sys.argv[1:]
     if kind == "tracks":
-        tracks(Path(project), Path(go), rest[0], int(rest[1]), int(rest[2]), rest[3])
+        tracks(project_ref(project), Path(go), rest[0], int(rest[1]), int(rest[2]), rest[3])
     else:
-        media(Path(project), Path(go), Path(rest[0]))
+        media(project_ref(project), Path(go), Path(rest[0]))

@@ -32,9 +32,9 @@ def _race(tmp_path: Path, *argvs: list[str]) -> list[str]:
     return outs
 
 
-def test_two_processes_starting_tracks_never_share_a_track_id(tmp_path):
+def test_two_processes_starting_tracks_never_share_a_track_id(tmp_path, backend_ref):
     """Two box tools start 40 tracks each on one video: 80 tracks, none holding both writers' boxes."""
-    path = tmp_path / "p.fieldstudio"
+    path = backend_ref
     with Project.create(path) as p:
         add_test_media(p)
     _race(tmp_path, ["tracks", str(path), VIDEO_ID, "0", "40", "A"], ["tracks", str(path), VIDEO_ID, "1", "40", "B"])
@@ -48,13 +48,13 @@ def test_two_processes_starting_tracks_never_share_a_track_id(tmp_path):
     assert len(authors) == 80
 
 
-def test_two_processes_adding_the_same_files_store_each_once(tmp_path):
+def test_two_processes_adding_the_same_files_store_each_once(tmp_path, backend_ref):
     """Two imports of the same 200 images at once: 200 rows, and the two reports add up to 200 imported."""
     folder = tmp_path / "in"
     folder.mkdir()
     for i in range(200):
         Image.new("RGB", (8, 8), (i % 256, i // 256, 3)).save(folder / f"img_{i:03d}.png")
-    path = tmp_path / "p.fieldstudio"
+    path = backend_ref
     Project.create(path).close()
     outs = _race(tmp_path, ["media", str(path), str(folder)], ["media", str(path), str(folder)])
     imported = [tuple(map(int, o.split())) for o in outs]

@@ -80,14 +80,21 @@ def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: in
 
 
 class UpdateAnnotation(Edit):
-    """Change fields of one annotation (``annotations.update``); undo writes the previous values back."""
+    """Change fields of one annotation (``annotations.update``); undo writes the previous values back.
 
-    def __init__(self, project: Project, annotation_id: str, text: str = "Edit annotation", **changes: Any):
+    ``expected_version``: the version of the record the change was made from; the first ``do()`` raises
+    EditConflict (nothing changed) when someone changed the row since (``store.changes``).
+    """
+
+    def __init__(self, project: Project, annotation_id: str, text: str = "Edit annotation", *,
+                 expected_version: int | None = None, **changes: Any):
         self.project, self.annotation_id, self.text, self.changes = project, annotation_id, text, changes
+        self.expected_version = expected_version
         self.previous: dict[str, Any] | None = None
 
     def do(self) -> None:
-        previous = ann.update(self.project, self.annotation_id, **self.changes)
+        expected = self.expected_version if self.previous is None else None
+        previous = ann.update(self.project, self.annotation_id, expected_version=expected, **self.changes)
         if self.previous is None:
             self.previous = previous
 
@@ -95,13 +102,14 @@ class UpdateAnnotation(Edit):
         ann.update(self.project, self.annotation_id, **self.previous)
 
 
-def MoveBox(project: Project, annotation_id: str, rect_xywh_px: Sequence[float]) -> UpdateAnnotation:  # noqa: N802
+def MoveBox(project: Project, annotation_id: str, rect_xywh_px: Sequence[float],  # noqa: N802
+            expected_version: int | None = None) -> UpdateAnnotation:
     """Edit: move or resize a box to ``(x, y, w, h)`` pixels. Raises AnnotationError for an empty box."""
     try:
         xyxy = tracks.xywh_to_xyxy(rect_xywh_px)
     except ValueError as exc:
         raise ann.AnnotationError(str(exc)) from None
-    return UpdateAnnotation(project, annotation_id, "Move box", geometry=list(xyxy))
+    return UpdateAnnotation(project, annotation_id, "Move box", geometry=list(xyxy), expected_version=expected_version)
 
 
 def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa: N802
@@ -134,13 +142,16 @@ def MoveSegmentStart(project: Project, annotation_id: str, start_frame: int) -> 
 class DeleteAnnotations(Edit):
     """Soft-delete one or more annotations in one transaction; undo restores them."""
 
-    def __init__(self, project: Project, annotation_ids: str | Iterable[str]):
+    def __init__(self, project: Project, annotation_ids: str | Iterable[str],
+                 expected: dict[str, int] | None = None):
         ids = [annotation_ids] if isinstance(annotation_ids, str) else list(annotation_ids)
         self.project, self.annotation_ids = project, ids
+        self.expected = expected  # id -> version read: the first do() refuses a stale delete (EditConflict)
         self.text = "Delete" if len(ids) == 1 else f"Delete {len(ids)} annotations"
 
     def do(self) -> None:
-        ann.delete_many(self.project, self.annotation_ids)
+        ann.delete_many(self.project, self.annotation_ids, self.expected)
+        self.expected = None
 
     def undo(self) -> None:
         ann.restore_many(self.project, self.annotation_ids)

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, utcnow
 from fieldstudio.store.project import Project
 
@@ -74,6 +75,8 @@ class AnnotationRecord:
     on_floor: bool
     author: str | None
     deleted: bool
+    version: int = 1  # the row's version when read: pass it as ``expected_version`` to refuse a stale edit
+    updated_by: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -107,7 +110,7 @@ def _record(row: Annotation, media: Media, label: Label | None) -> AnnotationRec
         end_frame_index=row.end_frame_index, end_pts=row.end_pts, end_pts_seconds=_seconds(row.end_pts, media),
         geometry=row.geometry, attributes=row.attributes, track_id=row.track_id,
         is_keyframe=bool(row.is_keyframe), on_floor=bool(row.on_floor), author=row.author,
-        deleted=bool(row.deleted))
+        deleted=bool(row.deleted), version=row.version or 1, updated_by=row.updated_by)
 
 
 # -- validation inside a transaction ----------------------------------------------------------------
@@ -302,8 +305,13 @@ def add_tag(project: Project, media_id: str, text: str, frame_index: int | None 
 
 
 # -- changing them ----------------------------------------------------------------------------------
-def update(project: Project, annotation_id: str, **changes: Any) -> dict[str, Any]:
+def update(project: Project, annotation_id: str, *, expected_version: int | None = None,
+           **changes: Any) -> dict[str, Any]:
     """Change fields of one annotation in one transaction; returns their previous values.
+
+    ``expected_version`` is the ``version`` of the record the change was made from (a window's read):
+    when the row has moved on since, EditConflict (``store.changes``) names who changed it and when, and
+    nothing is changed.
 
     Fields: ``geometry`` (stored form: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``),
     ``label_id``, ``text``, ``frame_index``, ``end_frame_index`` (PTS re-read from the frame table),
@@ -316,6 +324,7 @@ def update(project: Project, annotation_id: str, **changes: Any) -> dict[str, An
         raise AnnotationError(f"cannot change {', '.join(sorted(unknown))} of an annotation")
     with project.write() as s:
         row = _row(s, annotation_id)
+        check_version(row, expected_version)
         media = _media(s, row.media_id)
         previous = {k: getattr(row, k) for k in changes}
         for key, value in changes.items():
@@ -352,9 +361,12 @@ def update_geometry(project: Project, annotation_id: str, geometry: Any) -> dict
     return update(project, annotation_id, geometry=geometry)
 
 
-def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool) -> None:
+def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool,
+                 expected: dict[str, int] | None = None) -> None:
     with project.write() as s:
         rows = [_row(s, i) for i in annotation_ids]
+        for row in rows:
+            check_version(row, (expected or {}).get(row.id))
         for row in rows:
             if bool(row.deleted) != deleted:
                 row.deleted = deleted
@@ -378,9 +390,10 @@ def restore(project: Project, annotation_id: str) -> None:
     _set_deleted(project, [annotation_id], False)
 
 
-def delete_many(project: Project, annotation_ids: Iterable[str]) -> None:
-    """Soft-delete several annotations in one transaction (a multi-selection). Raises NotFound."""
-    _set_deleted(project, annotation_ids, True)
+def delete_many(project: Project, annotation_ids: Iterable[str], expected: dict[str, int] | None = None) -> None:
+    """Soft-delete several annotations in one transaction (a multi-selection). Raises NotFound, and
+    EditConflict when a row's version is not the one in ``expected`` (id -> version read)."""
+    _set_deleted(project, annotation_ids, True, expected)
 
 
 def restore_many(project: Project, annotation_ids: Iterable[str]) -> None:
@@ -526,6 +539,7 @@ class FrameBox:
     box: tracks.Box
     keyframe: bool
     attributes: dict[str, Any] | None
+    version: int | None = None  # the stored box's version when read (None for an interpolated box)
 
 
 def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> list[FrameBox]:
@@ -538,7 +552,7 @@ def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> 
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
     with project.read() as s:
         here = _select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
-        out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes)
+        out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes, r.version)
                for r in here]
         if frame_index is None:
             return out

@@ -382,6 +382,7 @@ class AnnotationController(QObject):
                                            "" if b.keyframe else "(interpolated)") if x)
             item = BoxItem(b.box, self.color(b.label_id), caption, annotation_id=b.annotation_id,
                            track_id=b.track_id, keyframe=b.keyframe, changed=self._box_moved)
+            item.version = b.version  # a move made from this read is refused if someone changed the box since
             item.setToolTip(self._box_tip(b))
             scene.addItem(item)
             self._items.append(item)
@@ -459,7 +460,7 @@ class AnnotationController(QObject):
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
         from fieldstudio.annotations import edits
 
-        self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+        self.apply(edits.MoveBox(self.project, item.annotation_id, xywh, getattr(item, "version", None)))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits

@@ -36,6 +36,7 @@ from sqlalchemy import delete, func, select, text
 from fieldstudio.core import matchers
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.edits import Edit
+from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Answer, FrameIndexRow, Media, Task, TaskInput, new_id
 from fieldstudio.store.project import Project
 
@@ -113,6 +114,8 @@ class TaskRecord:
     notes: str | None
     extra: dict[str, Any] | None
     inputs: tuple[dict[str, Any], ...]
+    version: int = 1  # the row's version when read: ``update_task(expected_version=...)`` refuses a stale edit
+    updated_by: str | None = None
 
     def fields(self) -> dict[str, Any]:
         """The editable fields (``EDITABLE``) as a dict, ready for :func:`create_task` / :func:`update_task`."""
@@ -202,7 +205,8 @@ def _record(row: Task, inputs: Sequence[TaskInput]) -> TaskRecord:
         sub_category=row.sub_category, scenario=row.scenario, tolerances=row.tolerances, notes=row.notes,
         extra=row.extra,
         inputs=tuple({"name": i.name, "media_id": i.media_id, "start_s": i.start_s, "end_s": i.end_s}
-                     for i in sorted(inputs, key=lambda i: i.position)))
+                     for i in sorted(inputs, key=lambda i: i.position)),
+        version=row.version or 1, updated_by=row.updated_by)
 
 
 def get_task(project: Project, task_id: str) -> TaskRecord:
@@ -325,10 +329,13 @@ def create_task(project: Project, *, task_id: str | None = None, source: str = "
         return row.id
 
 
-def update_task(project: Project, task_id: str, **changes: Any) -> dict[str, Any]:
+def update_task(project: Project, task_id: str, *, expected_version: int | None = None,
+                **changes: Any) -> dict[str, Any]:
     """Change ``EDITABLE`` fields of a task in one transaction; returns their previous values (the undo).
 
-    Raises NotFound, TaskError (unknown field, validation errors, an id already used in its source).
+    Raises NotFound, TaskError (unknown field, validation errors, an id already used in its source), and
+    EditConflict (``store.changes``) when ``expected_version`` (the version the change was made from) is not
+    the row's version any more: someone else changed the task since; nothing is changed.
     """
     unknown = set(changes) - set(EDITABLE)
     if unknown:
@@ -337,6 +344,7 @@ def update_task(project: Project, task_id: str, **changes: Any) -> dict[str, Any
         row = s.get(Task, task_id)
         if row is None:
             raise NotFound(f"no task with id {task_id!r} in {project.path.name}")
+        check_version(row, expected_version)
         current = _record(row, list(s.scalars(select(TaskInput).where(TaskInput.task_id == task_id)))).fields()
         errors = _errors({k: v for k, v in {**current, **changes}.items()
                           if k in changes or k in ("answer_type",) or (k == "ground_truth" and "answer_type" in changes)})
@@ -413,12 +421,16 @@ class CreateTask(Edit):
 class UpdateTask(Edit):
     """Change fields of a task; undo puts the previous values back."""
 
-    def __init__(self, project: Project, task_id: str, text: str = "Edit task", **changes: Any):
+    def __init__(self, project: Project, task_id: str, text: str = "Edit task", *,
+                 expected_version: int | None = None, **changes: Any):
         self.project, self.task_id, self.text, self.changes = project, task_id, text, changes
+        self.expected_version = expected_version  # checked by the first do() only (EditConflict)
         self.previous: dict[str, Any] = {}
 
     def do(self) -> None:
-        self.previous = update_task(self.project, self.task_id, **self.changes)
+        self.previous = update_task(self.project, self.task_id, expected_version=self.expected_version,
+                                    **self.changes)
+        self.expected_version = None
 
     def undo(self) -> None:
         with self.project.write() as s:  # previous values were valid when stored; put them back as they were

@@ -28,6 +28,7 @@ from fieldstudio.gui.panels import task_form
 from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.store.edits import Edit
+from fieldstudio.store.changes import EditConflict
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
@@ -347,6 +348,8 @@ class TaskEditorPanel(QWidget):
             edit.do()
         except FieldstudioError as exc:
             self.status.emit(str(exc))
+            if isinstance(exc, EditConflict) and self.record is not None:
+                self.after_edit(self.record.id)   # show the task as the other user left it
             self.edit_message.setText(str(exc))
             self.edit_message.setStyleSheet(ERROR_STYLE)
             self.edit_message.show()
@@ -381,7 +384,8 @@ class TaskEditorPanel(QWidget):
             self.dirty = False
             self._validate()
             return True
-        if not self._push(ts.UpdateTask(self.project, self.record.id, "Edit task", **changes)):
+        if not self._push(ts.UpdateTask(self.project, self.record.id, "Edit task",
+                                         expected_version=self.record.version, **changes)):
             return False
         self.status.emit(f"Saved task {self.form_fields()['external_id'] or ''}".strip())
         self.after_edit(self.record.id if self.record else None)

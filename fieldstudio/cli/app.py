@@ -15,10 +15,12 @@ import typer
 
 from fieldstudio import __version__
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.location import is_database_url, mask_in_text, project_ref
 from fieldstudio.store.project import PROJECT_SUFFIX, Project
 
 from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import models as cli_models
+from fieldstudio.cli import projects as cli_projects
 from fieldstudio.cli import rate as cli_rate
 from fieldstudio.cli import report as cli_report
 from fieldstudio.cli import run as cli_run
@@ -34,27 +36,34 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-COMMAND_GROUPS = (cli_tasks, cli_run, cli_report, cli_export, cli_rate, cli_models, cli_selftest)
+COMMAND_GROUPS = (cli_tasks, cli_run, cli_report, cli_export, cli_rate, cli_models, cli_selftest, cli_projects)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 
 Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.
 """
 
 
-def _project_path(path: Path) -> Path:
+def _project_path(ref: str) -> Path | str:
+    """A project argument to create: a PostgreSQL URL as given, a file with ``.fieldstudio`` added if missing."""
+    if is_database_url(ref):
+        return ref
+    path = Path(ref)
     return path if path.suffix == PROJECT_SUFFIX else path.with_name(path.name + PROJECT_SUFFIX)
 
 
 @app.command()
-def new(project: Path = typer.Argument(..., help="project file to create (.fieldstudio is added)"),
-        name: str = typer.Option(None, help="display name (default: the file name)")) -> None:
-    """Create an empty project file."""
+def new(project: str = typer.Argument(..., help="project file to create (.fieldstudio is added), or a PostgreSQL "
+                                      "URL postgresql+psycopg://user@host:port/database (made if missing)"),
+        name: str = typer.Option(None, help="display name (default: the file or database name)")) -> None:
+    """Create an empty project: a file, or a shared project in a PostgreSQL database."""
     path = _project_path(project)
     try:
-        Project.create(path, name=name).close()
+        created = Project.create(path, name=name)
     except FieldstudioError as exc:
-        raise fail(str(exc))
-    out.print(f"created {path}")
+        raise fail(mask_in_text(str(exc)))
+    where = created.location
+    created.close()
+    out.print(f"created {where}", markup=False)
 
 
 def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
@@ -77,7 +86,7 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
 
 
 @app.command()
-def add(project: Path = typer.Argument(..., help="project file"),
+def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
         paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
         no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now"),
         max_image_pixels: int = typer.Option(
@@ -146,7 +155,7 @@ def project_summary(p: Project) -> dict:
 
 
 @app.command()
-def info(project: Path = typer.Argument(..., help="project file"),
+def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
          as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
     """Print what PROJECT holds: media per kind (videos' frames, documents' pages needing OCR), unreadable files,
     tasks, annotations, ratings, runs, scores."""
@@ -176,7 +185,7 @@ def info(project: Path = typer.Argument(..., help="project file"),
 
 
 @app.command()
-def frame(project: Path = typer.Argument(..., help="project file"),
+def frame(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
           media: str = typer.Argument(..., help="media file name or id"),
           index: int = typer.Option(0, "--index", "-n", help="frame index (0-based, presentation order)"),
           out_path: Path = typer.Option(..., "--out", "-o", help="image file to write (.png or .jpg)")) -> None:
@@ -196,7 +205,7 @@ def frame(project: Path = typer.Argument(..., help="project file"),
 
 
 @app.command()
-def relink(project: Path = typer.Argument(..., help="project file"),
+def relink(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
            folder: Path = typer.Argument(..., help="folder to search for moved files")) -> None:
     """Find moved media files in FOLDER by their SHA-256 and update their paths."""
     from fieldstudio.media import library
@@ -245,7 +254,7 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
         _launch_gui(path)
 
 
-def _launch_gui(path: Path | None) -> None:
+def _launch_gui(path: Path | str | None) -> None:
     try:
         from fieldstudio.gui.app import run_gui
     except ImportError as exc:
@@ -255,9 +264,9 @@ def _launch_gui(path: Path | None) -> None:
 
 
 @app.command("open")
-def open_cmd(project: Path = typer.Argument(None, help="project file")) -> None:
+def open_cmd(project: str = typer.Argument(None, help="project file or PostgreSQL URL")) -> None:
     """Open the window on PROJECT (or on the welcome screen)."""
-    _launch_gui(project)
+    _launch_gui(None if project is None else project_ref(project))
 
 
 @app.command()
@@ -271,7 +280,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         args = ["open"]
-    elif args[0].endswith(PROJECT_SUFFIX) and not args[0].startswith("-"):
+    elif (args[0].endswith(PROJECT_SUFFIX) or is_database_url(args[0])) and not args[0].startswith("-"):
         args = ["open", *args]
     app(args=args, prog_name="fieldstudio")
 

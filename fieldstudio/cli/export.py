@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("export")
     def export(
-        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or csv")],
         out: Annotated[Path, typer.Option("--out", "-o", help=(
             "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "

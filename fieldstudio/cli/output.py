@@ -15,6 +15,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.location import mask_in_text, project_ref
 from fieldstudio.store.project import Project
 
 out = Console(soft_wrap=True, highlight=False)
@@ -34,18 +35,23 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 @contextlib.contextmanager
-def open_project(path: Path, *, create: bool = False) -> Iterator[Project]:
+def open_project(path: Path | str, *, create: bool = False) -> Iterator[Project]:
     """Open (or create) a project for one command and close it after; errors become a message and exit 2.
 
-    A project migrated from an older schema says so and names the copy kept aside.
+    ``path`` is a project file or a PostgreSQL URL (``store.location``); a password in the URL is used for
+    this command only and never printed. A project migrated from an older schema says so and names the
+    copy kept aside.
     """
+    ref = project_ref(path)
     try:
-        project = Project.create(path) if create else Project.open(path)
+        project = Project.create(ref) if create else Project.open(ref)
     except FieldstudioError as exc:
-        raise fail(str(exc)) from None
+        raise fail(mask_in_text(str(exc))) from None
     if project.backup_path is not None:
-        err.print(f"migrated {path.name} from schema {project.migrated_from}; the old file is kept as "
+        err.print(f"migrated {project.path.name} from schema {project.migrated_from}; the old file is kept as "
                   f"{project.backup_path.name}", markup=False)
+    elif project.migrated_from is not None:
+        err.print(f"migrated {project.path} from schema {project.migrated_from}", markup=False)
     try:
         yield project
     except FieldstudioError as exc:

@@ -22,7 +22,7 @@ ratings_app = typer.Typer(help="Rating sets: create, import ratings, agreement b
 acceptability_app = typer.Typer(help="The programmatic acceptability scorer: measure, tune on raters, score.",
                                 no_args_is_help=True)
 
-ProjectArg = Annotated[Path, typer.Argument(help="project file")]
+ProjectArg = Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")]
 SetOpt = Annotated[str, typer.Option("--set", help="rating set name (or id)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 

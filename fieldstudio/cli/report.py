@@ -87,7 +87,7 @@ def print_summary(summary, console: Console) -> None:  # noqa: ANN001 - DataFram
 
 
 def score_cmd(
-    project: Annotated[Path, typer.Argument(help="project file")],
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     scorer: Annotated[Optional[str], typer.Option(
         "--scorer", help="scorer name (fwa-official, fwa-paper, llm-match, eqa-direct, eqa-reasoning, "
                          "acceptability, documentation); default: the benchmark's own for the tasks")] = None,
@@ -135,7 +135,7 @@ def score_cmd(
 
 
 def report_cmd(
-    project: Annotated[Path, typer.Argument(help="project file")],
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     out_path: Annotated[Path, typer.Option("--out", "-o", help="file to write (.html, .csv, .xlsx, .parquet, .json)")],
     fmt: Annotated[Optional[str], typer.Option(
         "--format", help="html, csv, xlsx, parquet or json (default: from the suffix of --out)")] = None,

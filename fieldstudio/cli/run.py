@@ -102,7 +102,7 @@ def print_summary(summary: run_queue.RunSummary) -> None:
 
 
 def run_command(
-    project: Annotated[Path, typer.Argument(help="project file")],
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     model: Annotated[str, typer.Option("--model", "-m", help="model profile name (`fieldstudio models list`)")],
     strategy: Annotated[Optional[str], typer.Option(
         "--strategy", "-s", help=f"prompt strategy: {', '.join(strategy_names())} "
@@ -173,7 +173,7 @@ def _clip(text: str | None, width: int = 60) -> str:
 
 
 def answers_command(
-    project: Annotated[Path, typer.Argument(help="project file")],
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     run: Annotated[Optional[str], typer.Option("--run", "-r", help="run id (or its first 6+ characters)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -242,7 +242,7 @@ class _ListByDefault(TyperGroup):
 
 
 def answers_import_command(
-    project: Annotated[Path, typer.Argument(help="project file")],
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     path: Annotated[Path, typer.Argument(help="FieldWorkArena logs (file or folder), IndustryEQA or OpenEQA "
                                          "answers, or CSV task_id,answer")],
     model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],

@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     @app.command("import-tasks", hidden=True)  # the old spelling, kept as an alias
     @tasks_app.command("import")
     def tasks_import_cmd(
-        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
         files: Annotated[list[Path], typer.Argument(help="task files or folders")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
                                          "industryeqa, openeqa or csv: with a format, a file (or a folder's "
@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
     @app.command("export-tasks", hidden=True)  # the old spelling, kept as an alias
     @tasks_app.command("export")
     def export_tasks_cmd(
-        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
         fmt: Annotated[str, typer.Option("--format", "-f", help=(
             "fieldworkarena (GreenAgent JSON), industryeqa (annotation JSON), openeqa (question JSON), "
             "csv or xlsx"))],
@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("refresh-ground-truth")
     def refresh_ground_truth_cmd(
-        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     ) -> None:
         """Re-compute ground truths linked to annotations (rulers, segments, counts) after edits."""
         from fieldstudio.tasks.ground_truth import refresh_linked

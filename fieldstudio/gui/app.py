@@ -14,6 +14,7 @@ from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from fieldstudio.logs import log_path, setup_logging
+from fieldstudio.store.location import project_ref
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def run_gui(path: Path | None = None) -> int:
     app = application()
     from fieldstudio.gui.main_window import MainWindow
 
-    window = MainWindow(path=Path(path) if path is not None else None)
+    window = MainWindow(path=project_ref(path) if path is not None else None)
     window.show()
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would

@@ -64,11 +64,13 @@ def make_pg_engines(url) -> tuple[Engine, Engine]:  # noqa: ANN001 - sqlalchemy.
 
     Write transactions begin with ``WRITE_LOCK_SQL``; reads are plain READ COMMITTED transactions.
     Connections are checked before use (``pool_pre_ping``) so a restarted server costs one reconnect,
-    and every connection has ``application_name=fieldstudio`` so administrators can see who is connected.
+    every connection has ``application_name=fieldstudio`` so administrators can see who is connected, and
+    the session time zone UTC, as fieldstudio stores every time.
     Raises nothing itself: a bad URL or an unreachable server fails on the first connection.
     """
     engine = create_engine(url, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800,
-                           connect_args={"application_name": "fieldstudio", "connect_timeout": 10})
+                           connect_args={"application_name": "fieldstudio", "connect_timeout": 10,
+                                         "options": "-c timezone=UTC"})
     writes = engine.execution_options(fieldstudio_write=True)
 
     @event.listens_for(engine, "begin")

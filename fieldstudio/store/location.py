@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING
 
 from fieldstudio.core.errors import ProjectError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 DATABASE_SCHEMES = ("postgresql", "postgresql+psycopg", "postgres")
 """URL schemes accepted as a shared project (``postgres://`` is libpq's short form)."""
@@ -41,6 +43,10 @@ def parse_url(ref: str) -> URL:
 
     Raises ProjectError (naming the URL without its password) when it is not a PostgreSQL URL or names no database.
     """
+    # SQLAlchemy is imported here, not at the top: the window checks its argument before SQLAlchemy loads
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     text = ref.strip()
     if text.lower().startswith("postgres://"):
         text = "postgresql://" + text[len("postgres://"):]
@@ -55,7 +61,7 @@ def parse_url(ref: str) -> URL:
     return url.set(drivername="postgresql+psycopg")
 
 
-def public_url(url: URL | str) -> str:
+def public_url(url: "URL | str") -> str:
     """The URL as shown and stored: without its password (``postgresql+psycopg://anna@host:5432/db``)."""
     if isinstance(url, str):
         url = parse_url(url)

@@ -33,7 +33,7 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 BOTH_BACKENDS = {
     "tests.test_annotations", "tests.test_tracks", "tests.test_ratings", "tests.test_rating_package",
     "tests.test_task_export", "tests.test_scoring_service", "tests.test_run_queue",
-    "tests.test_answer_ids", "tests.test_comparison", "tests.test_calibration", "tests.test_store_backends", "tests.test_two_writers",
+    "tests.test_answer_ids", "tests.test_comparison", "tests.test_calibration", "tests.test_store_backends", "tests.test_two_writers", "tests.test_media_roots",
 }
 """The store tests: their ``project`` fixture runs once on SQLite and once on PostgreSQL (issue 22)."""
 

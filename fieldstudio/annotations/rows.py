@@ -23,7 +23,7 @@ from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import records as ann
-from fieldstudio.core.errors import NotFound
+from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library
 from fieldstudio.store.models import Annotation, Label, Media
 from fieldstudio.store.project import Project
@@ -129,7 +129,7 @@ def _status_of(project: Project, m: Media) -> str:
         return m.status
     try:
         return "ok" if library.media_path(project, m).is_file() else "missing"
-    except (OSError, ValueError):
+    except (OSError, ValueError, FieldstudioError):  # FieldstudioError: its media root is not mapped here
         return "missing"
 
 

@@ -218,8 +218,11 @@ class MediaView(QObject):
         self.state.frame_count = 0
         self.state.frame_index = 0
         self.state.media = media
-        path = library.media_path(project, media)
-        missing = not path.is_file()
+        try:
+            path = library.media_path(project, media)
+            missing = not path.is_file()
+        except FieldstudioError:  # its media root is not mapped on this machine
+            path, missing = None, True
         self.media_shown.emit(media, missing)
         self.canvas.clear_highlights()
         if media.status != "ok" or missing:

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 from sqlalchemy import delete, func, insert, select
 
+from fieldstudio.core import media_roots
 from fieldstudio.core.errors import MediaError, NotFound
 from fieldstudio.media import images, video
 from fieldstudio.store.library_rows import resolve_media_path
@@ -145,23 +146,39 @@ def scan(paths: Iterable[Path]) -> tuple[list[Path], list[Path], list[tuple[Path
     return candidates, skipped, unreadable
 
 
-def stored_path(project: Project, path: Path) -> str:
-    """The path to store for a file: POSIX, relative to the project folder when below it, else absolute."""
+def stored_location(project: Project, path: Path) -> tuple[str | None, str]:
+    """(media root, path) to store for a file: below a media root this machine maps, the root's name and the
+    POSIX path relative to it (``core.media_roots``); else no root and the POSIX path relative to the project
+    file's folder when below it, else absolute (a shared project has no folder: absolute)."""
+    under = media_roots.locate(path)
+    if under is not None:
+        return under
     absolute = path.resolve()
-    try:
-        return PurePosixPath(absolute.relative_to(project.folder).as_posix()).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    if not project.is_shared:
+        try:
+            return None, PurePosixPath(absolute.relative_to(project.folder).as_posix()).as_posix()
+        except ValueError:
+            pass
+    return None, absolute.as_posix()
+
+
+def stored_path(project: Project, path: Path) -> str:
+    """The path part of ``stored_location``."""
+    return stored_location(project, path)[1]
 
 
 def media_path(project: Project, media: Media) -> Path:
-    """The file of a media on this machine (it may be missing; see ``require_file``)."""
-    return resolve_media_path(project.folder, media.path)
+    """The file of a media on this machine (it may be missing; see ``require_file``). Raises
+    core.media_roots.MediaRootError when the media's root is not mapped on this machine."""
+    return resolve_media_path(project.folder, media.path, media.media_root)
 
 
 def require_file(project: Project, media: Media) -> Path:
-    """The file of a media; raises MediaError when it was moved or deleted."""
-    p = media_path(project, media)
+    """The file of a media; raises MediaError when it was moved or deleted, or its media root is not mapped here."""
+    try:
+        p = media_path(project, media)
+    except media_roots.MediaRootError as exc:
+        raise MediaError(media.path, str(exc)) from None
     if not p.is_file():
         raise MediaError(p, "is missing (moved or deleted); use `fieldstudio relink` to find it again")
     return p
@@ -281,7 +298,8 @@ def add_paths(
             report.duplicates.append(path)
             progress(done + 1, total)
             continue
-        row = {"id": new_id(), "kind": kind, "path": stored_path(project, path), "_source": path,
+        root, stored = stored_location(project, path)
+        row = {"id": new_id(), "kind": kind, "path": stored, "media_root": root, "_source": path,
                "file_name": path.name, "sha256": digest, "size_bytes": size}
         try:
             row.update(_probe(path, kind, max_image_pixels))
@@ -349,7 +367,7 @@ def relink(
     """
     with project.read() as s:
         rows = list(s.scalars(select(Media).where(Media.sha256.is_not(None))))
-    missing = [m for m in rows if not media_path(project, m).is_file()]
+    missing = [m for m in rows if not _present(project, m)]
     by_size: dict[int, list[Media]] = {}
     for m in missing:
         by_size.setdefault(m.size_bytes or -1, []).append(m)
@@ -362,15 +380,23 @@ def relink(
         digest, size = sha256_file(path)
         for m in by_size.get(size, []):
             if m.sha256 == digest and m.id not in found:
-                found[m.id] = stored_path(project, path)
+                found[m.id] = path
         progress(done + 1, len(candidates))
     if found:
         with project.write() as s:
-            for media_id, new_path in found.items():
+            for media_id, path in found.items():
                 row = s.get(Media, media_id)
-                row.path = new_path
-                row.file_name = Path(new_path).name
-    return found
+                row.media_root, row.path = stored_location(project, path)
+                row.file_name = path.name
+    return {media_id: stored_path(project, path) for media_id, path in found.items()}
+
+
+def _present(project: Project, media: Media) -> bool:
+    """True when the media's file is where its stored path says on this machine (an unmapped root: False)."""
+    try:
+        return media_path(project, media).is_file()
+    except media_roots.MediaRootError:
+        return False
 
 
 # -- frame index -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The project's name, its media rows and their thumbnails, read with plain ``sqlite3``.
+"""The project's name, its media rows and their thumbnails, read with plain ``sqlite3`` (a shared project: one
+small SQLAlchemy engine per server, kept for the process).
 
 The library panel reads through here so that the window can show a project's name and its media list
 before SQLAlchemy and the decoders are imported: a cold start on 5,000 media stays within the viewer
@@ -14,7 +15,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldstudio.core import media_roots
 from fieldstudio.core.errors import ProjectError
+from fieldstudio.store import location
 from fieldstudio.store.schema_revisions import file_revision, head_revision, read_only_connection
 
 
@@ -34,6 +37,7 @@ class MediaRow:
     height: int | None
     duration_s: float | None
     page_count: int | None
+    media_root: str | None = None  # the named media root ``path`` is relative to (core.media_roots)
     ocr_pages: tuple[int, ...] = ()  # 1-based numbers of the pages with no text layer but images (scans)
 
     def badges(self, missing: bool) -> list[str]:
@@ -52,8 +56,12 @@ class MediaRow:
         return out
 
 
-def resolve_media_path(folder: Path, stored: str) -> Path:
-    """The file a media's stored ``path`` names: relative paths are below the project's ``folder``."""
+def resolve_media_path(folder: Path, stored: str, media_root: str | None = None) -> Path:
+    """The file a media's stored ``path`` names: below this machine's folder of ``media_root`` when set (raises
+    core.media_roots.MediaRootError when that root is not mapped here), else relative paths are below the
+    project's ``folder``."""
+    if media_root:
+        return media_roots.resolve(media_root, stored)
     p = Path(stored)
     return p if p.is_absolute() else folder / p
 
@@ -63,10 +71,39 @@ def is_current(path: Path) -> bool:
 
     Raises ProjectError when the file cannot be opened or is not a project.
     """
+    if location.is_database_url(path):
+        rows = _query(path, "SELECT version_num FROM alembic_version")
+        return bool(rows) and rows[0][0] == head_revision()
     return file_revision(path) == head_revision()
 
 
+_engines: dict[str, object] = {}
+
+
+def _query_shared(ref: str, sql: str, args: tuple) -> list[tuple]:
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    from fieldstudio.store.portable import raw_rows
+
+    public = location.public_url(ref)
+    engine = _engines.get(public)
+    if engine is None:
+        engine = _engines[public] = create_engine(location.connect_url(ref), pool_size=1, max_overflow=2,
+                                                  pool_pre_ping=True,
+                                                  connect_args={"application_name": "fieldstudio", "connect_timeout": 10})
+    from sqlalchemy.orm import Session
+
+    try:
+        with Session(engine) as s:
+            return raw_rows(s, sql, args)
+    except DBAPIError as exc:
+        raise ProjectError(f"{public}: cannot be read ({location.mask_in_text(str(exc.orig)).strip()})") from None
+
+
 def _query(path: Path, sql: str, args: tuple = ()) -> list[tuple]:
+    if location.is_database_url(path):
+        return _query_shared(str(path), sql, args)
     con = read_only_connection(path)
     try:
         return con.execute(sql, args).fetchall()
@@ -80,14 +117,15 @@ def project_name(path: Path) -> str:
     """The project's display name (its ``name`` setting, else the file name without suffix)."""
     rows = _query(path, "SELECT value FROM project_setting WHERE key = 'name'")
     value = json.loads(rows[0][0]) if rows and rows[0][0] else None
-    return str(value) if value else Path(path).stem
+    return str(value) if value else (location.DatabasePath.for_url(location.parse_url(str(path))).stem
+                                     if location.is_database_url(path) else Path(path).stem)
 
 
 def media_rows(path: Path) -> list[MediaRow]:
     """Every media of the project at ``path``, sorted by file name (case-insensitive), with the scanned pages
     (``DocumentPage.needs_ocr``) of its documents. Raises ProjectError."""
-    rows = _query(path, "SELECT id, file_name, kind, status, error, path, is_vfr IS NOT NULL AND is_vfr != 0, "
-                        "COALESCE(rotation, 0), width, height, duration_s, page_count FROM media")
+    rows = _query(path, "SELECT id, file_name, kind, status, error, path, CASE WHEN is_vfr THEN 1 ELSE 0 END, "
+                        "COALESCE(rotation, 0), width, height, duration_s, page_count, media_root FROM media")
     out = list(itertools.starmap(MediaRow, rows))
     scanned: dict[str, list[int]] = {}
     for media_id, page in _query(path, "SELECT media_id, page_number FROM document_page WHERE needs_ocr "

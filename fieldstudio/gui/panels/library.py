@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBo
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.library_rows import MediaRow, media_rows, resolve_media_path, thumbnail_jpeg
+from fieldstudio.store.location import is_database_url
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,9 @@ class MediaListModel(QAbstractListModel):
 
     def __init__(self, path: Path, parent=None):  # noqa: ANN001 - QObject
         super().__init__(parent)
-        self.path = Path(path)
+        shared = is_database_url(path)
+        self.path = path if shared else Path(path)
+        self._folder = Path.home() if shared else self.path.parent  # as Project.folder
         self.rows: list[MediaRow] = []
         self._icons: OrderedDict[str, QIcon] = OrderedDict()
         self._missing: dict[str, bool] = {}
@@ -52,7 +55,10 @@ class MediaListModel(QAbstractListModel):
 
     def missing(self, row: MediaRow) -> bool:
         if row.id not in self._missing:
-            self._missing[row.id] = not resolve_media_path(self.path.parent, row.path).is_file()
+            try:
+                self._missing[row.id] = not resolve_media_path(self._folder, row.path, row.media_root).is_file()
+            except FieldstudioError:  # its media root is not mapped on this machine
+                self._missing[row.id] = True
         return self._missing[row.id]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: ANN201 - Qt
@@ -151,7 +157,7 @@ class LibraryPanel(QWidget):
 
     def __init__(self, path: Path, parent: QWidget | None = None):
         super().__init__(parent)
-        self.path = Path(path)
+        self.path = path if is_database_url(path) else Path(path)
         self.model = MediaListModel(self.path, self)
         self.proxy = MediaFilter(self)
         self.proxy.setSourceModel(self.model)

@@ -32,6 +32,7 @@ from fieldstudio.gui.state import ViewState
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.workspace import Workspace
 from fieldstudio.store import library_rows
+from fieldstudio.store.location import is_database_url, project_ref
 
 if TYPE_CHECKING:
     from fieldstudio.store.project import Project
@@ -96,7 +97,7 @@ class MainWindow(QMainWindow):
         if project is not None:
             self.set_project(project)
         elif path is not None:
-            self._show_opening(Path(path))
+            self._show_opening(project_ref(path))
         else:
             self.show_welcome()
 
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         a = self.actions
         a["new_project"].triggered.connect(self.new_project_dialog)
         a["open_project"].triggered.connect(self.open_project_dialog)
+        a["open_shared"].triggered.connect(self.open_shared_dialog)
         a["add_media"].triggered.connect(self.add_media_dialog)
         a["add_folder"].triggered.connect(self.add_folder_dialog)
         a["quit"].triggered.connect(self.close)
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
         self.welcome.open_project.connect(self.open_project_dialog)
+        self.welcome.open_shared.connect(self.open_shared_dialog)
         self.welcome.open_path.connect(self.open_project_path)
 
     # --- lazily built views ----------------------------------------------------------------------
@@ -194,11 +197,13 @@ class MainWindow(QMainWindow):
     calibrations = property(lambda self: self.side.calibrations, doc="The calibrations panel.")
 
     # --- project ---------------------------------------------------------------------------------
-    def _show_opening(self, path: Path) -> None:
-        """Name and library of ``path`` from plain reads now; the project itself in the background."""
+    def _show_opening(self, path: Path | str) -> None:
+        """Name and library of ``path`` (a file or a shared project's URL) from plain reads now; the project
+        itself in the background."""
         self.stack.setCurrentWidget(self.empty)
-        self.empty.setText(f"Opening {path.name}…")
-        self.setWindowTitle(f"{APP_TITLE} — {path.stem}")
+        shown = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.stem
+        self.empty.setText(f"Opening {shown}…")
+        self.setWindowTitle(f"{APP_TITLE} — {shown}")
         try:
             if library_rows.is_current(path):  # an older schema is migrated first, by Project.open
                 self.setWindowTitle(f"{APP_TITLE} — {library_rows.project_name(path)}")
@@ -247,10 +252,11 @@ class MainWindow(QMainWindow):
             self.show_welcome()
         QMessageBox.critical(self, "Cannot open the project", message)
 
-    def _set_library(self, path: Path) -> None:
-        if self.library is not None and self.library.path == path.resolve():
+    def _set_library(self, path: Path | str) -> None:
+        path = str(path) if is_database_url(path) else path.resolve()   # a shared project: its URL
+        if self.library is not None and self.library.path == path:
             return
-        self.library = LibraryPanel(path.resolve())
+        self.library = LibraryPanel(path)
         self.library.media_activated.connect(self.open_media)
         self.library_dock.setWidget(self.library)
 
@@ -270,7 +276,13 @@ class MainWindow(QMainWindow):
         self.workspace.set_project(project)
         self.annotator.project_changed()
         self.side.set_project(project)
-        settings.add_recent(project.path)
+        settings.add_recent(project.location)
+        if project.is_shared:
+            from fieldstudio.gui import live_changes, shared_projects
+
+            self._watcher = live_changes.ChangeWatcher(project, self)
+            self._watcher.changed.connect(shared_projects.ChangeApplier(self))
+        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project))
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
         self.project_opened.emit()
@@ -291,7 +303,18 @@ class MainWindow(QMainWindow):
             dock.hide()
         self._welcome_hid_docks = True
 
+    _watcher = None  # gui.live_changes.ChangeWatcher of a shared project
+
+    def _ask_for_media_roots(self, project: Project) -> None:
+        if project is self.project and not self._closed:
+            from fieldstudio.gui import shared_projects
+
+            shared_projects.ask_for_media_roots(self, project, lambda: self.library and self.library.reload())
+
     def _close_project(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
         self.annotator.clear()
         self.workspace.set_project(None)
         self.side.set_project(None)
@@ -301,11 +324,20 @@ class MainWindow(QMainWindow):
             self.project = None
 
     def open_project_path(self, path: Path | str) -> bool:
-        """Open a project file; a clear message (and the current project kept) when it cannot be opened."""
+        """Open a project file or shared project URL; a clear message (and the current project kept) when it
+        cannot be opened."""
         from fieldstudio.store.project import Project
 
         if not self._leave_project():
             return False
+        if is_database_url(path):
+            from fieldstudio.gui import shared_projects
+
+            project = shared_projects.open_shared(self, str(path))
+            if project is None:
+                return False
+            self.set_project(project)
+            return True
         try:
             project = Project.open(Path(path))
         except FieldstudioError as exc:
@@ -318,6 +350,15 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "fieldstudio projects (*.fieldstudio)")
         if path:
             self.open_project_path(path)
+
+    def open_shared_dialog(self) -> None:
+        """Ask for a PostgreSQL URL and open the shared project there."""
+        from fieldstudio.gui import shared_projects
+
+        last = next((str(p) for p in settings.recent_projects() if is_database_url(str(p))), "")
+        url = shared_projects.ask_url(self, last)
+        if url:
+            self.open_project_path(url)
 
     def new_project_dialog(self) -> None:
         from fieldstudio.store.project import Project

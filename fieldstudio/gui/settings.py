@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from fieldstudio.core.paths import config_dir
+from fieldstudio.store.location import is_database_url, mask_in_text
 
 MAX_RECENT = 10
 
@@ -19,18 +20,23 @@ def settings() -> QSettings:
     return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)  # config_dir() creates it
 
 
-def recent_projects() -> list[Path]:
-    """Recently opened project files, newest first, those that still exist."""
+def recent_projects() -> list[Path | str]:
+    """Recently opened projects, newest first: project files that still exist (``Path``) and shared projects'
+    URLs (``str``, never with a password: ``Project.location``)."""
     value = settings().value("recent", []) or []
     if isinstance(value, str):
         value = [value]
-    return [Path(p) for p in value if Path(p).is_file()]
+    return [p if is_database_url(p) else Path(p) for p in value if is_database_url(p) or Path(p).is_file()]
 
 
-def add_recent(path: Path) -> None:
-    """Put ``path`` first in the recent projects list."""
-    path = Path(path).resolve()
-    items = [str(path)] + [str(p) for p in recent_projects() if p.resolve() != path]
+def add_recent(path: Path | str) -> None:
+    """Put ``path`` (a project file, or a shared project's URL without password) first in the recent list."""
+    if is_database_url(str(path)):
+        key = mask_in_text(str(path))
+        items = [key] + [str(p) for p in recent_projects() if str(p) != key]
+    else:
+        path = Path(path).resolve()
+        items = [str(path)] + [str(p) for p in recent_projects() if isinstance(p, str) or p.resolve() != path]
     s = settings()
     s.setValue("recent", items[:MAX_RECENT])
     s.sync()

@@ -16,6 +16,7 @@ from fieldstudio.gui.settings import settings
 DEFAULTS: dict[str, tuple[str, str, str]] = {
     "new_project": ("&New project…", "Ctrl+N", "Create an empty project file"),
     "open_project": ("&Open project…", "Ctrl+O", "Open a .fieldstudio project file"),
+    "open_shared": ("Open s&hared project…", "Ctrl+Shift+O", "Open a project on a PostgreSQL server (a URL)"),
     "add_media": ("&Add media…", "Ctrl+I", "Add photos, videos and documents (files or a folder)"),
     "add_folder": ("Add &folder…", "Ctrl+Shift+I", "Add every media file below a folder"),
     "quit": ("&Quit", "Ctrl+Q", "Close the window; everything is already saved"),

@@ -11,11 +11,13 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class WelcomePage(QWidget):
-    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``open_path(path)``."""
+    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``open_shared()``, ``open_path(path)``
+    (a file path or a shared project's URL)."""
 
     open_demo = Signal()
     new_project = Signal()
     open_project = Signal()
+    open_shared = Signal()
     open_path = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -27,12 +29,14 @@ class WelcomePage(QWidget):
         self.demo_button.setToolTip("Sample factory and warehouse clips, photos and an OSHA manual")
         self.new_button = QPushButton("New project…")
         self.open_button = QPushButton("Open project…")
-        for b in (self.demo_button, self.new_button, self.open_button):
+        self.shared_button = QPushButton("Open shared project…")
+        self.shared_button.setToolTip("A project on a PostgreSQL server, shared by a team (a URL)")
+        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button):
             b.setMinimumHeight(36)
         self.recent = QListWidget()
         self.recent.setToolTip("Double-click to open")
         buttons = QHBoxLayout()
-        for b in (self.demo_button, self.new_button, self.open_button):
+        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button):
             buttons.addWidget(b)
         inner = QVBoxLayout()
         inner.addWidget(title)
@@ -50,12 +54,15 @@ class WelcomePage(QWidget):
         self.demo_button.clicked.connect(self.open_demo)
         self.new_button.clicked.connect(self.new_project)
         self.open_button.clicked.connect(self.open_project)
+        self.shared_button.clicked.connect(self.open_shared)
         self.recent.itemActivated.connect(lambda item: self.open_path.emit(item.data(PATH_ROLE)))
 
-    def set_recent(self, paths: list[Path]) -> None:
+    def set_recent(self, paths: list[Path | str]) -> None:
+        """Show the recent projects: files as "name    folder", shared projects as "database    URL"."""
         self.recent.clear()
         for p in paths:
-            item = QListWidgetItem(f"{p.stem}    {p.parent}")
+            text = f"{p.rsplit('/', 1)[-1]}    {p}" if isinstance(p, str) else f"{p.stem}    {p.parent}"
+            item = QListWidgetItem(text)
             item.setData(PATH_ROLE, str(p))
             item.setToolTip(str(p))
             self.recent.addItem(item)

@@ -70,7 +70,7 @@ def build_menus(window: QMainWindow) -> None:
     """File, Edit, Annotate, View, Video and Help, from the actions of gui/shortcuts.py."""
     a = window.actions
     m = window.menuBar().addMenu("&File")
-    for aid in ("new_project", "open_project"):
+    for aid in ("new_project", "open_project", "open_shared"):
         m.addAction(a[aid])
     window.recent_menu = m.addMenu("Open &recent")
     window.recent_menu.aboutToShow.connect(window._fill_recent)

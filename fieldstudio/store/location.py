@@ -65,7 +65,7 @@ def public_url(url: "URL | str") -> str:
     """The URL as shown and stored: without its password (``postgresql+psycopg://anna@host:5432/db``)."""
     if isinstance(url, str):
         url = parse_url(url)
-    return url.set(password=None).render_as_string(hide_password=False)
+    return url._replace(password=None).render_as_string(hide_password=False)  # URL.set() cannot clear a field
 
 
 def mask_in_text(text: str) -> str:
@@ -90,17 +90,23 @@ def keyring_user(url: URL) -> str:
     return f"{url.username or ''}@{url.host or 'localhost'}:{url.port or 5432}/{url.database}"
 
 
-def connect_url(ref: str) -> URL:
-    """The URL to connect with: the one given, with the keyring's password when it carries none.
+_session_passwords: dict[str, str] = {}
+"""Passwords given in a URL during this process, by the URL without them: memory only, never written."""
+
+
+def connect_url(ref: str) -> "URL":
+    """The URL to connect with: the one given; one without password gets the password given earlier in this
+    process for the same URL, else the keyring's.
 
     With no password anywhere in fieldstudio's hands, libpq still reads ``PGPASSWORD`` and ``~/.pgpass``.
     """
     url = parse_url(ref)
-    if url.password is None:
-        password = keyring_password(url)
-        if password is not None:
-            url = url.set(password=password)
-    return url
+    public = public_url(url)
+    if url.password is not None:
+        _session_passwords[public] = str(url.password)
+        return url
+    password = _session_passwords.get(public) or keyring_password(url)
+    return url if password is None else url.set(password=password)
 
 
 class DatabasePath(PurePosixPath):

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from fieldstudio import __version__
+from fieldstudio.core.masking import mask_in_text
 from fieldstudio.core.paths import log_dir
 
 LOG_NAME = "fieldstudio.log"
@@ -28,6 +29,13 @@ _path: Path | None = None
 def log_path() -> Path:
     """The current log file (it may not exist before the first record is written)."""
     return log_dir() / LOG_NAME
+
+
+class _MaskingFormatter(logging.Formatter):
+    """Formats as usual, then masks the password of any database URL in the line (core.masking)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return mask_in_text(super().format(record))
 
 
 def setup_logging(level: int = logging.INFO) -> Path:
@@ -48,7 +56,7 @@ def setup_logging(level: int = logging.INFO) -> Path:
             path = Path(exc.filename or LOG_NAME)
             handler = logging.StreamHandler(sys.stderr)
             print(f"fieldstudio: cannot write the log file ({exc}); logging to stderr", file=sys.stderr)
-        handler.setFormatter(logging.Formatter(_FORMAT))
+        handler.setFormatter(_MaskingFormatter(_FORMAT))
         root.addHandler(handler)
         logging.captureWarnings(True)
         _handler, _path = handler, path

@@ -44,9 +44,10 @@ def _free_port() -> int:
 
 
 class Cluster:
-    """A running throwaway cluster; ``url`` names its ``postgres`` database (no password in it)."""
+    """A running throwaway cluster; ``url`` names its ``postgres`` database (no password in it). ``durable``
+    keeps PostgreSQL's default fsync settings (benchmarks); the tests' cluster skips fsync."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
         self.folder = Path(tempfile.mkdtemp(prefix="fieldstudio-pg-"))
         self.data = self.folder / "data"
@@ -64,8 +65,9 @@ class Cluster:
         self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "--pwfile", str(pwfile), "-A", "scram-sha-256",
                   "--auth-local=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
         pwfile.unlink()
-        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
-                   "-c full_page_writes=off -c shared_buffers=32MB -c max_connections=120")
+        # tests: no fsync (a throwaway cluster); benchmarks (durable): the server's own defaults
+        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c shared_buffers=32MB "
+                   "-c max_connections=120" + ("" if durable else " -c fsync=off -c full_page_writes=off"))
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60",
                   "start")
         atexit.register(self.stop)

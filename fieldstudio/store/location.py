@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from fieldstudio.core.errors import ProjectError
+from fieldstudio.core.masking import mask_in_text
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -25,9 +26,10 @@ DATABASE_SCHEMES = ("postgresql", "postgresql+psycopg", "postgres")
 """URL schemes accepted as a shared project (``postgres://`` is libpq's short form)."""
 
 KEYRING_SERVICE = "fieldstudio-postgresql"
+__all__ = ["DATABASE_SCHEMES", "KEYRING_SERVICE", "DatabasePath", "connect_url", "is_database_url", "keyring_password",
+           "keyring_user", "mask_in_text", "parse_url", "project_ref", "public_url"]
 
 _URL_START = re.compile(r"^(postgresql(\+psycopg)?|postgres)://", re.IGNORECASE)
-_PASSWORD_IN_TEXT = re.compile(r"(postgres(?:ql)?(?:\+\w+)?://[^:/@\s]+):[^@\s]*@", re.IGNORECASE)
 
 
 def is_database_url(ref: str | Path) -> bool:
@@ -66,11 +68,6 @@ def public_url(url: "URL | str") -> str:
     if isinstance(url, str):
         url = parse_url(url)
     return url._replace(password=None).render_as_string(hide_password=False)  # URL.set() cannot clear a field
-
-
-def mask_in_text(text: str) -> str:
-    """``text`` with the password of any PostgreSQL URL in it replaced by ``***`` (for logs and messages)."""
-    return _PASSWORD_IN_TEXT.sub(r"\1:***@", str(text))
 
 
 def keyring_password(url: URL) -> str | None:

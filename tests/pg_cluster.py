@@ -130,7 +130,10 @@ def drop_database(url: str) -> None:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
+    from fieldstudio.store.engine import release_pg_engines
+
     u = make_url(url)
+    release_pg_engines(u)
     admin = create_engine(u.set(database="postgres"), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:

@@ -26,7 +26,7 @@ from fieldstudio.cli import report as cli_report
 from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import tasks as cli_tasks
-from fieldstudio.cli.output import fail, open_project, out, plural, progress_bar
+from fieldstudio.cli.output import fail, open_project, out, plural, progress_bar, project_to_create
 
 app = typer.Typer(
     add_completion=False,
@@ -43,20 +43,12 @@ Each command imports its services when it runs, so ``fieldstudio --help`` loads 
 """
 
 
-def _project_path(ref: str) -> Path | str:
-    """A project argument to create: a PostgreSQL URL as given, a file with ``.fieldstudio`` added if missing."""
-    if is_database_url(ref):
-        return ref
-    path = Path(ref)
-    return path if path.suffix == PROJECT_SUFFIX else path.with_name(path.name + PROJECT_SUFFIX)
-
-
 @app.command()
 def new(project: str = typer.Argument(..., help="project file to create (.fieldstudio is added), or a PostgreSQL "
                                       "URL postgresql+psycopg://user@host:port/database (made if missing)"),
         name: str = typer.Option(None, help="display name (default: the file or database name)")) -> None:
     """Create an empty project: a file, or a shared project in a PostgreSQL database."""
-    path = _project_path(project)
+    path = project_to_create(project)
     try:
         created = Project.create(path, name=name)
     except FieldstudioError as exc:

@@ -15,8 +15,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.store.location import mask_in_text, project_ref
-from fieldstudio.store.project import Project
+from fieldstudio.store.location import is_database_url, mask_in_text, project_ref
+from fieldstudio.store.project import PROJECT_SUFFIX, Project
 
 out = Console(soft_wrap=True, highlight=False)
 """Results, on stdout."""
@@ -32,6 +32,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     err.print("[red]error:[/red] ", end="")
     err.print(message, markup=False)
     return typer.Exit(code)
+
+
+def project_to_create(ref: str | Path) -> Path | str:
+    """A project argument to create: a PostgreSQL URL as given, a file with ``.fieldstudio`` added if missing."""
+    if is_database_url(str(ref)):
+        return str(ref)
+    path = Path(ref)
+    return path if path.suffix == PROJECT_SUFFIX else path.with_name(path.name + PROJECT_SUFFIX)
 
 
 @contextlib.contextmanager

@@ -25,11 +25,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Copy every record of SRC (media references, annotations, tasks, ratings, runs, answers, scores, change
         log) into the new project DST with the same ids. Media files are not copied: DST refers to the same files."""
-        from fieldstudio.cli.app import _project_path
         from fieldstudio.store.copying import copy_project_data
 
         with cli_support.open_project(src) as source, \
-                cli_support.open_project(_project_path(dst), create=True) as target:
+                cli_support.open_project(cli_support.project_to_create(dst), create=True) as target:
             with cli_support.progress_bar("Copying tables") as update:
                 report = copy_project_data(source, target, progress=update)
             where = target.location

@@ -153,6 +153,7 @@ def report_cmd(
     if scorer is not None:
         _known_scorer(scorer)
     with open_project(project) as p:
+        shown = p.path.name
         try:
             result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
                                           seed=seed)
@@ -161,7 +162,7 @@ def report_cmd(
     c = result.comparison
     out.print(f"wrote {result.path} ({result.format}, {result.rows} answers, scorer {c.scorer or 'none'})")
     if not result.rows:
-        err.print(f"{project.name} holds no answers{' of those runs' if run else ''} to report: import answers "
+        err.print(f"{shown} holds no answers{' of those runs' if run else ''} to report: import answers "
                   "(fieldstudio answers import) or run a model (fieldstudio run) first")
     elif c.scorer is None:
         err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")

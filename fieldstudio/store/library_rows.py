@@ -77,28 +77,21 @@ def is_current(path: Path) -> bool:
     return file_revision(path) == head_revision()
 
 
-_engines: dict[str, object] = {}
-
-
 def _query_shared(ref: str, sql: str, args: tuple) -> list[tuple]:
-    from sqlalchemy import create_engine
+    """``sql`` on a shared project, over the process's pool for its database (``engine.make_pg_engines``)."""
     from sqlalchemy.exc import DBAPIError
-
-    from fieldstudio.store.portable import raw_rows
-
-    public = location.public_url(ref)
-    engine = _engines.get(public)
-    if engine is None:
-        engine = _engines[public] = create_engine(location.connect_url(ref), pool_size=1, max_overflow=2,
-                                                  pool_pre_ping=True,
-                                                  connect_args={"application_name": "fieldstudio", "connect_timeout": 10})
     from sqlalchemy.orm import Session
 
+    from fieldstudio.store.engine import make_pg_engines
+    from fieldstudio.store.portable import raw_rows
+
+    url = location.connect_url(ref)
     try:
-        with Session(engine) as s:
+        with Session(make_pg_engines(url)[1]) as s:
             return raw_rows(s, sql, args)
     except DBAPIError as exc:
-        raise ProjectError(f"{public}: cannot be read ({location.mask_in_text(str(exc.orig)).strip()})") from None
+        raise ProjectError(f"{location.public_url(url)}: cannot be read "
+                           f"({location.mask_in_text(str(exc.orig)).strip()})") from None
 
 
 def _query(path: Path, sql: str, args: tuple = ()) -> list[tuple]:

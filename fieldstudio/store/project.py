@@ -199,11 +199,16 @@ class Project:
     def _shared_revision(self) -> str | None:
         """The revision in the database (None when it has no ``alembic_version``); ProjectError naming the
         URL (without password) when the server cannot be reached or refuses the login."""
+        from sqlalchemy.exc import ProgrammingError
+
         try:
             with self.read_engine.connect() as conn:
-                if not inspect(conn).has_table("alembic_version"):
-                    return None
+                # one round trip (opening is timed against SQLite): a missing table is the only expected error
                 return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except ProgrammingError as exc:
+            if getattr(exc.orig, "sqlstate", None) == "42P01":   # undefined_table: an empty database
+                return None
+            raise ProjectError(f"{self.path}: cannot be read ({location.mask_in_text(str(exc.orig)).strip()})") from None
         except OperationalError as exc:
             raise ProjectError(f"{self.path}: cannot connect ({location.mask_in_text(str(exc.orig)).strip()})") from None
 
@@ -306,8 +311,9 @@ class Project:
         if not self.read_only and not self.is_shared:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        self.engine.dispose()
-        self.read_engine.dispose()
+        if not self.is_shared:   # a shared project's pool serves the process (engine.make_pg_engines)
+            self.engine.dispose()
+            self.read_engine.dispose()
 
     def __enter__(self) -> Project:
         return self

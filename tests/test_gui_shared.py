@@ -127,3 +127,29 @@ def test_a_password_typed_in_the_url_is_never_kept(shared_window, qtbot, pg_url)
     kept = [f.read_text(errors="replace") for f in config_dir().rglob("*") if f.is_file()]
     kept += [f.read_text(errors="replace") for f in log_dir().rglob("*") if f.is_file()]
     assert kept and not any(password in text for text in kept)
+
+
+def test_welcome_opens_a_shared_project_by_url_and_from_the_recent_list(qtbot, pg_url, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    with Project.create(pg_url, name="team site") as p:
+        library.add_paths(p, [SAMPLE / "images" / PHOTO])
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    asked = []
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (asked.append(a[2]), (pg_url, True))[1])
+    qtbot.mouseClick(w.welcome.shared_button, Qt.MouseButton.LeftButton)
+    assert asked and "PostgreSQL URL" in asked[0]
+    assert w.project is not None and w.project.is_shared and w.windowTitle().endswith("team site")
+    assert w.library.model.rowCount() == 1
+    w.show_welcome()
+    item = w.welcome.recent.item(0)
+    assert item.text().startswith(make_db_name(pg_url)) and pg_url in item.text()
+    w.welcome.recent.itemActivated.emit(item)
+    assert w.project is not None and str(w.project.path) == pg_url
+    w.close()
+
+
+def make_db_name(url: str) -> str:
+    return url.rsplit("/", 1)[-1]

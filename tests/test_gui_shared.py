@@ -153,3 +153,34 @@ def test_welcome_opens_a_shared_project_by_url_and_from_the_recent_list(qtbot, p
 
 def make_db_name(url: str) -> str:
     return url.rsplit("/", 1)[-1]
+
+
+def test_the_window_asks_for_an_unmapped_media_root_and_relinks(qtbot, pg_url, tmp_path, monkeypatch):
+    """Machine A added media under root "site-footage"; on machine B (no folder for it) the window asks where the
+    root is, remembers it and finds the files there (one of them moved) by SHA-256."""
+    import shutil
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from fieldstudio.core import media_roots
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(SAMPLE / "images", a)
+    shutil.copytree(SAMPLE / "images", b / "moved")                # on B the files sit one folder deeper
+    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(tmp_path / "config_a"))
+    media_roots.set_root("site-footage", a)
+    with Project.create(pg_url) as p:
+        assert library.add_paths(p, [a]).imported_total == 4
+    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(tmp_path / "config_b"))
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *args, **kw: (asked.append(args[1]), str(b))[1])
+    w = MainWindow(Project.open(pg_url))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: media_roots.roots().get("site-footage") == b, timeout=5000)
+    assert asked == ["Where is the media root \u201csite-footage\u201d on this computer?"]
+    open_media(w, qtbot, PHOTO)                                    # found under B's folder, drawn
+    assert library.media_path(w.project, w.media) == b / "moved" / PHOTO
+    model = w.library.model
+    assert not any(model.missing(r) for r in model.rows)
+    w.close()

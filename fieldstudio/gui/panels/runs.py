@@ -43,6 +43,7 @@ STRATEGY_PARAMS = {
     "fieldworkarena": {"max_frames", "seconds_per_frame", "max_side", "detail"},
     "industryeqa": {"frames", "max_side", "detail"},
     "blind": set(),
+    "blind-text": set(),
     "chunked": {"chunk_s", "seconds_per_frame", "max_side", "detail"},
     "acceptability": {"max_side", "detail"},
     "agent": {"max_frames", "seconds_per_frame", "max_side", "detail", "max_steps"},

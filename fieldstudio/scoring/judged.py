@@ -74,7 +74,7 @@ def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force:
         judge.forget_answer()
         report.judge_failed += 1
     judge_json = None
-    if calls or result.judge_raw is not None:
+    if calls or result.judge_raw is not None or failed:             # a failed call is recorded too
         costs = [c.get("cost_usd") for c in calls]
         judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
                       (calls[-1].get("text") if calls else None),

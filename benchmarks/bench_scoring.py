@@ -7,7 +7,7 @@ incident dropped from a JSON report, a paraphrase the matchers cannot decide), d
 per source. Every figure is a ratio against a reference measured in the same run; before every timed run
 the benchmark's own set-up writes (project copies) are flushed to disk (``os.sync``):
 
-- deterministic ``score_answers`` (fwa-official, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
+- deterministic ``score_answers`` (fs-match, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
 - the same 100,000 answers: scoring vs pandas writing and reading them as CSV (target <= 3x), five
   interleaved pairs (this machine's speed drifts within a minute), the median of their ratios;
 - the target's own terms, ``fieldstudio report --out F.html`` against ``fieldstudio score`` on the same

@@ -25,7 +25,7 @@ from fieldstudio.scoring.official.reading import (FwaFiles, OfficialSourceError,
                                                   render)
 from fieldstudio.scoring.official.settings import JudgeSettings
 
-__all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FILE", "load_source", "locate",
+__all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FILE", "load_source", "check_folder", "locate",
            "located_folder", "forget", "ask_for_folder", "BENCHMARK_TITLES"]
 
 SOURCES_FILE = "official_sources.json"

@@ -52,10 +52,10 @@ def _parse_params(values: list[str] | None) -> dict[str, float]:
 
 def default_scorer_for(project, run_ids, judged: bool = True) -> str:  # noqa: ANN001 - Project, list[str] | None
     """The benchmark's own scorer for the tasks most answers belong to (FieldWorkArena: fwa-official,
-    IndustryEQA: eqa-direct, OpenEQA: llm-match) when a judge is given; without one (``judged`` False)
-    fieldstudio's deterministic matchers, fs-match, which are not the benchmark's evaluator."""
-    if not judged:
-        return _JUDGE_FREE
+    IndustryEQA: eqa-direct, OpenEQA: llm-match) when a judge is given. Without one (``judged`` False):
+    fieldstudio's deterministic matchers, fs-match, which are not the benchmark's evaluator, for
+    FieldWorkArena and other tasks; the benchmark's own scorer for IndustryEQA and OpenEQA, whose answers
+    only a judge scores (the scoring then stops with "needs a judge")."""
     from sqlalchemy import func, select
 
     from fieldstudio.store.models import Answer, Task
@@ -68,6 +68,8 @@ def default_scorer_for(project, run_ids, judged: bool = True) -> str:  # noqa: A
     if not counts:
         return _JUDGE_FREE
     source = max(counts, key=lambda r: r[1])[0]
+    if not judged and source not in ("industryeqa", "openeqa"):
+        return _JUDGE_FREE
     return _SOURCE_SCORER.get(source, _JUDGE_FREE)
 
 

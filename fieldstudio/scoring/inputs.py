@@ -191,9 +191,9 @@ def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Cal
         if reference is None or gt_extra.get("reasoning_answer") is None:
             return unscored(info.name, info.version, "the task has no reference reasoning answer")
         status = (task.extra or {}).get("reasoning_status")
-        return info.function(task.query, reference, gt_extra["reasoning_answer"], parsed.get("direct_answer") or text or "",
-                             parsed.get("reasoning_answer") or "", "" if status is None else str(status), judge=judge,
-                             source=source)
+        return info.function(task.query, reference, gt_extra["reasoning_answer"],
+                             parsed.get("direct_answer") or text or "", parsed.get("reasoning_answer") or "",
+                             "" if status is None else str(status), judge=judge, source=source)
     if family == "acceptability":
         return info.function(_verdict_of(answer), gt_extra.get("verdict", reference))
     if family == "documentation":

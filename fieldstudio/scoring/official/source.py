@@ -25,7 +25,8 @@ from fieldstudio.scoring.official.reading import (FwaFiles, OfficialSourceError,
                                                   render)
 from fieldstudio.scoring.official.settings import JudgeSettings
 
-__all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FILE", "load_source", "check_folder", "locate",
+__all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FILE", "load_source", "check_folder",
+           "locate",
            "located_folder", "forget", "ask_for_folder", "BENCHMARK_TITLES"]
 
 SOURCES_FILE = "official_sources.json"
@@ -142,7 +143,8 @@ def _read(benchmark: str, folder: Path, files: dict[str, VerifiedFile]) -> Offic
         return OfficialSource(benchmark, folder, files, fwa.settings, prompts, variant=files["evaluator"].variant)
     if benchmark == "openeqa":
         settings, tag = read_openeqa_defaults(files["llm_match"].path, text("llm_match"))
-        prompts = {"mmbench": read_text_prompt(files["mmbench"].path, text("mmbench"), {"question", "answer", "prediction"}),
+        prompts = {"mmbench": read_text_prompt(files["mmbench"].path, text("mmbench"),
+                                               {"question", "answer", "prediction"}),
                    "mmbench-extra": read_text_prompt(files["mmbench-extra"].path, text("mmbench-extra"),
                                                      {"question", "answer", "prediction", "extra_answers"})}
         return OfficialSource(benchmark, folder, files, settings, prompts, mark_tag=tag)
@@ -184,7 +186,8 @@ def _remembered() -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise OfficialSourceError(f"{path}: cannot be read ({exc}); delete it and locate the benchmarks again") from None
+        raise OfficialSourceError(f"{path}: cannot be read ({exc}); delete it and locate the benchmarks "
+                                  "again") from None
     return {k: str(v) for k, v in data.items()} if isinstance(data, Mapping) else {}
 
 

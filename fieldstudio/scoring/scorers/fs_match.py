@@ -159,8 +159,8 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
         return ScoreResult(NAME, VERSION, 0.0, False, "the prediction answers yes/no the other way round",
                            details={"stage": "matcher", "matcher": "yes_no"})
     if kind == "yesno" and re.search(r"\d", prediction):
-        return unscored(NAME, VERSION, "needs a judge: the answer holds a number besides its yes or no (only a contradiction is decided)",
-                        stage="matcher", matcher=kind)
+        return unscored(NAME, VERSION, "needs a judge: the answer holds a number besides its yes or no (only a "
+                        "contradiction is decided)", stage="matcher", matcher=kind)
     if kind is None:
         return unscored(NAME, VERSION, "needs a judge: the reference is not a plain value a matcher can compare",
                         stage="matcher")
@@ -173,6 +173,7 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
         value = 0.5 + 0.5 * s_n
         return ScoreResult(NAME, VERSION, value, value > 0.5,
                            f"{m.explanation}; S_n = {s_n:g} from the official ladder (gate open: the reference has no "
-                           "non-numerical part)", details={"stage": "matcher", "matcher": kind, "s_n": s_n, "steps": steps})
+                           "non-numerical part)",
+                           details={"stage": "matcher", "matcher": kind, "s_n": s_n, "steps": steps})
     value = 1.0 if m.matched else 0.0
     return ScoreResult(NAME, VERSION, value, value > 0.5, m.explanation, details={"stage": "matcher", "matcher": kind})

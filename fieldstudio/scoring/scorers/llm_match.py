@@ -230,7 +230,8 @@ def score_eqa_reasoning(question: str, direct_answer: str, reasoning_answer: str
     Only items with ``reasoning_status == "1"`` (compared as text, so an int 1 counts, §5 pitfall 17)
     are scored; the others are unscored with that reason and not asked."""
     if str(reasoning_status).strip() != "1":
-        return unscored(REASONING_NAME, EQA_VERSION, f"not in the reasoning subset (reasoning_status {reasoning_status!r})")
+        return unscored(REASONING_NAME, EQA_VERSION,
+                        f"not in the reasoning subset (reasoning_status {reasoning_status!r})")
     if judge is None or source is None:
         return unscored(REASONING_NAME, EQA_VERSION, "eqa-reasoning needs a judge and IndustryEQA's own files "
                         "(fieldstudio benchmarks locate industryeqa DIR)")

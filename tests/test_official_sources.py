@@ -388,3 +388,5 @@ def test_official_scoring_refuses_an_unlocated_or_unknown_source(project, fake_o
     body = fake_openai.chat_requests()[0].body
     assert (body["temperature"], body["seed"], body["max_tokens"]) == (0.5, 99, 8) and "top_p" not in body
     assert [m["role"] for m in body["messages"]] == ["user"] and rep.scored == 1
+    with pytest.raises(ScoringError, match="does not read a benchmark's own judge files"):
+        score_answers(project, "llm-match+fs-prompt", judge_profile=_judge(fake_openai), official_source=good)

@@ -142,6 +142,9 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
         raise ScoringError(f"{info.name} needs a judge (a model profile): it is scored from judge replies"
                            + ("; judge-free scoring of FieldWorkArena answers is fs-match (fieldstudio's "
                               "deterministic matchers)" if info.family == "fwa" else ""))
+    if official_source is not None and not info.benchmark:
+        raise ScoringError(f"{info.name} does not read a benchmark's own judge files; an official source folder is "
+                           "for fwa-official, llm-match, eqa-direct and eqa-reasoning")
     source = load_source(info.benchmark, official_source) if info.benchmark else None
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)

@@ -118,6 +118,12 @@ def test_fwa_prompts_and_settings_are_read_from_the_code(fwa_source):
     assert num.endswith('Reply {"correctness": ..., "numerical_values": {...}}')
 
 
+def test_the_file_itself_may_be_named(tmp_path):
+    folder = write_standin(tmp_path / "fwa", "fieldworkarena")
+    rel = FILES["fieldworkarena"]["evaluator"][0]
+    assert src.check_folder("fieldworkarena", folder / rel).files["evaluator"].path == (folder / rel).resolve()
+
+
 def test_a_crlf_checkout_reads_the_same(tmp_path, fwa_source):
     folder = tmp_path / "crlf"
     rel, text = FILES["fieldworkarena"]["evaluator"]

@@ -165,9 +165,12 @@ def _benchmark(name: str) -> str:
 
 
 def check_folder(benchmark: str, folder: Path | str) -> OfficialSource:
-    """The benchmark's files in ``folder``, checked and read (nothing remembered). Raises OfficialSourceError."""
+    """The benchmark's files in ``folder`` (or the folder of a file given), checked and read (nothing
+    remembered). Raises OfficialSourceError."""
     benchmark = _benchmark(benchmark)
     folder = Path(folder).expanduser()
+    if folder.is_file():                          # the file itself: its folder holds it under its own name
+        folder = folder.parent
     if not folder.is_dir():
         raise OfficialSourceError(f"{folder}: not a folder; point fieldstudio at {_WHAT_TO_POINT_AT[benchmark]}")
     files = {role: _check(folder, benchmark, role) for role in known.ROLES[benchmark]}

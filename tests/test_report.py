@@ -38,7 +38,7 @@ def scored(project, monkeypatch):
         t_yes: {"raw_text": f'=HYPERLINK("http://x") No, my key is {SECRET}', "cost_usd": 0.5,
                 "prompt_tokens": 1000, "completion_tokens": 20}})
     add_run(project, "beta", {t_dist: "9 meters", t_time: "00:01:00", t_yes: "yes"})
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     return project, {"dist": t_dist, "time": t_time, "yes": t_yes}
 
 
@@ -54,7 +54,7 @@ def _check_answers(df: pd.DataFrame) -> None:
     assert got == pytest.approx(EXPECTED)
     correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
     assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
-    assert set(df["scorer"]) == {"fwa-official"} and set(df["scorer_version"].astype(str)) == {"1.0"}
+    assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {"1.1"}
 
 
 def test_csv_round_trip(scored, tmp_path):
@@ -112,7 +112,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     text = path.read_text(encoding="utf-8")
     assert SECRET not in text
     assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)                # nothing loaded from outside
-    assert "fwa-official 1.0" in text and "<table" in text
+    assert "fs-match 1.1" in text and "<table" in text
     assert "<th>alpha</th>" in text and "<th>beta</th>" in text
     assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
     assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers
@@ -142,7 +142,7 @@ def test_export_is_atomic_and_errors_name_the_file(scored, tmp_path):
 
 def test_plots_saved_as_png_and_svg(scored, tmp_path):
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     png = plots.save_figure(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
                             tmp_path / "s.png")
     svg = plots.save_figure(plots.cost_vs_score(c.summary), tmp_path / "c.svg")
@@ -187,7 +187,7 @@ def test_redaction_check_over_all_texts_finds_what_redact_finds():
 
 def test_plot_shapes_carry_the_table_values(scored):
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     fig = plots.category_bars(c.by_category)
     from matplotlib.collections import LineCollection, PolyCollection
 
@@ -233,7 +233,7 @@ def test_long_source_names_are_shortened_in_plots(scored):
     assert len(short) == plots.NAME_CHARS and short == long[:16] + "…" + long[-15:]
     assert plots.short_name("model-000") == "model-000"
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     answers = c.answers.assign(source=c.answers["source"].replace({"alpha": long}))
     summary = c.summary.rename(index={"alpha": long})
     labels = [t.get_text() for t in plots.score_distribution(answers, summary).axes[0].get_yticklabels()]

@@ -155,7 +155,7 @@ class Workspace:
             panel.set_task_selection(task_ids)
             self._notify(f"{len(task_ids)} task(s) chosen in the Runs tab: tick the model profiles, then Start")
 
-        def show_task(self, task_id: str) -> None:
+    def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""
         panel = self.show_panel("tasks")
         if panel is not None:

@@ -421,8 +421,14 @@ class MainWindow(QMainWindow):
         projects = [p for p in paths if p.suffix == ".fieldstudio"]
         if projects:
             self.open_project_path(projects[0])
-        elif paths:
-            self.import_paths(paths)
+        elif paths and self._need_project():
+            from fieldstudio.gui import task_files
+
+            tasks, media = task_files.split_task_files(paths)  # benchmark task files import as tasks
+            if tasks:  # the media dropped with them are added first, so the tasks find their inputs
+                task_files.import_task_paths(self, self.project, tasks, media, self._reload_tasks_and_library)
+            else:
+                self.import_paths(media)
         event.acceptProposedAction()
 
     def _step_media(self, step: int) -> None:

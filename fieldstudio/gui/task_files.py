@@ -213,10 +213,11 @@ def add_media_folder(parent: QWidget, project: Project, reload: Callable[[], Non
                                      title="Add the missing media", done=done, failed=failed)
 
 
-def _media_then_tasks(project: Project, tasks: list[Path], media: Path | None, *,
+def _media_then_tasks(project: Project, tasks: list[Path], media: Sequence[Path], *,
                       progress: Callable[[int, int], None], cancelled: Callable[[], bool]):
-    """Worker of "Import a benchmark…": the media folder first (so the tasks find their inputs), then the tasks.
-    Returns (AddReport or None, ImportReport); progress runs over both halves."""
+    """Worker of "Import a benchmark…" and of a drop of task files: the media (files or folders) first, so the
+    tasks find their inputs, then the tasks. Returns (AddReport or None, ImportReport); progress runs over both
+    halves."""
     from fieldstudio.media.ingest import add_index_thumbnail
     from fieldstudio.tasks import importing
 
@@ -224,10 +225,9 @@ def _media_then_tasks(project: Project, tasks: list[Path], media: Path | None, *
         return lambda done, total: progress(k * max(total, 1) + done, 2 * max(total, 1))
 
     added = None
-    if media is not None:
-        added = add_index_thumbnail(project, [media], progress=half(0), cancelled=cancelled)
-    report = importing.import_tasks(project, tasks, progress=half(1) if media is not None else progress,
-                                    cancelled=cancelled)
+    if media:
+        added = add_index_thumbnail(project, list(media), progress=half(0), cancelled=cancelled)
+    report = importing.import_tasks(project, tasks, progress=half(1) if media else progress, cancelled=cancelled)
     return added, report
 
 
@@ -236,7 +236,25 @@ def import_benchmark(parent: QWidget, project: Project, tasks: Path, media: Path
     """Add ``media`` (a folder, optional) and import ``tasks`` (a task file or a folder of them) into ``project``,
     then show the import report as File ▸ Import tasks does."""
     return _run_import(parent, "Importing the benchmark…", "Benchmark imported", _media_then_tasks, project,
-                       [Path(tasks)], Path(media) if media else None, answers=False, reload=reload, project=project)
+                       [Path(tasks)], [Path(media)] if media else [], answers=False, reload=reload, project=project)
+
+
+def split_task_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """(task files, the rest) of dropped ``paths``: a file whose content is a task format (FieldWorkArena,
+    IndustryEQA, OpenEQA, task CSV) is imported as tasks; folders and anything else go to the media import."""
+    from fieldstudio.tasks import importing
+
+    tasks = [p for p in paths if p.is_file() and p.suffix.lower() in importing.TASK_FILE_SUFFIXES
+             and importing.detect_format(p) in importing.TASK_FORMATS]
+    return tasks, [p for p in paths if p not in tasks]
+
+
+def import_task_paths(parent: QWidget, project: Project, tasks: Sequence[Path], media: Sequence[Path],
+                      reload: Callable[[], None]) -> workers.Worker:
+    """Task files dropped onto the window, with the media dropped beside them (added first): one worker, then the
+    import report as File ▸ Import tasks shows it."""
+    return _run_import(parent, "Importing tasks…", "Tasks imported", _media_then_tasks, project, list(tasks),
+                       list(media), answers=False, reload=reload, project=project)
 
 
 def import_answers(parent: QWidget, project: Project, reload: Callable[[], None], *,

@@ -76,6 +76,50 @@ def test_parquet_round_trip(scored, tmp_path):
     assert df.loc[df["source"] == "alpha", "cost_usd"].sum() == pytest.approx(1.0)
 
 
+_NO_PYARROW = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class NoPyarrow(MetaPathFinder):  # as in the desktop bundle, which leaves pyarrow out
+    def find_spec(self, name, path=None, target=None):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NoPyarrow())
+from pathlib import Path
+from fieldstudio.compare.report import ReportError, export_report
+from fieldstudio.store.project import Project
+
+project, out = Project.open(sys.argv[1]), Path(sys.argv[2])
+try:
+    export_report(project, out / "scores.parquet")
+except ReportError as exc:
+    print("refused:", exc)
+print("csv rows:", export_report(project, out / "scores.csv").rows)
+print("xlsx rows:", export_report(project, out / "scores.xlsx").rows)
+print("pyarrow loaded:", "pyarrow" in sys.modules)
+"""
+
+
+def test_parquet_without_pyarrow_says_what_to_install(scored, tmp_path):
+    # the desktop bundle leaves pyarrow out: a fresh interpreter that cannot import it (pandas then keeps its
+    # strings in Python objects) refuses Parquet clearly, writes nothing, and still exports CSV and XLSX
+    import sys
+
+    project, _ = scored
+    out = tmp_path / "out"
+    out.mkdir()
+    run = subprocess.run([sys.executable, "-c", _NO_PYARROW, str(project.path), str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"refused: {out / 'scores.parquet'}: Parquet export needs pyarrow")
+    assert "pip install 'fieldstudio[parquet]'" in lines[0] and "CSV or XLSX" in lines[0]
+    assert lines[1:] == ["csv rows: 6", "xlsx rows: 6", "pyarrow loaded: False"]
+    assert sorted(p.name for p in out.iterdir()) == ["scores.csv", "scores.xlsx"]
+    _check_answers(pd.read_csv(out / "scores.csv", dtype={"external_id": str}))
+
+
 def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     project, _ = scored
     path = tmp_path / "scores.xlsx"

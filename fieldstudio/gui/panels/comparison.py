@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldstudio.compare import coverage
 from fieldstudio.compare import views as cv
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
@@ -87,6 +88,9 @@ class ComparisonPanel(QWidget):
         self.refresh_button = QPushButton("Reload")
         self.refresh_button.setToolTip("Read the answers and scores again (F5)")
         self.count_label = QLabel("")
+        self.coverage_label = QLabel("")
+        self.coverage_label.setObjectName("grid_coverage")
+        self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid, per source")
 
         row1 = QHBoxLayout()
         for label, w in (("Scorer", self.scorer_combo), ("Category", self.category_combo),
@@ -134,6 +138,7 @@ class ComparisonPanel(QWidget):
         gl.setContentsMargins(0, 0, 0, 0)
         gl.addLayout(row1)
         gl.addLayout(row2)
+        gl.addWidget(self.coverage_label)
         gl.addWidget(splitter, 1)
 
         self.summary = SummaryPanel()
@@ -279,6 +284,9 @@ class ComparisonPanel(QWidget):
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
         self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
+        g = self.model.grid
+        self.coverage_label.setText("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
+                                                           for src, n, t in g.coverage()) if g and total else "")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
                                     "elsewhere: fieldstudio answers import P FILE --model NAME; then score them")
         self.detail.text.setPlaceholderText(

@@ -33,3 +33,25 @@ def build(project) -> dict[str, object]:
                                                    for i, t in enumerate(tasks)})
     guesser = add_run(project, "sample: guesser", {t: "Yes" for t in tasks})
     return {"tasks": tasks, "careful": careful, "guesser": guesser}
+
+
+JUDGE_MODEL = "judge-llm-1"
+
+
+def add_judged_scores(project, ids: dict[str, object], scorer: str = "fwa-official") -> None:
+    """Judged score rows written straight into the project for ``build``'s answers: a lenient judge
+    (``JUDGE_MODEL``) that calls every answer correct (value 1), "I am not sure" included.
+
+    By hand, against the deterministic matchers: careful's 31 right answers agree, its 11 hedges are left to
+    the judge (no matcher decides them); guesser's "Yes" agrees on the 21 "Yes" tasks and is flagged on the
+    21 "No" tasks (the matcher says incorrect)."""
+    from fieldstudio.store.models import Answer, Score
+
+    with project.write() as s:
+        for run in (ids["careful"], ids["guesser"]):
+            for a in s.query(Answer).filter(Answer.run_id == run):
+                s.add(Score(answer_id=a.id, scorer=scorer, scorer_version="1.0", value=1.0, correct=True,
+                            explanation="judge reply 'correct' -> 1",
+                            judge={"model": JUDGE_MODEL, "profile": "lenient", "raw": "correct", "cost_usd": 0.001}))
+
+CAREFUL_RUN_NAME, GUESSER_RUN_NAME = "sample: careful", "sample: guesser"

@@ -70,7 +70,8 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     (category, sub_category and scenario are ``NO_GROUP`` when unset), run_id, source, answer_id, answer
     (raw text), error, prompt_tokens, completion_tokens, reasoning_tokens, cost_usd, latency_s (floats,
     NaN when unknown), score_id, scorer, scorer_version, value (NaN when unscored), correct (True/False/None),
-    correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_cost_usd.
+    correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_model (the
+    judge's model id; None when no judge decided the row), judge_cost_usd.
     Sorted by source, then task.
     """
     ids = resolve_runs(project, run_ids)
@@ -111,6 +112,7 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     df["reason"] = [None if h is None else h.reason for h in heads_now]
     judges = [None if h is None else h.judge for h in heads_now]
     df["judge_raw"] = [None if j is None else j.get("raw") for j in judges]
+    df["judge_model"] = [None if not j else j.get("model") for j in judges]
     df["judge_cost_usd"] = pd.to_numeric(pd.Series([None if j is None else j.get("cost_usd") for j in judges],
                                                    index=df.index, dtype=object), errors="coerce").astype(float)
     return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)

@@ -29,7 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sqlalchemy import func, select
 
-from fieldstudio.compare import comparison, coverage
+from fieldstudio.compare import audit, comparison, coverage
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
@@ -72,11 +72,14 @@ class GridData:
     """The tasks x sources grid as dense arrays (n tasks, k sources), row order = tasks sorted by external id.
 
     ``tasks``: DataFrame with n rows (RangeIndex) and columns task_id, external_id, category, sub_category,
-    scenario, answer_type, query, ground_truth, disagree (bool), wrong (bool), search (lower-case text of the
-    task id, query, ground truth and every answer, for the text filter). Per cell: ``present`` (bool: the source
+    scenario, answer_type, query, ground_truth, disagree (bool), wrong (bool), flagged (bool: a cell of the task
+    is flagged by the matcher audit), search (lower-case text of the task id, query, ground truth and every
+    answer, for the text filter). Per cell: ``present`` (bool: the source
     answered), ``answer_id`` / ``score_id`` (object, None when absent), ``short`` (str), ``value`` (float, NaN
     when unscored or absent), ``correct`` (float 1/0, NaN unknown), ``overridden`` (bool), ``error`` (bool: the
-    model call failed). ``scale`` is the top of the score scale (1 or 100).
+    model call failed). ``scale`` is the top of the score scale (1 or 100). ``flag`` (bool): a judged cell
+    where the deterministic matchers decided otherwise than the judge (``audit.matcher_audit``), for a person
+    to check; ``matcher_note`` (object): the matchers' verdict and explanation on a judged cell, else None.
     """
 
     sources: list[str]
@@ -90,6 +93,14 @@ class GridData:
     overridden: np.ndarray
     error: np.ndarray
     scale: float = 1.0
+    flag: np.ndarray | None = None
+    matcher_note: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.flag is None:
+            self.flag = np.zeros(self.value.shape, dtype=bool)
+        if self.matcher_note is None:
+            self.matcher_note = np.full(self.value.shape, None, dtype=object)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -108,8 +119,9 @@ class GridData:
         return int(rows[0]), self.sources.index(source)
 
 
-def build_grid(answers: pd.DataFrame, scorer: str | None = None) -> GridData:
-    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer).
+def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.DataFrame | None = None) -> GridData:
+    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer), with the
+    matcher audit's flags (``audit.matcher_audit``'s table) when given.
 
     Costs O(answers) with numpy fancy indexing plus one ``filter_answers`` call per row flag.
     """
@@ -155,8 +167,23 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None) -> GridData:
                            + joined.reindex(tasks["task_id"]).fillna("").to_numpy()).str.lower()
     else:
         tasks["disagree"], tasks["wrong"], tasks["search"] = [], [], []
-    return GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
+    grid = GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
                     score_scale(scorer, value))
+    if matchers is not None and not matchers.empty and n:
+        at = {aid: (int(rr), int(cc)) for aid, rr, cc in zip(answers["answer_id"], r, c)}
+        for aid, m, why, judge, flag in matchers.itertuples(index=False, name=None):
+            if aid not in at:
+                continue
+            cell = at[aid]
+            grid.flag[cell] = bool(flag)
+            verdict = "cannot decide" if m is None else ("correct" if m else "incorrect")
+            grid.matcher_note[cell] = (f"deterministic matchers: {verdict} ({why})"
+                                       + ("; the judge says " + ("correct" if judge else "incorrect")
+                                          + ": check by hand" if flag else ""))
+        tasks["flagged"] = grid.flag.any(axis=1)
+    else:
+        tasks["flagged"] = np.zeros(n, dtype=bool)
+    return grid
 
 
 # ---------------------------------------------------------------- everything the panel shows
@@ -201,7 +228,7 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     progress(0, 3)
     answers = comparison.load_answers(project, scorer, run_ids)
     progress(1, 3)
-    grid = build_grid(answers, scorer)
+    grid = build_grid(answers, scorer, audit.matcher_audit(project, answers, scorer))
     if cancelled():
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
     progress(2, 3)

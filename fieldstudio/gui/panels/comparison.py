@@ -1,5 +1,6 @@
 """The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
-a person's overrides and promotions, and the summary tab (tables with intervals and plots).
+a person's overrides and promotions, the summary tab (tables with coverage, intervals and plots) and the
+judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
 All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
@@ -34,6 +35,7 @@ from fieldstudio.compare import coverage
 from fieldstudio.compare import views as cv
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
+from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
 from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
 from fieldstudio.gui.panels.comparison_summary import SummaryPanel
@@ -82,6 +84,9 @@ class ComparisonPanel(QWidget):
         self.disagree_check.setToolTip("Only tasks whose scored sources do not all have the same verdict")
         self.wrong_check = QCheckBox("Wrong only")
         self.wrong_check.setToolTip("Only tasks where at least one source is not correct")
+        self.flagged_check = QCheckBox("⚑ Matcher ≠ judge")
+        self.flagged_check.setToolTip("Only tasks with a judged answer that fieldstudio's deterministic matchers "
+                                      "decide the other way: check those by hand")
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search task, question, ground truth, answers (Ctrl+E)")
         self.search_edit.setClearButtonEnabled(True)
@@ -102,6 +107,7 @@ class ComparisonPanel(QWidget):
         row2 = QHBoxLayout()
         row2.addWidget(self.disagree_check)
         row2.addWidget(self.wrong_check)
+        row2.addWidget(self.flagged_check)
         row2.addWidget(self.search_edit, 1)
         row2.addWidget(self.count_label)
 
@@ -146,6 +152,10 @@ class ComparisonPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(grid_page, "Grid")
         self.tabs.addTab(self.summary, "Summary")
+        self.audit = JudgeAuditPanel()
+        self.audit.status.connect(self.status)
+        self.tabs.addTab(self.audit, "Judge audit")
+        self.undo_stack = self.audit.undo_stack        # the audit's marks; in the window's undo group
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -156,6 +166,7 @@ class ComparisonPanel(QWidget):
             combo.currentIndexChanged.connect(self._apply_filters)
         self.disagree_check.toggled.connect(self._apply_filters)
         self.wrong_check.toggled.connect(self._apply_filters)
+        self.flagged_check.toggled.connect(self._apply_filters)
         self.search_edit.textChanged.connect(self._apply_filters)
         self.refresh_button.clicked.connect(lambda: self.reload(self.current_scorer()))
         self.detail.open_media.connect(self.open_media)
@@ -221,6 +232,10 @@ class ComparisonPanel(QWidget):
         self.model.set_grid(view.grid if view is not None else None)
         self.proxy.refilter()
         self.summary.set_view(view)
+        g = view.grid if view is not None else None
+        flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
+        self.audit.set_view(self.project, view.scorer if view is not None else None,
+                            view.answers if view is not None else None, flagged)
         self._set_enabled(view is not None)
         self._update_count()
         keep = self._keep_cell or current
@@ -270,14 +285,15 @@ class ComparisonPanel(QWidget):
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.scorer_combo, self.category_combo, self.scenario_combo, self.type_combo, self.disagree_check,
-                  self.wrong_check, self.search_edit, self.refresh_button):
+                  self.wrong_check, self.flagged_check, self.search_edit, self.refresh_button):
             w.setEnabled(on)
 
     # ------------------------------------------------------------ filters
     def _apply_filters(self, *_args: object) -> None:
         self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
                                answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
-                               wrong_only=self.wrong_check.isChecked(), search=self.search_edit.text())
+                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
+                               search=self.search_edit.text())
         self._update_count()
 
     def _update_count(self) -> None:
@@ -285,8 +301,11 @@ class ComparisonPanel(QWidget):
         shown = self.proxy.rowCount()
         self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
         g = self.model.grid
-        self.coverage_label.setText("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
-                                                           for src, n, t in g.coverage()) if g and total else "")
+        flagged = int(g.flag.sum()) if g is not None and total else 0
+        self.coverage_label.setText(("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
+                                                            for src, n, t in g.coverage())
+                                     + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
+                                        if flagged else "")) if g and total else "")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
                                     "elsewhere: fieldstudio answers import P FILE --model NAME; then score them")
         self.detail.text.setPlaceholderText(

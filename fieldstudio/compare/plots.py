@@ -154,8 +154,8 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     finite = table.to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     ax.set_xlim(0.0, max(1.0, float(finite.max()) if finite.size else 1.0) * 1.05)
-    what = {"mean": "mean of scored answers", "headline": "headline mean (unscored counted as the benchmark does)"}
-    ax.set_xlabel(f"{what.get(value, value)} with 95 % bootstrap interval (none below {MIN_INTERVAL_N} scored)")
+    what = {"mean": "mean of scored answers", "headline": "headline mean"}
+    ax.set_xlabel(f"{what.get(value, value)}, 95 % bootstrap interval (none below {MIN_INTERVAL_N} scored)")
     ax.legend(handles=[Patch(facecolor=colours(k % 10), label=src) for k, src in enumerate(sources)],
               fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     _title(ax, title)

@@ -308,7 +308,7 @@ def category_bars(by_category: pd.DataFrame, *, title: str = "headline mean by c
     ax.set_yticks(y, cats)
     ax.invert_yaxis()
     ax.set_xlabel(("headline mean" if value == "headline" else "mean of scored answers")
-                  + f" with 95 % bootstrap interval (none below {coverage.MIN_INTERVAL_N} scored)")
+                  + f", 95 % bootstrap interval (none below {coverage.MIN_INTERVAL_N} scored)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title(title, fontsize=9)
     return fig

@@ -38,6 +38,7 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
 from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
+from fieldstudio.gui.panels.comparison_score import ScoreDialog
 from fieldstudio.gui.panels.comparison_summary import SummaryPanel
 from fieldstudio.store.project import Project
 
@@ -90,9 +91,13 @@ class ComparisonPanel(QWidget):
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search task, question, ground truth, answers (Ctrl+E)")
         self.search_edit.setClearButtonEnabled(True)
+        self.score_button = QPushButton("Score…")
+        self.score_button.setToolTip("Score the answers: choose the scorer and the judge, see the cost first")
+        self.score_button.clicked.connect(lambda: self.open_score_dialog())
         self.refresh_button = QPushButton("Reload")
         self.refresh_button.setToolTip("Read the answers and scores again (F5)")
         self.count_label = QLabel("")
+        self.count_label.setMinimumWidth(self.count_label.fontMetrics().horizontalAdvance("99999 of 99999 tasks"))
         self.coverage_label = QLabel("")
         self.coverage_label.setObjectName("grid_coverage")
         self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid, per source")
@@ -103,6 +108,7 @@ class ComparisonPanel(QWidget):
             row1.addWidget(QLabel(label))
             row1.addWidget(w)
         row1.addStretch(1)
+        row1.addWidget(self.score_button)
         row1.addWidget(self.refresh_button)
         row2 = QHBoxLayout()
         row2.addWidget(self.disagree_check)
@@ -287,6 +293,7 @@ class ComparisonPanel(QWidget):
         for w in (self.scorer_combo, self.category_combo, self.scenario_combo, self.type_combo, self.disagree_check,
                   self.wrong_check, self.flagged_check, self.search_edit, self.refresh_button):
             w.setEnabled(on)
+        self.score_button.setEnabled(self.project is not None)
 
     # ------------------------------------------------------------ filters
     def _apply_filters(self, *_args: object) -> None:
@@ -312,7 +319,7 @@ class ComparisonPanel(QWidget):
             "Click a cell to see the answer, its score and the evidence." if total else
             "No answers to compare yet.\n\nRun a model on the tasks in the Runs tab (Alt+3), or import answers "
             "produced elsewhere (fieldstudio answers import P FILE --model NAME), then score them "
-            "(fieldstudio score P).")
+            "(Score… above, or fieldstudio score P).")
 
     # ------------------------------------------------------------ cells
     def _cell_at(self, proxy_index: QModelIndex) -> tuple[int, int] | None:
@@ -377,6 +384,17 @@ class ComparisonPanel(QWidget):
                        if f.get("media_id") == media_id and f.get("frame_index") is not None})
         self.frames_seen.emit(media_id, seen)
         self.open_media_at.emit(media_id, frame)
+
+    def open_score_dialog(self) -> ScoreDialog | None:
+        """Open the score dialog (non-blocking); the grid reloads as scores arrive and when scoring ends."""
+        if self.project is None:
+            return None
+        dialog = ScoreDialog(self.project, self.current_scorer(), self)
+        dialog.scores_written.connect(self.reload)
+        dialog.status.connect(self.status)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
 
     def open_override_dialog(self) -> OverrideDialog | None:
         """Open the override dialog (non-blocking) for the answer shown; OK writes the new score."""

@@ -116,3 +116,22 @@ def test_only_judged_scores_are_audited_and_the_sample_is_seeded(judged):
     first = [one["answer_id"].iloc[5]]
     assert audit.audit_sample(project, SCORER, size=3, seed=9, first=first)["answer_id"].iloc[0] == first[0]
     assert one["mark"].isna().all() and len(audit.judged_answers(project, SCORER)) == 84
+
+
+def test_report_shows_the_judge_audit_and_the_matcher_flags(judged, tmp_path):
+    import json
+
+    from fieldstudio.compare.report import export_report
+
+    project, ids = judged
+    for task in ids["tasks"][:12]:                 # 12 marks: guesser's "Yes"; person right by the ground truth
+        i = ids["tasks"].index(task)
+        audit.MarkJudged(project, _score_id(project, ids["guesser"], task), i % 2 == 0, "Dana").do()
+    export_report(project, tmp_path / "r.html", scorer=SCORER, n_resamples=100)
+    html = (tmp_path / "r.html").read_text()
+    # 12 marks: the judge passes all; the person passes the 6 "Yes" tasks: accuracy 6/12, 6 false accepts
+    assert "<td>judge-llm-1</td><td class=\"num\">12</td><td class=\"num\">6</td><td>0.500 [" in html
+    assert "Deterministic matchers beside the judge: 21 of 84 judged answers decided otherwise" in html
+    export_report(project, tmp_path / "r.json", scorer=SCORER, n_resamples=100)
+    entry = json.loads((tmp_path / "r.json").read_text())["judge_audit"][0]
+    assert (entry["n"], entry["agree"], entry["false_accepts"]) == (12, 6, 6) and entry["accuracy"] == 0.5

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import coverage, plots
+from fieldstudio.compare import audit, coverage, plots
 from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
@@ -158,8 +158,9 @@ _JSON_FIELDS = ("total", "answers", "n", "unscored", "missing", "coverage", "hea
                 "completion_tokens")
 
 
-def summary_json(comparison: Comparison) -> dict[str, Any]:
-    """For each source and each of its categories: n, mean, ci_low, ci_high, accuracy, cost (NaN -> null)."""
+def summary_json(comparison: Comparison, project: Project | None = None) -> dict[str, Any]:
+    """For each source and each of its categories: total, n, coverage, headline, mean, ci_low, ci_high,
+    accuracy, cost (NaN -> null); with ``project`` also the judge audit's agreement per judge model."""
     sources: dict[str, Any] = {}
     for src, row in comparison.summary.iterrows():
         entry = {k: _num(row.get(k)) for k in _JSON_FIELDS}
@@ -182,7 +183,10 @@ def summary_json(comparison: Comparison) -> dict[str, Any]:
             "sources": sources,
             "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],
             "judge_agreement": {"n": comparison.judge_agreement.n, "agree": comparison.judge_agreement.agree,
-                                "rate": comparison.judge_agreement.rate}}
+                                "rate": comparison.judge_agreement.rate},
+            "judge_audit": [] if project is None or not comparison.scorer else
+            [{k: _num(v) for k, v in r.items()}
+             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")]}
 
 
 # ---------------------------------------------------------------- HTML
@@ -358,6 +362,40 @@ def _coverage_table(comparison: Comparison) -> pd.DataFrame:
                         index=n.index)
 
 
+def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequence[str]) -> str:
+    """The judge audit (``audit.audit_agreement``, ``false_accepts``) and the matcher audit's count."""
+    table = audit.audit_agreement(project, comparison.scorer) if comparison.scorer else pd.DataFrame()
+    parts = ["<h3>Judge audit: a person's marks on judged answers</h3>"]
+    if table.empty:
+        parts.append("<p>No judged answer of this scorer is marked yet (Compare tab ▸ Judge audit).</p>")
+    else:
+        shown = table.copy()
+        for name, lo, hi in (("accuracy", "accuracy_ci_low", "accuracy_ci_high"),
+                             ("kappa", "kappa_ci_low", "kappa_ci_high")):
+            shown[f"{name} [95% CI]"] = [
+                "—" if v is None or not np.isfinite(float(v)) else
+                f"{float(v):.3f} " + coverage.interval_text(a, b, n) for v, a, b, n in
+                zip(table[name], table[lo], table[hi], table["n"])]
+        shown = shown[["scorer", "judge_model", "n", "agree", "accuracy [95% CI]", "kappa [95% CI]", "false_accepts",
+                       "false_rejects"]]
+        parts.append('<p class="note">Accuracy: share of marked answers where the judge agrees with the person '
+                     "(Wilson interval); Cohen's kappa with the Cohen 1960 interval; no interval below "
+                     f"{coverage.MIN_INTERVAL_N} marks.</p>")
+        parts.append(_table(shown, index=False, secrets=secrets))
+        fa = audit.false_accepts(project, comparison.scorer)
+        if not fa.empty:
+            parts.append("<p>False accepts (the judge passed, a person failed):</p>")
+            parts.append(_table(fa[["external_id", "judge_model", "auditor", "answer", "ground_truth"]], index=False,
+                                secrets=secrets))
+    answers = comparison.answers
+    if comparison.scorer and not answers.empty and answers["judge_model"].notna().any():
+        flags = audit.matcher_audit(project, answers, comparison.scorer)
+        parts.append(f"<p>Deterministic matchers beside the judge: {int(flags['flag'].sum())} of {len(flags)} judged "
+                     "answers decided otherwise by a matcher (flagged ⚑ in the Compare grid for a person to check); "
+                     f"{int(flags['matcher_correct'].notna().sum())} decided by a matcher at all.</p>")
+    return "\n".join(parts)
+
+
 def render_html(project: Project, comparison: Comparison) -> str:
     """The self-contained HTML report (UTF-8 text) for one comparison."""
     secrets = _secret_values()
@@ -396,6 +434,7 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "<h2>Judge and people</h2>",
         f"<p>Judged scores a person reviewed: {ja.n}; same verdict: {ja.agree}"
         f"{'' if ja.rate is None else f' ({ja.rate:.0%})'}. Ratings in the project: {len(c.ratings)}.</p>",
+        _judge_audit_html(project, c, secrets),
         "<h2>Plots</h2><div class=\"plots\">",
         _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
              "scores per answer of each source, with its mean and 95 % bootstrap interval"),
@@ -492,7 +531,7 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     elif kind == "xlsx":
         _write_xlsx(out, comparison, answers)
     elif kind == "json":
-        atomic_write_text(out, json.dumps(summary_json(comparison), indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(out, json.dumps(summary_json(comparison, project), indent=2, ensure_ascii=False) + "\n")
     else:
         atomic_write_text(out, render_html(project, comparison))
     _normal_mode(out)

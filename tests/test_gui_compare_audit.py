@@ -38,6 +38,11 @@ def test_coverage_and_matcher_flags_in_the_grid(panel):
     col = next(c for c in range(m.columnCount()) if m.headerData(c, Qt.Orientation.Horizontal) == GUESSER_RUN_NAME)
     assert all(m.index(r, col).data() == "⚑ 1.00 · Yes" for r in range(m.rowCount()))
     assert "the judge says correct: check by hand" in m.index(0, col).data(Qt.ItemDataRole.ToolTipRole)
+    assert w.select_cell(ids["tasks"][1], GUESSER_RUN_NAME)                 # task 1: ground truth "No"
+    assert w.detail.text.toPlainText().startswith("⚑ Check by hand: deterministic matchers: incorrect")
+    w.flagged_check.setChecked(False)
+    assert w.select_cell(ids["tasks"][12], CAREFUL_RUN_NAME)                # right, and the judge agrees
+    assert w.detail.text.toPlainText().startswith("Matcher audit: deterministic matchers: correct")
 
 
 def test_judge_audit_from_the_keyboard(panel, qtbot):

@@ -367,7 +367,8 @@ class ComparisonPanel(QWidget):
             self.status.emit(str(exc))
             self.detail.show_detail(None)
             return
-        self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer())
+        self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer(),
+                                matcher_note=g.matcher_note[cell], flagged=bool(g.flag[cell]))
 
     # ------------------------------------------------------------ actions
     def open_media(self) -> None:

@@ -219,12 +219,16 @@ def matcher_audit(project: Project, answers: pd.DataFrame, scorer: str | None) -
     rows, tasks, _ = read_inputs(project, sorted(set(judged["run_id"])), MATCHER_SCORER)
     by_id = {r[0]: r for r in rows if r[0] in wanted}
     out = []
+    memo: dict[tuple, Any] = {}          # the matchers read the task and the answer's text only
     for aid, correct, value in zip(judged["answer_id"], judged["correct"], judged["value"]):
         raw = by_id.get(aid)
         if raw is None:
             continue
-        answer = AnswerInputs(raw[0], raw[1], raw[2], raw[3], json_or_none(raw[4]), raw[5])
-        result = score_one(MATCHER_SCORER, tasks[answer.task_id], answer)
+        key = (raw[2], raw[3], raw[4], raw[5])
+        result = memo.get(key)
+        if result is None:
+            answer = AnswerInputs(raw[0], raw[1], raw[2], raw[3], json_or_none(raw[4]), raw[5])
+            result = memo[key] = score_one(MATCHER_SCORER, tasks[answer.task_id], answer)
         matcher = None if result.value is None or result.correct is None else bool(result.correct)
         judge = judge_passed(correct, value, scorer)
         out.append((aid, matcher, result.explanation, judge, matcher is not None and judge is not None

@@ -95,3 +95,26 @@ def test_score_with_a_judge_estimate_progress_and_cache(panel, qtbot, fake_opena
     assert dialog.estimate.calls == 0 and dialog.estimate.cost_usd == 0.0
     w.tabs.setCurrentWidget(w.summary)
     dialog.close()
+
+
+def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
+    w, project, ids = panel
+    profiles.add_profile(ModelProfile(name="slow", base_url=fake_openai.base_url, model="s", retries=0))
+    fake_openai.responder = lambda request: Reply(text="correct", delay_s=0.05)
+    dialog = w.open_score_dialog()
+    _choose(dialog.scorer_combo, "fwa-official")
+    _choose(dialog.judge_combo, "slow")
+    qtbot.mouseClick(dialog.score_button, Qt.MouseButton.LeftButton)
+    assert not dialog.close_button.isEnabled() and dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.progress.value() >= 3, timeout=20000)
+    with qtbot.waitSignal(dialog.scored, timeout=30000) as done:
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    report = done.args[0]
+    assert report.cancelled and 3 <= report.scored < 84
+    assert dialog.progress_label.text().startswith(f"Cancelled: 84 answers, {report.scored} scored")
+    from fieldstudio.scoring.service import current_scores
+
+    assert int(current_scores(project, "fwa-official")["value"].notna().sum()) == report.scored   # written, kept
+    assert dialog.close_button.isEnabled() and dialog.score_button.isEnabled()
+    dialog.close()
+    qtbot.waitUntil(lambda: w._worker is None, timeout=30000)            # the grid's last reload

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import math
 
+import shiboken6
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -219,13 +221,13 @@ class ComparisonPanel(QWidget):
         workers.start(worker)
 
     def _on_loaded(self, gen: int, view: cv.ComparisonView) -> None:
-        if gen != self._generation:
-            return                       # a newer reload is on its way
+        if gen != self._generation or not shiboken6.isValid(self.table):
+            return                       # a newer reload is on its way, or the panel is gone
         self._worker = None
         self._show(view)
 
     def _on_error(self, gen: int, message: str) -> None:
-        if gen != self._generation:
+        if gen != self._generation or not shiboken6.isValid(self.table):
             return
         self._worker = None
         self.count_label.setText("")

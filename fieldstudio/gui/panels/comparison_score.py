@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -182,7 +183,14 @@ class ScoreDialog(QDialog):
 
         self.scorer_combo.currentIndexChanged.connect(self._changed)
         self.judge_combo.currentIndexChanged.connect(self._changed)
+        # an estimate that ends after the dialog closed has no widgets to fill: a new generation drops it
+        self.finished.connect(self._drop_estimates)
         self._changed()
+
+    def _drop_estimates(self, *_args: object) -> None:
+        self._estimate_generation += 1
+        if self.estimate_worker is not None:
+            self.estimate_worker.cancel()
 
     # ------------------------------------------------------------ choices
     def scorer(self) -> str:
@@ -225,7 +233,7 @@ class ScoreDialog(QDialog):
         workers.start(w)
 
     def _on_estimate(self, gen: int, est: Any) -> None:
-        if gen != self._estimate_generation:
+        if gen != self._estimate_generation or not shiboken6.isValid(self.estimate_label):
             return
         self.estimate = est
         text = est.text()

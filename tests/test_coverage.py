@@ -52,7 +52,7 @@ def test_eleven_of_42_unscored_count_as_zero_in_the_headline(sources):
     assert (cat["n"], cat["total"], cat["headline"]) == (10, 14, pytest.approx(10 / 14))
     # 1.3 holds 2, 5, ..., 41 (14); careful left 2, 5, 8 unscored: 11/14
     assert c.by_category.loc[(CAREFUL, "1.3"), "n"] == 11
-    warnings = coverage.coverage_warnings(c.summary)
+    warnings = c.coverage_warnings
     assert warnings == ["coverage differs by 26 points: sample: guesser has 42/42 scored (100%), sample: careful "
                         "31/42 (74%); their means over scored answers cover different tasks"]
 

@@ -299,7 +299,8 @@ def test_summary_cells_equal_numpy_on_the_same_scores(panel):
     assert lines[0] == "Coverage: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored"
     assert lines[1:] == [f"Warning: coverage differs by 17 points: alpha has 5/6 scored (83%), {o} 4/6 (67%); their "
                          "means over scored answers cover different tasks" for o in ("beta", "gamma")]
-    assert w.coverage_label.text() == "Scored: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored"
+    assert w.coverage_label.text() == ("Scored: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored · ⚠ coverage "
+                                       "differs by 17 points (Summary)")
 
 
 def test_plots_embedded_and_exported(panel, tmp_path, monkeypatch):

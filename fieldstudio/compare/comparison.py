@@ -552,6 +552,12 @@ class Comparison:
         """Source labels in table order."""
         return list(self.summary.index)
 
+    @property
+    def coverage_warnings(self) -> list[str]:
+        """A sentence per pair of sources whose coverage differs by more than 5 points
+        (``coverage.coverage_warnings``)."""
+        return coverage.coverage_warnings(self.summary)
+
     def category_table(self, value: str = "mean") -> pd.DataFrame:
         """Rows = categories (+ "all"), columns = sources, cells = ``value`` (see ``pivot_summary``)."""
         return pivot_summary(self.by_category, self.summary, value)

@@ -311,8 +311,12 @@ class ComparisonPanel(QWidget):
         self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
         g = self.model.grid
         flagged = int(g.flag.sum()) if g is not None and total else 0
+        shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
+        gap = (max(shares) - min(shares)) if shares else 0.0
         self.coverage_label.setText(("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
                                                             for src, n, t in g.coverage())
+                                     + (f" · ⚠ coverage differs by {gap * 100:.0f} points (Summary)"
+                                        if gap > coverage.COVERAGE_GAP + 1e-12 else "")
                                      + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
                                         if flagged else "")) if g and total else "")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "

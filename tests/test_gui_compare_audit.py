@@ -74,3 +74,27 @@ def test_judge_audit_from_the_keyboard(panel, qtbot):
     a.undo_stack.redo()
     assert audit.audit_agreement(project).iloc[0]["n"] == 2
     w.grab().save("/tmp/compare_audit.png")
+
+
+def test_edit_undo_in_the_window_takes_back_a_mark(qtbot, project):
+    from fieldstudio.gui.main_window import MainWindow
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.show()
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    panel.tabs.setCurrentWidget(panel.audit)
+    panel.audit.person.setText("Dana")
+    panel.audit.refresh()
+    panel.audit.table.selectRow(0)
+    qtbot.keyClick(panel.audit.table, Qt.Key.Key_N)
+    assert audit.audit_agreement(project).iloc[0]["n"] == 1
+    assert win.undo_group.activeStack() is panel.undo_stack           # the Compare tab's stack is in front
+    first = panel.audit.model.sample.iloc[0]
+    assert win.undo_group.undoText() == f"Mark {first['external_id']} / {first['source']} incorrect"
+    win.undo_group.undo()                                                # Edit ▸ Undo
+    assert audit.audit_agreement(project).empty
+    assert panel.audit.model.index(0, 3).data() == "—"

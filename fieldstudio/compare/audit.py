@@ -105,13 +105,15 @@ class MarkJudged(Edit):
 
     ``do()`` writes the ``auditor``'s mark on ``score_id`` (replacing their earlier one) with the judge's
     verdict and model copied from the score; ``undo()`` puts back what was there. Raises NotFound for an
-    unknown score and FieldstudioError for a score without a judge verdict or an empty auditor name."""
+    unknown score and FieldstudioError for a score without a judge verdict or an empty auditor name.
+    ``where`` (e.g. "task / source") names the answer in the Edit menu."""
 
-    def __init__(self, project: Project, score_id: str, correct: bool | None, auditor: str):
+    def __init__(self, project: Project, score_id: str, correct: bool | None, auditor: str, where: str = ""):
         self.project, self.score_id, self.correct = project, score_id, correct
         self.auditor = (auditor or "").strip()
-        self.text = "Mark the judged answer " + ("correct" if correct else "incorrect" if correct is not None
-                                                  else "unmarked")
+        verdict = "correct" if correct else "incorrect" if correct is not None else "unmarked"
+        # the Edit menu says which answer: "Mark 1.2.0001 / model-a incorrect"
+        self.text = f"Mark {where} {verdict}" if where else f"Mark the judged answer {verdict}"
         self._before: dict[str, Any] | None = None
         self._saved = False
 

@@ -292,7 +292,8 @@ class JudgeAuditPanel(QWidget):
         s = self.model.sample
         if self.project is None or row < 0 or row >= len(s):
             return
-        edit = audit.MarkJudged(self.project, str(s.at[row, "score_id"]), verdict, self.person.text())
+        edit = audit.MarkJudged(self.project, str(s.at[row, "score_id"]), verdict, self.person.text(),
+                                where=f"{s.at[row, 'external_id']} / {s.at[row, 'source']}")
         try:
             edit.do()
         except FieldstudioError as exc:

@@ -10,6 +10,9 @@ Row flags use the rules of ``comparison.filter_answers`` (that function computes
 models disagree has scored sources with more than one verdict (``correct``, else the value); a task is
 "wrong" when at least one source is not correct (correct False, or value < 1 when the scorer has no verdict).
 
+With a judge, ``load_view`` runs the deterministic matchers beside it (``audit.matcher_audit``): the grid's
+``flag`` marks the judged cells they decide otherwise, for a person to check.
+
 Overrides and promotion call the services of ``fieldstudio.scoring.service`` (``override_score``,
 ``score_history``, ``promote_answer_to_ground_truth``; ``score_store`` is preferred when it offers them).
 The one thing added here: ``set_score`` also lets a person score an answer that has no score row yet under the

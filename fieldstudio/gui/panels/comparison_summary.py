@@ -1,5 +1,7 @@
-"""The comparison summary: categories x sources table (mean score, 95 % bootstrap interval, n) and the
-matplotlib plots embedded with the QtAgg canvas, each exportable as PNG or SVG.
+"""The comparison summary: categories x sources table (the headline mean with its 95 % bootstrap interval,
+scored / total tasks, the mean of the scored answers), the coverage of each source with the coverage
+warnings (``compare.coverage``), and the matplotlib plots embedded with the QtAgg canvas, each exportable
+as PNG or SVG.
 
 The numbers come from ``comparison_view.category_cells`` (i.e. ``comparison.group_summary`` and
 ``source_summary``); the figures from ``compare.plots`` and ``comparison_view.category_bars``.

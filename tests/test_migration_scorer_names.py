@@ -1,4 +1,4 @@
-"""Migration 0002_scorer_names: scores stored under the official names before issue 18 get the names of what
+"""Migration 0003_scorer_names: scores stored under the official names before issue 18 get the names of what
 made them (fs-match, fwa-logic+fs-prompt, <name>+fs-prompt); a person's override follows its chain."""
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ def test_old_rows_are_renamed_and_overrides_follow(tmp_path):
                "lone": lone.id}
     p.close()
     con = sqlite3.connect(path)
-    con.execute("UPDATE alembic_version SET version_num = '0001_initial'")
+    con.execute("UPDATE alembic_version SET version_num = '0002_judge_audit'")
     con.commit()
     con.close()
     p = Project.open(path)
-    assert p.migrated_from == "0001_initial"
+    assert p.migrated_from == "0002_judge_audit"
     with p.read() as s:
         names = {k: s.get(Score, v).scorer for k, v in ids.items()}
         values = {k: s.get(Score, v).value for k, v in ids.items()}

@@ -55,6 +55,7 @@ def _check_answers(df: pd.DataFrame) -> None:
     correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
     assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
     assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {"1.1"}
+    assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 3, 3), ("beta", 3, 3)}
 
 
 def test_csv_round_trip(scored, tmp_path):
@@ -125,7 +126,8 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes"}
+    assert sheets["notes"]["note"].iloc[0].startswith("headline: unscored, failed and missing answers count 0")
     _check_answers(sheets["answers"])
     summary = sheets["summary"].set_index("source")
     assert summary.loc["alpha", "mean"] == pytest.approx((1.0 + 0.7 + 0.0) / 3)
@@ -135,7 +137,7 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     assert cells and all(c.data_type == "s" for c in cells)        # a model's text never becomes a formula
 
 
-def test_json_per_source_and_category(scored, tmp_path):
+def test_json_per_source_and_category(scored, tmp_path, any_n_intervals):
     project, _ = scored
     export_report(project, tmp_path / "summary.json")
     data = json.loads((tmp_path / "summary.json").read_text())
@@ -229,7 +231,7 @@ def test_redaction_check_over_all_texts_finds_what_redact_finds():
     assert not report._needs_redaction([], [])
 
 
-def test_plot_shapes_carry_the_table_values(scored):
+def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
     project, _ = scored
     c = build_comparison(project, "fs-match")
     fig = plots.category_bars(c.by_category)
@@ -259,7 +261,7 @@ def test_plot_shapes_carry_the_table_values(scored):
     spans = [(seg[0][0], seg[1][0]) for seg in bars.get_segments()]
     assert spans == [(pytest.approx(c.summary.loc[n, "ci_low"]), pytest.approx(c.summary.loc[n, "ci_high"]))
                      for n in ("alpha", "beta")]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} (n={int(c.summary.loc[n, 'n'])})"
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} ({int(c.summary.loc[n, 'n'])}/3 scored)"
                                                             for n in ("alpha", "beta")]
 
 
@@ -281,7 +283,7 @@ def test_long_source_names_are_shortened_in_plots(scored):
     answers = c.answers.assign(source=c.answers["source"].replace({"alpha": long}))
     summary = c.summary.rename(index={"alpha": long})
     labels = [t.get_text() for t in plots.score_distribution(answers, summary).axes[0].get_yticklabels()]
-    assert labels[0] == "beta (n=3)" and labels[1].startswith(short + " (n=")
+    assert labels[0] == "beta (3/3 scored)" and labels[1].startswith(short + " (3/")
     by_category = c.by_category.rename(index={"alpha": long}, level=0)
     legend = plots.category_bars(by_category).axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["beta", short]
+    assert [t.get_text() for t in legend.get_texts()] == ["beta (3/3 scored)", short + " (3/3 scored)"]

@@ -82,14 +82,31 @@ def _fmt(v, digits: int = 3) -> str:  # noqa: ANN001
     return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
-def print_summary(summary, console: Console) -> None:  # noqa: ANN001 - DataFrame
-    """One line per source: answers, scored, mean [95 % CI], accuracy, cost."""
-    table = Table("source", "answers", "scored", "mean [95% CI]", "accuracy", "cost USD")
+def print_summary(summary, console: Console, scorer: str | None = None) -> None:  # noqa: ANN001 - DataFrame
+    """One line per source: scored / total tasks, the headline mean [95 % CI] (unscored counted as the
+    benchmark's evaluator counts them, ``compare.coverage``), the mean over scored answers [95 % CI],
+    accuracy, cost; then the rule and any coverage warning. No interval below 10 scored ("n too small")."""
+    from fieldstudio.compare import coverage
+
+    rule = coverage.unscored_rule(scorer)
+    table = Table("source", "scored / total", "headline mean [95% CI]", "mean of scored [95% CI]",
+                  "accuracy of scored", "cost USD")
     for source, r in summary.iterrows():
-        ci = "" if r["mean"] != r["mean"] else f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+        def with_ci(mean, lo, hi):  # noqa: ANN001, ANN202
+            ci = coverage.interval_text(lo, hi, r["n"], sep=", ")
+            if mean is None or mean != mean:
+                return "—"
+            return f"{float(mean):.3f}" + (f" {ci}" if ci else "")
         cost = _fmt(r["cost_usd"]) + ("" if r["cost_status"] == "complete" else f" ({r['cost_status']})")
-        table.add_row(str(source), str(r["answers"]), str(r["n"]), _fmt(r["mean"]) + ci, _fmt(r["accuracy"]), cost)
+        table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"])),
+                      with_ci(r.get("headline", float("nan")), r.get("headline_ci_low"), r.get("headline_ci_high")),
+                      with_ci(r["mean"], r["ci_low"], r["ci_high"]),
+                      "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost)
     console.print(table)
+    console.print(f"headline: {rule.text}; intervals: 95 % task bootstrap, not shown below "
+                  f"{coverage.MIN_INTERVAL_N} scored ({coverage.N_TOO_SMALL})")
+    for warning in coverage.coverage_warnings(summary):
+        console.print(f"warning: {warning}")
 
 
 def score_cmd(
@@ -129,7 +146,7 @@ def score_cmd(
             with progress_bar(f"Scoring ({name})") as update:
                 report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update,
                                                official_source=official_source)
-            summary = comparison.source_summary(comparison.load_answers(p, name, run_ids))
+            summary = comparison.summarise(comparison.load_answers(p, name, run_ids), scorer=name)[0]
         except (FieldstudioError, KeyError) as exc:
             raise fail(str(exc)) from None
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"
@@ -152,7 +169,7 @@ def score_cmd(
                       "asked again by the next score")
     if report.cancelled:
         out.print("cancelled: the batches scored so far are kept")
-    print_summary(summary, out)
+    print_summary(summary, out, name)
     raise typer.Exit(0 if report.answers else 1)
 
 
@@ -188,7 +205,7 @@ def report_cmd(
     elif c.scorer is None:
         err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")
     if not c.summary.empty:
-        print_summary(c.summary, out)
+        print_summary(c.summary, out, c.scorer)
     raise typer.Exit(0 if result.rows else 1)
 
 

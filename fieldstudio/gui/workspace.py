@@ -36,7 +36,7 @@ TABS = (
 OPENS_MEDIA = ("tasks", "comparison", "rater")
 """Panels with an ``open_media_at(media_id, frame)`` signal: the viewer comes forward on that frame."""
 
-UNDOABLE = ("tasks", "rater")
+UNDOABLE = ("tasks", "rater", "comparison")
 """Panels with an ``undo_stack`` (gui/undo.py): it joins the window's undo group and is active with its tab."""
 
 
@@ -45,8 +45,9 @@ class Workspace:
 
     ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; ``show_media_frame
     (media_id, frame)`` brings the viewer forward; ``set_viewer_mode(on)`` is called with True when the
-    Media tab comes forward and False for another tab. The tasks and rater panels' undo stacks join
-    ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media tab).
+    Media tab comes forward and False for another tab. The tasks, rater and comparison (judge audit) panels'
+    undo stacks join ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media
+    tab).
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack, *,

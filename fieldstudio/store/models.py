@@ -6,7 +6,8 @@ ffmpeg's ``select=eq(n,N)`` counts) and the PTS in the stream's time base; secon
 Geometry is stored raw, in pixels of the upright full-resolution frame; calibrations are applied on read.
 JSON columns hold small structured values (points, attributes, tolerances), never large blobs.
 
-The schema is created by the Alembic migration ``0001_initial``; later changes add migrations.
+The schema is created by the Alembic migration ``0001_initial``; later changes add migrations
+(``0002_judge_audit``: the judge audit's marks).
 """
 
 from __future__ import annotations
@@ -355,6 +356,27 @@ class Score(Base):
     author: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
     overrides_id: Mapped[str | None] = mapped_column(ForeignKey("score.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class JudgeAuditMark(Base):
+    """A person's verdict on one judged score (the judge audit, issue 18 §5): was the answer correct?
+
+    ``judge_correct`` and ``judge_model`` are copied from the score when it is marked, so the agreement
+    stays what the person saw even after the answer is scored again. One mark per score and person.
+    Added by migration ``0002_judge_audit``.
+    """
+
+    __tablename__ = "judge_audit"
+    __table_args__ = (UniqueConstraint("score_id", "auditor", name="uq_judge_audit_score_auditor"),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    score_id: Mapped[str] = mapped_column(ForeignKey("score.id", ondelete="CASCADE"), index=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"), index=True)
+    scorer: Mapped[str] = mapped_column(String(60))
+    judge_model: Mapped[str | None] = mapped_column(String(200))
+    judge_correct: Mapped[bool] = mapped_column(Boolean)
+    person_correct: Mapped[bool] = mapped_column(Boolean)
+    auditor: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -8,16 +8,16 @@ eqa-reasoning -> the same name with "+fs-prompt". A person's override takes the 
 overrides (chains followed to their start); one with nothing to follow takes the judge-free or fs-prompt
 name. The same renaming is applied to a judge_audit table when one exists. Values are not touched.
 
-Revision ID: 0002_scorer_names
-Revises: 0001_initial
+Revision ID: 0003_scorer_names
+Revises: 0002_judge_audit
 Create Date: 2026-12-02 01:00:00
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0002_scorer_names'
-down_revision = '0001_initial'
+revision = '0003_scorer_names'
+down_revision = '0002_judge_audit'
 branch_labels = None
 depends_on = None
 

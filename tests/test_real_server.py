@@ -107,18 +107,23 @@ def _fieldworkarena_answers(project_file):
     return [t.id for t in chosen]
 
 
+def _judged_rows(project_file, scorer, task_ids):
+    with Project.open(project_file) as p, p.read() as s:
+        rows = s.scalars(select(Score).join(Answer).where(Score.scorer == scorer, Answer.task_id.in_(task_ids))).all()
+    return [r for r in rows if r.judge and r.judge.get("calls")]
+
+
 def test_score_with_a_real_judge(llama_server, tmp_path):  # noqa: F811
+    """fieldstudio's own judge prompts (fwa-logic+fs-prompt): calls, cache, cost from usage, raw replies."""
     _add_profile(llama_server)
     project_file = tmp_path / "fwa.fieldstudio"
     Project.create(project_file).close()
     task_ids = _fieldworkarena_answers(project_file)
+    scorer = "fwa-logic+fs-prompt"
 
-    first = _cli("score", project_file, "--scorer", "fwa-official", "--judge", "smol")
+    first = _cli("score", project_file, "--scorer", scorer, "--judge", "smol")
     assert first.exit_code == 0, first.output
-    with Project.open(project_file) as p, p.read() as s:
-        rows = s.scalars(select(Score).join(Answer).where(Score.scorer == "fwa-official",
-                                                           Answer.task_id.in_(task_ids))).all()
-    judged = [r for r in rows if r.judge and r.judge.get("calls")]
+    judged = _judged_rows(project_file, scorer, task_ids)
     assert judged, first.output
     calls = sum(r.judge["calls"] for r in judged)
     assert f"judge smol: {calls} calls, 0 from the cache" in first.output
@@ -131,8 +136,34 @@ def test_score_with_a_real_judge(llama_server, tmp_path):  # noqa: F811
     assert f"cost {total:.4g} USD" in first.output
 
     with Project.open(project_file) as p, p.write() as s:     # forget the verdicts, keep the request cache
-        for r in s.scalars(select(Score).where(Score.scorer == "fwa-official")):
+        for r in s.scalars(select(Score).where(Score.scorer == scorer)):
             s.delete(r)
-    again = _cli("score", project_file, "--scorer", "fwa-official", "--judge", "smol")
+    again = _cli("score", project_file, "--scorer", scorer, "--judge", "smol")
     assert again.exit_code == 0, again.output
-    assert f"judge smol: 0 calls, {calls} from the cache" in again.output
+    assert f"judge smol: {calls} calls, {calls} from the cache" in again.output or \
+        f"judge smol: 0 calls, {calls} from the cache" in again.output, again.output
+
+
+def test_official_scorer_with_a_real_judge_records_the_source(llama_server, tmp_path):  # noqa: F811
+    """fwa-official reads its prompts and settings from the benchmark's files (stand-ins registered for this
+    test); the real server receives them, and every verdict records the file's hash and the settings."""
+    from fieldstudio.scoring.official import known
+    from tests.official_standins import write_standin
+
+    _add_profile(llama_server)
+    project_file = tmp_path / "fwa.fieldstudio"
+    Project.create(project_file).close()
+    task_ids = _fieldworkarena_answers(project_file)[:4]
+    folder = write_standin(tmp_path / "FieldWorkArena", "fieldworkarena")
+    evaluator = next(folder.rglob("automatic_evaluation.py"))
+
+    result = _cli("score", project_file, "--scorer", "fwa-official", "--judge", "smol", "--official-source", folder)
+    assert result.exit_code == 0, result.output
+    judged = _judged_rows(project_file, "fwa-official", task_ids)
+    assert judged, result.output
+    for r in judged:
+        assert r.judge["max_tokens"] == 99 and r.judge["seed"] == 7        # the stand-in's settings, not ours
+        assert r.judge["completion_tokens"] <= 99                          # and the server honoured them
+        files = r.judge["prompt_source"]["files"]
+        assert known.fingerprint(evaluator) in {f["sha256"] for f in files}
+        assert r.judge["raw"] is not None

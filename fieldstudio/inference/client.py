@@ -184,6 +184,36 @@ def request_params(profile: ModelProfile, messages: list[dict[str, Any]], **extr
     return params
 
 
+def request_body(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
+                 response_format: dict[str, Any] | None = None,
+                 extra_body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body ``POST /chat/completions`` receives for these messages: what `chat` sends, as one dict.
+
+    `request_params` with ``extra_body`` merged in (the SDK merges it the same way), e.g. for a line of a
+    Batch API input file.
+    """
+    body = request_params(profile, messages, max_tokens=max_tokens, response_format=response_format)
+    body.update(extra_body or {})
+    return body
+
+
+def result_from_body(body: Any, latency_s: float = 0.0) -> ChatResult:
+    """A ChatResult from a chat completion's JSON body (e.g. a line of a batch output file).
+
+    Raises ValueError when the body is not a chat completion with choices.
+    """
+    from openai.types.chat import ChatCompletion
+    from pydantic import ValidationError
+
+    if not isinstance(body, dict):
+        raise ValueError("the response body is not a JSON object")
+    try:
+        response = ChatCompletion.model_validate(body)
+    except ValidationError as exc:
+        raise ValueError(f"not a chat completion ({exc.error_count()} problem(s))") from None
+    return _result_from_completion(response, latency_s)
+
+
 def chat(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
          response_format: dict[str, Any] | None = None, extra_body: dict[str, Any] | None = None,
          client: openai.OpenAI | None = None, sleep: Callable[[float], None] = time.sleep,
@@ -250,8 +280,11 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
     return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
 
 
-def cost(profile: ModelProfile, result: ChatResult) -> float | None:
+def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> float | None:
     """The reply's cost in USD from the profile's prices (USD per million tokens).
+
+    With `batch`, the reply came through the provider's Batch API: every price is lowered by the profile's
+    ``batch_discount`` (0.5: half price); the cost is None when that discount is unknown.
 
     Input: uncached prompt tokens at the input price, cached tokens at the cached price (input price if
     none is set). Output: completion tokens at the output price; when a reasoning price is set and
@@ -274,6 +307,10 @@ def cost(profile: ModelProfile, result: ChatResult) -> float | None:
                       + reasoning * profile.price_reasoning_per_mtok)
     else:
         output_usd = result.completion_tokens * profile.price_output_per_mtok
+    if batch:
+        if profile.batch_discount is None:
+            return None
+        return (input_usd + output_usd) * (1.0 - profile.batch_discount) / 1_000_000
     return (input_usd + output_usd) / 1_000_000
 
 

@@ -17,6 +17,7 @@ Routes (as OpenAI documents them):
       when a file would be empty, and ``request_counts`` counts total, completed and failed.
 
 ``server.batch_lines`` records every line run (a `RecordedRequest` each, path ``/v1/chat/completions``);
+``server.hold = True`` keeps batches ``in_progress`` (as a long batch would be) until it is set back;
 ``server.lose_next_create`` makes the next ``POST /v1/batches`` create the batch but answer 500, as a
 response lost on the way back would look.
 """
@@ -47,6 +48,7 @@ class FakeBatchAPI(FakeOpenAI):
         self.batches: dict[str, dict[str, Any]] = {}     # id -> batch object (plus "_lines" when validated)
         self.batch_lines: list[RecordedRequest] = []
         self.lose_next_create = False
+        self.hold = False
         self._ids = itertools.count(1)
 
     def new_id(self, prefix: str) -> str:
@@ -196,7 +198,7 @@ class _BatchHandler(_Handler):
             batch["_lines"] = lines
             batch.update(status="in_progress", in_progress_at=now,
                          request_counts={"total": len(lines), "completed": 0, "failed": 0})
-        elif status == "in_progress":
+        elif status == "in_progress" and not self.fake.hold:
             batch.update(status="finalizing", finalizing_at=now)
         elif status == "finalizing":
             self._run_lines(batch)

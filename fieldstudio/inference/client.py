@@ -283,8 +283,8 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
 def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> float | None:
     """The reply's cost in USD from the profile's prices (USD per million tokens).
 
-    With `batch`, the reply came through the provider's Batch API: every price is lowered by the profile's
-    ``batch_discount`` (0.5: half price); the cost is None when that discount is unknown.
+    With `batch`, the reply came through the provider's Batch API: the cost at `ModelProfile.batch_priced`
+    (every price lowered by ``batch_discount``, 0.5: half price); None when that discount is unknown.
 
     Input: uncached prompt tokens at the input price, cached tokens at the cached price (input price if
     none is set). Output: completion tokens at the output price; when a reasoning price is set and
@@ -292,6 +292,8 @@ def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> f
     reasoning price instead, never twice. Returns None when the token counts or the input/output prices
     are unknown: an unknown cost is never reported as 0.
     """
+    if batch:
+        return cost(profile.batch_priced(), result)
     if result.prompt_tokens is None or result.completion_tokens is None:
         return None
     if profile.price_input_per_mtok is None or profile.price_output_per_mtok is None:
@@ -307,10 +309,6 @@ def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> f
                       + reasoning * profile.price_reasoning_per_mtok)
     else:
         output_usd = result.completion_tokens * profile.price_output_per_mtok
-    if batch:
-        if profile.batch_discount is None:
-            return None
-        return (input_usd + output_usd) * (1.0 - profile.batch_discount) / 1_000_000
     return (input_usd + output_usd) / 1_000_000
 
 

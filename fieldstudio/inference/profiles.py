@@ -220,6 +220,19 @@ class ModelProfile:
         out["api_key_source"] = self.key_source
         return out
 
+    def batch_priced(self) -> ModelProfile:
+        """A copy whose prices are the batch prices: each lowered by ``batch_discount``, or all None (unknown)
+        when the discount is not known. Used for batch replies' cost and for estimates of a batch."""
+        factor = None if self.batch_discount is None else 1.0 - self.batch_discount
+
+        def scaled(price: float | None) -> float | None:
+            return None if price is None or factor is None else price * factor
+
+        return dataclasses.replace(self, price_input_per_mtok=scaled(self.price_input_per_mtok),
+                                   price_output_per_mtok=scaled(self.price_output_per_mtok),
+                                   price_cached_per_mtok=scaled(self.price_cached_per_mtok),
+                                   price_reasoning_per_mtok=scaled(self.price_reasoning_per_mtok))
+
     # -- keys ----------------------------------------------------------------------------------
 
     @property

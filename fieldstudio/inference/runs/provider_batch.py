@@ -47,6 +47,7 @@ from fieldstudio.inference.client import (ChatResult, ModelCallError, cost, expl
                                           result_from_body)
 from fieldstudio.inference.inputs import load_tasks
 from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.queue import (UPDATE_PENDING, AnswerExecutor, AnswerLog, RequestDeferred, RequestRecord,
                                               make_failed_pending, profile_for_run, prompt_texts, reply_flag)
 from fieldstudio.inference.runs.records import open_batch_answer_ids, run_summary
@@ -187,7 +188,7 @@ def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer
         row = ProviderBatch(run_id=run_id, answer_ids=list(answer_ids), **values)
         s.add(row)
         s.flush()
-        s.execute(Answer.__table__.update().where(Answer.id == bindparam("b_id")),
+        s.connection().execute(Answer.__table__.update().where(Answer.id == bindparam("b_id")),  # executemany
                   [{"b_id": a, "frames": requests.traces[a]["frames"],
                     "trace": [{**requests.traces[a]["trace"][0], "batch": row.id}]} for a in answer_ids])
         s.get(Run, run_id).status = "batch"
@@ -380,6 +381,43 @@ def wait(project: Project, run_id: str, *, profile: ModelProfile | None = None, 
         if not rows or cancelled() or (timeout_s is not None and time.monotonic() - started >= timeout_s):
             return [r.status for r in rows]
         sleep(interval_s)
+
+
+def send_and_collect(project: Project, run_ids: list[str], profiles: list[ModelProfile | None] | None = None, *,
+                     progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False,
+                     use_cache: bool = True, retry_failed: bool = False, interval_s: float = 30.0,
+                     sleep: Callable[[float], None] = time.sleep) -> BatchResult:
+    """Runs as batches, for the GUI: collect each run's open batches, submit what is unsent, then poll every
+    `interval_s` until all are imported or `cancelled()` (waiting stops; the batches go on at the provider
+    and a later call collects them).
+
+    `profiles[i]` sends run i (None: its stored profile). `progress(requests finished, requests)` over
+    every batch of these runs. Returns a `BatchResult` with one RunSummary per run (``cancelled`` when it
+    stopped waiting with batches still open). Raises as `submit` and `refresh` do.
+    """
+    chosen = list(profiles or [None] * len(run_ids))
+    for run_id, profile in zip(run_ids, chosen):
+        if _open_batches(project, run_id, kind="api"):
+            wait(project, run_id, profile=profile, timeout_s=0)
+        submit(project, run_id, profile=profile, use_cache=use_cache, retry_failed=retry_failed, cancelled=cancelled)
+    while True:
+        done = total = 0
+        still_open = 0
+        for run_id, profile in zip(run_ids, chosen):
+            counted: list[tuple[int, int]] = []
+            still_open += len(wait(project, run_id, profile=profile, timeout_s=0,
+                                   progress=lambda d, t: counted.append((d, t))))
+            done, total = done + counted[-1][0], total + counted[-1][1]
+        progress(done, total)
+        if not still_open or cancelled():
+            break
+        waited = 0.0
+        while waited < interval_s and not cancelled():  # a cancel is seen within 0.2 s
+            step = min(0.2, interval_s - waited)
+            sleep(step)
+            waited += step
+    summaries = [run_summary(project, run_id) for run_id in run_ids]
+    return BatchResult(summaries, cancelled=any(s.in_batch for s in summaries))
 
 
 def cancel(project: Project, run_id: str, *, profile: ModelProfile | None = None, client: Any = None) -> int:
@@ -709,5 +747,5 @@ def batch_states(project: Project, run_id: str | None = None) -> list[BatchState
 
 
 __all__ = ["BatchError", "BatchRequests", "BatchState", "ImportReport", "ENDPOINT", "FINAL_STATUSES",
-           "build_requests", "submit", "refresh", "wait", "cancel", "write_file", "import_file", "import_lines",
+           "build_requests", "submit", "refresh", "wait", "send_and_collect", "cancel", "write_file", "import_file", "import_lines",
            "parse_jsonl", "batch_states"]

@@ -255,3 +255,30 @@ def test_migration_0002_adds_the_batch_table_to_an_older_project_and_matches_the
         assert [r.name for r in list_runs(p)] == ["old run"] and list_runs(p)[0].batch is None
         with p.engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+
+
+def test_cancel_fails_the_unfinished_lines_and_a_retry_sends_them_again(project, fake_batch_api):
+    profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
+    run_id = run_queue.create_run(project, profile, _tasks(project, 3))
+    fake_batch_api.hold = True
+    provider_batch.submit(project, run_id, profile=profile)
+    assert provider_batch.wait(project, run_id, profile=profile, timeout_s=0) == ["in_progress"]
+    assert provider_batch.cancel(project, run_id, profile=profile) == 1
+    assert provider_batch.batch_states(project, run_id)[0].status == "cancelling"
+    assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
+    summary = run_queue.run_summary(project, run_id)
+    assert (summary.failed, summary.errors, fake_batch_api.batch_lines) == (3, {"batch_cancelled": 3}, [])
+    fake_batch_api.hold = False
+    provider_batch.submit(project, run_id, profile=profile, retry_failed=True)
+    provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep)
+    assert run_queue.run_summary(project, run_id).answered == 3 and len(fake_batch_api.batch_lines) == 3
+
+
+def test_lines_built_by_a_stale_process_are_not_recorded_twice(project, fake_batch_api):
+    profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
+    run_id = run_queue.create_run(project, profile, _tasks(project, 3))
+    _, stale = provider_batch.build_requests(project, run_id, profile=profile)   # another process, earlier
+    provider_batch.submit(project, run_id, profile=profile)
+    ids = [line["custom_id"] for line in stale.lines]
+    assert provider_batch._record_batch(project, run_id, stale, ids, kind="api") == (None, [])
+    assert len(provider_batch.batch_states(project, run_id)) == 1

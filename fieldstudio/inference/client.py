@@ -207,6 +207,8 @@ def result_from_body(body: Any, latency_s: float = 0.0) -> ChatResult:
 
     if not isinstance(body, dict):
         raise ValueError("the response body is not a JSON object")
+    # servers that leave out the envelope's bookkeeping fields still give a readable reply
+    body = {"id": "", "object": "chat.completion", "created": 0, "model": "", **body}
     try:
         response = ChatCompletion.model_validate(body)
     except ValidationError as exc:

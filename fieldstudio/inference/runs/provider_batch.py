@@ -97,21 +97,19 @@ class BatchRequests:
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     settled: int = 0
 
-    def chunks(self) -> Iterator[tuple[list[str], bytes]]:
-        """(answer ids, JSONL bytes) of each input file, within OpenAI's `MAX_LINES` and `MAX_BYTES` per batch."""
-        ids: list[str] = []
-        parts: list[bytes] = []
+    def chunks(self) -> Iterator[dict[str, bytes]]:
+        """Answer id -> JSONL line (bytes) of each input file, within OpenAI's `MAX_LINES` and `MAX_BYTES` per batch."""
+        part: dict[str, bytes] = {}
         size = 0
         for line in self.lines:
             data = json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-            if ids and (len(ids) >= MAX_LINES or size + len(data) > MAX_BYTES):
-                yield ids, b"".join(parts)
-                ids, parts, size = [], [], 0
-            ids.append(line["custom_id"])
-            parts.append(data)
+            if part and (len(part) >= MAX_LINES or size + len(data) > MAX_BYTES):
+                yield part
+                part, size = {}, 0
+            part[line["custom_id"]] = data
             size += len(data)
-        if ids:
-            yield ids, b"".join(parts)
+        if part:
+            yield part
 
 
 def _load_run(project: Project, run_id: str) -> Run:
@@ -182,9 +180,22 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
     return profile, out
 
 
-def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer_ids: list[str], **values: Any) -> str:
-    """Store a batch row and its answers' frames and request traces in one transaction; returns the row id."""
+def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer_ids: list[str],
+                  **values: Any) -> tuple[str | None, list[str]]:
+    """Store a batch row and its answers' frames and request traces in one transaction.
+
+    Answers another process finished or put in an open batch since the lines were built are left out
+    (the write transaction makes the check and the record one step), so no request is sent twice.
+    Returns (the row id, the answer ids recorded); (None, []) when none was left.
+    """
     with project.write() as s:
+        taken = {a for ids in s.scalars(select(ProviderBatch.answer_ids).where(
+            ProviderBatch.run_id == run_id, ProviderBatch.imported_at.is_(None))) for a in ids or []}
+        pending = set(s.scalars(select(Answer.id).where(Answer.run_id == run_id, Answer.raw_text.is_(None),
+                                                        Answer.error.is_(None))))
+        answer_ids = [a for a in answer_ids if a in pending and a not in taken]
+        if not answer_ids:
+            return None, []
         row = ProviderBatch(run_id=run_id, answer_ids=list(answer_ids), **values)
         s.add(row)
         s.flush()
@@ -192,7 +203,7 @@ def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer
                   [{"b_id": a, "frames": requests.traces[a]["frames"],
                     "trace": [{**requests.traces[a]["trace"][0], "batch": row.id}]} for a in answer_ids])
         s.get(Run, run_id).status = "batch"
-        return row.id
+        return row.id, answer_ids
 
 
 # -- the Batch API -------------------------------------------------------------------------------
@@ -248,9 +259,12 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
         return made
     client = client or _client(profile)
     once = client.with_options(max_retries=0)
-    for answer_ids, data in requests.chunks():
-        row_id = _record_batch(project, run_id, requests, answer_ids, kind="api", status="submitting")
+    for part in requests.chunks():
+        row_id, answer_ids = _record_batch(project, run_id, requests, list(part), kind="api", status="submitting")
+        if row_id is None:
+            continue
         made.append(row_id)
+        data = b"".join(part[a] for a in answer_ids)
         try:
             uploaded = _call(profile, "uploading the batch file", lambda: once.files.create(
                 file=(f"fieldstudio-{run_id[:8]}-{row_id[:8]}.jsonl", data, "application/jsonl"), purpose="batch"))
@@ -380,7 +394,19 @@ def wait(project: Project, run_id: str, *, profile: ModelProfile | None = None, 
         progress(done, total)
         if not rows or cancelled() or (timeout_s is not None and time.monotonic() - started >= timeout_s):
             return [r.status for r in rows]
-        sleep(interval_s)
+        _pause(interval_s, sleep, cancelled)
+
+
+def _pause(seconds: float, sleep: Callable[[float], None], cancelled: Cancelled) -> None:
+    """Sleep `seconds` in steps of at most 0.2 s, returning early once `cancelled()` (Ctrl-C, Stop)."""
+    if seconds <= 0:
+        sleep(0)
+        return
+    waited = 0.0
+    while waited < seconds and not cancelled():
+        step = min(0.2, seconds - waited)
+        sleep(step)
+        waited += step
 
 
 def send_and_collect(project: Project, run_ids: list[str], profiles: list[ModelProfile | None] | None = None, *,
@@ -411,11 +437,7 @@ def send_and_collect(project: Project, run_ids: list[str], profiles: list[ModelP
         progress(done, total)
         if not still_open or cancelled():
             break
-        waited = 0.0
-        while waited < interval_s and not cancelled():  # a cancel is seen within 0.2 s
-            step = min(0.2, interval_s - waited)
-            sleep(step)
-            waited += step
+        _pause(interval_s, sleep, cancelled)
     summaries = [run_summary(project, run_id) for run_id in run_ids]
     return BatchResult(summaries, cancelled=any(s.in_batch for s in summaries))
 
@@ -464,7 +486,12 @@ def write_file(project: Project, run_id: str, path: Path, *, profile: ModelProfi
     except OSError as exc:
         raise BatchError(f"{path}: cannot write the batch file ({exc.strerror or exc})") from None
     ids = [line["custom_id"] for line in requests.lines]
-    return _record_batch(project, run_id, requests, ids, kind="file", status="written", path=str(path)), len(ids)
+    row_id, recorded = _record_batch(project, run_id, requests, ids, kind="file", status="written", path=str(path))
+    if len(recorded) != len(ids):  # another process took some meanwhile: the file holds only the rest
+        kept = set(recorded)
+        atomic_write_bytes(path, b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                                          + b"\n" for line in requests.lines if line["custom_id"] in kept))
+    return row_id, len(recorded)
 
 
 def parse_jsonl(data: bytes | str, source: str) -> list[dict[str, Any]]:
@@ -642,12 +669,13 @@ def import_lines(project: Project, row_id: str, lines: Iterable[dict[str, Any]],
             report.answered += outcome.error_kind is None
         values.append(_batch_values(answer_id, outcome, answer_log, row.id, frames, trace))
     with project.read() as s:
-        status = s.get(ProviderBatch, row_id).status
+        stored = s.get(ProviderBatch, row_id)
+        status, batch_error = stored.status, stored.error
     no_line = _NO_LINE_KIND.get(status, "batch_missing")
     for answer_id in sorted(set(answers) - seen):
         _task_id, frames, trace = answers[answer_id]
         outcome = StrategyOutcome(None, None, no_line, f"{profile.name} {where} ended ({status}) without a reply "
-                                  "for this request")
+                                  "for this request" + (f"; the provider said: {batch_error}" if batch_error else ""))
         values.append(_batch_values(answer_id, outcome, AnswerLog(), row.id, frames, trace))
         report.missing += 1
     with project.write() as s:

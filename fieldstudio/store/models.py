@@ -342,7 +342,9 @@ class ProviderBatch(Base):
 
     ``kind`` is ``api`` (uploaded: ``input_file_id``, ``provider_batch_id``, later ``output_file_id`` and
     ``error_file_id``) or ``file`` (written to ``path``; its output is imported by hand). ``answer_ids`` lists
-    the answers whose requests it holds (each line's ``custom_id`` is the answer id). ``status`` is the
+    the answers whose requests it holds (each line's ``custom_id`` is the answer id); ``requests`` keeps, per
+    answer id, the frames sent and the request's trace entry until the reply is imported (loaded only when
+    asked for: it can be large). ``status`` is the
     provider's (``validating``, ``in_progress``, ``finalizing``, ``completed``, ``failed``, ``expired``,
     ``cancelling``, ``cancelled``) or ours before and after it: ``submitting`` (recorded before the batch is
     created, so an interrupted submission is found again), ``written`` (a file batch) and ``abandoned``.
@@ -361,6 +363,7 @@ class ProviderBatch(Base):
     path: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(32), default="submitting")
     answer_ids: Mapped[list[Any]] = mapped_column(JSON)
+    requests: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
     request_counts: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, null, select
+from sqlalchemy import select
 
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError, NotFound
@@ -88,7 +88,8 @@ class BatchRequests:
 
     Attributes:
         lines: Batch API input objects (``custom_id`` = answer id), in answer id order.
-        traces: per answer id, the ``frames`` and ``trace`` the pending answer keeps until its reply arrives.
+        traces: per answer id, the ``frames`` sent and the ``trace`` of the request, kept with the batch
+            (``ProviderBatch.requests``) until the reply arrives and becomes the answer's.
         settled: answers finished while building: answered from the cache, or refused before sending
             (missing media, rejected inputs, too many images...); they are in no line.
     """
@@ -182,7 +183,7 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
 
 def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer_ids: list[str],
                   **values: Any) -> tuple[str | None, list[str]]:
-    """Store a batch row and its answers' frames and request traces in one transaction.
+    """Store a batch row with its answers' frames and request traces (`BatchRequests.traces`).
 
     Answers another process finished or put in an open batch since the lines were built are left out
     (the write transaction makes the check and the record one step), so no request is sent twice.
@@ -196,12 +197,10 @@ def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer
         answer_ids = [a for a in answer_ids if a in pending and a not in taken]
         if not answer_ids:
             return None, []
-        row = ProviderBatch(run_id=run_id, answer_ids=list(answer_ids), **values)
+        # one row with every request's record: 10,000 answer updates would cost seconds
+        row = ProviderBatch(run_id=run_id, answer_ids=list(answer_ids),
+                            requests={a: requests.traces[a] for a in answer_ids}, **values)
         s.add(row)
-        s.flush()
-        s.connection().execute(Answer.__table__.update().where(Answer.id == bindparam("b_id")),  # executemany
-                  [{"b_id": a, "frames": requests.traces[a]["frames"],
-                    "trace": [{**requests.traces[a]["trace"][0], "batch": row.id}]} for a in answer_ids])
         s.get(Run, run_id).status = "batch"
         return row.id, answer_ids
 
@@ -292,8 +291,6 @@ def _drop_batch(project: Project, row_id: str) -> None:
     with project.write() as s:
         row = s.get(ProviderBatch, row_id)
         if row is not None:
-            s.execute(Answer.__table__.update().where(Answer.id.in_(list(row.answer_ids)), Answer.raw_text.is_(None),
-                                                      Answer.error.is_(None)).values(frames=null(), trace=null()))
             s.delete(row)
 
 
@@ -612,9 +609,10 @@ def import_lines(project: Project, row_id: str, lines: Iterable[dict[str, Any]],
         if row is None:
             raise NotFound(f"no batch {row_id!r} in {project.path.name}")
         run = s.get(Run, row.run_id)
-        answers = {a.id: (a.task_id, a.frames, a.trace) for a in s.scalars(
-            select(Answer).where(Answer.id.in_(list(row.answer_ids)), Answer.raw_text.is_(None),
-                                 Answer.error.is_(None)))}
+        sent = row.requests or {}
+        answers = {a: (t, (sent.get(a) or {}).get("frames"), (sent.get(a) or {}).get("trace"))
+                   for a, t in s.execute(select(Answer.id, Answer.task_id).where(
+                       Answer.id.in_(list(row.answer_ids)), Answer.raw_text.is_(None), Answer.error.is_(None)))}
     if row.imported_at is not None:
         return ImportReport()
     profile = profile_for_run(project, run, profile)

@@ -26,6 +26,7 @@ def upgrade() -> None:
     sa.Column('path', sa.Text(), nullable=True),
     sa.Column('status', sa.String(length=32), nullable=False),
     sa.Column('answer_ids', sa.JSON(), nullable=False),
+    sa.Column('requests', sa.JSON(), nullable=True),
     sa.Column('request_counts', sa.JSON(), nullable=True),
     sa.Column('error', sa.Text(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),

@@ -282,3 +282,32 @@ def test_lines_built_by_a_stale_process_are_not_recorded_twice(project, fake_bat
     ids = [line["custom_id"] for line in stale.lines]
     assert provider_batch._record_batch(project, run_id, stale, ids, kind="api") == (None, [])
     assert len(provider_batch.batch_states(project, run_id)) == 1
+
+
+def test_cache_keys_of_text_and_image_messages_are_those_of_the_canonical_json():
+    import hashlib
+
+    from fieldstudio.inference import cache
+
+    def canonical(value) -> str:
+        return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False,
+                                         separators=(",", ":")).encode()).hexdigest()
+
+    text = [{"role": "system", "content": "Ünïcode rules"}, {"role": "user", "content": [{"type": "text", "text": "q"}]}]
+    assert cache.messages_hash(text) == canonical(text)
+    url = "data:image/jpeg;base64,AAAA"
+    image = [{"role": "user", "content": [{"type": "text", "text": "q"},
+                                          {"type": "image_url", "image_url": {"url": url, "detail": "low"}}]}]
+    stripped = [{"role": "user", "content": [{"type": "text", "text": "q"},
+                                             {"type": "image_url", "image_url": {"url": "sha256:abc", "detail": "low"}}]}]
+    assert cache.messages_hash(image, {url: "abc"}) == canonical(stripped)
+
+
+def test_deleting_a_run_deletes_its_batches(project, fake_batch_api):
+    from fieldstudio.inference.runs.records import delete_run
+
+    profile = fake_profile(fake_batch_api, batch_api=True)
+    run_id = run_queue.create_run(project, profile, _tasks(project, 2))
+    provider_batch.submit(project, run_id, profile=profile)
+    delete_run(project, run_id)
+    assert provider_batch.batch_states(project) == []

@@ -18,6 +18,8 @@ Routes (as OpenAI documents them):
 
 ``server.batch_lines`` records every line run (a `RecordedRequest` each, path ``/v1/chat/completions``);
 ``server.hold = True`` keeps batches ``in_progress`` (as a long batch would be) until it is set back;
+``server.expire_after = N`` lets a batch run N lines and then expire (status ``expired``): each line not
+run goes to the error file with ``response: null`` and ``error: {"code": "batch_expired", ...}``;
 ``server.lose_next_create`` makes the next ``POST /v1/batches`` create the batch but answer 500, as a
 response lost on the way back would look.
 """
@@ -49,6 +51,7 @@ class FakeBatchAPI(FakeOpenAI):
         self.batch_lines: list[RecordedRequest] = []
         self.lose_next_create = False
         self.hold = False
+        self.expire_after: int | None = None
         self._ids = itertools.count(1)
 
     def new_id(self, prefix: str) -> str:
@@ -201,8 +204,11 @@ class _BatchHandler(_Handler):
         elif status == "in_progress" and not self.fake.hold:
             batch.update(status="finalizing", finalizing_at=now)
         elif status == "finalizing":
-            self._run_lines(batch)
-            batch.update(status="completed", completed_at=now)
+            expired = self._run_lines(batch)
+            if expired:
+                batch.update(status="expired", expired_at=now)
+            else:
+                batch.update(status="completed", completed_at=now)
 
     def _validate(self, batch: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         data = self.fake.files[batch["input_file_id"]]["data"]
@@ -224,9 +230,16 @@ class _BatchHandler(_Handler):
             lines.append(line)
         return lines, errors
 
-    def _run_lines(self, batch: dict[str, Any]) -> None:
+    def _run_lines(self, batch: dict[str, Any]) -> bool:
+        """Answer the batch's lines into its output and error files; True when it expired before the end."""
         out, err = [], []
-        for line in batch.get("_lines", []):
+        lines = batch.get("_lines", [])
+        limit = len(lines) if self.fake.expire_after is None else min(self.fake.expire_after, len(lines))
+        for line in lines[limit:]:
+            err.append(json.dumps({"id": self.fake.new_id("batch_req"), "custom_id": line.get("custom_id"),
+                                   "response": None, "error": {"code": "batch_expired", "message": "This request "
+                                   "could not be executed before the completion window expired."}}))
+        for line in lines[:limit]:
             body = line.get("body") or {}
             raw = json.dumps(body).encode()
             request = RecordedRequest("POST", line["url"], {}, body, raw)
@@ -248,6 +261,7 @@ class _BatchHandler(_Handler):
                 data = ("\n".join(lines) + "\n").encode()
                 batch[name] = self.fake.add_file(data, f"{batch['id']}_{name[:-8]}.jsonl", "batch_output")["id"]
         batch["request_counts"] = {"total": len(out) + len(err), "completed": len(out), "failed": len(err)}
+        return limit < len(lines)
 
 
 def _public(batch: dict[str, Any]) -> dict[str, Any]:

@@ -311,3 +311,18 @@ def test_deleting_a_run_deletes_its_batches(project, fake_batch_api):
     provider_batch.submit(project, run_id, profile=profile)
     delete_run(project, run_id)
     assert provider_batch.batch_states(project) == []
+
+
+def test_an_expired_batch_keeps_what_finished_and_fails_the_rest_as_batch_expired(project, fake_batch_api):
+    profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
+    run_id = run_queue.create_run(project, profile, _tasks(project, 5))
+    fake_batch_api.expire_after = 2
+    provider_batch.submit(project, run_id, profile=profile)
+    provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep)
+    assert provider_batch.batch_states(project, run_id)[0].status == "expired"
+    summary = run_queue.run_summary(project, run_id)
+    assert (summary.answered, summary.failed, summary.errors) == (2, 3, {"batch_expired": 3})
+    fake_batch_api.expire_after = None
+    provider_batch.submit(project, run_id, profile=profile, retry_failed=True)
+    provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep)
+    assert run_queue.run_summary(project, run_id).answered == 5 and len(fake_batch_api.batch_lines) == 5

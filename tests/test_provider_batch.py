@@ -326,3 +326,14 @@ def test_an_expired_batch_keeps_what_finished_and_fails_the_rest_as_batch_expire
     provider_batch.submit(project, run_id, profile=profile, retry_failed=True)
     provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep)
     assert run_queue.run_summary(project, run_id).answered == 5 and len(fake_batch_api.batch_lines) == 5
+
+
+def test_a_run_larger_than_one_input_file_goes_out_as_several_batches(project, fake_batch_api, monkeypatch):
+    monkeypatch.setattr(provider_batch, "MAX_LINES", 2)     # OpenAI's limit is 50,000 lines per file
+    profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
+    run_id = run_queue.create_run(project, profile, _tasks(project, 5))
+    made = provider_batch.submit(project, run_id, profile=profile)
+    assert [s.requests for s in provider_batch.batch_states(project, run_id)] == [2, 2, 1] and len(made) == 3
+    assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
+    assert run_queue.run_summary(project, run_id).answered == 5 and len(fake_batch_api.batch_lines) == 5
+    assert list_runs(project, [run_id])[0].batch == "completed, 2 earlier"

@@ -40,7 +40,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from fieldstudio.core.atomic import atomic_write_bytes
+from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.inference import cache
 from fieldstudio.inference.client import (ChatResult, ModelCallError, cost, explain_error, make_client, request_body,
@@ -84,33 +84,34 @@ class BatchError(FieldstudioError):
 
 @dataclass
 class BatchRequests:
-    """A run's requests still to send, built as the normal run path builds them.
+    """Requests built for a batch, as the normal run path builds them.
 
     Attributes:
-        lines: Batch API input objects (``custom_id`` = answer id), in answer id order.
+        encoded: per answer id, its JSONL line (UTF-8 bytes with the newline), in answer id order.
         traces: per answer id, the ``frames`` sent and the ``trace`` of the request, kept with the batch
             (``ProviderBatch.requests``) until the reply arrives and becomes the answer's.
         settled: answers finished while building: answered from the cache, or refused before sending
             (missing media, rejected inputs, too many images...); they are in no line.
+        size: bytes of the lines in `encoded`.
     """
 
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    encoded: dict[str, bytes] = field(default_factory=dict)
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     settled: int = 0
+    size: int = 0
 
-    def chunks(self) -> Iterator[dict[str, bytes]]:
-        """Answer id -> JSONL line (bytes) of each input file, within OpenAI's `MAX_LINES` and `MAX_BYTES` per batch."""
-        part: dict[str, bytes] = {}
-        size = 0
-        for line in self.lines:
-            data = json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-            if part and (len(part) >= MAX_LINES or size + len(data) > MAX_BYTES):
-                yield part
-                part, size = {}, 0
-            part[line["custom_id"]] = data
-            size += len(data)
-        if part:
-            yield part
+    @property
+    def lines(self) -> list[dict[str, Any]]:
+        """The Batch API input objects (``custom_id`` = answer id), decoded."""
+        return [json.loads(data) for data in self.encoded.values()]
+
+    def full(self) -> bool:
+        """True when one more line could exceed OpenAI's `MAX_LINES` or `MAX_BYTES` for one input file."""
+        return len(self.encoded) >= MAX_LINES or self.size >= MAX_BYTES - _LARGEST_LINE
+
+
+#: Room kept below `MAX_BYTES` for the line after the last one that fits (30 frames at ~250 KB, base64).
+_LARGEST_LINE = 12_000_000
 
 
 def _load_run(project: Project, run_id: str) -> Run:
@@ -123,17 +124,9 @@ def _load_run(project: Project, run_id: str) -> Run:
     return run
 
 
-def build_requests(project: Project, run_id: str, *, profile: ModelProfile | None = None, use_cache: bool = True,
-                   retry_failed: bool = False, progress: Progress = lambda done, total: None,
-                   cancelled: Cancelled = lambda: False) -> tuple[ModelProfile, BatchRequests]:
-    """The batch lines of a run's pending answers that are in no open batch.
-
-    Each answer goes through the normal run path (`AnswerExecutor.answer`) with a `send` that defers the
-    request, so cached and refused answers are finished here and only requests to pay become lines.
-    With `retry_failed`, failed answers are made pending first (a resubmission sends only those).
-    Returns (the profile used, the requests). Raises NotFound, BatchError (a strategy of several requests
-    per task), ProfileError (profile missing or changed since the run started).
-    """
+def _prepare(project: Project, run_id: str, profile: ModelProfile | None, retry_failed: bool
+             ) -> tuple[Run, ModelProfile, list[tuple[str, str]]]:
+    """The run, the profile to send with and its (answer id, task id) pending and in no open batch."""
     run = _load_run(project, run_id)
     strategy = get_strategy(run.strategy or "fieldworkarena")
     if not strategy.single_request:
@@ -148,8 +141,15 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
         todo = s.execute(select(Answer.id, Answer.task_id).where(
             Answer.run_id == run_id, Answer.raw_text.is_(None), Answer.error.is_(None)).order_by(Answer.id)).all()
     in_batch = open_batch_answer_ids(project, run_id)
-    todo = [(a, t) for a, t in todo if a not in in_batch]
-    out = BatchRequests()
+    return run, profile, [(a, t) for a, t in todo if a not in in_batch]
+
+
+def _iter_requests(project: Project, run: Run, profile: ModelProfile, todo: list[tuple[str, str]], *,
+                   use_cache: bool, progress: Progress, cancelled: Cancelled
+                   ) -> Iterator[tuple[str, bytes, dict[str, Any]] | None]:
+    """For each answer of `todo`: (answer id, JSONL line, its frames and trace), or None when the normal run
+    path finished it without a request (cache hit, refused input). Tasks are read 500 at a time, so only
+    the lines a caller keeps are in memory."""
     executor = AnswerExecutor(project, run, profile, None, use_cache, cancelled)
 
     def defer(p: ModelProfile, prompt: Prompt, key: str, answer_log: AnswerLog) -> ChatResult:
@@ -157,20 +157,21 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
 
     executor.send = defer
     try:
-        for start in range(0, len(todo), 500):
-            executor.tasks.update((t.id, t) for t in load_tasks(project, [t for _, t in todo[start:start + 500]]))
         for done, (answer_id, task_id) in enumerate(todo):
             if cancelled():
-                break
+                return
+            if task_id not in executor.tasks:
+                executor.tasks.clear()
+                executor.tasks.update((t.id, t) for t in load_tasks(project, [t for _, t in todo[done:done + 500]]))
             try:
                 executor.answer(answer_id, task_id)
-                out.settled += 1
+                yield None
             except RequestDeferred as deferred:
                 prompt = deferred.prompt
                 body = request_body(deferred.profile, prompt.messages, max_tokens=prompt.max_tokens,
                                     response_format=prompt.response_format, extra_body=prompt.extra_body)
-                out.lines.append({"custom_id": answer_id, "method": "POST", "url": ENDPOINT, "body": body})
-                out.traces[answer_id] = {
+                line = {"custom_id": answer_id, "method": "POST", "url": ENDPOINT, "body": body}
+                yield answer_id, json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n", {
                     "frames": [im.record(request=0) for im in prompt.images],
                     "trace": [{"type": "request", "purpose": prompt.purpose, "profile": deferred.profile.name,
                                "cache_key": deferred.key, "images": len(prompt.images),
@@ -178,7 +179,44 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
             progress(done + 1, len(todo))
     finally:
         executor.close()
-    return profile, out
+
+
+def _batches_of(requests: Iterator[tuple[str, bytes, dict[str, Any]] | None], *, limit: bool
+                ) -> Iterator[BatchRequests]:
+    """Group built requests into BatchRequests, each within one input file's limits when `limit`.
+
+    The last one may be empty (holding only the count of settled answers)."""
+    part = BatchRequests()
+    for item in requests:
+        if item is None:
+            part.settled += 1
+            continue
+        answer_id, data, trace = item
+        part.encoded[answer_id] = data
+        part.traces[answer_id] = trace
+        part.size += len(data)
+        if limit and part.full():
+            yield part
+            part = BatchRequests()
+    yield part
+
+
+def build_requests(project: Project, run_id: str, *, profile: ModelProfile | None = None, use_cache: bool = True,
+                   retry_failed: bool = False, progress: Progress = lambda done, total: None,
+                   cancelled: Cancelled = lambda: False) -> tuple[ModelProfile, BatchRequests]:
+    """Every batch line of a run's pending answers that are in no open batch (all in memory: for small runs
+    and checks; `submit` and `write_file` stream them).
+
+    Each answer goes through the normal run path (`AnswerExecutor.answer`) with a `send` that defers the
+    request, so cached and refused answers are finished here and only requests to pay become lines.
+    With `retry_failed`, failed answers are made pending first (a resubmission sends only those).
+    Returns (the profile used, the requests). Raises NotFound, BatchError (a strategy of several requests
+    per task), ProfileError (profile missing or changed since the run started).
+    """
+    run, profile, todo = _prepare(project, run_id, profile, retry_failed)
+    requests = _iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
+                              cancelled=cancelled)
+    return profile, next(_batches_of(requests, limit=False))
 
 
 def _record_batch(project: Project, run_id: str, requests: BatchRequests, answer_ids: list[str],
@@ -249,21 +287,23 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
     checked = profile_for_run(project, run, profile)
     if not checked.batch_api:
         raise BatchError(f"the profile {checked.name!r} does not offer a Batch API; add it again with `fieldstudio models "
-                         f"add {checked.name} ... --batch-api --replace`, or write the requests to a file for vllm run-batch")
-    profile, requests = build_requests(project, run_id, profile=checked, use_cache=use_cache,
-                                       retry_failed=retry_failed, progress=progress, cancelled=cancelled)
+                         f"add {checked.name} ... --batch-api --replace`, or write the requests to a file for vllm "
+                         "run-batch")
+    run, profile, todo = _prepare(project, run_id, checked, retry_failed)
     made: list[str] = []
-    if not requests.lines:
-        _finish_run(project, run_id)
-        return made
-    client = client or _client(profile)
-    once = client.with_options(max_retries=0)
-    for part in requests.chunks():
-        row_id, answer_ids = _record_batch(project, run_id, requests, list(part), kind="api", status="submitting")
+    once = None
+    requests = _iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
+                              cancelled=cancelled)
+    for part in _batches_of(requests, limit=True):   # one input file in memory at a time
+        if not part.encoded:
+            continue
+        row_id, answer_ids = _record_batch(project, run_id, part, list(part.encoded), kind="api", status="submitting")
         if row_id is None:
             continue
         made.append(row_id)
-        data = b"".join(part[a] for a in answer_ids)
+        data = b"".join(part.encoded[a] for a in answer_ids)
+        if once is None:
+            once = (client or _client(profile)).with_options(max_retries=0)
         try:
             uploaded = _call(profile, "uploading the batch file", lambda: once.files.create(
                 file=(f"fieldstudio-{run_id[:8]}-{row_id[:8]}.jsonl", data, "application/jsonl"), purpose="batch"))
@@ -272,6 +312,8 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
             raise
         _update_batch(project, row_id, input_file_id=uploaded.id)
         _create(project, profile, once, row_id, run_id, uploaded.id)
+    if not made:
+        _finish_run(project, run_id)
     return made
 
 
@@ -471,24 +513,36 @@ def write_file(project: Project, run_id: str, path: Path, *, profile: ModelProfi
     written atomically. Raises BatchError when `path` cannot be written (the batch is then not recorded).
     """
     path = Path(path)
-    profile, requests = build_requests(project, run_id, profile=profile, use_cache=use_cache,
-                                       retry_failed=retry_failed, progress=progress)
-    if not requests.lines:
+    run, profile, todo = _prepare(project, run_id, profile, retry_failed)
+    requests = _iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
+                              cancelled=lambda: False)
+    traces: dict[str, dict[str, Any]] = {}
+    try:
+        with atomic_writer(path, "wb") as fh:
+            for item in requests:
+                if item is not None:
+                    fh.write(item[1])
+                    traces[item[0]] = item[2]
+            if not traces:
+                raise _NothingToWrite
+            ids = list(traces)
+            row_id, recorded = _record_batch(project, run_id, BatchRequests(traces=traces), ids, kind="file",
+                                             status="written", path=str(path))
+            if len(recorded) != len(ids):
+                if row_id is not None:
+                    _drop_batch(project, row_id)
+                raise BatchError(f"{path}: another process sent {len(ids) - len(recorded)} of these requests "
+                                 "meanwhile; nothing was written, write the file again")
+    except _NothingToWrite:
         _finish_run(project, run_id)
         return None, 0
-    data = b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-                    for line in requests.lines)
-    try:
-        atomic_write_bytes(path, data)
     except OSError as exc:
         raise BatchError(f"{path}: cannot write the batch file ({exc.strerror or exc})") from None
-    ids = [line["custom_id"] for line in requests.lines]
-    row_id, recorded = _record_batch(project, run_id, requests, ids, kind="file", status="written", path=str(path))
-    if len(recorded) != len(ids):  # another process took some meanwhile: the file holds only the rest
-        kept = set(recorded)
-        atomic_write_bytes(path, b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                                          + b"\n" for line in requests.lines if line["custom_id"] in kept))
     return row_id, len(recorded)
+
+
+class _NothingToWrite(Exception):
+    """Every request was settled without a line: no file is written."""
 
 
 def parse_jsonl(data: bytes | str, source: str) -> list[dict[str, Any]]:

@@ -286,9 +286,9 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
     run = _load_run(project, run_id)
     checked = profile_for_run(project, run, profile)
     if not checked.batch_api:
-        raise BatchError(f"the profile {checked.name!r} does not offer a Batch API; add it again with `fieldstudio models "
-                         f"add {checked.name} ... --batch-api --replace`, or write the requests to a file for vllm "
-                         "run-batch")
+        raise BatchError(f"the profile {checked.name!r} does not offer a Batch API; add it again with "
+                         f"`fieldstudio models add {checked.name} ... --batch-api --replace`, or write the requests "
+                         "to a file for vllm run-batch")
     run, profile, todo = _prepare(project, run_id, checked, retry_failed)
     made: list[str] = []
     once = None
@@ -827,5 +827,6 @@ def batch_states(project: Project, run_id: str | None = None) -> list[BatchState
 
 
 __all__ = ["BatchError", "BatchRequests", "BatchState", "ImportReport", "ENDPOINT", "FINAL_STATUSES",
-           "build_requests", "submit", "refresh", "wait", "send_and_collect", "cancel", "write_file", "import_file", "import_lines",
+           "build_requests", "submit", "refresh", "wait", "send_and_collect", "cancel", "write_file", "import_file",
+           "import_lines",
            "parse_jsonl", "batch_states"]

@@ -225,8 +225,9 @@ class AnswerExecutor:
             else:
                 result = self.send(profile, prompt, key, answer_log)
                 paid = original = cost(profile, result)
-            answer_log.requests.append(RequestRecord(prompt.purpose, profile.name, result, hit is not None, paid, original,
-                                                list(prompt.images), key, prompt_texts(prompt.messages)))
+            answer_log.requests.append(RequestRecord(prompt.purpose, profile.name, result, hit is not None, paid,
+                                                     original, list(prompt.images), key,
+                                                     prompt_texts(prompt.messages)))
             answer_log.flag = reply_flag(result)
             if hit is None and answer_log.flag is None:  # refusals and filtered replies are not cached: a retry
                 answer_log.unsaved.append((key, result, paid))  # (--retry-failed) asks the endpoint again
@@ -320,7 +321,8 @@ class AnswerExecutor:
         return values
 
 
-#: Writes a finished answer (`AnswerExecutor.answer_values`); only a pending one, so an answer another executor finished first stays as it is.
+#: Writes a finished answer (`AnswerExecutor.answer_values`); only a pending one, so an answer another executor
+#: finished first stays as it is.
 _ANSWER_COLUMNS = ("raw_text", "parsed", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
                    "cached_tokens", "latency_s", "cost_usd", "from_cache", "retries", "frames", "trace", "created_at")
 UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), Answer.raw_text.is_(None),

@@ -177,9 +177,11 @@ class ModelProfilesEditor(QWidget):
             edit.setPlaceholderText(hint)
         self.prices_date = QLineEdit()
         self.prices_date.setPlaceholderText("when the prices were read, e.g. 2026-03-01")
-        self.batch_api = QCheckBox("offers OpenAI's Batch API (/v1/files, /v1/batches)")
+        self.batch_api = QCheckBox("offers a Batch API")
+        self.batch_api.setToolTip("The endpoint serves OpenAI's Batch API (/v1/files and /v1/batches): runs can be "
+                                  "sent as batches, at the batch price")
         self.batch_discount = QLineEdit()
-        self.batch_discount.setPlaceholderText("fraction off every price for batches, e.g. 0.5; empty: unknown")
+        self.batch_discount.setPlaceholderText("fraction off each price, e.g. 0.5; empty: unknown")
         self.max_images = QSpinBox()
         self.max_images.setRange(0, 1000)
         self.max_images.setSpecialValueText("no limit")

@@ -102,3 +102,43 @@ def test_batch_refusals_are_clear(app, project_file, fake_openai):
     assert both.exit_code == 2 and "not both" in both.output
     chunked = runner.invoke(app, ["run", str(project_file), "-m", "fake", "-s", "chunked", "--batch-out", "y.jsonl"])
     assert chunked.exit_code == 2 and "several requests per task" in chunked.output
+
+
+def test_a_killed_process_batch_is_collected_by_another_by_its_stored_id(tmp_path, fake_batch_api):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from fieldstudio.inference.runs import provider_batch
+    from fieldstudio.inference.runs import queue as run_queue
+
+    profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
+    profiles.add_profile(profile)
+    path = tmp_path / "killed.fieldstudio"
+    with Project.create(path) as p:
+        run_id = run_queue.create_run(p, profile, [add_task(p, f"question {i}") for i in range(6)])
+    fake_batch_api.hold = True                  # the batch stays in progress while the process waits
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "fieldstudio", "run", "batch-resume", str(path), run_id,
+                             "--poll-interval", "0.1"], env={**os.environ, "PYTHONPATH": str(root)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with Project.open(path) as p:
+                states = provider_batch.batch_states(p, run_id)
+            if states and states[0].status == "in_progress":
+                break
+            time.sleep(0.2)
+        assert states and states[0].status == "in_progress", states
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    fake_batch_api.hold = False
+    with Project.open(path) as p:
+        assert provider_batch.wait(p, run_id, profile=profile, interval_s=0) == []
+        summary = run_queue.run_summary(p, run_id)
+    assert (summary.answered, summary.pending) == (6, 0)
+    assert len(fake_batch_api.batches) == 1 and len(fake_batch_api.batch_lines) == 6

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_batch_api import fake_batch_api  # noqa: F401
 from tests.fake_openai import fake_openai  # noqa: F401
 from tests.video_fixtures import make_all
 

@@ -7,7 +7,8 @@ Geometry is stored raw, in pixels of the upright full-resolution frame; calibrat
 JSON columns hold small structured values (points, attributes, tolerances), never large blobs.
 
 The schema is created by the Alembic migration ``0001_initial``; later changes add migrations
-(``0002_judge_audit``: the judge audit's marks).
+(``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
+batches of runs).
 """
 
 from __future__ import annotations
@@ -335,6 +336,39 @@ class Answer(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (UniqueConstraint("run_id", "task_id", name="uq_answer_run_task"),)
+
+
+class ProviderBatch(Base):
+    """One batch of a run's requests sent through a provider's Batch API, or written to a file for ``vllm run-batch``.
+
+    ``kind`` is ``api`` (uploaded: ``input_file_id``, ``provider_batch_id``, later ``output_file_id`` and
+    ``error_file_id``) or ``file`` (written to ``path``; its output is imported by hand). ``answer_ids`` lists
+    the answers whose requests it holds (each line's ``custom_id`` is the answer id); ``requests`` keeps, per
+    answer id, the frames sent and the request's trace entry until the reply is imported (loaded only when
+    asked for: it can be large). ``status`` is the
+    provider's (``validating``, ``in_progress``, ``finalizing``, ``completed``, ``failed``, ``expired``,
+    ``cancelling``, ``cancelled``) or ours before and after it: ``submitting`` (recorded before the batch is
+    created, so an interrupted submission is found again), ``written`` (a file batch) and ``abandoned``.
+    A batch is open until ``imported_at`` is set: its answers are never sent again meanwhile.
+    ``request_counts`` is the provider's ``{total, completed, failed}``.
+    """
+
+    __tablename__ = "provider_batch"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    run_id: Mapped[str] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="api")  # api | file
+    provider_batch_id: Mapped[str | None] = mapped_column(String(200))
+    input_file_id: Mapped[str | None] = mapped_column(String(200))
+    output_file_id: Mapped[str | None] = mapped_column(String(200))
+    error_file_id: Mapped[str | None] = mapped_column(String(200))
+    path: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32), default="submitting")
+    answer_ids: Mapped[list[Any]] = mapped_column(JSON)
+    requests: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
+    request_counts: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    imported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Score(Base):

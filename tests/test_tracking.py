@@ -44,7 +44,8 @@ def test_forward_track_keeps_iou_with_the_truth_and_one_undo_removes_it(tmp_path
     p, media_id = _project(tmp_path, clips["wave"])
     start_id = _box_on(p, media_id, 0, "wave")
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 149)
-    assert result.stop == "reached" and result.frames_followed == 149, result.message
+    assert result.stop == "end" and result.frames_followed == 149, result.message
+    assert "reached the last frame of the video" in result.message
     # keyframes every 5 frames from the start (a keyframe already) and on the last frame
     assert sorted(result.keyframes) == [*range(5, 149, 5), 149]
     edit = tracking.stretch_edit(p, result)
@@ -66,7 +67,7 @@ def test_backward_track_from_the_last_frame(tmp_path, clips):
     p, media_id = _project(tmp_path, clips["wave"])
     start_id = _box_on(p, media_id, 149, "wave", track_id=4)
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 0, every=10)
-    assert result.stop == "reached" and result.last_frame == 0, result.message
+    assert result.stop == "end" and result.last_frame == 0, result.message
     assert sorted(result.keyframes) == [0, *range(9, 149, 10)]
     tracking.stretch_edit(p, result).do()
     ious = _stored_ious(p, media_id, 4, range(150), "wave")

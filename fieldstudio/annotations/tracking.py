@@ -205,7 +205,8 @@ class TrackResult:
     """What :func:`follow_box` found. ``boxes``: every frame followed (the start included), full-resolution
     ``(x1, y1, x2, y2)``; ``keyframes``: the frames to store (a subset of ``boxes``, see the module).
 
-    ``stop`` is "reached" (the frame asked for), "end" (first or last frame of the video), "keyframe"
+    ``stop`` is "reached" (the frame asked for), "end" (the first or last frame of the video, asked for or
+    not), "keyframe"
     (just before the track's next keyframe), "lost", "left_frame" or "cancelled"; ``stop_frame`` is the
     frame it could not follow (None unless lost, left the frame or cancelled). ``seconds`` is the time taken.
     """
@@ -311,7 +312,7 @@ def follow_box(project: Project, start: TrackStart, to_frame: int, *, every: int
         if target == f0:
             raise TrackingError(f"frame {to_frame} is the start frame {f0}: nothing to track")
         direction = 1 if target > f0 else -1
-        limit, at_limit = target, "reached" if target == to_frame else "end"
+        limit, at_limit = target, "end" if target in (0, n - 1) else "reached"
         if start.track_id is not None:
             ahead = [r.frame_index for r in ann.track_keyframes(project, start.media_id, start.track_id)
                      if (r.frame_index - f0) * direction > 0]
@@ -383,7 +384,7 @@ def describe(result: TrackResult, limit: int | None = None) -> str:
     who = f"track {s.track_id}" if s.track_id is not None else "the box"
     span = (f"frames {min(s.frame_index, result.last_frame)}-{max(s.frame_index, result.last_frame)}"
             if result.frames_followed else "no frame")
-    kept = f"{who}: followed {result.frames_followed} frame(s) ({span}), {len(result.keyframes)} keyframe(s) to store"
+    kept = f"{who}: followed {result.frames_followed} frame(s) ({span}), {len(result.keyframes)} new keyframe(s)"
     why = {
         "reached": f"reached frame {result.last_frame}",
         "end": "reached the " + ("last" if result.direction > 0 else "first") + " frame of the video",

@@ -416,6 +416,17 @@ def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool)
                 _check_track_frame(s, row)
 
 
+def set_labels(project: Project, labels_of: dict[str, str | None]) -> None:
+    """Give each annotation id its label id, in one transaction (a redo after the labels were re-created:
+    deleting a label clears it from the soft-deleted marks that used it). Raises NotFound."""
+    with project.write() as s:
+        for annotation_id, label_id in labels_of.items():
+            row = _row(s, annotation_id)
+            _check_label(s, label_id)
+            row.label_id = label_id
+            row.updated_at = utcnow()
+
+
 def delete(project: Project, annotation_id: str) -> None:
     """Soft-delete an annotation (it disappears from lists and exports; :func:`restore` undoes it)."""
     _set_deleted(project, [annotation_id], True)

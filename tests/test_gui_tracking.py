@@ -107,3 +107,32 @@ def test_track_forward_stores_one_undoable_stretch(window, qtbot):
     window.grab().save(str(window.project.path.with_name("tracked.png")))
     window.actions["undo"].trigger()  # one undo removes the whole stretch
     assert [k.frame_index for k in _keyframes(window, 1)] == [0]
+
+
+def test_file_import_annotations_is_one_undoable_edit_with_a_report(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog
+
+    from fieldstudio.gui.annotation_import import CHOICES
+
+    open_media(window, qtbot, CLIP)
+    xml = tmp_path / "walk.xml"
+    xml.write_text('<annotations><meta><task><source>wave.mp4</source></task></meta><track id="0" label="worker">'
+                   '<box frame="3" keyframe="1" outside="0" xtl="10" ytl="20" xbr="50" ybr="80"/>'
+                   '<box frame="9" keyframe="1" outside="0" xtl="30" ytl="20" xbr="70" ybr="80"/></track>'
+                   '<track id="1" label="worker"><box frame="99" keyframe="1" outside="0" xtl="1" ytl="1" '
+                   'xbr="5" ybr="5"/></track></annotations>')
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (CHOICES["cvat"][0], True))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(xml), ""))
+    window.actions["import_annotations"].trigger()
+    qtbot.waitUntil(lambda: any(w.objectName() == "annotation_import_report" and w.isVisible()
+                                for w in QApplication.topLevelWidgets()), timeout=20000)
+    (report,) = [w for w in QApplication.topLevelWidgets() if w.objectName() == "annotation_import_report"]
+    text = report.text.toPlainText()
+    assert "wave.mp4: 2 box(es), 1 track(s)" in text and "frame 99 is outside" in text
+    assert [(k.frame_index, k.label_name) for k in _keyframes(window, 1)] == [(3, "worker"), (9, "worker")]
+    report.close()
+    window.actions["undo"].trigger()  # one undo: the boxes and the label created for them
+    assert _keyframes(window, 1) == []
+    from fieldstudio.annotations import labels
+
+    assert labels.list_labels(window.project) == []

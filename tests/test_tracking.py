@@ -132,3 +132,23 @@ def test_a_box_without_a_track_gets_one_in_the_same_edit(tmp_path, clips):
     assert ann.get_annotation(p, start_id).track_id is None
     assert len(ann.list_annotations(p, media_id=media_id, kinds=["box"])) == 1
     p.close()
+
+
+def test_cli_track_stores_the_stretch_and_says_why_it_stopped(tmp_path, clips):
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+
+    p, media_id = _project(tmp_path, clips["exit"])
+    box_id = _box_on(p, media_id, 0, "exit", track_id=2)
+    p.close()
+    runner = CliRunner()
+    res = runner.invoke(app, ["track", str(tmp_path / "t.fieldstudio"), "exit.mp4", "--box", box_id, "--to", "100",
+                              "--every", "10"])
+    assert res.exit_code == 0, res.output
+    assert "the box left the image on frame" in res.output
+    with Project.open(tmp_path / "t.fieldstudio") as p:
+        keys = [r.frame_index for r in ann.track_keyframes(p, media_id, 2)]
+    assert keys[:6] == [0, 10, 20, 30, 40, 50] and 50 < keys[-1] < 69
+    res = runner.invoke(app, ["track", str(tmp_path / "t.fieldstudio"), "exit.mp4", "--box", "nosuch", "--to", "5"])
+    assert res.exit_code == 2 and "no annotation with id 'nosuch'" in res.output

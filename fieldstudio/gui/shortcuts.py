@@ -63,7 +63,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
     **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} (and give it to the selected marks)") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
-    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT or CSV files"),
+    "import_annotations": ("Import a&nnotations…", "", "Boxes and tracks from COCO, YOLO, MOT or CVAT files (one undo)"),
+    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT, CVAT or CSV files"),
 }
 
 

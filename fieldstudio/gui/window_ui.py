@@ -100,6 +100,7 @@ def build_menus(window: QMainWindow) -> None:
         action.setToolTip(tip)
         action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))
     m.addSeparator()
+    m.addAction(a["import_annotations"])
     m.addAction(a["export_annotations"])
     packages = m.addMenu("Rating &packages")
     export_pkg = packages.addAction("&Export a rating set…")

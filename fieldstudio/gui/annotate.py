@@ -198,7 +198,7 @@ class AnnotationController(QObject):
                  "ruler": "Ruler: drag from one point to the other (Esc to stop)",
                  "scale": "Calibrate scale: click the two ends of an object of known length "
                           "(C again: a floor rectangle)",
-                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
+                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
         if tool in hints:
             self.notify(hints[tool])
         elif self.status.currentMessage() in hints.values():
@@ -585,7 +585,8 @@ class AnnotationController(QObject):
         """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
         from fieldstudio.gui.panels.calibration import CalibrationDialog
 
-        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window())
+        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window(),
+                                   image=self.canvas.image(), full_size=self.canvas.image_size())
         dialog.status.connect(self.notify)
         dialog.exec()
 

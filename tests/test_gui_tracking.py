@@ -136,3 +136,27 @@ def test_file_import_annotations_is_one_undoable_edit_with_a_report(window, qtbo
     from fieldstudio.annotations import labels
 
     assert labels.list_labels(window.project) == []
+
+
+def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame(window, qtbot):
+    open_media(window, qtbot, CLIP)
+    window.go_to("#40")
+    wait_idle(window, qtbot)
+    x1, y1, x2, y2 = truth(40, "wave")
+    box_id = ann.add_box(window.project, window.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=40, track_id=5)
+    window.annotator.refresh()
+    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton,
+                     pos=_at(window, (x1 + x2) / 2, (y1 + y2) / 2))
+    assert window.annotator.selected_ids() == [box_id]
+    window.actions["track_backward"].trigger()
+    worker = window.annotator.worker
+    worker.cancel()  # what the progress dialog's Cancel does
+    qtbot.waitUntil(lambda: "cancelled" in window.statusBar().currentMessage() or len(_keyframes(window, 5)) > 1,
+                    timeout=60000)
+    assert "nothing is stored" in window.statusBar().currentMessage()
+    assert [k.frame_index for k in _keyframes(window, 5)] == [40]
+    assert window.annotator.undo_stack.count() == 0
+    window.actions["track_backward"].trigger()  # the box is still selected: this time to the first frame
+    qtbot.waitUntil(lambda: len(_keyframes(window, 5)) > 1, timeout=60000)
+    assert [k.frame_index for k in _keyframes(window, 5)] == [0, *range(5, 41, 5)]
+    assert "reached the first frame" in window.statusBar().currentMessage()

@@ -185,3 +185,15 @@ def test_cli_annotations_import_list_and_export(source, empty, tmp_path):
     res = runner.invoke(app, ["annotations", "import", str(empty.path), str(tmp_path / "c"), "--format", "voc"])
     assert res.exit_code == 2 and "choose one of coco, yolo, mot, cvat" in res.output
     assert N_FRAMES == 30
+
+
+def test_yolo_class_names_from_data_yaml_and_media_forced(source, empty, tmp_path):
+    export_annotations(source, "yolo", tmp_path / "yolo")
+    (tmp_path / "yolo" / "classes.txt").unlink()  # data.yaml's names: {0: "person", 1: "vest"}
+    for f in (tmp_path / "yolo" / "labels").glob("walk_*.txt"):
+        f.unlink()
+    report = importing.import_annotations(empty, tmp_path / "yolo", "yolo")
+    assert [r.label_name for r in ann.list_annotations(empty, kinds=["box"])] == ["person"]
+    assert report.labels_created == ["person"]
+    with pytest.raises(importing.AnnotationImportError, match="no media"):
+        importing.import_annotations(empty, tmp_path / "yolo", "yolo", media="nosuch.mp4")

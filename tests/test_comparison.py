@@ -12,7 +12,7 @@ from fieldstudio.scoring.service import current_scores, override_score
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 
 
 def _score(project, run_id: str, values: dict[str, float | None], *, judge: dict | None = None) -> None:

@@ -15,7 +15,7 @@ from tests.run_fixtures import add_media
 from tests.run_fixtures import add_task as add_task_with_inputs
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 
 
 def _long(rows: list[tuple[str, str, float | None]]) -> pd.DataFrame:

@@ -575,6 +575,34 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     assert dlg.message.text().startswith("The export failed")
 
 
+def test_export_dialog_writes_the_frames_when_images_is_ticked(qtbot, demo_project, tmp_path):
+    # the command line's --images: one image file per labelled image, of the media's own size
+    dlg = ExportDialog(demo_project, None)
+    qtbot.addWidget(dlg)
+    dlg.set_format("mot")
+    assert not dlg.images.isEnabled()          # MOT carries no images
+    dlg.set_format("yolo")
+    assert dlg.images.isEnabled()
+    dlg.images.setChecked(True)
+    n_images, n_boxes, _ = expected_boxes(demo_project)
+    run_export(qtbot, dlg, "yolo", tmp_path / "yolo")
+    labels_dir, images_dir = tmp_path / "yolo" / "labels", tmp_path / "yolo" / "images"
+    stems = sorted(f.stem for f in labels_dir.glob("*.txt"))
+    written = sorted(images_dir.iterdir())
+    assert len(stems) == len(written) == n_images
+    assert sorted(f.stem for f in written) == stems
+    from fieldstudio.store.models import Media
+
+    with demo_project.read() as session:   # upright: a rotated video's frames have width and height swapped
+        sizes = {size for w, h in session.execute(select(Media.width, Media.height)) if w for size in ((w, h), (h, w))}
+    for f in written[:5]:
+        image = cv2.imread(str(f))
+        assert image is not None and (image.shape[1], image.shape[0]) in sizes
+    dlg.images.setChecked(False)
+    run_export(qtbot, dlg, "yolo", tmp_path / "no_images")
+    assert not (tmp_path / "no_images" / "images").exists()
+
+
 def test_missing_media_and_variable_frame_rate_times(qtbot, project):
     """Files that are gone are marked, their marks stay; times are the stored PTS, not index / fps."""
     from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media

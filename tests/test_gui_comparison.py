@@ -20,7 +20,7 @@ from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, Co
 from fieldstudio.store.models import Answer, Score, Task
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 MEDIA = "f" * 32
 # task key -> (external id, category, scenario, answer type, query)
 TASKS = {

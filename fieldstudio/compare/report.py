@@ -43,7 +43,7 @@ from fieldstudio.store.models import ModelProfile, Run
 from fieldstudio.store.project import Project
 
 __all__ = ["ReportError", "ReportResult", "FORMATS", "ANSWER_COLUMNS", "export_report", "format_of", "answers_table",
-           "summary_json", "render_html", "redact"]
+           "summary_json", "render_html", "redact", "require_parquet"]
 
 FORMATS = ("html", "csv", "xlsx", "parquet", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".csv": "csv", ".xlsx": "xlsx", ".parquet": "parquet",
@@ -401,6 +401,21 @@ def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> No
         wb.save(fh)
 
 
+def require_parquet(out: Path) -> None:
+    """Raise ReportError naming ``out`` unless pyarrow, which pandas writes Parquet with, can be imported.
+
+    pyarrow is the optional ``parquet`` extra (about 150 MB that only this one export needs); the desktop
+    bundle leaves it out. CSV and XLSX hold the same answers table.
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ReportError(
+            f"{out}: Parquet export needs pyarrow, which this installation does not have (the desktop download "
+            "leaves it out to stay small). Export CSV or XLSX instead (the same answers table), or install "
+            "fieldstudio with: pip install 'fieldstudio[parquet]'") from None
+
+
 def export_report(project: Project, out: Path | str, fmt: str | None = None, *, scorer: str | None = None,
                   run_ids: Sequence[str] | None = None, comparison: Comparison | None = None,
                   n_resamples: int = 2000, seed: int | None = 0) -> ReportResult:
@@ -414,8 +429,8 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     Returns:
         ReportResult with the path, format, number of answer rows and the comparison.
     Raises:
-        ReportError for an unknown format, a missing folder or a folder given as the file; NotFound for an
-        unknown run.
+        ReportError for an unknown format, a missing folder, a folder given as the file, or Parquet without
+        pyarrow installed (:func:`require_parquet`); NotFound for an unknown run.
     """
     out = Path(out)
     kind = format_of(out, fmt)
@@ -423,6 +438,8 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
         raise ReportError(f"{out}: is a folder; give the file to write, e.g. {out / ('report.' + kind)}")
     if not out.parent.is_dir():
         raise ReportError(f"{out}: folder {out.parent} does not exist")
+    if kind == "parquet":
+        require_parquet(out)
     comparison = comparison or build_comparison(project, scorer, run_ids, n_resamples=n_resamples, seed=seed)
     answers = answers_table(comparison) if kind in ("csv", "parquet", "xlsx") else None
     if kind == "csv":

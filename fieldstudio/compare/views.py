@@ -41,7 +41,7 @@ __all__ = ["GridData", "ComparisonView", "AnswerDetail", "build_grid", "load_vie
            "score_scale", "short_answer", "category_cells", "cell_text", "answer_detail", "media_target",
            "set_score", "promote", "category_bars", "UNIT_SCALE_SCORERS"]
 
-UNIT_SCALE_SCORERS = frozenset({"fwa-official", "fwa-paper", "acceptability", "documentation"})
+UNIT_SCALE_SCORERS = frozenset(name for name, info in REGISTRY.items() if info.scale == 1.0)
 """Scorers whose values lie in 0-1; the others (llm-match, eqa-*) use 0-100 (benchmarks.md §3.3)."""
 SHORT_CHARS = 60
 
@@ -395,7 +395,7 @@ def set_score(project: Project, answer_id: str, scorer: str, value: float | None
     When the answer has a score in force, this is ``override_score`` (a new row chained by ``overrides_id``,
     the old row kept as history). When it has none (never scored under that scorer), a first row is written
     with ``author = who`` and ``reason`` and the scorer's registered version. ``correct`` follows
-    ``override_score``'s rule (value > 0.5 for fwa-official, fwa-paper and acceptability).
+    ``override_score``'s rule (value > the scorer's ``threshold``, where it has one).
 
     Raises:
         NotFound: unknown answer; ScoringError: empty reason or name, value not finite or off the 0-1 scale.
@@ -415,7 +415,8 @@ def set_score(project: Project, answer_id: str, scorer: str, value: float | None
             raise scoring.ScoringError(f"score {value!r} is not a finite number")
         if scorer in UNIT_SCALE_SCORERS and not 0.0 <= value <= 1.0:
             raise scoring.ScoringError(f"{scorer} scores lie between 0 and 1; {value:g} is outside")
-    correct = None if value is None or scorer not in ("fwa-official", "fwa-paper", "acceptability") else value > 0.5
+    threshold = REGISTRY[scorer].threshold if scorer in REGISTRY else None
+    correct = None if value is None or threshold is None else value > threshold
     version = REGISTRY[scorer].version if scorer in REGISTRY else "manual"
     with project.write() as s:
         if s.get(Answer, answer_id) is None:

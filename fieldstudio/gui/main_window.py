@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
         self.welcome.open_project.connect(self.open_project_dialog)
+        self.welcome.import_benchmark.connect(self.import_benchmark_dialog)
         self.welcome.open_path.connect(self.open_project_path)
 
     # --- lazily built views ----------------------------------------------------------------------
@@ -336,6 +337,31 @@ class MainWindow(QMainWindow):
             return
         self.set_project(project)
 
+    def import_benchmark_dialog(self) -> workers.Worker | None:
+        """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
+        import report after (gui/benchmark_dialog.py, gui/task_files.py)."""
+        from fieldstudio.gui import task_files
+        from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
+        from fieldstudio.store.project import Project
+
+        dialog = BenchmarkDialog(self)
+        if dialog.exec() != BenchmarkDialog.DialogCode.Accepted or not self._leave_project():
+            return None
+        path, tasks, media = dialog.values()
+        try:
+            project = Project.create(path)
+        except FieldstudioError as exc:
+            QMessageBox.warning(self, "Cannot create the project", str(exc))
+            return None
+        self.set_project(project)
+        return task_files.import_benchmark(self, project, tasks, media, self._reload_tasks_and_library)
+
+    def _reload_tasks_and_library(self) -> None:
+        """After an import: the Tasks and Compare tabs, and the library (media may have been added)."""
+        self.workspace.reload_tasks()
+        if self.library is not None:
+            self.library.reload()
+
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""
         from fieldstudio.demo.project import build_demo, default_demo_path
@@ -395,8 +421,14 @@ class MainWindow(QMainWindow):
         projects = [p for p in paths if p.suffix == ".fieldstudio"]
         if projects:
             self.open_project_path(projects[0])
-        elif paths:
-            self.import_paths(paths)
+        elif paths and self._need_project():
+            from fieldstudio.gui import task_files
+
+            tasks, media = task_files.split_task_files(paths)  # benchmark task files import as tasks
+            if tasks:  # the media dropped with them are added first, so the tasks find their inputs
+                task_files.import_task_paths(self, self.project, tasks, media, self._reload_tasks_and_library)
+            else:
+                self.import_paths(media)
         event.acceptProposedAction()
 
     def _step_media(self, step: int) -> None:
@@ -493,7 +525,7 @@ class MainWindow(QMainWindow):
         """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
         from fieldstudio.gui import task_files
 
-        return task_files.open_dialog(dialog, self, self.project, self.workspace.reload_tasks, folder=folder) \
+        return task_files.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder) \
             if self._need_project() else None
 
     def _relinked(self, found: dict) -> None:

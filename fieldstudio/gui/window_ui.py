@@ -77,6 +77,9 @@ def build_menus(window: QMainWindow) -> None:
     window.demo_action = QAction("Open the &demo project", window)
     window.demo_action.triggered.connect(window.open_demo)
     m.addAction(window.demo_action)
+    benchmark = m.addAction("Import a &benchmark…")
+    benchmark.setToolTip("A new project with a benchmark's tasks and its media folder, in one step")
+    benchmark.triggered.connect(window.import_benchmark_dialog)
     m.addSeparator()
     for aid in ("add_media", "add_folder"):
         m.addAction(a[aid])

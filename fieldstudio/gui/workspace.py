@@ -111,6 +111,8 @@ class Workspace:
             panel.open_media_at.connect(self._show_media_frame)
         if attr in UNDOABLE:
             self.undo_group.addStack(panel.undo_stack)
+        if attr in ("tasks", "comparison"):
+            panel.run_on_tasks.connect(self.run_on_tasks)
         if attr == "comparison":
             panel.ground_truth_changed.connect(lambda _tid: "tasks" in self.panels and self.panels["tasks"].reload())
         elif attr == "runs":
@@ -145,6 +147,13 @@ class Workspace:
             self.panels["tasks"].reload()
         if "comparison" in self.panels:
             self.panels["comparison"].reload(self.panels["comparison"].current_scorer())
+
+    def run_on_tasks(self, task_ids: list[str]) -> None:
+        """Bring the Runs tab forward with ``task_ids`` chosen ("Run model on these tasks…" of a task list)."""
+        panel = self.show_panel("runs")
+        if panel is not None and task_ids:
+            panel.set_task_selection(task_ids)
+            self._notify(f"{len(task_ids)} task(s) chosen in the Runs tab: tick the model profiles, then Start")
 
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""

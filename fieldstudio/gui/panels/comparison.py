@@ -36,6 +36,7 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
 from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
 from fieldstudio.gui.panels.comparison_summary import SummaryPanel
+from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ class ComparisonPanel(QWidget):
     Signals: ``open_media_at(media_id, frame_index)`` asks the window to show a media at a frame (the first
     frame the model saw); ``frames_seen(media_id, [frame indices])`` is emitted just before it so the
     timeline can mark those frames; ``status(text)`` for the status bar; ``loaded()`` after data is shown;
-    ``ground_truth_changed(task_id)`` after a promotion.
+    ``ground_truth_changed(task_id)`` after a promotion; ``run_on_tasks(task_ids)`` from the grid's context
+    menu ("Run model on these tasks…", gui/panels/run_menu.py).
     """
 
     open_media_at = Signal(str, int)
@@ -59,6 +61,7 @@ class ComparisonPanel(QWidget):
     status = Signal(str)
     loaded = Signal()
     ground_truth_changed = Signal(str)
+    run_on_tasks = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -110,7 +113,8 @@ class ComparisonPanel(QWidget):
         self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)   # tasks in id order
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # several cells for "Run model on these tasks…"; the detail pane follows the current cell
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setWordWrap(False)
         self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -164,7 +168,24 @@ class ComparisonPanel(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
             self.addAction(action)
+        self.run_menu = RunTasksMenu(self.table, self.selected_task_ids, self.shown_task_ids, self.run_on_tasks.emit)
         self._set_enabled(False)
+
+    def selected_task_ids(self) -> list[str]:
+        """Task ids of the rows with a selected cell, in the grid's order (repeats removed by the menu)."""
+        g = self.model.grid
+        if g is None:
+            return []
+        rows = sorted(self.table.selectionModel().selectedIndexes(), key=lambda i: i.row())
+        return [str(g.tasks.at[self.proxy.mapToSource(i).row(), "task_id"]) for i in rows]
+
+    def shown_task_ids(self) -> list[str]:
+        """Task ids of every row the grid shows after its filters, top to bottom."""
+        g = self.model.grid
+        if g is None:
+            return []
+        return [str(g.tasks.at[self.proxy.mapToSource(self.proxy.index(r, 0)).row(), "task_id"])
+                for r in range(self.proxy.rowCount())]
 
     # ------------------------------------------------------------ loading
     def set_project(self, project: Project | None) -> None:

@@ -43,6 +43,7 @@ STRATEGY_PARAMS = {
     "fieldworkarena": {"max_frames", "seconds_per_frame", "max_side", "detail"},
     "industryeqa": {"frames", "max_side", "detail"},
     "blind": set(),
+    "blind-text": set(),
     "chunked": {"chunk_s", "seconds_per_frame", "max_side", "detail"},
     "acceptability": {"max_side", "detail"},
     "agent": {"max_frames", "seconds_per_frame", "max_side", "detail", "max_steps"},
@@ -136,7 +137,6 @@ class RunPanel(QWidget):
         self.edit_profiles.setToolTip("Add, edit, remove and test model profiles")
         self.edit_profiles.clicked.connect(self.show_profiles_dialog)
         models_layout.addWidget(self.profiles)
-        models_layout.addWidget(self.edit_profiles, 0, Qt.AlignmentFlag.AlignLeft)
 
         prompt = QGroupBox("Prompt strategy and sampling")
         pform = QFormLayout(prompt)
@@ -201,7 +201,11 @@ class RunPanel(QWidget):
         setup_layout.setContentsMargins(0, 0, 0, 0)
         setup_layout.addWidget(scroll, 1)
         setup_layout.addWidget(self.estimate)
-        setup_layout.addWidget(self.start_button)
+        # "Model profiles…" sits beside Start, outside the scrolling choices: always in view, whatever the height
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.edit_profiles)
+        buttons.addWidget(self.start_button, 1)
+        setup_layout.addLayout(buttons)
 
         for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,
                        self.scenario.currentIndexChanged, self.answer_type.currentIndexChanged,

@@ -341,6 +341,12 @@ def build_blind(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
     return [Prompt([{"role": "user", "content": text}], [], max_tokens=ctx.params.get("max_tokens"))]
 
 
+def build_blind_text(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
+    """The question alone as one plain-text user message (no content parts, so text-only servers read it)."""
+    text = template("strategy_blind_text").format(query=task.query, output_instruction=output_instruction(task))
+    return [Prompt([{"role": "user", "content": text}], [], max_tokens=ctx.params.get("max_tokens"))]
+
+
 def single_request(build: Callable[[StrategyContext, TaskSpec], list[Prompt]],
                    parse: Callable[[TaskSpec, str], tuple[dict[str, Any], str | None, str | None]]
                    ) -> Callable[[StrategyContext, TaskSpec, Ask], StrategyOutcome]:
@@ -480,6 +486,9 @@ BUILTIN: tuple[Strategy, ...] = (
                       ("strategy_industryeqa",)),
     Strategy("blind", "1", "The question alone, no media (IndustryEQA's blind baseline)", build_blind,
                       single_request(build_blind, lambda task, text: parse_eqa_answer(text)), ("strategy_blind",)),
+    Strategy("blind-text", "1", "The question alone, no media; the reply is the answer as plain text, "
+                      "read as FieldWorkArena answers are (JSON where the task asks for it)", build_blind_text,
+                      single_request(build_blind_text, parse_text_answer), ("strategy_blind_text",)),
     Strategy("chunked", "1", "Long video: 30 s chunks at 1 frame/s described one by one, then one answer "
                       "from the descriptions", build_chunked, execute_chunked,
                       ("strategy_chunked_describe", "strategy_chunked_answer", "strategy_fieldworkarena",

@@ -73,10 +73,55 @@ def CopyBox(project: Project, annotation_id: str, frame_index: int | None = None
     return CreateAnnotation(project, "Copy box to frame", lambda: ann.copy_box(project, annotation_id, frame_index))
 
 
-def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.make_keyframe`` (an interpolated box becomes a keyframe)."""
-    return CreateAnnotation(project, "Make keyframe",
-                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
+def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int,  # noqa: N802
+                 rect_xywh_px: Sequence[float] | None = None) -> CreateAnnotation:
+    """Edit: ``annotations.make_keyframe`` (an interpolated box becomes a keyframe).
+
+    With ``rect_xywh_px`` the keyframe is put there (an interpolated box moved or resized on screen:
+    one edit, "Move box", that one undo takes back). Raises AnnotationError for an empty rectangle.
+    """
+    if rect_xywh_px is None:
+        return CreateAnnotation(project, "Make keyframe",
+                                lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
+    try:
+        xyxy = tracks.xywh_to_xyxy(rect_xywh_px)
+    except ValueError as exc:
+        raise ann.AnnotationError(str(exc)) from None
+    return CreateAnnotation(project, "Move box",
+                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index, xyxy))
+
+
+class CreateMany(Edit):
+    """Create several annotations in one transaction (``annotations.add_many``) as one undo step.
+
+    Undo soft-deletes them all in one transaction, redo restores the same rows. ``before`` edits (e.g.
+    giving the start box of a tracked stretch a track id) are done first and undone last.
+    """
+
+    def __init__(self, project: Project, text: str, marks: Sequence[ann.NewMark], before: Sequence[Edit] = ()):
+        self.project, self.text, self.marks, self.before = project, text, list(marks), list(before)
+        self.annotation_ids: list[str] | None = None
+
+    def do(self) -> None:
+        done: list[Edit] = []
+        try:
+            for edit in self.before:
+                edit.do()
+                done.append(edit)
+            if self.annotation_ids is None:
+                self.annotation_ids = ann.add_many(self.project, self.marks)
+            else:
+                ann.restore_many(self.project, self.annotation_ids)
+        except Exception:
+            for edit in reversed(done):
+                edit.undo()
+            raise
+
+    def undo(self) -> None:
+        if self.annotation_ids:
+            ann.delete_many(self.project, self.annotation_ids)
+        for edit in reversed(self.before):
+            edit.undo()
 
 
 class UpdateAnnotation(Edit):

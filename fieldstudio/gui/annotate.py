@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QGraphicsView, QMessageBox
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import workers
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
 
@@ -68,6 +69,7 @@ class AnnotationController(QObject):
         self._select_next: str | None = None
         self._grid: GridItem | None = None
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
+        self.worker: workers.Worker | None = None  # the last tracking worker (tests wait on it)
         self.canvas.viewport().installEventFilter(self)
         self.canvas.scene().selectionChanged.connect(self._selection_changed)
         state.events.media.connect(self._media_shown)
@@ -172,6 +174,8 @@ class AnnotationController(QObject):
         actions["edit_mark"].triggered.connect(self.edit_selected)
         actions["copy_next"].triggered.connect(self.copy_to_next_frame)
         actions["make_keyframe"].triggered.connect(lambda: self.make_keyframe())
+        actions["track_forward"].triggered.connect(lambda: self.track(1))
+        actions["track_backward"].triggered.connect(lambda: self.track(-1))
         actions["segment_start"].triggered.connect(self.start_segment)
         actions["segment_end"].triggered.connect(self.end_segment)
         actions["event"].triggered.connect(self.mark_event)
@@ -194,7 +198,7 @@ class AnnotationController(QObject):
                  "ruler": "Ruler: drag from one point to the other (Esc to stop)",
                  "scale": "Calibrate scale: click the two ends of an object of known length "
                           "(C again: a floor rectangle)",
-                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
+                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
         if tool in hints:
             self.notify(hints[tool])
         elif self.status.currentMessage() in hints.values():
@@ -413,7 +417,8 @@ class AnnotationController(QObject):
         x1, y1, x2, y2 = b.box
         parts.append(f"x {x1:.0f} y {y1:.0f} w {x2 - x1:.0f} h {y2 - y1:.0f} px")
         if not b.keyframe:
-            parts.append("interpolated: double-click (or Shift+K) to make it a keyframe")
+            parts.append("interpolated: drag or resize it to correct it, or double-click (Shift+K), "
+                         "to make it a keyframe")
         return "\n".join(parts)
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media
@@ -457,9 +462,22 @@ class AnnotationController(QObject):
         self.markers_changed.emit(segments, events)
 
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
+        """A box dragged or resized: a stored one moves; a track's interpolated one becomes a keyframe there
+        (one edit, so one undo puts the interpolation back)."""
         from fieldstudio.annotations import edits
 
-        self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+        if item.annotation_id is not None:
+            self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+            return
+        try:
+            edit = edits.MakeKeyframe(self.project, self.media.id, item.track_id, self.frame_index(), xywh)
+        except FieldstudioError as exc:
+            self.notify(str(exc))
+            self.refresh()
+            return
+        if self.apply(edit):
+            self._select_next = edit.annotation_id
+            self.refresh(frame_only=True)
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits
@@ -567,7 +585,8 @@ class AnnotationController(QObject):
         """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
         from fieldstudio.gui.panels.calibration import CalibrationDialog
 
-        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window())
+        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window(),
+                                   image=self.canvas.image(), full_size=self.canvas.image_size())
         dialog.status.connect(self.notify)
         dialog.exec()
 
@@ -588,11 +607,73 @@ class AnnotationController(QObject):
         """F2: the selected box's label, attributes and track in a small dialog."""
         from fieldstudio.gui.panels.box_editor import BoxEditorDialog
 
-        ids = [i.annotation_id for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
-        if not ids:
+        from fieldstudio.annotations import edits
+
+        boxes = [i for i in self.selected_items() if isinstance(i, BoxItem)]
+        if not boxes:
             self.notify("select a box first (click it)")
             return
-        BoxEditorDialog(self.project, ids[0], self.apply, self.canvas.window()).exec()
+        box = boxes[0]
+        annotation_id = box.annotation_id
+        if annotation_id is None:  # an interpolated box: it becomes a keyframe to be edited
+            edit = edits.MakeKeyframe(self.project, self.media.id, box.track_id, self.frame_index())
+            if not self.apply(edit):
+                return
+            annotation_id = edit.annotation_id
+            self.select_on_refresh(annotation_id)
+            self.refresh(frame_only=True)
+        BoxEditorDialog(self.project, annotation_id, self.apply, self.canvas.window()).exec()
+
+    # --- tracking ----------------------------------------------------------------------------------
+    def track(self, direction: int) -> workers.Worker | None:
+        """T / Shift+T: follow the selected box forward (1) or backward (-1) to the end of the video.
+
+        ``annotations.tracking.follow_box`` runs on a worker behind a progress dialog with Cancel; its
+        keyframes are stored as one edit (one undo removes the stretch), the status bar says how far it
+        went and why it stopped, and the last frame tracked is shown with the track's box selected.
+        """
+        from fieldstudio.annotations import tracking
+        from fieldstudio.gui.settings import settings
+
+        media, frame = self.media, self.frame_index()
+        boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.editable]
+        if media is None or media.kind != "video" or frame is None or len(boxes) != 1:
+            self.notify("select one box on a video frame to track it (T forward, Shift+T backward)")
+            return None
+        if self.project.read_only:
+            self.notify(f"{self.project.path.name} is read-only: nothing can be tracked into it")
+            return None
+        if self.state.playing:
+            self.pause_requested.emit()
+        box = boxes[0]
+        try:
+            start = tracking.track_start(self.project, media.id, frame, annotation_id=box.annotation_id,
+                                         track_id=box.track_id)
+        except FieldstudioError as exc:
+            self.notify(str(exc))
+            return None
+        target = self.state.frame_count - 1 if direction > 0 else 0
+        if target == frame:
+            self.notify("this is the " + ("last" if direction > 0 else "first") + " frame: nothing to track")
+            return None
+        every = int(settings().value("tracking/keyframe_every", tracking.DEFAULT_EVERY))
+
+        def done(result: tracking.TrackResult) -> None:
+            edit = tracking.stretch_edit(self.project, result)
+            if edit is not None and not self.apply(edit):
+                return
+            self.notify(result.message)
+            if edit is not None and result.last_frame != frame:
+                stored = dict(zip((m.frame_index for m in edit.marks), edit.annotation_ids))
+                if result.last_frame in stored:
+                    self.select_on_refresh(stored[result.last_frame])
+                self.frame_requested.emit(result.last_frame)
+
+        word = "forward" if direction > 0 else "backward"
+        self.worker = workers.run_with_progress(
+            self.canvas.window(), f"Tracking {word} from frame {frame}…", tracking.follow_box, self.project, start,
+            target, every=every, title=f"Track {word}", done=done, failed=lambda m: self.notify(f"tracking: {m}"))
+        return self.worker
 
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:

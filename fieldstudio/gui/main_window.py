@@ -468,6 +468,7 @@ class MainWindow(QMainWindow):
         self.canvas.addAction(a["delete_marks"])
         a["labels"].triggered.connect(self.labels_dialog)
         a["export_annotations"].triggered.connect(self.export_dialog)
+        a["import_annotations"].triggered.connect(self.import_annotations_dialog)
 
     def _leave_project(self) -> bool:
         """Before another project or the welcome screen replaces this one: open segments, unsaved task form."""
@@ -501,6 +502,19 @@ class MainWindow(QMainWindow):
     def export_dialog(self) -> None:
         if self._need_project():
             dialogs.export_annotations(self, self.project, self.media.id if self.media is not None else None)
+
+    def import_annotations_dialog(self) -> workers.Worker | None:
+        """File ▸ Import annotations… (gui/annotation_import.py); the import is one edit of the viewer's stack."""
+        from fieldstudio.gui import annotation_import
+
+        if not self._need_project():
+            return None
+
+        def reload() -> None:
+            self.annotator.refresh()
+            self._annotations_changed()
+
+        return annotation_import.import_annotations(self, self.project, self.annotator.apply_or_raise, reload)
 
     def relink_dialog(self) -> None:
         """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""
@@ -562,7 +576,7 @@ class MainWindow(QMainWindow):
     def set_viewer_keys_enabled(self, enabled: bool) -> None:
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
         keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
-                "prev_media", "labels", "export_annotations"}
+                "prev_media", "labels", "export_annotations", "import_annotations"}
         for aid, action in self.actions.items():
             if aid in ("undo", "redo"):
                 # Edit ▸ Undo / Redo follow the tab in front (the undo group); on the Tasks and Rate tabs

@@ -55,12 +55,16 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
     "copy_next": ("Copy box to &next frame", "Ctrl+D", "Copy the selected boxes to the next frame and show it"),
     "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box into a keyframe"),
+    "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
+                      "5 frames; stops when the target is lost or leaves the image)"),
+    "track_backward": ("Track &backward", "Shift+T", "Follow the selected box through the frames before this one"),
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
     **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} (and give it to the selected marks)") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
-    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT or CSV files"),
+    "import_annotations": ("Import a&nnotations…", "", "Boxes and tracks from COCO, YOLO, MOT or CVAT files (one undo)"),
+    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT, CVAT or CSV files"),
 }
 
 

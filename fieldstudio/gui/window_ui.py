@@ -103,6 +103,7 @@ def build_menus(window: QMainWindow) -> None:
         action.setToolTip(tip)
         action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))
     m.addSeparator()
+    m.addAction(a["import_annotations"])
     m.addAction(a["export_annotations"])
     packages = m.addMenu("Rating &packages")
     export_pkg = packages.addAction("&Export a rating set…")
@@ -118,7 +119,7 @@ def build_menus(window: QMainWindow) -> None:
     m.addAction(a["redo"])
     m = window.menuBar().addMenu("&Annotate")
     for aid in ("select_tool", "box_tool", "ruler_tool", "calibrate", "toggle_grid", None, "edit_mark",
-                "delete_marks", "copy_next", "make_keyframe", None, "segment_start", "segment_end", "event",
+                "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", None, "segment_start", "segment_end", "event",
                 None, "labels"):
         if aid is None:
             m.addSeparator()

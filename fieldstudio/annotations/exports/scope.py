@@ -19,13 +19,14 @@ FORMAT_TITLES = {
     "coco": "COCO JSON (boxes)",
     "yolo": "YOLO text files (boxes)",
     "mot": "MOT Challenge CSV (tracks)",
+    "cvat": "CVAT for video 1.1 XML (tracks)",
     "csv": "CSV of segments, events, tags and measurements",
 }
 
 
 def default_output(fmt: str, folder: Path, stem: str) -> Path:
     """A suggested output path: ``<stem>_coco.json``, ``<stem>_yolo/``, ``<stem>_mot/``, ``<stem>_annotations.csv``."""
-    return folder / {"coco": f"{stem}_coco.json", "yolo": f"{stem}_yolo", "mot": f"{stem}_mot",
+    return folder / {"coco": f"{stem}_coco.json", "yolo": f"{stem}_yolo", "mot": f"{stem}_mot", "cvat": f"{stem}_cvat",
                      "csv": f"{stem}_annotations.csv"}[fmt]
 
 
@@ -46,9 +47,10 @@ def summary_text(report: ExportReport) -> str:
     """What the user reads after an export: counts, where the files are, what was left out."""
     if report.cancelled:
         return "The export was cancelled; files already written stay, the rest were not written."
-    what = {"coco": "boxes", "yolo": "boxes", "mot": "track boxes", "csv": "rows"}.get(report.format, "annotations")
+    what = {"coco": "boxes", "yolo": "boxes", "mot": "track boxes", "cvat": "tracks", "csv": "rows"}.get(report.format, "annotations")
     lines = [f"Exported {report.annotations} {what}"
-             + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot") else "")
+             + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot")
+               else f" of {report.images} video(s)" if report.format == "cvat" else "")
              + f" as {report.format.upper()}."]
     if report.files:
         first = report.files[0]

@@ -23,7 +23,7 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE
 from fieldstudio.store.project import Project
 
-FOLDER_FORMATS = ("yolo", "mot")
+FOLDER_FORMATS = ("yolo", "mot", "cvat")
 IMAGE_FORMATS = ("coco", "yolo")
 """Formats that can carry the frames as image files (``--images``)."""
 
@@ -54,7 +54,7 @@ class ExportDialog(QDialog):
         for fmt, title in FORMAT_TITLES.items():
             self.format.addItem(title, fmt)
         self.path = QLineEdit()
-        self.path.setToolTip("A .json file for COCO, a .csv file for CSV, a folder for YOLO and MOT")
+        self.path.setToolTip("A .json file for COCO, a .csv file for CSV, a folder for YOLO, MOT and CVAT")
         self.browse_button = QPushButton("Browse…")
         self.browse_button.setAutoDefault(False)
         self.scope_project = QRadioButton("Whole project")
@@ -130,7 +130,7 @@ class ExportDialog(QDialog):
             self.path.setText(str(default_output(self.fmt(), self.project.folder, self.project.path.stem)))
 
     def browse(self) -> None:
-        """Choose the output file (COCO, CSV) or folder (YOLO, MOT)."""
+        """Choose the output file (COCO, CSV) or folder (YOLO, MOT, CVAT)."""
         fmt, start = self.fmt(), self.path.text()
         if fmt in FOLDER_FORMATS:
             chosen = QFileDialog.getExistingDirectory(self, "Export into folder", start)

@@ -71,9 +71,10 @@ def _label(parent: QGraphicsItem, color: QColor) -> QGraphicsSimpleTextItem:
 
 
 class BoxItem(ScreenSizedItem):
-    """A box ``(x1, y1, x2, y2)`` in image pixels. Stored boxes can be moved and resized by 8 handles;
-    interpolated boxes of a track (``keyframe`` False) are dashed and only selectable.
+    """A box ``(x1, y1, x2, y2)`` in image pixels, moved and resized by 8 handles once selected.
 
+    Interpolated boxes of a track (``keyframe`` False, no ``annotation_id``) are dashed; they can be
+    selected, moved and resized like stored ones (the controller turns that into a keyframe).
     ``changed(item, (x, y, w, h))`` is called once when a move or resize ends.
     """
 
@@ -93,6 +94,11 @@ class BoxItem(ScreenSizedItem):
         self.caption = _label(self, self.color)
         self.caption.setText(caption)
         self._place_caption()
+
+    @property
+    def editable(self) -> bool:
+        """A stored box, or a track's interpolated box (moving it makes a keyframe); not a box being drawn."""
+        return self.annotation_id is not None or self.track_id is not None
 
     # geometry
     def box_xywh(self) -> tuple[float, float, float, float]:
@@ -119,7 +125,7 @@ class BoxItem(ScreenSizedItem):
 
     def handle_at(self, p: QPointF) -> str | None:
         """The handle ("tl", "t", ..., "l") under scene point ``p``, or None."""
-        if not self.isSelected() or self.annotation_id is None:
+        if not self.isSelected() or not self.editable:
             return None
         grab = GRAB_PX / self.view_scale()
         for name, h in self._handles().items():
@@ -137,7 +143,7 @@ class BoxItem(ScreenSizedItem):
         fill.setAlpha(40 if self.isSelected() else 0)
         painter.setBrush(QBrush(fill))
         painter.drawRect(self.rect)
-        if self.isSelected() and self.annotation_id is not None:
+        if self.isSelected() and self.editable:
             size = HANDLE_PX / self.view_scale()
             painter.setBrush(QBrush(QColor("white")))
             hpen = QPen(self.color, 1)
@@ -153,7 +159,7 @@ class BoxItem(ScreenSizedItem):
     # dragging
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().mousePressEvent(event)
-        if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
+        if event.button() != Qt.MouseButton.LeftButton or not self.editable:
             return
         handle = self.handle_at(event.scenePos())
         inside = self.rect.contains(event.scenePos())
@@ -197,7 +203,7 @@ class BoxItem(ScreenSizedItem):
                    "l": Qt.CursorShape.SizeHorCursor, "r": Qt.CursorShape.SizeHorCursor}
         if handle:
             self.setCursor(cursors[handle])
-        elif self.annotation_id is not None and self.rect.contains(event.scenePos()):
+        elif self.editable and self.rect.contains(event.scenePos()):
             self.setCursor(Qt.CursorShape.SizeAllCursor)
         else:
             self.unsetCursor()

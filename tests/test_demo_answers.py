@@ -65,7 +65,7 @@ def test_recorded_run_keeps_its_provenance_and_measurements(demo):
     assert files, "sample_data/demo/recorded_runs/ holds no recorded run"
     doc = json.loads(files[0].read_text(encoding="utf-8"))
     run, rows = _rows(demo, doc["name"])
-    assert run.kind == "model" and run.strategy == "blind"
+    assert run.kind == "model" and run.strategy == doc["strategy"] == "blind-text"
     recorded = run.params["recorded"]
     for key in ("model", "model_sha256", "server", "date"):
         assert recorded[key]

@@ -182,6 +182,7 @@ class MainWindow(QMainWindow):
         self.annotator.pause_requested.connect(v.pause)
         self.annotator.frame_requested.connect(v.show_index)
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
+        self.annotator.label_shown.connect(self.label_label.setText)
         st.events.frame.connect(self._frame_on_screen)
 
     def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:

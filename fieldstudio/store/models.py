@@ -135,7 +135,11 @@ class Label(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     color: Mapped[str] = mapped_column(String(9), default="#ff8800")
-    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9
+    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9, unique among labels sharing a kind
+    # the kinds of mark ("box", "ruler", "segment", "event", "tag") whose label list offers it; None: all
+    kinds: Mapped[list[Any] | None] = mapped_column(JSON)
+    # typed attributes of the boxes carrying it: [{"name", "type": bool|choice|number|text, "choices"}]
+    attributes: Mapped[list[Any] | None] = mapped_column(JSON)
 
 
 class Calibration(Base):

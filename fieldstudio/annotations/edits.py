@@ -321,6 +321,9 @@ class WithDefaultLabel(Edit):
         if self.created is not None:
             self.created.do()
         self.inner.do()
+        if self.created is not None and self.annotation_id is not None:
+            # deleting the label on undo emptied the soft-deleted mark's label (ON DELETE SET NULL)
+            ann.update(self.project, self.annotation_id, label_id=self.created.label_id)
 
     def undo(self) -> None:
         self.inner.undo()

@@ -1,0 +1,203 @@
+"""Readable marks in the real main window (issue 20): caption chips that never overlap and contrast with
+their text, a label list per kind of mark, Home/End and the keyframe keys.
+
+Caption rectangles are read from the scene with Qt's own device mapping of each chip (the chips ignore the
+view's zoom), and the contrast is measured on the pixels the canvas renders, with WCAG 2.1's formula
+written out here again, not taken from fieldstudio.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtGui import QImage
+
+from fieldstudio.annotations import edits
+from fieldstudio.annotations import labels
+from fieldstudio.annotations import records as ann
+from fieldstudio.gui.viewer.overlay import BoxItem, CaptionChip
+from tests.gui_support import build_viewer_project, open_media, shown_window, wait_idle
+
+pytestmark = pytest.mark.gui
+PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
+
+
+@pytest.fixture(scope="module")
+def template(clips, tmp_path_factory):
+    return build_viewer_project(tmp_path_factory.mktemp("marks") / "m.fieldstudio", clips)
+
+
+@pytest.fixture
+def window(qtbot, template, tmp_path):
+    w = shown_window(qtbot, template, tmp_path)
+    yield w
+    w.close()
+
+
+def _wcag_luminance(r: int, g: int, b: int) -> float:
+    def lin(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def _ratio(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    la, lb = sorted((_wcag_luminance(*a), _wcag_luminance(*b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def chip_rects(window) -> dict[str, QRectF]:
+    """Each visible caption chip's rectangle in viewport pixels, by its text (Qt maps ignore-zoom items)."""
+    view = window.canvas
+    out = {}
+    for item in view.scene().items():
+        if isinstance(item, CaptionChip) and item.isVisible() and item.text():
+            w, h = item.screen_size()
+            out[item.text()] = item.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, w, h))
+    return out
+
+
+def _at(window, x: float, y: float) -> QPoint:
+    return window.canvas.mapFromScene(QPointF(x, y))
+
+
+def drag(window, qtbot, a, b) -> None:
+    vp = window.canvas.viewport()
+    pa, pb = _at(window, *a), _at(window, *b)
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
+    for t in (0.3, 0.6, 1.0):
+        qtbot.mouseMove(vp, QPoint(round(pa.x() + (pb.x() - pa.x()) * t), round(pa.y() + (pb.y() - pa.y()) * t)))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=pb)
+
+
+@pytest.mark.parametrize("zoom", [0.6, 1.0, 3.0])
+def test_nested_boxes_captions_do_not_overlap_and_contrast(window, qtbot, zoom):
+    p = window.project
+    # mid-grey and yellow are the colours that contrast least with white and with black text
+    person = labels.create_label(p, "person", "#767676")
+    helmet = labels.create_label(p, "helmet #2", "#f0e442")
+    vest = labels.create_label(p, "vest", "#d55e00")
+    mid = open_media(window, qtbot, PHOTO)
+    # helmet and vest nested in person, the helmet sharing the person's top edge (the issue's case)
+    for box, label in (((98, 57, 64, 165), person), ((110, 57, 24, 23), helmet), ((100, 84, 52, 60), vest)):
+        assert window.annotator.apply(edits.AddBox(p, mid, box, label))
+    window.canvas.set_zoom(zoom)
+    window.canvas.centerOn(130.0, 120.0)
+    qtbot.wait(50)
+    rects = chip_rects(window)
+    assert set(rects) == {"person", "helmet #2", "vest"}
+    names = sorted(rects)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not rects[a].intersects(rects[b]), (a, rects[a], b, rects[b])
+    viewport = QRectF(window.canvas.viewport().rect())
+    for name, r in rects.items():
+        assert viewport.contains(r), (name, r, viewport)  # the chip stays inside the view
+    # contrast measured on the rendered pixels: the chip's fill (its most frequent colour) against the
+    # pixel of its text farthest from that fill
+    image: QImage = window.canvas.viewport().grab().toImage()
+    dpr = image.devicePixelRatio()
+    for name, r in rects.items():
+        inner = r.adjusted(3, 3, -3, -3)
+        counts: dict[tuple[int, int, int], int] = {}
+        for y in range(int(inner.top() * dpr), int(inner.bottom() * dpr)):
+            for x in range(int(inner.left() * dpr), int(inner.right() * dpr)):
+                c = image.pixelColor(x, y)
+                key = (c.red(), c.green(), c.blue())
+                counts[key] = counts.get(key, 0) + 1
+        fill = max(counts, key=counts.get)
+        ink = max(counts, key=lambda c: sum((u - v) ** 2 for u, v in zip(c, fill)))
+        assert _ratio(fill, ink) >= 4.5, (name, fill, ink, _ratio(fill, ink))
+
+
+
+
+def test_a_ruler_after_a_labelled_box_gets_the_ruler_default_label(window, qtbot):
+    p = window.project
+    person = labels.create_label(p, "person", kinds=["box"])
+    open_media(window, qtbot, PHOTO)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_1)          # the box list's key 1: person
+    assert window.label_label.text() == "box label: person"
+    drag(window, qtbot, (20.0, 20.0), (80.0, 90.0))
+    (box,) = ann.list_annotations(p, media_id=window.media.id, kinds=["box"])
+    assert box.label_id == person
+    qtbot.keyClick(window.canvas, Qt.Key.Key_R)
+    assert window.label_label.text() == "ruler label: distance"
+    drag(window, qtbot, (100.0, 100.0), (200.0, 150.0))
+    (ruler,) = ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"])
+    assert ruler.label_name == "distance"
+    assert labels.find_label(p, "distance").kinds == ("ruler",)
+    # one undo removes the ruler and the label made with it
+    window.actions["undo"].trigger()
+    assert ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"]) == []
+    assert labels.find_label(p, "distance") is None
+    window.actions["redo"].trigger()
+    assert ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"])[0].label_name == "distance"
+    # back to boxes: the box list's label again, not the ruler's
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    assert window.annotator.label_id == person
+
+
+def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):
+    p = window.project
+    person = labels.create_label(p, "person", kinds=["box"])
+    walking = labels.create_label(p, "walking", kinds=["segment"])
+    fall = labels.create_label(p, "fall", kinds=["event"])
+    assert {labels.get_label(p, i).shortcut for i in (person, walking, fall)} == {1}  # one key 1 per list
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.go_to("#4")
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_I)       # the segment list becomes active
+    assert window.label_label.text() == "segment label: walking"
+    qtbot.keyClick(window.canvas, Qt.Key.Key_E)
+    assert window.label_label.text() == "event label: fall"
+    (seg,) = ann.list_annotations(p, media_id=window.media.id, kinds=["segment"])
+    (ev,) = ann.list_annotations(p, media_id=window.media.id, kinds=["event"])
+    assert (seg.label_id, ev.label_id) == (walking, fall)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_2)       # no event label has key 2
+    assert "no event label has key 2" in window.statusBar().currentMessage()
+    assert window.annotator.label_of("box") == person  # the box list's first label, never another list's
+
+
+def test_home_end_and_keyframe_keys(window, qtbot):
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    n = window.state.frame_count
+    window.go_to("#7")
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_End)
+    wait_idle(window, qtbot)
+    assert window.state.frame_index == n - 1
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Home)
+    wait_idle(window, qtbot)
+    assert window.state.frame_index == 0
+    p, mid = window.project, window.media.id
+    for frame, x in ((10, 20.0), (20, 60.0), (30, 100.0)):
+        ann.add_box(p, mid, (x, 30.0, 40.0, 40.0), None, frame_index=frame, track_id=7)
+    window.go_to("#15")
+    wait_idle(window, qtbot)
+    (box,) = [i for i in window.canvas.scene().items() if isinstance(i, BoxItem)]
+    assert not box.keyframe
+    box.setSelected(True)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketRight)
+    wait_idle(window, qtbot)
+    assert window.state.frame_index == 20
+    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketRight)   # the track's box stayed selected
+    wait_idle(window, qtbot)
+    assert window.state.frame_index == 30
+    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    wait_idle(window, qtbot)
+    assert window.state.frame_index == 10
+    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    assert "no keyframe before frame 10" in window.statusBar().currentMessage()
+    # the F1 list names them
+    from fieldstudio.gui.shortcuts import ShortcutsDialog
+
+    dialog = ShortcutsDialog(window.actions, window)
+    rows = {dialog.table.item(r, 0).text(): dialog.edits[aid].keySequence().toString()
+            for r, aid in enumerate(dialog.edits)}
+    assert rows["First frame"] == "Home" and rows["Last frame"] == "End"
+    assert rows["Previous keyframe of the track"] == "[" and rows["Next keyframe of the track"] == "]"
+    dialog.close()

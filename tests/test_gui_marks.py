@@ -201,3 +201,67 @@ def test_home_end_and_keyframe_keys(window, qtbot):
     assert rows["First frame"] == "Home" and rows["Last frame"] == "End"
     assert rows["Previous keyframe of the track"] == "[" and rows["Next keyframe of the track"] == "]"
     dialog.close()
+
+
+def test_timeline_lanes_show_overlapping_segments_with_their_labels(window, qtbot):
+    p = window.project
+    walking = labels.create_label(p, "walking", "#0072b2", kinds=["segment"])
+    carrying = labels.create_label(p, "carrying", "#e69f00", kinds=["segment"])
+    fall = labels.create_label(p, "fall", "#ff4f79", kinds=["event"])
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    mid = window.media.id
+    for edit in (edits.AddSegment(p, mid, walking, 5, 20), edits.AddSegment(p, mid, carrying, 10, 30),
+                 edits.AddSegment(p, mid, walking, 15, 25),   # overlaps the first walking one
+                 edits.AddEvent(p, mid, 12, fall)):
+        assert window.annotator.apply(edit)
+    window.go_to("#16")
+    wait_idle(window, qtbot)
+    tl = window.timeline
+    tl.grab()  # paint once
+    drawn = tl.marker_rects()
+    segs = [(label, r) for kind, label, _key, r in drawn if kind == "segment"]
+    assert sorted(label for label, _ in segs) == ["carrying", "walking", "walking"]
+    for i, (la, ra) in enumerate(segs):
+        assert ra.width() > 2 and QRectF(tl.rect()).contains(ra), (la, ra)
+        for lb, rb in segs[i + 1:]:
+            assert not ra.intersects(rb), (la, ra, lb, rb)   # no segment hides another
+    assert [lane.label for lane in tl.lanes()] == ["walking", "walking", "carrying", "fall"]  # by first mark
+    assert {"carrying", "fall"} <= set(tl.drawn_texts)
+    others = [t for t in tl.drawn_texts if t not in ("carrying", "fall")]
+    # the narrower walking bars carry their label elided ("wal…"), never nothing
+    assert len(others) == 2 and all(t and "walking".startswith(t.rstrip("…")) for t in others), others
+    tl.zoom(3.0)
+    tl.grab()
+    assert "walking" in tl.drawn_texts
+    tl.zoom(1 / 3.0)
+    # hovering a bar tells its label, frames, PTS times and duration (from the frame table's PTS)
+    (_, carry_rect), = [(la, r) for la, r in segs if la == "carrying"]
+    pos = carry_rect.center().toPoint()
+    qtbot.mouseMove(tl, pos)
+    t = window.video.table
+    want = t.seconds(30) - t.seconds(10)
+    assert tl.toolTip() == (f"carrying: frames 10-30, {_pts(t.seconds(10))} to {_pts(t.seconds(30))}, "
+                            f"duration {want:.3f} s (PTS)")
+
+
+def test_timeline_lanes_scroll_when_there_are_many(window, qtbot):
+    p = window.project
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    mid = window.media.id
+    for k in range(7):
+        lab = labels.create_label(p, f"activity {k}", kinds=["segment"])
+        assert window.annotator.apply(edits.AddSegment(p, mid, lab, 2 * k, 2 * k + 5))
+    tl = window.timeline
+    tl.grab()
+    assert len(tl.lanes()) == 7
+    shown = {label for _kind, label, _key, _r in tl.marker_rects()}
+    assert shown == {f"activity {k}" for k in range(4)}
+    tl._lane_scroll.setValue(tl._lane_scroll.maximum())
+    shown = {label for _kind, label, _key, _r in tl.marker_rects()}
+    assert shown == {f"activity {k}" for k in range(3, 7)}
+
+
+def _pts(seconds: float) -> str:
+    from fieldstudio.gui.imaging import format_pts
+
+    return format_pts(seconds)

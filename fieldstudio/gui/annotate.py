@@ -561,7 +561,7 @@ class AnnotationController(QObject):
         marks = ann.list_annotations(self.project, media_id=media.id, kinds=["segment", "event"])
         segments = [SegmentMarker(r.frame_index, r.end_frame_index, self.color(r.label_id), r.label_name or "", r.id)
                     for r in marks if r.kind == "segment"]
-        events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "")
+        events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "", r.id)
                   for r in marks if r.kind == "event"]
         self.markers_changed.emit(segments, events)
 

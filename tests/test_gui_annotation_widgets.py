@@ -560,7 +560,7 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     assert sorted((whole[a["image_id"]], tuple(a["bbox"])) for a in doc["annotations"] if a["image_id"] in whole) == \
         sorted((mine[a["image_id"]], tuple(a["bbox"])) for a in part["annotations"])
 
-    table_kinds = ("segment", "event", "ruler", "tag")
+    table_kinds = ("box", "segment", "event", "ruler", "tag")
     run_export(qtbot, dlg, "csv", tmp_path / "all.csv")
     with open(tmp_path / "all.csv", newline="") as fh:
         kinds = Counter(r["kind"] for r in csv.DictReader(fh))

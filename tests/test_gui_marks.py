@@ -265,3 +265,65 @@ def _pts(seconds: float) -> str:
     from fieldstudio.gui.imaging import format_pts
 
     return format_pts(seconds)
+
+
+def test_typed_box_attributes_round_trip_into_coco_and_csv(window, qtbot, tmp_path):
+    import json
+
+    import pandas as pd
+
+    from fieldstudio.annotations.exports.export import export_annotations
+    from fieldstudio.gui.panels.box_editor import BoxEditorDialog
+
+    p = window.project
+    person = labels.create_label(p, "person", kinds=["box"], attributes=[
+        {"name": "vest", "type": "bool"},
+        {"name": "hard hat", "type": "choice", "choices": ["yes", "no", "not visible"]},
+        {"name": "height", "type": "number"}, {"name": "note", "type": "text"}])
+    mid = open_media(window, qtbot, PHOTO)
+    # a box from before the typed fields: the old free text stored "vest=no" and an undeclared key
+    assert window.annotator.apply(edits.AddBox(p, mid, (100, 60, 50, 120), person))
+    (box,) = ann.list_annotations(p, media_id=mid, kinds=["box"])
+    ann.update(p, box.id, attributes={"vest": "no", "camera side": "left"})
+    dlg = BoxEditorDialog(p, box.id, window.annotator.apply, window)
+    qtbot.addWidget(dlg)
+    assert set(dlg.fields) == {"vest", "hard hat", "height", "note"}
+    assert dlg.fields["vest"].currentText() == "no"            # the old text read into the yes/no field
+    assert dlg.other.text() == "camera side=left"               # undeclared: kept, editable
+    dlg.fields["vest"].setCurrentIndex(dlg.fields["vest"].findData("yes"))
+    dlg.fields["hard hat"].setCurrentIndex(dlg.fields["hard hat"].findData("not visible"))
+    qtbot.keyClicks(dlg.fields["height"], "1.8")
+    qtbot.keyClicks(dlg.fields["note"], "near dock 3")
+    dlg.accept()
+    want = {"vest": True, "hard hat": "not visible", "height": 1.8, "note": "near dock 3", "camera side": "left"}
+    assert ann.get_annotation(p, box.id).attributes == want
+    window.actions["undo"].trigger()                            # one undoable edit
+    assert ann.get_annotation(p, box.id).attributes == {"vest": "no", "camera side": "left"}
+    window.actions["redo"].trigger()
+
+    export_annotations(p, "coco", tmp_path / "coco.json")
+    doc = json.loads((tmp_path / "coco.json").read_text())
+    (a,) = [a for a in doc["annotations"] if a["fieldstudio_id"] == box.id]
+    assert a["attributes"] == want
+    export_annotations(p, "csv", tmp_path / "a.csv")
+    df = pd.read_csv(tmp_path / "a.csv")
+    row = df[df["annotation_id"] == box.id].iloc[0]
+    assert (row["attr:vest"], row["attr:hard hat"], row["attr:height"], row["attr:note"], row["attr:camera side"]) \
+        == ("yes", "not visible", 1.8, "near dock 3", "left")
+    assert (row["x"], row["y"], row["width"], row["height"]) == (100, 60, 50, 120)
+
+
+def test_a_value_outside_a_choice_is_refused_with_its_name(window, qtbot):
+    from fieldstudio.gui.panels.box_editor import BoxEditorDialog
+
+    p = window.project
+    helmet = labels.create_label(p, "helmet", kinds=["box"],
+                                 attributes=[{"name": "colour", "type": "choice", "choices": ["white", "yellow"]}])
+    mid = open_media(window, qtbot, PHOTO)
+    box = ann.add_box(p, mid, (10, 10, 20, 20), helmet, attributes={"colour": "blue"})
+    dlg = BoxEditorDialog(p, box, window.annotator.apply, window)
+    qtbot.addWidget(dlg)
+    assert dlg.fields["colour"].currentText() == "blue (not a choice)"
+    dlg.accept()
+    assert "'colour': 'blue' is not one of white, yellow" in dlg.error.text()
+    assert ann.get_annotation(p, box).attributes == {"colour": "blue"}   # nothing changed

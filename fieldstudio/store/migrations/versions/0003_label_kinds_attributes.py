@@ -20,10 +20,11 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE, never a batch "move and copy": with foreign keys on, dropping the old label table
+# would set every annotation's label_id to NULL (ON DELETE SET NULL).
 def upgrade() -> None:
-    with op.batch_alter_table('label') as batch:
-        batch.add_column(sa.Column('kinds', sa.JSON(), nullable=True))
-        batch.add_column(sa.Column('attributes', sa.JSON(), nullable=True))
+    op.add_column('label', sa.Column('kinds', sa.JSON(), nullable=True))
+    op.add_column('label', sa.Column('attributes', sa.JSON(), nullable=True))
     conn = op.get_bind()
     used: dict[str, list[str]] = {}
     for label_id, kind in conn.execute(sa.text(
@@ -37,6 +38,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('label') as batch:
-        batch.drop_column('attributes')
-        batch.drop_column('kinds')
+    # ALTER TABLE ... DROP COLUMN (SQLite 3.35 and later) keeps the rows and the references to them
+    op.drop_column('label', 'attributes')
+    op.drop_column('label', 'kinds')

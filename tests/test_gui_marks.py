@@ -327,3 +327,58 @@ def test_a_value_outside_a_choice_is_refused_with_its_name(window, qtbot):
     dlg.accept()
     assert "'colour': 'blue' is not one of white, yellow" in dlg.error.text()
     assert ann.get_annotation(p, box).attributes == {"colour": "blue"}   # nothing changed
+
+
+def test_a_photo_shows_a_neutral_transport_on_the_pixel_grid(window, qtbot):
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.go_to("#5")
+    wait_idle(window, qtbot)
+    assert window.transport.position.text().startswith("frame 5 /")
+    window.notify("a message about the video")
+    open_media(window, qtbot, PHOTO)
+    text = window.transport.position.text()
+    assert text == "photo: no frames to play or step" and "frame" not in text.replace("frames", "")
+    assert not window.transport.isEnabled() and not window.timeline.isVisible()
+    assert window.frame_label.text() == "photo"
+    assert window.statusBar().currentMessage() == ""          # the video's message does not stay
+    # that the photo stays on whole physical pixels at 1:1 after the layout change is checked at device
+    # pixel ratio 1.5 in test_gui_dpr.py (at ratio 1 Qt's whole-pixel centring is always on the grid)
+    # back on a video: the transport and the timeline again
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    assert window.transport.isEnabled() and window.timeline.isVisible()
+    assert window.transport.position.text().startswith("frame 0 /")
+
+
+def test_pdf_search_marks_the_current_hit_and_scrolls_to_it(window, qtbot):
+    from PySide6.QtWidgets import QGraphicsRectItem
+
+    from tests.gui_support import SAMPLE_MEDIA
+
+    pdf = SAMPLE_MEDIA / "docs" / "osha_factsheet_lockout_tagout_2002.pdf"
+    open_media(window, qtbot, pdf.name)
+    doc = window.document
+    doc.canvas.set_zoom(3.0)   # zoomed in, so that going to a hit has to scroll
+    n = doc.find("energy")
+    assert n >= 3
+
+    def marks():
+        items = [i for i in doc.canvas.scene().items() if isinstance(i, QGraphicsRectItem) and i.data(0)]
+        return [i for i in items if i.data(0) == "current"], [i for i in items if i.data(0) == "hit"]
+
+    seen = set()
+    for _ in range(3):
+        (current,), others = marks()
+        page, rect = doc.current_hit()
+        assert current.rect() == rect and page == doc.page
+        assert len(others) == sum(1 for p, _r in doc.hits if p == page) - 1
+        # stronger: more opaque fill of another colour, and a thick outline
+        assert current.brush().color().alpha() > max(o.brush().color().alpha() for o in others)
+        assert current.brush().color().rgb() != others[0].brush().color().rgb()
+        assert current.pen().widthF() > others[0].pen().widthF()
+        shown = doc.canvas.mapToScene(doc.canvas.viewport().rect()).boundingRect()
+        assert shown.contains(rect), (shown, rect)          # scrolled to it
+        seen.add((page, rect.x(), rect.y()))
+        assert f"{doc.hit_index + 1} of {n}" in doc.hit_label.text()
+        doc.search.setFocus()
+        qtbot.keyClick(doc.search, Qt.Key.Key_Return)       # Enter: the next hit
+    assert len(seen) == 3

@@ -184,6 +184,8 @@ class MainWindow(QMainWindow):
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
         self.annotator.label_shown.connect(self.label_label.setText)
         st.events.frame.connect(self._frame_on_screen)
+        # a message about the media left (or another tab) is stale once another media is shown
+        st.events.media.connect(lambda _m: self.statusBar().clearMessage())
 
     def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
         _index, _seconds, exact = frame

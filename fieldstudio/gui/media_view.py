@@ -239,13 +239,16 @@ class MediaView(QObject):
             return
         self.stack.setCurrentWidget(self.media_page)
         if media.kind == "image":
+            # a photo has no frames: no timeline, and a transport that says so instead of the last video's
+            # position (the canvas snaps the photo to whole pixels after the layout change)
             self.timeline.clear()
-            self.transport.clear_position()
-            self.transport.setEnabled(False)
+            self.timeline.hide()
+            self.transport.show_still("photo: no frames to play or step")
             self.position_text.emit("photo", f"{media.width} × {media.height} px")
             self.loader.request(media.id, 0)
             return
         self.transport.setEnabled(True)
+        self.timeline.show()
         table = library.load_frame_table(project, media)
         if table is None:
             self.notice.emit(f"indexing the frames of {media.file_name}…")

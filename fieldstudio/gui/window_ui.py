@@ -20,6 +20,8 @@ def build_central(window: QMainWindow) -> None:
     window.modes.setDocumentMode(True)
     window.modes.addTab(window.view.stack, "Media")
     window.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
+    # connected before the workspace's own slot, which may say something about the tab left
+    window.modes.currentChanged.connect(lambda _i: window.statusBar().clearMessage())
     window.setCentralWidget(window.modes)
 
 def build_docks(window: QMainWindow) -> None:

@@ -151,7 +151,8 @@ def arrange_captions(chips: list[tuple[CaptionChip, tuple[float, float, float, f
         return
     scale = view.transform().m11() if view is not None else 1.0
     scene = chips[0][0].scene()
-    bounds = scene.sceneRect() if scene is not None else QRectF()
+    size = getattr(view, "image_size", None)
+    bounds = QRectF(0, 0, *size()) if size is not None else scene.sceneRect() if scene is not None else QRectF()
     if view is not None:
         shown = view.mapToScene(view.viewport().rect()).boundingRect()
         inter = bounds.intersected(shown)

@@ -214,7 +214,8 @@ class AnnotationController(QObject):
         return f"{kind} label: {name or '(none)'}"
 
     def _show_label(self) -> None:
-        self.label_shown.emit(self.label_text() if self.project is not None else "")
+        # a document or the welcome page takes no marks: no label read-out there
+        self.label_shown.emit(self.label_text() if self.project is not None and self.media is not None else "")
 
     def color(self, label_id: str | None) -> str:
         return self._colors.get(label_id, NO_LABEL_COLOR) if label_id else NO_LABEL_COLOR
@@ -295,6 +296,7 @@ class AnnotationController(QObject):
         self._press = None
         self._drop_temp()
         self._grid_for = None
+        self._show_label()
         if self.tool in ("scale", "floor"):
             self.set_tool("select")
 

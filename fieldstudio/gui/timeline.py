@@ -453,6 +453,10 @@ class Timeline(QWidget):
         p.setFont(font)
         metrics = QFontMetricsF(font)
         index = self._index
+        if not self._lanes:
+            p.setPen(QColor("#9aa0a6"))
+            p.drawText(QRectF(6, LANES_TOP, self.width() - 12, LANE_H), Qt.AlignmentFlag.AlignVCenter,
+                       "segments (I to start, O to end) and events (E) appear here, a lane per label")
         for k, (lane, rect) in enumerate(self._visible_lanes()):
             p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
             for seg in lane.segments:

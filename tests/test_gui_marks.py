@@ -341,6 +341,10 @@ def test_a_photo_shows_a_neutral_transport_on_the_pixel_grid(window, qtbot):
     assert not window.transport.isEnabled() and not window.timeline.isVisible()
     assert window.frame_label.text() == "photo"
     assert window.statusBar().currentMessage() == ""          # the video's message does not stay
+    window.notify("a message about the photo")
+    window.modes.setCurrentIndex(window.modes.count() - 1)    # another tab: the message does not follow
+    assert window.statusBar().currentMessage() == ""
+    window.modes.setCurrentIndex(0)
     # that the photo stays on whole physical pixels at 1:1 after the layout change is checked at device
     # pixel ratio 1.5 in test_gui_dpr.py (at ratio 1 Qt's whole-pixel centring is always on the grid)
     # back on a video: the transport and the timeline again
@@ -382,3 +386,16 @@ def test_pdf_search_marks_the_current_hit_and_scrolls_to_it(window, qtbot):
         doc.search.setFocus()
         qtbot.keyClick(doc.search, Qt.Key.Key_Return)       # Enter: the next hit
     assert len(seen) == 3
+
+
+def test_a_stored_old_loop_key_does_not_take_the_keyframe_key():
+    from fieldstudio.gui import shortcuts
+    from fieldstudio.gui.settings import settings
+
+    s = settings()
+    s.setValue("shortcuts/loop_start", "[")        # stored by pressing OK in F1 before the keys moved
+    s.setValue("shortcuts/loop_end", "Shift+E")    # a key the user chose
+    s.sync()
+    assert shortcuts.key_for("loop_start") == "Ctrl+["
+    assert shortcuts.key_for("loop_end") == "Shift+E"
+    assert shortcuts.key_for("prev_keyframe") == "["

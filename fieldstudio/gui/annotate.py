@@ -520,7 +520,8 @@ class AnnotationController(QObject):
         if b.track_id is not None:
             parts.append(f"track {b.track_id}")
         if b.attributes:
-            parts.append(", ".join(f"{k}={v}" for k, v in b.attributes.items()))
+            parts.append(", ".join(f"{k}={'yes' if v is True else 'no' if v is False else v}"
+                                   for k, v in b.attributes.items()))
         x1, y1, x2, y2 = b.box
         parts.append(f"x {x1:.0f} y {y1:.0f} w {x2 - x1:.0f} h {y2 - y1:.0f} px")
         if not b.keyframe:

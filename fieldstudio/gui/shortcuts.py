@@ -69,10 +69,18 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: Defaults given up to another action: action id -> its old keys. The dialog stores every row when
+#: OK is pressed, so a stored value equal to the old default was not a choice and reads as the new one
+#: (the loop range gave [ and ] to the keyframe jumps).
+MOVED_DEFAULTS = {"loop_start": "[", "loop_end": "]"}
+
+
 def key_for(action_id: str) -> str:
     """The user's keys for an action (their change, else the default)."""
     value = settings().value(f"shortcuts/{action_id}")
-    return DEFAULTS[action_id][1] if value is None else str(value)
+    if value is None or MOVED_DEFAULTS.get(action_id) == str(value):
+        return DEFAULTS[action_id][1]
+    return str(value)
 
 
 def make_action(action_id: str, parent: QWidget) -> QAction:

@@ -255,6 +255,10 @@ def test_label_set_add_rename_recolour_delete(qtbot, demo_project):
     dlg.kind_boxes["event"].setChecked(True)
     assert labels.get_label(demo_project, cart.id).kinds == ("box", "event")
     assert len(log.edits) == 8     # add x5, rename, recolour, kinds (delete undone)
+    rulers = LabelSetDialog(demo_project, log, kind="ruler")               # opened from the ruler tool
+    qtbot.addWidget(rulers)
+    assert sorted(rulers.table.item(i, NAME_COL).text() for i in range(rulers.table.rowCount())) == \
+        ["distance", "person"]
 
 
 # -- calibration ------------------------------------------------------------------------------------

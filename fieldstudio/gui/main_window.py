@@ -498,7 +498,8 @@ class MainWindow(QMainWindow):
 
     def labels_dialog(self) -> None:
         if self._need_project():
-            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify)
+            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify,
+                                self.state.mark_kind)
             self.annotator.refresh()
 
     def export_dialog(self) -> None:

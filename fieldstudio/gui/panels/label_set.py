@@ -39,7 +39,8 @@ def describe_attributes(specs: tuple[labels.AttributeSpec, ...]) -> str:
 class LabelSetDialog(QDialog):
     """Lists the labels (key, colour swatch and name, number of annotations using it) and edits them.
 
-    Signals: ``labels_changed()`` after every change made here; ``status(str)`` for the status bar.
+    ``kind`` shows that kind's list first (None: every label). Signals: ``labels_changed()`` after every
+    change made here; ``status(str)`` for the status bar.
     Call :meth:`refresh` after an undo/redo of the window's stack.
     """
 
@@ -47,7 +48,7 @@ class LabelSetDialog(QDialog):
     status = Signal(str)
 
     def __init__(self, project: Project | None = None, apply_edit: ApplyEdit | None = None,
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, kind: str | None = None):
         super().__init__(parent)
         self.setWindowTitle("Labels")
         self.resize(760, 460)
@@ -58,8 +59,8 @@ class LabelSetDialog(QDialog):
 
         self.show_kind = QComboBox()
         self.show_kind.addItem("every label", None)
-        for kind, name in KIND_NAMES.items():
-            self.show_kind.addItem(f"{name.lower()}' list", kind)
+        for k, name in KIND_NAMES.items():
+            self.show_kind.addItem(f"{name.lower()}' list", k)
         self.show_kind.setToolTip("Each kind of mark has its own label list and keys 1-9")
         self.table = QTableWidget(0, 5)
         self.table.setHorizontalHeaderLabels(["Key", "Label", "Used by", "Offered for", "Box attributes"])
@@ -88,10 +89,10 @@ class LabelSetDialog(QDialog):
         self.attributes_button = QPushButton("Attributes…")
         self.attributes_button.setToolTip("Typed fields (yes/no, choice, number, text) the box editor shows "
                                           "for boxes of the selected label")
-        self.kind_boxes = {kind: QCheckBox(name) for kind, name in KIND_NAMES.items()}
-        for kind, box in self.kind_boxes.items():
-            box.setToolTip(f"Offer the selected label in the {KIND_NAMES[kind].lower()}' list")
-            box.toggled.connect(lambda _on, kind=kind: self._kinds_toggled())
+        self.kind_boxes = {k: QCheckBox(name) for k, name in KIND_NAMES.items()}
+        for k, box in self.kind_boxes.items():
+            box.setToolTip(f"Offer the selected label in the {KIND_NAMES[k].lower()}' list")
+            box.toggled.connect(lambda _on: self._kinds_toggled())
         self.delete_button = QPushButton("Delete")
         self.delete_button.setToolTip("Delete the selected label (only when no annotation uses it) (Delete)")
         self.message = QLabel()
@@ -146,6 +147,8 @@ class LabelSetDialog(QDialog):
         self.colour_dialog.colorSelected.connect(self._colour_chosen)
         self.table.itemChanged.connect(self._item_changed)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        if kind is not None:  # opened from a tool: its list first
+            self.show_kind.setCurrentIndex(max(0, self.show_kind.findData(kind)))
         self.set_project(project)
 
     # -- wiring -------------------------------------------------------------------------------------

@@ -63,7 +63,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
-    **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} (and give it to the selected marks)") for k in range(1, 10)},
+    **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} of the active tool's list (boxes, rulers, segments "
+                      "or events) and give it to the selected marks of that kind") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
     "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT or CSV files"),
 }

@@ -157,6 +157,18 @@ def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):
     assert (seg.label_id, ev.label_id) == (walking, fall)
     qtbot.keyClick(window.canvas, Qt.Key.Key_2)       # no event label has key 2
     assert "no event label has key 2" in window.statusBar().currentMessage()
+    # a key right after I (or E) gives its label to the mark just made, in one undoable edit
+    standing = labels.create_label(p, "standing", kinds=["segment"])
+    window.go_to("#9")
+    wait_idle(window, qtbot)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_I)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_2)
+    started = [s for s in ann.list_annotations(p, media_id=window.media.id, kinds=["segment"]) if s.frame_index == 9]
+    assert [s.label_id for s in started] == [standing]
+    assert window.label_label.text() == "segment label: standing"
+    assert ann.get_annotation(p, seg.id).label_id == walking   # the earlier segment keeps its label
+    window.actions["undo"].trigger()
+    assert ann.get_annotation(p, started[0].id).label_id == walking
     assert window.annotator.label_of("box") == person  # the box list's first label, never another list's
 
 

@@ -71,6 +71,7 @@ class AnnotationController(QObject):
         self._picked: PickedPoints | None = None
         self._colors: dict[str, str] = {}
         self._select_next: str | None = None
+        self._just_marked: tuple[str, str, int] | None = None  # (kind, id, frame) of the last I or E mark
         self._select_next_track: tuple[int, int] | None = None  # (track, frame): selected again after [ or ]
         self._grid: GridItem | None = None
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
@@ -294,6 +295,7 @@ class AnnotationController(QObject):
     def media_changed(self) -> None:
         """Another media is shown: points picked and a drag in progress belonged to the previous one."""
         self._press = None
+        self._just_marked = None
         self._drop_temp()
         self._grid_for = None
         self._show_label()
@@ -323,6 +325,18 @@ class AnnotationController(QObject):
         for item in self.selected_items():
             if item_kind is not None and isinstance(item, item_kind) and item.annotation_id:
                 self.apply(edits.SetLabel(self.project, item.annotation_id, record.id))
+        # I or E then a key: the segment or event just marked on this frame takes the label (as a
+        # selected box does), so the label can be picked after the mark as well as before
+        just = self._just_marked
+        if just is not None and just[0] == kind and just[2] == self.state.frame_index and kind in ("segment", "event"):
+            from fieldstudio.annotations import records as ann
+
+            try:
+                alive = not ann.get_annotation(self.project, just[1]).deleted
+            except FieldstudioError:
+                alive = False
+            if alive:
+                self.apply(edits.SetLabel(self.project, just[1], record.id))
 
     def selected_items(self) -> list:
         return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
@@ -382,7 +396,9 @@ class AnnotationController(QObject):
                for r in ann.open_segments(self.project, self.media.id)):
             self.notify(f"a segment of this label already starts on frame {index} (O ends it)")
             return
-        self.apply(edits.AddSegment(self.project, self.media.id, label_id, index))
+        edit = edits.AddSegment(self.project, self.media.id, label_id, index)
+        if self.apply(edit):
+            self._just_marked = ("segment", edit.annotation_id, index)
 
     def end_segment(self) -> None:
         from fieldstudio.annotations import edits
@@ -413,7 +429,9 @@ class AnnotationController(QObject):
                 self.project, media_id=self.media.id, kinds=["event"], frame_index=index)):
             self.notify(f"an event of this label is already marked on frame {index}")
             return
-        self.apply(edits.AddEvent(self.project, self.media.id, index, label_id))
+        edit = edits.AddEvent(self.project, self.media.id, index, label_id)
+        if self.apply(edit):
+            self._just_marked = ("event", edit.annotation_id, index)
 
     def _video_frame(self, what: str) -> int | None:
         if self.media is None or self.media.kind != "video":

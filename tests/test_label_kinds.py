@@ -93,7 +93,7 @@ def test_migration_gives_existing_labels_the_kinds_they_are_used_for(tmp_path):
         cfg = _alembic_config()
         with p.engine.connect() as conn:
             cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0001_initial")
+            command.downgrade(cfg, "0002_scorer_names")   # the revision before label kinds
             conn.commit()
     con = sqlite3.connect(path)
     assert "kinds" not in [r[1] for r in con.execute("PRAGMA table_info(label)")]

@@ -182,7 +182,10 @@ class MainWindow(QMainWindow):
         self.annotator.pause_requested.connect(v.pause)
         self.annotator.frame_requested.connect(v.show_index)
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
+        self.annotator.label_shown.connect(self.label_label.setText)
         st.events.frame.connect(self._frame_on_screen)
+        # a message about the media left (or another tab) is stale once another media is shown
+        st.events.media.connect(lambda _m: self.statusBar().clearMessage())
 
     def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
         _index, _seconds, exact = frame
@@ -496,7 +499,8 @@ class MainWindow(QMainWindow):
 
     def labels_dialog(self) -> None:
         if self._need_project():
-            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify)
+            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify,
+                                self.state.mark_kind)
             self.annotator.refresh()
 
     def export_dialog(self) -> None:

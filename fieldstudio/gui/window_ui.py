@@ -20,6 +20,8 @@ def build_central(window: QMainWindow) -> None:
     window.modes.setDocumentMode(True)
     window.modes.addTab(window.view.stack, "Media")
     window.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
+    # connected before the workspace's own slot, which may say something about the tab left
+    window.modes.currentChanged.connect(lambda _i: window.statusBar().clearMessage())
     window.setCentralWidget(window.modes)
 
 def build_docks(window: QMainWindow) -> None:
@@ -48,8 +50,13 @@ def build_docks(window: QMainWindow) -> None:
     window.library = None  # the LibraryPanel, made with the first project file (main_window._set_library)
 
 def build_status(window: QMainWindow) -> None:
-    """The status bar's permanent read-outs: frame, PTS time, zoom, pointer."""
+    """The status bar's permanent read-outs: current label of the active tool, frame, PTS time, zoom, pointer."""
     bar = window.statusBar()
+    window.label_label = QLabel("")
+    window.label_label.setObjectName("label_label")
+    window.label_label.setToolTip("The label the next mark of this kind gets; keys 1-9 pick another from "
+                                  "this kind's list (Annotate ▸ Labels…)")
+    bar.addPermanentWidget(window.label_label)
     window.frame_label = QLabel("")
     window.frame_label.setObjectName("frame_label")
     window.frame_label.setToolTip("Index of the frame shown (0-based) / last index")
@@ -144,6 +151,7 @@ def build_menus(window: QMainWindow) -> None:
         m.addAction(action)
     m = window.menuBar().addMenu("&Video")
     for aid in ("play", "next_frame", "prev_frame", "next_second", "prev_second", "next_10s", "prev_10s",
+                "first_frame", "last_frame", "prev_keyframe", "next_keyframe",
                 "shuttle_back", "shuttle_stop", "shuttle_fwd", "go_to", "loop_start", "loop_end",
                 "loop_toggle", "mute"):
         m.addAction(a[aid])

@@ -8,7 +8,7 @@ JSON columns hold small structured values (points, attributes, tolerances), neve
 
 The schema is created by the Alembic migration ``0001_initial``; later changes add migrations
 (``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
-batches of runs).
+batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes).
 """
 
 from __future__ import annotations
@@ -137,7 +137,11 @@ class Label(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     color: Mapped[str] = mapped_column(String(9), default="#ff8800")
-    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9
+    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9, unique among labels sharing a kind
+    # the kinds of mark ("box", "ruler", "segment", "event", "tag") whose label list offers it; None: all
+    kinds: Mapped[list[Any] | None] = mapped_column(JSON)
+    # typed attributes of the boxes carrying it: [{"name", "type": bool|choice|number|text, "choices"}]
+    attributes: Mapped[list[Any] | None] = mapped_column(JSON)
 
 
 class Calibration(Base):

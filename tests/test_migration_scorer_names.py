@@ -3,12 +3,11 @@ made them (fs-match, fwa-logic+fs-prompt, <name>+fs-prompt); a person's override
 
 from __future__ import annotations
 
-import sqlite3
-
+from alembic import command
 from sqlalchemy import select
 
 from fieldstudio.store.models import Answer, Score
-from fieldstudio.store.project import Project
+from fieldstudio.store.project import Project, _alembic_config
 from tests.scoring_fixtures import add_run, add_task
 
 
@@ -40,12 +39,12 @@ def test_old_rows_are_renamed_and_overrides_follow(tmp_path):
         s.flush()
         ids = {"matcher": matcher.id, "judged": judged.id, "eqa": eqa.id, "first": first.id, "second": second.id,
                "lone": lone.id}
+    cfg = _alembic_config()
+    with p.engine.connect() as conn:                  # back to the revision before the renaming
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002_judge_audit")
+        conn.commit()
     p.close()
-    con = sqlite3.connect(path)
-    con.execute("UPDATE alembic_version SET version_num = '0002_judge_audit'")
-    con.execute("DROP TABLE provider_batch")          # made by 0004, after the revision under test
-    con.commit()
-    con.close()
     p = Project.open(path)
     assert p.migrated_from == "0002_judge_audit"
     with p.read() as s:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_batch_api import fake_batch_api  # noqa: F401
 from tests.fake_openai import fake_openai  # noqa: F401
 from tests.video_fixtures import make_all
 
@@ -85,3 +86,13 @@ def pg_url(pg_server):
 def backend_ref(backend, tmp_path, request):
     """Where a new project goes on ``backend``: a ``.fieldstudio`` path or a fresh PostgreSQL URL."""
     return tmp_path / "test.fieldstudio" if backend == "sqlite" else request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def any_n_intervals(monkeypatch):
+    """Intervals for every n: tests of the interval arithmetic on a handful of tasks, below the 10 scored
+    from which fieldstudio shows an interval (that rule, ``compare.coverage.MIN_INTERVAL_N``, has its own
+    tests in tests/test_coverage.py)."""
+    from fieldstudio.compare import coverage
+
+    monkeypatch.setattr(coverage, "MIN_INTERVAL_N", 1)

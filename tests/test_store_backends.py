@@ -19,6 +19,10 @@ from fieldstudio.store.schema_revisions import head_revision
 from fieldstudio.tasks import records as tasks
 
 
+BEFORE = "0005_label_kinds_attributes"
+"""The revision before 0006_shared_projects."""
+
+
 def _media(project: Project, **kw) -> str:
     with project.write() as s:
         m = Media(kind="image", path="/nowhere/a.jpg", file_name="a.jpg", width=640, height=480, **kw)
@@ -33,17 +37,17 @@ def _columns(project: Project, table: str) -> dict[str, str]:
 
 
 def test_migration_chain_up_down_and_up_again(project, backend):
-    """head -> base (every downgrade) -> head (every upgrade) on the same database, data-free."""
+    """head -> the revision before ours -> base (every downgrade) -> head (every upgrade) on one database."""
     from alembic import command
 
-    assert project.schema_revision() == head_revision() == "0002_shared_projects"
+    assert project.schema_revision() == head_revision() == "0006_shared_projects"
     assert {"version", "updated_by"} <= set(_columns(project, "annotation"))
     cfg = _alembic_config()
     with project.engine.connect() as conn:
         cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0001_initial")
+        command.downgrade(cfg, BEFORE)
         conn.commit()
-    assert project.schema_revision() == "0001_initial"
+    assert project.schema_revision() == BEFORE
     assert "version" not in _columns(project, "annotation")
     with project.engine.connect() as conn:
         assert not inspect(conn).has_table("change_log")
@@ -60,7 +64,8 @@ def test_migration_chain_up_down_and_up_again(project, backend):
 
 
 def test_an_old_schema_is_migrated_on_open(backend_ref, backend):
-    """A project left at 0001_initial (as an older fieldstudio made it) opens at the head revision."""
+    """A project left at the revision before 0006_shared_projects (as an older fieldstudio made it) opens at
+    the head revision with its data."""
     from alembic import command
 
     with Project.create(backend_ref) as p:
@@ -68,10 +73,10 @@ def test_an_old_schema_is_migrated_on_open(backend_ref, backend):
         cfg = _alembic_config()
         with p.engine.connect() as conn:
             cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0001_initial")
+            command.downgrade(cfg, BEFORE)
             conn.commit()
     with Project.open(backend_ref) as p:
-        assert p.migrated_from == "0001_initial"
+        assert p.migrated_from == BEFORE
         assert p.schema_revision() == head_revision()
         assert (p.backup_path is not None) == (backend == "sqlite")  # PostgreSQL migrates in one transaction
         with p.read() as s:

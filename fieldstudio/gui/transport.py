@@ -64,6 +64,12 @@ class TransportBar(QWidget):
         """No video shown (a photo or a document): no frame read-out."""
         self.position.setText("")
 
+    def show_still(self, text: str) -> None:
+        """A photo or a document: the buttons disabled and ``text`` (neutral, no frame numbers) instead
+        of the position."""
+        self.setEnabled(False)
+        self.position.setText(text)
+
     def set_playing(self, playing: bool) -> None:
         self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])
 

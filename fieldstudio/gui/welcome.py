@@ -1,4 +1,4 @@
-"""The welcome screen: the demo project one click away, new and open, and the recent projects."""
+"""The welcome screen: the demo project one click away, new, open, import a benchmark, and the recent projects."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class WelcomePage(QWidget):
-    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``open_shared()``, ``open_path(path)``
-    (a file path or a shared project's URL)."""
+    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``open_shared()``, ``import_benchmark()``,
+    ``open_path(path)`` (a file path or a shared project's URL)."""
 
     open_demo = Signal()
     new_project = Signal()
     open_project = Signal()
     open_shared = Signal()
+    import_benchmark = Signal()
     open_path = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -31,12 +32,16 @@ class WelcomePage(QWidget):
         self.open_button = QPushButton("Open project…")
         self.shared_button = QPushButton("Open shared project…")
         self.shared_button.setToolTip("A project on a PostgreSQL server, shared by a team (a URL)")
-        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button):
+        self.benchmark_button = QPushButton("Import a benchmark…")
+        self.benchmark_button.setObjectName("import_benchmark")
+        self.benchmark_button.setToolTip("A new project with a benchmark's tasks (a file or a folder such as "
+                                         "FieldWorkArena's ground_truth/) and its media folder, in one step")
+        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button, self.benchmark_button):
             b.setMinimumHeight(36)
         self.recent = QListWidget()
         self.recent.setToolTip("Double-click to open")
         buttons = QHBoxLayout()
-        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button):
+        for b in (self.demo_button, self.new_button, self.open_button, self.shared_button, self.benchmark_button):
             buttons.addWidget(b)
         inner = QVBoxLayout()
         inner.addWidget(title)
@@ -46,7 +51,7 @@ class WelcomePage(QWidget):
         inner.addWidget(self.recent, 1)
         box = QWidget()
         box.setLayout(inner)
-        box.setMaximumWidth(720)
+        box.setMaximumWidth(860)
         outer = QHBoxLayout(self)
         outer.addStretch(1)
         outer.addWidget(box, 3)
@@ -55,6 +60,7 @@ class WelcomePage(QWidget):
         self.new_button.clicked.connect(self.new_project)
         self.open_button.clicked.connect(self.open_project)
         self.shared_button.clicked.connect(self.open_shared)
+        self.benchmark_button.clicked.connect(self.import_benchmark)
         self.recent.itemActivated.connect(lambda item: self.open_path.emit(item.data(PATH_ROLE)))
 
     def set_recent(self, paths: list[Path | str]) -> None:

@@ -1,7 +1,7 @@
 """shared projects: row versions, who changed a row, the change log, media roots, 64-bit PTS and sizes
 
-Revision ID: 0002_shared_projects
-Revises: 0001_initial
+Revision ID: 0006_shared_projects
+Revises: 0005_label_kinds_attributes
 Create Date: 2026-12-02 00:45:00
 
 Issue 22. ``version`` (starting at 1, raised by every update) lets an edit made from a stale read be refused;
@@ -13,8 +13,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0002_shared_projects'
-down_revision = '0001_initial'
+revision = '0006_shared_projects'
+down_revision = '0005_label_kinds_attributes'
 branch_labels = None
 depends_on = None
 

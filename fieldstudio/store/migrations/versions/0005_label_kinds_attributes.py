@@ -28,7 +28,7 @@ def upgrade() -> None:
     conn = op.get_bind()
     used: dict[str, list[str]] = {}
     for label_id, kind in conn.execute(sa.text(
-            "SELECT DISTINCT label_id, kind FROM annotation WHERE label_id IS NOT NULL AND deleted = 0 "
+            "SELECT DISTINCT label_id, kind FROM annotation WHERE label_id IS NOT NULL AND NOT deleted "
             "ORDER BY kind")):
         used.setdefault(label_id, []).append(kind)
     import json

@@ -40,6 +40,11 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
+BigInt = BigInteger().with_variant(Integer(), "sqlite")
+"""A 64-bit integer: BIGINT on PostgreSQL; INTEGER on SQLite, which is 64-bit there (and so the tables made
+before 0006_shared_projects match the models without being rebuilt)."""
+
+
 def new_id() -> str:
     """A new UUID4 as 32 lowercase hex characters."""
     return uuid.uuid4().hex
@@ -80,7 +85,7 @@ class Media(Base):
     path: Mapped[str] = mapped_column(Text)
     file_name: Mapped[str] = mapped_column(Text, index=True)
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
-    size_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    size_bytes: Mapped[int | None] = mapped_column(BigInt)
     status: Mapped[str] = mapped_column(String(16), default="ok")
     error: Mapped[str | None] = mapped_column(Text)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -114,7 +119,7 @@ class FrameIndexRow(Base):
     __tablename__ = "frame_index"
     media_id: Mapped[str] = mapped_column(ForeignKey("media.id", ondelete="CASCADE"), primary_key=True)
     frame_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    pts: Mapped[int] = mapped_column(BigInteger)
+    pts: Mapped[int] = mapped_column(BigInt)
     keyframe: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
@@ -190,9 +195,9 @@ class Annotation(Base):
     label_id: Mapped[str | None] = mapped_column(ForeignKey("label.id", ondelete="SET NULL"))
     text: Mapped[str | None] = mapped_column(Text)  # tag text, free note
     frame_index: Mapped[int | None] = mapped_column(Integer)
-    pts: Mapped[int | None] = mapped_column(BigInteger)
+    pts: Mapped[int | None] = mapped_column(BigInt)
     end_frame_index: Mapped[int | None] = mapped_column(Integer)
-    end_pts: Mapped[int | None] = mapped_column(BigInteger)
+    end_pts: Mapped[int | None] = mapped_column(BigInt)
     geometry: Mapped[list[Any] | None] = mapped_column(JSON)
     attributes: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     track_id: Mapped[int | None] = mapped_column(Integer)

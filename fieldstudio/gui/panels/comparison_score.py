@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFileDialog,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -199,14 +199,18 @@ class ScoreDialog(QDialog):
         self.close_button.clicked.connect(self.close)
         self.cancel_button.setEnabled(False)
 
-        form = QFormLayout()
-        form.addRow("Scorer", self.scorer_combo)
-        form.addRow("", self.scorer_note)
-        form.addRow("", self.description)
-        form.addRow("", self.judge_use)
-        form.addRow("Judge profile", self.judge_combo)
-        form.addRow("Official source folder", official)
-        form.addRow("", self.official_note)
+        # a grid, not a QFormLayout: the form pads every word-wrapped label with empty lines
+        form = QGridLayout()
+        form.setColumnStretch(1, 1)
+        rows = [("Scorer", self.scorer_combo), ("", self.scorer_note), ("", self.description), ("", self.judge_use),
+                ("Judge profile", self.judge_combo), ("Official source folder", official), ("", self.official_note)]
+        for row, (title, item) in enumerate(rows):
+            if title:
+                form.addWidget(QLabel(title), row, 0)
+            if isinstance(item, QWidget):
+                form.addWidget(item, row, 1)
+            else:
+                form.addLayout(item, row, 1)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         for b in (self.score_button, self.cancel_button, self.close_button):

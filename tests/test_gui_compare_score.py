@@ -207,6 +207,12 @@ def test_official_scorer_asks_for_the_benchmark_files_once(panel, qtbot, fake_op
     _choose(again.scorer_combo, "fwa-official")
     assert again.official_edit.text() == str(standin_fwa.resolve()) and again.official_source() is not None
     assert len(asked) == 3
+    # Browse… with a good folder located asks for another; a refused one leaves the located folder in use
+    answers[:] = [empty]
+    assert again.browse_official() is None and len(asked) == 4
+    assert again.official_note.text().startswith(f"Refused: {empty}: no FieldWorkArena file")
+    assert f"Still in use: {standin_fwa.resolve()}" in again.official_note.text()
+    assert located_folder("fieldworkarena") == standin_fwa.resolve() and again.official_source() is not None
     again.close()
 
 

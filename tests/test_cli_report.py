@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from fieldstudio.cli.report import register
 from fieldstudio.inference import profiles
+from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring.service import current_scores
 from fieldstudio.store.project import Project
@@ -40,7 +41,7 @@ def project_file(tmp_path):
 def test_score_without_judge_reports_unscored(app, project_file):
     result = CliRunner().invoke(app, ["score", str(project_file)])
     assert result.exit_code == 0, result.output
-    assert "fs-match 1.1" in result.output                                # judge-free: fieldstudio's matchers
+    assert f"fs-match {fs_match.VERSION}" in result.output                              # judge-free: fieldstudio's matchers
     assert "4 answers: 2 scored, 2 unscored" in result.output
     assert "2 x needs a judge" in result.output
     assert "alpha" in result.output and "beta" in result.output

@@ -51,12 +51,34 @@ def test_no_adversarial_answer_is_decided_without_a_judge(form):
 
 
 @pytest.mark.skipif(not GROUND_TRUTH, reason="../shared/data/fieldworkarena/ground_truth is not there")
-def test_a_copy_of_the_ground_truth_is_still_decided_where_it_was():
-    """The check defers only the ambiguous: the 205 plain-value references still match their own copy."""
+def test_a_copy_of_the_ground_truth_is_accepted():
+    """Every reference matches its own copy (886 of 886, value 1), re-cased and re-spaced too; the ambiguity
+    checks defer only answers that differ from the reference."""
     rows = _references()
     results = [off.score(gt, gt, ev) for gt, ev in rows]
-    assert sum(r.value is not None for r in results) == 205
-    assert all(r.correct for r in results if r.value is not None)
+    assert len(results) == 886 and all(r.value == 1.0 and r.correct for r in results)
+    recased = [off.score(gt, "  " + " ".join(gt.upper().split()) + ". ", ev) for gt, ev in rows
+               if not gt.lstrip().startswith(("{", "["))]
+    assert all(r.value == 1.0 for r in recased)
+
+
+@pytest.mark.parametrize("answer", ["Yes, not really", "Yes. Not really.", "Yes, but not always", "Yes, sometimes",
+                                    "No, except on Mondays", "Yes, though it isn't his", "No, only if asked"])
+def test_a_qualified_yes_or_no_is_deferred(answer):
+    for reference in ("Yes", "No"):
+        result = off.score(reference, answer, "fuzzy_match")
+        assert result.value is None and "qualified" in result.explanation
+
+
+def test_a_plain_yes_with_its_reason_is_still_decided():
+    assert off.score("Yes", "Yes, the worker wears a hard hat.", "fuzzy_match").value == 1.0
+
+
+def test_a_near_copy_is_not_verbatim():
+    assert off.score("3 people", "3 people?", "numerical_match").value is None
+    assert off.score("No", "no.", "fuzzy_match").value == 1.0
+    assert off.score("The worker is not wearing a helmet", "The worker is wearing a helmet", "fuzzy_match").value \
+        is None
 
 
 @pytest.mark.parametrize("answer, reason", [

@@ -15,6 +15,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.compare import plots
 from fieldstudio.compare import report
 from fieldstudio.compare.comparison import build_comparison
@@ -54,7 +55,7 @@ def _check_answers(df: pd.DataFrame) -> None:
     assert got == pytest.approx(EXPECTED)
     correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
     assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
-    assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {"1.1"}
+    assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {fs_match.VERSION}
     assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 3, 3), ("beta", 3, 3)}
 
 
@@ -158,7 +159,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     text = path.read_text(encoding="utf-8")
     assert SECRET not in text
     assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)                # nothing loaded from outside
-    assert "fs-match 1.1" in text and "<table" in text
+    assert f"fs-match {fs_match.VERSION}" in text and "<table" in text
     assert "<th>alpha</th>" in text and "<th>beta</th>" in text
     assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
     assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers

@@ -1,5 +1,7 @@
 """The scoring estimate (issue 19 §2): judge calls, tokens and cost before scoring, checked against what
-``score_answers`` then does with a fake OpenAI-compatible judge; unchanged answers come from the cache."""
+``score_answers`` then does with a fake OpenAI-compatible judge; unchanged answers come from the cache. The
+official scorer is estimated with the benchmark's own prompts and settings: stand-in files
+(tests/official_standins.py) whose token cap (99) and seed (7) are not fieldstudio's."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ import pytest
 from fieldstudio.inference import profiles
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring.estimate import DEFAULT_COMPLETION_TOKENS, estimate_scoring, judge_use
+from fieldstudio.scoring.official import known
+from fieldstudio.scoring.official.reading import OfficialSourceError
+from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.service import score_answers
 from fieldstudio.store.models import Answer
 from tests.fake_openai import Reply
+from tests.official_standins import write_standin
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fwa-logic+fs-prompt"
+"""FieldWorkArena's rules over fieldstudio's own prompts: needs a judge, no benchmark files."""
 
 
 @pytest.fixture
@@ -54,12 +61,47 @@ def test_estimate_counts_the_calls_the_scoring_makes(judged_project, fake_openai
     assert "1 judge calls" in changed.text()
 
 
-def test_without_a_judge_nothing_is_called_and_judge_use():
-    assert judge_use("llm-match") == "required" and judge_use("fwa-official") == "optional"
-    assert judge_use("acceptability") == "none"
+def test_judge_use_comes_from_the_registry():
+    for name, info in REGISTRY.items():
+        assert judge_use(name) == ("required" if info.needs_judge else "optional" if info.judge_optional
+                                   else "none"), name
+    assert judge_use("llm-match") == judge_use("fwa-official") == judge_use("fwa-logic+fs-prompt") == "required"
+    assert judge_use("fwa-paper") == "optional"
+    assert judge_use("fs-match") == judge_use("acceptability") == "none"
 
 
 def test_estimate_without_judge(judged_project):
     project, _ = judged_project
-    est = estimate_scoring(project, SCORER, None, None)
+    est = estimate_scoring(project, "fs-match", None, None)
     assert (est.answers, est.calls, est.judge) == (6, 0, None) and "No model is called" in est.text()
+    assert "deterministic matchers decide" in est.text()
+    needs = estimate_scoring(project, SCORER, None, None)
+    assert "needs a judge: without one nothing is scored" in needs.text()
+
+
+@pytest.fixture
+def standin_fwa(tmp_path):
+    yield write_standin(tmp_path / "fwa", "fieldworkarena")
+    known.clear_stand_ins()
+
+
+def test_official_estimate_uses_the_located_files_settings(judged_project, fake_openai, standin_fwa):
+    project, tasks = judged_project
+    with pytest.raises(OfficialSourceError, match="not located"):
+        estimate_scoring(project, "fwa-official", None, "judge")
+    est = estimate_scoring(project, "fwa-official", None, "judge", official_source=standin_fwa)
+    # the same 4 distinct prompts, now the stand-in's text; the stand-in's token cap 99 caps the completion
+    assert (est.answers, est.failed, est.judged, est.prompts, est.calls) == (6, 1, 5, 4, 4)
+    assert est.max_tokens == 99 and "at most 99 per call" in est.text()
+    assert est.prompt_source.startswith("FieldWorkArena judge prompts from ")
+    report = score_answers(project, "fwa-official", None, "judge", official_source=standin_fwa)
+    sent = fake_openai.chat_requests()
+    assert (report.judge_calls, len(sent)) == (4, 4)
+    assert {r.body["max_tokens"] for r in sent} == {99} and {r.body["seed"] for r in sent} == {7}
+    assert all(r.body["messages"][-1]["content"].startswith("Stand-in grading request.") for r in sent)
+    # the estimate's prompts were the ones sent: characters / 4, and every one is now in the cache
+    assert est.prompt_tokens == sum(-(-len(r.body["messages"][-1]["content"]) // 4) for r in sent)
+    again = estimate_scoring(project, "fwa-official", None, "judge", official_source=standin_fwa)
+    assert (again.prompts, again.cached, again.calls) == (4, 4, 0)
+    # fieldstudio's prompts are other prompts: nothing of the official scoring's cache is reused
+    assert estimate_scoring(project, SCORER, None, "judge").cached == 0

@@ -16,6 +16,7 @@ from sqlalchemy import func, select, text
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.scoring.service import (
     ScoringError,
     current_scores,
@@ -76,7 +77,7 @@ def test_fwa_test_vectors_through_the_project(fwa):
     assert math.isnan(off[t["failed"]].value) and "read timeout" in off[t["failed"]].explanation
     assert rep.unscored_reasons["needs a judge"] == 1
     assert set(current_scores(project)[["scorer", "scorer_version"]].itertuples(index=False, name=None)) == {
-        ("fs-match", "1.1"), ("fwa-paper", "1.1")}
+        ("fs-match", fs_match.VERSION), ("fwa-paper", "1.1")}
     assert set(current_scores(project)["scorer"]) == {"fs-match", "fwa-paper"}
 
 

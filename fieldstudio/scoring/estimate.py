@@ -12,8 +12,13 @@ tokens from the judge's cached replies of the same model when there are some (th
 ``DEFAULT_COMPLETION_TOKENS``, capped at the judge's token limit. Cost from the profile's prices
 (``inference.runs.estimate.price``; None when a price is unknown).
 
-``JUDGE_USE`` says per scorer whether it needs a judge: "required" (nothing is scored without one),
-"optional" (deterministic matchers decide what they can without one) or "none".
+An official scorer (``REGISTRY[name].benchmark`` set) is estimated as it will be scored: with the
+benchmark's own prompts and judge settings read from its located files (``scoring.official.source``), so
+its prompts, cache keys and token cap (e.g. FieldWorkArena's 768 completion tokens) are the file's.
+
+``judge_use`` says per scorer whether it needs a judge, from the registry: "required" (``needs_judge``:
+nothing is scored without one), "optional" (a judge is asked when given, the deterministic matchers decide
+without one: ``judge_optional``) or "none".
 """
 
 from __future__ import annotations
@@ -21,33 +26,32 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
 from fieldstudio.inference.runs.estimate import price, text_tokens
 from fieldstudio.scoring.inputs import AnswerInputs, check_params, json_or_none, read_inputs, score_one
-from fieldstudio.scoring.judging import JUDGE_MAX_TOKENS, JudgeCaller, load_judge
+from fieldstudio.scoring.judging import JudgeCaller, load_judge
+from fieldstudio.scoring.official.source import load_source
 from fieldstudio.scoring.scorers import REGISTRY
-from fieldstudio.scoring.service import resolve_runs
+from fieldstudio.scoring.service import fs_prompt_record, resolve_runs
 from fieldstudio.store.models import ResponseCache
 from fieldstudio.store.project import Project
 
-__all__ = ["ScoringEstimate", "estimate_scoring", "judge_use", "JUDGE_USE", "DEFAULT_COMPLETION_TOKENS"]
+__all__ = ["ScoringEstimate", "estimate_scoring", "judge_use", "DEFAULT_COMPLETION_TOKENS"]
 
 DEFAULT_COMPLETION_TOKENS = 60
 """Completion tokens assumed per judge call when the cache holds no reply of the judge's model."""
-JUDGE_USE = {"fwa-official": "optional", "fwa-paper": "optional", "llm-match": "required", "eqa-direct": "required",
-             "eqa-reasoning": "required", "acceptability": "none", "documentation": "none", "fs-match": "none"}
 
 
 def judge_use(scorer: str) -> str:
-    """"required", "optional" or "none" (see the module doc); a scorer's own ``judge`` attribute wins."""
-    info = REGISTRY.get(scorer)
-    own = getattr(info, "judge", None)
-    if own in ("required", "optional", "none"):
-        return own
-    return JUDGE_USE.get(scorer, "optional")
+    """"required", "optional" or "none" for a registered scorer (see the module doc). KeyError if unknown."""
+    info = REGISTRY[scorer]
+    if info.needs_judge:
+        return "required"
+    return "optional" if info.judge_optional else "none"
 
 
 @dataclass
@@ -56,11 +60,16 @@ class ScoringEstimate:
     ``failed`` (the model call failed: no judge call), ``judged`` answers that go to the judge, ``prompts``
     distinct prompts, ``cached`` of them already answered (free), ``calls`` = prompts - cached requests,
     ``prompt_tokens`` / ``completion_tokens`` of those calls (estimates), ``cost_usd`` (None when a price
-    is unknown), ``completion_basis`` ("cache" or "default")."""
+    is unknown), ``completion_basis`` ("cache" or "default"); ``needs_judge`` (the scorer's), the
+    ``prompt_source`` the judge is asked with (an official scorer: ``OfficialSource.describe()``) and the
+    judge's completion-token cap ``max_tokens`` (None: not sent)."""
 
     scorer: str
     judge: str | None
     answers: int = 0
+    needs_judge: bool = False
+    prompt_source: str = ""
+    max_tokens: int | None = None
     kept: int = 0
     failed: int = 0
     judged: int = 0
@@ -75,6 +84,9 @@ class ScoringEstimate:
     def text(self) -> str:
         """One paragraph for the score dialog."""
         if self.judge is None:
+            if self.needs_judge:
+                return (f"{self.answers} answers; {self.scorer} needs a judge: without one nothing is scored. "
+                        "No model is called.")
             return (f"{self.answers} answers; no judge: the deterministic matchers decide what they can, every other "
                     "answer stays unscored. No model is called.")
         cost = "unknown (the judge profile has no prices)" if self.cost_usd is None else f"about ${self.cost_usd:.4f}"
@@ -83,7 +95,8 @@ class ScoringEstimate:
         return (f"{self.answers} answers: {self.judged} go to the judge {self.judge}, {self.kept} set by a person are "
                 f"kept, {self.failed} failed model calls stay unscored. {self.prompts} distinct prompts, {self.cached} "
                 f"already answered in the cache (no cost): {self.calls} judge calls, about "
-                f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens ({basis}), cost {cost}.")
+                f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens ({basis}"
+                + ("" if self.max_tokens is None else f", at most {self.max_tokens} per call") + f"), cost {cost}.")
 
 
 class _Recorder:
@@ -98,21 +111,33 @@ class _Recorder:
 
 
 def estimate_scoring(project: Project, scorer: str, run_ids: Sequence[str] | None = None, judge_profile: Any = None,
-                     *, params: Mapping[str, Any] | None = None) -> ScoringEstimate:
-    """Estimate ``score_answers(project, scorer, run_ids, judge_profile)`` without calling any model.
+                     *, params: Mapping[str, Any] | None = None,
+                     official_source: Path | str | None = None) -> ScoringEstimate:
+    """Estimate ``score_answers(project, scorer, run_ids, judge_profile, official_source=...)`` without
+    calling any model.
 
-    Raises KeyError for an unknown scorer, ProfileError for an unknown judge profile and NotFound for an
-    unknown run (as ``score_answers`` would)."""
+    Raises KeyError for an unknown scorer, ProfileError for an unknown judge profile, NotFound for an
+    unknown run and, with a judge, OfficialSourceError when an official scorer's benchmark files are not
+    located, missing or of an unknown version (as ``score_answers`` would)."""
     info = REGISTRY[scorer] if scorer in REGISTRY else None
     if info is None:
         raise KeyError(f"unknown scorer {scorer!r}; known: {', '.join(sorted(REGISTRY))}")
     params = check_params(scorer, params)
     judge: JudgeCaller | None = load_judge(project, judge_profile, None)
-    est = ScoringEstimate(scorer, None if judge is None else judge.profile.name)
+    est = ScoringEstimate(scorer, None if judge is None else judge.profile.name, needs_judge=info.needs_judge)
     answers, tasks, in_force = read_inputs(project, resolve_runs(project, run_ids), scorer)
     est.answers = len(answers)
     if judge is None:
         return est
+    # the judge asks as score_answers will: the benchmark's own prompts and settings, or fieldstudio's prompts
+    source = load_source(info.benchmark, official_source) if info.benchmark else None
+    if source is not None:
+        judge.configure(source.settings, source.record())
+        est.prompt_source = source.describe()
+    elif info.needs_judge:
+        judge.configure(None, fs_prompt_record(info.name))
+        est.prompt_source = "fieldstudio's own judge prompts"
+    est.max_tokens = judge.params["max_tokens"]
     keys: dict[str, int] = {}
     for aid, run_id, task_id, raw_text, parsed, error in answers:
         old = in_force.get(aid)
@@ -125,7 +150,7 @@ def estimate_scoring(project: Project, scorer: str, run_ids: Sequence[str] | Non
         recorder = _Recorder()
         try:
             score_one(scorer, tasks[task_id], AnswerInputs(aid, run_id, task_id, raw_text, json_or_none(parsed), error),
-                      judge=recorder, params=params)
+                      judge=recorder, params=params, source=source)
         except Exception:  # noqa: BLE001 - the empty stand-in reply may trip a parser; the prompts are recorded
             pass
         if recorder.prompts:
@@ -139,7 +164,7 @@ def estimate_scoring(project: Project, scorer: str, run_ids: Sequence[str] | Non
     est.calls = len(new)
     est.prompt_tokens = sum(text_tokens(c) for c in new)
     per_call, est.completion_basis = _completion_tokens(project, judge.profile.model)
-    est.completion_tokens = min(per_call, judge.max_tokens or JUDGE_MAX_TOKENS) * est.calls
+    est.completion_tokens = (per_call if est.max_tokens is None else min(per_call, est.max_tokens)) * est.calls
     est.cost_usd = price(judge.profile, est.prompt_tokens, est.completion_tokens)
     return est
 

@@ -31,7 +31,8 @@ class ScorerInfo:
     "documentation"); ``needs_judge``: scoring refuses to start without a judge; ``benchmark``: the
     benchmark whose own judge files it reads (``scoring.official``; None for fieldstudio's prompts or no
     judge); ``threshold``: correct means value > threshold (None: no threshold); ``scale``: the top of
-    its scale (1.0 or 100.0, percentages).
+    its scale (1.0 or 100.0, percentages); ``judge_optional``: without ``needs_judge``, a judge is asked
+    when one is given (the deterministic matchers decide without one).
     """
 
     name: str
@@ -43,6 +44,7 @@ class ScorerInfo:
     benchmark: str | None = None
     threshold: float | None = None
     scale: float = 1.0
+    judge_optional: bool = False
 
 
 REGISTRY: dict[str, ScorerInfo] = {
@@ -52,7 +54,8 @@ REGISTRY: dict[str, ScorerInfo] = {
         ScorerInfo(fwa_official.FS_PROMPT_NAME, fwa_official.FS_PROMPT_VERSION, fwa_official.score_fs_prompt,
                    fwa_official.FS_PROMPT_DESCRIPTION, "fwa", True, None, 0.5),
         ScorerInfo(fs_match.NAME, fs_match.VERSION, fs_match.score, fs_match.DESCRIPTION, "fwa", False, None, 0.5),
-        ScorerInfo(fwa_paper.NAME, fwa_paper.VERSION, fwa_paper.score, fwa_paper.DESCRIPTION, "fwa", False, None, 0.5),
+        ScorerInfo(fwa_paper.NAME, fwa_paper.VERSION, fwa_paper.score, fwa_paper.DESCRIPTION, "fwa", False, None, 0.5,
+                   judge_optional=True),
         ScorerInfo(llm_match.NAME, llm_match.VERSION, llm_match.score, llm_match.DESCRIPTION, "openeqa", True,
                    "openeqa", None, 100.0),
         ScorerInfo(llm_match.FS_NAME, llm_match.FS_VERSION, llm_match.score_fs_prompt, llm_match.FS_DESCRIPTION,

@@ -1,7 +1,8 @@
 """fieldstudio's deterministic matchers over FieldWorkArena answers ("fs-match"), without any judge.
 
 This is not FieldWorkArena's evaluator, which always asks its judge: it is fieldstudio's own judge-free
-scorer, under its own name. A verdict is given only when the answer is unambiguous
+scorer, under its own name. An answer that is the reference word for word (case, white space, quotes and a
+final period aside) scores 1. Otherwise a verdict is given only when the answer is unambiguous
 (``core.matchers.ambiguity``: no negation of the value, no hedge or question, no approximation where the
 rule is exact, no range or second value) and the reference is a plain value a matcher can compare (a
 pure yes/no, count, length, time or time range; a JSON report). Everything else is unscored with the
@@ -27,7 +28,7 @@ __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "reference_kind", "polarit
            "numerical_steps"]
 
 NAME = "fs-match"
-VERSION = "1.1"
+VERSION = "1.2"
 DESCRIPTION = ("fieldstudio deterministic matchers (no judge; not FieldWorkArena's evaluator): plain yes/no, count, "
                "length, time and JSON-report answers only, ambiguous answers unscored")
 
@@ -127,6 +128,31 @@ def _json_values(text: str) -> tuple[list, str]:
     return values, re.sub(r"```(?:json)?", " ", "".join(outside))
 
 
+_QUALIFIED = re.compile(r"\b(?:not|never|no longer|but|however|although|though|except|unless|partly|partially|"
+                        r"sometimes|mostly|only if)\b|n't\b", re.IGNORECASE)
+
+
+def _is_yes_no(reference: str, prediction: str) -> bool:
+    """The reference and the answer both open with a yes or a no."""
+    opens = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
+    return bool(opens.match(str(reference))) and bool(opens.match(prediction))
+
+
+def _after_yes_no(prediction: str) -> str:
+    """What follows the answer's leading yes or no ("Yes, but not always" -> ", but not always"); after a no,
+    the words that only repeat it ("No, never.", "No, not at all") are left out."""
+    rest = re.sub(r"^\W*(?:yes|no)\b", "", prediction.strip(), count=1, flags=re.IGNORECASE)
+    if re.match(r"^\W*no\b", prediction, re.IGNORECASE) and re.fullmatch(r"\W*(?:never|not at all)?\W*", rest,
+                                                                           re.IGNORECASE):
+        return ""
+    return rest
+
+
+def _verbatim(text: str) -> str:
+    """``text`` casefolded, with runs of white space as one space and no surrounding quotes or final period."""
+    return " ".join(str(text).casefold().split()).strip(" \"'.")
+
+
 def score(reference: str, prediction: str | None, eval_func: str, *, question: str = "", judge=None,  # noqa: ANN001
           source=None) -> ScoreResult:  # noqa: ANN001
     """Score one FieldWorkArena answer with the deterministic matchers only (``judge`` and ``source`` ignored).
@@ -136,6 +162,10 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
     if eval_func not in EVAL_FUNCS:
         return unscored(NAME, VERSION, f"unknown eval_func {eval_func!r}: no task in FieldWorkArena uses it")
     prediction = "" if prediction is None else str(prediction)
+    if _verbatim(prediction) and _verbatim(prediction) == _verbatim(reference):
+        # A copy of the reference is right whatever it says (a "not" or a range in it is the reference's own).
+        return ScoreResult(NAME, VERSION, 1.0, True, "the answer is the reference, word for word",
+                           details={"stage": "matcher", "matcher": "verbatim"})
     if eval_func == "json_match":
         reports, outside = _json_values(prediction)
         if len(reports) > 1:
@@ -155,6 +185,9 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
                              allow_range=kind == "range")
     if why is not None:            # before any verdict, the yes/no contradiction included
         return unscored(NAME, VERSION, f"needs a judge: the answer is {why}", stage="matcher", matcher=kind)
+    if _is_yes_no(reference, prediction) and _QUALIFIED.search(_after_yes_no(prediction)):
+        return unscored(NAME, VERSION, "needs a judge: the yes or no is qualified by what follows it (a 'not', "
+                        "'but' or 'sometimes' after it)", stage="matcher", matcher=kind)
     if polarity_conflict(reference, prediction):
         return ScoreResult(NAME, VERSION, 0.0, False, "the prediction answers yes/no the other way round",
                            details={"stage": "matcher", "matcher": "yes_no"})

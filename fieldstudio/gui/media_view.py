@@ -301,7 +301,8 @@ class MediaView(QObject):
         if media is None or media.kind != "video" or self.video is None or self.video.table is None:
             return
         n = self.video.frame_count
-        self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~"), format_pts(seconds))
+        playing = f"  playing {self.video.rate_text()}" if self.video.playing else ""
+        self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~") + playing, format_pts(seconds))
         self.timeline.set_index(index)
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
         self.transport.set_position(index, n, seconds, media.duration_s)

@@ -257,7 +257,10 @@ class MediaView(QObject):
     def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
         from fieldstudio.media import library
 
-        return library.index_videos(self.state.project, [media_id], progress=progress, cancelled=cancelled)
+        # the packet index (demuxing only) opens even hours of footage at once; the background indexer
+        # (gui/indexing.py) verifies it with the decoded index later
+        return library.index_videos(self.state.project, [media_id], packets_only=True, progress=progress,
+                                    cancelled=cancelled)
 
     def _opened_after_index(self, media_id: str) -> None:
         if self.state.media is not None and self.state.media.id == media_id:
@@ -272,7 +275,28 @@ class MediaView(QObject):
         self.state.frame_count = len(table)
         self.video.open(media, table, start)
         self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
+        self.transport.set_index_source(media.index_status)
         self._start_strip(media.id)
+
+    def index_changed(self, step) -> None:  # noqa: ANN001 - media.library.IndexStep
+        """A video's frame index was built or replaced in the background (gui/indexing.py): the video on
+        screen follows its new index on the same picture (``video.remap_indices``)."""
+        from fieldstudio.media import video
+
+        if self.loader is not None and step.replaced:
+            self.loader.source.forget(step.media_id)
+        media = self.state.media
+        if media is None or media.id != step.media_id or step.table is None:
+            return
+        media.index_status = step.status
+        if self.video is None or self.video.table is None or self.video.media is None:
+            return  # not open yet: opening reads the stored index
+        self.transport.set_index_source(step.status)
+        if step.replaced:
+            old = self.video.table
+            self._pending_frame = (media.id, int(video.remap_indices(old, step.table, [self.video.target])[0]))
+            self.video.close()
+            self._open_video(media, step.table)
 
     def _start_strip(self, media_id: str) -> None:
         from fieldstudio.media import thumbnails

@@ -180,7 +180,7 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
     while w.project is None:
         QTest.qWait(20)
     opened_gaps = len(gaps)
-    view = w.library.view if hasattr(w.library, "view") else None
+    view = w.library.list
     t0 = time.monotonic()
     progress = []
     while time.monotonic() - t0 < seconds:
@@ -188,7 +188,7 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
             bar = view.verticalScrollBar()
             bar.setValue((bar.value() + 120) % max(1, bar.maximum()))
         QTest.qWait(200)
-        progress.append(w.indexing_label.text() if hasattr(w, "indexing_label") else "")
+        progress.append(w.indexing_status.label.text() if w.indexing_status is not None else "")
     heart.stop()
     steady = gaps[opened_gaps + 1:]
     print(json.dumps({"max_gap_ms": max(steady) if steady else None, "open_max_gap_ms": max(gaps[:opened_gaps + 1]),

@@ -56,7 +56,10 @@ def _barcode(project, media_id, index) -> int:
         source.close()
 
 
-def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at_its_time(tmp_path, truncated):
+def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at_its_time(tmp_path, truncated,
+                                                                                            monkeypatch):
+    # demuxing lists the cut packet (as for any container but MP4, whose sample tables show it cut)
+    monkeypatch.setattr(video, "_packet_table_from_sample_tables", lambda *args: None)
     p, mid = _video_project(tmp_path, truncated)
     try:
         assert library.index_videos(p, [mid], packets_only=True) == []
@@ -118,6 +121,23 @@ def _frame(project, media_id, index) -> np.ndarray:
         return source.get(library.find_media(project, media_id), index).rgb
     finally:
         source.close()
+
+
+@pytest.mark.parametrize("name", ["cfr_bframes", "vfr", "hevc", "mov", "rot270"])
+def test_an_mp4s_sample_tables_give_the_packet_index_demuxing_gives(clips, name, monkeypatch):
+    container = video._open(clips[name])
+    try:
+        fast = video._packet_table_from_sample_tables(clips[name], container, container.streams.video[0])
+    finally:
+        container.close()
+    assert fast is not None, "an intact MP4 is read from its sample tables"
+    monkeypatch.setattr(video, "_packet_table_from_sample_tables", lambda *args: None)
+    assert video.same_frames(fast, video.build_packet_table(clips[name]))
+
+
+def test_a_cut_mp4s_sample_tables_leave_out_the_samples_whose_data_is_missing(truncated):
+    table = video.build_packet_table(truncated)
+    assert video.same_frames(table, video.build_frame_table(truncated))
 
 
 def test_packet_indexing_comes_first_for_every_video_and_the_preferred_one_leads(tmp_path, clips):

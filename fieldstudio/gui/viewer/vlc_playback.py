@@ -99,9 +99,10 @@ class VlcPlayback(QObject):
         self.player = _instance.media_player_new()
         # keep references: libVLC calls these for as long as the player lives
         self._cb_lock = vlc.CallbackDecorators.VideoLockCb(self._on_lock)
-        self._cb_unlock = vlc.CallbackDecorators.VideoUnlockCb(self._on_unlock)
         self._cb_display = vlc.CallbackDecorators.VideoDisplayCb(self._on_display)
-        self.player.video_set_callbacks(self._cb_lock, self._cb_unlock, self._cb_display, None)
+        # no unlock callback (libVLC allows NULL): one call into Python less per picture, each of which
+        # waits for the interpreter lock
+        self.player.video_set_callbacks(self._cb_lock, None, self._cb_display, None)
         self.set_render_size(render_size)
         events = self.player.event_manager()
         self._cb_end = lambda _e: self.ended.emit()
@@ -124,9 +125,6 @@ class VlcPlayback(QObject):
     def _on_lock(self, _opaque, planes):  # noqa: ANN001, ANN202 - ctypes callback
         with self._lock:
             planes[0] = self._ptrs[self._back]
-        return None
-
-    def _on_unlock(self, _opaque, _picture, _planes):  # noqa: ANN001, ANN202 - ctypes callback
         return None
 
     def _on_display(self, _opaque, _picture):  # noqa: ANN001, ANN202 - ctypes callback

@@ -246,25 +246,33 @@ class MediaView(QObject):
         self.transport.setEnabled(True)
         table = library.load_frame_table(project, media)
         if table is None:
+            # the packet index (demuxing only) opens even hours of footage at once: shown as soon as it is
+            # built, stored next; the background indexer (gui/indexing.py) verifies it later
             self.notice.emit(f"indexing the frames of {media.file_name}…")
-            worker = workers.Worker(self._index_one, media.id)
-            worker.signals.result.connect(lambda _r, mid=media.id: self._opened_after_index(mid))
+            worker = workers.Worker(lambda *, progress, cancelled: library.first_frame_table(project, media))
+            worker.signals.result.connect(lambda r, m=media: self._open_first_index(m, *r))
             worker.signals.error.connect(self.notice)
             workers.start(worker)
             return
         self._open_video(media, table)
 
-    def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
+    def _open_first_index(self, media: Media, table, status: str) -> None:  # noqa: ANN001 - FrameTable
         from fieldstudio.media import library
 
-        # the packet index (demuxing only) opens even hours of footage at once; the background indexer
-        # (gui/indexing.py) verifies it with the decoded index later
-        return library.index_videos(self.state.project, [media_id], packets_only=True, progress=progress,
-                                    cancelled=cancelled)
-
-    def _opened_after_index(self, media_id: str) -> None:
-        if self.state.media is not None and self.state.media.id == media_id:
-            self.open_media(media_id)
+        project = self.state.project
+        if project is None or self.loader is None:
+            return
+        if not project.read_only:
+            store = workers.Worker(lambda *, progress, cancelled: library.store_frame_table(
+                project, media.id, table, status=status, if_missing=True))
+            store.signals.error.connect(self.notice)
+            workers.start(store)
+        shown = self.state.media
+        if shown is None or shown.id != media.id or self.stack.currentWidget() is not self.media_page:
+            return
+        media.index_status, media.frame_count = status, len(table)
+        self.loader.source.adopt(media, table)
+        self._open_video(media, table)
 
     def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
         self.timeline.set_video(table.seconds_array())

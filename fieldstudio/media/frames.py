@@ -69,6 +69,18 @@ class FrameSource:
                 old.close()
         return r
 
+    def adopt(self, media: Media, table: video.FrameTable) -> None:
+        """Read ``media`` through ``table`` (an index built but perhaps not stored yet), unless it is open already."""
+        path = library.require_file(self.project, media)
+        with self._lock:
+            if media.id in self._readers:
+                return
+            self._readers[media.id] = video.FrameReader(path, table, rotation=media.rotation or 0,
+                                                        cache_bytes=self._cache_bytes)
+            while len(self._readers) > self._max:
+                _, old = self._readers.popitem(last=False)
+                old.close()
+
     def forget(self, media_id: str) -> None:
         """Drop the reader of a video whose frame index was replaced; the next ``reader`` loads the new one.
 

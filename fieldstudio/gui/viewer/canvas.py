@@ -80,10 +80,15 @@ class Canvas(QGraphicsView):
             self.fit()
         item = self.video_item
         item.set_full_size(full_size)
-        item.set_frame(image, serial)
         if not item.isVisible():
+            item.set_frame(image, serial)
             item.setVisible(True)
             self._item.setVisible(False)
+            return
+        # painted now rather than after the scene's queued update: the buffer is the newest picture, and
+        # a picture that waits for the event loop is one libVLC may replace before it is seen
+        item.set_frame(image, serial, update=False)
+        self.viewport().repaint(self.mapFromScene(item.sceneBoundingRect()).boundingRect().adjusted(-1, -1, 1, 1))
 
     def _hide_video(self) -> None:
         if self.video_item.isVisible():

@@ -349,17 +349,19 @@ class VideoController(QObject):
         taken = self._vlc.take()
         if taken is None:
             return
-        time_s = self._vlc_clock()
-        index = self.table.index_at(self.table.seconds(0) + time_s)
+        self.canvas.set_video_frame(taken[0], taken[1], self._full_size())
+        now = time.monotonic()
+        report = now - self._position_at >= POSITION_INTERVAL_S
+        if not (report or (self.loop_enabled and self.loop)):
+            return  # the position is read from libVLC only when it is shown or a loop end may be reached
+        index = self.table.index_at(self.table.seconds(0) + self._vlc_clock())
         if self.loop_enabled and self.loop and index > self.loop[1]:
             self._stop_vlc()
             self.target = self.loop[0]
             self._play_vlc_from(self.seconds() - self.table.seconds(0))
             return
         self.target = index
-        self.canvas.set_video_frame(taken[0], taken[1], self._full_size())
-        now = time.monotonic()
-        if now - self._position_at >= POSITION_INTERVAL_S:
+        if report:
             self._position_at = now
             self.frame_shown.emit(index, self.seconds(index), False)
 

@@ -37,9 +37,11 @@ class VideoFrameItem(QGraphicsItem):
             self.prepareGeometryChange()
             self._rect = rect
 
-    def set_frame(self, image: QImage, serial: int) -> None:
+    def set_frame(self, image: QImage, serial: int, *, update: bool = True) -> None:
+        """Show ``image``; ``update`` False leaves the repaint to the caller (``Canvas.set_video_frame``)."""
         self._image, self._serial = image, serial
-        self.update()
+        if update:
+            self.update()
 
     def image(self) -> QImage:
         """The picture shown (borrowed: copy it to keep it past the next frame)."""

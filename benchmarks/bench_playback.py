@@ -102,9 +102,18 @@ def _rss_mb() -> float:
     return float("nan")
 
 
+def _wait(ms: int) -> None:
+    """Run the event loop for ``ms`` milliseconds, as the running window does. Not QTest.qWait: it keeps the
+    interpreter lock while it sleeps, which holds back libVLC's callbacks and the indexing thread."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
 def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> None:
     from PySide6.QtCore import QThreadPool, QTimer
-    from PySide6.QtTest import QTest
 
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
@@ -117,10 +126,10 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     w.show()
     w.library.select(w.library.visible_ids()[0])
     while w.video is None or w.video.table is None or not w.loader.idle():
-        QTest.qWait(50)
+        _wait(50)
     while QThreadPool.globalInstance().activeThreadCount():  # the timeline's thumbnails
-        QTest.qWait(50)
-    QTest.qWait(300)
+        _wait(50)
+    _wait(300)
     boxes = sum(isinstance(i, BoxItem) for i in w.canvas.scene().items())
     peak = [_rss_mb()]
     sampler = QTimer()
@@ -130,18 +139,18 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     if shuttle:
         w.video.show_index(w.video.frame_count - 1)
         while w.state.frame_index != w.video.frame_count - 1 or not w.loader.idle():
-            QTest.qWait(50)
+            _wait(50)
         for key in shuttle:
             w.video.shuttle(key)
     else:
         w.video.set_rate(rate)
         w.video.play()
-    QTest.qWait(int(seconds * 1000 / 2))
+    _wait(int(seconds * 1000 / 2))
     status.append(w.frame_label.text())
     boxes_playing = sum(isinstance(i, BoxItem) and i.isVisible() for i in w.canvas.scene().items())
     if os.environ.get("BENCH_SCREENSHOT"):
         w.grab().save(os.environ["BENCH_SCREENSHOT"])
-    QTest.qWait(int(seconds * 1000 / 2))
+    _wait(int(seconds * 1000 / 2))
     stats = w.video.playback_stats()
     render = list(w.video._vlc.render_size) if w.video._vlc is not None else None
     w.video.pause()
@@ -155,12 +164,12 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
 def child_heartbeat(project_path: str, seconds: float) -> None:
     """Open the window on the project, scroll the library, let indexing run; the longest heartbeat gap."""
     from PySide6.QtCore import QElapsedTimer, QTimer
-    from PySide6.QtTest import QTest
 
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
 
     app = application()
+
     gaps: list[float] = []
     clock = QElapsedTimer()
     clock.start()
@@ -179,7 +188,7 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
     w.resize(1400, 900)
     w.show()
     while w.project is None:
-        QTest.qWait(20)
+        _wait(20)
     opened_gaps = len(gaps)
     view = w.library.list
     t0 = time.monotonic()
@@ -188,7 +197,7 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
         if view is not None:
             bar = view.verticalScrollBar()
             bar.setValue((bar.value() + 120) % max(1, bar.maximum()))
-        QTest.qWait(200)
+        _wait(200)
         progress.append(w.indexing_status.label.text() if w.indexing_status is not None else "")
     heart.stop()
     steady = gaps[opened_gaps + 1:]

@@ -2,21 +2,49 @@
 
 Every video first gets its packet index (demuxing only: a long video opens at once), then its decoded
 index, which verifies the packet index and replaces it where they differ (``library.index_next_video``).
-The video on screen goes first at each stage. The work runs on a ``gui.workers`` worker; pausing cancels
-the video in progress, which starts again from its beginning on resume.
+The video on screen goes first at each stage. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
+priority than the window's; pausing cancels the video in progress, which starts again on resume.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from fieldstudio.gui import workers
 
 log = logging.getLogger(__name__)
+
+
+#: The indexing thread's nice value (Linux): under a full CPU the window's own thread goes first, so
+#: scrolling and playback stay smooth while hours of footage index (issue 21).
+INDEXING_NICE = 10
+
+
+def _index_next_gently(project, prefer, done: threading.Event, **kwargs):  # noqa: ANN001, ANN202
+    """``library.index_next_video`` on a thread of lower CPU priority than the window's; sets ``done`` once
+    it no longer uses the project (here, not through a queued signal: ``stop`` waits on the GUI thread)."""
+    try:
+        return _index_next(project, prefer, **kwargs)
+    finally:
+        done.set()
+
+
+def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
+    from fieldstudio.media import library
+
+    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        try:  # raising a thread's own nice value needs no privilege; the pool's thread keeps it
+            current = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            if current < INDEXING_NICE:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INDEXING_NICE)
+        except OSError:
+            pass
+    return library.index_next_video(project, prefer, **kwargs)
 
 
 class IndexingStatus(QWidget):
@@ -72,21 +100,21 @@ class BackgroundIndexer(QObject):
         self._counts: dict[str, int] = {}
         self._percent = 0
         self._started.connect(self._on_started)
+        # a pool of its own: its thread keeps the lower priority, and other work never waits behind indexing
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
 
     # --- control ---------------------------------------------------------------------------------
     def start(self) -> None:
         """Index whatever needs it (again after new videos were added); a no-op while paused or busy."""
         if self._stopped or self.paused or self._worker is not None or self.project.read_only:
             return
-        from fieldstudio.media import library
-
         self._idle.clear()
-        worker = workers.Worker(library.index_next_video, self.project, self.prefer, started=self._started.emit)
+        worker = workers.Worker(_index_next_gently, self.project, self.prefer, self._idle, started=self._started.emit)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.result.connect(self._on_result)
         worker.signals.error.connect(self._on_error)
-        worker.signals.finished.connect(self._idle.set)
-        self._worker = workers.start(worker)
+        self._worker = workers.start(worker, self._pool)
 
     def pause(self) -> None:
         """Stop after the next check of the video in progress; it starts again from its beginning on resume."""

@@ -400,15 +400,20 @@ def store_frame_table(project: Project, media_id: str, table: video.FrameTable, 
     exists goes to the frame shown at its time, whose PTS it then takes). Returns how many annotations
     and rating items changed frame index. ``if_missing`` stores nothing when the video has an index already.
     """
+    return _store_frame_table(project, media_id, table, status=status, if_missing=if_missing)[0]
+
+
+def _store_frame_table(project: Project, media_id: str, table: video.FrameTable, *, status: str = INDEX_READY,
+                       if_missing: bool = False) -> tuple[int, bool]:
+    """``store_frame_table``, and whether an index that differs from ``table`` was replaced."""
     with project.write() as s:
         m = s.get(Media, media_id)
         old = _frame_table_in(s, m)
         moved = 0
         if if_missing and old is not None:
-            return 0
-        if old is not None and video.same_frames(old, table):
-            pass  # verified as it was: keep the rows, record the status
-        else:
+            return 0, False
+        replaced = old is not None and not video.same_frames(old, table)
+        if old is None or replaced:  # else verified as it was: keep the rows, record the status
             if old is not None and len(old):
                 moved = _remap_frames(s, media_id, old, table)
             s.execute(delete(FrameIndexRow).where(FrameIndexRow.media_id == media_id))
@@ -422,7 +427,7 @@ def store_frame_table(project: Project, media_id: str, table: video.FrameTable, 
             m.duration_s = float((int(table.pts[-1]) - int(table.pts[0])) * table.time_base) + (
                 1.0 / m.avg_fps if m.avg_fps else 0.0)
         m.index_status = status
-    return moved
+    return moved, replaced
 
 
 def _placeholder(s) -> str:  # noqa: ANN001 - Session
@@ -638,8 +643,6 @@ def index_next_video(
         with project.write() as s:
             s.get(Media, media.id).index_status = INDEX_FAILED
     else:
-        old = load_frame_table(project, media) if not packets else None
-        step.replaced = old is not None and not video.same_frames(old, step.table)
-        step.moved = store_frame_table(project, media.id, step.table, status=step.status)
+        step.moved, step.replaced = _store_frame_table(project, media.id, step.table, status=step.status)
     step.counts = index_counts(project)
     return step

@@ -7,7 +7,7 @@ incident dropped from a JSON report, a paraphrase the matchers cannot decide), d
 per source. Every figure is a ratio against a reference measured in the same run; before every timed run
 the benchmark's own set-up writes (project copies) are flushed to disk (``os.sync``):
 
-- deterministic ``score_answers`` (fwa-official, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
+- deterministic ``score_answers`` (fs-match, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
 - the same 100,000 answers: scoring vs pandas writing and reading them as CSV (target <= 3x), five
   interleaved pairs (this machine's speed drifts within a minute), the median of their ratios;
 - the target's own terms, ``fieldstudio report --out F.html`` against ``fieldstudio score`` on the same
@@ -152,7 +152,7 @@ def main() -> None:
         folder = Path(tmp)
         small_p = project_with(folder, "small", big // 10)
         _settle()
-        t_small, rep_small = timed(scoring.score_answers, small_p, "fwa-official")
+        t_small, rep_small = timed(scoring.score_answers, small_p, "fs-match")
         big_p = project_with(folder, "big", big)
         copies = []                          # the same unscored answers, to time scoring five times
         for i in range(PAIRS - 1):
@@ -162,7 +162,7 @@ def main() -> None:
         for p in (big_p, *copies):           # interleaved, each pair close in time: this machine's speed
             csv_times.append(answers_csv_time(big_p, folder))           # drifts by half within a minute
             _settle()
-            runs.append(timed(scoring.score_answers, p, "fwa-official"))
+            runs.append(timed(scoring.score_answers, p, "fs-match"))
         t_big, rep_big = statistics.median(t for t, _ in runs), runs[0][1]
         for p in copies:
             p.close()
@@ -176,7 +176,7 @@ def main() -> None:
               f"{', '.join(f'{r:.2f}' for r in pair_ratios)}: scoring {', '.join(f'{t:.2f}' for t, _ in runs)} s, "
               f"pandas {', '.join(f'{t:.2f}' for t in csv_times)} s; fastest against fastest "
               f"{min(t for t, _ in runs) / min(csv_times):.2f})")
-        t_again, rep_again = timed(scoring.score_answers, big_p, "fwa-official")
+        t_again, rep_again = timed(scoring.score_answers, big_p, "fs-match")
         print(f"scoring the {rep_again.answers} answers again (nothing changed, {rep_again.written} rows written): "
               f"{t_again:.2f} s")
         small_p.close()
@@ -184,7 +184,7 @@ def main() -> None:
 
         worst = project_with(folder, "worst", big, unique=True)
         _settle()
-        t_worst, rep_worst = timed(scoring.score_answers, worst, "fwa-official")
+        t_worst, rep_worst = timed(scoring.score_answers, worst, "fs-match")
         print(f"worst case, {rep_worst.answers} answers all different: {t_worst:.2f} s "
               f"({t_worst / t_csv:.2f} x pandas CSV) [information, no target]")
         worst.close()
@@ -197,10 +197,10 @@ def main() -> None:
             copy_project(unscored, folder / f"grid_score{i}.fieldstudio")
             copy = Project.open(folder / f"grid_score{i}.fieldstudio")
             _settle()
-            score_runs.append(timed(scoring.score_answers, copy, "fwa-official")[0])
+            score_runs.append(timed(scoring.score_answers, copy, "fs-match")[0])
             copy.close()
         _settle()
-        t, rep = timed(scoring.score_answers, grid, "fwa-official")
+        t, rep = timed(scoring.score_answers, grid, "fs-match")
         t_score = statistics.median([t, *score_runs])
         # the first report of a process also imports matplotlib and loads its fonts (scoring, timed warm
         # above, imports nothing): that start-up is left out here and timed with the commands below
@@ -216,7 +216,7 @@ def main() -> None:
               f"alone; information]; "
               f"csv {times['csv']:.2f} s, xlsx {times['xlsx']:.2f} s, parquet {times['parquet']:.2f} s, "
               f"json {times['json']:.2f} s")
-        t_build, _ = timed(comparison.build_comparison, grid, "fwa-official")
+        t_build, _ = timed(comparison.build_comparison, grid, "fs-match")
         print(f"  breakdown [information]: build_comparison (read + statistics) {t_build:.2f} s; the HTML's tables, "
               f"plots and grid {times['html'] - t_build:.2f} s")
         grid.close()
@@ -225,7 +225,7 @@ def main() -> None:
             copy = folder / f"grid_warm{i}.fieldstudio"         # round warms them up and is not counted
             copy_project(unscored, copy)
             _settle()
-            t_s = _in_process("score", str(copy), "--scorer", "fwa-official")
+            t_s = _in_process("score", str(copy), "--scorer", "fs-match")
             t_r = _in_process("report", str(copy), "--out", str(folder / f"warm{i}.html"))
             if i:
                 warm_score.append(t_s)
@@ -239,7 +239,7 @@ def main() -> None:
             copy = folder / f"grid_cli{i}.fieldstudio"
             copy_project(unscored, copy)
             _settle()
-            cli_score.append(_command("score", str(copy), "--scorer", "fwa-official"))
+            cli_score.append(_command("score", str(copy), "--scorer", "fs-match"))
             cli_report.append(_command("report", str(copy), "--out", str(folder / f"cli{i}.html")))
         s_med, r_med = statistics.median(cli_score), statistics.median(cli_report)
         print(f"  the same commands in fresh processes (interpreter start-up and imports included), median of 3: "

@@ -1,11 +1,14 @@
 """Regenerate the README screenshots from the demo project: `python docs/make_screenshots.py`.
 
-Runs offscreen; writes docs/screenshot-{video,photo,pdf,tasks,rate}.jpg.
+Runs offscreen; writes docs/screenshot-{video,photo,pdf,tasks,compare,rate,report}.jpg. The report's picture
+is the HTML report exported from the demo project, rendered by headless Chromium (Debian's ``chromium``).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,12 +59,39 @@ def main() -> None:
     tasks.table.setCurrentIndex(tasks.proxy.index(rows[0] if rows else 0, 0))
     pump(1.5)
     w.grab().save(str(HERE / "screenshot-tasks.jpg"))
+    w.workspace.show_panel("comparison")
+    pump(4.0)
+    w.grab().save(str(HERE / "screenshot-compare.jpg"))
     w.workspace.show_panel("rater")
     pump(2.0)
     w.grab().save(str(HERE / "screenshot-rate.jpg"))
     w.modes.setCurrentIndex(0)
     w.close()
-    print("wrote", *(HERE / f"screenshot-{k}.jpg" for k in ("video", "photo", "pdf", "tasks", "rate")))
+    report_shot(tmp / "demo.fieldstudio", tmp)
+    print("wrote", *(HERE / f"screenshot-{k}.jpg" for k in ("video", "photo", "pdf", "tasks", "compare", "rate",
+                                                             "report")))
+
+
+def report_shot(project_path: Path, tmp: Path) -> None:
+    """The demo's HTML report, as the File menu exports it, rendered to a JPEG by headless Chromium."""
+    from PIL import Image
+
+    from fieldstudio.compare.report import export_report
+    from fieldstudio.store.project import Project
+
+    html = tmp / "report.html"
+    with Project.open(project_path) as project:
+        export_report(project, html)
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        print("chromium not found: no report screenshot")
+        return
+    png = tmp / "report.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={tmp / 'chromium'}", "--hide-scrollbars", "--window-size=1280,1400",
+                    f"--screenshot={png}", html.as_uri()], check=True, capture_output=True, timeout=120)
+    Image.open(png).convert("RGB").save(HERE / "screenshot-report.jpg", quality=85)
 
 
 if __name__ == "__main__":

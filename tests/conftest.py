@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_batch_api import fake_batch_api  # noqa: F401
 from tests.fake_openai import fake_openai  # noqa: F401
 from tests.video_fixtures import make_all
 
@@ -37,3 +38,13 @@ def project(tmp_path):
     p = Project.create(tmp_path / "test.fieldstudio")
     yield p
     p.close()
+
+
+@pytest.fixture
+def any_n_intervals(monkeypatch):
+    """Intervals for every n: tests of the interval arithmetic on a handful of tasks, below the 10 scored
+    from which fieldstudio shows an interval (that rule, ``compare.coverage.MIN_INTERVAL_N``, has its own
+    tests in tests/test_coverage.py)."""
+    from fieldstudio.compare import coverage
+
+    monkeypatch.setattr(coverage, "MIN_INTERVAL_N", 1)

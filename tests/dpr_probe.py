@@ -96,6 +96,30 @@ def main(project_path: str, photo: str) -> None:
     out["corner_physical"] = [corner.x() * dpr, corner.y() * dpr]
     diff = shot[py:py + h, px:px + w].astype(int) - photo_rgb[180:180 + h, 300:300 + w].astype(int)
     out["one_to_one_max_diff"] = int(np.abs(diff).max())
+    # at whole zooms the photo's pixels stay on whole physical pixels whatever the view's size: the image's
+    # top-left corner in physical pixels, and the largest pixel difference to the photo there
+    out["grid"] = []
+    canvas.fit()
+    for extra in range(4):
+        window.resize(1200 + extra, 800 + extra)
+        _settle(app)
+        for zoom in (1.0, 2.0):
+            canvas.set_zoom(zoom)
+            _settle(app)
+            if zoom == 2.0:
+                canvas.horizontalScrollBar().setValue(canvas.horizontalScrollBar().value() + 1 + extra)
+                _settle(app)
+            t = canvas.viewportTransform()
+            ox, oy = t.dx() * canvas.devicePixelRatioF(), t.dy() * canvas.devicePixelRatioF()
+            grab = canvas.viewport().grab().toImage()
+            shot = rgb_from_qimage(grab)
+            corner = t.map(QPointF(300.0, 180.0))
+            px, py = int(round(corner.x() * dpr)), int(round(corner.y() * dpr))
+            n = int(zoom)
+            seen = shot[py:py + 20 * n:n, px:px + 20 * n:n].astype(int)
+            want = photo_rgb[180:200, 300:320].astype(int)
+            diff = int(np.abs(seen - want).max()) if seen.shape == want.shape else 999
+            out["grid"].append([extra, zoom, ox, oy, diff])
     if os.environ.get("DPR_PROBE_SAVE"):
         grab.save(os.environ["DPR_PROBE_SAVE"])
     print(json.dumps(out))

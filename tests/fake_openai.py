@@ -117,10 +117,13 @@ class FakeOpenAI:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
+    #: The request handler class (a subclass adds routes, e.g. tests.fake_batch_api).
+    handler_class: type = None  # type: ignore[assignment]  # set below, after _Handler
+
     def start(self) -> FakeOpenAI:
         server = self
 
-        class Handler(_Handler):
+        class Handler(self.handler_class):
             fake = server
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -322,6 +325,9 @@ def _completion(body: dict, reply: Reply) -> dict[str, Any]:
     if reply.usage:
         out["usage"] = _usage(reply)
     return out
+
+
+FakeOpenAI.handler_class = _Handler
 
 
 @pytest.fixture

@@ -153,3 +153,32 @@ def test_summary_puts_it_together():
     assert d["alpha"] == pytest.approx(ag.krippendorff_alpha(TABLE))
     assert "tape" in d["field_alpha"] and d["sources_vs_majority"]["scorer:x"]["n"] == 1
     assert not math.isnan(d["alpha"])
+
+
+# ---------------------------------------------------------------- a judge against a person (issue 18 §5)
+def test_judge_audit_against_a_hand_computation():
+    from fieldstudio.core.agreement import judge_audit, wilson_interval
+
+    # 20 answers: judge pass & person pass 9, judge pass & person fail 3 (false accepts),
+    # judge fail & person pass 1, both fail 7
+    judge = [True] * 9 + [True] * 3 + [False] * 1 + [False] * 7
+    person = [True] * 9 + [False] * 3 + [True] * 1 + [False] * 7
+    a = judge_audit(judge, person)
+    # p_o = 16/20 = 0.8; judge passes 12/20 = 0.6, person 10/20 = 0.5;
+    # p_e = 0.6*0.5 + 0.4*0.5 = 0.5; kappa = (0.8 - 0.5) / 0.5 = 0.6
+    assert (a.n, a.agree, a.false_accepts, a.false_rejects) == (20, 16, 3, 1)
+    assert a.accuracy == pytest.approx(0.8) and a.kappa == pytest.approx(0.6)
+    # SE = sqrt(0.8 * 0.2 / (20 * 0.5^2)) = sqrt(0.032) = 0.178885; 1.959964 * SE = 0.350609
+    assert a.kappa_ci == (pytest.approx(0.6 - 0.350609, abs=1e-6), pytest.approx(0.6 + 0.350609, abs=1e-6))
+    # Wilson, z = 1.959964, n = 20, p = 0.8: z²/n = 0.192073; centre (0.8 + 0.096036) / 1.192073 = 0.751662;
+    # half = 1.959964 * sqrt(0.008 + 0.002401) / 1.192073 = 1.959964 * 0.101985 / 1.192073 = 0.167680
+    assert a.accuracy_ci == (pytest.approx(0.583982, abs=1e-5), pytest.approx(0.919342, abs=1e-5))
+    assert wilson_interval(0, 0) == (None, None)
+    lo, hi = wilson_interval(10, 10)                       # p = 1: the interval is not empty
+    assert hi == pytest.approx(1.0) and lo == pytest.approx(10 / (10 + 1.959964 ** 2), abs=1e-6)   # n/(n+z²)
+    # one label only from both: kappa undefined, accuracy still 1
+    same = judge_audit([True] * 5, [True] * 5)
+    assert same.kappa is None and same.kappa_ci == (None, None) and same.accuracy == 1.0
+    assert judge_audit([], []).accuracy is None
+    with pytest.raises(ValueError):
+        judge_audit([True], [])

@@ -48,3 +48,24 @@ def test_answers_import_and_answers_still_lists(tmp_path):
     assert listing.exit_code == 0
     (run,) = json.loads(listing.output)
     assert (run["name"], run["kind"], run["answered"]) == ("my-vlm", "import", 5)
+
+
+def test_tasks_link_media_after_adding_the_folder(tmp_path):
+    # FieldWorkArena's demo tasks name the four published photos; imported first, they are linked after `add`
+    fwa = SHARED_DATA / "fieldworkarena"
+    names = sorted(n for r in json.loads((fwa / "tasks_v2" / "tasks_demo.json").read_text("utf-8"))
+                   for n in r["input_data"])
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    imported = runner.invoke(app, ["tasks", "import", str(project), str(fwa / "tasks_v2" / "tasks_demo.json")])
+    assert f"{len(names)} task(s) name media that are not in the project" in imported.output
+    assert "fieldstudio tasks link-media" in imported.output
+    before = runner.invoke(app, ["tasks", "link-media", str(project)])
+    assert before.exit_code == 0 and "0 task input(s) linked; 0 task(s) now have all their media" in before.output
+    assert f"{len(names)} task(s) still name media that are not in the project" in before.output
+    assert runner.invoke(app, ["add", str(project), str(fwa / "demo_images")]).exit_code == 0
+    after = runner.invoke(app, ["tasks", "link-media", str(project)])
+    assert after.exit_code == 0
+    assert f"{len(names)} task input(s) linked; {len(names)} task(s) now have all their media" in after.output
+    assert "still name" not in after.output

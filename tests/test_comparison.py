@@ -12,7 +12,7 @@ from fieldstudio.scoring.service import current_scores, override_score
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 
 
 def _score(project, run_id: str, values: dict[str, float | None], *, judge: dict | None = None) -> None:
@@ -40,7 +40,7 @@ def two_sources(project):
     return project, tasks, alpha, beta
 
 
-def test_summary_means_accuracy_and_stratified_interval(two_sources):
+def test_summary_means_accuracy_and_stratified_interval(two_sources, any_n_intervals):
     project, tasks, alpha, beta = two_sources
     c = cmp.build_comparison(project, SCORER)
     a, b = c.summary.loc["alpha"], c.summary.loc["beta"]
@@ -51,6 +51,11 @@ def test_summary_means_accuracy_and_stratified_interval(two_sources):
     assert (b["answers"], b["n"], b["unscored"]) == (5, 4, 1)
     assert b["mean"] == pytest.approx((1.0 + 0.6 + 0.5 + 0.9) / 4)
     assert b["accuracy"] == pytest.approx(3 / 4)                      # 1.0, 0.6, 0.9 are > 0.5; 0.5 is not
+    # the headline counts beta's unscored answer as 0 (FieldWorkArena): (1.0 + 0.6 + 0 + 0.5 + 0.9) / 5
+    assert (b["total"], b["coverage"]) == (5, pytest.approx(4 / 5))
+    assert b["headline"] == pytest.approx(3.0 / 5) and b["headline_accuracy"] == pytest.approx(3 / 5)
+    assert a["headline"] == pytest.approx(3 / 5) and (a["headline_ci_low"], a["headline_ci_high"]) == \
+        (pytest.approx(0.6), pytest.approx(0.6))
     # seeded: the same call gives the same interval
     again = cmp.source_summary(c.answers)
     assert again.loc["beta", "ci_low"] == b["ci_low"] and again.loc["beta", "ci_high"] == b["ci_high"]
@@ -91,7 +96,7 @@ def test_category_breakdown_and_seed_shaped_table(two_sources):
     assert table.loc["B", "beta"] == pytest.approx(0.7)
 
 
-def test_paired_difference_and_pairs(two_sources):
+def test_paired_difference_and_pairs(two_sources, any_n_intervals):
     project, tasks, alpha, beta = two_sources
     c = cmp.build_comparison(project, SCORER)
     pair = c.pairs.iloc[0]
@@ -151,7 +156,7 @@ def test_shared_task_bootstrap_matches_an_independent_one(project):
 
 
 def test_constant_gap_is_distinguishable(project):
-    tasks = [add_task(project, f"1.1.{i:04d}", "x", category="A") for i in range(8)]
+    tasks = [add_task(project, f"1.1.{i:04d}", "x", category="A") for i in range(10)]
     a = add_run(project, "a", {t: "x" for t in tasks})
     b = add_run(project, "b", {t: "x" for t in tasks})
     _score(project, a, {t: 0.9 for t in tasks})

@@ -15,7 +15,7 @@ from tests.run_fixtures import add_media
 from tests.run_fixtures import add_task as add_task_with_inputs
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 
 
 def _long(rows: list[tuple[str, str, float | None]]) -> pd.DataFrame:
@@ -57,7 +57,7 @@ def test_scale_of_scorers():
     assert cv.score_scale("custom", np.array([0.2, 40.0])) == 100.0
 
 
-def test_category_cells_means_and_all_row(project):
+def test_category_cells_means_and_all_row(project, any_n_intervals):
     tasks = [add_task(project, f"1.1.000{i}", "x", category="A") for i in range(3)] + \
             [add_task(project, f"2.1.000{i}", "x", category="B") for i in range(2)]
     run = add_run(project, "m", {t: "x" for t in tasks})
@@ -74,9 +74,18 @@ def test_category_cells_means_and_all_row(project):
     assert cells.loc[("B", "m"), "n"] == 1 and cells.loc[("B", "m"), "answers"] == 2
     assert cells.loc[("all", "m"), "mean"] == pytest.approx(np.mean([0.2, 0.6, 1.0, 0.0]))
     assert cells.loc[("B", "m"), "ci_low"] == cells.loc[("B", "m"), "ci_high"] == 0.0   # one value
+    assert cells.loc[("B", "m"), "total"] == 2 and cells.loc[("all", "m"), "total"] == 5
+    assert cells.loc[("B", "m"), "headline"] == pytest.approx(0.0)       # (0.0 + unscored as 0) / 2
+    assert cells.loc[("all", "m"), "headline"] == pytest.approx((0.2 + 0.6 + 1.0 + 0.0 + 0.0) / 5)
     assert cv.cell_text(0.6, 0.5, 0.75, 8) == "0.600 [0.500–0.750] n=8"
     assert cv.cell_text(float("nan"), float("nan"), float("nan"), 0) == "— n=0"
     assert run in view.answers["run_id"].tolist()
+
+
+def test_cell_text_says_coverage_and_n_too_small():
+    assert cv.cell_text(0.6, 0.5, 0.75, 8, 10) == "0.600 (n too small) 8/10 scored"
+    assert cv.cell_text(0.6, 0.5, 0.75, 12, 16) == "0.600 [0.500–0.750] 12/16 scored"
+    assert cv.cell_text(float("nan"), float("nan"), float("nan"), 0, 4) == "— 0/4 scored"
 
 
 def test_set_score_first_row_then_override(project):

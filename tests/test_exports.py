@@ -109,7 +109,10 @@ def test_mot(proj, tmp_path):
 def test_csv(proj, tmp_path):
     export_annotations(proj, "csv", tmp_path / "a.csv")
     df = pd.read_csv(tmp_path / "a.csv")
-    assert sorted(df["kind"]) == ["event", "ruler", "segment"]
+    assert sorted(df["kind"]) == ["box", "box", "box", "box", "event", "ruler", "segment"]
+    vest = df[df["attr:colour"].notna()].iloc[0]
+    assert (vest["kind"], vest["label"], vest["start_frame"], vest["attr:colour"]) == ("box", "vest", 10, "orange")
+    assert (vest["x"], vest["y"], vest["width"], vest["height"]) == (100, 100, 50, 50)
     seg = df[df["kind"] == "segment"].iloc[0]
     assert (seg["start_frame"], seg["end_frame"]) == (3, 11)
     assert (seg["start_pts"], seg["end_pts"]) == (13800, 43800)

@@ -185,62 +185,80 @@ def test_label_set_add_rename_recolour_delete(qtbot, demo_project):
     qtbot.addWidget(dlg)
     activate(qtbot, dlg)
     table = dlg.table
-    assert table.rowCount() == 8
-    assert [table.item(i, KEY_COL).text() for i in range(8)] == [str(k) for k in range(1, 9)]
+    # every label: the demo's 9 (person .. forklift for boxes, two segment labels, an event, "distance")
+    assert table.rowCount() == 9
+    dlg.show_kind.setCurrentIndex(dlg.show_kind.findData("box"))         # the boxes' list and its keys
+    assert table.rowCount() == 5
+    assert [table.item(i, KEY_COL).text() for i in range(5)] == [str(k) for k in range(1, 6)]
     assert [table.item(i, NAME_COL).text() for i in range(3)] == ["person", "helmet", "vest"]
     person_uses = db_count(demo_project, label="person")
     assert person_uses > 0 and table.item(0, 2).text() == str(person_uses)
     shot(dlg, "label_set")
 
+    def row_of(name):
+        return [table.item(i, NAME_COL).text() for i in range(table.rowCount())].index(name)
+
+    for n, name in enumerate(("cart", "trolley", "ladder"), start=6):
+        dlg.name_edit.clear()
+        qtbot.keyClicks(dlg.name_edit, name)
+        qtbot.mouseClick(dlg.add_button, Qt.MouseButton.LeftButton)
+        assert table.rowCount() == n
+        assert labels.find_label(demo_project, name).shortcut == n            # the lowest key free in the list
+        assert labels.find_label(demo_project, name).kinds == ("box",)
     dlg.name_edit.clear()
-    qtbot.keyClicks(dlg.name_edit, "cart")
-    qtbot.mouseClick(dlg.add_button, Qt.MouseButton.LeftButton)
-    assert table.rowCount() == 9
-    assert labels.find_label(demo_project, "cart").shortcut == 9
-    assert table.item(8, KEY_COL).text() == "9" and table.item(8, NAME_COL).text() == "cart"
+    qtbot.keyClicks(dlg.name_edit, "crate")
+    qtbot.keyClick(dlg.name_edit, Qt.Key.Key_Return)
+    assert labels.find_label(demo_project, "crate").shortcut == 9
     dlg.name_edit.clear()
-    qtbot.keyClicks(dlg.name_edit, "ladder")
+    qtbot.keyClicks(dlg.name_edit, "pallet")
     qtbot.keyClick(dlg.name_edit, Qt.Key.Key_Return)
     assert table.rowCount() == 10
-    assert labels.find_label(demo_project, "ladder").shortcut is None      # keys 1-9 all taken
-    ladder_row = [table.item(i, NAME_COL).text() for i in range(10)].index("ladder")
-    assert table.item(ladder_row, KEY_COL).text() == ""
+    assert labels.find_label(demo_project, "pallet").shortcut is None      # keys 1-9 of the list all taken
+    assert table.item(row_of("pallet"), KEY_COL).text() == ""
 
     dlg.name_edit.clear()
     qtbot.keyClicks(dlg.name_edit, "helmet")                                # duplicate name refused
     qtbot.mouseClick(dlg.add_button, Qt.MouseButton.LeftButton)
     assert "already exists" in dlg.message.text() and table.rowCount() == 10
 
-    table.selectRow(8)                                                     # cart
+    table.selectRow(row_of("cart"))
     dlg.name_edit.setFocus()
     dlg.name_edit.selectAll()
     qtbot.keyClicks(dlg.name_edit, "blue cart")
     qtbot.mouseClick(dlg.rename_button, Qt.MouseButton.LeftButton)
     assert labels.find_label(demo_project, "cart") is None
     cart = labels.find_label(demo_project, "blue cart")
-    assert cart.shortcut == 9 and table.item(8, NAME_COL).text() == "blue cart"
+    assert cart.shortcut == 6 and table.item(row_of("blue cart"), NAME_COL).text() == "blue cart"
 
     table.selectRow(0)                                                     # person: in use
     qtbot.mouseClick(dlg.delete_button, Qt.MouseButton.LeftButton)
     assert f"used by {person_uses} annotation(s)" in dlg.message.text()
     assert labels.find_label(demo_project, "person") is not None and table.rowCount() == 10
 
-    forklift_row = [table.item(i, NAME_COL).text() for i in range(10)].index("forklift")
-    table.selectRow(forklift_row)
+    table.selectRow(row_of("forklift"))
     table.setFocus()
     qtbot.keyClick(table, Qt.Key.Key_Delete)
     assert labels.find_label(demo_project, "forklift") is None and table.rowCount() == 9
     log.undo()
     dlg.refresh()
-    assert labels.find_label(demo_project, "forklift").shortcut == 5 and table.rowCount() == 10
+    forklift = labels.find_label(demo_project, "forklift")
+    assert forklift.shortcut == 5 and table.rowCount() == 10
+    assert forklift.attributes == (labels.AttributeSpec("loaded", "bool"),)   # undo brings the attributes back
 
-    table.selectRow([table.item(i, NAME_COL).text() for i in range(10)].index("blue cart"))
+    table.selectRow(row_of("blue cart"))
     qtbot.mouseClick(dlg.colour_button, Qt.MouseButton.LeftButton)
     assert dlg.colour_dialog.isVisible()
     dlg.colour_dialog.setCurrentColor(QColor("#123456"))
     dlg.colour_dialog.accept()
     assert labels.get_label(demo_project, cart.id).color == "#123456"
-    assert len(log.edits) == 4     # add cart, add ladder, rename, recolour (delete undone)
+    # offering it for events too: the checkbox of the selected label
+    dlg.kind_boxes["event"].setChecked(True)
+    assert labels.get_label(demo_project, cart.id).kinds == ("box", "event")
+    assert len(log.edits) == 8     # add x5, rename, recolour, kinds (delete undone)
+    rulers = LabelSetDialog(demo_project, log, kind="ruler")               # opened from the ruler tool
+    qtbot.addWidget(rulers)
+    assert sorted(rulers.table.item(i, NAME_COL).text() for i in range(rulers.table.rowCount())) == \
+        ["distance", "person"]
 
 
 # -- calibration ------------------------------------------------------------------------------------
@@ -301,7 +319,7 @@ def test_collinear_floor_refused_and_group_recalibration(qtbot, demo_project):
     assert dlg.scope_group.isChecked() and dlg.group_name.currentText() == demo.CAMERA_GROUP
     dlg.width_m.setValue(8.0)
     dlg.depth_m.setValue(8.0)
-    assert f"expected {math.hypot(8, 8):.3f} m" in dlg.preview_label.text()
+    assert "No independent check was made" in dlg.preview_label.text()  # the corners cannot test their own fit
     assert "Applies to the 2 media of camera group" in dlg.preview_label.text()
     shot(dlg, "calibration_floor")
     with qtbot.waitSignals([dlg.calibration_changed, dlg.calibration_changed]):
@@ -546,7 +564,7 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     assert sorted((whole[a["image_id"]], tuple(a["bbox"])) for a in doc["annotations"] if a["image_id"] in whole) == \
         sorted((mine[a["image_id"]], tuple(a["bbox"])) for a in part["annotations"])
 
-    table_kinds = ("segment", "event", "ruler", "tag")
+    table_kinds = ("box", "segment", "event", "ruler", "tag")
     run_export(qtbot, dlg, "csv", tmp_path / "all.csv")
     with open(tmp_path / "all.csv", newline="") as fh:
         kinds = Counter(r["kind"] for r in csv.DictReader(fh))
@@ -573,6 +591,34 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     run_export(qtbot, dlg, "yolo", tmp_path / "afile")
     assert dlg.last_report is None and "is a file" in dlg.message.text()
     assert dlg.message.text().startswith("The export failed")
+
+
+def test_export_dialog_writes_the_frames_when_images_is_ticked(qtbot, demo_project, tmp_path):
+    # the command line's --images: one image file per labelled image, of the media's own size
+    dlg = ExportDialog(demo_project, None)
+    qtbot.addWidget(dlg)
+    dlg.set_format("mot")
+    assert not dlg.images.isEnabled()          # MOT carries no images
+    dlg.set_format("yolo")
+    assert dlg.images.isEnabled()
+    dlg.images.setChecked(True)
+    n_images, n_boxes, _ = expected_boxes(demo_project)
+    run_export(qtbot, dlg, "yolo", tmp_path / "yolo")
+    labels_dir, images_dir = tmp_path / "yolo" / "labels", tmp_path / "yolo" / "images"
+    stems = sorted(f.stem for f in labels_dir.glob("*.txt"))
+    written = sorted(images_dir.iterdir())
+    assert len(stems) == len(written) == n_images
+    assert sorted(f.stem for f in written) == stems
+    from fieldstudio.store.models import Media
+
+    with demo_project.read() as session:   # upright: a rotated video's frames have width and height swapped
+        sizes = {size for w, h in session.execute(select(Media.width, Media.height)) if w for size in ((w, h), (h, w))}
+    for f in written[:5]:
+        image = cv2.imread(str(f))
+        assert image is not None and (image.shape[1], image.shape[0]) in sizes
+    dlg.images.setChecked(False)
+    run_export(qtbot, dlg, "yolo", tmp_path / "no_images")
+    assert not (tmp_path / "no_images" / "images").exists()
 
 
 def test_missing_media_and_variable_frame_rate_times(qtbot, project):

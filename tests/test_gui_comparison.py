@@ -20,7 +20,7 @@ from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, Co
 from fieldstudio.store.models import Answer, Score, Task
 from tests.scoring_fixtures import add_run, add_task
 
-SCORER = "fwa-official"
+SCORER = "fs-match"
 MEDIA = "f" * 32
 # task key -> (external id, category, scenario, answer type, query)
 TASKS = {
@@ -281,15 +281,26 @@ def test_summary_cells_equal_numpy_on_the_same_scores(panel):
         for cat in ("A", "B", "C", "all"):
             vals = [v for k, v in per_task.items()
                     if isinstance(v, float) and (cat == "all" or TASKS[k][1] == cat)]
+            total = sum(1 for k in TASKS if cat == "all" or TASKS[k][1] == cat)   # every task has an answer
             text, mean, n = w.summary.cell(cat, source)
             assert n == len(vals), (source, cat)
             if vals:
-                assert mean == pytest.approx(float(np.mean(vals))), (source, cat)
-                assert text.startswith(f"{np.mean(vals):.3f} [")
+                # the headline counts unscored and missing answers as 0 (FieldWorkArena); below 10 scored
+                # no interval is shown
+                assert mean == pytest.approx(sum(vals) / total), (source, cat)
+                assert text == (f"{sum(vals) / total:.3f} (n too small) {len(vals)}/{total} scored · "
+                                f"of scored {np.mean(vals):.3f}")
             else:
-                assert math.isnan(mean) and text == "— n=0"
-    # one scored value: every resample is that value, the interval collapses
-    assert w.summary.cell("B", "gamma")[0] == "0.900 [0.900–0.900] n=1"
+                assert math.isnan(mean) and text == f"— 0/{total} scored"
+    # gamma in B: 0.9 scored, t5 not answered (counts 0)
+    assert w.summary.cell("B", "gamma")[0] == "0.450 (n too small) 1/2 scored · of scored 0.900"
+    # scored by hand: alpha t1-t5 (5), beta t1-t3, t5 (4), gamma t1-t4 (4), of 6 tasks
+    lines = w.summary.coverage_label.text().splitlines()
+    assert lines[0] == "Coverage: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored"
+    assert lines[1:] == [f"Warning: coverage differs by 17 points: alpha has 5/6 scored (83%), {o} 4/6 (67%); their "
+                         "means over scored answers cover different tasks" for o in ("beta", "gamma")]
+    assert w.coverage_label.text() == ("Scored: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored · ⚠ coverage "
+                                       "differs by 17 points (Summary)")
 
 
 def test_plots_embedded_and_exported(panel, tmp_path, monkeypatch):

@@ -45,3 +45,9 @@ def test_pointer_and_one_to_one_at_device_pixel_ratio(ratio, tmp_path):
     assert box == pytest.approx([100.0, 80.0, 180.0, 140.0], abs=ratio / 3.0 + 0.01)
     # at 1:1 the physical pixels shown are exactly the photo's pixels
     assert out["one_to_one_max_diff"] == 0
+    # and stay so at 1:1 and 2:1 whatever the view's size and scroll (the canvas snaps to the pixel grid)
+    for extra, zoom, ox, oy, diff in out["grid"]:
+        assert ox == pytest.approx(round(ox), abs=1e-6) and oy == pytest.approx(round(oy), abs=1e-6), \
+            (extra, zoom, ox, oy)
+        if zoom == 1.0:   # at 2:1 the smooth pixmap transform blends neighbours: exact only at 1:1
+            assert diff == 0, (extra, zoom, diff)

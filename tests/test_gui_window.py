@@ -3,6 +3,7 @@ remembered layout."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -94,6 +95,33 @@ def test_dropping_files_and_folders_imports_them_with_a_summary(qtbot, tmp_path)
     rows = [w.library.proxy.index(r, 0).data() for r in range(w.library.proxy.rowCount())]
     assert len(rows) == 2
     assert any(r.startswith("truncated.jpg") and "unreadable" in r for r in rows)
+    w.close()
+
+
+def test_dropping_a_task_file_with_a_photo_imports_both(qtbot, tmp_path):
+    # FieldWorkArena's demo tasks and one of the photos they name, dropped together
+    from PySide6.QtWidgets import QDialog
+
+    from tests.shared_data import SHARED_DATA
+
+    fwa = SHARED_DATA / "fieldworkarena"
+    if not (fwa / "demo_images").is_dir():
+        pytest.skip(f"shared data not found at {fwa}")
+    tasks_file, photo = fwa / "tasks_v2" / "tasks_demo.json", fwa / "demo_images" / "worksite_a.jpg"
+    records = json.loads(tasks_file.read_text("utf-8"))
+    w = make_window(qtbot, Project.create(tmp_path / "t.fieldstudio"))
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tasks_file)), QUrl.fromLocalFile(str(photo))])
+    w.dropEvent(QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                           Qt.KeyboardModifier.NoModifier))
+    qtbot.waitUntil(lambda: w.findChild(QDialog, "import_report") is not None, timeout=60000)
+    report = w.findChild(QDialog, "import_report")
+    assert report.summary.text().splitlines()[:2] == ["Media: 1 image added.", f"Tasks: {len(records)} created, 0 updated."]
+    # the photo was added first: its task found it, the other tasks name photos not dropped
+    missing = {task for r in range(report.table.rowCount()) if report.table.item(r, 0).text() == "media not found"
+               for task in [report.table.item(r, 1).text()]}
+    assert missing == {r["id"] for r in records if photo.name not in r["input_data"]}
+    assert w.library.proxy.rowCount() == 1
     w.close()
 
 

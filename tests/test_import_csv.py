@@ -120,3 +120,16 @@ def test_answers_without_any_known_task_create_no_run(project, tmp_path):
     answers = write(tmp_path / "answers.csv", "task_id,answer\r\nnope,x\r\n")
     report = import_answers(project, answers, "x")
     assert report.run_id is None and report.unknown_ids == ["nope"]
+
+
+def test_the_readme_example_imports_as_documented(project, tmp_path):
+    # README.md's "Task CSV" block, as a user would copy it
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    block = readme.split("```csv\n", 1)[1].split("```", 1)[0]
+    report = import_tasks(project, [write(tmp_path / "readme.csv", block)])
+    assert (report.created, report.problems) == (2, [])
+    assert report.missing_media == {"t1": ["worker_zone.mp4"], "t2": ["dock_a.jpg", "dock_b.jpg"]}
+    with project.read() as s:
+        t1 = s.scalars(select(Task).where(Task.external_id == "t1")).one()
+        (clip,) = s.scalars(select(TaskInput).where(TaskInput.task_id == t1.id)).all()
+    assert (t1.ground_truth, t1.category, clip.start_s, clip.end_s) == ("2", "counting", 0.0, 4.5)

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from fieldstudio.core import matchers
-from fieldstudio.scoring.scorers import fwa_official as off
+from fieldstudio.scoring.scorers import fs_match as off
 from tests.shared_data import SHARED_DATA
 
 GROUND_TRUTH = sorted((SHARED_DATA / "fieldworkarena" / "ground_truth").glob("*.json"))
@@ -23,6 +23,12 @@ ADVERSARIAL = {
     "maybe": lambda g: f"Maybe {g}",
     "range": lambda g: f"between 0 and {g}",
     "second value": lambda g: f"{g} or 0",
+    "dash range": lambda g: f"0-{g}",
+    "from-to range": lambda g: f"from {g} to {g} and more",
+    "at least": lambda g: f"at least {g}",
+    "never": lambda g: f"never {g}",
+    "isn't": lambda g: f"It isn't {g}",
+    "question": lambda g: f"Is it {g}?",
 }
 
 
@@ -45,12 +51,34 @@ def test_no_adversarial_answer_is_decided_without_a_judge(form):
 
 
 @pytest.mark.skipif(not GROUND_TRUTH, reason="../shared/data/fieldworkarena/ground_truth is not there")
-def test_a_copy_of_the_ground_truth_is_still_decided_where_it_was():
-    """The check defers only the ambiguous: the 205 plain-value references still match their own copy."""
+def test_a_copy_of_the_ground_truth_is_accepted():
+    """Every reference matches its own copy (886 of 886, value 1), re-cased and re-spaced too; the ambiguity
+    checks defer only answers that differ from the reference."""
     rows = _references()
     results = [off.score(gt, gt, ev) for gt, ev in rows]
-    assert sum(r.value is not None for r in results) == 205
-    assert all(r.correct for r in results if r.value is not None)
+    assert len(results) == 886 and all(r.value == 1.0 and r.correct for r in results)
+    recased = [off.score(gt, "  " + " ".join(gt.upper().split()) + ". ", ev) for gt, ev in rows
+               if not gt.lstrip().startswith(("{", "["))]
+    assert all(r.value == 1.0 for r in recased)
+
+
+@pytest.mark.parametrize("answer", ["Yes, not really", "Yes. Not really.", "Yes, but not always", "Yes, sometimes",
+                                    "No, except on Mondays", "Yes, though it isn't his", "No, only if asked"])
+def test_a_qualified_yes_or_no_is_deferred(answer):
+    for reference in ("Yes", "No"):
+        result = off.score(reference, answer, "fuzzy_match")
+        assert result.value is None and "qualified" in result.explanation
+
+
+def test_a_plain_yes_with_its_reason_is_still_decided():
+    assert off.score("Yes", "Yes, the worker wears a hard hat.", "fuzzy_match").value == 1.0
+
+
+def test_a_near_copy_is_not_verbatim():
+    assert off.score("3 people", "3 people?", "numerical_match").value is None
+    assert off.score("No", "no.", "fuzzy_match").value == 1.0
+    assert off.score("The worker is not wearing a helmet", "The worker is wearing a helmet", "fuzzy_match").value \
+        is None
 
 
 @pytest.mark.parametrize("answer, reason", [
@@ -63,6 +91,51 @@ def test_a_copy_of_the_ground_truth_is_still_decided_where_it_was():
 ])
 def test_ambiguity_reasons(answer, reason):
     assert matchers.ambiguity(answer) == reason
+
+
+NO_NOUN_REFERENCES = ["No person.", "No helmet", "No forklift is in the aisle.", "No one", "No workers were present."]
+
+
+@pytest.mark.parametrize("reference", NO_NOUN_REFERENCES)
+@pytest.mark.parametrize("answer", ["No.", "Yes.", "No", "yes", "No, it is not.", "Yes, there is."])
+def test_a_no_before_a_noun_reference_is_never_decided_as_yes_no(reference, answer):
+    """"No person." answers what there is, not yes or no: no deterministic verdict either way."""
+    r = off.score(reference, answer, "fuzzy_match")
+    assert r.value is None and "judge" in r.explanation
+
+
+@pytest.mark.skipif(not GROUND_TRUTH, reason="../shared/data/fieldworkarena/ground_truth is not there")
+@pytest.mark.parametrize("form", ["No {g}", "No {g}."])
+def test_no_noun_forms_of_every_ground_truth_decide_nothing(form):
+    """Every ground truth turned into a "No <noun>" reference, answered "No." and "Yes.": zero verdicts."""
+    rows = _references()
+    decided = [gt for gt, ev in rows for ans in ("No.", "Yes.")
+               if off.score(form.format(g=gt), ans, ev).value is not None and ev != "json_match"]
+    assert decided == []
+
+
+@pytest.mark.parametrize("answer", ["Yes? I'm not sure", "Yes, maybe", "Maybe yes.", "yes, I think", "Yes?"])
+def test_a_hedged_contradicting_yes_no_is_deferred_not_scored_zero(answer):
+    """The gap of the polarity rule running before the ambiguity check: a hedged "yes" against a "No, ..."
+    reference got a deterministic 0; now it is unscored like every other ambiguous answer."""
+    r = off.score("No, there are no workers in the designated area.", answer, "fuzzy_match")
+    assert r.value is None and "hedged" in r.explanation
+
+
+def test_a_plain_contradicting_yes_no_still_scores_zero():
+    r = off.score("No, there are no workers in the designated area.", "Yes.", "fuzzy_match")
+    assert r.value == 0.0 and r.correct is False
+
+
+@pytest.mark.parametrize("reference, answer", [
+    ("00:00:10 - 00:00:20", "00:00:10 - 00:00:20?"),      # a range reference, hedged answer
+    ("00:00:10 - 00:00:20", "not from 00:00:10 to 00:00:20"),
+    ("12 meters", "12 or 13 meters"),
+    ("12 meters", "12-13 meters"),
+    ("3", "3 to 4"),
+])
+def test_ranges_and_second_values_are_deferred(reference, answer):
+    assert off.score(reference, answer, "numerical_match").value is None
 
 
 def test_no_before_a_noun_is_not_a_no_answer():

@@ -124,3 +124,27 @@ def test_no_server(fake_openai):
     report = test_profile(profile)
     assert not report.ok and not report.reachable
     assert any("cannot connect" in p for p in report.problems)
+
+
+def _content_is_parts(request: RecordedRequest) -> bool:
+    return any(isinstance(m.get("content"), list) for m in request.body["messages"])
+
+
+def test_a_server_that_cannot_read_content_parts_takes_no_images(fake_openai):
+    # as llama.cpp's Python server does with a text-only chat template: a 500 for any list content
+    fake_openai.responder = lambda request: (
+        Reply(status=500, error_message='can only concatenate str (not "list") to str')
+        if _content_is_parts(request) else Reply(text="ready"))
+    report = test_profile(profile_for(fake_openai, retries=0))
+    assert report.ok and report.images_accepted is False
+    image_step = next(s for s in report.steps if s.name == "image")
+    assert "cannot read a message made of parts" in image_step.detail
+    control = [r for r in fake_openai.chat_requests() if _content_is_parts(r) and not r.has_image]
+    assert len(control) == 1                                       # the control was asked once, without an image
+
+
+def test_a_server_error_on_the_image_alone_leaves_images_unknown(fake_openai):
+    fake_openai.responder = lambda request: (
+        Reply(status=500, error_message="out of memory") if request.has_image else Reply(text="ready"))
+    report = test_profile(profile_for(fake_openai, retries=0))
+    assert report.ok and report.images_accepted is None

@@ -15,6 +15,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.compare import plots
 from fieldstudio.compare import report
 from fieldstudio.compare.comparison import build_comparison
@@ -38,7 +39,7 @@ def scored(project, monkeypatch):
         t_yes: {"raw_text": f'=HYPERLINK("http://x") No, my key is {SECRET}', "cost_usd": 0.5,
                 "prompt_tokens": 1000, "completion_tokens": 20}})
     add_run(project, "beta", {t_dist: "9 meters", t_time: "00:01:00", t_yes: "yes"})
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     return project, {"dist": t_dist, "time": t_time, "yes": t_yes}
 
 
@@ -54,7 +55,8 @@ def _check_answers(df: pd.DataFrame) -> None:
     assert got == pytest.approx(EXPECTED)
     correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
     assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
-    assert set(df["scorer"]) == {"fwa-official"} and set(df["scorer_version"].astype(str)) == {"1.0"}
+    assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {fs_match.VERSION}
+    assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 3, 3), ("beta", 3, 3)}
 
 
 def test_csv_round_trip(scored, tmp_path):
@@ -76,12 +78,57 @@ def test_parquet_round_trip(scored, tmp_path):
     assert df.loc[df["source"] == "alpha", "cost_usd"].sum() == pytest.approx(1.0)
 
 
+_NO_PYARROW = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class NoPyarrow(MetaPathFinder):  # as in the desktop bundle, which leaves pyarrow out
+    def find_spec(self, name, path=None, target=None):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NoPyarrow())
+from pathlib import Path
+from fieldstudio.compare.report import ReportError, export_report
+from fieldstudio.store.project import Project
+
+project, out = Project.open(sys.argv[1]), Path(sys.argv[2])
+try:
+    export_report(project, out / "scores.parquet")
+except ReportError as exc:
+    print("refused:", exc)
+print("csv rows:", export_report(project, out / "scores.csv").rows)
+print("xlsx rows:", export_report(project, out / "scores.xlsx").rows)
+print("pyarrow loaded:", "pyarrow" in sys.modules)
+"""
+
+
+def test_parquet_without_pyarrow_says_what_to_install(scored, tmp_path):
+    # the desktop bundle leaves pyarrow out: a fresh interpreter that cannot import it (pandas then keeps its
+    # strings in Python objects) refuses Parquet clearly, writes nothing, and still exports CSV and XLSX
+    import sys
+
+    project, _ = scored
+    out = tmp_path / "out"
+    out.mkdir()
+    run = subprocess.run([sys.executable, "-c", _NO_PYARROW, str(project.path), str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"refused: {out / 'scores.parquet'}: Parquet export needs pyarrow")
+    assert "pip install 'fieldstudio[parquet]'" in lines[0] and "CSV or XLSX" in lines[0]
+    assert lines[1:] == ["csv rows: 6", "xlsx rows: 6", "pyarrow loaded: False"]
+    assert sorted(p.name for p in out.iterdir()) == ["scores.csv", "scores.xlsx"]
+    _check_answers(pd.read_csv(out / "scores.csv", dtype={"external_id": str}))
+
+
 def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     project, _ = scored
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes"}
+    assert sheets["notes"]["note"].iloc[0].startswith("headline: unscored, failed and missing answers count 0")
     _check_answers(sheets["answers"])
     summary = sheets["summary"].set_index("source")
     assert summary.loc["alpha", "mean"] == pytest.approx((1.0 + 0.7 + 0.0) / 3)
@@ -91,7 +138,7 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     assert cells and all(c.data_type == "s" for c in cells)        # a model's text never becomes a formula
 
 
-def test_json_per_source_and_category(scored, tmp_path):
+def test_json_per_source_and_category(scored, tmp_path, any_n_intervals):
     project, _ = scored
     export_report(project, tmp_path / "summary.json")
     data = json.loads((tmp_path / "summary.json").read_text())
@@ -112,7 +159,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     text = path.read_text(encoding="utf-8")
     assert SECRET not in text
     assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)                # nothing loaded from outside
-    assert "fwa-official 1.0" in text and "<table" in text
+    assert f"fs-match {fs_match.VERSION}" in text and "<table" in text
     assert "<th>alpha</th>" in text and "<th>beta</th>" in text
     assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
     assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers
@@ -142,7 +189,7 @@ def test_export_is_atomic_and_errors_name_the_file(scored, tmp_path):
 
 def test_plots_saved_as_png_and_svg(scored, tmp_path):
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     png = plots.save_figure(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
                             tmp_path / "s.png")
     svg = plots.save_figure(plots.cost_vs_score(c.summary), tmp_path / "c.svg")
@@ -185,9 +232,9 @@ def test_redaction_check_over_all_texts_finds_what_redact_finds():
     assert not report._needs_redaction([], [])
 
 
-def test_plot_shapes_carry_the_table_values(scored):
+def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     fig = plots.category_bars(c.by_category)
     from matplotlib.collections import LineCollection, PolyCollection
 
@@ -215,7 +262,7 @@ def test_plot_shapes_carry_the_table_values(scored):
     spans = [(seg[0][0], seg[1][0]) for seg in bars.get_segments()]
     assert spans == [(pytest.approx(c.summary.loc[n, "ci_low"]), pytest.approx(c.summary.loc[n, "ci_high"]))
                      for n in ("alpha", "beta")]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} (n={int(c.summary.loc[n, 'n'])})"
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} ({int(c.summary.loc[n, 'n'])}/3 scored)"
                                                             for n in ("alpha", "beta")]
 
 
@@ -233,11 +280,11 @@ def test_long_source_names_are_shortened_in_plots(scored):
     assert len(short) == plots.NAME_CHARS and short == long[:16] + "…" + long[-15:]
     assert plots.short_name("model-000") == "model-000"
     project, _ = scored
-    c = build_comparison(project, "fwa-official")
+    c = build_comparison(project, "fs-match")
     answers = c.answers.assign(source=c.answers["source"].replace({"alpha": long}))
     summary = c.summary.rename(index={"alpha": long})
     labels = [t.get_text() for t in plots.score_distribution(answers, summary).axes[0].get_yticklabels()]
-    assert labels[0] == "beta (n=3)" and labels[1].startswith(short + " (n=")
+    assert labels[0] == "beta (3/3 scored)" and labels[1].startswith(short + " (3/")
     by_category = c.by_category.rename(index={"alpha": long}, level=0)
     legend = plots.category_bars(by_category).axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["beta", short]
+    assert [t.get_text() for t in legend.get_texts()] == ["beta (3/3 scored)", short + " (3/3 scored)"]

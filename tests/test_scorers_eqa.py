@@ -1,4 +1,5 @@
-"""OpenEQA LLM-Match and IndustryEQA direct/reasoning scorers: benchmarks.md §2.5, §3.2 and §3.4 vectors."""
+"""OpenEQA LLM-Match and IndustryEQA direct/reasoning rules over fieldstudio's own prompt (the +fs-prompt
+scorers): benchmarks.md §2.5, §3.2 and §3.4 vectors. The official prompts: test_official_sources.py."""
 
 from __future__ import annotations
 
@@ -30,18 +31,18 @@ def test_openeqa_truncation():
 
 def test_llm_match_score_uses_the_truncated_prediction_and_clips():
     ask = fixed("Mark: 4")
-    r = lm.score("What is on the wall?", "Air conditioning unit", "An AC unit. It looks white", judge=ask)
+    r = lm.score_fs_prompt("What is on the wall?", "Air conditioning unit", "An AC unit. It looks white", judge=ask)
     assert r.value == 75 and r.details["judged_prediction"] == "An AC unit."
     assert "It looks white" not in ask.prompts[0]
-    assert lm.score("q", "a", "b.", judge=fixed("7")).value == 100            # clipped at 5
-    assert lm.score("q", "a", None, judge=fixed("5")).value == 0               # prediction None -> mark 0
-    assert lm.score("q", "a", "b.", judge=fixed("no idea")).value is None      # unparsed: no score, raw kept
-    assert lm.score("q", "a", "b.").value is None                              # no judge
+    assert lm.score_fs_prompt("q", "a", "b.", judge=fixed("7")).value == 100            # clipped at 5
+    assert lm.score_fs_prompt("q", "a", None, judge=fixed("5")).value == 0               # prediction None -> mark 0
+    assert lm.score_fs_prompt("q", "a", "b.", judge=fixed("no idea")).value is None      # unparsed: no score, raw kept
+    assert lm.score_fs_prompt("q", "a", "b.").value is None                              # no judge
 
 
 def test_llm_match_extra_answers_reach_the_prompt():
     ask = fixed("5")
-    lm.score("q", "Air conditioning unit", "AC.", ["air conditioner", "AC unit"], judge=ask)
+    lm.score_fs_prompt("q", "Air conditioning unit", "AC.", ["air conditioner", "AC unit"], judge=ask)
     assert "air conditioner" in ask.prompts[0] and "AC unit" in ask.prompts[0]
 
 
@@ -51,14 +52,14 @@ def test_openeqa_final():
 
 
 def test_eqa_direct_and_reasoning():
-    assert lm.score_eqa_direct("q", "No", "No", judge=fixed("0")).value == -25    # no clip in IndustryEQA
-    assert lm.score_eqa_direct("q", "No", "Yes", judge=fixed("1")).value == 0
+    assert lm.score_eqa_direct_fs_prompt("q", "No", "No", judge=fixed("0")).value == -25    # no clip in IndustryEQA
+    assert lm.score_eqa_direct_fs_prompt("q", "No", "Yes", judge=fixed("1")).value == 0
     ask = fixed("Mark: 3")
-    r = lm.score_eqa_reasoning("q", "No", "flush against the wall", "No", "no gap to the wall", "1", judge=ask)
+    r = lm.score_eqa_reasoning_fs_prompt("q", "No", "flush against the wall", "No", "no gap to the wall", "1", judge=ask)
     assert r.value == 50 and "flush against the wall" in ask.prompts[0] and "no gap to the wall" in ask.prompts[0]
-    out = lm.score_eqa_reasoning("q", "No", "r", "No", "r", "0", judge=fixed("5"))
+    out = lm.score_eqa_reasoning_fs_prompt("q", "No", "r", "No", "r", "0", judge=fixed("5"))
     assert out.value is None and "reasoning subset" in out.explanation
-    assert lm.score_eqa_reasoning("q", "No", "r", "No", "r", 1, judge=fixed("5")).value == 100   # int 1 not dropped
+    assert lm.score_eqa_reasoning_fs_prompt("q", "No", "r", "No", "r", 1, judge=fixed("5")).value == 100   # int 1 not dropped
 
 
 def test_derived_attributes():

@@ -1,4 +1,5 @@
-"""fwa-official and fwa-paper against the test vectors of benchmarks.md §1.4-§1.6, with a fake judge."""
+"""FieldWorkArena's decision rules (fwa-logic+fs-prompt, fs-match, fwa-paper) against the test vectors of
+benchmarks.md §1.4-§1.6, with a fake judge. The official prompts are tested in test_official_sources.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from tests.shared_data import SHARED_DATA
 
 import pytest
 
-from fieldstudio.scoring.scorers import REGISTRY, fwa_official as off, fwa_paper as paper, judge
+from fieldstudio.scoring.scorers import REGISTRY, fs_match as fm, fwa_official as off, fwa_paper as paper, judge
 
 DATA = (SHARED_DATA / "fieldworkarena")
 
@@ -32,7 +33,7 @@ def numbers_reply(correctness: str, *entries: tuple) -> str:
 
 def test_official_takes_the_greedy_brace_span_paper_parses_strictly():
     reply = "Here you go:\n" + numbers_reply("correct", ("number", 4, 4)) + "\nthanks"
-    assert off.score("4", "4", "numerical_match", judge=fixed(reply)).value == 1.0
+    assert off.score_fs_prompt("4", "4", "numerical_match", judge=fixed(reply)).value == 1.0
     r = paper.score("4", "4", "numerical_match", judge=fixed(reply))
     assert r.value is None and r.judge_raw == reply
 
@@ -43,14 +44,14 @@ def test_official_takes_the_greedy_brace_span_paper_parses_strictly():
     ("I cannot tell.", 0.0), ("correct\nThe counts agree.", 1.0),
 ])
 def test_fuzzy_verdict_vectors(reply, expected):
-    r = off.score("12 meters", "12 m", "fuzzy_match", question="How far?", judge=fixed(reply))
+    r = off.score_fs_prompt("12 meters", "12 m", "fuzzy_match", question="How far?", judge=fixed(reply))
     assert r.value == expected and r.correct is (expected > 0.5)
     assert r.judge_raw == reply
 
 
 def test_json_match_uses_the_same_rule_and_the_report_prompt():
     ask = fixed("partially correct - one incident missing")
-    r = off.score("[]", "[]", "json_match", judge=ask)
+    r = off.score_fs_prompt("[]", "[]", "json_match", judge=ask)
     assert r.value == 0.0
     assert len(ask.prompts) == 1 and "same keys" in ask.prompts[0]     # [] vs [] is judged, not short-circuited
 
@@ -67,7 +68,7 @@ def test_json_match_uses_the_same_rule_and_the_report_prompt():
     ("no JSON at all", 0.0, False),
 ])
 def test_numerical_vectors(reply, expected, correct):
-    r = off.score("4", "4", "numerical_match", judge=fixed(reply))
+    r = off.score_fs_prompt("4", "4", "numerical_match", judge=fixed(reply))
     assert r.value == pytest.approx(expected)
     assert r.correct is correct
 
@@ -75,7 +76,7 @@ def test_numerical_vectors(reply, expected, correct):
 def test_empty_numerical_values_raises_in_the_code_and_scores_zero_with_a_message():
     with pytest.raises(ZeroDivisionError):
         off.numerical_values_score({})
-    r = off.score("4", "4", "numerical_match", judge=fixed('{"correctness": "correct", "numerical_values": {}}'))
+    r = off.score_fs_prompt("4", "4", "numerical_match", judge=fixed('{"correctness": "correct", "numerical_values": {}}'))
     assert r.value == 0.0 and r.correct is False
     assert "ZeroDivisionError" in r.error
 
@@ -98,7 +99,7 @@ TIME = [  # (delta s, code step, code score, paper S_n, paper S)
 def test_distance_vectors(pred, ref, step, code, paper_sn, paper_s):
     assert off.distance_step(abs(pred - ref) / ref) == step                  # the code's float arithmetic
     reply = numbers_reply("correct", ("length", str(ref), str(pred)))
-    assert off.score("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(code)
+    assert off.score_fs_prompt("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(code)
     assert paper.distance_term(pred, ref) == pytest.approx(paper_sn, abs=5e-4)
     assert paper.score("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(paper_s, abs=5e-4)
 
@@ -114,7 +115,7 @@ def test_time_vectors(delta, step, code, paper_sn, paper_s):
     assert off.time_step(delta) == step
     ref = "00:01:40"                                                      # 100 s
     reply = numbers_reply("correct", ("time", ref, str(100 + delta)))
-    assert off.score("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(code)
+    assert off.score_fs_prompt("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(code)
     assert paper.time_term(100 + delta, 100) == pytest.approx(paper_sn, abs=5e-4)
     assert paper.score("x", "y", "numerical_match", judge=fixed(reply)).value == pytest.approx(paper_s, abs=5e-4)
 
@@ -134,38 +135,41 @@ def test_paper_parameters_and_verdicts():
 
 # ---------------------------------------------------------------- without a judge
 def test_no_judge_decides_plain_values_and_leaves_the_rest_unscored():
-    r = off.score("12 meters", "11 m", "numerical_match")
+    r = fm.score("12 meters", "11 m", "numerical_match")
     assert r.value == 1.0 and r.details["stage"] == "matcher"              # ratio 1/12 -> step 1.0
     assert paper.score("12 meters", "11 m", "numerical_match").value == pytest.approx(0.5 + 0.5 * (1 - (1 / 12) / 0.5))
-    r = off.score("The specified motion was detected at 00:00:14.", "00:00:14", "numerical_match")
+    r = fm.score("The specified motion was detected at 00:00:14.", "00:00:14", "numerical_match")
     assert r.value is None                                                 # the reference has prose: judge needed
-    r = off.score("The duration time is 00:00:47.", "00:01:17", "numerical_match")
+    r = fm.score("The duration time is 00:00:47.", "00:01:17", "numerical_match")
     assert r.value == pytest.approx(0.7)                                   # filler only; off by 30 s -> 0.4
-    r = off.score("0.0 seconds.", "30 seconds", "numerical_match")
+    r = fm.score("0.0 seconds.", "30 seconds", "numerical_match")
     assert r.value == pytest.approx(0.7)                                   # off by 30 s -> 0.4
     assert paper.score("0.0 seconds.", "30 seconds", "numerical_match").value == pytest.approx(0.75)
-    assert off.score("0.0 seconds.", "60 s", "numerical_match").value == pytest.approx(0.6)
-    assert off.score("Yes.", "No, never.", "fuzzy_match").value == 0.0
-    assert off.score("Yes.", "yes", "fuzzy_match").value == 1.0
-    assert off.score("3.2 meters", "320 cm", "fuzzy_match").value == 1.0
-    assert off.score("3.2 meters", "3.0 m", "fuzzy_match").value == 0.0
-    u = off.score("13 metes", "13 meters", "fuzzy_match")
+    assert fm.score("0.0 seconds.", "60 s", "numerical_match").value == pytest.approx(0.6)
+    assert fm.score("Yes.", "No, never.", "fuzzy_match").value == 0.0
+    assert fm.score("Yes.", "yes", "fuzzy_match").value == 1.0
+    assert fm.score("3.2 meters", "320 cm", "fuzzy_match").value == 1.0
+    assert fm.score("3.2 meters", "3.0 m", "fuzzy_match").value == 0.0
+    u = fm.score("13 metes", "13 meters", "fuzzy_match")
     assert u.value is None and u.correct is None and "judge" in u.explanation
-    assert off.score('This is a "smartphone use and not buy" case.', "smartphone", "fuzzy_match").value is None
+    assert fm.score('This is a "smartphone use and not buy" case.', "smartphone", "fuzzy_match").value is None
 
 
 def test_no_judge_json_reports():
     gt = json.dumps([{"ID": "0000", "Category": "incident", "Filename": "a.jpg"}])
-    assert off.score(gt, gt, "json_match").value == 1.0
-    assert off.score(gt, "[]", "json_match").value == 0.0
-    assert off.score(gt, "I found one incident", "json_match").value is None
+    assert fm.score(gt, gt, "json_match").value == 1.0
+    assert fm.score(gt, "[]", "json_match").value == 0.0
+    assert fm.score(gt, "I found one incident", "json_match").value is None
 
 
-def test_judge_failure_is_unscored_not_zero():
+def test_judge_failure_scores_zero_marked_judge_failed():
+    """The official evaluator's call returns "" on an error, which its rule scores 0.0."""
     def broken(prompt):
         raise TimeoutError("judge timed out")
-    r = off.score("x", "y", "fuzzy_match", judge=broken)
-    assert r.value is None and "timed out" in r.explanation
+    r = off.score_fs_prompt("x", "y", "fuzzy_match", judge=broken)
+    assert r.value == 0.0 and r.correct is False and r.details["judge_failed"] and "timed out" in r.explanation
+    empty = off.score_fs_prompt("x", "y", "numerical_match", judge=fixed("  "))
+    assert empty.value == 0.0 and empty.details["judge_failed"]
 
 
 # ---------------------------------------------------------------- §1.6 aggregation
@@ -231,7 +235,12 @@ def test_prompts_are_ours_and_filled():
 
 
 def test_registry_lists_every_scorer():
-    assert {"fwa-official", "fwa-paper", "llm-match", "eqa-direct", "eqa-reasoning", "acceptability",
-            "documentation"} <= set(REGISTRY)
+    assert {"fwa-official", "fwa-logic+fs-prompt", "fs-match", "fwa-paper", "llm-match", "llm-match+fs-prompt",
+            "eqa-direct", "eqa-direct+fs-prompt", "eqa-reasoning", "eqa-reasoning+fs-prompt", "acceptability",
+            "documentation"} == set(REGISTRY)
     info = REGISTRY["fwa-official"]
     assert info.version and info.description and info.function is off.score
+    assert info.needs_judge and info.benchmark == "fieldworkarena"
+    assert REGISTRY["fs-match"].benchmark is None and not REGISTRY["fs-match"].needs_judge
+    # fieldstudio's own prompts never carry an official name
+    assert all(i.benchmark is None for n, i in REGISTRY.items() if "fs-" in n)

@@ -16,6 +16,7 @@ from sqlalchemy import func, select, text
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.scoring.service import (
     ScoringError,
     current_scores,
@@ -57,11 +58,11 @@ def _values(project, scorer):
 
 def test_fwa_test_vectors_through_the_project(fwa):
     project, t, run = fwa
-    rep = score_answers(project, "fwa-official")
+    rep = score_answers(project, "fs-match")
     assert (rep.answers, rep.scored, rep.unscored, rep.failed_answers) == (5, 3, 2, 1)
     rep_p = score_answers(project, "fwa-paper", [run])
     assert rep_p.scored == 3
-    off, pap = _values(project, "fwa-official"), _values(project, "fwa-paper")
+    off, pap = _values(project, "fs-match"), _values(project, "fwa-paper")
     # §1.5: distance 11 vs 12 -> code 1.0, paper S = 0.5 + 0.5 * (1 - (1/12)/0.5) = 0.9167
     assert off[t["dist"]].value == pytest.approx(1.0)
     assert pap[t["dist"]].value == pytest.approx(0.5 + 0.5 * (1 - (1 / 12) / 0.5))
@@ -75,8 +76,9 @@ def test_fwa_test_vectors_through_the_project(fwa):
     assert math.isnan(off[t["fuzzy"]].value) and "needs a judge" in off[t["fuzzy"]].explanation
     assert math.isnan(off[t["failed"]].value) and "read timeout" in off[t["failed"]].explanation
     assert rep.unscored_reasons["needs a judge"] == 1
-    assert set(current_scores(project)["scorer_version"]) == {"1.0"}
-    assert set(current_scores(project)["scorer"]) == {"fwa-official", "fwa-paper"}
+    assert set(current_scores(project)[["scorer", "scorer_version"]].itertuples(index=False, name=None)) == {
+        ("fs-match", fs_match.VERSION), ("fwa-paper", "1.1")}
+    assert set(current_scores(project)["scorer"]) == {"fs-match", "fwa-paper"}
 
 
 def test_fwa_paper_thresholds_from_task_and_params(fwa):
@@ -93,9 +95,9 @@ def test_fwa_paper_thresholds_from_task_and_params(fwa):
 
 def test_rescoring_rewrites_nothing_unchanged_and_keeps_row_ids(fwa):
     project, t, run = fwa
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     ids_before = set(current_scores(project)["score_id"])
-    rep = score_answers(project, "fwa-official")
+    rep = score_answers(project, "fs-match")
     assert rep.written == 0
     assert set(current_scores(project)["score_id"]) == ids_before
     with project.read() as s:
@@ -112,24 +114,26 @@ def _rows(project):
 
 def test_sqlite_fast_path_stores_what_the_core_path_stores(fwa, monkeypatch, fake_openai):
     project, t, _ = fwa
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     fast = _rows(project)
     with project.write() as s:
         s.query(Score).delete()
     monkeypatch.setattr(score_store, "FAST_SQLITE_WRITES", False)
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     assert _rows(project) == fast
     assert all(r[4] is None for r in fast)                      # SQL NULL, not the JSON text 'null'
     with project.read() as s:
         assert s.scalar(select(func.count()).select_from(Score).where(Score.judge.is_(None))) == 5
     # judged rows (JSON column) through both paths
     fake_openai.responder = lambda request: Reply(text="correct")
-    score_answers(project, "fwa-official", judge_profile=_judge(fake_openai))
+    with project.write() as s:
+        s.query(Score).delete()
+    score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     core_judged = [(r[1], (r[4] or {}).get("raw")) for r in _rows(project)]
     with project.write() as s:
         s.query(Score).delete()
     monkeypatch.setattr(score_store, "FAST_SQLITE_WRITES", True)
-    score_answers(project, "fwa-official", judge_profile=_judge(fake_openai))
+    score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     assert [(r[1], (r[4] or {}).get("raw")) for r in _rows(project)] == core_judged
 
 
@@ -138,15 +142,15 @@ def test_unknown_scorer_and_run_are_clear_errors(fwa):
     with pytest.raises(ScoringError, match="unknown scorer 'nope'"):
         score_answers(project, "nope")
     with pytest.raises(NotFound, match="no run 'zzzz'"):
-        score_answers(project, "fwa-official", ["zzzz"])
-    assert score_answers(project, "fwa-official", ["model-a"]).answers == 5     # by name
+        score_answers(project, "fs-match", ["zzzz"])
+    assert score_answers(project, "fs-match", ["model-a"]).answers == 5     # by name
 
 
 def test_cancel_keeps_committed_batches(fwa, monkeypatch):
     project, _, _ = fwa
     monkeypatch.setattr(scoring, "DETERMINISTIC_BATCH", 2)
     calls = iter([False, True])
-    rep = score_answers(project, "fwa-official", cancelled=lambda: next(calls, True))
+    rep = score_answers(project, "fs-match", cancelled=lambda: next(calls, True))
     assert rep.cancelled
     assert len(current_scores(project)) == 2
 
@@ -154,30 +158,30 @@ def test_cancel_keeps_committed_batches(fwa, monkeypatch):
 # ---------------------------------------------------------------- overrides
 def test_override_keeps_history_and_survives_rescoring(fwa):
     project, t, _ = fwa
-    score_answers(project, "fwa-official")
-    row = _values(project, "fwa-official")[t["fuzzy"]]
+    score_answers(project, "fs-match")
+    row = _values(project, "fs-match")[t["fuzzy"]]
     new_id = override_score(project, row.score_id, 1.0, "same meaning, checked the video", "ana")
-    now = _values(project, "fwa-official")[t["fuzzy"]]
+    now = _values(project, "fs-match")[t["fuzzy"]]
     assert (now.score_id, now.value, now.correct, now.overridden, now.author) == (new_id, 1.0, True, True, "ana")
     history = score_history(project, new_id)
     assert [h["id"] for h in history] == [row.score_id, new_id]
     assert history[0]["value"] is None and history[1]["reason"] == "same meaning, checked the video"
     assert score_history(project, row.score_id) == history
-    rep = score_answers(project, "fwa-official")
+    rep = score_answers(project, "fs-match")
     assert rep.kept_overrides == 1
-    assert _values(project, "fwa-official")[t["fuzzy"]].value == 1.0
+    assert _values(project, "fs-match")[t["fuzzy"]].value == 1.0
     # the older row cannot be overridden a second time; the newer one can
     with pytest.raises(ScoringError, match="already overridden"):
         override_score(project, row.score_id, 0.0, "x", "bo")
     third = override_score(project, new_id, 0.0, "on second thought", "bo")
     assert [h["author"] for h in score_history(project, third)] == [None, "ana", "bo"]
-    assert _values(project, "fwa-official")[t["fuzzy"]].value == 0.0
+    assert _values(project, "fs-match")[t["fuzzy"]].value == 0.0
 
 
 def test_override_rejects_bad_input(fwa):
     project, t, _ = fwa
-    score_answers(project, "fwa-official")
-    sid = _values(project, "fwa-official")[t["dist"]].score_id
+    score_answers(project, "fs-match")
+    sid = _values(project, "fs-match")[t["dist"]].score_id
     with pytest.raises(ScoringError, match="reason"):
         override_score(project, sid, 1.0, "  ", "ana")
     with pytest.raises(ScoringError, match="between 0 and 1"):
@@ -228,11 +232,11 @@ def test_judge_scores_are_cached_priced_and_keep_the_raw_text(fwa, fake_openai):
         "00:02:00": json.dumps({"correctness": "correct", "numerical_values": {
             "time": {"teacher": "00:01:00", "student": "00:02:00", "unit": "s", "type": "time"}}}),
     })
-    rep = score_answers(project, "fwa-official", judge_profile=_judge(fake_openai))
+    rep = score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     assert rep.judge_calls == 4 and rep.judge_cache_hits == 0          # the failed answer is not sent
     # each call: 100 input tokens at 1 USD/M + 10 output tokens at 2 USD/M = 0.00012 USD
     assert rep.judge_cost_usd == pytest.approx(4 * (100 * 1.0 + 10 * 2.0) / 1e6)
-    vals = _values(project, "fwa-official")
+    vals = _values(project, "fwa-logic+fs-prompt")
     assert vals[t["fuzzy"]].value == 1.0 and vals[t["fuzzy"]].judge_raw == "correct\nThe same action."
     assert vals[t["dist"]].value == 0.0                                 # the gate closes on "incorrect"
     assert vals[t["t30"]].value == 0.0 and "ZeroDivisionError" in vals[t["t30"]].explanation
@@ -246,20 +250,25 @@ def test_judge_scores_are_cached_priced_and_keep_the_raw_text(fwa, fake_openai):
         assert s.scalar(select(func.count()).select_from(ResponseCache)) == 4
     # scoring again asks the model nothing and changes nothing
     n_requests = len(fake_openai.chat_requests())
-    rep2 = score_answers(project, "fwa-official", judge_profile=_judge(fake_openai))
+    rep2 = score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     assert len(fake_openai.chat_requests()) == n_requests
     assert (rep2.judge_calls, rep2.judge_cache_hits, rep2.written) == (0, 4, 0)
     assert rep2.judge_cost_usd == 0.0
-    # a run without a judge keeps the judged values instead of "needs a judge"
-    rep3 = score_answers(project, "fwa-official")
-    assert rep3.kept_judged == 1                                         # the fuzzy task
-    assert _values(project, "fwa-official")[t["fuzzy"]].value == 1.0
+    # fwa-logic+fs-prompt is never scored without its judge; judge-free scoring is another scorer
+    with pytest.raises(ScoringError, match="needs a judge.*fs-match"):
+        score_answers(project, "fwa-logic+fs-prompt")
+    with project.read() as s:
+        stored = s.scalars(select(Score).where(Score.scorer == "fwa-logic+fs-prompt",
+                                               Score.judge.is_not(None))).all()
+        files = {f["file"] for j in stored for f in j.judge["prompt_source"]["files"]}
+        assert files == {"judge_three_level.txt", "judge_numbers.txt"}
+        assert all(len(f["sha256"]) == 64 for j in stored for f in j.judge["prompt_source"]["files"])
 
 
 def test_judge_without_usage_makes_cost_unknown(fwa, fake_openai):
     project, _, _ = fwa
     fake_openai.responder = lambda request: Reply(text="correct", usage=False)
-    rep = score_answers(project, "fwa-official", judge_profile=_judge(fake_openai))
+    rep = score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     assert rep.judge_calls == 4
     assert rep.judge_cost_usd is None and not rep.judge_cost_complete
 
@@ -271,7 +280,7 @@ def test_judge_with_bad_key_stops_at_once(fwa, fake_openai, monkeypatch):
     profile = ModelProfile(name="judge", base_url=fake_openai.base_url, model="m", retries=0,
                            api_key_env="JUDGE_KEY_TEST")
     with pytest.raises(ModelCallError) as err:
-        score_answers(project, "fwa-official", judge_profile=profile)
+        score_answers(project, "fwa-logic+fs-prompt", judge_profile=profile)
     assert err.value.kind == "auth"
     assert len(fake_openai.chat_requests()) == 1
     # at most the failed answer (no text, never sent to the judge) may have been stored before the stop
@@ -294,13 +303,13 @@ def test_llm_match_and_eqa_through_the_project(project, fake_openai):
         return Reply(text="4")
 
     fake_openai.responder = respond
-    score_answers(project, "llm-match", [run], judge_profile=_judge(fake_openai))
-    vals = _values(project, "llm-match")
+    score_answers(project, "llm-match+fs-prompt", [run], judge_profile=_judge(fake_openai))
+    vals = _values(project, "llm-match+fs-prompt")
     assert vals[q1].value == pytest.approx(75.0)                          # (4 - 1) / 4 * 100
     prompt = next(p for p in seen if "Air conditioning" in p)
     assert "It looks white" not in prompt and "An AC unit." in prompt    # OpenEQA truncation (§5 pitfall 22)
-    score_answers(project, "eqa-reasoning", [run], judge_profile=_judge(fake_openai))
-    r = _values(project, "eqa-reasoning")[q2]
+    score_answers(project, "eqa-reasoning+fs-prompt", [run], judge_profile=_judge(fake_openai))
+    r = _values(project, "eqa-reasoning+fs-prompt")[q2]
     assert math.isnan(r.value) and "reasoning_status" in r.explanation
 
 
@@ -341,22 +350,22 @@ def test_counts_per_run_and_repeated_answers_on_the_fast_path(project):
     c = add_task(project, "2.1.0001", "The worker carries a box", eval_func="fuzzy_match")
     r1 = add_run(project, "m1", {a: "11 meters", b: "11 meters", c: "a box"})
     r2 = add_run(project, "m2", {a: "11 meters", b: {"raw_text": None, "error": "timeout"}, c: "a box"})
-    rep = score_answers(project, "fwa-official")
+    rep = score_answers(project, "fs-match")
     assert rep.per_run == {r1: [2, 1], r2: [1, 2]} and list(rep.per_run) == sorted([r1, r2])
     assert (rep.answers, rep.scored, rep.unscored, rep.failed_answers, rep.written) == (6, 3, 3, 1, 6)
     assert rep.unscored_reasons == {"needs a judge": 2, "no answer": 1}
-    df = current_scores(project, "fwa-official")
+    df = current_scores(project, "fs-match")
     assert sorted(df["value"].dropna()) == [1.0, 1.0, 1.0] and df["answer_id"].is_unique
     # a person's override on one answer: the next scoring keeps it, scores the rest and rewrites nothing
     row = df[df["run_id"] == r1].dropna(subset=["value"]).iloc[0]
     override_score(project, row["score_id"], 0.0, "wrong room", "ana")
-    again = score_answers(project, "fwa-official")
+    again = score_answers(project, "fs-match")
     assert (again.kept_overrides, again.scored, again.unscored, again.written) == (1, 2, 3, 0)
     # a new run next to scored ones (answers with and without a row in one batch): only its rows are written
     r3 = add_run(project, "m3", {a: "12 m", b: "15 meters", c: "a box"})
-    third = score_answers(project, "fwa-official")
+    third = score_answers(project, "fs-match")
     assert (third.written, third.per_run[r3]) == (3, [2, 1])
-    new = current_scores(project, "fwa-official", [r3]).set_index("task_id")["value"]
+    new = current_scores(project, "fs-match", [r3]).set_index("task_id")["value"]
     assert new[a] == 1.0 and new[b] == pytest.approx(0.5 + 0.5 * 0.6)    # 15 vs 12 m: r = 0.25 -> step 0.6
 
 
@@ -365,7 +374,7 @@ def test_scoring_restores_the_garbage_collector_and_the_checkpoint_setting(fwa):
 
     project, _, _ = fwa
     assert gc.isenabled()
-    score_answers(project, "fwa-official")
+    score_answers(project, "fs-match")
     assert gc.isenabled()
     gc.disable()
     try:

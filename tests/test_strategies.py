@@ -225,6 +225,21 @@ def test_blind_sends_the_question_alone(project, clips, fake_openai):
     assert answer.frames == []
 
 
+def test_blind_text_sends_one_plain_message_and_keeps_the_reply(project, clips, fake_openai):
+    media = add_media(project, clips["cfr_bframes"])
+    task = add_task(project, "How many pallets are on the floor?", [("cfr_bframes.mp4", media["cfr_bframes.mp4"])])
+    fake_openai.queue(Reply(text=" 3 "))
+    summary, run_id = _run(project, fake_openai, [task], "blind-text")
+    (request,) = fake_openai.chat_requests()
+    assert not request.has_image
+    (message,) = request.body["messages"]
+    assert isinstance(message["content"], str)                   # not parts: text-only chat templates read it
+    assert "Question: How many pallets are on the floor?" in message["content"]
+    with project.read() as s:
+        answer = s.query(Answer).filter_by(run_id=run_id).one()
+    assert answer.parsed == {"answer": "3"} and answer.error is None and answer.frames == []
+
+
 def test_parse_eqa_answer_follows_industryeqa():
     fenced = 'Sure.\n```json\n{"direct_answer": "No", "reasoning_answer": "The rack is flush."}\n```'
     assert parse_eqa_answer(fenced)[0]["direct_answer"] == "No"

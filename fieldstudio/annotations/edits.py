@@ -73,10 +73,55 @@ def CopyBox(project: Project, annotation_id: str, frame_index: int | None = None
     return CreateAnnotation(project, "Copy box to frame", lambda: ann.copy_box(project, annotation_id, frame_index))
 
 
-def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.make_keyframe`` (an interpolated box becomes a keyframe)."""
-    return CreateAnnotation(project, "Make keyframe",
-                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
+def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int,  # noqa: N802
+                 rect_xywh_px: Sequence[float] | None = None) -> CreateAnnotation:
+    """Edit: ``annotations.make_keyframe`` (an interpolated box becomes a keyframe).
+
+    With ``rect_xywh_px`` the keyframe is put there (an interpolated box moved or resized on screen:
+    one edit, "Move box", that one undo takes back). Raises AnnotationError for an empty rectangle.
+    """
+    if rect_xywh_px is None:
+        return CreateAnnotation(project, "Make keyframe",
+                                lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
+    try:
+        xyxy = tracks.xywh_to_xyxy(rect_xywh_px)
+    except ValueError as exc:
+        raise ann.AnnotationError(str(exc)) from None
+    return CreateAnnotation(project, "Move box",
+                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index, xyxy))
+
+
+class CreateMany(Edit):
+    """Create several annotations in one transaction (``annotations.add_many``) as one undo step.
+
+    Undo soft-deletes them all in one transaction, redo restores the same rows. ``before`` edits (e.g.
+    giving the start box of a tracked stretch a track id) are done first and undone last.
+    """
+
+    def __init__(self, project: Project, text: str, marks: Sequence[ann.NewMark], before: Sequence[Edit] = ()):
+        self.project, self.text, self.marks, self.before = project, text, list(marks), list(before)
+        self.annotation_ids: list[str] | None = None
+
+    def do(self) -> None:
+        done: list[Edit] = []
+        try:
+            for edit in self.before:
+                edit.do()
+                done.append(edit)
+            if self.annotation_ids is None:
+                self.annotation_ids = ann.add_many(self.project, self.marks)
+            else:
+                ann.restore_many(self.project, self.annotation_ids)
+        except Exception:
+            for edit in reversed(done):
+                edit.undo()
+            raise
+
+    def undo(self) -> None:
+        if self.annotation_ids:
+            ann.delete_many(self.project, self.annotation_ids)
+        for edit in reversed(self.before):
+            edit.undo()
 
 
 class UpdateAnnotation(Edit):
@@ -230,25 +275,28 @@ class CreateLabel(Edit):
 
     text = "Add label"
 
-    def __init__(self, project: Project, name: str, color: str | None = None, shortcut: int | None = None):
+    def __init__(self, project: Project, name: str, color: str | None = None, shortcut: int | None = None, *,
+                 kinds: Iterable[str] | None = None, attributes: Iterable[Any] | None = None):
         self.project, self.name, self.color, self.shortcut = project, name, color, shortcut
+        self.kinds, self.attributes = kinds, attributes
         self.label_id: str | None = None
 
     def do(self) -> None:
         if self.label_id is None:
-            self.label_id = labels.create_label(self.project, self.name, self.color, self.shortcut)
+            self.label_id = labels.create_label(self.project, self.name, self.color, self.shortcut,
+                                                kinds=self.kinds, attributes=self.attributes)
             rec = labels.get_label(self.project, self.label_id)
             self.color, self.shortcut = rec.color, rec.shortcut
         else:
             labels.create_label(self.project, self.name, self.color, self.shortcut, auto_shortcut=False,
-                                label_id=self.label_id)
+                                label_id=self.label_id, kinds=self.kinds, attributes=self.attributes)
 
     def undo(self) -> None:
         labels.delete_label(self.project, self.label_id)
 
 
 class UpdateLabel(Edit):
-    """Rename, recolour or re-key a label; undo writes the previous name, colour and key back."""
+    """Rename, recolour, re-key, re-list or re-declare a label; undo writes the previous values back."""
 
     text = "Change label"
 
@@ -263,7 +311,8 @@ class UpdateLabel(Edit):
 
     def undo(self) -> None:
         b = self.before
-        labels.update_label(self.project, self.label_id, name=b.name, color=b.color, shortcut=b.shortcut)
+        labels.update_label(self.project, self.label_id, name=b.name, color=b.color, shortcut=b.shortcut,
+                            kinds=b.kinds, attributes=b.attributes)
 
 
 class DeleteLabel(Edit):
@@ -280,4 +329,48 @@ class DeleteLabel(Edit):
 
     def undo(self) -> None:
         b = self.before
-        labels.create_label(self.project, b.name, b.color, b.shortcut, auto_shortcut=False, label_id=b.id)
+        labels.create_label(self.project, b.name, b.color, b.shortcut, auto_shortcut=False, label_id=b.id,
+                            kinds=b.kinds, attributes=b.attributes)
+
+
+class WithDefaultLabel(Edit):
+    """Create the label ``name`` for ``kind`` when the project has none of that name, then do
+    ``make(label_id)``; one undo step removes both (a ruler drawn in a project without "distance")."""
+
+    def __init__(self, project: Project, name: str, kind: str, make: Callable[[str], Edit]):
+        self.project, self.name, self.kind, self._make = project, name, kind, make
+        self.created: CreateLabel | None = None
+        self.inner: Edit | None = None
+        self.text = "Add mark"
+
+    def do(self) -> None:
+        if self.inner is None:
+            found = labels.find_label(self.project, self.name)
+            if found is None:
+                self.created = CreateLabel(self.project, self.name, kinds=[self.kind])
+                self.created.do()
+                label_id = self.created.label_id
+            else:
+                label_id = found.id
+            try:
+                self.inner = self._make(label_id)
+                self.inner.do()
+            except Exception:
+                if self.created is not None:
+                    self.created.undo()
+                self.inner = None
+                raise
+            self.text = self.inner.text
+            self.annotation_id = getattr(self.inner, "annotation_id", None)
+            return
+        if self.created is not None:
+            self.created.do()
+        self.inner.do()
+        if self.created is not None and self.annotation_id is not None:
+            # deleting the label on undo emptied the soft-deleted mark's label (ON DELETE SET NULL)
+            ann.update(self.project, self.annotation_id, label_id=self.created.label_id)
+
+    def undo(self) -> None:
+        self.inner.undo()
+        if self.created is not None:
+            self.created.undo()

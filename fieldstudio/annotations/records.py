@@ -215,22 +215,73 @@ def _insert(project: Project, media_id: str, kind: str, *, frame_index: int | No
             end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
     """Validate and insert one annotation in one transaction; returns its id."""
     with project.write() as s:
-        media = _media(s, media_id)
-        _check_kind_media(kind, media)
-        _check_label(s, values.get("label_id"))
-        frame, pts = frame_pts(s, media, frame_index, required=frame_required)
-        row = Annotation(media_id=media_id, kind=kind, frame_index=frame, pts=pts, **values)
-        if kind == "box":
-            row.geometry = _box_geometry(media, geometry)
-        elif kind == "ruler":
-            row.geometry = _ruler_geometry(media, geometry)
-        if end_frame_index is not None:
-            row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
-        _check_segment_ends(media, row)
-        _check_track_frame(s, row)
-        s.add(row)
-        s.flush()
-        return row.id
+        return _insert_row(s, media_id, kind, frame_index=frame_index, frame_required=frame_required,
+                           end_frame_index=end_frame_index, geometry=geometry, **values)
+
+
+def _insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
+                end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
+    """Validate and insert one annotation in the open transaction ``s``; returns its id."""
+    media = _media(s, media_id)
+    _check_kind_media(kind, media)
+    _check_label(s, values.get("label_id"))
+    frame, pts = frame_pts(s, media, frame_index, required=frame_required)
+    row = Annotation(media_id=media_id, kind=kind, frame_index=frame, pts=pts, **values)
+    if kind == "box":
+        row.geometry = _box_geometry(media, geometry)
+    elif kind == "ruler":
+        row.geometry = _ruler_geometry(media, geometry)
+    if end_frame_index is not None:
+        row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
+    _check_segment_ends(media, row)
+    _check_track_frame(s, row)
+    s.add(row)
+    s.flush()
+    return row.id
+
+
+@dataclass(frozen=True)
+class NewMark:
+    """One annotation for :func:`add_many`: the arguments ``add_box`` / ``add_segment`` ... take, as fields.
+
+    ``geometry`` is the stored form (box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``);
+    ``frame_index`` None for a photo or a media-level tag.
+    """
+
+    media_id: str
+    kind: str
+    frame_index: int | None = None
+    geometry: Any = None
+    label_id: str | None = None
+    end_frame_index: int | None = None
+    track_id: int | None = None
+    is_keyframe: bool = True
+    attributes: dict[str, Any] | None = None
+    text: str | None = None
+    on_floor: bool = False
+    author: str | None = None
+
+
+def add_many(project: Project, marks: Iterable[NewMark]) -> list[str]:
+    """Insert several annotations in one transaction (a tracked stretch, an import); returns their ids in order.
+
+    Each is validated as its ``add_*`` function does; the first bad one raises AnnotationError (naming
+    its position) and nothing is stored.
+    """
+    ids: list[str] = []
+    with project.write() as s:
+        for n, m in enumerate(marks):
+            if m.kind not in KINDS:
+                raise AnnotationError(f"mark {n + 1}: unknown kind {m.kind!r}; one of {', '.join(KINDS)}")
+            try:
+                ids.append(_insert_row(
+                    s, m.media_id, m.kind, frame_index=m.frame_index, frame_required=m.kind != "tag",
+                    end_frame_index=m.end_frame_index, geometry=m.geometry, label_id=m.label_id,
+                    track_id=m.track_id, is_keyframe=bool(m.is_keyframe), attributes=m.attributes or None,
+                    text=m.text, on_floor=bool(m.on_floor), author=m.author))
+            except AnnotationError as exc:
+                raise AnnotationError(f"mark {n + 1} ({m.kind} on frame {m.frame_index}): {exc}") from None
+    return ids
 
 
 # -- making annotations -----------------------------------------------------------------------------
@@ -363,6 +414,17 @@ def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool)
             s.flush()
             for row in rows:
                 _check_track_frame(s, row)
+
+
+def set_labels(project: Project, labels_of: dict[str, str | None]) -> None:
+    """Give each annotation id its label id, in one transaction (a redo after the labels were re-created:
+    deleting a label clears it from the soft-deleted marks that used it). Raises NotFound."""
+    with project.write() as s:
+        for annotation_id, label_id in labels_of.items():
+            row = _row(s, annotation_id)
+            _check_label(s, label_id)
+            row.label_id = label_id
+            row.updated_at = utcnow()
 
 
 def delete(project: Project, annotation_id: str) -> None:
@@ -563,11 +625,14 @@ def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> 
     return out
 
 
-def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: int) -> str:
+def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: int,
+                  geometry: Sequence[float] | None = None) -> str:
     """Turn a track's interpolated box on ``frame_index`` into a keyframe box; returns its id.
 
-    The new box takes the label and attributes of the keyframe before it. Raises AnnotationError
-    when the track has no interpolated box on that frame (outside its span, or already a keyframe).
+    ``geometry`` ``(x1, y1, x2, y2)`` pixels is where the keyframe goes (an interpolated box moved or
+    resized on screen); by default the interpolated box itself. The new box takes the label and
+    attributes of the keyframe before it. Raises AnnotationError when the track has no interpolated
+    box on that frame (outside its span, or already a keyframe).
     """
     keys = track_keyframes(project, media_id, track_id)
     got = tracks.interpolate_track([(r.frame_index, r.geometry) for r in keys], [frame_index])
@@ -575,8 +640,8 @@ def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: i
         raise AnnotationError(f"track {track_id} has no interpolated box on frame {frame_index}")
     before = max((r for r in keys if r.frame_index < frame_index), key=lambda r: r.frame_index)
     return _insert(project, media_id, "box", frame_index=frame_index, frame_required=True,
-                   geometry=got[frame_index].box, label_id=before.label_id, track_id=track_id,
-                   attributes=before.attributes, is_keyframe=True)
+                   geometry=got[frame_index].box if geometry is None else tuple(geometry),
+                   label_id=before.label_id, track_id=track_id, attributes=before.attributes, is_keyframe=True)
 
 
 def copy_box(project: Project, annotation_id: str, frame_index: int | None = None) -> str:

@@ -17,6 +17,8 @@ from fieldstudio import __version__
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.project import PROJECT_SUFFIX, Project
 
+from fieldstudio.cli import annotations as cli_annotations
+from fieldstudio.cli import benchmarks as cli_benchmarks
 from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import models as cli_models
 from fieldstudio.cli import rate as cli_rate
@@ -34,7 +36,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-COMMAND_GROUPS = (cli_tasks, cli_run, cli_report, cli_export, cli_rate, cli_models, cli_selftest)
+COMMAND_GROUPS = (cli_tasks, cli_run, cli_report, cli_benchmarks, cli_export, cli_annotations, cli_rate, cli_models,
+                  cli_selftest)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 
 Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.

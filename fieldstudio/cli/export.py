@@ -1,4 +1,4 @@
-"""`fieldstudio export P --format coco|yolo|mot|csv --out PATH`: annotation exports from the command line.
+"""`fieldstudio export P --format coco|yolo|mot|csv|cvat --out PATH` (also `fieldstudio annotations export`).
 
 The command calls ``fieldstudio.annotations.exports.export.export_annotations``, the same service the
 GUI's Export menu calls.
@@ -15,29 +15,30 @@ from fieldstudio.cli import output as cli_support
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``export`` command to ``app``."""
+    """Add the ``export`` command to ``app`` (``fieldstudio annotations export`` is the same command)."""
+    app.command("export")(export)
 
-    @app.command("export")
-    def export(
-        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or csv")],
-        out: Annotated[Path, typer.Option("--out", "-o", help=(
-            "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "
-            "yolo and mot: a folder"))],
-        images: Annotated[bool, typer.Option("--images", help=(
-            "coco and yolo: also write the exact upright frames to images/"))] = False,
-        keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
-            "leave out the boxes interpolated between a track's keyframes"))] = False,
-    ) -> None:
-        """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV (tracks), CSV (segments, events, rulers)."""
-        from fieldstudio.annotations.exports.export import export_annotations
 
-        with cli_support.open_project(project) as p:
-            report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
-        cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
-                     f"{len(report.files)} file(s) written under {out}", markup=False)
-        for what, reason in report.skipped:
-            cli_support.out.print(f"  skipped {what}: {reason}", markup=False)
-        if report.cancelled:
-            cli_support.out.print("cancelled before everything was written")
-            raise typer.Exit(1)
+def export(
+    project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot, cvat or csv")],
+    out: Annotated[Path, typer.Option("--out", "-o", help=(
+        "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "
+        "yolo, mot and cvat: a folder (cvat: an .xml file when one video has boxes)"))],
+    images: Annotated[bool, typer.Option("--images", help=(
+        "coco and yolo: also write the exact upright frames to images/"))] = False,
+    keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
+        "leave out the boxes interpolated between a track's keyframes"))] = False,
+) -> None:
+    """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV or CVAT XML (tracks), CSV (segments, events, rulers)."""
+    from fieldstudio.annotations.exports.export import export_annotations
+
+    with cli_support.open_project(project) as p:
+        report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
+    cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
+                 f"{len(report.files)} file(s) written under {out}", markup=False)
+    for what, reason in report.skipped:
+        cli_support.out.print(f"  skipped {what}: {reason}", markup=False)
+    if report.cancelled:
+        cli_support.out.print("cancelled before everything was written")
+        raise typer.Exit(1)

@@ -50,6 +50,12 @@ def add(
         "--price-reasoning", help="USD per million reasoning tokens (default: the output price).")] = None,
     prices_date: Annotated[Optional[str], typer.Option(
         "--prices-date", help="When the prices were read, e.g. 2026-03-01.")] = None,
+    batch_api: Annotated[bool, typer.Option(
+        "--batch-api", help="The endpoint offers OpenAI's Batch API (/v1/files, /v1/batches): runs can be sent "
+        "as batches (`fieldstudio run ... --batch`).")] = False,
+    batch_discount: Annotated[Optional[float], typer.Option(
+        "--batch-discount", help="Fraction taken off every price for batch requests (OpenAI: 0.5 = half price); "
+        "unset, a batch's cost is unknown.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")] = 1,
     timeout: Annotated[float, typer.Option("--timeout", help="Read timeout per request, seconds.")] = 120.0,
     retries: Annotated[int, typer.Option(
@@ -73,7 +79,8 @@ def add(
             name=name, base_url=base_url or "", model=model, preset=preset, api_key_env=api_key_env,
             use_keyring=use_keyring, price_input_per_mtok=price_in, price_output_per_mtok=price_out,
             price_cached_per_mtok=price_cached, price_reasoning_per_mtok=price_reasoning,
-            prices_date=prices_date, max_images_per_request=max_images, image_detail=detail,
+            prices_date=prices_date, batch_api=batch_api, batch_discount=batch_discount,
+            max_images_per_request=max_images, image_detail=detail,
             longest_image_side=longest_side, timeout_s=timeout, retries=retries, concurrency=concurrency,
             temperature=temperature, seed=seed)
         if use_keyring:
@@ -104,7 +111,7 @@ def list_profiles() -> None:
     if not profiles:
         console.print("No model profiles yet. Add one with: fieldstudio models add NAME --base-url URL --model ID")
         return
-    table = Table("name", "model", "base URL", "key", "USD/Mtok in/out", "images", "tested")
+    table = Table("name", "model", "base URL", "key", "USD/Mtok in/out", "batch", "images", "tested")
     for profile in sorted(profiles.values(), key=lambda p: p.name.lower()):
         prices = "/".join("?" if p is None else f"{p:g}"
                           for p in (profile.price_input_per_mtok, profile.price_output_per_mtok))
@@ -113,8 +120,10 @@ def list_profiles() -> None:
         if caps.images_accepted and (caps.max_images_per_request or profile.max_images_per_request):
             images += f" (max {caps.max_images_per_request or profile.max_images_per_request})"
         tested = "never" if not caps.tested_at else ("ok " if caps.text_ok else "FAILED ") + caps.tested_at[:10]
+        batch = "no" if not profile.batch_api else (
+            "yes, discount ?" if profile.batch_discount is None else f"yes, -{profile.batch_discount:.0%}")
         table.add_row(profile.name, profile.model, mask_url(profile.base_url), profile.key_hint(), prices,
-                      images, tested)
+                      batch, images, tested)
     console.print(table)
 
 

@@ -85,7 +85,8 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
                   markup=False)
     if report.missing_media:
         out.print(f"{len(report.missing_media)} task(s) name media that are not in the project "
-                  "(imported and marked; add the media, then import again to link them)")
+                  "(imported and marked; add the media with `fieldstudio add`, then `fieldstudio tasks link-media` "
+                  "links them)")
         for ext_id, names in list(report.missing_media.items())[:10]:
             out.print(f"  {ext_id}: {', '.join(names)}", markup=False)
         if len(report.missing_media) > 10:

@@ -19,6 +19,7 @@ from fieldstudio.core.errors import FieldstudioError
 __all__ = ["register", "score_cmd", "report_cmd", "default_scorer_for"]
 
 _SOURCE_SCORER = {"fieldworkarena": "fwa-official", "industryeqa": "eqa-direct", "openeqa": "llm-match"}
+_JUDGE_FREE = "fs-match"
 
 
 MIN_RESAMPLES = 100
@@ -49,9 +50,12 @@ def _parse_params(values: list[str] | None) -> dict[str, float]:
     return out
 
 
-def default_scorer_for(project, run_ids) -> str:  # noqa: ANN001 - Project, list[str] | None
+def default_scorer_for(project, run_ids, judged: bool = True) -> str:  # noqa: ANN001 - Project, list[str] | None
     """The benchmark's own scorer for the tasks most answers belong to (FieldWorkArena: fwa-official,
-    IndustryEQA: eqa-direct, OpenEQA: llm-match); fwa-official's matchers for anything else."""
+    IndustryEQA: eqa-direct, OpenEQA: llm-match) when a judge is given. Without one (``judged`` False):
+    fieldstudio's deterministic matchers, fs-match, which are not the benchmark's evaluator, for
+    FieldWorkArena and other tasks; the benchmark's own scorer for IndustryEQA and OpenEQA, whose answers
+    only a judge scores (the scoring then stops with "needs a judge")."""
     from sqlalchemy import func, select
 
     from fieldstudio.store.models import Answer, Task
@@ -62,9 +66,11 @@ def default_scorer_for(project, run_ids) -> str:  # noqa: ANN001 - Project, list
     with project.read() as s:
         counts = s.execute(q).all()
     if not counts:
-        return "fwa-official"
+        return _JUDGE_FREE
     source = max(counts, key=lambda r: r[1])[0]
-    return _SOURCE_SCORER.get(source, "fwa-official")
+    if not judged and source not in ("industryeqa", "openeqa"):
+        return _JUDGE_FREE
+    return _SOURCE_SCORER.get(source, _JUDGE_FREE)
 
 
 def _fmt(v, digits: int = 3) -> str:  # noqa: ANN001
@@ -76,27 +82,51 @@ def _fmt(v, digits: int = 3) -> str:  # noqa: ANN001
     return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
-def print_summary(summary, console: Console) -> None:  # noqa: ANN001 - DataFrame
-    """One line per source: answers, scored, mean [95 % CI], accuracy, cost."""
-    table = Table("source", "answers", "scored", "mean [95% CI]", "accuracy", "cost USD")
+def print_summary(summary, console: Console, scorer: str | None = None) -> None:  # noqa: ANN001 - DataFrame
+    """One line per source: scored / total tasks, the headline mean [95 % CI] (unscored counted as the
+    benchmark's evaluator counts them, ``compare.coverage``), the mean over scored answers [95 % CI],
+    accuracy, cost; then the rule and any coverage warning. No interval below 10 scored ("n too small")."""
+    from fieldstudio.compare import coverage
+
+    rule = coverage.unscored_rule(scorer)
+    table = Table("source", "scored / total", "headline mean [95% CI]", "mean of scored [95% CI]",
+                  "accuracy of scored", "cost USD")
     for source, r in summary.iterrows():
-        ci = "" if r["mean"] != r["mean"] else f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+        def with_ci(mean, lo, hi):  # noqa: ANN001, ANN202
+            ci = coverage.interval_text(lo, hi, r["n"], sep=", ")
+            if mean is None or mean != mean:
+                return "—"
+            return f"{float(mean):.3f}" + (f" {ci}" if ci else "")
         cost = _fmt(r["cost_usd"]) + ("" if r["cost_status"] == "complete" else f" ({r['cost_status']})")
-        table.add_row(str(source), str(r["answers"]), str(r["n"]), _fmt(r["mean"]) + ci, _fmt(r["accuracy"]), cost)
+        table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"])),
+                      with_ci(r.get("headline", float("nan")), r.get("headline_ci_low"), r.get("headline_ci_high")),
+                      with_ci(r["mean"], r["ci_low"], r["ci_high"]),
+                      "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost)
     console.print(table)
+    console.print(f"headline: {rule.text}; intervals: 95 % task bootstrap, not shown below "
+                  f"{coverage.MIN_INTERVAL_N} scored ({coverage.N_TOO_SMALL})")
+    for warning in coverage.coverage_warnings(summary):
+        console.print(f"warning: {warning}")
 
 
 def score_cmd(
     project: Annotated[Path, typer.Argument(help="project file")],
     scorer: Annotated[Optional[str], typer.Option(
-        "--scorer", help="scorer name (fwa-official, fwa-paper, llm-match, eqa-direct, eqa-reasoning, "
-                         "acceptability, documentation); default: the benchmark's own for the tasks")] = None,
+        "--scorer", help="scorer name: official (fwa-official, llm-match, eqa-direct, eqa-reasoning: the "
+                         "benchmark's own judge prompt, needs --judge and the located benchmark files), the same "
+                         "rules over fieldstudio's prompts (fwa-logic+fs-prompt, llm-match+fs-prompt, "
+                         "eqa-direct+fs-prompt, eqa-reasoning+fs-prompt), fs-match (judge-free matchers), "
+                         "fwa-paper, acceptability, documentation; default: the benchmark's own with --judge, "
+                         "fs-match without")] = None,
     run: Annotated[Optional[list[str]], typer.Option(
         "--run", help="run id, id prefix or name (repeat for several; default: every run)")] = None,
     judge: Annotated[Optional[str], typer.Option(
         "--judge", help="model profile used as LLM judge; without it only what the matchers decide is scored")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
         "--param", help="scorer parameter NAME=NUMBER, e.g. alpha=0.5, r_th=0.5, T_th=60 for fwa-paper")] = None,
+    official_source: Annotated[Optional[Path], typer.Option(
+        "--official-source", help="folder of the benchmark's own judge files for this call (default: the one "
+                                  "remembered by `fieldstudio benchmarks locate`)")] = None,
 ) -> None:
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
     from fieldstudio.compare import comparison
@@ -107,15 +137,16 @@ def score_cmd(
     with open_project(project) as p:
         try:
             run_ids = scoring.resolve_runs(p, run)
-            name = scorer or default_scorer_for(p, run_ids)
+            name = scorer or default_scorer_for(p, run_ids, judged=judge is not None)
             _known_scorer(name)
             check_params(name, params)
             label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"
             out.print(f"scoring with {scoring.scorer_description(name)}")
             out.print(label)
             with progress_bar(f"Scoring ({name})") as update:
-                report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update)
-            summary = comparison.source_summary(comparison.load_answers(p, name, run_ids))
+                report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update,
+                                               official_source=official_source)
+            summary = comparison.summarise(comparison.load_answers(p, name, run_ids), scorer=name)[0]
         except (FieldstudioError, KeyError) as exc:
             raise fail(str(exc)) from None
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"
@@ -128,9 +159,17 @@ def score_cmd(
         cost = "unknown" if report.judge_cost_usd is None else f"{report.judge_cost_usd:.4g} USD"
         out.print(f"judge {report.judge}: {report.judge_calls} calls, {report.judge_cache_hits} from the cache, "
                   f"cost {cost}")
+        out.print(f"prompts: {report.prompt_source}")
+        out.print(f"judge settings: {report.judge_settings}")
+        if report.official_model:
+            out.print(f"note: the benchmark's own judge model is {report.official_model}; this judge asks another "
+                      "model, so the numbers are the benchmark's rules over a different judge")
+        if report.judge_failed:
+            out.print(f"{report.judge_failed} judge failed (call error, empty or unusable reply): not cached, "
+                      "asked again by the next score")
     if report.cancelled:
         out.print("cancelled: the batches scored so far are kept")
-    print_summary(summary, out)
+    print_summary(summary, out, name)
     raise typer.Exit(0 if report.answers else 1)
 
 
@@ -166,7 +205,7 @@ def report_cmd(
     elif c.scorer is None:
         err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")
     if not c.summary.empty:
-        print_summary(c.summary, out)
+        print_summary(c.summary, out, c.scorer)
     raise typer.Exit(0 if result.rows else 1)
 
 

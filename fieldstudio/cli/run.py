@@ -1,8 +1,11 @@
 """`fieldstudio run` and `fieldstudio answers`: run a model profile over a project's tasks, list the answers.
 
-``register(app)`` adds both commands to the main typer app. The work is done by
-`fieldstudio.inference.runs.queue` (the same service the GUI's run panel calls); this module only picks the
-tasks, shows a progress bar with an ETA, turns Ctrl-C into a clean cancel, and prints the summary.
+``register(app)`` adds both groups to the main typer app. ``fieldstudio run P -m X`` (the group's default
+command, ``start``) runs now, or with ``--batch`` through the provider's Batch API, or with ``--batch-out``
+writes the requests for ``vllm run-batch``; ``run batch-status|batch-resume|batch-import|batch-cancel``
+follow such batches. The work is done by `fieldstudio.inference.runs.queue` and
+`fieldstudio.inference.runs.provider_batch` (the services the GUI's run panel calls); this module only
+picks the tasks, shows a progress bar with an ETA, turns Ctrl-C into a clean cancel, and prints summaries.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from sqlalchemy import select
 from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as profile_store
+from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import queue as run_queue
+from fieldstudio.inference.runs.views import list_runs
 from fieldstudio.inference.strategies import get_strategy, strategy_names
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
@@ -120,11 +125,21 @@ def run_command(
     new: Annotated[bool, typer.Option("--new", help="start a new run even if an unfinished one matches")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="do not answer from the response cache")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="try failed answers of a resumed run again")] = False,
+    batch: Annotated[bool, typer.Option("--batch", help="send the requests through the profile's Batch API "
+                                        "(at its batch price) and wait for the results")] = False,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="with --batch: submit and return; follow it with "
+                                          "`run batch-status` / `run batch-resume`")] = False,
+    batch_out: Annotated[Optional[Path], typer.Option(
+        "--batch-out", help="write the requests as OpenAI Batch JSONL to this file (for `vllm run-batch -i`) "
+        "instead of sending them; import its output with `run batch-import`")] = None,
+    poll_interval: Annotated[float, typer.Option("--poll-interval", help="with --batch: seconds between polls")] = 30.0,
 ) -> None:
     """Run model profile MODEL over PROJECT's tasks; resumes an unfinished run of the same tasks.
 
     Answers are saved one by one as they arrive; Ctrl-C (or a crash) loses nothing finished, and running
-    the same command again continues where it stopped without paying twice.
+    the same command again continues where it stopped without paying twice. With --batch the requests go
+    to the provider's Batch API instead (one line per answer; Ctrl-C stops waiting, the batch goes on and
+    `run batch-resume` collects it); with --batch-out they are written to a file for vllm run-batch.
     """
     try:
         profile = profile_store.get_profile(model)
@@ -132,6 +147,14 @@ def run_command(
         params = parse_params(param)
         if strategy:
             get_strategy(strategy)
+        if batch and batch_out is not None:
+            raise FieldstudioError("choose --batch (send to the Batch API) or --batch-out FILE (write for vllm "
+                                   "run-batch), not both")
+        if no_wait and not batch:
+            raise FieldstudioError("--no-wait goes with --batch")
+        if (batch or batch_out is not None) and vision is not None:
+            raise FieldstudioError("agent mode (--vision-model) sends several requests per task: it cannot run "
+                                   "as a batch")
     except FieldstudioError as exc:
         raise fail(str(exc)) from None
     with open_project(project) as p:
@@ -154,15 +177,185 @@ def run_command(
                 before = run_queue.run_summary(p, run_id)
                 out.print(f"resuming run {run_id[:8]}: {before.total - before.pending} of {before.total} finished",
                            markup=False)
-            with _cancel_on_ctrl_c() as cancel, progress_bar(f"{profile.name}") as update:
-                summary = run_queue.execute_run(p, run_id, progress=update, cancelled=cancel.is_set, profile=profile,
-                                                vision_profile=vision, concurrency=concurrency,
-                                                use_cache=not no_cache, retry_failed=retry_failed)
+            if batch_out is not None:
+                _write_batch_file(p, run_id, profile, batch_out, use_cache=not no_cache, retry_failed=retry_failed)
+                return
+            if batch:
+                summary = _run_as_batch(p, run_id, profile, use_cache=not no_cache, retry_failed=retry_failed,
+                                        wait=not no_wait, poll_interval=poll_interval)
+            else:
+                with _cancel_on_ctrl_c() as cancel, progress_bar(f"{profile.name}") as update:
+                    summary = run_queue.execute_run(p, run_id, progress=update, cancelled=cancel.is_set,
+                                                    profile=profile, vision_profile=vision, concurrency=concurrency,
+                                                    use_cache=not no_cache, retry_failed=retry_failed)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
     print_summary(summary)
+    if summary.in_batch:
+        raise typer.Exit(0)
     every_answer_failed = summary.failed > 0 and summary.answered == 0
     raise typer.Exit(0 if summary.status == "done" and not every_answer_failed else 1)
+
+
+# -- provider batches ----------------------------------------------------------------------------
+
+
+def _write_batch_file(p: Project, run_id: str, profile: profile_store.ModelProfile, path: Path, *,
+                      use_cache: bool, retry_failed: bool) -> None:
+    with progress_bar("building requests") as update:
+        row_id, lines = provider_batch.write_file(p, run_id, path, profile=profile, use_cache=use_cache,
+                                                  retry_failed=retry_failed, progress=update)
+    summary = run_queue.run_summary(p, run_id)
+    if row_id is None:
+        out.print(f"run {run_id[:8]}: nothing to send ({summary.answered} answered, {summary.failed} failed, "
+                  f"{summary.in_batch} in open batches)", markup=False)
+        return
+    out.print(f"wrote {lines} request(s) to {path} (batch {row_id[:8]} of run {run_id[:8]}; "
+              f"{summary.total - summary.pending} answered from the cache or refused before sending)", markup=False)
+    out.print(f"run it, e.g.: vllm run-batch -i {path} -o output.jsonl --model {profile.model}", markup=False)
+    out.print(f"then: fieldstudio run batch-import {p.path} {run_id[:8]} output.jsonl", markup=False)
+
+
+def _run_as_batch(p: Project, run_id: str, profile: profile_store.ModelProfile | None, *, use_cache: bool,
+                  retry_failed: bool, wait: bool, poll_interval: float) -> run_queue.RunSummary:
+    """Submit what is unsent (collecting open batches first), then wait for the results unless told not to."""
+    with _cancel_on_ctrl_c() as cancel:
+        if provider_batch.batch_states(p, run_id):
+            provider_batch.wait(p, run_id, profile=profile, interval_s=poll_interval, timeout_s=0)
+        with progress_bar("building requests") as update:
+            made = provider_batch.submit(p, run_id, profile=profile, use_cache=use_cache, retry_failed=retry_failed,
+                                         progress=update, cancelled=cancel.is_set)
+        for state in provider_batch.batch_states(p, run_id):
+            if state.id in made:
+                out.print(f"batch {state.provider_batch_id or state.id[:8]}: {state.requests} request(s), "
+                          f"{state.status}", markup=False)
+        if wait and not cancel.is_set():
+            with progress_bar("batch requests") as update:
+                provider_batch.wait(p, run_id, profile=profile, interval_s=poll_interval, progress=update,
+                                    cancelled=cancel.is_set)
+    summary = run_queue.run_summary(p, run_id)
+    if summary.in_batch:
+        out.print(f"{summary.in_batch} request(s) wait in the provider's batch; see `fieldstudio run batch-status "
+                  f"{p.path} {run_id[:8]}`, collect with `fieldstudio run batch-resume {p.path} {run_id[:8]}`",
+                  markup=False)
+    return summary
+
+
+def _find_run(p: Project, ref: str) -> str:
+    """The id of the run `ref` names (its id or first 6+ characters). Raises FieldstudioError."""
+    with p.read() as s:
+        ids = list(s.scalars(select(Run.id)))
+    matches = [i for i in ids if i == ref or (len(ref) >= 6 and i.startswith(ref.lower()))]
+    if len(matches) != 1:
+        raise FieldstudioError(f"no run {ref!r} in {p.path.name}" if not matches else f"{ref!r} names several runs")
+    return matches[0]
+
+
+def batch_status_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    run: Annotated[Optional[str], typer.Argument(help="run id (or its first 6+ characters); default: every run")]
+    = None,
+    refresh: Annotated[bool, typer.Option("--refresh/--no-refresh", help="ask the provider about open batches "
+                                          "first (one request each; a finished one is imported)")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """List the provider batches of PROJECT (or of one run): status, request counts, when sent and imported."""
+    with open_project(project) as p:
+        try:
+            run_id = _find_run(p, run) if run else None
+            if refresh:
+                for state in provider_batch.batch_states(p, run_id):
+                    if state.open and state.kind == "api":
+                        try:
+                            provider_batch.refresh(p, state.id)
+                        except FieldstudioError as exc:
+                            err.print(f"batch {state.provider_batch_id or state.id[:8]}: not refreshed: {exc}",
+                                      markup=False)
+            states = provider_batch.batch_states(p, run_id)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    rows = [{"batch": b.id, "run": b.run_id, "kind": b.kind, "provider_batch_id": b.provider_batch_id,
+             "path": b.path, "status": b.status, "requests": b.requests, "completed": b.completed, "failed": b.failed,
+             "created_at": b.created_at.isoformat() if b.created_at else None,
+             "imported_at": b.imported_at.isoformat() if b.imported_at else None, "error": b.error} for b in states]
+    if as_json:
+        out.print_json(json.dumps(rows))
+        return
+    if not rows:
+        out.print("no batches yet (`fieldstudio run P -m PROFILE --batch` sends one)")
+        return
+    table = Table("run", "batch", "kind", "status", "requests", "completed", "failed", "sent", "imported")
+    for b in states:
+        table.add_row(b.run_id[:8], b.provider_batch_id or (Path(b.path).name if b.path else b.id[:8]), b.kind,
+                      b.status + ("" if b.open else " (imported)"), str(b.requests),
+                      "" if b.completed is None else str(b.completed), "" if b.failed is None else str(b.failed),
+                      b.created_at.strftime("%Y-%m-%d %H:%M") if b.created_at else "",
+                      b.imported_at.strftime("%Y-%m-%d %H:%M") if b.imported_at else "")
+    out.print(table)
+    for b in states:
+        if b.error:
+            out.print(f"batch {b.provider_batch_id or b.id[:8]}: {b.error}", markup=False)
+
+
+def batch_resume_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="send the failed answers again (only those)")]
+    = False,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="submit what is unsent and return")] = False,
+    poll_interval: Annotated[float, typer.Option("--poll-interval", help="seconds between polls")] = 30.0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="do not answer from the response cache")] = False,
+) -> None:
+    """Continue RUN as a batch: collect its open batches by their stored ids, send what was never sent, wait.
+
+    Nothing is paid twice: answers stored or waiting in an open batch are never sent again.
+    """
+    with open_project(project) as p:
+        try:
+            run_id = _find_run(p, run)
+            summary = _run_as_batch(p, run_id, None, use_cache=not no_cache, retry_failed=retry_failed,
+                                    wait=not no_wait, poll_interval=poll_interval)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    print_summary(summary)
+    raise typer.Exit(0 if summary.pending == 0 or summary.in_batch == summary.pending else 1)
+
+
+def batch_import_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
+    path: Annotated[Path, typer.Argument(help="output JSONL of `vllm run-batch -o` (or a batch output / error "
+                                         "file downloaded by hand)")],
+) -> None:
+    """Import the output of a batch written with `run ... --batch-out` into RUN (answers, tokens, cost)."""
+    with open_project(project) as p:
+        try:
+            run_id = _find_run(p, run)
+            report = provider_batch.import_file(p, run_id, path)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+        summary = run_queue.run_summary(p, run_id)
+    out.print(f"{path.name}: {report.answered} answered, {report.failed} failed, {report.missing} without a line"
+              + (f", {report.unknown} line(s) of no open batch ignored" if report.unknown else "")
+              + (f", {report.duplicates} repeated line(s) ignored" if report.duplicates else ""), markup=False)
+    print_summary(summary)
+
+
+def batch_cancel_command(
+    project: Annotated[Path, typer.Argument(help="project file")],
+    run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
+) -> None:
+    """Cancel RUN's open batches (the provider stops them; what finished is still collected by batch-resume).
+
+    A batch written to a file is abandoned: its requests count as unsent again.
+    """
+    with open_project(project) as p:
+        try:
+            run_id = _find_run(p, run)
+            count = provider_batch.cancel(p, run_id)
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    out.print(f"cancelled {count} batch(es) of run {run_id[:8]}", markup=False)
 
 
 def _clip(text: str | None, width: int = 60) -> str:
@@ -184,6 +377,7 @@ def answers_command(
                              .order_by(Run.started_at)).all()
         if run is None:
             rows, costs = [], []
+            batches = {row.id: row.batch for row in list_runs(p)}
             for r, profile_name in runs:
                 summary = run_queue.run_summary(p, r.id)
                 costs.append(_fmt_cost(summary, short=True))
@@ -191,15 +385,17 @@ def answers_command(
                              "strategy": r.strategy, "status": r.status, "total": summary.total,
                              "answered": summary.answered, "failed": summary.failed, "pending": summary.pending,
                              "from_cache": summary.from_cache, "cost_usd": summary.cost_usd,
-                             "cost_complete": summary.cost_complete, "cost_status": summary.cost_status})
+                             "cost_complete": summary.cost_complete, "cost_status": summary.cost_status,
+                             "batch": batches.get(r.id)})
             if as_json:
                 out.print_json(json.dumps(rows))
                 return
-            table = Table("run", "name", "strategy", "status", "answered", "failed", "pending", "cached", "cost")
+            table = Table("run", "name", "strategy", "status", "answered", "failed", "pending", "cached", "cost",
+                          "batch")
             for row, cost in zip(rows, costs):
                 table.add_row(row["run"][:8], row["name"], row["strategy"] or row["kind"], row["status"],
                               str(row["answered"]), str(row["failed"]), str(row["pending"]), str(row["from_cache"]),
-                              cost if row["kind"] == "model" else "")
+                              cost if row["kind"] == "model" else "", row["batch"] or "")
             out.print(table)
             return
         matches = [r for r, _ in runs if r.id == run or (len(run) >= 6 and r.id.startswith(run.lower()))]
@@ -265,9 +461,28 @@ def answers_import_command(
     raise typer.Exit(0 if report.answers_imported else 1)
 
 
+class _StartByDefault(TyperGroup):
+    """``fieldstudio run P -m X ...`` runs ``run start P -m X ...`` (as before the group existed); the other
+    words (``batch-status``...) name their commands."""
+
+    def parse_args(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``run`` and the ``answers list|import`` group (``answers P`` lists) to the main command line app."""
-    app.command("run")(run_command)
+    """Add the ``run`` group (``run P -m X`` starts a run; ``run batch-…`` follow provider batches) and the
+    ``answers list|import`` group (``answers P`` lists) to the main command line app."""
+    run_app = typer.Typer(cls=_StartByDefault, no_args_is_help=True,
+                          help="Run a model profile over the tasks (`run P -m PROFILE`), now or as a provider "
+                               "batch, and follow batches.")
+    run_app.command("start")(run_command)
+    run_app.command("batch-status")(batch_status_command)
+    run_app.command("batch-resume")(batch_resume_command)
+    run_app.command("batch-import")(batch_import_command)
+    run_app.command("batch-cancel")(batch_cancel_command)
+    app.add_typer(run_app, name="run")
     answers_app = typer.Typer(cls=_ListByDefault, no_args_is_help=True,
                               help="Answers: list runs and their answers, or import answers made elsewhere.")
     answers_app.command("list")(answers_command)

@@ -1,4 +1,5 @@
-"""`fieldstudio tasks import|export` and `fieldstudio refresh-ground-truth`: task sets in and out of a project.
+"""`fieldstudio tasks import|export|link-media` and `fieldstudio refresh-ground-truth`: task sets in and out of a
+project, and their inputs linked to media added later.
 
 ``tasks export`` calls ``fieldstudio.tasks.exporting.export_tasks``; ``refresh-ground-truth`` calls
 ``fieldstudio.tasks.ground_truth.refresh_linked`` — the same services the task editor uses.
@@ -78,6 +79,24 @@ def register(app: typer.Typer) -> None:
                 cli_support.out.print(f"  {task}: {reason}", markup=False)
         if report.cancelled:
             raise typer.Exit(1)
+
+    @tasks_app.command("link-media")
+    def tasks_link_media_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+    ) -> None:
+        """Link tasks whose inputs named media not in the project to media added since (after `fieldstudio add`)."""
+        from fieldstudio.tasks.importing import link_missing_media
+
+        with cli_support.open_project(project) as p:
+            report = link_missing_media(p)
+        cli_support.out.print(f"{report.inputs_linked} task input(s) linked; {report.tasks_completed} task(s) now "
+                              "have all their media")
+        if report.still_missing:
+            cli_support.out.print(f"{len(report.still_missing)} task(s) still name media that are not in the project:")
+            for ext_id, names in list(report.still_missing.items())[:10]:
+                cli_support.out.print(f"  {ext_id}: {', '.join(names)}", markup=False)
+            if len(report.still_missing) > 10:
+                cli_support.out.print(f"  ... and {len(report.still_missing) - 10} more")
 
     @app.command("refresh-ground-truth")
     def refresh_ground_truth_cmd(

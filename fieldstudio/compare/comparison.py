@@ -5,7 +5,11 @@ force (``scoring.current_scores``: a person's override wins) and its tokens and 
 :class:`Comparison`:
 
 * ``answers``: the long table, one row per answer (task columns, the answer, the score, tokens, cost);
-* ``summary``: one row per source: answers, n scored, unscored, mean score with its 95 % bootstrap interval
+* ``summary``: one row per source: total (tasks of the comparison), answers, n scored, unscored, missing,
+  coverage (n / total), the headline mean and accuracy, which count unscored and missing answers as the
+  benchmark's evaluator does (``coverage.unscored_rule``: 0 for FieldWorkArena), with their intervals,
+  ``interval_note`` ("n too small": no interval below 10 scored), then the mean over the scored answers
+  with its 95 % bootstrap interval
   (stratified by category, seeded, 2,000 resamples by default), accuracy (share ``correct``, FWA's
   score > 0.5) with its interval, tokens, cost (complete / partial / unknown), cost per correct answer,
   judge cost, and ``rater_agreement`` filled by an optional hook;
@@ -34,6 +38,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 
+from fieldstudio.compare import coverage
 from fieldstudio.core import statistics
 from fieldstudio.ratings.records import is_machine
 from fieldstudio.scoring.service import resolve_runs, scorer_description
@@ -65,7 +70,8 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     (category, sub_category and scenario are ``NO_GROUP`` when unset), run_id, source, answer_id, answer
     (raw text), error, prompt_tokens, completion_tokens, reasoning_tokens, cost_usd, latency_s (floats,
     NaN when unknown), score_id, scorer, scorer_version, value (NaN when unscored), correct (True/False/None),
-    correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_cost_usd.
+    correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_model (the
+    judge's model id; None when no judge decided the row), judge_cost_usd.
     Sorted by source, then task.
     """
     ids = resolve_runs(project, run_ids)
@@ -106,6 +112,7 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     df["reason"] = [None if h is None else h.reason for h in heads_now]
     judges = [None if h is None else h.judge for h in heads_now]
     df["judge_raw"] = [None if j is None else j.get("raw") for j in judges]
+    df["judge_model"] = [None if not j else j.get("model") for j in judges]
     df["judge_cost_usd"] = pd.to_numeric(pd.Series([None if j is None else j.get("cost_usd") for j in judges],
                                                    index=df.index, dtype=object), errors="coerce").astype(float)
     return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
@@ -207,17 +214,21 @@ def _group_labels(column: pd.Series) -> pd.Series:
     return column.astype(object).where(column.notna(), NO_GROUP).astype(str)
 
 
-_STAT_COLUMNS = ["answers", "n", "unscored", "mean", "ci_low", "ci_high", "n_correct_known", "accuracy",
+_STAT_COLUMNS = ["total", "answers", "n", "unscored", "missing", "coverage", "headline", "headline_ci_low",
+                 "headline_ci_high", "headline_accuracy", "headline_accuracy_ci_low", "headline_accuracy_ci_high",
+                 "interval_note", "mean", "ci_low", "ci_high", "n_correct_known", "accuracy",
                  "accuracy_ci_low", "accuracy_ci_high", "prompt_tokens", "completion_tokens", "reasoning_tokens",
                  "tokens_unknown", "cost_usd", "cost_unknown", "cost_status", "cost_per_correct_usd", "judge_cost_usd",
                  "overridden"]
 
 
 def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.ndarray,
-              bounds: tuple[float, float, float, float]) -> dict[str, Any]:
-    """One summary row: counts, tokens and cost of the answers ``idx``; the mean and accuracy of their
-    ``values`` / ``correct`` (NaN = unscored / no verdict) with ``bounds`` = (ci_low, ci_high, accuracy
-    ci_low, accuracy ci_high) from the shared bootstrap."""
+              bounds: Sequence[float], rule: coverage.UnscoredRule) -> dict[str, Any]:
+    """One summary row: counts, tokens and cost of the answers ``idx``; the mean and accuracy of the
+    ``values`` / ``correct`` of every task of the group (NaN = unscored, no verdict or no answer; one per
+    task) over the scored ones and as the headline counts them (``rule``), with ``bounds`` = (ci_low, ci_high,
+    accuracy ci_low, accuracy ci_high, then the same four of the headline) from the shared bootstrap.
+    Intervals are NaN, and ``interval_note`` says "n too small", below ``coverage.MIN_INTERVAL_N`` scored."""
     costs = cols.costs[idx]
     unknown = int(np.isnan(costs).sum())
     known_cost = float(np.nansum(costs))
@@ -226,11 +237,27 @@ def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.n
     per_correct = known_cost / n_correct if n_correct and status == "complete" else np.nan
     prompt, completion = cols.tokens["prompt_tokens"][idx], cols.tokens["completion_tokens"][idx]
     scored, judged = values[~np.isnan(values)], correct[~np.isnan(correct)]
+    total = int(values.size)
+    few, few_judged = scored.size < coverage.MIN_INTERVAL_N, judged.size < coverage.MIN_INTERVAL_N
+    hidden = (few, few, few_judged, few_judged) * 2      # (mean, accuracy) intervals, scored then headline
+    b = [np.nan if hide else float(v) for hide, v in zip(hidden, bounds)]
+    if rule.counts_as is None:               # the benchmark drops unscored items: headline = scored mean
+        headline, headline_acc = (float(scored.mean()) if scored.size else np.nan,
+                                  float(judged.mean()) if judged.size else np.nan)
+        b[4:8] = b[0:4]
+    else:
+        # nothing scored: no headline (a 0 would read as a measured score)
+        headline = (float(scored.sum()) + rule.counts_as * (total - scored.size)) / total if scored.size else np.nan
+        headline_acc = float(judged.sum()) / total if judged.size else np.nan
     return {
-        "answers": len(idx), "n": int(scored.size), "unscored": len(idx) - int(scored.size),
-        "mean": float(scored.mean()) if scored.size else np.nan, "ci_low": bounds[0], "ci_high": bounds[1],
+        "total": total, "answers": len(idx), "n": int(scored.size), "unscored": len(idx) - int(scored.size),
+        "missing": total - len(idx), "coverage": scored.size / total if total else np.nan,
+        "headline": headline, "headline_ci_low": b[4], "headline_ci_high": b[5],
+        "headline_accuracy": headline_acc, "headline_accuracy_ci_low": b[6], "headline_accuracy_ci_high": b[7],
+        "interval_note": coverage.N_TOO_SMALL if few else "",
+        "mean": float(scored.mean()) if scored.size else np.nan, "ci_low": b[0], "ci_high": b[1],
         "n_correct_known": int(judged.size), "accuracy": float(judged.mean()) if judged.size else np.nan,
-        "accuracy_ci_low": bounds[2], "accuracy_ci_high": bounds[3],
+        "accuracy_ci_low": b[2], "accuracy_ci_high": b[3],
         "prompt_tokens": _sum_known(prompt), "completion_tokens": _sum_known(completion),
         "reasoning_tokens": _sum_known(cols.tokens["reasoning_tokens"][idx]),
         "tokens_unknown": int((np.isnan(prompt) | np.isnan(completion)).sum()),
@@ -247,11 +274,18 @@ def _sum_known(col: Any) -> float:
 
 
 def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
-              seed: int | None = 0, groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean"
+              seed: int | None = 0, groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean",
+              scorer: str | None = None
               ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[tuple[str, str, statistics.PairedDifference]]]:
     """``source_summary``, ``group_summary`` for each column of ``groups`` and, with ``pairs``, the paired
     difference (``statistic``: mean or accuracy) of every pair of sources (a before b in name order), all
     from one set of draws: (summary, {group column: group summary}, [(a, b, PairedDifference)]).
+
+    Every row covers the tasks of the comparison (``total``: tasks any source answered, of the group): the
+    headline mean counts a task a source did not score as ``coverage.unscored_rule(scorer)`` says (``scorer``
+    None: the long table's ``scorer`` column); ``mean`` is over the scored answers only. A pair's
+    interval is left out (None, not distinguishable) when it shares fewer than ``coverage.MIN_INTERVAL_N``
+    scored tasks.
 
     Raises ValueError for another statistic or for two answers of one source to one task."""
     if statistic not in ("mean", "accuracy"):
@@ -260,10 +294,19 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
         empty = pd.DataFrame(columns=_STAT_COLUMNS + ["rater_agreement"])
         empty.index.name = "source"
         return empty, {by: pd.DataFrame(columns=_STAT_COLUMNS) for by in groups}, []
+    if scorer is None and "scorer" in answers:
+        named = [str(x) for x in answers["scorer"] if isinstance(x, str) and x]
+        scorer = named[0] if named else None
+    rule = coverage.unscored_rule(scorer)
     cols = _Columns(answers)
     tasks = _TaskGrid(answers, strata, n_resamples, seed)
     values, correct = tasks.grid(cols.values), tasks.grid(cols.correct)
-    both = np.hstack([values, correct])
+    if rule.counts_as is None:
+        head_values, head_correct = values, correct
+    else:
+        head_values = np.where(np.isnan(values), rule.counts_as, values)
+        head_correct = np.where(np.isnan(correct), 0.0, correct)
+    both = np.hstack([values, correct, head_values, head_correct])
     n_src = len(tasks.sources)
     blocks: list[tuple[np.ndarray | None, np.ndarray]] = [(None, both)]
     members: dict[str, tuple[dict[str, int], list[np.ndarray], int]] = {}
@@ -282,7 +325,7 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
     def row(idx: np.ndarray, task_rows: np.ndarray | slice, j: int, block: int) -> dict[str, Any]:
         lo, hi = bounds[block]
         return _stats_of(cols, idx, values[task_rows, j], correct[task_rows, j],
-                         (lo[j], hi[j], lo[n_src + j], hi[n_src + j]))
+                         [x[k * n_src + j] for k in range(4) for x in (lo, hi)], rule)
 
     by_source = answers.groupby("source", sort=True).indices
     summary = pd.DataFrame.from_dict({src: row(by_source[src], slice(None), j, 0)
@@ -307,7 +350,8 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
         ok_a, ok_b = ~np.isnan(m[:, a]), ~np.isnan(m[:, b])
         d = diffs[:, p][ok_a & ok_b]
         only_a, only_b = int((ok_a & ~ok_b).sum()), int((ok_b & ~ok_a).sum())
-        bounded = bool(d.size) and not (np.isnan(lo) or np.isnan(hi))   # NaN: no replicate drew a shared task
+        # NaN: no replicate drew a shared task; below MIN_INTERVAL_N shared tasks no interval is shown
+        bounded = d.size >= coverage.MIN_INTERVAL_N and not (np.isnan(lo) or np.isnan(hi))
         differences.append((tasks.sources[a], tasks.sources[b], statistics.PairedDifference(
             float(d.mean()) if d.size else None, float(lo) if bounded else None, float(hi) if bounded else None,
             bounded and bool(lo > 0 or hi < 0), int(d.size), only_a, only_b, n_resamples, seed)))
@@ -508,6 +552,12 @@ class Comparison:
         """Source labels in table order."""
         return list(self.summary.index)
 
+    @property
+    def coverage_warnings(self) -> list[str]:
+        """A sentence per pair of sources whose coverage differs by more than 5 points
+        (``coverage.coverage_warnings``)."""
+        return coverage.coverage_warnings(self.summary)
+
     def category_table(self, value: str = "mean") -> pd.DataFrame:
         """Rows = categories (+ "all"), columns = sources, cells = ``value`` (see ``pivot_summary``)."""
         return pivot_summary(self.by_category, self.summary, value)
@@ -535,7 +585,8 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     scorer = scorer or default_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
     summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,
-                                              groups=list(dict.fromkeys(["category", *groups])), pairs=True)
+                                              groups=list(dict.fromkeys(["category", *groups])), pairs=True,
+                                              scorer=scorer)
     by_category, pairs = tables["category"], _pair_frame(differences)
     ratings = ratings_frame(project)
     if agreement is not None and not ratings.empty and not summary.empty:

@@ -20,6 +20,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from fieldstudio.compare.coverage import MIN_INTERVAL_N
 from fieldstudio.core.atomic import atomic_write_bytes
 
 __all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
@@ -124,7 +125,8 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     if by_category.empty or value not in by_category:
         return _empty(_figure(7.0, 2.0), "no categories")
     table = by_category[value].unstack(level=0)
-    categories, sources = [str(c) for c in table.index], [short_name(c) for c in table.columns]
+    categories, sources = [str(c) for c in table.index], [_with_coverage(short_name(c), by_category, c)
+                                                          for c in table.columns]
     fig = _figure(7.0, 1.4 + 0.16 * len(categories) * max(1, len(sources)) + 0.2 * len(categories))
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(sources))
@@ -152,7 +154,8 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     finite = table.to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     ax.set_xlim(0.0, max(1.0, float(finite.max()) if finite.size else 1.0) * 1.05)
-    ax.set_xlabel(f"{'mean score' if value == 'mean' else value} with 95 % bootstrap interval")
+    what = {"mean": "mean of scored answers", "headline": "headline mean"}
+    ax.set_xlabel(f"{what.get(value, value)}, 95 % bootstrap interval (none below {MIN_INTERVAL_N} scored)")
     ax.legend(handles=[Patch(facecolor=colours(k % 10), label=src) for k, src in enumerate(sources)],
               fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     _title(ax, title)
@@ -160,21 +163,34 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     return fig
 
 
-def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
-    """Mean score against total cost per source, with the score's 95 % interval as vertical error bars.
+def _with_coverage(name: str, table: pd.DataFrame, source: object) -> str:
+    """'name (31/42 scored)' from a summary (index source) or a group summary (index (source, group))."""
+    if "n" not in table or "total" not in table:
+        return name
+    rows = table.xs(source, level=0) if isinstance(table.index, pd.MultiIndex) else table.loc[[source]]
+    return f"{name} ({int(rows['n'].sum())}/{int(rows['total'].sum())} scored)"
+
+
+def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "", value: str = "headline") -> Figure:
+    """The headline mean (``value="mean"``: the mean of scored answers) against total cost per source, with
+    its 95 % interval as vertical error bars (none below ``MIN_INTERVAL_N`` scored) and each source's
+    coverage beside its name.
 
     Sources whose cost is unknown are left out and named under the plot; partial costs are drawn hollow.
     """
     fig = _figure(7.0, 4.5)
-    known = summary[summary["cost_usd"].notna() & summary["mean"].notna()] if not summary.empty else summary
+    if value not in summary:                   # a summary from before the headline existed
+        value = "mean"
+    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
+    known = summary[summary["cost_usd"].notna() & summary[value].notna()] if not summary.empty else summary
     missing = [] if summary.empty else [str(s) for s in summary.index if s not in known.index]
     if known.empty:
         return _empty(fig, "no source with a known cost and a score")
     ax = fig.add_subplot()
     partial = (known["cost_status"] == "partial").to_numpy()
     x = known["cost_usd"].to_numpy(dtype=float)
-    y = known["mean"].to_numpy(dtype=float)
-    err = _errors(known, "mean", "ci_low", "ci_high")
+    y = known[value].to_numpy(dtype=float)
+    err = _errors(known, value, low, high)
     ax.errorbar(x, y, yerr=err, fmt="none", ecolor="#555555", capsize=4)
     ax.scatter(x[~partial], y[~partial], s=50, color="#4c78a8", label="cost complete", zorder=3)
     if partial.any():
@@ -183,11 +199,12 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "") -> Figure:
     middle = (np.nanmin(x) + np.nanmax(x)) / 2
     for xi, yi, name in zip(x, y, known.index):   # names point inwards: a long one stays inside the figure
         right = xi > middle
-        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, 4),
+        ax.annotate(_with_coverage(short_name(name), known, name), (xi, yi), textcoords="offset points",
+                    xytext=(-6 if right else 6, 4),
                     ha="right" if right else "left", fontsize=8)
     ax.margins(x=0.15)                       # room for the names beside the outermost points
     ax.set_xlabel("total cost (USD)")
-    ax.set_ylabel("mean score (95 % bootstrap interval)")
+    ax.set_ylabel(("headline mean" if value == "headline" else "mean of scored") + " (95 % bootstrap interval)")
     if partial.any():                        # a legend only when there are two kinds of marker to tell apart
         ax.legend(fontsize=8, loc="best")
     title = _short_label(scorer_label) or "score against cost"
@@ -241,11 +258,17 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         y = np.arange(1, len(names) + 1, dtype=float) + half + 0.12      # just under each box
         ax.errorbar(mean, y, xerr=_errors(rows, "mean", "ci_low", "ci_high"), fmt="D", color="#e45756",
                     ecolor="#e45756", markersize=5, capsize=3, elinewidth=1.2)
-        lo, hi = min(lo, float(np.nanmin(rows["ci_low"]))), max(hi, float(np.nanmax(rows["ci_high"])))
-        labels = [f"{n} (n={int(k)})" if np.isfinite(k) else n for n, k in zip(names, rows["n"].to_numpy(dtype=float))]
+        bounds = np.concatenate([rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float)])
+        bounds = bounds[np.isfinite(bounds)]
+        if bounds.size:
+            lo, hi = min(lo, float(bounds.min())), max(hi, float(bounds.max()))
+        totals = rows["total"].to_numpy(dtype=float) if "total" in rows else rows["n"].to_numpy(dtype=float)
+        labels = [f"{n} ({int(k)}/{int(t)} scored)" if np.isfinite(k) and np.isfinite(t) else n
+                  for n, k, t in zip(names, rows["n"].to_numpy(dtype=float), totals)]
         # over the figure, not the axes: long source labels leave the axes too narrow for this line
         fig.suptitle((_short_label(scorer_label) + "\n" if scorer_label else "")
-                     + "box = scores per answer, red ◆ = mean with 95 % interval", fontsize=9, y=0.99, va="top")
+                     + "box = scores per scored answer, red ◆ = mean of scored with 95 % interval",
+                     fontsize=9, y=0.99, va="top")
         title_lines = 2 if scorer_label else 1
     pad = 0.05 * (hi - lo) if hi > lo else 0.05
     ax.set_xlim(lo - pad, hi + pad)

@@ -4,12 +4,16 @@
 one) and writes it atomically (temporary file, fsync, ``os.replace``, STYLE.md §2) in the format named by
 ``fmt`` or by the file's suffix:
 
-* ``html``: one file with no outside references: the scorer and its rules, the per-source summary with 95 %
-  intervals, the categories x sources tables (mean and accuracy), paired differences, judge agreement,
+* ``html``: one file with no outside references: the scorer and its rules, coverage warnings, the per-source
+  summary (scored / total, the headline mean, the mean of scored answers, with 95 % intervals), the
+  categories x sources tables (coverage, headline, mean and accuracy), paired differences, judge agreement,
   the plots as base64 PNG, and the tasks x sources grid (answer and score per cell, full text on click);
-* ``csv`` and ``parquet``: the long table of answers and scores (one row per answer, ``ANSWER_COLUMNS``);
-* ``xlsx``: sheets summary, categories, pairs and answers;
-* ``json``: per source and per category: n, mean, ci_low, ci_high, accuracy, cost (issue 8 §5).
+* ``csv`` and ``parquet``: the long table of answers and scores (one row per answer, ``ANSWER_COLUMNS``,
+  with the source's coverage on every row);
+* ``xlsx``: sheets summary (with coverage and the headline mean), categories, pairs, answers and notes (how
+  the headline counts unscored answers, coverage warnings);
+* ``json``: per source and per category: total, n, coverage, headline, mean, ci_low, ci_high, accuracy, cost
+  (issue 8 §5), the headline rule and the coverage warnings.
 
 No API key reaches an export: run parameters are not exported, and any text that looks like a key
 (``sk-...``), or equals the value of an environment variable named like a key, token or secret, is
@@ -35,15 +39,15 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import plots
-from fieldstudio.compare.comparison import Comparison, build_comparison
+from fieldstudio.compare import audit, coverage, plots
+from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import ModelProfile, Run
 from fieldstudio.store.project import Project
 
 __all__ = ["ReportError", "ReportResult", "FORMATS", "ANSWER_COLUMNS", "export_report", "format_of", "answers_table",
-           "summary_json", "render_html", "redact"]
+           "summary_json", "render_html", "redact", "require_parquet"]
 
 FORMATS = ("html", "csv", "xlsx", "parquet", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".csv": "csv", ".xlsx": "xlsx", ".parquet": "parquet",
@@ -52,8 +56,10 @@ ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenari
                   "ground_truth", "source", "run_id", "answer_id", "answer", "error", "prompt_tokens",
                   "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
                   "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
-                  "judge_cost_usd"]
-"""Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order."""
+                  "judge_cost_usd", "source_scored", "source_tasks"]
+"""Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order. ``source_scored``
+and ``source_tasks``: the coverage of the row's source (answers scored / tasks of the comparison), so a
+table read alone still says what its scores cover."""
 MAX_GRID_TASKS = 2000
 """Tasks shown in the HTML grid (the CSV holds all)."""
 _EXCEL_MAX_CHARS = 32767
@@ -126,6 +132,9 @@ def _redact_frame(df: pd.DataFrame) -> pd.DataFrame:
 def answers_table(comparison: Comparison) -> pd.DataFrame:
     """The long table in ``ANSWER_COLUMNS`` order, redacted; ``correct`` as a nullable boolean."""
     df = comparison.answers.reindex(columns=ANSWER_COLUMNS).copy()
+    if not comparison.summary.empty and not df.empty:
+        df["source_scored"] = df["source"].map(comparison.summary["n"]).astype("Int64")
+        df["source_tasks"] = df["source"].map(comparison.summary["total"]).astype("Int64")
     df["correct"] = pd.array([None if c is None or (isinstance(c, float) and math.isnan(c)) else bool(c)
                               for c in df["correct"]], dtype="boolean")
     df["overridden"] = df["overridden"].fillna(False).astype(bool)
@@ -142,13 +151,16 @@ def _num(x: Any) -> float | int | None:
     return None if not np.isfinite(float(x)) else float(x)
 
 
-_JSON_FIELDS = ("answers", "n", "unscored", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
+_JSON_FIELDS = ("total", "answers", "n", "unscored", "missing", "coverage", "headline", "headline_ci_low",
+                "headline_ci_high", "headline_accuracy", "headline_accuracy_ci_low", "headline_accuracy_ci_high",
+                "interval_note", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
                 "accuracy_ci_high", "cost_usd", "cost_status", "cost_per_correct_usd", "prompt_tokens",
                 "completion_tokens")
 
 
-def summary_json(comparison: Comparison) -> dict[str, Any]:
-    """For each source and each of its categories: n, mean, ci_low, ci_high, accuracy, cost (NaN -> null)."""
+def summary_json(comparison: Comparison, project: Project | None = None) -> dict[str, Any]:
+    """For each source and each of its categories: total, n, coverage, headline, mean, ci_low, ci_high,
+    accuracy, cost (NaN -> null); with ``project`` also the judge audit's agreement per judge model."""
     sources: dict[str, Any] = {}
     for src, row in comparison.summary.iterrows():
         entry = {k: _num(row.get(k)) for k in _JSON_FIELDS}
@@ -163,10 +175,18 @@ def summary_json(comparison: Comparison) -> dict[str, Any]:
                         f"resamples, seed {comparison.seed}",
             "accuracy_means": "share of scored answers the scorer counts correct (FieldWorkArena: score > 0.5)",
             "mean_means": "mean raw score of the scored answers (GreenAgent's score_rate)",
+            "headline_means": "mean over every task of the comparison (total): "
+                              + coverage.unscored_rule(comparison.scorer).text,
+            "coverage_means": "n scored of total tasks; intervals are null below "
+                              f"{coverage.MIN_INTERVAL_N} scored (interval_note: {coverage.N_TOO_SMALL!r})",
+            "coverage_warnings": coverage.coverage_warnings(comparison.summary),
             "sources": sources,
             "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],
             "judge_agreement": {"n": comparison.judge_agreement.n, "agree": comparison.judge_agreement.agree,
-                                "rate": comparison.judge_agreement.rate}}
+                                "rate": comparison.judge_agreement.rate},
+            "judge_audit": [] if project is None or not comparison.scorer else
+            [{k: _num(v) for k, v in r.items()}
+             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")]}
 
 
 # ---------------------------------------------------------------- HTML
@@ -178,7 +198,7 @@ th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:#555;font-size:12px}.plots img{max-width:100%;display:block;margin:12px 0;border:1px solid #ddd}
 details summary{cursor:pointer}.grid td{max-width:260px}.scroll{overflow-x:auto;max-width:100%}
-.scroll th{white-space:nowrap}
+.scroll th{white-space:nowrap}.warn{color:#8a4b00;background:#fff4e0;border:1px solid #f0c36d;padding:4px 8px}
 """
 
 
@@ -311,14 +331,78 @@ def _runs_table(project: Project, comparison: Comparison) -> pd.DataFrame:
     return df.set_index("source").sort_index()
 
 
+def _summary_display(summary: pd.DataFrame) -> pd.DataFrame:
+    """The per-source table of the HTML report: coverage first, then the headline mean and the mean of the
+    scored answers with their intervals as text ('(n too small)' below ``coverage.MIN_INTERVAL_N``)."""
+    def with_ci(r: pd.Series, mean: str, lo: str, hi: str) -> str:
+        if r[mean] is None or not np.isfinite(float(r[mean])):
+            return "—"
+        ci = coverage.interval_text(r[lo], r[hi], r["n"])
+        return f"{float(r[mean]):.3f}" + (f" {ci}" if ci else "")
+
+    out = pd.DataFrame(index=summary.index)
+    out["scored / total"] = [coverage.coverage_text(r["n"], r["total"]) for _, r in summary.iterrows()]
+    out["headline mean [95% CI]"] = [with_ci(r, "headline", "headline_ci_low", "headline_ci_high")
+                                     for _, r in summary.iterrows()]
+    out["mean of scored [95% CI]"] = [with_ci(r, "mean", "ci_low", "ci_high") for _, r in summary.iterrows()]
+    out["accuracy of scored"] = summary["accuracy"]
+    out["unscored"], out["missing"] = summary["unscored"], summary["missing"]
+    rest = ["prompt_tokens", "completion_tokens", "cost_usd", "cost_status", "cost_per_correct_usd", "judge_cost_usd",
+            "overridden", "rater_agreement"]
+    return out.join(summary.reindex(columns=rest))
+
+
+def _coverage_table(comparison: Comparison) -> pd.DataFrame:
+    """Rows = categories (+ "all"), columns = sources, cells 'n/total scored'."""
+    if comparison.summary.empty:
+        return pd.DataFrame()
+    by = comparison.by_category
+    n, total = pivot_summary(by, comparison.summary, "n"), pivot_summary(by, comparison.summary, "total")
+    return pd.DataFrame({col: [coverage.coverage_text(a, b) for a, b in zip(n[col], total[col])] for col in n.columns},
+                        index=n.index)
+
+
+def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequence[str]) -> str:
+    """The judge audit (``audit.audit_agreement``, ``false_accepts``) and the matcher audit's count."""
+    table = audit.audit_agreement(project, comparison.scorer) if comparison.scorer else pd.DataFrame()
+    parts = ["<h3>Judge audit: a person's marks on judged answers</h3>"]
+    if table.empty:
+        parts.append("<p>No judged answer of this scorer is marked yet (Compare tab ▸ Judge audit).</p>")
+    else:
+        shown = table.copy()
+        for name, lo, hi in (("accuracy", "accuracy_ci_low", "accuracy_ci_high"),
+                             ("kappa", "kappa_ci_low", "kappa_ci_high")):
+            shown[f"{name} [95% CI]"] = [
+                "—" if v is None or not np.isfinite(float(v)) else
+                f"{float(v):.3f} " + coverage.interval_text(a, b, n) for v, a, b, n in
+                zip(table[name], table[lo], table[hi], table["n"])]
+        shown = shown[["scorer", "judge_model", "n", "agree", "accuracy [95% CI]", "kappa [95% CI]", "false_accepts",
+                       "false_rejects"]]
+        parts.append('<p class="note">Accuracy: share of marked answers where the judge agrees with the person '
+                     "(Wilson interval); Cohen's kappa with the Cohen 1960 interval; no interval below "
+                     f"{coverage.MIN_INTERVAL_N} marks.</p>")
+        parts.append(_table(shown, index=False, secrets=secrets))
+        fa = audit.false_accepts(project, comparison.scorer)
+        if not fa.empty:
+            parts.append("<p>False accepts (the judge passed, a person failed):</p>")
+            parts.append(_table(fa[["external_id", "judge_model", "auditor", "answer", "ground_truth"]], index=False,
+                                secrets=secrets))
+    answers = comparison.answers
+    if comparison.scorer and not answers.empty and answers["judge_model"].notna().any():
+        flags = audit.matcher_audit(project, answers, comparison.scorer)
+        parts.append(f"<p>Deterministic matchers beside the judge: {int(flags['flag'].sum())} of {len(flags)} judged "
+                     "answers decided otherwise by a matcher (flagged ⚑ in the Compare grid for a person to check); "
+                     f"{int(flags['matcher_correct'].notna().sum())} decided by a matcher at all.</p>")
+    return "\n".join(parts)
+
+
 def render_html(project: Project, comparison: Comparison) -> str:
     """The self-contained HTML report (UTF-8 text) for one comparison."""
     secrets = _secret_values()
     c = comparison
-    summary_cols = ["answers", "n", "unscored", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
-                    "accuracy_ci_high", "prompt_tokens", "completion_tokens", "cost_usd", "cost_status",
-                    "cost_per_correct_usd", "judge_cost_usd", "overridden", "rater_agreement"]
-    summary = c.summary.reindex(columns=summary_cols)
+    summary = _summary_display(c.summary)
+    rule = coverage.unscored_rule(c.scorer)
+    warnings = coverage.coverage_warnings(c.summary)
     ja = c.judge_agreement
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
@@ -331,11 +415,18 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "<b>accuracy</b>: share of scored answers the scorer counts correct (FieldWorkArena: score &gt; 0.5, "
         "its correctRate). Intervals: 95 % percentile bootstrap over tasks, resampled within each category; "
         "every source, category and pair is measured on the same resampled tasks (a paired bootstrap), "
-        f"{c.n_resamples} resamples, seed {c.seed}. Unscored answers (no judge, failed calls) are left out "
-        "and counted. Cost: the sum of known costs; \"partial\" when some are unknown.</p>",
+        f"{c.n_resamples} resamples, seed {c.seed}; no interval below {coverage.MIN_INTERVAL_N} scored answers "
+        f"({coverage.N_TOO_SMALL}). <b>headline mean</b>: over every task of the comparison; "
+        f"{html.escape(rule.text)}. <b>mean of scored</b> and <b>accuracy of scored</b> leave unscored answers "
+        "(no judge, failed calls) out; <b>scored / total</b> says how many that is. Cost: the sum of known costs; "
+        "\"partial\" when some are unknown.</p>",
+        "".join(f'<p class="warn">Warning: {html.escape(w)}</p>' for w in warnings),
         "<h2>Summary by source</h2>", _table(summary, secrets=secrets),
-        "<h2>Mean score by category</h2>", _table(c.category_table("mean"), secrets=secrets, colour=True),
-        "<h2>Accuracy by category</h2>", _table(c.category_table("accuracy"), secrets=secrets, colour=True),
+        "<h2>Scored / total tasks by category</h2>", _table(_coverage_table(c), secrets=secrets),
+        "<h2>Headline mean by category</h2>", _table(c.category_table("headline"), secrets=secrets, colour=True),
+        "<h2>Mean of scored answers by category</h2>", _table(c.category_table("mean"), secrets=secrets, colour=True),
+        "<h2>Accuracy of scored answers by category</h2>",
+        _table(c.category_table("accuracy"), secrets=secrets, colour=True),
         "<h2>Paired differences (mean score, A − B)</h2>",
         "<p class=\"note\">Over the tasks both sources scored; <i>distinguishable</i> only when the 95 % "
         "interval excludes 0.</p>",
@@ -343,10 +434,12 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "<h2>Judge and people</h2>",
         f"<p>Judged scores a person reviewed: {ja.n}; same verdict: {ja.agree}"
         f"{'' if ja.rate is None else f' ({ja.rate:.0%})'}. Ratings in the project: {len(c.ratings)}.</p>",
+        _judge_audit_html(project, c, secrets),
         "<h2>Plots</h2><div class=\"plots\">",
         _img(plots.score_distribution(c.answers, c.summary, scorer_label=c.scorer_label),
              "scores per answer of each source, with its mean and 95 % bootstrap interval"),
-        _img(plots.category_bars(c.by_category), "mean score by category and source, with 95 % bootstrap intervals"),
+        _img(plots.category_bars(c.by_category, value="headline", title="headline mean by category"),
+             "headline mean by category and source, with 95 % bootstrap intervals"),
         _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label),
              "mean score against total cost per source, with 95 % bootstrap intervals"),
         "</div>",
@@ -384,13 +477,17 @@ def _excel_value(ws, v: Any) -> Any:  # noqa: ANN001 - openpyxl write-only works
 
 
 def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> None:
-    """Sheets summary, categories, pairs, answers, written with openpyxl's streaming (write-only) workbook."""
+    """Sheets summary, categories, pairs, answers, notes, written with openpyxl's streaming (write-only) workbook."""
     from openpyxl import Workbook
 
     sheets = {"summary": _redact_frame(comparison.summary.reset_index()),
               "categories": _redact_frame(comparison.by_category.reset_index())
               if not comparison.by_category.empty else pd.DataFrame(),
-              "pairs": _redact_frame(comparison.pairs), "answers": answers.astype({"correct": object})}
+              "pairs": _redact_frame(comparison.pairs), "answers": answers.astype({"correct": object}),
+              "notes": pd.DataFrame({"note": [f"headline: {coverage.unscored_rule(comparison.scorer).text}",
+                                              f"no interval below {coverage.MIN_INTERVAL_N} scored answers "
+                                              f"({coverage.N_TOO_SMALL})"]
+                                     + [f"warning: {w}" for w in coverage.coverage_warnings(comparison.summary)]})}
     wb = Workbook(write_only=True)
     for name, df in sheets.items():
         ws = wb.create_sheet(name)
@@ -399,6 +496,21 @@ def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> No
             ws.append([_excel_value(ws, v) for v in row])
     with atomic_writer(path, "wb") as fh:
         wb.save(fh)
+
+
+def require_parquet(out: Path) -> None:
+    """Raise ReportError naming ``out`` unless pyarrow, which pandas writes Parquet with, can be imported.
+
+    pyarrow is the optional ``parquet`` extra (about 150 MB that only this one export needs); the desktop
+    bundle leaves it out. CSV and XLSX hold the same answers table.
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ReportError(
+            f"{out}: Parquet export needs pyarrow, which this installation does not have (the desktop download "
+            "leaves it out to stay small). Export CSV or XLSX instead (the same answers table), or install "
+            "fieldstudio with: pip install 'fieldstudio[parquet]'") from None
 
 
 def export_report(project: Project, out: Path | str, fmt: str | None = None, *, scorer: str | None = None,
@@ -414,8 +526,8 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     Returns:
         ReportResult with the path, format, number of answer rows and the comparison.
     Raises:
-        ReportError for an unknown format, a missing folder or a folder given as the file; NotFound for an
-        unknown run.
+        ReportError for an unknown format, a missing folder, a folder given as the file, or Parquet without
+        pyarrow installed (:func:`require_parquet`); NotFound for an unknown run.
     """
     out = Path(out)
     kind = format_of(out, fmt)
@@ -423,6 +535,8 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
         raise ReportError(f"{out}: is a folder; give the file to write, e.g. {out / ('report.' + kind)}")
     if not out.parent.is_dir():
         raise ReportError(f"{out}: folder {out.parent} does not exist")
+    if kind == "parquet":
+        require_parquet(out)
     comparison = comparison or build_comparison(project, scorer, run_ids, n_resamples=n_resamples, seed=seed)
     answers = answers_table(comparison) if kind in ("csv", "parquet", "xlsx") else None
     if kind == "csv":
@@ -434,7 +548,7 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     elif kind == "xlsx":
         _write_xlsx(out, comparison, answers)
     elif kind == "json":
-        atomic_write_text(out, json.dumps(summary_json(comparison), indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(out, json.dumps(summary_json(comparison, project), indent=2, ensure_ascii=False) + "\n")
     else:
         atomic_write_text(out, render_html(project, comparison))
     _normal_mode(out)

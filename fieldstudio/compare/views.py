@@ -10,6 +10,9 @@ Row flags use the rules of ``comparison.filter_answers`` (that function computes
 models disagree has scored sources with more than one verdict (``correct``, else the value); a task is
 "wrong" when at least one source is not correct (correct False, or value < 1 when the scorer has no verdict).
 
+With a judge, ``load_view`` runs the deterministic matchers beside it (``audit.matcher_audit``): the grid's
+``flag`` marks the judged cells they decide otherwise, for a person to check.
+
 Overrides and promotion call the services of ``fieldstudio.scoring.service`` (``override_score``,
 ``score_history``, ``promote_answer_to_ground_truth``; ``score_store`` is preferred when it offers them).
 The one thing added here: ``set_score`` also lets a person score an answer that has no score row yet under the
@@ -29,7 +32,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sqlalchemy import func, select
 
-from fieldstudio.compare import comparison
+from fieldstudio.compare import audit, comparison, coverage
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
@@ -41,7 +44,7 @@ __all__ = ["GridData", "ComparisonView", "AnswerDetail", "build_grid", "load_vie
            "score_scale", "short_answer", "category_cells", "cell_text", "answer_detail", "media_target",
            "set_score", "promote", "category_bars", "UNIT_SCALE_SCORERS"]
 
-UNIT_SCALE_SCORERS = frozenset({"fwa-official", "fwa-paper", "acceptability", "documentation"})
+UNIT_SCALE_SCORERS = frozenset(name for name, info in REGISTRY.items() if info.scale == 1.0)
 """Scorers whose values lie in 0-1; the others (llm-match, eqa-*) use 0-100 (benchmarks.md §3.3)."""
 SHORT_CHARS = 60
 
@@ -72,11 +75,14 @@ class GridData:
     """The tasks x sources grid as dense arrays (n tasks, k sources), row order = tasks sorted by external id.
 
     ``tasks``: DataFrame with n rows (RangeIndex) and columns task_id, external_id, category, sub_category,
-    scenario, answer_type, query, ground_truth, disagree (bool), wrong (bool), search (lower-case text of the
-    task id, query, ground truth and every answer, for the text filter). Per cell: ``present`` (bool: the source
+    scenario, answer_type, query, ground_truth, disagree (bool), wrong (bool), flagged (bool: a cell of the task
+    is flagged by the matcher audit), search (lower-case text of the task id, query, ground truth and every
+    answer, for the text filter). Per cell: ``present`` (bool: the source
     answered), ``answer_id`` / ``score_id`` (object, None when absent), ``short`` (str), ``value`` (float, NaN
     when unscored or absent), ``correct`` (float 1/0, NaN unknown), ``overridden`` (bool), ``error`` (bool: the
-    model call failed). ``scale`` is the top of the score scale (1 or 100).
+    model call failed). ``scale`` is the top of the score scale (1 or 100). ``flag`` (bool): a judged cell
+    where the deterministic matchers decided otherwise than the judge (``audit.matcher_audit``), for a person
+    to check; ``matcher_note`` (object): the matchers' verdict and explanation on a judged cell, else None.
     """
 
     sources: list[str]
@@ -90,10 +96,23 @@ class GridData:
     overridden: np.ndarray
     error: np.ndarray
     scale: float = 1.0
+    flag: np.ndarray | None = None
+    matcher_note: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.flag is None:
+            self.flag = np.zeros(self.value.shape, dtype=bool)
+        if self.matcher_note is None:
+            self.matcher_note = np.full(self.value.shape, None, dtype=object)
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.value.shape
+
+    def coverage(self) -> list[tuple[str, int, int]]:
+        """(source, n scored, tasks) per source, in column order: the grid's coverage."""
+        scored = (~np.isnan(self.value)).sum(axis=0) if self.value.size else np.zeros(len(self.sources), int)
+        return [(src, int(scored[k]), self.shape[0]) for k, src in enumerate(self.sources)]
 
     def cell_of(self, task_id: str, source: str) -> tuple[int, int]:
         """(row, column) of a task and a source. Raises KeyError when either is not in the grid."""
@@ -103,8 +122,9 @@ class GridData:
         return int(rows[0]), self.sources.index(source)
 
 
-def build_grid(answers: pd.DataFrame, scorer: str | None = None) -> GridData:
-    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer).
+def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.DataFrame | None = None) -> GridData:
+    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer), with the
+    matcher audit's flags (``audit.matcher_audit``'s table) when given.
 
     Costs O(answers) with numpy fancy indexing plus one ``filter_answers`` call per row flag.
     """
@@ -150,8 +170,23 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None) -> GridData:
                            + joined.reindex(tasks["task_id"]).fillna("").to_numpy()).str.lower()
     else:
         tasks["disagree"], tasks["wrong"], tasks["search"] = [], [], []
-    return GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
+    grid = GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
                     score_scale(scorer, value))
+    if matchers is not None and not matchers.empty and n:
+        at = {aid: (int(rr), int(cc)) for aid, rr, cc in zip(answers["answer_id"], r, c)}
+        for aid, m, why, judge, flag in matchers.itertuples(index=False, name=None):
+            if aid not in at:
+                continue
+            cell = at[aid]
+            grid.flag[cell] = bool(flag)
+            verdict = "cannot decide" if m is None else ("correct" if m else "incorrect")
+            grid.matcher_note[cell] = (f"deterministic matchers: {verdict} ({why})"
+                                       + ("; the judge says " + ("correct" if judge else "incorrect")
+                                          + ": check by hand" if flag else ""))
+        tasks["flagged"] = grid.flag.any(axis=1)
+    else:
+        tasks["flagged"] = np.zeros(n, dtype=bool)
+    return grid
 
 
 # ---------------------------------------------------------------- everything the panel shows
@@ -196,11 +231,12 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     progress(0, 3)
     answers = comparison.load_answers(project, scorer, run_ids)
     progress(1, 3)
-    grid = build_grid(answers, scorer)
+    grid = build_grid(answers, scorer, audit.matcher_audit(project, answers, scorer))
     if cancelled():
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
     progress(2, 3)
-    summary, tables, _ = comparison.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",))
+    summary, tables, _ = comparison.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",),
+                                                scorer=scorer)
     by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"
@@ -209,32 +245,45 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
 
 # ---------------------------------------------------------------- the summary table
 def category_cells(by_category: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
-    """The seeds' table as a long frame: one row per (category, source) with n, mean, ci_low, ci_high,
-    accuracy; categories sorted, then "all" (the per-source figures over every task, intervals stratified by
-    category). Empty frame (same columns) when nothing is there."""
-    cols = ["category", "source", "n", "answers", "mean", "ci_low", "ci_high", "accuracy"]
+    """The seeds' table as a long frame: one row per (category, source) with n (scored), total (tasks),
+    answers, headline, headline_ci_low, headline_ci_high (unscored counted as ``coverage.unscored_rule``
+    says), mean, ci_low, ci_high (over the scored answers), accuracy, interval_note; categories sorted, then
+    "all" (the per-source figures over every task, intervals stratified by category). Empty frame (same
+    columns) when nothing is there."""
+    cols = ["category", "source", "n", "total", "answers", "headline", "headline_ci_low", "headline_ci_high",
+            "mean", "ci_low", "ci_high", "accuracy", "interval_note"]
     parts = []
     if not by_category.empty:
         part = by_category.reset_index()
         part = part.rename(columns={part.columns[1]: "category"})
-        parts.append(part[cols].sort_values(["category", "source"], kind="stable"))
+        parts.append(part.reindex(columns=cols).sort_values(["category", "source"], kind="stable"))
     if not summary.empty:
         part = summary.reset_index().assign(category="all")
-        parts.append(part[cols])
+        parts.append(part.reindex(columns=cols))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
 
 
-def cell_text(mean: float, ci_low: float, ci_high: float, n: int, *, decimals: int = 3) -> str:
-    """'0.625 [0.500–0.750] n=8' ('— n=0' when nothing is scored)."""
+def cell_text(mean: float, ci_low: float, ci_high: float, n: int, total: int | None = None, *,
+              decimals: int = 3) -> str:
+    """'0.625 [0.500–0.750] 12/16 scored' ('0.625 (n too small) 8/10 scored' below
+    ``coverage.MIN_INTERVAL_N`` scored; '— 0/4 scored' when nothing is scored; 'n=12' for the coverage
+    when ``total`` is None)."""
+    count = f"n={int(n)}" if total is None else coverage.coverage_text(n, total)
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return f"— n={int(n)}"
-    f = f"{{:.{decimals}f}}"
-    return f"{f.format(mean)} [{f.format(ci_low)}–{f.format(ci_high)}] n={int(n)}"
+        return f"— {count}"
+    ci = coverage.interval_text(ci_low, ci_high, n, decimals=decimals)
+    return f"{mean:.{decimals}f}{' ' + ci if ci else ''} {count}"
 
 
-def category_bars(by_category: pd.DataFrame, *, title: str = "mean score by category") -> Figure:
+def category_bars(by_category: pd.DataFrame, *, title: str = "headline mean by category",
+                  value: str = "headline") -> Figure:
     """Grouped horizontal bars: one group per category, one bar per source, with the 95 % bootstrap interval
-    as error bars (the figure is attached to an Agg canvas; a Qt canvas may adopt it)."""
+    as error bars (none below ``coverage.MIN_INTERVAL_N`` scored) and each source's coverage in the legend;
+    ``value``: "headline" (unscored counted as the benchmark counts them) or "mean" (of scored answers).
+    The figure is attached to an Agg canvas; a Qt canvas may adopt it."""
+    if value not in by_category:
+        value = "mean"
+    low, high = ("ci_low", "ci_high") if value == "mean" else (f"{value}_ci_low", f"{value}_ci_high")
     fig = Figure(figsize=(7.0, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     if by_category.empty or by_category["mean"].notna().sum() == 0:
@@ -242,10 +291,12 @@ def category_bars(by_category: pd.DataFrame, *, title: str = "mean score by cate
         ax.text(0.5, 0.5, "no scored answers", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    table = by_category["mean"].unstack(level=0).dropna(how="all")      # categories with a scored answer
-    lo = by_category["ci_low"].unstack(level=0).reindex_like(table)
-    hi = by_category["ci_high"].unstack(level=0).reindex_like(table)
-    cats, sources = [str(c) for c in table.index], [str(s) for s in table.columns]
+    table = by_category[value].unstack(level=0).dropna(how="all")      # categories with a scored answer
+    lo = by_category[low].unstack(level=0).reindex_like(table)
+    hi = by_category[high].unstack(level=0).reindex_like(table)
+    cats = [str(c) for c in table.index]
+    sources = [f"{s} ({int(by_category.xs(s, level=0)['n'].sum())}/{int(by_category.xs(s, level=0)['total'].sum())}"
+               " scored)" if "total" in by_category else str(s) for s in table.columns]
     fig.set_size_inches(7.0, 1.5 + 0.22 * len(cats) * max(1, len(sources)) ** 0.8)
     ax = fig.add_subplot()
     height = 0.8 / max(1, len(sources))
@@ -259,7 +310,8 @@ def category_bars(by_category: pd.DataFrame, *, title: str = "mean score by cate
                 color=colours[j], ecolor="#333333", capsize=2, label=sources[j])
     ax.set_yticks(y, cats)
     ax.invert_yaxis()
-    ax.set_xlabel("mean score with 95 % bootstrap interval")
+    ax.set_xlabel(("headline mean" if value == "headline" else "mean of scored answers")
+                  + f", 95 % bootstrap interval (none below {coverage.MIN_INTERVAL_N} scored)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title(title, fontsize=9)
     return fig
@@ -395,7 +447,7 @@ def set_score(project: Project, answer_id: str, scorer: str, value: float | None
     When the answer has a score in force, this is ``override_score`` (a new row chained by ``overrides_id``,
     the old row kept as history). When it has none (never scored under that scorer), a first row is written
     with ``author = who`` and ``reason`` and the scorer's registered version. ``correct`` follows
-    ``override_score``'s rule (value > 0.5 for fwa-official, fwa-paper and acceptability).
+    ``override_score``'s rule (value > the scorer's ``threshold``, where it has one).
 
     Raises:
         NotFound: unknown answer; ScoringError: empty reason or name, value not finite or off the 0-1 scale.
@@ -415,7 +467,8 @@ def set_score(project: Project, answer_id: str, scorer: str, value: float | None
             raise scoring.ScoringError(f"score {value!r} is not a finite number")
         if scorer in UNIT_SCALE_SCORERS and not 0.0 <= value <= 1.0:
             raise scoring.ScoringError(f"{scorer} scores lie between 0 and 1; {value:g} is outside")
-    correct = None if value is None or scorer not in ("fwa-official", "fwa-paper", "acceptability") else value > 0.5
+    threshold = REGISTRY[scorer].threshold if scorer in REGISTRY else None
+    correct = None if value is None or threshold is None else value > threshold
     version = REGISTRY[scorer].version if scorer in REGISTRY else "manual"
     with project.write() as s:
         if s.get(Answer, answer_id) is None:

@@ -15,6 +15,8 @@ Sources and choices (stated in the UI and exports):
 * Majority: the verdict given by more than half of the decided votes; an equal split is a *tie*; ties
   are excluded from every "against the majority" statistic and counted (RealityBench, benchmarks.md
   §4.4). A rater is compared with the majority of the *other* raters only.
+* A judge against a person (``judge_audit``): accuracy with the Wilson score interval (Wilson 1927), Cohen's
+  kappa with the normal-approximation interval of Cohen 1960 (SE = sqrt(p_o (1 - p_o) / (n (1 - p_e)^2))).
 * Confidence intervals: percentile bootstrap over items (2.5th and 97.5th percentiles of the
   replicates, numpy "linear"), seeded (``numpy.random.default_rng(seed)``) so a report is reproducible.
   Alpha's interval resamples items (units) with their value counts; that is fieldstudio's choice, not
@@ -32,12 +34,13 @@ from typing import Any
 import krippendorff
 import numpy as np
 
-from fieldstudio.core.statistics import Interval, cohen_kappa
+from fieldstudio.core.statistics import Interval, cohen_kappa, pass_fail_agreement
 from fieldstudio.core.verdicts import acceptability_metrics
 
 __all__ = ["VERDICTS", "normalise", "krippendorff_alpha", "alpha_with_ci", "pairwise_agreement",
            "majority", "acceptance_rates", "rater_vs_majority", "source_vs_majority", "verdict_metrics_with_ci",
-           "agreement_summary", "PairAgreement", "VersusMajority", "AgreementSummary", "DEFAULT_RESAMPLES"]
+           "agreement_summary", "PairAgreement", "VersusMajority", "AgreementSummary", "DEFAULT_RESAMPLES",
+           "JudgeAudit", "judge_audit", "wilson_interval"]
 
 VERDICTS = ("accept", "reject")
 DEFAULT_RESAMPLES = 1000
@@ -424,3 +427,72 @@ def agreement_summary(table: VerdictTable, *, sources: Mapping[str, Mapping[str,
         raters=rater_vs_majority(rated, **kw),
         sources={name: source_vs_majority(name, v, rated, **kw) for name, v in (sources or {}).items()},
     )
+
+
+# --------------------------------------------------------------------------- a judge against a person
+_Z95 = 1.959963984540054          # the standard normal's 97.5th percentile
+
+
+def _z(confidence: float) -> float:
+    from statistics import NormalDist
+
+    return _Z95 if math.isclose(confidence, 0.95) else NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """The Wilson score interval of a proportion ``successes / n`` (E. B. Wilson 1927, "Probable inference,
+    the law of succession, and statistical inference", JASA 22:209-212): centre (p + z²/2n) / (1 + z²/n),
+    half-width z sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n). It stays inside [0, 1] and is not empty at p = 0 or 1,
+    where the normal interval is. (None, None) when n is 0."""
+    if n <= 0:
+        return None, None
+    z = _z(confidence)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class JudgeAudit:
+    """How an LLM judge's pass/fail verdicts agree with a person's on the same answers.
+
+    ``n`` answers a person marked; ``agree`` of them with the judge's verdict; ``accuracy`` = agree / n
+    (the person taken as right) with its Wilson interval; ``kappa`` Cohen's kappa of judge (rater a) and
+    person (rater b) (``statistics.pass_fail_agreement``) with a normal-approximation interval kappa ±
+    z·SE, SE = sqrt(p_o (1 - p_o) / (n (1 - p_e)²)) (Cohen 1960, eq. 9), clipped to [-1, 1]; None where
+    kappa is undefined (one label only). ``false_accepts``: the judge passed an answer the person failed;
+    ``false_rejects``: the other way round. All estimates are None when n is 0.
+    """
+
+    n: int
+    agree: int
+    accuracy: float | None
+    accuracy_ci: tuple[float | None, float | None]
+    kappa: float | None
+    kappa_ci: tuple[float | None, float | None]
+    false_accepts: int
+    false_rejects: int
+    confidence: float = 0.95
+
+
+def judge_audit(judge: Sequence[bool], person: Sequence[bool], confidence: float = 0.95) -> JudgeAudit:
+    """Agreement of a judge's verdicts with a person's, pair by pair (see ``JudgeAudit``).
+
+    Raises ValueError when the two sequences differ in length."""
+    if len(judge) != len(person):
+        raise ValueError(f"{len(judge)} judge verdicts against {len(person)} marks: a judge audit needs pairs")
+    n = len(judge)
+    if n == 0:
+        return JudgeAudit(0, 0, None, (None, None), None, (None, None), 0, 0, confidence)
+    a = pass_fail_agreement([bool(x) for x in judge], [bool(y) for y in person])
+    (both_pass, judge_only), (person_only, both_fail) = a.table
+    agree = both_pass + both_fail
+    kappa_ci: tuple[float | None, float | None] = (None, None)
+    if a.kappa is not None:
+        se = math.sqrt(a.percent * (1 - a.percent) / (n * (1 - a.expected) ** 2))
+        z = _z(confidence)
+        kappa_ci = (max(-1.0, a.kappa - z * se), min(1.0, a.kappa + z * se))
+    return JudgeAudit(n, agree, agree / n, wilson_interval(agree, n, confidence), a.kappa, kappa_ci,
+                      int(judge_only), int(person_only), confidence)

@@ -116,6 +116,122 @@ def _cross(a: np.ndarray, b: np.ndarray) -> float:
     return float(a[0] * b[1] - a[1] * b[0])
 
 
+def order_floor_corners(points: Sequence[Sequence[float]]) -> tuple[Point, Point, Point, Point]:
+    """Four floor corners named by where they are in the image, whatever order they were clicked in.
+
+    The corners are put in order around their centroid (the quad must be convex); the *near* edge is
+    the side whose midpoint is nearest the bottom of the image (largest y), and of its two ends the
+    one further left is near-left. The other two follow around the quad. Returns (near-left,
+    near-right, far-right, far-left). Raises CalibrationError as :func:`floor_homography` does for
+    coincident, collinear or non-convex points.
+    """
+    quad = _as_quad_points(points)
+    c = quad.mean(axis=0)
+    around = sorted(range(4), key=lambda i: math.atan2(quad[i][1] - c[1], quad[i][0] - c[0]))
+    ring = [quad[i] for i in around]
+    _as_quad(ring)  # convexity and collinearity, now that the order is the quad's own
+    sides = [(k, (k + 1) % 4) for k in range(4)]
+    a, b = max(sides, key=lambda ab: (ring[ab[0]][1] + ring[ab[1]][1], -abs(ring[ab[0]][0] - ring[ab[1]][0])))
+    if ring[a][0] > ring[b][0]:
+        a, b = b, a
+    # around the ring from near-right away from near-left, then far-left next to near-left
+    step = 1 if (b - a) % 4 == 1 else -1
+    far_right, far_left = ring[(b + step) % 4], ring[(a - step) % 4]
+    return tuple((float(p[0]), float(p[1])) for p in (ring[a], ring[b], far_right, far_left))  # type: ignore
+
+
+def _as_quad_points(points: Sequence[Sequence[float]]) -> np.ndarray:
+    try:
+        quad = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CalibrationError(f"the floor calibration needs four image points, got {points!r}") from None
+    if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+        raise CalibrationError(f"the floor calibration needs four finite image points (x, y), got {points!r}")
+    return quad
+
+
+#: Reference lines and floor edges shorter than this (pixels) make a click's error a large fraction.
+MIN_REFERENCE_PX = 20.0
+#: A floor rectangle whose entered aspect W:D and the corners' apparent aspect in the image differ by
+#: more than this factor is probably entered the wrong way round (perspective alone rarely does it).
+ASPECT_FACTOR = 3.0
+#: Interior angles of the picked quad outside [MIN_ANGLE_DEG, 180 - MIN_ANGLE_DEG] make it nearly degenerate.
+MIN_ANGLE_DEG = 15.0
+
+
+def scale_warnings(p1: Point, p2: Point) -> list[str]:
+    """What is doubtful about a scale reference line (nothing is refused): a line under MIN_REFERENCE_PX."""
+    px = pixel_distance(p1, p2)
+    if px < MIN_REFERENCE_PX:
+        return [f"the reference line is only {px:.1f} px long: a 1 px click error is {100 / px:.0f} % of the "
+                "scale; zoom in or use a longer object"]
+    return []
+
+
+def floor_warnings(corners: Sequence[Point], width_m: float, depth_m: float) -> list[str]:
+    """What is doubtful about a floor calibration whose corners are (near-left, near-right, far-right, far-left).
+
+    * inverted perspective: the far (upper) edge looks longer than the near edge and the sides converge
+      downwards, i.e. the horizon of the fitted plane lies below the rectangle: a floor seen from a
+      camera above it recedes upwards, so this is a ceiling, an upside-down image or mistaken corners;
+    * nearly degenerate: an interior angle under MIN_ANGLE_DEG degrees (or over 180 minus that);
+    * an aspect W:D that differs from the corners' apparent aspect (mean of the near and far edges'
+      pixel lengths over the mean of the sides') by more than ASPECT_FACTOR either way;
+    * an edge shorter than MIN_REFERENCE_PX pixels.
+    """
+    q = np.asarray(corners, dtype=np.float64)
+    out: list[str] = []
+    h = floor_homography(q, width_m, depth_m)
+    near_px, far_px = float(np.hypot(*(q[1] - q[0]))), float(np.hypot(*(q[2] - q[3])))
+    if h[2, 1] < 0 and far_px > 1.05 * near_px:
+        out.append("the perspective is inverted: the far (upper) edge looks longer than the near edge "
+                   f"({far_px:.0f} px vs {near_px:.0f} px), so the plane would recede towards the bottom of the "
+                   "image; a floor seen from above recedes upwards. Check the corners, or whether the image "
+                   "is upside down")
+    for i in range(4):
+        a, b, c = q[i - 1], q[i], q[(i + 1) % 4]
+        u, v = a - b, c - b
+        angle = math.degrees(math.acos(max(-1.0, min(1.0, float(u @ v) / (np.hypot(*u) * np.hypot(*v))))))
+        if angle < MIN_ANGLE_DEG or angle > 180 - MIN_ANGLE_DEG:
+            out.append(f"the quadrilateral is nearly degenerate: its {FLOOR_CORNER_ORDER[i]} angle is {angle:.0f}°; "
+                       "small click errors move the floor a lot")
+            break
+    side_px = (float(np.hypot(*(q[3] - q[0]))) + float(np.hypot(*(q[2] - q[1])))) / 2
+    apparent = (near_px + far_px) / 2 / side_px
+    entered = float(width_m) / float(depth_m)
+    factor = max(apparent / entered, entered / apparent)
+    if factor > ASPECT_FACTOR:
+        out.append(f"the rectangle's entered aspect {width_m:g} m : {depth_m:g} m ({entered:.2f}) and its "
+                   f"corners' aspect in the image ({apparent:.2f}) differ by {factor:.1f}x; check that the width "
+                   "is the near edge and the depth the side")
+    shortest = min(float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4))
+    if shortest < MIN_REFERENCE_PX:
+        out.append(f"an edge of the rectangle is only {shortest:.1f} px long: a 1 px click error is "
+                   f"{100 / shortest:.0f} % of it; zoom in or use a larger rectangle")
+    return out
+
+
+@dataclass(frozen=True)
+class LengthCheck:
+    """An independent check: a length the user knows, measured through the calibration.
+
+    ``error_m = measured_m - known_m``; ``error_pct = 100 * error_m / known_m``.
+    """
+
+    p: Point
+    q: Point
+    known_m: float
+    measured_m: float
+
+    @property
+    def error_m(self) -> float:
+        return self.measured_m - self.known_m
+
+    @property
+    def error_pct(self) -> float:
+        return 100.0 * self.error_m / self.known_m
+
+
 # --------------------------------------------------------------------------- scale calibration
 
 
@@ -449,6 +565,14 @@ class Calibration:
         if self.kind == "scale":
             return ruler_length_m(p, q, self._cache["m_per_px"]), "m"
         return floor_distance_m(self._cache["h"], p, q), "m"
+
+    def check(self, p: Point, q: Point, known_m: float) -> LengthCheck:
+        """Measure a known length from p to q (image pixels) through this calibration (:class:`LengthCheck`).
+
+        Raises CalibrationError for a length that is not positive or a point beyond the horizon.
+        """
+        known = _positive_length(known_m, "the check length")
+        return LengthCheck((float(p[0]), float(p[1])), (float(q[0]), float(q[1])), known, self.measure(p, q)[0])
 
     def grid_lines(self, *, step_m: float = 0.5, margin_m: float = 0.0,
                    image_size: tuple[int, int] | None = None) -> list[FloorGridLine]:

@@ -61,7 +61,8 @@ _HEDGE_RE = re.compile(r"\?|\b(?:not sure|unsure|uncertain|unclear|maybe|perhaps
                        r"can't tell)\b", re.I)
 _APPROX_RE = re.compile(r"~|\b(?:approximately|approx|about|around|roughly|nearly|almost|circa|some)\b", re.I)
 _RANGE_RE = re.compile(r"\b(?:between|from\b.*\bto|either|or|at least|at most|up to|more than|less than|over|under|"
-                       r"above|below|fewer than)\b|\d\s*(?:-|–|—|to)\s*\d", re.I)
+                       r"above|below|fewer than|or more|and more|or less|and less|plus)\b|"
+                       r"\d\s*(?:-|–|—|to\b)\s*\w", re.I)
 
 
 def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False) -> str | None:

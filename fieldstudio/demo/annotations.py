@@ -4,7 +4,7 @@ The boxes, tracks, floor calibration, rulers, segments, events and tags were pla
 media (``sample_data/media``); ``sample_data/demo/README.md`` says how each was found. The file's format
 (``fieldstudio-demo-annotations``, version 1)::
 
-    {"labels": [{"name", "colour"}],
+    {"labels": [{"name", "colour", "kinds" (optional), "attributes" (optional, see annotations.labels)}],
      "camera_groups": [{"name", "media": [file name, ...]}],
      "calibrations": [{"kind": "floor" or "scale", "camera_group", "points", "width_m", "depth_m", "length_m"}],
      "annotations": [{"media": file name, "kind": "box" | "ruler" | "segment" | "event" | "tag",
@@ -93,7 +93,7 @@ def add_annotation_file(project: Project, path: Path | None = None) -> DemoAnnot
     """
     doc = read_annotation_file(path)
     report = DemoAnnotationReport()
-    label_id = {lab["name"]: labels.ensure_label(project, lab["name"], lab["colour"]) for lab in doc["labels"]}
+    label_id = {lab["name"]: _ensure_label(project, lab) for lab in doc["labels"]}
     with project.read() as s:
         media = {m.file_name: m.id for m in s.scalars(select(Media).where(Media.status == "ok"))}
     referenced = [name for g in doc["camera_groups"] for name in g["media"]] + [a["media"] for a in doc["annotations"]]
@@ -115,6 +115,15 @@ def add_annotation_file(project: Project, path: Path | None = None) -> DemoAnnot
             continue
         report.ids.setdefault(a["kind"], []).append(_add_one(project, media[a["media"]], a, label_id))
     return report
+
+
+def _ensure_label(project: Project, lab: dict[str, Any]) -> str:
+    """The label of an entry of the file's ``labels``, created with its kinds and attributes when new."""
+    found = labels.find_label(project, lab["name"])
+    if found is not None:
+        return found.id
+    return labels.create_label(project, lab["name"], lab["colour"], kinds=lab.get("kinds"),
+                               attributes=lab.get("attributes"))
 
 
 def _add_one(project: Project, media_id: str, a: dict[str, Any], label_id: dict[str, str]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import data_dir, sample_data_dir
 from fieldstudio.demo.annotations import add_demo_annotations
+from fieldstudio.demo.answers import add_demo_answers, score_demo_sources
 from fieldstudio.demo.ratings import add_demo_ratings
 from fieldstudio.demo.tasks import add_demo_tasks
 from fieldstudio.media.ingest import add_index_thumbnail
@@ -46,4 +47,5 @@ def build_demo(
             add_demo_annotations(project)
             add_demo_ratings(project)
             add_demo_tasks(project)
+            score_demo_sources(project, add_demo_answers(project))
     return report

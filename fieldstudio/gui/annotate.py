@@ -17,8 +17,9 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QGraphicsView, QMessageBox
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import workers
 from fieldstudio.gui.undo import EditCommand
-from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem
+from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, PickedPoints, RulerItem, arrange_captions
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,7 +45,11 @@ class AnnotationController(QObject):
     ``changed()`` after any annotation, label or calibration change (panels refresh); ``tool_changed(name)``
     with "select", "box", "ruler", "scale" or "floor"; ``pause_requested()`` when drawing starts while a
     video plays; ``frame_requested(index)`` to show another frame (copy to next frame);
-    ``markers_changed(segments, events)`` with the timeline's segment and event markers.
+    ``markers_changed(segments, events)`` with the timeline's segment and event markers;
+    ``label_shown(text)`` with the active kind's current label for the status bar.
+
+    Each kind of mark has its own current label (``label_of(kind)``): a box, a ruler, a segment and an
+    event never take each other's; the active kind (``state.mark_kind``) is the one keys 1-9 change.
     """
 
     changed = Signal()
@@ -52,13 +57,14 @@ class AnnotationController(QObject):
     pause_requested = Signal()
     frame_requested = Signal(int)
     markers_changed = Signal(list, list)
+    label_shown = Signal(str)
 
     def __init__(self, state: ViewState, canvas: Canvas, notify: Callable[[str], None], status: QStatusBar,
                  parent: QObject | None = None):
         super().__init__(parent)
         self.state, self.canvas, self.notify, self.status = state, canvas, notify, status
         self.undo_stack = QUndoStack(self)
-        self.label_id: str | None = None
+        self._chosen: dict[str, str | None] = {}  # kind -> label picked by the user (None: unlabelled)
         self.show_grid = True
         self._items: list = []
         self._temp = None
@@ -66,10 +72,18 @@ class AnnotationController(QObject):
         self._picked: PickedPoints | None = None
         self._colors: dict[str, str] = {}
         self._select_next: str | None = None
+        self._just_marked: tuple[str, str, int] | None = None  # (kind, id, frame) of the last I or E mark
+        self._select_next_track: tuple[int, int] | None = None  # (track, frame): selected again after [ or ]
         self._grid: GridItem | None = None
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
+        self.worker: workers.Worker | None = None  # the last tracking worker (tests wait on it)
         self.canvas.viewport().installEventFilter(self)
         self.canvas.scene().selectionChanged.connect(self._selection_changed)
+        # captions stay inside the part of the picture on screen: placed again after a zoom or a scroll
+        self.canvas.zoom_changed.connect(lambda _z: self.arrange_captions())
+        self.canvas.horizontalScrollBar().valueChanged.connect(lambda _v: self.arrange_captions())
+        self.canvas.verticalScrollBar().valueChanged.connect(lambda _v: self.arrange_captions())
+        state.events.mark_kind.connect(lambda _k: self._show_label())
         state.events.media.connect(self._media_shown)
         state.events.frame.connect(self._frame_shown)
 
@@ -143,10 +157,11 @@ class AnnotationController(QObject):
         self.changed.emit()
 
     def project_changed(self) -> None:
-        """A new project (or none): forget the history and the current label."""
+        """A new project (or none): forget the history and the current labels."""
         self.undo_stack.clear()
-        self.label_id = None
+        self._chosen = {}
         self.set_tool("select")
+        self.state.mark_kind = "box"
         self.reload_labels()
 
     def reload_labels(self) -> None:
@@ -154,9 +169,56 @@ class AnnotationController(QObject):
 
         self._colors = {}
         if self.project is not None:
-            self._colors = {r.id: r.color for r in labels.list_labels(self.project)}
-            if self.label_id not in self._colors:
-                self.label_id = None
+            records = labels.list_labels(self.project)
+            self._colors = {r.id: r.color for r in records}
+            offered = {r.id: r for r in records}
+            for kind, label_id in list(self._chosen.items()):
+                if label_id is not None and (label_id not in offered or not offered[label_id].offered_for(kind)):
+                    del self._chosen[kind]  # deleted, or no longer in that kind's list: back to the default
+        self._show_label()
+
+    # --- labels per kind -------------------------------------------------------------------------
+    def label_of(self, kind: str) -> str | None:
+        """The label a new mark of ``kind`` gets: the one picked for that kind, else the kind's default
+        (``labels.default_label``: "distance" for a ruler), else None (unlabelled)."""
+        from fieldstudio.annotations import labels
+
+        if kind in self._chosen:
+            return self._chosen[kind]
+        if self.project is None:
+            return None
+        record = labels.default_label(self.project, kind)
+        return record.id if record is not None else None
+
+    @property
+    def label_id(self) -> str | None:
+        """The current label of the active kind (``state.mark_kind``)."""
+        return self.label_of(self.state.mark_kind)
+
+    def set_label(self, kind: str, label_id: str | None) -> None:
+        """Make ``label_id`` the current label of ``kind`` (None: unlabelled)."""
+        self._chosen[kind] = label_id
+        self._show_label()
+
+    def label_text(self) -> str:
+        """The status bar's read-out: the active kind and its current label."""
+        from fieldstudio.annotations import labels
+
+        kind = self.state.mark_kind
+        label_id = self.label_of(kind)
+        name = None
+        if label_id is not None and self.project is not None:
+            try:
+                name = labels.get_label(self.project, label_id).name
+            except FieldstudioError:
+                name = None
+        if name is None and kind == "ruler":
+            name = labels.DEFAULT_LABEL_NAMES["ruler"]
+        return f"{kind} label: {name or '(none)'}"
+
+    def _show_label(self) -> None:
+        # a document or the welcome page takes no marks: no label read-out there
+        self.label_shown.emit(self.label_text() if self.project is not None and self.media is not None else "")
 
     def color(self, label_id: str | None) -> str:
         return self._colors.get(label_id, NO_LABEL_COLOR) if label_id else NO_LABEL_COLOR
@@ -172,11 +234,34 @@ class AnnotationController(QObject):
         actions["edit_mark"].triggered.connect(self.edit_selected)
         actions["copy_next"].triggered.connect(self.copy_to_next_frame)
         actions["make_keyframe"].triggered.connect(lambda: self.make_keyframe())
+        actions["track_forward"].triggered.connect(lambda: self.track(1))
+        actions["track_backward"].triggered.connect(lambda: self.track(-1))
         actions["segment_start"].triggered.connect(self.start_segment)
         actions["segment_end"].triggered.connect(self.end_segment)
         actions["event"].triggered.connect(self.mark_event)
         for k in range(1, 10):
             actions[f"label_{k}"].triggered.connect(lambda _=False, k=k: self.use_label_key(k))
+        actions["prev_keyframe"].triggered.connect(lambda: self.jump_keyframe(-1))
+        actions["next_keyframe"].triggered.connect(lambda: self.jump_keyframe(1))
+
+    def jump_keyframe(self, step: int) -> None:
+        """[ / ]: show the previous (``step`` -1) or next (+1) keyframe of the selected box's track."""
+        from fieldstudio.annotations import records as ann
+
+        index = self.frame_index()
+        tracks = [i.track_id for i in self.selected_items() if isinstance(i, BoxItem) and i.track_id is not None]
+        if index is None or not tracks:
+            self.notify("select a box of a track on a video frame to go to its keyframes")
+            return
+        track = tracks[0]
+        frames = [r.frame_index for r in ann.track_keyframes(self.project, self.media.id, track)]
+        target = max((f for f in frames if f < index), default=None) if step < 0 else \
+            min((f for f in frames if f > index), default=None)
+        if target is None:
+            self.notify(f"track #{track} has no keyframe {'before' if step < 0 else 'after'} frame {index}")
+            return
+        self._select_next_track = (track, target)
+        self.frame_requested.emit(target)
 
     # --- tools -----------------------------------------------------------------------------------
     def set_tool(self, tool: str) -> None:
@@ -186,6 +271,8 @@ class AnnotationController(QObject):
             tool = "select"
         self._drop_temp()
         self.state.tool = tool
+        if tool in ("box", "ruler"):
+            self.state.mark_kind = tool
         self.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
                                 else QGraphicsView.DragMode.NoDrag)
         self.canvas.viewport().setCursor(Qt.CursorShape.OpenHandCursor if tool == "select"
@@ -194,7 +281,7 @@ class AnnotationController(QObject):
                  "ruler": "Ruler: drag from one point to the other (Esc to stop)",
                  "scale": "Calibrate scale: click the two ends of an object of known length "
                           "(C again: a floor rectangle)",
-                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle in order"}
+                 "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
         if tool in hints:
             self.notify(hints[tool])
         elif self.status.currentMessage() in hints.values():
@@ -214,8 +301,10 @@ class AnnotationController(QObject):
     def media_changed(self) -> None:
         """Another media is shown: points picked and a drag in progress belonged to the previous one."""
         self._press = None
+        self._just_marked = None
         self._drop_temp()
         self._grid_for = None
+        self._show_label()
         if self.tool in ("scale", "floor"):
             self.set_tool("select")
 
@@ -224,26 +313,45 @@ class AnnotationController(QObject):
         self.set_tool("floor" if self.tool == "scale" else "scale")
 
     def use_label_key(self, key: int) -> None:
-        """Keys 1-9: the label with that key becomes current and is given to the selected marks."""
+        """Keys 1-9: the label with that key in the active kind's list becomes that kind's current label
+        and is given to the selected marks of that kind."""
         from fieldstudio.annotations import edits
         from fieldstudio.annotations import labels
 
         if self.project is None:
             return
-        record = labels.label_for_key(self.project, key)
+        kind = self.state.mark_kind
+        record = labels.label_for_key(self.project, key, kind)
         if record is None:
-            self.notify(f"no label has key {key}: Annotate ▸ Labels… sets them")
+            self.notify(f"no {kind} label has key {key}: Annotate ▸ Labels… sets them")
             return
-        self.label_id = record.id
-        self.notify(f"label: {record.name}")
-        for aid in self.selected_ids():
-            self.apply(edits.SetLabel(self.project, aid, record.id))
+        self.set_label(kind, record.id)
+        self.notify(f"{kind} label: {record.name}")
+        item_kind = {"box": BoxItem, "ruler": RulerItem}.get(kind)
+        for item in self.selected_items():
+            if item_kind is not None and isinstance(item, item_kind) and item.annotation_id:
+                self.apply(edits.SetLabel(self.project, item.annotation_id, record.id))
+        # I or E then a key: the segment or event just marked on this frame takes the label (as a
+        # selected box does), so the label can be picked after the mark as well as before
+        just = self._just_marked
+        if just is not None and just[0] == kind and just[2] == self.state.frame_index and kind in ("segment", "event"):
+            from fieldstudio.annotations import records as ann
+
+            try:
+                alive = not ann.get_annotation(self.project, just[1]).deleted
+            except FieldstudioError:
+                alive = False
+            if alive:
+                self.apply(edits.SetLabel(self.project, just[1], record.id))
 
     def selected_items(self) -> list:
         return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
 
     def _selection_changed(self) -> None:
         self.state.selection = tuple(self.selected_ids())
+        items = self.selected_items()
+        if items and self.tool == "select":
+            self.state.mark_kind = "box" if isinstance(items[0], BoxItem) else "ruler"
 
     def selected_ids(self) -> list[str]:
         return [i.annotation_id for i in self.selected_items() if i.annotation_id]
@@ -288,11 +396,15 @@ class AnnotationController(QObject):
         index = self._video_frame("start a segment")
         if index is None:
             return
-        if any(r.frame_index == index and r.label_id == self.label_id
+        self.state.mark_kind = "segment"
+        label_id = self.label_of("segment")
+        if any(r.frame_index == index and r.label_id == label_id
                for r in ann.open_segments(self.project, self.media.id)):
             self.notify(f"a segment of this label already starts on frame {index} (O ends it)")
             return
-        self.apply(edits.AddSegment(self.project, self.media.id, self.label_id, index))
+        edit = edits.AddSegment(self.project, self.media.id, label_id, index)
+        if self.apply(edit):
+            self._just_marked = ("segment", edit.annotation_id, index)
 
     def end_segment(self) -> None:
         from fieldstudio.annotations import edits
@@ -301,8 +413,9 @@ class AnnotationController(QObject):
         index = self._video_frame("end a segment")
         if index is None:
             return
+        self.state.mark_kind = "segment"
         open_ = [r for r in ann.open_segments(self.project, self.media.id) if r.frame_index <= index]
-        mine = [r for r in open_ if r.label_id == self.label_id] or open_
+        mine = [r for r in open_ if r.label_id == self.label_of("segment")] or open_
         if not mine:
             self.notify("no open segment starts at or before this frame (I starts one)")
             return
@@ -316,11 +429,15 @@ class AnnotationController(QObject):
         index = self._video_frame("mark an event")
         if index is None:
             return
-        if any(r.label_id == self.label_id for r in ann.list_annotations(
+        self.state.mark_kind = "event"
+        label_id = self.label_of("event")
+        if any(r.label_id == label_id for r in ann.list_annotations(
                 self.project, media_id=self.media.id, kinds=["event"], frame_index=index)):
             self.notify(f"an event of this label is already marked on frame {index}")
             return
-        self.apply(edits.AddEvent(self.project, self.media.id, index, self.label_id))
+        edit = edits.AddEvent(self.project, self.media.id, index, label_id)
+        if self.apply(edit):
+            self._just_marked = ("event", edit.annotation_id, index)
 
     def _video_frame(self, what: str) -> int | None:
         if self.media is None or self.media.kind != "video":
@@ -398,24 +515,42 @@ class AnnotationController(QObject):
         if self._grid is not None:
             self.canvas.scene().addItem(self._grid)
             self._items.append(self._grid)
+        self.arrange_captions()
+        follow = None
+        if self._select_next_track is not None and self._select_next_track[1] == frame:
+            follow, self._select_next_track = self._select_next_track[0], None
         for item in self._items:
-            if getattr(item, "annotation_id", None) in selected:
+            if getattr(item, "annotation_id", None) in selected or \
+                    (follow is not None and isinstance(item, BoxItem) and item.track_id == follow):
                 item.setSelected(True)
                 if item.annotation_id == self._select_next:
                     self._select_next = None
         if full:
             self._update_timeline(media)
 
+    def arrange_captions(self) -> None:
+        """Place the caption chips of the marks shown so that none covers another (overlay.arrange_captions)."""
+        chips = []
+        for item in self._items:
+            if isinstance(item, BoxItem):
+                r = item.rect
+                chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
+            elif isinstance(item, RulerItem):
+                chips.append((item.text, item.anchor_rect()))
+        arrange_captions(chips, self.canvas)
+
     def _box_tip(self, b: ann.FrameBox) -> str:
         parts = [b.label_name or "(no label)"]
         if b.track_id is not None:
             parts.append(f"track {b.track_id}")
         if b.attributes:
-            parts.append(", ".join(f"{k}={v}" for k, v in b.attributes.items()))
+            parts.append(", ".join(f"{k}={'yes' if v is True else 'no' if v is False else v}"
+                                   for k, v in b.attributes.items()))
         x1, y1, x2, y2 = b.box
         parts.append(f"x {x1:.0f} y {y1:.0f} w {x2 - x1:.0f} h {y2 - y1:.0f} px")
         if not b.keyframe:
-            parts.append("interpolated: double-click (or Shift+K) to make it a keyframe")
+            parts.append("interpolated: drag or resize it to correct it, or double-click (Shift+K), "
+                         "to make it a keyframe")
         return "\n".join(parts)
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media
@@ -454,14 +589,27 @@ class AnnotationController(QObject):
         marks = ann.list_annotations(self.project, media_id=media.id, kinds=["segment", "event"])
         segments = [SegmentMarker(r.frame_index, r.end_frame_index, self.color(r.label_id), r.label_name or "", r.id)
                     for r in marks if r.kind == "segment"]
-        events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "")
+        events = [EventMarker(r.frame_index, self.color(r.label_id), r.label_name or "", r.id)
                   for r in marks if r.kind == "event"]
         self.markers_changed.emit(segments, events)
 
     def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
+        """A box dragged or resized: a stored one moves; a track's interpolated one becomes a keyframe there
+        (one edit, so one undo puts the interpolation back)."""
         from fieldstudio.annotations import edits
 
-        self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+        if item.annotation_id is not None:
+            self.apply(edits.MoveBox(self.project, item.annotation_id, xywh))
+            return
+        try:
+            edit = edits.MakeKeyframe(self.project, self.media.id, item.track_id, self.frame_index(), xywh)
+        except FieldstudioError as exc:
+            self.notify(str(exc))
+            self.refresh()
+            return
+        if self.apply(edit):
+            self._select_next = edit.annotation_id
+            self.refresh(frame_only=True)
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits
@@ -502,7 +650,7 @@ class AnnotationController(QObject):
         scene = self.canvas.scene()
         if self.tool == "box":
             if self._temp is None:
-                self._temp = BoxItem((a.x(), a.y(), b.x(), b.y()), self.color(self.label_id), "",
+                self._temp = BoxItem((a.x(), a.y(), b.x(), b.y()), self.color(self.label_of("box")), "",
                                      annotation_id=None, track_id=None, keyframe=True)
                 scene.addItem(self._temp)
             self._temp.prepareGeometryChange()
@@ -518,6 +666,7 @@ class AnnotationController(QObject):
     def _finish(self, p: QPointF) -> None:
         from fieldstudio.annotations import calibrations
         from fieldstudio.annotations import edits
+        from fieldstudio.annotations import labels
         from fieldstudio.annotations import records as ann
 
         a, b = self._clip(self._press), self._clip(p)
@@ -529,12 +678,20 @@ class AnnotationController(QObject):
         if self.tool == "box":
             r = QRectF(a, b).normalized()
             track = ann.next_track_id(self.project, media.id) if frame is not None else None
-            self.apply(edits.AddBox(self.project, media.id, (r.x(), r.y(), r.width(), r.height()), self.label_id,
-                                    frame_index=frame, track_id=track))
+            self.apply(edits.AddBox(self.project, media.id, (r.x(), r.y(), r.width(), r.height()),
+                                    self.label_of("box"), frame_index=frame, track_id=track))
         elif self.tool == "ruler":
             on_floor = self._new_ruler_on_floor()
-            if self.apply(edits.AddRuler(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()), frame_index=frame,
-                                         on_floor=on_floor, label_id=self.label_id)):
+            pq = ((a.x(), a.y()), (b.x(), b.y()))
+
+            def ruler(label_id: str | None) -> Edit:
+                return edits.AddRuler(self.project, media.id, *pq, frame_index=frame, on_floor=on_floor,
+                                      label_id=label_id)
+            label_id = self.label_of("ruler")
+            # no ruler label yet: "distance" is made with the ruler, in the same undo step
+            edit = ruler(label_id) if label_id is not None or "ruler" in self._chosen else \
+                edits.WithDefaultLabel(self.project, labels.DEFAULT_LABEL_NAMES["ruler"], "ruler", ruler)
+            if self.apply(edit):
                 m = calibrations.measure_points(self.project, media.id, (a.x(), a.y()), (b.x(), b.y()),
                                                 on_floor=on_floor)
                 # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
@@ -569,7 +726,8 @@ class AnnotationController(QObject):
         """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
         from fieldstudio.gui.panels.calibration import CalibrationDialog
 
-        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window())
+        dialog = CalibrationDialog(self.project, self.media.id, points, self.apply_or_raise, self.canvas.window(),
+                                   image=self.canvas.image(), full_size=self.canvas.image_size())
         dialog.status.connect(self.notify)
         dialog.exec()
 
@@ -590,11 +748,73 @@ class AnnotationController(QObject):
         """F2: the selected box's label, attributes and track in a small dialog."""
         from fieldstudio.gui.panels.box_editor import BoxEditorDialog
 
-        ids = [i.annotation_id for i in self.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
-        if not ids:
+        from fieldstudio.annotations import edits
+
+        boxes = [i for i in self.selected_items() if isinstance(i, BoxItem)]
+        if not boxes:
             self.notify("select a box first (click it)")
             return
-        BoxEditorDialog(self.project, ids[0], self.apply, self.canvas.window()).exec()
+        box = boxes[0]
+        annotation_id = box.annotation_id
+        if annotation_id is None:  # an interpolated box: it becomes a keyframe to be edited
+            edit = edits.MakeKeyframe(self.project, self.media.id, box.track_id, self.frame_index())
+            if not self.apply(edit):
+                return
+            annotation_id = edit.annotation_id
+            self.select_on_refresh(annotation_id)
+            self.refresh(frame_only=True)
+        BoxEditorDialog(self.project, annotation_id, self.apply, self.canvas.window()).exec()
+
+    # --- tracking ----------------------------------------------------------------------------------
+    def track(self, direction: int) -> workers.Worker | None:
+        """T / Shift+T: follow the selected box forward (1) or backward (-1) to the end of the video.
+
+        ``annotations.tracking.follow_box`` runs on a worker behind a progress dialog with Cancel; its
+        keyframes are stored as one edit (one undo removes the stretch), the status bar says how far it
+        went and why it stopped, and the last frame tracked is shown with the track's box selected.
+        """
+        from fieldstudio.annotations import tracking
+        from fieldstudio.gui.settings import settings
+
+        media, frame = self.media, self.frame_index()
+        boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.editable]
+        if media is None or media.kind != "video" or frame is None or len(boxes) != 1:
+            self.notify("select one box on a video frame to track it (T forward, Shift+T backward)")
+            return None
+        if self.project.read_only:
+            self.notify(f"{self.project.path.name} is read-only: nothing can be tracked into it")
+            return None
+        if self.state.playing:
+            self.pause_requested.emit()
+        box = boxes[0]
+        try:
+            start = tracking.track_start(self.project, media.id, frame, annotation_id=box.annotation_id,
+                                         track_id=box.track_id)
+        except FieldstudioError as exc:
+            self.notify(str(exc))
+            return None
+        target = self.state.frame_count - 1 if direction > 0 else 0
+        if target == frame:
+            self.notify("this is the " + ("last" if direction > 0 else "first") + " frame: nothing to track")
+            return None
+        every = int(settings().value("tracking/keyframe_every", tracking.DEFAULT_EVERY))
+
+        def done(result: tracking.TrackResult) -> None:
+            edit = tracking.stretch_edit(self.project, result)
+            if edit is not None and not self.apply(edit):
+                return
+            self.notify(result.message)
+            if edit is not None and result.last_frame != frame:
+                stored = dict(zip((m.frame_index for m in edit.marks), edit.annotation_ids))
+                if result.last_frame in stored:
+                    self.select_on_refresh(stored[result.last_frame])
+                self.frame_requested.emit(result.last_frame)
+
+        word = "forward" if direction > 0 else "backward"
+        self.worker = workers.run_with_progress(
+            self.canvas.window(), f"Tracking {word} from frame {frame}…", tracking.follow_box, self.project, start,
+            target, every=every, title=f"Track {word}", done=done, failed=lambda m: self.notify(f"tracking: {m}"))
+        return self.worker
 
     # --- leaving ---------------------------------------------------------------------------------
     def confirm_open_segments(self) -> bool:

@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 
 
 def edit_labels(parent: QWidget, project: Project, apply_edit: Callable[[Edit], None],
-                notify: Callable[[str], None]) -> None:
-    """Annotate ▸ Labels…: the label set; every change is an undoable edit through ``apply_edit``."""
+                notify: Callable[[str], None], kind: str | None = None) -> None:
+    """Annotate ▸ Labels…: the label set (``kind``'s list first); every change is an undoable edit through
+    ``apply_edit``."""
     from fieldstudio.gui.panels.label_set import LabelSetDialog
 
-    dialog = LabelSetDialog(project, apply_edit, parent)
+    dialog = LabelSetDialog(project, apply_edit, parent, kind=kind)
     dialog.status.connect(notify)
     dialog.exec()
 

@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
         self.welcome.open_demo.connect(self.open_demo)
         self.welcome.new_project.connect(self.new_project_dialog)
         self.welcome.open_project.connect(self.open_project_dialog)
+        self.welcome.import_benchmark.connect(self.import_benchmark_dialog)
         self.welcome.open_path.connect(self.open_project_path)
 
     # --- lazily built views ----------------------------------------------------------------------
@@ -183,7 +184,10 @@ class MainWindow(QMainWindow):
         self.annotator.pause_requested.connect(v.pause)
         self.annotator.frame_requested.connect(v.show_index)
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
+        self.annotator.label_shown.connect(self.label_label.setText)
         st.events.frame.connect(self._frame_on_screen)
+        # a message about the media left (or another tab) is stale once another media is shown
+        st.events.media.connect(lambda _m: self.statusBar().clearMessage())
 
     def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
         _index, _seconds, exact = frame
@@ -361,6 +365,31 @@ class MainWindow(QMainWindow):
             return
         self.set_project(project)
 
+    def import_benchmark_dialog(self) -> workers.Worker | None:
+        """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
+        import report after (gui/benchmark_dialog.py, gui/task_files.py)."""
+        from fieldstudio.gui import task_files
+        from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
+        from fieldstudio.store.project import Project
+
+        dialog = BenchmarkDialog(self)
+        if dialog.exec() != BenchmarkDialog.DialogCode.Accepted or not self._leave_project():
+            return None
+        path, tasks, media = dialog.values()
+        try:
+            project = Project.create(path)
+        except FieldstudioError as exc:
+            QMessageBox.warning(self, "Cannot create the project", str(exc))
+            return None
+        self.set_project(project)
+        return task_files.import_benchmark(self, project, tasks, media, self._reload_tasks_and_library)
+
+    def _reload_tasks_and_library(self) -> None:
+        """After an import: the Tasks and Compare tabs, and the library (media may have been added)."""
+        self.workspace.reload_tasks()
+        if self.library is not None:
+            self.library.reload()
+
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""
         from fieldstudio.demo.project import build_demo, default_demo_path
@@ -421,8 +450,14 @@ class MainWindow(QMainWindow):
         projects = [p for p in paths if p.suffix == ".fieldstudio"]
         if projects:
             self.open_project_path(projects[0])
-        elif paths:
-            self.import_paths(paths)
+        elif paths and self._need_project():
+            from fieldstudio.gui import task_files
+
+            tasks, media = task_files.split_task_files(paths)  # benchmark task files import as tasks
+            if tasks:  # the media dropped with them are added first, so the tasks find their inputs
+                task_files.import_task_paths(self, self.project, tasks, media, self._reload_tasks_and_library)
+            else:
+                self.import_paths(media)
         event.acceptProposedAction()
 
     def _step_media(self, step: int) -> None:
@@ -462,6 +497,7 @@ class MainWindow(QMainWindow):
         self.canvas.addAction(a["delete_marks"])
         a["labels"].triggered.connect(self.labels_dialog)
         a["export_annotations"].triggered.connect(self.export_dialog)
+        a["import_annotations"].triggered.connect(self.import_annotations_dialog)
 
     def _leave_project(self) -> bool:
         """Before another project or the welcome screen replaces this one: open segments, unsaved task form."""
@@ -489,12 +525,26 @@ class MainWindow(QMainWindow):
 
     def labels_dialog(self) -> None:
         if self._need_project():
-            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify)
+            dialogs.edit_labels(self, self.project, self.annotator.apply_or_raise, self.notify,
+                                self.state.mark_kind)
             self.annotator.refresh()
 
     def export_dialog(self) -> None:
         if self._need_project():
             dialogs.export_annotations(self, self.project, self.media.id if self.media is not None else None)
+
+    def import_annotations_dialog(self) -> workers.Worker | None:
+        """File ▸ Import annotations… (gui/annotation_import.py); the import is one edit of the viewer's stack."""
+        from fieldstudio.gui import annotation_import
+
+        if not self._need_project():
+            return None
+
+        def reload() -> None:
+            self.annotator.refresh()
+            self._annotations_changed()
+
+        return annotation_import.import_annotations(self, self.project, self.annotator.apply_or_raise, reload)
 
     def relink_dialog(self) -> None:
         """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""
@@ -505,7 +555,7 @@ class MainWindow(QMainWindow):
         """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
         from fieldstudio.gui import task_files
 
-        return task_files.open_dialog(dialog, self, self.project, self.workspace.reload_tasks, folder=folder) \
+        return task_files.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder) \
             if self._need_project() else None
 
     def _relinked(self, found: dict) -> None:
@@ -556,7 +606,7 @@ class MainWindow(QMainWindow):
     def set_viewer_keys_enabled(self, enabled: bool) -> None:
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
         keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
-                "prev_media", "labels", "export_annotations"}
+                "prev_media", "labels", "export_annotations", "import_annotations"}
         for aid, action in self.actions.items():
             if aid in ("undo", "redo"):
                 # Edit ▸ Undo / Redo follow the tab in front (the undo group); on the Tasks and Rate tabs

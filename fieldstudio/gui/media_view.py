@@ -170,7 +170,7 @@ class MediaView(QObject):
             self.timeline.clear()
 
     def connect_actions(self, actions: dict) -> None:  # noqa: ANN001 - {action id: QAction} (gui/shortcuts.py)
-        """Connect the Video menu's actions: play, step, shuttle, go to, loop, mute."""
+        """Connect the Video menu's actions: play, step, first/last frame, shuttle, go to, loop, mute."""
         video = {
             "play": lambda v: v.toggle_play(),
             "next_frame": lambda v: v.step(1), "prev_frame": lambda v: v.step(-1),
@@ -182,6 +182,8 @@ class MediaView(QObject):
             "loop_toggle": lambda v: v.toggle_loop(),
             "mute": lambda v: v.set_muted(actions["mute"].isChecked()),
             "go_to": lambda v: self.go_to_dialog(),
+            "first_frame": lambda v: v.show_index(0),
+            "last_frame": lambda v: v.show_index(v.frame_count - 1),
         }
         for aid, fn in video.items():
             actions[aid].triggered.connect(lambda _=False, fn=fn: self.play_control(fn))
@@ -237,13 +239,16 @@ class MediaView(QObject):
             return
         self.stack.setCurrentWidget(self.media_page)
         if media.kind == "image":
+            # a photo has no frames: no timeline, and a transport that says so instead of the last video's
+            # position (the canvas snaps the photo to whole pixels after the layout change)
             self.timeline.clear()
-            self.transport.clear_position()
-            self.transport.setEnabled(False)
+            self.timeline.hide()
+            self.transport.show_still("photo: no frames to play or step")
             self.position_text.emit("photo", f"{media.width} × {media.height} px")
             self.loader.request(media.id, 0)
             return
         self.transport.setEnabled(True)
+        self.timeline.show()
         table = library.load_frame_table(project, media)
         if table is None:
             # the packet index (demuxing only) opens even hours of footage at once: shown as soon as it is

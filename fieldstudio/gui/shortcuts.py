@@ -29,9 +29,14 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "shuttle_back": ("Shuttle back (J)", "J", "Play backwards; again: faster"),
     "shuttle_stop": ("Shuttle stop (K)", "K", "Pause"),
     "shuttle_fwd": ("Shuttle forward (L)", "L", "Play forwards; again: faster"),
+    "first_frame": ("First frame", "Home", "Go to the video's first frame"),
+    "last_frame": ("Last frame", "End", "Go to the video's last frame"),
+    "prev_keyframe": ("Previous keyframe of the track", "[",
+                      "Go to the previous keyframe of the selected box's track"),
+    "next_keyframe": ("Next keyframe of the track", "]", "Go to the next keyframe of the selected box's track"),
     "go_to": ("&Go to time or frame…", "Ctrl+G", "Jump to a frame number or a time"),
-    "loop_start": ("Loop start here", "[", "Start the loop range at this frame"),
-    "loop_end": ("Loop end here", "]", "End the loop range at this frame"),
+    "loop_start": ("Loop start here", "Ctrl+[", "Start the loop range at this frame"),
+    "loop_end": ("Loop end here", "Ctrl+]", "End the loop range at this frame"),
     "loop_toggle": ("Loop on/off", "Ctrl+L", "Repeat the loop range while playing"),
     "mute": ("Mute", "M", "Mute or unmute the sound"),
     "zoom_in": ("Zoom in", "+", "Zoom in (also Ctrl+wheel or the wheel)"),
@@ -55,19 +60,32 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
     "copy_next": ("Copy box to &next frame", "Ctrl+D", "Copy the selected boxes to the next frame and show it"),
     "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box into a keyframe"),
+    "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
+                      "5 frames; stops when the target is lost or leaves the image)"),
+    "track_backward": ("Track &backward", "Shift+T", "Follow the selected box through the frames before this one"),
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
-    **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} (and give it to the selected marks)") for k in range(1, 10)},
+    **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} of the active tool's list (boxes, rulers, segments "
+                      "or events) and give it to the selected marks of that kind") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
-    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT or CSV files"),
+    "import_annotations": ("Import a&nnotations…", "", "Boxes and tracks from COCO, YOLO, MOT or CVAT files (one undo)"),
+    "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT, CVAT or CSV files"),
 }
+
+
+#: Defaults given up to another action: action id -> its old keys. The dialog stores every row when
+#: OK is pressed, so a stored value equal to the old default was not a choice and reads as the new one
+#: (the loop range gave [ and ] to the keyframe jumps).
+MOVED_DEFAULTS = {"loop_start": "[", "loop_end": "]"}
 
 
 def key_for(action_id: str) -> str:
     """The user's keys for an action (their change, else the default)."""
     value = settings().value(f"shortcuts/{action_id}")
-    return DEFAULTS[action_id][1] if value is None else str(value)
+    if value is None or MOVED_DEFAULTS.get(action_id) == str(value):
+        return DEFAULTS[action_id][1]
+    return str(value)
 
 
 def make_action(action_id: str, parent: QWidget) -> QAction:

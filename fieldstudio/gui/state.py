@@ -45,6 +45,10 @@ class Event:
 class ViewState:
     """The project, media, frame on screen, tool and selection the window shows.
 
+    ``mark_kind`` is the kind of mark ("box", "ruler", "segment", "event") whose label list the keys 1-9
+    and the status bar's label read-out apply to: the box or ruler tool's, or the kind last marked (I, O,
+    E) or selected.
+
     ``events.<field>`` is an :class:`Event` per field; ``events.frame`` fires once per frame shown with
     ``(frame_index, pts_seconds, frame_exact)`` after those three were set together by :meth:`show_frame`.
     """
@@ -57,6 +61,7 @@ class ViewState:
     frame_count: int = 0
     playing: bool = False
     tool: str = "select"
+    mark_kind: str = "box"
     selection: tuple[str, ...] = ()
     events: _Events = field(default_factory=lambda: _Events(), repr=False)
 

@@ -5,6 +5,11 @@ Each dialog asks for its files, then runs the service the command line runs (``t
 with Cancel, and shows what happened: the import report in a table (tasks per category, media not found,
 problems), or the export's count and the tasks left out; a report written as HTML opens in the browser. ``reload()`` is called after every import, done,
 cancelled or failed (batches already committed stay), so the Tasks and Compare tabs show the project as it is.
+
+When tasks name media that are not in the project, the import report offers "Add the missing media folder…":
+the folder's media are added (``media.ingest.add_index_thumbnail``) and the tasks' inputs linked to them
+(``tasks.importing.link_missing_media``). ``import_benchmark`` (the welcome screen's "Import a benchmark…")
+adds a media folder first, then imports the task files, in one worker.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ def summary_text(report: ImportReport, *, answers: bool) -> str:
         lines = [f"Tasks: {report.created} created, {report.updated} updated."]
         if report.missing_media:
             lines.append(f"{len(report.missing_media)} task(s) name media that are not in the project "
-                         "(add the media, then import again to link them).")
+                         "(\"Add the missing media folder…\" adds them and links the tasks).")
     errors = sum(p.severity == "error" for p in report.problems)
     warnings = len(report.problems) - errors
     if errors or warnings:
@@ -77,11 +82,12 @@ def summary_text(report: ImportReport, *, answers: bool) -> str:
 class ImportReportDialog(QDialog):
     """What an import did: the summary (``summary``) and every row of ``report_rows`` (``table``)."""
 
-    def __init__(self, title: str, report: ImportReport, *, answers: bool, parent: QWidget | None = None):
+    def __init__(self, title: str, report: ImportReport, *, answers: bool, parent: QWidget | None = None,
+                 add_media: Callable[[], object] | None = None, preamble: str = ""):
         super().__init__(parent)
         self.setObjectName("import_report")
         self.setWindowTitle(title)
-        self.summary = QLabel(summary_text(report, answers=answers))
+        self.summary = QLabel("\n".join(filter(None, (preamble, summary_text(report, answers=answers)))))
         self.summary.setObjectName("import_report_summary")
         rows = report_rows(report)
         self.table = QTableWidget(len(rows), len(REPORT_COLUMNS))
@@ -95,6 +101,13 @@ class ImportReportDialog(QDialog):
         self.table.resizeColumnsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.add_media_button = None
+        if add_media is not None and report.missing_media and not answers:
+            self.add_media_button = buttons.addButton("Add the missing media folder…",
+                                                      QDialogButtonBox.ButtonRole.ActionRole)
+            self.add_media_button.setObjectName("add_media_folder")
+            self.add_media_button.setToolTip("Add a folder's media to the project and link the tasks that name them")
+            self.add_media_button.clicked.connect(lambda: (self.accept(), add_media()))
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table)
@@ -103,10 +116,13 @@ class ImportReportDialog(QDialog):
 
 
 def _run_import(parent: QWidget, label: str, title: str, fn: Callable, *args, answers: bool,
-                reload: Callable[[], None]) -> workers.Worker:
-    def done(report: ImportReport) -> None:
+                reload: Callable[[], None], project: Project | None = None) -> workers.Worker:
+    def done(result) -> None:
         reload()
-        dialog = ImportReportDialog(title, report, answers=answers, parent=parent)
+        added, report = result if isinstance(result, tuple) else (None, result)
+        add = None if project is None else (lambda: add_media_folder(parent, project, reload))
+        dialog = ImportReportDialog(title, report, answers=answers, parent=parent, add_media=add,
+                                    preamble=media_summary(added) if added is not None else "")
         dialog.open()
 
     def failed(message: str) -> None:
@@ -136,7 +152,109 @@ def import_tasks(parent: QWidget, project: Project, reload: Callable[[], None], 
     if not paths:
         return None
     return _run_import(parent, "Importing tasks…", "Tasks imported", importing.import_tasks, project, list(paths),
-                       answers=False, reload=reload)
+                       answers=False, reload=reload, project=project)
+
+
+def media_summary(report) -> str:  # noqa: ANN001 - media.library.AddReport
+    """One line on the media a folder gave: added per kind, already there, unreadable."""
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(report.imported.items())]
+    text = f"Media: {', '.join(parts) if parts else 'none'} added"
+    if report.duplicates:
+        text += f", {len(report.duplicates)} already in the project"
+    if report.unreadable:
+        text += f", {len(report.unreadable)} unreadable ({report.unreadable[0][0].name}: {report.unreadable[0][1]})"
+    return text + "."
+
+
+def link_summary(added, linked) -> str:  # noqa: ANN001 - AddReport, tasks.importing.LinkReport
+    """What "Add the missing media folder…" did: the media added, the inputs linked, the tasks still missing."""
+    lines = [media_summary(added),
+             f"{linked.inputs_linked} task input(s) linked; {linked.tasks_completed} task(s) now have all their media."]
+    if linked.still_missing:
+        lines.append(f"{len(linked.still_missing)} task(s) still name media that are not in the project, e.g. "
+                     + ", ".join(f"{t}: {', '.join(n)}" for t, n in list(linked.still_missing.items())[:3]) + ".")
+    if added.cancelled:
+        lines.append("Adding was cancelled; what was added before stays.")
+    return "\n".join(lines)
+
+
+def _add_and_link(project: Project, folder: Path, *, progress: Callable[[int, int], None],
+                  cancelled: Callable[[], bool]):
+    """Worker: add ``folder``'s media (indexed, with thumbnails), then link the tasks' inputs that name them."""
+    from fieldstudio.media.ingest import add_index_thumbnail
+    from fieldstudio.tasks.importing import link_missing_media
+
+    added = add_index_thumbnail(project, [folder], progress=progress, cancelled=cancelled)
+    return added, link_missing_media(project)
+
+
+def add_media_folder(parent: QWidget, project: Project, reload: Callable[[], None], *,
+                     folder: Path | None = None) -> workers.Worker | None:
+    """The import report's "Add the missing media folder…": choose a folder (unless given), add its media and
+    link the tasks that name them; a message box (``link_summary``) says what was found."""
+    if folder is None:
+        chosen = _chosen(parent, "Folder with the missing media", "", folder=True, many=False)
+        if not chosen:
+            return None
+        folder = chosen[0]
+
+    def done(result) -> None:
+        reload()
+        box = QMessageBox(QMessageBox.Icon.Information, "Media added and linked", link_summary(*result),
+                          QMessageBox.StandardButton.Ok, parent)
+        box.setObjectName("link_summary")
+        box.open()
+
+    def failed(message: str) -> None:
+        reload()
+        QMessageBox.critical(parent, "Adding media failed", message)
+
+    return workers.run_with_progress(parent, "Adding media and linking tasks…", _add_and_link, project, folder,
+                                     title="Add the missing media", done=done, failed=failed)
+
+
+def _media_then_tasks(project: Project, tasks: list[Path], media: Sequence[Path], *,
+                      progress: Callable[[int, int], None], cancelled: Callable[[], bool]):
+    """Worker of "Import a benchmark…" and of a drop of task files: the media (files or folders) first, so the
+    tasks find their inputs, then the tasks. Returns (AddReport or None, ImportReport); progress runs over both
+    halves."""
+    from fieldstudio.media.ingest import add_index_thumbnail
+    from fieldstudio.tasks import importing
+
+    def half(k: int) -> Callable[[int, int], None]:
+        return lambda done, total: progress(k * max(total, 1) + done, 2 * max(total, 1))
+
+    added = None
+    if media:
+        added = add_index_thumbnail(project, list(media), progress=half(0), cancelled=cancelled)
+    report = importing.import_tasks(project, tasks, progress=half(1) if media else progress, cancelled=cancelled)
+    return added, report
+
+
+def import_benchmark(parent: QWidget, project: Project, tasks: Path, media: Path | None,
+                     reload: Callable[[], None]) -> workers.Worker:
+    """Add ``media`` (a folder, optional) and import ``tasks`` (a task file or a folder of them) into ``project``,
+    then show the import report as File ▸ Import tasks does."""
+    return _run_import(parent, "Importing the benchmark…", "Benchmark imported", _media_then_tasks, project,
+                       [Path(tasks)], [Path(media)] if media else [], answers=False, reload=reload, project=project)
+
+
+def split_task_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """(task files, the rest) of dropped ``paths``: a file whose content is a task format (FieldWorkArena,
+    IndustryEQA, OpenEQA, task CSV) is imported as tasks; folders and anything else go to the media import."""
+    from fieldstudio.tasks import importing
+
+    tasks = [p for p in paths if p.is_file() and p.suffix.lower() in importing.TASK_FILE_SUFFIXES
+             and importing.detect_format(p) in importing.TASK_FORMATS]
+    return tasks, [p for p in paths if p not in tasks]
+
+
+def import_task_paths(parent: QWidget, project: Project, tasks: Sequence[Path], media: Sequence[Path],
+                      reload: Callable[[], None]) -> workers.Worker:
+    """Task files dropped onto the window, with the media dropped beside them (added first): one worker, then the
+    import report as File ▸ Import tasks shows it."""
+    return _run_import(parent, "Importing tasks…", "Tasks imported", _media_then_tasks, project, list(tasks),
+                       list(media), answers=False, reload=reload, project=project)
 
 
 def import_answers(parent: QWidget, project: Project, reload: Callable[[], None], *,

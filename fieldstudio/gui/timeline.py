@@ -1,8 +1,13 @@
-"""The timeline under the video: time ruler, thumbnail strip, playhead, segment bars and event ticks.
+"""The timeline under the video: time ruler, thumbnail strip, playhead, and lanes of segments and events.
 
 Positions are frame indices; the x axis is PTS time, so a variable-frame-rate video is drawn true to
 time. Drag the playhead to scrub (``scrubbed`` while dragging, ``released`` on release); Ctrl+wheel
 or the zoom buttons zoom around the pointer, the wheel scrolls a zoomed timeline.
+
+Segments and events are drawn in lanes, one per label (:func:`lay_out_lanes`): a label whose segments
+overlap gets as many rows as it needs, so a new segment never hides another. Each bar and tick carries
+its label; the marks under the playhead are outlined; hovering one tells its label, start, end and
+duration (PTS seconds). With more lanes than fit, Shift+wheel or the scroll bar on the right scrolls them.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QScrollBar, QSizePolicy, QToolTip, QWidget
 
+from fieldstudio.annotations.colours import text_colour_for
 from fieldstudio.gui.imaging import format_pts
 
 if TYPE_CHECKING:
@@ -25,6 +31,9 @@ if TYPE_CHECKING:
 RULER_H = 18
 STRIP_H = 44
 LANE_H = 16
+LANES_TOP = RULER_H + STRIP_H + 2
+MIN_LANES, MAX_LANES = 2, 4  # lanes the widget is tall enough for; more scroll
+NO_LABEL = "(no label)"
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,44 @@ class EventMarker:
     index: int
     color: str
     label: str = ""
+    key: str = ""  # the annotation id
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One row of the lanes: the marks of ``label`` (``row`` > 0 for segments overlapping row 0's)."""
+
+    label: str
+    color: str
+    row: int
+    segments: tuple[SegmentMarker, ...]
+    events: tuple[EventMarker, ...]
+
+
+def lay_out_lanes(segments: Sequence[SegmentMarker], events: Sequence[EventMarker], last: int) -> list[Lane]:
+    """Lanes by label (in order of first appearance in time), a label's segments packed into the fewest
+    rows in which none overlaps another (an open segment reaches ``last``); events in the label's first row."""
+    labels: dict[str, str] = {}
+    for m in sorted([*segments, *events], key=lambda m: getattr(m, "start", getattr(m, "index", 0))):
+        labels.setdefault(m.label or NO_LABEL, m.color)
+    lanes: list[Lane] = []
+    for label, color in labels.items():
+        rows: list[list[SegmentMarker]] = []
+        ends: list[int] = []
+        for seg in sorted((m for m in segments if (m.label or NO_LABEL) == label), key=lambda m: m.start):
+            end = seg.end if seg.end is not None else last
+            for i, row_end in enumerate(ends):
+                if seg.start > row_end:
+                    rows[i].append(seg)
+                    ends[i] = end
+                    break
+            else:
+                rows.append([seg])
+                ends.append(end)
+        evs = tuple(m for m in events if (m.label or NO_LABEL) == label)
+        for i, row in enumerate(rows or [[]]):
+            lanes.append(Lane(label, color, i, tuple(row), evs if i == 0 else ()))
+    return lanes
 
 
 class Timeline(QWidget):
@@ -61,7 +108,7 @@ class Timeline(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setMinimumHeight(RULER_H + STRIP_H + 2 * LANE_H + 6)
+        self.setFixedHeight(self._height_for(0))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(True)
         self.setToolTip("Drag to scrub; Ctrl+wheel zooms, the wheel scrolls a zoomed timeline")
@@ -71,12 +118,30 @@ class Timeline(QWidget):
         self._thumbs: list[tuple[int, QImage]] = []
         self._segments: list[SegmentMarker] = []
         self._events: list[EventMarker] = []
+        self._lanes: list[Lane] = []
+        self._lane_scroll = QScrollBar(Qt.Orientation.Vertical, self)
+        self._lane_scroll.setToolTip("More lanes: scroll (or Shift+wheel)")
+        self._lane_scroll.valueChanged.connect(lambda _v: self.update())
+        self._lane_scroll.hide()
+        self.drawn_texts: list[str] = []  # the texts last painted on the lanes (for tests and accessibility)
         self._loop: tuple[int, int] | None = None
         self._dragging = False
         self._end_drag: tuple[SegmentMarker, str] | None = None  # (segment, "start" | "end") being dragged
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return QSize(800, RULER_H + STRIP_H + 2 * LANE_H + 6)
+        return QSize(800, self._height_for(len(self._lanes)))
+
+    @staticmethod
+    def _height_for(lanes: int) -> int:
+        return LANES_TOP + min(max(lanes, MIN_LANES), MAX_LANES) * LANE_H + 4
+
+    def lanes(self) -> list[Lane]:
+        """The lanes as laid out now (label, row, marks)."""
+        return list(self._lanes)
+
+    def first_lane(self) -> int:
+        """Index of the lane shown at the top (lanes scrolled away above it)."""
+        return self._lane_scroll.value() if self._lane_scroll.isVisible() else 0
 
     # --- content ---------------------------------------------------------------------------------
     def set_video(self, seconds: np.ndarray | Sequence[float]) -> None:
@@ -88,7 +153,8 @@ class Timeline(QWidget):
         else:
             self._t = ()
         self._index = 0
-        self._thumbs, self._segments, self._events, self._loop = [], [], [], None
+        self._thumbs, self._loop = [], None
+        self.set_markers([], [])
         self._view = (self._start(), self._end())
         self.update()
 
@@ -113,8 +179,78 @@ class Timeline(QWidget):
         self.update()
 
     def set_markers(self, segments: list[SegmentMarker], events: list[EventMarker]) -> None:
+        """The segments and events to draw, laid out in lanes by label."""
         self._segments, self._events = list(segments), list(events)
+        self._relayout()
+
+    def _relayout(self) -> None:
+        self._lanes = lay_out_lanes(self._segments, self._events, max(len(self._t) - 1, 0))
+        height = self._height_for(len(self._lanes))
+        if self.minimumHeight() != height:
+            self.setMinimumHeight(height)
+            self.setMaximumHeight(height)
+        overflow = len(self._lanes) - MAX_LANES
+        self._lane_scroll.setVisible(overflow > 0)
+        self._lane_scroll.setRange(0, max(overflow, 0))
+        self._lane_scroll.setPageStep(MAX_LANES)
+        self._place_scroll()
         self.update()
+
+    def _place_scroll(self) -> None:
+        w = self._lane_scroll.sizeHint().width()
+        self._lane_scroll.setGeometry(self.width() - w, LANES_TOP, w, max(self.height() - LANES_TOP, 1))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().resizeEvent(event)
+        self._place_scroll()
+
+    def _visible_lanes(self) -> list[tuple[Lane, QRectF]]:
+        """(lane, its rectangle) for each lane on screen."""
+        first = self.first_lane()
+        out = []
+        for i, lane in enumerate(self._lanes[first:first + MAX_LANES]):
+            out.append((lane, QRectF(0, LANES_TOP + i * LANE_H, self.width(), LANE_H - 1)))
+        return out
+
+    def _segment_rect(self, seg: SegmentMarker, lane_rect: QRectF) -> QRectF:
+        last = len(self._t) - 1
+        x0 = self.x_of_index(seg.start)
+        end = seg.end if seg.end is not None else (self._index if self._index > seg.start else last)
+        # a bar reaches the end of its last frame: the next frame's PTS (the clip's end after the last)
+        x1 = self.x_of_index(end + 1) if end + 1 <= last else self._t_to_x(self._end())
+        return QRectF(x0, lane_rect.top(), max(x1 - x0, 2), lane_rect.height())
+
+    def marker_rects(self) -> list[tuple[str, str, str, QRectF]]:
+        """(kind "segment"/"event", label, annotation id, rectangle in widget pixels) of each mark drawn."""
+        out = []
+        for lane, rect in self._visible_lanes():
+            for seg in lane.segments:
+                out.append(("segment", lane.label, seg.key, self._segment_rect(seg, rect)))
+            for ev in lane.events:
+                x = self.x_of_index(ev.index)
+                out.append(("event", lane.label, ev.key, QRectF(x - 3, rect.top(), 6, rect.height())))
+        return out
+
+    def describe_at(self, x: float, y: float) -> str | None:
+        """Label, start, end and duration of the mark under (x, y), or None."""
+        hits = [m for m in self.marker_rects() if m[3].adjusted(-2, 0, 2, 0).contains(QPointF(x, y))]
+        if not hits:
+            return None
+        hits.sort(key=lambda m: m[0] != "event")  # a tick drawn over a bar is the one meant
+        kind, label, key, _rect = hits[0]
+        if kind == "event":
+            ev = next(e for e in self._events if e.key == key and (e.label or NO_LABEL) == label)
+            return f"{label}: event on frame {ev.index} ({format_pts(self._seconds(ev.index))})"
+        seg = next(s for s in self._segments if s.key == key and (s.label or NO_LABEL) == label)
+        t0 = self._seconds(seg.start)
+        if seg.end is None:
+            return f"{label}: segment from frame {seg.start} ({format_pts(t0)}), still open (O ends it)"
+        t1 = self._seconds(seg.end)
+        return (f"{label}: frames {seg.start}-{seg.end}, {format_pts(t0)} to {format_pts(t1)}, "
+                f"duration {t1 - t0:.3f} s (PTS)")
+
+    def _seconds(self, index: int) -> float:
+        return float(self._t[min(max(index, 0), len(self._t) - 1)]) if len(self._t) else 0.0
 
     def set_loop(self, loop: tuple[int, int] | None) -> None:
         self._loop = loop
@@ -170,17 +306,20 @@ class Timeline(QWidget):
 
     # --- events ----------------------------------------------------------------------------------
     def segment_end_at(self, x: float, y: float) -> tuple[SegmentMarker, str] | None:
-        """The segment end ("start"/"end") within 5 px of (x, y) in the segment lane, if any."""
-        seg_top = RULER_H + STRIP_H + 2
-        if not seg_top <= y <= seg_top + LANE_H or not len(self._t):
+        """The segment end ("start"/"end") within 5 px of (x, y) in its lane, if any."""
+        if not len(self._t):
             return None
-        for seg in self._segments:
-            if not seg.key:
+        for lane, rect in self._visible_lanes():
+            if not rect.top() <= y <= rect.bottom() + 1:
                 continue
-            if seg.end is not None and abs(self.x_of_index(seg.end) - x) <= 5:
-                return seg, "end"
-            if abs(self.x_of_index(seg.start) - x) <= 5:
-                return seg, "start"
+            for seg in lane.segments:
+                if not seg.key:
+                    continue
+                bar = self._segment_rect(seg, rect)
+                if seg.end is not None and abs(bar.right() - x) <= 5:
+                    return seg, "end"
+                if abs(bar.left() - x) <= 5:
+                    return seg, "start"
         return None
 
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
@@ -201,6 +340,8 @@ class Timeline(QWidget):
             index = self.index_at_x(min(max(event.position().x(), 0), self.width() - 1))
             moved = replace(seg, start=index) if which == "start" else replace(seg, end=index)
             self._segments = [moved if s is seg else s for s in self._segments]
+            self._lanes = [replace(lane, segments=tuple(moved if s is seg else s for s in lane.segments))
+                           for lane in self._lanes]
             self._end_drag = (moved, which)
             self.scrubbed.emit(index)
             self.update()
@@ -212,8 +353,14 @@ class Timeline(QWidget):
                 self.scrubbed.emit(index)
                 self.update()
         elif len(self._t):
-            i = self.index_at_x(event.position().x())
-            self.setToolTip(f"frame {i}  {format_pts(float(self._t[i]))}")
+            x, y = event.position().x(), event.position().y()
+            tip = self.describe_at(x, y) if y >= LANES_TOP else None
+            if tip is None:
+                i = self.index_at_x(x)
+                tip = f"frame {i}  {format_pts(float(self._t[i]))}"
+            self.setToolTip(tip)
+            if QToolTip.isVisible():
+                QToolTip.showText(event.globalPosition().toPoint(), tip, self)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         if self._end_drag is not None and event.button() == Qt.MouseButton.LeftButton:
@@ -232,7 +379,9 @@ class Timeline(QWidget):
         dy = event.angleDelta().y()
         if not dy:
             return
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._lane_scroll.isVisible():
+            self._lane_scroll.setValue(self._lane_scroll.value() - (1 if dy > 0 else -1))
+        elif event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.zoom(1.25 ** (dy / 120), event.position().x())
         else:
             a, b = self._view
@@ -298,19 +447,48 @@ class Timeline(QWidget):
                                image.height()))
 
     def _paint_markers(self, p: QPainter) -> None:
-        seg_top = RULER_H + STRIP_H + 2
-        ev_top = seg_top + LANE_H + 2
-        last = len(self._t) - 1
-        for seg in self._segments:
-            x0 = self.x_of_index(seg.start)
-            x1 = self.x_of_index(seg.end if seg.end is not None else self._index if self._index > seg.start else last)
-            color = QColor(seg.color)
-            color.setAlpha(200 if seg.end is not None else 110)
-            p.fillRect(QRectF(x0, seg_top, max(x1 - x0, 2), LANE_H), color)
-            if seg.end is None:
-                p.setPen(QPen(QColor(seg.color), 1, Qt.PenStyle.DashLine))
-                p.drawRect(QRectF(x0, seg_top, max(x1 - x0, 2), LANE_H))
-        for ev in self._events:
-            x = self.x_of_index(ev.index)
-            p.setPen(QPen(QColor(ev.color), 2))
-            p.drawLine(QPointF(x, ev_top), QPointF(x, ev_top + LANE_H))
+        self.drawn_texts = []
+        font = QFont(p.font())
+        font.setPointSizeF(7.5)
+        p.setFont(font)
+        metrics = QFontMetricsF(font)
+        index = self._index
+        if not self._lanes:
+            p.setPen(QColor("#9aa0a6"))
+            p.drawText(QRectF(6, LANES_TOP, self.width() - 12, LANE_H), Qt.AlignmentFlag.AlignVCenter,
+                       "segments (I to start, O to end) and events (E) appear here, a lane per label")
+        for k, (lane, rect) in enumerate(self._visible_lanes()):
+            p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
+            for seg in lane.segments:
+                bar = self._segment_rect(seg, rect)
+                color = QColor(seg.color)
+                color.setAlpha(230 if seg.end is not None else 130)
+                p.fillRect(bar, color)
+                current = seg.start <= index <= (seg.end if seg.end is not None else len(self._t) - 1)
+                if seg.end is None or current:
+                    ink = QColor(text_colour_for(QColor(seg.color).name()))
+                    pen = QPen(ink if current else QColor(seg.color), 2 if current else 1,
+                               Qt.PenStyle.SolidLine if current else Qt.PenStyle.DashLine)
+                    p.setPen(pen)
+                    p.setBrush(Qt.BrushStyle.NoBrush)
+                    p.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5))
+                text = metrics.elidedText(lane.label if lane.label != NO_LABEL else "segment",
+                                          Qt.TextElideMode.ElideRight, bar.width() - 4)
+                if text:
+                    p.setPen(QColor(text_colour_for(QColor(seg.color).name())))
+                    p.drawText(bar.adjusted(3, 0, -1, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                               text)
+                    self.drawn_texts.append(text)
+            for ev in lane.events:
+                x = self.x_of_index(ev.index)
+                current = ev.index == index
+                p.setPen(QPen(QColor("#ffffff") if current else QColor("#000000"), 4 if current else 3.5))
+                p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+                p.setPen(QPen(QColor(ev.color), 2))
+                p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+                text = lane.label if lane.label != NO_LABEL else "event"
+                box = QRectF(x + 4, rect.top() + 1, metrics.horizontalAdvance(text) + 6, rect.height() - 2)
+                p.fillRect(box, QColor(ev.color))
+                p.setPen(QColor(text_colour_for(QColor(ev.color).name())))
+                p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+                self.drawn_texts.append(text)

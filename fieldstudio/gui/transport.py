@@ -83,6 +83,12 @@ class TransportBar(QWidget):
             self.index_source.setText("")
             self.index_source.setToolTip("")
 
+    def show_still(self, text: str) -> None:
+        """A photo or a document: the buttons disabled and ``text`` (neutral, no frame numbers) instead
+        of the position."""
+        self.setEnabled(False)
+        self.position.setText(text)
+
     def set_playing(self, playing: bool) -> None:
         self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])
 

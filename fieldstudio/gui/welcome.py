@@ -1,4 +1,4 @@
-"""The welcome screen: the demo project one click away, new and open, and the recent projects."""
+"""The welcome screen: the demo project one click away, new, open, import a benchmark, and the recent projects."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class WelcomePage(QWidget):
-    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``open_path(path)``."""
+    """Signals: ``open_demo()``, ``new_project()``, ``open_project()``, ``import_benchmark()``, ``open_path(path)``."""
 
     open_demo = Signal()
     new_project = Signal()
     open_project = Signal()
+    import_benchmark = Signal()
     open_path = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -27,12 +28,16 @@ class WelcomePage(QWidget):
         self.demo_button.setToolTip("Sample factory and warehouse clips, photos and an OSHA manual")
         self.new_button = QPushButton("New project…")
         self.open_button = QPushButton("Open project…")
-        for b in (self.demo_button, self.new_button, self.open_button):
+        self.benchmark_button = QPushButton("Import a benchmark…")
+        self.benchmark_button.setObjectName("import_benchmark")
+        self.benchmark_button.setToolTip("A new project with a benchmark's tasks (a file or a folder such as "
+                                         "FieldWorkArena's ground_truth/) and its media folder, in one step")
+        for b in (self.demo_button, self.new_button, self.open_button, self.benchmark_button):
             b.setMinimumHeight(36)
         self.recent = QListWidget()
         self.recent.setToolTip("Double-click to open")
         buttons = QHBoxLayout()
-        for b in (self.demo_button, self.new_button, self.open_button):
+        for b in (self.demo_button, self.new_button, self.open_button, self.benchmark_button):
             buttons.addWidget(b)
         inner = QVBoxLayout()
         inner.addWidget(title)
@@ -50,6 +55,7 @@ class WelcomePage(QWidget):
         self.demo_button.clicked.connect(self.open_demo)
         self.new_button.clicked.connect(self.new_project)
         self.open_button.clicked.connect(self.open_project)
+        self.benchmark_button.clicked.connect(self.import_benchmark)
         self.recent.itemActivated.connect(lambda item: self.open_path.emit(item.data(PATH_ROLE)))
 
     def set_recent(self, paths: list[Path]) -> None:

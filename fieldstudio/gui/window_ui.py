@@ -20,6 +20,8 @@ def build_central(window: QMainWindow) -> None:
     window.modes.setDocumentMode(True)
     window.modes.addTab(window.view.stack, "Media")
     window.modes.setTabToolTip(0, "The viewer: library, photos, video frames and documents (Alt+1)")
+    # connected before the workspace's own slot, which may say something about the tab left
+    window.modes.currentChanged.connect(lambda _i: window.statusBar().clearMessage())
     window.setCentralWidget(window.modes)
 
 def build_docks(window: QMainWindow) -> None:
@@ -48,8 +50,13 @@ def build_docks(window: QMainWindow) -> None:
     window.library = None  # the LibraryPanel, made with the first project file (main_window._set_library)
 
 def build_status(window: QMainWindow) -> None:
-    """The status bar's permanent read-outs: frame, PTS time, zoom, pointer."""
+    """The status bar's permanent read-outs: current label of the active tool, frame, PTS time, zoom, pointer."""
     bar = window.statusBar()
+    window.label_label = QLabel("")
+    window.label_label.setObjectName("label_label")
+    window.label_label.setToolTip("The label the next mark of this kind gets; keys 1-9 pick another from "
+                                  "this kind's list (Annotate ▸ Labels…)")
+    bar.addPermanentWidget(window.label_label)
     window.frame_label = QLabel("")
     window.frame_label.setObjectName("frame_label")
     window.frame_label.setToolTip("Index of the frame shown (0-based) / last index")
@@ -77,6 +84,9 @@ def build_menus(window: QMainWindow) -> None:
     window.demo_action = QAction("Open the &demo project", window)
     window.demo_action.triggered.connect(window.open_demo)
     m.addAction(window.demo_action)
+    benchmark = m.addAction("Import a &benchmark…")
+    benchmark.setToolTip("A new project with a benchmark's tasks and its media folder, in one step")
+    benchmark.triggered.connect(window.import_benchmark_dialog)
     m.addSeparator()
     for aid in ("add_media", "add_folder"):
         m.addAction(a[aid])
@@ -100,6 +110,7 @@ def build_menus(window: QMainWindow) -> None:
         action.setToolTip(tip)
         action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))
     m.addSeparator()
+    m.addAction(a["import_annotations"])
     m.addAction(a["export_annotations"])
     packages = m.addMenu("Rating &packages")
     export_pkg = packages.addAction("&Export a rating set…")
@@ -115,7 +126,7 @@ def build_menus(window: QMainWindow) -> None:
     m.addAction(a["redo"])
     m = window.menuBar().addMenu("&Annotate")
     for aid in ("select_tool", "box_tool", "ruler_tool", "calibrate", "toggle_grid", None, "edit_mark",
-                "delete_marks", "copy_next", "make_keyframe", None, "segment_start", "segment_end", "event",
+                "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", None, "segment_start", "segment_end", "event",
                 None, "labels"):
         if aid is None:
             m.addSeparator()
@@ -140,6 +151,7 @@ def build_menus(window: QMainWindow) -> None:
         m.addAction(action)
     m = window.menuBar().addMenu("&Video")
     for aid in ("play", "next_frame", "prev_frame", "next_second", "prev_second", "next_10s", "prev_10s",
+                "first_frame", "last_frame", "prev_keyframe", "next_keyframe",
                 "shuttle_back", "shuttle_stop", "shuttle_fwd", "go_to", "loop_start", "loop_end",
                 "loop_toggle", "mute"):
         m.addAction(a[aid])

@@ -36,7 +36,7 @@ TABS = (
 OPENS_MEDIA = ("tasks", "comparison", "rater")
 """Panels with an ``open_media_at(media_id, frame)`` signal: the viewer comes forward on that frame."""
 
-UNDOABLE = ("tasks", "rater")
+UNDOABLE = ("tasks", "rater", "comparison")
 """Panels with an ``undo_stack`` (gui/undo.py): it joins the window's undo group and is active with its tab."""
 
 
@@ -45,8 +45,9 @@ class Workspace:
 
     ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; ``show_media_frame
     (media_id, frame)`` brings the viewer forward; ``set_viewer_mode(on)`` is called with True when the
-    Media tab comes forward and False for another tab. The tasks and rater panels' undo stacks join
-    ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media tab).
+    Media tab comes forward and False for another tab. The tasks, rater and comparison (judge audit) panels'
+    undo stacks join ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media
+    tab).
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack, *,
@@ -111,6 +112,8 @@ class Workspace:
             panel.open_media_at.connect(self._show_media_frame)
         if attr in UNDOABLE:
             self.undo_group.addStack(panel.undo_stack)
+        if attr in ("tasks", "comparison"):
+            panel.run_on_tasks.connect(self.run_on_tasks)
         if attr == "comparison":
             panel.ground_truth_changed.connect(lambda _tid: "tasks" in self.panels and self.panels["tasks"].reload())
         elif attr == "runs":
@@ -145,6 +148,13 @@ class Workspace:
             self.panels["tasks"].reload()
         if "comparison" in self.panels:
             self.panels["comparison"].reload(self.panels["comparison"].current_scorer())
+
+    def run_on_tasks(self, task_ids: list[str]) -> None:
+        """Bring the Runs tab forward with ``task_ids`` chosen ("Run model on these tasks…" of a task list)."""
+        panel = self.show_panel("runs")
+        if panel is not None and task_ids:
+            panel.set_task_selection(task_ids)
+            self._notify(f"{len(task_ids)} task(s) chosen in the Runs tab: tick the model profiles, then Start")
 
     def show_task(self, task_id: str) -> None:
         """Select a task in the task editor and bring it forward."""

@@ -38,14 +38,32 @@ def _strip_images(value: Any, hashes: dict[str, str]) -> Any:
     return value
 
 
+def _has_image_part(value: Any) -> bool:
+    # text-only messages hash as they are: copying them to strip nothing costs a third of a 10,000-line batch
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "image_url":
+                return True
+            for v in item.values():
+                if isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(item, list):
+            for v in item:
+                if isinstance(v, (dict, list)):
+                    stack.append(v)
+    return False
+
+
 def messages_hash(messages: list[dict[str, Any]], image_hashes: dict[str, str] | None = None) -> str:
     """SHA-256 of the messages as canonical JSON, image data URLs replaced by their images' SHA-256.
 
     `image_hashes` maps a data URL to the SHA-256 of its JPEG bytes (known from the encoder); a URL not
     in it is hashed as text.
     """
-    canonical = json.dumps(_strip_images(messages, image_hashes or {}), sort_keys=True, ensure_ascii=False,
-                           separators=(",", ":"))
+    stripped = _strip_images(messages, image_hashes or {}) if _has_image_part(messages) else messages
+    canonical = json.dumps(stripped, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -184,6 +184,38 @@ def request_params(profile: ModelProfile, messages: list[dict[str, Any]], **extr
     return params
 
 
+def request_body(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
+                 response_format: dict[str, Any] | None = None,
+                 extra_body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body ``POST /chat/completions`` receives for these messages: what `chat` sends, as one dict.
+
+    `request_params` with ``extra_body`` merged in (the SDK merges it the same way), e.g. for a line of a
+    Batch API input file.
+    """
+    body = request_params(profile, messages, max_tokens=max_tokens, response_format=response_format)
+    body.update(extra_body or {})
+    return body
+
+
+def result_from_body(body: Any, latency_s: float = 0.0) -> ChatResult:
+    """A ChatResult from a chat completion's JSON body (e.g. a line of a batch output file).
+
+    Raises ValueError when the body is not a chat completion with choices.
+    """
+    from openai.types.chat import ChatCompletion
+    from pydantic import ValidationError
+
+    if not isinstance(body, dict):
+        raise ValueError("the response body is not a JSON object")
+    # servers that leave out the envelope's bookkeeping fields still give a readable reply
+    body = {"id": "", "object": "chat.completion", "created": 0, "model": "", **body}
+    try:
+        response = ChatCompletion.model_validate(body)
+    except ValidationError as exc:
+        raise ValueError(f"not a chat completion ({exc.error_count()} problem(s))") from None
+    return _result_from_completion(response, latency_s)
+
+
 def chat(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
          response_format: dict[str, Any] | None = None, extra_body: dict[str, Any] | None = None,
          client: openai.OpenAI | None = None, sleep: Callable[[float], None] = time.sleep,
@@ -250,8 +282,11 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
     return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
 
 
-def cost(profile: ModelProfile, result: ChatResult) -> float | None:
+def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> float | None:
     """The reply's cost in USD from the profile's prices (USD per million tokens).
+
+    With `batch`, the reply came through the provider's Batch API: the cost at `ModelProfile.batch_priced`
+    (every price lowered by ``batch_discount``, 0.5: half price); None when that discount is unknown.
 
     Input: uncached prompt tokens at the input price, cached tokens at the cached price (input price if
     none is set). Output: completion tokens at the output price; when a reasoning price is set and
@@ -259,6 +294,8 @@ def cost(profile: ModelProfile, result: ChatResult) -> float | None:
     reasoning price instead, never twice. Returns None when the token counts or the input/output prices
     are unknown: an unknown cost is never reported as 0.
     """
+    if batch:
+        return cost(profile.batch_priced(), result)
     if result.prompt_tokens is None or result.completion_tokens is None:
         return None
     if profile.price_input_per_mtok is None or profile.price_output_per_mtok is None:

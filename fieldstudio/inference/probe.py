@@ -205,7 +205,14 @@ def _probe_image(profile: ModelProfile, client: openai.OpenAI, report: ProbeRepo
     except ModelCallError as error:
         if error.kind == "too_many_images":          # a limit of 0 is not a thing; treat as refusal
             error.kind = "images_rejected"
-        report.images_accepted = False if error.kind == "images_rejected" or error.status == 400 else None
+        refused = error.kind == "images_rejected" or error.status == 400
+        if not refused and _parts_refused(profile, client):
+            report.images_accepted = False
+            report._step("image", False, f"{error}; the same question without the image, sent as a text part, "
+                         "fails too: the server cannot read a message made of parts, which every image request "
+                         "needs (a text-only model or chat template)")
+            return
+        report.images_accepted = False if refused else None
         report._step("image", False, str(error))
         return
     if "red" in result.text.lower():
@@ -215,6 +222,21 @@ def _probe_image(profile: ModelProfile, client: openai.OpenAI, report: ProbeRepo
         report.images_accepted = False
         report._step("image", False, f"the reply to a red test image was {_quote(result.text)}: the server "
                      "probably dropped the image (a text-only model, or a missing mmproj file)", result.latency_s)
+
+
+def _parts_refused(profile: ModelProfile, client: openai.OpenAI) -> bool:
+    """Whether a message whose content is a list of parts fails even with a text part alone.
+
+    llama.cpp's Python server with a text-only model answers an image request with a 500 ("can only
+    concatenate str (not "list") to str") from its chat template: the image is not the problem, parts are.
+    A failure of this control tells "cannot take images" apart from an unrelated server error.
+    """
+    messages = [{"role": "user", "content": [{"type": "text", "text": COLOUR_QUESTION}]}]
+    try:
+        chat(profile, messages, client=client, max_tokens=8)
+    except ModelCallError:
+        return True
+    return False
 
 
 def _probe_two_images(profile: ModelProfile, client: openai.OpenAI, report: ProbeReport) -> None:

@@ -104,6 +104,10 @@ class ModelProfile:
         price_cached_per_mtok: USD per million cached input tokens (None: charged at the input price).
         price_reasoning_per_mtok: USD per million reasoning tokens (None: charged at the output price).
         prices_date: the date the prices were read from the provider's list (free text, e.g. 2026-03-01).
+        batch_api: the endpoint offers OpenAI's Batch API (``/v1/files`` and ``/v1/batches``), so runs of this
+            profile can be sent as a batch (`fieldstudio.inference.runs.provider_batch`).
+        batch_discount: the provider's batch price as the fraction taken off every price above for requests
+            sent as a batch (OpenAI: 0.5, half price); None: unknown, so batch answers' cost stays unknown.
         max_images_per_request: most images sent in one request (None: no limit known).
         image_detail: ``detail`` of each image part: auto, low or high.
         longest_image_side: images are resized so their longest side is at most this many pixels.
@@ -127,6 +131,8 @@ class ModelProfile:
     price_cached_per_mtok: float | None = None
     price_reasoning_per_mtok: float | None = None
     prices_date: str | None = None
+    batch_api: bool = False
+    batch_discount: float | None = None
     max_images_per_request: int | None = None
     image_detail: str = "auto"
     longest_image_side: int = 1024
@@ -163,6 +169,8 @@ class ModelProfile:
                              ("cached", self.price_cached_per_mtok), ("reasoning", self.price_reasoning_per_mtok)):
             if price is not None and price < 0:
                 raise ProfileError(f"{self.name}: the {label} price cannot be negative.")
+        if self.batch_discount is not None and not 0 <= self.batch_discount <= 1:
+            raise ProfileError(f"{self.name}: the batch discount is a fraction from 0 to 1 (0.5 = half price).")
         if self.timeout_s <= 0:
             raise ProfileError(f"{self.name}: the timeout must be more than 0 seconds.")
         if self.retries < 0:
@@ -211,6 +219,19 @@ class ModelProfile:
         out.pop("use_keyring")
         out["api_key_source"] = self.key_source
         return out
+
+    def batch_priced(self) -> ModelProfile:
+        """A copy whose prices are the batch prices: each lowered by ``batch_discount``, or all None (unknown)
+        when the discount is not known. Used for batch replies' cost and for estimates of a batch."""
+        factor = None if self.batch_discount is None else 1.0 - self.batch_discount
+
+        def scaled(price: float | None) -> float | None:
+            return None if price is None or factor is None else price * factor
+
+        return dataclasses.replace(self, price_input_per_mtok=scaled(self.price_input_per_mtok),
+                                   price_output_per_mtok=scaled(self.price_output_per_mtok),
+                                   price_cached_per_mtok=scaled(self.price_cached_per_mtok),
+                                   price_reasoning_per_mtok=scaled(self.price_reasoning_per_mtok))
 
     # -- keys ----------------------------------------------------------------------------------
 

@@ -579,6 +579,22 @@ class FrameReader:
                 self._rgb.popitem(last=False)
             return rgb
 
+    def get_scaled(self, index: int, scale: float, *, fmt: str = "bgr24") -> np.ndarray:
+        """Upright frame ``index`` resized by ``scale`` in one swscale pass, as a (h, w, 3) uint8 array.
+
+        ``w = max(1, round(W * scale))`` and ``h = max(1, round(H * scale))`` for the upright size W x H
+        (the rotation is applied after scaling). ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
+        "rgb24"). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
+        ``get`` makes, which is what the box tracker needs per frame. Not cached. Raises as ``get``.
+        """
+        with self._lock:
+            frame = self._frame(index)
+            w, h = max(1, round(frame.width * scale)), max(1, round(frame.height * scale))
+            out = frame.reformat(width=w, height=h, format=fmt, interpolation="AREA").to_ndarray()
+        if self.rotation:
+            out = np.ascontiguousarray(np.rot90(out, k=self.rotation // 90))
+        return out
+
     def seconds(self, index: int) -> float:
         """PTS of frame ``index`` in seconds."""
         return self.table.seconds(index)

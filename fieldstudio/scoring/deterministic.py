@@ -52,7 +52,7 @@ def gc_paused() -> Iterator[None]:
 def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:
     """What a FieldWorkArena score depends on besides the answer text: the reference, the eval_func and
     (fwa-paper) the tolerances. None for the other scorers, which read more of the answer (``parsed``)."""
-    if scorer not in ("fwa-official", "fwa-paper"):
+    if scorer not in ("fs-match", "fwa-paper"):
         return None
     return (task.ground_truth, eval_func_of(task), json.dumps(task.tolerances, sort_keys=True)
             if scorer == "fwa-paper" and task.tolerances else None)

@@ -83,6 +83,7 @@ SCORER_PARAMS: dict[str, dict[str, tuple[float, float, bool]]] = {
     "fwa-paper": {"alpha": (0.0, 1.0, True), "partial_credit": (0.0, 1.0, True), "r_th": (0.0, math.inf, False),
                   "T_th": (0.0, math.inf, False), "t_th": (0.0, math.inf, False)},
     "llm-match": {"truncate": (0.0, 1.0, True)},
+    "llm-match+fs-prompt": {"truncate": (0.0, 1.0, True)},
 }
 """Parameters each scorer takes: name -> (low, high, low included); a value must lie in the range."""
 
@@ -144,7 +145,7 @@ def _documentation_fields(task: TaskInputs, answer: AnswerInputs) -> dict[str, t
 
 
 def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Callable[[str], str] | None = None,
-              params: Mapping[str, Any] | None = None) -> ScoreResult:
+              params: Mapping[str, Any] | None = None, source: Any = None) -> ScoreResult:
     """Score one answer of one task with the named scorer (no database access).
 
     Args:
@@ -152,6 +153,8 @@ def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Cal
         task, answer: the columns the scorers read (``scoring.service``'s docstring says which fields are used).
         judge: ``ask(prompt) -> reply`` or None for the deterministic matchers only.
         params: scorer parameters (fwa-paper: alpha, r_th, T_th, partial_credit; llm-match: truncate).
+        source: the benchmark's own judge files (``scoring.official.source.OfficialSource``) for the
+            official scorers; None otherwise.
     Returns:
         The scorer's ScoreResult (value None when it cannot decide, with the reason).
     Raises:
@@ -165,29 +168,35 @@ def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Cal
     text = answer.raw_text
     parsed = answer.parsed or {}
     gt_extra = task.ground_truth_extra or {}
-    if scorer in ("fwa-official", "fwa-paper"):
+    family = info.family
+    if family == "fwa":
         if reference is None:
             return unscored(info.name, info.version, "the task has no ground truth")
         kwargs = _fwa_paper_params(task, params) if scorer == "fwa-paper" else {}
-        return info.function(reference, text, eval_func_of(task), question=task.query, judge=judge, **kwargs)
-    if scorer == "llm-match":
+        return info.function(reference, text, eval_func_of(task), question=task.query, judge=judge, source=source,
+                             **kwargs)
+    if family == "openeqa":
         if reference is None:
             return unscored(info.name, info.version, "the task has no ground truth")
         return info.function(task.query, reference, text, gt_extra.get("extra_answers"), judge=judge,
-                             truncate=bool(params.get("truncate", True)))
-    if scorer == "eqa-direct":
+                             truncate=bool(params.get("truncate", True)), source=source)
+    if family == "eqa-direct":
         if reference is None:
             return unscored(info.name, info.version, "the task has no ground truth")
-        return info.function(task.query, reference, parsed.get("direct_answer") or text or "", judge=judge)
-    if scorer == "eqa-reasoning":
+        return info.function(task.query, reference, parsed.get("direct_answer") or text or "",
+                             reasoning_answer=gt_extra.get("reasoning_answer") or "",
+                             generated_reasoning_answer=parsed.get("reasoning_answer") or "", judge=judge,
+                             source=source)
+    if family == "eqa-reasoning":
         if reference is None or gt_extra.get("reasoning_answer") is None:
             return unscored(info.name, info.version, "the task has no reference reasoning answer")
         status = (task.extra or {}).get("reasoning_status")
-        return info.function(task.query, reference, gt_extra["reasoning_answer"], parsed.get("direct_answer") or text or "",
-                             parsed.get("reasoning_answer") or "", "" if status is None else str(status), judge=judge)
-    if scorer == "acceptability":
+        return info.function(task.query, reference, gt_extra["reasoning_answer"],
+                             parsed.get("direct_answer") or text or "", parsed.get("reasoning_answer") or "",
+                             "" if status is None else str(status), judge=judge, source=source)
+    if family == "acceptability":
         return info.function(_verdict_of(answer), gt_extra.get("verdict", reference))
-    if scorer == "documentation":
+    if family == "documentation":
         fields = _documentation_fields(task, answer)
         if isinstance(fields, str):
             return unscored(info.name, info.version, fields)
@@ -195,10 +204,14 @@ def score_one(scorer: str, task: TaskInputs, answer: AnswerInputs, *, judge: Cal
     return unscored(info.name, info.version, f"scorer {scorer!r} has no input mapping in the scoring service")
 
 
-def inputs_sha(scorer: str, task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> str:
-    """SHA-256 of what a judged score depends on (kept in ``Score.judge["inputs_sha256"]``)."""
+def inputs_sha(scorer: str, task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any],
+               source_sha: str | None = None) -> str:
+    """SHA-256 of what a judged score depends on (kept in ``Score.judge["inputs_sha256"]``); ``source_sha``
+    is the official source's fingerprint for the official scorers (None leaves the hash as before)."""
     payload = [scorer, task.query, task.ground_truth, task.ground_truth_extra, task.eval_func, task.answer_type,
                task.tolerances, answer.raw_text, answer.parsed, dict(params)]
+    if source_sha is not None:
+        payload.append(source_sha)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 

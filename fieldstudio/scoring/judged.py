@@ -19,9 +19,10 @@ Cancelled = Callable[[], bool]
 
 def judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
                 in_force: Mapping[str, StoredScore], judge: JudgeCaller, params: Mapping[str, Any],
-                report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None]
+                report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None], source: Any = None
                 ) -> tuple[list[tuple], list[tuple]]:
-    """Scoring with a judge, one answer at a time (each may wait for a model call)."""
+    """Scoring with a judge, one answer at a time (each may wait for a model call); ``source`` is the
+    benchmark's own judge files for an official scorer (``scoring.official.source.OfficialSource``)."""
     inserts: list[tuple] = []
     updates: list[tuple] = []
     for i, (aid, run_id, task_id, raw_text, parsed, error) in enumerate(chunk):
@@ -29,7 +30,7 @@ def judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInp
             report.cancelled = True
             break
         answer = AnswerInputs(aid, run_id, task_id, raw_text, json_or_none(parsed), error)
-        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report)
+        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report, source)
         if judge.fatal is not None:
             break
         if row is not None:
@@ -53,20 +54,27 @@ def finish_judge(report: ScoringReport, judge: JudgeCaller) -> None:
 
 
 def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force: Mapping[str, StoredScore],
-                  judge: JudgeCaller, params: Mapping[str, Any], report: ScoringReport) -> dict[str, Any] | None:
+                  judge: JudgeCaller, params: Mapping[str, Any], report: ScoringReport,
+                  source: Any = None) -> dict[str, Any] | None:
     """The column values of the answer's new or updated score row (scored with the judge), or None when the
-    row in force stays."""
+    row in force stays. A result marked "judge failed" is stored as the scorer computed it (0 for
+    fwa-official, unscored for the others) with ``judge["judge_failed"]``, and its replies are dropped
+    from the cache so the next scoring asks again."""
     counts = report.per_run.setdefault(answer.run_id, [0, 0])
     old = in_force.get(answer.id)
     if old is not None and old.author is not None:
         report.kept_overrides += 1
         return None
-    sha = inputs_sha(scorer, task, answer, params)
+    sha = inputs_sha(scorer, task, answer, params, None if source is None else source.sha256)
     judge.begin_answer()
-    result = score_one(scorer, task, answer, judge=judge, params=params)
+    result = score_one(scorer, task, answer, judge=judge, params=params, source=source)
     calls = judge.calls
+    failed = bool(result.details.get("judge_failed"))
+    if failed:
+        judge.forget_answer()
+        report.judge_failed += 1
     judge_json = None
-    if calls or result.judge_raw is not None:
+    if calls or result.judge_raw is not None or failed:             # a failed call is recorded too
         costs = [c.get("cost_usd") for c in calls]
         judge_json = {**judge.params, "raw": result.judge_raw if result.judge_raw is not None else
                       (calls[-1].get("text") if calls else None),
@@ -77,6 +85,8 @@ def _score_answer(scorer: str, task: TaskInputs, answer: AnswerInputs, in_force:
                       "details": jsonable(result.details)}
         if result.error:
             judge_json["error"] = result.error
+        if failed:
+            judge_json["judge_failed"] = True
     if result.value is None and old is not None and old.value is not None and old.judge \
             and old.judge.get("inputs_sha256") == sha:          # keep a judged value over "needs a judge"
         report.kept_judged += 1

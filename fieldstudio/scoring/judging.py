@@ -8,12 +8,14 @@ in ``ResponseCache``. Keys never reach the project: the stored parameters hold t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.scoring.official.settings import JudgeSettings
 from fieldstudio.store.models import ResponseCache
 from fieldstudio.store.project import Project
 
@@ -27,11 +29,19 @@ _FATAL_KINDS = {"auth", "no_key", "permission", "not_found", "model_not_found"}
 class JudgeCaller:
     """An ``ask(prompt) -> reply`` callable over a model profile with a project-wide response cache.
 
-    Cache key: SHA-256 of the judge's model id, base URL, temperature, seed, token cap and the prompt.
-    Hits are read from ``ResponseCache`` (or from this batch's new entries); misses call the model through
-    ``fieldstudio.inference.client.chat`` and are kept in ``pending`` until the caller writes them in its
-    batch transaction. ``calls`` lists the requests made for the current answer (``begin_answer`` clears
-    it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised.
+    How it asks: by default the prompt is the only message, with the profile's temperature and seed and
+    ``max_tokens``; after ``configure(settings)`` (an official scorer: the benchmark's own settings) the
+    settings' system message comes first and their temperature, top_p, seed and token cap replace the
+    profile's (None: not sent). The model asked is always the profile's; ``params`` shows the benchmark's
+    own judge model beside it.
+
+    Cache key: SHA-256 of the judge's model id, base URL, temperature, seed, token cap and the prompt (and
+    the system message and top_p when set). Hits are read from ``ResponseCache`` (or from this batch's new
+    entries); misses call the model through ``fieldstudio.inference.client.chat`` and are kept in
+    ``pending`` until the caller writes them in its batch transaction. An empty reply is never cached,
+    and ``forget_answer`` drops the current answer's new replies (a reply the scorer could not use: the
+    next scoring asks again). ``calls`` lists the requests made for the current answer (``begin_answer``
+    clears it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised.
     """
 
     def __init__(self, project: Project, profile: Any, *, max_tokens: int = JUDGE_MAX_TOKENS,
@@ -41,6 +51,8 @@ class JudgeCaller:
         self.project = project
         self.profile = profile
         self.max_tokens = max_tokens
+        self.settings: JudgeSettings | None = None
+        self.prompt_source: dict[str, Any] | None = None
         self._client = model_client
         self._chat = chat or model_client.chat
         self._openai = None
@@ -52,24 +64,61 @@ class JudgeCaller:
         self.cost_usd = 0.0
         self.cost_complete = True
 
+    def configure(self, settings: JudgeSettings | None, prompt_source: dict[str, Any] | None = None) -> None:
+        """Ask with ``settings`` from now on (None: the profile's own, see the class docstring) and record
+        ``prompt_source`` (the prompt files' names, fingerprints and versions) with every verdict."""
+        self.settings = settings
+        self.prompt_source = prompt_source
+
+    def _effective(self) -> dict[str, Any]:
+        """temperature, top_p, seed, max_tokens and system of the next call."""
+        st = self.settings
+        if st is None:
+            return {"temperature": self.profile.temperature, "top_p": None, "seed": self.profile.seed,
+                    "max_tokens": self.max_tokens, "system": None}
+        return {"temperature": st.temperature, "top_p": st.top_p, "seed": st.seed, "max_tokens": st.max_tokens,
+                "system": st.system}
+
     @property
     def params(self) -> dict[str, Any]:
-        """What is stored with every judged score: profile name, model, masked endpoint, sampling parameters."""
+        """What is stored with every judged score: profile name, model, masked endpoint, the settings the
+        calls were made with, and (when set) the benchmark's own judge model and the prompt source."""
         from fieldstudio.inference.profiles import mask_url
 
-        return {"profile": self.profile.name, "model": self.profile.model, "base_url": mask_url(self.profile.base_url),
-                "temperature": self.profile.temperature, "seed": self.profile.seed, "max_tokens": self.max_tokens}
+        eff = self._effective()
+        out = {"profile": self.profile.name, "model": self.profile.model, "base_url": mask_url(self.profile.base_url),
+               "temperature": eff["temperature"], "seed": eff["seed"], "max_tokens": eff["max_tokens"]}
+        if eff["top_p"] is not None:
+            out["top_p"] = eff["top_p"]
+        if eff["system"] is not None:
+            out["system"] = eff["system"]
+        if self.settings is not None:
+            out["official_model"] = self.settings.model
+        if self.prompt_source is not None:
+            out["prompt_source"] = self.prompt_source
+        return out
 
     def key(self, prompt: str) -> str:
         """The cache key of one prompt for this judge (64 hex characters)."""
+        eff = self._effective()
         payload = {"kind": "judge", "model": self.profile.model, "base_url": self.profile.base_url,
-                   "temperature": self.profile.temperature, "seed": self.profile.seed,
-                   "max_tokens": self.max_tokens, "prompt": prompt}
+                   "temperature": eff["temperature"], "seed": eff["seed"],
+                   "max_tokens": eff["max_tokens"], "prompt": prompt}
+        for extra in ("system", "top_p"):            # only when set: the keys of earlier scorings stay valid
+            if eff[extra] is not None:
+                payload[extra] = eff[extra]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
     def begin_answer(self) -> None:
         """Start recording the calls of a new answer."""
         self.calls = []
+
+    def forget_answer(self) -> None:
+        """Drop the replies the current answer got from the model from the pending cache entries (a failed
+        judge reply is never cached: the next scoring asks again)."""
+        for call in self.calls:
+            if not call.get("from_cache"):
+                self.pending.pop(call.get("key"), None)
 
     def __call__(self, prompt: str) -> str:
         if self.fatal is not None:
@@ -82,13 +131,23 @@ class JudgeCaller:
                 cached = dict(row.response) if row is not None else None
         if cached is not None:
             self.cache_hits += 1
-            self.calls.append({**cached, "from_cache": True})
+            self.calls.append({**cached, "from_cache": True, "key": key})
             return str(cached.get("text", ""))
+        eff = self._effective()
+        profile = self.profile
+        if self.settings is not None:
+            profile = dataclasses.replace(profile, temperature=eff["temperature"], seed=eff["seed"])
+        messages = ([{"role": "system", "content": eff["system"]}] if eff["system"] is not None else []) + \
+            [{"role": "user", "content": prompt}]
+        extra_body = {"top_p": eff["top_p"]} if eff["top_p"] is not None else None
         try:
             if self._openai is None:
                 self._openai = self._client.make_client(self.profile)
-            result = self._chat(self.profile, [{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
-                                client=self._openai)
+            if extra_body is None:
+                result = self._chat(profile, messages, max_tokens=eff["max_tokens"], client=self._openai)
+            else:
+                result = self._chat(profile, messages, max_tokens=eff["max_tokens"], client=self._openai,
+                                    extra_body=extra_body)
         except FieldstudioError as exc:
             if getattr(exc, "kind", None) in _FATAL_KINDS:
                 self.fatal = exc
@@ -102,9 +161,10 @@ class JudgeCaller:
         entry = {"text": result.text, "prompt_tokens": result.prompt_tokens,
                  "completion_tokens": result.completion_tokens, "reasoning_tokens": result.reasoning_tokens,
                  "model": result.model, "cost_usd": cost}
-        self.pending[key] = entry
-        self.calls.append({**entry, "from_cache": False})
-        return result.text
+        if (result.text or "").strip():                # an empty reply is a failed judge call: never cached
+            self.pending[key] = entry
+        self.calls.append({**entry, "from_cache": False, "key": key})
+        return result.text or ""
 
     def take_pending(self) -> dict[str, dict[str, Any]]:
         """The new cache entries since the last call, to be written by the caller."""

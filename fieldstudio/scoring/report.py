@@ -20,7 +20,12 @@ class ScoringReport:
     ``kept_judged``: judged values kept by a run without a judge; ``written``: rows inserted or updated;
     ``judge_calls`` / ``judge_cache_hits``: model requests made / answered from the cache;
     ``judge_cost_usd``: cost of the requests made (None when unknown for any of them, see
-    ``judge_cost_complete``); ``per_run``: run id -> (scored, unscored).
+    ``judge_cost_complete``); ``judge_failed``: answers whose judge call failed or whose reply could not
+    be used (not cached: asked again next time); ``prompt_source``: where the judge prompts came from
+    (the benchmark's files with their versions and fingerprints, or fieldstudio's own templates);
+    ``judge_settings``: the settings the judge was asked with (``JudgeSettings.describe``), and
+    ``official_model`` the benchmark's own judge model when it differs from the one asked;
+    ``per_run``: run id -> (scored, unscored).
     """
 
     scorer: str
@@ -38,6 +43,10 @@ class ScoringReport:
     judge_cost_usd: float | None = None
     judge_cost_complete: bool = True
     cancelled: bool = False
+    judge_failed: int = 0
+    prompt_source: str | None = None
+    judge_settings: str | None = None
+    official_model: str | None = None
     unscored_reasons: Counter = field(default_factory=Counter)
     per_run: dict[str, list[int]] = field(default_factory=dict)
 

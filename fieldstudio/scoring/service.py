@@ -8,6 +8,11 @@ replaces (``Score.overrides_id``) with a reason; ``current_scores`` returns the 
 
 Rules (DESIGN.md "Scoring", benchmarks.md §1.4-§4.2, §5 pitfalls 4, 6, 14, 18):
 
+* Names say where a number comes from: an official scorer (``fwa-official``, ``llm-match``, ``eqa-direct``,
+  ``eqa-reasoning``) asks its judge with the benchmark's own prompt and settings, read from the user's
+  located copy of the benchmark (``scoring.official``; an unknown file version is refused); a
+  ``+fs-prompt`` scorer applies the same rules to fieldstudio's own prompts; ``fs-match`` is fieldstudio's
+  judge-free matchers. A scorer that needs a judge refuses to start without one.
 * Without a judge only what the deterministic matchers decide is scored; every other answer gets a row
   with ``value`` None and an explanation saying why ("needs a judge: ..."), never a guess.
 * An answer whose model call failed (``Answer.error`` set and no text) is stored unscored with the error,
@@ -15,10 +20,12 @@ Rules (DESIGN.md "Scoring", benchmarks.md §1.4-§4.2, §5 pitfalls 4, 6, 14, 18
 * Scoring again recomputes every answer. A row a person set (``author`` not None) is never touched. A
   judged value is not replaced by an unscored result from a run without a judge when the answer and the
   reference are unchanged (``judge["inputs_sha256"]``). Unchanged rows are not rewritten.
-* The judge (an optional model profile) is asked through fieldstudio's own prompt templates
-  (``scoring.scorers.judge``); each reply is cached in ``ResponseCache`` under a hash of the judge's model,
-  endpoint, temperature, seed, token limit and prompt, so scoring again costs nothing. ``Score.judge``
-  holds the judge model, its parameters, the raw reply text, the tokens and the cost in USD; never a key.
+* The judge (a model profile) gets the official scorer's settings (system message, temperature, top_p,
+  seed, token cap) or, for the other scorers, the profile's own; each usable reply is cached in
+  ``ResponseCache`` under a hash of the judge's model, endpoint, settings and prompt, so scoring again
+  costs nothing. A failed or empty reply is never cached ("judge failed": the next scoring asks again).
+  ``Score.judge`` holds the judge model, its settings, the prompt source (files, SHA-256, versions), the
+  raw reply text, the tokens and the cost in USD; never a key.
 * Per-task inputs: ``Task.eval_func`` (else derived from ``answer_type``), ``Task.tolerances`` for
   fwa-paper (``alpha``, ``r_th``, ``T_th``; the ``params`` argument wins), ``ground_truth_extra``
   (``extra_answers`` for llm-match, ``reasoning_answer`` for eqa-reasoning, ``fields`` for documentation),
@@ -32,17 +39,22 @@ The parts live beside this module: ``scoring.inputs`` (the columns read, ``score
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from sqlalchemy import select
 
 from fieldstudio.core.errors import NotFound
+from fieldstudio.core.paths import resources_dir
 from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
 from fieldstudio.scoring.inputs import ScoringError, check_params, read_inputs
 from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
+from fieldstudio.scoring.official.settings import JudgeSettings
+from fieldstudio.scoring.official.source import load_source
 from fieldstudio.scoring.report import ScoringReport
 from fieldstudio.scoring.scorers import get as get_scorer
 from fieldstudio.scoring.scorers import REGISTRY
@@ -52,7 +64,7 @@ from fieldstudio.store.project import Project
 
 __all__ = ["ScoringError", "ScoringReport", "score_answers", "override_score", "current_scores", "score_history",
            "promote_answer_to_ground_truth", "DETERMINISTIC_BATCH", "JUDGE_BATCH", "resolve_runs",
-           "scorer_description"]
+           "scorer_description", "fs_prompt_record"]
 
 DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
@@ -61,7 +73,6 @@ JUDGE_BATCH = 20
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
-_UNIT_SCALE = {"fwa-official", "fwa-paper", "acceptability", "documentation"}
 
 
 # ---------------------------------------------------------------- runs
@@ -92,24 +103,29 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
 def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | None = None,
                   judge_profile: Any = None, *, params: Mapping[str, Any] | None = None,
                   progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False,
-                  chat: Callable[..., Any] | None = None) -> ScoringReport:
+                  chat: Callable[..., Any] | None = None, official_source: Path | str | None = None) -> ScoringReport:
     """Score every answer of the given runs (all runs when None) with one scorer and store the scores.
 
     Args:
         project: an open, writable project.
-        scorer_name: a name in ``fieldstudio.scoring.scorers.REGISTRY`` (e.g. "fwa-official").
+        scorer_name: a name in ``fieldstudio.scoring.scorers.REGISTRY`` (e.g. "fwa-official", "fs-match").
         run_ids: run ids, names or id prefixes (see ``resolve_runs``); None for every run.
         judge_profile: a ``ModelProfile``, a profile name, or None for deterministic matchers only.
         params: scorer parameters (fwa-paper: alpha, r_th, T_th, partial_credit; llm-match: truncate).
         progress: ``progress(done, total)`` in answers, after every batch (every answer with a judge).
         cancelled: checked before every batch (every answer with a judge); batches already written stay.
         chat: replaces ``inference.client.chat`` (tests).
+        official_source: folder of the benchmark's own judge files for this call (an official scorer);
+            None uses the folder remembered by ``scoring.official.source.locate``.
     Returns:
-        ScoringReport with the counts, unscored reasons and judge calls and cost.
+        ScoringReport with the counts, unscored reasons, judge calls and cost, and the prompt source and
+        judge settings used.
     Raises:
-        ScoringError for an unknown scorer; NotFound for an unknown run; ProfileError for an unknown
-        judge profile; the judge's ModelCallError when the judge cannot be used at all (bad key, unknown
-        model): the batches scored before it are kept.
+        ScoringError for an unknown scorer or a scorer that needs a judge called without one;
+        OfficialSourceError when an official scorer's benchmark files are not located, missing or of an
+        unknown version; NotFound for an unknown run; ProfileError for an unknown judge profile; the
+        judge's ModelCallError when the judge cannot be used at all (bad key, unknown model): the batches
+        scored before it are kept.
 
     Speed (benchmarks/bench_scoring.py): inputs are read with raw SQL, answers sharing a task and a text
     are scored once (FieldWorkArena scorers, which read nothing else) and the per-answer bookkeeping runs
@@ -122,21 +138,54 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     except KeyError as exc:
         raise ScoringError(str(exc.args[0])) from None
     params = check_params(info.name, params)
+    if info.needs_judge and judge_profile is None:
+        raise ScoringError(f"{info.name} needs a judge (a model profile): it is scored from judge replies"
+                           + ("; judge-free scoring of FieldWorkArena answers is fs-match (fieldstudio's "
+                              "deterministic matchers)" if info.family == "fwa" else ""))
+    if official_source is not None and not info.benchmark:
+        raise ScoringError(f"{info.name} does not read a benchmark's own judge files; an official source folder is "
+                           "for fwa-official, llm-match, eqa-direct and eqa-reasoning")
+    source = load_source(info.benchmark, official_source) if info.benchmark else None
     ids = resolve_runs(project, run_ids)
     judge = load_judge(project, judge_profile, chat)
     report = ScoringReport(info.name, info.version, judge=None if judge is None else judge.profile.name)
+    if judge is not None:
+        if source is not None:
+            judge.configure(source.settings, source.record())
+            report.prompt_source = source.describe()
+            if source.settings.model and source.settings.model != judge.profile.model:
+                report.official_model = source.settings.model
+        else:
+            judge.configure(None, fs_prompt_record(info.name))
+            report.prompt_source = ("fieldstudio's own judge prompts (" + ", ".join(
+                f"{f['file']} sha256 {f['sha256'][:12]}" for f in judge.prompt_source["files"])
+                + "): not the benchmark's, not comparable with published tables")
+        eff = judge.params
+        report.judge_settings = JudgeSettings(None, eff["temperature"], eff.get("top_p"), eff["seed"],
+                                              eff["max_tokens"], eff.get("system")).describe()
     with gc_paused() if judge is None else contextlib.nullcontext():
         # what the scoring allocates is local to _score_all and freed when it returns, with the collector
         # still paused: its first pass after the pause would otherwise walk every answer tuple read
-        _score_all(project, info.name, ids, judge, params, report, progress, cancelled)
+        _score_all(project, info.name, ids, judge, params, report, progress, cancelled, source)
     if judge is not None:
         finish_judge(report, judge)
     report.per_run = dict(sorted(report.per_run.items()))
     return report
 
 
+def fs_prompt_record(scorer: str) -> dict[str, Any]:
+    """What a verdict from fieldstudio's own prompts stores of them: the template files and their SHA-256."""
+    names = ["judge_marks_1_5.txt"] if get_scorer(scorer).family != "fwa" else ["judge_three_level.txt",
+                                                                                "judge_numbers.txt"]
+    folder = resources_dir() / "prompts"
+    return {"benchmark": None, "files": [{"role": n.removesuffix(".txt"), "file": n, "version": "fieldstudio",
+                                          "sha256": hashlib.sha256((folder / n).read_bytes()).hexdigest()}
+                                         for n in names]}
+
+
 def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: JudgeCaller | None,
-               params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled) -> None:
+               params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled,
+               source: Any = None) -> None:
     """The body of ``score_answers``: read the inputs, score and write batch by batch into ``report``."""
     answers, tasks, in_force = read_inputs(project, ids, scorer)
     report.answers = total = len(answers)
@@ -155,7 +204,7 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
                 pending: dict[str, Any] = {}
             else:
                 inserts, updates = judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
-                                                cancelled, lambda i, s=start: progress(s + i + 1, total))
+                                                cancelled, lambda i, s=start: progress(s + i + 1, total), source)
                 pending = judge.take_pending()
             writer.write(scorer, now, inserts, updates, pending)
             report.written += len(inserts) + len(updates)
@@ -225,10 +274,10 @@ def override_score(project: Project, score_id: str, value: float | None, reason:
         newer = s.execute(select(Score.id).where(Score.overrides_id == score_id)).scalars().first()
         if newer is not None:
             raise ScoringError(f"score {score_id} was already overridden by {newer}; override that one")
-        if value is not None and old.scorer in _UNIT_SCALE and not 0.0 <= value <= 1.0:
+        info = REGISTRY.get(old.scorer)
+        if value is not None and info is not None and info.scale == 1.0 and not 0.0 <= value <= 1.0:
             raise ScoringError(f"{old.scorer} scores lie between 0 and 1; {value:g} is outside")
-        correct = None if value is None or old.scorer not in ("fwa-official", "fwa-paper", "acceptability") \
-            else value > 0.5
+        correct = None if value is None or info is None or info.threshold is None else value > info.threshold
         row = Score(answer_id=old.answer_id, scorer=old.scorer, scorer_version=old.scorer_version, value=value,
                     correct=correct, explanation=f"set by {who}: {reason}", author=who, reason=reason,
                     overrides_id=old.id)

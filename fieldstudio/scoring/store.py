@@ -50,7 +50,7 @@ class ScoreWriter:
     https://www.sqlite.org/wal.html#application_initiated_checkpoints. Use as a context manager::
 
         with ScoreWriter(project) as writer:
-            writer.write("fwa-official", now, inserts, updates, {})
+            writer.write("fs-match", now, inserts, updates, {})
 
     Raises ProjectReadOnly when the project cannot be written (on entering, or on the first write).
     """

@@ -6,7 +6,9 @@ ffmpeg's ``select=eq(n,N)`` counts) and the PTS in the stream's time base; secon
 Geometry is stored raw, in pixels of the upright full-resolution frame; calibrations are applied on read.
 JSON columns hold small structured values (points, attributes, tolerances), never large blobs.
 
-The schema is created by the Alembic migration ``0001_initial``; later changes add migrations.
+The schema is created by the Alembic migration ``0001_initial``; later changes add migrations
+(``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
+batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes).
 """
 
 from __future__ import annotations
@@ -135,7 +137,11 @@ class Label(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     color: Mapped[str] = mapped_column(String(9), default="#ff8800")
-    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9
+    shortcut: Mapped[int | None] = mapped_column(Integer)  # 1..9, unique among labels sharing a kind
+    # the kinds of mark ("box", "ruler", "segment", "event", "tag") whose label list offers it; None: all
+    kinds: Mapped[list[Any] | None] = mapped_column(JSON)
+    # typed attributes of the boxes carrying it: [{"name", "type": bool|choice|number|text, "choices"}]
+    attributes: Mapped[list[Any] | None] = mapped_column(JSON)
 
 
 class Calibration(Base):
@@ -336,6 +342,39 @@ class Answer(Base):
     __table_args__ = (UniqueConstraint("run_id", "task_id", name="uq_answer_run_task"),)
 
 
+class ProviderBatch(Base):
+    """One batch of a run's requests sent through a provider's Batch API, or written to a file for ``vllm run-batch``.
+
+    ``kind`` is ``api`` (uploaded: ``input_file_id``, ``provider_batch_id``, later ``output_file_id`` and
+    ``error_file_id``) or ``file`` (written to ``path``; its output is imported by hand). ``answer_ids`` lists
+    the answers whose requests it holds (each line's ``custom_id`` is the answer id); ``requests`` keeps, per
+    answer id, the frames sent and the request's trace entry until the reply is imported (loaded only when
+    asked for: it can be large). ``status`` is the
+    provider's (``validating``, ``in_progress``, ``finalizing``, ``completed``, ``failed``, ``expired``,
+    ``cancelling``, ``cancelled``) or ours before and after it: ``submitting`` (recorded before the batch is
+    created, so an interrupted submission is found again), ``written`` (a file batch) and ``abandoned``.
+    A batch is open until ``imported_at`` is set: its answers are never sent again meanwhile.
+    ``request_counts`` is the provider's ``{total, completed, failed}``.
+    """
+
+    __tablename__ = "provider_batch"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    run_id: Mapped[str] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="api")  # api | file
+    provider_batch_id: Mapped[str | None] = mapped_column(String(200))
+    input_file_id: Mapped[str | None] = mapped_column(String(200))
+    output_file_id: Mapped[str | None] = mapped_column(String(200))
+    error_file_id: Mapped[str | None] = mapped_column(String(200))
+    path: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32), default="submitting")
+    answer_ids: Mapped[list[Any]] = mapped_column(JSON)
+    requests: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
+    request_counts: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    imported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Score(Base):
     """One scorer's value for one answer, with its explanation and, for a judge, its raw verdict text.
 
@@ -355,6 +394,27 @@ class Score(Base):
     author: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
     overrides_id: Mapped[str | None] = mapped_column(ForeignKey("score.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class JudgeAuditMark(Base):
+    """A person's verdict on one judged score (the judge audit, issue 18 §5): was the answer correct?
+
+    ``judge_correct`` and ``judge_model`` are copied from the score when it is marked, so the agreement
+    stays what the person saw even after the answer is scored again. One mark per score and person.
+    Added by migration ``0002_judge_audit``.
+    """
+
+    __tablename__ = "judge_audit"
+    __table_args__ = (UniqueConstraint("score_id", "auditor", name="uq_judge_audit_score_auditor"),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    score_id: Mapped[str] = mapped_column(ForeignKey("score.id", ondelete="CASCADE"), index=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"), index=True)
+    scorer: Mapped[str] = mapped_column(String(60))
+    judge_model: Mapped[str | None] = mapped_column(String(200))
+    judge_correct: Mapped[bool] = mapped_column(Boolean)
+    person_correct: Mapped[bool] = mapped_column(Boolean)
+    auditor: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

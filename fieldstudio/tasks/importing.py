@@ -19,6 +19,8 @@ Rules:
   letter such as ``C:\\``, UNC path) is rejected with an error and never stored or opened; its task is
   still imported, marked ``missing_media``, with the name and reason in ``extra["rejected_inputs"]``
   (a run refuses the task with that reason).
+* Media added after the import are linked to the inputs that named them by ``link_missing_media`` (the same
+  matching rules), without the task files.
 * Bad input (missing, empty, not JSON, wrong format) is reported as an ImportProblem naming the file and
   the reason. Each batch is its own transaction, so a failure or a cancel never loses batches already
   committed.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -218,6 +221,51 @@ class MediaIndex:
         if len(ids) == 1:
             return ids[0], "matched by file name only"
         return None, None
+
+
+@dataclass
+class LinkReport:
+    """What ``link_missing_media`` did: inputs now linked, tasks whose every input is now found, and per task
+    (external id, or the task id when it has none) the input names still matching no media."""
+
+    inputs_linked: int = 0
+    tasks_completed: int = 0
+    still_missing: dict[str, list[str]] = field(default_factory=dict)
+
+
+def link_missing_media(project: Project) -> LinkReport:
+    """Link the task inputs that name media not in the project to media added since, by the import's rules.
+
+    Each ``TaskInput`` without a media is matched by :meth:`MediaIndex.match` (unique file name, then relative
+    path); ``Task.missing_media`` is recomputed (still True while an input is unmatched or was rejected as
+    unsafe, ``extra["rejected_inputs"]``). One write transaction. Raises ProjectReadOnly when the project
+    cannot be written.
+    """
+    media = MediaIndex.of(project)
+    report = LinkReport()
+    with project.write() as s:
+        tasks = {t.id: t for t in s.scalars(select(Task).where(Task.missing_media.is_(True)))}
+        inputs: dict[str, list[TaskInput]] = {}
+        if tasks:
+            for ti in s.scalars(select(TaskInput).where(TaskInput.task_id.in_(list(tasks)))
+                                .order_by(TaskInput.task_id, TaskInput.position)):
+                inputs.setdefault(ti.task_id, []).append(ti)
+        for task_id, task in tasks.items():
+            missing: list[str] = []
+            for ti in inputs.get(task_id, []):
+                if ti.media_id is None:
+                    ti.media_id = media.match(ti.name)[0]
+                    if ti.media_id is None:
+                        missing.append(ti.name)
+                    else:
+                        report.inputs_linked += 1
+            missing += [r["name"] for r in (task.extra or {}).get("rejected_inputs", [])]
+            if missing:
+                report.still_missing[task.external_id or task.id] = missing
+            else:
+                task.missing_media = False
+                report.tasks_completed += 1
+    return report
 
 
 # ---------------------------------------------------------------- tasks

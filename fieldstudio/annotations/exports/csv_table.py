@@ -1,7 +1,11 @@
-"""CSV of time segments, events, tags and ruler measurements (pandas), one row per annotation.
+"""CSV of boxes, time segments, events, tags and ruler measurements (pandas), one row per annotation.
 
 Columns: ``annotation_id, kind, media, media_id, label, text, start_frame, end_frame, start_pts,
-end_pts, start_s, end_s, duration_s, open, overlaps, pixels, metres, measured_how``.
+end_pts, start_s, end_s, duration_s, open, overlaps, pixels, metres, measured_how, x, y, width, height,
+track_id``, then one ``attr:<name>`` column per box attribute found (sorted by name): yes/no for a
+yes/no attribute, the number, choice or text as stored otherwise (``labels.check_attribute_values``).
+A box has its top-left corner and size in upright image pixels, and its frame when on a video (stored
+boxes only: keyframes and single boxes, not the frames a track interpolates).
 Frames are indices in the video's frame table; ``*_pts`` are in the stream's time base and ``*_s`` are
 ``pts * time_base`` seconds (never index / fps); ``duration_s = end_s - start_s``. An event, ruler or
 frame tag has only a start. ``open`` marks a segment not yet ended; ``overlaps`` lists (by id, ``;``
@@ -26,15 +30,25 @@ from fieldstudio.store.project import Project
 
 COLUMNS = ["annotation_id", "kind", "media", "media_id", "label", "text", "start_frame", "end_frame",
            "start_pts", "end_pts", "start_s", "end_s", "duration_s", "open", "overlaps", "pixels", "metres",
-           "measured_how"]
+           "measured_how", "x", "y", "width", "height", "track_id"]
+ATTRIBUTE_PREFIX = "attr:"
+
+
+def _cell(value: object) -> object:
+    """An attribute value as a cell: yes/no for a yes/no attribute."""
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return value
 
 
 def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None,
                      progress: Progress = lambda done, total: None,
                      cancelled: Cancelled = lambda: False) -> pd.DataFrame:
-    """The rows described in the module docstring as a DataFrame (columns ``COLUMNS``), of every media
-    or of ``media_ids`` only."""
-    recs = ann.list_annotations(project, kinds=["segment", "event", "ruler", "tag"])
+    """The rows described in the module docstring as a DataFrame (columns ``COLUMNS`` and the ``attr:``
+    columns), of every media or of ``media_ids`` only."""
+    recs = ann.list_annotations(project, kinds=["box", "segment", "event", "ruler", "tag"])
     if media_ids is not None:
         wanted = set(media_ids)
         recs = [r for r in recs if r.media_id in wanted]
@@ -51,16 +65,22 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
         pixels = metres = how = None
         if r.kind == "ruler":
             pixels, metres, how = cal.measure_ruler(project, r.id)
+        box = {}
+        if r.kind == "box":
+            x1, y1, x2, y2 = r.geometry
+            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "track_id": r.track_id,
+                   **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         rows.append({
             "annotation_id": r.id, "kind": r.kind, "media": names.get(r.media_id), "media_id": r.media_id,
             "label": r.label_name, "text": r.text, "start_frame": r.frame_index, "end_frame": r.end_frame_index,
             "start_pts": r.pts, "end_pts": r.end_pts, "start_s": r.pts_seconds, "end_s": r.end_pts_seconds,
             "duration_s": r.duration_s, "open": r.is_open if r.kind == "segment" else None,
             "overlaps": ";".join(overlaps.get(r.id, [])) or None, "pixels": pixels, "metres": metres,
-            "measured_how": how})
+            "measured_how": how, **box})
         progress(i + 1, len(recs))
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    for col in ("start_frame", "end_frame", "start_pts", "end_pts"):
+    attrs = sorted({k for row in rows for k in row if k.startswith(ATTRIBUTE_PREFIX)})
+    df = pd.DataFrame(rows, columns=COLUMNS + attrs)
+    for col in ("start_frame", "end_frame", "start_pts", "end_pts", "track_id"):
         df[col] = df[col].astype("Int64")
     return df
 

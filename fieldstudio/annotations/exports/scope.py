@@ -19,34 +19,38 @@ FORMAT_TITLES = {
     "coco": "COCO JSON (boxes)",
     "yolo": "YOLO text files (boxes)",
     "mot": "MOT Challenge CSV (tracks)",
+    "cvat": "CVAT for video 1.1 XML (tracks)",
     "csv": "CSV of segments, events, tags and measurements",
 }
 
 
 def default_output(fmt: str, folder: Path, stem: str) -> Path:
     """A suggested output path: ``<stem>_coco.json``, ``<stem>_yolo/``, ``<stem>_mot/``, ``<stem>_annotations.csv``."""
-    return folder / {"coco": f"{stem}_coco.json", "yolo": f"{stem}_yolo", "mot": f"{stem}_mot",
+    return folder / {"coco": f"{stem}_coco.json", "yolo": f"{stem}_yolo", "mot": f"{stem}_mot", "cvat": f"{stem}_cvat",
                      "csv": f"{stem}_annotations.csv"}[fmt]
 
 
 def export_annotations_scoped(project: Project, fmt: str, out: Path, media_ids: Sequence[str] | None = None, *,
+                              write_image_files: bool = False,
                               progress: Progress = lambda done, total: None,
                               cancelled: Cancelled = lambda: False) -> ExportReport:
     """Export the annotations of ``media_ids`` (None: the whole project) as ``fmt`` to ``out``.
 
-    ``annotation_export.export_annotations`` with a media scope; output paths and errors as there.
+    ``annotation_export.export_annotations`` with a media scope; ``write_image_files`` (COCO and YOLO, the
+    command line's ``--images``) also writes the exact upright frames to images/. Output paths and errors as there.
     """
     return export_annotations(project, fmt, out, media_ids=None if media_ids is None else list(media_ids),
-                              progress=progress, cancelled=cancelled)
+                              write_image_files=write_image_files, progress=progress, cancelled=cancelled)
 
 
 def summary_text(report: ExportReport) -> str:
     """What the user reads after an export: counts, where the files are, what was left out."""
     if report.cancelled:
         return "The export was cancelled; files already written stay, the rest were not written."
-    what = {"coco": "boxes", "yolo": "boxes", "mot": "track boxes", "csv": "rows"}.get(report.format, "annotations")
+    what = {"coco": "boxes", "yolo": "boxes", "mot": "track boxes", "cvat": "tracks", "csv": "rows"}.get(report.format, "annotations")
     lines = [f"Exported {report.annotations} {what}"
-             + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot") else "")
+             + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot")
+               else f" of {report.images} video(s)" if report.format == "cvat" else "")
              + f" as {report.format.upper()}."]
     if report.files:
         first = report.files[0]

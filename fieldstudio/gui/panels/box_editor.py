@@ -1,16 +1,24 @@
-"""F2 on a box: its label, free attributes ("vest=no, helmet=yes") and track id, changed as undoable edits."""
+"""F2 on a box: its label, the label's typed attributes, other attributes and track id, changed as undoable edits.
+
+The fields come from the label set (``labels.AttributeSpec``): yes/no and choice as drop-downs (with an
+empty entry: not set), number and text as line edits. Attributes the label does not declare (older
+boxes, imports) stay in "Other attributes" as ``name=value`` pairs, so nothing stored is lost. The values
+are stored on the annotation as before (a JSON object), checked by ``labels.check_attribute_values``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
                                QWidget)
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import records as ann
+from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.project import Project
 
@@ -37,26 +45,45 @@ def format_attributes(attributes: dict[str, Any] | None) -> str:
     return ", ".join(k if v is True else f"{k}={v}" for k, v in (attributes or {}).items())
 
 
+def _bool_text(value: Any) -> str:
+    if value is True or str(value).strip().lower() in ("yes", "true", "y", "1"):
+        return "yes"
+    if value is False or str(value).strip().lower() in ("no", "false", "n", "0"):
+        return "no"
+    return ""
+
+
 class BoxEditorDialog(QDialog):
-    """Edit one box; OK applies a label edit, an attributes edit and a track edit as needed."""
+    """Edit one box; OK applies a label edit, an attributes edit and a track edit as needed.
+
+    ``fields`` maps each declared attribute's name to its widget (QComboBox or QLineEdit).
+    """
 
     def __init__(self, project: Project, annotation_id: str, apply_edit: Callable[[Edit], bool],
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.project, self.annotation_id, self._apply = project, annotation_id, apply_edit
         self.record = ann.get_annotation(project, annotation_id)
+        self._labels = {r.id: r for r in labels.list_labels(project)}
+        self._values: dict[str, Any] = dict(self.record.attributes or {})
+        self.fields: dict[str, QComboBox | QLineEdit] = {}
         self.setWindowTitle("Box")
-        form = QFormLayout(self)
+        self.form = form = QFormLayout(self)
         self.label = QComboBox()
         self.label.addItem("(no label)", None)
-        for r in labels.list_labels(project):
+        for r in labels.list_labels(project, "box"):
             self.label.addItem(f"{r.shortcut}  {r.name}" if r.shortcut else r.name, r.id)
+        if self.record.label_id is not None and self.label.findData(self.record.label_id) < 0:
+            rec = self._labels.get(self.record.label_id)  # a label no longer in the box list keeps its place
+            self.label.addItem(rec.name if rec else "(deleted label)", self.record.label_id)
         self.label.setCurrentIndex(max(0, self.label.findData(self.record.label_id)))
         form.addRow("&Label", self.label)
-        self.attributes = QLineEdit(format_attributes(self.record.attributes))
-        self.attributes.setPlaceholderText("vest=no, helmet=yes")
-        self.attributes.setToolTip("Free attributes: name=value pairs separated by commas; a bare word means yes")
-        form.addRow("&Attributes", self.attributes)
+        self._fields_at = form.rowCount()
+        self.other = QLineEdit()
+        self.other.setPlaceholderText("name=value, name=value")
+        self.other.setToolTip("Attributes the label does not declare: name=value pairs separated by commas; "
+                              "a bare word means yes. Annotate ▸ Labels… ▸ Attributes… declares typed ones.")
+        form.addRow("&Other attributes", self.other)
         self.track = QSpinBox()
         self.track.setRange(0, 1_000_000)
         self.track.setSpecialValueText("(none)")
@@ -74,11 +101,68 @@ class BoxEditorDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self._build_fields()
+        self.label.currentIndexChanged.connect(lambda _i: self._label_changed())
+
+    def specs(self) -> tuple[labels.AttributeSpec, ...]:
+        """The typed attributes of the label chosen."""
+        rec = self._labels.get(self.label.currentData())
+        return rec.attributes if rec is not None else ()
+
+    def _label_changed(self) -> None:
+        try:
+            self._values = self._entered()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+        self._build_fields()
+
+    def _build_fields(self) -> None:
+        """One row per declared attribute of the label chosen; the rest in "Other attributes"."""
+        for widget in self.fields.values():
+            self.form.removeRow(widget)
+        self.fields = {}
+        specs = self.specs()
+        for k, spec in enumerate(specs):
+            value = self._values.get(spec.name)
+            if spec.type in ("bool", "choice"):
+                widget = QComboBox()
+                widget.addItem("", None)
+                for choice in (("yes", "no") if spec.type == "bool" else spec.choices):
+                    widget.addItem(choice, choice)
+                current = _bool_text(value) if spec.type == "bool" else ("" if value is None else str(value))
+                if current and widget.findData(current) < 0:
+                    widget.addItem(f"{current} (not a choice)", current)  # shown, refused on OK
+                widget.setCurrentIndex(max(0, widget.findData(current or None)))
+            else:
+                widget = QLineEdit("" if value is None else (f"{value:g}" if isinstance(value, float) else str(value)))
+                if spec.type == "number":
+                    widget.setValidator(QDoubleValidator(widget))
+                    widget.setPlaceholderText("a number")
+            widget.setObjectName(f"attribute:{spec.name}")
+            widget.setToolTip(f"{spec.name}: {'yes/no' if spec.type == 'bool' else spec.type}"
+                              " (empty: not set)")
+            self.form.insertRow(self._fields_at + k, f"{spec.name}", widget)
+            self.fields[spec.name] = widget
+        declared = {s.name for s in specs}
+        self.other.setText(format_attributes({k: v for k, v in self._values.items() if k not in declared}))
+
+    def _entered(self) -> dict[str, Any]:
+        """The attributes as entered (declared fields and the other attributes), not yet checked.
+
+        Raises ValueError for an unnamed other attribute."""
+        out = dict(parse_attributes(self.other.text()) or {})
+        for name, widget in self.fields.items():
+            out[name] = widget.currentData() if isinstance(widget, QComboBox) else widget.text().strip() or None
+        return out
+
+    def attributes(self) -> dict[str, Any] | None:
+        """The attributes OK would store. Raises ValueError or LabelError naming the bad entry."""
+        return labels.check_attribute_values(self.specs(), self._entered())
 
     def accept(self) -> None:
         try:
-            attributes = parse_attributes(self.attributes.text())
-        except ValueError as exc:
+            attributes = self.attributes()
+        except (ValueError, FieldstudioError) as exc:
             self.error.setText(str(exc))
             return
         r, ok = self.record, True

@@ -1,11 +1,14 @@
 """Calibrating a media or its camera group from points picked on the canvas, and the list of calibrations.
 
 The canvas tool (C) collects the image points and opens :class:`CalibrationDialog` with them: two
-points for a scale (a line over an object of known length), four for a floor plane (near-left,
-near-right, far-right, far-left corners of a floor rectangle). The dialog asks for the real length(s)
-and the scope, previews the result (``core.calibration_preview``), refuses degenerate input with
-``core.calibration``'s message, and on OK hands one ``SaveCalibration`` edit (grouped with a
-``SetCameraGroup`` when the media joins a group) to ``apply_edit``. :class:`CalibrationListPanel`
+points for a scale (a line over an object of known length), four for a floor plane (the corners of a
+floor rectangle, in any order: they are named by their place in the image, the side nearest the bottom
+edge being the near edge). The dialog shows the frame with the points beside the form
+(:class:`CalibrationPicture`), asks for the real length(s) and the scope, previews the result with its
+warnings (``core.calibration_preview``), refuses degenerate input with ``core.calibration``'s message,
+and reports an independent check when the user gives one (a fifth floor point, or a second object for a
+scale, clicked on the picture, and its known length); on OK it hands one ``SaveCalibration`` edit
+(grouped with a ``SetCameraGroup`` when the media joins a group) to ``apply_edit``. :class:`CalibrationListPanel`
 lists the project's calibrations with Delete (``DeleteCalibration``).
 """
 
@@ -14,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -150,11 +153,96 @@ class CalibrationListPanel(QWidget):
         self.status.emit(text)
 
 
+class CalibrationPicture(QLabel):
+    """The frame the points were picked on, scaled to ``width`` px, with the points drawn and named.
+
+    The picture covers the frame and every calibration point given (a corner may lie outside the frame),
+    with a margin. ``points``: the calibration's points (named ``names``); ``check_points``: the check's
+    points (in another colour). A left click asks for a check point: ``clicked(x, y)`` in full-resolution
+    image pixels.
+    """
+
+    clicked = Signal(float, float)
+    MARGIN_PX = 24  # on screen, around the frame and the points
+
+    def __init__(self, image: QImage | None, full_size: tuple[int, int], points: Sequence[Sequence[float]] = (),
+                 width: int = 460, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("calibration_picture")
+        fw, fh = max(1, int(full_size[0])), max(1, int(full_size[1]))
+        xs = [0.0, float(fw)] + [float(p[0]) for p in points]
+        ys = [0.0, float(fh)] + [float(p[1]) for p in points]
+        span_w, span_h = max(xs) - min(xs), max(ys) - min(ys)
+        self._scale = (width - 2 * self.MARGIN_PX) / span_w
+        self._origin = (min(xs) - self.MARGIN_PX / self._scale, min(ys) - self.MARGIN_PX / self._scale)
+        self._base = QPixmap(width, max(1, round(span_h * self._scale + 2 * self.MARGIN_PX)))
+        self._base.fill(QColor("#303030"))
+        painter = QPainter(self._base)
+        frame_rect = QRectF(self.to_widget(0.0, 0.0), self.to_widget(float(fw), float(fh)))
+        if image is not None and not image.isNull():
+            painter.drawImage(frame_rect, image)
+        else:
+            painter.fillRect(frame_rect, QColor("#202020"))
+        painter.end()
+        self.points: list[tuple[float, float]] = []
+        self.names: list[str] = []
+        self.check_points: list[tuple[float, float]] = []
+        self.setFixedSize(self._base.size())
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setToolTip("The points on the frame. Click to put a check point (see the check field).")
+
+    def to_widget(self, x: float, y: float) -> QPointF:
+        """Widget position of full-resolution image point (x, y)."""
+        return QPointF((x - self._origin[0]) * self._scale, (y - self._origin[1]) * self._scale)
+
+    def to_image(self, x: float, y: float) -> tuple[float, float]:
+        """Full-resolution image point under widget position (x, y)."""
+        return (x / self._scale + self._origin[0], y / self._scale + self._origin[1])
+
+    def set_points(self, points: Sequence[tuple[float, float]], names: Sequence[str],
+                   check_points: Sequence[tuple[float, float]]) -> None:
+        self.points, self.names, self.check_points = list(points), list(names), list(check_points)
+        pix = QPixmap(self._base)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        ring = [self.to_widget(*p) for p in self.points]
+        painter.setPen(QPen(QColor("#ffd60a"), 2))
+        for a, b in zip(ring, ring[1:] + ring[:1] if len(ring) == 4 else ring[1:]):
+            painter.drawLine(a, b)
+        metrics = painter.fontMetrics()
+        for p, name in zip(ring, self.names):
+            painter.setPen(QPen(QColor("#ffd60a"), 2))
+            painter.setBrush(QColor("#ffd60a"))
+            painter.drawEllipse(p, 4, 4)
+            w = metrics.horizontalAdvance(name)
+            x = p.x() + 7 if p.x() + 7 + w < pix.width() else p.x() - 7 - w  # keep the name inside
+            y = p.y() - 6 if p.y() - 6 - metrics.ascent() > 0 else p.y() + 6 + metrics.ascent()
+            painter.fillRect(QRectF(x - 2, y - metrics.ascent(), w + 4, metrics.height()), QColor(0, 0, 0, 170))
+            painter.drawText(QPointF(x, y), name)
+        checks = [self.to_widget(*p) for p in self.check_points]
+        painter.setPen(QPen(QColor("#00e5ff"), 2, Qt.PenStyle.DashLine))
+        if len(checks) == 1 and ring:
+            painter.drawLine(ring[0], checks[0])
+        elif len(checks) == 2:
+            painter.drawLine(checks[0], checks[1])
+        painter.setBrush(QColor("#00e5ff"))
+        for p in checks:
+            painter.drawEllipse(p, 4, 4)
+        painter.end()
+        self.setPixmap(pix)
+
+    def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            pos = event.position()
+            self.clicked.emit(*self.to_image(pos.x(), pos.y()))
+
+
 class CalibrationDialog(QDialog):
     """Calibrate ``media_id`` (or its camera group) from image points picked on the canvas.
 
-    ``points``: 2 (scale) or 4 (floor; near-left, near-right, far-right, far-left) ``(x, y)`` in
-    upright full-resolution pixels. Signals: ``calibration_changed(media_id)`` once per media whose
+    ``points``: 2 (scale) or 4 (floor, in any order: named by their place in the image) ``(x, y)`` in
+    upright full-resolution pixels; ``image`` the frame they were picked on (shown beside the form) and
+    ``full_size`` its full-resolution (W, H). Signals: ``calibration_changed(media_id)`` once per media whose
     measurements change (the media, or every member of the group); ``status(str)``.
     """
 
@@ -162,9 +250,10 @@ class CalibrationDialog(QDialog):
     status = Signal(str)
 
     def __init__(self, project: Project, media_id: str, points: Sequence[Sequence[float]],
-                 apply_edit: ApplyEdit | None = None, parent: QWidget | None = None):
+                 apply_edit: ApplyEdit | None = None, parent: QWidget | None = None, *,
+                 image: QImage | None = None, full_size: tuple[int, int] | None = None):
         from fieldstudio.annotations import rows as views
-        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
+        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER, order_floor_corners
 
         super().__init__(parent)
         self.project, self.media_id = project, media_id
@@ -172,12 +261,18 @@ class CalibrationDialog(QDialog):
         if len(self.points) not in (2, 4):
             raise CalibrationError(f"a calibration needs 2 points (scale) or 4 (floor), got {len(self.points)}")
         self.kind = "scale" if len(self.points) == 2 else "floor"
+        if self.kind == "floor":
+            try:  # named by their place in the image; degenerate corners stay as clicked for the message
+                self.points = list(order_floor_corners(self.points))
+            except CalibrationError:
+                pass
+        self.check_points: list[tuple[float, float]] = []
         self._apply: ApplyEdit = apply_edit or do_now
         self.media = views.media_brief(project, media_id)
         self.preview: CalibrationPreview | None = None
         self.saved_id: str | None = None
         self.setWindowTitle("Calibrate: scale" if self.kind == "scale" else "Calibrate: floor plane")
-        self.resize(560, 560)
+        self.resize(1040, 620)
 
         if self.kind == "scale":
             intro = (f"Reference line on {self.media.file_name} from ({self.points[0][0]:.1f}, "
@@ -185,7 +280,8 @@ class CalibrationDialog(QDialog):
                      "How long is the object it lies on?")
         else:
             corners = ", ".join(f"{name} ({x:.1f}, {y:.1f})" for name, (x, y) in zip(FLOOR_CORNER_ORDER, self.points))
-            intro = (f"Floor rectangle on {self.media.file_name}: {corners} px. "
+            intro = (f"Floor rectangle on {self.media.file_name}, corners named by their place in the image "
+                     f"(the side nearest the bottom is the near edge): {corners} px. "
                      "How wide (near edge) and deep is it?")
         self.intro = QLabel(intro)
         self.intro.setWordWrap(True)
@@ -226,6 +322,28 @@ class CalibrationDialog(QDialog):
         group_row.addWidget(self.group_name, 1)
         scope_layout.addLayout(group_row)
 
+        self.check_m = _metres_box(0.0)
+        self.check_m.setObjectName("check_length")
+        self.check_m.setSpecialValueText("no check")
+        if self.kind == "floor":
+            self.check_m.setToolTip("Click a fifth floor point on the picture, then enter its real distance "
+                                    "from the near-left corner: it is measured through the calibration")
+            check_text = "Fifth point's distance from near-left:"
+        else:
+            self.check_m.setToolTip("Click the two ends of a second object on the picture, then enter its real "
+                                    "length: it is measured through the calibration")
+            check_text = "Second object's length:"
+        self.clear_check = QPushButton("Clear check points")
+        self.clear_check.setAutoDefault(False)
+        check_row = QHBoxLayout()
+        check_row.addWidget(self.check_m, 1)
+        check_row.addWidget(self.clear_check)
+        form.addRow(check_text, check_row)
+        size = full_size or (self.media.width or 1, self.media.height or 1)
+        self.picture = CalibrationPicture(image, size, self.points)
+        self.picture.clicked.connect(self.add_check_point)
+        self.clear_check.clicked.connect(self.clear_check_points)
+
         self.preview_label = QLabel()
         self.preview_label.setObjectName("calibration_preview")
         self.preview_label.setWordWrap(True)
@@ -241,16 +359,22 @@ class CalibrationDialog(QDialog):
         existing_box = QGroupBox("Calibrations of this project")
         QVBoxLayout(existing_box).addWidget(self.existing)
 
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.intro)
-        layout.addLayout(form)
-        layout.addWidget(scope_box)
-        layout.addWidget(QLabel("<b>Preview</b>"))
-        layout.addWidget(self.preview_label)
-        layout.addWidget(self.buttons)
-        layout.addWidget(existing_box, 1)
+        right = QVBoxLayout()
+        right.addWidget(self.intro)
+        right.addLayout(form)
+        right.addWidget(scope_box)
+        right.addWidget(QLabel("<b>Preview</b>"))
+        right.addWidget(self.preview_label)
+        right.addWidget(self.buttons)
+        right.addWidget(existing_box, 1)
+        left = QVBoxLayout()
+        left.addWidget(self.picture)
+        left.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left)
+        layout.addLayout(right, 1)
 
-        for box in (self.length_m, self.width_m, self.depth_m):
+        for box in (self.length_m, self.width_m, self.depth_m, self.check_m):
             box.valueChanged.connect(self.update_preview)
         self._scopes.buttonToggled.connect(self.update_preview)
         self.group_name.currentTextChanged.connect(self.update_preview)
@@ -267,6 +391,28 @@ class CalibrationDialog(QDialog):
             return {"length_m": self.length_m.value()}
         return {"width_m": self.width_m.value(), "depth_m": self.depth_m.value()}
 
+    def add_check_point(self, x: float, y: float) -> None:
+        """A click on the picture: the fifth floor point (replacing the last), or an end of the second object."""
+        if len(self.check_points) >= (1 if self.kind == "floor" else 2):
+            self.check_points = []  # a new check starts
+        self.check_points.append((float(x), float(y)))
+        self.update_preview()
+
+    def clear_check_points(self) -> None:
+        self.check_points = []
+        self.update_preview()
+
+    def _check(self) -> tuple | None:
+        """(p, q, metres) for the preview when the check is complete, else None."""
+        known = self.check_m.value()
+        if known <= 0:
+            return None
+        if self.kind == "floor" and len(self.check_points) == 1:
+            return (self.points[0], self.check_points[0], known)
+        if self.kind == "scale" and len(self.check_points) == 2:
+            return (self.check_points[0], self.check_points[1], known)
+        return None
+
     def _group(self) -> str | None:
         """The chosen camera group's name (None for "this media only")."""
         return (self.group_name.currentText().strip() or None) if self.scope_group.isChecked() else None
@@ -275,18 +421,22 @@ class CalibrationDialog(QDialog):
         """Recompute the preview; a degenerate calibration shows core.calibration's message and disables OK."""
         from fieldstudio.core.calibration_preview import preview_calibration
 
+        from fieldstudio.core.calibration import FLOOR_CORNER_ORDER
+
         problem = None
         try:
-            self.preview = preview_calibration(self.kind, self.points, **self._lengths())
+            self.preview = preview_calibration(self.kind, self.points, check=self._check(), **self._lengths())
         except CalibrationError as exc:
             self.preview, problem = None, str(exc)
+        names = list(FLOOR_CORNER_ORDER) if self.kind == "floor" else ["end 1", "end 2"]
+        self.picture.set_points(self.points, names, self.check_points)
         if problem is None and self.scope_group.isChecked() and self._group() is None:
             problem = "type the camera group's name, or choose 'This media only'"
         if problem is not None:
             self.preview_label.setStyleSheet(ERROR_STYLE)
             self.preview_label.setText(f"Cannot calibrate: {problem}")
         else:
-            self.preview_label.setStyleSheet(OK_STYLE)
+            self.preview_label.setStyleSheet(ERROR_STYLE if self.preview.warnings else OK_STYLE)
             self.preview_label.setText("\n".join(self.preview.lines) + "\n" + self._scope_text())
         self.ok_button.setEnabled(problem is None)
 

@@ -1,5 +1,6 @@
 """The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
-a person's overrides and promotions, and the summary tab (tables with intervals and plots).
+a person's overrides and promotions, the summary tab (tables with coverage, intervals and plots) and the
+judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
 All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import math
+
+import shiboken6
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -30,12 +33,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldstudio.compare import coverage
 from fieldstudio.compare import views as cv
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
+from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
 from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
+from fieldstudio.gui.panels.comparison_score import ScoreDialog
 from fieldstudio.gui.panels.comparison_summary import SummaryPanel
+from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.store.project import Project
 
 log = logging.getLogger(__name__)
@@ -51,7 +58,8 @@ class ComparisonPanel(QWidget):
     Signals: ``open_media_at(media_id, frame_index)`` asks the window to show a media at a frame (the first
     frame the model saw); ``frames_seen(media_id, [frame indices])`` is emitted just before it so the
     timeline can mark those frames; ``status(text)`` for the status bar; ``loaded()`` after data is shown;
-    ``ground_truth_changed(task_id)`` after a promotion.
+    ``ground_truth_changed(task_id)`` after a promotion; ``run_on_tasks(task_ids)`` from the grid's context
+    menu ("Run model on these tasks…", gui/panels/run_menu.py).
     """
 
     open_media_at = Signal(str, int)
@@ -59,6 +67,7 @@ class ComparisonPanel(QWidget):
     status = Signal(str)
     loaded = Signal()
     ground_truth_changed = Signal(str)
+    run_on_tasks = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -81,12 +90,22 @@ class ComparisonPanel(QWidget):
         self.disagree_check.setToolTip("Only tasks whose scored sources do not all have the same verdict")
         self.wrong_check = QCheckBox("Wrong only")
         self.wrong_check.setToolTip("Only tasks where at least one source is not correct")
+        self.flagged_check = QCheckBox("⚑ Matcher ≠ judge")
+        self.flagged_check.setToolTip("Only tasks with a judged answer that fieldstudio's deterministic matchers "
+                                      "decide the other way: check those by hand")
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search task, question, ground truth, answers (Ctrl+E)")
         self.search_edit.setClearButtonEnabled(True)
+        self.score_button = QPushButton("Score…")
+        self.score_button.setToolTip("Score the answers: choose the scorer and the judge, see the cost first")
+        self.score_button.clicked.connect(lambda: self.open_score_dialog())
         self.refresh_button = QPushButton("Reload")
         self.refresh_button.setToolTip("Read the answers and scores again (F5)")
         self.count_label = QLabel("")
+        self.count_label.setMinimumWidth(self.count_label.fontMetrics().horizontalAdvance("99999 of 99999 tasks"))
+        self.coverage_label = QLabel("")
+        self.coverage_label.setObjectName("grid_coverage")
+        self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid, per source")
 
         row1 = QHBoxLayout()
         for label, w in (("Scorer", self.scorer_combo), ("Category", self.category_combo),
@@ -94,10 +113,12 @@ class ComparisonPanel(QWidget):
             row1.addWidget(QLabel(label))
             row1.addWidget(w)
         row1.addStretch(1)
+        row1.addWidget(self.score_button)
         row1.addWidget(self.refresh_button)
         row2 = QHBoxLayout()
         row2.addWidget(self.disagree_check)
         row2.addWidget(self.wrong_check)
+        row2.addWidget(self.flagged_check)
         row2.addWidget(self.search_edit, 1)
         row2.addWidget(self.count_label)
 
@@ -110,7 +131,8 @@ class ComparisonPanel(QWidget):
         self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)   # tasks in id order
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # several cells for "Run model on these tasks…"; the detail pane follows the current cell
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setWordWrap(False)
         self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -134,6 +156,7 @@ class ComparisonPanel(QWidget):
         gl.setContentsMargins(0, 0, 0, 0)
         gl.addLayout(row1)
         gl.addLayout(row2)
+        gl.addWidget(self.coverage_label)
         gl.addWidget(splitter, 1)
 
         self.summary = SummaryPanel()
@@ -141,6 +164,10 @@ class ComparisonPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(grid_page, "Grid")
         self.tabs.addTab(self.summary, "Summary")
+        self.audit = JudgeAuditPanel()
+        self.audit.status.connect(self.status)
+        self.tabs.addTab(self.audit, "Judge audit")
+        self.undo_stack = self.audit.undo_stack        # the audit's marks; in the window's undo group
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -151,6 +178,7 @@ class ComparisonPanel(QWidget):
             combo.currentIndexChanged.connect(self._apply_filters)
         self.disagree_check.toggled.connect(self._apply_filters)
         self.wrong_check.toggled.connect(self._apply_filters)
+        self.flagged_check.toggled.connect(self._apply_filters)
         self.search_edit.textChanged.connect(self._apply_filters)
         self.refresh_button.clicked.connect(lambda: self.reload(self.current_scorer()))
         self.detail.open_media.connect(self.open_media)
@@ -164,7 +192,24 @@ class ComparisonPanel(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
             self.addAction(action)
+        self.run_menu = RunTasksMenu(self.table, self.selected_task_ids, self.shown_task_ids, self.run_on_tasks.emit)
         self._set_enabled(False)
+
+    def selected_task_ids(self) -> list[str]:
+        """Task ids of the rows with a selected cell, in the grid's order (repeats removed by the menu)."""
+        g = self.model.grid
+        if g is None:
+            return []
+        rows = sorted(self.table.selectionModel().selectedIndexes(), key=lambda i: i.row())
+        return [str(g.tasks.at[self.proxy.mapToSource(i).row(), "task_id"]) for i in rows]
+
+    def shown_task_ids(self) -> list[str]:
+        """Task ids of every row the grid shows after its filters, top to bottom."""
+        g = self.model.grid
+        if g is None:
+            return []
+        return [str(g.tasks.at[self.proxy.mapToSource(self.proxy.index(r, 0)).row(), "task_id"])
+                for r in range(self.proxy.rowCount())]
 
     # ------------------------------------------------------------ loading
     def set_project(self, project: Project | None) -> None:
@@ -197,13 +242,13 @@ class ComparisonPanel(QWidget):
         workers.start(worker)
 
     def _on_loaded(self, gen: int, view: cv.ComparisonView) -> None:
-        if gen != self._generation:
-            return                       # a newer reload is on its way
+        if gen != self._generation or not shiboken6.isValid(self.table):
+            return                       # a newer reload is on its way, or the panel is gone
         self._worker = None
         self._show(view)
 
     def _on_error(self, gen: int, message: str) -> None:
-        if gen != self._generation:
+        if gen != self._generation or not shiboken6.isValid(self.table):
             return
         self._worker = None
         self.count_label.setText("")
@@ -216,6 +261,10 @@ class ComparisonPanel(QWidget):
         self.model.set_grid(view.grid if view is not None else None)
         self.proxy.refilter()
         self.summary.set_view(view)
+        g = view.grid if view is not None else None
+        flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
+        self.audit.set_view(self.project, view.scorer if view is not None else None,
+                            view.answers if view is not None else None, flagged)
         self._set_enabled(view is not None)
         self._update_count()
         keep = self._keep_cell or current
@@ -265,27 +314,39 @@ class ComparisonPanel(QWidget):
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.scorer_combo, self.category_combo, self.scenario_combo, self.type_combo, self.disagree_check,
-                  self.wrong_check, self.search_edit, self.refresh_button):
+                  self.wrong_check, self.flagged_check, self.search_edit, self.refresh_button):
             w.setEnabled(on)
+        self.score_button.setEnabled(self.project is not None)
 
     # ------------------------------------------------------------ filters
     def _apply_filters(self, *_args: object) -> None:
         self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
                                answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
-                               wrong_only=self.wrong_check.isChecked(), search=self.search_edit.text())
+                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
+                               search=self.search_edit.text())
         self._update_count()
 
     def _update_count(self) -> None:
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
         self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
+        g = self.model.grid
+        flagged = int(g.flag.sum()) if g is not None and total else 0
+        shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
+        gap = (max(shares) - min(shares)) if shares else 0.0
+        self.coverage_label.setText(("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
+                                                            for src, n, t in g.coverage())
+                                     + (f" · ⚠ coverage differs by {gap * 100:.0f} points (Summary)"
+                                        if gap > coverage.COVERAGE_GAP + 1e-12 else "")
+                                     + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
+                                        if flagged else "")) if g and total else "")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
                                     "elsewhere: fieldstudio answers import P FILE --model NAME; then score them")
         self.detail.text.setPlaceholderText(
             "Click a cell to see the answer, its score and the evidence." if total else
             "No answers to compare yet.\n\nRun a model on the tasks in the Runs tab (Alt+3), or import answers "
             "produced elsewhere (fieldstudio answers import P FILE --model NAME), then score them "
-            "(fieldstudio score P).")
+            "(Score… above, or fieldstudio score P).")
 
     # ------------------------------------------------------------ cells
     def _cell_at(self, proxy_index: QModelIndex) -> tuple[int, int] | None:
@@ -333,7 +394,8 @@ class ComparisonPanel(QWidget):
             self.status.emit(str(exc))
             self.detail.show_detail(None)
             return
-        self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer())
+        self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer(),
+                                matcher_note=g.matcher_note[cell], flagged=bool(g.flag[cell]))
 
     # ------------------------------------------------------------ actions
     def open_media(self) -> None:
@@ -350,6 +412,17 @@ class ComparisonPanel(QWidget):
                        if f.get("media_id") == media_id and f.get("frame_index") is not None})
         self.frames_seen.emit(media_id, seen)
         self.open_media_at.emit(media_id, frame)
+
+    def open_score_dialog(self) -> ScoreDialog | None:
+        """Open the score dialog (non-blocking); the grid reloads as scores arrive and when scoring ends."""
+        if self.project is None:
+            return None
+        dialog = ScoreDialog(self.project, self.current_scorer(), self)
+        dialog.scores_written.connect(self.reload)
+        dialog.status.connect(self.status)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
 
     def open_override_dialog(self) -> OverrideDialog | None:
         """Open the override dialog (non-blocking) for the answer shown; OK writes the new score."""

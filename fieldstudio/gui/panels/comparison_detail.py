@@ -137,10 +137,17 @@ class AnswerDetailPane(QWidget):
         layout.addLayout(buttons)
         self.show_detail(None)
 
-    def show_detail(self, detail: AnswerDetail | None, *, has_media: bool = False, scorer: str | None = None) -> None:
-        """Fill the pane (None clears it); buttons are enabled only when they can act."""
+    def show_detail(self, detail: AnswerDetail | None, *, has_media: bool = False, scorer: str | None = None,
+                    matcher_note: str | None = None, flagged: bool = False) -> None:
+        """Fill the pane (None clears it); buttons are enabled only when they can act. ``matcher_note``: what
+        the deterministic matchers say beside the judge (``flagged``: they disagree, shown first)."""
         self.detail = detail
-        self.text.setHtml(detail_html(detail) if detail is not None else "")
+        note = ""
+        if detail is not None and matcher_note:
+            colour = "#8a4b00" if flagged else "#555555"
+            note = (f"<p style='color:{colour}'><b>{'⚑ Check by hand' if flagged else 'Matcher audit'}</b>: "
+                    f"{html.escape(matcher_note)}</p>")
+        self.text.setHtml((note + detail_html(detail)) if detail is not None else "")
         self.open_button.setEnabled(detail is not None and has_media)
         self.override_button.setEnabled(detail is not None and bool(scorer))
         self.promote_button.setEnabled(detail is not None and bool((detail.raw_text or "").strip()))

@@ -47,7 +47,8 @@ def score_colour(fraction: float) -> QColor:
 
 
 class ComparisonTableModel(QAbstractTableModel):
-    """Rows = tasks, columns = Task, Category, Ground truth, then one per source ("0.83 · short answer")."""
+    """Rows = tasks, columns = Task, Category, Ground truth, then one per source ("0.83 · short answer"; "⚑ "
+    first where the deterministic matchers and the judge disagree, "✎ " where a person set the score)."""
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
@@ -101,7 +102,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return ""
         v = g.value[r, c]
         score = "—" if math.isnan(v) else (f"{v:.2f}" if g.scale <= 1 else f"{v:.0f}")
-        mark = "✎ " if g.overridden[r, c] else ""
+        mark = ("⚑ " if g.flag[r, c] else "") + ("✎ " if g.overridden[r, c] else "")
         body = "(failed)" if g.error[r, c] else g.short[r, c]
         return f"{mark}{score} · {body}"
 
@@ -169,7 +170,9 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _VALUE:
             return float(g.value[r, k])
         if role == _TOOLTIP and g.present[r, k]:
-            return self._text[r, k] + ("\n(score set by a person)" if g.overridden[r, k] else "")
+            note = g.matcher_note[r, k]
+            return (self._text[r, k] + ("\n(score set by a person)" if g.overridden[r, k] else "")
+                    + (f"\n⚑ {note}" if g.flag[r, k] else f"\n{note}" if note else ""))
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -179,8 +182,9 @@ class ComparisonTableModel(QAbstractTableModel):
 class ComparisonFilterProxy(QSortFilterProxyModel):
     """Keeps the tasks that match every filter; sorts by ``SORT_ROLE``.
 
-    Filters: ``category``, ``scenario``, ``answer_type`` (None = any), ``disagree``, ``wrong_only`` and a
-    case-insensitive ``search`` text matched in the task id, query, ground truth and answers.
+    Filters: ``category``, ``scenario``, ``answer_type`` (None = any), ``disagree``, ``wrong_only``,
+    ``flagged`` (a cell where the matchers and the judge disagree) and a case-insensitive ``search`` text
+    matched in the task id, query, ground truth and answers.
     """
 
     def __init__(self, parent: Any = None):
@@ -191,11 +195,12 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
         self.answer_type: str | None = None
         self.disagree = False
         self.wrong_only = False
+        self.flagged = False
         self.search = ""
         self._mask: np.ndarray | None = None
 
     def set_filters(self, **filters: Any) -> None:
-        """Change any of category, scenario, answer_type, disagree, wrong_only, search and refilter."""
+        """Change any of category, scenario, answer_type, disagree, wrong_only, flagged, search and refilter."""
         for name, value in filters.items():
             if not hasattr(self, name) or name.startswith("_"):
                 raise AttributeError(f"no filter {name!r}")
@@ -220,6 +225,8 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
                 keep &= t["disagree"].to_numpy(dtype=bool)
             if self.wrong_only:
                 keep &= t["wrong"].to_numpy(dtype=bool)
+            if self.flagged and "flagged" in t:
+                keep &= t["flagged"].to_numpy(dtype=bool)
             needle = self.search.strip().lower()
             if needle:
                 keep &= t["search"].str.contains(needle, regex=False).to_numpy(dtype=bool)

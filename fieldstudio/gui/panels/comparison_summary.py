@@ -1,5 +1,7 @@
-"""The comparison summary: categories x sources table (mean score, 95 % bootstrap interval, n) and the
-matplotlib plots embedded with the QtAgg canvas, each exportable as PNG or SVG.
+"""The comparison summary: categories x sources table (the headline mean with its 95 % bootstrap interval,
+scored / total tasks, the mean of the scored answers), the coverage of each source with the coverage
+warnings (``compare.coverage``), and the matplotlib plots embedded with the QtAgg canvas, each exportable
+as PNG or SVG.
 
 The numbers come from ``comparison_view.category_cells`` (i.e. ``comparison.group_summary`` and
 ``source_summary``); the figures from ``compare.plots`` and ``comparison_view.category_bars``.
@@ -29,16 +31,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.compare import plots
+from fieldstudio.compare import coverage, plots
+from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL
 from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
 
 N_ROLE = Qt.ItemDataRole.UserRole + 3
 """The number of scored answers behind a summary cell (int)."""
+TOTAL_ROLE = Qt.ItemDataRole.UserRole + 4
+"""The number of tasks behind a summary cell (int): the coverage's denominator."""
+SCORED_MEAN_ROLE = Qt.ItemDataRole.UserRole + 5
+"""The mean over the scored answers of a summary cell (float; ``VALUE_ROLE`` holds the headline mean)."""
+
+
+def _float(v: Any) -> float:
+    try:
+        return math.nan if v is None else float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
 
 
 class SummaryTableModel(QAbstractTableModel):
-    """Rows = categories then "all", columns = sources; cells '0.625 [0.500–0.750] n=8'."""
+    """Rows = categories then "all", columns = sources; cells '0.738 [0.595–0.857] 31/42 scored · of scored
+    1.000': the headline mean (unscored counted as ``coverage.unscored_rule`` says) with its interval and
+    the coverage, then the mean over the scored answers."""
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
@@ -46,10 +63,13 @@ class SummaryTableModel(QAbstractTableModel):
         self.sources: list[str] = []
         self._cells: dict[tuple[int, int], dict[str, Any]] = {}
         self._scale = 1.0
+        self.rule_text = ""
 
-    def set_cells(self, cells: pd.DataFrame, scale: float = 1.0) -> None:
-        """Show the long frame of ``comparison_view.category_cells``."""
+    def set_cells(self, cells: pd.DataFrame, scale: float = 1.0, rule_text: str = "") -> None:
+        """Show the long frame of ``comparison_view.category_cells``; ``rule_text`` says how the headline
+        counts unscored answers (``coverage.UnscoredRule.text``)."""
         self.beginResetModel()
+        self.rule_text = rule_text
         cats = [c for c in dict.fromkeys(cells["category"].astype(str)) if c != "all"]
         self.categories = cats + (["all"] if (cells["category"] == "all").any() else [])
         self.sources = sorted(cells["source"].astype(str).unique().tolist())
@@ -76,11 +96,17 @@ class SummaryTableModel(QAbstractTableModel):
         cell = self._cells.get((index.row(), index.column()))
         if cell is None:
             return "no answers" if role == Qt.ItemDataRole.DisplayRole else None
-        mean = float(cell["mean"]) if cell["mean"] is not None else math.nan
+        mean = _float(cell["headline"])
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_text(mean, cell["ci_low"], cell["ci_high"], cell["n"])
+            scored = _float(cell["mean"])
+            return (cell_text(mean, cell["headline_ci_low"], cell["headline_ci_high"], cell["n"], cell["total"])
+                    + ("" if math.isnan(scored) else f" · of scored {scored:.3f}"))
         if role == VALUE_ROLE:
             return mean
+        if role == SCORED_MEAN_ROLE:
+            return _float(cell["mean"])
+        if role == TOTAL_ROLE:
+            return int(cell["total"])
         if role == N_ROLE:
             return int(cell["n"])
         if role == Qt.ItemDataRole.BackgroundRole:
@@ -92,10 +118,15 @@ class SummaryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             acc = cell.get("accuracy")
             acc_text = "—" if acc is None or (isinstance(acc, float) and math.isnan(acc)) else f"{acc:.3f}"
-            return (f"{self.sources[index.column()]}, {self.categories[index.row()]}: mean {cell_text(mean, cell['ci_low'], cell['ci_high'], cell['n'])}"
-                    f"\n{int(cell['answers'])} answers, {int(cell['answers']) - int(cell['n'])} unscored; accuracy {acc_text}"
+            scored = _float(cell["mean"])
+            return (f"{self.sources[index.column()]}, {self.categories[index.row()]}: headline mean "
+                    f"{cell_text(mean, cell['headline_ci_low'], cell['headline_ci_high'], cell['n'], cell['total'])}"
+                    f"\n({self.rule_text})"
+                    f"\nmean of the scored answers {cell_text(scored, cell['ci_low'], cell['ci_high'], cell['n'])}"
+                    f"\n{int(cell['total'])} tasks, {int(cell['answers'])} answers, "
+                    f"{int(cell['answers']) - int(cell['n'])} unscored; accuracy of scored {acc_text}"
                     "\n95 % bootstrap interval over tasks resampled within each category, the same resampled "
-                    "tasks for every cell; 2,000 resamples, seeded")
+                    f"tasks for every cell; 2,000 resamples, seeded; none below {MIN_INTERVAL_N} scored")
         return None
 
 
@@ -184,6 +215,10 @@ class SummaryPanel(QWidget):
         self.view: ComparisonView | None = None
         self.caption = QLabel("")
         self.caption.setWordWrap(True)
+        self.coverage_label = QLabel("")
+        self.coverage_label.setObjectName("coverage")
+        self.coverage_label.setWordWrap(True)
+        self.coverage_label.setTextFormat(Qt.TextFormat.PlainText)
         self.table_model = SummaryTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.table_model)
@@ -195,6 +230,7 @@ class SummaryPanel(QWidget):
         tl = QVBoxLayout(table_page)
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.caption)
+        tl.addWidget(self.coverage_label)
         tl.addWidget(self.table, 1)
         self.tabs.addTab(table_page, "Table")
         self.plots = {
@@ -215,22 +251,39 @@ class SummaryPanel(QWidget):
         """Show the summaries of ``view`` (None clears)."""
         self.view = view
         if view is None or view.summary.empty:
-            self.table_model.set_cells(pd.DataFrame(columns=["category", "source", "n", "answers", "mean", "ci_low",
-                                                             "ci_high", "accuracy"]))
+            self.table_model.set_cells(pd.DataFrame(columns=["category", "source", "n", "total", "answers", "headline",
+                                                             "headline_ci_low", "headline_ci_high", "mean", "ci_low",
+                                                             "ci_high", "accuracy", "interval_note"]))
             self.caption.setText("No answers to summarise.")
+            self.coverage_label.setText("")
         else:
-            self.table_model.set_cells(view.category_cells(), view.grid.scale)
-            self.caption.setText(f"{view.scorer_label} — mean score per category with its 95 % bootstrap interval "
-                                 "(tasks resampled within each category, the same resampled tasks for every cell, "
-                                 "2,000 resamples, seeded) and n scored answers.")
+            rule = coverage.unscored_rule(view.scorer)
+            self.table_model.set_cells(view.category_cells(), view.grid.scale, rule.text)
+            self.caption.setText(
+                f"{view.scorer_label} — headline mean per category ({rule.text}) with its 95 % bootstrap interval "
+                "(tasks resampled within each category, the same resampled tasks for every cell, 2,000 resamples, "
+                f"seeded; none below {MIN_INTERVAL_N} scored: {N_TOO_SMALL}), scored / total tasks, and the mean "
+                "over the scored answers.")
+            self.coverage_label.setText(coverage_line(view.summary))
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
 
     def cell(self, category: str, source: str) -> tuple[str, float, int]:
-        """(text shown, mean, n) of a cell, as a user reads it. Raises ValueError for an unknown row/column."""
+        """(text shown, headline mean, n scored) of a cell, as a user reads it. Raises ValueError for an unknown
+        row/column."""
         m = self.table_model
         idx = m.index(m.categories.index(category), m.sources.index(source))
         return m.data(idx), float(m.data(idx, VALUE_ROLE)), int(m.data(idx, N_ROLE))
 
 
-__all__ = ["SummaryPanel", "SummaryTableModel", "PlotTab", "N_ROLE"]
+def coverage_line(summary: pd.DataFrame) -> str:
+    """'Coverage: careful 31/42 scored, guesser 42/42 scored' and one 'Warning: ...' line per coverage gap
+    (``coverage.coverage_warnings``)."""
+    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}" for src, r in summary.iterrows()]
+    lines = ["Coverage: " + ", ".join(parts)] if parts else []
+    lines += [f"Warning: {w}" for w in coverage.coverage_warnings(summary)]
+    return "\n".join(lines)
+
+
+__all__ = ["SummaryPanel", "SummaryTableModel", "PlotTab", "N_ROLE", "TOTAL_ROLE", "SCORED_MEAN_ROLE",
+           "coverage_line"]

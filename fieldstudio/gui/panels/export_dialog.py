@@ -1,4 +1,5 @@
-"""Export annotations: format, output path, scope (whole project / current media), in the background.
+"""Export annotations: format, output path, scope (whole project / current media), the frames as image files
+(COCO and YOLO, the command line's ``--images``), in the background.
 
 The work is ``annotations.exports.scope.export_annotations_scoped`` (the same exporters the
 ``fieldstudio export`` command runs) in a ``gui.workers.Worker`` with a cancellable progress dialog,
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressDialog, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
@@ -22,7 +23,9 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE
 from fieldstudio.store.project import Project
 
-FOLDER_FORMATS = ("yolo", "mot")
+FOLDER_FORMATS = ("yolo", "mot", "cvat")
+IMAGE_FORMATS = ("coco", "yolo")
+"""Formats that can carry the frames as image files (``--images``)."""
 
 
 class ExportDialog(QDialog):
@@ -51,7 +54,7 @@ class ExportDialog(QDialog):
         for fmt, title in FORMAT_TITLES.items():
             self.format.addItem(title, fmt)
         self.path = QLineEdit()
-        self.path.setToolTip("A .json file for COCO, a .csv file for CSV, a folder for YOLO and MOT")
+        self.path.setToolTip("A .json file for COCO, a .csv file for CSV, a folder for YOLO, MOT and CVAT")
         self.browse_button = QPushButton("Browse…")
         self.browse_button.setAutoDefault(False)
         self.scope_project = QRadioButton("Whole project")
@@ -62,6 +65,10 @@ class ExportDialog(QDialog):
         self._scopes.addButton(self.scope_project)
         self._scopes.addButton(self.scope_media)
         self.scope_project.setChecked(True)
+        self.images = QCheckBox("Also write the frames and photos as image files (images/)")
+        self.images.setObjectName("export_images")
+        self.images.setToolTip("COCO and YOLO: the exact upright frames each box is on, beside the labels, so a "
+                               "training tool needs nothing else (fieldstudio export --images)")
         self.message = QLabel()
         self.message.setObjectName("export_message")
         self.message.setWordWrap(True)
@@ -85,6 +92,7 @@ class ExportDialog(QDialog):
         form.addRow("Format:", self.format)
         form.addRow("Save to:", path_row)
         form.addRow("Scope:", scope_row)
+        form.addRow("Images:", self.images)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message, 1)
@@ -109,15 +117,20 @@ class ExportDialog(QDialog):
         """None for the whole project, else the current media."""
         return [self.media_id] if self.scope_media.isChecked() and self.media_id else None
 
+    def write_images(self) -> bool:
+        """Whether the frames go along as image files: ticked, and the format can carry them."""
+        return self.images.isChecked() and self.fmt() in IMAGE_FORMATS
+
     def _mark_edited(self, _text: str) -> None:
         self._path_edited = True
 
     def _format_changed(self) -> None:
+        self.images.setEnabled(self.fmt() in IMAGE_FORMATS)
         if not self._path_edited:
             self.path.setText(str(default_output(self.fmt(), self.project.folder, self.project.path.stem)))
 
     def browse(self) -> None:
-        """Choose the output file (COCO, CSV) or folder (YOLO, MOT)."""
+        """Choose the output file (COCO, CSV) or folder (YOLO, MOT, CVAT)."""
         fmt, start = self.fmt(), self.path.text()
         if fmt in FOLDER_FORMATS:
             chosen = QFileDialog.getExistingDirectory(self, "Export into folder", start)
@@ -141,7 +154,7 @@ class ExportDialog(QDialog):
         self.message.setText("Exporting…")
         self.worker = workers.run_with_progress(self, "Exporting annotations…", export_annotations_scoped,
                                                 self.project, self.fmt(), Path(out), self.media_ids(),
-                                                title="Exporting", done=self._finished, failed=self._failed)
+                                                write_image_files=self.write_images(), title="Exporting", done=self._finished, failed=self._failed)
         self.progress_dialog = self.worker.progress_dialog
         return self.worker
 

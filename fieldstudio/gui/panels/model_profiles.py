@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
@@ -177,6 +177,11 @@ class ModelProfilesEditor(QWidget):
             edit.setPlaceholderText(hint)
         self.prices_date = QLineEdit()
         self.prices_date.setPlaceholderText("when the prices were read, e.g. 2026-03-01")
+        self.batch_api = QCheckBox("offers a Batch API")
+        self.batch_api.setToolTip("The endpoint serves OpenAI's Batch API (/v1/files and /v1/batches): runs can be "
+                                  "sent as batches, at the batch price")
+        self.batch_discount = QLineEdit()
+        self.batch_discount.setPlaceholderText("fraction off each price, e.g. 0.5; empty: unknown")
         self.max_images = QSpinBox()
         self.max_images.setRange(0, 1000)
         self.max_images.setSpecialValueText("no limit")
@@ -203,6 +208,7 @@ class ModelProfilesEditor(QWidget):
                               ("Price in (USD/Mtok)", self.price_in), ("Price out (USD/Mtok)", self.price_out),
                               ("Price cached (USD/Mtok)", self.price_cached),
                               ("Price reasoning (USD/Mtok)", self.price_reasoning), ("Prices date", self.prices_date),
+                              ("Batch API", self.batch_api), ("Batch discount", self.batch_discount),
                               ("Max images / request", self.max_images), ("Image detail", self.detail),
                               ("Longest image side", self.longest_side), ("Timeout", self.timeout),
                               ("Retries", self.retries), ("Concurrency", self.concurrency),
@@ -258,6 +264,8 @@ class ModelProfilesEditor(QWidget):
                             (self.prices_date, p and p.prices_date), (self.temperature, d.temperature),
                             (self.seed, d.seed)):
             edit.setText(_text(value))
+        self.batch_api.setChecked(d.batch_api)
+        self.batch_discount.setText(_text(d.batch_discount))
         self.max_images.setValue(d.max_images_per_request or 0)
         self.detail.setCurrentText(d.image_detail)
         self.longest_side.setValue(d.longest_image_side)
@@ -281,7 +289,8 @@ class ModelProfilesEditor(QWidget):
             price_output_per_mtok=_optional_float(self.price_out, "Price out"),
             price_cached_per_mtok=_optional_float(self.price_cached, "Price cached"),
             price_reasoning_per_mtok=_optional_float(self.price_reasoning, "Price reasoning"),
-            prices_date=self.prices_date.text().strip() or None,
+            prices_date=self.prices_date.text().strip() or None, batch_api=self.batch_api.isChecked(),
+            batch_discount=_optional_float(self.batch_discount, "Batch discount"),
             max_images_per_request=self.max_images.value() or None, image_detail=self.detail.currentText(),
             longest_image_side=self.longest_side.value(), timeout_s=self.timeout.value(),
             retries=self.retries.value(), concurrency=self.concurrency.value(),

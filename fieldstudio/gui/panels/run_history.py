@@ -114,6 +114,12 @@ class RunHistory(QWidget):
                 self._show_run(i)
                 break
         self.runs.resizeColumnsToContents()
+        self._fit_batch_column()
+
+    def _fit_batch_column(self) -> None:
+        # a batch's status grows while it runs ("validating" -> "in_progress 120/200"): keep room for it
+        column = next(i for i, c in enumerate(self.runs_model.columns) if c.header == "Batch")
+        self.runs.setColumnWidth(column, max(self.runs.columnWidth(column), 140))
 
     def live_update(self, active_runs: list[str]) -> None:
         """Update the counts and, when one of `active_runs` is selected, its answers, in place."""

@@ -169,6 +169,8 @@ RUN_COLUMNS = (
     Column("Run", lambda r: r.name, lambda r: f"{r.name}\nrun {r.id}\nmodel {r.model or '?'}"),
     Column("Strategy", lambda r: r.strategy or r.kind),
     Column("Status", lambda r: r.status),
+    Column("Batch", lambda r: r.batch or "", lambda r: "where the run's provider batch stands (finished / total "
+           "requests, from the provider's counts)" if r.batch else "not sent as a batch"),
     Column("Answered", lambda r: str(r.answered), numeric=True),
     Column("Failed", lambda r: str(r.failed), numeric=True),
     Column("Pending", lambda r: str(r.pending), numeric=True),
@@ -211,4 +213,4 @@ ERROR_COLUMNS = (
 )
 
 STATE_COLOURS = {"failed": "#b00020", "pending": "#777777"}
-RUN_STATUS_COLOURS = {"failed": "#b00020", "cancelled": "#8a5a00", "running": "#0b5394"}
+RUN_STATUS_COLOURS = {"failed": "#b00020", "cancelled": "#8a5a00", "running": "#0b5394", "batch": "#0b5394"}

@@ -6,8 +6,9 @@ estimate of requests, tokens and cost. Top right, the run in progress: a bar (an
 the task answered last, tokens and cost so far, ETA, and every failed task with its error. Bottom, the
 project's runs (status, counts, cost, duration) and the answers of the selected run with their details.
 
-Everything is done by headless services: `inference.runs.batch` (plan, create, execute), `run_views`
-(lists and live totals) and `run_estimate`. Execution runs in a `workers.Worker`; Stop sets its cancel
+Everything is done by headless services: `inference.runs.batch` (plan, create, execute),
+`inference.runs.provider_batch` ("Run as batch": the provider's Batch API), `run_views` (lists and live
+totals) and `run_estimate`. Execution runs in a `workers.Worker`; Stop sets its cancel
 flag: requests in flight finish and are stored, the rest stay pending, and Resume (or Start with the
 same choice) continues without asking a finished task again.
 """
@@ -31,6 +32,7 @@ from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
+from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.records import select_tasks
@@ -43,11 +45,14 @@ STRATEGY_PARAMS = {
     "fieldworkarena": {"max_frames", "seconds_per_frame", "max_side", "detail"},
     "industryeqa": {"frames", "max_side", "detail"},
     "blind": set(),
+    "blind-text": set(),
     "chunked": {"chunk_s", "seconds_per_frame", "max_side", "detail"},
     "acceptability": {"max_side", "detail"},
     "agent": {"max_frames", "seconds_per_frame", "max_side", "detail", "max_steps"},
 }
 REFRESH_MS = 250
+#: Seconds between two polls of a provider batch while the panel waits for it.
+BATCH_POLL_S = 30.0
 
 
 class RunPanel(QWidget):
@@ -136,7 +141,6 @@ class RunPanel(QWidget):
         self.edit_profiles.setToolTip("Add, edit, remove and test model profiles")
         self.edit_profiles.clicked.connect(self.show_profiles_dialog)
         models_layout.addWidget(self.profiles)
-        models_layout.addWidget(self.edit_profiles, 0, Qt.AlignmentFlag.AlignLeft)
 
         prompt = QGroupBox("Prompt strategy and sampling")
         pform = QFormLayout(prompt)
@@ -169,6 +173,8 @@ class RunPanel(QWidget):
         self.use_cache.setChecked(True)
         self.new_run = QCheckBox("Start a new run (do not resume an unfinished one)")
         self.new_run.setObjectName("new_run")
+        self.as_batch = QCheckBox("Run as batch (the provider's Batch API, at its batch price)")
+        self.as_batch.setObjectName("as_batch")
         pform.addRow("Strategy", self.strategy)
         pform.addRow("", self.strategy_help)
         for label, widget in (("Frames (uniform)", self.frames), ("Max frames", self.max_frames),
@@ -178,6 +184,7 @@ class RunPanel(QWidget):
             pform.addRow(label, widget)
         pform.addRow("", self.use_cache)
         pform.addRow("", self.new_run)
+        pform.addRow("", self.as_batch)
 
         self.estimate = QLabel("")
         self.estimate.setObjectName("estimate")
@@ -201,12 +208,17 @@ class RunPanel(QWidget):
         setup_layout.setContentsMargins(0, 0, 0, 0)
         setup_layout.addWidget(scroll, 1)
         setup_layout.addWidget(self.estimate)
-        setup_layout.addWidget(self.start_button)
+        # "Model profiles…" sits beside Start, outside the scrolling choices: always in view, whatever the height
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.edit_profiles)
+        buttons.addWidget(self.start_button, 1)
+        setup_layout.addLayout(buttons)
 
         for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,
                        self.scenario.currentIndexChanged, self.answer_type.currentIndexChanged,
                        self.task_ids.textChanged, self.unanswered.toggled, self.profiles.itemChanged,
-                       self.strategy.currentIndexChanged, self.detail.currentIndexChanged, self.new_run.toggled):
+                       self.strategy.currentIndexChanged, self.detail.currentIndexChanged, self.new_run.toggled,
+                       self.as_batch.toggled):
             signal.connect(self._setup_changed)
         for name in ("frames", "max_frames", "seconds_per_frame", "max_side", "chunk_s", "max_steps"):
             self.params[name].valueChanged.connect(self._setup_changed)
@@ -359,7 +371,29 @@ class RunPanel(QWidget):
             self.strategy_help.setText(get_strategy(strategy).description)
         except FieldstudioError:
             self.strategy_help.setText("")
+        self._update_batch_choice(strategy)
         self._estimate_timer.start()
+
+    def _update_batch_choice(self, strategy: str) -> None:
+        """"Run as batch" is offered when every ticked profile has a Batch API and the strategy sends one
+        request per task; the tooltip says why when it is not."""
+        profiles = self.selected_profiles()
+        without = [p.name for p in profiles if not p.batch_api]
+        try:
+            single = get_strategy(strategy).single_request
+        except FieldstudioError:
+            single = False
+        why = ("tick a model profile" if not profiles else
+               f"{', '.join(without)}: no Batch API in the profile" if without else
+               f"the {strategy} strategy sends several requests per task" if not single else "")
+        self.as_batch.setEnabled(not why)
+        if why:
+            self.as_batch.setChecked(False)
+        discounts = ", ".join(f"{p.name} -{p.batch_discount:.0%}" if p.batch_discount is not None
+                              else f"{p.name}: discount unknown" for p in profiles)
+        self.as_batch.setToolTip(f"Not available: {why}" if why else
+                                 "Upload the requests as one batch (OpenAI Batch API, results within 24 h) and "
+                                 f"collect them; batch price: {discounts}")
 
     def strategy_params(self) -> dict:
         """The strategy parameters chosen (only those the strategy reads and that differ from 'default')."""
@@ -405,7 +439,8 @@ class RunPanel(QWidget):
                 item = run_batch.plan_batch(self.project, [profile], ids, strategy, new=self.new_run.isChecked())[0] \
                     if ids else None
                 todo = item.pending_task_ids if item else []
-                estimates.append(run_estimate.estimate_run(self.project, profile, todo, strategy,
+                priced = profile.batch_priced() if self.as_batch.isChecked() else profile
+                estimates.append(run_estimate.estimate_run(self.project, priced, todo, strategy,
                                                            params=self.strategy_params()))
         except FieldstudioError as exc:
             self.task_count.setText(str(exc))
@@ -417,7 +452,9 @@ class RunPanel(QWidget):
         if not profiles:
             self.estimate.setText("Tick at least one model profile (or add one with \"Model profiles…\").")
             return
-        self.estimate.setText(estimate_text(estimates))
+        batch_note = ("\nCosts at the batch price (the profile's batch discount; unknown without one)."
+                      if self.as_batch.isChecked() else "")
+        self.estimate.setText(estimate_text(estimates) + batch_note)
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -443,23 +480,32 @@ class RunPanel(QWidget):
             return None
         resumed = sum(1 for item in plan if item.total_tasks != len(item.pending_task_ids))
         note = f" ({resumed} resumed)" if resumed else ""
-        self.status.emit(f"Running {len(run_ids)} run(s){note} with strategy {strategy}")
-        return self._execute(run_ids, [item.profile for item in plan])
+        batch = self.as_batch.isChecked() and self.as_batch.isEnabled()
+        self.status.emit(f"{'Sending' if batch else 'Running'} {len(run_ids)} run(s){note} "
+                         f"{'as batches ' if batch else ''}with strategy {strategy}")
+        return self._execute(run_ids, [item.profile for item in plan], as_batch=batch)
 
     def resume(self, run_id: str, retry_failed: bool = False) -> workers.Worker | None:
         """Continue a run's pending answers with its stored profile (which must not have changed its model or
         base URL); with `retry_failed`, failed answers are asked again too."""
         if self.project is None or self.worker is not None:
             return None
-        return self._execute([run_id], [None], retry_failed=retry_failed)
+        row = next(iter(run_views.list_runs(self.project, [run_id])), None)
+        return self._execute([run_id], [None], retry_failed=retry_failed,
+                             as_batch=row is not None and row.batch is not None)
 
-    def _execute(self, run_ids: list[str], profiles: list, retry_failed: bool = False) -> workers.Worker:
+    def _execute(self, run_ids: list[str], profiles: list, retry_failed: bool = False,
+                 as_batch: bool = False) -> workers.Worker:
         assert self.project is not None
         self.active_runs = list(run_ids)
         self.errors_model.set_rows([])
         self._message("")
         concurrency = self.concurrency.value() or None
-        if retry_failed:
+        if as_batch:  # a run sent as a batch is resumed as one: its open batches are collected by their ids
+            worker = workers.Worker(provider_batch.send_and_collect, self.project, run_ids, profiles,
+                                    use_cache=self.use_cache.isChecked(), retry_failed=retry_failed,
+                                    interval_s=BATCH_POLL_S)
+        elif retry_failed:
             worker = workers.Worker(_resume_with_retry, self.project, run_ids[0], concurrency=concurrency,
                                     use_cache=self.use_cache.isChecked())
         else:
@@ -534,7 +580,11 @@ class RunPanel(QWidget):
         for run_id, reason in result.stopped:
             lines.append(f"Stopped early: {reason}. Fix the model profile (Model profiles… → Test connection), "
                          "then Resume: nothing finished is asked again.")
-        if result.cancelled:
+        in_batch = sum(s.in_batch for s in result.summaries)
+        if in_batch:
+            lines.append(f"Stopped waiting: {in_batch} request(s) still in the provider's batch; Resume collects "
+                         "them by the batch id stored in the project (nothing is sent again).")
+        elif result.cancelled:
             lines.append(f"Stopped: {pending} answer(s) still pending; Resume continues without paying again for "
                          "the finished ones.")
         summary = (f"{answered} answered, {failed} failed, {pending} pending; cost {usd(cost, complete)}")

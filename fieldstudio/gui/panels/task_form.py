@@ -40,7 +40,8 @@ def build_list(panel: QWidget) -> None:
     panel.table = QTableView()
     panel.table.setModel(panel.proxy)
     panel.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    panel.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    # several rows for "Run model on these tasks…"; the form edits the current row
+    panel.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     panel.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     panel.table.verticalHeader().hide()
     panel.table.verticalHeader().setDefaultSectionSize(panel.fontMetrics().height() + 8)

@@ -6,7 +6,8 @@ from annotations, kept linked). Each Save, New, Duplicate, Delete and Link is on
 at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo buttons).
 
 Signals: ``open_media_at(media_id, frame)`` asks the window to show a task's input at its start frame;
-``status(text)`` for the status bar. Slots: ``set_project``, ``set_current_position(media_id, frame)``
+``status(text)`` for the status bar; ``run_on_tasks(task_ids)`` from the list's context menu ("Run model on
+these tasks…", gui/panels/run_menu.py). Slots: ``set_project``, ``set_current_position(media_id, frame)``
 (connect the viewer's position so "Use current frame" works) and ``refresh_ground_truths()`` (connect
 it to annotation or calibration changes).
 """
@@ -25,6 +26,7 @@ from fieldstudio.annotations import labels
 from fieldstudio.annotations import records as ann
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels import task_form
+from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.store.edits import Edit
@@ -44,6 +46,7 @@ class TaskEditorPanel(QWidget):
 
     open_media_at = Signal(str, int)
     status = Signal(str)
+    run_on_tasks = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -66,6 +69,7 @@ class TaskEditorPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
         self._actions()
+        self.run_menu = RunTasksMenu(self.table, self.selected_task_ids, self.visible_task_ids, self.run_on_tasks.emit)
         self._show_record(None)
 
     # ------------------------------------------------------------ building (panels/task_form.py)
@@ -132,6 +136,11 @@ class TaskEditorPanel(QWidget):
     def visible_task_ids(self) -> list[str]:
         """Task ids shown after filtering, top to bottom."""
         return [self.proxy.index(r, 0).data(TASK_ID_ROLE) for r in range(self.proxy.rowCount())]
+
+    def selected_task_ids(self) -> list[str]:
+        """Task ids of the selected rows, top to bottom."""
+        rows = sorted(self.table.selectionModel().selectedRows(), key=lambda i: i.row())
+        return [i.data(TASK_ID_ROLE) for i in rows]
 
     def select_task(self, task_id: str) -> bool:
         """Choose ``task_id`` in the list (clearing filters that hide it); False when unknown."""

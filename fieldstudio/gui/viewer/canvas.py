@@ -49,6 +49,9 @@ class Canvas(QGraphicsView):
         self._full = (0, 0)
         self._fit = True
         self._highlights: list[QGraphicsRectItem] = []
+        self._snapping = False
+        self.horizontalScrollBar().valueChanged.connect(lambda _v: self._snap_to_pixels())
+        self.verticalScrollBar().valueChanged.connect(lambda _v: self._snap_to_pixels())
 
     # --- the image -------------------------------------------------------------------------------
     def set_image(self, image: QImage, full_size: tuple[int, int] | None = None, *, keep_view: bool = False) -> None:
@@ -152,6 +155,7 @@ class Canvas(QGraphicsView):
     def _zoomed(self) -> None:
         """After every change of the view's transform: items sized in screen pixels update their geometry
         (through prepareGeometryChange, so the scene's index stays true), then listeners hear the zoom."""
+        self._snap_to_pixels()
         scale = self.transform().m11()
         for item in self.scene().items():
             if isinstance(item, ScreenSizedItem):
@@ -162,6 +166,79 @@ class Canvas(QGraphicsView):
         super().resizeEvent(event)
         if self._fit:
             self.fit()
+        else:
+            self._snap_to_pixels()
+
+    def _snap_to_pixels(self) -> None:
+        """At a whole zoom (1:1, 2:1 ... physical pixels), put the image's pixels on whole physical pixels.
+
+        QGraphicsView places the image at whole device-independent pixels: centred when smaller than the
+        view, else at minus the scroll bar's value. At a device pixel ratio such as 1.5 an odd number of
+        them is a half physical pixel, and every image pixel is then smeared over two screen pixels. A
+        centred axis is moved back onto the grid by widening the scene rectangle by a few view pixels
+        (which shifts the centring), a scrolled axis by the nearest scroll bar value that lands on it.
+        Off a whole zoom the scene rectangle is the image's and nothing is moved.
+        """
+        if self._snapping:
+            return
+        w, h = self._full
+        image = QRectF(0, 0, w, h)
+        zoom = self.zoom()
+        if not w or not h or abs(zoom - round(zoom)) > 1e-6:
+            if self.sceneRect() != image:
+                self.setSceneRect(image)
+            return
+        self._snapping = True
+        try:
+            self.setSceneRect(image)
+            if self._on_grid():
+                return
+            per_view_px = 1.0 / self.transform().m11()  # scene pixels under one device-independent pixel
+            ex = ey = 0.0
+            for axis, length, bar in (("x", w, self.horizontalScrollBar()), ("y", h, self.verticalScrollBar())):
+                if self._on_grid(axis):
+                    continue
+                if bar.maximum() > bar.minimum():  # scrolled: the nearest value on the grid
+                    v = bar.value()
+                    for step in (1, -1, 2, -2, 3, -3, 4, -4):
+                        if bar.minimum() <= v + step <= bar.maximum():
+                            bar.setValue(v + step)
+                            if self._on_grid(axis):
+                                break
+                    else:
+                        bar.setValue(v)
+                    continue
+                room = (self.viewport().width() if axis == "x" else self.viewport().height()) / self.transform().m11()
+                for k in range(1, 9):  # widen by 2k view pixels: the centred image moves by k of them
+                    extra = 2 * k * per_view_px
+                    if length + extra > room:
+                        break
+                    if axis == "x":
+                        ex = extra
+                    else:
+                        ey = extra
+                    self.setSceneRect(QRectF(0, 0, w + ex, h + ey))
+                    if self._on_grid(axis):
+                        break
+                else:
+                    if axis == "x":
+                        ex = 0.0
+                    else:
+                        ey = 0.0
+                    self.setSceneRect(QRectF(0, 0, w + ex, h + ey))
+        finally:
+            self._snapping = False
+
+    def _on_grid(self, axis: str | None = None) -> bool:
+        o = self.image_origin()
+        values = {"x": (o.x(),), "y": (o.y(),), None: (o.x(), o.y())}[axis]
+        return all(abs(v - round(v)) < 1e-6 for v in values)
+
+    def image_origin(self) -> QPointF:
+        """Where the image's top-left corner is in the viewport, in physical pixels (sub-pixel exact)."""
+        t = self.viewportTransform()
+        dpr = self.devicePixelRatioF()
+        return QPointF(t.dx() * dpr, t.dy() * dpr)
 
     def wheelEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         if event.angleDelta().y() == 0:
@@ -186,16 +263,22 @@ class Canvas(QGraphicsView):
         super().mouseMoveEvent(event)
 
     # --- highlights (search hits) ----------------------------------------------------------------
-    def set_highlights(self, rects: list[QRectF], color: str = "#ffd60a") -> None:
-        """Draw translucent rectangles (image pixels) over the image, replacing earlier ones."""
+    def set_highlights(self, rects: list[QRectF], color: str = "#ffd60a", *, current: int | None = None,
+                       current_color: str = "#ff6d00") -> None:
+        """Draw translucent rectangles (image pixels) over the image, replacing earlier ones; the one at
+        index ``current`` (a search's current hit) stronger, in ``current_color`` with a thick outline."""
         self.clear_highlights()
-        fill = QColor(color)
-        fill.setAlpha(90)
-        for r in rects:
+        for k, r in enumerate(rects):
+            strong = k == current
+            fill = QColor(current_color if strong else color)
+            fill.setAlpha(150 if strong else 90)
             item = QGraphicsRectItem(r)
             item.setBrush(QBrush(fill))
-            item.setPen(QPen(QColor(color), 0))
-            item.setZValue(10)
+            pen = QPen(QColor(current_color if strong else color), 2.5 if strong else 0)
+            pen.setCosmetic(True)
+            item.setPen(pen)
+            item.setZValue(11 if strong else 10)
+            item.setData(0, "current" if strong else "hit")
             self.scene().addItem(item)
             self._highlights.append(item)
 

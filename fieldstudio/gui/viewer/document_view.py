@@ -1,5 +1,6 @@
 """Safety manuals next to the footage: PDF pages (PyMuPDF) with page navigation, zoom and text search;
-text files as text.
+text files as text. Every hit on the page shown is highlighted; the current one (Enter: the next) is
+drawn stronger and scrolled into view.
 
 A PDF page is rendered at ``RENDER_ZOOM`` pixels per PDF point, so search hits (PDF points) are drawn at
 ``RENDER_ZOOM`` times their coordinates in the canvas.
@@ -121,11 +122,21 @@ class DocumentView(QWidget):
             return
         self.page = page
         self.canvas.set_image(qimage_from_rgb(rgb), keep_view=True)
-        self.canvas.set_highlights([r for p, r in self.hits if p == page])
+        self._highlight(page)
         self.page_box.blockSignals(True)
         self.page_box.setValue(page + 1)
         self.page_box.blockSignals(False)
         self.page_shown.emit(page, self.page_count)
+
+    def _highlight(self, page: int) -> None:
+        """The hits on ``page``, the current one (``hit_index``) stronger."""
+        on_page = [(k, r) for k, (p, r) in enumerate(self.hits) if p == page]
+        current = next((i for i, (k, _r) in enumerate(on_page) if k == self.hit_index), None)
+        self.canvas.set_highlights([r for _k, r in on_page], current=current)
+
+    def current_hit(self) -> tuple[int, QRectF] | None:
+        """(page, rectangle in page pixels) of the current hit, or None."""
+        return self.hits[self.hit_index] if 0 <= self.hit_index < len(self.hits) else None
 
     def find(self, query: str) -> int:
         """Search the document for ``query``; highlight every hit and go to the first. Returns the hit count."""
@@ -167,6 +178,6 @@ class DocumentView(QWidget):
         if page != self.page:
             self.show_page(page)
         else:
-            self.canvas.set_highlights([r for p, r in self.hits if p == page])
+            self._highlight(page)
         self.canvas.center_on(rect)
         self.hit_label.setText(f"{self.hit_index + 1} of {len(self.hits)} (page {page + 1})")

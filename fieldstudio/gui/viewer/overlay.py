@@ -11,14 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
+
+from fieldstudio.annotations.colours import text_colour_for
+from fieldstudio.gui.viewer.captions import place_captions
 
 HANDLE_PX = 7.0  # handle size on screen, in device-independent pixels
 GRAB_PX = 6.0  # how close (on screen) the pointer must be to a handle or an end to grab it
 MIN_BOX_PX = 2.0  # smallest box side in image pixels
 DOT_PX = 4.0  # radius of a ruler end or a picked point on screen
 Z_GRID, Z_BOX, Z_RULER, Z_TEXT = 5.0, 20.0, 30.0, 40.0
+CHIP_PAD_X, CHIP_PAD_Y = 4.0, 1.5  # caption chip padding around its text, screen pixels
 
 
 def _screen_scale(item: QGraphicsItem) -> float:
@@ -70,10 +74,101 @@ def _label(parent: QGraphicsItem, color: QColor) -> QGraphicsSimpleTextItem:
     return text
 
 
-class BoxItem(ScreenSizedItem):
-    """A box ``(x1, y1, x2, y2)`` in image pixels. Stored boxes can be moved and resized by 8 handles;
-    interpolated boxes of a track (``keyframe`` False) are dashed and only selectable.
+class CaptionChip(QGraphicsItem):
+    """A caption on a filled chip of the mark's colour with black or white text, whichever contrasts more
+    (WCAG ratio >= 4.5:1 on any colour, annotations/colours.py). Constant size on screen
+    (ItemIgnoresTransformations); its position is the chip's top-left corner in scene coordinates, set by
+    :func:`arrange_captions`. ``text()`` / ``setText()`` as on a text item.
+    """
 
+    def __init__(self, color: QColor, text: str = ""):
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setZValue(Z_TEXT)
+        self.fill = QColor(color)
+        self.fill.setAlpha(255)
+        self.ink = QColor(text_colour_for(self.fill.name()))
+        self.selected = False
+        self._font = QFont()
+        self._font.setPointSizeF(8.5)
+        self._text = ""
+        self._size = (0.0, 0.0)
+        self.setText(text)
+
+    def text(self) -> str:
+        return self._text
+
+    def setText(self, text: str) -> None:  # noqa: N802 - reads like QGraphicsSimpleTextItem's
+        self.prepareGeometryChange()
+        self._text = text
+        m = QFontMetricsF(self._font)
+        self._size = (m.horizontalAdvance(text) + 2 * CHIP_PAD_X, m.height() + 2 * CHIP_PAD_Y) if text else (0.0, 0.0)
+        self.setVisible(bool(text))
+        self.update()
+
+    def screen_size(self) -> tuple[float, float]:
+        """(width, height) of the chip on screen, device-independent pixels."""
+        return self._size
+
+    def set_selected_look(self, on: bool) -> None:
+        if on != self.selected:
+            self.selected = on
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return QRectF(0, 0, *self._size).adjusted(-1.5, -1.5, 1.5, 1.5)
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        if not self._text:
+            return
+        rect = QRectF(0, 0, *self._size)
+        painter.setPen(QPen(self.ink, 2.0 if self.selected else 0.8))
+        painter.setBrush(QBrush(self.fill))
+        painter.drawRoundedRect(rect, 2.5, 2.5)
+        font = QFont(self._font)
+        font.setBold(self.selected)
+        painter.setFont(font)
+        painter.setPen(self.ink)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self._text)
+
+
+def _follow_scene(chip: CaptionChip, change, value) -> None:  # noqa: ANN001 - Qt change and value
+    """A mark's chip joins and leaves the scene with the mark (it is not a child, see BoxItem)."""
+    if change == QGraphicsItem.GraphicsItemChange.ItemSceneChange and chip.scene() is not None \
+            and chip.scene() is not value:
+        chip.scene().removeItem(chip)
+    elif change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged and value is not None \
+            and chip.scene() is not value:
+        value.addItem(chip)
+
+
+def arrange_captions(chips: list[tuple[CaptionChip, tuple[float, float, float, float]]],
+                     view: QGraphicsView | None) -> None:
+    """Place each (chip, mark rectangle in scene pixels) so that no two chips overlap and every chip stays
+    inside the part of the scene that ``view`` shows (captions.place_captions)."""
+    chips = [(c, r) for c, r in chips if c.text()]
+    if not chips:
+        return
+    scale = view.transform().m11() if view is not None else 1.0
+    scene = chips[0][0].scene()
+    size = getattr(view, "image_size", None)
+    bounds = QRectF(0, 0, *size()) if size is not None else scene.sceneRect() if scene is not None else QRectF()
+    if view is not None:
+        shown = view.mapToScene(view.viewport().rect()).boundingRect()
+        inter = bounds.intersected(shown)
+        bounds = inter if inter.isValid() and not inter.isEmpty() else shown
+    sizes = [(c.screen_size()[0] / scale, c.screen_size()[1] / scale) for c, _ in chips]
+    rects = place_captions([r for _, r in chips], sizes,
+                           (bounds.left(), bounds.top(), bounds.right(), bounds.bottom()))
+    for (chip, _), (x, y, _x2, _y2) in zip(chips, rects):
+        chip.setPos(x, y)
+
+
+class BoxItem(ScreenSizedItem):
+    """A box ``(x1, y1, x2, y2)`` in image pixels, moved and resized by 8 handles once selected.
+
+    Interpolated boxes of a track (``keyframe`` False, no ``annotation_id``) are dashed; they can be
+    selected, moved and resized like stored ones (the controller turns that into a keyframe).
     ``changed(item, (x, y, w, h))`` is called once when a move or resize ends.
     """
 
@@ -90,9 +185,15 @@ class BoxItem(ScreenSizedItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
         self.setZValue(Z_BOX)
-        self.caption = _label(self, self.color)
-        self.caption.setText(caption)
+        # the chip is a top-level item (the annotator adds it to the scene) so that it is drawn above
+        # every box, not only above its own
+        self.caption = CaptionChip(self.color, caption)
         self._place_caption()
+
+    @property
+    def editable(self) -> bool:
+        """A stored box, or a track's interpolated box (moving it makes a keyframe); not a box being drawn."""
+        return self.annotation_id is not None or self.track_id is not None
 
     # geometry
     def box_xywh(self) -> tuple[float, float, float, float]:
@@ -119,7 +220,7 @@ class BoxItem(ScreenSizedItem):
 
     def handle_at(self, p: QPointF) -> str | None:
         """The handle ("tl", "t", ..., "l") under scene point ``p``, or None."""
-        if not self.isSelected() or self.annotation_id is None:
+        if not self.isSelected() or not self.editable:
             return None
         grab = GRAB_PX / self.view_scale()
         for name, h in self._handles().items():
@@ -128,16 +229,23 @@ class BoxItem(ScreenSizedItem):
         return None
 
     def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
-        pen = QPen(self.color, 2.5 if self.isSelected() else 1.8)
+        selected = self.isSelected()
+        # a halo in the contrasting colour keeps an orange box visible on an orange vest
+        halo = QPen(QColor(text_colour_for(self.color.name())), 4.5 if selected else 3.2)
+        halo.setCosmetic(True)
+        painter.setPen(halo)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(self.rect)
+        pen = QPen(self.color, 2.5 if selected else 1.6)
         pen.setCosmetic(True)
         if not self.keyframe:
             pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
         fill = QColor(self.color)
-        fill.setAlpha(40 if self.isSelected() else 0)
+        fill.setAlpha(55 if selected else 0)
         painter.setBrush(QBrush(fill))
         painter.drawRect(self.rect)
-        if self.isSelected() and self.annotation_id is not None:
+        if self.isSelected() and self.editable:
             size = HANDLE_PX / self.view_scale()
             painter.setBrush(QBrush(QColor("white")))
             hpen = QPen(self.color, 1)
@@ -147,13 +255,22 @@ class BoxItem(ScreenSizedItem):
                 painter.drawRect(QRectF(h.x() - size / 2, h.y() - size / 2, size, size))
 
     def _place_caption(self) -> None:
-        self.caption.setPos(self.rect.topLeft())
-        self.caption.setVisible(bool(self.caption.text()))
+        # the first place arrange_captions tries; it moves the chip when another one is there
+        h = self.caption.screen_size()[1] / self.view_scale()
+        self.caption.setPos(self.rect.left(), self.rect.top() - h)
+
+    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
+        chip = getattr(self, "caption", None)  # itemChange runs from __init__'s setFlag, before the chip exists
+        if chip is not None:
+            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+                chip.set_selected_look(bool(value))
+            _follow_scene(chip, change, value)
+        return super().itemChange(change, value)
 
     # dragging
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().mousePressEvent(event)
-        if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
+        if event.button() != Qt.MouseButton.LeftButton or not self.editable:
             return
         handle = self.handle_at(event.scenePos())
         inside = self.rect.contains(event.scenePos())
@@ -197,7 +314,7 @@ class BoxItem(ScreenSizedItem):
                    "l": Qt.CursorShape.SizeHorCursor, "r": Qt.CursorShape.SizeHorCursor}
         if handle:
             self.setCursor(cursors[handle])
-        elif self.annotation_id is not None and self.rect.contains(event.scenePos()):
+        elif self.editable and self.rect.contains(event.scenePos()):
             self.setCursor(Qt.CursorShape.SizeAllCursor)
         else:
             self.unsetCursor()
@@ -222,7 +339,7 @@ class RulerItem(ScreenSizedItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
         self.setZValue(Z_RULER)
-        self.text = _label(self, QColor("white"))
+        self.text = CaptionChip(self.color)
         self.refresh_text()
 
     def points(self) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -240,6 +357,19 @@ class RulerItem(ScreenSizedItem):
         mid = (self.p + self.q) / 2
         self.text.setPos(mid)
 
+    def anchor_rect(self) -> tuple[float, float, float, float]:
+        """Where the length chip wants to be: at the ruler's middle (scene pixels)."""
+        mid = (self.p + self.q) / 2
+        return (mid.x(), mid.y(), mid.x(), mid.y())
+
+    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
+        chip = getattr(self, "text", None)  # itemChange runs from __init__'s setFlag, before the chip exists
+        if chip is not None:
+            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+                chip.set_selected_look(bool(value))
+            _follow_scene(chip, change, value)
+        return super().itemChange(change, value)
+
     def _margin(self) -> float:
         return (GRAB_PX + 4) / self.view_scale()
 
@@ -256,7 +386,12 @@ class RulerItem(ScreenSizedItem):
         return stroker.createStroke(path)
 
     def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
-        pen = QPen(self.color, 2.5 if self.isSelected() else 2)
+        selected = self.isSelected()
+        halo = QPen(QColor(text_colour_for(self.color.name())), 5 if selected else 3.5)
+        halo.setCosmetic(True)
+        painter.setPen(halo)
+        painter.drawLine(QLineF(self.p, self.q))
+        pen = QPen(self.color, 2.5 if selected else 2)
         pen.setCosmetic(True)
         painter.setPen(pen)
         painter.drawLine(QLineF(self.p, self.q))

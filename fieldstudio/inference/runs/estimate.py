@@ -41,10 +41,12 @@ _TEMPLATES = {  # the templates a single request of each strategy carries
     "fieldworkarena": ("strategy_fieldworkarena", "strategy_fieldworkarena_goal"),
     "industryeqa": ("strategy_industryeqa",),
     "blind": ("strategy_blind",),
+    "blind-text": ("strategy_blind_text",),
     "acceptability": ("strategy_acceptability",),
     "chunked": ("strategy_chunked_describe",),
     "agent": ("strategy_agent", "strategy_agent_tools_format"),
 }
+_BLIND = ("blind", "blind-text")  # the strategies that send the question without media
 _TIMESTAMP_CHARS = 20  # "timestamp: 00:00:12" before each FieldWorkArena frame
 
 
@@ -165,13 +167,13 @@ def task_requests(task: TaskSpec, strategy: str, profile: ModelProfile, params: 
     ceil(length / chunk_s) description requests plus one answer; agent one planning and one analysis
     request per input plus a final planning request.
     """
-    if task.rejected_inputs or (task.missing_inputs and strategy != "blind"):
+    if task.rejected_inputs or (task.missing_inputs and strategy not in _BLIND):
         return []
     base = len(task.query) + sum(len(template(t)) for t in _TEMPLATES.get(strategy, ()))
     spf = float(_param(params, "seconds_per_frame", 1.0))
     max_frames = int(_param(params, "max_frames", 30))
     docs = sum(doc_chars.get(i.media.id, 0) for i in task.inputs if i.kind == "document")
-    if strategy == "blind":
+    if strategy in _BLIND:
         return [Request(base, [], "low")]
     if strategy == "industryeqa":
         n = int(_param(params, "frames", 30))

@@ -44,12 +44,13 @@ from fieldstudio.inference.runs.records import (
     create_runs,
     delete_run,
     find_resumable_run,
+    open_batch_answer_ids,
     run_summary,
     select_tasks,
     split_error,
 )
 from fieldstudio.inference.strategies import get_strategy
-from fieldstudio.inference.strategies.base import Prompt, StrategyContext, StrategyError, StrategyOutcome
+from fieldstudio.inference.strategies.base import Prompt, Strategy, StrategyContext, StrategyError, StrategyOutcome
 from fieldstudio.store.models import Answer, Run, utcnow
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
@@ -70,9 +71,27 @@ class RunCancelled(Exception):
     """Raised inside a worker when the run is cancelled between two requests of one answer."""
 
 
+class RequestDeferred(Exception):
+    """Raised by an executor's `send` that does not call the endpoint now (a request written into a batch).
+
+    It leaves `AnswerExecutor.answer` untouched, the answer stays pending. Attributes: the profile, the
+    prompt and its cache key, as the normal path would have sent them.
+    """
+
+    def __init__(self, profile: ModelProfile, prompt: Prompt, key: str):
+        super().__init__(f"request of {profile.name} deferred")
+        self.profile = profile
+        self.prompt = prompt
+        self.key = key
+
 
 @dataclass
-class _Request:
+class RequestRecord:
+    """One request made (or answered from the cache) for an answer, as its trace and totals record it.
+
+    ``images`` are objects with ``record(request=i)`` (the encoded images sent, or their stored records).
+    """
+
     purpose: str
     profile: str
     result: ChatResult | None
@@ -84,17 +103,18 @@ class _Request:
     prompt_text: list[str]
 
 
-class _AnswerLog:
+class AnswerLog:
     """The requests made for one answer (cached or paid), in order."""
 
     def __init__(self) -> None:
-        self.requests: list[_Request] = []
+        self.requests: list[RequestRecord] = []
         self.retries = 0
         self.flag: tuple[str, str] | None = None  # (kind, message) from the last reply: refusal, content filter
         self.unsaved: list[tuple[str, ChatResult, float | None]] = []  # paid replies not yet in the cache
 
 
-def _prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
+def prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
+    """The text parts of chat messages as ``role: text`` lines (each cut at 4,000 characters), for a trace."""
     out = []
     for m in messages:
         content = m.get("content")
@@ -105,7 +125,8 @@ def _prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _reply_flag(result: ChatResult) -> tuple[str, str] | None:
+def reply_flag(result: ChatResult) -> tuple[str, str] | None:
+    """(``content_filter`` or ``refusal``, message) when the reply was filtered or refused, else None."""
     if result.finish_reason == "content_filter":
         return "content_filter", "the endpoint's content filter stopped the reply"
     message = cache._first_message(result.raw) or {}
@@ -116,8 +137,38 @@ def _reply_flag(result: ChatResult) -> tuple[str, str] | None:
     return None
 
 
-class _Executor:
-    """Shared state of one `execute_run` call; `answer` runs on worker threads."""
+def check_prompt(profile: ModelProfile, prompt: Prompt) -> None:
+    """Refuse a request the profile says the endpoint would reject, before anything is sent.
+
+    Raises ModelCallError ``too_many_images`` (more images than the profile's or the tested limit) or
+    ``images_rejected`` (images for an endpoint `models test` found text-only).
+    """
+    limit = profile.max_images_per_request or profile.capabilities.max_images_per_request
+    if limit and len(prompt.images) > limit:
+        raise ModelCallError("too_many_images", f"{profile.name}: this request holds {len(prompt.images)} "
+                             f"images and the profile allows at most {limit} per request; lower the number "
+                             "of frames or raise the profile's limit", max_images=limit)
+    if prompt.images and profile.capabilities.images_accepted is False:
+        raise ModelCallError("images_rejected", f"{profile.name}: `models test` found that this endpoint "
+                             "does not accept images; use a vision model or the blind strategy")
+
+
+def request_key(profile: ModelProfile, strategy: Strategy, prompt: Prompt) -> str:
+    """The response-cache key of one request of `strategy` (`cache.cache_key` with the prompt's frame hashes)."""
+    hashes = {im.data_url(): im.sha256 for im in prompt.images}
+    options = {"max_tokens": prompt.max_tokens, "response_format": prompt.response_format,
+               "extra_body": prompt.extra_body}
+    return cache.cache_key(profile, strategy.name, strategy.version, prompt.messages, image_hashes=hashes,
+                           options=options)
+
+
+class AnswerExecutor:
+    """Shared state of one `execute_run` call; `answer` runs on worker threads.
+
+    `send(profile, prompt, key, answer_log)` makes a request that the cache could not answer; by default it
+    calls the endpoint (`chat`, with the profile's retries). `provider_batch` replaces it with one that raises
+    `RequestDeferred`, so a batch line is built exactly as a request of a normal run.
+    """
 
     def __init__(self, project: Project, run: Run, profile: ModelProfile, vision: ModelProfile | None,
                  use_cache: bool, cancelled: Cancelled):
@@ -134,6 +185,18 @@ class _Executor:
         self.tasks: dict[str, Any] = {}
         self.known_keys = cache.known_keys(project) if use_cache else set()
         self._lock = threading.Lock()
+        self.send: Callable[[ModelProfile, Prompt, str, AnswerLog], ChatResult] = self._call_endpoint
+
+    def _call_endpoint(self, profile: ModelProfile, prompt: Prompt, key: str, answer_log: AnswerLog) -> ChatResult:
+        try:
+            result = chat(profile, prompt.messages, max_tokens=prompt.max_tokens,
+                          response_format=prompt.response_format, extra_body=prompt.extra_body,
+                          client=self.client(profile), cancelled=self.cancelled)
+        except ModelCallError as exc:
+            answer_log.retries += max(exc.attempts - 1, 0)
+            raise
+        answer_log.retries += max(result.attempts - 1, 0)
+        return result
 
     def client(self, profile: ModelProfile):  # noqa: ANN201 - openai.OpenAI
         with self._lock:
@@ -147,48 +210,31 @@ class _Executor:
         for c in self._clients.values():
             c.close()
 
-    def ask_for(self, answer_log: _AnswerLog) -> Callable[..., ChatResult]:
+    def ask_for(self, answer_log: AnswerLog) -> Callable[..., ChatResult]:
         def ask(prompt: Prompt, profile: ModelProfile | None = None) -> ChatResult:
             profile = profile or self.profile
             if answer_log.requests and self.cancelled():
                 raise RunCancelled()
-            limit = profile.max_images_per_request or profile.capabilities.max_images_per_request
-            if limit and len(prompt.images) > limit:
-                raise ModelCallError("too_many_images", f"{profile.name}: this request holds {len(prompt.images)} "
-                                     f"images and the profile allows at most {limit} per request; lower the number "
-                                     "of frames or raise the profile's limit", max_images=limit)
-            if prompt.images and profile.capabilities.images_accepted is False:
-                raise ModelCallError("images_rejected", f"{profile.name}: `models test` found that this endpoint "
-                                     "does not accept images; use a vision model or the blind strategy")
-            hashes = {im.data_url(): im.sha256 for im in prompt.images}
-            options = {"max_tokens": prompt.max_tokens, "response_format": prompt.response_format,
-                       "extra_body": prompt.extra_body}
-            key = cache.cache_key(profile, self.strategy.name, self.strategy.version, prompt.messages,
-                                  image_hashes=hashes, options=options)
+            check_prompt(profile, prompt)
+            key = request_key(profile, self.strategy, prompt)
             self.save_unsaved(answer_log)  # a multi-request answer keeps every paid reply as it goes
             maybe_cached = self.use_cache and (self.known_keys is None or key in self.known_keys)
             hit = cache.lookup_with_cost(self.project, key) if maybe_cached else None
             if hit is not None:
                 (result, original), paid = hit, 0.0
             else:
-                try:
-                    result = chat(profile, prompt.messages, max_tokens=prompt.max_tokens,
-                                  response_format=prompt.response_format, extra_body=prompt.extra_body,
-                                  client=self.client(profile), cancelled=self.cancelled)
-                except ModelCallError as exc:
-                    answer_log.retries += max(exc.attempts - 1, 0)
-                    raise
-                answer_log.retries += max(result.attempts - 1, 0)
+                result = self.send(profile, prompt, key, answer_log)
                 paid = original = cost(profile, result)
-            answer_log.requests.append(_Request(prompt.purpose, profile.name, result, hit is not None, paid, original,
-                                                list(prompt.images), key, _prompt_texts(prompt.messages)))
-            answer_log.flag = _reply_flag(result)
+            answer_log.requests.append(RequestRecord(prompt.purpose, profile.name, result, hit is not None, paid,
+                                                     original, list(prompt.images), key,
+                                                     prompt_texts(prompt.messages)))
+            answer_log.flag = reply_flag(result)
             if hit is None and answer_log.flag is None:  # refusals and filtered replies are not cached: a retry
                 answer_log.unsaved.append((key, result, paid))  # (--retry-failed) asks the endpoint again
             return result
         return ask
 
-    def save_unsaved(self, answer_log: _AnswerLog, session: Any = None) -> None:
+    def save_unsaved(self, answer_log: AnswerLog, session: Any = None) -> None:
         """Put the paid replies of this answer not yet cached into the cache (in `session`, else its own write)."""
         if not answer_log.unsaved:
             return
@@ -206,13 +252,13 @@ class _Executor:
 
     def answer(self, answer_id: str, task_id: str) -> tuple[str, str | None]:
         """Answer one task and commit it. Returns (state, error kind): state ``done`` or ``pending``."""
-        answer_log = _AnswerLog()
+        answer_log = AnswerLog()
         try:
             return self._answer(answer_id, task_id, answer_log)
         finally:
             self.save_unsaved(answer_log)  # cancelled or stopped: what was paid is kept for the resume
 
-    def _answer(self, answer_id: str, task_id: str, answer_log: _AnswerLog) -> tuple[str, str | None]:
+    def _answer(self, answer_id: str, task_id: str, answer_log: AnswerLog) -> tuple[str, str | None]:
         try:
             task = self.tasks.get(task_id) or load_task(self.project, task_id)
             refuse_rejected_inputs(task)
@@ -222,6 +268,8 @@ class _Executor:
                 outcome.error_kind, outcome.error = answer_log.flag
         except RunCancelled:
             return "pending", None
+        except RequestDeferred:
+            raise
         except ModelCallError as exc:
             if exc.kind in FATAL_KINDS:
                 raise
@@ -234,7 +282,15 @@ class _Executor:
         self._commit(answer_id, outcome, answer_log)
         return "done", outcome.error_kind
 
-    def _commit(self, answer_id: str, outcome: StrategyOutcome, answer_log: _AnswerLog) -> None:
+    def _commit(self, answer_id: str, outcome: StrategyOutcome, answer_log: AnswerLog) -> None:
+        values = self.answer_values(answer_id, outcome, answer_log)
+        with self.project.write() as s:
+            self.save_unsaved(answer_log, s)
+            s.execute(UPDATE_PENDING, values)
+
+    @staticmethod
+    def answer_values(answer_id: str, outcome: StrategyOutcome, answer_log: AnswerLog) -> dict[str, Any]:
+        """The columns a finished answer is stored with (the parameters of `UPDATE_PENDING`)."""
         results = [r.result for r in answer_log.requests if r.result is not None]
 
         def total(name: str) -> int | None:
@@ -262,15 +318,14 @@ class _Executor:
             "retries": answer_log.retries, "frames": frames, "trace": trace, "created_at": utcnow(),
         }
         values["b_answer_id"] = answer_id
-        with self.project.write() as s:
-            self.save_unsaved(answer_log, s)
-            s.execute(_UPDATE_PENDING, values)
+        return values
 
 
-#: Writes a finished answer; only a pending one, so an answer another executor finished first stays as it is.
+#: Writes a finished answer (`AnswerExecutor.answer_values`); only a pending one, so an answer another executor
+#: finished first stays as it is.
 _ANSWER_COLUMNS = ("raw_text", "parsed", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
                    "cached_tokens", "latency_s", "cost_usd", "from_cache", "retries", "frames", "trace", "created_at")
-_UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), Answer.raw_text.is_(None),
+UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), Answer.raw_text.is_(None),
                                         Answer.error.is_(None))
                    .values({name: bindparam(name, type_=JSON(none_as_null=True)) if name in ("parsed", "frames", "trace")
                             else bindparam(name) for name in _ANSWER_COLUMNS}))  # None in a JSON column: SQL NULL
@@ -288,7 +343,7 @@ def refuse_rejected_inputs(task: TaskSpec) -> None:
                                               "fix the task file and import it again")
 
 
-def _profile_for(project: Project, run: Run, given: ModelProfile | None) -> ModelProfile:
+def profile_for_run(project: Project, run: Run, given: ModelProfile | None) -> ModelProfile:
     """The profile to resume a run with: `given`, or the stored profile of the same name, checked unchanged."""
     with project.read() as s:
         row = s.get(ProfileRow, run.profile_id) if run.profile_id else None
@@ -301,6 +356,17 @@ def _profile_for(project: Project, run: Run, given: ModelProfile | None) -> Mode
         raise ProfileError(f"the profile {row.name!r} changed since run {run.id[:8]} started (model or base URL); "
                            "start a new run instead of resuming this one")
     return profile
+
+
+def make_failed_pending(session: Any, run_id: str) -> int:
+    """In an open write session, make the run's failed answers pending again (to ask them again); returns how many."""
+    count = 0
+    for row in session.scalars(select(Answer).where(Answer.run_id == run_id, Answer.error.is_not(None))):
+        row.error = row.raw_text = row.parsed = None
+        row.cost_usd = row.prompt_tokens = row.completion_tokens = row.reasoning_tokens = None
+        row.from_cache = False
+        count += 1
+    return count
 
 
 def execute_run(project: Project, run_id: str, *, progress: Progress = lambda done, total: None,
@@ -335,28 +401,28 @@ def execute_run(project: Project, run_id: str, *, progress: Progress = lambda do
         raise NotFound(f"no run {run_id!r} in {project.path.name}")
     if run.kind != "model":
         raise FieldstudioError(f"run {run.name!r} holds imported answers; there is nothing to execute")
-    profile = _profile_for(project, run, profile)
+    profile = profile_for_run(project, run, profile)
     vision = vision_profile
     if vision is None and (run.params or {}).get("vision_profile_name"):
         vision = get_profile(run.params["vision_profile_name"])
     workers = max(1, int(concurrency or profile.concurrency or 1))
     with project.write() as s:
         if retry_failed:
-            for row in s.scalars(select(Answer).where(Answer.run_id == run_id, Answer.error.is_not(None))):
-                row.error = row.raw_text = row.parsed = None
-                row.cost_usd = row.prompt_tokens = row.completion_tokens = row.reasoning_tokens = None
-                row.from_cache = False
+            make_failed_pending(s, run_id)
         s.get(Run, run_id).status = "running"
         todo = s.execute(select(Answer.id, Answer.task_id).where(
             Answer.run_id == run_id, Answer.raw_text.is_(None), Answer.error.is_(None))
             .order_by(Answer.id)).all()
         total = s.scalar(select(func.count()).select_from(Answer).where(Answer.run_id == run_id)) or 0
+    in_batch = open_batch_answer_ids(project, run_id)
+    if in_batch:  # their requests wait in a provider batch: sending them now would pay twice
+        todo = [row for row in todo if row[0] not in in_batch]
     done = total - len(todo)
     progress(done, total)
     # One idle connection held for the run: otherwise every short transaction closes the file's last
     # connection, and SQLite then checkpoints and deletes the WAL each time (about 4 ms per write here).
     keepalive = project.read_engine.raw_connection()
-    executor = _Executor(project, run, profile, vision, use_cache, cancelled)
+    executor = AnswerExecutor(project, run, profile, vision, use_cache, cancelled)
     for start in range(0, len(todo), 500):  # one read per 500 tasks instead of one per answer
         batch = [task_id for _, task_id in todo[start:start + 500]]
         executor.tasks.update((t.id, t) for t in load_tasks(project, batch))
@@ -416,6 +482,8 @@ def execute_run(project: Project, run_id: str, *, progress: Progress = lambda do
         raise crash
     summary = run_summary(project, run_id)
     status = "done" if summary.pending == 0 else ("failed" if stopped else "cancelled")
+    if status == "cancelled" and summary.pending == summary.in_batch and not cancelled():
+        status = "batch"  # every answer left waits in a provider batch
     with project.write() as s:
         row = s.get(Run, run_id)
         row.status = status

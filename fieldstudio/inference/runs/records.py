@@ -20,7 +20,7 @@ from sqlalchemy import func, or_, select
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.inference.profiles import ModelProfile, mask_url
 from fieldstudio.inference.strategies import get_strategy
-from fieldstudio.store.models import Answer, Run, Task
+from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
 
@@ -147,6 +147,14 @@ def find_resumable_run(project: Project, profile_name: str, strategy: str) -> st
     return None
 
 
+def open_batch_answer_ids(project: Project, run_id: str) -> set[str]:
+    """Ids of the run's answers whose requests are in a provider batch not yet imported (never sent again)."""
+    with project.read() as s:
+        rows = s.scalars(select(ProviderBatch.answer_ids).where(ProviderBatch.run_id == run_id,
+                                                                ProviderBatch.imported_at.is_(None))).all()
+    return {answer_id for ids in rows for answer_id in ids or []}
+
+
 # -- summaries -----------------------------------------------------------------------------------
 
 
@@ -161,6 +169,7 @@ class RunSummary:
         cost_usd: sum of known costs (USD); cost_complete: False when some finished answer's cost is
         unknown (the sum is then a lower bound, "partial").
         errors: count per error kind. status: the run's status. stopped: why the run stopped early, if it did.
+        in_batch: pending answers whose requests wait in an open provider batch.
     """
 
     run_id: str
@@ -178,6 +187,7 @@ class RunSummary:
     status: str = "pending"
     stopped: str | None = None
     elapsed_s: float = 0.0
+    in_batch: int = 0
 
     @property
     def cost_status(self) -> str:
@@ -194,12 +204,14 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
         run = s.get(Run, run_id)
         if run is None:
             raise NotFound(f"no run {run_id!r} in {project.path.name}")
-        rows = s.execute(select(Answer.raw_text.is_not(None), Answer.error, Answer.from_cache, Answer.prompt_tokens,
+        rows = s.execute(select(Answer.id, Answer.raw_text.is_not(None), Answer.error, Answer.from_cache,
+                                Answer.prompt_tokens,
                                 Answer.completion_tokens, Answer.reasoning_tokens, Answer.cost_usd)
                          .where(Answer.run_id == run_id)).all()
     summary = RunSummary(run_id, total=len(rows), status=run.status)
     kinds: Counter[str] = Counter()
-    for has_text, error, from_cache, p, c, r, usd in rows:
+    pending_ids = []
+    for answer_id, has_text, error, from_cache, p, c, r, usd in rows:
         if error is not None:
             summary.failed += 1
             kinds[split_error(error)[0] or "error"] += 1
@@ -207,6 +219,7 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
             summary.answered += 1
         else:
             summary.pending += 1
+            pending_ids.append(answer_id)
             continue
         summary.from_cache += bool(from_cache)
         summary.prompt_tokens += p or 0
@@ -217,6 +230,9 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
         else:
             summary.cost_usd += usd
     summary.errors = dict(kinds)
+    if summary.pending:
+        in_batch = open_batch_answer_ids(project, run_id)
+        summary.in_batch = sum(1 for answer_id in pending_ids if answer_id in in_batch)
     return summary
 
 
@@ -236,4 +252,4 @@ def delete_run(project: Project, run_id: str) -> None:
 
 
 __all__ = ["RunSummary", "split_error", "select_tasks", "create_run", "create_runs", "find_resumable_run",
-           "run_summary", "delete_run"]
+           "open_batch_answer_ids", "run_summary", "delete_run"]

@@ -15,7 +15,7 @@ from sqlalchemy import Integer, case, func, select
 
 from fieldstudio.core.errors import NotFound
 from fieldstudio.inference.runs.records import split_error
-from fieldstudio.store.models import Answer, Run, Task
+from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
 
@@ -51,7 +51,8 @@ class RunRow:
     ``answered`` finished without error, ``failed`` with one, ``pending`` not finished; tokens and
     ``cost_usd`` are sums over finished answers; ``cost_complete`` is False when some finished answer's
     cost is unknown; ``duration_s`` is from the run's creation to its last stop (None while it runs; a resumed
-    run's includes the pause).
+    run's includes the pause); ``batch`` is where its provider batches stand (`batch_label`), None for a run
+    never sent as a batch.
     """
 
     id: str
@@ -72,6 +73,7 @@ class RunRow:
     cost_complete: bool
     started_at: datetime | None
     finished_at: datetime | None
+    batch: str | None = None
 
     @property
     def duration_s(self) -> float | None:
@@ -98,6 +100,24 @@ def _aggregate(run_ids: Sequence[str] | None):  # noqa: ANN202 - a select
     return q
 
 
+def batch_label(batches: Sequence[ProviderBatch]) -> str | None:
+    """Where a run's provider batches stand, oldest first in `batches`: the newest one's status with its
+    finished / total request counts while it is open (``in_progress 120/200``; ``written`` for a file for
+    vllm run-batch), then ``, N earlier`` when there were others. None without batches."""
+    if not batches:
+        return None
+    last = batches[-1]
+    text = "imported" if last.kind == "file" and last.imported_at is not None else last.status
+    counts = last.request_counts or {}
+    if last.imported_at is None and counts.get("total"):
+        text += f" {int(counts.get('completed') or 0) + int(counts.get('failed') or 0)}/{counts['total']}"
+    elif last.imported_at is None:
+        text += f" ({len(last.answer_ids or [])} requests)"
+    if len(batches) > 1:
+        text += f", {len(batches) - 1} earlier"
+    return text
+
+
 def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[RunRow]:
     """Every run (or those in `run_ids`), newest first, with counts, tokens, cost and times."""
     with project.read() as s:
@@ -109,6 +129,12 @@ def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[Ru
         sums = {r[0]: r[1:] for r in s.execute(_aggregate(run_ids)).all()}
         last = dict(s.execute(select(Answer.run_id, func.max(Answer.created_at)).where(
             Answer.raw_text.is_not(None) | Answer.error.is_not(None)).group_by(Answer.run_id)).all())
+        batch_rows = select(ProviderBatch).order_by(ProviderBatch.created_at)
+        if run_ids is not None:
+            batch_rows = batch_rows.where(ProviderBatch.run_id.in_(list(run_ids)))
+        batches: dict[str, list[ProviderBatch]] = {}
+        for b in s.scalars(batch_rows):
+            batches.setdefault(b.run_id, []).append(b)
     out = []
     for run, profile_name, model in runs:
         total, answered, failed, cached, p, c, usd, unknown_cost = sums.get(run.id, (0, 0, 0, 0, 0, 0, 0.0, 0))
@@ -118,7 +144,8 @@ def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[Ru
             finished_at = last.get(run.id)      # imported answers: the last one stored
         out.append(RunRow(run.id, run.name, run.kind, profile_name, model, run.strategy, run.status, int(total or 0),
                           answered, failed, int(total or 0) - answered - failed, int(cached or 0), int(p or 0),
-                          int(c or 0), float(usd or 0.0), not unknown_cost, run.started_at, finished_at))
+                          int(c or 0), float(usd or 0.0), not unknown_cost, run.started_at, finished_at,
+                          batch_label(batches.get(run.id, []))))
     return out
 
 
@@ -239,5 +266,5 @@ def live_totals(project: Project, run_ids: Sequence[str], *, max_errors: int = 5
     return out
 
 
-__all__ = ["TaskFacets", "task_facets", "RunRow", "list_runs", "AnswerRow", "list_answers", "answer_detail",
+__all__ = ["TaskFacets", "task_facets", "RunRow", "batch_label", "list_runs", "AnswerRow", "list_answers", "answer_detail",
            "LiveTotals", "live_totals"]

@@ -110,6 +110,8 @@ class Strategy:
     ``build(ctx, task) -> list[Prompt]``: the first request(s), for a preview (single-request strategies:
     the only request). ``execute(ctx, task, ask) -> StrategyOutcome``: the whole exchange.
     ``templates``: the resource files whose text shapes the prompt (their hashes are stored with a run).
+    ``parse(task, text) -> (parsed, error kind, message)``: set for strategies that send exactly one request,
+    ``build(ctx, task)[0]``, and parse its reply (`single`); those can also be sent as a provider batch.
     """
 
     name: str
@@ -118,6 +120,20 @@ class Strategy:
     build: Callable[[StrategyContext, TaskSpec], list[Prompt]]
     execute: Callable[[StrategyContext, TaskSpec, Ask], StrategyOutcome]
     templates: tuple[str, ...] = ()
+    parse: Callable[[TaskSpec, str], tuple[dict[str, Any], str | None, str | None]] | None = None
+
+    @classmethod
+    def single(cls, name: str, version: str, description: str,
+               build: Callable[[StrategyContext, TaskSpec], list[Prompt]],
+               parse: Callable[[TaskSpec, str], tuple[dict[str, Any], str | None, str | None]],
+               templates: tuple[str, ...] = ()) -> Strategy:
+        """A strategy that sends its one request ``build(ctx, task)[0]`` and parses the reply's text."""
+        return cls(name, version, description, build, single_request(build, parse), templates, parse)
+
+    @property
+    def single_request(self) -> bool:
+        """True when every task is one request (so the strategy can run through a Batch API)."""
+        return self.parse is not None
 
     def fingerprint(self) -> dict[str, Any]:
         """Name, version and the SHA-256 (first 16 hex digits) of each template, as stored with a run."""
@@ -341,6 +357,12 @@ def build_blind(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
     return [Prompt([{"role": "user", "content": text}], [], max_tokens=ctx.params.get("max_tokens"))]
 
 
+def build_blind_text(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
+    """The question alone as one plain-text user message (no content parts, so text-only servers read it)."""
+    text = template("strategy_blind_text").format(query=task.query, output_instruction=output_instruction(task))
+    return [Prompt([{"role": "user", "content": text}], [], max_tokens=ctx.params.get("max_tokens"))]
+
+
 def single_request(build: Callable[[StrategyContext, TaskSpec], list[Prompt]],
                    parse: Callable[[TaskSpec, str], tuple[dict[str, Any], str | None, str | None]]
                    ) -> Callable[[StrategyContext, TaskSpec, Ask], StrategyOutcome]:
@@ -470,22 +492,22 @@ def parse_acceptability(task: TaskSpec, text: str) -> tuple[dict[str, Any], str 
 
 
 BUILTIN: tuple[Strategy, ...] = (
-    Strategy("fieldworkarena", "1", "FieldWorkArena: 1 frame/s up to about 30 frames with timestamps, "
-                      "photos, documents as text; images at full detail", build_fieldworkarena,
-                      single_request(build_fieldworkarena, parse_text_answer),
-                      ("strategy_fieldworkarena", "strategy_fieldworkarena_goal")),
-    Strategy("industryeqa", "1", "IndustryEQA: N uniform frames (default 30), longest side 768, JPEG 85, "
-                      "JSON with direct_answer and reasoning_answer", build_industryeqa,
-                      single_request(build_industryeqa, lambda task, text: parse_eqa_answer(text)),
-                      ("strategy_industryeqa",)),
-    Strategy("blind", "1", "The question alone, no media (IndustryEQA's blind baseline)", build_blind,
-                      single_request(build_blind, lambda task, text: parse_eqa_answer(text)), ("strategy_blind",)),
+    Strategy.single("fieldworkarena", "1", "FieldWorkArena: 1 frame/s up to about 30 frames with timestamps, "
+                    "photos, documents as text; images at full detail", build_fieldworkarena, parse_text_answer,
+                    ("strategy_fieldworkarena", "strategy_fieldworkarena_goal")),
+    Strategy.single("industryeqa", "1", "IndustryEQA: N uniform frames (default 30), longest side 768, JPEG 85, "
+                    "JSON with direct_answer and reasoning_answer", build_industryeqa,
+                    lambda task, text: parse_eqa_answer(text), ("strategy_industryeqa",)),
+    Strategy.single("blind", "1", "The question alone, no media (IndustryEQA's blind baseline)", build_blind,
+                    lambda task, text: parse_eqa_answer(text), ("strategy_blind",)),
+    Strategy.single("blind-text", "1", "The question alone, no media; the reply is the answer as plain text, "
+                    "read as FieldWorkArena answers are (JSON where the task asks for it)", build_blind_text,
+                    parse_text_answer, ("strategy_blind_text",)),
     Strategy("chunked", "1", "Long video: 30 s chunks at 1 frame/s described one by one, then one answer "
                       "from the descriptions", build_chunked, execute_chunked,
                       ("strategy_chunked_describe", "strategy_chunked_answer", "strategy_fieldworkarena",
                        "strategy_fieldworkarena_goal")),
-    Strategy("acceptability", "1", "One photo or video frame: JSON with verdict, reasons and documentation "
-                      "fields", build_acceptability, single_request(build_acceptability, parse_acceptability),
-                      ("strategy_acceptability",)),
+    Strategy.single("acceptability", "1", "One photo or video frame: JSON with verdict, reasons and documentation "
+                    "fields", build_acceptability, parse_acceptability, ("strategy_acceptability",)),
 )
 """The strategies that reproduce the benchmarks' prompts (the agent is in ``agent.py``)."""

@@ -1,45 +1,62 @@
-"""FieldWorkArena's evaluator as its code computes it ("fwa-official", code-compatible mode).
+"""FieldWorkArena's evaluator as its code computes it: "fwa-official" and "fwa-logic+fs-prompt".
 
-Source: ``FujitsuResearch/FieldWorkArena@8ebe8dae:tools/evaluation/metrics/automatic/automatic_evaluation.py``
-(the GreenAgent copy behaves the same), aggregation from ``tools/evaluation/FWA_evaluator.py`` and
-``tools/evaluation/calc_category.py``, as documented in benchmarks.md §1.3, §1.4 and §1.6:
+Source (read, not copied): ``FujitsuResearch/FieldWorkArena@8ebe8dae:tools/evaluation/metrics/automatic/
+automatic_evaluation.py`` (the offline evaluator) and its leaderboard copy
+``ast-fri/FieldWorkArena-GreenAgent:src/fieldworkarena/agent/metrics/automatic/automatic_evaluation.py``;
+aggregation from ``tools/evaluation/FWA_evaluator.py`` and ``calc_category.py`` (benchmarks.md §1.3-§1.6).
 
-* fuzzy_match / json_match: the judge reply, lower-cased, containing "partially correct" or
-  "incorrect" scores 0.0; otherwise it must contain "correct" (1.0); anything else 0.0.
+* "fwa-official" sends the benchmark's own prompt, read at run time from the user's copy of the file
+  (``scoring.official``), with its system message and settings; "fwa-logic+fs-prompt" applies the same
+  rules to replies to fieldstudio's own prompts (not comparable with published tables). Both need a
+  judge; judge-free scoring is "fs-match" (``scorers.fs_match``), which is not the official evaluator.
+* fuzzy_match / json_match: the reply, lower-cased, containing "partially correct" or "incorrect"
+  scores 0.0; otherwise it must contain "correct" (1.0); anything else 0.0. json_match returns 0.0 for
+  the reference ``"[ ]"`` whatever the judge says.
 * numerical_match: the greedy ``{...}`` span of the reply is parsed as JSON; ``correctness ==
   "incorrect"`` (exact, case-sensitive) gates the score to 0; otherwise each numerical value is scored
   by type (number: ``int(t) == int(s)``; time and length: the stepped ladders) and
-  score = 0.5 + 0.5 x mean. Empty ``numerical_values`` raises ZeroDivisionError in the original; here it
-  scores 0.0 with an ``error`` message, as GreenAgent records it.
+  score = 0.5 + 0.5 x mean. Where the code raises (no lowercase ``correctness`` key, an entry without
+  ``teacher``/``student``, empty ``numerical_values``, a missing ``type`` in the leaderboard copy) the
+  task scores 0.0 with an ``error``, as the leaderboard records it; the offline copy takes a missing
+  ``type`` from the entry before it (its variable keeps the last value).
+* A failed or empty judge reply scores 0.0 (the code's call returns "" on an error), marked "judge
+  failed": the service does not cache it, and the next scoring asks again.
 * A task is correct when score > 0.5.
-
-Without a judge, deterministic matchers decide what they can (a pure yes/no, count, length, time or
-time-range reference; a JSON report) and every other answer is returned unscored (value None).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fieldstudio.core import matchers
 from fieldstudio.scoring.scorers.judge import Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, bucket_of
 
-__all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "verdict_score", "numerical_reply_score",
-           "numerical_values_score", "distance_step", "time_step", "official_time_seconds", "category_of",
-           "CategorySummary", "aggregate_by_category", "SUBCATEGORY_BUCKETS", "bucket_of", "aggregate_by_bucket"]
+__all__ = ["NAME", "VERSION", "DESCRIPTION", "FS_PROMPT_NAME", "FS_PROMPT_VERSION", "FS_PROMPT_DESCRIPTION",
+           "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
+           "numerical_reply_score", "numerical_values_score", "distance_step", "time_step", "official_time_seconds",
+           "category_of", "CategorySummary", "aggregate_by_category", "SUBCATEGORY_BUCKETS", "bucket_of",
+           "aggregate_by_bucket"]
 
 NAME = "fwa-official"
-VERSION = "1.0"
-DESCRIPTION = ("FieldWorkArena as its official evaluator computes it: judge verdict gate, stepped time and "
-               "distance ladders, 0.5 + 0.5 x mean, correct when score > 0.5")
+VERSION = "2.0"
+DESCRIPTION = ("FieldWorkArena as its official evaluator computes it, with its own judge prompt and settings read "
+               "from the located evaluator file: verdict gate, stepped ladders, 0.5 + 0.5 x mean, correct when > 0.5")
+FS_PROMPT_NAME = "fwa-logic+fs-prompt"
+FS_PROMPT_VERSION = "1.0"
+FS_PROMPT_DESCRIPTION = ("FieldWorkArena's decision rules over fieldstudio's own judge prompts (not the benchmark's "
+                         "prompt: not comparable with published tables)")
 EVAL_FUNCS = ("fuzzy_match", "json_match", "numerical_match")
+EMPTY_JSON_REFERENCE = "[ ]"
+"""json_match's reference that scores 0.0 in the official code (the ground truth files write "[]")."""
+
+
+class _Raises(Exception):
+    """Where the official code raises: the task scores 0 with this message."""
 
 
 # ---------------------------------------------------------------- the code's rules
@@ -79,10 +96,31 @@ def official_time_seconds(value: Any) -> float:
     return seconds
 
 
-def _entry_score(entry: Mapping[str, Any]) -> float:
-    """One numerical_values entry; KeyError for a missing "type" propagates (uncaught in the code)."""
-    kind = entry["type"]
-    teacher, student = entry.get("teacher"), entry.get("student")
+def _entry_kind(entry: Any, previous: Any, variant: str) -> Any:
+    """The entry's type as the code reads it; raises _Raises where the code would raise."""
+    if not isinstance(entry, Mapping):
+        raise _Raises(f"a numerical_values entry is not an object ({entry!r})")
+    for key in ("teacher", "student"):
+        if key not in entry:
+            raise _Raises(f"a numerical_values entry has no {key!r} key")
+    if "type" in entry:
+        return entry["type"]
+    if variant == "leaderboard":
+        raise _Raises("a numerical_values entry has no 'type' key")
+    teacher = entry["teacher"]              # the offline copy: `if 'type' in value_t: value_t['type']`
+    if not isinstance(teacher, (str, list, dict)):
+        raise _Raises("a numerical_values entry has no 'type' key and a teacher value that is not text")
+    if "type" in teacher:
+        if not isinstance(teacher, dict):
+            raise _Raises("a numerical_values entry has no 'type' key")
+        return teacher["type"]
+    if previous is None:
+        raise _Raises("the first numerical_values entry has no 'type' key")
+    return previous
+
+
+def _entry_score(kind: Any, teacher: Any, student: Any) -> float:
+    """One entry's step; a value that does not parse scores 0 (the code swallows those errors)."""
     try:
         if kind == "number":
             return 1.0 if int(teacher) == int(student) else 0.0
@@ -91,20 +129,26 @@ def _entry_score(entry: Mapping[str, Any]) -> float:
         if kind == "length":
             ref = float(teacher)
             return distance_step(abs(float(student) - ref) / ref)
-    except (ValueError, TypeError, ZeroDivisionError):
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
         return 0.0
     return 0.0
 
 
-def numerical_values_score(values: Mapping[str, Mapping[str, Any]]) -> tuple[float, list[float]]:
-    """(S_n, per-entry steps): the mean of the entry scores. Raises ZeroDivisionError when empty, as the code does."""
-    steps = [_entry_score(v) for v in values.values()]
+def numerical_values_score(values: Mapping[str, Any], variant: str = "leaderboard") -> tuple[float, list[float]]:
+    """(S_n, per-entry steps): the mean of the entry scores. Raises ZeroDivisionError when empty and
+    _Raises for an entry the code cannot read (see the module docstring)."""
+    steps: list[float] = []
+    kind = None
+    for entry in values.values():
+        kind = _entry_kind(entry, kind, variant)
+        steps.append(_entry_score(kind, entry["teacher"], entry["student"]))
     return sum(steps) / len(steps), steps
 
 
-def numerical_reply_score(reply: str) -> tuple[float, dict[str, Any]]:
+def numerical_reply_score(reply: str, variant: str = "leaderboard") -> tuple[float, dict[str, Any]]:
     """Score a numerical_match judge reply as the code does (§1.4). Returns (score, details);
-    details["error"] is set where the original would have crashed (score 0.0 then)."""
+    details["error"] is set where the original raises (score 0.0 then, as the leaderboard records it);
+    ``variant`` "offline" or "leaderboard" picks the copy's rule for an entry without "type"."""
     m = re.search(r"\{.*\}", str(reply), re.DOTALL)
     if not m:
         return 0.0, {"problem": "no JSON object in the judge reply"}
@@ -114,163 +158,109 @@ def numerical_reply_score(reply: str) -> tuple[float, dict[str, Any]]:
         return 0.0, {"problem": "judge JSON does not decode"}
     if not isinstance(obj, dict):
         return 0.0, {"problem": "judge JSON is not an object"}
-    correctness = obj.get("correctness")
+    if "correctness" not in obj:
+        return 0.0, {"error": "the reply has no lowercase 'correctness' key: the official code raises KeyError"}
+    correctness = obj["correctness"]
     if correctness == "incorrect":
         return 0.0, {"correctness": correctness, "gate": "closed"}
     values = obj.get("numerical_values")
     if not isinstance(values, dict):
-        return 0.0, {"correctness": correctness, "error": "numerical_values missing: the official code raises"}
+        return 0.0, {"correctness": correctness, "error": "numerical_values missing or not an object: the official "
+                     "code raises"}
     try:
-        s_n, steps = numerical_values_score(values)
+        s_n, steps = numerical_values_score(values, variant)
     except ZeroDivisionError:
         return 0.0, {"correctness": correctness,
                      "error": "empty numerical_values: the official code raises ZeroDivisionError"}
-    except (KeyError, TypeError, AttributeError) as exc:
-        return 0.0, {"correctness": correctness, "error": f"malformed numerical_values entry ({exc!r}): the official code raises"}
+    except _Raises as exc:
+        return 0.0, {"correctness": correctness, "error": f"{exc}: the official code raises"}
     return 0.5 + 0.5 * s_n, {"correctness": correctness, "gate": "open", "s_n": s_n, "steps": steps}
 
 
-# ---------------------------------------------------------------- without a judge
-_FILLER = set("the it is are was were its it's about approximately around roughly nearly from to and between at "
-              "a an of there total answer distance time duration length height width count number in".split())
+# ---------------------------------------------------------------- the scorers
+def _judge_failed(name: str, version: str, why: str, raw: str | None = None) -> ScoreResult:
+    """A failed or empty judge reply: 0.0 as the official evaluator scores it (its call returns "" and its
+    rule then gives 0.0), marked "judge failed" so the service does not cache the reply and the next
+    scoring asks again."""
+    return ScoreResult(name, version, 0.0, False, f"judge failed: {why}; scored 0 as the official evaluator does, "
+                       "asked again by the next score", judge_raw=raw,
+                       details={"stage": "judge", "judge_failed": True})
 
 
-def _residual_words(text: str) -> list[str]:
-    """Words left in ``text`` once values, units and filler are removed: empty means a 'pure' value answer."""
-    t = str(text).lower()
-    for rx in (matchers._FT_IN_RE, matchers._LENGTH_RE, matchers._CLOCK_RE):
-        t = rx.sub(" ", t)
-    t = re.sub(r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b", " ", t)
-    t = matchers._NUMBER_WORD_RE.sub(" ", t)
-    words = re.findall(r"[a-z]+", t)
-    return [w for w in words if w not in _FILLER and w not in matchers._YES and w not in matchers._NO]
+def _judged(name: str, version: str, reference: str, eval_func: str,
+            ask: Callable[[], tuple[str, dict[str, Any]]], variant: str) -> ScoreResult:
+    """The official decision rules over one judge reply; ``ask()`` -> (raw reply, extra details)."""
+    if eval_func not in EVAL_FUNCS:
+        return unscored(name, version, f"unknown eval_func {eval_func!r}: no task in FieldWorkArena uses it")
+    if eval_func == "json_match" and reference == EMPTY_JSON_REFERENCE:
+        return ScoreResult(name, version, 0.0, False, 'the reference is "[ ]": json_match scores 0.0 whatever the '
+                           "judge replies, as the official code does (the judge is not asked)",
+                           details={"stage": "rule", "rule": "empty reference"})
+    try:
+        raw, extra = ask()
+    except Exception as exc:                      # a failed call: the official call returns "" then
+        return _judge_failed(name, version, f"the judge call failed ({exc})")
+    if not str(raw).strip():
+        return _judge_failed(name, version, "the judge's reply is empty", raw)
+    if eval_func == "numerical_match":
+        value, details = numerical_reply_score(raw, variant=variant)
+        explanation = (f"gate {details.get('gate', 'n/a')}, S_n {details.get('s_n', 'n/a')} -> {value:g}"
+                       + (f" ({details['problem']})" if details.get("problem") else ""))
+    else:
+        value, details = verdict_score(raw), {}
+        explanation = f"judge reply {raw.strip()[:80]!r} -> {value:g}"
+    details.update(stage="judge", **extra)
+    return ScoreResult(name, version, value, value > 0.5, explanation, judge_raw=raw, error=details.get("error"),
+                       details=details)
 
 
-@functools.lru_cache(maxsize=8192)
-def reference_kind(reference: str) -> str | None:
-    """'range', 'time', 'length', 'count' or 'yesno' when the reference is nothing but such a value.
-
-    Cached per reference text: scoring many answers to one task parses its reference once."""
-    if _residual_words(reference):
-        return None
-    if matchers.parse_time_range_s(reference):
-        return "range"
-    if matchers.parse_time_s(reference) is not None:
-        return "time"
-    if matchers.parse_length_m(reference) is not None:
-        return "length"
-    if matchers.parse_count(reference) is not None and not re.search(r"\d\.\d", reference):
-        return "count"
-    if matchers.parse_yes_no(reference) is not None and len(re.findall(r"[a-z]+", reference.lower())) == 1:
-        return "yesno"
-    return None
-
-
-@functools.lru_cache(maxsize=8192)
-def _reference_polarity(reference: str) -> bool | None:
-    """The yes/no of a reference that starts with yes or no (None otherwise); cached per reference text."""
-    if not re.match(r"\W*(yes|no)\b", reference, re.I):
-        return None
-    return matchers.parse_yes_no(reference)
-
-
-def polarity_conflict(reference: str, prediction: str) -> bool:
-    """True when a reference starting with yes/no and the prediction answer yes/no the other way round."""
-    ref = _reference_polarity(reference)
-    if ref is None:
-        return False
-    pred = matchers.parse_yes_no(prediction)
-    return pred is not None and ref != pred
-
-
-def match_by_kind(kind: str, reference: str, prediction: str) -> matchers.MatchResult:
-    return {"range": matchers.match_time_range, "time": matchers.match_time, "length": matchers.match_length,
-            "count": matchers.match_count, "yesno": matchers.match_yes_no}[kind](prediction, reference)
-
-
-def _numerical_steps(kind: str, m: matchers.MatchResult) -> list[float]:
-    """Official per-entry steps computed from deterministically parsed values (time in s, length in m)."""
-    if kind == "range":
-        return [time_step(abs(m.value[0] - m.reference[0])), time_step(abs(m.value[1] - m.reference[1]))]
-    if kind == "time":
-        return [time_step(abs(m.value - m.reference))]
-    if kind == "length":
-        ref = float(m.reference)
-        return [distance_step(abs(float(m.value) - ref) / ref)] if ref else [0.0]
-    return [1.0 if m.value == m.reference else 0.0]
-
-
-def _without_judge(reference: str, prediction: str, eval_func: str) -> ScoreResult:
-    if eval_func == "json_match":
-        outside = re.sub(r"```(?:json)?|\{.*\}|\[.*\]", " ", str(prediction), flags=re.S)  # the words around the report
-        why = matchers.ambiguity(outside)
-        if why is not None:
-            return unscored(NAME, VERSION, f"needs a judge: the words around the report are {why}", stage="matcher")
-        m = matchers.match_json_report(prediction, reference)
-        if m.matched is None:
-            return unscored(NAME, VERSION, f"needs a judge: {m.explanation}", stage="matcher")
-        value = 1.0 if m.matched else 0.0
-        return ScoreResult(NAME, VERSION, value, value > 0.5, m.explanation, details={"stage": "matcher", "matcher": "json_report"})
-    if polarity_conflict(reference, prediction):
-        return ScoreResult(NAME, VERSION, 0.0, False, "the prediction answers yes/no the other way round",
-                           details={"stage": "matcher", "matcher": "yes_no"})
-    kind = reference_kind(reference)
-    if kind is None:
-        return unscored(NAME, VERSION, "needs a judge: the reference is not a plain value a matcher can compare",
-                        stage="matcher")
-    why = matchers.ambiguity(prediction, exact=kind in ("count", "yesno") or eval_func != "numerical_match",
-                             allow_range=kind == "range")
-    if why is not None:
-        return unscored(NAME, VERSION, f"needs a judge: the answer is {why}", stage="matcher", matcher=kind)
-    m = match_by_kind(kind, reference, prediction)
-    if m.matched is None:
-        return unscored(NAME, VERSION, f"needs a judge: {m.explanation}", stage="matcher", matcher=kind)
-    if eval_func == "numerical_match" and kind != "yesno":
-        steps = _numerical_steps(kind, m)
-        s_n = sum(steps) / len(steps)
-        value = 0.5 + 0.5 * s_n
-        return ScoreResult(NAME, VERSION, value, value > 0.5,
-                           f"{m.explanation}; S_n = {s_n:g} from the official ladder (gate open: the reference has no "
-                           "non-numerical part)", details={"stage": "matcher", "matcher": kind, "s_n": s_n, "steps": steps})
-    value = 1.0 if m.matched else 0.0
-    return ScoreResult(NAME, VERSION, value, value > 0.5, m.explanation, details={"stage": "matcher", "matcher": kind})
-
-
-# ---------------------------------------------------------------- the scorer
 def score(reference: str, prediction: str | None, eval_func: str, *, question: str = "",
-          judge: Ask | None = None) -> ScoreResult:
-    """Score one FieldWorkArena answer as the official evaluator does.
+          judge: Ask | None = None, source: Any = None) -> ScoreResult:
+    """Score one FieldWorkArena answer as the official evaluator does, with its own judge prompt.
 
     Args:
         reference: the ground-truth text (second conversation turn); a JSON string for json_match.
-        prediction: the model's answer text (None or empty scores 0.0 only through the judge; without a
-            judge it is unscored unless a matcher decides).
+        prediction: the model's answer text (None is sent as "").
         eval_func: "fuzzy_match", "json_match" or "numerical_match" (the task's ``eval_func``).
-        question: the query text, sent to the judge.
-        judge: ``ask(prompt) -> reply`` for the judge model, or None for matchers only.
+        question: the query text, filled into the prompt.
+        judge: ``ask(prompt) -> reply`` for the judge model (the service sets the official system message
+            and sampling settings on it).
+        source: the checked ``scoring.official.source.OfficialSource`` of FieldWorkArena (its templates).
     Returns:
-        ScoreResult with value in [0, 1] (or None when unscored), correct = value > 0.5, the judge's raw
-        reply in ``judge_raw``, and ``error`` where the original code would have raised.
+        ScoreResult with value in [0, 1], correct = value > 0.5, the judge's raw reply in ``judge_raw`` and
+        ``error`` where the offline evaluator would have raised (scored 0 as the leaderboard copy records
+        it). A failed or empty reply scores 0 with details["judge_failed"]. Without a judge or a source
+        the answer is unscored with the reason (the service refuses such a scoring before it starts).
     """
-    if eval_func not in EVAL_FUNCS:
-        return unscored(NAME, VERSION, f"unknown eval_func {eval_func!r}: no task in FieldWorkArena uses it")
-    prediction = "" if prediction is None else str(prediction)
+    if judge is None or source is None:
+        return unscored(NAME, VERSION, "fwa-official needs a judge and FieldWorkArena's own evaluator file "
+                        "(fieldstudio benchmarks locate fieldworkarena DIR); fs-match scores without a judge")
+    pred = "" if prediction is None else str(prediction)
+
+    def ask() -> tuple[str, dict[str, Any]]:
+        return judge(source.render(eval_func, question=question, reference=reference, pred=pred)), {}
+
+    return _judged(NAME, VERSION, reference, eval_func, ask, source.variant)
+
+
+def score_fs_prompt(reference: str, prediction: str | None, eval_func: str, *, question: str = "",
+                    judge: Ask | None = None, source: Any = None) -> ScoreResult:
+    """FieldWorkArena's decision rules (as :func:`score`) over replies to fieldstudio's own judge prompts
+    (``resources/prompts/judge_three_level.txt``, ``judge_numbers.txt``): "fwa-logic+fs-prompt". Its
+    numbers are not comparable with published FieldWorkArena tables. ``source`` is ignored."""
     if judge is None:
-        return _without_judge(reference, prediction, eval_func)
-    try:
+        return unscored(FS_PROMPT_NAME, FS_PROMPT_VERSION, "fwa-logic+fs-prompt needs a judge; fs-match scores "
+                        "without one")
+    pred = "" if prediction is None else str(prediction)
+
+    def ask() -> tuple[str, dict[str, Any]]:
         if eval_func == "numerical_match":
-            reply = ask_numbers(judge, question, reference, prediction)
-            value, details = numerical_reply_score(reply.raw)
+            reply = ask_numbers(judge, question, reference, pred)
         else:
-            reply = ask_three_level(judge, question, reference, prediction, json_report=eval_func == "json_match")
-            value, details = verdict_score(reply.raw), {}
-    except Exception as exc:                      # the judge call itself failed: no score, say why
-        return unscored(NAME, VERSION, f"judge call failed: {exc}", stage="judge")
-    details.update(stage="judge", strict_verdict=reply.verdict, parse_problem=reply.problem)
-    explanation = (f"judge reply {reply.raw.strip()[:80]!r} -> {value:g}" if eval_func != "numerical_match"
-                   else f"gate {details.get('gate', 'n/a')}, S_n {details.get('s_n', 'n/a')} -> {value:g}")
-    return ScoreResult(NAME, VERSION, value, value > 0.5, explanation, judge_raw=reply.raw,
-                       error=details.get("error"), details=details)
+            reply = ask_three_level(judge, question, reference, pred, json_report=eval_func == "json_match")
+        return reply.raw, {"strict_verdict": reply.verdict, "parse_problem": reply.problem}
+
+    return _judged(FS_PROMPT_NAME, FS_PROMPT_VERSION, reference, eval_func, ask, "leaderboard")
 
 
 # ---------------------------------------------------------------- aggregation

@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from fieldstudio.scoring.scorers import fwa_official
+from fieldstudio.scoring.scorers import fs_match, fwa_official
 from fieldstudio.scoring.scorers.judge import Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 
@@ -33,7 +33,7 @@ __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "distance_term", "time_ter
            "numerical_term", "combine"]
 
 NAME = "fwa-paper"
-VERSION = "1.0"
+VERSION = "1.1"
 DESCRIPTION = ("FieldWorkArena paper formula S = alpha*S_c + (1-alpha)*S_n with continuous distance "
                "(1 - r_d/r_th) and time (1 - T_d/T_th) terms; exact arithmetic, clipped at 0")
 
@@ -94,11 +94,13 @@ def _s_c(verdict: str | None, partial_credit: float) -> float | None:
 
 
 def score(reference: str, prediction: str | None, eval_func: str, *, question: str = "", judge: Ask | None = None,
-          alpha: float = 0.5, r_th: float = 0.5, t_th: float = 60.0, partial_credit: float = 0.5) -> ScoreResult:
+          alpha: float = 0.5, r_th: float = 0.5, t_th: float = 60.0, partial_credit: float = 0.5,
+          source: Any = None) -> ScoreResult:
     """Score one FieldWorkArena answer with the paper's formula.
 
     Args:
-        reference, prediction, eval_func, question, judge: as :func:`fwa_official.score`.
+        reference, prediction, eval_func, question, judge: as :func:`fwa_official.score` (the judge is asked
+            with fieldstudio's own prompts; without one, ``fs_match`` decides what it can).
         alpha: weight of S_c; r_th: distance ratio at which S_n reaches 0; t_th: time error in seconds
             at which S_n reaches 0; partial_credit: S_c for "partially correct".
     Returns:
@@ -128,14 +130,15 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
 
 
 def _without_judge(reference: str, prediction: str, eval_func: str, params: dict[str, float]) -> ScoreResult:
-    """Deterministic path: same decisions as fwa-official's, with the paper's continuous S_n."""
+    """Deterministic path: the decisions of fs-match (ambiguous answers unscored), with the paper's
+    continuous S_n where fs-match applies the official ladder."""
     alpha, r_th, t_th = params["alpha"], params["r_th"], params["t_th"]
-    kind = fwa_official.reference_kind(reference) if eval_func == "numerical_match" else None
-    if kind is None or kind == "yesno" or fwa_official.polarity_conflict(reference, prediction):
-        base = fwa_official._without_judge(reference, prediction, eval_func)
+    base = fs_match.score(reference, prediction, eval_func)
+    kind = fs_match.reference_kind(reference) if eval_func == "numerical_match" else None
+    if base.value is None or kind is None or kind == "yesno" or base.details.get("matcher") == "yes_no":
         return ScoreResult(NAME, VERSION, base.value, base.correct, base.explanation,
                            details={**base.details, **params})
-    m = fwa_official.match_by_kind(kind, reference, prediction)
+    m = fs_match.match_by_kind(kind, reference, prediction)
     if m.matched is None:
         return unscored(NAME, VERSION, f"needs a judge: {m.explanation}", stage="matcher", matcher=kind, **params)
     if kind == "range":

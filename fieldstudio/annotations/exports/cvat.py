@@ -1,0 +1,135 @@
+"""CVAT "for video 1.1" XML export of tracks: one ``<video stem>.xml`` per video with boxes.
+
+Layout (CVAT's documentation, "XML annotation format", for videos)::
+
+    <annotations><version>1.1</version>
+      <meta><task><name/><size/><mode>interpolation</mode><start_frame/><stop_frame/>
+        <labels><label><name/><color/></label>...</labels>
+        <original_size><width/><height/></original_size><source/></task></meta>
+      <track id="0" label="person" source="manual">
+        <box frame="12" keyframe="1" outside="0" occluded="0" xtl ytl xbr ybr z_order="0">
+          <attribute name="vest">no</attribute></box> ...
+
+As CVAT writes it, a track lists a box on every frame from its first to its last keyframe (``keyframe="0"``
+for the interpolated ones, by the same linear rule) and one ``outside="1"`` box on the frame after its
+last keyframe (when the video has one). A video box without a track id is written as a one-frame track.
+Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path, PurePath
+
+from sqlalchemy import select
+
+from fieldstudio.annotations import labels as label_store
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.store.models import Media, utcnow
+from fieldstudio.store.project import Project
+
+
+def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool, outside: bool = False,
+         attributes: dict | None = None) -> None:
+    x1, y1, x2, y2 = box
+    el = ET.SubElement(track, "box", {"frame": str(frame), "keyframe": "1" if keyframe else "0",
+                                      "outside": "1" if outside else "0", "occluded": "0",
+                                      "xtl": f"{x1:.2f}", "ytl": f"{y1:.2f}", "xbr": f"{x2:.2f}", "ybr": f"{y2:.2f}",
+                                      "z_order": "0"})
+    for name, value in (attributes or {}).items():
+        a = ET.SubElement(el, "attribute", {"name": str(name)})
+        a.text = "" if value is None else str(value)
+
+
+def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
+    """The CVAT for video XML of one video's boxes; returns (tree, number of tracks)."""
+    root = ET.Element("annotations")
+    ET.SubElement(root, "version").text = "1.1"
+    meta = ET.SubElement(root, "meta")
+    task = ET.SubElement(meta, "task")
+    n = int(media.frame_count or 0)
+    for tag, text in (("name", PurePath(media.file_name).stem), ("size", str(n)), ("mode", "interpolation"),
+                      ("overlap", "0"), ("start_frame", "0"), ("stop_frame", str(max(n - 1, 0)))):
+        ET.SubElement(task, tag).text = text
+    labels_el = ET.SubElement(task, "labels")
+    for lab in label_store.list_labels(project):
+        el = ET.SubElement(labels_el, "label")
+        ET.SubElement(el, "name").text = lab.name
+        ET.SubElement(el, "color").text = lab.color
+    size = ET.SubElement(task, "original_size")
+    ET.SubElement(size, "width").text = str(media.width or 0)
+    ET.SubElement(size, "height").text = str(media.height or 0)
+    ET.SubElement(task, "source").text = media.file_name
+    ET.SubElement(meta, "dumped").text = utcnow().isoformat(timespec="seconds")
+    boxes = ann.list_annotations(project, media_id=media.id, kinds=["box"])
+    track_ids = sorted({b.track_id for b in boxes if b.track_id is not None})
+    out_id = 0
+    for track_id in track_ids:
+        keys = {r.frame_index: r for r in ann.track_keyframes(project, media.id, track_id)}
+        first = keys[min(keys)]
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": first.label_name or "", "source": "manual"})
+        out_id += 1
+        attrs = first.attributes
+        for f, tb in ann.track_boxes(project, media.id, track_id).items():
+            if f in keys:
+                attrs = keys[f].attributes
+            _box(track, f, tb.box, keyframe=tb.keyframe, attributes=attrs)
+        last = max(keys)
+        if last + 1 < n:
+            _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
+    for b in boxes:
+        if b.track_id is None and b.frame_index is not None:
+            track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
+            out_id += 1
+            _box(track, b.frame_index, b.geometry, keyframe=True, attributes=b.attributes)
+            if b.frame_index + 1 < n:
+                _box(track, b.frame_index + 1, b.geometry, keyframe=True, outside=True, attributes=b.attributes)
+    ET.indent(root, space="  ")
+    return ET.ElementTree(root), out_id
+
+
+def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
+                progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> ExportReport:
+    """Write one CVAT for video 1.1 XML per video with boxes into the folder ``out`` (``<stem>.xml``; a second
+    video of the same stem gets ``<stem>_<id8>.xml``). ``out`` may be an ``.xml`` path when one video has
+    boxes. Photos' boxes are not in CVAT for video (listed in ``report.skipped``)."""
+    out = Path(out)
+    report = ExportReport("cvat")
+    with project.read() as s:
+        q = select(Media).where(Media.kind.in_(["video", "image"]))
+        if media_ids is not None:
+            q = q.where(Media.id.in_(list(media_ids)))
+        medias = list(s.scalars(q.order_by(Media.file_name)))
+    videos = []
+    for m in medias:
+        boxes = ann.count_annotations(project, m.id)["box"]
+        if not boxes:
+            continue
+        if m.kind == "image":
+            report.skipped.append((m.file_name, f"{boxes} box(es) on a photo: CVAT for video holds video tracks"))
+        else:
+            videos.append(m)
+    single = out.suffix.lower() == ".xml"
+    if single and len(videos) > 1:
+        raise ExportError(f"{out}: {len(videos)} videos have boxes; give a folder for one .xml per video")
+    used: set[str] = set()
+    for i, m in enumerate(videos):
+        if cancelled():
+            report.cancelled = True
+            return report
+        tree, n_tracks = cvat_document(project, m)
+        stem = PurePath(m.file_name).stem
+        name = stem if stem not in used else f"{stem}_{m.id[:8]}"
+        used.add(name)
+        path = out if single else out / f"{name}.xml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, '<?xml version="1.0" encoding="utf-8"?>\n'
+                          + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+        report.files.append(path)
+        report.images += 1
+        report.annotations += n_tracks
+        progress(i + 1, len(videos))
+    return report

@@ -1,0 +1,72 @@
+"""COCO JSON (object detection) in: ``images``, ``annotations`` with ``bbox`` ``[x, y, w, h]``, ``categories``.
+
+An image is matched to a photo by its ``file_name`` (or the name's last part), or to a video frame by the
+fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``, with
+the video found by the id or by the ``<video stem>_f<frame>.jpg`` name. ``attributes.track_id`` and
+``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box part of a track; a box marked
+``keyframe: false`` was interpolated and is left to fieldstudio's interpolation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePath
+
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+
+_FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
+
+
+def parse_coco(path: Path) -> Parsed:
+    """Read a COCO JSON file. Raises ImportFormatError when it is not JSON or has no ``images``/``annotations``."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list) or not isinstance(
+            doc.get("annotations"), list):
+        raise ImportFormatError(f"{path}: not COCO JSON (no 'images' and 'annotations' lists)")
+    out = Parsed(files=[str(path)])
+    names = {c.get("id"): str(c.get("name")) for c in doc.get("categories") or [] if isinstance(c, dict)}
+    groups: dict[object, ParsedMedia] = {}
+    frames: dict[object, tuple[int | None, float | None]] = {}
+    for im in doc["images"]:
+        if not isinstance(im, dict) or "id" not in im:
+            out.problems.append((f"{path.name} image", "an image without an id is skipped"))
+            continue
+        name = str(im.get("file_name") or "")
+        frame = im.get("frame_index")
+        seconds = im.get("pts_seconds")
+        m = _FRAME_NAME.match(PurePath(name).name)
+        if frame is None and seconds is None and m is not None:
+            frame = int(m.group("frame"))  # the frame names fieldstudio's export gives
+        if frame is not None or seconds is not None:
+            stems = (m.group("stem"),) if m else ()
+            group = ParsedMedia(f"{path.name}: {name}", stems, "video", im.get("fieldstudio_media_id"))
+        else:
+            group = ParsedMedia(f"{path.name}: {name}", (name, PurePath(name).name), "image",
+                                im.get("fieldstudio_media_id"))
+        groups[im["id"]] = group
+        frames[im["id"]] = (None if frame is None else int(frame), None if seconds is None else float(seconds))
+    for n, a in enumerate(doc["annotations"], start=1):
+        where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
+        if not isinstance(a, dict) or a.get("image_id") not in groups:
+            out.problems.append((where, "names no image of the file; skipped"))
+            continue
+        try:
+            x, y, w, h = (float(v) for v in a["bbox"])
+        except (KeyError, TypeError, ValueError):
+            out.problems.append((where, f"bbox {a.get('bbox')!r} is not [x, y, w, h]; skipped"))
+            continue
+        attrs = dict(a.get("attributes") or {})
+        track = attrs.pop("track_id", None)
+        keyframe = attrs.pop("keyframe", True)
+        frame, seconds = frames[a["image_id"]]
+        groups[a["image_id"]].boxes.append(ParsedBox(
+            (x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
+            None if track is None else str(track), keyframe is not False and str(keyframe).lower() != "false",
+            attrs or None, where))
+    out.groups = [g for g in groups.values() if g.boxes]
+    return out

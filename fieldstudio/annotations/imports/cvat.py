@@ -1,0 +1,85 @@
+"""CVAT "for video 1.1" XML in: ``<track id label>`` elements of ``<box frame keyframe outside xtl ytl xbr ybr>``.
+
+CVAT writes every frame of a track, ``keyframe="1"`` on the frames a person set; the rest were interpolated
+and are left to fieldstudio's interpolation (the same linear rule). ``outside="1"`` ends a visible run: a
+track that leaves and comes back becomes one fieldstudio track per run, since a fieldstudio track has a
+box on every frame between its keyframes. ``<attribute name>`` children become box attributes. The video
+is matched by ``meta/task/source`` (or ``meta/source``), else the task name, else the file's stem. The
+input is one .xml file or a folder of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import xml.etree.ElementTree as ET
+from pathlib import Path, PurePath
+
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+
+
+def _text(root: ET.Element, *paths: str) -> str | None:
+    for p in paths:
+        node = root.find(p)
+        if node is not None and node.text and node.text.strip():
+            return node.text.strip()
+    return None
+
+
+def parse_cvat_file(path: Path) -> ParsedMedia | None:
+    """One CVAT for video XML file as a group (None when it has no tracks). Raises ImportFormatError."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise ImportFormatError(f"{path}: not readable XML ({exc})") from None
+    if root.tag != "annotations":
+        raise ImportFormatError(f"{path}: not a CVAT annotation file (the root is <{root.tag}>)")
+    names = [n for n in (_text(root, "meta/task/source", "meta/source"), _text(root, "meta/task/name"),
+                         path.stem) if n]
+    names += [PurePath(n).stem for n in names]
+    group = ParsedMedia(path.name, tuple(dict.fromkeys(names)), "video")
+    for track in root.iter("track"):
+        tid = track.get("id", "")
+        label = track.get("label") or None
+        shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
+        any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
+        run = 1
+        run_boxes: list[ParsedBox] = []
+        for b in shapes:
+            where = f"{path.name} track {tid} frame {b.get('frame')}"
+            if b.get("outside") == "1":
+                if run_boxes:
+                    group.boxes.extend(_close(run_boxes))
+                    run_boxes, run = [], run + 1
+                continue
+            try:
+                frame = int(b.get("frame", ""))
+                box = tuple(float(b.get(k, "")) for k in ("xtl", "ytl", "xbr", "ybr"))
+            except ValueError:
+                raise ImportFormatError(f"{where}: a box needs frame, xtl, ytl, xbr and ybr numbers") from None
+            attrs = {a.get("name"): (a.text or "") for a in b if a.tag == "attribute" and a.get("name")}
+            keyframe = b.get("keyframe") == "1" if any_keyframe_flag else True
+            run_boxes.append(ParsedBox(box, label, frame, track=f"{tid}" if run == 1 else f"{tid}#{run}",
+                                       keyframe=keyframe or not run_boxes, attributes=attrs or None, where=where))
+        group.boxes.extend(_close(run_boxes))
+    return group if group.boxes else None
+
+
+def _close(run: list[ParsedBox]) -> list[ParsedBox]:
+    """A run's last box is kept as a keyframe: CVAT holds the last keyframe's box up to the run's end."""
+    return run[:-1] + [dataclasses.replace(run[-1], keyframe=True)] if run else run
+
+
+def parse_cvat(path: Path) -> Parsed:
+    """Read a CVAT for video XML file or every ``*.xml`` in a folder. Raises ImportFormatError."""
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(path.glob("*.xml"))
+    if not files:
+        raise ImportFormatError(f"{path}: no CVAT .xml file")
+    out = Parsed(files=[str(f) for f in files])
+    for f in files:
+        group = parse_cvat_file(f)
+        if group is None:
+            out.problems.append((f.name, "has no <track> with boxes (CVAT for images is not read)"))
+        else:
+            out.groups.append(group)
+    return out

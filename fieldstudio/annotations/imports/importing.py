@@ -1,0 +1,399 @@
+"""Matching parsed annotation files to the project's media and frames, and storing them as one undoable edit.
+
+``plan_import(project, source, fmt)`` reads ``source`` with the format's parser and works out, without
+writing anything, which media each group of boxes belongs to (``--media`` names one for all), which frame
+each box is on (the file's frame index, checked against the frame table's PTS when the file gives a time,
+or found from the time alone), the track ids (a file's numeric track id is kept when the video has no
+track with it, else the next free one), which labels must be created, and what did not match and why.
+``plan.edit()`` is the one edit that stores it: labels created, boxes inserted in one transaction; one
+undo removes them all. ``import_annotations`` does both (the command line).
+
+Tracks a file lists on every frame (MOT) get their keyframes back: a box is stored as a keyframe only
+where linear interpolation between the kept neighbours would not reproduce it to within ``DENSE_TOL_PX``
+(the 2-decimal rounding of MOT files), so an exported and re-imported track has the same box on every
+frame. A track with a gap of frames (or CVAT's ``outside``) becomes one track per visible run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+import numpy as np
+from sqlalchemy import func, select
+
+from fieldstudio.annotations import edits
+from fieldstudio.annotations import labels as label_store
+from fieldstudio.annotations import records as ann
+from fieldstudio.annotations.exports.box_images import UNLABELLED
+from fieldstudio.annotations.imports.coco import parse_coco
+from fieldstudio.annotations.imports.cvat import parse_cvat
+from fieldstudio.annotations.imports.mot import parse_mot
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.yolo import parse_yolo
+from fieldstudio.core import tracks
+from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.media import library
+from fieldstudio.store.edits import Edit
+from fieldstudio.store.models import Annotation, Media
+from fieldstudio.store.project import Project
+
+FORMATS = ("coco", "yolo", "mot", "cvat")
+PARSERS: dict[str, Callable[[Path], Parsed]] = {"coco": parse_coco, "yolo": parse_yolo, "mot": parse_mot,
+                                                "cvat": parse_cvat}
+DENSE_TOL_PX = 0.011
+
+
+class AnnotationImportError(FieldstudioError):
+    """An annotation file cannot be imported at all (unknown format, unreadable file, unknown --media)."""
+
+
+@dataclass
+class AnnotationImportReport:
+    """What an import stored and what it left out.
+
+    ``matched``: media file name -> {"boxes", "tracks", "sources"} counts; ``unmatched``: (what in the file,
+    why no media was found); ``problems``: (where in the file, what was wrong) for single boxes skipped.
+    """
+
+    format: str
+    source: str
+    files: list[str] = field(default_factory=list)
+    matched: dict[str, dict[str, int]] = field(default_factory=dict)
+    unmatched: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    labels_created: list[str] = field(default_factory=list)
+    marks: int = 0
+    cancelled: bool = False
+
+    def lines(self) -> list[str]:
+        """The report as the command line prints it and the window shows it."""
+        out = [f"{self.format}: {self.marks} box(es) from {len(self.files)} file(s) onto {len(self.matched)} media"]
+        for name, c in sorted(self.matched.items()):
+            out.append(f"  {name}: {c['boxes']} box(es), {c['tracks']} track(s) (from {c['sources']} "
+                       f"{'group' if c['sources'] == 1 else 'groups'} of the file)")
+        if self.labels_created:
+            out.append(f"labels created: {', '.join(self.labels_created)}")
+        if self.unmatched:
+            out.append(f"not matched to any media ({len(self.unmatched)}):")
+            out += [f"  {what}: {why}" for what, why in self.unmatched[:50]]
+            if len(self.unmatched) > 50:
+                out.append(f"  ... and {len(self.unmatched) - 50} more")
+        if self.problems:
+            out.append(f"boxes skipped ({len(self.problems)}):")
+            out += [f"  {where}: {why}" for where, why in self.problems[:50]]
+            if len(self.problems) > 50:
+                out.append(f"  ... and {len(self.problems) - 50} more")
+        if self.cancelled:
+            out.append("cancelled: nothing was stored")
+        return out
+
+
+class ImportAnnotations(Edit):
+    """Create the labels an import needs, then its boxes in one transaction; undo removes both."""
+
+    def __init__(self, project: Project, text: str, marks: list[tuple[ann.NewMark, str | None]],
+                 new_labels: list[str]):
+        self.project, self.text = project, text
+        self.marks, self.new_labels = marks, new_labels
+        self._labels = [edits.CreateLabel(project, name) for name in new_labels]
+        self._boxes: edits.CreateMany | None = None
+
+    @property
+    def annotation_ids(self) -> list[str]:
+        """Ids of the boxes stored (empty before the first ``do``)."""
+        return list(self._boxes.annotation_ids or []) if self._boxes is not None else []
+
+    def do(self) -> None:
+        done: list[Edit] = []
+        try:
+            for e in self._labels:
+                e.do()
+                done.append(e)
+            ids = {e.name: e.label_id for e in self._labels}
+            if self._boxes is None:
+                marks = [m if name is None or name not in ids else dataclasses.replace(m, label_id=ids[name])
+                         for m, name in self.marks]
+                self._boxes = edits.CreateMany(self.project, self.text, marks)
+                self._boxes.do()
+            else:
+                self._boxes.do()
+                # undoing deleted the new labels, which cleared them from the (soft-deleted) boxes
+                ann.set_labels(self.project, {aid: ids[name] for aid, (_m, name) in
+                                              zip(self._boxes.annotation_ids, self.marks) if name in ids})
+        except Exception:
+            for e in reversed(done):
+                e.undo()
+            raise
+
+    def undo(self) -> None:
+        if self._boxes is not None:
+            self._boxes.undo()
+        for e in reversed(self._labels):
+            e.undo()
+
+
+@dataclass
+class ImportPlan:
+    """What ``plan_import`` found: the boxes to store (with the label name each needs) and the report."""
+
+    project: Project
+    marks: list[tuple[ann.NewMark, str | None]]
+    new_labels: list[str]
+    report: AnnotationImportReport
+
+    def edit(self) -> ImportAnnotations | None:
+        """The one undoable edit that stores the plan (None when nothing matched)."""
+        if not self.marks:
+            return None
+        return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations ({len(self.marks)} "
+                                 "boxes)", self.marks, self.new_labels)
+
+
+def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL_PX) -> list[int]:
+    """Positions (into ``frames``) to keep as keyframes of a track given on consecutive frames.
+
+    Greedy from the first box: the next keyframe is the farthest box such that linear interpolation
+    between the current keyframe and it gives every box between to within ``tol`` pixels per coordinate.
+    The first and last boxes are always kept. ``boxes`` is (n, 4).
+    """
+    n = len(frames)
+    if n <= 2:
+        return list(range(n))
+    f = np.asarray(frames, dtype=float)
+    keep = [0]
+    a = 0
+    while a < n - 1:
+        b = a + 1
+        while b + 1 < n:
+            c = b + 1
+            t = ((f[a + 1:c] - f[a]) / (f[c] - f[a]))[:, None]
+            pred = (1 - t) * boxes[a] + t * boxes[c]
+            if np.abs(pred - boxes[a + 1:c]).max() > tol:
+                break
+            b = c
+        keep.append(b)
+        a = b
+    return keep
+
+
+def _runs(items: list[ParsedBox]) -> list[list[ParsedBox]]:
+    """A dense track's boxes split where frames are missing."""
+    runs: list[list[ParsedBox]] = []
+    for b in sorted(items, key=lambda b: b.frame_index):
+        if runs and b.frame_index == runs[-1][-1].frame_index + 1:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return runs
+
+
+class _Media:
+    """The project's media rows, looked up by id, file name and stem."""
+
+    def __init__(self, project: Project):
+        with project.read() as s:
+            rows = list(s.scalars(select(Media).where(Media.kind.in_(["image", "video"]))))
+            self.used_tracks: dict[str, set[int]] = defaultdict(set)
+            for media_id, track in s.execute(select(Annotation.media_id, Annotation.track_id).where(
+                    Annotation.track_id.is_not(None)).group_by(Annotation.media_id, Annotation.track_id)):
+                self.used_tracks[media_id].add(int(track))
+            self.top = dict(s.execute(select(Annotation.media_id, func.max(Annotation.track_id))
+                                      .group_by(Annotation.media_id)).all())
+        self.by_id = {m.id: m for m in rows}
+        self.by_name: dict[str, list[Media]] = defaultdict(list)
+        self.by_stem: dict[str, list[Media]] = defaultdict(list)
+        for m in rows:
+            self.by_name[m.file_name].append(m)
+            self.by_stem[PurePath(m.file_name).stem].append(m)
+
+    def match(self, group: ParsedMedia) -> tuple[Media | None, str]:
+        def fits(m: Media) -> bool:
+            return group.kind == "any" or m.kind == group.kind
+
+        if group.media_id and group.media_id in self.by_id and fits(self.by_id[group.media_id]):
+            return self.by_id[group.media_id], ""
+        for table in (self.by_name, self.by_stem):
+            for name in group.names:
+                found = [m for m in table.get(name, []) if fits(m)]
+                if len(found) == 1:
+                    return found[0], ""
+                if len(found) > 1:
+                    return None, f"{len(found)} media are named {name!r}; give --media"
+        kind = {"video": "video", "image": "photo"}.get(group.kind, "media")
+        tried = ", ".join(repr(n) for n in group.names) or "(the file names no media)"
+        return None, f"no {kind} named {tried} in the project"
+
+
+def plan_import(project: Project, source: Path, fmt: str, *, media: str | None = None,
+                progress: Callable[[int, int], None] = lambda done, total: None,
+                cancelled: Callable[[], bool] = lambda: False) -> ImportPlan:
+    """Read ``source`` as ``fmt`` (coco, yolo, mot, cvat) and match it to the project; nothing is written.
+
+    ``media`` (a file name or id) puts every group on that media. Raises AnnotationImportError for an
+    unknown format, a missing or unreadable source, or an unknown ``media``.
+    """
+    fmt = fmt.lower().strip()
+    if fmt not in PARSERS:
+        raise AnnotationImportError(f"unknown annotation format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    source = Path(source)
+    if not source.exists():
+        raise AnnotationImportError(f"{source}: no such file or folder")
+    try:
+        parsed = PARSERS[fmt](source)
+    except ImportFormatError as exc:
+        raise AnnotationImportError(str(exc)) from None
+    report = AnnotationImportReport(fmt, str(source), files=parsed.files, problems=list(parsed.problems))
+    forced = None
+    if media is not None:
+        try:
+            forced = library.find_media(project, media)
+        except NotFound as exc:
+            raise AnnotationImportError(str(exc)) from None
+    known = _Media(project)
+    existing_labels = {r.name: r.id for r in label_store.list_labels(project)}
+    new_labels: list[str] = []
+    tables: dict[str, object] = {}
+    per_track: dict[tuple[str, str], list[ParsedBox]] = defaultdict(list)
+    dense_tracks: set[tuple[str, str]] = set()
+    untracked: list[tuple[Media, ParsedBox]] = []
+    sources: dict[str, set[str]] = defaultdict(set)
+    medias: dict[str, Media] = {}
+    for n, group in enumerate(parsed.groups, start=1):
+        if cancelled():
+            report.cancelled = True
+            return ImportPlan(project, [], [], report)
+        target, why = (forced, "") if forced is not None else known.match(group)
+        if target is None:
+            report.unmatched.append((group.source, why))
+            continue
+        medias[target.id] = target
+        for b in group.boxes:
+            placed = _place(project, target, group, b, tables, report)
+            if placed is None:
+                continue
+            if b.track is None or target.kind != "video":
+                untracked.append((target, placed))
+            else:
+                per_track[(target.id, b.track)].append(placed)
+                if group.dense:
+                    dense_tracks.add((target.id, b.track))
+        sources[target.id].add(group.source)
+        progress(n, len(parsed.groups))
+
+    marks: list[tuple[ann.NewMark, str | None]] = []
+    counts: dict[str, dict[str, int]] = {}
+
+    def label_of(name: str | None) -> tuple[str | None, str | None]:
+        """(label id, or the name of a label to create)."""
+        if name is None or (name == UNLABELLED and name not in existing_labels):
+            return None, None
+        if name in existing_labels:
+            return existing_labels[name], None
+        if name not in new_labels:
+            new_labels.append(name)
+        return None, name
+
+    def add(m: Media, b: ParsedBox, track_id: int | None) -> None:
+        label_id, create = label_of(b.label)
+        marks.append((ann.NewMark(m.id, "box", frame_index=b.frame_index, geometry=list(b.box), label_id=label_id,
+                                  track_id=track_id, is_keyframe=True, attributes=b.attributes), create))
+        c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
+        c["boxes"] += 1
+
+    for m, b in untracked:
+        add(m, b, None)
+    next_free = {mid: max(known.top.get(mid) or 0, int((m.extra or {}).get("track_ids_issued") or 0)) + 1
+                 for mid, m in medias.items()}
+    taken: dict[str, set[int]] = {mid: set(known.used_tracks.get(mid, set())) for mid in medias}
+    for (media_id, key), items in sorted(per_track.items(), key=lambda kv: (kv[0][0], _key_order(kv[0][1]))):
+        m = medias[media_id]
+        runs = _runs(items) if (media_id, key) in dense_tracks else [sorted(items, key=lambda b: b.frame_index)]
+        for k, run in enumerate(runs):
+            frames = [b.frame_index for b in run]
+            if len(set(frames)) != len(frames):
+                report.problems.append((run[0].where, f"track {key} has two boxes on one frame; the track is skipped"))
+                continue
+            wanted = int(key) if k == 0 and key.isdigit() else None
+            if wanted is None or wanted in taken[media_id] or wanted < 1:
+                wanted = max(next_free[media_id], max(taken[media_id], default=0) + 1)
+            taken[media_id].add(wanted)
+            next_free[media_id] = max(next_free[media_id], wanted + 1)
+            if (media_id, key) in dense_tracks:
+                keep = dense_keyframes(frames, np.array([b.box for b in run], dtype=float))
+                run = [run[i] for i in keep]
+            else:
+                run = [b for b in run if b.keyframe] or run[:1]
+            for b in run:
+                add(m, b, wanted)
+            counts[m.file_name]["tracks"] += 1
+    report.matched = counts
+    report.marks = len(marks)
+    report.labels_created = list(new_labels)
+    return ImportPlan(project, marks, new_labels, report)
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    head = key.split("#")[0]
+    return (int(head) if head.isdigit() else 1 << 62, key)
+
+
+def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tables: dict,
+           report: AnnotationImportReport) -> ParsedBox | None:
+    """The box on ``media``: frame found and checked, pixels from fractions, clipped; None (and a problem)."""
+    width, height = media.width or 0, media.height or 0
+    box = b.box
+    if group.normalised:
+        if not (width and height):
+            report.problems.append((b.where, f"{media.file_name}'s size is unknown; YOLO fractions cannot be placed"))
+            return None
+        box = (box[0] * width, box[1] * height, box[2] * width, box[3] * height)
+    try:
+        box = tracks.normalise_xyxy(box)
+        if width and height:
+            box = tracks.clip_xyxy(box, width, height)
+    except ValueError as exc:
+        report.problems.append((b.where, str(exc)))
+        return None
+    frame = b.frame_index
+    if media.kind == "image":
+        if frame not in (None, 0):
+            report.problems.append((b.where, f"{media.file_name} is a photo; the box is on frame {frame}"))
+            return None
+        return dataclasses.replace(b, box=box, frame_index=None)
+    if media.id not in tables:
+        tables[media.id] = library.load_frame_table(project, media)
+    table = tables[media.id]
+    if table is None:
+        report.problems.append((b.where, f"{media.file_name}'s frame index is not built; run `fieldstudio index`"))
+        return None
+    if frame is None and b.pts_seconds is None:
+        report.problems.append((b.where, f"{media.file_name} is a video; the box names no frame"))
+        return None
+    if frame is None:
+        frame = table.index_at(b.pts_seconds)
+    if not 0 <= frame < len(table):
+        report.problems.append((b.where, f"frame {frame} is outside {media.file_name}'s 0..{len(table) - 1}"))
+        return None
+    if b.pts_seconds is not None:
+        here = table.seconds(frame)
+        step = (table.seconds(min(frame + 1, len(table) - 1)) - table.seconds(max(frame - 1, 0))) / 2 or 1e-3
+        if abs(here - b.pts_seconds) > step / 2 + 1e-6:
+            report.problems.append((b.where, f"frame {frame} of {media.file_name} is at {here:.6f} s in the frame "
+                                    f"table but the file says {b.pts_seconds:.6f} s (another video?)"))
+            return None
+    return dataclasses.replace(b, box=box, frame_index=frame)
+
+
+def import_annotations(project: Project, source: Path, fmt: str, *, media: str | None = None,
+                       progress: Callable[[int, int], None] = lambda done, total: None,
+                       cancelled: Callable[[], bool] = lambda: False) -> AnnotationImportReport:
+    """``plan_import`` and store the result as one edit (the command line); returns the report."""
+    plan = plan_import(project, source, fmt, media=media, progress=progress, cancelled=cancelled)
+    edit = plan.edit()
+    if edit is not None and not plan.report.cancelled:
+        edit.do()
+    return plan.report

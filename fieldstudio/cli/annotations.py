@@ -1,0 +1,128 @@
+"""`fieldstudio annotations list|import|export` and `fieldstudio track`: marks in and out of a project.
+
+``annotations export`` is the top-level ``export`` (cli/export.py) under this group; ``annotations import``
+calls ``fieldstudio.annotations.imports.importing.import_annotations``, ``track`` calls
+``fieldstudio.annotations.tracking.follow_box`` — the services the window's File ▸ Import annotations… and
+Annotate ▸ Track forward / backward call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from fieldstudio.cli import export as cli_export
+from fieldstudio.cli import output as cli_support
+
+IMPORT_FORMATS = ("coco", "yolo", "mot", "cvat")
+
+
+def mark_row(record, file_name: str) -> dict:  # noqa: ANN001 - AnnotationRecord
+    """One stored mark as ``annotations list --json`` prints it."""
+    return {"id": record.id, "media": file_name, "media_id": record.media_id, "kind": record.kind,
+            "label": record.label_name, "frame_index": record.frame_index, "pts": record.pts,
+            "pts_seconds": record.pts_seconds, "end_frame_index": record.end_frame_index,
+            "end_pts_seconds": record.end_pts_seconds, "geometry": record.geometry, "track_id": record.track_id,
+            "keyframe": record.is_keyframe if record.kind == "box" else None, "attributes": record.attributes,
+            "text": record.text}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``annotations`` group (list, import, export) and ``track`` to ``app``."""
+    group = typer.Typer(help="Annotations: list, import and export boxes, tracks, rulers, segments, events.",
+                        no_args_is_help=True)
+    app.add_typer(group, name="annotations")
+    group.command("export")(cli_export.export)
+
+    @group.command("list")
+    def list_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        media: Annotated[Optional[str], typer.Option("--media", "-m", help="only this media (file name or id)")] = None,
+        kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, segment, event or tag")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
+    ) -> None:
+        """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels).
+
+        A track's interpolated boxes are not stored marks and are not listed; its keyframes are.
+        """
+        from sqlalchemy import select
+
+        from fieldstudio.annotations import records as ann
+        from fieldstudio.media import library
+        from fieldstudio.store.models import Media
+
+        if kind is not None and kind not in ann.KINDS:
+            raise cli_support.fail(f"--kind {kind!r}: choose one of {', '.join(ann.KINDS)}")
+        with cli_support.open_project(project) as p:
+            media_id = library.find_media(p, media).id if media else None
+            with p.read() as s:
+                names = dict(s.execute(select(Media.id, Media.file_name)).all())
+            records = ann.list_annotations(p, media_id=media_id, kinds=[kind] if kind else None)
+        rows = [mark_row(r, names.get(r.media_id, r.media_id)) for r in records]
+        if as_json:
+            cli_support.out.print_json(json.dumps(rows))
+            return
+        for r in rows:
+            frame = "" if r["frame_index"] is None else f" frame {r['frame_index']} ({r['pts_seconds']:.3f} s)"
+            track = "" if r["track_id"] is None else f" track {r['track_id']}"
+            cli_support.out.print(f"{r['id']}  {r['media']}{frame}  {r['kind']} {r['label'] or '(no label)'}"
+                                  f"{track}  {r['geometry'] if r['geometry'] is not None else r['text'] or ''}",
+                                  markup=False)
+        cli_support.out.print(f"{len(rows)} mark(s)")
+
+    @group.command("import")
+    def import_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        source: Annotated[Path, typer.Argument(help="COCO .json, YOLO folder, MOT gt.txt or folder, CVAT .xml "
+                                               "or a folder of them")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or cvat")],
+        media: Annotated[Optional[str], typer.Option("--media", "-m", help=(
+            "put everything on this media (file name or id) instead of matching by the file's names"))] = None,
+    ) -> None:
+        """Import boxes and tracks made elsewhere; labels are created as needed; one undoable edit.
+
+        Prints what matched which media and what did not (with the reason).
+        """
+        from fieldstudio.annotations.imports.importing import import_annotations
+
+        if fmt not in IMPORT_FORMATS:
+            raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(IMPORT_FORMATS)}")
+        with cli_support.open_project(project) as p, cli_support.progress_bar("Importing annotations") as update:
+            report = import_annotations(p, source, fmt, media=media, progress=update)
+        for line in report.lines():
+            cli_support.out.print(line, markup=False)
+        raise typer.Exit(0 if report.marks else 1)
+
+    @app.command("track")
+    def track_cmd(
+        project: Annotated[Path, typer.Argument(help="project file (.fieldstudio)")],
+        media: Annotated[str, typer.Argument(help="video file name or id")],
+        box: Annotated[str, typer.Option("--box", help="id of a box on the video (`annotations list`)")],
+        to: Annotated[int, typer.Option("--to", help="frame index to track to (before the box: backward)")],
+        start: Annotated[Optional[int], typer.Option("--from", help=(
+            "start on this frame of the box's track (default: the box's own frame)"))] = None,
+        every: Annotated[int, typer.Option("--every", min=1, help="a keyframe every N frames")] = 5,
+    ) -> None:
+        """Follow a box forward or backward with OpenCV's CSRT tracker and store keyframes every N frames.
+
+        Stops at --to, at the end of the video, before the track's next keyframe, or when the target is
+        lost or leaves the image (said why). The stretch is one edit.
+        """
+        from fieldstudio.annotations import tracking
+        from fieldstudio.media import library
+
+        with cli_support.open_project(project) as p:
+            video = library.find_media(p, media)
+            begin = tracking.start_of_box(p, box, start)
+            if begin.media_id != video.id:
+                raise cli_support.fail(f"box {box} is not on {video.file_name}")
+            with cli_support.progress_bar("Tracking") as update:
+                result = tracking.follow_box(p, begin, to, every=every, progress=update)
+            edit = tracking.stretch_edit(p, result)
+            if edit is not None:
+                edit.do()
+        cli_support.out.print(result.message, markup=False)
+        raise typer.Exit(0 if result.frames_followed else 1)

@@ -1,0 +1,115 @@
+"""How much of a comparison each source's numbers cover, and how unscored tasks enter its headline mean.
+
+A mean over the scored answers alone rewards a model for answers nobody could score: a source that said
+"I am not sure" on 11 of 42 tasks and was right on the other 31 has mean 1.000 over its scored answers.
+The benchmarks' own evaluators do not do that. fieldstudio therefore shows, for every source:
+
+* coverage: n scored of the tasks in the comparison (``scored / total``);
+* the *headline* mean, counting every unscored, failed or missing answer as the benchmark's evaluator
+  counts it (``UnscoredRule``), beside the mean over the scored answers, labelled as such;
+* no interval when fewer than ``MIN_INTERVAL_N`` answers are scored ("n too small"): a percentile
+  bootstrap over a handful of values gives an interval that looks precise and is not;
+* a warning when two sources' coverages differ by more than ``COVERAGE_GAP`` (5 percentage points):
+  their scored-only means are then means over different tasks.
+
+The rules per scorer (sources: benchmarks.md §1.6, §3.4, pitfalls 14 and 18):
+
+* FieldWorkArena (``fwa-official``, ``fwa-paper``) and fieldstudio's judge-free matchers: an unscored
+  task scores 0 (the official evaluator gives a failed or empty judge reply 0 and divides by every task
+  of the log);
+* OpenEQA (``llm-match``): the lowest mark, 0 (its evaluator stops on a failed judge call and has no
+  number for it; counting it as the lowest mark keeps the headline from rising when calls fail);
+* IndustryEQA (``eqa-direct``, ``eqa-reasoning``): the item is dropped, as ``direct_match.py`` drops an
+  item whose judge call failed; the headline is the mean over the scored items and coverage says how
+  many that is;
+* any other scorer: 0, the conservative choice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["UnscoredRule", "unscored_rule", "MIN_INTERVAL_N", "COVERAGE_GAP", "N_TOO_SMALL", "coverage_text",
+           "coverage_warnings", "interval_text"]
+
+MIN_INTERVAL_N = 10
+"""Fewest scored answers for which an interval is shown; below it the interval reads ``N_TOO_SMALL``."""
+COVERAGE_GAP = 0.05
+"""Largest difference in coverage (fraction of tasks scored) between two sources without a warning."""
+N_TOO_SMALL = "n too small"
+
+
+@dataclass(frozen=True)
+class UnscoredRule:
+    """How the headline mean counts a task without a score: ``counts_as`` (a value, or None when the
+    benchmark drops the item) and ``text``, one sentence naming the benchmark's rule for a label."""
+
+    counts_as: float | None
+    text: str
+
+
+_ZERO_FWA = UnscoredRule(0.0, "unscored, failed and missing answers count 0, as FieldWorkArena's evaluator counts "
+                              "a failed or empty judge reply")
+_ZERO_EQA = UnscoredRule(0.0, "unscored, failed and missing answers count as the lowest mark (0): OpenEQA's "
+                              "evaluator stops at a failed judge call and gives no number for it")
+_DROPPED = UnscoredRule(None, "unscored items are dropped, as IndustryEQA's direct_match.py drops an item whose "
+                              "judge call failed: the headline is the mean over the scored items")
+_ZERO = UnscoredRule(0.0, "unscored, failed and missing answers count 0")
+_RULES = {"fwa-official": _ZERO_FWA, "fwa-paper": _ZERO_FWA, "fs-match": _ZERO_FWA, "llm-match": _ZERO_EQA,
+          "eqa-direct": _DROPPED, "eqa-reasoning": _DROPPED}
+
+
+def unscored_rule(scorer: str | None) -> UnscoredRule:
+    """The rule the headline mean of ``scorer`` follows for tasks without a score (see the module doc)."""
+    if scorer and scorer.split("+", 1)[0] in _RULES:       # "fwa-logic+fs-prompt" style names keep the family
+        return _RULES[scorer.split("+", 1)[0]]
+    if scorer and scorer.startswith("fwa-"):
+        return _ZERO_FWA
+    return _RULES.get(scorer or "", _ZERO)
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def coverage_text(n: Any, total: Any) -> str:
+    """'31/42 scored' (or '— scored' when the counts are unknown)."""
+    if not (_finite(n) and _finite(total)):
+        return "— scored"
+    return f"{int(n)}/{int(total)} scored"
+
+
+def interval_text(low: Any, high: Any, n: Any, *, decimals: int = 3, sep: str = "–") -> str:
+    """'[0.500–0.750]', or '(n too small)' below ``MIN_INTERVAL_N`` scored answers, or '' when unknown."""
+    if _finite(n) and int(n) < MIN_INTERVAL_N:
+        return f"({N_TOO_SMALL})"
+    if not (_finite(low) and _finite(high)):
+        return ""
+    f = f"{{:.{decimals}f}}"
+    return f"[{f.format(float(low))}{sep}{f.format(float(high))}]"
+
+
+def coverage_warnings(summary: pd.DataFrame, gap: float = COVERAGE_GAP) -> list[str]:
+    """One sentence per pair of sources whose coverage (``n`` / ``total`` of ``summary``) differs by more
+    than ``gap``, widest gap first: their means over scored answers are means over different tasks."""
+    if summary is None or summary.empty or "total" not in summary:
+        return []
+    rows = [(str(src), int(r["n"]), int(r["total"])) for src, r in summary.iterrows() if _finite(r["total"])
+            and int(r["total"]) > 0]
+    out = []
+    for i, (a, na, ta) in enumerate(rows):
+        for b, nb, tb in rows[i + 1:]:
+            ca, cb = na / ta, nb / tb
+            if abs(ca - cb) > gap + 1e-12:
+                hi, lo = ((a, na, ta, ca), (b, nb, tb, cb)) if ca >= cb else ((b, nb, tb, cb), (a, na, ta, ca))
+                out.append((abs(ca - cb), f"coverage differs by {abs(ca - cb) * 100:.0f} points: {hi[0]} has "
+                                          f"{hi[1]}/{hi[2]} scored ({hi[3]:.0%}), {lo[0]} {lo[1]}/{lo[2]} "
+                                          f"({lo[3]:.0%}); their means over scored answers cover different tasks"))
+    return [text for _, text in sorted(out, key=lambda t: -t[0])]

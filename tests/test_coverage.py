@@ -1,0 +1,137 @@
+"""Coverage in every summary (issue 18 §4): scored / total, the headline mean that counts unscored tasks as
+the benchmark's evaluator does, no interval below 10 scored, and the coverage warning; in the comparison
+tables, the CLI, the report (HTML, CSV, JSON, XLSX) and the plots. Expected values worked out by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from fieldstudio.cli.report import register
+from fieldstudio.compare import comparison as cmp
+from fieldstudio.compare import coverage, plots
+from fieldstudio.compare.report import export_report
+from fieldstudio.scoring.service import score_answers
+from fieldstudio.store.project import Project
+from tests import sample_sources
+
+CAREFUL, GUESSER = "sample: careful", "sample: guesser"
+
+
+@pytest.fixture
+def sources(project):
+    ids = sample_sources.build(project)
+    report = score_answers(project, sample_sources.MATCHER_SCORER)
+    # by hand: the 11 "I am not sure" answers are the only unscored ones
+    assert (report.scored, report.unscored) == (2 * 42 - 11, 11)
+    return project, ids
+
+
+def test_eleven_of_42_unscored_count_as_zero_in_the_headline(sources):
+    project, _ = sources
+    c = cmp.build_comparison(project, sample_sources.MATCHER_SCORER, n_resamples=500)
+    careful, guesser = c.summary.loc[CAREFUL], c.summary.loc[GUESSER]
+    assert (careful["n"], careful["total"], careful["unscored"], careful["missing"]) == (31, 42, 11, 0)
+    assert careful["mean"] == pytest.approx(1.0)                   # over the 31 scored: all right
+    assert careful["headline"] == pytest.approx(31 / 42)           # 31 x 1 + 11 x 0 over 42 = 0.7381
+    assert careful["headline_accuracy"] == pytest.approx(31 / 42)
+    assert careful["coverage"] == pytest.approx(31 / 42)
+    assert (guesser["n"], guesser["total"]) == (42, 42)
+    assert guesser["headline"] == pytest.approx(21 / 42) == guesser["mean"]
+    # the headline interval is over all 42 tasks and holds the headline; careful's scored-only one is [1, 1]
+    assert careful["headline_ci_low"] <= 31 / 42 <= careful["headline_ci_high"] < 1.0
+    assert (careful["ci_low"], careful["ci_high"]) == (1.0, 1.0)
+    # category 1.1 holds tasks 0, 3, ..., 39 (14); careful left 0, 3, 6, 9 unscored: 10/14 scored, headline 10/14
+    cat = c.by_category.loc[(CAREFUL, "1.1")]
+    assert (cat["n"], cat["total"], cat["headline"]) == (10, 14, pytest.approx(10 / 14))
+    # 1.3 holds 2, 5, ..., 41 (14); careful left 2, 5, 8 unscored: 11/14
+    assert c.by_category.loc[(CAREFUL, "1.3"), "n"] == 11
+    warnings = c.coverage_warnings
+    assert warnings == ["coverage differs by 26 points: sample: guesser has 42/42 scored (100%), sample: careful "
+                        "31/42 (74%); their means over scored answers cover different tasks"]
+
+
+def test_no_interval_below_ten_scored_and_the_rule_per_scorer():
+    rows = []
+    for i in range(12):
+        for src, v in (("a", 1.0 if i % 2 else 0.0), ("b", np.nan if i >= 9 else 1.0)):
+            rows.append({"task_id": f"t{i}", "external_id": f"t{i:02d}", "category": "A", "source": src, "value": v,
+                         "correct": None if np.isnan(v) else v > 0.5, "cost_usd": np.nan, "prompt_tokens": np.nan,
+                         "completion_tokens": np.nan, "reasoning_tokens": np.nan, "judge_cost_usd": np.nan,
+                         "overridden": False, "scorer": "eqa-direct"})
+    answers = pd.DataFrame(rows)
+    summary, _, pairs = cmp.summarise(answers, n_resamples=200, pairs=True)
+    a, b = summary.loc["a"], summary.loc["b"]
+    assert (a["n"], a["interval_note"]) == (12, "") and np.isfinite(a["ci_low"])
+    assert (b["n"], b["interval_note"]) == (9, coverage.N_TOO_SMALL)
+    assert np.isnan(b["ci_low"]) and np.isnan(b["headline_ci_low"]) and np.isnan(b["accuracy_ci_low"])
+    # IndustryEQA drops unscored items: its headline is the mean over the 9 scored
+    assert b["headline"] == pytest.approx(1.0)
+    # the pair shares 9 scored tasks: no interval, never "distinguishable"
+    assert pairs[0][2].n_shared == 9 and pairs[0][2].ci_low is None and not pairs[0][2].distinguishable
+    # FieldWorkArena counts them 0: 9 / 12
+    fwa = cmp.summarise(answers.assign(scorer="fwa-official"), n_resamples=200)[0]
+    assert fwa.loc["b", "headline"] == pytest.approx(9 / 12)
+    assert coverage.unscored_rule("eqa-reasoning").counts_as is None
+    assert coverage.unscored_rule("fwa-logic+fs-prompt").counts_as == 0.0
+    assert coverage.interval_text(0.1, 0.2, 9) == "(n too small)"
+    assert coverage.interval_text(0.1, 0.2, 10) == "[0.100–0.200]"
+    # 5 points exactly is no warning; 6 is
+    tab = pd.DataFrame({"n": [95, 100, 94], "total": [100, 100, 100]}, index=["x", "y", "z"])
+    assert [w.split(":")[1].split(" has")[0].strip() for w in coverage.coverage_warnings(tab)] == ["y"]
+
+
+def test_cli_summary_shows_coverage_and_headline(sources, tmp_path):
+    project, _ = sources
+    app = typer.Typer()
+    register(app)
+    path = project.path
+    project.close()
+    result = CliRunner().invoke(app, ["report", str(path), "--out", str(tmp_path / "s.json"),
+                                      "--scorer", sample_sources.MATCHER_SCORER, "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    # the table wraps its cells in a narrow terminal: read the careful row's first line
+    row = next(ln for ln in result.output.splitlines() if "31/42" in ln and "│" in ln)
+    assert [c.strip() for c in row.split("│")][2:4] == ["31/42", "0.738"]
+    assert [c.strip() for c in row.split("│")][4].startswith("1.000")            # the mean of scored
+    assert "42/42" in text and re.search(r"\[0\.5\d\d,", text)
+    assert "warning: coverage differs by 26 points" in text
+    assert "unscored, failed and missing answers count 0" in text
+    data = json.loads((tmp_path / "s.json").read_text())
+    careful = data["sources"][CAREFUL]["all"]
+    assert (careful["n"], careful["total"], careful["headline"]) == (31, 42, pytest.approx(31 / 42))
+    assert data["coverage_warnings"] and "count 0" in data["headline_means"]
+
+
+def test_report_html_csv_and_plots_show_coverage(sources, tmp_path):
+    project, _ = sources
+    c = cmp.build_comparison(project, sample_sources.MATCHER_SCORER, n_resamples=200)
+    export_report(project, tmp_path / "r.html", comparison=c)
+    html = (tmp_path / "r.html").read_text()
+    assert "31/42 scored" in html and "Warning: coverage differs by 26 points" in html
+    assert "<th>headline mean [95% CI]</th>" in html and "<th>mean of scored [95% CI]</th>" in html
+    assert "0.738 [" in html
+    export_report(project, tmp_path / "r.csv", comparison=c)
+    df = pd.read_csv(tmp_path / "r.csv")
+    assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {(CAREFUL, 31, 42), (GUESSER, 42, 42)}
+    ax = plots.score_distribution(c.answers, c.summary).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{CAREFUL} (31/42 scored)", f"{GUESSER} (42/42 scored)"]
+    texts = [t.get_text() for t in plots.cost_vs_score(c.summary.assign(cost_usd=[1.0, 2.0],
+                                                                        cost_status="complete")).axes[0].texts]
+    assert texts == [f"{CAREFUL} (31/42 scored)", f"{GUESSER} (42/42 scored)"]
+
+
+def test_reopened_project_keeps_the_numbers(sources, tmp_path):
+    project, _ = sources
+    path = project.path
+    project.close()
+    with Project.open(path) as p:
+        s = cmp.build_comparison(p, sample_sources.MATCHER_SCORER, n_resamples=200).summary
+    assert s.loc[CAREFUL, "headline"] == pytest.approx(31 / 42)

@@ -1,0 +1,101 @@
+"""The demo project's answer sources: two hand-written samples and the recorded real model run, scored on build."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from sqlalchemy import select
+
+from fieldstudio.core.errors import ProjectError
+from fieldstudio.demo.answers import (DEMO_SCORER, SAMPLE_SOURCES, add_recorded_run, demo_answers_dir,
+                                      export_recorded_run, recorded_runs_dir)
+from fieldstudio.demo.project import build_demo
+from fieldstudio.store.models import Answer, Run, Score, Task
+from fieldstudio.store.project import Project
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
+    build_demo(path)
+    with Project.open(path) as p:
+        yield p
+
+
+def _rows(demo, name):
+    with demo.read() as s:
+        run = s.scalars(select(Run).where(Run.name == name)).one()
+        return run, s.execute(select(Answer, Task.external_id).join(Task).where(Answer.run_id == run.id)).all()
+
+
+def test_at_least_three_sources_each_scored(demo):
+    with demo.read() as s:
+        runs = s.scalars(select(Run)).all()
+        scored = {r.name: s.scalar(select(Score.id).join(Answer).where(Answer.run_id == r.id,
+                                                                      Score.scorer == DEMO_SCORER).limit(1))
+                  for r in runs}
+    assert len(runs) >= 3
+    assert all(scored.values()), scored
+    names = {r.name for r in runs}
+    assert set(SAMPLE_SOURCES.values()) <= names
+    assert all(n.startswith("sample: ") for n in SAMPLE_SOURCES.values())      # illustrative, and they say so
+
+
+def test_hand_written_answers_are_the_files(demo):
+    for file_name, source in SAMPLE_SOURCES.items():
+        with open(demo_answers_dir() / file_name, newline="", encoding="utf-8") as f:
+            expected = {r["task_id"]: r["answer"] for r in csv.DictReader(f)}
+        _, rows = _rows(demo, source)
+        assert {ext: a.raw_text for a, ext in rows} == expected
+
+
+def test_unsure_answers_stay_unscored(demo):
+    _, rows = _rows(demo, SAMPLE_SOURCES["sample_careful.csv"])
+    unsure = [a.id for a, _ in rows if "not sure" in (a.raw_text or "")]
+    assert len(unsure) == 3                                   # ret-04, dist-04, cnt-06 in the file
+    with demo.read() as s:
+        values = s.scalars(select(Score.value).where(Score.answer_id.in_(unsure), Score.scorer == DEMO_SCORER)).all()
+    assert all(v is None for v in values)
+
+
+def test_recorded_run_keeps_its_provenance_and_measurements(demo):
+    files = sorted(recorded_runs_dir().glob("*.json"))
+    assert files, "sample_data/demo/recorded_runs/ holds no recorded run"
+    doc = json.loads(files[0].read_text(encoding="utf-8"))
+    run, rows = _rows(demo, doc["name"])
+    assert run.kind == "model" and run.strategy == doc["strategy"] == "blind-text"
+    recorded = run.params["recorded"]
+    for key in ("model", "model_sha256", "server", "date"):
+        assert recorded[key]
+    by_task = {ext: a for a, ext in rows}
+    assert len(by_task) == len(doc["answers"])
+    for entry in doc["answers"]:
+        a = by_task[entry["task_id"]]
+        assert (a.raw_text, a.prompt_tokens, a.completion_tokens, a.latency_s) == (
+            entry["raw_text"], entry["prompt_tokens"], entry["completion_tokens"], entry["latency_s"])
+
+
+def test_export_and_add_round_trip(demo, tmp_path):
+    run, rows = _rows(demo, SAMPLE_SOURCES["sample_guesser.csv"])
+    out = tmp_path / "run.json"
+    assert export_recorded_run(demo, run.id, out, {"note": "test"}) == len(rows)
+    with Project.create(tmp_path / "copy.fieldstudio") as copy:
+        with copy.write() as s:
+            for _, ext in rows[:5]:
+                s.add(Task(external_id=ext, source="csv", query="q"))
+        new_id = add_recorded_run(copy, out)
+        _, copied = _rows(copy, run.name)
+        assert new_id and len(copied) == 5                        # answers naming no task are skipped
+        assert {ext: a.raw_text for a, ext in copied} == {ext: a.raw_text for a, ext in rows[:5]}
+
+
+def test_not_a_recorded_run(tmp_path, project):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"format": "something-else"}', encoding="utf-8")
+    with pytest.raises(ProjectError, match="x.json: not a fieldstudio-recorded-run file"):
+        add_recorded_run(project, bad)
+    bad.write_text('{"format": "fieldstudio-recorded-run", "version": 9}', encoding="utf-8")
+    with pytest.raises(ProjectError, match="version 9"):
+        add_recorded_run(project, bad)

@@ -453,12 +453,16 @@ def _frame_table_in(s, media: Media) -> video.FrameTable | None:  # noqa: ANN001
     try:
         cursor.execute(f"SELECT pts, keyframe FROM {FrameIndexRow.__tablename__} WHERE media_id = {q} "
                        "ORDER BY frame_index", (media.id,))
-        rows = cursor.fetchall()
+        # in chunks: one fetch and conversion of an hour's rows would keep the interpreter lock from the
+        # window's thread for as long as it takes, when this runs in the background
+        chunks = []
+        while rows := cursor.fetchmany(8192):
+            chunks.append(np.array(rows, dtype=np.int64).reshape(-1, 2))
     finally:
         cursor.close()
-    if not rows:
+    if not chunks:
         return None
-    arr = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    arr = np.concatenate(chunks)
     return video.FrameTable(pts=arr[:, 0], keyframe=arr[:, 1].astype(bool),
                             time_base=Fraction(media.time_base_num or 1, media.time_base_den or 1))
 

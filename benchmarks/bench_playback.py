@@ -352,10 +352,10 @@ def library_project(n: int = N_LIBRARY) -> Path:
         return path
     folder = WORK / f"videos_{n}"
     folder.mkdir(parents=True, exist_ok=True)
-    base = WORK / "clip_10min_160x90.mp4"
+    base = WORK / "clip_10min_160x90_crf40.mp4"
     if not base.exists():
         _ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "600", "-c:v", "libx264",
-                "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", str(base))
+                "-preset", "ultrafast", "-crf", "40", "-g", "60", "-pix_fmt", "yuv420p", str(base))
     for i in range(n):
         out = folder / f"cctv_{i:03d}.mp4"
         if not out.exists():

@@ -4,7 +4,8 @@ FIELDSTUDIO_SOAK_ACTIONS and FIELDSTUDIO_SOAK_PROJECT (a copy of the demo projec
 
 Random user actions, as a person does them with the mouse and the keyboard: draw, move and delete
 boxes; draw rulers; start and end segments, mark events; undo and redo; zoom in and out; pan; step
-frames; switch media and tabs; play and pause. Afterwards every edit the undo history holds as done is
+frames; switch media and tabs; play and pause, shuttle (J/K/L), change the speed, zoom while playing.
+Afterwards every edit the undo history holds as done is
 in the project file (read again with sqlite3 after the window closed), and PRAGMA integrity_check is ok.
 """
 
@@ -122,7 +123,29 @@ ACTIONS_TABLE = [
     (2, "another tab", lambda w, q, r: w.modes.setCurrentIndex(r.randrange(1, w.modes.count()))),
     (3, "media tab", lambda w, q, r: w.modes.setCurrentIndex(0)),
     (2, "play or pause", lambda w, q, r: _key(w, q, KEY.Key_Space)),
+    (2, "play a while", lambda w, q, r: _play_a_while(w, q, r)),
+    (2, "shuttle forward", lambda w, q, r: _key(w, q, KEY.Key_L)),
+    (1, "shuttle back", lambda w, q, r: _key(w, q, KEY.Key_J)),
+    (2, "shuttle stop", lambda w, q, r: _key(w, q, KEY.Key_K)),
+    (1, "speed", lambda w, q, r: w.transport.speed.setCurrentIndex(r.randrange(w.transport.speed.count()))),
 ]
+
+PLAYED = {"pictures": 0, "plays": 0}  # pictures libVLC played into the canvas during "play a while"
+
+
+def _play_a_while(w, qtbot, rng):  # noqa: ANN001, ANN202
+    """Play a video for a moment (zooming now and then while it plays): played pictures reach the canvas."""
+    if not _annotatable(w) or w.state.media.kind != "video" or w.video is None:
+        return "skipped"
+    if not w.video.playing:
+        _key(w, qtbot, KEY.Key_Space)
+    if rng.random() < 0.3:
+        _key(w, qtbot, rng.choice((KEY.Key_Plus, KEY.Key_Minus)))
+    qtbot.wait(400)
+    if w.video.playing and w.video._vlc is not None:
+        PLAYED["plays"] += 1
+        PLAYED["pictures"] += w.video.playback_stats()["shown"]
+    return "played"
 
 
 def _expected(stack, baseline: set[str]) -> tuple[set[str], dict[str, list]]:
@@ -181,8 +204,9 @@ def test_soak(qtbot):
     integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
     con.close()
     print(json.dumps({"seed": SEED, "actions": done, "history": history, "live": len(live),
-                      "stored": len(stored)}), flush=True)
+                      "stored": len(stored), "played": PLAYED}), flush=True)
     assert integrity == "ok"
+    assert PLAYED["pictures"] > 0 or PLAYED["plays"] == 0, "libVLC played, but no picture reached the canvas"
     assert stored == live, f"lost: {sorted(live - stored)[:5]}, unexpected: {sorted(stored - live)[:5]}"
     for aid, g in geometry.items():  # the last move of each box, as the store keeps it: inside the image
         stored_g, width, height = moved[aid]

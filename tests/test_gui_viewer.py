@@ -179,7 +179,9 @@ def test_rotated_video_plays_upright_through_libvlc(window, qtbot, clips):
         pytest.skip(vlc_unavailable_reason())
     open_media(window, qtbot, "rot90.mp4")
     played = []
-    window.video.frame_shown.connect(lambda i, s, exact: exact or played.append(window.canvas.image().copy()))
+    # the played picture is libVLC's buffer, drawn without a copy: copy it to keep it
+    window.video.frame_shown.connect(
+        lambda i, s, exact: exact or played.append(window.canvas.video_item.image().copy()))
     qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: len(played) >= 8, timeout=5000)
     qtbot.keyClick(window.canvas, Qt.Key.Key_Space)

@@ -293,7 +293,9 @@ class AnnotationController(QObject):
     def _media_shown(self, _media: object) -> None:
         self.media_changed()
 
-    def _frame_shown(self, _frame: tuple[int, float, bool]) -> None:
+    def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
+        if self.state.playing and not frame[2]:
+            return  # the marks stay as they are while playing (issue 21); the exact frame on pause redraws them
         self.frame_changed()
 
     def media_changed(self) -> None:

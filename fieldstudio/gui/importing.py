@@ -1,7 +1,7 @@
 """Adding media from the window (menu or drag-and-drop): a progress dialog with cancel, then a summary.
 
-The work is ``media.ingest.add_index_thumbnail``: add the files, index the new videos' frames, make
-thumbnails.
+The work is ``media.ingest.add_index_thumbnail``: add the files, give the new videos their packet index
+(the window's background indexer verifies it, gui/indexing.py), make thumbnails.
 """
 
 from __future__ import annotations
@@ -46,6 +46,6 @@ def start_import(parent: QWidget, project: Project, paths: Sequence[Path],
         done(report)
 
     return workers.run_with_progress(parent, "Adding media…", add_index_thumbnail, project, [Path(p) for p in paths],
-                                     title="Adding media", done=on_result,
+                                     title="Adding media", done=on_result, packets_only=True,
                                      failed=lambda message: QMessageBox.critical(parent, "Adding media failed",
                                                                                  message))

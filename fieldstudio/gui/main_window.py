@@ -73,6 +73,8 @@ class MainWindow(QMainWindow):
         self._opening: workers.Worker | None = None  # the background open of MainWindow(path=...)
         self._pending_media: str | None = None  # chosen in the library while the project was opening
         self._closed = False
+        self.indexer = None  # gui/indexing.py BackgroundIndexer of the open project
+        self.indexing_status = None  # its line in the status bar
         self._docks_hidden_for_tab: list[QDockWidget] | None = None
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -280,6 +282,7 @@ class MainWindow(QMainWindow):
         self.workspace.set_project(project)
         self.annotator.project_changed()
         self.side.set_project(project)
+        self._start_indexing(project)
         settings.add_recent(project.location)
         if project.is_shared:
             from fieldstudio.gui import live_changes, shared_projects
@@ -315,10 +318,32 @@ class MainWindow(QMainWindow):
 
             shared_projects.ask_for_media_roots(self, project, lambda: self.library and self.library.reload())
 
+    def _start_indexing(self, project: Project) -> None:
+        """Frame indexing of the project's videos in the background, one at a time (gui/indexing.py)."""
+        from fieldstudio.gui.indexing import BackgroundIndexer, IndexingStatus
+
+        self.indexer = BackgroundIndexer(project, self)
+        self.indexer.indexed.connect(self.view.index_changed)
+        if self.indexing_status is not None:
+            self.statusBar().removeWidget(self.indexing_status)
+            self.indexing_status.deleteLater()
+        self.indexing_status = IndexingStatus(self.indexer)
+        self.statusBar().insertPermanentWidget(0, self.indexing_status)
+        self.indexer.start()
+
+    def index_new_videos(self) -> None:
+        """New videos were added: the background indexer takes them up (a no-op while it runs or is paused)."""
+        if self.indexer is not None:
+            self.indexer.start()
+
     def _close_project(self) -> None:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+        if self.indexer is not None:
+            self.indexer.stop()
+            self.indexer.deleteLater()
+            self.indexer = None
         self.annotator.clear()
         self.workspace.set_project(None)
         self.side.set_project(None)
@@ -447,7 +472,8 @@ class MainWindow(QMainWindow):
 
         if not self._need_project():
             return None
-        return importing.start_import(self, self.project, paths, lambda _r: self.library.reload())
+        return importing.start_import(self, self.project, paths,
+                                      lambda _r: (self.library.reload(), self.index_new_videos()))
 
     def _need_project(self) -> bool:
         if self.project is None:

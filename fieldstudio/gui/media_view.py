@@ -254,22 +254,33 @@ class MediaView(QObject):
         self.timeline.show()
         table = library.load_frame_table(project, media)
         if table is None:
+            # the packet index (demuxing only) opens even hours of footage at once: shown as soon as it is
+            # built, stored next; the background indexer (gui/indexing.py) verifies it later
             self.notice.emit(f"indexing the frames of {media.file_name}…")
-            worker = workers.Worker(self._index_one, media.id)
-            worker.signals.result.connect(lambda _r, mid=media.id: self._opened_after_index(mid))
+            worker = workers.Worker(lambda *, progress, cancelled: library.first_frame_table(project, media))
+            worker.signals.result.connect(lambda r, m=media: self._open_first_index(m, *r))
             worker.signals.error.connect(self.notice)
             workers.start(worker)
             return
         self._open_video(media, table)
 
-    def _index_one(self, media_id: str, *, progress, cancelled):  # noqa: ANN001, ANN202 - worker fn
+    def _open_first_index(self, media: Media, table, status: str) -> None:  # noqa: ANN001 - FrameTable
         from fieldstudio.media import library
 
-        return library.index_videos(self.state.project, [media_id], progress=progress, cancelled=cancelled)
-
-    def _opened_after_index(self, media_id: str) -> None:
-        if self.state.media is not None and self.state.media.id == media_id:
-            self.open_media(media_id)
+        project = self.state.project
+        if project is None or self.loader is None:
+            return
+        if not project.read_only:
+            store = workers.Worker(lambda *, progress, cancelled: library.store_frame_table(
+                project, media.id, table, status=status, if_missing=True))
+            store.signals.error.connect(self.notice)
+            workers.start(store)
+        shown = self.state.media
+        if shown is None or shown.id != media.id or self.stack.currentWidget() is not self.media_page:
+            return
+        media.index_status, media.frame_count = status, len(table)
+        self.loader.source.adopt(media, table)
+        self._open_video(media, table)
 
     def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
         self.timeline.set_video(table.seconds_array())
@@ -280,7 +291,28 @@ class MediaView(QObject):
         self.state.frame_count = len(table)
         self.video.open(media, table, start)
         self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
+        self.transport.set_index_source(media.index_status)
         self._start_strip(media.id)
+
+    def index_changed(self, step) -> None:  # noqa: ANN001 - media.library.IndexStep
+        """A video's frame index was built or replaced in the background (gui/indexing.py): the video on
+        screen follows its new index on the same picture (``video.remap_indices``)."""
+        from fieldstudio.media import video
+
+        if self.loader is not None and step.replaced:
+            self.loader.source.forget(step.media_id)
+        media = self.state.media
+        if media is None or media.id != step.media_id or step.table is None:
+            return
+        media.index_status = step.status
+        if self.video is None or self.video.table is None or self.video.media is None:
+            return  # not open yet: opening reads the stored index
+        self.transport.set_index_source(step.status)
+        if step.replaced:
+            old = self.video.table
+            self._pending_frame = (media.id, int(video.remap_indices(old, step.table, [self.video.target])[0]))
+            self.video.close()
+            self._open_video(media, step.table)
 
     def _start_strip(self, media_id: str) -> None:
         from fieldstudio.media import thumbnails
@@ -309,7 +341,8 @@ class MediaView(QObject):
         if media is None or media.kind != "video" or self.video is None or self.video.table is None:
             return
         n = self.video.frame_count
-        self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~"), format_pts(seconds))
+        playing = f"  playing {self.video.rate_text()}" if self.video.playing else ""
+        self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~") + playing, format_pts(seconds))
         self.timeline.set_index(index)
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
         self.transport.set_position(index, n, seconds, media.duration_s)

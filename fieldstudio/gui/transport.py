@@ -51,6 +51,9 @@ class TransportBar(QWidget):
         self.position = QLabel("")
         self.position.setToolTip("Frame index and PTS time of the frame shown")
         layout.addWidget(self.position, 1)
+        self.index_source = QLabel("")
+        self.index_source.setObjectName("index_source")
+        layout.addWidget(self.index_source)
         for aid, text in (("timeline_zoom_out", "−"), ("timeline_zoom_in", "+")):
             # the button shows the action's icon text: set on the action, it survives the action's changes
             # (setText on the button was overwritten by the action's full text when it was disabled)
@@ -63,6 +66,22 @@ class TransportBar(QWidget):
     def clear_position(self) -> None:
         """No video shown (a photo or a document): no frame read-out."""
         self.position.setText("")
+        self.set_index_source(None)
+
+    def set_index_source(self, status: str | None) -> None:
+        """Say which frame index the frame numbers come from: the packet index (from the container, until
+        the decoded index has verified it) or the decoded index."""
+        if status == "packets":
+            self.index_source.setText("packet index · verifying")
+            self.index_source.setToolTip("Frame numbers come from the container's packets (no decoding yet). The "
+                                         "decoded index verifies them in the background; annotations stay on "
+                                         "their pictures if it differs.")
+        elif status == "ready":
+            self.index_source.setText("decoded index")
+            self.index_source.setToolTip("Frame numbers come from decoding every frame (verified)")
+        else:
+            self.index_source.setText("")
+            self.index_source.setToolTip("")
 
     def show_still(self, text: str) -> None:
         """A photo or a document: the buttons disabled and ``text`` (neutral, no frame numbers) instead

@@ -71,11 +71,11 @@ class Worker(QRunnable):
 _running: set[Worker] = set()
 
 
-def start(worker: Worker) -> Worker:
-    """Start ``worker`` on the global pool and keep a reference until it has finished."""
+def start(worker: Worker, pool: QThreadPool | None = None) -> Worker:
+    """Start ``worker`` on ``pool`` (default the global one) and keep a reference until it has finished."""
     _running.add(worker)
     worker.signals.finished.connect(lambda: _running.discard(worker))
-    QThreadPool.globalInstance().start(worker)
+    (pool or QThreadPool.globalInstance()).start(worker)
     return worker
 
 

@@ -41,7 +41,7 @@ class FrameSource:
         self._lock = threading.Lock()
 
     def reader(self, media: Media) -> video.FrameReader:
-        """The open reader of a video, building and storing its frame index first if needed.
+        """The open reader of a video, building and storing its packet frame index first if it has none.
 
         Raises MediaError when the file is missing or cannot be decoded.
         """
@@ -53,9 +53,14 @@ class FrameSource:
         path = library.require_file(self.project, media)
         table = library.load_frame_table(self.project, media)
         if table is None:
-            table = video.build_frame_table(path)
+            # the packet index opens a long video at once; the decoded index verifies it later
+            # (library.index_next_video), and ``forget`` then drops this reader
+            try:
+                table, status = video.build_packet_table(path), library.INDEX_PACKETS
+            except MediaError:
+                table, status = video.build_frame_table(path), library.INDEX_READY
             if not self.project.read_only:
-                library.store_frame_table(self.project, media.id, table)
+                library.store_frame_table(self.project, media.id, table, status=status)
         r = video.FrameReader(path, table, rotation=media.rotation or 0, cache_bytes=self._cache_bytes)
         with self._lock:
             self._readers[media.id] = r
@@ -63,6 +68,26 @@ class FrameSource:
                 _, old = self._readers.popitem(last=False)
                 old.close()
         return r
+
+    def adopt(self, media: Media, table: video.FrameTable) -> None:
+        """Read ``media`` through ``table`` (an index built but perhaps not stored yet), unless it is open already."""
+        path = library.require_file(self.project, media)
+        with self._lock:
+            if media.id in self._readers:
+                return
+            self._readers[media.id] = video.FrameReader(path, table, rotation=media.rotation or 0,
+                                                        cache_bytes=self._cache_bytes)
+            while len(self._readers) > self._max:
+                _, old = self._readers.popitem(last=False)
+                old.close()
+
+    def forget(self, media_id: str) -> None:
+        """Drop the reader of a video whose frame index was replaced; the next ``reader`` loads the new one.
+
+        The reader is not closed here (it may be decoding on another thread): it closes when unreferenced.
+        """
+        with self._lock:
+            self._readers.pop(media_id, None)
 
     def get(self, media: Media | str, index: int = 0) -> Frame:
         """Frame ``index`` of a media (a Media row, or a file name or id), upright RGB.

@@ -20,10 +20,12 @@ def add_index_thumbnail(
     *,
     progress: Callable[[int, int], None] = lambda done, total: None,
     cancelled: Callable[[], bool] = lambda: False,
+    packets_only: bool = False,
 ) -> AddReport:
     """Add ``paths`` (files or folders), then index the new videos and make the new media's thumbnails.
 
-    ``progress`` spans the three stages as thirds of one bar. Returns the ``library.add_paths`` report;
+    ``progress`` spans the three stages as thirds of one bar. ``packets_only`` stores the packet index
+    (``library.index_videos``): the window adds hours of footage at once and verifies it in the background. Returns the ``library.add_paths`` report;
     a video whose index fails is marked ``failed`` by ``library.index_videos`` and stays in the library.
     Raises ProjectReadOnly when the project cannot be written.
     """
@@ -32,7 +34,8 @@ def add_index_thumbnail(
 
     report = library.add_paths(project, paths, progress=stage(0), cancelled=cancelled)
     if report.media_ids and not cancelled():
-        library.index_videos(project, report.media_ids, progress=stage(1), cancelled=cancelled)
+        library.index_videos(project, report.media_ids, packets_only=packets_only, progress=stage(1),
+                             cancelled=cancelled)
     if report.media_ids and not cancelled():
         thumbnails.make_thumbnails(project, report.media_ids, progress=stage(2), cancelled=cancelled)
     return report

@@ -1,7 +1,7 @@
 """Video probing, the frame table (frame index -> PTS) and exact random frame access, with PyAV.
 
 The frame table built by decoding the stream is the only truth about frames (DESIGN.md, pitfalls.md
-§1-§2): a frame is identified by its index in presentation order (the order ffmpeg's
+§1-§2); the packet table (``build_packet_table``, demuxing only) stands in for it until it is built: a frame is identified by its index in presentation order (the order ffmpeg's
 ``select=eq(n,N)`` counts) and its PTS in the stream's time base; seconds are ``pts * time_base``,
 never ``index / fps``. Several frames may share one PTS, so a decoded frame is named by its position
 in the decoder's output, with its PTS as the check. ``FrameReader.get(n)`` seeks to the keyframe at or
@@ -240,6 +240,139 @@ def build_frame_table(
                        time_base=time_base)
     progress(len(table), len(table))
     return table
+
+
+def build_packet_table(
+    path: Path,
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> FrameTable:
+    """A first frame table from the container's packets alone (demuxing, no decoding): fast enough to
+    open hours of footage at once.
+
+    Each video packet with data and a PTS stands for one frame: its PTS and keyframe flag, sorted into
+    presentation order. Packets the container marks as discarded (before an edit list's start) are left
+    out, as the decoder leaves out their frames. An MP4/MOV is read from its sample tables, confirmed on its
+    first packets, without a pass over the data. This is what ffmpeg decodes for an intact file; where it
+    is not (frames that do not decode, packets without PTS, duplicated timestamps that the decoder
+    resolves otherwise) the decoded table of ``build_frame_table`` differs, and it replaces this one
+    once built (``library.verify_frame_tables``). Raises MediaError if no packet has a PTS,
+    InterruptedError if ``cancelled()`` turns true.
+    """
+    path = Path(path)
+    container = _open(path)
+    try:
+        stream = container.streams.video[0]
+        fast = _packet_table_from_sample_tables(path, container, stream)
+        if fast is not None:
+            progress(len(fast), len(fast))
+            return fast
+        estimate = stream.frames or 0
+        pts: list[int] = []
+        keys: list[bool] = []
+        try:
+            for packet in container.demux(stream):
+                if not packet.size or packet.pts is None or packet.is_discard:
+                    continue
+                pts.append(packet.pts)
+                keys.append(packet.is_keyframe)
+                if len(pts) % 4096 == 0:
+                    progress(len(pts), max(estimate, len(pts)))
+                    if cancelled():
+                        raise InterruptedError("packet indexing cancelled")
+        except av.error.FFmpegError:  # a cut file: the packets read so far are the index
+            pass
+        time_base = Fraction(stream.time_base) if stream.time_base else Fraction(1, 1000)
+    finally:
+        container.close()
+    if not pts:
+        raise MediaError(path, "has no video packet with a timestamp (damaged or truncated video)")
+    p = np.asarray(pts, dtype=np.int64)
+    order = np.argsort(p, kind="stable")
+    table = FrameTable(pts=p[order], keyframe=np.asarray(keys, dtype=bool)[order], time_base=time_base)
+    progress(len(table), len(table))
+    return table
+
+
+_CHECKED_PACKETS = 240  # packets demuxed to confirm the timestamps read from an MP4's sample tables
+
+
+def _packet_table_from_sample_tables(path: Path, container: av.container.InputContainer,
+                                     stream: av.video.stream.VideoStream) -> FrameTable | None:
+    """The packet table of an MP4/MOV from its sample tables alone, without reading the media data: the
+    demuxer's index (DTS, keyframe and discard flags) plus the ``ctts`` composition offsets
+    (``mp4_boxes``), shifted as the demuxer shifts them. The first packets are demuxed to confirm every
+    field; None (demux everything instead) for other containers or when anything disagrees."""
+    if "mp4" not in container.format.name.split(","):
+        return None
+    from fieldstudio.media import mp4_boxes
+
+    try:
+        entries = stream.index_entries
+        n = len(entries)
+        if n == 0:
+            return None
+        fields = np.fromiter((v for e in entries for v in (e.timestamp, e.flags, e.size, e.pos)), dtype=np.int64,
+                             count=4 * n).reshape(n, 4)
+    except (AttributeError, av.error.FFmpegError):  # an older PyAV without index entries
+        return None
+    offsets = mp4_boxes.composition_offsets(path, n)
+    if offsets is None:
+        return None
+    dts, key, discard = fields[:, 0], (fields[:, 1] & 1) != 0, (fields[:, 1] & 2) != 0
+    shift = None
+    k = 0
+    try:
+        for packet in container.demux(stream):
+            if packet.size == 0:
+                continue
+            if k >= n or packet.pts is None or packet.dts != dts[k] or packet.is_keyframe != key[k] \
+                    or packet.is_discard != discard[k]:
+                return None
+            if shift is None:
+                shift = packet.pts - int(dts[k]) - int(offsets[k])
+            if packet.pts != int(dts[k]) + int(offsets[k]) + shift:
+                return None
+            k += 1
+            if k >= min(n, _CHECKED_PACKETS):
+                break
+    except av.error.FFmpegError:
+        return None
+    if shift is None:
+        return None
+    # a sample whose data is not in the file (a cut file whose moov came first) has no packet
+    keep = ~discard & (fields[:, 2] > 0) & (fields[:, 3] + fields[:, 2] <= path.stat().st_size)
+    pts = (dts + offsets + shift)[keep]
+    order = np.argsort(pts, kind="stable")
+    time_base = Fraction(stream.time_base) if stream.time_base else Fraction(1, 1000)
+    return FrameTable(pts=pts[order], keyframe=key[keep][order], time_base=time_base)
+
+
+def same_frames(a: FrameTable, b: FrameTable) -> bool:
+    """True when two frame tables name the same frames: same length, PTS, keyframes and time base."""
+    return (a.time_base == b.time_base and len(a) == len(b) and bool(np.array_equal(a.pts, b.pts))
+            and bool(np.array_equal(a.keyframe, b.keyframe)))
+
+
+def remap_indices(old: FrameTable, new: FrameTable, indices: np.ndarray) -> np.ndarray:
+    """Where frames ``indices`` of table ``old`` are in table ``new``, found by their PTS.
+
+    A frame keeps its PTS; among frames sharing a PTS, the k-th of them in ``old`` maps to the k-th in
+    ``new`` (the last one there when ``new`` has fewer). A PTS missing from ``new`` (a frame that does
+    not decode) maps to the frame shown at that time: the last one whose PTS is at or before it (frame
+    0 if none). Both tables must share one time base. Returns an int64 array shaped like ``indices``.
+    """
+    if old.time_base != new.time_base:
+        raise ValueError(f"time bases differ ({old.time_base} vs {new.time_base})")
+    idx = np.asarray(indices, dtype=np.int64)
+    pts = old.pts[idx]
+    rank = idx - np.searchsorted(old.pts, pts, side="left")
+    first = np.searchsorted(new.pts, pts, side="left")
+    end = np.searchsorted(new.pts, pts, side="right")
+    found = np.minimum(first + rank, end - 1)
+    shown = np.maximum(np.searchsorted(new.pts, pts, side="right") - 1, 0)
+    return np.where(end > first, found, shown).astype(np.int64)
 
 
 def _decode_timestamps(path: Path, *, threads: bool, progress: Callable[[int, int], None],

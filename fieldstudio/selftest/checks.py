@@ -189,8 +189,14 @@ def check_vlc(ctx: Context) -> str:
     width, height = int(spec["width"]), int(spec["height"])
     frames: list = []
     errors: list[str] = []
-    playback = vlc_playback.VlcPlayback(clip, width, height)
-    playback.frame.connect(frames.append)
+    playback = vlc_playback.VlcPlayback(clip, (width, height))
+
+    def take() -> None:
+        taken = playback.take()
+        if taken is not None:
+            frames.append(taken[0].copy())  # the image is libVLC's buffer: it changes at the next take
+
+    playback.frame_ready.connect(take)
     playback.error.connect(errors.append)
     try:
         playback.play_from(0.0, muted=True)

@@ -106,7 +106,7 @@ class Media(Base):
     is_vfr: Mapped[bool | None] = mapped_column(Boolean)
     frame_count: Mapped[int | None] = mapped_column(Integer)  # decoded frames; None until indexed
     avg_fps: Mapped[float | None] = mapped_column(Float)  # informational only, never used for time
-    index_status: Mapped[str | None] = mapped_column(String(16))  # pending | ready | failed
+    index_status: Mapped[str | None] = mapped_column(String(16))  # pending | packets | ready | failed
     # documents
     page_count: Mapped[int | None] = mapped_column(Integer)
     text_encoding: Mapped[str | None] = mapped_column(String(40))

@@ -12,6 +12,7 @@ from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen, QPixmap, QTran
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView
 
 from fieldstudio.gui.viewer.overlay import ScreenSizedItem
+from fieldstudio.gui.viewer.video_item import VideoFrameItem
 
 MIN_ZOOM = 0.02
 MAX_ZOOM = 32.0
@@ -41,6 +42,9 @@ class Canvas(QGraphicsView):
         self._item = QGraphicsPixmapItem()
         self._item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self.scene().addItem(self._item)
+        self.video_item = VideoFrameItem()  # libVLC's pictures while playing; hidden otherwise
+        self.video_item.setVisible(False)
+        self.scene().addItem(self.video_item)
         self._image = QImage()
         self._full = (0, 0)
         self._fit = True
@@ -57,6 +61,7 @@ class Canvas(QGraphicsView):
         """
         full = full_size or (image.width(), image.height())
         changed_size = full != self._full
+        self._hide_video()
         self._image = image
         self._full = full
         self._item.setPixmap(QPixmap.fromImage(image))
@@ -68,7 +73,43 @@ class Canvas(QGraphicsView):
             self.fit()
         self.viewport().update()
 
+    def set_video_frame(self, image: QImage, serial: int, full_size: tuple[int, int]) -> None:
+        """Show a played picture (borrowed, not copied: see ``VideoFrameItem``) standing for a frame of
+        ``full_size`` (W, H) pixels. The exact frame's pixmap is hidden under it, so a frame costs one blit;
+        ``set_image`` (the exact frame on pause) hides the played picture again."""
+        if full_size != self._full:
+            self._full = full_size
+            self.scene().setSceneRect(QRectF(0, 0, full_size[0], full_size[1]))
+            self.fit()
+        item = self.video_item
+        item.set_full_size(full_size)
+        if not item.isVisible():
+            item.set_frame(image, serial)
+            item.setVisible(True)
+            self._item.setVisible(False)
+            return
+        # painted now rather than after the scene's queued update: the buffer is the newest picture, and
+        # a picture that waits for the event loop is one libVLC may replace before it is seen
+        item.set_frame(image, serial, update=False)
+        self.viewport().repaint(self.mapFromScene(item.sceneBoundingRect()).boundingRect().adjusted(-1, -1, 1, 1))
+
+    def _hide_video(self) -> None:
+        if self.video_item.isVisible():
+            self.video_item.setVisible(False)
+            self.video_item.clear()
+            self._item.setVisible(True)
+
+    def render_size(self, full_size: tuple[int, int]) -> tuple[int, int]:
+        """(W, H) physical screen pixels a frame of ``full_size`` pixels takes at the current zoom, never
+        more than ``full_size``: the size to have libVLC scale played pictures to."""
+        scale = self.transform().m11() * self.devicePixelRatioF()
+        w, h = full_size
+        if scale >= 1.0 or not w or not h:
+            return (w, h)
+        return (max(2, round(w * scale)), max(2, round(h * scale)))
+
     def clear_image(self) -> None:
+        self._hide_video()
         self._image = QImage()
         self._full = (0, 0)
         self._item.setPixmap(QPixmap())

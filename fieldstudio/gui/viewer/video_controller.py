@@ -27,14 +27,24 @@ log = logging.getLogger(__name__)
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 _DECODER_TICK_MS = 10
+#: While libVLC plays, the position (status bar, timeline, ViewState) follows the picture at most this often:
+#: every picture is drawn, but the widgets that read the position need not repaint 30 times a second.
+POSITION_INTERVAL_S = 0.1
+#: After a resize or zoom, libVLC's picture size follows once the view has been still for this long.
+_RESIZE_SETTLE_MS = 250
 
 
 class VideoController(QObject):
     """Transport for the video shown in ``canvas``; frames come from ``loader``.
 
     Signals: ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
-    scrubbing previews and frames shown while playing), ``playing_changed(bool)``, ``notice(str)`` for
-    the status bar, ``media_changed()``.
+    scrubbing previews and frames shown while playing; while libVLC plays, at most every
+    ``POSITION_INTERVAL_S`` although every picture is drawn), ``playing_changed(bool)``, ``notice(str)``
+    for the status bar, ``media_changed()``.
+
+    While libVLC plays, its pictures are scaled by libVLC to the size the frame takes on screen
+    (``Canvas.render_size``, followed after a resize or zoom) and drawn without a copy;
+    ``playback_stats()`` counts what was delivered and shown.
     """
 
     frame_shown = Signal(int, float, bool)
@@ -65,6 +75,13 @@ class VideoController(QObject):
         self._timer.timeout.connect(self._decoder_tick)
         self._play_start = (0.0, 0.0)  # (wall clock, media seconds)
         self._decoded_index = -1  # the last frame the decoder (not libVLC) drew: playing backward asks for the next
+        self._position_at = 0.0  # wall clock of the last frame_shown while libVLC plays
+        self._counts = [0, 0]  # pictures libVLC delivered and dropped before they were taken, earlier runs
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(_RESIZE_SETTLE_MS)
+        self._resize_timer.timeout.connect(self._follow_view_size)
+        canvas.zoom_changed.connect(self._view_size_changed)
         loader.frame_ready.connect(self._on_frame)
         loader.failed.connect(self._on_failed)
 
@@ -153,18 +170,22 @@ class VideoController(QObject):
             self.target = self._loop_start()
         self._direction = direction
         self._play_start = (time.monotonic(), self.seconds())
+        self._counts = [0, 0]
+        self.canvas.video_item.reset_count()
         if not (direction > 0 and self._start_vlc()):
             self._timer.start()
         self.playing_changed.emit(True)
+        self.notice.emit(f"playing {self.rate_text()}")
 
     def pause(self, *, show_exact: bool = True) -> None:
         """Stop playing; the exact frame at the reached index is decoded and shown."""
         if not self.playing:
             return
         self._timer.stop()
+        self._resize_timer.stop()
         if self._vlc is not None:
             reached = self._vlc_clock() if self._vlc_anchor is not None else None
-            self._vlc.stop()
+            self._stop_vlc()
             if reached is not None:
                 self.target = self.table.index_at(self.table.seconds(0) + reached)
         self._direction = 0
@@ -194,7 +215,19 @@ class VideoController(QObject):
         self.rate = rate
         if self._vlc is not None and self.playing:
             self._vlc.set_rate(rate)
-        self.notice.emit(f"speed {rate:g}x")
+        self.notice.emit(f"playing {self.rate_text()}" if self.playing else f"speed {rate:g}x")
+
+    def rate_text(self) -> str:
+        """Direction and speed as the status bar shows them: ``2x`` forward, ``-2x`` backward."""
+        return f"{'-' if self._direction < 0 else ''}{self.rate:g}x"
+
+    def playback_stats(self) -> dict[str, int]:
+        """Pictures since play started: ``delivered`` by libVLC, ``shown`` (painted by the canvas) and
+        ``dropped`` (replaced by a newer picture before the canvas took them). All 0 with the decoder."""
+        delivered, dropped = self._counts
+        if self._vlc is not None:
+            delivered, dropped = delivered + self._vlc.delivered, dropped + self._vlc.dropped
+        return {"delivered": delivered, "shown": self.canvas.video_item.painted, "dropped": dropped}
 
     def set_muted(self, muted: bool) -> None:
         self.muted = muted
@@ -234,29 +267,58 @@ class VideoController(QObject):
                 self.notice.emit(f"{reason}: playing from the frame decoder, less smoothly")
             return False
         self.loader.free_memory()  # the exact-frame cache is idle until pause; libVLC needs the memory
+        size = self.canvas.render_size(self._full_size())
         if self._vlc is None:
-            w, h = self.media.width or 0, self.media.height or 0
-            rotation = (self.media.rotation or 0) % 360
-            if rotation in (90, 270):
-                w, h = h, w
             try:
                 path = library.require_file(self.loader.source.project, self.media)
-                self._vlc = VlcPlayback(path, w, h, rotation, self)
+                self._vlc = VlcPlayback(path, size, self)
             except Exception as exc:  # noqa: BLE001 - fall back to the decoder, say why once
                 log.warning("libVLC playback unavailable: %s", exc)
                 if not self._vlc_warned:
                     self._vlc_warned = True
                     self.notice.emit(f"libVLC cannot play this file ({exc}); using the frame decoder")
                 return False
-            self._vlc.frame.connect(self._on_vlc_frame)
+            self._vlc.frame_ready.connect(self._on_vlc_frame)
             # emitted on libVLC's thread; Qt queues it to this object's (the GUI) thread
             self._vlc.ended.connect(self._finish_at_end)
             self._vlc.error.connect(self.notice)
-        start = self.seconds() - self.table.seconds(0)
+        elif size != self._vlc.render_size:
+            self._vlc.set_render_size(size)
+        self._play_vlc_from(self.seconds() - self.table.seconds(0))
+        return True
+
+    def _full_size(self) -> tuple[int, int]:
+        """Upright full-resolution (W, H) of the video: what the scene's pixels are."""
+        return (self.media.width or 0, self.media.height or 0)
+
+    def _play_vlc_from(self, start: float) -> None:
         self._vlc_anchor = None
         self._vlc_start = start
+        self._position_at = 0.0
         self._vlc.play_from(start, self.rate, self.muted)
-        return True
+
+    def _stop_vlc(self) -> None:
+        """Stop libVLC, keeping its counts for ``playback_stats``."""
+        self._vlc.stop()
+        self._counts[0] += self._vlc.delivered
+        self._counts[1] += self._vlc.dropped
+        self._vlc.delivered = self._vlc.dropped = 0
+
+    def _view_size_changed(self, _zoom: float) -> None:
+        if self._vlc is not None and self._direction > 0:
+            self._resize_timer.start()
+
+    def _follow_view_size(self) -> None:
+        """Resized or zoomed while playing: libVLC scales to the new size from the picture reached on."""
+        if self._vlc is None or self._direction <= 0 or self.table is None:
+            return
+        size = self.canvas.render_size(self._full_size())
+        if size == self._vlc.render_size:
+            return
+        reached = self._vlc_clock() if self._vlc_anchor is not None else self._vlc_start
+        self._stop_vlc()
+        self._vlc.set_render_size(size)
+        self._play_vlc_from(reached)
 
     def _vlc_clock(self) -> float:
         """Playback time (s from the stream start) of the picture libVLC is showing.
@@ -281,30 +343,36 @@ class VideoController(QObject):
             self._vlc.deleteLater()
             self._vlc = None
 
-    def _on_vlc_frame(self, image: QImage) -> None:
+    def _on_vlc_frame(self) -> None:
         if self._direction <= 0 or self.table is None or self._vlc is None:
             return  # a frame that arrived after pause
-        time_s = self._vlc_clock()
-        index = self.table.index_at(self.table.seconds(0) + time_s)
+        taken = self._vlc.take()
+        if taken is None:
+            return
+        self.canvas.set_video_frame(taken[0], taken[1], self._full_size())
+        now = time.monotonic()
+        report = now - self._position_at >= POSITION_INTERVAL_S
+        if not (report or (self.loop_enabled and self.loop)):
+            return  # the position is read from libVLC only when it is shown or a loop end may be reached
+        index = self.table.index_at(self.table.seconds(0) + self._vlc_clock())
         if self.loop_enabled and self.loop and index > self.loop[1]:
-            self._vlc.stop()
+            self._stop_vlc()
             self.target = self.loop[0]
-            self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
-            self._vlc.play_from(self._vlc_start, self.rate, self.muted)
+            self._play_vlc_from(self.seconds() - self.table.seconds(0))
             return
         self.target = index
-        self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
-        self.frame_shown.emit(index, self.seconds(index), False)
+        if report:
+            self._position_at = now
+            self.frame_shown.emit(index, self.seconds(index), False)
 
     def _finish_at_end(self) -> None:
         if not self.playing:
             return
         if self.loop_enabled and self.loop:
             self.target = self.loop[0]
-            self._vlc_start, self._vlc_anchor = self.seconds() - self.table.seconds(0), None
-            self._vlc.play_from(self._vlc_start, self.rate, self.muted)
+            self._play_vlc_from(self.seconds() - self.table.seconds(0))
             return
-        self._vlc.stop()
+        self._stop_vlc()
         self._direction = 0
         self.target = len(self.table) - 1
         self.playing_changed.emit(False)

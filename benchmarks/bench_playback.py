@@ -1,0 +1,399 @@
+"""Playback and long-footage benchmarks (issue 21). Every figure is a ratio against a reference measured in
+the same run.
+
+Run ``python benchmarks/bench_playback.py [playback] [index] [library]`` (all three without arguments):
+
+- ``playback``: frames shown in the canvas / frames libVLC delivered, while the window plays a clip with
+  boxes drawn on top: 1080p30 for 30 s (target >= 0.95) and 4K30 for 20 s (target >= 0.80), offscreen
+  and under Xvfb (when ``Xvfb`` is installed), then 1080p offscreen at 0.25x and 4x and shuttled
+  backwards (J, J: the frame decoder at -2x, for information); peak resident memory while playing
+  1080p (target < 600 MB). "Shown" is a picture the canvas painted (``VideoFrameItem.painted``);
+  "delivered" is a picture libVLC displayed into our buffers.
+- ``index``: the packet index of a 60 min 1080p30 clip vs ``ffprobe -show_entries packet=pts_time``
+  (target <= 1.0x); time from adding the file (after the copy into the library) to its first exact
+  frame decoded (target <= 2 s); the decoded index of the 60 s 1080p clip vs ``ffprobe -show_entries
+  frame=pts_time`` (target <= 0.6x).
+- ``library``: the longest gap of a 10 ms QTimer heartbeat on the GUI thread while a window with 500
+  ten-minute videos opens, scrolls its library and indexes in the background (target <= 100 ms).
+
+The clips are made by ffmpeg once, in benchmarks/_work (the 60 min clip is 2 min encoded once and
+joined 30 times without re-encoding, which keeps making it to about a minute on two cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+WORK = Path(__file__).resolve().parent / "_work"
+N_LIBRARY = 500
+
+
+def _ffmpeg(*args: str) -> None:
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *args], check=True)
+
+
+def clip_1080p() -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import make_clip
+
+    return make_clip(WORK / "clip_60s_1080p.mp4")
+
+
+def clip_4k() -> Path:
+    """30 s of 3840x2160 at 30 fps, H.264 with B-frames."""
+    path = WORK / "clip_30s_4k.mp4"
+    if not path.exists():
+        _ffmpeg("-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30", "-t", "30", "-c:v", "libx264",
+                "-preset", "ultrafast", "-crf", "30", "-g", "60", "-bf", "2", "-pix_fmt", "yuv420p", str(path))
+    return path
+
+
+def clip_60min() -> Path:
+    """60 min of 1080p30 at low bitrate: 2 min encoded with ``-preset ultrafast -crf 40``, joined 30 times."""
+    path = WORK / "clip_60min_1080p.mp4"
+    if not path.exists():
+        part = WORK / "clip_2min_1080p_crf40.mp4"
+        _ffmpeg("-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "120", "-c:v", "libx264",
+                "-preset", "ultrafast", "-crf", "40", "-g", "60", "-bf", "2", "-pix_fmt", "yuv420p", str(part))
+        listing = WORK / "clip_60min.txt"
+        listing.write_text("".join(f"file '{part.name}'\n" for _ in range(30)))
+        _ffmpeg("-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", str(path))
+        part.unlink()
+    return path
+
+
+def project_with(clip: Path, name: str, boxes: int = 6) -> Path:
+    """A project holding ``clip`` (indexed), with ``boxes`` labelled boxes on each of its first 30 frames."""
+    from fieldstudio.annotations import labels
+    from fieldstudio.annotations import records as ann
+    from fieldstudio.media import library
+    from fieldstudio.store.project import Project
+
+    path = WORK / f"playback_{name}.fieldstudio"
+    if path.exists():
+        return path
+    with Project.create(path, name=name) as p:
+        report = library.add_paths(p, [clip])
+        library.index_videos(p, report.media_ids)
+        mid = report.media_ids[0]
+        label = labels.ensure_label(p, "worker")
+        media = library.find_media(p, mid)
+        for f in range(30):
+            for k in range(boxes):
+                x = (k + 1) * media.width / (boxes + 2)
+                ann.add_box(p, mid, (x, media.height * 0.3, media.width / 12, media.height / 4), label,
+                            frame_index=f)
+    return path
+
+
+# --- children ------------------------------------------------------------------------------------
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _wait(ms: int) -> None:
+    """Run the event loop for ``ms`` milliseconds, as the running window does. Not QTest.qWait: it keeps the
+    interpreter lock while it sleeps, which holds back libVLC's callbacks and the indexing thread."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> None:
+    from PySide6.QtCore import QThreadPool, QTimer
+
+    from fieldstudio.gui.app import application
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.gui.viewer.overlay import BoxItem
+    from fieldstudio.store.project import Project
+
+    application()
+    w = MainWindow(Project.open(Path(project_path)))
+    w.resize(1400, 900)
+    w.show()
+    w.library.select(w.library.visible_ids()[0])
+    while w.video is None or w.video.table is None or not w.loader.idle():
+        _wait(50)
+    while QThreadPool.globalInstance().activeThreadCount():  # the timeline's thumbnails
+        _wait(50)
+    _wait(300)
+    boxes = sum(isinstance(i, BoxItem) for i in w.canvas.scene().items())
+    peak = [_rss_mb()]
+    sampler = QTimer()
+    sampler.timeout.connect(lambda: peak.append(_rss_mb()))
+    sampler.start(250)
+    status = []
+    if shuttle:
+        w.video.show_index(w.video.frame_count - 1)
+        while w.state.frame_index != w.video.frame_count - 1 or not w.loader.idle():
+            _wait(50)
+        for key in shuttle:
+            w.video.shuttle(key)
+    else:
+        w.video.set_rate(rate)
+        w.video.play()
+    _wait(int(seconds * 1000 / 2))
+    status.append(w.frame_label.text())
+    boxes_playing = sum(isinstance(i, BoxItem) and i.isVisible() for i in w.canvas.scene().items())
+    if os.environ.get("BENCH_SCREENSHOT"):
+        w.grab().save(os.environ["BENCH_SCREENSHOT"])
+    _wait(int(seconds * 1000 / 2))
+    stats = w.video.playback_stats()
+    render = list(w.video._vlc.render_size) if w.video._vlc is not None else None
+    w.video.pause()
+    sampler.stop()
+    print(json.dumps({**stats, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
+                      "render_size": render, "status": status, "decoded_frames": w.video._decoded_index}),
+          flush=True)
+    w.close()
+
+
+def child_heartbeat(project_path: str, seconds: float) -> None:
+    """Open the window on the project, scroll the library, let indexing run; the longest heartbeat gap."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    from fieldstudio.gui.app import application
+    from fieldstudio.gui.main_window import MainWindow
+
+    app = application()
+
+    gaps: list[float] = []
+    clock = QElapsedTimer()
+    clock.start()
+    last = [clock.nsecsElapsed()]
+
+    def beat() -> None:
+        now = clock.nsecsElapsed()
+        gaps.append((now - last[0]) / 1e6)
+        last[0] = now
+
+    heart = QTimer()
+    heart.setInterval(10)
+    heart.timeout.connect(beat)
+    heart.start()
+    w = MainWindow(path=Path(project_path))
+    w.resize(1400, 900)
+    w.show()
+    while w.project is None:
+        _wait(20)
+    opened_gaps = len(gaps)
+    view = w.library.list
+    t0 = time.monotonic()
+    progress = []
+    while time.monotonic() - t0 < seconds:
+        if view is not None:
+            bar = view.verticalScrollBar()
+            bar.setValue((bar.value() + 120) % max(1, bar.maximum()))
+        _wait(200)
+        progress.append(w.indexing_status.label.text() if w.indexing_status is not None else "")
+    heart.stop()
+    steady = gaps[opened_gaps + 1:]
+    print(json.dumps({"max_gap_ms": max(steady) if steady else None, "open_max_gap_ms": max(gaps[:opened_gaps + 1]),
+                      "beats": len(gaps), "progress": progress[-1] if progress else "",
+                      "progress_first": next((p for p in progress if p), "")}), flush=True)
+    w.close()
+    app.quit()
+
+
+# --- parent --------------------------------------------------------------------------------------
+def _child(args: list[str], display: str | None = None, extra_env: dict | None = None) -> dict:
+    env = dict(os.environ)
+    env.setdefault("FIELDSTUDIO_CONFIG_DIR", str(WORK / "config"))
+    if display:
+        env["DISPLAY"], env["QT_QPA_PLATFORM"] = display, "xcb"
+    else:
+        env["QT_QPA_PLATFORM"] = "offscreen"
+    env.update(extra_env or {})
+    done = subprocess.run([sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True,
+                          timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"child {args} failed:\n{done.stderr[-3000:]}")
+    return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+
+
+class _Xvfb:
+    """An Xvfb server on a free display number for the children, stopped on exit."""
+
+    def __enter__(self) -> str | None:
+        self.proc = None
+        if not shutil.which("Xvfb"):
+            return None
+        for n in range(91, 120):
+            if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+                break
+        self.proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return f":{n}"
+
+    def __exit__(self, *exc) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+def _play_line(what: str, out: dict, target: float | None) -> None:
+    ratio = out["shown"] / out["delivered"] if out["delivered"] else float("nan")
+    goal = f" (target >= {target:.2f})" if target else ""
+    print(f"{what}: {out['shown']} shown / {out['delivered']} delivered by libVLC = {ratio:.3f}{goal}; "
+          f"{out['dropped']} replaced before the canvas took them; libVLC scaled to {out['render_size']}; "
+          f"{out['boxes_playing']} boxes on top; peak RSS {out['peak_rss_mb']:.0f} MB; status {out['status']}")
+
+
+def bench_playback() -> None:
+    p1080 = project_with(clip_1080p(), "1080p")
+    p4k = project_with(clip_4k(), "4k")
+    with _Xvfb() as display:
+        for name, project, seconds, target in (("1080p30", p1080, 30, 0.95), ("4K30", p4k, 20, 0.80)):
+            out = _child(["play", str(project), str(seconds), "1", ""],
+                         extra_env={"BENCH_SCREENSHOT": str(WORK / f"playing_{name}.png")})
+            _play_line(f"{name} offscreen, {seconds} s", out, target)
+            if name == "1080p30":
+                print(f"  peak RSS while playing 1080p: {out['peak_rss_mb']:.0f} MB (target < 600)")
+            if display:
+                out = _child(["play", str(project), str(seconds), "1", ""], display=display)
+                _play_line(f"{name} under Xvfb, {seconds} s", out, target)
+            else:
+                print(f"{name} under Xvfb: skipped (Xvfb is not installed)")
+    for rate, seconds in ((0.25, 10), (4.0, 10)):
+        out = _child(["play", str(p1080), str(seconds), str(rate), ""])
+        _play_line(f"1080p30 offscreen at {rate:g}x, {seconds} s", out, 0.95)
+    out = _child(["play", str(p1080), "6", "1", "jj"])
+    print(f"1080p30 shuttled J J from the last frame (backwards at 2x, frame decoder) for 6 s: status "
+          f"{out['status']}, last frame decoded {out['decoded_frames']} (for information)")
+
+
+def bench_index() -> None:
+    from fieldstudio.media import library, video
+    from fieldstudio.media.frames import FrameSource
+    from fieldstudio.store.project import Project
+
+    t = time.perf_counter()
+    long_clip = clip_60min()
+    made = time.perf_counter() - t
+    print(f"60 min 1080p30 clip: {long_clip.stat().st_size / 1e9:.2f} GB"
+          + (f", made in {made:.0f} s" if made > 1 else " (made earlier)"))
+    ffprobe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+               "-of", "csv=p=0", str(long_clip)]
+    subprocess.run(ffprobe, check=True, capture_output=True)  # both read the file from the page cache
+    t = time.perf_counter()
+    subprocess.run(ffprobe, check=True, capture_output=True)
+    t_probe = time.perf_counter() - t
+    t = time.perf_counter()
+    table = video.build_packet_table(long_clip)
+    t_packets = time.perf_counter() - t
+    print(f"packet index of the 60 min clip: {len(table)} frames in {t_packets:.2f} s; ffprobe packet=pts_time "
+          f"{t_probe:.2f} s; ratio {t_packets / t_probe:.2f} (target <= 1.0)")
+
+    path = WORK / "playback_first_frame.fieldstudio"
+    if path.exists():
+        path.unlink()
+    with Project.create(path, name="first frame") as p:
+        report = library.add_paths(p, [long_clip])
+        mid = report.media_ids[0]
+        t = time.perf_counter()  # what the window does on opening it: the packet index, then frame 0 exactly
+        media = library.find_media(p, mid)
+        first, status = library.first_frame_table(p, media)
+        source = FrameSource(p)
+        source.adopt(media, first)
+        frame = source.get(media, 0)
+        t_first = time.perf_counter() - t
+        t = time.perf_counter()
+        middle = source.get(media, len(first) // 2)
+        t_mid = time.perf_counter() - t
+        t = time.perf_counter()
+        library.store_frame_table(p, mid, first, status=status, if_missing=True)  # next, in the background
+        t_store = time.perf_counter() - t
+        source.close()
+    print(f"first exact frame after adding the 60 min clip: {t_first:.2f} s (target <= 2); frame "
+          f"{middle.frame_index} of the {status} index {t_mid:.2f} s later; frame 0 PTS {frame.pts}; storing the "
+          f"{len(first)} rows of the index afterwards (in the background) {t_store:.2f} s")
+
+    clip = clip_1080p()
+    ffprobe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+               "-of", "csv=p=0", str(clip)]
+    t = time.perf_counter()
+    subprocess.run(ffprobe, check=True, capture_output=True)
+    t_probe = time.perf_counter() - t
+    t = time.perf_counter()
+    decoded = video.build_frame_table(clip)
+    t_decoded = time.perf_counter() - t
+    print(f"decoded (verifying) index of the 60 s 1080p clip: {len(decoded)} frames in {t_decoded:.2f} s; ffprobe "
+          f"frame=pts_time {t_probe:.2f} s; ratio {t_decoded / t_probe:.2f} (target <= 0.6)")
+
+
+def library_project(n: int = N_LIBRARY) -> Path:
+    """``n`` distinct 10 min 160x90 videos (one encode, remuxed with a different title each), added with
+    thumbnails (which store the packet index); 100 of them as if just added (no index): the window gives
+    those their packet index, then verifies every video with its decoded index, in the background."""
+    from sqlalchemy import delete, update
+
+    from fieldstudio.media import library, thumbnails
+    from fieldstudio.store.models import FrameIndexRow, Media
+    from fieldstudio.store.project import Project
+
+    path = WORK / f"library_{n}_videos.fieldstudio"
+    if path.exists():
+        return path
+    folder = WORK / f"videos_{n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    base = WORK / "clip_10min_160x90_crf40.mp4"
+    if not base.exists():
+        _ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "600", "-c:v", "libx264",
+                "-preset", "ultrafast", "-crf", "40", "-g", "60", "-pix_fmt", "yuv420p", str(base))
+    for i in range(n):
+        out = folder / f"cctv_{i:03d}.mp4"
+        if not out.exists():
+            _ffmpeg("-i", str(base), "-c", "copy", "-metadata", f"title=camera {i}", str(out))
+    with Project.create(path, name=f"{n} videos") as p:
+        report = library.add_paths(p, [folder])
+        thumbnails.make_thumbnails(p, report.media_ids)  # the thumbnail of frame 0 stores the packet index
+        # the first 100 as just added: the window gives them their packet index first, then verifies all
+        unindexed = report.media_ids[:100]
+        with p.write() as s:
+            s.execute(delete(FrameIndexRow).where(FrameIndexRow.media_id.in_(unindexed)))
+            s.execute(update(Media).where(Media.id.in_(unindexed)).values(index_status="pending", frame_count=None))
+    assert report.imported_total == n, report.imported_total
+    return path
+
+
+def bench_library(seconds: float = 90.0) -> None:
+    project = library_project()
+    out = _child(["heartbeat", str(project), str(seconds)])
+    print(f"{N_LIBRARY} ten-minute videos: longest GUI-thread stall {out['max_gap_ms']:.0f} ms while scrolling the "
+          f"library and indexing in the background for {seconds:.0f} s (10 ms heartbeat, {out['beats']} beats; "
+          f"target <= 100); {out['open_max_gap_ms']:.0f} ms while the project opened (for information); "
+          f"status: {out['progress']!r}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        kind, *rest = sys.argv[2:]
+        if kind == "play":
+            child_play(rest[0], float(rest[1]), float(rest[2]), rest[3])
+        else:
+            child_heartbeat(rest[0], float(rest[1]))
+        return
+    WORK.mkdir(exist_ok=True)
+    parts = sys.argv[1:] or ["playback", "index", "library"]
+    for part in parts:
+        {"playback": bench_playback, "index": bench_index, "library": bench_library}[part]()
+
+
+if __name__ == "__main__":
+    main()

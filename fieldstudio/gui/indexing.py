@@ -1,0 +1,183 @@
+"""Frame indexing of a project's videos in the background, one video at a time, with a status-bar line.
+
+Every video first gets its packet index (demuxing only: a long video opens at once), then its decoded
+index, which verifies the packet index and replaces it where they differ (``library.index_next_video``).
+The video on screen goes first at each stage. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
+priority than the window's; pausing cancels the video in progress, which starts again on resume.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+from fieldstudio.gui import workers
+
+log = logging.getLogger(__name__)
+
+
+#: The indexing thread's nice value (Linux): under a full CPU the window's own thread goes first, so
+#: scrolling and playback stay smooth while hours of footage index (issue 21).
+INDEXING_NICE = 10
+
+
+def _index_next_gently(project, prefer, done: threading.Event, **kwargs):  # noqa: ANN001, ANN202
+    """``library.index_next_video`` on a thread of lower CPU priority than the window's; sets ``done`` once
+    it no longer uses the project (here, not through a queued signal: ``stop`` waits on the GUI thread)."""
+    try:
+        return _index_next(project, prefer, **kwargs)
+    finally:
+        done.set()
+
+
+def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
+    from fieldstudio.media import library
+
+    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        try:  # raising a thread's own nice value needs no privilege; the pool's thread keeps it
+            current = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            if current < INDEXING_NICE:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INDEXING_NICE)
+        except OSError:
+            pass
+    return library.index_next_video(project, prefer, **kwargs)
+
+
+class IndexingStatus(QWidget):
+    """The status bar's indexing line: what is being indexed, how far, and a Pause/Resume button."""
+
+    def __init__(self, indexer: BackgroundIndexer, parent: QWidget | None = None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel("")
+        self.label.setObjectName("indexing_label")
+        self.label.setToolTip("Frame indexing of the project's videos, one at a time in the background: the packet "
+                              "index first (from the container, so each video opens at once), then the decoded "
+                              "index that verifies it")
+        self.button = QToolButton()
+        self.button.setObjectName("indexing_pause")
+        self.button.setAutoRaise(True)
+        self.button.clicked.connect(lambda: indexer.resume() if indexer.paused else indexer.pause())
+        lay.addWidget(self.label)
+        lay.addWidget(self.button)
+        indexer.text_changed.connect(self._show)
+        self._show("", False)
+
+    def _show(self, text: str, paused: bool) -> None:
+        self.label.setText(text)
+        self.button.setText("Resume" if paused else "Pause")
+        self.button.setToolTip("Resume indexing" if paused else "Pause indexing (the video in progress starts again "
+                               "on resume)")
+        self.setVisible(bool(text))
+
+
+class BackgroundIndexer(QObject):
+    """Indexes the videos of one project in the background until every one is ready (or failed).
+
+    Signals: ``text_changed(text, paused)`` for the status line (empty when there is nothing to do);
+    ``indexed(step)`` with the ``library.IndexStep`` of each video done.
+    """
+
+    text_changed = Signal(str, bool)
+    indexed = Signal(object)
+    _started = Signal(str, str, bool)  # from the worker thread: media id, file name, packet stage
+
+    def __init__(self, project, parent: QObject | None = None):  # noqa: ANN001 - Project
+        super().__init__(parent)
+        self.project = project
+        self.paused = False
+        self.prefer: str | None = None
+        self._worker: workers.Worker | None = None
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stopped = False
+        self._current = ("", True)  # file name, packet stage
+        self._counts: dict[str, int] = {}
+        self._percent = 0
+        self._started.connect(self._on_started)
+        # a pool of its own: its thread keeps the lower priority, and other work never waits behind indexing
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+
+    # --- control ---------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Index whatever needs it (again after new videos were added); a no-op while paused or busy."""
+        if self._stopped or self.paused or self._worker is not None or self.project.read_only:
+            return
+        self._idle.clear()
+        worker = workers.Worker(_index_next_gently, self.project, self.prefer, self._idle, started=self._started.emit)
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.result.connect(self._on_result)
+        worker.signals.error.connect(self._on_error)
+        self._worker = workers.start(worker, self._pool)
+
+    def pause(self) -> None:
+        """Stop after the next check of the video in progress; it starts again from its beginning on resume."""
+        self.paused = True
+        if self._worker is not None:
+            self._worker.cancel()
+        self._emit_text()
+
+    def resume(self) -> None:
+        self.paused = False
+        self.start()
+        self._emit_text()
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        """Cancel the work and wait for the worker to let go of the project (before it is closed)."""
+        self._stopped = True
+        if self._worker is not None:
+            self._worker.cancel()
+        if not self._idle.wait(timeout_s):
+            log.warning("background indexing did not stop within %.0f s", timeout_s)
+
+    # --- results ---------------------------------------------------------------------------------
+    def _on_started(self, _media_id: str, file_name: str, packets: bool) -> None:
+        self._current, self._percent = (file_name, packets), 0
+        self._emit_text()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        percent = int(100 * done / total) if total else 0
+        if percent != self._percent:
+            self._percent = percent
+            self._emit_text()
+
+    def _on_result(self, step) -> None:  # noqa: ANN001 - library.IndexStep or None
+        self._worker = None
+        if self._stopped:
+            return
+        if step is None:  # nothing left
+            self._current = ("", True)
+            self._emit_text(done=True)
+            return
+        self._counts = step.counts
+        if step.status != "interrupted":
+            self.indexed.emit(step)
+        if step.error:
+            log.warning("indexing %s: %s", step.file_name, step.error)
+        self.start()
+
+    def _on_error(self, message: str) -> None:
+        self._worker = None
+        log.error("background indexing stopped: %s", message)
+        self.text_changed.emit(f"indexing stopped: {message}", False)
+
+    def _emit_text(self, *, done: bool = False) -> None:
+        c = self._counts
+        total = sum(c.values())
+        if done or (not self.paused and not self._current[0]):
+            self.text_changed.emit("", False)
+            return
+        name, packets = self._current
+        counts = (f"{c.get('packets', 0) + c.get('ready', 0)} of {total} videos viewable, "
+                  f"{c.get('ready', 0)} verified") if total else ""
+        if self.paused:
+            self.text_changed.emit("Indexing paused" + (f": {counts}" if counts else ""), True)
+            return
+        stage = "packet index" if packets else "decoded index (verifying)"
+        self.text_changed.emit(f"Indexing: {counts + ' · ' if counts else ''}{name}: {stage} {self._percent} %", False)

@@ -3,7 +3,9 @@
 Set-up (``tests.annotation_fixtures``, no media files needed): a 400x300 photo and a 640x480 video of 30
 frames with a hand-written variable-rate frame table. Track 1 (person) has keyframes on frames 2, 6 and 12
 that are not on one line, so each is needed; track 2 (vest) on frames 0, 20 and 29 with attributes. The
-copy is a new project with the same media rows and no labels or marks.
+copy is a new project with the same media rows and no labels or marks. The demo tests run the same round
+trips on the demo project (``fieldstudio.demo.project.build_demo``: real sample media) into a new project
+with the same media files added and indexed.
 """
 
 from __future__ import annotations
@@ -197,3 +199,118 @@ def test_yolo_class_names_from_data_yaml_and_media_forced(source, empty, tmp_pat
     assert report.labels_created == ["person"]
     with pytest.raises(importing.AnnotationImportError, match="no media"):
         importing.import_annotations(empty, tmp_path / "yolo", "yolo", media="nosuch.mp4")
+
+
+# --- the demo project (real media, fieldstudio.demo): the tester's round trips of issue 20 item 9 ---
+
+WORKER_ZONE = "worker_zone_hardhat_vest_from_gif.mp4"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    from fieldstudio.demo.project import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
+    build_demo(path)
+    p = Project.open(path)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    """A new project with the demo's media files added and indexed (new media ids), and no marks or labels."""
+    from fieldstudio.core.paths import sample_data_dir
+    from fieldstudio.media.ingest import add_index_thumbnail
+
+    p = Project.create(tmp_path / "demo_copy.fieldstudio")
+    add_index_thumbnail(p, [sample_data_dir() / "media"])
+    yield p
+    p.close()
+
+
+def _names(p: Project) -> dict[str, str]:
+    from sqlalchemy import select
+
+    from fieldstudio.store.models import Media
+
+    with p.read() as s:
+        return {m.id: m.file_name for m in s.scalars(select(Media))}
+
+
+def demo_marks(p: Project, *, tracked_only: bool = False, attributes: bool = True) -> list[tuple]:
+    """Every box by media file name (media ids differ between the projects), 2 decimals."""
+    names = _names(p)
+    return sorted(((names[r.media_id], r.label_name, r.frame_index, tuple(round(v, 2) for v in r.geometry),
+                    r.track_id, r.is_keyframe, json.dumps(r.attributes or None, sort_keys=True) if attributes else "")
+                   for r in ann.list_annotations(p, kinds=["box"]) if r.track_id is not None or not tracked_only),
+                  key=repr)
+
+
+def demo_keyframes(p: Project) -> dict[tuple[str, int], list[int]]:
+    names = _names(p)
+    out: dict[tuple[str, int], list[int]] = {}
+    for r in ann.list_annotations(p, kinds=["box"]):
+        if r.track_id is not None:
+            out.setdefault((names[r.media_id], r.track_id), []).append(r.frame_index)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def demo_every_frame(p: Project) -> dict[tuple[str, int, int], tuple]:
+    names = _names(p)
+    out = {}
+    for media_id, track in {(r.media_id, r.track_id) for r in ann.list_annotations(p, kinds=["box"])
+                            if r.track_id is not None}:
+        for f, tb in ann.track_boxes(p, media_id, track).items():
+            out[(names[media_id], track, f)] = tb.box
+    return out
+
+
+def test_demo_coco_folder_export_imports_through_the_cli(demo, demo_copy, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "rt" / "ex.coco"  # no .json suffix: the export writes the folder ex.coco/annotations.json
+    res = runner.invoke(app, ["annotations", "export", str(demo.path), "--format", "coco", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "annotations.json").is_file()
+    res = runner.invoke(app, ["annotations", "import", str(demo_copy.path), str(out), "--format", "coco"])
+    assert res.exit_code == 0, res.output
+    assert demo_marks(demo_copy) == demo_marks(demo)
+    assert demo_every_frame(demo_copy) == demo_every_frame(demo)
+    box_labels = {m[1] for m in demo_marks(demo)}
+    assert {r.name for r in lab.list_labels(demo_copy)} == box_labels
+
+
+def test_coco_folder_of_several_json_files(source, empty, tmp_path):
+    export_annotations(source, "coco", tmp_path / "one" / "boxes.json")
+    folder = tmp_path / "many"
+    folder.mkdir()
+    doc = json.loads((tmp_path / "one" / "boxes.json").read_text())
+    photo = [im["id"] for im in doc["images"] if im["file_name"] == "site.jpg"]
+
+    def part(keep: bool) -> dict:
+        return {**doc, "annotations": [a for a in doc["annotations"] if (a["image_id"] in photo) == keep]}
+
+    (folder / "a_photo.json").write_text(json.dumps(part(True)))
+    (folder / "b_video.json").write_text(json.dumps(part(False)))
+    (folder / "notes.json").write_text(json.dumps({"note": "not COCO"}))
+    report = importing.import_annotations(empty, folder, "coco")
+    assert marks(empty) == marks(source)
+    assert len(report.files) == 2 and report.problems[0][0].endswith("notes.json")
+    (tmp_path / "none").mkdir()
+    with pytest.raises(importing.AnnotationImportError, match="no COCO JSON in the folder"):
+        importing.import_annotations(empty, tmp_path / "none", "coco")
+
+
+def test_demo_mot_round_trip_gives_the_same_keyframes(demo, demo_copy, tmp_path):
+    export_annotations(demo, "mot", tmp_path / "mot")
+    importing.import_annotations(demo_copy, tmp_path / "mot", "mot")
+    got = demo_keyframes(demo_copy)
+    # the keyframes of sample_data's worker_zone person and helmet tracks (no extra ones at 34, 36, 40, 42)
+    assert got[(WORKER_ZONE, 1)] == [0, 10, 20, 30, 45, 55, 70]
+    assert got[(WORKER_ZONE, 2)] == [0, 10, 20, 30, 45, 70]
+    assert got == demo_keyframes(demo)
+    # MOT carries no attributes and no untracked boxes; the rest is the same, the boxes to its 0.01 px
+    assert demo_marks(demo_copy, attributes=False) == demo_marks(demo, tracked_only=True, attributes=False)
+    before, after = demo_every_frame(demo), demo_every_frame(demo_copy)
+    assert before.keys() == after.keys()
+    assert max(abs(a - b) for k in before for a, b in zip(before[k], after[k])) <= 0.01 + 1e-9

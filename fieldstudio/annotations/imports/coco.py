@@ -5,6 +5,9 @@ fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`
 the video found by the id or by the ``<video stem>_f<frame>.jpg`` name. ``attributes.track_id`` and
 ``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box part of a track; a box marked
 ``keyframe: false`` was interpolated and is left to fieldstudio's interpolation.
+
+The input is a JSON file or a folder: the folder's ``annotations.json`` (what fieldstudio's export writes
+when given a folder), else every ``*.json`` in it, else every ``annotations/*.json`` (the COCO layout).
 """
 
 from __future__ import annotations
@@ -18,9 +21,49 @@ from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, Pa
 _FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
 
 
+def _json_files(folder: Path) -> list[Path]:
+    if (folder / "annotations.json").is_file():
+        return [folder / "annotations.json"]
+    found = sorted(p for p in folder.glob("*.json") if p.is_file())
+    if not found:
+        found = sorted(p for p in folder.glob("annotations/*.json") if p.is_file())
+    if not found:
+        raise ImportFormatError(f"{folder}: no COCO JSON in the folder (looked for annotations.json, *.json "
+                                "and annotations/*.json)")
+    return found
+
+
 def parse_coco(path: Path) -> Parsed:
-    """Read a COCO JSON file. Raises ImportFormatError when it is not JSON or has no ``images``/``annotations``."""
+    """Read a COCO JSON file, or the COCO JSON files of a folder (see the module text).
+
+    Raises ImportFormatError when the file is not JSON or has no ``images``/``annotations``, when a folder
+    holds no JSON file, or when none of a folder's JSON files is COCO. Of a folder's several JSON files,
+    one that is not COCO is listed in ``problems`` and the others are read.
+    """
     path = Path(path)
+    if not path.is_dir():
+        return _parse_file(path)
+    files = _json_files(path)
+    if len(files) == 1:
+        return _parse_file(files[0])
+    out, refused = Parsed(), []
+    for f in files:
+        try:
+            one = _parse_file(f)
+        except ImportFormatError as exc:
+            refused.append(str(exc))
+            continue
+        out.groups += one.groups
+        out.files += one.files
+        out.problems += one.problems
+    if not out.files:
+        raise ImportFormatError(f"{path}: none of its {len(files)} JSON files is COCO: " + "; ".join(refused))
+    out.problems += [(msg.split(": ", 1)[0], msg.split(": ", 1)[-1] + "; the file is skipped") for msg in refused]
+    return out
+
+
+def _parse_file(path: Path) -> Parsed:
+    """One COCO JSON file; raises ImportFormatError when it is not JSON or not COCO."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

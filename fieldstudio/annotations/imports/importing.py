@@ -10,8 +10,8 @@ undo removes them all. ``import_annotations`` does both (the command line).
 
 Tracks a file lists on every frame (MOT) get their keyframes back: a box is stored as a keyframe only
 where linear interpolation between the kept neighbours would not reproduce it to within ``DENSE_TOL_PX``
-(the 2-decimal rounding of MOT files), so an exported and re-imported track has the same box on every
-frame. A track with a gap of frames (or CVAT's ``outside``) becomes one track per visible run.
+in the file's own terms (left, top, width, height, each rounded to 2 decimals by MOT files), so an
+exported and re-imported track has the same keyframes and the same box on every frame. A track with a gap of frames (or CVAT's ``outside``) becomes one track per visible run.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ from fieldstudio.store.project import Project
 FORMATS = ("coco", "yolo", "mot", "cvat")
 PARSERS: dict[str, Callable[[Path], Parsed]] = {"coco": parse_coco, "yolo": parse_yolo, "mot": parse_mot,
                                                 "cvat": parse_cvat}
+# MOT writes left, top, width and height rounded to 0.01 px: a rounded box is off its true value by up
+# to 0.005 per coordinate, and so is a box interpolated from rounded keyframes, so an interpolated frame
+# of the export differs from the line through its rounded keyframes by up to 0.01 (plus float noise).
+# Compared on x2/y2 instead, the rounding of width adds to that of left (0.02), which is why the
+# comparison is made on (left, top, width, height).
 DENSE_TOL_PX = 0.011
 
 
@@ -157,13 +162,17 @@ def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL
     """Positions (into ``frames``) to keep as keyframes of a track given on consecutive frames.
 
     Greedy from the first box: the next keyframe is the farthest box such that linear interpolation
-    between the current keyframe and it gives every box between to within ``tol`` pixels per coordinate.
-    The first and last boxes are always kept. ``boxes`` is (n, 4).
+    between the current keyframe and it gives every box between to within ``tol`` pixels per coordinate
+    of (left, top, width, height), the coordinates MOT files round (interpolation is linear in either
+    form, so this changes only where the rounding is measured). The first and last boxes are always
+    kept. ``boxes`` is (n, 4) ``(x1, y1, x2, y2)``.
     """
     n = len(frames)
     if n <= 2:
         return list(range(n))
     f = np.asarray(frames, dtype=float)
+    boxes = np.asarray(boxes, dtype=float)
+    boxes = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
     keep = [0]
     a = 0
     while a < n - 1:

@@ -277,11 +277,12 @@ class SummaryPanel(QWidget):
 
 
 def coverage_line(summary: pd.DataFrame) -> str:
-    """'Coverage: careful 31/42 scored (42 answered, 0 missing, 11 unscored), guesser 42/42 scored (...)'
-    over the tasks in scope, and one 'Warning: ...' line per coverage gap
+    """'Coverage: careful 31/42 scored, guesser 40/42 scored (41 answered, 1 missing)' over the tasks in
+    scope (missing: tasks of the scope the source did not answer, said only when there are some), and one 'Warning: ...' line per coverage gap
     (``coverage.coverage_warnings``)."""
-    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])} "
-             f"({coverage.answered_text(r['answers'], r['total'], r['n'])})" for src, r in summary.iterrows()]
+    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}"
+             + (f" ({int(r['answers'])} answered, {int(r['missing'])} missing)" if r.get("missing", 0) else "")
+             for src, r in summary.iterrows()]
     lines = ["Coverage: " + ", ".join(parts)] if parts else []
     lines += [f"Warning: {w}" for w in coverage.coverage_warnings(summary)]
     return "\n".join(lines)

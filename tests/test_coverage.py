@@ -135,3 +135,53 @@ def test_reopened_project_keeps_the_numbers(sources, tmp_path):
     with Project.open(path) as p:
         s = cmp.build_comparison(p, sample_sources.MATCHER_SCORER, n_resamples=200).summary
     assert s.loc[CAREFUL, "headline"] == pytest.approx(31 / 42)
+
+
+def test_tasks_no_source_answered_count_as_missing(project, tmp_path):
+    """Issue 18 item 4 follow-up, by hand: 10 FieldWorkArena tasks (categories A: 0-4, B: 5-9), one source
+    answers tasks 0-5, tasks 0-3 right (1.0) and 4-5 wrong (0.0); two OpenEQA tasks nobody answered stay out
+    of the scope. Total 10, 6 answered, 4 missing, headline (4 x 1 + 6 x 0) / 10 = 0.4, mean of scored 4/6."""
+    from fieldstudio.store.models import Answer, Score
+    from tests.scoring_fixtures import add_run, add_task
+
+    tasks = [add_task(project, f"1.1.000{i}", "x", category="A" if i < 5 else "B") for i in range(10)]
+    for i in range(2):
+        add_task(project, f"eqa-{i}", "x", category="A", source="openeqa")
+    run = add_run(project, "only six", {t: f"a{i}" for i, t in enumerate(tasks[:6])})
+    with project.write() as s:
+        for a in s.query(Answer).filter(Answer.run_id == run):
+            v = 1.0 if tasks.index(a.task_id) < 4 else 0.0
+            s.add(Score(answer_id=a.id, scorer="fs-match", scorer_version="1.0", value=v, correct=v > 0.5))
+    c = cmp.build_comparison(project, "fs-match", n_resamples=200)
+    r = c.summary.loc["only six"]
+    assert (r["total"], r["answers"], r["n"], r["unscored"], r["missing"]) == (10, 6, 6, 0, 4)
+    assert r["headline"] == pytest.approx(0.4) and r["coverage"] == pytest.approx(0.6)
+    assert r["mean"] == pytest.approx(4 / 6)
+    assert coverage.answered_text(r["answers"], r["total"], r["n"]) == "6 answered, 4 missing, 0 unscored"
+    assert sorted(c.tasks["task_id"]) == sorted(tasks)                    # the OpenEQA tasks are out
+    # category B: tasks 5-9, only 5 answered (wrong): 0/5; A: 4 of 5 right, task 4 wrong
+    assert (c.by_category.loc[("only six", "B"), "total"], c.by_category.loc[("only six", "B"), "missing"]) == (5, 4)
+    assert c.by_category.loc[("only six", "B"), "headline"] == pytest.approx(0.0)
+    assert c.by_category.loc[("only six", "A"), "headline"] == pytest.approx(0.8)
+    # a filter narrows the scope the same way: category A alone is 5 tasks, 5 answered
+    scope_a = cmp.filter_tasks(c.tasks, category="A")
+    summary_a = cmp.summarise(cmp.filter_answers(c.answers, category="A"), tasks=scope_a, scorer="fs-match",
+                              n_resamples=200)[0]
+    assert (summary_a.loc["only six", "total"], summary_a.loc["only six", "missing"]) == (5, 0)
+    # the CLI, the JSON and the HTML report show the same counts
+    app = typer.Typer()
+    register(app)
+    path = project.path
+    project.close()
+    result = CliRunner().invoke(app, ["report", str(path), "--out", str(tmp_path / "s.json"), "--scorer", "fs-match",
+                                      "--resamples", "200"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "6/10 scored" in result.output and "0.400" in result.output
+    assert "6 answered, 4 missing, 0 unscored" in result.output
+    data = json.loads((tmp_path / "s.json").read_text())
+    src = data["sources"]["only six"]["all"]
+    assert (src["total"], src["missing"], src["headline"]) == (10, 4, pytest.approx(0.4))
+    with Project.open(path) as again:
+        export_report(again, tmp_path / "r.html", scorer="fs-match", n_resamples=200)
+    page = (tmp_path / "r.html").read_text()
+    assert "6/10 scored" in page and "6 answered, 4 missing, 0 unscored" in page

@@ -90,7 +90,7 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
 
     rule = coverage.unscored_rule(scorer)
     table = Table("source", "scored / total", "headline mean [95% CI]", "mean of scored [95% CI]",
-                  "accuracy of scored", "cost USD")
+                  "accuracy of scored", "cost USD", "answered")
     for source, r in summary.iterrows():
         def with_ci(mean, lo, hi):  # noqa: ANN001, ANN202
             ci = coverage.interval_text(lo, hi, r["n"], sep=", ")
@@ -101,8 +101,10 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
         table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"])),
                       with_ci(r.get("headline", float("nan")), r.get("headline_ci_low"), r.get("headline_ci_high")),
                       with_ci(r["mean"], r["ci_low"], r["ci_high"]),
-                      "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost)
+                      "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost,
+                      coverage.answered_text(r["answers"], r.get("total", r["answers"]), r["n"]))
     console.print(table)
+    console.print("total: the project's tasks of the benchmarks answered (a task no source answered is missing)")
     console.print(f"headline: {rule.text}; intervals: 95 % task bootstrap, not shown below "
                   f"{coverage.MIN_INTERVAL_N} scored ({coverage.N_TOO_SMALL})")
     for warning in coverage.coverage_warnings(summary):
@@ -146,7 +148,8 @@ def score_cmd(
             with progress_bar(f"Scoring ({name})") as update:
                 report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update,
                                                official_source=official_source)
-            summary = comparison.summarise(comparison.load_answers(p, name, run_ids), scorer=name)[0]
+            scored = comparison.load_answers(p, name, run_ids)
+            summary = comparison.summarise(scored, scorer=name, tasks=comparison.load_scope(p, scored))[0]
         except (FieldstudioError, KeyError) as exc:
             raise fail(str(exc)) from None
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"

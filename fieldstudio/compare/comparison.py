@@ -5,7 +5,10 @@ force (``scoring.current_scores``: a person's override wins) and its tokens and 
 :class:`Comparison`:
 
 * ``answers``: the long table, one row per answer (task columns, the answer, the score, tokens, cost);
-* ``summary``: one row per source: total (tasks of the comparison), answers, n scored, unscored, missing,
+* ``tasks``: the scope every total counts (``load_scope``): the project's tasks of each benchmark source
+  (``Task.source``) some compared answer is for, answered or not, narrowed by the active filters
+  (``filter_tasks``: category, scenario, answer type), so a task nobody answered counts as missing;
+* ``summary``: one row per source: total (tasks of the scope), answers, n scored, unscored, missing,
   coverage (n / total), the headline mean and accuracy, which count unscored and missing answers as the
   benchmark's evaluator does (``coverage.unscored_rule``: 0 for FieldWorkArena), with their intervals,
   ``interval_note`` ("n too small": no interval below 10 scored), then the mean over the scored answers
@@ -43,12 +46,12 @@ from fieldstudio.core import statistics
 from fieldstudio.ratings.records import is_machine
 from fieldstudio.scoring.service import resolve_runs, scorer_description
 from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
-from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
+from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
 from fieldstudio.store.project import Project
 
 __all__ = ["Comparison", "JudgeAgreement", "AgreementHook", "build_comparison", "load_answers", "source_summary",
            "group_summary", "pivot_summary", "pair_table", "paired", "task_grid", "filter_answers", "ratings_frame",
-           "judge_agreement", "default_scorer", "summarise", "NO_GROUP"]
+           "judge_agreement", "default_scorer", "summarise", "load_scope", "filter_tasks", "NO_GROUP"]
 
 NO_GROUP = "(none)"
 """Label of answers whose task has no category (sub-category, scenario)."""
@@ -118,6 +121,33 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
 
 
+def load_scope(project: Project, answers: pd.DataFrame) -> pd.DataFrame:
+    """The tasks a comparison's totals cover: every task of the project whose benchmark source
+    (``Task.source``, e.g. ``fieldworkarena``) is the source of a task some answer of ``answers`` is for.
+
+    A source answering 300 of 886 FieldWorkArena tasks is thus measured over 886, the 586 unanswered tasks
+    count as missing (0 in a FieldWorkArena headline), while tasks of another benchmark held in the same
+    project stay out. Columns: those of the long table's task part (task_id, external_id, category,
+    sub_category, scenario, answer_type, query, ground_truth; groups ``NO_GROUP`` when unset), one row per
+    task. Empty (same columns) when ``answers`` is empty. Narrow it with ``filter_tasks`` under the same
+    filters as the answers."""
+    if answers.empty:
+        return pd.DataFrame(columns=_TASK_COLS)
+    ids = [str(t) for t in answers["task_id"].drop_duplicates()]
+    with project.read() as s:
+        benches: set[str] = set()
+        for k in range(0, len(ids), 500):           # SQLite's bound-parameter limit
+            benches.update(b for (b,) in s.execute(select(Task.source).where(Task.id.in_(ids[k:k + 500]))))
+        rows = s.execute(select(Task.id, Task.external_id, Task.category, Task.sub_category, Task.scenario,
+                                Task.answer_type, Task.query, Task.ground_truth)
+                         .where(Task.source.in_(sorted(benches)))).all()
+    df = pd.DataFrame.from_records([tuple(r) for r in rows], columns=_TASK_COLS)
+    for c in ("category", "sub_category", "scenario"):
+        df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
+    df["external_id"] = df["external_id"].fillna(df["task_id"])
+    return df
+
+
 def default_scorer(project: Project, run_ids: Sequence[str] | None = None) -> str | None:
     """The scorer with the most scored answers (rows with a value) over the chosen runs, then the most
     rows, or None when there is no score row: a scoring without a judge that could decide nothing (all
@@ -178,29 +208,31 @@ class _TaskGrid:
 
     Raises ValueError when a source has two answers to one task (a hand-built table)."""
 
-    def __init__(self, answers: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None) -> None:
+    def __init__(self, answers: pd.DataFrame, strata: str | None, n_resamples: int, seed: int | None,
+                 scope: pd.DataFrame | None = None) -> None:
         repeated = answers.duplicated(["task_id", "source"])
         if repeated.any():
             twice = answers[repeated].iloc[0]
             raise ValueError(f"source {twice['source']!r} answers task {twice['task_id']!r} more than once; "
                              "a comparison needs one answer per source and task")
         tasks = answers.drop_duplicates("task_id")
+        if scope is not None and not scope.empty:     # unanswered tasks of the scope join as rows of NaN
+            extra = scope[~scope["task_id"].isin(tasks["task_id"])]
+            tasks = pd.concat([tasks, extra.reindex(columns=tasks.columns)], ignore_index=True)
         external = tasks["external_id"] if "external_id" in tasks else tasks["task_id"]
         order = tasks.assign(_ext=external.astype(str)).sort_values(["_ext", "task_id"], kind="stable")["task_id"]
         self.task_ids = pd.Index(order.to_numpy())
         self.task_codes = self.task_ids.get_indexer(answers["task_id"])
         self.source_codes, sources = pd.factorize(answers["source"], sort=True)
         self.sources = [str(s) for s in sources]
-        self._first = np.full(len(self.task_ids), -1, dtype=np.int64)     # one answer row per task
-        self._first[self.task_codes[::-1]] = np.arange(len(answers))[::-1]
-        self._answers = answers
+        self._tasks = tasks.set_index("task_id").reindex(self.task_ids)   # one row per task, in task order
         labels = None if strata is None else self.task_labels(strata)
         self.boot = statistics.TaskBootstrap(len(self.task_ids), labels, n_resamples=n_resamples, seed=seed)
 
     def task_labels(self, column: str) -> np.ndarray:
         """(tasks,) the task column ``column`` (category, scenario ...) as strings, in task order; a missing
         value is ``NO_GROUP``."""
-        return _group_labels(self._answers[column]).to_numpy()[self._first]
+        return _group_labels(self._tasks[column]).to_numpy()
 
     def grid(self, per_answer: np.ndarray) -> np.ndarray:
         """(tasks, sources) of a per-answer array; NaN where a source has no answer to a task."""
@@ -275,15 +307,18 @@ def _sum_known(col: Any) -> float:
 
 def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
               seed: int | None = 0, groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean",
-              scorer: str | None = None
+              scorer: str | None = None, tasks: pd.DataFrame | None = None
               ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[tuple[str, str, statistics.PairedDifference]]]:
     """``source_summary``, ``group_summary`` for each column of ``groups`` and, with ``pairs``, the paired
     difference (``statistic``: mean or accuracy) of every pair of sources (a before b in name order), all
     from one set of draws: (summary, {group column: group summary}, [(a, b, PairedDifference)]).
 
-    Every row covers the tasks of the comparison (``total``: tasks any source answered, of the group): the
-    headline mean counts a task a source did not score as ``coverage.unscored_rule(scorer)`` says (``scorer``
-    None: the long table's ``scorer`` column); ``mean`` is over the scored answers only. A pair's
+    Every row covers the tasks of the comparison, of the group (``total``): the tasks of ``tasks`` (the
+    scope, ``load_scope``: the project's tasks of the benchmarks answered, under the same filters as
+    ``answers``) together with any task answered; without ``tasks``, the tasks any source answered. The
+    headline mean counts a task a source did not score or did not answer (``missing``) as
+    ``coverage.unscored_rule(scorer)`` says (``scorer`` None: the long table's ``scorer`` column); ``mean``
+    is over the scored answers only. A pair's
     interval is left out (None, not distinguishable) when it shares fewer than ``coverage.MIN_INTERVAL_N``
     scored tasks.
 
@@ -299,7 +334,8 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
         scorer = named[0] if named else None
     rule = coverage.unscored_rule(scorer)
     cols = _Columns(answers)
-    tasks = _TaskGrid(answers, strata, n_resamples, seed)
+    scope = tasks
+    tasks = _TaskGrid(answers, strata, n_resamples, seed, scope)
     values, correct = tasks.grid(cols.values), tasks.grid(cols.correct)
     if rule.counts_as is None:
         head_values, head_correct = values, correct
@@ -337,10 +373,13 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
     for by in groups:
         where, rows, first = members[by]
         cells = {}
-        for (src, group), idx in answers.groupby([answers["source"], _group_labels(answers[by])],
-                                                  sort=True).indices.items():
-            k = where[group]
-            cells[(src, group)] = row(idx, rows[k], source_at[str(src)], first + k)
+        answered = answers.groupby([answers["source"], _group_labels(answers[by])], sort=True).indices
+        none = np.zeros(0, dtype=np.int64)
+        for src in tasks.sources:                  # a group no answer of src is in still has its tasks
+            for group, k in where.items():
+                idx = answered.get((src, group), none)
+                if len(idx) or scope is not None:
+                    cells[(src, group)] = row(idx, rows[k], source_at[src], first + k)
         table = pd.DataFrame.from_dict(cells, orient="index")
         table.index = pd.MultiIndex.from_tuples(table.index, names=["source", by])
         tables[by] = table
@@ -501,6 +540,17 @@ def task_grid(answers: pd.DataFrame, column: str = "value") -> pd.DataFrame:
     return tasks.join(wide).sort_values("external_id", kind="stable")
 
 
+def filter_tasks(frame: pd.DataFrame, *, category: str | None = None, scenario: str | None = None,
+                 answer_type: str | None = None) -> pd.DataFrame:
+    """The rows of ``frame`` (the long table or a scope of ``load_scope``) whose task matches every
+    column filter given (None: any); the scope of a filtered comparison is filtered with the same values."""
+    df = frame
+    for col, want in (("category", category), ("scenario", scenario), ("answer_type", answer_type)):
+        if want is not None:
+            df = df[df[col] == want]
+    return df
+
+
 def filter_answers(answers: pd.DataFrame, *, category: str | None = None, scenario: str | None = None,
                    answer_type: str | None = None, disagree: bool = False, wrong_only: bool = False) -> pd.DataFrame:
     """The long table restricted to tasks matching every filter.
@@ -509,10 +559,7 @@ def filter_answers(answers: pd.DataFrame, *, category: str | None = None, scenar
     ``wrong_only``: tasks where at least one source is not correct (correct False, or value < 1 when the
     scorer has no verdict). Filters select whole tasks, so a task's row stays complete across sources.
     """
-    df = answers
-    for col, want in (("category", category), ("scenario", scenario), ("answer_type", answer_type)):
-        if want is not None:
-            df = df[df[col] == want]
+    df = filter_tasks(answers, category=category, scenario=scenario, answer_type=answer_type)
     if disagree or wrong_only:
         verdict = [c if c is not None else (None if np.isnan(v) else v) for c, v in zip(df["correct"], df["value"])]
         keyed = pd.DataFrame({"task_id": df["task_id"].to_numpy(), "verdict": verdict})
@@ -546,6 +593,8 @@ class Comparison:
     n_resamples: int
     seed: int | None
     extra_groups: dict[str, pd.DataFrame] = field(default_factory=dict)
+    tasks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_TASK_COLS))
+    """The scope the totals cover (``load_scope``): the project's tasks of the benchmarks answered."""
 
     @property
     def sources(self) -> list[str]:
@@ -584,9 +633,10 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     """
     scorer = scorer or default_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
+    scope = load_scope(project, answers)
     summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,
                                               groups=list(dict.fromkeys(["category", *groups])), pairs=True,
-                                              scorer=scorer)
+                                              scorer=scorer, tasks=scope)
     by_category, pairs = tables["category"], _pair_frame(differences)
     ratings = ratings_frame(project)
     if agreement is not None and not ratings.empty and not summary.empty:
@@ -595,4 +645,4 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     extra = {g: tables[g] for g in groups}
     return Comparison(scorer, scorer_description(scorer) if scorer else "no scores yet", answers, summary, by_category,
                       pairs, judge_agreement(project, scorer) if scorer else JudgeAgreement(0, 0), ratings,
-                      n_resamples, seed, extra)
+                      n_resamples, seed, extra, scope)

@@ -4,7 +4,11 @@ A mean over the scored answers alone rewards a model for answers nobody could sc
 "I am not sure" on 11 of 42 tasks and was right on the other 31 has mean 1.000 over its scored answers.
 The benchmarks' own evaluators do not do that. fieldstudio therefore shows, for every source:
 
-* coverage: n scored of the tasks in the comparison (``scored / total``);
+* coverage: n scored of the tasks in the comparison's scope (``scored / total``). The scope is every task
+  of the project's benchmark sources that the compared answers belong to (``Task.source`` of the answered
+  tasks, e.g. all 886 FieldWorkArena tasks when a source answered 300 of them), within the active filters
+  (category, scenario, answer type); tasks of a benchmark nobody answered stay out. A task of the scope a
+  source did not answer is *missing* and enters the headline like an unscored one;
 * the *headline* mean, counting every unscored, failed or missing answer as the benchmark's evaluator
   counts it (``UnscoredRule``), beside the mean over the scored answers, labelled as such;
 * no interval when fewer than ``MIN_INTERVAL_N`` answers are scored ("n too small"): a percentile
@@ -34,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["UnscoredRule", "unscored_rule", "MIN_INTERVAL_N", "COVERAGE_GAP", "N_TOO_SMALL", "coverage_text",
+           "answered_text",
            "coverage_warnings", "interval_text"]
 
 MIN_INTERVAL_N = 10
@@ -84,6 +89,15 @@ def coverage_text(n: Any, total: Any) -> str:
     if not (_finite(n) and _finite(total)):
         return "— scored"
     return f"{int(n)}/{int(total)} scored"
+
+
+def answered_text(answers: Any, total: Any, n: Any) -> str:
+    """'6 answered, 4 missing, 2 unscored' of ``total`` tasks in scope ('—' when the counts are unknown):
+    missing = tasks of the scope without an answer, unscored = answers without a score."""
+    if not (_finite(answers) and _finite(total) and _finite(n)):
+        return "—"
+    a, t, k = int(answers), int(total), int(n)
+    return f"{a} answered, {t - a} missing, {a - k} unscored"
 
 
 def interval_text(low: Any, high: Any, n: Any, *, decimals: int = 3, sep: str = "–") -> str:

@@ -175,7 +175,8 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                         f"resamples, seed {comparison.seed}",
             "accuracy_means": "share of scored answers the scorer counts correct (FieldWorkArena: score > 0.5)",
             "mean_means": "mean raw score of the scored answers (GreenAgent's score_rate)",
-            "headline_means": "mean over every task of the comparison (total): "
+            "headline_means": "mean over every task in scope (total: the project's tasks of the benchmarks "
+                              "answered, answered or not; missing = not answered): "
                               + coverage.unscored_rule(comparison.scorer).text,
             "coverage_means": "n scored of total tasks; intervals are null below "
                               f"{coverage.MIN_INTERVAL_N} scored (interval_note: {coverage.N_TOO_SMALL!r})",
@@ -346,7 +347,7 @@ def _summary_display(summary: pd.DataFrame) -> pd.DataFrame:
                                      for _, r in summary.iterrows()]
     out["mean of scored [95% CI]"] = [with_ci(r, "mean", "ci_low", "ci_high") for _, r in summary.iterrows()]
     out["accuracy of scored"] = summary["accuracy"]
-    out["unscored"], out["missing"] = summary["unscored"], summary["missing"]
+    out["answered"] = [coverage.answered_text(r["answers"], r["total"], r["n"]) for _, r in summary.iterrows()]
     rest = ["prompt_tokens", "completion_tokens", "cost_usd", "cost_status", "cost_per_correct_usd", "judge_cost_usd",
             "overridden", "rater_agreement"]
     return out.join(summary.reindex(columns=rest))
@@ -416,7 +417,9 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "its correctRate). Intervals: 95 % percentile bootstrap over tasks, resampled within each category; "
         "every source, category and pair is measured on the same resampled tasks (a paired bootstrap), "
         f"{c.n_resamples} resamples, seed {c.seed}; no interval below {coverage.MIN_INTERVAL_N} scored answers "
-        f"({coverage.N_TOO_SMALL}). <b>headline mean</b>: over every task of the comparison; "
+        f"({coverage.N_TOO_SMALL}). <b>headline mean</b>: over every task in scope (the project's "
+        "tasks of the benchmarks the answers belong to, answered or not: a task no source answered is "
+        "missing); "
         f"{html.escape(rule.text)}. <b>mean of scored</b> and <b>accuracy of scored</b> leave unscored answers "
         "(no judge, failed calls) out; <b>scored / total</b> says how many that is. Cost: the sum of known costs; "
         "\"partial\" when some are unknown.</p>",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import shlex
 import sys
 import threading
 import traceback
@@ -71,8 +73,53 @@ _QT_LEVELS = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.
               QtMsgType.QtFatalMsg: logging.CRITICAL}
 
 
-def _qt_message(kind: QtMsgType, _context: object, message: str) -> None:
+_platform_notes: list[str] = []
+"""Qt's platform-plugin messages (category ``qt.qpa.*``) so far: the reason behind a later fatal message."""
+
+
+def _qt_message(kind: QtMsgType, context: object, message: str) -> None:
     logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
+    if str(getattr(context, "category", "") or "").startswith("qt.qpa"):
+        _platform_notes.append(message)
+    if kind == QtMsgType.QtFatalMsg:
+        # Qt aborts right after this handler returns (exit 134, "Aborted"): say why on the terminal instead
+        print(f"error: {platform_failure(_platform_notes, message)}", file=sys.stderr, flush=True)
+        logging.shutdown()
+        os._exit(2)
+
+
+def _advice() -> str:
+    """What to do without a usable display, naming the command that was run."""
+    args = " ".join(shlex.quote(a) for a in sys.argv[1:]) or "open"
+    return (f"run it in a desktop session, or under a virtual display: `xvfb-run fieldstudio {args}`; "
+            "`fieldstudio demo --no-gui` builds the demo without a window, and every other command works "
+            "without one (`fieldstudio --help`)")
+
+
+def _library_missing(soname: str) -> bool:
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return True
+    return False
+
+
+def platform_failure(notes: list[str], fatal: str) -> str:
+    """One line: why Qt could not start its platform plugin, from its own messages (``notes``: the
+    ``qt.qpa`` warnings before the ``fatal`` message), and what to do. A library is named only when it
+    cannot be loaded here (Qt's xcb plugin mentions xcb-cursor on every failure, installed or not)."""
+    display = next((n for n in notes if "could not connect to display" in n.lower()), None)
+    plugin = next((n for n in notes if "could not find the qt platform plugin" in n.lower()), None)
+    if display is not None:
+        what = f"Qt {display.strip()} (DISPLAY={os.environ.get('DISPLAY', '')!r} names no running X server)"
+    elif plugin is not None:
+        what = (f"{plugin.strip()} (QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM', '')!r}; "
+                "use xcb, wayland or offscreen)")
+    else:
+        what = "Qt could not start a platform plugin: " + (notes[-1] if notes else fatal.split(".")[0]).strip()
+    if any("xcb-cursor" in n for n in notes) and _library_missing("libxcb-cursor.so.0"):
+        what += "; the library libxcb-cursor0 is missing (Debian/Ubuntu: sudo apt-get install libxcb-cursor0)"
+    return f"cannot open the window: {what}. To fix: {_advice()}"
 
 
 def _thread_exception(args: threading.ExceptHookArgs) -> None:
@@ -102,9 +149,8 @@ def display_problem() -> str | None:
         return None
     if any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
         return None
-    return ("there is no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run "
-            "fieldstudio on a desktop session, or through ssh -X; every command works without a window "
-            "(`fieldstudio --help`), and QT_QPA_PLATFORM=offscreen runs the window without a screen")
+    return ("cannot open the window: there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+            f"To fix: {_advice()}")
 
 
 def run_gui(path: Path | None = None) -> int:
@@ -112,7 +158,10 @@ def run_gui(path: Path | None = None) -> int:
 
     The window is shown first and opens the project once on screen (see ``MainWindow``); a project that
     cannot be opened is explained in a message box over the welcome screen. Without a display (see
-    :func:`display_problem`) it says so on stderr and returns 2 instead of letting Qt abort.
+    :func:`display_problem`) it says so on stderr and returns 2 instead of letting Qt abort; when a display
+    is named but unusable (no X server at ``DISPLAY``, an unknown ``QT_QPA_PLATFORM``), Qt's own fatal
+    message reaches the handler of :func:`install_crash_hook`, which prints one line
+    (:func:`platform_failure`) and exits the process with code 2.
     """
     problem = display_problem()
     if problem is not None:

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldstudio.compare import coverage, plots
-from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL
+from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL, answered_text
 from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
 
@@ -123,8 +123,8 @@ class SummaryTableModel(QAbstractTableModel):
                     f"{cell_text(mean, cell['headline_ci_low'], cell['headline_ci_high'], cell['n'], cell['total'])}"
                     f"\n({self.rule_text})"
                     f"\nmean of the scored answers {cell_text(scored, cell['ci_low'], cell['ci_high'], cell['n'])}"
-                    f"\n{int(cell['total'])} tasks, {int(cell['answers'])} answers, "
-                    f"{int(cell['answers']) - int(cell['n'])} unscored; accuracy of scored {acc_text}"
+                    f"\n{int(cell['total'])} tasks in scope: "
+                    f"{answered_text(cell['answers'], cell['total'], cell['n'])}; accuracy of scored {acc_text}"
                     "\n95 % bootstrap interval over tasks resampled within each category, the same resampled "
                     f"tasks for every cell; 2,000 resamples, seeded; none below {MIN_INTERVAL_N} scored")
         return None
@@ -277,9 +277,12 @@ class SummaryPanel(QWidget):
 
 
 def coverage_line(summary: pd.DataFrame) -> str:
-    """'Coverage: careful 31/42 scored, guesser 42/42 scored' and one 'Warning: ...' line per coverage gap
+    """'Coverage: careful 31/42 scored, guesser 40/42 scored (41 answered, 1 missing)' over the tasks in
+    scope (missing: tasks of the scope the source did not answer, said only when there are some), and one 'Warning: ...' line per coverage gap
     (``coverage.coverage_warnings``)."""
-    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}" for src, r in summary.iterrows()]
+    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}"
+             + (f" ({int(r['answers'])} answered, {int(r['missing'])} missing)" if r.get("missing", 0) else "")
+             for src, r in summary.iterrows()]
     lines = ["Coverage: " + ", ".join(parts)] if parts else []
     lines += [f"Warning: {w}" for w in coverage.coverage_warnings(summary)]
     return "\n".join(lines)

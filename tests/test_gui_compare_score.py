@@ -232,3 +232,26 @@ def test_scorers_needing_a_judge_are_disabled_without_a_profile(panel):
     assert "fwa-official" in dialog.scorer_note.text() and "no model profile" in dialog.scorer_note.text()
     assert REGISTRY[dialog.scorer()].needs_judge is False
     dialog.close()
+
+
+def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
+    """A judge profile whose server is down (a closed loopback port): the dialog shows why it stopped, in
+    place of the progress and ETA, after a few answers instead of retrying all 84."""
+    import socket
+
+    w, project, ids = panel
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    profiles.add_profile(ModelProfile(name="dead", base_url=url, model="d", retries=0))
+    dialog = w.open_score_dialog()
+    _choose(dialog.scorer_combo, FS_PROMPT)
+    _choose(dialog.judge_combo, "dead")
+    qtbot.mouseClick(dialog.score_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=30000)
+    text = dialog.progress_label.text()
+    assert text.startswith("Scoring stopped: judge profile 'dead': the judge at " + url + " does not answer")
+    assert "ETA" not in text and dialog.score_button.isEnabled()
+    dialog.grab().save("/tmp/negations_dead_judge.png")
+    dialog.close()
+    qtbot.waitUntil(lambda: w._worker is None, timeout=30000)

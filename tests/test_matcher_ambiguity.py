@@ -29,6 +29,29 @@ ADVERSARIAL = {
     "never": lambda g: f"never {g}",
     "isn't": lambda g: f"It isn't {g}",
     "question": lambda g: f"Is it {g}?",
+    # a leading or trailing no, and words that reject the value (issue 18: each was accepted 160-205 times)
+    "no, it is not": lambda g: f"No, it is not {g}.",
+    "no, it isn't": lambda g: f"No, it isn't {g}.",
+    "would be wrong": lambda g: f"{g} would be wrong.",
+    "is wrong": lambda g: f"{g} is wrong.",
+    "is incorrect": lambda g: f"{g} is incorrect.",
+    "is untrue": lambda g: f"{g} is untrue.",
+    "nope, is false": lambda g: f"Nope, {g} is false.",
+    "is false": lambda g: f"{g} is false.",
+    "no, value": lambda g: f"No, {g}.",
+    "no. value": lambda g: f"No. {g}.",
+    "no value": lambda g: f"No {g}",
+    "nope, value": lambda g: f"Nope, {g}.",
+    "nah value": lambda g: f"Nah {g}",
+    "negative, value": lambda g: f"Negative, {g}.",
+    "false, value": lambda g: f"False, {g}.",
+    "wrong: value": lambda g: f"Wrong: {g}.",
+    "value (wrong)": lambda g: f"{g} (wrong)",
+    "value, no": lambda g: f"{g}, no.",
+    "value? no": lambda g: f"{g}? No.",
+    "not": lambda g: f"not {g}",
+    "definitely not": lambda g: f"definitely not {g}",
+    "anything but": lambda g: f"Anything but {g}.",
 }
 
 
@@ -88,9 +111,34 @@ def test_a_near_copy_is_not_verbatim():
     ("3 to 4 people", "a range or a second value"),
     ("No, it was never opened.", None),   # a leading no fixes the polarity: the negation is the answer's own
     ("3 people", None),
+    ("12 meters would be wrong.", "negated (a word rejects the value)"),
+    ("Nope, 12 meters is false.", "negated (a word rejects the value)"),
+    ("No, yes.", "a second yes or no"),
 ])
 def test_ambiguity_reasons(answer, reason):
     assert matchers.ambiguity(answer) == reason
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ("No, it is not 12 meters.", "negated (a no before or after the value)"),
+    ("No, 12 meters.", "negated (a no before or after the value)"),
+    ("12 meters, no.", "negated (a no before or after the value)"),
+    ("No there were 3.", "negated (a no before or after the value)"),
+    ("Yes, it is not 12 meters.", "negated (a no before or after the value)"),
+    ("There are no workers.", None),     # "no" before a noun is a determiner: a count of 0
+    ("It is 12 meters.", None),
+])
+def test_against_a_value_reference_a_no_rejects_the_value(answer, reason):
+    """Only a yes/no reference lets a leading no fix the polarity; before a value it negates it."""
+    assert matchers.ambiguity(answer, yes_no=False) == reason
+
+
+def test_a_plain_no_still_answers_a_no_reference():
+    assert off.score("No", "No.", "fuzzy_match").value == 1.0
+    assert off.score("No", "Nah.", "fuzzy_match").value == 1.0
+    assert off.score("Yes", "Nope.", "fuzzy_match").value == 0.0
+    assert off.score("No", "False.", "fuzzy_match").value == 1.0
+    assert off.score("0", "There were zero.", "fuzzy_match").value == 1.0
 
 
 NO_NOUN_REFERENCES = ["No person.", "No helmet", "No forklift is in the aisle.", "No one", "No workers were present."]

@@ -55,7 +55,11 @@ def normalise_text(text: Any) -> str:
 
 
 # ---------------------------------------------------------------- answers a matcher must not decide
-_NEGATION_RE = re.compile(r"\b(?:not|no longer|never|neither|nor|none of|cannot)\b|n't\b", re.I)
+_NEGATION_RE = re.compile(r"\b(?:not|no longer|never|neither|nor|none of|cannot|anything but|other than|rather than|"
+                          r"instead of|except|apart from)\b|n't\b", re.I)
+# Words that reject the value the answer names ("12 m would be wrong", "Nope, 12 m is false"): the value is in the
+# text, its meaning is the opposite.
+_REJECT_RE = re.compile(r"\b(?:wrong|false|incorrect|untrue|inaccurate|mistaken|erroneous|nope|nah|negative)\b", re.I)
 _HEDGE_RE = re.compile(r"\?|\b(?:not sure|unsure|uncertain|unclear|maybe|perhaps|possibly|probably|likely|might|"
                        r"could be|i think|i guess|i believe|it seems|seems|hard to (?:say|tell)|cannot tell|"
                        r"can't tell)\b", re.I)
@@ -63,9 +67,19 @@ _APPROX_RE = re.compile(r"~|\b(?:approximately|approx|about|around|roughly|nearl
 _RANGE_RE = re.compile(r"\b(?:between|from\b.*\bto|either|or|at least|at most|up to|more than|less than|over|under|"
                        r"above|below|fewer than|or more|and more|or less|and less|plus)\b|"
                        r"\d\s*(?:-|–|—|to\b)\s*\w", re.I)
+# A yes or no that answers (followed by punctuation or the end), not "no" as a determiner ("no helmet").
+_LEAD_ANSWER_RE = re.compile(r"\W*(yes|no|nope|nah|negative|false|true|yeah|yep)\b\s*(?:[,.!;:\-]|$)", re.I)
+# "no" that is no determiner: before punctuation, the end, a digit, a number word or a word that never follows a
+# determiner ("No, 3 m.", "3 m, no", "No 3", "No there was one.", "No it is 3 m"); "no helmet" is a determiner.
+_BARE_NO_RE = re.compile(r"\bno\b(?=\s*(?:[^\w\s]|$|\d|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+                         r"eleven|twelve|twenty|thirty|forty|fifty|hundred|a dozen|the|there|it|its|it's|this|that|"
+                         r"these|those|a|an|is|was|were|are|i|we|they|he|she|yes|no|not|yeah|yep|true|false)\b))",
+                         re.I)
+_SECOND_ANSWER_RE = re.compile(r"\b(?:yes|no|nope|nah|yeah|yep)\b(?=\s*(?:[^\w\s]|$))", re.I)
+_NO_YES_RE = re.compile(r"\b(?:yes|yeah|yep|no|nope|nah)\s+(?:yes|yeah|yep|true|no|nope|nah|false)\b", re.I)
 
 
-def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False) -> str | None:
+def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False, yes_no: bool = True) -> str | None:
     """Why a deterministic matcher must not decide ``prediction``, or None when it is unambiguous.
 
     A matcher compares values; it cannot read "It is not 3 m.", "3 m? I'm not sure", "between 0 and 3 m"
@@ -73,16 +87,29 @@ def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False)
     judge (or stay unscored without one). ``exact`` (counts, yes/no, exact text): approximation words
     ("about", "roughly") also defer, since the rule has no tolerance for them. ``allow_range``: the
     reference is itself a range (a start and an end time), so range words belong to the answer.
-    A leading yes or no ("No, it was never opened.") fixes the polarity, so a negation after it is the
-    answer's own and does not defer.
+
+    ``yes_no``: the reference answers yes or no ("No, ..."). Only then does a leading yes or no fix the
+    polarity, so a negation after it is the answer's own ("No, it was never opened.") and does not defer.
+    Against a reference that is a value (``yes_no=False``: "12 meters", a report) a no in the answer
+    rejects the value it names ("No, it is not 12 meters.", "No, 12 meters.", "12 meters, no."), and any
+    yes or no before the value leaves the answer's meaning to a judge. Words that reject ("12 m would be
+    wrong", "Nope, 12 m is false", "incorrect", "untrue") defer in both cases, except as the leading
+    answer word itself ("False." to a yes/no question).
 
     Returns a short reason ("negated", "hedged or a question", "approximate", "a range or a second value").
     """
     t = str(prediction)
-    lead = re.match(r"\W*(yes|no)\b\s*(?:[,.!;:\-]|$)", t, re.I)
+    lead = _LEAD_ANSWER_RE.match(t)
     if _HEDGE_RE.search(t):
         return "hedged or a question"
-    if lead is None and _NEGATION_RE.search(t):
+    after_lead = t[lead.end():] if lead and yes_no else t
+    if _REJECT_RE.search(after_lead):
+        return "negated (a word rejects the value)"
+    if not yes_no and (lead is not None or _BARE_NO_RE.search(t)):
+        return "negated (a no before or after the value)"
+    if yes_no and (lead is not None and _SECOND_ANSWER_RE.search(after_lead) or _NO_YES_RE.search(t)):
+        return "a second yes or no"
+    if (lead is None or not yes_no) and _NEGATION_RE.search(t):
         return "negated"
     if exact and _APPROX_RE.search(t):
         return "approximate"
@@ -93,7 +120,7 @@ def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False)
 
 # ---------------------------------------------------------------- yes / no
 _YES = {"yes", "true", "yeah", "yep", "affirmative"}
-_NO = {"no", "false", "nope", "negative"}
+_NO = {"no", "false", "nope", "nah", "negative"}
 
 
 def parse_yes_no(text: str) -> bool | None:

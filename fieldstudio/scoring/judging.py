@@ -19,11 +19,35 @@ from fieldstudio.scoring.official.settings import JudgeSettings
 from fieldstudio.store.models import ResponseCache
 from fieldstudio.store.project import Project
 
-__all__ = ["JUDGE_MAX_TOKENS", "JudgeCaller", "load_judge"]
+__all__ = ["JUDGE_MAX_TOKENS", "UNREACHABLE_ANSWERS", "JudgeCaller", "JudgeUnreachable", "load_judge"]
 
 JUDGE_MAX_TOKENS = 768
 """Completion-token cap of a judge call (FieldWorkArena's evaluator uses 768, benchmarks.md §1.4)."""
 _FATAL_KINDS = {"auth", "no_key", "permission", "not_found", "model_not_found"}
+UNREACHABLE_ANSWERS = 3
+"""Answers in a row whose judge call could not connect before scoring stops (a dead server would otherwise
+cost every remaining answer its retries)."""
+
+
+class JudgeUnreachable(FieldstudioError):
+    """The judge's server did not accept a connection for ``UNREACHABLE_ANSWERS`` answers in a row."""
+
+
+def _cannot_connect(exc: BaseException) -> bool:
+    """A call that never reached the server: refused or unresolvable (kind "connection"), or a timeout while
+    connecting. A read timeout is not: the server is there, only slow."""
+    kind = getattr(exc, "kind", None)
+    if kind == "connection":
+        return True
+    if kind != "timeout":
+        return False
+    seen, cause = set(), exc
+    while cause is not None and id(cause) not in seen:   # the HTTP library's exception, under openai's
+        seen.add(id(cause))
+        if type(cause).__name__ == "ConnectTimeout":     # by name: the openai SDK ships its own httpx fork
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 class JudgeCaller:
@@ -41,7 +65,9 @@ class JudgeCaller:
     ``pending`` until the caller writes them in its batch transaction. An empty reply is never cached,
     and ``forget_answer`` drops the current answer's new replies (a reply the scorer could not use: the
     next scoring asks again). ``calls`` lists the requests made for the current answer (``begin_answer``
-    clears it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised.
+    clears it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised; so is
+    a :class:`JudgeUnreachable` once ``UNREACHABLE_ANSWERS`` answers in a row failed to connect (any reply
+    resets the count).
     """
 
     def __init__(self, project: Project, profile: Any, *, max_tokens: int = JUDGE_MAX_TOKENS,
@@ -59,6 +85,8 @@ class JudgeCaller:
         self.pending: dict[str, dict[str, Any]] = {}
         self.calls: list[dict[str, Any]] = []
         self.fatal: Exception | None = None
+        self.unreachable_answers = 0
+        self._answer_unreachable = False
         self.requests = 0
         self.cache_hits = 0
         self.cost_usd = 0.0
@@ -112,6 +140,7 @@ class JudgeCaller:
     def begin_answer(self) -> None:
         """Start recording the calls of a new answer."""
         self.calls = []
+        self._answer_unreachable = False
 
     def forget_answer(self) -> None:
         """Drop the replies the current answer got from the model from the pending cache entries (a failed
@@ -151,7 +180,13 @@ class JudgeCaller:
         except FieldstudioError as exc:
             if getattr(exc, "kind", None) in _FATAL_KINDS:
                 self.fatal = exc
+            elif _cannot_connect(exc) and not self._answer_unreachable:
+                self._answer_unreachable = True
+                self.unreachable_answers += 1
+                if self.unreachable_answers >= UNREACHABLE_ANSWERS:
+                    self.fatal = self._unreachable(exc)
             raise
+        self.unreachable_answers = 0
         cost = self._client.cost(self.profile, result)
         self.requests += 1
         if cost is None:
@@ -165,6 +200,14 @@ class JudgeCaller:
             self.pending[key] = entry
         self.calls.append({**entry, "from_cache": False, "key": key})
         return result.text or ""
+
+    def _unreachable(self, last: BaseException) -> JudgeUnreachable:
+        from fieldstudio.inference.profiles import mask_url
+
+        url = mask_url(self.profile.base_url)
+        return JudgeUnreachable(
+            f"judge profile {self.profile.name!r}: the judge at {url} does not answer: is the server running? "
+            f"({self.unreachable_answers} answers in a row could not connect; last error: {last})")
 
     def take_pending(self) -> dict[str, dict[str, Any]]:
         """The new cache entries since the last call, to be written by the caller."""

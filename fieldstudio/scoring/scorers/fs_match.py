@@ -28,7 +28,7 @@ __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "reference_kind", "polarit
            "numerical_steps"]
 
 NAME = "fs-match"
-VERSION = "1.2"
+VERSION = "1.3"
 DESCRIPTION = ("fieldstudio deterministic matchers (no judge; not FieldWorkArena's evaluator): plain yes/no, count, "
                "length, time and JSON-report answers only, ambiguous answers unscored")
 
@@ -171,7 +171,7 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
         if len(reports) > 1:
             return unscored(NAME, VERSION, f"needs a judge: the answer holds {len(reports)} JSON values, a second "
                             "report", stage="matcher")
-        why = matchers.ambiguity(outside) or ("a second value" if re.search(r"\d", outside) else None)
+        why = matchers.ambiguity(outside, yes_no=False) or ("a second value" if re.search(r"\d", outside) else None)
         if why is not None:
             return unscored(NAME, VERSION, f"needs a judge: the words around the report are {why}", stage="matcher")
         m = matchers.match_json_report(prediction, reference)
@@ -182,7 +182,8 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
                            details={"stage": "matcher", "matcher": "json_report"})
     kind = reference_kind(reference)
     why = matchers.ambiguity(prediction, exact=kind in ("count", "yesno", None) or eval_func != "numerical_match",
-                             allow_range=kind == "range")
+                             allow_range=kind == "range",
+                             yes_no=kind == "yesno" or _reference_polarity(reference) is not None)
     if why is not None:            # before any verdict, the yes/no contradiction included
         return unscored(NAME, VERSION, f"needs a judge: the answer is {why}", stage="matcher", matcher=kind)
     if _is_yes_no(reference, prediction) and _QUALIFIED.search(_after_yes_no(prediction)):

@@ -52,11 +52,10 @@ def downgrade() -> None:
         for table, column in _BIG:
             op.alter_column(table, column, type_=sa.Integer(), existing_type=sa.BigInteger())
     op.drop_table('change_log')
-    with op.batch_alter_table('media', schema=None) as batch_op:
-        batch_op.drop_column('media_root')
+    drops = [('media', 'media_root')]
     for table in reversed(_VERSIONED):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            if table != 'annotation':
-                batch_op.drop_column('updated_at')
-            batch_op.drop_column('updated_by')
-            batch_op.drop_column('version')
+        drops += [(table, c) for c in (('updated_at',) if table != 'annotation' else ()) + ('updated_by', 'version')]
+    for table, column in drops:
+        # SQLite's own DROP COLUMN (3.35+), not a batch copy: copying a parent table drops the old one,
+        # which with foreign keys on deletes every answer, score and rating that points at it
+        op.execute(f'ALTER TABLE {table} DROP COLUMN {column}')

@@ -37,12 +37,12 @@ from fieldstudio.gui.app import application
 from fieldstudio.gui.main_window import MainWindow
 first = {}
 _start = workers.start
-def start(worker):
+def start(worker, pool=None):
     # the moment the background open begins: what is on screen, and what is imported, before that thread
     # can import anything (reading sys.modules later would race with it)
     if not first:
         shown()
-    return _start(worker)
+    return _start(worker, pool)
 workers.start = start
 app = application()
 w = MainWindow(path=Path(sys.argv[1]))

@@ -125,7 +125,13 @@ class MainWindow(QMainWindow):
         else:
             self.show_welcome()
             self._warm_up = workers.Worker(_import_project_modules)
+            self._warm_up.signals.result.connect(self._warmed_up)
             QTimer.singleShot(0, lambda: workers.start(self._warm_up))  # a project opened from it opens at once
+
+    def _warmed_up(self, _result: None) -> None:
+        # the side panels' widgets, built in a turn of their own rather than inside the open of a project
+        if not self._closed:
+            self.side.built()
 
     # --- construction ----------------------------------------------------------------------------
     def _build_central(self) -> None:

@@ -13,8 +13,11 @@ Run ``python benchmarks/bench_playback.py [playback] [index] [library]`` (all th
   (target <= 1.0x); time from adding the file (after the copy into the library) to its first exact
   frame decoded (target <= 2 s); the decoded index of the 60 s 1080p clip vs ``ffprobe -show_entries
   frame=pts_time`` (target <= 0.6x).
-- ``library``: the longest gap of a 10 ms QTimer heartbeat on the GUI thread while a window with 500
-  ten-minute videos opens, scrolls its library and indexes in the background (target <= 100 ms).
+- ``library``: the longest gap of a 10 ms QTimer heartbeat on the GUI thread while a window on its welcome
+  screen opens a project of 500 ten-minute videos as the recent list does (the heartbeat runs from before
+  the click), then while it scrolls the library and indexes in the background: two figures, each
+  target <= 100 ms (and the longest gap on the welcome screen in the 3 s before the click).
+  ``BENCH_LIBRARY_SECONDS`` sets how long it scrolls (default 90).
 
 The clips are made by ffmpeg once, in benchmarks/_work (the 60 min clip is 2 min encoded once and
 joined 30 times without re-encoding, which keeps making it to about a minute on two cores).
@@ -162,13 +165,20 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
 
 
 def child_heartbeat(project_path: str, seconds: float) -> None:
-    """Open the window on the project, scroll the library, let indexing run; the longest heartbeat gap."""
+    """What a user sees: the window on its welcome screen for 3 s, then the project opened as the recent list
+    does (``MainWindow.open_project_path``), its library scrolled while indexing runs. The heartbeat starts
+    once the welcome screen is on screen; the longest gaps on the welcome screen, during the open (until the
+    project is set, its library listed and the first thumbnails drawn) and afterwards are reported apart."""
     from PySide6.QtCore import QElapsedTimer, QTimer
 
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
 
     app = application()
+    w = MainWindow()  # the welcome screen, nothing open
+    w.resize(1400, 900)
+    w.show()
+    app.processEvents()
 
     gaps: list[float] = []
     clock = QElapsedTimer()
@@ -184,24 +194,29 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
     heart.setInterval(10)
     heart.timeout.connect(beat)
     heart.start()
-    w = MainWindow(path=Path(project_path))
-    w.resize(1400, 900)
-    w.show()
-    while w.project is None:
-        _wait(20)
+    _wait(3000)  # the user reads the welcome screen while it prepares in the background
+    welcome_gaps = len(gaps)
+    t_click = time.perf_counter()
+    QTimer.singleShot(0, lambda: w.open_project_path(project_path))  # a click on the recent project
+    while w.project is None or w.library is None or w.library.model.rowCount() == 0:
+        _wait(10)
+    t_open = time.perf_counter() - t_click
+    _wait(500)  # the first thumbnails are drawn
     opened_gaps = len(gaps)
     view = w.library.list
     t0 = time.monotonic()
     progress = []
     while time.monotonic() - t0 < seconds:
-        if view is not None:
-            bar = view.verticalScrollBar()
-            bar.setValue((bar.value() + 120) % max(1, bar.maximum()))
+        bar = view.verticalScrollBar()
+        bar.setValue((bar.value() + 120) % max(1, bar.maximum()))
         _wait(200)
         progress.append(w.indexing_status.label.text() if w.indexing_status is not None else "")
     heart.stop()
     steady = gaps[opened_gaps + 1:]
-    print(json.dumps({"max_gap_ms": max(steady) if steady else None, "open_max_gap_ms": max(gaps[:opened_gaps + 1]),
+    print(json.dumps({"max_gap_ms": max(steady) if steady else None,
+                      "open_max_gap_ms": max(gaps[welcome_gaps:opened_gaps + 1]),
+                      "welcome_max_gap_ms": max(gaps[:welcome_gaps]),
+                      "open_s": t_open, "rows": w.library.model.rowCount(),
                       "beats": len(gaps), "progress": progress[-1] if progress else "",
                       "progress_first": next((p for p in progress if p), "")}), flush=True)
     w.close()
@@ -372,13 +387,19 @@ def library_project(n: int = N_LIBRARY) -> Path:
     return path
 
 
-def bench_library(seconds: float = 90.0) -> None:
-    project = library_project()
+def bench_library(seconds: float | None = None) -> None:
+    seconds = seconds or float(os.environ.get("BENCH_LIBRARY_SECONDS", "90"))
+    project = WORK / "library_run.fieldstudio"  # a copy: the run's indexing must not change the next run's start
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{project}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(library_project(), project)
     out = _child(["heartbeat", str(project), str(seconds)])
-    print(f"{N_LIBRARY} ten-minute videos: longest GUI-thread stall {out['max_gap_ms']:.0f} ms while scrolling the "
-          f"library and indexing in the background for {seconds:.0f} s (10 ms heartbeat, {out['beats']} beats; "
-          f"target <= 100); {out['open_max_gap_ms']:.0f} ms while the project opened (for information); "
-          f"status: {out['progress']!r}")
+    print(f"{N_LIBRARY} ten-minute videos, opened from the welcome screen as the recent list does: longest "
+          f"GUI-thread stall {out['open_max_gap_ms']:.0f} ms during the open ({out['open_s']:.2f} s to "
+          f"{out['rows']} rows listed; target <= 100), {out['max_gap_ms']:.0f} ms while scrolling the library "
+          f"and indexing in the background for {seconds:.0f} s (target <= 100; 10 ms heartbeat, "
+          f"{out['beats']} beats); {out['welcome_max_gap_ms']:.0f} ms on the welcome screen in the 3 s before "
+          f"(target <= 100); status: {out['progress']!r}")
 
 
 def main() -> None:

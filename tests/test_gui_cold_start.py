@@ -173,8 +173,51 @@ def test_a_damaged_thumbnail_table_draws_placeholders_instead_of_raising(qtbot, 
 
     panel = LibraryPanel(sample_project)
     qtbot.addWidget(panel)
+    panel.model.data(panel.model.index(0), Qt.ItemDataRole.DecorationRole)  # asks for it: decoded next turn
+    qtbot.waitUntil(lambda: not panel.model._wanted, timeout=5000)
     icon = panel.model.data(panel.model.index(0), Qt.ItemDataRole.DecorationRole)
     assert isinstance(icon, QIcon) and not icon.isNull()
+
+
+def test_library_icons_are_a_grey_tile_first_and_the_thumbnail_a_turn_later(qtbot, sample_project):
+    import cv2
+    import numpy as np
+    from PySide6.QtCore import Qt
+
+    from fieldstudio.gui.panels.library import ICON, LibraryPanel
+    from fieldstudio.media import thumbnails
+
+    with Project.open(sample_project) as p:
+        with p.read() as s:
+            ids = [m.id for m in s.query(Media)]
+        thumbnails.make_thumbnails(p, ids)
+    panel = LibraryPanel(sample_project)
+    qtbot.addWidget(panel)
+    model = panel.model
+    r = next(i for i, row in enumerate(model.rows) if library_rows.thumbnail_jpeg(sample_project, row.id))
+    index = model.index(r)
+
+    def pixels():  # the icon as an RGB array, ICON sized
+        from PySide6.QtGui import QImage
+
+        image = model.data(index, Qt.ItemDataRole.DecorationRole).pixmap(ICON).toImage()
+        image = image.convertToFormat(QImage.Format.Format_RGB888)
+        rows = np.frombuffer(image.constBits(), np.uint8, image.sizeInBytes()).reshape(image.height(), -1)
+        return rows[:, :image.width() * 3].reshape(image.height(), image.width(), 3).copy()
+
+    assert (pixels() == (0x3c, 0x40, 0x43)).all()  # asked for: a grey tile now, nothing decoded yet
+    with qtbot.waitSignal(model.dataChanged, timeout=5000,
+                          check_params_cb=lambda top, _bottom, roles: top.row() == r):
+        pass
+    # the thumbnail itself, decoded independently by OpenCV: the icon's picture has its mean colour
+    jpeg = library_rows.thumbnail_jpeg(sample_project, model.rows[r].id)
+    thumb = cv2.cvtColor(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    h, w = thumb.shape[:2]
+    scale = min(ICON.width() / w, ICON.height() / h)
+    sw, sh = round(w * scale), round(h * scale)
+    x0, y0 = (ICON.width() - sw) // 2, (ICON.height() - sh) // 2
+    inner = pixels()[y0 + 2:y0 + sh - 2, x0 + 2:x0 + sw - 2].reshape(-1, 3).mean(axis=0)
+    assert np.abs(inner - thumb.reshape(-1, 3).mean(axis=0)).max() < 8
 
 
 def test_opening_another_project_meanwhile_wins_and_clears_the_opening_text(qtbot, sample_project, tmp_path):

@@ -42,15 +42,37 @@ log = logging.getLogger(__name__)
 APP_TITLE = "fieldstudio"
 
 
-def _open_project(path: Path, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
-    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
+# What opening a project imports beyond this module: the store (SQLAlchemy, alembic), the decoders (PyAV,
+# OpenCV, numpy), libVLC and the panels a project shows. Two seconds of imports on two loaded cores, so never
+# on the GUI thread: a worker imports them while the welcome screen is shown and when a project opens.
+_PROJECT_MODULES = ("sqlalchemy.dialects.sqlite", "fieldstudio.store.project", "fieldstudio.media.frames",
+                    "fieldstudio.media.library", "fieldstudio.media.mp4_boxes", "av.subtitles.stream",
+                    "fieldstudio.annotations.calibrations", "fieldstudio.annotations.labels",
+                    "fieldstudio.annotations.records", "fieldstudio.annotations.rows", "fieldstudio.core.tracks",
+                    "fieldstudio.gui.indexing", "fieldstudio.gui.shared_projects", "fieldstudio.gui.timeline",
+                    "fieldstudio.gui.transport", "fieldstudio.gui.viewer.frame_loader",
+                    "fieldstudio.gui.viewer.video_controller", "fieldstudio.gui.viewer.vlc_playback",
+                    "fieldstudio.gui.panels.annotation_list", "fieldstudio.gui.panels.calibration",
+                    "fieldstudio.gui.panels.tags")
+
+
+def _import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+    """Worker: import :data:`_PROJECT_MODULES` and configure the ORM mappers (which the first query of a
+    project would otherwise do on the GUI thread). Safe to run more than once; cheap after the first."""
     import importlib
 
+    for name in _PROJECT_MODULES:
+        importlib.import_module(name)
+    from sqlalchemy.orm import configure_mappers
+
+    configure_mappers()
+
+
+def _open_project(path: Path, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
+    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
     from fieldstudio.store.project import Project
 
-    for name in ("fieldstudio.media.frames", "fieldstudio.media.library"):  # the decoders: not on the GUI thread
-        importlib.import_module(name)
-
+    _import_project_modules(progress=progress, cancelled=cancelled)
     return Project.open(path)
 
 
@@ -102,6 +124,14 @@ class MainWindow(QMainWindow):
             self._show_opening(project_ref(path))
         else:
             self.show_welcome()
+            self._warm_up = workers.Worker(_import_project_modules)
+            self._warm_up.signals.result.connect(self._warmed_up)
+            QTimer.singleShot(0, lambda: workers.start(self._warm_up))  # a project opened from it opens at once
+
+    def _warmed_up(self, _result: None) -> None:
+        # the side panels' widgets, built in a turn of their own rather than inside the open of a project
+        if not self._closed:
+            self.side.built()
 
     # --- construction ----------------------------------------------------------------------------
     def _build_central(self) -> None:

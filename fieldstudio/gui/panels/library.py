@@ -1,16 +1,18 @@
 """The media library panel: thumbnails with badges, filtered by kind and searched by name.
 
-Rows are read in one plain sqlite3 query; thumbnails are decoded only for rows that are drawn, so a project of
-thousands of media opens at once.
+Rows are read in one plain sqlite3 query; thumbnails are decoded only for rows that are drawn, a few at a time
+between paints (a grey tile until then), so a project of thousands of media opens and scrolls without the GUI
+thread stalling on a screenful of thumbnails.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
@@ -24,10 +26,14 @@ ICON = QSize(96, 72)
 KINDS = (("All media", None), ("Videos", "video"), ("Photos", "image"), ("Documents", "document"))
 MEDIA_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+DECODE_BUDGET_S = 0.02  # thumbnails decoded per turn of the event loop, at most about this long
 
 
 class MediaListModel(QAbstractListModel):
     """The media of the project file ``path`` as a list model; icons are decoded lazily and cached (LRU, 512).
+
+    A row's first request for its icon gets a grey tile; its thumbnail is decoded in a later turn of the event
+    loop (:data:`DECODE_BUDGET_S` of them per turn) and announced with ``dataChanged``.
 
     Rows come from plain sqlite3 reads (:mod:`fieldstudio.store.library_rows`), so the model can be shown
     before the project is fully open.
@@ -41,11 +47,18 @@ class MediaListModel(QAbstractListModel):
         self.rows: list[MediaRow] = []
         self._icons: OrderedDict[str, QIcon] = OrderedDict()
         self._missing: dict[str, bool] = {}
+        self._wanted: OrderedDict[str, int] = OrderedDict()  # media id -> row, icons asked for, not yet decoded
+        self._pending = QIcon(self._tile())
+        self._decoder = QTimer(self)
+        self._decoder.setSingleShot(True)
+        self._decoder.setInterval(0)
+        self._decoder.timeout.connect(self._decode_wanted)
         self.reload()
 
     def reload(self) -> None:
         self.beginResetModel()
         self.rows = media_rows(self.path)
+        self._wanted.clear()
         self._icons.clear()
         self._missing.clear()
         self.endResetModel()
@@ -69,7 +82,7 @@ class MediaListModel(QAbstractListModel):
             badges = row.badges(self.missing(row))
             return row.file_name + ("\n" + " · ".join(badges) if badges else "")
         if role == Qt.ItemDataRole.DecorationRole:
-            return self._icon(row)
+            return self._icon_or_pending(row, index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
         if role == Qt.ItemDataRole.ForegroundRole and (row.status != "ok" or self.missing(row)):
@@ -99,19 +112,39 @@ class MediaListModel(QAbstractListModel):
             lines.append("the file is missing: File ▸ Relink media… finds it again")
         return "\n".join(lines)
 
-    def _icon(self, row: MediaRow) -> QIcon:
+    def _icon_or_pending(self, row: MediaRow, r: int) -> QIcon:
         icon = self._icons.get(row.id)
         if icon is not None:
             self._icons.move_to_end(row.id)
             return icon
+        self._wanted[row.id] = r
+        self._decoder.start()
+        return self._pending
+
+    def _decode_wanted(self) -> None:
+        start = time.perf_counter()
+        while self._wanted and time.perf_counter() - start < DECODE_BUDGET_S:
+            media_id, r = self._wanted.popitem(last=False)
+            if r < len(self.rows) and self.rows[r].id == media_id and media_id not in self._icons:
+                self._icon(self.rows[r])
+                self.dataChanged.emit(self.index(r), self.index(r), [Qt.ItemDataRole.DecorationRole])
+        if self._wanted:
+            self._decoder.start()
+
+    @staticmethod
+    def _tile() -> QPixmap:
+        pix = QPixmap(ICON)
+        pix.fill(QColor("#3c4043"))
+        return pix
+
+    def _icon(self, row: MediaRow) -> QIcon:
         try:
             jpeg = thumbnail_jpeg(self.path, row.id)
         except FieldstudioError as exc:  # a damaged page: the placeholder, not an error on every paint
             log.warning("%s: no thumbnail for %s (%s)", self.path.name, row.file_name, exc)
             jpeg = None
         image = QImage.fromData(jpeg) if jpeg else QImage()
-        pix = QPixmap(ICON)
-        pix.fill(QColor("#3c4043"))
+        pix = self._tile()
         p = QPainter(pix)
         if not image.isNull():
             scaled = image.scaled(ICON, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)

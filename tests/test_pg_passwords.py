@@ -94,6 +94,7 @@ def test_the_log_file_masks_database_passwords():
 
     from fieldstudio.logs import close_logging, log_path, setup_logging
 
+    close_logging()             # an earlier test may have left the handler on another test's log folder
     setup_logging()
     try:
         logging.getLogger("fieldstudio.test").warning("cannot reach postgresql+psycopg://anna:hunter2@db/survey")

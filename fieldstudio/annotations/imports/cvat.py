@@ -3,7 +3,8 @@
 CVAT writes every frame of a track, ``keyframe="1"`` on the frames a person set; the rest were interpolated
 and are left to fieldstudio's interpolation (the same linear rule). ``outside="1"`` ends a visible run: a
 track that leaves and comes back becomes one fieldstudio track per run, since a fieldstudio track has a
-box on every frame between its keyframes. ``<attribute name>`` children become box attributes. The video
+box on every frame between its keyframes. ``<attribute name>`` children become box attributes. A track holding one box is imported as a plain box
+(fieldstudio writes a box outside any track that way). The video
 is matched by ``meta/task/source`` (or ``meta/source``), else the task name, else the file's stem. The
 input is one .xml file or a folder of them.
 """
@@ -61,6 +62,12 @@ def parse_cvat_file(path: Path) -> ParsedMedia | None:
             run_boxes.append(ParsedBox(box, label, frame, track=f"{tid}" if run == 1 else f"{tid}#{run}",
                                        keyframe=keyframe or not run_boxes, attributes=attrs or None, where=where))
         group.boxes.extend(_close(run_boxes))
+        names = {tid, *(f"{tid}#{k}" for k in range(2, run + 1))}
+        visible = [i for i, pb in enumerate(group.boxes) if pb.track in names]
+        if len(visible) == 1:
+            # a track of one visible box (then "outside") is how a box outside any track is written (ours,
+            # and CVAT's own shapes exported for video): it comes back as that plain box
+            group.boxes[visible[0]] = dataclasses.replace(group.boxes[visible[0]], track=None)
     return group if group.boxes else None
 
 

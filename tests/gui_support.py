@@ -66,3 +66,36 @@ def shown_window(qtbot, template: Path, tmp_path: Path):  # noqa: ANN001, ANN201
     # no question box about open segments when pytest-qt closes the window (before fixture teardown)
     w.annotator.confirm_open_segments = lambda: True
     return w
+
+
+def blank_window(qtbot, path: Path):
+    """The main window, shown, on a new empty project at ``path`` (open segments closed without asking)."""
+    from fieldstudio.gui.main_window import MainWindow
+
+    w = MainWindow(Project.create(path))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.annotator.confirm_open_segments = lambda: True
+    return w
+
+
+def file_menu_action(window, text: str):
+    """The File menu's action whose text is ``text`` (mnemonic ``&`` included)."""
+    (file_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&File"]
+    (action,) = [a for a in file_menu.actions() if a.text() == text]
+    return action
+
+
+def import_report(window, qtbot, timeout_ms: int):
+    """The import report dialog, once the import worker has shown it (waits up to ``timeout_ms``)."""
+    from PySide6.QtWidgets import QDialog
+
+    qtbot.waitUntil(lambda: window.findChild(QDialog, "import_report") is not None, timeout=timeout_ms)
+    return window.findChild(QDialog, "import_report")
+
+
+def report_rows(dialog) -> list[tuple[str, ...]]:
+    """The import report's table, row by row, as the cells' texts."""
+    t = dialog.table
+    return [tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount())]

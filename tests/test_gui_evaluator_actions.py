@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 from sqlalchemy import func, select
 
 from fieldstudio.store.models import Media, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.importing import import_answers, import_tasks, link_missing_media
+from tests.gui_support import blank_window, file_menu_action, import_report, report_rows
 from tests.shared_data import SHARED_DATA
 
 pytestmark = pytest.mark.gui
@@ -56,30 +57,11 @@ def _need_data():
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from fieldstudio.gui.main_window import MainWindow
-
-    w = MainWindow(Project.create(tmp_path / "p.fieldstudio"))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.annotator.confirm_open_segments = lambda: True
-    return w
+    return blank_window(qtbot, tmp_path / "p.fieldstudio")
 
 
-def _menu_action(window, text: str):
-    (file_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&File"]
-    (action,) = [a for a in file_menu.actions() if a.text() == text]
-    return action
-
-
-def _report(window, qtbot) -> QDialog:
-    qtbot.waitUntil(lambda: window.findChild(QDialog, "import_report") is not None, timeout=90000)
-    return window.findChild(QDialog, "import_report")
-
-
-def _rows(dialog) -> list[tuple[str, str, str]]:
-    t = dialog.table
-    return [tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount())]
+def _report(window, qtbot):
+    return import_report(window, qtbot, 90000)
 
 
 # -- the import report's "Add the missing media folder…" ---------------------------------------------
@@ -90,9 +72,9 @@ def test_add_the_missing_media_folder_links_the_tasks(window, qtbot, monkeypatch
     assert sorted(n for ns in names.values() for n in ns) == images   # each demo task names one of the photos
     tasks_panel = window.workspace.show_panel("tasks")
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(DEMO_TASKS)], ""))
-    _menu_action(window, "Import &tasks…").trigger()
+    file_menu_action(window, "Import &tasks…").trigger()
     dialog = _report(window, qtbot)
-    missing = {task: detail.split(", ") for what, task, detail in _rows(dialog) if what == "media not found"}
+    missing = {task: detail.split(", ") for what, task, detail in report_rows(dialog) if what == "media not found"}
     assert missing == names
     assert f"{len(names)} task(s) name media that are not in the project" in dialog.summary.text()
     assert [r.missing_media for r in tasks_panel.model.rows] == [True] * len(records)
@@ -176,7 +158,7 @@ def test_import_a_benchmark_folder_from_the_welcome_screen(qtbot, tmp_path, monk
     n_files = len([p for p in GROUND_TRUTH.iterdir() if p.suffix == ".json"])
     assert seen == [(f"{n_files} task file(s) in the folder; the format is detected per file", "", True)]
     assert dialog.summary.text().startswith(f"Tasks: {len(ids)} created, 0 updated.")
-    per_category = {cat: int(detail.split()[0]) for what, cat, detail in _rows(dialog) if what == "tasks"}
+    per_category = {cat: int(detail.split()[0]) for what, cat, detail in report_rows(dialog) if what == "tasks"}
     assert per_category == Counter(i.rsplit(".", 1)[0] for i in ids)
     assert w.project is not None and w.project.path == out.resolve()
     tasks_panel = w.workspace.show_panel("tasks")
@@ -198,7 +180,7 @@ def test_import_a_benchmark_with_its_media_links_every_task(qtbot, tmp_path, mon
     dialog = _report(w, qtbot)
     assert dialog.summary.text().splitlines()[:2] == [f"Media: {len(records)} images added.",
                                                       f"Tasks: {len(records)} created, 0 updated."]
-    assert not [row for row in _rows(dialog) if row[0] == "media not found"]
+    assert not [row for row in report_rows(dialog) if row[0] == "media not found"]
     assert dialog.add_media_button is None            # nothing is missing: no button
     assert len(w.library.visible_ids()) == len(records)
 

@@ -10,7 +10,6 @@ from collections import Counter
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDialog,
     QFileDialog,
     QInputDialog,
     QMessageBox,
@@ -19,8 +18,8 @@ from PySide6.QtWidgets import (
 from sqlalchemy import func, select
 
 from fieldstudio.store.models import Answer, Run
-from fieldstudio.store.project import Project
 from fieldstudio.tasks.importing import import_tasks
+from tests.gui_support import blank_window, file_menu_action, import_report, report_rows
 from tests.shared_data import SHARED_DATA
 
 pytestmark = pytest.mark.gui
@@ -31,30 +30,11 @@ OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from fieldstudio.gui.main_window import MainWindow
-
-    w = MainWindow(Project.create(tmp_path / "p.fieldstudio"))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.annotator.confirm_open_segments = lambda: True
-    return w
+    return blank_window(qtbot, tmp_path / "p.fieldstudio")
 
 
-def _menu_action(window, text: str):
-    (file_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&File"]
-    (action,) = [a for a in file_menu.actions() if a.text() == text]
-    return action
-
-
-def _report(window, qtbot) -> QDialog:
-    qtbot.waitUntil(lambda: window.findChild(QDialog, "import_report") is not None, timeout=60000)
-    return window.findChild(QDialog, "import_report")
-
-
-def _table(dialog) -> list[tuple[str, str, str]]:
-    t = dialog.table
-    return [tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount())]
+def _report(window, qtbot):
+    return import_report(window, qtbot, 60000)
 
 
 def test_import_the_ground_truth_folder(window, qtbot, monkeypatch):
@@ -66,10 +46,10 @@ def test_import_the_ground_truth_folder(window, qtbot, monkeypatch):
     tasks_panel = window.workspace.show_panel("tasks")
     assert tasks_panel.count_label.text() == "0 of 0 tasks"
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(GROUND_TRUTH))
-    _menu_action(window, "Import tasks from a f&older…").trigger()
+    file_menu_action(window, "Import tasks from a f&older…").trigger()
     dialog = _report(window, qtbot)
     assert dialog.summary.text().startswith(f"Tasks: {len(ids)} created, 0 updated.")
-    rows = _table(dialog)
+    rows = report_rows(dialog)
     per_category = {cat: int(detail.split()[0]) for what, cat, detail in rows if what == "tasks"}
     assert per_category == Counter(i.rsplit(".", 1)[0] for i in ids)
     assert {task for what, task, _ in rows if what == "media not found"} == with_media
@@ -90,12 +70,12 @@ def test_import_answers_then_export_tasks(window, qtbot, monkeypatch, tmp_path):
     with qtbot.waitSignal(window.workspace.panel("comparison").loaded, timeout=20000):  # the first load
         compare = window.workspace.show_panel("comparison")
     with qtbot.waitSignal(compare.loaded, timeout=60000):  # the Compare tab reloads after the import
-        _menu_action(window, "Import a&nswers…").trigger()
+        file_menu_action(window, "Import a&nswers…").trigger()
     dialog = _report(window, qtbot)
     model = compare.model
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())][-1] == "my-vlm"
     assert dialog.summary.text().startswith("Answers: 9 imported.\n1 answer(s) name no task of the project.")
-    assert ("unknown task id", "no-such-question", "names no task of the project") in _table(dialog)
+    assert ("unknown task id", "no-such-question", "names no task of the project") in report_rows(dialog)
     with window.project.read() as s:
         (run,) = s.scalars(select(Run)).all()
         count = s.scalar(select(func.count()).select_from(Answer).where(Answer.run_id == run.id))
@@ -106,7 +86,7 @@ def test_import_answers_then_export_tasks(window, qtbot, monkeypatch, tmp_path):
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("csv", True))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
     monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
-    _menu_action(window, "Export tas&ks…").trigger()
+    file_menu_action(window, "Export tas&ks…").trigger()
     qtbot.waitUntil(lambda: bool(shown), timeout=60000)
     assert shown[0].startswith(f"csv: {len(questions)} task(s) written to {out}")
     with out.open(encoding="utf-8", newline="") as f:
@@ -117,10 +97,10 @@ def test_a_file_of_answers_is_refused_as_tasks(window, qtbot, monkeypatch, tmp_p
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\nt1,x\n", encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(answers)], ""))
-    _menu_action(window, "Import &tasks…").trigger()
+    file_menu_action(window, "Import &tasks…").trigger()
     dialog = _report(window, qtbot)
     assert dialog.summary.text().startswith("Tasks: 0 created, 0 updated.\n1 problem(s), 0 warning(s).")
-    ((what, where, detail),) = _table(dialog)
+    ((what, where, detail),) = report_rows(dialog)
     assert (what, where) == ("error", str(answers)) and "holds answers (csv-answers), not tasks" in detail
 
 
@@ -141,13 +121,13 @@ def test_export_report_html_opens_and_csv_has_every_answer(window, qtbot, monkey
     monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
     html = tmp_path / "report.html"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(html), ""))
-    _menu_action(window, "Export &report…").trigger()
+    file_menu_action(window, "Export &report…").trigger()
     qtbot.waitUntil(lambda: bool(opened), timeout=60000)
     assert opened == [str(html)] and "my-vlm" in html.read_text("utf-8") and not shown
 
     table = tmp_path / "answers-out.csv"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(table), ""))
-    _menu_action(window, "Export &report…").trigger()
+    file_menu_action(window, "Export &report…").trigger()
     qtbot.waitUntil(lambda: bool(shown), timeout=60000)
     assert shown[0].startswith(f"Wrote {table} (csv, {len(questions)} answer(s)")
     with table.open(encoding="utf-8", newline="") as f:

@@ -20,6 +20,7 @@ from tests.video_fixtures import X264, encode, make_duplicate_pts
 def three_ranges(monkeypatch):
     """Three ranges per file, and short ranges allowed, so the small fixture clips are cut (CI has 2 cores)."""
     monkeypatch.setattr(video, "_MIN_RANGE_FRAMES", 30)
+    monkeypatch.setattr(video, "_MIN_RANGE_PIXELS", 0)
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     calls: list[tuple] = []
@@ -129,3 +130,13 @@ def test_progress_reaches_the_frame_count(clips, three_ranges):
     table = video.build_frame_table(clips["cfr_bframes"], progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (len(table), len(table))
     assert all(d <= t for d, t in seen)
+
+
+def test_small_frames_are_decoded_in_one_piece(clips, monkeypatch):
+    """Under 1280x720 the ranges would take turns at the GIL: one decoder with FFmpeg's threads instead."""
+    monkeypatch.setattr(video, "_MIN_RANGE_FRAMES", 30)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    calls = []
+    monkeypatch.setattr(video, "_decode_range", lambda *a: calls.append(a))
+    table = video.build_frame_table(clips["cfr_bframes"])  # 320x192
+    assert calls == [] and len(table) == 300

@@ -21,10 +21,17 @@ from fieldstudio.store.location import project_ref
 log = logging.getLogger(__name__)
 
 
+GUI_SWITCH_INTERVAL_S = 0.001
+
+
 def application() -> QApplication:
     """The QApplication (created once), named so that settings and the window manager know it."""
     app = QApplication.instance()
     if app is None:
+        # Background threads (indexing, thumbnails, runs) run Python too; the window's thread gives up the GIL
+        # at every SQLite or decoder call and then waits up to the switch interval to get it back (5 ms by
+        # default), so a query of twenty such calls stalled the window for 100 ms. 1 ms keeps it responsive.
+        sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
         QApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
         app = QApplication(sys.argv[:1])
         app.setApplicationName("fieldstudio")

@@ -466,11 +466,20 @@ def _insert_frame_rows(s, media_id: str, table: video.FrameTable) -> None:  # no
     q = _placeholder(s)
     sql = f"INSERT INTO {FrameIndexRow.__tablename__} (media_id, frame_index, pts, keyframe) VALUES ({q}, {q}, {q}, {q})"
     cursor = s.connection().connection.cursor()  # the driver's own cursor, inside the session's transaction
+    pts, keys = table.pts.tolist(), table.keyframe.tolist()
     try:
-        cursor.executemany(sql, zip([media_id] * len(table), range(len(table)), table.pts.tolist(),
-                                    table.keyframe.tolist()))
+        # In chunks: one executemany runs in C from its first row to its last, and the interpreter lock it
+        # drops at each row is taken straight back before another thread wakes, so the window's thread
+        # waited for all 18,000 rows of a 10 min video (60-90 ms). Between chunks the lock changes hands.
+        for start in range(0, len(pts), _INSERT_CHUNK):
+            stop = start + _INSERT_CHUNK
+            cursor.executemany(sql, zip([media_id] * len(pts[start:stop]), range(start, min(stop, len(pts))),
+                                        pts[start:stop], keys[start:stop]))
     finally:
         cursor.close()
+
+
+_INSERT_CHUNK = 2048
 
 
 def _frame_table_in(s, media: Media) -> video.FrameTable | None:  # noqa: ANN001 - Session

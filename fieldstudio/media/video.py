@@ -418,6 +418,10 @@ def _decode_timestamps(path: Path, *, threads: bool, progress: Callable[[int, in
 
 _MIN_RANGE_FRAMES = 240  # below this many frames per range, one decoder with frame threading is as fast
 _MAX_RANGES = 8
+# Below this many pixels a frame decodes in tens of microseconds, and range threads spend their time taking
+# turns at the GIL (each decode call releases and retakes it): a 160x90 clip took 0.3 s or 3 s by luck of
+# the convoy, and the window's thread waited with them. FFmpeg's own threads do not need the GIL.
+_MIN_RANGE_PIXELS = 1280 * 720
 
 
 def _range_starts(path: Path, ranges: int) -> tuple[list[int], int] | None:
@@ -500,7 +504,8 @@ def _decode_timestamps_in_ranges(path: Path, *, progress: Callable[[int, int], N
                                  ) -> tuple[list[int], list[bool], _DecodeLog, Fraction] | None:
     """What ``_decode_timestamps`` returns, decoded as keyframe-bounded ranges on one thread per core.
 
-    Returns None when the file cannot be cut that way (one core, a short clip, a seek that misses), and the
+    Returns None when the file cannot be cut that way (one core, a short clip, frames under 1280x720 pixels,
+    a seek that misses), and the
     caller decodes it in one piece. The log holds every range's errors, and as packets the frames the
     packet index names, so a range that loses frames is caught as a whole-file decode would be.
     """
@@ -509,6 +514,14 @@ def _decode_timestamps_in_ranges(path: Path, *, progress: Callable[[int, int], N
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     ranges = min(cores, _MAX_RANGES)
     if ranges < 2:
+        return None
+    container = _open(path)
+    try:
+        context = container.streams.video[0].codec_context
+        pixels = (context.width or 0) * (context.height or 0)
+    finally:
+        container.close()
+    if pixels < _MIN_RANGE_PIXELS:
         return None
     cut = _range_starts(path, ranges)
     if cut is None:

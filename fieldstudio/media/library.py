@@ -8,6 +8,7 @@ status ``unreadable`` so the library can show it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -473,8 +474,8 @@ def _insert_frame_rows(s, media_id: str, table: video.FrameTable) -> None:  # no
         # waited for all 18,000 rows of a 10 min video (60-90 ms). Between chunks the lock changes hands.
         for start in range(0, len(pts), _INSERT_CHUNK):
             stop = start + _INSERT_CHUNK
-            cursor.executemany(sql, zip([media_id] * len(pts[start:stop]), range(start, min(stop, len(pts))),
-                                        pts[start:stop], keys[start:stop]))
+            cursor.executemany(sql, zip(itertools.repeat(media_id), range(start, stop), pts[start:stop],
+                                        keys[start:stop]))
     finally:
         cursor.close()
 

@@ -11,6 +11,7 @@ decoded on the way in a byte-bounded cache, so stepping back is as cheap as step
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -384,6 +385,16 @@ def remap_indices(old: FrameTable, new: FrameTable, indices: np.ndarray) -> np.n
     return np.where(end > first, found, shown).astype(np.int64)
 
 
+def _timestamps_only(stream: av.video.stream.VideoStream) -> None:
+    """Set ``stream``'s decoder for timestamps alone: every frame decoded, the loop filter skipped (it changes
+    pixels, not timestamps)."""
+    stream.codec_context.skip_frame = "DEFAULT"
+    try:
+        stream.codec_context.options = {"skip_loop_filter": "all"}
+    except (AttributeError, ValueError):  # older PyAV: the filter just runs
+        pass
+
+
 def _decode_timestamps(path: Path, *, threads: bool, progress: Callable[[int, int], None],
                        cancelled: Callable[[], bool]) -> tuple[list[int], list[bool], _DecodeLog, Fraction]:
     """(PTS, keyframe flag) of every decoded frame in decode output order, what decoding met, the time base."""
@@ -392,11 +403,7 @@ def _decode_timestamps(path: Path, *, threads: bool, progress: Callable[[int, in
         stream = container.streams.video[0]
         if threads:
             stream.thread_type = "AUTO"
-        stream.codec_context.skip_frame = "DEFAULT"
-        try:
-            stream.codec_context.options = {"skip_loop_filter": "all"}
-        except (AttributeError, ValueError):  # older PyAV: the filter just runs
-            pass
+        _timestamps_only(stream)
         estimate = stream.frames or 0
         pts: list[int] = []
         keys: list[bool] = []
@@ -462,15 +469,11 @@ def _decode_range(path: Path, lo: int | None, hi: int | None, done: list[int], s
     try:
         stream = container.streams.video[0]
         stream.codec_context.thread_count = 1
-        stream.codec_context.skip_frame = "DEFAULT"
-        try:
-            stream.codec_context.options = {"skip_loop_filter": "all"}
-        except (AttributeError, ValueError):
-            pass
+        _timestamps_only(stream)
         if lo is not None:
             container.seek(lo, stream=stream, backward=True)
         log = _DecodeLog()
-        state = {"first": True, "past_hi": False}
+        state = {"first": True}
 
         def until(packet: av.Packet) -> bool:
             if stop.is_set():
@@ -505,12 +508,10 @@ def _decode_timestamps_in_ranges(path: Path, *, progress: Callable[[int, int], N
     """What ``_decode_timestamps`` returns, decoded as keyframe-bounded ranges on one thread per core.
 
     Returns None when the file cannot be cut that way (one core, a short clip, frames under 1280x720 pixels,
-    a seek that misses), and the
-    caller decodes it in one piece. The log holds every range's errors, and as packets the frames the
-    packet index names, so a range that loses frames is caught as a whole-file decode would be.
+    a seek that misses), and the caller decodes it in one piece. The log holds every range's errors, and as
+    packets the frames the packet index names, so a range that loses frames is caught as a whole-file decode
+    would be.
     """
-    import os
-
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     ranges = min(cores, _MAX_RANGES)
     if ranges < 2:

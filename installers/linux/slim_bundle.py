@@ -46,13 +46,12 @@ def elf_files(root: Path) -> list[Path]:
     return out
 
 
-def dynamic(path: Path) -> tuple[list[str], str | None, list[str]]:
-    """(DT_NEEDED names, DT_SONAME, RUNPATH/RPATH entries) of one ELF file, read with readelf."""
+def dynamic(path: Path) -> tuple[list[str], list[str]]:
+    """(DT_NEEDED names, RUNPATH/RPATH entries) of one ELF file, read with readelf."""
     out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
-    soname = re.findall(r"\(SONAME\)\s+Library soname: \[(.+?)\]", out)
     paths = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[(.+?)\]", out)
-    return needed, (soname[0] if soname else None), [p for entry in paths for p in entry.split(":") if p]
+    return needed, [p for entry in paths for p in entry.split(":") if p]
 
 
 def _abi_key(name: str) -> tuple[str, str] | None:
@@ -79,7 +78,7 @@ class Bundle:
         self.needed: dict[Path, list[str]] = {}
         self.runpath: dict[Path, list[str]] = {}
         for f in self.files:
-            self.needed[f], _, self.runpath[f] = dynamic(f)
+            self.needed[f], self.runpath[f] = dynamic(f)
         self.freed = 0
 
     def needers(self, name: str) -> list[Path]:
@@ -125,7 +124,8 @@ def fold_duplicates(bundle: Bundle) -> None:
             if other == keep:
                 continue
             for needer in bundle.needers(other.name):
-                _patchelf("--replace-needed", other.name, keep.name, str(needer))
+                if other.name != keep.name:  # same-named copies differ only in their folder
+                    _patchelf("--replace-needed", other.name, keep.name, str(needer))
                 rel = os.path.relpath(keep.parent, needer.parent)
                 entry = "$ORIGIN" if rel == "." else f"$ORIGIN/{rel}"
                 if entry not in bundle.runpath[needer]:

@@ -15,7 +15,7 @@ from PySide6.QtGui import QImage
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import records as ann
-from fieldstudio.gui.viewer.overlay import BoxItem, CaptionChip
+from fieldstudio.gui.viewer.overlay import BoxItem, CaptionChip, RulerItem
 from tests.gui_support import build_viewer_project, open_media, shown_window, wait_idle
 
 pytestmark = pytest.mark.gui
@@ -137,6 +137,39 @@ def test_a_ruler_after_a_labelled_box_gets_the_ruler_default_label(window, qtbot
     # back to boxes: the box list's label again, not the ruler's
     qtbot.keyClick(window.canvas, Qt.Key.Key_B)
     assert window.annotator.label_id == person
+
+
+def _status_texts(window) -> list[str]:
+    """Every text the status bar shows: its timed message and its visible permanent read-outs."""
+    from PySide6.QtWidgets import QLabel
+
+    bar = window.statusBar()
+    return [bar.currentMessage()] + [w.text() for w in bar.findChildren(QLabel) if w.isVisible() and w.text()]
+
+
+def test_the_status_bar_names_the_current_label_only_while_it_applies(window, qtbot):
+    p = window.project
+    labels.create_label(p, "person", kinds=["box"])
+    labels.create_label(p, "helmet", kinds=["box"])
+    mid = open_media(window, qtbot, PHOTO)
+    assert window.annotator.apply(edits.AddRuler(p, mid, (100.0, 100.0), (200.0, 150.0)))
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_2)          # the box list's key 2: helmet
+    assert window.annotator.label_of("box") == labels.find_label(p, "helmet").id
+    assert window.label_label.text() == "box label: helmet"
+    # selecting the ruler makes the ruler list the active one: nothing may still say "box label: helmet"
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Escape)
+    (ruler,) = [i for i in window.canvas.scene().items() if isinstance(i, RulerItem)]
+    ruler.setSelected(True)
+    assert window.label_label.text() == "ruler label: distance"
+    assert not any("box label" in t for t in _status_texts(window)), _status_texts(window)
+    # the other tabs make no marks: no label read-out there, and it comes back with the Media tab
+    ruler.setSelected(False)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    window.workspace.show_panel("comparison")
+    assert not any("label:" in t for t in _status_texts(window)), _status_texts(window)
+    window.modes.setCurrentIndex(0)
+    assert window.label_label.isVisible() and window.label_label.text() == "box label: helmet"
 
 
 def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):

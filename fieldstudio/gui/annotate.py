@@ -325,8 +325,9 @@ class AnnotationController(QObject):
         if record is None:
             self.notify(f"no {kind} label has key {key}: Annotate ▸ Labels… sets them")
             return
+        # no message of its own: the status bar's read-out (label_shown) names the label and follows the
+        # kind, tool, media and tab, where a timed copy of it would outlive the state it described
         self.set_label(kind, record.id)
-        self.notify(f"{kind} label: {record.name}")
         item_kind = {"box": BoxItem, "ruler": RulerItem}.get(kind)
         for item in self.selected_items():
             if item_kind is not None and isinstance(item, item_kind) and item.annotation_id:

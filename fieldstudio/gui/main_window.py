@@ -662,6 +662,8 @@ class MainWindow(QMainWindow):
         """
         if not on:
             self.annotator.set_tool("select")  # the tools' keys are off there: their hint must not stay shown
+        # no marks are made on the other tabs, so "the label the next mark gets" means nothing there
+        self.label_label.setVisible(on)
         self.set_viewer_keys_enabled(on)
         if self._welcome_hid_docks:
             return

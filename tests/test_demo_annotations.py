@@ -57,6 +57,25 @@ def test_demo_floor_ruler_is_calibrated_through_the_camera_group(demo_project):
     assert cal.calibration_for(project, still.id, "floor").camera_group == CAMERA_GROUP
 
 
+def test_demo_rulers_measure_distances_and_a_mark_from_another_kinds_list_is_refused(demo_project, tmp_path):
+    from fieldstudio.annotations import labels
+    from fieldstudio.core.errors import ProjectError
+
+    project, _ = demo_project
+    assert {r.label_name for r in ann.list_annotations(project, kinds=["ruler"])} == {"distance"}
+    assert [r.name for r in labels.list_labels(project, "ruler")] == ["distance"]
+    # a file that labels a ruler with a box label is refused, and nothing of it is added
+    bad = {**ANNOTATIONS, "camera_groups": [], "calibrations": [],
+           "annotations": [{"media": demo.WORKER_PHOTO, "kind": "ruler", "label": "person",
+                            "points": [[1.0, 1.0], [50.0, 50.0]]}]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    before = ann.count_annotations(project)
+    with pytest.raises(ProjectError, match="ruler .* labelled 'person', which is not in the ruler label list"):
+        demo.add_annotation_file(project, path)
+    assert ann.count_annotations(project) == before
+
+
 def test_demo_track_interpolates_and_exports(demo_project, tmp_path):
     project, _ = demo_project
     clip = library.find_media(project, demo.WORKER_CLIP)

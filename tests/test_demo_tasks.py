@@ -153,6 +153,18 @@ def _frame_seconds(project, media_id, frame):
         return float(Fraction(pts) * Fraction(media.time_base_num, media.time_base_den))
 
 
+def test_every_demo_ruler_is_labelled_as_a_distance_not_as_a_box(demo):
+    from fieldstudio.annotations import labels
+
+    project, _ = demo
+    rulers = ann.list_annotations(project, kinds=["ruler"])
+    assert len(rulers) == 4                                   # two from the annotations, two from the task set
+    assert {r.label_name for r in rulers} == {"distance"}
+    # the ruler list the window offers (keys 1-9, Annotate ▸ Labels…) holds no box label either
+    assert [r.name for r in labels.list_labels(project, "ruler")] == ["distance"]
+    assert labels.default_label(project, "ruler").name == "distance"
+
+
 def test_segment_linked_times_are_the_segment_frames_from_the_frame_table(demo):
     project, _ = demo
     tasks = _by_external_id(project)

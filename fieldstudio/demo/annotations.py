@@ -89,11 +89,19 @@ def add_annotation_file(project: Project, path: Path | None = None) -> DemoAnnot
 
     Media are found by file name; whatever is on a sample file that is not in the project is skipped (the
     file listed in the report). The videos' frame index must be built (``library.index_videos``), as
-    ``build_demo`` does. Raises ProjectError for an unreadable file, AnnotationError for a bad annotation.
+    ``build_demo`` does. Raises ProjectError for an unreadable file or a mark whose label is not in its
+    kind's label list (the label's ``kinds``), AnnotationError for a bad annotation.
     """
     doc = read_annotation_file(path)
     report = DemoAnnotationReport()
     label_id = {lab["name"]: _ensure_label(project, lab) for lab in doc["labels"]}
+    offered = {name: labels.get_label(project, i) for name, i in label_id.items()}
+    for a in doc["annotations"]:
+        # the window never gives a mark a label from another kind's list (a ruler is no "person"), so
+        # neither does the demo; checked before anything is added
+        if a.get("label") in offered and not offered[a["label"]].offered_for(a["kind"]):
+            raise ProjectError(f"{path or ANNOTATION_FILE}: a {a['kind']} on {a['media']} is labelled "
+                               f"{a['label']!r}, which is not in the {a['kind']} label list")
     with project.read() as s:
         media = {m.file_name: m.id for m in s.scalars(select(Media).where(Media.status == "ok"))}
     referenced = [name for g in doc["camera_groups"] for name in g["media"]] + [a["media"] for a in doc["annotations"]]

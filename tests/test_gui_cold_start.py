@@ -248,3 +248,54 @@ def test_next_media_pressed_while_opening_counts_from_the_media_chosen_so_far(qt
         pass
     qtbot.waitUntil(lambda: w.media is not None and w.media.id == ids[1], timeout=5000)
     w.close()
+
+
+
+def _ink_widths(panel) -> list[int]:
+    """Per library row, how wide (px) the text painted beside its thumbnail is, read from the drawn pixels:
+    the columns right of the icon holding a pixel that differs from that area's most frequent colour."""
+    from collections import Counter
+
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    from fieldstudio.gui.panels.library import ICON
+
+    view = panel.list
+    image = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    dpr = image.devicePixelRatio()
+    rows = np.frombuffer(image.constBits(), np.uint8, image.sizeInBytes()).reshape(image.height(), -1)
+    pixels = rows[:, :image.width() * 3].reshape(image.height(), image.width(), 3).astype(int)
+    widths = []
+    for r in range(panel.proxy.rowCount()):
+        rect = view.visualRect(panel.proxy.index(r, 0))
+        if rect.bottom() > view.viewport().height():
+            break
+        x0 = int((rect.left() + ICON.width() + 4) * dpr)
+        area = pixels[int((rect.top() + 2) * dpr):int((rect.bottom() - 2) * dpr), x0:]
+        background = Counter(map(tuple, area.reshape(-1, 3))).most_common(1)[0][0]
+        ink = np.nonzero((np.abs(area - background).sum(axis=2) > 90).any(axis=0))[0]
+        widths.append(int((ink.max() - ink.min() + 1) / dpr) if ink.size else 0)
+    return widths
+
+
+def test_a_narrow_library_dock_still_shows_the_start_and_end_of_each_name(qtbot, sample_project):
+    from PySide6.QtCore import Qt
+
+    w = MainWindow(Project.open(sample_project))
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.library is not None and w.library.proxy.rowCount() > 0, timeout=10000)
+    w.resizeDocks([w.library_dock], [60], Qt.Orientation.Horizontal)   # as narrow as the dock goes
+    qtbot.wait(50)
+    view = w.library.list
+    assert any(len(view.model().index(r, 0).data()) > 30 for r in range(view.model().rowCount()))  # long names
+    # names are elided in the middle: their start and their extension stay
+    assert view.textElideMode() == Qt.TextElideMode.ElideMiddle
+    # and there is room to draw them: at least 12 average characters beside every thumbnail, where a
+    # dock at its old minimum (its combo box and search field) left room for "…" alone
+    widths = _ink_widths(w.library)
+    assert len(widths) >= 3 and min(widths) >= 12 * view.fontMetrics().averageCharWidth(), widths
+    w.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QStyle, QVBoxLayout, QWidget
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.library_rows import MediaRow, media_rows, resolve_media_path, thumbnail_jpeg
@@ -27,6 +27,7 @@ KINDS = (("All media", None), ("Videos", "video"), ("Photos", "image"), ("Docume
 MEDIA_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 DECODE_BUDGET_S = 0.02  # thumbnails decoded per turn of the event loop, at most about this long
+MIN_NAME_CHARS = 18  # a name beside its thumbnail keeps about this many characters at the narrowest
 
 
 class MediaListModel(QAbstractListModel):
@@ -217,10 +218,28 @@ class LibraryPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.list, 1)
+        self.setMinimumWidth(self.narrowest_width())
         self.kind.currentIndexChanged.connect(self._refilter)
         self.search.textChanged.connect(self._refilter)
         self.list.selectionModel().currentChanged.connect(self._current_changed)
         self.list.activated.connect(self._current_changed)
+
+    def narrowest_width(self) -> int:
+        """The panel's minimum width in pixels: a thumbnail and about :data:`MIN_NAME_CHARS` characters of
+        its name beside it (the name's start and extension, elided in the middle), with the list's frame,
+        item margins and vertical scroll bar.
+
+        Without it the dock could shrink to its combo box and search field, which leaves the text beside a
+        96 px thumbnail a few pixels: every name drawn as "…".
+        """
+        style = self.list.style()
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.list) + 1
+        text = self.list.fontMetrics().averageCharWidth() * MIN_NAME_CHARS
+        # the item's margins: around the icon and on both sides of the text (QCommonStyle's item layout)
+        item = ICON.width() + 6 * margin + 2 * self.list.spacing()
+        chrome = (2 * self.list.frameWidth() + style.pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self.list)
+                  + sum(self.layout().getContentsMargins()[0::2]))
+        return item + text + chrome
 
     def _refilter(self) -> None:
         self.proxy.set_filter(self.kind.currentData(), self.search.text())

@@ -117,6 +117,38 @@ def test_grid_shows_every_task_and_source(panel):
     assert m.index(t6, column_of(w, "alpha")).data().startswith("— · ")      # unscored
 
 
+def test_source_headers_show_the_start_of_each_name_and_the_whole_name_when_it_fits(qtbot, scored):
+    from fieldstudio.gui.panels.comparison import SOURCE_WIDTH_PX
+
+    project, ids, _ = scored
+    medium = "sample: careful (written by hand)"
+    long = "SmolLM2-135M blind (recorded llama.cpp run, FieldWorkArena strategy, 30 frames)"
+    for name in (medium, long):
+        add_run(project, name, {ids["t1"]: f"{name} says t1"})
+    w = ComparisonPanel()
+    qtbot.addWidget(w)
+    w.resize(1400, 800)
+    w.show()
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
+    header = w.table.horizontalHeader()
+    fm = header.fontMetrics()
+    low, high = SOURCE_WIDTH_PX
+    # read from the start and cut on the right only (never centred and clipped at both ends)
+    assert header.textElideMode() == Qt.TextElideMode.ElideRight
+    assert header.defaultAlignment() & Qt.AlignmentFlag.AlignLeft
+    # a name that fits under the cap gets a column as wide as it (and its sort mark): shown whole
+    c = column_of(w, medium)
+    assert low < header.sectionSize(c) < high and header.sectionSize(c) > fm.horizontalAdvance(medium) + 10
+    assert header.sectionSize(column_of(w, "alpha")) == low                # short names keep the usual width
+    # a longer one stops at the cap: its start stays readable and the tooltip names it whole
+    c = column_of(w, long)
+    assert header.sectionSize(c) == high
+    shown = fm.elidedText(long, Qt.TextElideMode.ElideRight, header.sectionSize(c) - 30)
+    assert shown.startswith("SmolLM2-135M blind (recorded") and shown.endswith("…")
+    assert long in w.table.model().headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+
+
 def test_filters_reduce_rows_to_hand_counts(panel, qtbot):
     w, *_ = panel
     w.category_combo.setCurrentIndex(w.category_combo.findData("A"))

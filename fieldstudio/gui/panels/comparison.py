@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 __all__ = ["ComparisonPanel"]
 
 _ALL = None
+SOURCE_WIDTH_PX = (170, 320)
+"""Narrowest and widest a source column starts (its header's name decides between them)."""
 
 
 class ComparisonPanel(QWidget):
@@ -140,6 +142,10 @@ class ComparisonPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setDefaultSectionSize(180)
         header.setSortIndicatorShown(True)
+        # a source's name is read from its start ("SmolLM2-135M blind (rec…"): left aligned and cut on the
+        # right only, never centred and clipped at both ends; the full name is in the header's tooltip
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.selectionModel().currentChanged.connect(self._on_current)
@@ -277,11 +283,15 @@ class ComparisonPanel(QWidget):
         self.loaded.emit()
 
     def _size_columns(self) -> None:
-        """Narrow task columns, wider source columns (the user may resize them)."""
+        """Narrow task columns; each source column as wide as its name in the header (sort mark included),
+        between SOURCE_WIDTH_PX's bounds, so a long name does not widen the grid past use (the user may
+        resize them)."""
         for column, width in enumerate((80, 60, 200)):
             self.table.setColumnWidth(column, width)
+        header = self.table.horizontalHeader()
+        low, high = SOURCE_WIDTH_PX
         for column in range(len(TASK_COLUMNS), self.model.columnCount()):
-            self.table.setColumnWidth(column, 170)
+            self.table.setColumnWidth(column, min(high, max(low, header.sectionSizeHint(column))))
 
     def _fill_combos(self, view: cv.ComparisonView | None) -> None:
         combos = ((self.category_combo, "category", "All categories"), (self.scenario_combo, "scenario",

@@ -53,8 +53,8 @@ def test_eleven_of_42_unscored_count_as_zero_in_the_headline(sources):
     # 1.3 holds 2, 5, ..., 41 (14); careful left 2, 5, 8 unscored: 11/14
     assert c.by_category.loc[(CAREFUL, "1.3"), "n"] == 11
     warnings = c.coverage_warnings
-    assert warnings == ["coverage differs by 26 points: sample: guesser has 42/42 scored (100%), sample: careful "
-                        "31/42 (74%); their means over scored answers cover different tasks"]
+    assert warnings == ["coverage differs by 26 points: sample: guesser 42 of 42 scored (100%), sample: careful "
+                        "31 of 42 scored (74%); their means over scored answers cover different tasks"]
 
 
 def test_no_interval_below_ten_scored_and_the_rule_per_scorer():
@@ -83,8 +83,23 @@ def test_no_interval_below_ten_scored_and_the_rule_per_scorer():
     assert coverage.interval_text(0.1, 0.2, 9) == "(n too small)"
     assert coverage.interval_text(0.1, 0.2, 10) == "[0.100–0.200]"
     # 5 points exactly is no warning; 6 is
+    assert coverage.coverage_warnings(pd.DataFrame({"n": [95, 100], "total": [100, 100]}, index=["x", "y"])) == []
     tab = pd.DataFrame({"n": [95, 100, 94], "total": [100, 100, 100]}, index=["x", "y", "z"])
-    assert [w.split(":")[1].split(" has")[0].strip() for w in coverage.coverage_warnings(tab)] == ["y"]
+    assert coverage.coverage_warnings(tab) == [
+        "coverage differs by 6 points: y 100 of 100 scored (100%), x 95 of 100 scored (95%), z 94 of 100 scored "
+        "(94%); their means over scored answers cover different tasks"]
+
+
+def test_coverage_gaps_among_many_sources_are_one_warning_naming_each_source_once():
+    # five sources, every pair but one more than 5 points apart: one statement, not one per pair
+    n = {"a": 40, "b": 30, "c": 20, "d": 10, "e": 39}
+    tab = pd.DataFrame({"n": list(n.values()), "total": [40] * 5}, index=list(n))
+    (warning,) = coverage.coverage_warnings(tab)
+    assert warning.startswith("coverage differs by 75 points: ")
+    for src, k in n.items():
+        assert warning.count(f"{src} {k} of 40 scored") == 1, (src, warning)
+    # a source without a task in scope has no coverage to compare
+    assert coverage.coverage_warnings(pd.DataFrame({"n": [0, 5], "total": [0, 10]}, index=["x", "y"])) == []
 
 
 def test_cli_summary_shows_coverage_and_headline(sources, tmp_path):

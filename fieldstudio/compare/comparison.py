@@ -603,8 +603,8 @@ class Comparison:
 
     @property
     def coverage_warnings(self) -> list[str]:
-        """A sentence per pair of sources whose coverage differs by more than 5 points
-        (``coverage.coverage_warnings``)."""
+        """The coverage warning (at most one sentence) when two sources' coverages differ by more than 5
+        points, with each source's n of total scored (``coverage.coverage_warnings``)."""
         return coverage.coverage_warnings(self.summary)
 
     def category_table(self, value: str = "mean") -> pd.DataFrame:

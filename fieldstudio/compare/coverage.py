@@ -13,8 +13,8 @@ The benchmarks' own evaluators do not do that. fieldstudio therefore shows, for 
   counts it (``UnscoredRule``), beside the mean over the scored answers, labelled as such;
 * no interval when fewer than ``MIN_INTERVAL_N`` answers are scored ("n too small"): a percentile
   bootstrap over a handful of values gives an interval that looks precise and is not;
-* a warning when two sources' coverages differ by more than ``COVERAGE_GAP`` (5 percentage points):
-  their scored-only means are then means over different tasks.
+* one warning when two sources' coverages differ by more than ``COVERAGE_GAP`` (5 percentage points),
+  naming every source's n scored of its total: their scored-only means are then means over different tasks.
 
 The rules per scorer (sources: benchmarks.md §1.6, §3.4, pitfalls 14 and 18):
 
@@ -111,19 +111,26 @@ def interval_text(low: Any, high: Any, n: Any, *, decimals: int = 3, sep: str = 
 
 
 def coverage_warnings(summary: pd.DataFrame, gap: float = COVERAGE_GAP) -> list[str]:
-    """One sentence per pair of sources whose coverage (``n`` / ``total`` of ``summary``) differs by more
-    than ``gap``, widest gap first: their means over scored answers are means over different tasks."""
+    """The coverage warning: one sentence, or none when no two sources' coverages (``n`` / ``total`` of
+    ``summary``) differ by more than ``gap``.
+
+    The sentence gives the widest difference in points and every source's "n of total scored" (highest
+    coverage first), e.g. "coverage differs by 26 points: sample: guesser 42 of 42 scored (100%), sample:
+    careful 31 of 42 scored (74%); their means over scored answers cover different tasks". It is a list
+    (of at most one) so that callers print "Warning: ..." lines without a special case.
+    """
     if summary is None or summary.empty or "total" not in summary:
         return []
     rows = [(str(src), int(r["n"]), int(r["total"])) for src, r in summary.iterrows() if _finite(r["total"])
             and int(r["total"]) > 0]
-    out = []
-    for i, (a, na, ta) in enumerate(rows):
-        for b, nb, tb in rows[i + 1:]:
-            ca, cb = na / ta, nb / tb
-            if abs(ca - cb) > gap + 1e-12:
-                hi, lo = ((a, na, ta, ca), (b, nb, tb, cb)) if ca >= cb else ((b, nb, tb, cb), (a, na, ta, ca))
-                out.append((abs(ca - cb), f"coverage differs by {abs(ca - cb) * 100:.0f} points: {hi[0]} has "
-                                          f"{hi[1]}/{hi[2]} scored ({hi[3]:.0%}), {lo[0]} {lo[1]}/{lo[2]} "
-                                          f"({lo[3]:.0%}); their means over scored answers cover different tasks"))
-    return [text for _, text in sorted(out, key=lambda t: -t[0])]
+    if len(rows) < 2:
+        return []
+    # one statement over all sources: a sentence per pair repeated each source once per other source
+    # (n sources gave up to n(n-1)/2 warnings saying the same thing)
+    rows.sort(key=lambda t: -t[1] / t[2])
+    widest = rows[0][1] / rows[0][2] - rows[-1][1] / rows[-1][2]
+    if widest <= gap + 1e-12:
+        return []
+    each = ", ".join(f"{src} {n} of {total} scored ({n / total:.0%})" for src, n, total in rows)
+    return [f"coverage differs by {widest * 100:.0f} points: {each}; their means over scored answers cover "
+            "different tasks"]

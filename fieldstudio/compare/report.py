@@ -4,16 +4,16 @@
 one) and writes it atomically (temporary file, fsync, ``os.replace``, STYLE.md §2) in the format named by
 ``fmt`` or by the file's suffix:
 
-* ``html``: one file with no outside references: the scorer and its rules, coverage warnings, the per-source
+* ``html``: one file with no outside references: the scorer and its rules, the coverage warning, the per-source
   summary (scored / total, the headline mean, the mean of scored answers, with 95 % intervals), the
   categories x sources tables (coverage, headline, mean and accuracy), paired differences, judge agreement,
   the plots as base64 PNG, and the tasks x sources grid (answer and score per cell, full text on click);
 * ``csv`` and ``parquet``: the long table of answers and scores (one row per answer, ``ANSWER_COLUMNS``,
   with the source's coverage on every row);
 * ``xlsx``: sheets summary (with coverage and the headline mean), categories, pairs, answers and notes (how
-  the headline counts unscored answers, coverage warnings);
+  the headline counts unscored answers, the coverage warning);
 * ``json``: per source and per category: total, n, coverage, headline, mean, ci_low, ci_high, accuracy, cost
-  (issue 8 §5), the headline rule and the coverage warnings.
+  (issue 8 §5), the headline rule and the coverage warning (a list of at most one).
 
 No API key reaches an export: run parameters are not exported, and any text that looks like a key
 (``sk-...``), or equals the value of an environment variable named like a key, token or secret, is

@@ -278,8 +278,8 @@ class SummaryPanel(QWidget):
 
 def coverage_line(summary: pd.DataFrame) -> str:
     """'Coverage: careful 31/42 scored, guesser 40/42 scored (41 answered, 1 missing)' over the tasks in
-    scope (missing: tasks of the scope the source did not answer, said only when there are some), and one 'Warning: ...' line per coverage gap
-    (``coverage.coverage_warnings``)."""
+    scope (missing: tasks of the scope the source did not answer, said only when there are some), and a
+    'Warning: ...' line when the coverages differ by more than 5 points (``coverage.coverage_warnings``)."""
     parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}"
              + (f" ({int(r['answers'])} answered, {int(r['missing'])} missing)" if r.get("missing", 0) else "")
              for src, r in summary.iterrows()]

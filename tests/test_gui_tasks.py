@@ -105,6 +105,35 @@ def test_validation_is_shown_inline_and_blocks_saving(qtbot, panel, project):
     assert rows(project)[0].ground_truth == "12 meters"
 
 
+def test_a_time_of_day_is_refused_as_a_time_ground_truth(qtbot, panel, project):
+    tid = ts.create_task(project, query="When does the forklift enter?", answer_type="time", ground_truth="00:00:05")
+    panel.reload(select_id=tid)
+    replace_text(qtbot, panel.ground_truth, "12:30 PM")
+    assert panel.gt_message.isVisible()
+    assert panel.gt_message.text() == ("'12:30 PM' is a time of day (AM/PM), not a time in the video: give the time "
+                                       "from the start of the video, e.g. 00:01:05 (H:MM:SS), 1:05 (M:SS) or 65 s")
+    assert not panel.save_button.isEnabled() and not panel.save()
+    assert rows(project)[0].ground_truth == "00:00:05"                 # nothing was stored
+    choose(panel.answer_type, "time_range")
+    replace_text(qtbot, panel.ground_truth, "from 9:05 AM to 9:10 AM")
+    assert "'9:05 AM' is a time of day" in panel.gt_message.text()
+    choose(panel.answer_type, "time")
+    for text in ("12:30", "1:02:03.5"):                               # M:SS and H:MM:SS.s stay times in the video
+        replace_text(qtbot, panel.ground_truth, text)
+        assert not panel.gt_message.isVisible() and panel.save_button.isEnabled(), text
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    assert rows(project)[0].ground_truth == "1:02:03.5"
+
+
+def test_go_to_refuses_a_time_of_day():
+    from fieldstudio.gui.imaging import parse_time_or_frame
+
+    with pytest.raises(ValueError, match=r"'12:30 PM' is a time of day \(AM/PM\), not a time in the video"):
+        parse_time_or_frame("12:30 PM")
+    assert parse_time_or_frame("12:30") == ("time", 750.0)
+    assert parse_time_or_frame("1:02:03.5") == ("time", pytest.approx(3723.5))
+
+
 def test_use_current_frame_and_open_at_start(qtbot, panel, project):
     tid = ts.create_task(project, query="When does the worker enter?", answer_type="time_range")
     panel.reload(select_id=tid)

@@ -55,6 +55,27 @@ def test_time_seconds(text, seconds):
     assert m.parse_time_s(text) == pytest.approx(seconds)
 
 
+@pytest.mark.parametrize("text", ["12:30 PM", "12:30pm", "at 3:15 p.m.", "12:30:05 AM", "9:05 a.m."])
+def test_a_time_of_day_is_no_time_from_the_videos_start(text):
+    # "12:30 PM" is a wall-clock reading; taking its digits for 12 min 30 s (750 s) would be a guess
+    assert m.parse_times_s(text) == [] and m.parse_time_s(text) is None
+    assert m.clock_times_of_day(text) == [text.removeprefix("at ")]
+    assert "is a time of day (AM/PM), not a time in the video" in m.time_of_day_issue(text)
+    assert m.match_time(text, "00:12:30").matched is None                   # undecided, never "equal"
+    # while the video times themselves keep their meaning, "a m" of a following word included
+    assert m.parse_time_s("12:30") == 750 and m.parse_time_s("1:02:03.5") == pytest.approx(3723.5)
+    assert m.parse_time_s("at 12:30 a man enters") == 750 and m.time_of_day_issue("12:30") is None
+
+
+def test_fs_match_defers_a_time_of_day_answer():
+    from fieldstudio.scoring.scorers import fs_match
+
+    for eval_func in ("numerical_match", "fuzzy_match"):
+        r = fs_match.score("00:12:30", "12:30 PM", eval_func)
+        assert r.value is None and r.explanation.startswith("needs a judge"), (eval_func, r.explanation)
+        assert fs_match.score("00:12:30", "12:30", eval_func).value == 1.0
+
+
 def test_time_range():
     gt = "The specified motion start and end times are from 00:00:08 to 00:02:43."
     assert m.parse_time_range_s(gt) == (8, 163)

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 __all__ = [
     "MatchResult", "JsonReportMatch", "parse_yes_no", "parse_count", "parse_lengths_m", "parse_length_m",
-    "parse_times_s", "parse_time_s", "parse_time_range_s", "parse_choice", "extract_json",
+    "parse_times_s", "parse_time_s", "parse_time_range_s", "clock_times_of_day", "time_of_day_issue",
+    "parse_choice", "extract_json",
     "match_yes_no", "match_count", "match_length", "match_time", "match_time_range", "match_choice",
     "match_json_report", "normalise_text",
 ]
@@ -248,18 +249,52 @@ def match_length(prediction: str, reference: str, *, tolerance_m: float | Fracti
 
 # ---------------------------------------------------------------- times
 _CLOCK_RE = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])")
+_AM_PM_RE = re.compile(r"\s*[ap]\.?\s?m\b\.?", re.IGNORECASE)  # right after a clock match: "12:30 PM", "9:05 a.m."
 _VERBAL_RE = re.compile(
     r"(?<![\w.])(?:(?P<h>\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)\b\s*(?:and\s+)?)?"
     r"(?:(?P<m>\d+(?:\.\d+)?)\s*(?:min|mins|minutes?|m(?=\s*\d))\b\s*(?:and\s+)?)?"
     r"(?:(?P<s>\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)\b)?", re.IGNORECASE)
 
 
+def clock_times_of_day(text: str) -> list[str]:
+    """The times of day written with AM or PM in ``text`` ("12:30 PM", "9:05 a.m."), as written.
+
+    A time in a video counts from the start of the video; "12:30 PM" is a wall-clock reading, and reading
+    its digits as 12 min 30 s would be a guess, so :func:`parse_times_s` reads no time from these.
+    """
+    t = str(text)
+    out = []
+    for m in _CLOCK_RE.finditer(t):
+        suffix = _AM_PM_RE.match(t, m.end())
+        if suffix is not None:
+            out.append(t[m.start():suffix.end()].strip())
+    return out
+
+
+def time_of_day_issue(text: str) -> str | None:
+    """Why ``text`` cannot be entered as a time in a video because it is a time of day ("12:30 PM"), or None.
+
+    The message is the one the task editor and Go to show."""
+    clocks = clock_times_of_day(text)
+    if not clocks:
+        return None
+    return (f"{clocks[0]!r} is a time of day (AM/PM), not a time in the video: give the time from the start of "
+            "the video, e.g. 00:01:05 (H:MM:SS), 1:05 (M:SS) or 65 s")
+
+
 def parse_times_s(text: str) -> list[float]:
-    """Every time in ``text`` in seconds, in order: HH:MM:SS, MM:SS, '65 s', '1 min 5 s', '2 hours'."""
+    """Every time in ``text`` in seconds, in order: HH:MM:SS, MM:SS, '65 s', '1 min 5 s', '2 hours'.
+
+    A time of day with AM or PM ("12:30 PM", :func:`clock_times_of_day`) is no time from the video's start
+    and gives nothing (a matcher then defers rather than compare 12:30 PM with 00:12:30)."""
     t = str(text)
     found: list[tuple[int, float]] = []
     spans: list[tuple[int, int]] = []
     for m in _CLOCK_RE.finditer(t):
+        suffix = _AM_PM_RE.match(t, m.end())
+        if suffix is not None:
+            spans.append((m.start(), suffix.end()))  # nothing else is read inside it either
+            continue
         a, b, c = m.groups()
         seconds = int(a) * 3600 + int(b) * 60 + float(c) if c is not None else int(a) * 60 + int(b)
         found.append((m.start(), float(seconds)))

@@ -46,11 +46,17 @@ def format_pts(seconds: float | None) -> str:
 def parse_time_or_frame(text: str) -> tuple[str, float]:
     """Parse what a user types in "Go to": ``123`` or ``#123`` (a frame), ``12.5s``, ``1:02.5``, ``0:01:02.5``.
 
-    Returns ("frame", index) or ("time", seconds). Raises ValueError with the reason on anything else.
+    Returns ("frame", index) or ("time", seconds). Raises ValueError with the reason on anything else,
+    such as a time of day ("12:30 PM": ``matchers.time_of_day_issue``).
     """
+    from fieldstudio.core.matchers import time_of_day_issue  # here: its regexes are not needed to open a window
+
     t = text.strip().lower()
     if not t:
         raise ValueError("type a frame number (e.g. 120) or a time (e.g. 0:01:02.5 or 62.5s)")
+    clock = time_of_day_issue(text)
+    if clock is not None:
+        raise ValueError(clock)
     if t.startswith("#"):
         t = t[1:]
         if not t.isdigit():

@@ -130,7 +130,8 @@ def ground_truth_issue(answer_type: str, ground_truth: str | None) -> str | None
 
     yes_no: ``parse_yes_no``; count: ``parse_count`` (one whole number); distance: ``parse_length_m`` (a
     number with a length unit); duration and time: ``parse_time_s`` (one time); time_range:
-    ``parse_time_range_s`` (two times, start not after end); choice: ``parse_choice`` (a letter A-E);
+    ``parse_time_range_s`` (two times, start not after end), and for these three no time of day with AM or
+    PM (``time_of_day_issue``: a time in a video counts from its start); choice: ``parse_choice`` (a letter A-E);
     json_report: ``extract_json``; free_text and list: anything. An empty ground truth is not checked.
     """
     gt = (ground_truth or "").strip()
@@ -142,6 +143,8 @@ def ground_truth_issue(answer_type: str, ground_truth: str | None) -> str | None
         return "a count must hold exactly one whole number (digits or words), e.g. 3"
     if answer_type == "distance" and matchers.parse_length_m(gt) is None:
         return "a distance needs one number with a unit, e.g. 2.5 m"
+    if answer_type in ("duration", "time", "time_range") and matchers.time_of_day_issue(gt):
+        return matchers.time_of_day_issue(gt)
     if answer_type in ("duration", "time") and matchers.parse_time_s(gt) is None:
         return ("a duration needs one time, e.g. 12.5 s or 00:01:05" if answer_type == "duration"
                 else "a time point needs one time, e.g. 00:01:05")

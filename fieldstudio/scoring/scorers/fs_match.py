@@ -28,7 +28,7 @@ __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "reference_kind", "polarit
            "numerical_steps"]
 
 NAME = "fs-match"
-VERSION = "1.3"
+VERSION = "1.4"  # 1.4: a time of day with AM/PM ("12:30 PM") is no time from the video's start: defers
 DESCRIPTION = ("fieldstudio deterministic matchers (no judge; not FieldWorkArena's evaluator): plain yes/no, count, "
                "length, time and JSON-report answers only, ambiguous answers unscored")
 

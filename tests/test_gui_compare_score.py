@@ -108,6 +108,7 @@ def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
     dialog = w.open_score_dialog()
     _choose(dialog.scorer_combo, FS_PROMPT)
     _choose(dialog.judge_combo, "slow")
+    qtbot.waitUntil(dialog.score_button.isEnabled, timeout=20000)       # once the estimate is shown
     qtbot.mouseClick(dialog.score_button, Qt.MouseButton.LeftButton)
     assert not dialog.close_button.isEnabled() and dialog.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: dialog.progress.value() >= 3, timeout=20000)
@@ -119,7 +120,8 @@ def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
     from fieldstudio.scoring.service import current_scores
 
     assert int(current_scores(project, FS_PROMPT)["value"].notna().sum()) == report.scored   # written, kept
-    assert dialog.close_button.isEnabled() and dialog.score_button.isEnabled()
+    assert dialog.close_button.isEnabled()
+    qtbot.waitUntil(dialog.score_button.isEnabled, timeout=20000)       # after the new estimate
     dialog.close()
     qtbot.waitUntil(lambda: w._worker is None, timeout=30000)            # the grid's last reload
 
@@ -247,6 +249,7 @@ def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
     dialog = w.open_score_dialog()
     _choose(dialog.scorer_combo, FS_PROMPT)
     _choose(dialog.judge_combo, "dead")
+    qtbot.waitUntil(dialog.score_button.isEnabled, timeout=20000)       # the estimate calls no judge
     qtbot.mouseClick(dialog.score_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.worker is None, timeout=30000)
     text = dialog.progress_label.text()
@@ -255,3 +258,42 @@ def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
     dialog.grab().save("/tmp/negations_dead_judge.png")
     dialog.close()
     qtbot.waitUntil(lambda: w._worker is None, timeout=30000)
+
+
+def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qtbot, fake_openai, monkeypatch,
+                                                                      standin_fwa):
+    """Score is enabled only once the judge calls and cost are estimated: not while estimating, not after
+    the estimate failed (its reason on the button's tooltip and under "Before starting")."""
+    from fieldstudio.gui.panels import comparison_score
+
+    w, project, ids = panel
+    profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
+    dialog = w.open_score_dialog()
+    _choose(dialog.scorer_combo, "fwa-official")                     # its judge files are not located yet
+    _choose(dialog.judge_combo, "judge")
+    assert not dialog.score_button.isEnabled()                        # estimating
+    assert dialog.score_button.toolTip() == "Not available: estimating the judge calls and their cost…"
+    qtbot.waitUntil(lambda: "Cannot estimate" in dialog.estimate_label.text(), timeout=20000)
+    assert not dialog.score_button.isEnabled()
+    tip = dialog.score_button.toolTip()
+    assert tip.startswith("Not available: the judge calls cannot be estimated: the FieldWorkArena judge files "
+                          "are not located"), tip
+    assert dialog.estimate_label.text().endswith(tip.split("cannot be estimated: ", 1)[1])
+    # a failure of any other kind is shown the same way
+    real_estimate = comparison_score.estimate_scoring
+    monkeypatch.setattr(comparison_score, "estimate_scoring",
+                        lambda *a, **k: (_ for _ in ()).throw(RuntimeError("database is locked")))
+    _choose(dialog.scorer_combo, FS_PROMPT)
+    qtbot.waitUntil(lambda: dialog.estimate_label.text() == "Cannot estimate: database is locked", timeout=20000)
+    assert not dialog.score_button.isEnabled()
+    assert dialog.score_button.toolTip() == "Not available: the judge calls cannot be estimated: database is locked"
+    # once an estimate succeeds, Score is enabled and says what it does
+    monkeypatch.setattr(comparison_score, "estimate_scoring", real_estimate)
+    monkeypatch.setattr(comparison_score.QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: str(standin_fwa)))
+    _choose(dialog.scorer_combo, "fwa-official")
+    assert dialog.browse_official() is not None
+    qtbot.waitUntil(dialog.score_button.isEnabled, timeout=20000)
+    assert dialog.estimate is not None and dialog.estimate.scorer == "fwa-official" and dialog.estimate.calls == 69
+    assert dialog.score_button.toolTip() == comparison_score.SCORE_TIP
+    dialog.close()

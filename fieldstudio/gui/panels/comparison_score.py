@@ -55,6 +55,7 @@ __all__ = ["ScoreDialog", "REFRESH_S", "eta_text", "scorer_item_text"]
 REFRESH_S = 1.5
 """Fewest seconds between two grid refreshes while scores arrive."""
 NO_JUDGE = "(no judge: deterministic matchers only)"
+SCORE_TIP = "Score the answers with the chosen scorer and judge (the estimate above is what it costs)"
 _USE_TEXT = {"required": "needs a judge: without one nothing is scored",
              "optional": "judge optional: without one the deterministic matchers decide what they can, the rest "
                          "stays unscored",
@@ -135,6 +136,8 @@ class ScoreDialog(QDialog):
         self._started = 0.0
         self._last_refresh = 0.0
         self._estimate_generation = 0
+        self._estimate_error: str | None = None        # why the last estimate failed; None: it succeeded
+        self._estimating = False
 
         self._source: OfficialSource | None = None
         self._refusal = ""                             # why the last folder chosen in Browse… was refused
@@ -192,6 +195,7 @@ class ScoreDialog(QDialog):
         self.progress_label.setWordWrap(True)
         self.score_button = QPushButton("Score")
         self.score_button.setDefault(True)
+        self.score_button.setObjectName("score")
         self.cancel_button = QPushButton("Cancel")
         self.close_button = QPushButton("Close")
         self.score_button.clicked.connect(self.start)
@@ -352,18 +356,18 @@ class ScoreDialog(QDialog):
         self.judge_combo.setEnabled(use != "none")
         if use == "none":
             self.judge_combo.setCurrentIndex(0)
-        self.score_button.setEnabled(self.worker is None and not (use == "required" and self.judge() is None))
         self._estimate()
 
     def _estimate(self) -> None:
         """Estimate in the background (the scorer runs over every answer with a stand-in judge)."""
         self._estimate_generation += 1
         gen = self._estimate_generation
+        self._estimating, self._estimate_error = True, None
         self.estimate_label.setText("estimating…")
+        self._update_score_button()
         w = workers.Worker(_estimate, self.project, self.scorer(), self.judge(), self.official_source())
         w.signals.result.connect(lambda est: self._on_estimate(gen, est))
-        w.signals.error.connect(lambda msg: gen == self._estimate_generation and
-                                self.estimate_label.setText(f"Cannot estimate: {msg}"))
+        w.signals.error.connect(lambda msg: self._on_estimate_error(gen, msg))
         self.estimate_worker = w
         workers.start(w)
 
@@ -371,10 +375,37 @@ class ScoreDialog(QDialog):
         if gen != self._estimate_generation or not shiboken6.isValid(self.estimate_label):
             return
         self.estimate = est
+        self._estimating = False
         text = est.text()
         if judge_use(self.scorer()) == "required" and self.judge() is None:
             text = f"{self.scorer()} needs a judge: choose a judge profile. " + text
         self.estimate_label.setText(text)
+        self._update_score_button()
+
+    def _on_estimate_error(self, gen: int, message: str) -> None:
+        if gen != self._estimate_generation or not shiboken6.isValid(self.estimate_label):
+            return
+        self._estimating, self._estimate_error = False, message
+        self.estimate_label.setText(f"Cannot estimate: {message}")
+        self._update_score_button()
+
+    def _update_score_button(self) -> None:
+        """Score is enabled only when nothing is scoring, a judge the scorer needs is chosen and the estimate
+        for these choices succeeded (the user sees the judge calls and cost before starting); otherwise its
+        tooltip says why."""
+        if self.worker is not None:
+            why = "scoring is running"
+        elif judge_use(self.scorer()) == "required" and self.judge() is None:
+            why = f"{self.scorer()} needs a judge: choose a judge profile"
+        elif self._estimate_error is not None:
+            # what cannot be estimated cannot be scored either (the same reads): the reason, not a later failure
+            why = f"the judge calls cannot be estimated: {self._estimate_error}"
+        elif self._estimating:
+            why = "estimating the judge calls and their cost…"
+        else:
+            why = None
+        self.score_button.setEnabled(why is None)
+        self.score_button.setToolTip(SCORE_TIP if why is None else f"Not available: {why}")
 
     # ------------------------------------------------------------ running
     def start(self) -> None:
@@ -434,7 +465,7 @@ class ScoreDialog(QDialog):
         for w in (self.official_edit, self.official_browse):
             w.setEnabled(self._benchmark() is not None)
         self.cancel_button.setEnabled(False)
-        self.score_button.setEnabled(True)
+        self._update_score_button()
 
     def _on_done(self, report: Any) -> None:
         self.report = report

@@ -99,3 +99,61 @@ def test_not_a_recorded_run(tmp_path, project):
     bad.write_text('{"format": "fieldstudio-recorded-run", "version": 9}', encoding="utf-8")
     with pytest.raises(ProjectError, match="version 9"):
         add_recorded_run(project, bad)
+
+
+
+SMOL = "SmolLM2-135M blind (recorded llama.cpp run)"
+
+
+def _cost_shown(project, qtbot, tmp_path, name: str) -> tuple[str, str]:
+    """Run ``name``'s cost as the Runs tab's run list shows it, and as the HTML report's summary does."""
+    import html
+    import re
+
+    from PySide6.QtCore import Qt
+
+    from fieldstudio.compare.report import export_report
+    from fieldstudio.gui.panels.run_history import RunHistory
+
+    history = RunHistory()
+    qtbot.addWidget(history)
+    history.set_project(project)
+    model = history.runs_model
+    cost_col = next(i for i, c in enumerate(model.columns) if c.header == "Cost")
+    row = next(i for i, r in enumerate(model.rows) if r.name == name)
+    in_runs_tab = model.index(row, cost_col).data(Qt.ItemDataRole.DisplayRole)
+
+    out = tmp_path / "report.html"
+    export_report(project, out, scorer=DEMO_SCORER)
+    page = out.read_text(encoding="utf-8")
+    summary = page[page.index("<h2>Summary by source</h2>"):page.index("<h2>Scored / total tasks by category")]
+    table = [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>.*?</t[hd]>", tr, re.S)]
+             for tr in re.findall(r"<tr>.*?</tr>", summary, re.S)]
+    (source,) = [r for r in table[1:] if r[0] == name]
+    return in_runs_tab, source[table[0].index("cost USD")]
+
+
+def test_the_local_model_runs_cost_reads_the_same_in_the_runs_tab_and_the_report(demo, qtbot, tmp_path):
+    """SmolLM2 ran on a local llama.cpp server with no price set: its cost is unknown for every answer, and
+    the Runs tab's run list and the HTML report's summary say so in the same words, with what they cover."""
+    run, rows = _rows(demo, SMOL)
+    assert run.params["prices"]["input_per_mtok"] is None and run.params["prices"]["output_per_mtok"] is None
+    assert len(rows) == 42 and all(a.cost_usd is None for a, _ in rows)      # not $0: nothing is priced
+    assert _cost_shown(demo, qtbot, tmp_path, SMOL) == ("unknown (0 of 42 answers priced)",) * 2
+
+
+def test_a_partly_priced_run_reads_the_same_in_the_runs_tab_and_the_report(demo, qtbot, tmp_path):
+    """Known costs of $0 beside unknown ones (what the demo stored before: 39 answers at $0, 3 failed ones
+    without a cost) were "unknown" in the Runs tab and "0 (partial)" in the report; one rule now says both."""
+    import shutil
+
+    copy = tmp_path / "partly.fieldstudio"
+    shutil.copyfile(demo.path, copy)
+    with Project.open(copy) as p:
+        with p.write() as s:
+            run = s.scalars(select(Run).where(Run.name == SMOL)).one()
+            for a in s.scalars(select(Answer).where(Answer.run_id == run.id)):
+                a.cost_usd = None if a.error else 0.0
+        failed = sum(1 for a, _ in _rows(p, SMOL)[1] if a.error)
+        assert failed == 3
+        assert _cost_shown(p, qtbot, tmp_path, SMOL) == ("≥ $0.0000 (39 of 42 answers priced)",) * 2

@@ -87,6 +87,7 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
     benchmark's evaluator counts them, ``compare.coverage``), the mean over scored answers [95 % CI],
     accuracy, cost; then the rule and any coverage warning. No interval below 10 scored ("n too small")."""
     from fieldstudio.compare import coverage
+    from fieldstudio.compare.comparison import summary_cost_text
 
     rule = coverage.unscored_rule(scorer)
     table = Table("source", "scored / total", "headline mean [95% CI]", "mean of scored [95% CI]",
@@ -97,7 +98,7 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
             if mean is None or mean != mean:
                 return "—"
             return f"{float(mean):.3f}" + (f" {ci}" if ci else "")
-        cost = _fmt(r["cost_usd"]) + ("" if r["cost_status"] == "complete" else f" ({r['cost_status']})")
+        cost = summary_cost_text(r)
         table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"])),
                       with_ci(r.get("headline", float("nan")), r.get("headline_ci_low"), r.get("headline_ci_high")),
                       with_ci(r["mean"], r["ci_low"], r["ci_high"]),

@@ -42,6 +42,7 @@ import pandas as pd
 from sqlalchemy import func, select
 
 from fieldstudio.compare import coverage
+from fieldstudio.core import costs as core_costs
 from fieldstudio.core import statistics
 from fieldstudio.ratings.records import is_machine
 from fieldstudio.scoring.service import resolve_runs, scorer_description
@@ -51,7 +52,8 @@ from fieldstudio.store.project import Project
 
 __all__ = ["Comparison", "JudgeAgreement", "AgreementHook", "build_comparison", "load_answers", "source_summary",
            "group_summary", "pivot_summary", "pair_table", "paired", "task_grid", "filter_answers", "ratings_frame",
-           "judge_agreement", "default_scorer", "summarise", "load_scope", "filter_tasks", "NO_GROUP"]
+           "judge_agreement", "default_scorer", "summarise", "load_scope", "filter_tasks", "summary_cost_text",
+           "NO_GROUP"]
 
 NO_GROUP = "(none)"
 """Label of answers whose task has no category (sub-category, scenario)."""
@@ -254,6 +256,14 @@ _STAT_COLUMNS = ["total", "answers", "n", "unscored", "missing", "coverage", "he
                  "overridden"]
 
 
+def summary_cost_text(row: Mapping[str, Any], *, digits: int = 4) -> str:
+    """A summary row's cost as the Runs tab says a run's (``core.costs.cost_text``): the known costs of its
+    ``answers`` summed, with how many of them are priced when not all are ("unknown (0 of 42 answers
+    priced)" for a server with no price set)."""
+    answers, unknown = int(row["answers"]), int(row["cost_unknown"])
+    return core_costs.cost_text(row["cost_usd"], answers - unknown, unknown, digits=digits)
+
+
 def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.ndarray,
               bounds: Sequence[float], rule: coverage.UnscoredRule) -> dict[str, Any]:
     """One summary row: counts, tokens and cost of the answers ``idx``; the mean and accuracy of the
@@ -264,7 +274,7 @@ def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.n
     costs = cols.costs[idx]
     unknown = int(np.isnan(costs).sum())
     known_cost = float(np.nansum(costs))
-    status = "complete" if unknown == 0 else ("unknown" if unknown == len(costs) else "partial")
+    status = core_costs.cost_status(len(costs) - unknown, unknown)
     n_correct = int(np.nansum(cols.correct[idx]))
     per_correct = known_cost / n_correct if n_correct and status == "complete" else np.nan
     prompt, completion = cols.tokens["prompt_tokens"][idx], cols.tokens["completion_tokens"][idx]

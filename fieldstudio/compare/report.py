@@ -40,7 +40,7 @@ import pandas as pd
 from sqlalchemy import select
 
 from fieldstudio.compare import audit, coverage, plots
-from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary
+from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary, summary_cost_text
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import ModelProfile, Run
@@ -348,8 +348,10 @@ def _summary_display(summary: pd.DataFrame) -> pd.DataFrame:
     out["mean of scored [95% CI]"] = [with_ci(r, "mean", "ci_low", "ci_high") for _, r in summary.iterrows()]
     out["accuracy of scored"] = summary["accuracy"]
     out["answered"] = [coverage.answered_text(r["answers"], r["total"], r["n"]) for _, r in summary.iterrows()]
-    rest = ["prompt_tokens", "completion_tokens", "cost_usd", "cost_status", "cost_per_correct_usd", "judge_cost_usd",
-            "overridden", "rater_agreement"]
+    out = out.join(summary.reindex(columns=["prompt_tokens", "completion_tokens"]))
+    # the words the Runs tab uses for the same answers: a partial sum is never shown as a bare number
+    out["cost USD"] = [summary_cost_text(r) for _, r in summary.iterrows()]
+    rest = ["cost_per_correct_usd", "judge_cost_usd", "overridden", "rater_agreement"]
     return out.join(summary.reindex(columns=rest))
 
 
@@ -421,8 +423,9 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "tasks of the benchmarks the answers belong to, answered or not: a task no source answered is "
         "missing); "
         f"{html.escape(rule.text)}. <b>mean of scored</b> and <b>accuracy of scored</b> leave unscored answers "
-        "(no judge, failed calls) out; <b>scored / total</b> says how many that is. Cost: the sum of known costs; "
-        "\"partial\" when some are unknown.</p>",
+        "(no judge, failed calls) out; <b>scored / total</b> says how many that is. Cost: the sum of the known "
+        "costs, with how many answers are priced when not all are (\"≥\": a lower bound; \"unknown\": none "
+        "priced, e.g. a local server with no price set).</p>",
         "".join(f'<p class="warn">Warning: {html.escape(w)}</p>' for w in warnings),
         "<h2>Summary by source</h2>", _table(summary, secrets=secrets),
         "<h2>Scored / total tasks by category</h2>", _table(_coverage_table(c), secrets=secrets),

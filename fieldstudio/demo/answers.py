@@ -93,9 +93,11 @@ def add_recorded_run(project: Project, path: Path) -> str:
     """Store a recorded run as a model run of ``project`` (answers matched by task external id); returns its id.
 
     Answers naming no task of the project are skipped. The run's ``params`` hold the recorded parameters and,
-    under ``recorded``, the provenance and the file it came from.
+    under ``recorded``, the provenance and the file it came from. Each answer's cost is its tokens at the
+    recorded prices (``params.prices``), as ``fieldstudio run`` prices them, and unknown (None) without them.
     """
     doc = load_recorded_run(path)
+    prices = (doc.get("params") or {}).get("prices") or {}
     with project.write() as s:
         ids = dict(s.execute(select(Task.external_id, Task.id)).all())
         run = Run(name=doc["name"], kind="model", strategy=doc.get("strategy"),
@@ -107,9 +109,19 @@ def add_recorded_run(project: Project, path: Path) -> str:
         for entry in doc.get("answers") or []:
             task_id = ids.get(entry.get("task_id"))
             if task_id is not None:
-                s.add(Answer(run_id=run.id, task_id=task_id, cost_usd=0.0 if not entry.get("error") else None,
+                s.add(Answer(run_id=run.id, task_id=task_id, cost_usd=_recorded_cost(prices, entry),
                              **{f: entry.get(f) for f in _ANSWER_FIELDS}))
         return run.id
+
+
+def _recorded_cost(prices: dict[str, Any], entry: dict[str, Any]) -> float | None:
+    """USD of one recorded answer at the recorded prices (USD per million tokens); None when a price or the
+    token counts are missing: a server with no price set has no cost to show, not a cost of $0."""
+    p_in, p_out = prices.get("input_per_mtok"), prices.get("output_per_mtok")
+    n_in, n_out = entry.get("prompt_tokens"), entry.get("completion_tokens")
+    if None in (p_in, p_out, n_in, n_out):
+        return None
+    return (n_in * p_in + n_out * p_out) / 1e6
 
 
 def add_demo_answers(project: Project) -> list[str]:

@@ -177,8 +177,10 @@ RUN_COLUMNS = (
     Column("Cached", lambda r: str(r.from_cache), lambda r: "answers served from the response cache (no cost)",
            numeric=True),
     Column("Tokens in/out", lambda r: f"{r.prompt_tokens:,} / {r.completion_tokens:,}", numeric=True),
-    Column("Cost", lambda r: usd(r.cost_usd, r.cost_complete) if r.kind == "model" else "",
-           lambda r: "" if r.cost_complete else "some answers did not report usage: the cost is a lower bound",
+    Column("Cost", lambda r: r.cost_text if r.kind == "model" else "",
+           lambda r: "" if r.cost_complete or r.kind != "model" else
+           "priced: answers with a known cost (the profile has prices and the server reported the tokens); "
+           + ("the sum is a lower bound" if r.cost_unknown < r.answered + r.failed else "none is known"),
            numeric=True),
     Column("Duration", lambda r: duration(r.duration_s), numeric=True),
     Column("Started", lambda r: r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),

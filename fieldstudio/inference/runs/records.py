@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
+from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.inference.profiles import ModelProfile, mask_url
 from fieldstudio.inference.strategies import get_strategy
@@ -167,7 +168,8 @@ class RunSummary:
         pending: not finished; from_cache: finished answers served entirely from the cache.
         prompt_tokens, completion_tokens, reasoning_tokens: sums over answers that reported them.
         cost_usd: sum of known costs (USD); cost_complete: False when some finished answer's cost is
-        unknown (the sum is then a lower bound, "partial").
+        unknown (the sum is then a lower bound, "partial"); cost_unknown: how many finished answers have no
+        known cost.
         errors: count per error kind. status: the run's status. stopped: why the run stopped early, if it did.
         in_batch: pending answers whose requests wait in an open provider batch.
     """
@@ -183,6 +185,7 @@ class RunSummary:
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
     cost_complete: bool = True
+    cost_unknown: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     status: str = "pending"
     stopped: str | None = None
@@ -192,10 +195,13 @@ class RunSummary:
     @property
     def cost_status(self) -> str:
         """``complete``; ``partial`` (some costs unknown, ``cost_usd`` a lower bound); ``unknown`` when no
-        finished answer has a cost above zero and some have none (e.g. no answer reported usage)."""
-        if self.cost_complete:
-            return "complete"
-        return "partial" if self.cost_usd > 0 else "unknown"
+        finished answer has a known cost (``core.costs.cost_status``)."""
+        return costs.cost_status(self.answered + self.failed - self.cost_unknown, self.cost_unknown)
+
+    @property
+    def cost_text(self) -> str:
+        """The cost as the Runs tab and the report say it (``core.costs.cost_text``)."""
+        return costs.cost_text(self.cost_usd, self.answered + self.failed - self.cost_unknown, self.cost_unknown)
 
 
 def run_summary(project: Project, run_id: str) -> RunSummary:
@@ -227,6 +233,7 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
         summary.reasoning_tokens += r or 0
         if usd is None:
             summary.cost_complete = False
+            summary.cost_unknown += 1
         else:
             summary.cost_usd += usd
     summary.errors = dict(kinds)

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import Integer, case, func, select
 
+from fieldstudio.core import costs
 from fieldstudio.core.errors import NotFound
 from fieldstudio.inference.runs.records import split_error
 from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
@@ -50,7 +51,7 @@ class RunRow:
 
     ``answered`` finished without error, ``failed`` with one, ``pending`` not finished; tokens and
     ``cost_usd`` are sums over finished answers; ``cost_complete`` is False when some finished answer's
-    cost is unknown; ``duration_s`` is from the run's creation to its last stop (None while it runs; a resumed
+    cost is unknown, ``cost_unknown`` how many are; ``cost_text`` says it for a person; ``duration_s`` is from the run's creation to its last stop (None while it runs; a resumed
     run's includes the pause); ``batch`` is where its provider batches stand (`batch_label`), None for a run
     never sent as a batch.
     """
@@ -74,6 +75,14 @@ class RunRow:
     started_at: datetime | None
     finished_at: datetime | None
     batch: str | None = None
+    cost_unknown: int = 0
+
+    @property
+    def cost_text(self) -> str:
+        """The cost as the Runs tab and the report say it (``core.costs.cost_text``): a run of a server with
+        no price set is "unknown (0 of 42 answers priced)", never "$0"."""
+        finished = self.answered + self.failed
+        return costs.cost_text(self.cost_usd, finished - self.cost_unknown, self.cost_unknown)
 
     @property
     def duration_s(self) -> float | None:
@@ -145,7 +154,7 @@ def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[Ru
         out.append(RunRow(run.id, run.name, run.kind, profile_name, model, run.strategy, run.status, int(total or 0),
                           answered, failed, int(total or 0) - answered - failed, int(cached or 0), int(p or 0),
                           int(c or 0), float(usd or 0.0), not unknown_cost, run.started_at, finished_at,
-                          batch_label(batches.get(run.id, []))))
+                          batch_label(batches.get(run.id, [])), int(unknown_cost or 0)))
     return out
 
 

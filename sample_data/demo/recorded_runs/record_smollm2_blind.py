@@ -43,9 +43,9 @@ def main() -> int:
 
     server = start_server(scratch / "server.log")
     try:
+        # no prices: a local server has no price list, and "$0" would read as a measured cost
         profile = profiles.ModelProfile(name="smollm2-local", base_url=server.base_url, model=server.model,
-                                        timeout_s=120, retries=0, price_input_per_mtok=0.0,
-                                        price_output_per_mtok=0.0)
+                                        timeout_s=120, retries=0)
         probe = test_profile(profile)
         profile.capabilities = probe.capabilities()
         project_path = scratch / "demo.fieldstudio"

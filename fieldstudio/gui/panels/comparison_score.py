@@ -397,6 +397,12 @@ class ScoreDialog(QDialog):
             why = "scoring is running"
         elif judge_use(self.scorer()) == "required" and self.judge() is None:
             why = f"{self.scorer()} needs a judge: choose a judge profile"
+        elif self._estimate_error is not None and self._benchmark() is not None and self._source is None:
+            # the one failure Score itself mends: it asks for the benchmark's folder first (``start``)
+            self.score_button.setEnabled(True)
+            self.score_button.setToolTip(f"Score asks first for the folder of the {self._benchmark()} judge files "
+                                         "(once: it is remembered), then shows the estimate")
+            return
         elif self._estimate_error is not None:
             # what cannot be estimated cannot be scored either (the same reads): the reason, not a later failure
             why = f"the judge calls cannot be estimated: {self._estimate_error}"

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.gui
 BOXES = 40
 REPAINTS = 1000
 SLACK = 50  # references; 6.12.0 loses ~355 per repaint of this scene (measured), 6.11.3 none
+ATTEMPTS = 3
 
 
 class CountedBox(BoxItem):
@@ -59,23 +60,38 @@ def test_repainting_boxes_keeps_every_reference_to_none(qtbot):
         items.append(item)
     qtbot.wait(100)
     viewport = canvas.viewport()
-    gc.collect()
-    start = sys.getrefcount(None)
-    lost = _repaint(viewport, 20, start)  # warm up: the first paints fill Qt's and Python's caches
-    if lost <= SLACK:
-        gc.collect()
-        CountedBox.paints = 0
-        before = sys.getrefcount(None)
-        lost = _repaint(viewport, REPAINTS, before)
+    # None's count is process-wide: another thread of the test process (a worker a test before left running)
+    # that releases references during a measurement counts as lost here. A leaking build loses them in
+    # every attempt; such a disturbance is one-off, so the test fails only when all ATTEMPTS lose them.
+    losses = []
+    for _ in range(ATTEMPTS):
+        lost = _measure(viewport)
+        _give_back(lost)
+        losses.append(lost)
         if lost <= SLACK:
-            assert CountedBox.paints >= BOXES * REPAINTS  # every repaint really painted every box
-            gc.collect()
-            lost = before - sys.getrefcount(None)
-    _give_back(lost)
+            break
+    lost = min(losses)
     assert lost <= SLACK, (
         f"{lost} references to None lost in at most {REPAINTS} repaints of {BOXES} boxes: this PySide6 "
         "build leaks them and will abort with 'none_dealloc'; pin PySide6-Essentials==6.11.3")
     assert all(item.scene() is canvas.scene() for item in items)
+
+
+def _measure(viewport) -> int:  # noqa: ANN001 - QWidget
+    """References to None lost over REPAINTS repaints after a warm-up (more than SLACK: stopped early)."""
+    gc.collect()
+    lost = _repaint(viewport, 20, sys.getrefcount(None))  # warm up: the first paints fill Qt's and Python's caches
+    if lost > SLACK:
+        return lost
+    gc.collect()
+    CountedBox.paints = 0
+    before = sys.getrefcount(None)
+    lost = _repaint(viewport, REPAINTS, before)
+    if lost > SLACK:
+        return lost
+    assert CountedBox.paints >= BOXES * REPAINTS  # every repaint really painted every box
+    gc.collect()
+    return before - sys.getrefcount(None)
 
 
 def _repaint(viewport, times: int, before: int) -> int:  # noqa: ANN001 - QWidget

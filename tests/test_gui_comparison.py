@@ -73,16 +73,21 @@ def scored(project):
     return project, ids, runs
 
 
-@pytest.fixture
-def panel(qtbot, scored):
-    project, ids, runs = scored
+def open_panel(qtbot, project) -> ComparisonPanel:  # noqa: ANN001 - Project
+    """A ComparisonPanel on screen at 1400x800, once it has loaded ``project``."""
     w = ComparisonPanel()
     qtbot.addWidget(w)
     w.resize(1400, 800)
     w.show()
     with qtbot.waitSignal(w.loaded, timeout=20000):
         w.set_project(project)
-    return w, project, ids, runs
+    return w
+
+
+@pytest.fixture
+def panel(qtbot, scored):
+    project, ids, runs = scored
+    return open_panel(qtbot, project), project, ids, runs
 
 
 def shown_external_ids(w: ComparisonPanel) -> list[str]:
@@ -125,12 +130,7 @@ def test_source_headers_show_the_start_of_each_name_and_the_whole_name_when_it_f
     long = "SmolLM2-135M blind (recorded llama.cpp run, FieldWorkArena strategy, 30 frames)"
     for name in (medium, long):
         add_run(project, name, {ids["t1"]: f"{name} says t1"})
-    w = ComparisonPanel()
-    qtbot.addWidget(w)
-    w.resize(1400, 800)
-    w.show()
-    with qtbot.waitSignal(w.loaded, timeout=20000):
-        w.set_project(project)
+    w = open_panel(qtbot, project)
     header = w.table.horizontalHeader()
     fm = header.fontMetrics()
     low, high = SOURCE_WIDTH_PX

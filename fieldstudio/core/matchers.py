@@ -263,12 +263,13 @@ def clock_times_of_day(text: str) -> list[str]:
     its digits as 12 min 30 s would be a guess, so :func:`parse_times_s` reads no time from these.
     """
     t = str(text)
-    out = []
+    return [t[m.start():suffix.end()].strip() for m, suffix in _clocks(t) if suffix is not None]
+
+
+def _clocks(t: str):  # noqa: ANN202 - an iterator of (re.Match, re.Match | None)
+    """Each H:MM(:SS) reading in ``t`` with the AM/PM suffix that follows it (None when none does)."""
     for m in _CLOCK_RE.finditer(t):
-        suffix = _AM_PM_RE.match(t, m.end())
-        if suffix is not None:
-            out.append(t[m.start():suffix.end()].strip())
-    return out
+        yield m, _AM_PM_RE.match(t, m.end())
 
 
 def time_of_day_issue(text: str) -> str | None:
@@ -290,8 +291,7 @@ def parse_times_s(text: str) -> list[float]:
     t = str(text)
     found: list[tuple[int, float]] = []
     spans: list[tuple[int, int]] = []
-    for m in _CLOCK_RE.finditer(t):
-        suffix = _AM_PM_RE.match(t, m.end())
+    for m, suffix in _clocks(t):
         if suffix is not None:
             spans.append((m.start(), suffix.end()))  # nothing else is read inside it either
             continue

@@ -143,8 +143,8 @@ def ground_truth_issue(answer_type: str, ground_truth: str | None) -> str | None
         return "a count must hold exactly one whole number (digits or words), e.g. 3"
     if answer_type == "distance" and matchers.parse_length_m(gt) is None:
         return "a distance needs one number with a unit, e.g. 2.5 m"
-    if answer_type in ("duration", "time", "time_range") and matchers.time_of_day_issue(gt):
-        return matchers.time_of_day_issue(gt)
+    if answer_type in ("duration", "time", "time_range") and (clock := matchers.time_of_day_issue(gt)):
+        return clock
     if answer_type in ("duration", "time") and matchers.parse_time_s(gt) is None:
         return ("a duration needs one time, e.g. 12.5 s or 00:01:05" if answer_type == "duration"
                 else "a time point needs one time, e.g. 00:01:05")

@@ -393,25 +393,23 @@ class ScoreDialog(QDialog):
         """Score is enabled only when nothing is scoring, a judge the scorer needs is chosen and the estimate
         for these choices succeeded (the user sees the judge calls and cost before starting); otherwise its
         tooltip says why."""
+        tip = SCORE_TIP
+        why = None
         if self.worker is not None:
             why = "scoring is running"
         elif judge_use(self.scorer()) == "required" and self.judge() is None:
             why = f"{self.scorer()} needs a judge: choose a judge profile"
         elif self._estimate_error is not None and self._benchmark() is not None and self._source is None:
             # the one failure Score itself mends: it asks for the benchmark's folder first (``start``)
-            self.score_button.setEnabled(True)
-            self.score_button.setToolTip(f"Score asks first for the folder of the {self._benchmark()} judge files "
-                                         "(once: it is remembered), then shows the estimate")
-            return
+            tip = (f"Score asks first for the folder of the {self._benchmark()} judge files (once: it is "
+                   "remembered), then shows the estimate")
         elif self._estimate_error is not None:
             # what cannot be estimated cannot be scored either (the same reads): the reason, not a later failure
             why = f"the judge calls cannot be estimated: {self._estimate_error}"
         elif self._estimating:
             why = "estimating the judge calls and their cost…"
-        else:
-            why = None
         self.score_button.setEnabled(why is None)
-        self.score_button.setToolTip(SCORE_TIP if why is None else f"Not available: {why}")
+        self.score_button.setToolTip(tip if why is None else f"Not available: {why}")
 
     # ------------------------------------------------------------ running
     def start(self) -> None:

@@ -180,7 +180,7 @@ RUN_COLUMNS = (
     Column("Cost", lambda r: r.cost_text if r.kind == "model" else "",
            lambda r: "" if r.cost_complete or r.kind != "model" else
            "priced: answers with a known cost (the profile has prices and the server reported the tokens); "
-           + ("the sum is a lower bound" if r.cost_unknown < r.answered + r.failed else "none is known"),
+           + ("the sum is a lower bound" if r.cost_status == "partial" else "none is known"),
            numeric=True),
     Column("Duration", lambda r: duration(r.duration_s), numeric=True),
     Column("Started", lambda r: r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),

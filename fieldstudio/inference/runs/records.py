@@ -184,7 +184,6 @@ class RunSummary:
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
-    cost_complete: bool = True
     cost_unknown: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     status: str = "pending"
@@ -193,15 +192,25 @@ class RunSummary:
     in_batch: int = 0
 
     @property
+    def cost_complete(self) -> bool:
+        """False when some finished answer's cost is unknown (``cost_usd`` is then a lower bound)."""
+        return self.cost_unknown == 0
+
+    @property
+    def cost_priced(self) -> int:
+        """Finished answers with a known cost."""
+        return self.answered + self.failed - self.cost_unknown
+
+    @property
     def cost_status(self) -> str:
         """``complete``; ``partial`` (some costs unknown, ``cost_usd`` a lower bound); ``unknown`` when no
         finished answer has a known cost (``core.costs.cost_status``)."""
-        return costs.cost_status(self.answered + self.failed - self.cost_unknown, self.cost_unknown)
+        return costs.cost_status(self.cost_priced, self.cost_unknown)
 
     @property
     def cost_text(self) -> str:
         """The cost as the Runs tab and the report say it (``core.costs.cost_text``)."""
-        return costs.cost_text(self.cost_usd, self.answered + self.failed - self.cost_unknown, self.cost_unknown)
+        return costs.cost_text(self.cost_usd, self.cost_priced, self.cost_unknown)
 
 
 def run_summary(project: Project, run_id: str) -> RunSummary:
@@ -232,7 +241,6 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
         summary.completion_tokens += c or 0
         summary.reasoning_tokens += r or 0
         if usd is None:
-            summary.cost_complete = False
             summary.cost_unknown += 1
         else:
             summary.cost_usd += usd

@@ -78,11 +78,20 @@ class RunRow:
     cost_unknown: int = 0
 
     @property
+    def cost_priced(self) -> int:
+        """Finished answers with a known cost."""
+        return self.answered + self.failed - self.cost_unknown
+
+    @property
+    def cost_status(self) -> str:
+        """``complete``, ``partial`` or ``unknown`` over the finished answers (``core.costs.cost_status``)."""
+        return costs.cost_status(self.cost_priced, self.cost_unknown)
+
+    @property
     def cost_text(self) -> str:
         """The cost as the Runs tab and the report say it (``core.costs.cost_text``): a run of a server with
         no price set is "unknown (0 of 42 answers priced)", never "$0"."""
-        finished = self.answered + self.failed
-        return costs.cost_text(self.cost_usd, finished - self.cost_unknown, self.cost_unknown)
+        return costs.cost_text(self.cost_usd, self.cost_priced, self.cost_unknown)
 
     @property
     def duration_s(self) -> float | None:

@@ -46,9 +46,19 @@ def elf_files(root: Path) -> list[Path]:
     return out
 
 
+def _readelf_d(path: Path) -> str:
+    return subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
+
+
+def soname(path: Path) -> str | None:
+    """The DT_SONAME of one ELF file (the name the loader and DT_NEEDED entries know it by), or None."""
+    m = re.search(r"\(SONAME\)\s+Library soname: \[(.+?)\]", _readelf_d(path))
+    return m.group(1) if m else None
+
+
 def dynamic(path: Path) -> tuple[list[str], list[str]]:
     """(DT_NEEDED names, RUNPATH/RPATH entries) of one ELF file, read with readelf."""
-    out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
+    out = _readelf_d(path)
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
     paths = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[(.+?)\]", out)
     return needed, [p for entry in paths for p in entry.split(":") if p]
@@ -209,10 +219,8 @@ def replace_builds(bundle: Bundle, folders: list[Path]) -> None:
         for new in sorted(folder.iterdir()):
             if new.is_symlink() or not new.is_file() or ".so." not in new.name:
                 continue
-            soname = next((line.split("[", 1)[1].rstrip("]") for line in subprocess.run(
-                ["readelf", "-d", str(new)], capture_output=True, text=True).stdout.splitlines()
-                if "(SONAME)" in line), None)
-            for old in [f for f in bundle.files if f.name == soname]:
+            name = soname(new)
+            for old in [f for f in bundle.files if f.name == name]:
                 bundle.replace(old, new)
 
 

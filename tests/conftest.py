@@ -27,7 +27,7 @@ def _user_dirs(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(scope="session")
 def clips(tmp_path_factory) -> dict[str, Path]:
-    """Barcoded clips made with the ffmpeg CLI: vfr, cfr_bframes, hevc, mpeg4_avi, mkv, webm, mov, rot90/180/270."""
+    """Barcoded clips made with the ffmpeg CLI: vfr, cfr_bframes, hevc, mpeg4_avi, mkv, webm, mov, ts, rot90/180/270."""
     return make_all(tmp_path_factory.mktemp("clips"))
 
 

@@ -12,7 +12,7 @@ from tests.video_fixtures import ffmpeg_frame, ffprobe_pts, read_barcode
 PROBE_INDICES = [0, 1, 59, 61, 100, 137, 151, 200, 250, 299]
 
 
-@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov",
+@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts",
                                   "rot90", "rot180", "rot270"])
 def test_frame_table_matches_ffprobe(clips, name):
     path = clips[name]
@@ -22,7 +22,7 @@ def test_frame_table_matches_ffprobe(clips, name):
     assert np.allclose(table.seconds_array(), expected, atol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov"])
+@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts"])
 def test_random_access_lands_on_the_requested_frame(clips, name):
     path = clips[name]
     table = video.build_frame_table(path)

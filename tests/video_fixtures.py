@@ -89,6 +89,8 @@ def make_all(folder: Path) -> dict[str, Path]:
         "webm": encode(folder / "vp9.webm", 40, args=["-c:v", "libvpx-vp9", "-b:v", "300k", "-deadline",
                                                       "realtime", "-cpu-used", "8", "-g", "20"]),
         "mov": encode(folder / "h264.mov", 60, args=[*X264, "-g", "15", "-bf", "2"]),
+        # MPEG-TS seeks by DTS, which B-frames put before the PTS of their keyframe
+        "ts": encode(folder / "h264.ts", 90, args=[*X264, "-g", "30", "-bf", "3"]),
     }
     plain = encode(folder / "plain.mp4", 90, args=[*X264, "-g", "30"])
     for deg in (90, 180, 270):  # ffmpeg 5.1 keeps the rotate tag only when remuxing

@@ -662,19 +662,25 @@ class FrameReader:
         target = int(self.table.pts[index])
         key = self.table.keyframe_at_or_before(index)
         for attempt in range(4):
-            self._ensure_open()
-            seek_pts = int(self.table.pts[key])
-            self._container.seek(seek_pts, stream=self._stream, backward=True, any_frame=False)
+            if key == 0:
+                # From the first frame: a freshly opened file, not a seek. MPEG-TS and MPEG-PS seek by DTS,
+                # which B-frames put before the keyframe's PTS, so a seek to the first keyframe lands past it.
+                self._reset_decoder()
+                self._ensure_open()
+            else:
+                self._ensure_open()
+                self._container.seek(int(self.table.pts[key]), stream=self._stream, backward=True, any_frame=False)
             self._decoder = _decoded_frames(self._container, self._stream)
             self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
+            first_pts = frame_pts(frame) if frame is not None else None
+            if key > 0 and (frame is None or (first_pts is not None and first_pts > target)):
+                # The demuxer landed after the wanted frame (edit lists, B-frames, seeking by DTS), or past
+                # every frame: go one keyframe back.
+                key = self.table.keyframe_at_or_before(key - 1)
+                continue
             if frame is None:
                 break
-            first_pts = frame_pts(frame)
-            if first_pts is not None and first_pts > target and key > 0:
-                # The demuxer landed after the wanted frame (edit lists, B-frames): go one keyframe back.
-                key = self.table.keyframe_at_or_before(max(0, key - 1))
-                continue
             last = None  # index of the last frame this decoder gave since the seek
             while frame is not None:
                 i = self._index_of(frame, last, hint=key if last is None else None)

@@ -125,7 +125,7 @@ def test_cost_is_unknown_when_no_answer_reported_usage(app, project_file, fake_o
     result = CliRunner().invoke(app, ["run", str(project_file), "--model", "fake", "--category", "1.1"])
     assert result.exit_code == 0, result.output
     assert "3 answered, 0 failed" in result.output
-    assert "cost unknown (no answer reported usage)" in result.output
+    assert "cost unknown (0 of 3 answers priced)" in result.output
     assert "$0.0000" not in result.output and "partial" not in result.output
     listing = CliRunner().invoke(app, ["answers", str(project_file), "--json"])
     assert [r["cost_status"] for r in json.loads(listing.output)] == ["unknown"]
@@ -138,7 +138,7 @@ def test_cost_is_partial_when_some_answers_reported_usage(app, project_file, fak
     fake_openai.responder = lambda request: Reply(text="b", usage=False)
     result = CliRunner().invoke(app, ["run", str(project_file), "--model", "fake", "--category", "1.1", "--concurrency", "1"])
     assert result.exit_code == 0, result.output
-    assert "cost $0.0028 (partial: some answers did not report usage)" in result.output
+    assert "cost ≥ $0.0028 (1 of 3 answers priced)" in result.output
 
 
 def test_run_exits_1_when_every_answer_failed(app, project_file, fake_openai):

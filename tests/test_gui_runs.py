@@ -370,7 +370,7 @@ def test_two_profiles_double_click_and_task_signal(qtbot, fwa_project, fake_open
     assert len(fake_openai.chat_requests()) == 4
     assert panel.history.runs_model.rowCount() == 2
     # "two" has no prices: its cost is unknown, so the total is a lower bound
-    assert panel.usage_label.text() == "Tokens: 40 in / 8 out · cost ≥ $0.0000"
+    assert panel.usage_label.text() == "Tokens: 40 in / 8 out · cost ≥ $0.0000 (2 of 4 answers priced)"
     view = panel.history.answers
     with qtbot.waitSignal(panel.open_task) as opened:
         rect = view.visualRect(panel.history.answers_model.index(0, 0))
@@ -380,9 +380,15 @@ def test_two_profiles_double_click_and_task_signal(qtbot, fwa_project, fake_open
         assert s.get(Task, opened.args[0]).external_id == "demo.1"
 
 
-def test_cost_text_says_unknown_when_no_answer_reported_a_cost():
+def test_live_cost_text_counts_priced_answers_whatever_the_sum():
+    """The live line follows fieldstudio.core.costs: a sum of $0 over priced answers is a cost, not "unknown"
+    (the rule before read any incomplete $0 as unknown); no priced answer is unknown, whatever the sum."""
     from fieldstudio.gui.panels.run_tables import usd
+    from fieldstudio.inference.runs.views import LiveTotals
 
-    assert usd(0.0, complete=False) == "unknown"          # was "≥ $0.0000"
-    assert usd(0.0028, complete=False) == "≥ $0.0028"
-    assert usd(0.0, complete=True) == "$0.0000"
+    free_and_unpriced = LiveTotals(finished=4, answered=4, cost_usd=0.0, cost_complete=False, cost_unknown=2)
+    assert free_and_unpriced.cost_text == "≥ $0.0000 (2 of 4 answers priced)"
+    assert LiveTotals(finished=3, answered=3, cost_complete=False, cost_unknown=3).cost_text == \
+        "unknown (0 of 3 answers priced)"
+    assert LiveTotals(finished=2, answered=2, cost_usd=0.0031).cost_text == "$0.0031"
+    assert usd(0.0, complete=False) == "≥ $0.0000" and usd(None) == "?"

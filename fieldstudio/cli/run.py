@@ -82,14 +82,15 @@ def _run_tasks(project: Project, run_id: str) -> set[str]:
 
 
 def _fmt_cost(summary: run_queue.RunSummary, *, short: bool = False) -> str:
-    """``$0.0123``; with ``(partial...)`` when some answers' cost is unknown; ``unknown`` when no known cost."""
+    """``$0.0123``; ``≥ $0.0028 (1 of 3 answers priced)`` when some answers' cost is unknown (their profile has
+    no prices, or the server reported no token usage); ``unknown (0 of 3 answers priced)`` when none is known.
+    ``short``: without the counts, for a table cell."""
+    if not short:
+        return summary.cost_text
     status = summary.cost_status
     if status == "unknown":
-        return "unknown" if short else "unknown (no answer reported usage)"
-    if status == "partial":
-        return f"≥ ${summary.cost_usd:.4f}" if short else \
-            f"${summary.cost_usd:.4f} (partial: some answers did not report usage)"
-    return f"${summary.cost_usd:.4f}"
+        return "unknown"
+    return f"≥ ${summary.cost_usd:.4f}" if status == "partial" else f"${summary.cost_usd:.4f}"
 
 
 def print_summary(summary: run_queue.RunSummary) -> None:

@@ -109,12 +109,10 @@ def make_table(model: RowsModel, name: str) -> QTableView:
 
 
 def usd(value: float | None, complete: bool = True, digits: int = 4) -> str:
-    """``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when some costs are unknown (a lower bound); ``unknown``
-    when no answer had a known cost (as ``RunSummary.cost_status`` says and the CLI prints)."""
+    """One amount (an answer's cost, an estimate): ``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when it sums
+    known parts only (a lower bound). Sums over answers say how many are priced: ``fieldstudio.core.costs``."""
     if value is None:
         return "?"
-    if not complete and not value:
-        return "unknown"
     return ("" if complete else "≥ ") + f"${value:.{digits}f}"
 
 

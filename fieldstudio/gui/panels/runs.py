@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QVBoxLayout, QWidget)
 
+from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
@@ -565,7 +566,7 @@ class RunPanel(QWidget):
             task, profile = totals.last_task
             self.current_label.setText(f"Last answered: {task}" + (f" ({profile})" if profile else ""))
         self.usage_label.setText(f"Tokens: {totals.prompt_tokens:,} in / {totals.completion_tokens:,} out · "
-                                 f"cost {usd(totals.cost_usd, totals.cost_complete)}")
+                                 f"cost {totals.cost_text}")
         self.errors_model.set_rows(totals.errors)
         self.history.live_update(self.active_runs)
 
@@ -574,8 +575,9 @@ class RunPanel(QWidget):
         answered = sum(s.answered for s in result.summaries)
         failed = sum(s.failed for s in result.summaries)
         pending = sum(s.pending for s in result.summaries)
-        cost = sum(s.cost_usd for s in result.summaries)
-        complete = all(s.cost_complete for s in result.summaries)
+        cost = costs.cost_text(sum(s.cost_usd for s in result.summaries),
+                               sum(s.cost_priced for s in result.summaries),
+                               sum(s.cost_unknown for s in result.summaries))
         lines = []
         for run_id, reason in result.stopped:
             lines.append(f"Stopped early: {reason}. Fix the model profile (Model profiles… → Test connection), "
@@ -587,7 +589,7 @@ class RunPanel(QWidget):
         elif result.cancelled:
             lines.append(f"Stopped: {pending} answer(s) still pending; Resume continues without paying again for "
                          "the finished ones.")
-        summary = (f"{answered} answered, {failed} failed, {pending} pending; cost {usd(cost, complete)}")
+        summary = f"{answered} answered, {failed} failed, {pending} pending; cost {cost}"
         self._message("\n".join(lines + [summary]), error=bool(result.stopped))
         self.status.emit(("Run stopped: " if result.stopped or result.cancelled else "Run finished: ") + summary)
 

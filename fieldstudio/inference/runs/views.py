@@ -237,7 +237,8 @@ class LiveTotals:
     Attributes:
         finished, total: answers finished (answered or failed) and in all runs.
         answered, failed, from_cache: counts of finished answers.
-        prompt_tokens, completion_tokens, cost_usd, cost_complete: as in RunRow, summed.
+        prompt_tokens, completion_tokens, cost_usd, cost_complete, cost_unknown: as in RunRow, summed;
+        ``cost_text`` says the cost for a person (``fieldstudio.core.costs``).
         last_task: the benchmark id (or id prefix) of the most recently finished answer, and its profile.
         errors: (task label, profile name, error kind, message) of every failed answer, newest first.
     """
@@ -251,8 +252,14 @@ class LiveTotals:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     cost_complete: bool = True
+    cost_unknown: int = 0
     last_task: tuple[str, str | None] | None = None
     errors: list[tuple[str, str | None, str | None, str | None]] = field(default_factory=list)
+
+    @property
+    def cost_text(self) -> str:
+        """``$0.0123``, ``≥ $0.0028 (1 of 3 answers priced)`` or ``unknown (0 of 42 answers priced)``."""
+        return costs.cost_text(self.cost_usd, self.finished - self.cost_unknown, self.cost_unknown)
 
 
 def live_totals(project: Project, run_ids: Sequence[str], *, max_errors: int = 500) -> LiveTotals:
@@ -267,6 +274,7 @@ def live_totals(project: Project, run_ids: Sequence[str], *, max_errors: int = 5
         out.completion_tokens += row.completion_tokens
         out.cost_usd += row.cost_usd
         out.cost_complete &= row.cost_complete
+        out.cost_unknown += row.cost_unknown
     out.finished = out.answered + out.failed
     finished = Answer.raw_text.is_not(None) | Answer.error.is_not(None)
     with project.read() as s:

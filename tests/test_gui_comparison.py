@@ -415,3 +415,21 @@ def test_900_tasks_by_8_sources(qtbot):
     top = proxy.index(0, 3 + 2).data(SORT_ROLE)
     retail = answers[(answers["scenario"] == "retail") & (answers["source"] == "model-2")]["value"]
     assert top == pytest.approx(float(retail.max()))
+
+
+def test_a_load_that_ends_behind_another_tab_leaves_the_status_bar_alone(qtbot, scored):
+    """The comparison loads on a worker; when it ends while the panel is hidden (the user went to another tab),
+    its "Comparison: N tasks x M sources" must not replace what that tab shows in the status bar."""
+    project, _, _ = scored
+    w = ComparisonPanel()
+    qtbot.addWidget(w)
+    said: list[str] = []
+    w.status.connect(said.append)
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)  # never shown
+    assert not [m for m in said if m.startswith("Comparison:")]
+    w.show()
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
+    assert [m for m in said if m.startswith("Comparison:")] == [
+        f"Comparison: {w.view.grid.shape[0]} tasks x {len(w.view.grid.sources)} sources, scorer {w.view.scorer or 'none'}"]

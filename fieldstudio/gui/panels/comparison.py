@@ -277,7 +277,7 @@ class ComparisonPanel(QWidget):
         self._keep_cell = None
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
-        if view is not None:
+        if view is not None and self.isVisible():  # a load that ends behind another tab must not overwrite its status
             self.status.emit(f"Comparison: {view.grid.shape[0]} tasks x {len(view.grid.sources)} sources, "
                              f"scorer {view.scorer or 'none'}")
         self.loaded.emit()

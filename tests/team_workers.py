@@ -48,6 +48,8 @@ def main(url: str, go: Path, worker: str, seed: int, seconds: float) -> None:
                     read = ann.get_annotation(p, box)
                     time.sleep(rng.uniform(0, 0.03))            # the user drags for a moment
                     x, y = rng.randrange(0, 370), rng.randrange(0, 270)
+                    while [float(x), float(y)] == list(read.geometry[:2]):  # an edit that changes nothing makes no
+                        x, y = rng.randrange(0, 370), rng.randrange(0, 270)  # version (nothing to flush)
                     rec |= {"id": box, "from": read.version, "geometry": [float(x), float(y), float(x + 20), float(y + 20)]}
                     edits.MoveBox(p, box, (x, y, 20, 20), expected_version=read.version).do()
                 elif op == "add":
@@ -63,6 +65,8 @@ def main(url: str, go: Path, worker: str, seed: int, seconds: float) -> None:
                     read = tasks.get_task(p, task)
                     time.sleep(rng.uniform(0, 0.03))
                     truth = str(rng.randrange(0, 1000))
+                    while truth == read.ground_truth:  # the same value is no change: no UPDATE, no new version
+                        truth = str(rng.randrange(0, 1000))
                     rec |= {"id": task, "from": read.version, "ground_truth": truth}
                     tasks.UpdateTask(p, task, ground_truth=truth, expected_version=read.version).do()
                 rec["result"] = "ok"

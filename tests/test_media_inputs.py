@@ -74,6 +74,33 @@ def test_non_utf8_name_is_reported_and_the_rest_imports(tmp_path):
     assert rows["bad\\xff.png"].status == "unreadable" and "UTF-8" in rows["bad\\xff.png"].error
 
 
+def test_library_shows_a_non_utf8_name_as_unreadable_not_missing(qtbot, tmp_path):
+    """The file whose name holds byte 0xFF is on disk: the Library says "unreadable" with the reason, not
+    "missing file" (its stored name ``bad\\xff.png`` is turned back into the bytes to look for it)."""
+    from PySide6.QtCore import Qt
+
+    from fieldstudio.core.file_names import from_printable, printable_path
+    from fieldstudio.gui.panels.library import MediaListModel
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    bad = os.fsencode(folder) + b"/bad\xff.png"
+    Image.new("RGB", (4, 4), (1, 2, 3)).save(open(bad, "wb"), format="PNG")  # noqa: SIM115 - closed by save
+    assert from_printable(printable_path(os.fsdecode(bad))) == os.fsdecode(bad)
+    assert from_printable("plain\\x41.png") == "plain\\x41.png"  # ASCII is never escaped by printable_path
+    project = tmp_path / "p.fieldstudio"
+    with Project.create(project) as p:
+        library.add_paths(p, [folder])
+    model = MediaListModel(project)
+    text = model.index(0, 0).data()
+    assert text.splitlines() == ["bad\\xff.png", "unreadable"]
+    tip = model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "not valid UTF-8 (rename the file to import it)" in tip and "missing" not in tip
+    os.unlink(bad)
+    model.reload()
+    assert model.index(0, 0).data().splitlines() == ["bad\\xff.png", "unreadable · missing file"]
+
+
 def _bombs_and_good_images(folder: Path, good: int) -> Path:
     """``folder`` with bomb.png (40000 x 40000), bomb.jpg (60000 x 60000) and ``good`` small PNGs."""
     folder.mkdir()

@@ -63,7 +63,7 @@ def new(project: str = typer.Argument(..., help="project file to create (.fields
 
 def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
     """Print what ``add_paths`` did, one line per unreadable file with its reason (any name prints)."""
-    from fieldstudio.media.library import printable_path
+    from fieldstudio.core.file_names import printable_path
 
     counts = ", ".join(plural(report.imported[k], k)
                        for k in ("image", "video", "document"))

@@ -21,6 +21,7 @@ from sqlalchemy import delete, func, insert, select
 
 from fieldstudio.core import media_roots
 from fieldstudio.core.errors import MediaError, NotFound
+from fieldstudio.core.file_names import printable_path
 from fieldstudio.media import images, video
 from fieldstudio.store.library_rows import resolve_media_path
 from fieldstudio.store.models import Annotation, DocumentPage, FrameIndexRow, Media, RatingItem, new_id
@@ -72,11 +73,6 @@ def content_kind(path: Path) -> str | None:
         if any(head[at:at + len(magic)] == magic for at, magic in table):
             return kind
     return None
-
-
-def printable_path(path: Path | str) -> str:
-    """``path`` as text that can always be printed and stored: bytes that are not UTF-8 become ``\\xff``."""
-    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
 
 
 def _name_is_utf8(path: Path) -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fieldstudio.core import media_roots
 from fieldstudio.core.errors import ProjectError
+from fieldstudio.core.file_names import from_printable
 from fieldstudio.store import location
 from fieldstudio.store.schema_revisions import file_revision, head_revision, read_only_connection
 
@@ -59,7 +60,9 @@ class MediaRow:
 def resolve_media_path(folder: Path, stored: str, media_root: str | None = None) -> Path:
     """The file a media's stored ``path`` names: below this machine's folder of ``media_root`` when set (raises
     core.media_roots.MediaRootError when that root is not mapped here), else relative paths are below the
-    project's ``folder``."""
+    project's ``folder``. A name stored as ``\\xNN`` escapes (not valid UTF-8, core.file_names) names the
+    file with those bytes."""
+    stored = from_printable(stored)
     if media_root:
         return media_roots.resolve(media_root, stored)
     p = Path(stored)

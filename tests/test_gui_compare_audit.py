@@ -98,3 +98,28 @@ def test_edit_undo_in_the_window_takes_back_a_mark(qtbot, project):
     win.undo_group.undo()                                                # Edit ▸ Undo
     assert audit.audit_agreement(project).empty
     assert panel.audit.model.index(0, 3).data() == "—"
+
+
+def test_visiting_compare_does_not_widen_the_window(qtbot, project):
+    """The coverage line under the grid wraps: unwrapped, its one line per source became the whole window's
+    minimum width, and a 1280 px window grew past a laptop's screen on going back to Media (with its docks).
+    The same holds after visiting every tab."""
+    from fieldstudio.gui.main_window import MainWindow
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    assert panel.coverage_label.text().startswith("Scored: ")
+    for i in range(win.modes.count()):                                    # every other tab too
+        win.modes.setCurrentIndex(i)
+        qtbot.wait(100)
+    win.modes.setCurrentIndex(0)                                          # back to Media, docks shown again
+    qtbot.wait(200)
+    assert win.width() == 1280
+    assert win.minimumSizeHint().width() <= 1280

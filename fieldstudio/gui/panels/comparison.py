@@ -107,6 +107,7 @@ class ComparisonPanel(QWidget):
         self.count_label.setMinimumWidth(self.count_label.fontMetrics().horizontalAdvance("99999 of 99999 tasks"))
         self.coverage_label = QLabel("")
         self.coverage_label.setObjectName("grid_coverage")
+        self.coverage_label.setWordWrap(True)  # one line per source would set the whole window's minimum width
         self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid, per source")
 
         row1 = QHBoxLayout()
@@ -116,13 +117,15 @@ class ComparisonPanel(QWidget):
             row1.addWidget(w)
         row1.addStretch(1)
         row1.addWidget(self.score_button)
-        row1.addWidget(self.refresh_button)
+        # Reload on the second row: on the first, that row's minimum width (plus the Media tab's docks) was
+        # over a 1280 px screen, and a tab widget is as wide as the widest minimum of its tabs
         row2 = QHBoxLayout()
         row2.addWidget(self.disagree_check)
         row2.addWidget(self.wrong_check)
         row2.addWidget(self.flagged_check)
         row2.addWidget(self.search_edit, 1)
         row2.addWidget(self.count_label)
+        row2.addWidget(self.refresh_button)
 
         # grid
         self.model = ComparisonTableModel(self)

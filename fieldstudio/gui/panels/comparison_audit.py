@@ -205,8 +205,10 @@ class JudgeAuditPanel(QWidget):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(QLabel("Answer"))
         rl.addWidget(self.detail, 2)
-        rl.addWidget(QLabel("Judge against people (per scorer and judge model; 95 % intervals: Wilson for "
-                            "accuracy, Cohen 1960 for kappa)"))
+        heading = QLabel("Judge against people (per scorer and judge model; 95 % intervals: Wilson for "
+                         "accuracy, Cohen 1960 for kappa)")
+        heading.setWordWrap(True)  # on one line it set the Compare tab's, and so the window's, minimum width
+        rl.addWidget(heading)
         rl.addWidget(self.agreement)
         rl.addWidget(QLabel("False accepts: the judge passed, a person failed"))
         rl.addWidget(self.false_accepts, 1)

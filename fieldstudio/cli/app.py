@@ -219,10 +219,9 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
                                     "kept aside as demo-previous.fieldstudio"),
          yes: bool = typer.Option(False, "--yes", "-y", help="with --reset: do not ask"),
          ) -> None:
-    """Build the sample project from sample_data/ (real media and a manual) and open it.
+    """Build the sample project from sample_data/ and open it; an existing demo project opens as it is.
 
-    A demo project that exists already is opened as it is, with the work done in it; ``--reset``
-    makes it afresh after asking (``--yes`` does not ask).
+    The work done in it is kept; --reset makes it afresh after asking (--yes does not ask).
     """
     import shutil
 

@@ -166,10 +166,14 @@ def test_the_status_bar_names_the_current_label_only_while_it_applies(window, qt
     # the other tabs make no marks: no label read-out there, and it comes back with the Media tab
     ruler.setSelected(False)
     qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    frame_text = window.frame_label.text()
+    assert frame_text
     window.workspace.show_panel("comparison")
     assert not any("label:" in t for t in _status_texts(window)), _status_texts(window)
+    assert frame_text not in _status_texts(window)                # nor the viewer's frame read-out
     window.modes.setCurrentIndex(0)
     assert window.label_label.isVisible() and window.label_label.text() == "box label: helmet"
+    assert window.frame_label.isVisible() and window.frame_label.text() == frame_text
 
 
 def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):

@@ -662,8 +662,10 @@ class MainWindow(QMainWindow):
         """
         if not on:
             self.annotator.set_tool("select")  # the tools' keys are off there: their hint must not stay shown
-        # no marks are made on the other tabs, so "the label the next mark gets" means nothing there
-        self.label_label.setVisible(on)
+        # no marks are made on the other tabs, so "the label the next mark gets" means nothing there, and the
+        # viewer's frame, time, zoom and pointer read-outs ("page 1 / 2" beside the Compare grid) neither
+        for w in (self.label_label, self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+            w.setVisible(on)
         self.set_viewer_keys_enabled(on)
         if self._welcome_hid_docks:
             return

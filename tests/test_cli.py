@@ -78,7 +78,7 @@ def test_demo_again_keeps_the_work_done_in_it_and_rebuild_keeps_the_old_file(tmp
     con.close()
     assert after_edits < before
     res = run("demo", "--no-gui", "--out", demo)
-    assert "opened as it is" in res.stdout
+    assert "it exists: opening it as it is" in res.stdout
     con = sqlite3.connect(demo)
     assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == after_edits
     con.close()
@@ -103,4 +103,6 @@ def test_window_without_a_display_says_so_instead_of_aborting(tmp_path):
                          text=True, env=env, timeout=120)
     assert res.returncode == 2, res.stderr[-1000:]
     assert "no display" in res.stderr and "xvfb-run" in res.stderr and "Aborted" not in res.stderr
-    assert demo.is_file()  # the project was built before the window was asked for
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    # checked first: nothing is built, and stdout does not say "demo project: ..." for a window never shown
+    assert not demo.exists() and res.stdout == ""

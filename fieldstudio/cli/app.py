@@ -227,9 +227,11 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
 
     from fieldstudio.demo.project import build_demo, default_demo_path
 
+    if not no_gui:
+        _require_display()  # before building anything: it would say "demo project: ..." and then fail
     path = out_path or default_demo_path()
     if path.is_file() and not reset:
-        out.print(f"demo project: {path} (opened as it is; --reset makes it afresh)", markup=False)
+        out.print(f"demo project: {path} (it exists: opening it as it is; --reset makes it afresh)", markup=False)
     else:
         if path.is_file() and not yes and not typer.confirm(
                 f"Rebuild {path}? The work done in it moves to demo-previous{path.suffix}", default=False):
@@ -248,13 +250,25 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
         _launch_gui(path)
 
 
-def _launch_gui(path: Path | str | None) -> None:
+def _gui_app():  # noqa: ANN202 - the fieldstudio.gui.app module
     try:
-        from fieldstudio.gui.app import run_gui
+        from fieldstudio.gui import app as gui_app
     except ImportError as exc:
         raise fail(f"the window is not part of this build yet ({exc.name or exc}); every command line "
-              "feature works without it (`fieldstudio --help`)")
-    raise typer.Exit(run_gui(path))
+                   "feature works without it (`fieldstudio --help`)")
+    return gui_app
+
+
+def _require_display() -> None:
+    """Exit 2 with one line when the environment names no display at all (gui.app.display_problem); a named
+    but unusable display is found by Qt itself when the window starts (gui.app.platform_failure)."""
+    problem = _gui_app().display_problem()
+    if problem is not None:
+        raise fail(problem)
+
+
+def _launch_gui(path: Path | str | None) -> None:
+    raise typer.Exit(_gui_app().run_gui(path))
 
 
 @app.command("open")

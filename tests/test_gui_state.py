@@ -97,3 +97,21 @@ def test_timeline_zoom_buttons_keep_their_short_text_after_a_tab_switch(window, 
     window.modes.setCurrentIndex(0)
     texts = {b.text() for b in window.transport.findChildren(QToolButton)}
     assert {"−", "+"} <= texts and "Zoom timeline in" not in texts
+
+
+def test_a_new_project_shows_nothing_of_the_one_before(window, qtbot, tmp_path, monkeypatch):
+    """File ▸ New project… after a photo was shown: no Properties of that photo and no frame, size or zoom
+    read-out stay on show over the new, empty project (a fresh-eyes finding)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.gui_support import file_menu_action
+
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    assert window.properties.table.rowCount() > 0 and window.frame_label.text() and window.zoom_label.text()
+    new = tmp_path / "empty.fieldstudio"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(new), ""))
+    file_menu_action(window, "&New project…").trigger()
+    qtbot.waitUntil(lambda: window.project is not None and window.project.path == new, timeout=10000)
+    assert window.properties.table.rowCount() == 0
+    assert [w.text() for w in (window.frame_label, window.time_label, window.zoom_label, window.pointer_label)] \
+        == ["", "", "", ""]

@@ -327,8 +327,6 @@ class MainWindow(QMainWindow):
     def show_welcome(self) -> None:
         """The welcome screen: recent projects and the demo one click away."""
         self._close_project()
-        for label in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
-            label.setText("")
         self.setWindowTitle(APP_TITLE)
         self.welcome.set_recent(settings.recent_projects())
         self.stack.setCurrentWidget(self.welcome)
@@ -378,6 +376,10 @@ class MainWindow(QMainWindow):
         self.workspace.set_project(None)
         self.side.set_project(None)
         self.view.close_project()
+        # nothing of the project closed may stay on show in the next one (a new project is empty)
+        self.properties.show_media(None)
+        for label in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+            label.setText("")
         if self.project is not None:
             self.project.close()
             self.project = None

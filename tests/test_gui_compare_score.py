@@ -71,7 +71,7 @@ def test_score_with_a_judge_estimate_progress_and_cache(panel, qtbot, fake_opena
         prompt_tokens=400, completion_tokens=100)
     dialog = w.open_score_dialog()
     _choose(dialog.scorer_combo, FS_PROMPT)
-    _choose(dialog.judge_combo, "judge")
+    assert dialog.judge() == "judge"              # the only profile, for a scorer that needs a judge
     assert "needs a judge" in dialog.judge_use.text()
     assert "reads no benchmark files" in dialog.official_note.text() and not dialog.official_browse.isEnabled()
     # 84 answers; careful's right "Yes" on the 15 even tasks 12..40 is the guesser's "Yes": one prompt each
@@ -116,7 +116,11 @@ def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     report = done.args[0]
     assert report.cancelled and 3 <= report.scored < 84
-    assert dialog.progress_label.text().startswith(f"Cancelled: 84 answers, {report.scored} scored")
+    done = dialog.progress.value()
+    assert 3 <= done < 84 and dialog.progress.maximum() == 84           # the bar stays where scoring stopped
+    assert dialog.progress_label.text().startswith(
+        f"Cancelled after {done} of 84 answers ({84 - done} not reached: Score again; the judge's replies so far "
+        f"are cached): {report.scored} scored")
     from fieldstudio.scoring.service import current_scores
 
     assert int(current_scores(project, FS_PROMPT)["value"].notna().sum()) == report.scored   # written, kept

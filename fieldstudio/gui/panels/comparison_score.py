@@ -356,6 +356,9 @@ class ScoreDialog(QDialog):
         self.judge_combo.setEnabled(use != "none")
         if use == "none":
             self.judge_combo.setCurrentIndex(0)
+        elif use == "required" and self.judge() is None and self.judge_combo.count() == 2:
+            # one profile and a scorer that cannot work without a judge: there is nothing else to choose
+            self.judge_combo.setCurrentIndex(1)
         self._estimate()
 
     def _estimate(self) -> None:
@@ -435,6 +438,7 @@ class ScoreDialog(QDialog):
         self.worker.signals.result.connect(self._on_done)
         self.worker.signals.error.connect(self._on_error)
         self._started = self._last_refresh = time.monotonic()
+        self._reached = (0, 0)  # (answers done, of total) as the last progress said
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.progress_label.setText("starting…")
@@ -451,6 +455,7 @@ class ScoreDialog(QDialog):
             self.progress_label.setText(self.progress_label.text() + " — cancelling…")
 
     def _on_progress(self, done: int, total: int) -> None:
+        self._reached = (done, total)
         self.progress.setRange(0, max(1, total))
         self.progress.setValue(min(done, total))
         eta = eta_text(done, total, time.monotonic() - self._started)
@@ -477,12 +482,19 @@ class ScoreDialog(QDialog):
         cost = ("" if not report.judge else f"; judge {report.judge}: {report.judge_calls} calls, "
                 f"{report.judge_cache_hits} from the cache, cost "
                 + ("unknown" if report.judge_cost_usd is None else f"${report.judge_cost_usd:.4f}"))
-        text = (f"{'Cancelled: ' if report.cancelled else 'Done: '}{report.answers} answers, {report.scored} scored, "
+        done, total = self._reached
+        if report.cancelled:
+            # the bar stays where scoring stopped: a full bar would say every answer was reached
+            cached = "; the judge's replies so far are cached" if report.judge else ""
+            head = f"Cancelled after {done} of {total} answers ({total - done} not reached: Score again{cached}): "
+        else:
+            head = f"Done: {report.answers} answers, "
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+        text = (f"{head}{report.scored} scored, "
                 f"{report.unscored} unscored" + (f" ({report.failed_answers} failed model calls)"
                                                   if report.failed_answers else "")
                 + (f", {report.kept_overrides} set by a person kept" if report.kept_overrides else "") + cost)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
         self.progress_label.setText(text)
         self.status.emit(text)
         self.scores_written.emit(report.scorer)

@@ -94,10 +94,18 @@ def test_base_url_without_v1_is_explained(fake_openai):
 
 
 def test_an_unlisted_model_is_named(fake_openai):
+    """Not listed and not answered: a problem naming the id and what the server lists. Not listed but
+    answered (a server with one model, as llama.cpp's): a note, not a failure."""
+    fake_openai.responder = lambda request: Reply(status=404, error_message="model 'llava:13b' not found")
+    report = test_profile(profile_for(fake_openai, model="llava:13b"))
+    assert report.model_listed is False and not report.ok
+    assert any("'llava:13b'" in p and "fake-vlm" in p and "check the model id" in p for p in report.problems)
     fake_openai.responder = capable_model
     report = test_profile(profile_for(fake_openai, model="llava:13b"))
-    assert report.model_listed is False
-    assert any("'llava:13b'" in p and "fake-vlm" in p for p in report.problems)
+    assert report.model_listed is False and report.ok
+    (models,) = [s for s in report.steps if s.name == "models"]
+    assert models.ok is None and "'llava:13b'" in models.detail and "answered a request for it" in models.detail
+    assert not any("llava" in p for p in report.problems)
 
 
 def test_the_probe_never_retries(fake_openai):
@@ -139,6 +147,8 @@ def test_a_server_that_cannot_read_content_parts_takes_no_images(fake_openai):
     assert report.ok and report.images_accepted is False
     image_step = next(s for s in report.steps if s.name == "image")
     assert "cannot read a message made of parts" in image_step.detail
+    assert image_step.detail.startswith('an image request failed (500) (the server said: can only concatenate str')
+    assert "loading" not in image_step.detail                     # not the advice for a server still starting
     control = [r for r in fake_openai.chat_requests() if _content_is_parts(r) and not r.has_image]
     assert len(control) == 1                                       # the control was asked once, without an image
 

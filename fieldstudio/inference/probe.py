@@ -142,6 +142,8 @@ def test_profile(profile: ModelProfile, *, client: openai.OpenAI | None = None) 
         return report
     if not _probe_text(profile, client, report):
         return report
+    if report.model_listed is False:
+        _unlisted_but_answered(report)
     _probe_image(profile, client, report)
     if report.images_accepted:
         _probe_two_images(profile, client, report)
@@ -181,6 +183,18 @@ def _probe_models(profile: ModelProfile, client: openai.OpenAI, report: ProbeRep
     return True
 
 
+def _unlisted_but_answered(report: ProbeReport) -> None:
+    """The model id is not in the server's list, yet a text request for it was answered: a server that serves
+    one model whatever the id (llama.cpp's, which lists the model file's path) works as it is, so the models
+    step is a note, not a failure."""
+    step = next(s for s in report.steps if s.name == "models")
+    report.problems.remove(step.detail)
+    step.ok = None
+    step.detail = (step.detail.removesuffix("; check the model id")
+                   + ", but it answered a request for it: a server serving one model answers under any id "
+                   "(llama.cpp's lists the model file); the id can stay")
+
+
 def _probe_text(profile: ModelProfile, client: openai.OpenAI, report: ProbeReport) -> bool:
     messages = [{"role": "user", "content": "Reply with the single word: ready"}]
     try:
@@ -208,9 +222,12 @@ def _probe_image(profile: ModelProfile, client: openai.OpenAI, report: ProbeRepo
         refused = error.kind == "images_rejected" or error.status == 400
         if not refused and _parts_refused(profile, client):
             report.images_accepted = False
-            report._step("image", False, f"{error}; the same question without the image, sent as a text part, "
-                         "fails too: the server cannot read a message made of parts, which every image request "
-                         "needs (a text-only model or chat template)")
+            # not str(error): its advice for a failing server ("it may still be loading the model") is wrong here
+            said = f" (the server said: {error.detail})" if error.detail else ""
+            report._step("image", False, f"an image request failed ({error.status or error.kind}){said}; the same "
+                         "question without the image, sent as a text part, fails too: the server cannot read a "
+                         "message made of parts, which every image request needs (a text-only model or chat "
+                         "template)")
             return
         report.images_accepted = False if refused else None
         report._step("image", False, str(error))

@@ -206,8 +206,9 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
         s_n = sum(steps) / len(steps)
         value = 0.5 + 0.5 * s_n
         return ScoreResult(NAME, VERSION, value, value > 0.5,
-                           f"{m.explanation}; S_n = {s_n:g} from the official ladder (gate open: the reference has no "
-                           "non-numerical part)",
+                           f"{m.explanation}; score 0.5 + 0.5 x S_n = {value:g} with S_n = {s_n:g} from the "
+                           "official ladder (FieldWorkArena's numerical_match; its gate is open: the reference has "
+                           "no non-numerical part)",
                            details={"stage": "matcher", "matcher": kind, "s_n": s_n, "steps": steps})
     value = 1.0 if m.matched else 0.0
     return ScoreResult(NAME, VERSION, value, value > 0.5, m.explanation, details={"stage": "matcher", "matcher": kind})

@@ -141,6 +141,10 @@ def test_report_html_csv_and_plots_show_coverage(sources, tmp_path):
     texts = [t.get_text() for t in plots.cost_vs_score(c.summary.assign(cost_usd=[1.0, 2.0],
                                                                         cost_status="complete")).axes[0].texts]
     assert texts == [f"{CAREFUL} (31/42 scored)", f"{GUESSER} (42/42 scored)"]
+    # no cost known for any source: the plot says whose and why instead of an empty box
+    (blank,) = [t.get_text() for t in plots.cost_vs_score(c.summary.assign(cost_usd=None)).axes[0].texts]
+    assert blank.startswith("No source has both a known cost and a score:\n")
+    assert f"{CAREFUL}: cost unknown" in blank and f"{GUESSER}: cost unknown" in blank
 
 
 def test_reopened_project_keeps_the_numbers(sources, tmp_path):

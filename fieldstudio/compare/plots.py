@@ -185,7 +185,15 @@ def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "", value: str =
     known = summary[summary["cost_usd"].notna() & summary[value].notna()] if not summary.empty else summary
     missing = [] if summary.empty else [str(s) for s in summary.index if s not in known.index]
     if known.empty:
-        return _empty(fig, "no source with a known cost and a score")
+        if summary.empty:
+            return _empty(fig, "no source with a known cost and a score")
+        # say whose cost is missing and how it becomes known, rather than leave a blank box
+        lines = [f"{short_name(s, 56)}: " + ("no score" if pd.isna(summary.at[s, value]) else "cost unknown")
+                 for s in summary.index[:8]]
+        more = [f"and {len(summary) - 8} more"] if len(summary) > 8 else []
+        return _empty(fig, "No source has both a known cost and a score:\n" + "\n".join(lines + more)
+                      + "\n\nA cost is known when the answers carry token usage\nand their model profile a price "
+                      "(Runs ▸ Model profiles…).")
     ax = fig.add_subplot()
     partial = (known["cost_status"] == "partial").to_numpy()
     x = known["cost_usd"].to_numpy(dtype=float)

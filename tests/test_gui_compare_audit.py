@@ -30,7 +30,7 @@ def panel(qtbot, project):
 
 def test_coverage_and_matcher_flags_in_the_grid(panel):
     w, project, ids = panel
-    assert w.coverage_label.text() == (f"Scored: {CAREFUL_RUN_NAME} 42/42 scored, {GUESSER_RUN_NAME} 42/42 scored · "
+    assert w.coverage_label.text() == (f"Of the tasks in the grid: {CAREFUL_RUN_NAME} 42/42 scored, {GUESSER_RUN_NAME} 42/42 scored · "
                                        "⚑ 21 judged answers the matchers decide otherwise")
     w.flagged_check.setChecked(True)
     assert w.count_label.text() == "21 of 42 tasks"
@@ -115,7 +115,7 @@ def test_visiting_compare_does_not_widen_the_window(qtbot, project):
     qtbot.waitExposed(win)
     panel = win.workspace.show_panel("comparison")
     qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
-    assert panel.coverage_label.text().startswith("Scored: ")
+    assert panel.coverage_label.text().startswith("Of the tasks in the grid: ")
     for i in range(win.modes.count()):                                    # every other tab too
         win.modes.setCurrentIndex(i)
         qtbot.wait(100)

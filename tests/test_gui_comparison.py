@@ -332,7 +332,7 @@ def test_summary_cells_equal_numpy_on_the_same_scores(panel):
     # one warning over the three sources, each named once with its n of total scored (not one per pair)
     assert lines[1:] == ["Warning: coverage differs by 17 points: alpha 5 of 6 scored (83%), beta 4 of 6 scored "
                          "(67%), gamma 4 of 6 scored (67%); their means over scored answers cover different tasks"]
-    assert w.coverage_label.text() == ("Scored: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored · ⚠ coverage "
+    assert w.coverage_label.text() == ("Of the tasks in the grid: alpha 5/6 scored, beta 4/6 scored, gamma 4/6 scored · ⚠ coverage "
                                        "differs by 17 points (Summary)")
 
 

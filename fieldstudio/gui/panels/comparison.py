@@ -108,7 +108,9 @@ class ComparisonPanel(QWidget):
         self.coverage_label = QLabel("")
         self.coverage_label.setObjectName("grid_coverage")
         self.coverage_label.setWordWrap(True)  # one line per source would set the whole window's minimum width
-        self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid, per source")
+        self.coverage_label.setToolTip("Answers scored under the scorer shown, of the tasks in the grid (the tasks "
+                                       "some source answered, within the filters), per source. The Summary counts "
+                                       "every task of the benchmark, answered or not, so its totals can be larger")
 
         row1 = QHBoxLayout()
         for label, w in (("Scorer", self.scorer_combo), ("Category", self.category_combo),
@@ -347,14 +349,14 @@ class ComparisonPanel(QWidget):
         flagged = int(g.flag.sum()) if g is not None and total else 0
         shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
         gap = (max(shares) - min(shares)) if shares else 0.0
-        self.coverage_label.setText(("Scored: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
+        self.coverage_label.setText(("Of the tasks in the grid: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
                                                             for src, n, t in g.coverage())
                                      + (f" · ⚠ coverage differs by {gap * 100:.0f} points (Summary)"
                                         if gap > coverage.COVERAGE_GAP + 1e-12 else "")
                                      + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
                                         if flagged else "")) if g and total else "")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
-                                    "elsewhere: fieldstudio answers import P FILE --model NAME; then score them")
+                                    "elsewhere (File ▸ Import answers…); then score them (Score…)")
         self.detail.text.setPlaceholderText(
             "Click a cell to see the answer, its score and the evidence." if total else
             "No answers to compare yet.\n\nRun a model on the tasks in the Runs tab (Alt+3), or import answers "

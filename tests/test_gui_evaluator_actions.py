@@ -290,3 +290,35 @@ def test_model_profiles_button_is_fully_visible_at_the_default_size(window, qtbo
     shot(window, "runs_tab_default_size")
     with window.project.read() as s:
         assert s.scalar(select(func.count()).select_from(Task)) == len(demo_records())
+
+
+def test_benchmark_dialog_typing_a_path_from_its_root(qtbot, tmp_path, monkeypatch):
+    """Typing "/work/…" key by key: the paths are checked once typing pauses, a folder walk is cut short, and a
+    project path with no file name ("/") is a message, not a crash (fresh-eyes findings: the first "/" raised
+    ValueError in values() and walked the whole disk on the GUI thread)."""
+    from fieldstudio.gui import benchmark_dialog
+    from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
+    from fieldstudio.tasks import importing
+
+    walks: list[Path] = []
+    real = importing.count_task_files
+    monkeypatch.setattr(importing, "count_task_files", lambda folder, budget_s: walks.append(folder) or real(
+        folder, budget_s))
+    d = BenchmarkDialog(folder=tmp_path)
+    qtbot.addWidget(d)
+    d.show()
+    qtbot.waitExposed(d)
+    d.project_edit.selectAll()
+    qtbot.keyClicks(d.project_edit, "/")
+    assert d.values()[0] == Path("/")
+    qtbot.waitUntil(lambda: "is a folder; name the new project file in it" in d.message.text(), timeout=5000)
+    qtbot.keyClicks(d.tasks_edit, str(GROUND_TRUTH))
+    assert not d.ok_button.isEnabled()                   # not until the typed paths are checked
+    qtbot.waitUntil(lambda: d.tasks_info.text().endswith("the format is detected per file"), timeout=5000)
+    assert walks == [GROUND_TRUTH]                      # one walk, after the last key: not one per prefix
+    d.project_edit.setText(str(tmp_path / "typed"))
+    assert d.ok_button.isEnabled() and d.values()[0] == tmp_path / "typed.fieldstudio"
+    # a huge folder is counted for at most COUNT_BUDGET_S and said to be so
+    monkeypatch.setattr(benchmark_dialog, "COUNT_BUDGET_S", 0.0)
+    d.set_tasks(GROUND_TRUTH.parent)
+    assert "found so far: a large folder" in d.tasks_info.text()

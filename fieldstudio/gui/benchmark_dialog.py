@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,6 +27,10 @@ from fieldstudio.gui import task_files
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE
 
 SUFFIX = ".fieldstudio"
+COUNT_BUDGET_S = 0.25
+"""Longest the dialog walks a tasks folder to count its files (a typed "/" or a home folder is huge)."""
+CHECK_DELAY_MS = 300
+"""Typing pauses this long before the paths are checked again (each check reads the disk)."""
 
 
 def project_path_for(tasks: Path, folder: Path) -> Path:
@@ -46,10 +51,13 @@ def describe_tasks(path: Path) -> str:
     from fieldstudio.tasks import importing
 
     if path.is_dir():
-        files = importing.task_files_in(path)
-        if not files:
+        n, complete = importing.count_task_files(path, COUNT_BUDGET_S)
+        if not complete:
+            return (f"{n} task file(s) found so far: a large folder (all of it is read on import; check it is the "
+                    "benchmark's)")
+        if not n:
             raise ValueError(f"{path}: the folder has no task files (*.json, *.csv, *.tsv)")
-        return f"{len(files)} task file(s) in the folder; the format is detected per file"
+        return f"{n} task file(s) in the folder; the format is detected per file"
     if not path.is_file():
         raise ValueError(f"{path}: does not exist")
     fmt, reason = importing.sniff_format(path)
@@ -112,8 +120,15 @@ class BenchmarkDialog(QDialog):
         layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.project_edit.textEdited.connect(self._project_typed)
+        # checked once typing pauses, not per key: each check reads the disk, and a path typed from its "/"
+        # passes through the root folder on its way
+        self._check_timer = QTimer(self)
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(CHECK_DELAY_MS)
+        self._check_timer.timeout.connect(self.check)
         for edit in (self.project_edit, self.tasks_edit, self.media_edit):
-            edit.textChanged.connect(self.check)
+            edit.textEdited.connect(self._typed)
+            edit.textChanged.connect(self._changed)
         self.resize(760, 300)
         self.check()
 
@@ -126,6 +141,15 @@ class BenchmarkDialog(QDialog):
 
     def _project_typed(self, _text: str) -> None:
         self._project_edited = True
+
+    def _typed(self, _text: str) -> None:
+        # Qt emits textEdited (typing only) before textChanged: the timer runs when textChanged comes
+        self.ok_button.setEnabled(False)   # until the paths as typed are checked
+        self._check_timer.start()
+
+    def _changed(self, _text: str) -> None:
+        if not self._check_timer.isActive():
+            self.check()                   # chosen with Browse… or set by code: at once
 
     def _browse_project(self) -> None:
         chosen, _ = QFileDialog.getSaveFileName(self, "New project", self.project_edit.text(),
@@ -151,7 +175,7 @@ class BenchmarkDialog(QDialog):
     def values(self) -> tuple[Path, Path, Path | None]:
         """(project file with the .fieldstudio suffix, tasks file or folder, media folder or None)."""
         project = Path(self.project_edit.text().strip()).expanduser()
-        if project.suffix != SUFFIX:
+        if project.name and project.suffix != SUFFIX:   # "/" or "dir/" have no name to add it to
             project = project.with_name(project.name + SUFFIX)
         media = self.media_edit.text().strip()
         return project, Path(self.tasks_edit.text().strip()).expanduser(), Path(media).expanduser() if media else None
@@ -162,6 +186,8 @@ class BenchmarkDialog(QDialog):
         project, tasks, media = self.values()
         if not self.project_edit.text().strip():
             out.append("Name the new project file.")
+        elif not project.name or project.is_dir():
+            out.append(f"{project}: is a folder; name the new project file in it (…/name{SUFFIX}).")
         elif project.exists():
             out.append(f"{project}: exists already; choose a new file (open it from the welcome screen instead).")
         elif not project.parent.is_dir():
@@ -186,6 +212,7 @@ class BenchmarkDialog(QDialog):
         return not problems
 
     def accept(self) -> None:  # noqa: D102 - QDialog override: refuse while a problem remains
+        self._check_timer.stop()
         if self.check():
             super().accept()
 

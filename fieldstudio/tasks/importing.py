@@ -29,7 +29,9 @@ Rules:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -129,9 +131,31 @@ def format_mismatch(path: Path, benchmark: str, *, answers: bool = False) -> str
     return f"is not {what}: " + (reason if found == "unknown" else f"it looks like {found}")
 
 
+def _task_files_by_folder(folder: Path) -> Iterator[list[Path]]:
+    """Per folder below ``folder`` (itself first), its files ending in ``TASK_FILE_SUFFIXES``. Sub-folders that
+    cannot be read (permissions) are passed over, and folder links are not followed (a link back up would
+    never end)."""
+    for root, _dirs, files in os.walk(folder):
+        yield [Path(root, name) for name in files
+               if Path(name).suffix.lower() in TASK_FILE_SUFFIXES and os.path.isfile(os.path.join(root, name))]
+
+
 def task_files_in(folder: Path) -> list[Path]:
     """The task files of a folder, recursively, sorted by path: files ending in ``TASK_FILE_SUFFIXES``."""
-    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and p.suffix.lower() in TASK_FILE_SUFFIXES)
+    return sorted(p for found in _task_files_by_folder(Path(folder)) for p in found)
+
+
+def count_task_files(folder: Path, budget_s: float) -> tuple[int, bool]:
+    """(task files found, whether the count is complete) after walking ``folder`` for at most ``budget_s``
+    seconds: what a dialog can say while the user types, since a path such as ``/`` or a home folder would
+    take minutes to walk."""
+    deadline = time.monotonic() + budget_s
+    n = 0
+    for found in _task_files_by_folder(Path(folder)):
+        n += len(found)
+        if time.monotonic() > deadline:
+            return n, False
+    return n, True
 
 
 def detect_format(path: Path) -> str:
@@ -600,5 +624,5 @@ def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(value), default=str))
 
 
-__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "import_tasks", "import_answers",
+__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "count_task_files", "import_tasks", "import_answers",
            "unsafe_name_reason", "MediaIndex", "BATCH", "TASK_FORMATS", "ANSWER_FORMATS", "BENCHMARK_FORMATS"]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 TASK_FILTER = "Task files (*.json *.csv *.tsv);;All files (*)"
 ANSWER_FILTER = "Answer files (*.json *.csv *.tsv *.log);;All files (*)"
 REPORT_COLUMNS = ("What", "Category, task or file", "Detail")
+MIDDLE_COLUMN_MAX_PX = 300
+"""Widest the report's "Category, task or file" column starts (a file's whole path is in its tooltip)."""
 REPORT_FILTER = ("HTML report (*.html);;CSV answers (*.csv);;Excel workbook (*.xlsx);;Parquet answers (*.parquet);;"
                  "JSON summary (*.json)")
 
@@ -96,9 +98,14 @@ class ImportReportDialog(QDialog):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
-                self.table.setItem(r, c, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)          # a long detail or file path cut in the cell is read whole here
+                self.table.setItem(r, c, item)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.resizeColumnsToContents()
+        # a long file path in the middle column must not squeeze the detail to nothing: cut in its middle
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setColumnWidth(1, min(self.table.columnWidth(1), MIDDLE_COLUMN_MAX_PX))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.add_media_button = None

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
+    QMainWindow,
     QMessageBox,
     QTableWidget,
     QTableWidgetItem,
@@ -332,6 +333,11 @@ def export_report(parent: QWidget, project: Project) -> workers.Worker | None:
         scorer = result.comparison.scorer or "none (no answer is scored yet)"
         text = f"Wrote {result.path} ({result.format}, {result.rows} answer(s), scorer {scorer})."
         if result.format == "html" and QDesktopServices.openUrl(QUrl.fromLocalFile(str(result.path))):
+            # openUrl only says a browser was started; if it then fails, the path must still be on show
+            window = parent.window()
+            if isinstance(window, QMainWindow):
+                window.statusBar().showMessage(text + " Opening it in the web browser (if none appears, open "
+                                               "the file from its folder).", 30000)
             return
         QMessageBox.information(parent, "Report exported", text)
 

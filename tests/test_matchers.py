@@ -252,3 +252,16 @@ def test_fs_match_numerical_explanation_shows_how_the_value_comes():
     r = fs_match.score("120", "The answer to this question is 1.", "numerical_match")
     assert r.value == 0.5                                      # S_n 0 on the ladder: 0.5 + 0.5 x 0
     assert "score 0.5 + 0.5 x S_n = 0.5 with S_n = 0" in r.explanation, r.explanation
+
+
+def test_fwa_judge_reply_is_quoted_as_read():
+    """The judge's reply in the explanation on one line, without repr's escapes (a reader saw You\\'re and a
+    literal \\n and took them for the judge's)."""
+    from fieldstudio.scoring.scorers import fwa_official
+
+    reply = "You're right,\n\nthe answer is correct."
+    r = fwa_official._judged("fwa-official", "t", "Yes", "fuzzy_match", lambda: (reply, {}), "official")
+    assert r.explanation == "judge reply “You're right, the answer is correct.” -> 1"
+    long = "x" * 100
+    r = fwa_official._judged("fwa-official", "t", "Yes", "fuzzy_match", lambda: (long, {}), "official")
+    assert r.explanation == f"judge reply “{'x' * 80}…” -> 0"

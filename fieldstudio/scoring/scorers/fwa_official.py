@@ -208,7 +208,9 @@ def _judged(name: str, version: str, reference: str, eval_func: str,
                        + (f" ({details['problem']})" if details.get("problem") else ""))
     else:
         value, details = verdict_score(raw), {}
-        explanation = f"judge reply {raw.strip()[:80]!r} -> {value:g}"
+        # the reply as read, on one line: not repr(), whose \' and \n escapes a reader took for the judge's
+        flat = " ".join(str(raw).split())
+        explanation = f"judge reply “{flat[:80]}{'…' if len(flat) > 80 else ''}” -> {value:g}"
     details.update(stage="judge", **extra)
     return ScoreResult(name, version, value, value > 0.5, explanation, judge_raw=raw, error=details.get("error"),
                        details=details)

@@ -133,6 +133,12 @@ def test_report_html_csv_and_plots_show_coverage(sources, tmp_path):
     assert "31/42 scored" in html and "Warning: coverage differs by 26 points" in html
     assert "<th>headline mean [95% CI]</th>" in html and "<th>mean of scored [95% CI]</th>" in html
     assert "0.738 [" in html
+    assert "84 answers from 2 sources." in html
+    # the category tables' means have the summary's 3 decimals (not 3 significant digits: 0.00225 vs 0.002)
+    import re
+
+    shaded = re.findall(r'<td class="num" style="[^"]*">([^<]*)</td>', html)
+    assert shaded and all(re.fullmatch(r"\d\.\d{3}", t) or t == "—" for t in shaded), shaded
     export_report(project, tmp_path / "r.csv", comparison=c)
     df = pd.read_csv(tmp_path / "r.csv")
     assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {(CAREFUL, 31, 42), (GUESSER, 42, 42)}

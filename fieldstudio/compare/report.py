@@ -211,6 +211,11 @@ def _cell_colour(value: float, lo: float = 0.0, hi: float = 1.0) -> str:
     return f"rgb({r},{g},150)"
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 source', '3 sources'."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _fmt(v: Any, digits: int = 3) -> str:
     """A table cell: 3 significant digits, but numbers from 1,000 up (token counts summed as floats, large
     costs) in full to the unit with thousands separators ("900,000", not "9e+05")."""
@@ -229,7 +234,8 @@ def _fmt(v: Any, digits: int = 3) -> str:
 
 
 def _table(df: pd.DataFrame, *, index: bool = True, secrets: Sequence[str] = (), colour: bool = False) -> str:
-    """An HTML table of ``df``; ``colour`` shades numeric cells from red (0) to green (1) like a heat map."""
+    """An HTML table of ``df``; ``colour`` shades numeric cells from red (0) to green (1) like a heat map, and
+    writes them with 3 decimals, as the summary writes its means (a mean of 0.00225 reads 0.002 in both)."""
     head = ([html.escape(str(df.index.name or ""))] if index else []) + [html.escape(str(c)) for c in df.columns]
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for idx, row in df.iterrows():
@@ -239,7 +245,9 @@ def _table(df: pd.DataFrame, *, index: bool = True, secrets: Sequence[str] = (),
             cls = ' class="num"' if number else ""
             if colour and number:
                 cls += f' style="background:{_cell_colour(float(v))}"'
-            cells.append(f"<td{cls}>{html.escape(redact(_fmt(v), secrets))}</td>")
+            fraction = colour and isinstance(v, (float, np.floating)) and np.isfinite(float(v))
+            text = f"{float(v):.3f}" if fraction else _fmt(v)
+            cells.append(f"<td{cls}>{html.escape(redact(text, secrets))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return '<div class="scroll"><table>' + "\n".join(rows) + "</table></div>"
 
@@ -412,7 +420,7 @@ def render_html(project: Project, comparison: Comparison) -> str:
         f"<title>fieldstudio report: {html.escape(project.name)}</title><style>{_CSS}</style></head><body>",
         f"<h1>fieldstudio report: {html.escape(project.name)}</h1>",
         f"<p class=\"note\">Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from "
-        f"{html.escape(project.path.name)}; {len(c.answers)} answers from {len(c.sources)} sources.</p>",
+        f"{html.escape(project.path.name)}; {_count(len(c.answers), 'answer')} from {_count(len(c.sources), 'source')}.</p>",
         f"<p><b>Scorer:</b> {html.escape(c.scorer_label)}</p>",
         "<p class=\"note\"><b>mean</b>: mean raw score of the scored answers (GreenAgent's score_rate). "
         "<b>accuracy</b>: share of scored answers the scorer counts correct (FieldWorkArena: score &gt; 0.5, "

@@ -85,6 +85,10 @@ def test_demo_again_keeps_the_work_done_in_it_and_rebuild_keeps_the_old_file(tmp
     refused = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--no-gui", "--reset", "--out", str(demo)],
                              input="n\n", capture_output=True, text=True)
     assert refused.returncode == 1 and not (tmp_path / "demo-previous.fieldstudio").exists()
+    assert "not rebuilt" in refused.stdout
+    closed = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--no-gui", "--reset", "--out", str(demo)],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True)   # no terminal to answer
+    assert closed.returncode == 1 and "not rebuilt" in closed.stdout, closed.stdout + closed.stderr
     res = run("demo", "--no-gui", "--reset", "--yes", "--out", demo)
     kept = tmp_path / "demo-previous.fieldstudio"
     assert str(kept) in res.stdout and kept.is_file()

@@ -233,8 +233,9 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
     if path.is_file() and not reset:
         out.print(f"demo project: {path} (it exists: opening it as it is; --reset makes it afresh)", markup=False)
     else:
-        if path.is_file() and not yes and not typer.confirm(
-                f"Rebuild {path}? The work done in it moves to demo-previous{path.suffix}", default=False):
+        if path.is_file() and not yes and not _confirm(
+                f"Rebuild {path}? The work done in it moves to demo-previous{path.suffix}"):
+            out.print(f"not rebuilt: {path} stays as it is (--yes rebuilds without asking)", markup=False)
             raise typer.Exit(1)
         if path.is_file():
             kept = path.with_name(f"{path.stem}-previous{path.suffix}")
@@ -248,6 +249,15 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
         print_add_report(report)
     if not no_gui:
         _launch_gui(path)
+
+
+def _confirm(question: str) -> bool:
+    """The user's yes to ``question``; no answer at all (standard input closed, as from a launcher) is a no."""
+    try:
+        return typer.confirm(question, default=False)
+    except typer.Abort:
+        out.print()
+        return False
 
 
 def _gui_app():  # noqa: ANN202 - the fieldstudio.gui.app module

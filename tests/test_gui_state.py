@@ -115,3 +115,16 @@ def test_a_new_project_shows_nothing_of_the_one_before(window, qtbot, tmp_path, 
     assert window.properties.table.rowCount() == 0
     assert [w.text() for w in (window.frame_label, window.time_label, window.zoom_label, window.pointer_label)] \
         == ["", "", "", ""]
+
+
+def test_the_file_menu_works_from_every_tab(window, qtbot):
+    """The File menu's project actions stay enabled on the evaluation tabs, where the viewer's keys are off
+    ("Open shared project…" was greyed out there: a fresh-eyes finding)."""
+    from PySide6.QtGui import QAction
+
+    (file_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&File"]
+    for i in range(window.modes.count()):
+        window.modes.setCurrentIndex(i)
+        off = [a.text() for a in file_menu.actions() if isinstance(a, QAction) and not a.isSeparator()
+               and a.menu() is None and not a.isEnabled()]
+        assert off == [], (window.modes.tabText(i), off)

@@ -682,8 +682,8 @@ class MainWindow(QMainWindow):
 
     def set_viewer_keys_enabled(self, enabled: bool) -> None:
         """Turn the viewer's and annotation tools' keys on or off (off while another tab has the keyboard)."""
-        keep = {"new_project", "open_project", "add_media", "add_folder", "quit", "shortcuts", "next_media",
-                "prev_media", "labels", "export_annotations", "import_annotations"}
+        keep = {"new_project", "open_project", "open_shared", "add_media", "add_folder", "quit", "shortcuts",
+                "next_media", "prev_media", "labels", "export_annotations", "import_annotations"}
         for aid, action in self.actions.items():
             if aid in ("undo", "redo"):
                 # Edit ▸ Undo / Redo follow the tab in front (the undo group); on the Tasks and Rate tabs

@@ -392,3 +392,13 @@ def test_task_file_given_as_answers_is_refused(gt_project):
     project, _ = gt_project
     report = import_answers(project, GT_DIR / "Tasks_3.3.json", "oops")
     assert report.run_id is None and "holds tasks" in report.errors[0].message
+
+
+def test_public_and_ground_truth_in_one_import_are_merged_and_said(project):
+    """Both folders in one import (FieldWorkArena's top folder): one task per id, and the report says how many
+    ids were in both (a fresh-eyes reader could not tell what happened to the duplicates)."""
+    report = import_tasks(project, [V2_DIR, GT_DIR])
+    gt_ids = {r["id"] for r in raw_records(gt_files())}
+    assert report.merged_public == len(gt_ids) == 886
+    assert report.created == 886 + 4            # the 4 demo tasks are public only
+    assert report.merged_public_text.startswith("886 task(s) were in both FieldWorkArena's public task files")

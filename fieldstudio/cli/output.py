@@ -92,6 +92,8 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
                   + (f", {report.unchanged} unchanged" if report.unchanged else ""))
         for category, n in sorted(report.tasks_per_category.items()):
             out.print(f"  {category or '(none)'}: {n}", markup=False)
+        if report.merged_public:
+            out.print(report.merged_public_text, markup=False)
     if report.answers_imported or report.run_id:
         out.print(f"answers: {report.answers_imported} imported")
     if report.unknown_ids:

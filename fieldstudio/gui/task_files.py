@@ -70,6 +70,8 @@ def summary_text(report: ImportReport, *, answers: bool) -> str:
             lines.append(f"{len(report.unknown_ids)} answer(s) name no task of the project.")
     else:
         lines = [f"Tasks: {report.created} created, {report.updated} updated."]
+        if report.merged_public:
+            lines.append(report.merged_public_text)
         if report.missing_media:
             lines.append(f"{len(report.missing_media)} task(s) name media that are not in the project "
                          "(\"Add the missing media folder…\" adds them and links the tasks).")

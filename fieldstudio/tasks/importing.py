@@ -352,6 +352,8 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
         if key in order and not _is_public(task) and not _is_public(parsed[order[key]][0]):
             report.problems.append(ImportProblem(file_name, task.external_id, f"also in "
                                                  f"{parsed[order[key]][1]}; this later record was used", "warning"))
+        elif key in order and _is_public(task) != _is_public(parsed[order[key]][0]):
+            report.merged_public += 1
         order[key] = i
 
     media = MediaIndex.of(project)

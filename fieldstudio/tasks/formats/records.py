@@ -139,6 +139,8 @@ class ImportReport:
     ``missing_media``: external id -> input names that match no project media.
     ``unmapped``: tasks without a sub-category row (FWA ``4.1.0051``).
     ``unknown_ids``: answer ids that name no task of the project.
+    ``merged_public``: tasks named both by FieldWorkArena's public task files and by its ground truth in this
+    import, stored once with the ground truth's query and answer (the public wording kept beside them).
     """
 
     formats: dict[str, str] = field(default_factory=dict)  # file -> detected format
@@ -151,8 +153,16 @@ class ImportReport:
     unmapped: list[str] = field(default_factory=list)
     answers_imported: int = 0
     unknown_ids: list[str] = field(default_factory=list)
+    merged_public: int = 0
     run_id: str | None = None
     cancelled: bool = False
+
+    @property
+    def merged_public_text(self) -> str:
+        """The sentence on ``merged_public`` that the window and the CLI print."""
+        return (f"{self.merged_public} task(s) were in both FieldWorkArena's public task files and its ground "
+                "truth: each is one task with the ground truth's query and answer (the public wording is kept "
+                "beside it).")
 
     @property
     def tasks_imported(self) -> int:

@@ -143,7 +143,7 @@ def test_report_html_csv_and_plots_show_coverage(sources, tmp_path):
     df = pd.read_csv(tmp_path / "r.csv")
     assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {(CAREFUL, 31, 42), (GUESSER, 42, 42)}
     ax = plots.score_distribution(c.answers, c.summary).axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{CAREFUL} (31/42 scored)", f"{GUESSER} (42/42 scored)"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{CAREFUL}\n(31/42 scored)", f"{GUESSER}\n(42/42 scored)"]
     texts = [t.get_text() for t in plots.cost_vs_score(c.summary.assign(cost_usd=[1.0, 2.0],
                                                                         cost_status="complete")).axes[0].texts]
     assert texts == [f"{CAREFUL} (31/42 scored)", f"{GUESSER} (42/42 scored)"]

@@ -262,7 +262,7 @@ def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
     spans = [(seg[0][0], seg[1][0]) for seg in bars.get_segments()]
     assert spans == [(pytest.approx(c.summary.loc[n, "ci_low"]), pytest.approx(c.summary.loc[n, "ci_high"]))
                      for n in ("alpha", "beta")]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n} ({int(c.summary.loc[n, 'n'])}/3 scored)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n}\n({int(c.summary.loc[n, 'n'])}/3 scored)"
                                                             for n in ("alpha", "beta")]
 
 
@@ -284,7 +284,10 @@ def test_long_source_names_are_shortened_in_plots(scored):
     answers = c.answers.assign(source=c.answers["source"].replace({"alpha": long}))
     summary = c.summary.rename(index={"alpha": long})
     labels = [t.get_text() for t in plots.score_distribution(answers, summary).axes[0].get_yticklabels()]
-    assert labels[0] == "beta (3/3 scored)" and labels[1].startswith(short + " (3/")
+    # the distribution's labels have the coverage on a second line, and room for a longer name there
+    wider = plots.short_name(long, plots.DISTRIBUTION_NAME_CHARS)
+    assert len(wider) == plots.DISTRIBUTION_NAME_CHARS
+    assert labels[0] == "beta\n(3/3 scored)" and labels[1].startswith(wider + "\n(3/")
     by_category = c.by_category.rename(index={"alpha": long}, level=0)
     legend = plots.category_bars(by_category).axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["beta (3/3 scored)", short + " (3/3 scored)"]
+    assert [t.get_text() for t in legend.get_texts()] == ["beta\n(3/3 scored)", short + "\n(3/3 scored)"]

@@ -46,7 +46,7 @@ def _fit(fig: Figure, *, left_labels: list[str] = (), ylabel: bool = False, xlab
     """Margins from the longest tick labels (estimated from character counts, no text measured):
     ``left_labels`` on the y axis, ``bottom_labels`` on the x axis rotated by ``rotation`` degrees."""
     w_pt, h_pt = (float(v) * 72.0 for v in fig.get_size_inches())
-    longest = max((len(str(t)) for t in left_labels), default=4)
+    longest = max((len(line) for t in left_labels for line in str(t).split("\n")), default=4)
     left = 12.0 + _CHAR_PT * longest + (_LINE_PT + 4.0 if ylabel else 0.0)
     rot = max((len(str(t)) for t in bottom_labels), default=0) * _CHAR_PT * np.sin(np.radians(rotation))
     bottom = 10.0 + _LINE_PT + rot + (_LINE_PT + 4.0 if xlabel else 0.0)
@@ -71,6 +71,10 @@ def _empty(fig: Figure, message: str) -> Figure:
 
 NAME_CHARS = 32
 """Longest source or category name drawn in a plot; longer ones keep their start and end (``short_name``)."""
+
+
+DISTRIBUTION_NAME_CHARS = 48
+"""Longest source name on the distribution plot, whose labels put the coverage on a second line."""
 
 
 def short_name(name: object, limit: int = NAME_CHARS) -> str:
@@ -125,7 +129,8 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     if by_category.empty or value not in by_category:
         return _empty(_figure(7.0, 2.0), "no categories")
     table = by_category[value].unstack(level=0)
-    categories, sources = [str(c) for c in table.index], [_with_coverage(short_name(c), by_category, c)
+    # the legend to the right of the axes has about 38 characters: the coverage goes on a line of its own
+    categories, sources = [str(c) for c in table.index], [_with_coverage(short_name(c), by_category, c, sep="\n")
                                                           for c in table.columns]
     fig = _figure(7.0, 1.4 + 0.16 * len(categories) * max(1, len(sources)) + 0.2 * len(categories))
     ax = fig.add_subplot()
@@ -134,7 +139,7 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     colours = matplotlib.colormaps["tab10"]
     # all bars as one PolyCollection and all error bars as one errorbar call: one artist each instead of a
     # Rectangle per bar (``barh`` adds and draws every patch separately, most of this plot's drawing time)
-    rects, faces, ys, xs, errs = [], [], [], [], []
+    rects, faces, ys, xs, errs, missing = [], [], [], [], [], []
     for k, src in enumerate(table.columns):
         rows = by_category.xs(src, level=0).reindex(table.index)
         y = base - 0.4 + width * (k + 0.5)
@@ -143,12 +148,21 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
             if np.isfinite(xi):
                 rects.append([(0.0, yi - width / 2), (xi, yi - width / 2), (xi, yi + width / 2), (0.0, yi + width / 2)])
                 faces.append(colours(k % 10))
+            else:                      # told apart from a mean of 0, which has no visible bar either
+                missing.append(yi)
         ys.append(y)
         xs.append(x)
         errs.append(_errors(rows, value, low, high))
     ax.add_collection(PolyCollection(rects, facecolors=faces, edgecolors="none"), autolim=False)
     ax.errorbar(np.concatenate(xs), np.concatenate(ys), xerr=np.hstack(errs), fmt="none", ecolor="#333333",
                 capsize=2, elinewidth=0.8)
+    for yi in missing:
+        ax.text(0.01, yi, "no scored answer", fontsize=6, color="#777777", va="center", ha="left",
+                transform=ax.get_yaxis_transform())
+    for yi in (yi for x, y in zip(xs, ys) for xi, yi in zip(x, y) if xi == 0.0):
+        # a mean of exactly 0 has no bar to see: its value is written where the bar would start
+        ax.text(0.01, yi, "0", fontsize=6, color="#333333", va="center", ha="left",
+                transform=ax.get_yaxis_transform())
     ax.set_yticks(base, categories)
     ax.set_ylim(len(categories) - 0.5, -0.5)                  # first category on top
     finite = table.to_numpy(dtype=float)
@@ -159,16 +173,18 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     ax.legend(handles=[Patch(facecolor=colours(k % 10), label=src) for k, src in enumerate(sources)],
               fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     _title(ax, title)
-    _fit(fig, left_labels=categories, right_pt=14.0 + _CHAR_PT * 0.75 * max(len(s) for s in sources) + 24.0)
+    longest = max(len(line) for s in sources for line in s.split("\n"))
+    _fit(fig, left_labels=categories, right_pt=14.0 + _CHAR_PT * 0.75 * longest + 24.0)
     return fig
 
 
-def _with_coverage(name: str, table: pd.DataFrame, source: object) -> str:
-    """'name (31/42 scored)' from a summary (index source) or a group summary (index (source, group))."""
+def _with_coverage(name: str, table: pd.DataFrame, source: object, sep: str = " ") -> str:
+    """'name (31/42 scored)' (``sep`` between the two) from a summary (index source) or a group summary
+    (index (source, group))."""
     if "n" not in table or "total" not in table:
         return name
     rows = table.xs(source, level=0) if isinstance(table.index, pd.MultiIndex) else table.loc[[source]]
-    return f"{name} ({int(rows['n'].sum())}/{int(rows['total'].sum())} scored)"
+    return f"{name}{sep}({int(rows['n'].sum())}/{int(rows['total'].sum())} scored)"
 
 
 def cost_vs_score(summary: pd.DataFrame, *, scorer_label: str = "", value: str = "headline") -> Figure:
@@ -232,13 +248,14 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
     within 1.5 IQR, points beyond as fliers), drawn as ``Axes.boxplot`` draws them (box outline, orange
     median, whiskers and caps, hollow circles) but with one collection per kind instead of six lines per
     box, which took most of this plot's time."""
-    fig = _figure(7.0, 1.2 + 0.45 * max(1, answers["source"].nunique() if not answers.empty else 1))
+    fig = _figure(7.0, 1.2 + 0.55 * max(1, answers["source"].nunique() if not answers.empty else 1))
     scored = answers[answers["value"].notna()] if not answers.empty else answers
     if scored.empty:
         return _empty(fig, "no scored answers")
     ax = fig.add_subplot()
     groups = scored.groupby("source", sort=True).indices
-    names = [short_name(n) for n in groups]
+    # the coverage goes on a line of its own under the name, which can then be longer than elsewhere
+    names = [short_name(n, DISTRIBUTION_NAME_CHARS) for n in groups]
     values = scored["value"].to_numpy(dtype=float)
     stats = cbook.boxplot_stats([values[idx] for idx in groups.values()])
     half = 0.25                                     # boxplot's default width 0.5
@@ -271,7 +288,7 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
         if bounds.size:
             lo, hi = min(lo, float(bounds.min())), max(hi, float(bounds.max()))
         totals = rows["total"].to_numpy(dtype=float) if "total" in rows else rows["n"].to_numpy(dtype=float)
-        labels = [f"{n} ({int(k)}/{int(t)} scored)" if np.isfinite(k) and np.isfinite(t) else n
+        labels = [f"{n}\n({int(k)}/{int(t)} scored)" if np.isfinite(k) and np.isfinite(t) else n
                   for n, k, t in zip(names, rows["n"].to_numpy(dtype=float), totals)]
         # over the figure, not the axes: long source labels leave the axes too narrow for this line
         fig.suptitle((_short_label(scorer_label) + "\n" if scorer_label else "")

@@ -116,6 +116,28 @@ def test_csv_answers(project, tmp_path):
     assert parsed == {"latency_s": "1.5"}
 
 
+def test_a_changed_answer_loses_the_scores_of_its_earlier_text(project, tmp_path):
+    """Importing again under the same source name: an answer whose text changed loses its scores (they judged
+    the earlier text) and says so; an unchanged one keeps its score (a fresh-eyes finding: the grid showed
+    the old verdict beside the new text)."""
+    from fieldstudio.scoring.service import current_scores, score_answers
+
+    import_tasks(project, [sample_csv(tmp_path)])
+    first = write(tmp_path / "a1.csv", "task_id,answer\r\nsite-1,2.5 m\r\nsite-2,from 00:00:10 to 00:02:36\r\n")
+    import_answers(project, first, "vlm")
+    assert score_answers(project, "fs-match").scored == 2
+    second = write(tmp_path / "a2.csv", "task_id,answer\r\nsite-1,9 m\r\nsite-2,from 00:00:10 to 00:02:36\r\n")
+    report = import_answers(project, second, "vlm")
+    assert (report.answers_imported, report.answers_replaced, report.scores_dropped) == (2, 1, 1)
+    assert report.replaced_text("x").startswith("1 answer(s) differ from the ones this source had")
+    with project.read() as s:
+        ids = dict(s.execute(select(Task.external_id, Answer.id).join(Answer, Answer.task_id == Task.id)).all())
+    scores = current_scores(project, "fs-match").set_index("answer_id")["value"]
+    assert ids["site-1"] not in scores.index and scores[ids["site-2"]] == 1.0
+    again = import_answers(project, second, "vlm")               # the same file again: nothing changes
+    assert (again.answers_replaced, again.scores_dropped) == (0, 0)
+
+
 def test_answers_without_any_known_task_create_no_run(project, tmp_path):
     answers = write(tmp_path / "answers.csv", "task_id,answer\r\nnope,x\r\n")
     report = import_answers(project, answers, "x")
@@ -133,3 +155,9 @@ def test_the_readme_example_imports_as_documented(project, tmp_path):
         t1 = s.scalars(select(Task).where(Task.external_id == "t1")).one()
         (clip,) = s.scalars(select(TaskInput).where(TaskInput.task_id == t1.id)).all()
     assert (t1.ground_truth, t1.category, clip.start_s, clip.end_s) == ("2", "counting", 0.0, 4.5)
+
+
+def test_a_csv_with_only_its_header_says_so(project, tmp_path):
+    report = import_tasks(project, [write(tmp_path / "empty.csv", HEADER)])
+    assert report.created == 0 and [(p.severity, p.message) for p in report.problems] == [
+        ("warning", "has a header but no rows")]

@@ -96,6 +96,8 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
             out.print(report.merged_public_text, markup=False)
     if report.answers_imported or report.run_id:
         out.print(f"answers: {report.answers_imported} imported")
+        if report.answers_replaced:
+            out.print(report.replaced_text("`fieldstudio score`"), markup=False)
     if report.unknown_ids:
         out.print(f"{len(report.unknown_ids)} answer id(s) name no task: {', '.join(report.unknown_ids[:10])}",
                   markup=False)

@@ -66,6 +66,8 @@ def summary_text(report: ImportReport, *, answers: bool) -> str:
     """The lines above the table: what was imported, media not found, problems, a cancel."""
     if answers:
         lines = [f"Answers: {report.answers_imported} imported."]
+        if report.answers_replaced:
+            lines.append(report.replaced_text("Compare ▸ Score…"))
         if report.unknown_ids:
             lines.append(f"{len(report.unknown_ids)} answer(s) name no task of the project.")
     else:

@@ -51,7 +51,7 @@ from fieldstudio.tasks.formats.records import (
     ParseResult,
     read_json_file,
 )
-from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput, utcnow
+from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
 from fieldstudio.store.project import Project
 
 BATCH = 250
@@ -532,8 +532,9 @@ def import_answers(project: Project, path: Path, source_name: str, *,
     answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id, as
     written or else with/without the ``fieldworkarena.`` prefix (tasks of the format's own source first,
     then any source if the id is unique); ids naming no task are
-    listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place.
-    No run is created when the file holds no answer.
+    listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place; an
+    answer whose text changed loses its scores, which judged the earlier text (``answers_replaced``,
+    ``scores_dropped``), and is scored again like a new one. No run is created when the file holds no answer.
     """
     path = Path(path)
     report = ImportReport()
@@ -597,14 +598,23 @@ def import_answers(project: Project, path: Path, source_name: str, *,
         with project.write() as session:
             existing = {a.task_id: a for a in session.scalars(
                 select(Answer).where(Answer.run_id == report.run_id, Answer.task_id.in_([t for _, t in batch])))}
+            replaced: list[str] = []
             for answer, task_id in batch:
                 row = existing.get(task_id) or Answer(run_id=report.run_id, task_id=task_id)
+                parsed = _jsonable(answer.extra) or None
                 if task_id not in existing:
                     session.add(row)
                     existing[task_id] = row
+                elif row.raw_text != answer.raw_text or (row.parsed or None) != parsed:
+                    replaced.append(row.id)
                 row.raw_text = answer.raw_text
-                row.parsed = _jsonable(answer.extra) or null()  # SQL NULL, not JSON null
+                row.parsed = parsed if parsed is not None else null()  # SQL NULL, not JSON null
                 report.answers_imported += 1
+            if replaced:
+                # their scores judged the earlier text: kept, they would show a verdict on words never judged
+                report.answers_replaced += len(replaced)
+                report.scores_dropped += session.execute(
+                    delete(Score).where(Score.answer_id.in_(replaced))).rowcount or 0
         progress(min(start + BATCH, total), total)
     with project.write() as session:
         run = session.get(Run, report.run_id)

@@ -108,7 +108,7 @@ def format_inputs(inputs: Iterable[ParsedInput]) -> str:
 
 def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> list[dict[str, str]] | None:
     try:
-        text, _ = decode_text(Path(path).read_bytes())
+        text, encoding = decode_text(Path(path).read_bytes())
     except OSError as exc:
         result.problem(path, None, f"cannot be read ({exc.strerror or exc})")
         return None
@@ -118,6 +118,9 @@ def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> li
     if not text.strip():
         result.problem(path, None, "is empty")
         return None
+    if encoding != "utf-8":  # a guess: say it, since a wrong one garbles every accent without an error
+        result.problem(path, None, f"is not UTF-8: read as {encoding}, the encoding detected; check its non-ASCII "
+                       "text (or save it as CSV UTF-8)", "warning")
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         header = normalise_header(reader.fieldnames or [])
@@ -126,7 +129,10 @@ def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> li
         if missing:
             result.problem(path, None, f"has no column {', '.join(missing)} in its header ({', '.join(header)})")
             return None
-        return list(reader)
+        rows = list(reader)
+        if not rows:
+            result.problem(path, None, "has a header but no rows", "warning")
+        return rows
     except csv.Error as exc:
         result.problem(path, None, f"is not a valid CSV file ({exc})")
         return None

@@ -154,6 +154,8 @@ class ImportReport:
     answers_imported: int = 0
     unknown_ids: list[str] = field(default_factory=list)
     merged_public: int = 0
+    answers_replaced: int = 0  # answers of the source that a re-import changed
+    scores_dropped: int = 0    # the scores those answers had (they judged the earlier text)
     run_id: str | None = None
     cancelled: bool = False
 
@@ -163,6 +165,13 @@ class ImportReport:
         return (f"{self.merged_public} task(s) were in both FieldWorkArena's public task files and its ground "
                 "truth: each is one task with the ground truth's query and answer (the public wording is kept "
                 "beside it).")
+
+    def replaced_text(self, how_to_score: str) -> str:
+        """The sentence on ``answers_replaced`` that the window and the CLI print; ``how_to_score`` says where
+        scoring is (``Compare ▸ Score…``, ``fieldstudio score``)."""
+        return (f"{self.answers_replaced} answer(s) differ from the ones this source had: the earlier text is "
+                f"replaced and its {self.scores_dropped} score(s) removed (they judged the earlier text); "
+                f"score again ({how_to_score}).")
 
     @property
     def tasks_imported(self) -> int:

@@ -96,6 +96,13 @@ def test_demo_again_keeps_the_work_done_in_it_and_rebuild_keeps_the_old_file(tmp
         con = sqlite3.connect(path)
         assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == expected
         con.close()
+    # a second reset keeps the first one's copy: the earlier work is never written over
+    res = run("demo", "--no-gui", "--reset", "--yes", "--out", demo)
+    second = tmp_path / "demo-previous-2.fieldstudio"
+    assert str(second) in res.stdout and second.is_file()
+    con = sqlite3.connect(kept)
+    assert con.execute("SELECT count(*) FROM annotation WHERE NOT deleted").fetchone()[0] == after_edits
+    con.close()
 
 
 def test_window_without_a_display_says_so_instead_of_aborting(tmp_path):

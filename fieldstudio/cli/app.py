@@ -216,7 +216,7 @@ def relink(project: str = typer.Argument(..., help="project file (.fieldstudio) 
 def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project without opening the window"),
          out_path: Path = typer.Option(None, "--out", help="project file to write (default: in the user data folder)"),
          reset: bool = typer.Option(False, "--reset", help="build it again (asks first); the previous file is "
-                                    "kept aside as demo-previous.fieldstudio"),
+                                    "kept aside as demo-previous.fieldstudio (-2, -3 … when that exists)"),
          yes: bool = typer.Option(False, "--yes", "-y", help="with --reset: do not ask"),
          ) -> None:
     """Build the sample project from sample_data/ and open it; an existing demo project opens as it is.
@@ -233,12 +233,13 @@ def demo(no_gui: bool = typer.Option(False, "--no-gui", help="build the project 
     if path.is_file() and not reset:
         out.print(f"demo project: {path} (it exists: opening it as it is; --reset makes it afresh)", markup=False)
     else:
-        if path.is_file() and not yes and not _confirm(
-                f"Rebuild {path}? The work done in it moves to demo-previous{path.suffix}"):
+        kept, n = path.with_name(f"{path.stem}-previous{path.suffix}"), 2
+        while kept.exists():  # an earlier reset's copy holds earlier work: never written over
+            kept, n = path.with_name(f"{path.stem}-previous-{n}{path.suffix}"), n + 1
+        if path.is_file() and not yes and not _confirm(f"Rebuild {path}? The work done in it moves to {kept.name}"):
             out.print(f"not rebuilt: {path} stays as it is (--yes rebuilds without asking)", markup=False)
             raise typer.Exit(1)
         if path.is_file():
-            kept = path.with_name(f"{path.stem}-previous{path.suffix}")
             shutil.copy2(path, kept)
             out.print(f"the previous demo project is kept as {kept}", markup=False)
         try:

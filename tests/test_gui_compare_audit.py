@@ -123,3 +123,32 @@ def test_visiting_compare_does_not_widen_the_window(qtbot, project):
     qtbot.wait(200)
     assert win.width() == 1280
     assert win.minimumSizeHint().width() <= 1280
+
+
+def test_export_report_from_the_window_uses_the_compare_tabs_scorer(qtbot, project, tmp_path, monkeypatch):
+    """File ▸ Export report… writes the report of the scorer the Compare tab shows, whichever has the most
+    scores (the report took the latter and did not say so: a fresh-eyes finding)."""
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.scoring.service import score_answers
+    from tests.gui_support import file_menu_action
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    score_answers(project, "fs-match")
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.show()
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
+    for scorer in ("fs-match", SCORER):
+        with qtbot.waitSignal(panel.loaded, timeout=30000):
+            panel.reload(scorer)
+        out = tmp_path / f"{scorer}.csv"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, o=out, **k: (str(o), ""))
+        file_menu_action(win, "Export &report…").trigger()
+        qtbot.waitUntil(lambda n=len(shown): len(shown) > n, timeout=60000)
+        assert shown[-1].startswith(f"Wrote {out} (csv, 84 answer(s), scorer {scorer})"), shown[-1]

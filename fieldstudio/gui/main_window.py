@@ -628,8 +628,12 @@ class MainWindow(QMainWindow):
         """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
         from fieldstudio.gui import task_files
 
-        return task_files.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder) \
-            if self._need_project() else None
+        if not self._need_project():
+            return None
+        compare = self.workspace.panels.get("comparison")
+        scorer = compare.current_scorer() if compare is not None else None   # the report of what Compare shows
+        return task_files.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder,
+                                      scorer=scorer)
 
     def _relinked(self, found: dict) -> None:
         if self.library is not None:

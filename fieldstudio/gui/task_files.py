@@ -315,18 +315,20 @@ def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
                                                                                  message))
 
 
-def _write_report(project: Project, out: Path, *, progress: Callable[[int, int], None],
+def _write_report(project: Project, out: Path, scorer: str | None, *, progress: Callable[[int, int], None],
                   cancelled: Callable[[], bool]):
     """``compare.report.export_report`` on a worker (it reports no progress and cannot be cancelled)."""
     from fieldstudio.compare.report import export_report
 
-    return export_report(project, out)
+    return export_report(project, out, scorer=scorer)
 
 
-def export_report(parent: QWidget, project: Project) -> workers.Worker | None:
+def export_report(parent: QWidget, project: Project, *, scorer: str | None = None) -> workers.Worker | None:
     """File ▸ Export report…: the comparison of every answer source, the format from the file's suffix
-    (HTML, CSV, XLSX, Parquet, JSON; the scorer with the most scores); an HTML report opens in the browser."""
-    out, chosen = QFileDialog.getSaveFileName(parent, "Export report", "report.html", REPORT_FILTER)
+    (HTML, CSV, XLSX, Parquet, JSON), under ``scorer`` (the Compare tab's; None: the scorer with the most
+    scores); an HTML report opens in the browser."""
+    caption = f"Export report (scorer {scorer}, as in the Compare tab)" if scorer else "Export report"
+    out, chosen = QFileDialog.getSaveFileName(parent, caption, "report.html", REPORT_FILTER)
     if not out:
         return None
     out_path = Path(out)
@@ -345,17 +347,19 @@ def export_report(parent: QWidget, project: Project) -> workers.Worker | None:
             return
         QMessageBox.information(parent, "Report exported", text)
 
-    return workers.run_with_progress(parent, "Writing the report…", _write_report, project, out_path,
+    return workers.run_with_progress(parent, "Writing the report…", _write_report, project, out_path, scorer,
                                      title="Export report", done=done,
                                      failed=lambda message: QMessageBox.critical(parent, "Export report: failed",
                                                                                  message))
 
 
 def open_dialog(name: str, parent: QWidget, project: Project, reload: Callable[[], None], *,
-                folder: bool = False) -> workers.Worker | None:
+                folder: bool = False, scorer: str | None = None) -> workers.Worker | None:
     """Open dialog ``name`` (``import_tasks``, ``import_answers``, ``export_tasks``, ``export_report``); None
-    when the user cancels."""
-    if name in ("export_tasks", "export_report"):
-        return {"export_tasks": export_tasks, "export_report": export_report}[name](parent, project)
+    when the user cancels. ``scorer``: the one the report is written for (the Compare tab's)."""
+    if name == "export_report":
+        return export_report(parent, project, scorer=scorer)
+    if name == "export_tasks":
+        return export_tasks(parent, project)
     return {"import_tasks": import_tasks, "import_answers": import_answers}[name](parent, project, reload,
                                                                                folder=folder)

@@ -99,6 +99,11 @@ def test_score_with_a_judge_estimate_progress_and_cache(panel, qtbot, fake_opena
     assert dialog.estimate.calls == 0 and dialog.estimate.cost_usd == 0.0
     w.tabs.setCurrentWidget(w.summary)
     dialog.close()
+    profiles.add_profile(ModelProfile(name="another", base_url=fake_openai.base_url, model="a", retries=0))
+    again = w.open_score_dialog()                  # two profiles: the one scored with is chosen again
+    _choose(again.scorer_combo, FS_PROMPT)
+    assert again.judge() == "judge"
+    again.close()
 
 
 def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):

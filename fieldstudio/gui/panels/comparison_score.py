@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldstudio.gui import workers
+from fieldstudio.gui.settings import settings
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring.estimate import estimate_scoring, judge_use
 from fieldstudio.scoring.official.source import (BENCHMARK_TITLES, OfficialSource, OfficialSourceError,
@@ -55,6 +56,8 @@ __all__ = ["ScoreDialog", "REFRESH_S", "eta_text", "scorer_item_text"]
 REFRESH_S = 1.5
 """Fewest seconds between two grid refreshes while scores arrive."""
 NO_JUDGE = "(no judge: deterministic matchers only)"
+LAST_JUDGE_KEY = "scoring/last_judge"
+"""User setting: the model profile last scored with, chosen again when the dialog opens."""
 SCORE_TIP = "Score the answers with the chosen scorer and judge (the estimate above is what it costs)"
 _USE_TEXT = {"required": "needs a judge: without one nothing is scored",
              "optional": "judge optional: without one the deterministic matchers decide what they can, the rest "
@@ -356,9 +359,13 @@ class ScoreDialog(QDialog):
         self.judge_combo.setEnabled(use != "none")
         if use == "none":
             self.judge_combo.setCurrentIndex(0)
-        elif use == "required" and self.judge() is None and self.judge_combo.count() == 2:
-            # one profile and a scorer that cannot work without a judge: there is nothing else to choose
-            self.judge_combo.setCurrentIndex(1)
+        elif self.judge() is None:
+            # the judge scored with last time, else, for a scorer that cannot work without one, the only profile
+            last = self.judge_combo.findData(settings().value(LAST_JUDGE_KEY))
+            if last > 0:
+                self.judge_combo.setCurrentIndex(last)
+            elif use == "required" and self.judge_combo.count() == 2:
+                self.judge_combo.setCurrentIndex(1)
         self._estimate()
 
     def _estimate(self) -> None:
@@ -428,6 +435,7 @@ class ScoreDialog(QDialog):
             return
         kwargs: dict[str, Any] = {}
         if judge is not None:
+            settings().setValue(LAST_JUDGE_KEY, judge)
             self._meter = kwargs["chat"] = _CostMeter()
         else:
             self._meter = None

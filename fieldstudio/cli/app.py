@@ -15,6 +15,7 @@ import typer
 
 from fieldstudio import __version__
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.wording import plural
 from fieldstudio.store.location import is_database_url, mask_in_text, project_ref
 from fieldstudio.store.project import PROJECT_SUFFIX, Project
 
@@ -28,7 +29,7 @@ from fieldstudio.cli import report as cli_report
 from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import tasks as cli_tasks
-from fieldstudio.cli.output import fail, open_project, out, plural, progress_bar, project_to_create
+from fieldstudio.cli.output import fail, open_project, out, progress_bar, project_to_create
 
 app = typer.Typer(
     add_completion=False,

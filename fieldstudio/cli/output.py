@@ -113,8 +113,3 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
         out.print(f"no sub-category for: {', '.join(report.unmapped)}", markup=False)
     for problem in report.problems:
         out.print(str(problem), markup=False)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 video``, ``2 videos``, ``0 documents``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"

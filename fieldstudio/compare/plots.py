@@ -139,7 +139,7 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     colours = matplotlib.colormaps["tab10"]
     # all bars as one PolyCollection and all error bars as one errorbar call: one artist each instead of a
     # Rectangle per bar (``barh`` adds and draws every patch separately, most of this plot's drawing time)
-    rects, faces, ys, xs, errs, missing = [], [], [], [], [], []
+    rects, faces, ys, xs, errs, missing, zeros = [], [], [], [], [], [], []
     for k, src in enumerate(table.columns):
         rows = by_category.xs(src, level=0).reindex(table.index)
         y = base - 0.4 + width * (k + 0.5)
@@ -148,6 +148,8 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
             if np.isfinite(xi):
                 rects.append([(0.0, yi - width / 2), (xi, yi - width / 2), (xi, yi + width / 2), (0.0, yi + width / 2)])
                 faces.append(colours(k % 10))
+                if xi == 0.0:          # a mean of exactly 0 has no bar to see: its value is written instead
+                    zeros.append(yi)
             else:                      # told apart from a mean of 0, which has no visible bar either
                 missing.append(yi)
         ys.append(y)
@@ -156,13 +158,10 @@ def category_bars(by_category: pd.DataFrame, *, value: str = "mean", title: str 
     ax.add_collection(PolyCollection(rects, facecolors=faces, edgecolors="none"), autolim=False)
     ax.errorbar(np.concatenate(xs), np.concatenate(ys), xerr=np.hstack(errs), fmt="none", ecolor="#333333",
                 capsize=2, elinewidth=0.8)
-    for yi in missing:
-        ax.text(0.01, yi, "no scored answer", fontsize=6, color="#777777", va="center", ha="left",
-                transform=ax.get_yaxis_transform())
-    for yi in (yi for x, y in zip(xs, ys) for xi, yi in zip(x, y) if xi == 0.0):
-        # a mean of exactly 0 has no bar to see: its value is written where the bar would start
-        ax.text(0.01, yi, "0", fontsize=6, color="#333333", va="center", ha="left",
-                transform=ax.get_yaxis_transform())
+    for texts, text, colour in ((missing, "no scored answer", "#777777"), (zeros, "0", "#333333")):
+        for yi in texts:               # where the bar would start
+            ax.text(0.01, yi, text, fontsize=6, color=colour, va="center", ha="left",
+                    transform=ax.get_yaxis_transform())
     ax.set_yticks(base, categories)
     ax.set_ylim(len(categories) - 0.5, -0.5)                  # first category on top
     finite = table.to_numpy(dtype=float)

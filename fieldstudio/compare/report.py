@@ -43,6 +43,7 @@ from fieldstudio.compare import audit, coverage, plots
 from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary, summary_cost_text
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.wording import plural
 from fieldstudio.store.models import ModelProfile, Run
 from fieldstudio.store.project import Project
 
@@ -209,11 +210,6 @@ def _cell_colour(value: float, lo: float = 0.0, hi: float = 1.0) -> str:
     t = min(1.0, max(0.0, (value - lo) / (hi - lo) if hi > lo else 0.5))
     r, g = int(230 - 90 * t), int(140 + 80 * t)
     return f"rgb({r},{g},150)"
-
-
-def _count(n: int, noun: str) -> str:
-    """'1 source', '3 sources'."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -420,7 +416,8 @@ def render_html(project: Project, comparison: Comparison) -> str:
         f"<title>fieldstudio report: {html.escape(project.name)}</title><style>{_CSS}</style></head><body>",
         f"<h1>fieldstudio report: {html.escape(project.name)}</h1>",
         f"<p class=\"note\">Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from "
-        f"{html.escape(project.path.name)}; {_count(len(c.answers), 'answer')} from {_count(len(c.sources), 'source')}.</p>",
+        f"{html.escape(project.path.name)}; {plural(len(c.answers), 'answer')} from "
+        f"{plural(len(c.sources), 'source')}.</p>",
         f"<p><b>Scorer:</b> {html.escape(c.scorer_label)}</p>",
         "<p class=\"note\"><b>mean</b>: mean raw score of the scored answers (GreenAgent's score_rate). "
         "<b>accuracy</b>: share of scored answers the scorer counts correct (FieldWorkArena: score &gt; 0.5, "

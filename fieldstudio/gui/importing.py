@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from fieldstudio.core.wording import plural
 from fieldstudio.gui import workers
 from fieldstudio.media.ingest import add_index_thumbnail
 from fieldstudio.media.library import AddReport
@@ -19,7 +20,7 @@ from fieldstudio.store.project import Project
 
 def summary_text(report: AddReport) -> str:
     """What the user reads after an import: counts per kind, duplicates, and every unreadable file with why."""
-    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(report.imported.items())]
+    parts = [plural(n, kind) for kind, n in sorted(report.imported.items())]
     lines = [f"Added {', '.join(parts) if parts else 'nothing'}."]
     if report.duplicates:
         lines.append(f"{len(report.duplicates)} file(s) were already in the project.")

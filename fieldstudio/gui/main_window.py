@@ -378,7 +378,7 @@ class MainWindow(QMainWindow):
         self.view.close_project()
         # nothing of the project closed may stay on show in the next one (a new project is empty)
         self.properties.show_media(None)
-        for label in (self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+        for label in self.viewer_readouts:
             label.setText("")
         if self.project is not None:
             self.project.close()
@@ -670,7 +670,7 @@ class MainWindow(QMainWindow):
             self.annotator.set_tool("select")  # the tools' keys are off there: their hint must not stay shown
         # no marks are made on the other tabs, so "the label the next mark gets" means nothing there, and the
         # viewer's frame, time, zoom and pointer read-outs ("page 1 / 2" beside the Compare grid) neither
-        for w in (self.label_label, self.frame_label, self.time_label, self.zoom_label, self.pointer_label):
+        for w in (self.label_label, *self.viewer_readouts):
             w.setVisible(on)
         self.set_viewer_keys_enabled(on)
         if self._welcome_hid_docks:

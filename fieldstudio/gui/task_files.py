@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldstudio.core.wording import plural
 from fieldstudio.gui import workers
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ def import_tasks(parent: QWidget, project: Project, reload: Callable[[], None], 
 
 def media_summary(report) -> str:  # noqa: ANN001 - media.library.AddReport
     """One line on the media a folder gave: added per kind, already there, unreadable."""
-    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(report.imported.items())]
+    parts = [plural(n, kind) for kind, n in sorted(report.imported.items())]
     text = f"Media: {', '.join(parts) if parts else 'none'} added"
     if report.duplicates:
         text += f", {len(report.duplicates)} already in the project"

@@ -69,7 +69,9 @@ def build_status(window: QMainWindow) -> None:
     window.pointer_label = QLabel("")
     window.pointer_label.setObjectName("pointer_label")
     window.pointer_label.setToolTip("Pointer position in image pixels")
-    for w in (window.frame_label, window.time_label, window.zoom_label, window.pointer_label):
+    # the viewer's read-outs: shown on the Media tab only, emptied when a project closes (main_window.py)
+    window.viewer_readouts = (window.frame_label, window.time_label, window.zoom_label, window.pointer_label)
+    for w in window.viewer_readouts:
         w.setMinimumWidth(190 if w is window.pointer_label else 120)
         bar.addPermanentWidget(w)
 

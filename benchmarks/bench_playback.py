@@ -76,7 +76,7 @@ def clip_60min() -> Path:
 def project_with(clip: Path, name: str, boxes: int = 6) -> Path:
     """A project holding ``clip`` (indexed), with ``boxes`` labelled boxes on each of its first 30 frames."""
     from fieldstudio.annotations import labels
-    from fieldstudio.annotations import records as ann
+    from fieldstudio.annotations import annotation_records as ann
     from fieldstudio.media import library
     from fieldstudio.store.project import Project
 

@@ -40,7 +40,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fieldstudio.compare import comparison
-from fieldstudio.compare import report
+from fieldstudio.compare import report_export as report
 from fieldstudio.scoring import service as scoring  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project, copy_project  # noqa: E402

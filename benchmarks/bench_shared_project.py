@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import create_engine, insert  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from fieldstudio.annotations import records as ann  # noqa: E402
+from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.store import library_rows  # noqa: E402
 from fieldstudio.store.models import Media  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402

@@ -27,7 +27,7 @@ import av
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.annotations import records as ann  # noqa: E402
+from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.annotations import tracking  # noqa: E402
 from fieldstudio.media import library  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402

@@ -76,7 +76,7 @@ def report_shot(project_path: Path, tmp: Path) -> None:
     """The demo's HTML report, as the File menu exports it, rendered to a JPEG by headless Chromium."""
     from PIL import Image
 
-    from fieldstudio.compare.report import export_report
+    from fieldstudio.compare.report_export import export_report
     from fieldstudio.store.project import Project
 
     html = tmp / "report.html"

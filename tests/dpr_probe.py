@@ -18,7 +18,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QThreadPool
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.imaging import rgb_from_qimage
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import images, library

@@ -20,7 +20,7 @@ def _wait(go: Path) -> None:
 
 def tracks(project: Path, go: Path, media_id: str, frame: int, count: int, author: str) -> None:
     """Start ``count`` new tracks, each with one box on ``frame``, as the box tool does."""
-    from fieldstudio.annotations import records as ann
+    from fieldstudio.annotations import annotation_records as ann
 
     with Project.open(project) as p:
         _wait(go)

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 from fieldstudio.annotations import edits
-from fieldstudio.annotations import records as ann
-from fieldstudio.ratings import records as ratings
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.changes import EditConflict
 from fieldstudio.store.project import Project
-from fieldstudio.tasks import records as tasks
+from fieldstudio.tasks import task_records as tasks
 
 
 def main(url: str, go: Path, worker: str, seed: int, seconds: float) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fieldstudio.media import library
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.store.models import Annotation

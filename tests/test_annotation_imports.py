@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fieldstudio.annotations import labels as lab
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.annotations.imports import importing
 from fieldstudio.cli.app import app

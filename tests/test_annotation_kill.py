@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from fieldstudio.annotations import labels as label_store
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.store.project import Project
 from tests.annotation_fixtures import add_test_media
 

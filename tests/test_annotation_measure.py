@@ -15,7 +15,7 @@ import pytest
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import edits
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import CalibrationError
 from fieldstudio.media import library
 from tests.undo_stack import UndoStack

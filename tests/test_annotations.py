@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import func, select
 
 from fieldstudio.annotations import edits
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import NotFound
 from tests.undo_stack import UndoStack
 from fieldstudio.annotations import labels as lab
 from fieldstudio.annotations.labels import LabelError
-from fieldstudio.annotations.records import AnnotationError
+from fieldstudio.annotations.annotation_records import AnnotationError
 from fieldstudio.store.models import Annotation
 from tests.annotation_fixtures import PHOTO_ID, UNINDEXED_ID, VIDEO_ID, add_test_media
 

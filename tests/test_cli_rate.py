@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.cli.rate import register
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 from tests.test_ratings import PHOTOS, VIDEO, add_media
 

@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.report import register
+from fieldstudio.cli.score_report import register
 from fieldstudio.inference import profiles
 from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.inference.profiles import ModelProfile
@@ -185,7 +185,7 @@ def test_benchmarks_locate_show_forget(tmp_path):
 
 
 def test_default_scorer_without_a_judge(tmp_path):
-    from fieldstudio.cli.report import default_scorer_for
+    from fieldstudio.cli.score_report import default_scorer_for
 
     with Project.create(tmp_path / "e.fieldstudio") as p:
         q = add_task(p, "q1", "AC", source="openeqa")

@@ -13,10 +13,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.report import register
+from fieldstudio.cli.score_report import register
 from fieldstudio.compare import comparison as cmp
 from fieldstudio.compare import coverage, plots
-from fieldstudio.compare.report import export_report
+from fieldstudio.compare.report_export import export_report
 from fieldstudio.scoring.service import score_answers
 from fieldstudio.store.project import Project
 from tests import sample_sources

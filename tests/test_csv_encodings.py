@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from fieldstudio.ratings import csv_table as ratings_csv
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Answer, Task
 from fieldstudio.tasks import importing
 from tests.conftest import SAMPLE

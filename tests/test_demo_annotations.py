@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.demo import annotations as demo
 from fieldstudio.media import library

@@ -112,7 +112,7 @@ def _cost_shown(project, qtbot, tmp_path, name: str) -> tuple[str, str]:
 
     from PySide6.QtCore import Qt
 
-    from fieldstudio.compare.report import export_report
+    from fieldstudio.compare.report_export import export_report
     from fieldstudio.gui.panels.run_history import RunHistory
 
     history = RunHistory()

@@ -13,14 +13,14 @@ from fieldstudio.core.paths import sample_data_dir
 from fieldstudio.demo import tasks as demo_tasks
 from tests.demo_data import CAMERA_GROUP, FLOOR_QUAD, MANUAL, TASK_IDS
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.demo.project import build_demo
 from fieldstudio.media import library
 from fieldstudio.store.models import FrameIndexRow, Media
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
-from fieldstudio.tasks import records as ts
-from fieldstudio.tasks.formats.records import ANSWER_TYPES as IMPORT_TYPES
+from fieldstudio.tasks import task_records as ts
+from fieldstudio.tasks.formats.parsed_records import ANSWER_TYPES as IMPORT_TYPES
 from fieldstudio.tasks.importing import import_tasks
 
 SAMPLE_FILE = sample_data_dir() / "tasks" / "fieldstudio_sample_tasks.csv"

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels as lab
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import ExportError
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.cli.export import register

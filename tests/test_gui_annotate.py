@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from fieldstudio.annotations import calibrations
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.main_window import MainWindow
 from tests.gui_support import build_viewer_project, copy_project, open_media, shown_window, wait_idle
 

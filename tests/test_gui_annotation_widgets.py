@@ -33,7 +33,7 @@ from fieldstudio.gui.panels.annotation_list import (ANNOTATION_ID_ROLE, ANY, FLA
                                                     MEASURE_COL, TIME_COL)
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.edits import AddRuler, AddSegment, SaveCalibration, SetCameraGroup
 from fieldstudio.gui.panels.calibration import CalibrationDialog, CalibrationListPanel
 from fieldstudio.gui.panels.export_dialog import ExportDialog

@@ -161,7 +161,7 @@ def test_import_a_benchmark_folder_from_the_welcome_screen(qtbot, tmp_path, monk
     per_category = {cat: int(detail.split()[0]) for what, cat, detail in report_rows(dialog) if what == "tasks"}
     assert per_category == Counter(i.rsplit(".", 1)[0] for i in ids)
     # long file names do not squeeze the detail column; every cell reads whole in its tooltip
-    from fieldstudio.gui.task_files import MIDDLE_COLUMN_MAX_PX
+    from fieldstudio.gui.file_menu import MIDDLE_COLUMN_MAX_PX
 
     assert dialog.table.columnWidth(1) <= MIDDLE_COLUMN_MAX_PX
     cells = [dialog.table.item(r, c) for r in range(dialog.table.rowCount()) for c in range(3)]

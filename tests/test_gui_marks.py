@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.viewer.overlay import BoxItem, CaptionChip, RulerItem
 from tests.gui_support import build_viewer_project, open_media, shown_window, wait_idle
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.imaging import rgb_from_qimage
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library

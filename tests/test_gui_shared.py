@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui import settings
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library
@@ -26,8 +26,8 @@ PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
 
 
 def _box_from_another_process(url: str, media_id: str, rect: tuple[int, int, int, int]) -> str:
-    code = ("import sys; from fieldstudio.store.project import Project; from fieldstudio.annotations import records;"
-            f"p = Project.open({url!r}); print(records.add_box(p, {media_id!r}, {rect!r}, author='bo')); p.close()")
+    code = ("import sys; from fieldstudio.store.project import Project; from fieldstudio.annotations import annotation_records;"
+            f"p = Project.open({url!r}); print(annotation_records.add_box(p, {media_id!r}, {rect!r}, author='bo')); p.close()")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**__import__("os").environ, "FIELDSTUDIO_USER": "bo"})
     assert done.returncode == 0, done.stderr

@@ -52,7 +52,7 @@ def test_stepping_moves_the_one_frame_the_status_bar_timeline_and_marks_use(wind
 def test_edit_menu_undo_acts_on_the_tab_in_front(window, qtbot):
     """An annotation edit on the Media tab and a task edit on the Tasks tab: Edit ▸ Undo takes back the
     one of the tab in front, and its text names that edit."""
-    from fieldstudio.tasks import records as ts
+    from fieldstudio.tasks import task_records as ts
 
     tasks = window.workspace.show_panel("tasks")
     qtbot.mouseClick(tasks.new_button, Qt.MouseButton.LeftButton)

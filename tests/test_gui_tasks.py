@@ -14,10 +14,10 @@ from PySide6.QtCore import Qt
 from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.panels.tasks import TaskEditorPanel
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 from fieldstudio.tasks.importing import import_tasks
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.shared_data import SHARED_DATA

@@ -12,7 +12,7 @@ import shutil
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.media import library, thumbnails
 from fieldstudio.store.project import Project
 from tests.gui_support import open_media, shown_window, wait_idle

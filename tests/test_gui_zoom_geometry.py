@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library
 from fieldstudio.store.project import Project

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
-from fieldstudio.tasks.formats.records import guess_answer_type
+from fieldstudio.tasks.formats.parsed_records import guess_answer_type
 from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, unsafe_name_reason
 
 DATA = (SHARED_DATA / "fieldworkarena")

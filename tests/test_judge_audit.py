@@ -121,7 +121,7 @@ def test_only_judged_scores_are_audited_and_the_sample_is_seeded(judged):
 def test_report_shows_the_judge_audit_and_the_matcher_flags(judged, tmp_path):
     import json
 
-    from fieldstudio.compare.report import export_report
+    from fieldstudio.compare.report_export import export_report
 
     project, ids = judged
     for task in ids["tasks"][:12]:                 # 12 marks: guesser's "Yes"; person right by the ground truth

@@ -14,7 +14,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.report import register
+from fieldstudio.cli.score_report import register
 from fieldstudio.inference import client as model_client
 from fieldstudio.inference import profiles
 from fieldstudio.inference.client import ModelCallError

@@ -8,7 +8,7 @@ import pytest
 
 from fieldstudio.annotations import colours
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.labels import AttributeSpec, LabelError
 from fieldstudio.gui.viewer.captions import intersects, place_captions
 from fieldstudio.store.project import Project

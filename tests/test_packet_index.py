@@ -8,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.media import library, video
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.store.project import Project

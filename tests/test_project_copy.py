@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sqlalchemy import JSON, DateTime, select
 
-from fieldstudio.annotations import records as ann
-from fieldstudio.ratings import records as ratings
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Answer, Base, Score
 from fieldstudio.store.project import Project
-from fieldstudio.tasks import records as tasks
+from fieldstudio.tasks import task_records as tasks
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.scoring_fixtures import add_run, add_task
 

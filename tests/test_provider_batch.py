@@ -306,7 +306,7 @@ def test_cache_keys_of_text_and_image_messages_are_those_of_the_canonical_json()
 
 
 def test_deleting_a_run_deletes_its_batches(project, fake_batch_api):
-    from fieldstudio.inference.runs.records import delete_run
+    from fieldstudio.inference.runs.run_records import delete_run
 
     profile = fake_profile(fake_batch_api, batch_api=True)
     run_id = run_queue.create_run(project, profile, _tasks(project, 2))

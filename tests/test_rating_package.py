@@ -10,7 +10,7 @@ import pytest
 
 from fieldstudio.media import library
 from fieldstudio.ratings import packages as rp
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 from tests.test_ratings import PHOTOS, SAMPLE, VIDEO, add_media
 

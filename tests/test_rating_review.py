@@ -17,7 +17,7 @@ from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.acceptability import rules as ar
 from tests.demo_data import RATERS, RATING_ROWS, SET_NAME
 from fieldstudio.media import library
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings.edits import RecordRating
 

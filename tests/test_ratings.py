@@ -8,7 +8,7 @@ import pytest
 
 from fieldstudio.core.errors import NotFound
 from fieldstudio.media import library
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "media"

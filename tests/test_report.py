@@ -17,9 +17,9 @@ import pytest
 
 from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.compare import plots
-from fieldstudio.compare import report
+from fieldstudio.compare import report_export as report
 from fieldstudio.compare.comparison import build_comparison
-from fieldstudio.compare.report import ANSWER_COLUMNS, ReportError, export_report
+from fieldstudio.compare.report_export import ANSWER_COLUMNS, ReportError, export_report
 from fieldstudio.scoring.service import score_answers
 from tests.scoring_fixtures import add_run, add_task
 
@@ -89,7 +89,7 @@ class NoPyarrow(MetaPathFinder):  # as in the desktop bundle, which leaves pyarr
 
 sys.meta_path.insert(0, NoPyarrow())
 from pathlib import Path
-from fieldstudio.compare.report import ReportError, export_report
+from fieldstudio.compare.report_export import ReportError, export_report
 from fieldstudio.store.project import Project
 
 project, out = Project.open(sys.argv[1]), Path(sys.argv[2])
@@ -267,7 +267,7 @@ def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
 
 
 def test_table_cells_show_large_numbers_in_full():
-    from fieldstudio.compare.report import _fmt
+    from fieldstudio.compare.report_export import _fmt
 
     assert _fmt(900000.0) == "900,000" and _fmt(45000) == "45,000" and _fmt(1234.6) == "1,235"
     assert _fmt(1.0) == "1" and _fmt(0.010123) == "0.0101" and _fmt(999.4) == "999" and _fmt(-0.25) == "-0.25"

@@ -10,7 +10,7 @@ import pytest
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
 from fieldstudio.inference.runs import views as run_views
-from fieldstudio.inference.runs.records import select_tasks
+from fieldstudio.inference.runs.run_records import select_tasks
 from fieldstudio.inference.sampling import fwa_indices
 from fieldstudio.inference.strategies.base import template
 from fieldstudio.media import library

@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import inspect, select
 
 from fieldstudio.annotations import edits
-from fieldstudio.annotations import records as ann
-from fieldstudio.ratings import records as ratings
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.changes import EditConflict, changes_since, last_seq
 from fieldstudio.store.models import Annotation, FrameIndexRow, Media, ProjectSetting
 from fieldstudio.store.project import Project, _alembic_config
 from fieldstudio.store.schema_revisions import head_revision
-from fieldstudio.tasks import records as tasks
+from fieldstudio.tasks import task_records as tasks
 
 
 BEFORE = "0005_label_kinds_attributes"

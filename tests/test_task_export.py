@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from fieldstudio.cli import tasks as cli_tasks
 from fieldstudio.store.models import Task, TaskInput
 from fieldstudio.store.project import Project
-from fieldstudio.tasks import records as task_service
+from fieldstudio.tasks import task_records as task_service
 from fieldstudio.tasks.exporting import TaskExportError, export_tasks
 from fieldstudio.tasks.importing import import_tasks
 from tests.shared_data import SHARED_DATA

@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import NotFound
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 from tests.undo_stack import UndoStack
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from fieldstudio.tasks.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked

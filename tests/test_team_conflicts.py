@@ -17,10 +17,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from fieldstudio.annotations import records as ann
-from fieldstudio.ratings import records as ratings
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
-from fieldstudio.tasks import records as tasks
+from fieldstudio.tasks import task_records as tasks
 from tests.annotation_fixtures import PHOTO_ID, add_test_media
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import tracking
 from fieldstudio.media import library
 from fieldstudio.store.project import Project

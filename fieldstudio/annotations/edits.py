@@ -11,7 +11,7 @@ from typing import Any
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
 from fieldstudio.store.edits import Edit

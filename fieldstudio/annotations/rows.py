@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library
 from fieldstudio.store.models import Annotation, Label, Media

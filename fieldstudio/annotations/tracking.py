@@ -45,7 +45,7 @@ import cv2
 import numpy as np
 
 from fieldstudio.annotations import edits
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media import library

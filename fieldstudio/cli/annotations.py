@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         """
         from sqlalchemy import select
 
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.media import library
         from fieldstudio.store.models import Media
 

@@ -25,7 +25,7 @@ from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import models as cli_models
 from fieldstudio.cli import projects as cli_projects
 from fieldstudio.cli import rate as cli_rate
-from fieldstudio.cli import report as cli_report
+from fieldstudio.cli import score_report as cli_report
 from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import tasks as cli_tasks

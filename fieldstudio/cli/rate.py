@@ -83,7 +83,7 @@ def new_set(project: ProjectArg, name: Annotated[str, typer.Argument(help="name 
                 "--item", help="media file name, or name#frame for a video frame; repeat for several")] = None,
             ) -> None:
     """Create a rating set with its requirement, documentation fields and (optionally) items."""
-    from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings import rating_records as ratings
 
     with open_project(project) as p:
         info = ratings.create_rating_set(p, name, requirement, fields=[_parse_field(f) for f in fields or []])
@@ -95,7 +95,7 @@ def new_set(project: ProjectArg, name: Annotated[str, typer.Argument(help="name 
 def add_items_cmd(project: ProjectArg, rating_set: SetOpt,
                   items: Annotated[list[str], typer.Argument(help="media file names, or name#frame")]) -> None:
     """Append photos or video frames to a rating set's queue."""
-    from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings import rating_records as ratings
 
     with open_project(project) as p:
         report = ratings.add_items(p, rating_set, _item_refs(p, items))
@@ -105,7 +105,7 @@ def add_items_cmd(project: ProjectArg, rating_set: SetOpt,
 @ratings_app.command("list")
 def list_sets(project: ProjectArg, as_json: JsonOpt = False) -> None:
     """List the rating sets with their items, ratings and raters."""
-    from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings import rating_records as ratings
 
     with open_project(project) as p:
         sets = ratings.list_rating_sets(p)
@@ -153,7 +153,7 @@ def export_csv(project: ProjectArg, rating_set: SetOpt,
 def agreement_of(p: Project, name: str, *, n_resamples: int, seed: int) -> Any:
     """The AgreementSummary of one rating set (the service behind the agreement panel)."""
     from fieldstudio.core.agreement import agreement_summary
-    from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings import rating_records as ratings
 
     humans, sources = ratings.verdict_tables(p, name)
     return agreement_summary(humans, sources=sources, numeric_fields=ratings.numeric_field_tables(p, name),
@@ -187,7 +187,7 @@ def agreement_cmd(project: ProjectArg,
                   resamples: Annotated[int, typer.Option("--resamples", help="bootstrap replicates")] = 1000,
                   seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0) -> None:
     """Agreement between raters: alpha, pairwise agreement, each rater and each scorer against the majority."""
-    from fieldstudio.ratings import records as ratings
+    from fieldstudio.ratings import rating_records as ratings
     from fieldstudio.ratings.csv_table import write_agreement_csv
 
     with open_project(project) as p:

@@ -44,7 +44,7 @@ from sqlalchemy import func, select
 from fieldstudio.compare import coverage
 from fieldstudio.core import costs as core_costs
 from fieldstudio.core import statistics
-from fieldstudio.ratings.records import is_machine
+from fieldstudio.ratings.rating_records import is_machine
 from fieldstudio.scoring.service import resolve_runs, scorer_description
 from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task

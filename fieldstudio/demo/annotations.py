@@ -27,7 +27,7 @@ from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import sample_data_dir
 from fieldstudio.store.models import Media

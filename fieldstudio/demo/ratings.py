@@ -22,7 +22,7 @@ from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import sample_data_dir
 from fieldstudio.demo.annotations import read_annotation_file
 from fieldstudio.ratings import csv_table
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project

@@ -26,17 +26,17 @@ from typing import Any
 from sqlalchemy import select
 
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import sample_data_dir
 from fieldstudio.demo.annotations import add_annotation_file
 from fieldstudio.store.models import Media, Task
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 from fieldstudio.tasks.exporting import tasks_from_project
 from fieldstudio.tasks.formats import csv_table as csv_tasks
-from fieldstudio.tasks.formats.records import ParsedTask
+from fieldstudio.tasks.formats.parsed_records import ParsedTask
 
 __all__ = ["TASK_FILE", "TASK_ANNOTATION_FILE", "SOURCE", "FILE_EXTRA_KEY", "DemoTasksReport", "read_task_file",
            "add_demo_tasks", "sample_task_records", "write_sample_task_file"]

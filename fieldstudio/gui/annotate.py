@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from PySide6.QtWidgets import QStatusBar
 
-    from fieldstudio.annotations import records as ann
+    from fieldstudio.annotations import annotation_records as ann
     from fieldstudio.gui.state import ViewState
     from fieldstudio.gui.viewer.canvas import Canvas
     from fieldstudio.store.edits import Edit
@@ -118,7 +118,7 @@ class AnnotationController(QObject):
 
     def _where(self, edit: Edit) -> str:
         """" on <file>, frame N" for an edit of a mark that is not on the media and frame shown, else ""."""
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.media import library
 
         annotation_id = getattr(edit, "annotation_id", None) or next(iter(getattr(edit, "annotation_ids", ())), None)
@@ -246,7 +246,7 @@ class AnnotationController(QObject):
 
     def jump_keyframe(self, step: int) -> None:
         """[ / ]: show the previous (``step`` -1) or next (+1) keyframe of the selected box's track."""
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         index = self.frame_index()
         tracks = [i.track_id for i in self.selected_items() if isinstance(i, BoxItem) and i.track_id is not None]
@@ -336,7 +336,7 @@ class AnnotationController(QObject):
         # selected box does), so the label can be picked after the mark as well as before
         just = self._just_marked
         if just is not None and just[0] == kind and just[2] == self.state.frame_index and kind in ("segment", "event"):
-            from fieldstudio.annotations import records as ann
+            from fieldstudio.annotations import annotation_records as ann
 
             try:
                 alive = not ann.get_annotation(self.project, just[1]).deleted
@@ -392,7 +392,7 @@ class AnnotationController(QObject):
 
     def start_segment(self) -> None:
         from fieldstudio.annotations import edits
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         index = self._video_frame("start a segment")
         if index is None:
@@ -409,7 +409,7 @@ class AnnotationController(QObject):
 
     def end_segment(self) -> None:
         from fieldstudio.annotations import edits
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         index = self._video_frame("end a segment")
         if index is None:
@@ -425,7 +425,7 @@ class AnnotationController(QObject):
 
     def mark_event(self) -> None:
         from fieldstudio.annotations import edits
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         index = self._video_frame("mark an event")
         if index is None:
@@ -481,7 +481,7 @@ class AnnotationController(QObject):
         ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
         markers), which keeps stepping and playback to two small queries per frame.
         """
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         selected = set(self.selected_ids())
         if self._select_next is not None:
@@ -583,7 +583,7 @@ class AnnotationController(QObject):
         return measure
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.gui.timeline import EventMarker, SegmentMarker
 
         if media.kind != "video":
@@ -669,7 +669,7 @@ class AnnotationController(QObject):
         from fieldstudio.annotations import calibrations
         from fieldstudio.annotations import edits
         from fieldstudio.annotations import labels
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         a, b = self._clip(self._press), self._clip(p)
         self._press = None
@@ -822,7 +822,7 @@ class AnnotationController(QObject):
     def confirm_open_segments(self) -> bool:
         """Before the project closes: offer to end open segments. False when the user cancels."""
         from fieldstudio.annotations import edits
-        from fieldstudio.annotations import records as ann
+        from fieldstudio.annotations import annotation_records as ann
 
         if self.project is None or self.project.read_only:
             return True

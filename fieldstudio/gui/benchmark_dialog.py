@@ -2,7 +2,7 @@
 
 The dialog only gathers the three paths and says what it sees in them (the task format detected, or how many
 task files a folder holds; how many files the media folder has). The window then creates the project and runs
-``gui.task_files.import_benchmark`` (media first, then the same task import as File ▸ Import tasks).
+``gui.file_menu.import_benchmark`` (media first, then the same task import as File ▸ Import tasks).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.gui import task_files
+from fieldstudio.gui import file_menu
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE
 
 SUFFIX = ".fieldstudio"
@@ -162,7 +162,7 @@ class BenchmarkDialog(QDialog):
         if folder:
             chosen = QFileDialog.getExistingDirectory(self, "Folder of task files")
         else:
-            chosen = QFileDialog.getOpenFileName(self, "Task file", "", task_files.TASK_FILTER)[0]
+            chosen = QFileDialog.getOpenFileName(self, "Task file", "", file_menu.TASK_FILTER)[0]
         if chosen:
             self.set_tasks(chosen)
 

@@ -48,7 +48,7 @@ APP_TITLE = "fieldstudio"
 _PROJECT_MODULES = ("sqlalchemy.dialects.sqlite", "fieldstudio.store.project", "fieldstudio.media.frames",
                     "fieldstudio.media.library", "fieldstudio.media.mp4_boxes", "av.subtitles.stream",
                     "fieldstudio.annotations.calibrations", "fieldstudio.annotations.labels",
-                    "fieldstudio.annotations.records", "fieldstudio.annotations.rows", "fieldstudio.core.tracks",
+                    "fieldstudio.annotations.annotation_records", "fieldstudio.annotations.rows", "fieldstudio.core.tracks",
                     "fieldstudio.gui.indexing", "fieldstudio.gui.shared_projects", "fieldstudio.gui.timeline",
                     "fieldstudio.gui.transport", "fieldstudio.gui.viewer.frame_loader",
                     "fieldstudio.gui.viewer.video_controller", "fieldstudio.gui.viewer.vlc_playback",
@@ -440,8 +440,8 @@ class MainWindow(QMainWindow):
 
     def import_benchmark_dialog(self) -> workers.Worker | None:
         """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
-        import report after (gui/benchmark_dialog.py, gui/task_files.py)."""
-        from fieldstudio.gui import task_files
+        import report after (gui/benchmark_dialog.py, gui/file_menu.py)."""
+        from fieldstudio.gui import file_menu
         from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
         from fieldstudio.store.project import Project
 
@@ -455,7 +455,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Cannot create the project", str(exc))
             return None
         self.set_project(project)
-        return task_files.import_benchmark(self, project, tasks, media, self._reload_tasks_and_library)
+        return file_menu.import_benchmark(self, project, tasks, media, self._reload_tasks_and_library)
 
     def _reload_tasks_and_library(self) -> None:
         """After an import: the Tasks and Compare tabs, and the library (media may have been added)."""
@@ -500,11 +500,11 @@ class MainWindow(QMainWindow):
 
     def import_paths(self, paths: list[Path]) -> workers.Worker | None:
         """Add files and folders in the background; the library refreshes when done."""
-        from fieldstudio.gui import importing
+        from fieldstudio.gui import add_media
 
         if not self._need_project():
             return None
-        return importing.start_import(self, self.project, paths,
+        return add_media.start_import(self, self.project, paths,
                                       lambda _r: (self.library.reload(), self.index_new_videos()))
 
     def _need_project(self) -> bool:
@@ -524,11 +524,11 @@ class MainWindow(QMainWindow):
         if projects:
             self.open_project_path(projects[0])
         elif paths and self._need_project():
-            from fieldstudio.gui import task_files
+            from fieldstudio.gui import file_menu
 
-            tasks, media = task_files.split_task_files(paths)  # benchmark task files import as tasks
+            tasks, media = file_menu.split_task_files(paths)  # benchmark task files import as tasks
             if tasks:  # the media dropped with them are added first, so the tasks find their inputs
-                task_files.import_task_paths(self, self.project, tasks, media, self._reload_tasks_and_library)
+                file_menu.import_task_paths(self, self.project, tasks, media, self._reload_tasks_and_library)
             else:
                 self.import_paths(media)
         event.acceptProposedAction()
@@ -625,14 +625,14 @@ class MainWindow(QMainWindow):
             dialogs.relink_media(self, self.project, self.notify, self._relinked)
 
     def task_file_dialog(self, dialog: str, folder: bool = False) -> workers.Worker | None:
-        """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/task_files.py)."""
-        from fieldstudio.gui import task_files
+        """File ▸ Import tasks / answers (files or a ``folder``), Export tasks / report (gui/file_menu.py)."""
+        from fieldstudio.gui import file_menu
 
         if not self._need_project():
             return None
         compare = self.workspace.panels.get("comparison")
         scorer = compare.current_scorer() if compare is not None else None   # the report of what Compare shows
-        return task_files.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder,
+        return file_menu.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder,
                                       scorer=scorer)
 
     def _relinked(self, found: dict) -> None:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from fieldstudio.gui import workers
 from fieldstudio.ratings import packages as rating_package
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 
 BLIND = "A blind package for a new rater (no ratings)"

@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.paths import config_dir
 
 KEYRING_SERVICE = "fieldstudio"
 PROFILES_FILE = "model_profiles.json"
@@ -368,16 +369,6 @@ def delete_key_from_keyring(profile_name: str) -> bool:
 
 
 # -- the profile file --------------------------------------------------------------------------
-
-
-def config_dir() -> Path:
-    """The folder holding fieldstudio's settings: ``$FIELDSTUDIO_CONFIG_DIR`` or the platform's config folder."""
-    override = os.environ.get("FIELDSTUDIO_CONFIG_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("fieldstudio"))
 
 
 def profiles_path() -> Path:

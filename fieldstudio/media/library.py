@@ -26,14 +26,12 @@ from fieldstudio.media import images, video
 from fieldstudio.store.library_rows import resolve_media_path
 from fieldstudio.store.models import Annotation, DocumentPage, FrameIndexRow, Media, RatingItem, new_id
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
 DOCUMENT_SUFFIXES = {".pdf", ".txt"}
 KINDS = ("image", "video", "document")
 _BATCH = 200
 _HASH_CHUNK = 1 << 20
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 
 def kind_of(path: Path) -> str | None:

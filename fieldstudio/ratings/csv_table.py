@@ -30,7 +30,7 @@ from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.core.text_encoding import decode_text
 from fieldstudio.media import library
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 
 __all__ = ["REQUIRED", "RatingsCsvError", "CsvImportReport", "read_rows", "parse_item_ref", "import_ratings_csv",

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Rating, RatingItem
 from fieldstudio.store.project import Project

@@ -40,7 +40,7 @@ from sqlalchemy import select
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media import library
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Media, Rating, RatingItem, RatingSet
 from fieldstudio.store.project import Project
 

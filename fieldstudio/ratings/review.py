@@ -22,7 +22,7 @@ from sqlalchemy import select
 from fieldstudio.core.agreement import DEFAULT_RESAMPLES, AgreementSummary, agreement_summary, majority
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media.frames import FrameSource
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings.acceptability.measures import measure_all

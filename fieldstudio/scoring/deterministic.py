@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, eval_func_of, inputs_sha, json_or_none, score_one
-from fieldstudio.scoring.report import ScoringReport, reason_head
+from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.scorers import ScoreResult
 from fieldstudio.scoring.store import PlainInserts, StoredScore
 

@@ -9,12 +9,11 @@ from typing import Any
 
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, inputs_sha, json_or_none, score_one
 from fieldstudio.scoring.judging import JudgeCaller
-from fieldstudio.scoring.report import ScoringReport, reason_head
+from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.store import StoredScore
+from fieldstudio.core.progress import Cancelled
 
 __all__ = ["judge_chunk", "finish_judge"]
-
-Cancelled = Callable[[], bool]
 
 
 def judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],

@@ -55,12 +55,13 @@ from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.official.settings import JudgeSettings
 from fieldstudio.scoring.official.source import load_source
-from fieldstudio.scoring.report import ScoringReport
+from fieldstudio.scoring.scoring_report import ScoringReport
 from fieldstudio.scoring.scorers import get as get_scorer
 from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.store import ScoreWriter, heads, score_rows, stamp_reader
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
 __all__ = ["ScoringError", "ScoringReport", "score_answers", "override_score", "current_scores", "score_history",
            "promote_answer_to_ground_truth", "DETERMINISTIC_BATCH", "JUDGE_BATCH", "resolve_runs",
@@ -70,9 +71,6 @@ DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
 JUDGE_BATCH = 20
 """Answers scored per write transaction with a judge (each may wait for a model call)."""
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 
 # ---------------------------------------------------------------- runs
@@ -96,7 +94,6 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
             raise ScoringError(f"run {ref!r} is ambiguous: it names {len(hits)} runs; use the run id")
         out.extend(h for h in hits if h not in out)
     return out
-
 
 
 # ---------------------------------------------------------------- the service
@@ -214,7 +211,6 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
             progress(min(start + len(chunk), total), total)
             if report.cancelled:
                 break
-
 
 
 # ---------------------------------------------------------------- reading and overriding

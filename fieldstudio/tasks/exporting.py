@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,9 @@ from fieldstudio.tasks.formats import csv_table as csv_tasks
 from fieldstudio.tasks.formats import fieldworkarena
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
-from fieldstudio.tasks.formats.records import ParsedInput, ParsedTask
-from fieldstudio.tasks.records import insertion_order
+from fieldstudio.tasks.formats.parsed_records import ParsedInput, ParsedTask
+from fieldstudio.tasks.task_records import insertion_order
+from fieldstudio.core.progress import Cancelled, Progress
 
 FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")
 SUFFIX = {"fieldworkarena": ".json", "industryeqa": ".json", "openeqa": ".json", "csv": ".csv", "xlsx": ".xlsx"}
@@ -57,9 +58,6 @@ _BOOKKEEPING = ("imported_from", "public_imported_from", "rejected_inputs")
 _IEQA_DERIVED = ("scale", "human_presence", "reasoning_subset", "reasoning_status", "transformed_status",
                  "split_question_id")
 """``Task.extra`` keys ``industryeqa.parse_annotation_file`` derives or lifts out of named fields."""
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 
 class TaskExportError(FieldstudioError):

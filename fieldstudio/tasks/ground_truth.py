@@ -41,7 +41,7 @@ from typing import Any
 from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.models import Task
 from fieldstudio.store.project import Project

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -43,7 +43,7 @@ from fieldstudio.tasks.formats import csv_table as csv_tasks
 from fieldstudio.tasks.formats import fieldworkarena
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
-from fieldstudio.tasks.formats.records import (
+from fieldstudio.tasks.formats.parsed_records import (
     ImportProblem,
     ImportReport,
     ParsedAnswer,
@@ -53,6 +53,7 @@ from fieldstudio.tasks.formats.records import (
 )
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
 BATCH = 250
 """Tasks (or answers) written per transaction."""
@@ -69,9 +70,6 @@ _ANSWER_FORMAT_OF = dict(zip(BENCHMARK_FORMATS, ANSWER_FORMATS))
 TASK_FILE_SUFFIXES = (".json", ".csv", ".tsv")
 """The files ``import_tasks`` takes from a folder (the FieldWorkArena id lists, ``*.toml``/``*.txt``, are read
 next to each task file, not imported)."""
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 
 # ---------------------------------------------------------------- format detection

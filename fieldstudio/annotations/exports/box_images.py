@@ -11,7 +11,6 @@ Tracks contribute their interpolated boxes on the frames between keyframes unles
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -21,15 +20,14 @@ import numpy as np
 from sqlalchemy import select
 
 from fieldstudio.annotations import labels as label_store
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 UNLABELLED = "unlabelled"
 JPEG_QUALITY = 95
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from fieldstudio.annotations import calibrations as cal
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.store.models import Media

@@ -25,7 +25,7 @@ from pathlib import Path, PurePath
 from sqlalchemy import select
 
 from fieldstudio.annotations import labels as label_store
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.store.models import Media, utcnow

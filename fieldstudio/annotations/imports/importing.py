@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels as label_store
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
 from fieldstudio.annotations.imports.cvat import parse_cvat

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.statistics import Interval
 from fieldstudio.gui import workers
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.ratings.csv_table import write_agreement_csv

@@ -254,7 +254,7 @@ class AnnotationListPanel(QWidget):
     def set_project(self, project: Project | None) -> None:
         """Show ``project`` (no media until :meth:`set_media`, unless "All media" is on)."""
         if project is not None and self.kind_filter.count() == 1:
-            from fieldstudio.annotations import records as ann
+            from fieldstudio.annotations import annotation_records as ann
 
             for kind in ann.KINDS:
                 self.kind_filter.addItem(kind, kind)

@@ -29,7 +29,7 @@ from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.media.frames import FrameSource
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.edits import RecordRating
 from fieldstudio.store.project import Project

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QGroupBox, QLabel, QPushButton,
 
 from fieldstudio.gui import workers
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings import review as rating_review
 from fieldstudio.store.project import Project
 

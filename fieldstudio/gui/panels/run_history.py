@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
 from fieldstudio.gui.panels.run_tables import (ANSWER_COLUMNS, ROW_ROLE, RUN_COLUMNS, RUN_STATUS_COLOURS,
                                                STATE_COLOURS, RowsModel, make_table, usd)
 from fieldstudio.inference.runs import views as run_views
-from fieldstudio.inference.runs.records import delete_run
+from fieldstudio.inference.runs.run_records import delete_run
 from fieldstudio.store.project import Project
 
 #: (min, max) width in pixels of the answer table's columns after fitting them to their contents.

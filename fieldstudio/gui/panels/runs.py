@@ -36,7 +36,7 @@ from fieldstudio.inference.runs import estimate as run_estimate
 from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
-from fieldstudio.inference.runs.records import select_tasks
+from fieldstudio.inference.runs.run_records import select_tasks
 from fieldstudio.inference.strategies import get_strategy, strategy_names
 from fieldstudio.store.project import Project
 

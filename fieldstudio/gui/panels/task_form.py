@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
                                QTableView, QVBoxLayout, QWidget)
 
 from fieldstudio.gui.panels.task_table import TaskFilter, TaskTableModel
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 
 LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range", "segment_range", None),
                 ("Segment duration", "segment_duration", None), ("Event time", "event_time", None),

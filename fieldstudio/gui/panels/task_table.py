@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("Id", "Category", "Type", "Scenario", "Question", "Ground truth", "")

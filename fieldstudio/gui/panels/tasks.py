@@ -1,6 +1,6 @@
 """The task editor: a filterable list of the project's tasks and a form for the chosen one.
 
-Thin over the headless services: ``fieldstudio.tasks.records`` (validation, create / change / delete and
+Thin over the headless services: ``fieldstudio.tasks.task_records`` (validation, create / change / delete and
 their undoable edits, frames <-> seconds) and ``fieldstudio.tasks.ground_truth`` (ground truth computed
 from annotations, kept linked). Each Save, New, Duplicate, Delete and Link is one undoable edit committed
 at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo buttons).
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QSpinBox,
 from sqlalchemy import select
 
 from fieldstudio.annotations import labels
-from fieldstudio.annotations import records as ann
+from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels import task_form
 from fieldstudio.gui.panels.run_menu import RunTasksMenu
@@ -34,7 +34,7 @@ from fieldstudio.store.changes import EditConflict
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
-from fieldstudio.tasks import records as ts
+from fieldstudio.tasks import task_records as ts
 
 log = logging.getLogger(__name__)
 _LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],

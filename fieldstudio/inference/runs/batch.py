@@ -14,7 +14,7 @@ Finished answers are never asked again: a cancelled batch is continued by planni
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,12 +22,10 @@ from sqlalchemy import func, select
 
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import queue as run_queue
-from fieldstudio.inference.runs.records import RunSummary, create_run, find_resumable_run
+from fieldstudio.inference.runs.run_records import RunSummary, create_run, find_resumable_run
 from fieldstudio.store.models import Answer, new_id
 from fieldstudio.store.project import Project
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
+from fieldstudio.core.progress import Cancelled, Progress
 
 
 @dataclass

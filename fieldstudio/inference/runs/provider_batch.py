@@ -50,11 +50,12 @@ from fieldstudio.inference.profiles import ModelProfile, mask_url
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.queue import (UPDATE_PENDING, AnswerExecutor, AnswerLog, RequestDeferred, RequestRecord,
                                               make_failed_pending, profile_for_run, prompt_texts, reply_flag)
-from fieldstudio.inference.runs.records import open_batch_answer_ids, run_summary
+from fieldstudio.inference.runs.run_records import open_batch_answer_ids, run_summary
 from fieldstudio.inference.strategies import get_strategy
 from fieldstudio.inference.strategies.base import Prompt, StrategyOutcome
 from fieldstudio.store.models import Answer, ProviderBatch, Run, utcnow
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +71,6 @@ _NO_LINE_KIND = {"completed": "batch_missing", "failed": "batch_failed", "expire
                  "cancelled": "batch_cancelled", "written": "batch_missing"}
 #: How far back (seconds) `refresh` looks for a batch created by an interrupted submission.
 _FIND_WINDOW_S = 3600.0
-
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 
 class BatchError(FieldstudioError):

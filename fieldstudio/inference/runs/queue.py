@@ -1,6 +1,6 @@
 """Executing runs: tasks x a model profile x a prompt strategy, in the background and resumable.
 
-`create_run` (from `fieldstudio.inference.runs.records`, re-exported here with the other run helpers) stores a
+`create_run` (from `fieldstudio.inference.runs.run_records`, re-exported here with the other run helpers) stores a
 ``Run`` (with a copy of the profile's parameters, never its key, the strategy's version and template
 hashes, the prices and their date) and one pending ``Answer`` per task. `execute_run` answers the pending ones: up to the profile's concurrency in flight (a small thread
 pool), each answer committed in its own short write transaction as soon as it arrives, with its raw
@@ -38,7 +38,7 @@ from fieldstudio.inference import cache
 from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
 from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile, mask_url
-from fieldstudio.inference.runs.records import (
+from fieldstudio.inference.runs.run_records import (
     RunSummary,
     create_run,
     create_runs,
@@ -54,11 +54,10 @@ from fieldstudio.inference.strategies.base import Prompt, Strategy, StrategyCont
 from fieldstudio.store.models import Answer, Run, utcnow
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
+from fieldstudio.core.progress import Cancelled, Progress
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]
-Cancelled = Callable[[], bool]
 
 #: Errors that would fail every remaining task the same way: the run stops and the answer stays pending.
 FATAL_KINDS = frozenset({"no_key", "auth", "permission", "not_found", "model_not_found", "connection"})

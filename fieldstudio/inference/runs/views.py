@@ -15,7 +15,7 @@ from sqlalchemy import Integer, case, func, select
 
 from fieldstudio.core import costs
 from fieldstudio.core.errors import NotFound
-from fieldstudio.inference.runs.records import split_error
+from fieldstudio.inference.runs.run_records import split_error
 from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project

@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media.frames import FrameSource
-from fieldstudio.ratings import records as ratings
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.ratings.acceptability.measures import measure_all
 from fieldstudio.store.models import Annotation, Rating

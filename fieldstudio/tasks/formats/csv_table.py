@@ -39,7 +39,7 @@ from typing import Any
 
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.text_encoding import decode_text
-from fieldstudio.tasks.formats.records import (
+from fieldstudio.tasks.formats.parsed_records import (
     ANSWER_TYPES,
     ParsedAnswer,
     ParsedInput,

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from fieldstudio.core.atomic import atomic_write_text
-from fieldstudio.tasks.formats.records import (
+from fieldstudio.tasks.formats.parsed_records import (
     ParsedAnswer,
     ParsedInput,
     ParsedTask,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.tasks.formats.records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_array
+from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_array
 
 SOURCE = "industryeqa"
 SMALL_MAX_ID = 971

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.tasks.formats.records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_array
+from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_array
 
 SOURCE = "openeqa"
 FIELDS = ("question", "answer", "category", "question_id", "episode_history", "extra_answers")

@@ -191,14 +191,14 @@ def report_cmd(
     seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
-    from fieldstudio.compare import report
+    from fieldstudio.compare import report_export
 
     if scorer is not None:
         _known_scorer(scorer)
     with open_project(project) as p:
         shown = p.path.name
         try:
-            result = report.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
+            result = report_export.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
                                           seed=seed)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None

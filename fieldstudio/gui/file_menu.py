@@ -40,7 +40,7 @@ from fieldstudio.gui import workers
 
 if TYPE_CHECKING:
     from fieldstudio.store.project import Project
-    from fieldstudio.tasks.formats.records import ImportReport
+    from fieldstudio.tasks.formats.parsed_records import ImportReport
 
 TASK_FILTER = "Task files (*.json *.csv *.tsv);;All files (*)"
 ANSWER_FILTER = "Answer files (*.json *.csv *.tsv *.log);;All files (*)"
@@ -319,7 +319,7 @@ def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
 def _write_report(project: Project, out: Path, scorer: str | None, *, progress: Callable[[int, int], None],
                   cancelled: Callable[[], bool]):
     """``compare.report.export_report`` on a worker (it reports no progress and cannot be cancelled)."""
-    from fieldstudio.compare.report import export_report
+    from fieldstudio.compare.report_export import export_report
 
     return export_report(project, out, scorer=scorer)
 

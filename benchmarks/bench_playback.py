@@ -77,7 +77,7 @@ def project_with(clip: Path, name: str, boxes: int = 6) -> Path:
     """A project holding ``clip`` (indexed), with ``boxes`` labelled boxes on each of its first 30 frames."""
     from fieldstudio.annotations import labels
     from fieldstudio.annotations import annotation_records as ann
-    from fieldstudio.media import library
+    from fieldstudio.media import library, video_index
     from fieldstudio.store.project import Project
 
     path = WORK / f"playback_{name}.fieldstudio"
@@ -85,7 +85,7 @@ def project_with(clip: Path, name: str, boxes: int = 6) -> Path:
         return path
     with Project.create(path, name=name) as p:
         report = library.add_paths(p, [clip])
-        library.index_videos(p, report.media_ids)
+        video_index.index_videos(p, report.media_ids)
         mid = report.media_ids[0]
         label = labels.ensure_label(p, "worker")
         media = library.find_media(p, mid)
@@ -294,7 +294,7 @@ def bench_playback() -> None:
 
 
 def bench_index() -> None:
-    from fieldstudio.media import library, video
+    from fieldstudio.media import library, video, video_index
     from fieldstudio.media.frames import FrameSource
     from fieldstudio.store.project import Project
 
@@ -323,7 +323,7 @@ def bench_index() -> None:
         mid = report.media_ids[0]
         t = time.perf_counter()  # what the window does on opening it: the packet index, then frame 0 exactly
         media = library.find_media(p, mid)
-        first, status = library.first_frame_table(p, media)
+        first, status = video_index.first_frame_table(p, media)
         source = FrameSource(p)
         source.adopt(media, first)
         frame = source.get(media, 0)
@@ -332,7 +332,7 @@ def bench_index() -> None:
         middle = source.get(media, len(first) // 2)
         t_mid = time.perf_counter() - t
         t = time.perf_counter()
-        library.store_frame_table(p, mid, first, status=status, if_missing=True)  # next, in the background
+        video_index.store_frame_table(p, mid, first, status=status, if_missing=True)  # next, in the background
         t_store = time.perf_counter() - t
         source.close()
     print(f"first exact frame after adding the 60 min clip: {t_first:.2f} s (target <= 2); frame "

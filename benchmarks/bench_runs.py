@@ -27,7 +27,7 @@ from fieldstudio.inference.inputs import FrameEncoder, load_task  # noqa: E402
 from fieldstudio.inference.profiles import ModelProfile  # noqa: E402
 from fieldstudio.inference.runs import queue as run_queue  # noqa: E402
 from fieldstudio.inference.strategies.base import StrategyContext, build_fieldworkarena  # noqa: E402
-from fieldstudio.media import library  # noqa: E402
+from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.models import Task, TaskInput  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
@@ -89,7 +89,7 @@ def bench_frames(folder: Path) -> bool:
     clip = make_clip(WORK / "clip_60s_1080p.mp4")
     project = Project.create(folder / "frames.fieldstudio")
     report = library.add_paths(project, [clip])
-    library.index_videos(project, report.media_ids)
+    video_index.index_videos(project, report.media_ids)
     with project.write() as s:
         task = Task(query="What happens?", source="manual")
         s.add(task)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.annotations import tracking  # noqa: E402
-from fieldstudio.media import library  # noqa: E402
+from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 from tests.tracking_clips import iou, make_clip, truth  # noqa: E402
 
@@ -59,7 +59,7 @@ def main() -> None:
     path.unlink(missing_ok=True)
     with Project.create(path) as p:
         report = library.add_paths(p, [clip])
-        library.index_videos(p, report.media_ids)
+        video_index.index_videos(p, report.media_ids)
         media_id = report.media_ids[0]
         x1, y1, x2, y2 = (v * SCALE for v in truth(0, "loop"))
         box = ann.add_box(p, media_id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)

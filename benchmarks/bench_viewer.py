@@ -189,7 +189,7 @@ def project_with_media(n: int) -> Path:
 
 
 def project_with_1080p() -> Path:
-    from fieldstudio.media import library
+    from fieldstudio.media import library, video_index
     from fieldstudio.store.project import Project
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -201,7 +201,7 @@ def project_with_1080p() -> Path:
     clip = make_clip(WORK / "clip_60s_1080p.mp4")
     with Project.create(path, name="1080p") as p:
         report = library.add_paths(p, [clip])
-        library.index_videos(p, report.media_ids)
+        video_index.index_videos(p, report.media_ids)
     return path
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from fieldstudio.gui.imaging import rgb_from_qimage
-from fieldstudio.media import library, thumbnails
+from fieldstudio.media import library, thumbnails, video_index
 from fieldstudio.store.project import Project
 
 SAMPLE_MEDIA = Path(__file__).resolve().parents[1] / "sample_data" / "media"
@@ -19,7 +19,7 @@ def build_viewer_project(path: Path, clips: dict[str, Path]) -> Path:
     with Project.create(path, name="viewer test") as p:
         report = library.add_paths(p, [SAMPLE_MEDIA, clips["cfr_bframes"], clips["vfr"], clips["rot90"]])
         assert not report.unreadable, report.unreadable
-        library.index_videos(p, report.media_ids)
+        video_index.index_videos(p, report.media_ids)
         thumbnails.make_thumbnails(p, report.media_ids)
     return path
 

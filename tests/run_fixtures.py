@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from fieldstudio.inference.profiles import ModelProfile
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.store.models import Task, TaskInput
 from fieldstudio.store.project import Project
 from tests.fake_openai import FakeOpenAI, RecordedRequest
@@ -21,7 +21,7 @@ def add_media(project: Project, *paths: Path) -> dict[str, str]:
     """Add files to the project and index their videos; returns file name -> media id."""
     report = library.add_paths(project, list(paths))
     assert not report.unreadable, report.unreadable
-    library.index_videos(project, report.media_ids)
+    video_index.index_videos(project, report.media_ids)
     ids = {}
     for media_id in report.media_ids:
         ids[library.find_media(project, media_id).file_name] = media_id

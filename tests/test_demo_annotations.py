@@ -11,7 +11,7 @@ from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.demo import annotations as demo
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.store.project import Project
 from tests.demo_data import ANNOTATIONS, CAMERA_GROUP
 
@@ -23,7 +23,7 @@ def demo_project(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
     project = Project.create(path, name="demo media")
     added = library.add_paths(project, [sample_data_dir() / "media"])
-    library.index_videos(project, added.media_ids)
+    video_index.index_videos(project, added.media_ids)
     report = demo.add_demo_annotations(project)
     yield project, report
     project.close()

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from fieldstudio.gui.main_window import MainWindow
-from fieldstudio.media import frames, library
+from fieldstudio.media import frames, library, video_index
 from fieldstudio.store.project import Project
 from tests.gui_support import open_media, shown_rgb, wait_idle
 from tests.video_fixtures import DUPLICATE_PTS, ffmpeg_frame, ffprobe_pts, make_duplicate_pts, read_barcode
@@ -33,7 +33,7 @@ def clip(tmp_path_factory):
 @pytest.fixture
 def indexed(project, clip):
     report = library.add_paths(project, [clip])
-    library.index_videos(project, report.media_ids)
+    video_index.index_videos(project, report.media_ids)
     return project, report.media_ids[0]
 
 

@@ -26,7 +26,7 @@ from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import ExportError
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.cli.export import register
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.media.frames import get_frame
 from tests.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.conftest import SAMPLE
@@ -158,7 +158,7 @@ def test_images_are_the_exact_upright_frames(project, tmp_path):
                  "images/ppe_electrician_hivis_systems_equipment_mta.jpg"):
         shutil.copy(SAMPLE / name, media)
     report = library.add_paths(project, [media])
-    library.index_videos(project, report.media_ids)
+    video_index.index_videos(project, report.media_ids)
     ids = {library.find_media(project, n).file_name: library.find_media(project, n).id for n in
            ("worker_zone_hardhat_vest_from_gif.mp4", "ppe_worker_hardhat_vest_warehouse_zone_frame045.png",
             "ppe_electrician_hivis_systems_equipment_mta.jpg")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fieldstudio.media import library, video
+from fieldstudio.media import library, video, video_index
 from fieldstudio.media.frames import FrameSource, get_frame
 from tests.video_fixtures import ffmpeg_frame, ffprobe_pts, read_barcode
 
@@ -76,7 +76,7 @@ def test_stepping_back_and_forth_uses_the_cache(clips):
 def test_get_frame_through_the_project(project, clips):
     report = library.add_paths(project, [clips["vfr"], clips["rot90"]])
     assert report.imported["video"] == 2
-    assert library.index_videos(project) == []
+    assert video_index.index_videos(project) == []
     f = get_frame(project, "vfr.mp4", 181)
     assert f.pts_seconds == pytest.approx(7.0 + 1 / 15, abs=1e-3)
     assert read_barcode(f.rgb) == 181

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.media import library, thumbnails
+from fieldstudio.media import library, thumbnails, video_index
 from fieldstudio.store.project import Project
 from tests.gui_support import open_media, shown_window, wait_idle
 from tests.tracking_clips import iou, make_clip, truth
@@ -29,7 +29,7 @@ def template(tmp_path_factory):
     path = folder / "tracking.fieldstudio"
     with Project.create(path, name="tracking test") as p:
         report = library.add_paths(p, [clip])
-        library.index_videos(p, report.media_ids)
+        video_index.index_videos(p, report.media_ids)
         thumbnails.make_thumbnails(p, report.media_ids)
     return path
 

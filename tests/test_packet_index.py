@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.media import library, video
+from fieldstudio.media import library, video, video_index
 from fieldstudio.media.frames import FrameSource
+from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 from tests.video_fixtures import encode, read_barcode
 
@@ -62,10 +63,10 @@ def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at
     monkeypatch.setattr(video, "_packet_table_from_sample_tables", lambda *args: None)
     p, mid = _video_project(tmp_path, truncated)
     try:
-        assert library.index_videos(p, [mid], packets_only=True) == []
+        assert video_index.index_videos(p, [mid], packets_only=True) == []
         media = library.find_media(p, mid)
         assert media.index_status == "packets"
-        packets = library.load_frame_table(p, media)
+        packets = video_index.load_frame_table(p, media)
         decoded = video.build_frame_table(truncated)
         lost = np.setdiff1d(packets.pts, decoded.pts)
         assert len(lost) == 1 and len(packets) == len(decoded) + 1  # the cut packet
@@ -74,7 +75,7 @@ def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at
         gone = ann.add_box(p, mid, (10, 60, 50, 40), frame_index=lost_index)
         seen = _barcode(p, mid, 10)  # the picture the annotator looked at, decoded through the packet index
 
-        step = library.index_next_video(p)
+        step = video_index.index_next_video(p)
         assert step.media_id == mid and step.status == "ready" and step.replaced and step.moved == 1
         assert library.find_media(p, mid).index_status == "ready"
         a, b = ann.get_annotation(p, kept), ann.get_annotation(p, gone)
@@ -82,7 +83,7 @@ def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at
         assert _barcode(p, mid, a.frame_index) == seen
         shown_then = int(np.searchsorted(decoded.pts, lost[0], side="right")) - 1
         assert (b.frame_index, b.pts) == (shown_then, int(decoded.pts[shown_then]))
-        assert library.index_next_video(p) is None  # nothing left
+        assert video_index.index_next_video(p) is None  # nothing left
     finally:
         p.close()
 
@@ -97,12 +98,12 @@ def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_pa
         extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
         packets = video.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
                                    time_base=decoded.time_base)
-        library.store_frame_table(p, mid, packets, status="packets")
+        video_index.store_frame_table(p, mid, packets, status="packets")
         ids = {n: ann.add_box(p, mid, (10, 60, 50, 40), frame_index=n) for n in (50, 100, 150, 299)}
         segment = ann.add_segment(p, mid, None, 120, end_frame=200)
         pictures = {n: int(packets.pts[n]) for n in ids}
 
-        step = library.index_next_video(p)
+        step = video_index.index_next_video(p)
         assert step.replaced and step.moved == 2 + 1  # the two boxes after the extra packet, and the segment
         for n, aid in ids.items():
             a = ann.get_annotation(p, aid)
@@ -111,6 +112,40 @@ def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_pa
             assert read_barcode(_frame(p, mid, a.frame_index)) == a.frame_index  # barcode = decoded index
         s = ann.get_annotation(p, segment)
         assert (s.frame_index, s.end_frame_index) == (119, 199)
+    finally:
+        p.close()
+
+
+def test_rating_items_follow_their_pictures_in_the_transaction_that_stores_the_new_index(tmp_path, clips, monkeypatch):
+    """Rating items name a frame too (store.frame_references): they move with the annotations, and only when
+    the new index is stored: a failure while storing it leaves every mark where it was."""
+    clip = clips["cfr_bframes"]
+    p, mid = _video_project(tmp_path, clip)
+    try:
+        decoded = video.build_frame_table(clip)
+        extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
+        packets = video.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
+                                   time_base=decoded.time_base)
+        video_index.store_frame_table(p, mid, packets, status="packets")
+        ratings.create_rating_set(p, "frames", "The frame shows the zone")
+        ratings.add_items(p, "frames", [(mid, 50), (mid, 150)])
+        box = ann.add_box(p, mid, (10, 60, 50, 40), frame_index=150)
+
+        def disk_full(*args):
+            raise OSError("disk full")
+
+        monkeypatch.setattr(video_index, "_insert_frame_rows", disk_full)
+        with pytest.raises(OSError, match="disk full"):
+            video_index.store_frame_table(p, mid, decoded)
+        assert [i.frame_index for i in ratings.list_items(p, "frames")] == [50, 150]
+        assert ann.get_annotation(p, box).frame_index == 150
+        assert video.same_frames(video_index.load_frame_table(p, library.find_media(p, mid)), packets)
+
+        monkeypatch.undo()
+        assert video_index.store_frame_table(p, mid, decoded) == 2  # the box and the item on frame 150
+        assert [i.frame_index for i in ratings.list_items(p, "frames")] == [50, 149]
+        a = ann.get_annotation(p, box)
+        assert (a.frame_index, a.pts) == (149, int(packets.pts[150]))
     finally:
         p.close()
 
@@ -146,12 +181,12 @@ def test_packet_indexing_comes_first_for_every_video_and_the_preferred_one_leads
         report = library.add_paths(p, [clips["cfr_bframes"], clips["mkv"], clips["webm"]])
         last = report.media_ids[-1]
         stages = []
-        while (step := library.index_next_video(p, prefer=last,
+        while (step := video_index.index_next_video(p, prefer=last,
                                                 started=lambda m, n, packets: stages.append((m, packets)))):
             assert step.error is None
         assert [packets for _, packets in stages] == [True, True, True, False, False, False]
         assert stages[0][0] == last and stages[3][0] == last
-        assert library.index_counts(p)["ready"] == 3
+        assert video_index.index_counts(p)["ready"] == 3
     finally:
         p.close()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fieldstudio.core.errors import NotFound
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 
@@ -24,7 +24,7 @@ def add_media(project: Project) -> dict[str, str]:
             pytest.skip(f"sample file {p} is missing")
     report = library.add_paths(project, paths)
     assert report.imported_total == 4
-    library.index_videos(project, report.media_ids)
+    video_index.index_videos(project, report.media_ids)
     return {library.find_media(project, p.name).file_name: library.find_media(project, p.name).id for p in paths}
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import tracking
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.store.project import Project
 from tests.tracking_clips import BOX_W, iou, make_clip, position, truth
 
@@ -26,7 +26,7 @@ def clips(tmp_path_factory):
 def _project(tmp_path, clip) -> tuple[Project, str]:
     p = Project.create(tmp_path / "t.fieldstudio")
     report = library.add_paths(p, [clip])
-    library.index_videos(p, report.media_ids)
+    video_index.index_videos(p, report.media_ids)
     return p, report.media_ids[0]
 
 

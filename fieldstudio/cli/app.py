@@ -89,7 +89,7 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
             250_000_000, "--max-image-pixels", min=1,
             help="refuse images whose header claims more pixels (width x height) than this")) -> None:
     """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
-    from fieldstudio.media import library, thumbnails
+    from fieldstudio.media import library, thumbnails, video_index
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
@@ -97,7 +97,7 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
         print_add_report(report)
         if report.media_ids and not no_index:
             with progress_bar("Indexing frames") as update:
-                failures = library.index_videos(p, report.media_ids, progress=update)
+                failures = video_index.index_videos(p, report.media_ids, progress=update)
             for media_id, reason in failures:
                 out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
             with progress_bar("Thumbnails") as update:

@@ -422,11 +422,11 @@ def media_target(project: Project, detail: AnswerDetail) -> tuple[str, int] | No
         if not inp.get("media_id"):
             continue
         if inp.get("start_s") is not None:
-            from fieldstudio.media import library  # media is a headless sibling package
+            from fieldstudio.media import library, video_index  # media is a headless sibling package
 
             try:
                 media = library.find_media(project, inp["media_id"])
-                table = library.load_frame_table(project, media)
+                table = video_index.load_frame_table(project, media)
             except Exception:  # noqa: BLE001 - a missing or unindexed video opens at its first frame
                 table = None
             if table is not None and len(table):

@@ -88,7 +88,7 @@ def add_annotation_file(project: Project, path: Path | None = None) -> DemoAnnot
     """Add the labels, camera groups, calibrations and annotations of an annotation file (module docstring).
 
     Media are found by file name; whatever is on a sample file that is not in the project is skipped (the
-    file listed in the report). The videos' frame index must be built (``library.index_videos``), as
+    file listed in the report). The videos' frame index must be built (``video_index.index_videos``), as
     ``build_demo`` does. Raises ProjectError for an unreadable file or a mark whose label is not in its
     kind's label list (the label's ``kinds``), AnnotationError for a bad annotation.
     """

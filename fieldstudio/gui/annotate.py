@@ -841,10 +841,10 @@ class AnnotationController(QObject):
         if box.clickedButton() is cancel:
             return False
         if box.clickedButton() is end:
-            from fieldstudio.media import library
+            from fieldstudio.media import library, video_index
 
             for r in open_:
-                table = library.load_frame_table(self.project, library.find_media(self.project, r.media_id))
+                table = video_index.load_frame_table(self.project, library.find_media(self.project, r.media_id))
                 last = len(table) - 1 if table is not None else r.frame_index
                 self.apply(edits.CloseSegment(self.project, r.id, last))
         return True

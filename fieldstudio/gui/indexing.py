@@ -1,7 +1,7 @@
 """Frame indexing of a project's videos in the background, one video at a time, with a status-bar line.
 
 Every video first gets its packet index (demuxing only: a long video opens at once), then its decoded
-index, which verifies the packet index and replaces it where they differ (``library.index_next_video``).
+index, which verifies the packet index and replaces it where they differ (``video_index.index_next_video``).
 The video on screen goes first at each stage. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
 priority than the window's; pausing cancels the video in progress, which starts again on resume.
 """
@@ -26,7 +26,7 @@ INDEXING_NICE = 10
 
 
 def _index_next_gently(project, prefer, done: threading.Event, **kwargs):  # noqa: ANN001, ANN202
-    """``library.index_next_video`` on a thread of lower CPU priority than the window's; sets ``done`` once
+    """``video_index.index_next_video`` on a thread of lower CPU priority than the window's; sets ``done`` once
     it no longer uses the project (here, not through a queued signal: ``stop`` waits on the GUI thread)."""
     try:
         return _index_next(project, prefer, **kwargs)
@@ -35,7 +35,7 @@ def _index_next_gently(project, prefer, done: threading.Event, **kwargs):  # noq
 
 
 def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
-    from fieldstudio.media import library
+    from fieldstudio.media import video_index
 
     if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
         try:  # raising a thread's own nice value needs no privilege; the pool's thread keeps it
@@ -44,7 +44,7 @@ def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INDEXING_NICE)
         except OSError:
             pass
-    return library.index_next_video(project, prefer, **kwargs)
+    return video_index.index_next_video(project, prefer, **kwargs)
 
 
 class IndexingStatus(QWidget):
@@ -80,7 +80,7 @@ class BackgroundIndexer(QObject):
     """Indexes the videos of one project in the background until every one is ready (or failed).
 
     Signals: ``text_changed(text, paused)`` for the status line (empty when there is nothing to do);
-    ``indexed(step)`` with the ``library.IndexStep`` of each video done.
+    ``indexed(step)`` with the ``video_index.IndexStep`` of each video done.
     """
 
     text_changed = Signal(str, bool)
@@ -147,7 +147,7 @@ class BackgroundIndexer(QObject):
             self._percent = percent
             self._emit_text()
 
-    def _on_result(self, step) -> None:  # noqa: ANN001 - library.IndexStep or None
+    def _on_result(self, step) -> None:  # noqa: ANN001 - video_index.IndexStep or None
         self._worker = None
         if self._stopped:
             return

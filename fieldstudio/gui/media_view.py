@@ -208,7 +208,7 @@ class MediaView(QObject):
         project = self.state.project
         if project is None:
             return
-        from fieldstudio.media import library
+        from fieldstudio.media import library, video_index
 
         try:
             media = library.find_media(project, media_id)
@@ -252,12 +252,12 @@ class MediaView(QObject):
             return
         self.transport.setEnabled(True)
         self.timeline.show()
-        table = library.load_frame_table(project, media)
+        table = video_index.load_frame_table(project, media)
         if table is None:
             # the packet index (demuxing only) opens even hours of footage at once: shown as soon as it is
             # built, stored next; the background indexer (gui/indexing.py) verifies it later
             self.notice.emit(f"indexing the frames of {media.file_name}…")
-            worker = workers.Worker(lambda *, progress, cancelled: library.first_frame_table(project, media))
+            worker = workers.Worker(lambda *, progress, cancelled: video_index.first_frame_table(project, media))
             worker.signals.result.connect(lambda r, m=media: self._open_first_index(m, *r))
             worker.signals.error.connect(self.notice)
             workers.start(worker)
@@ -265,13 +265,13 @@ class MediaView(QObject):
         self._open_video(media, table)
 
     def _open_first_index(self, media: Media, table, status: str) -> None:  # noqa: ANN001 - FrameTable
-        from fieldstudio.media import library
+        from fieldstudio.media import video_index
 
         project = self.state.project
         if project is None or self.loader is None:
             return
         if not project.read_only:
-            store = workers.Worker(lambda *, progress, cancelled: library.store_frame_table(
+            store = workers.Worker(lambda *, progress, cancelled: video_index.store_frame_table(
                 project, media.id, table, status=status, if_missing=True))
             store.signals.error.connect(self.notice)
             workers.start(store)
@@ -294,7 +294,7 @@ class MediaView(QObject):
         self.transport.set_index_source(media.index_status)
         self._start_strip(media.id)
 
-    def index_changed(self, step) -> None:  # noqa: ANN001 - media.library.IndexStep
+    def index_changed(self, step) -> None:  # noqa: ANN001 - media.video_index.IndexStep
         """A video's frame index was built or replaced in the background (gui/indexing.py): the video on
         screen follows its new index on the same picture (``video.remap_indices``)."""
         from fieldstudio.media import video

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fieldstudio.core.errors import MediaError
-from fieldstudio.media import images, library, video
+from fieldstudio.media import images, library, video, video_index
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 
@@ -51,16 +51,16 @@ class FrameSource:
                 self._readers.move_to_end(media.id)
                 return r
         path = library.require_file(self.project, media)
-        table = library.load_frame_table(self.project, media)
+        table = video_index.load_frame_table(self.project, media)
         if table is None:
             # the packet index opens a long video at once; the decoded index verifies it later
-            # (library.index_next_video), and ``forget`` then drops this reader
+            # (video_index.index_next_video), and ``forget`` then drops this reader
             try:
-                table, status = video.build_packet_table(path), library.INDEX_PACKETS
+                table, status = video.build_packet_table(path), video_index.INDEX_PACKETS
             except MediaError:
-                table, status = video.build_frame_table(path), library.INDEX_READY
+                table, status = video.build_frame_table(path), video_index.INDEX_READY
             if not self.project.read_only:
-                library.store_frame_table(self.project, media.id, table, status=status)
+                video_index.store_frame_table(self.project, media.id, table, status=status)
         r = video.FrameReader(path, table, rotation=media.rotation or 0, cache_bytes=self._cache_bytes)
         with self._lock:
             self._readers[media.id] = r

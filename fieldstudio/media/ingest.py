@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from fieldstudio.media import library, thumbnails
+from fieldstudio.media import library, thumbnails, video_index
 from fieldstudio.media.library import AddReport
 from fieldstudio.store.project import Project
 
@@ -25,8 +25,8 @@ def add_index_thumbnail(
     """Add ``paths`` (files or folders), then index the new videos and make the new media's thumbnails.
 
     ``progress`` spans the three stages as thirds of one bar. ``packets_only`` stores the packet index
-    (``library.index_videos``): the window adds hours of footage at once and verifies it in the background. Returns the ``library.add_paths`` report;
-    a video whose index fails is marked ``failed`` by ``library.index_videos`` and stays in the library.
+    (``video_index.index_videos``): the window adds hours of footage at once and verifies it in the background. Returns the ``library.add_paths`` report;
+    a video whose index fails is marked ``failed`` by ``video_index.index_videos`` and stays in the library.
     Raises ProjectReadOnly when the project cannot be written.
     """
     def stage(k: int) -> Callable[[int, int], None]:
@@ -34,7 +34,7 @@ def add_index_thumbnail(
 
     report = library.add_paths(project, paths, progress=stage(0), cancelled=cancelled)
     if report.media_ids and not cancelled():
-        library.index_videos(project, report.media_ids, packets_only=packets_only, progress=stage(1),
+        video_index.index_videos(project, report.media_ids, packets_only=packets_only, progress=stage(1),
                              cancelled=cancelled)
     if report.media_ids and not cancelled():
         thumbnails.make_thumbnails(project, report.media_ids, progress=stage(2), cancelled=cancelled)

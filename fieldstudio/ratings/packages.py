@@ -39,7 +39,7 @@ from sqlalchemy import select
 
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Media, Rating, RatingItem, RatingSet
 from fieldstudio.store.project import Project
@@ -233,7 +233,7 @@ def _extract_media(project: Project, path: Path, data: dict[str, Any], folder: P
             new_files.append(target)
     if new_files:
         added = library.add_paths(project, new_files)
-        library.index_videos(project, added.media_ids)
+        video_index.index_videos(project, added.media_ids)
         report.media_added = added.imported_total
         with project.read() as s:
             known = {sha: mid for sha, mid in s.execute(select(Media.sha256, Media.id).where(Media.status == "ok"))}

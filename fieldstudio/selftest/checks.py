@@ -238,7 +238,7 @@ def check_vlc(ctx: Context) -> str:
 
 def check_frame(ctx: Context) -> str:
     """Add the clip to a temporary project, index it, decode frame N and compare PTS and pixel hash."""
-    from fieldstudio.media import library
+    from fieldstudio.media import library, video_index
     from fieldstudio.media.frames import get_frame
     from fieldstudio.store.project import Project
 
@@ -248,7 +248,7 @@ def check_frame(ctx: Context) -> str:
         report = library.add_paths(project, [clip])
         if report.unreadable:
             raise CheckFailed(f"{clip.name} could not be added: {report.unreadable[0][1]}")
-        failures = library.index_videos(project, report.media_ids)
+        failures = video_index.index_videos(project, report.media_ids)
         if failures:
             raise CheckFailed(f"frame index failed: {failures[0][1]}")
         media = library.find_media(project, clip.name)

@@ -139,7 +139,7 @@ def _add_interpolated(project: Project, medias: dict[str, Media],
                       per_frame: dict[tuple[str, int | None], list[ExportBox]],
                       pts_of: dict[tuple[str, int | None], float | None]) -> None:
     """Add each track's interpolated boxes (frames strictly between keyframes) with their PTS."""
-    from fieldstudio.media import library  # the frame table gives each interpolated frame's PTS
+    from fieldstudio.media import video_index  # the frame table gives each interpolated frame's PTS
 
     tables: dict[str, Any] = {}
     for (media_id, track_id), recs in keys.items():
@@ -153,7 +153,7 @@ def _add_interpolated(project: Project, medias: dict[str, Media],
                 None, before.label_id, before.label_name, tb.box, track_id, False, before.attributes))
             if (media_id, f) not in pts_of:
                 if media_id not in tables:
-                    tables[media_id] = library.load_frame_table(project, medias[media_id])
+                    tables[media_id] = video_index.load_frame_table(project, medias[media_id])
                 table = tables[media_id]
                 pts_of[(media_id, f)] = table.seconds(f) if table is not None and f < len(table) else None
 

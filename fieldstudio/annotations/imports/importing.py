@@ -36,7 +36,7 @@ from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, Pa
 from fieldstudio.annotations.imports.yolo import parse_yolo
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
-from fieldstudio.media import library
+from fieldstudio.media import library, video_index
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Annotation, Media
 from fieldstudio.store.project import Project
@@ -374,7 +374,7 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
             return None
         return dataclasses.replace(b, box=box, frame_index=None)
     if media.id not in tables:
-        tables[media.id] = library.load_frame_table(project, media)
+        tables[media.id] = video_index.load_frame_table(project, media)
     table = tables[media.id]
     if table is None:
         report.problems.append((b.where, f"{media.file_name}'s frame index is not built; run `fieldstudio index`"))

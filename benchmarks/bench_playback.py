@@ -294,7 +294,7 @@ def bench_playback() -> None:
 
 
 def bench_index() -> None:
-    from fieldstudio.media import library, video, video_index
+    from fieldstudio.media import decoded_table, library, packet_table, video_index
     from fieldstudio.media.frames import FrameSource
     from fieldstudio.store.project import Project
 
@@ -310,7 +310,7 @@ def bench_index() -> None:
     subprocess.run(ffprobe, check=True, capture_output=True)
     t_probe = time.perf_counter() - t
     t = time.perf_counter()
-    table = video.build_packet_table(long_clip)
+    table = packet_table.build_packet_table(long_clip)
     t_packets = time.perf_counter() - t
     print(f"packet index of the 60 min clip: {len(table)} frames in {t_packets:.2f} s; ffprobe packet=pts_time "
           f"{t_probe:.2f} s; ratio {t_packets / t_probe:.2f} (target <= 1.0)")
@@ -346,7 +346,7 @@ def bench_index() -> None:
     subprocess.run(ffprobe, check=True, capture_output=True)
     t_probe = time.perf_counter() - t
     t = time.perf_counter()
-    decoded = video.build_frame_table(clip)
+    decoded = decoded_table.build_frame_table(clip)
     t_decoded = time.perf_counter() - t
     print(f"decoded (verifying) index of the 60 s 1080p clip: {len(decoded)} frames in {t_decoded:.2f} s; ffprobe "
           f"frame=pts_time {t_probe:.2f} s; ratio {t_decoded / t_probe:.2f} (target <= 0.6)")

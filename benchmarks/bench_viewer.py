@@ -221,12 +221,12 @@ def bench_cold_start() -> None:
 
 
 def bench_release_and_playback(seconds: float = 30.0) -> None:
-    from fieldstudio.media import video
+    from fieldstudio.media import decoded_table, frame_reader
     project = project_with_1080p()
     out = _child("play", str(project), str(seconds))
     clip = WORK / "clip_60s_1080p.mp4"
-    table = video.build_frame_table(clip)
-    reader = video.FrameReader(clip, table)
+    table = decoded_table.build_frame_table(clip)
+    reader = frame_reader.FrameReader(clip, table)
     ra = []
     for i in out["indices"]:
         t = time.perf_counter()

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.media import library, video  # noqa: E402
+from fieldstudio.media import decoded_table, frame_reader, frame_table, library  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 
 WORK = Path(__file__).resolve().parent / "_work"
@@ -39,7 +39,7 @@ def make_clip(path: Path) -> Path:
     return path
 
 
-def pyav_seek_decode(path: Path, table: video.FrameTable, index: int) -> np.ndarray:
+def pyav_seek_decode(path: Path, table: frame_table.FrameTable, index: int) -> np.ndarray:
     """The reference: open, seek to the keyframe before the PTS, decode forward, convert the frame."""
     target = int(table.pts[index])
     with av.open(str(path)) as c:
@@ -59,19 +59,19 @@ def timed(fn, *args) -> float:
 
 
 def bench_frames(clip: Path) -> None:
-    t_index = timed(video.build_frame_table, clip)
+    t_index = timed(decoded_table.build_frame_table, clip)
     ffprobe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
                "-of", "csv=p=0", str(clip)]
     t_probe = timed(lambda: subprocess.run(ffprobe, check=True, capture_output=True))
 
-    table = video.build_frame_table(clip)
+    table = decoded_table.build_frame_table(clip)
     print(f"frame index: {len(table)} frames in {t_index:.2f} s; ffprobe {t_probe:.2f} s; "
           f"ratio {t_index / t_probe:.2f} (target <= 1.0)")
 
     rng = random.Random(7)
     indices = rng.sample(range(len(table)), 25)
     ref = [timed(pyav_seek_decode, clip, table, i) for i in indices]
-    reader = video.FrameReader(clip, table)
+    reader = frame_reader.FrameReader(clip, table)
     ours = [timed(reader.get, i) for i in indices]
     ra_median = statistics.median(ours)
     print(f"random access: median {ra_median * 1000:.1f} ms; plain PyAV seek+decode {statistics.median(ref) * 1000:.1f} ms; "

@@ -12,25 +12,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fieldstudio.media import video
+from fieldstudio.media import decoded_table, frame_table
 from tests.video_fixtures import X264, encode, make_duplicate_pts
 
 
 @pytest.fixture
 def three_ranges(monkeypatch):
     """Three ranges per file, and short ranges allowed, so the small fixture clips are cut (CI has 2 cores)."""
-    monkeypatch.setattr(video, "_MIN_RANGE_FRAMES", 30)
-    monkeypatch.setattr(video, "_MIN_RANGE_PIXELS", 0)
+    monkeypatch.setattr(decoded_table, "_MIN_RANGE_FRAMES", 30)
+    monkeypatch.setattr(decoded_table, "_MIN_RANGE_PIXELS", 0)
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     calls: list[tuple] = []
-    real = video._decode_range
+    real = decoded_table._decode_range
 
     def counted(path, lo, hi, done, stop):
         calls.append((lo, hi))
         return real(path, lo, hi, done, stop)
 
-    monkeypatch.setattr(video, "_decode_range", counted)
+    monkeypatch.setattr(decoded_table, "_decode_range", counted)
     return calls
 
 
@@ -48,11 +48,11 @@ def ffprobe_frames(path: Path) -> tuple[list[float], list[int]]:
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
-def one_thread(path: Path) -> video.FrameTable:
-    pts, keys, _, tb = video._decode_timestamps(path, threads=False, progress=lambda d, t: None,
+def one_thread(path: Path) -> frame_table.FrameTable:
+    pts, keys, _, tb = decoded_table._decode_timestamps(path, threads=False, progress=lambda d, t: None,
                                                 cancelled=lambda: False)
     order = np.argsort(np.asarray(pts, dtype=np.int64), kind="stable")
-    return video.FrameTable(pts=np.asarray(pts, dtype=np.int64)[order], keyframe=np.asarray(keys, bool)[order],
+    return frame_table.FrameTable(pts=np.asarray(pts, dtype=np.int64)[order], keyframe=np.asarray(keys, bool)[order],
                             time_base=tb)
 
 
@@ -73,11 +73,11 @@ def transport_stream(open_gop) -> Path:
 
 
 def check_against_references(path: Path) -> None:
-    table = video.build_frame_table(path)
+    table = decoded_table.build_frame_table(path)
     stamps, keys = ffprobe_frames(path)
     assert table.seconds_array() == pytest.approx(stamps, abs=1e-6)
     assert table.keyframe.astype(int).tolist() == keys
-    assert video.same_frames(table, one_thread(path))
+    assert frame_table.same_frames(table, one_thread(path))
 
 
 @pytest.mark.parametrize("name", ["cfr_bframes", "vfr", "hevc", "mov", "mkv", "mpeg4_avi"])
@@ -90,7 +90,7 @@ def test_open_gop_leading_pictures_across_a_cut(open_gop, three_ranges):
     check_against_references(open_gop)
     assert len(three_ranges) == 3
     cuts = [lo for lo, _ in three_ranges if lo is not None]
-    table = video.build_frame_table(open_gop)
+    table = decoded_table.build_frame_table(open_gop)
     # a cut falls on a keyframe that has leading pictures: frames shown before it that are decoded after it
     first = int(np.searchsorted(table.pts, cuts[0]))
     assert table.keyframe[first] and first > 0
@@ -113,8 +113,8 @@ def test_cut_file_keeps_what_a_whole_decode_keeps(open_gop, tmp_path, three_rang
                     str(faststart)], check=True)
     data = faststart.read_bytes()
     cut.write_bytes(data[: int(len(data) * 0.7)])
-    table = video.build_frame_table(cut)
-    assert video.same_frames(table, one_thread(cut))
+    table = decoded_table.build_frame_table(cut)
+    assert frame_table.same_frames(table, one_thread(cut))
     stamps, _ = ffprobe_frames(cut)
     assert table.seconds_array() == pytest.approx(stamps, abs=1e-6)
     assert 0 < len(table) < 300
@@ -122,21 +122,21 @@ def test_cut_file_keeps_what_a_whole_decode_keeps(open_gop, tmp_path, three_rang
 
 def test_cancel_stops_every_range(clips, three_ranges):
     with pytest.raises(InterruptedError):
-        video.build_frame_table(clips["cfr_bframes"], cancelled=lambda: True)
+        decoded_table.build_frame_table(clips["cfr_bframes"], cancelled=lambda: True)
 
 
 def test_progress_reaches_the_frame_count(clips, three_ranges):
     seen: list[tuple[int, int]] = []
-    table = video.build_frame_table(clips["cfr_bframes"], progress=lambda d, t: seen.append((d, t)))
+    table = decoded_table.build_frame_table(clips["cfr_bframes"], progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (len(table), len(table))
     assert all(d <= t for d, t in seen)
 
 
 def test_small_frames_are_decoded_in_one_piece(clips, monkeypatch):
     """Under 1280x720 the ranges would take turns at the GIL: one decoder with FFmpeg's threads instead."""
-    monkeypatch.setattr(video, "_MIN_RANGE_FRAMES", 30)
+    monkeypatch.setattr(decoded_table, "_MIN_RANGE_FRAMES", 30)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     calls = []
-    monkeypatch.setattr(video, "_decode_range", lambda *a: calls.append(a))
-    table = video.build_frame_table(clips["cfr_bframes"])  # 320x192
+    monkeypatch.setattr(decoded_table, "_decode_range", lambda *a: calls.append(a))
+    table = decoded_table.build_frame_table(clips["cfr_bframes"])  # 320x192
     assert calls == [] and len(table) == 300

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fieldstudio.media import library, video, video_index
+from fieldstudio.media import decoded_table, frame_reader, library, video, video_index
 from fieldstudio.media.frames import FrameSource, get_frame
 from tests.video_fixtures import ffmpeg_frame, ffprobe_pts, read_barcode
 
@@ -16,7 +16,7 @@ PROBE_INDICES = [0, 1, 59, 61, 100, 137, 151, 200, 250, 299]
                                   "rot90", "rot180", "rot270"])
 def test_frame_table_matches_ffprobe(clips, name):
     path = clips[name]
-    table = video.build_frame_table(path)
+    table = decoded_table.build_frame_table(path)
     expected = ffprobe_pts(path)
     assert len(table) == len(expected)
     assert np.allclose(table.seconds_array(), expected, atol=1e-4)
@@ -25,8 +25,8 @@ def test_frame_table_matches_ffprobe(clips, name):
 @pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts"])
 def test_random_access_lands_on_the_requested_frame(clips, name):
     path = clips[name]
-    table = video.build_frame_table(path)
-    reader = video.FrameReader(path, table)
+    table = decoded_table.build_frame_table(path)
+    reader = frame_reader.FrameReader(path, table)
     order = [i for i in PROBE_INDICES if i < len(table)] + [len(table) - 1, 3, len(table) // 2, 2]
     for n in order:
         assert read_barcode(reader.get(n)) == n, f"{name}: asked for {n}"
@@ -34,13 +34,13 @@ def test_random_access_lands_on_the_requested_frame(clips, name):
 
 
 def test_vfr_timestamps_are_pts_not_index_over_fps(clips):
-    table = video.build_frame_table(clips["vfr"])
+    table = decoded_table.build_frame_table(clips["vfr"])
     assert table.is_vfr()
     assert table.seconds(150) == pytest.approx(5.0, abs=1e-3)
     assert table.seconds(180) == pytest.approx(7.0, abs=1e-3)
     assert table.seconds(181) == pytest.approx(7.0 + 1 / 15, abs=1e-3)
     assert table.index_at(7.0) == 180
-    assert not video.build_frame_table(clips["cfr_bframes"]).is_vfr()
+    assert not decoded_table.build_frame_table(clips["cfr_bframes"]).is_vfr()
 
 
 @pytest.mark.parametrize("name,n", [("vfr", 181), ("cfr_bframes", 137), ("hevc", 77), ("rot90", 45),
@@ -48,7 +48,7 @@ def test_vfr_timestamps_are_pts_not_index_over_fps(clips):
 def test_pixels_equal_ffmpeg(clips, name, n):
     path = clips[name]
     probe = video.probe_video(path)
-    reader = video.FrameReader(path, video.build_frame_table(path), rotation=probe.rotation)
+    reader = frame_reader.FrameReader(path, decoded_table.build_frame_table(path), rotation=probe.rotation)
     ours = reader.get(n)
     theirs = ffmpeg_frame(path, n)
     assert ours.shape == theirs.shape
@@ -65,7 +65,7 @@ def test_rotation_metadata_gives_upright_size(clips, deg):
 
 def test_stepping_back_and_forth_uses_the_cache(clips):
     path = clips["cfr_bframes"]
-    reader = video.FrameReader(path, video.build_frame_table(path))
+    reader = frame_reader.FrameReader(path, decoded_table.build_frame_table(path))
     reader.get(170)
     for n in range(169, 150, -1):  # backwards through the GOP, then forwards again
         assert read_barcode(reader.get(n)) == n

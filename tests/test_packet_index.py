@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.media import library, video, video_index
+from fieldstudio.media import decoded_table, frame_table, library, packet_table, video, video_index
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
@@ -25,10 +25,10 @@ def ffprobe_packet_pts(path) -> list[float]:
 
 @pytest.mark.parametrize("name", ["cfr_bframes", "vfr", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "rot90"])
 def test_packet_index_lists_ffprobes_packets_and_matches_the_decoded_index(clips, name):
-    table = video.build_packet_table(clips[name])
+    table = packet_table.build_packet_table(clips[name])
     assert table.seconds_array() == pytest.approx(ffprobe_packet_pts(clips[name]), abs=1e-6)
-    decoded = video.build_frame_table(clips[name])
-    assert video.same_frames(table, decoded)
+    decoded = decoded_table.build_frame_table(clips[name])
+    assert frame_table.same_frames(table, decoded)
     assert table.keyframe[0] and np.array_equal(table.keyframe, decoded.keyframe)
 
 
@@ -60,14 +60,14 @@ def _barcode(project, media_id, index) -> int:
 def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at_its_time(tmp_path, truncated,
                                                                                             monkeypatch):
     # demuxing lists the cut packet (as for any container but MP4, whose sample tables show it cut)
-    monkeypatch.setattr(video, "_packet_table_from_sample_tables", lambda *args: None)
+    monkeypatch.setattr(packet_table, "_packet_table_from_sample_tables", lambda *args: None)
     p, mid = _video_project(tmp_path, truncated)
     try:
         assert video_index.index_videos(p, [mid], packets_only=True) == []
         media = library.find_media(p, mid)
         assert media.index_status == "packets"
         packets = video_index.load_frame_table(p, media)
-        decoded = video.build_frame_table(truncated)
+        decoded = decoded_table.build_frame_table(truncated)
         lost = np.setdiff1d(packets.pts, decoded.pts)
         assert len(lost) == 1 and len(packets) == len(decoded) + 1  # the cut packet
         lost_index = int(np.flatnonzero(packets.pts == lost[0])[0])
@@ -94,9 +94,9 @@ def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_pa
     clip = clips["cfr_bframes"]
     p, mid = _video_project(tmp_path, clip)
     try:
-        decoded = video.build_frame_table(clip)
+        decoded = decoded_table.build_frame_table(clip)
         extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
-        packets = video.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
+        packets = frame_table.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
                                    time_base=decoded.time_base)
         video_index.store_frame_table(p, mid, packets, status="packets")
         ids = {n: ann.add_box(p, mid, (10, 60, 50, 40), frame_index=n) for n in (50, 100, 150, 299)}
@@ -122,9 +122,9 @@ def test_rating_items_follow_their_pictures_in_the_transaction_that_stores_the_n
     clip = clips["cfr_bframes"]
     p, mid = _video_project(tmp_path, clip)
     try:
-        decoded = video.build_frame_table(clip)
+        decoded = decoded_table.build_frame_table(clip)
         extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
-        packets = video.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
+        packets = frame_table.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
                                    time_base=decoded.time_base)
         video_index.store_frame_table(p, mid, packets, status="packets")
         ratings.create_rating_set(p, "frames", "The frame shows the zone")
@@ -139,7 +139,7 @@ def test_rating_items_follow_their_pictures_in_the_transaction_that_stores_the_n
             video_index.store_frame_table(p, mid, decoded)
         assert [i.frame_index for i in ratings.list_items(p, "frames")] == [50, 150]
         assert ann.get_annotation(p, box).frame_index == 150
-        assert video.same_frames(video_index.load_frame_table(p, library.find_media(p, mid)), packets)
+        assert frame_table.same_frames(video_index.load_frame_table(p, library.find_media(p, mid)), packets)
 
         monkeypatch.undo()
         assert video_index.store_frame_table(p, mid, decoded) == 2  # the box and the item on frame 150
@@ -160,19 +160,19 @@ def _frame(project, media_id, index) -> np.ndarray:
 
 @pytest.mark.parametrize("name", ["cfr_bframes", "vfr", "hevc", "mov", "rot270"])
 def test_an_mp4s_sample_tables_give_the_packet_index_demuxing_gives(clips, name, monkeypatch):
-    container = video._open(clips[name])
+    container = video.open_video(clips[name])
     try:
-        fast = video._packet_table_from_sample_tables(clips[name], container, container.streams.video[0])
+        fast = packet_table._packet_table_from_sample_tables(clips[name], container, container.streams.video[0])
     finally:
         container.close()
     assert fast is not None, "an intact MP4 is read from its sample tables"
-    monkeypatch.setattr(video, "_packet_table_from_sample_tables", lambda *args: None)
-    assert video.same_frames(fast, video.build_packet_table(clips[name]))
+    monkeypatch.setattr(packet_table, "_packet_table_from_sample_tables", lambda *args: None)
+    assert frame_table.same_frames(fast, packet_table.build_packet_table(clips[name]))
 
 
 def test_a_cut_mp4s_sample_tables_leave_out_the_samples_whose_data_is_missing(truncated):
-    table = video.build_packet_table(truncated)
-    assert video.same_frames(table, video.build_frame_table(truncated))
+    table = packet_table.build_packet_table(truncated)
+    assert frame_table.same_frames(table, decoded_table.build_frame_table(truncated))
 
 
 def test_packet_indexing_comes_first_for_every_video_and_the_preferred_one_leads(tmp_path, clips):

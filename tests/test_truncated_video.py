@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from fieldstudio.media import video
+from fieldstudio.media import decoded_table, frame_reader
 from tests.video_fixtures import encode, ffmpeg_frame, ffprobe_pts
 
 
@@ -29,14 +29,14 @@ def test_frame_table_of_a_truncated_file_matches_ffprobe(truncated):
                             "stream=nb_read_frames", "-of", "csv=p=0", str(truncated)],
                            check=True, capture_output=True, text=True).stdout.strip()
     assert len(expected) == int(count) and 0 < len(expected) < 100
-    table = video.build_frame_table(truncated)
+    table = decoded_table.build_frame_table(truncated)
     assert len(table) == len(expected)
     assert table.seconds_array() == pytest.approx(np.asarray(expected), abs=1e-6)
 
 
 def test_last_frames_of_a_truncated_file_are_readable_exactly(truncated):
-    table = video.build_frame_table(truncated)
-    reader = video.FrameReader(truncated, table)
+    table = decoded_table.build_frame_table(truncated)
+    reader = frame_reader.FrameReader(truncated, table)
     try:
         for n in (len(table) - 1, len(table) - 2, 0, len(table) - 3):
             rgb = reader.get(n)

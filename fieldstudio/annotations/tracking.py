@@ -2,7 +2,7 @@
 
 A tracked stretch starts from a track's box on one frame (a keyframe, or the interpolated box there) and
 runs frame by frame, forward or backward, over the exact frames of the video's frame table
-(``media.video.FrameReader``). It ends on the frame asked for, at the end of the video, just before the
+(``media.frame_reader.FrameReader``). It ends on the frame asked for, at the end of the video, just before the
 track's next keyframe in that direction (a box a person drew is never overwritten or passed), on a
 cancel, or when the target is lost:
 

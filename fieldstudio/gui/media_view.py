@@ -296,8 +296,8 @@ class MediaView(QObject):
 
     def index_changed(self, step) -> None:  # noqa: ANN001 - media.video_index.IndexStep
         """A video's frame index was built or replaced in the background (gui/indexing.py): the video on
-        screen follows its new index on the same picture (``video.remap_indices``)."""
-        from fieldstudio.media import video
+        screen follows its new index on the same picture (``frame_table.remap_indices``)."""
+        from fieldstudio.media import frame_table
 
         if self.loader is not None and step.replaced:
             self.loader.source.forget(step.media_id)
@@ -310,7 +310,7 @@ class MediaView(QObject):
         self.transport.set_index_source(step.status)
         if step.replaced:
             old = self.video.table
-            self._pending_frame = (media.id, int(video.remap_indices(old, step.table, [self.video.target])[0]))
+            self._pending_frame = (media.id, int(frame_table.remap_indices(old, step.table, [self.video.target])[0]))
             self.video.close()
             self._open_video(media, step.table)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fieldstudio.core.errors import MediaError
-from fieldstudio.media import images, library, video, video_index
+from fieldstudio.media import decoded_table, frame_reader, frame_table, images, library, packet_table, video_index
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 
@@ -33,14 +33,14 @@ class Frame:
 class FrameSource:
     """Exact frames of one project's media, with open decoders kept for up to ``max_readers`` videos."""
 
-    def __init__(self, project: Project, *, max_readers: int = 4, cache_bytes: int = video.DEFAULT_CACHE_BYTES):
+    def __init__(self, project: Project, *, max_readers: int = 4, cache_bytes: int = frame_reader.DEFAULT_CACHE_BYTES):
         self.project = project
-        self._readers: OrderedDict[str, video.FrameReader] = OrderedDict()
+        self._readers: OrderedDict[str, frame_reader.FrameReader] = OrderedDict()
         self._max = max_readers
         self._cache_bytes = cache_bytes
         self._lock = threading.Lock()
 
-    def reader(self, media: Media) -> video.FrameReader:
+    def reader(self, media: Media) -> frame_reader.FrameReader:
         """The open reader of a video, building and storing its packet frame index first if it has none.
 
         Raises MediaError when the file is missing or cannot be decoded.
@@ -56,12 +56,12 @@ class FrameSource:
             # the packet index opens a long video at once; the decoded index verifies it later
             # (video_index.index_next_video), and ``forget`` then drops this reader
             try:
-                table, status = video.build_packet_table(path), video_index.INDEX_PACKETS
+                table, status = packet_table.build_packet_table(path), video_index.INDEX_PACKETS
             except MediaError:
-                table, status = video.build_frame_table(path), video_index.INDEX_READY
+                table, status = decoded_table.build_frame_table(path), video_index.INDEX_READY
             if not self.project.read_only:
                 video_index.store_frame_table(self.project, media.id, table, status=status)
-        r = video.FrameReader(path, table, rotation=media.rotation or 0, cache_bytes=self._cache_bytes)
+        r = frame_reader.FrameReader(path, table, rotation=media.rotation or 0, cache_bytes=self._cache_bytes)
         with self._lock:
             self._readers[media.id] = r
             while len(self._readers) > self._max:
@@ -69,13 +69,13 @@ class FrameSource:
                 old.close()
         return r
 
-    def adopt(self, media: Media, table: video.FrameTable) -> None:
+    def adopt(self, media: Media, table: frame_table.FrameTable) -> None:
         """Read ``media`` through ``table`` (an index built but perhaps not stored yet), unless it is open already."""
         path = library.require_file(self.project, media)
         with self._lock:
             if media.id in self._readers:
                 return
-            self._readers[media.id] = video.FrameReader(path, table, rotation=media.rotation or 0,
+            self._readers[media.id] = frame_reader.FrameReader(path, table, rotation=media.rotation or 0,
                                                         cache_bytes=self._cache_bytes)
             while len(self._readers) > self._max:
                 _, old = self._readers.popitem(last=False)

@@ -4,7 +4,7 @@ FFmpeg's MOV demuxer reads a file's sample tables at open and exposes each sampl
 and keyframe flag (PyAV ``stream.index_entries``), but not its composition offset, which makes the PTS:
 PTS = DTS + offset (ISO/IEC 14496-12, 8.6.1.3). This module reads those offsets from the ``moov`` box
 (a few megabytes even for hours of footage), so the packet index of an MP4 needs no pass over the data
-(``video.build_packet_table``). Fragmented MP4 (``moof`` boxes) keeps its offsets in the fragments: not
+(``packet_table.build_packet_table``). Fragmented MP4 (``moof`` boxes) keeps its offsets in the fragments: not
 handled here, the caller demuxes instead.
 """
 

@@ -1,11 +1,11 @@
 """The frame index of a project's videos: building it, storing it, reading it back, and indexing in turn.
 
-A video's frame table (``video.FrameTable``: frame index -> PTS) is stored as ``frame_index`` rows. A first
-table comes from the container's packets (``video.build_packet_table``, demuxing only; status ``packets``)
-so that a video opens at once; the decoded table (``video.build_frame_table``) verifies it and, where the
+A video's frame table (``frame_table.FrameTable``: frame index -> PTS) is stored as ``frame_index`` rows. A first
+table comes from the container's packets (``packet_table.build_packet_table``, demuxing only; status ``packets``)
+so that a video opens at once; the decoded table (``decoded_table.build_frame_table``) verifies it and, where the
 two differ, replaces it (status ``ready``). Marks made on the replaced table follow their pictures in the
 same transaction: this module decides where each old frame goes (the frame with its PTS,
-``video.remap_indices``) and ``store.frame_references`` moves every row that names a frame.
+``frame_table.remap_indices``) and ``store.frame_references`` moves every row that names a frame.
 
 ``index_videos`` indexes a list of videos in one go (``fieldstudio add``, the demo, rating packages);
 ``index_next_video`` one video at a time, every video's packet index before any decoded one (the window's
@@ -24,7 +24,7 @@ from sqlalchemy import delete, func, select
 
 from fieldstudio.core.errors import MediaError
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.media import video
+from fieldstudio.media import decoded_table, frame_table, packet_table
 from fieldstudio.media.library import require_file
 from fieldstudio.store.frame_references import move_frame_references
 from fieldstudio.store.models import FrameIndexRow, Media
@@ -35,32 +35,32 @@ from fieldstudio.store.project import Project
 INDEX_PENDING, INDEX_PACKETS, INDEX_READY, INDEX_FAILED = "pending", "packets", "ready", "failed"
 
 
-def first_frame_table(project: Project, media: Media) -> tuple[video.FrameTable, str]:
+def first_frame_table(project: Project, media: Media) -> tuple[frame_table.FrameTable, str]:
     """The index a video without one opens on at once, and its status: the packet index, or the decoded
     index when its packets carry no timestamps. Nothing is stored (``store_frame_table(if_missing=True)``).
     Raises MediaError when the file is missing or cannot be read."""
     path = require_file(project, media)
     try:
-        return video.build_packet_table(path), INDEX_PACKETS
+        return packet_table.build_packet_table(path), INDEX_PACKETS
     except MediaError:
-        return video.build_frame_table(path), INDEX_READY
+        return decoded_table.build_frame_table(path), INDEX_READY
 
 
-def store_frame_table(project: Project, media_id: str, table: video.FrameTable, *, status: str = INDEX_READY,
+def store_frame_table(project: Project, media_id: str, table: frame_table.FrameTable, *, status: str = INDEX_READY,
                       if_missing: bool = False) -> int:
     """Replace the stored frame index of a video with ``table``; record its count, VFR flag and ``status``.
 
     When a different index was stored before (the packet index that the decoded one verifies), the
     video's annotations and rating items move with their pictures in the same transaction
     (``store.frame_references``): each keeps its PTS and gets the index that PTS has in ``table``
-    (``video.remap_indices``; a frame that no longer exists goes to the frame shown at its time, whose PTS
+    (``frame_table.remap_indices``; a frame that no longer exists goes to the frame shown at its time, whose PTS
     it then takes). Returns how many annotations
     and rating items changed frame index. ``if_missing`` stores nothing when the video has an index already.
     """
     return _store_frame_table(project, media_id, table, status=status, if_missing=if_missing)[0]
 
 
-def _store_frame_table(project: Project, media_id: str, table: video.FrameTable, *, status: str = INDEX_READY,
+def _store_frame_table(project: Project, media_id: str, table: frame_table.FrameTable, *, status: str = INDEX_READY,
                        if_missing: bool = False) -> tuple[int, bool]:
     """``store_frame_table``, and whether an index that differs from ``table`` was replaced."""
     with project.write() as s:
@@ -69,7 +69,7 @@ def _store_frame_table(project: Project, media_id: str, table: video.FrameTable,
         moved = 0
         if if_missing and old is not None:
             return 0, False
-        replaced = old is not None and not video.same_frames(old, table)
+        replaced = old is not None and not frame_table.same_frames(old, table)
         if old is None or replaced:  # else verified as it was: keep the rows, record the status
             if old is not None and len(old):
                 moved = move_frame_references(s, media_id, _frame_moves(old, table))
@@ -91,7 +91,7 @@ def _placeholder(s) -> str:  # noqa: ANN001 - Session
     return "?" if s.get_bind().dialect.paramstyle in ("qmark", "numeric") else "%s"
 
 
-def _insert_frame_rows(s, media_id: str, table: video.FrameTable) -> None:  # noqa: ANN001 - Session
+def _insert_frame_rows(s, media_id: str, table: frame_table.FrameTable) -> None:  # noqa: ANN001 - Session
     # Plain tuples through the driver's executemany: an hour of footage is 108,000 rows, and the ORM's
     # per-row dictionaries took seconds where this takes a fraction of one (issue 21)
     q = _placeholder(s)
@@ -113,7 +113,7 @@ def _insert_frame_rows(s, media_id: str, table: video.FrameTable) -> None:  # no
 _INSERT_CHUNK = 2048
 
 
-def _frame_table_in(s, media: Media) -> video.FrameTable | None:  # noqa: ANN001 - Session
+def _frame_table_in(s, media: Media) -> frame_table.FrameTable | None:  # noqa: ANN001 - Session
     q = _placeholder(s)
     cursor = s.connection().connection.cursor()  # plain tuples: 108,000 rows in a fraction of a second
     try:
@@ -129,30 +129,30 @@ def _frame_table_in(s, media: Media) -> video.FrameTable | None:  # noqa: ANN001
     if not chunks:
         return None
     arr = np.concatenate(chunks)
-    return video.FrameTable(pts=arr[:, 0], keyframe=arr[:, 1].astype(bool),
+    return frame_table.FrameTable(pts=arr[:, 0], keyframe=arr[:, 1].astype(bool),
                             time_base=Fraction(media.time_base_num or 1, media.time_base_den or 1))
 
 
-def _frame_moves(old: video.FrameTable, new: video.FrameTable) -> Callable[[int], tuple[int, int]]:
+def _frame_moves(old: frame_table.FrameTable, new: frame_table.FrameTable) -> Callable[[int], tuple[int, int]]:
     """Where a frame of table ``old`` is in table ``new``: ``frame_of(old index) -> (new index, its PTS)``.
 
-    The frame with the same PTS (``video.remap_indices``; a frame that no longer exists goes to the frame
+    The frame with the same PTS (``frame_table.remap_indices``; a frame that no longer exists goes to the frame
     shown at its time); an index outside ``old`` is first clamped into it.
     """
     if old.time_base != new.time_base:  # the PTS are compared in seconds, on the new time base
         ratio = old.time_base / new.time_base
-        old = video.FrameTable(pts=np.round(old.pts * float(ratio)).astype(np.int64), keyframe=old.keyframe,
+        old = frame_table.FrameTable(pts=np.round(old.pts * float(ratio)).astype(np.int64), keyframe=old.keyframe,
                                time_base=new.time_base)
     last = len(old) - 1
 
     def frame_of(index: int) -> tuple[int, int]:
-        target = int(video.remap_indices(old, new, np.asarray([min(max(index, 0), last)]))[0])
+        target = int(frame_table.remap_indices(old, new, np.asarray([min(max(index, 0), last)]))[0])
         return target, int(new.pts[target])
 
     return frame_of
 
 
-def load_frame_table(project: Project, media: Media) -> video.FrameTable | None:
+def load_frame_table(project: Project, media: Media) -> frame_table.FrameTable | None:
     """The stored frame index of a video (the packet or the decoded one), or None when it has not been built."""
     with project.read() as s:
         return _frame_table_in(s, media)
@@ -168,7 +168,7 @@ def index_videos(
 ) -> list[tuple[str, str]]:
     """Build and store the frame index of each video whose decoded index is not ready (or of ``media_ids``).
 
-    ``packets_only`` stores the packet index (``video.build_packet_table``, status ``packets``) of the
+    ``packets_only`` stores the packet index (``packet_table.build_packet_table``, status ``packets``) of the
     videos that have no index yet, which makes them viewable at once; otherwise the decoded index is
     built and replaces (verifies) any packet index, moving annotations made on it with their pictures
     (``store_frame_table``). Progress counts frames over all videos (estimates from the containers).
@@ -188,7 +188,7 @@ def index_videos(
     total = sum(estimates)
     base = 0
     failures: list[tuple[str, str]] = []
-    build = video.build_packet_table if packets_only else video.build_frame_table
+    build = packet_table.build_packet_table if packets_only else decoded_table.build_frame_table
     for m, est in zip(todo, estimates):
         if cancelled():
             break
@@ -223,7 +223,7 @@ class IndexStep:
     media_id: str
     file_name: str
     status: str
-    table: video.FrameTable | None = None
+    table: frame_table.FrameTable | None = None
     replaced: bool = False
     moved: int = 0
     error: str | None = None
@@ -286,11 +286,11 @@ def index_next_video(
         path = require_file(project, media)
         if packets:
             try:
-                step.table = video.build_packet_table(path, progress=progress, cancelled=cancelled)
+                step.table = packet_table.build_packet_table(path, progress=progress, cancelled=cancelled)
             except MediaError:  # no packet with a timestamp: decoding may still read the video
                 step.status = INDEX_READY
         if step.table is None:
-            step.table = video.build_frame_table(path, progress=progress, cancelled=cancelled)
+            step.table = decoded_table.build_frame_table(path, progress=progress, cancelled=cancelled)
     except InterruptedError:
         step.status, step.table = "interrupted", None
     except MediaError as exc:

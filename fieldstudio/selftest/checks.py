@@ -279,7 +279,8 @@ def check_codecs(ctx: Context) -> str:
 
     This is the check for a bundle whose FFmpeg is built with decoders only: a decoder, demuxer or parser left
     out fails here by name."""
-    from fieldstudio.media.video import FrameReader, build_frame_table
+    from fieldstudio.media.decoded_table import build_frame_table
+    from fieldstudio.media.frame_reader import FrameReader
 
     spec = ctx.expected["codecs"]
     problems, decoded = [], []

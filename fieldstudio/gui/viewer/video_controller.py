@@ -20,7 +20,7 @@ from fieldstudio.gui.viewer.frame_loader import FrameLoader
 from fieldstudio.gui.viewer.vlc_playback import VlcPlayback, vlc_unavailable_reason
 
 if TYPE_CHECKING:
-    from fieldstudio.media.video import FrameTable
+    from fieldstudio.media.frame_table import FrameTable
     from fieldstudio.store.models import Media
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,221 @@
+"""Exact random access to the frames of one video: ``FrameReader.get(n)`` is the picture ffmpeg decodes as frame n.
+
+``get`` seeks to the keyframe at or before frame n (``FrameTable.keyframe_at_or_before``), decodes forward
+counting frames until it reaches frame n, and keeps the frames it decoded on the way in a byte-bounded cache,
+so stepping back is as cheap as stepping forward. Several frames may share one PTS, so a decoded frame is
+named by its position in the decoder's output, with its PTS as the check.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import av
+import numpy as np
+
+from fieldstudio.core.errors import MediaError
+from fieldstudio.media.frame_table import FrameTable
+from fieldstudio.media.video import decoded_frames, error_reason, frame_pts, open_video
+
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+
+
+class FrameReader:
+    """Exact random access to the frames of one video, for one thread at a time.
+
+    ``get(index)`` returns the upright RGB frame (H, W, 3) uint8 that ffmpeg decodes as frame
+    ``index``. Decoded frames are cached (as decoder frames, converted on demand) up to
+    ``cache_bytes``; the decoder stays open so the next frame costs one decode.
+    Raises MediaError when the file changed or the frame cannot be decoded.
+    """
+
+    def __init__(self, path: Path, table: FrameTable, *, rotation: int = 0, cache_bytes: int = DEFAULT_CACHE_BYTES):
+        self.path = Path(path)
+        self.table = table
+        self.rotation = rotation % 360
+        self._cache: OrderedDict[int, av.VideoFrame] = OrderedDict()
+        self._rgb: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._cache_bytes = cache_bytes
+        self._frame_bytes = 0
+        self._container: av.container.InputContainer | None = None
+        self._decoder = None
+        self._next_index: int | None = None  # index the open decoder will yield next
+        self._threads = True  # frame threading, until a frame is lost to it (see _frame)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def close(self) -> None:
+        """Close the decoder and drop the cache."""
+        with self._lock:
+            self._cache.clear()
+            self._rgb.clear()
+            self._reset_decoder()
+
+    def _reset_decoder(self) -> None:
+        if self._container is not None:
+            self._container.close()
+        self._container = None
+        self._decoder = None
+        self._next_index = None
+
+    def _ensure_open(self) -> None:
+        if self._container is None:
+            self._container = open_video(self.path)
+            self._stream = self._container.streams.video[0]
+            if self._threads:
+                self._stream.thread_type = "AUTO"
+
+    def _remember(self, index: int, frame: av.VideoFrame) -> None:
+        if not self._frame_bytes:
+            self._frame_bytes = max(1, sum(p.buffer_size for p in frame.planes))
+        self._cache[index] = frame
+        self._cache.move_to_end(index)
+        limit = max(8, self._cache_bytes // self._frame_bytes)
+        while len(self._cache) > limit:
+            self._cache.popitem(last=False)
+
+    def _index_of(self, frame: av.VideoFrame, after: int | None, hint: int | None = None) -> int | None:
+        """Table index of a decoded ``frame``: its position in the decoder's output, checked by its PTS.
+
+        ``after`` is the index of the frame this decoder gave just before (None right after a seek, when
+        ``hint`` is the keyframe sought). Several frames may share one PTS (variable frame rate clips,
+        edited timestamps), so the PTS alone does not name a frame: among the table's frames with this
+        PTS the answer is the one right after ``after`` (else the sought keyframe, else the first).
+        None when no frame of the table has this PTS.
+        """
+        pts = frame_pts(frame)
+        if pts is None:
+            return None
+        first = int(np.searchsorted(self.table.pts, pts, side="left"))
+        end = int(np.searchsorted(self.table.pts, pts, side="right"))
+        if first == end:
+            return None
+        if after is not None and first <= after + 1 < end:
+            return after + 1
+        if hint is not None and first <= hint < end:
+            return hint
+        return first
+
+    def _decode_next(self) -> av.VideoFrame | None:
+        try:
+            return next(self._decoder)
+        except StopIteration:
+            return None
+        except av.error.FFmpegError as exc:
+            raise MediaError(self.path, f"frame cannot be decoded ({error_reason(exc)})") from exc
+
+    def _seek_and_decode(self, index: int) -> None:
+        """Decode from the keyframe at or before ``index`` up to ``index``, caching every frame."""
+        target = int(self.table.pts[index])
+        key = self.table.keyframe_at_or_before(index)
+        for attempt in range(4):
+            if key == 0:
+                # From the first frame: a freshly opened file, not a seek. MPEG-TS and MPEG-PS seek by DTS,
+                # which B-frames put before the keyframe's PTS, so a seek to the first keyframe lands past it.
+                self._reset_decoder()
+                self._ensure_open()
+            else:
+                self._ensure_open()
+                self._container.seek(int(self.table.pts[key]), stream=self._stream, backward=True, any_frame=False)
+            self._decoder = decoded_frames(self._container, self._stream)
+            self._next_index = None  # a new decoder: nothing decoded yet
+            frame = self._decode_next()
+            first_pts = frame_pts(frame) if frame is not None else None
+            if key > 0 and (frame is None or (first_pts is not None and first_pts > target)):
+                # The demuxer landed after the wanted frame (edit lists, B-frames, seeking by DTS), or past
+                # every frame: go one keyframe back.
+                key = self.table.keyframe_at_or_before(key - 1)
+                continue
+            if frame is None:
+                break
+            last = None  # index of the last frame this decoder gave since the seek
+            while frame is not None:
+                i = self._index_of(frame, last, hint=key if last is None else None)
+                if i is not None:
+                    last = i
+                    self._remember(i, frame)
+                    self._next_index = i + 1
+                    if i == index:
+                        return
+                    if i > index:
+                        break
+                frame = self._decode_next()
+            if attempt == 0 and key > 0:
+                key = self.table.keyframe_at_or_before(key - 1)
+        self._reset_decoder()
+        raise MediaError(self.path, f"frame {index} (PTS {target}) could not be decoded exactly")
+
+    def _frame(self, index: int) -> av.VideoFrame:
+        if not 0 <= index < len(self.table):
+            raise IndexError(f"{self.path.name}: frame {index} is outside 0..{len(self.table) - 1}")
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        if self._decoder is not None and self._next_index is not None and 0 <= index - self._next_index < 8:
+            # Close ahead of the decoder: decode forward instead of seeking.
+            while True:
+                frame = self._decode_next()
+                if frame is None:
+                    break
+                i = self._index_of(frame, self._next_index - 1)
+                if i is None:
+                    continue
+                self._remember(i, frame)
+                self._next_index = i + 1
+                if i >= index:
+                    break
+            if index in self._cache:
+                return self._cache[index]
+        try:
+            self._seek_and_decode(index)
+        except MediaError:
+            if not self._threads:
+                raise
+            # Frame threading drops the frames in flight at a packet that fails to decode (the end of a
+            # truncated file); one thread keeps them, as the frame table was built.
+            self._threads = False
+            self._reset_decoder()
+            self._seek_and_decode(index)
+        return self._cache[index]
+
+    def get(self, index: int) -> np.ndarray:
+        """Upright RGB frame ``index`` as a (H, W, 3) uint8 array (read-only; copy before editing)."""
+        with self._lock:
+            rgb = self._rgb.get(index)
+            if rgb is not None:
+                self._rgb.move_to_end(index)
+                return rgb
+            frame = self._frame(index)
+            rgb = frame.to_ndarray(format="rgb24")
+            if self.rotation:
+                rgb = np.ascontiguousarray(np.rot90(rgb, k=self.rotation // 90))
+            rgb.setflags(write=False)
+            self._rgb[index] = rgb
+            while len(self._rgb) > 4:
+                self._rgb.popitem(last=False)
+            return rgb
+
+    def get_scaled(self, index: int, scale: float, *, fmt: str = "bgr24") -> np.ndarray:
+        """Upright frame ``index`` resized by ``scale`` in one swscale pass, as a (h, w, 3) uint8 array.
+
+        ``w = max(1, round(W * scale))`` and ``h = max(1, round(H * scale))`` for the upright size W x H
+        (the rotation is applied after scaling). ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
+        "rgb24"). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
+        ``get`` makes, which is what the box tracker needs per frame. Not cached. Raises as ``get``.
+        """
+        with self._lock:
+            frame = self._frame(index)
+            w, h = max(1, round(frame.width * scale)), max(1, round(frame.height * scale))
+            out = frame.reformat(width=w, height=h, format=fmt, interpolation="AREA").to_ndarray()
+        if self.rotation:
+            out = np.ascontiguousarray(np.rot90(out, k=self.rotation // 90))
+        return out
+
+    def seconds(self, index: int) -> float:
+        """PTS of frame ``index`` in seconds."""
+        return self.table.seconds(index)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fieldstudio.inference.client import make_client  # noqa: E402
 from fieldstudio.inference.profiles import ModelProfile  # noqa: E402
-from fieldstudio.inference.runs import provider_batch  # noqa: E402
+from fieldstudio.inference.runs import provider_batch, provider_batch_records, vllm_batch_files  # noqa: E402
 from fieldstudio.inference.runs import queue as run_queue  # noqa: E402
 from fieldstudio.store.models import Task  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
@@ -51,7 +51,7 @@ def main() -> int:
             started = time.perf_counter()
             made = provider_batch.submit(project, run_id, profile=profile)
             submit_s = time.perf_counter() - started
-            state = provider_batch.batch_states(project, run_id)[0]
+            state = provider_batch_records.batch_states(project, run_id)[0]
             assert len(made) == 1 and state.requests == REQUESTS and state.provider_batch_id, state
 
             data = server.files[server.batches[state.provider_batch_id]["input_file_id"]]["data"]
@@ -71,7 +71,7 @@ def main() -> int:
 
             other = run_queue.create_run(project, profile, ids, "blind")
             started = time.perf_counter()
-            _, written = provider_batch.write_file(project, other, Path(tmp) / "requests.jsonl", profile=profile)
+            _, written = vllm_batch_files.write_file(project, other, Path(tmp) / "requests.jsonl", profile=profile)
             file_s = time.perf_counter() - started
             project.close()
     finally:

@@ -111,7 +111,7 @@ def test_a_killed_process_batch_is_collected_by_another_by_its_stored_id(tmp_pat
     import time
     from pathlib import Path
 
-    from fieldstudio.inference.runs import provider_batch
+    from fieldstudio.inference.runs import provider_batch, provider_batch_records
     from fieldstudio.inference.runs import queue as run_queue
 
     profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
@@ -128,7 +128,7 @@ def test_a_killed_process_batch_is_collected_by_another_by_its_stored_id(tmp_pat
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with Project.open(path) as p:
-                states = provider_batch.batch_states(p, run_id)
+                states = provider_batch_records.batch_states(p, run_id)
             if states and states[0].status == "in_progress":
                 break
             time.sleep(0.2)

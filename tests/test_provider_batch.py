@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from fieldstudio.inference.runs import provider_batch
+from fieldstudio.inference.runs import provider_batch, provider_batch_lines, provider_batch_records, vllm_batch_files
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.runs.views import list_runs
 from fieldstudio.store.models import Answer, ProviderBatch, Task
@@ -58,7 +58,7 @@ def test_batch_of_200_with_3_failing_lines_completes_and_a_resubmission_sends_on
 
     statuses = []
     left = provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep,
-                               progress=lambda done, total: statuses.append(provider_batch.batch_states(
+                               progress=lambda done, total: statuses.append(provider_batch_records.batch_states(
                                    project, run_id)[0].status))
     assert left == [] and statuses == ["in_progress", "finalizing", "completed"]
     assert len(fake_batch_api.batch_lines) == 200 and fake_batch_api.chat_requests() == []
@@ -104,11 +104,11 @@ def test_a_batch_line_is_the_request_a_normal_run_sends(project, clips, fake_bat
     run_queue.execute_run(project, run_queue.create_run(project, profile, ids), profile=profile, use_cache=False)
     sent = sorted((json.dumps(r.body, sort_keys=True) for r in fake_batch_api.chat_requests()))
     batch_run = run_queue.create_run(project, profile, ids)
-    _, requests = provider_batch.build_requests(project, batch_run, profile=profile, use_cache=False)
+    _, requests = provider_batch_lines.build_requests(project, batch_run, profile=profile, use_cache=False)
     assert sorted(json.dumps(x["body"], sort_keys=True) for x in requests.lines) == sent
     assert any(x["body"]["messages"][1]["content"][-1]["type"] == "image_url" for x in requests.lines)
     # with the cache on, every request was paid for already: nothing needs sending, each answer is finished
-    _, cached = provider_batch.build_requests(project, batch_run, profile=profile)
+    _, cached = provider_batch_lines.build_requests(project, batch_run, profile=profile)
     assert cached.lines == [] and cached.settled == 3
     summary = run_queue.run_summary(project, batch_run)
     assert (summary.answered, summary.from_cache, summary.cost_usd) == (3, 3, 0.0)
@@ -133,7 +133,7 @@ def test_resume_by_the_stored_batch_id_after_an_interruption(tmp_path, fake_batc
         assert run_queue.execute_run(p, run_id, profile=profile).status == "batch"
         assert fake_batch_api.chat_requests() == []
     with Project.open(path) as p:          # another process: only the project knows the batch id
-        stored = provider_batch.batch_states(p, run_id)[0]
+        stored = provider_batch_records.batch_states(p, run_id)[0]
         assert stored.provider_batch_id in fake_batch_api.batches and stored.status == "in_progress"
         assert provider_batch.wait(p, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
         summary = run_queue.run_summary(p, run_id)
@@ -147,13 +147,13 @@ def test_a_creation_whose_reply_was_lost_is_found_again_not_created_twice(projec
     fake_batch_api.lose_next_create = True
     with pytest.raises(run_queue.ModelCallError, match="creating the batch"):
         provider_batch.submit(project, run_id, profile=profile)
-    state = provider_batch.batch_states(project, run_id)[0]
+    state = provider_batch_records.batch_states(project, run_id)[0]
     assert state.status == "submitting" and state.provider_batch_id is None and len(fake_batch_api.batches) == 1
     # submitting again sends nothing new: the 4 answers are in the open batch
     assert provider_batch.submit(project, run_id, profile=profile) == []
     assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
     assert len(fake_batch_api.batches) == 1 and len(fake_batch_api.batch_lines) == 4
-    assert provider_batch.batch_states(project, run_id)[0].provider_batch_id == next(iter(fake_batch_api.batches))
+    assert provider_batch_records.batch_states(project, run_id)[0].provider_batch_id == next(iter(fake_batch_api.batches))
     assert run_queue.run_summary(project, run_id).answered == 4
 
 
@@ -179,10 +179,10 @@ def test_vllm_run_batch_file_is_written_and_its_output_imported(project, tmp_pat
     profile = fake_profile(fake_batch_api, price_input_per_mtok=None, price_output_per_mtok=None)
     run_id = run_queue.create_run(project, profile, _tasks(project, 3), "blind")
     out = tmp_path / "requests.jsonl"
-    row_id, count = provider_batch.write_file(project, run_id, out, profile=profile)
+    row_id, count = vllm_batch_files.write_file(project, run_id, out, profile=profile)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert count == 3 and [x["custom_id"] for x in lines] == sorted(_answers(project, run_id))
-    assert provider_batch.write_file(project, run_id, tmp_path / "again.jsonl", profile=profile) == (None, 0)
+    assert vllm_batch_files.write_file(project, run_id, tmp_path / "again.jsonl", profile=profile) == (None, 0)
     # what `vllm run-batch -o` writes: every line in one file, a failure with a non-200 status code
     body = {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake-vlm",
             "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -196,7 +196,7 @@ def test_vllm_run_batch_file_is_written_and_its_output_imported(project, tmp_pat
               {"id": "vllm-3", "custom_id": "not-ours", "response": None, "error": {"message": "?"}}]
     result = tmp_path / "output.jsonl"
     result.write_text("\n".join(json.dumps(x) for x in output) + "\n")
-    report = provider_batch.import_file(project, run_id, result, profile=profile)
+    report = vllm_batch_files.import_file(project, run_id, result, profile=profile)
     assert (report.answered, report.failed, report.missing, report.unknown) == (1, 1, 1, 1)
     answers = _answers(project, run_id)
     first, second, third = (answers[x["custom_id"]] for x in lines)
@@ -204,25 +204,25 @@ def test_vllm_run_batch_file_is_written_and_its_output_imported(project, tmp_pat
     assert first.cost_usd is None                      # the profile has no prices: unknown, never 0
     assert second.error.startswith("bad_request: ") and "too long" in second.error
     assert third.error.startswith("batch_missing: ")
-    assert provider_batch.batch_states(project, run_id)[0].status == "imported"
+    assert provider_batch_records.batch_states(project, run_id)[0].status == "imported"
     assert list_runs(project, [run_id])[0].batch == "imported"
-    with pytest.raises(provider_batch.BatchError, match="none of its 3 line"):
-        provider_batch.import_file(project, run_id, result, profile=profile)
+    with pytest.raises(provider_batch_records.BatchError, match="none of its 3 line"):
+        vllm_batch_files.import_file(project, run_id, result, profile=profile)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"custom_id": "a"}\nnot json\n')
-    with pytest.raises(provider_batch.BatchError, match="bad.jsonl: line 2 is not JSON"):
-        provider_batch.import_file(project, run_id, bad, profile=profile)
+    with pytest.raises(provider_batch_records.BatchError, match="bad.jsonl: line 2 is not JSON"):
+        vllm_batch_files.import_file(project, run_id, bad, profile=profile)
     assert row_id is not None
 
 
 def test_refusals(project, fake_batch_api):
     no_api = fake_profile(fake_batch_api)
     run_id = run_queue.create_run(project, no_api, _tasks(project, 1))
-    with pytest.raises(provider_batch.BatchError, match="does not offer a Batch API"):
+    with pytest.raises(provider_batch_records.BatchError, match="does not offer a Batch API"):
         provider_batch.submit(project, run_id, profile=no_api)
     chunked = run_queue.create_run(project, no_api, run_queue.select_tasks(project), "chunked")
-    with pytest.raises(provider_batch.BatchError, match="several requests per task"):
-        provider_batch.build_requests(project, chunked, profile=no_api)
+    with pytest.raises(provider_batch_records.BatchError, match="several requests per task"):
+        provider_batch_lines.build_requests(project, chunked, profile=no_api)
     with project.read() as s:
         assert s.scalars(select(ProviderBatch)).all() == []
 
@@ -266,7 +266,7 @@ def test_cancel_fails_the_unfinished_lines_and_a_retry_sends_them_again(project,
     provider_batch.submit(project, run_id, profile=profile)
     assert provider_batch.wait(project, run_id, profile=profile, timeout_s=0) == ["in_progress"]
     assert provider_batch.cancel(project, run_id, profile=profile) == 1
-    assert provider_batch.batch_states(project, run_id)[0].status == "cancelling"
+    assert provider_batch_records.batch_states(project, run_id)[0].status == "cancelling"
     assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
     summary = run_queue.run_summary(project, run_id)
     assert (summary.failed, summary.errors, fake_batch_api.batch_lines) == (3, {"batch_cancelled": 3}, [])
@@ -279,11 +279,11 @@ def test_cancel_fails_the_unfinished_lines_and_a_retry_sends_them_again(project,
 def test_lines_built_by_a_stale_process_are_not_recorded_twice(project, fake_batch_api):
     profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
     run_id = run_queue.create_run(project, profile, _tasks(project, 3))
-    _, stale = provider_batch.build_requests(project, run_id, profile=profile)   # another process, earlier
+    _, stale = provider_batch_lines.build_requests(project, run_id, profile=profile)   # another process, earlier
     provider_batch.submit(project, run_id, profile=profile)
     ids = [line["custom_id"] for line in stale.lines]
-    assert provider_batch._record_batch(project, run_id, stale, ids, kind="api") == (None, [])
-    assert len(provider_batch.batch_states(project, run_id)) == 1
+    assert provider_batch_records.record_batch(project, run_id, stale.traces, ids, kind="api") == (None, [])
+    assert len(provider_batch_records.batch_states(project, run_id)) == 1
 
 
 def test_cache_keys_of_text_and_image_messages_are_those_of_the_canonical_json():
@@ -312,7 +312,7 @@ def test_deleting_a_run_deletes_its_batches(project, fake_batch_api):
     run_id = run_queue.create_run(project, profile, _tasks(project, 2))
     provider_batch.submit(project, run_id, profile=profile)
     delete_run(project, run_id)
-    assert provider_batch.batch_states(project) == []
+    assert provider_batch_records.batch_states(project) == []
 
 
 def test_an_expired_batch_keeps_what_finished_and_fails_the_rest_as_batch_expired(project, fake_batch_api):
@@ -321,7 +321,7 @@ def test_an_expired_batch_keeps_what_finished_and_fails_the_rest_as_batch_expire
     fake_batch_api.expire_after = 2
     provider_batch.submit(project, run_id, profile=profile)
     provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep)
-    assert provider_batch.batch_states(project, run_id)[0].status == "expired"
+    assert provider_batch_records.batch_states(project, run_id)[0].status == "expired"
     summary = run_queue.run_summary(project, run_id)
     assert (summary.answered, summary.failed, summary.errors) == (2, 3, {"batch_expired": 3})
     fake_batch_api.expire_after = None
@@ -331,11 +331,11 @@ def test_an_expired_batch_keeps_what_finished_and_fails_the_rest_as_batch_expire
 
 
 def test_a_run_larger_than_one_input_file_goes_out_as_several_batches(project, fake_batch_api, monkeypatch):
-    monkeypatch.setattr(provider_batch, "MAX_LINES", 2)     # OpenAI's limit is 50,000 lines per file
+    monkeypatch.setattr(provider_batch_lines, "MAX_LINES", 2)     # OpenAI's limit is 50,000 lines per file
     profile = fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5)
     run_id = run_queue.create_run(project, profile, _tasks(project, 5))
     made = provider_batch.submit(project, run_id, profile=profile)
-    assert [s.requests for s in provider_batch.batch_states(project, run_id)] == [2, 2, 1] and len(made) == 3
+    assert [s.requests for s in provider_batch_records.batch_states(project, run_id)] == [2, 2, 1] and len(made) == 3
     assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
     assert run_queue.run_summary(project, run_id).answered == 5 and len(fake_batch_api.batch_lines) == 5
     assert list_runs(project, [run_id])[0].batch == "completed, 2 earlier"

@@ -26,7 +26,7 @@ from sqlalchemy import select
 from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as profile_store
-from fieldstudio.inference.runs import provider_batch
+from fieldstudio.inference.runs import provider_batch, provider_batch_records, vllm_batch_files
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.runs.views import list_runs
 from fieldstudio.inference.strategies import get_strategy, strategy_names
@@ -204,7 +204,7 @@ def run_command(
 def _write_batch_file(p: Project, run_id: str, profile: profile_store.ModelProfile, path: Path, *,
                       use_cache: bool, retry_failed: bool) -> None:
     with progress_bar("building requests") as update:
-        row_id, lines = provider_batch.write_file(p, run_id, path, profile=profile, use_cache=use_cache,
+        row_id, lines = vllm_batch_files.write_file(p, run_id, path, profile=profile, use_cache=use_cache,
                                                   retry_failed=retry_failed, progress=update)
     summary = run_queue.run_summary(p, run_id)
     if row_id is None:
@@ -221,12 +221,12 @@ def _run_as_batch(p: Project, run_id: str, profile: profile_store.ModelProfile |
                   retry_failed: bool, wait: bool, poll_interval: float) -> run_queue.RunSummary:
     """Submit what is unsent (collecting open batches first), then wait for the results unless told not to."""
     with _cancel_on_ctrl_c() as cancel:
-        if provider_batch.batch_states(p, run_id):
+        if provider_batch_records.batch_states(p, run_id):
             provider_batch.wait(p, run_id, profile=profile, interval_s=poll_interval, timeout_s=0)
         with progress_bar("building requests") as update:
             made = provider_batch.submit(p, run_id, profile=profile, use_cache=use_cache, retry_failed=retry_failed,
                                          progress=update, cancelled=cancel.is_set)
-        for state in provider_batch.batch_states(p, run_id):
+        for state in provider_batch_records.batch_states(p, run_id):
             if state.id in made:
                 out.print(f"batch {state.provider_batch_id or state.id[:8]}: {state.requests} request(s), "
                           f"{state.status}", markup=False)
@@ -265,14 +265,14 @@ def batch_status_command(
         try:
             run_id = _find_run(p, run) if run else None
             if refresh:
-                for state in provider_batch.batch_states(p, run_id):
+                for state in provider_batch_records.batch_states(p, run_id):
                     if state.open and state.kind == "api":
                         try:
                             provider_batch.refresh(p, state.id)
                         except FieldstudioError as exc:
                             err.print(f"batch {state.provider_batch_id or state.id[:8]}: not refreshed: {exc}",
                                       markup=False)
-            states = provider_batch.batch_states(p, run_id)
+            states = provider_batch_records.batch_states(p, run_id)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
     rows = [{"batch": b.id, "run": b.run_id, "kind": b.kind, "provider_batch_id": b.provider_batch_id,
@@ -332,7 +332,7 @@ def batch_import_command(
     with open_project(project) as p:
         try:
             run_id = _find_run(p, run)
-            report = provider_batch.import_file(p, run_id, path)
+            report = vllm_batch_files.import_file(p, run_id, path)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
         summary = run_queue.run_summary(p, run_id)

@@ -165,7 +165,7 @@ class AnswerExecutor:
     """Shared state of one `execute_run` call; `answer` runs on worker threads.
 
     `send(profile, prompt, key, answer_log)` makes a request that the cache could not answer; by default it
-    calls the endpoint (`chat`, with the profile's retries). `provider_batch` replaces it with one that raises
+    calls the endpoint (`chat`, with the profile's retries). `provider_batch_lines` replaces it with one that raises
     `RequestDeferred`, so a batch line is built exactly as a request of a normal run.
     """
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fieldstudio.compare import answer_table, summaries
 from fieldstudio.compare import comparison as cmp
 from fieldstudio.scoring.service import current_scores, override_score
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
@@ -57,7 +58,7 @@ def test_summary_means_accuracy_and_stratified_interval(two_sources, any_n_inter
     assert a["headline"] == pytest.approx(3 / 5) and (a["headline_ci_low"], a["headline_ci_high"]) == \
         (pytest.approx(0.6), pytest.approx(0.6))
     # seeded: the same call gives the same interval
-    again = cmp.source_summary(c.answers)
+    again = summaries.source_summary(c.answers)
     assert again.loc["beta", "ci_low"] == b["ci_low"] and again.loc["beta", "ci_high"] == b["ci_high"]
 
 
@@ -108,10 +109,10 @@ def test_paired_difference_and_pairs(two_sources, any_n_intervals):
     # 0.4 three times with -0.5 twice, (1.2 - 1.0) / 5 = 0.04; lowest: only the unscored A task with -0.9
     # twice, -1.8 / 2 = -0.9
     assert -0.9 - 1e-9 <= pair["ci_low"] <= pair["difference"] <= pair["ci_high"] <= 0.04 + 1e-9
-    unstratified = cmp.paired(c.answers, "alpha", "beta", strata=None)
+    unstratified = summaries.paired(c.answers, "alpha", "beta", strata=None)
     assert unstratified.difference == pair["difference"] and unstratified.n_shared == 4
     # the pair's own call and the table give the same numbers: one set of draws
-    again = cmp.paired(c.answers, "alpha", "beta")
+    again = summaries.paired(c.answers, "alpha", "beta")
     assert (again.ci_low, again.ci_high) == (pair["ci_low"], pair["ci_high"])
 
 
@@ -161,7 +162,7 @@ def test_constant_gap_is_distinguishable(project):
     b = add_run(project, "b", {t: "x" for t in tasks})
     _score(project, a, {t: 0.9 for t in tasks})
     _score(project, b, {t: 0.6 for t in tasks})
-    d = cmp.paired(cmp.load_answers(project, SCORER), "a", "b")
+    d = summaries.paired(answer_table.load_answers(project, SCORER), "a", "b")
     assert d.difference == pytest.approx(0.3)
     assert (d.ci_low, d.ci_high) == (pytest.approx(0.3), pytest.approx(0.3))
     assert d.distinguishable
@@ -224,14 +225,14 @@ def test_grid_and_filters(two_sources):
     assert grid.shape == (5, 5)                                            # external_id, category, gt + 2 sources
     assert grid.loc[tasks[1], "beta"] == 0.6 and np.isnan(grid.loc[tasks[2], "beta"])
     assert c.grid("answer").loc[tasks[0], "alpha"] == "a0"
-    only_b = cmp.filter_answers(c.answers, category="B")
+    only_b = answer_table.filter_answers(c.answers, category="B")
     assert set(only_b["task_id"]) == set(tasks[3:])
     # verdicts: task 3 both wrong (0.5 is not > 0.5); task 4 alpha wrong, beta right; the rest both right
-    disagree = cmp.filter_answers(c.answers, disagree=True)
+    disagree = answer_table.filter_answers(c.answers, disagree=True)
     assert set(disagree["task_id"]) == {tasks[4]} and len(disagree) == 2
-    wrong = cmp.filter_answers(c.answers, wrong_only=True)
+    wrong = answer_table.filter_answers(c.answers, wrong_only=True)
     assert set(wrong["task_id"]) == set(tasks[3:])
-    assert set(cmp.filter_answers(c.answers, category="A", wrong_only=True)["task_id"]) == set()
+    assert set(answer_table.filter_answers(c.answers, category="A", wrong_only=True)["task_id"]) == set()
 
 
 def test_same_run_names_stay_apart_and_no_scores_still_lists_answers(project):
@@ -244,8 +245,8 @@ def test_same_run_names_stay_apart_and_no_scores_still_lists_answers(project):
     assert (c.summary["n"] == 0).all() and (c.summary["unscored"] == 1).all()
     assert isinstance(c.answers, pd.DataFrame) and len(c.answers) == 2
     # no verdict anywhere: no task is wrong or disagrees (it raised KeyError 'task_id' for wrong_only)
-    assert cmp.filter_answers(c.answers, wrong_only=True).empty
-    assert cmp.filter_answers(c.answers, disagree=True).empty
+    assert answer_table.filter_answers(c.answers, wrong_only=True).empty
+    assert answer_table.filter_answers(c.answers, disagree=True).empty
 
 
 def test_ratings_frame_leaves_out_machine_raters(project):
@@ -260,8 +261,8 @@ def test_ratings_frame_leaves_out_machine_raters(project):
         s.add_all([Rating(item_id=item.id, rater="ana", verdict="accept"),
                    Rating(item_id=item.id, rater="scorer:acceptability", verdict="reject"),
                    Rating(item_id=item.id, rater="model:gpt-4o", verdict="reject")])
-    assert list(cmp.ratings_frame(project)["rater"]) == ["ana"]
-    assert sorted(cmp.ratings_frame(project, include_machine=True)["rater"]) == ["ana", "model:gpt-4o",
+    assert list(answer_table.ratings_frame(project)["rater"]) == ["ana"]
+    assert sorted(answer_table.ratings_frame(project, include_machine=True)["rater"]) == ["ana", "model:gpt-4o",
                                                                                  "scorer:acceptability"]
     assert list(cmp.build_comparison(project, None).ratings["rater"]) == ["ana"]
 
@@ -305,13 +306,13 @@ def test_missing_group_values_form_their_own_group_and_bad_tables_are_refused(tw
     project, *_ = two_sources
     answers = cmp.build_comparison(project, SCORER).answers
     odd = answers.assign(answer_type=[None if i % 3 == 0 else "number" for i in range(len(answers))])
-    table = cmp.group_summary(odd, "answer_type")
+    table = summaries.group_summary(odd, "answer_type")
     assert table["answers"].sum() == len(answers)                # no answer dropped for a missing value
-    assert set(table.index.get_level_values(1)) == {cmp.NO_GROUP, "number"}
+    assert set(table.index.get_level_values(1)) == {answer_table.NO_GROUP, "number"}
     with pytest.raises(ValueError, match="more than once"):
-        cmp.source_summary(pd.concat([answers, answers.iloc[:1]]))
+        summaries.source_summary(pd.concat([answers, answers.iloc[:1]]))
     with pytest.raises(ValueError, match="n_resamples"):
-        cmp.source_summary(answers, n_resamples=0)
+        summaries.source_summary(answers, n_resamples=0)
 
 
 def test_default_scorer_prefers_the_one_that_scored_answers(two_sources):
@@ -325,4 +326,4 @@ def test_default_scorer_prefers_the_one_that_scored_answers(two_sources):
     with project.read() as s:
         rows = {name: s.query(Score).filter(Score.scorer == name).count() for name in (SCORER, "llm-match")}
     assert rows == {SCORER: 9, "llm-match": 10}          # llm-match has more rows, but none scored
-    assert cmp.default_scorer(project) == SCORER
+    assert answer_table.default_scorer(project) == SCORER

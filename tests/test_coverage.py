@@ -14,6 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.cli.score_report import register
+from fieldstudio.compare import answer_table, summaries
 from fieldstudio.compare import comparison as cmp
 from fieldstudio.compare import coverage, plots
 from fieldstudio.compare.report_export import export_report
@@ -66,7 +67,7 @@ def test_no_interval_below_ten_scored_and_the_rule_per_scorer():
                          "completion_tokens": np.nan, "reasoning_tokens": np.nan, "judge_cost_usd": np.nan,
                          "overridden": False, "scorer": "eqa-direct"})
     answers = pd.DataFrame(rows)
-    summary, _, pairs = cmp.summarise(answers, n_resamples=200, pairs=True)
+    summary, _, pairs = summaries.summarise(answers, n_resamples=200, pairs=True)
     a, b = summary.loc["a"], summary.loc["b"]
     assert (a["n"], a["interval_note"]) == (12, "") and np.isfinite(a["ci_low"])
     assert (b["n"], b["interval_note"]) == (9, coverage.N_TOO_SMALL)
@@ -76,7 +77,7 @@ def test_no_interval_below_ten_scored_and_the_rule_per_scorer():
     # the pair shares 9 scored tasks: no interval, never "distinguishable"
     assert pairs[0][2].n_shared == 9 and pairs[0][2].ci_low is None and not pairs[0][2].distinguishable
     # FieldWorkArena counts them 0: 9 / 12
-    fwa = cmp.summarise(answers.assign(scorer="fwa-official"), n_resamples=200)[0]
+    fwa = summaries.summarise(answers.assign(scorer="fwa-official"), n_resamples=200)[0]
     assert fwa.loc["b", "headline"] == pytest.approx(9 / 12)
     assert coverage.unscored_rule("eqa-reasoning").counts_as is None
     assert coverage.unscored_rule("fwa-logic+fs-prompt").counts_as == 0.0
@@ -189,8 +190,8 @@ def test_tasks_no_source_answered_count_as_missing(project, tmp_path):
     assert c.by_category.loc[("only six", "B"), "headline"] == pytest.approx(0.0)
     assert c.by_category.loc[("only six", "A"), "headline"] == pytest.approx(0.8)
     # a filter narrows the scope the same way: category A alone is 5 tasks, 5 answered
-    scope_a = cmp.filter_tasks(c.tasks, category="A")
-    summary_a = cmp.summarise(cmp.filter_answers(c.answers, category="A"), tasks=scope_a, scorer="fs-match",
+    scope_a = answer_table.filter_tasks(c.tasks, category="A")
+    summary_a = summaries.summarise(answer_table.filter_answers(c.answers, category="A"), tasks=scope_a, scorer="fs-match",
                               n_resamples=200)[0]
     assert (summary_a.loc["only six", "total"], summary_a.loc["only six", "missing"]) == (5, 0)
     # the CLI, the JSON and the HTML report show the same counts

@@ -8,7 +8,7 @@ import pytest
 
 from fieldstudio.compare import audit
 from fieldstudio.compare import views as cv
-from fieldstudio.compare.comparison import load_answers
+from fieldstudio.compare.answer_table import load_answers
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import Answer, JudgeAuditMark, Score
 from fieldstudio.store.project import Project

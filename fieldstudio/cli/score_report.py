@@ -87,7 +87,7 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
     benchmark's evaluator counts them, ``compare.coverage``), the mean over scored answers [95 % CI],
     accuracy, cost; then the rule and any coverage warning. No interval below 10 scored ("n too small")."""
     from fieldstudio.compare import coverage
-    from fieldstudio.compare.comparison import summary_cost_text
+    from fieldstudio.compare.summaries import summary_cost_text
 
     rule = coverage.unscored_rule(scorer)
     table = Table("source", "scored / total", "headline mean [95% CI]", "mean of scored [95% CI]",
@@ -132,7 +132,7 @@ def score_cmd(
                                   "remembered by `fieldstudio benchmarks locate`)")] = None,
 ) -> None:
     """Score the answers of PROJECT and store the scores (a person's overrides are kept)."""
-    from fieldstudio.compare import comparison
+    from fieldstudio.compare import answer_table, summaries
     from fieldstudio.scoring import service as scoring
     from fieldstudio.scoring.inputs import check_params
 
@@ -149,8 +149,8 @@ def score_cmd(
             with progress_bar(f"Scoring ({name})") as update:
                 report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update,
                                                official_source=official_source)
-            scored = comparison.load_answers(p, name, run_ids)
-            summary = comparison.summarise(scored, scorer=name, tasks=comparison.load_scope(p, scored))[0]
+            scored = answer_table.load_answers(p, name, run_ids)
+            summary = summaries.summarise(scored, scorer=name, tasks=answer_table.load_scope(p, scored))[0]
         except (FieldstudioError, KeyError) as exc:
             raise fail(str(exc)) from None
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare.comparison import load_answers
+from fieldstudio.compare.answer_table import load_answers
 from fieldstudio.core.agreement import judge_audit
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.scoring.inputs import AnswerInputs, json_or_none, read_inputs, score_one

@@ -40,7 +40,8 @@ import pandas as pd
 from sqlalchemy import select
 
 from fieldstudio.compare import audit, coverage, plots
-from fieldstudio.compare.comparison import Comparison, build_comparison, pivot_summary, summary_cost_text
+from fieldstudio.compare.comparison import Comparison, build_comparison
+from fieldstudio.compare.summaries import pivot_summary, summary_cost_text
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.wording import plural

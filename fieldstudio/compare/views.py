@@ -1,12 +1,12 @@
 """What the comparison view shows, computed without Qt: the tasks x sources grid, the detail of one answer,
 the categories x sources summary cells, a per-category bar plot, and a person's score and ground-truth edits.
 
-``load_view(project, scorer)`` reads the long table of answers (``comparison.load_answers``: a person's
-override wins) and summarises it (``comparison.source_summary`` / ``group_summary``: mean with its 95 %
+``load_view(project, scorer)`` reads the long table of answers (``answer_table.load_answers``: a person's
+override wins) and summarises it (``summaries.source_summary`` / ``group_summary``: mean with its 95 %
 stratified bootstrap interval, seeded, 2,000 resamples); ``build_grid`` turns the long table into dense
 (tasks, sources) numpy arrays so that a Qt model answers ``data()`` by indexing, never by searching.
 
-Row flags use the rules of ``comparison.filter_answers`` (that function computes them): a task where the
+Row flags use the rules of ``answer_table.filter_answers`` (that function computes them): a task where the
 models disagree has scored sources with more than one verdict (``correct``, else the value); a task is
 "wrong" when at least one source is not correct (correct False, or value < 1 when the scorer has no verdict).
 
@@ -32,7 +32,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sqlalchemy import func, select
 
-from fieldstudio.compare import audit, comparison, coverage
+from fieldstudio.compare import answer_table, audit, coverage, summaries
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
@@ -123,7 +123,7 @@ class GridData:
 
 
 def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.DataFrame | None = None) -> GridData:
-    """Dense grid arrays from the long table of ``comparison.load_answers`` (one row per answer), with the
+    """Dense grid arrays from the long table of ``answer_table.load_answers`` (one row per answer), with the
     matcher audit's flags (``audit.matcher_audit``'s table) when given.
 
     Costs O(answers) with numpy fancy indexing plus one ``filter_answers`` call per row flag.
@@ -160,8 +160,8 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.Da
                       .to_numpy(dtype=object)) if n else np.zeros((0, k), object)
 
     if n:
-        disagree = set(comparison.filter_answers(answers, disagree=True)["task_id"])
-        wrong = set(comparison.filter_answers(answers, wrong_only=True)["task_id"])
+        disagree = set(answer_table.filter_answers(answers, disagree=True)["task_id"])
+        wrong = set(answer_table.filter_answers(answers, wrong_only=True)["task_id"])
         tasks["disagree"] = tasks["task_id"].isin(disagree).to_numpy()
         tasks["wrong"] = tasks["task_id"].isin(wrong).to_numpy()
         joined = answers.groupby("task_id")["answer"].agg(lambda s: " ".join(str(x) for x in s if x is not None))
@@ -193,7 +193,7 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.Da
 @dataclass
 class ComparisonView:
     """One scorer's comparison for the view: the long table, the grid, per-source and per-category summaries
-    (see ``comparison.source_summary``), the scorers that have scores, and the label of the chosen one."""
+    (see ``summaries.source_summary``), the scorers that have scores, and the label of the chosen one."""
 
     scorer: str | None
     scorer_label: str
@@ -222,21 +222,21 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     """Read and summarise one scorer (None: the one with most scores) over the chosen runs (all when None).
 
     No paired differences are computed (the report does that); the summaries are those of
-    ``comparison.source_summary`` and ``comparison.group_summary(by="category")``, from one set of draws
-    (``comparison.summarise``).
+    ``summaries.source_summary`` and ``summaries.group_summary(by="category")``, from one set of draws
+    (``summaries.summarise``).
     ``cancelled`` is checked between steps; a cancelled load still returns what it has read.
     """
     scorers = available_scorers(project)
-    scorer = scorer or comparison.default_scorer(project, run_ids)
+    scorer = scorer or answer_table.default_scorer(project, run_ids)
     progress(0, 3)
-    answers = comparison.load_answers(project, scorer, run_ids)
+    answers = answer_table.load_answers(project, scorer, run_ids)
     progress(1, 3)
     grid = build_grid(answers, scorer, audit.matcher_audit(project, answers, scorer))
     if cancelled():
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
     progress(2, 3)
-    summary, tables, _ = comparison.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",),
-                                                scorer=scorer, tasks=comparison.load_scope(project, answers))
+    summary, tables, _ = summaries.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",),
+                                                scorer=scorer, tasks=answer_table.load_scope(project, answers))
     by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"

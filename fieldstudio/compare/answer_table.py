@@ -1,0 +1,195 @@
+"""The long table a comparison reads: one row per answer of the chosen runs, with its task and its score in force.
+
+``load_answers`` reads it (a person's override wins over the machine's score, ``scoring.store.heads``);
+``load_scope`` reads the tasks every total counts (the project's tasks of each benchmark source some answer is
+for, answered or not, so a task nobody answered counts as missing); ``default_scorer`` names the scorer with
+the most scores and ``ratings_frame`` reads the people's ratings. ``filter_tasks`` and ``filter_answers``
+narrow the table to the tasks that match (category, scenario, answer type; disagreements, wrong answers) and
+``task_grid`` lays it out as tasks x sources. A source is a run; its label is the run's name (with the id's
+first characters when two runs share it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, select
+
+from fieldstudio.ratings.rating_records import is_machine
+from fieldstudio.scoring.service import resolve_runs
+from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
+from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
+from fieldstudio.store.project import Project
+
+__all__ = ["NO_GROUP", "TASK_COLUMNS", "load_answers", "load_scope", "default_scorer", "ratings_frame", "task_grid",
+           "filter_tasks", "filter_answers"]
+
+
+NO_GROUP = "(none)"
+"""Label of answers whose task has no category (sub-category, scenario)."""
+
+#: The task part of the long table, and the columns of a scope (``load_scope``).
+TASK_COLUMNS = ["task_id", "external_id", "category", "sub_category", "scenario", "answer_type", "query",
+                "ground_truth"]
+
+
+def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """The long table: one row per answer of the chosen runs (all when None), with its score under ``scorer``.
+
+    Columns: task_id, external_id, category, sub_category, scenario, answer_type, query, ground_truth
+    (category, sub_category and scenario are ``NO_GROUP`` when unset), run_id, source, answer_id, answer
+    (raw text), error, prompt_tokens, completion_tokens, reasoning_tokens, cost_usd, latency_s (floats,
+    NaN when unknown), score_id, scorer, scorer_version, value (NaN when unscored), correct (True/False/None),
+    correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_model (the
+    judge's model id; None when no judge decided the row), judge_cost_usd.
+    Sorted by source, then task.
+    """
+    ids = resolve_runs(project, run_ids)
+    clause, params = in_list("a.run_id", ids)
+    sql = ("SELECT a.task_id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, t.query, "
+           "t.ground_truth, a.run_id, r.name, a.id, a.raw_text, a.error, a.prompt_tokens, a.completion_tokens, "
+           "a.reasoning_tokens, a.cost_usd, a.latency_s FROM answer a JOIN task t ON t.id = a.task_id "
+           "JOIN run r ON r.id = a.run_id WHERE 1 = 1" + clause)
+    with project.read() as s:
+        rows = raw_rows(s, sql, params)
+        in_force = ({k[0]: v for k, v in heads(score_rows(s, scorer, None, with_answers=False)).items()}
+                    if scorer else {})
+    cols = TASK_COLUMNS + ["run_id", "run_name", "answer_id", "answer", "error", "prompt_tokens", "completion_tokens",
+                         "reasoning_tokens", "cost_usd", "latency_s"]
+    df = pd.DataFrame.from_records(rows, columns=cols)
+    for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s"):
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    for c in ("category", "sub_category", "scenario"):
+        df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
+    df["external_id"] = df["external_id"].fillna(df["task_id"])
+    names = df.drop_duplicates("run_id").groupby("run_name")["run_id"].nunique()
+    dup = set(names[names > 1].index)
+    df["source"] = [f"{n} ({r[:6]})" if n in dup else n for n, r in zip(df["run_name"], df["run_id"])] \
+        if dup else df["run_name"]
+    df = df.drop(columns="run_name")
+    heads_now = [in_force.get(aid) for aid in df["answer_id"]]
+    nan = float("nan")
+    df["score_id"] = [None if h is None else h.id for h in heads_now]
+    df["scorer"] = [(scorer or "") if h is None else h.scorer for h in heads_now]
+    df["scorer_version"] = [None if h is None else h.scorer_version for h in heads_now]
+    df["value"] = np.array([nan if h is None or h.value is None else h.value for h in heads_now], dtype=float)
+    correct = [None if h is None else h.correct for h in heads_now]
+    df["correct"] = pd.Series(correct, index=df.index, dtype=object)
+    df["correct_value"] = np.array([nan if c is None else float(c) for c in correct], dtype=float)
+    df["explanation"] = [None if h is None else h.explanation for h in heads_now]
+    df["overridden"] = np.array([h is not None and h.author is not None for h in heads_now], dtype=bool)
+    df["author"] = [None if h is None else h.author for h in heads_now]
+    df["reason"] = [None if h is None else h.reason for h in heads_now]
+    judges = [None if h is None else h.judge for h in heads_now]
+    df["judge_raw"] = [None if j is None else j.get("raw") for j in judges]
+    df["judge_model"] = [None if not j else j.get("model") for j in judges]
+    df["judge_cost_usd"] = pd.to_numeric(pd.Series([None if j is None else j.get("cost_usd") for j in judges],
+                                                   index=df.index, dtype=object), errors="coerce").astype(float)
+    return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
+
+
+def load_scope(project: Project, answers: pd.DataFrame) -> pd.DataFrame:
+    """The tasks a comparison's totals cover: every task of the project whose benchmark source
+    (``Task.source``, e.g. ``fieldworkarena``) is the source of a task some answer of ``answers`` is for.
+
+    A source answering 300 of 886 FieldWorkArena tasks is thus measured over 886, the 586 unanswered tasks
+    count as missing (0 in a FieldWorkArena headline), while tasks of another benchmark held in the same
+    project stay out. Columns: those of the long table's task part (task_id, external_id, category,
+    sub_category, scenario, answer_type, query, ground_truth; groups ``NO_GROUP`` when unset), one row per
+    task. Empty (same columns) when ``answers`` is empty. Narrow it with ``filter_tasks`` under the same
+    filters as the answers."""
+    if answers.empty:
+        return pd.DataFrame(columns=TASK_COLUMNS)
+    ids = [str(t) for t in answers["task_id"].drop_duplicates()]
+    with project.read() as s:
+        benches: set[str] = set()
+        for k in range(0, len(ids), 500):           # SQLite's bound-parameter limit
+            benches.update(b for (b,) in s.execute(select(Task.source).where(Task.id.in_(ids[k:k + 500]))))
+        rows = s.execute(select(Task.id, Task.external_id, Task.category, Task.sub_category, Task.scenario,
+                                Task.answer_type, Task.query, Task.ground_truth)
+                         .where(Task.source.in_(sorted(benches)))).all()
+    df = pd.DataFrame.from_records([tuple(r) for r in rows], columns=TASK_COLUMNS)
+    for c in ("category", "sub_category", "scenario"):
+        df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
+    df["external_id"] = df["external_id"].fillna(df["task_id"])
+    return df
+
+
+def default_scorer(project: Project, run_ids: Sequence[str] | None = None) -> str | None:
+    """The scorer with the most scored answers (rows with a value) over the chosen runs, then the most
+    rows, or None when there is no score row: a scoring without a judge that could decide nothing (all
+    "needs a judge") is not picked over one that scored answers."""
+    ids = resolve_runs(project, run_ids)
+    q = (select(Score.scorer, func.count(Score.value), func.count()).join(Answer, Answer.id == Score.answer_id)
+         .group_by(Score.scorer))
+    if ids is not None:
+        q = q.where(Answer.run_id.in_(ids))
+    with project.read() as s:
+        counts = s.execute(q).all()
+    return max(counts, key=lambda r: (r[1], r[2], r[0]))[0] if counts else None
+
+
+def ratings_frame(project: Project, *, include_machine: bool = False) -> pd.DataFrame:
+    """Every rating by a person: rating_id, rating_set, item_id, media_id, frame_index, rater, verdict,
+    reasons, fields, item_ground_truth. Verdicts a scorer or a model filed as ratings (raters named
+    ``scorer:...`` or ``model:...``, ``ratings.records.is_machine``) are left out unless ``include_machine``:
+    agreement with the raters must not count a machine as a rater. Empty (same columns) when none."""
+    q = (select(Rating.id, RatingSet.name, Rating.item_id, RatingItem.media_id, RatingItem.frame_index, Rating.rater,
+                Rating.verdict, Rating.reasons, Rating.fields, RatingItem.ground_truth)
+         .join(RatingItem, RatingItem.id == Rating.item_id).join(RatingSet, RatingSet.id == RatingItem.rating_set_id))
+    with project.read() as s:
+        rows = s.execute(q).all()
+    if not include_machine:
+        rows = [r for r in rows if not is_machine(r.rater or "")]
+    return pd.DataFrame.from_records(rows, columns=["rating_id", "rating_set", "item_id", "media_id", "frame_index",
+                                                    "rater", "verdict", "reasons", "fields", "item_ground_truth"])
+
+
+def task_grid(answers: pd.DataFrame, column: str = "value") -> pd.DataFrame:
+    """Tasks x sources: index task_id; columns external_id, category, ground_truth, then one column per
+    source holding ``column`` (value, answer, correct, explanation, cost_usd ...). Missing answers are NaN."""
+    if answers.empty:
+        return pd.DataFrame(columns=["external_id", "category", "ground_truth"])
+    tasks = answers.drop_duplicates("task_id").set_index("task_id")[["external_id", "category", "ground_truth"]]
+    wide = answers.pivot(index="task_id", columns="source", values=column)
+    wide.columns.name = None
+    return tasks.join(wide).sort_values("external_id", kind="stable")
+
+
+def filter_tasks(frame: pd.DataFrame, *, category: str | None = None, scenario: str | None = None,
+                 answer_type: str | None = None) -> pd.DataFrame:
+    """The rows of ``frame`` (the long table or a scope of ``load_scope``) whose task matches every
+    column filter given (None: any); the scope of a filtered comparison is filtered with the same values."""
+    df = frame
+    for col, want in (("category", category), ("scenario", scenario), ("answer_type", answer_type)):
+        if want is not None:
+            df = df[df[col] == want]
+    return df
+
+
+def filter_answers(answers: pd.DataFrame, *, category: str | None = None, scenario: str | None = None,
+                   answer_type: str | None = None, disagree: bool = False, wrong_only: bool = False) -> pd.DataFrame:
+    """The long table restricted to tasks matching every filter.
+
+    ``disagree``: tasks whose scored sources do not all have the same verdict (``correct``, else value);
+    ``wrong_only``: tasks where at least one source is not correct (correct False, or value < 1 when the
+    scorer has no verdict). Filters select whole tasks, so a task's row stays complete across sources.
+    """
+    df = filter_tasks(answers, category=category, scenario=scenario, answer_type=answer_type)
+    if disagree or wrong_only:
+        verdict = [c if c is not None else (None if np.isnan(v) else v) for c, v in zip(df["correct"], df["value"])]
+        keyed = pd.DataFrame({"task_id": df["task_id"].to_numpy(), "verdict": verdict})
+        keyed = keyed[keyed["verdict"].notna()]
+        keep = set(df["task_id"])
+        if disagree:
+            counts = keyed.groupby("task_id")["verdict"].agg(lambda s: len(set(s)))
+            keep &= set(counts[counts > 1].index)
+        if wrong_only:
+            # a boolean array, not a list: an empty list would select no columns (no answer scored yet)
+            wrong = keyed[np.array([v is False or (not isinstance(v, bool) and v < 1) for v in keyed["verdict"]],
+                                   dtype=bool)]
+            keep &= set(wrong["task_id"])
+        df = df[df["task_id"].isin(keep)]
+    return df

@@ -121,7 +121,7 @@ def test_ctrl_z_takes_back_the_last_verdict(rater, qtbot, project_path):
     assert my_ratings(project_path)[0][1] == "reject"
     press(rater, qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert [(g[0], g[1]) for g in my_ratings(project_path)] == [(items[0][0], "accept")]
-    assert rater.verdict_buttons["accept"].isChecked()
+    assert rater.form.verdict_buttons["accept"].isChecked()
     press(rater, qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert my_ratings(project_path) == []
     assert rater.progress_label.text() == f"0 / {len(items)}"
@@ -135,10 +135,10 @@ def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
     press(rater, qtbot, Qt.Key.Key_Return)
     wait_image(rater, qtbot)
     # Tab into the documentation fields: digits typed there are a value, not a reason key
-    workers_edit = rater._field_edits["workers in view"]
+    workers_edit = rater.form.field_edits["workers in view"]
     workers_edit.setFocus()
     qtbot.keyClicks(workers_edit, "2")
-    assert not any(b.isChecked() for b in rater._reason_boxes)
+    assert not any(b.isChecked() for b in rater.form.reason_boxes)
     qtbot.keyClick(workers_edit, Qt.Key.Key_Escape)
     press(rater, qtbot, Qt.Key.Key_R)
     got = {g[0]: g for g in my_ratings(project_path)}
@@ -146,7 +146,7 @@ def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
     assert got[items[0][0]][4] >= 0.25  # seconds spent on the first item
     press(rater, qtbot, Qt.Key.Key_Backspace)
     assert rater.item_label.text().startswith(f"Item 1 of {len(items)}")
-    assert rater.verdict_buttons["accept"].isChecked()
+    assert rater.form.verdict_buttons["accept"].isChecked()
     # a new panel for the same rater resumes at the first item not rated
     other = RaterPanel()
     qtbot.addWidget(other)
@@ -160,7 +160,7 @@ def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
 def test_tab_reaches_the_fields_where_letters_are_values(rater, qtbot, project_path):
     items = queue(project_path)
     qtbot.keyClick(rater.canvas, Qt.Key.Key_Tab)
-    hard_hat = rater._field_edits["hard hat"]
+    hard_hat = rater.form.field_edits["hard hat"]
     assert rater.focusWidget() is hard_hat
     qtbot.keyClick(hard_hat, Qt.Key.Key_N)   # "no", not the N shortcut (next item)
     assert hard_hat.currentText() == "no"

@@ -7,8 +7,10 @@ Ctrl+Z takes back the last save, Esc leaves a field. Blind mode (the default) hi
 rater's answer and the scorer's and models' verdicts; with it off the panel shows them and, when asked,
 the acceptability measures of the item with the target box drawn (issue 10).
 
-All reads and writes go through ``ratings.records``, ``ratings.edits`` and ``ratings.review``;
-every save is one short write transaction (STYLE.md §2).
+The verdict buttons, reasons, documentation fields and comment are the ``RatingForm``
+(``gui/panels/rating_form.py``); this panel holds the queue, the rater, the keys and the saves. All reads and
+writes go through ``ratings.rating_records``, ``ratings.edits`` and ``ratings.review``; every save is one
+short write transaction (STYLE.md §2).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import getpass
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeyEvent, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSplitter, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.panels.rating_reveal import VERDICT_COLOURS, RevealBox
+from fieldstudio.gui.panels.rating_form import RatingForm
+from fieldstudio.gui.panels.rating_reveal import RevealBox
 from fieldstudio.gui.settings import settings
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.canvas import Canvas
@@ -34,9 +37,6 @@ from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.edits import RecordRating
 from fieldstudio.store.project import Project
 
-VERDICT_KEYS = {"accept": "A", "reject": "R", "unsure": "U"}
-
-
 def default_rater() -> str:
     """The rater name remembered from last time, else the operating-system user name."""
     saved = settings().value("rating/rater")
@@ -46,19 +46,6 @@ def default_rater() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in the environment
         return "rater"
-
-
-class _TypingGoesToField(QObject):
-    """Lets a field (a yes/no or choice box) take printable keys itself, so typing "n" for "no" in it is
-    not the panel's N shortcut; Enter, Esc and Ctrl+Z still reach the panel (QLineEdit does this itself)."""
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
-            mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)
-            if not mods and event.text() and event.text().isprintable():
-                event.accept()
-                return True
-        return False
 
 
 class RaterPanel(QWidget):
@@ -85,11 +72,7 @@ class RaterPanel(QWidget):
         self.undo_stack = QUndoStack(self)  # this session's saves (gui/undo.py); in the window's undo group
         self._loader: FrameLoader | None = None
         self._token = 0
-        self._field_edits: dict[str, QWidget] = {}
-        self._typing_filter = _TypingGoesToField(self)
-        self._reason_boxes: list[QCheckBox] = []
         self._saved: ratings.RatingView | None = None   # the rater's stored rating of the shown item
-        self._loading = False                             # True while the form is filled from the store
         self._build()
         self._make_actions()
         self.set_project(None)
@@ -146,30 +129,10 @@ class RaterPanel(QWidget):
 
         side = QWidget()
         col = QVBoxLayout(side)
-        self.verdict_group = QButtonGroup(self)
-        self.verdict_group.setExclusive(True)
-        vrow = QHBoxLayout()
-        self.verdict_buttons: dict[str, QPushButton] = {}
-        for verdict, key in VERDICT_KEYS.items():
-            b = QPushButton(f"{verdict.capitalize()} ({key})")
-            b.setCheckable(True)
-            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            b.setToolTip(f"Save '{verdict}' for this item ({key})")
-            b.clicked.connect(lambda _c=False, v=verdict: self.choose_verdict(v))
-            self.verdict_group.addButton(b)
-            self.verdict_buttons[verdict] = b
-            vrow.addWidget(b)
-        col.addLayout(vrow)
-        self.reasons_box = QGroupBox("Reasons (number keys)")
-        self.reasons_layout = QVBoxLayout(self.reasons_box)
-        col.addWidget(self.reasons_box)
-        self.fields_box = QGroupBox("Documentation (Tab moves through the fields)")
-        self.fields_form = QFormLayout(self.fields_box)
-        col.addWidget(self.fields_box)
-        self.comment = QLineEdit()
-        self.comment.setPlaceholderText("Comment (optional)")
-        self.comment.textEdited.connect(lambda _t: self._mark_dirty())
-        col.addWidget(self.comment)
+        self.form = RatingForm()
+        self.form.verdict_clicked.connect(self.choose_verdict)
+        self.form.edited.connect(self._mark_dirty)
+        col.addWidget(self.form)
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c62828")
@@ -319,38 +282,10 @@ class RaterPanel(QWidget):
         self.resume()
 
     def _build_form(self, info: ratings.RatingSetInfo | None) -> None:
-        for b in self._reason_boxes:
-            b.deleteLater()
-        self._reason_boxes = []
-        while self.fields_form.rowCount():
-            self.fields_form.removeRow(0)
-        self._field_edits = {}
-        for k, reason in enumerate((info.reasons if info else [])[:9]):
-            box = QCheckBox(f"{k + 1}  {reason}")
-            box.setProperty("reason", reason)
-            box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            box.toggled.connect(lambda _b: self._mark_dirty())
-            self.reasons_layout.addWidget(box)
-            self._reason_boxes.append(box)
-        for spec in (info.fields if info else []):
-            if spec["type"] in ("choice", "yes_no"):
-                w = QComboBox()
-                w.addItems([""] + (spec["choices"] if spec["type"] == "choice" else ["yes", "no"]))
-                w.currentIndexChanged.connect(lambda _i: self._mark_dirty())
-                w.installEventFilter(self._typing_filter)
-            else:
-                w = QLineEdit()
-                unit = f" ({spec['unit']})" if spec.get("unit") else ""
-                w.setPlaceholderText(("number" if spec["type"] == "number" else "text") + unit)
-                w.textEdited.connect(lambda _t: self._mark_dirty())
-            w.setObjectName(f"field:{spec['name']}")
-            self.fields_form.addRow(spec["name"], w)
-            self._field_edits[spec["name"]] = w
-        chain = [self.canvas, *self._field_edits.values(), self.comment]
+        self.form.build(info)
+        chain = [self.canvas, *self.form.tab_chain()]
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
-        self.fields_box.setVisible(bool(self._field_edits))
-        self.reasons_box.setVisible(bool(self._reason_boxes))
 
     # ------------------------------------------------------------------------------------ queue
     def resume(self) -> None:
@@ -444,8 +379,7 @@ class RaterPanel(QWidget):
 
     def toggle_reason(self, k: int) -> None:
         """Number key k+1: tick or untick the k-th reason of the checklist."""
-        if 0 <= k < len(self._reason_boxes):
-            self._reason_boxes[k].toggle()
+        self.form.toggle_reason(k)
 
     def undo(self) -> None:
         """Ctrl+Z: take back the last save of this session (the item shows what it had before)."""
@@ -464,24 +398,13 @@ class RaterPanel(QWidget):
         self._show(rating_review.find_item(self.project, edit.item_id))
         self.rating_saved.emit(edit.item_id)
 
-    def _reasons(self) -> list[str]:
-        return [b.property("reason") for b in self._reason_boxes if b.isChecked()]
-
-    def _fields(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, w in self._field_edits.items():
-            value = w.currentText() if isinstance(w, QComboBox) else w.text()
-            if value.strip():
-                out[name] = value
-        return out
-
     def _save(self) -> bool:
         """Write the current verdict, reasons, fields and comment (one transaction). False on bad input."""
         if self.item is None or self.verdict is None:
             return False
         now = time.monotonic()
-        edit = RecordRating(self.project, self.item.id, self.rater, self.verdict, reasons=self._reasons(),
-                            fields=self._fields(), comment=self.comment.text().strip() or None,
+        edit = RecordRating(self.project, self.item.id, self.rater, self.verdict, reasons=self.form.reasons(),
+                            fields=self.form.fields(), comment=self.form.comment_text(),
                             seconds_spent=round(now - self._shown_at, 3))
         try:
             edit.do()
@@ -504,8 +427,7 @@ class RaterPanel(QWidget):
             self._save()
 
     def _mark_dirty(self) -> None:
-        if not self._loading:
-            self._dirty = True
+        self._dirty = True
 
     # ------------------------------------------------------------------------------------ display
     def _show(self, item: ratings.ItemView | None) -> None:
@@ -515,27 +437,13 @@ class RaterPanel(QWidget):
         self._saved = None
         self.error_label.clear()
         self.reveal.clear()
-        self._loading = True
-        try:
-            saved = ratings.get_rating(self.project, item.id, self.rater) if item else None
-            self._saved = saved
-            self.verdict = saved.verdict if saved else None
-            for b in self._reason_boxes:
-                b.setChecked(bool(saved) and b.property("reason") in saved.reasons)
-            for name, w in self._field_edits.items():
-                value = saved.fields.get(name) if saved else None
-                text = "" if value is None else ("yes" if value is True else "no" if value is False
-                                                 else f"{value:g}" if isinstance(value, float) else str(value))
-                if isinstance(w, QComboBox):
-                    w.setCurrentIndex(max(0, w.findText(text)))
-                else:
-                    w.setText(text)
-            self.comment.setText((saved.comment or "") if saved else "")
-        finally:
-            self._loading = False
-        for b in (self.back_button, self.skip_button, self.next_button, self.open_button,
-                  *self.verdict_buttons.values()):
+        saved = ratings.get_rating(self.project, item.id, self.rater) if item else None
+        self._saved = saved
+        self.verdict = saved.verdict if saved else None
+        self.form.fill(saved)
+        for b in (self.back_button, self.skip_button, self.next_button, self.open_button):
             b.setEnabled(item is not None)
+        self.form.set_verdicts_enabled(item is not None)
         if item is None:
             self.item_label.setText("")
             self.canvas.clear_image()
@@ -559,12 +467,7 @@ class RaterPanel(QWidget):
         self.reveal.redraw()
 
     def _show_verdict(self) -> None:
-        self.verdict_group.setExclusive(False)
-        for v, b in self.verdict_buttons.items():
-            b.setChecked(v == self.verdict)
-            b.setStyleSheet(f"background: {VERDICT_COLOURS[v]}; color: white; font-weight: bold"
-                            if v == self.verdict else "")
-        self.verdict_group.setExclusive(True)
+        self.form.show_verdict(self.verdict)
         saved = self._saved
         if saved is None:
             self.saved_label.setText("not rated yet")

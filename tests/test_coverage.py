@@ -191,8 +191,8 @@ def test_tasks_no_source_answered_count_as_missing(project, tmp_path):
     assert c.by_category.loc[("only six", "A"), "headline"] == pytest.approx(0.8)
     # a filter narrows the scope the same way: category A alone is 5 tasks, 5 answered
     scope_a = answer_table.filter_tasks(c.tasks, category="A")
-    summary_a = summaries.summarise(answer_table.filter_answers(c.answers, category="A"), tasks=scope_a, scorer="fs-match",
-                              n_resamples=200)[0]
+    summary_a = summaries.summarise(answer_table.filter_answers(c.answers, category="A"), tasks=scope_a,
+                                    scorer="fs-match", n_resamples=200)[0]
     assert (summary_a.loc["only six", "total"], summary_a.loc["only six", "missing"]) == (5, 0)
     # the CLI, the JSON and the HTML report show the same counts
     app = typer.Typer()

@@ -50,10 +50,10 @@ def ffprobe_frames(path: Path) -> tuple[list[float], list[int]]:
 
 def one_thread(path: Path) -> frame_table.FrameTable:
     pts, keys, _, tb = decoded_table._decode_timestamps(path, threads=False, progress=lambda d, t: None,
-                                                cancelled=lambda: False)
+                                                        cancelled=lambda: False)
     order = np.argsort(np.asarray(pts, dtype=np.int64), kind="stable")
     return frame_table.FrameTable(pts=np.asarray(pts, dtype=np.int64)[order], keyframe=np.asarray(keys, bool)[order],
-                            time_base=tb)
+                                  time_base=tb)
 
 
 @pytest.fixture(scope="module")

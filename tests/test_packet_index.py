@@ -88,17 +88,27 @@ def test_a_frame_that_does_not_decode_moves_its_annotation_to_the_frame_shown_at
         p.close()
 
 
-def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_path, clips):
-    """A packet index with one packet more in the middle (a frame that does not decode there) puts every
-    later frame one index too far; verification moves the annotations back onto the same pictures."""
-    clip = clips["cfr_bframes"]
+def _on_a_packet_index_with_one_packet_more(tmp_path, clip):
+    """A project holding ``clip`` on a packet index with one packet more between frames 100 and 101 (a frame
+    that does not decode there): (project, media id, the decoded table, the packet table stored)."""
     p, mid = _video_project(tmp_path, clip)
     try:
         decoded = decoded_table.build_frame_table(clip)
-        extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
-        packets = frame_table.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
-                                   time_base=decoded.time_base)
+        extra = int(decoded.pts[100]) + 1
+        packets = frame_table.FrameTable(pts=np.insert(decoded.pts, 101, extra),
+                                         keyframe=np.insert(decoded.keyframe, 101, False), time_base=decoded.time_base)
         video_index.store_frame_table(p, mid, packets, status="packets")
+    except BaseException:
+        p.close()
+        raise
+    return p, mid, decoded, packets
+
+
+def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_path, clips):
+    """A packet index with one packet more in the middle (a frame that does not decode there) puts every
+    later frame one index too far; verification moves the annotations back onto the same pictures."""
+    p, mid, _, packets = _on_a_packet_index_with_one_packet_more(tmp_path, clips["cfr_bframes"])
+    try:
         ids = {n: ann.add_box(p, mid, (10, 60, 50, 40), frame_index=n) for n in (50, 100, 150, 299)}
         segment = ann.add_segment(p, mid, None, 120, end_frame=200)
         pictures = {n: int(packets.pts[n]) for n in ids}
@@ -119,14 +129,8 @@ def test_annotations_follow_their_pictures_when_the_verified_index_shifts(tmp_pa
 def test_rating_items_follow_their_pictures_in_the_transaction_that_stores_the_new_index(tmp_path, clips, monkeypatch):
     """Rating items name a frame too (store.frame_references): they move with the annotations, and only when
     the new index is stored: a failure while storing it leaves every mark where it was."""
-    clip = clips["cfr_bframes"]
-    p, mid = _video_project(tmp_path, clip)
+    p, mid, decoded, packets = _on_a_packet_index_with_one_packet_more(tmp_path, clips["cfr_bframes"])
     try:
-        decoded = decoded_table.build_frame_table(clip)
-        extra = int(decoded.pts[100]) + 1  # between frames 100 and 101
-        packets = frame_table.FrameTable(pts=np.insert(decoded.pts, 101, extra), keyframe=np.insert(decoded.keyframe, 101, False),
-                                   time_base=decoded.time_base)
-        video_index.store_frame_table(p, mid, packets, status="packets")
         ratings.create_rating_set(p, "frames", "The frame shows the zone")
         ratings.add_items(p, "frames", [(mid, 50), (mid, 150)])
         box = ann.add_box(p, mid, (10, 60, 50, 40), frame_index=150)
@@ -182,7 +186,7 @@ def test_packet_indexing_comes_first_for_every_video_and_the_preferred_one_leads
         last = report.media_ids[-1]
         stages = []
         while (step := video_index.index_next_video(p, prefer=last,
-                                                started=lambda m, n, packets: stages.append((m, packets)))):
+                                                    started=lambda m, n, packets: stages.append((m, packets)))):
             assert step.error is None
         assert [packets for _, packets in stages] == [True, True, True, False, False, False]
         assert stages[0][0] == last and stages[3][0] == last

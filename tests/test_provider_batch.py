@@ -153,7 +153,8 @@ def test_a_creation_whose_reply_was_lost_is_found_again_not_created_twice(projec
     assert provider_batch.submit(project, run_id, profile=profile) == []
     assert provider_batch.wait(project, run_id, profile=profile, interval_s=0, sleep=_no_sleep) == []
     assert len(fake_batch_api.batches) == 1 and len(fake_batch_api.batch_lines) == 4
-    assert provider_batch_records.batch_states(project, run_id)[0].provider_batch_id == next(iter(fake_batch_api.batches))
+    state = provider_batch_records.batch_states(project, run_id)[0]
+    assert state.provider_batch_id == next(iter(fake_batch_api.batches))
     assert run_queue.run_summary(project, run_id).answered == 4
 
 

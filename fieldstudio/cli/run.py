@@ -205,7 +205,7 @@ def _write_batch_file(p: Project, run_id: str, profile: profile_store.ModelProfi
                       use_cache: bool, retry_failed: bool) -> None:
     with progress_bar("building requests") as update:
         row_id, lines = vllm_batch_files.write_file(p, run_id, path, profile=profile, use_cache=use_cache,
-                                                  retry_failed=retry_failed, progress=update)
+                                                    retry_failed=retry_failed, progress=update)
     summary = run_queue.run_summary(p, run_id)
     if row_id is None:
         out.print(f"run {run_id[:8]}: nothing to send ({summary.answered} answered, {summary.failed} failed, "

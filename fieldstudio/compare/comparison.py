@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from fieldstudio.compare import coverage
 from fieldstudio.compare.answer_table import (TASK_COLUMNS, default_scorer, load_answers, load_scope, ratings_frame,
-                                             task_grid)
+                                              task_grid)
 from fieldstudio.compare.summaries import pair_frame, pivot_summary, summarise
 from fieldstudio.core import statistics
 from fieldstudio.scoring.service import scorer_description

@@ -236,7 +236,7 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
     progress(2, 3)
     summary, tables, _ = summaries.summarise(answers, n_resamples=n_resamples, seed=seed, groups=("category",),
-                                                scorer=scorer, tasks=answer_table.load_scope(project, answers))
+                                             scorer=scorer, tasks=answer_table.load_scope(project, answers))
     by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"

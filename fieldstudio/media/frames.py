@@ -76,7 +76,7 @@ class FrameSource:
             if media.id in self._readers:
                 return
             self._readers[media.id] = frame_reader.FrameReader(path, table, rotation=media.rotation or 0,
-                                                        cache_bytes=self._cache_bytes)
+                                                               cache_bytes=self._cache_bytes)
             while len(self._readers) > self._max:
                 _, old = self._readers.popitem(last=False)
                 old.close()

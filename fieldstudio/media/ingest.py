@@ -25,8 +25,9 @@ def add_index_thumbnail(
     """Add ``paths`` (files or folders), then index the new videos and make the new media's thumbnails.
 
     ``progress`` spans the three stages as thirds of one bar. ``packets_only`` stores the packet index
-    (``video_index.index_videos``): the window adds hours of footage at once and verifies it in the background. Returns the ``library.add_paths`` report;
-    a video whose index fails is marked ``failed`` by ``video_index.index_videos`` and stays in the library.
+    (``video_index.index_videos``): the window adds hours of footage at once and verifies it in the background.
+    Returns the ``library.add_paths`` report; a video whose index fails is marked ``failed`` by
+    ``video_index.index_videos`` and stays in the library.
     Raises ProjectReadOnly when the project cannot be written.
     """
     def stage(k: int) -> Callable[[int, int], None]:
@@ -35,7 +36,7 @@ def add_index_thumbnail(
     report = library.add_paths(project, paths, progress=stage(0), cancelled=cancelled)
     if report.media_ids and not cancelled():
         video_index.index_videos(project, report.media_ids, packets_only=packets_only, progress=stage(1),
-                             cancelled=cancelled)
+                                 cancelled=cancelled)
     if report.media_ids and not cancelled():
         thumbnails.make_thumbnails(project, report.media_ids, progress=stage(2), cancelled=cancelled)
     return report

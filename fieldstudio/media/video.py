@@ -83,8 +83,8 @@ class DecodeLog:
 
 
 def decoded_frames(container: av.container.InputContainer, stream: av.video.stream.VideoStream,
-                    log: DecodeLog | None = None,
-                    until: Callable[[av.Packet], bool] | None = None) -> Iterator[av.VideoFrame]:
+                   log: DecodeLog | None = None,
+                   until: Callable[[av.Packet], bool] | None = None) -> Iterator[av.VideoFrame]:
     """Decode ``stream`` packet by packet as the ffmpeg CLI does: a packet that fails to decode (the cut
     last packet of a truncated file) is skipped, and the decoder is always flushed, so the frames it still
     holds (B-frame reordering) come out. ``until(packet)`` true stops demuxing before that packet."""

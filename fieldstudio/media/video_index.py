@@ -130,7 +130,7 @@ def _frame_table_in(s, media: Media) -> frame_table.FrameTable | None:  # noqa: 
         return None
     arr = np.concatenate(chunks)
     return frame_table.FrameTable(pts=arr[:, 0], keyframe=arr[:, 1].astype(bool),
-                            time_base=Fraction(media.time_base_num or 1, media.time_base_den or 1))
+                                  time_base=Fraction(media.time_base_num or 1, media.time_base_den or 1))
 
 
 def _frame_moves(old: frame_table.FrameTable, new: frame_table.FrameTable) -> Callable[[int], tuple[int, int]]:
@@ -142,7 +142,7 @@ def _frame_moves(old: frame_table.FrameTable, new: frame_table.FrameTable) -> Ca
     if old.time_base != new.time_base:  # the PTS are compared in seconds, on the new time base
         ratio = old.time_base / new.time_base
         old = frame_table.FrameTable(pts=np.round(old.pts * float(ratio)).astype(np.int64), keyframe=old.keyframe,
-                               time_base=new.time_base)
+                                     time_base=new.time_base)
     last = len(old) - 1
 
     def frame_of(index: int) -> tuple[int, int]:

@@ -91,12 +91,12 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
     made: list[str] = []
     once = None
     requests = iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
-                              cancelled=cancelled)
+                             cancelled=cancelled)
     for part in group_requests(requests, limit=True):   # one input file in memory at a time
         if not part.encoded:
             continue
         row_id, answer_ids = record_batch(project, run_id, part.traces, list(part.encoded), kind="api",
-                                           status="submitting")
+                                          status="submitting")
         if row_id is None:
             continue
         made.append(row_id)
@@ -133,13 +133,13 @@ def _apply(project: Project, row_id: str, batch: Any) -> None:
     counts = getattr(batch, "request_counts", None)
     errors = getattr(getattr(batch, "errors", None), "data", None) or []
     update_batch(project, row_id, provider_batch_id=batch.id, status=str(batch.status),
-                  output_file_id=getattr(batch, "output_file_id", None),
-                  error_file_id=getattr(batch, "error_file_id", None),
-                  request_counts=None if counts is None else {"total": counts.total, "completed": counts.completed,
-                                                              "failed": counts.failed},
-                  error="; ".join(f"{e.code or 'error'}"
-                                  + (f" (line {e.line})" if e.line is not None else "") + f": {e.message or ''}"
-                                  for e in errors) or None)
+                 output_file_id=getattr(batch, "output_file_id", None),
+                 error_file_id=getattr(batch, "error_file_id", None),
+                 request_counts=None if counts is None else {"total": counts.total, "completed": counts.completed,
+                                                             "failed": counts.failed},
+                 error="; ".join(f"{e.code or 'error'}"
+                                 + (f" (line {e.line})" if e.line is not None else "") + f": {e.message or ''}"
+                                 for e in errors) or None)
 
 
 def _find_created(client: Any, row: ProviderBatch) -> Any:

@@ -74,7 +74,7 @@ _LARGEST_LINE = 12_000_000
 
 
 def pending_answers(project: Project, run_id: str, profile: ModelProfile | None, retry_failed: bool
-             ) -> tuple[Run, ModelProfile, list[tuple[str, str]]]:
+                    ) -> tuple[Run, ModelProfile, list[tuple[str, str]]]:
     """The run, the profile to send with and its (answer id, task id) pending and in no open batch."""
     run = load_run(project, run_id)
     strategy = get_strategy(run.strategy or "fieldworkarena")
@@ -94,8 +94,8 @@ def pending_answers(project: Project, run_id: str, profile: ModelProfile | None,
 
 
 def iter_requests(project: Project, run: Run, profile: ModelProfile, todo: list[tuple[str, str]], *,
-                   use_cache: bool, progress: Progress, cancelled: Cancelled
-                   ) -> Iterator[tuple[str, bytes, dict[str, Any]] | None]:
+                  use_cache: bool, progress: Progress, cancelled: Cancelled
+                  ) -> Iterator[tuple[str, bytes, dict[str, Any]] | None]:
     """For each answer of `todo`: (answer id, JSONL line, its frames and trace), or None when the normal run
     path finished it without a request (cache hit, refused input). Tasks are read 500 at a time, so only
     the lines a caller keeps are in memory."""
@@ -131,7 +131,7 @@ def iter_requests(project: Project, run: Run, profile: ModelProfile, todo: list[
 
 
 def group_requests(requests: Iterator[tuple[str, bytes, dict[str, Any]] | None], *, limit: bool
-                ) -> Iterator[BatchRequests]:
+                   ) -> Iterator[BatchRequests]:
     """Group built requests into BatchRequests, each within one input file's limits when `limit`.
 
     The last one may be empty (holding only the count of settled answers)."""
@@ -164,5 +164,5 @@ def build_requests(project: Project, run_id: str, *, profile: ModelProfile | Non
     """
     run, profile, todo = pending_answers(project, run_id, profile, retry_failed)
     requests = iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
-                              cancelled=cancelled)
+                             cancelled=cancelled)
     return profile, next(group_requests(requests, limit=False))

@@ -32,7 +32,7 @@ def write_file(project: Project, run_id: str, path: Path, *, profile: ModelProfi
     path = Path(path)
     run, profile, todo = pending_answers(project, run_id, profile, retry_failed)
     requests = iter_requests(project, run, profile, todo, use_cache=use_cache, progress=progress,
-                              cancelled=lambda: False)
+                             cancelled=lambda: False)
     traces: dict[str, dict[str, Any]] = {}
     try:
         with atomic_writer(path, "wb") as fh:

@@ -191,13 +191,14 @@ def test_a_window_ini_written_by_an_earlier_version_reads_the_same():
     assert shortcuts.key_for("undo") == "Ctrl+Z"
 
 
-def test_what_the_window_writes_is_what_earlier_versions_wrote(tmp_path):
+def test_what_the_window_writes_is_what_earlier_versions_wrote():
     from fieldstudio.gui import settings
 
     settings.set_all({us.RECENT_PROJECTS: ["/site/a.fieldstudio", "postgresql://ana@db.example:5432/yard"],
                       us.RATER: "Smith, J", us.LAST_JUDGE: "judge-4o", us.TRACKING_KEYFRAME_EVERY: 8,
                       us.WINDOW_GEOMETRY: b"\x01\xd9\xd0\xcb\x00\x03\x00\x00",
-                      us.SHORTCUTS.setting("next_frame", "Right"): "Ctrl+,", us.SHORTCUTS.setting("quit", "Ctrl+Q"): ""})
+                      us.SHORTCUTS.setting("next_frame", "Right"): "Ctrl+,",
+                      us.SHORTCUTS.setting("quit", "Ctrl+Q"): ""})
     assert us.WINDOW_INI.path().read_text() == EARLIER_WINDOW_INI
 
 

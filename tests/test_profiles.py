@@ -145,7 +145,7 @@ def test_profiles_round_trip_through_the_config_folder(config_dir):
 
 def test_default_config_folder_is_platformdirs(monkeypatch):
     monkeypatch.delenv("FIELDSTUDIO_CONFIG_DIR", raising=False)
-    assert str(store.config_dir()) == platformdirs.user_config_dir("fieldstudio")
+    assert str(store.profiles_path().parent) == platformdirs.user_config_dir("fieldstudio")
 
 
 def test_a_failed_save_leaves_the_previous_file(config_dir, monkeypatch):

@@ -15,9 +15,9 @@ from pathlib import Path, PurePosixPath
 
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.core.paths import config_dir
+from fieldstudio.core.user_settings import MEDIA_ROOTS
 
-FILE_NAME = "media_roots.json"
+FILE_NAME = MEDIA_ROOTS.name
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _cache: tuple[Path, float, dict[str, Path]] | None = None
 
@@ -28,7 +28,7 @@ class MediaRootError(FieldstudioError):
 
 def roots_file() -> Path:
     """The user's media root map (it may not exist yet)."""
-    return config_dir() / FILE_NAME
+    return MEDIA_ROOTS.path()
 
 
 def roots() -> dict[str, Path]:

@@ -776,7 +776,8 @@ class AnnotationController(QObject):
         went and why it stopped, and the last frame tracked is shown with the track's box selected.
         """
         from fieldstudio.annotations import tracking
-        from fieldstudio.gui.settings import settings
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
 
         media, frame = self.media, self.frame_index()
         boxes = [i for i in self.selected_items() if isinstance(i, BoxItem) and i.editable]
@@ -799,7 +800,7 @@ class AnnotationController(QObject):
         if target == frame:
             self.notify("this is the " + ("last" if direction > 0 else "first") + " frame: nothing to track")
             return None
-        every = int(settings().value("tracking/keyframe_every", tracking.DEFAULT_EVERY))
+        every = settings.get(user_settings.TRACKING_KEYFRAME_EVERY)
 
         def done(result: tracking.TrackResult) -> None:
             edit = tracking.stretch_edit(self.project, result)

@@ -18,10 +18,11 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QUndoGroup
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QMainWindow, QMessageBox)
 
+from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
@@ -727,21 +728,19 @@ class MainWindow(QMainWindow):
 
     # --- layout ----------------------------------------------------------------------------------
     def _restore_layout(self, geometry: bool = True) -> None:
-        s = settings.settings()
-        saved_geometry, state = s.value("window/geometry"), s.value("window/state")
-        if geometry and isinstance(saved_geometry, QByteArray):
+        state = settings.get(user_settings.WINDOW_STATE)
+        if geometry and (saved_geometry := settings.get(user_settings.WINDOW_GEOMETRY)):
             self.restoreGeometry(saved_geometry)
-        if isinstance(state, QByteArray):
+        if state:
             self.restoreState(state)
 
     def _save_layout(self) -> None:
         if self._docks_hidden_for_tab is not None:  # the panels hidden for a tab are still the user's layout
             self.modes.setCurrentIndex(0)
-        s = settings.settings()
-        s.setValue("window/geometry", self.saveGeometry())
+        layout = {user_settings.WINDOW_GEOMETRY: self.saveGeometry().data()}
         if not self._welcome_hid_docks:  # the welcome screen's hidden panels are not the user's layout
-            s.setValue("window/state", self.saveState())
-        s.sync()
+            layout[user_settings.WINDOW_STATE] = self.saveState().data()
+        settings.set_all(layout)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         if not self._leave_project():

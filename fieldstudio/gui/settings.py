@@ -1,32 +1,70 @@
-"""Per-user window settings (recent projects, panel layout, shortcuts) in an INI file in the config folder.
+"""The window's settings file: ``window.ini`` (Qt's INI format) as the backend of ``core.user_settings``.
 
-Kept out of the project file: they belong to the person and the machine, not to the work.
+The settings themselves (section, key, type, default, what each is) are declared in ``core.user_settings``;
+this module stores them with QSettings and keeps the recent-projects rule. Kept out of the project file:
+they belong to the person and the machine, not to the work.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QSettings
 
-from fieldstudio.core.paths import config_dir
+from fieldstudio.core import user_settings
+from fieldstudio.core.user_settings import Setting
 from fieldstudio.store.location import is_database_url, mask_in_text
+
+T = TypeVar("T")
 
 MAX_RECENT = 10
 
 
 def settings() -> QSettings:
-    """The user's settings file, ``<config dir>/window.ini``."""
-    return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)  # config_dir() creates it
+    """The raw settings file, ``<config dir>/window.ini``; read and write through ``get`` and ``set``."""
+    return QSettings(str(user_settings.WINDOW_INI.path()), QSettings.Format.IniFormat)
+
+
+class _IniBackend:
+    """``window.ini`` through QSettings: bytes are stored as QByteArray (``@ByteArray(...)``) and read back as
+    bytes; everything else goes as it is."""
+
+    def __init__(self) -> None:
+        self._qsettings = settings()
+
+    def value(self, name: str) -> object | None:
+        raw = self._qsettings.value(name)
+        return raw.data() if isinstance(raw, QByteArray) else raw
+
+    def set_value(self, name: str, value: object) -> None:
+        self._qsettings.setValue(name, QByteArray(value) if isinstance(value, bytes) else value)
+
+    def sync(self) -> None:
+        self._qsettings.sync()
+
+
+def get(setting: Setting[T]) -> T:
+    """The user's value of ``setting`` as its declared type (its default when unset or unreadable)."""
+    return user_settings.read(_IniBackend(), setting)
+
+
+def set(setting: Setting[T], value: T) -> None:  # noqa: A001 - the registry's verb, read as settings.set
+    """Store ``value`` for ``setting`` at once. Raises TypeError when it is not of the setting's type."""
+    user_settings.write(_IniBackend(), setting, value)
+
+
+def set_all(values: Mapping[Setting[Any], Any]) -> None:
+    """Store several settings with one write of the file. Raises TypeError as ``set`` does."""
+    user_settings.write_all(_IniBackend(), values)
 
 
 def recent_projects() -> list[Path | str]:
     """Recently opened projects, newest first: project files that still exist (``Path``) and shared projects'
     URLs (``str``, never with a password: ``Project.location``)."""
-    value = settings().value("recent", []) or []
-    if isinstance(value, str):
-        value = [value]
-    return [p if is_database_url(p) else Path(p) for p in value if is_database_url(p) or Path(p).is_file()]
+    return [p if is_database_url(p) else Path(p) for p in get(user_settings.RECENT_PROJECTS)
+            if is_database_url(p) or Path(p).is_file()]
 
 
 def add_recent(path: Path | str) -> None:
@@ -37,6 +75,4 @@ def add_recent(path: Path | str) -> None:
     else:
         path = Path(path).resolve()
         items = [str(path)] + [str(p) for p in recent_projects() if isinstance(p, str) or p.resolve() != path]
-    s = settings()
-    s.setValue("recent", items[:MAX_RECENT])
-    s.sync()
+    set(user_settings.RECENT_PROJECTS, items[:MAX_RECENT])

@@ -1,7 +1,7 @@
 """Every keyboard shortcut of the window in one table, and the dialog that lists and edits them.
 
 The window builds its QActions from ``DEFAULTS``; a user's changes are stored in the settings file
-(``shortcuts/<action id>``) and applied at start.
+(``core.user_settings.SHORTCUTS``: ``shortcuts/<action id>``) and applied at start.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QKeySequenceEdit, QLabel, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from fieldstudio.gui.settings import settings
+from fieldstudio.core import user_settings
+from fieldstudio.core.user_settings import Setting
+from fieldstudio.gui import settings
 
 # action id -> (menu text, default keys, tooltip)
 DEFAULTS: dict[str, tuple[str, str, str]] = {
@@ -81,12 +83,17 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
 MOVED_DEFAULTS = {"loop_start": "[", "loop_end": "]"}
 
 
+def shortcut_setting(action_id: str) -> Setting[str]:
+    """The user setting holding an action's keys, with the action's default keys."""
+    return user_settings.SHORTCUTS.setting(action_id, DEFAULTS[action_id][1])
+
+
 def key_for(action_id: str) -> str:
     """The user's keys for an action (their change, else the default)."""
-    value = settings().value(f"shortcuts/{action_id}")
-    if value is None or MOVED_DEFAULTS.get(action_id) == str(value):
+    value = settings.get(shortcut_setting(action_id))
+    if MOVED_DEFAULTS.get(action_id) == value:
         return DEFAULTS[action_id][1]
-    return str(value)
+    return value
 
 
 def make_action(action_id: str, parent: QWidget) -> QAction:
@@ -139,11 +146,9 @@ class ShortcutsDialog(QDialog):
             edit.setKeySequence(QKeySequence(DEFAULTS[aid][1]))
 
     def accept(self) -> None:
-        s = settings()
-        for aid, edit in self.edits.items():
-            keys = edit.keySequence().toString()
-            s.setValue(f"shortcuts/{aid}", keys)
+        chosen = {aid: edit.keySequence().toString() for aid, edit in self.edits.items()}
+        settings.set_all({shortcut_setting(aid): keys for aid, keys in chosen.items()})
+        for aid, keys in chosen.items():
             if aid in self.actions:
                 self.actions[aid].setShortcut(QKeySequence(keys))
-        s.sync()
         super().accept()

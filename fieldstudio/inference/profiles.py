@@ -1,7 +1,8 @@
 """Model profiles: an OpenAI-compatible endpoint, a model id, how to find its key, prices and limits.
 
 Profiles are stored as JSON in the user's config folder (``platformdirs.user_config_dir("fieldstudio")``,
-or the folder named by the environment variable ``FIELDSTUDIO_CONFIG_DIR``), in ``model_profiles.json``.
+or the folder named by the environment variable ``FIELDSTUDIO_CONFIG_DIR``), in ``model_profiles.json``
+(declared with the user's other files in ``core.user_settings``).
 The file is written atomically (temporary file in the same folder, fsync, ``os.replace``).
 
 An API key is never part of a profile and never written to that file: a profile names an environment
@@ -22,10 +23,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.core.paths import config_dir
+from fieldstudio.core.user_settings import MODEL_PROFILES
 
 KEYRING_SERVICE = "fieldstudio"
-PROFILES_FILE = "model_profiles.json"
+PROFILES_FILE = MODEL_PROFILES.name
 FILE_FORMAT_VERSION = 1
 
 #: Base URL of each known server type. Local servers use their default ports.
@@ -373,7 +374,7 @@ def delete_key_from_keyring(profile_name: str) -> bool:
 
 def profiles_path() -> Path:
     """The JSON file holding the model profiles."""
-    return config_dir() / PROFILES_FILE
+    return MODEL_PROFILES.path()
 
 
 def load_profiles(path: Path | None = None) -> dict[str, ModelProfile]:

@@ -42,8 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.gui import workers
-from fieldstudio.gui.settings import settings
+from fieldstudio.core import user_settings
+from fieldstudio.gui import settings, workers
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring.estimate import estimate_scoring, judge_use
 from fieldstudio.scoring.official.source import (BENCHMARK_TITLES, OfficialSource, OfficialSourceError,
@@ -56,8 +56,6 @@ __all__ = ["ScoreDialog", "REFRESH_S", "eta_text", "scorer_item_text"]
 REFRESH_S = 1.5
 """Fewest seconds between two grid refreshes while scores arrive."""
 NO_JUDGE = "(no judge: deterministic matchers only)"
-LAST_JUDGE_KEY = "scoring/last_judge"
-"""User setting: the model profile last scored with, chosen again when the dialog opens."""
 SCORE_TIP = "Score the answers with the chosen scorer and judge (the estimate above is what it costs)"
 _USE_TEXT = {"required": "needs a judge: without one nothing is scored",
              "optional": "judge optional: without one the deterministic matchers decide what they can, the rest "
@@ -361,7 +359,7 @@ class ScoreDialog(QDialog):
             self.judge_combo.setCurrentIndex(0)
         elif self.judge() is None:
             # the judge scored with last time, else, for a scorer that cannot work without one, the only profile
-            last = self.judge_combo.findData(settings().value(LAST_JUDGE_KEY))
+            last = self.judge_combo.findData(settings.get(user_settings.LAST_JUDGE))
             if last > 0:
                 self.judge_combo.setCurrentIndex(last)
             elif use == "required" and self.judge_combo.count() == 2:
@@ -435,7 +433,7 @@ class ScoreDialog(QDialog):
             return
         kwargs: dict[str, Any] = {}
         if judge is not None:
-            settings().setValue(LAST_JUDGE_KEY, judge)
+            settings.set(user_settings.LAST_JUDGE, judge)
             self._meter = kwargs["chat"] = _CostMeter()
         else:
             self._meter = None

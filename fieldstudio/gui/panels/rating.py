@@ -24,10 +24,11 @@ from PySide6.QtGui import QAction, QImage, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
+from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import settings
 from fieldstudio.gui.panels.rating_form import RatingForm
 from fieldstudio.gui.panels.rating_reveal import RevealBox
-from fieldstudio.gui.settings import settings
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.canvas import Canvas
 from fieldstudio.gui.viewer.frame_loader import FrameLoader
@@ -39,9 +40,9 @@ from fieldstudio.store.project import Project
 
 def default_rater() -> str:
     """The rater name remembered from last time, else the operating-system user name."""
-    saved = settings().value("rating/rater")
+    saved = settings.get(user_settings.RATER)
     if saved:
-        return str(saved)
+        return saved
     try:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in the environment
@@ -254,9 +255,7 @@ class RaterPanel(QWidget):
         self._save_if_dirty()
         self.rater = name
         self.rater_combo.setEditText(name)
-        s = settings()
-        s.setValue("rating/rater", name)
-        s.sync()
+        settings.set(user_settings.RATER, name)
         self.undo_stack.clear()
         self.resume()
 

@@ -2,7 +2,7 @@
 
 The folder is the user's copy of the benchmark's repository (or the folder holding its files). fieldstudio
 remembers it per benchmark in ``official_sources.json`` in the user's config folder
-(``core.paths.config_dir``, platformdirs), as it does its other settings; ``fieldstudio benchmarks locate``
+(``core.user_settings.OFFICIAL_SOURCES``), beside its other settings; ``fieldstudio benchmarks locate``
 sets it and ``fieldstudio score --official-source DIR`` overrides it for one call.
 
 Every file a scorer needs (``known.ROLES``) is found under the folder by its repository path or, failing
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.core.paths import config_dir
+from fieldstudio.core.user_settings import OFFICIAL_SOURCES
 from fieldstudio.scoring.official import known
 from fieldstudio.scoring.official.reading import (FwaFiles, OfficialSourceError, Template, read_fwa,
                                                   read_industryeqa_settings, read_openeqa_defaults, read_text_prompt,
@@ -27,9 +27,9 @@ from fieldstudio.scoring.official.settings import JudgeSettings
 
 __all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FILE", "load_source", "check_folder",
            "locate",
-           "located_folder", "forget", "ask_for_folder", "BENCHMARK_TITLES"]
+           "located_folder", "located_folders", "forget", "ask_for_folder", "BENCHMARK_TITLES"]
 
-SOURCES_FILE = "official_sources.json"
+SOURCES_FILE = OFFICIAL_SOURCES.name
 BENCHMARK_TITLES = {"fieldworkarena": "FieldWorkArena", "openeqa": "OpenEQA", "industryeqa": "IndustryEQA"}
 _WHAT_TO_POINT_AT = {
     "fieldworkarena": "a FieldWorkArena checkout (tools/evaluation/metrics/automatic/automatic_evaluation.py) or a "
@@ -179,10 +179,13 @@ def check_folder(benchmark: str, folder: Path | str) -> OfficialSource:
 
 # ---------------------------------------------------------------- remembering the folder
 def _sources_path() -> Path:
-    return config_dir() / SOURCES_FILE
+    return OFFICIAL_SOURCES.path()
 
 
-def _remembered() -> dict[str, str]:
+def located_folders() -> dict[str, str]:
+    """Benchmark -> the folder remembered for it (``official_sources.json``; empty when there is none).
+
+    Raises OfficialSourceError when the file cannot be read."""
     path = _sources_path()
     if not path.is_file():
         return {}
@@ -196,7 +199,7 @@ def _remembered() -> dict[str, str]:
 
 def located_folder(benchmark: str) -> Path | None:
     """The folder remembered for ``benchmark`` (None when never located)."""
-    folder = _remembered().get(_benchmark(benchmark))
+    folder = located_folders().get(_benchmark(benchmark))
     return Path(folder) if folder else None
 
 
@@ -206,7 +209,7 @@ def locate(benchmark: str, folder: Path | str) -> OfficialSource:
     Returns the checked source; raises OfficialSourceError (and remembers nothing) when a file is missing
     or of an unknown version."""
     source = check_folder(benchmark, folder)
-    data = _remembered()
+    data = located_folders()
     data[source.benchmark] = str(source.folder)
     path = _sources_path()
     tmp = path.with_suffix(".tmp")
@@ -218,7 +221,7 @@ def locate(benchmark: str, folder: Path | str) -> OfficialSource:
 def forget(benchmark: str) -> bool:
     """Forget the folder remembered for ``benchmark``; True when one was remembered."""
     benchmark = _benchmark(benchmark)
-    data = _remembered()
+    data = located_folders()
     if benchmark not in data:
         return False
     del data[benchmark]

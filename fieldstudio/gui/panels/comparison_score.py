@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldstudio import benchmarks
 from fieldstudio.gui import workers
 from fieldstudio.gui.settings import settings
 from fieldstudio.scoring import service as scoring
@@ -69,7 +70,7 @@ NO_PROFILE_REASON = ("needs a judge and there is no model profile yet: add one (
 
 
 def scorer_item_text(name: str) -> str:
-    """The scorer list's entry: 'fwa-official · needs a judge · FieldWorkArena's own files'."""
+    """The scorer list's entry: '<name> · needs a judge · <benchmark>'s own prompts' for an official scorer."""
     info = REGISTRY[name]
     text = f"{name} · {_USE_TAG[judge_use(name)]}"
     if info.benchmark:
@@ -164,7 +165,7 @@ class ScoreDialog(QDialog):
             self.scorer_note.setText(f"Not available: {', '.join(disabled)}: each {NO_PROFILE_REASON}.")
         self.scorer_note.setVisible(bool(disabled))
         if scorer not in REGISTRY or scorer in disabled:
-            scorer = "fs-match" if "fs-match" in REGISTRY else next(n for n in sorted(REGISTRY) if n not in disabled)
+            scorer = _first_scorer(project, profile_names, disabled)
         self.scorer_combo.setCurrentIndex(self.scorer_combo.findData(scorer))
         self.description = QLabel("")
         self.description.setWordWrap(True)
@@ -540,6 +541,18 @@ def _describe_source(source: OfficialSource) -> str:
     model = (f"judge model {source.settings.model} in the benchmark's code (the judge profile's model is the one "
              "asked); " if source.settings.model else "")
     return f"{source.describe()}.\nOfficial judge settings: {model}{source.settings.describe()}."
+
+
+def _first_scorer(project: Project, profile_names: list[str], disabled: list[str]) -> str:
+    """The scorer the dialog opens on when none is shown yet: the one ``fieldstudio score`` proposes
+    (``scoring.default_scorer``), with a judge when the dialog will choose one (the profile scored with
+    last, else the only one); when that one needs a judge and there is no profile, the judge-free one."""
+    last = settings().value(LAST_JUDGE_KEY)
+    judged = last in profile_names or len(profile_names) == 1
+    for name in (scoring.default_scorer(project, judged=judged), benchmarks.default_scorer((), judged=False)):
+        if name in REGISTRY and name not in disabled:
+            return name
+    return next(n for n in sorted(REGISTRY) if n not in disabled)
 
 
 def _profile_names() -> list[str]:

@@ -42,7 +42,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio import benchmarks
 from fieldstudio.gui import workers
 from fieldstudio.gui.settings import settings
 from fieldstudio.scoring import service as scoring
@@ -165,7 +164,7 @@ class ScoreDialog(QDialog):
             self.scorer_note.setText(f"Not available: {', '.join(disabled)}: each {NO_PROFILE_REASON}.")
         self.scorer_note.setVisible(bool(disabled))
         if scorer not in REGISTRY or scorer in disabled:
-            scorer = _first_scorer(project, profile_names, disabled)
+            scorer = _first_scorer(project, profile_names)
         self.scorer_combo.setCurrentIndex(self.scorer_combo.findData(scorer))
         self.description = QLabel("")
         self.description.setWordWrap(True)
@@ -543,16 +542,13 @@ def _describe_source(source: OfficialSource) -> str:
     return f"{source.describe()}.\nOfficial judge settings: {model}{source.settings.describe()}."
 
 
-def _first_scorer(project: Project, profile_names: list[str], disabled: list[str]) -> str:
+def _first_scorer(project: Project, profile_names: list[str]) -> str:
     """The scorer the dialog opens on when none is shown yet: the one ``fieldstudio score`` proposes
     (``scoring.default_scorer``), with a judge when the dialog will choose one (the profile scored with
-    last, else the only one); when that one needs a judge and there is no profile, the judge-free one."""
+    last, else the only one). A scorer that needs a judge while there is no profile is proposed all the
+    same, disabled: the note says why, as the command line stops with "needs a judge"."""
     last = settings().value(LAST_JUDGE_KEY)
-    judged = last in profile_names or len(profile_names) == 1
-    for name in (scoring.default_scorer(project, judged=judged), benchmarks.default_scorer((), judged=False)):
-        if name in REGISTRY and name not in disabled:
-            return name
-    return next(n for n in sorted(REGISTRY) if n not in disabled)
+    return scoring.default_scorer(project, judged=last in profile_names or len(profile_names) == 1)
 
 
 def _profile_names() -> list[str]:

@@ -19,7 +19,8 @@ from fieldstudio.benchmarks import fieldworkarena, industryeqa, openeqa, own_tas
 from fieldstudio.benchmarks.declaration import Benchmark, UnscoredRule
 
 __all__ = ["Benchmark", "UnscoredRule", "DECLARED", "GENERAL", "all_benchmarks", "get", "for_source", "for_scorer",
-           "unscored_rule", "default_strategy", "default_scorer", "format_titles", "official_benchmarks"]
+           "unscored_rule", "default_strategy", "default_scorer", "format_titles", "official_benchmarks",
+           "task_folder_examples", "answer_folder_kinds", "names_text"]
 
 DECLARED: tuple[Benchmark, ...] = (fieldworkarena.DECLARATION, industryeqa.DECLARATION, openeqa.DECLARATION,
                                    own_tasks.DECLARATION)
@@ -94,6 +95,22 @@ def default_scorer(sources_by_count: Mapping[str | None, int] | Iterable[tuple[s
 def format_titles() -> str:
     """The benchmarks' file formats for a sentence: "FieldWorkArena, IndustryEQA, OpenEQA, CSV"."""
     return ", ".join(b.format_title for b in DECLARED)
+
+
+def task_folder_examples() -> str:
+    """Task folders for a help text: "FieldWorkArena's ground_truth/" (the benchmarks that ship one)."""
+    return " or ".join(f"{b.title}'s {b.task_folder}" for b in DECLARED if b.task_folder)
+
+
+def answer_folder_kinds() -> str:
+    """Folders of answers for a help text: "FieldWorkArena run logs" (the benchmarks whose answers come as one)."""
+    return " or ".join(f"{b.title} {b.answer_folder}" for b in DECLARED if b.answer_folder)
+
+
+def names_text(names: Iterable[str]) -> str:
+    """"a, b or c" for a help text."""
+    names = list(names)
+    return " or ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def official_benchmarks() -> tuple[Benchmark, ...]:

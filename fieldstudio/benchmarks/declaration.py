@@ -50,7 +50,6 @@ class Benchmark:
     Attributes:
         name: the benchmark's name in commands and settings (``fieldstudio benchmarks locate NAME``).
         title: its name as people write it, for labels and help texts.
-        format_title: how its files are named in a list of formats (the title, or e.g. "CSV").
         sources: the ``Task.source`` tags its tasks carry (``for_source`` looks them up).
         task_format, answer_format: the format registry's names of its task file and its answer file.
         format_choice: the name a user picks its files by (``--format``).
@@ -64,6 +63,10 @@ class Benchmark:
         judge_free_scorer: the scorer used when no judge is given, its own or another benchmark's (None:
             only a judge scores its answers, so the official scorer is proposed and asks for one).
         unscored: how its evaluator counts a task without a score (its official aggregation).
+        format_title: how its files are named in a list of formats (default: the title).
+        task_folder: the folder of its distribution that holds its task files, for help texts ("" if none).
+        answer_folder: what a folder of its answers holds, for help texts ("run logs"; "" when its answers
+            come as one file).
         description: one sentence on what its tasks are.
     """
 
@@ -80,6 +83,8 @@ class Benchmark:
     judge_free_scorer: str | None
     unscored: UnscoredRule
     format_title: str = ""
+    task_folder: str = ""
+    answer_folder: str = ""
     description: str = ""
 
     def __post_init__(self) -> None:

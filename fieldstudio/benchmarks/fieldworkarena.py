@@ -28,6 +28,8 @@ DECLARATION = Benchmark(
     judge_free_scorer="fs-match",
     unscored=UnscoredRule(0.0, "unscored, failed and missing answers count 0, as FieldWorkArena's evaluator counts "
                                "a failed or empty judge reply"),
+    task_folder="ground_truth/",
+    answer_folder="run logs",
     description="factory, warehouse and retail questions over photos, videos and manuals",
 )
 """FieldWorkArena's declaration."""

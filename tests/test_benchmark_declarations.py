@@ -15,6 +15,7 @@ import pytest
 
 from fieldstudio import benchmarks
 from fieldstudio.inference.strategies import REGISTRY as STRATEGIES
+from fieldstudio.scoring.official import known
 from fieldstudio.scoring.official.source import BENCHMARK_TITLES
 from fieldstudio.scoring.scorers import REGISTRY as SCORERS
 from fieldstudio.tasks import importing
@@ -54,7 +55,8 @@ def test_a_scorer_reading_a_benchmarks_files_belongs_to_that_benchmark():
     for b in DECLARED:
         if b.official_scorer is not None:
             assert SCORERS[b.official_scorer].benchmark == b.name
-    assert {b.name: b.title for b in benchmarks.official_benchmarks()} == BENCHMARK_TITLES
+    official = {b.name for b in benchmarks.official_benchmarks()}
+    assert set(known.BENCHMARKS) == {k.benchmark for k in known.KNOWN} == official == set(BENCHMARK_TITLES)
 
 
 def test_every_task_source_the_code_writes_is_declared():

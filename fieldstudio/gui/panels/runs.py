@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 
 from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_history import RunHistory
@@ -37,7 +38,6 @@ from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.run_records import select_tasks
-from fieldstudio.core.parameters import Parameter
 from fieldstudio.inference.strategies import (REGISTRY, default_strategy_for, form_parameters, get_strategy,
                                             strategy_names)
 from fieldstudio.store.project import Project

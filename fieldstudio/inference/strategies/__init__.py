@@ -42,6 +42,9 @@ REGISTRY: dict[str, Strategy] = {s.name: s for s in (FIELDWORKARENA, INDUSTRYEQA
                                                      ACCEPTABILITY, AGENT)}
 """Every prompt strategy by name."""
 
+GENERAL_STRATEGY = benchmarks.GENERAL.default_strategy
+"""The strategy of tasks no benchmark claims; also that of a run that stored none (made by old versions)."""
+
 
 def get_strategy(name: str) -> Strategy:
     """The strategy called `name`. Raises StrategyError(kind="unknown_strategy") listing the known ones."""

@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fieldstudio.inference.inputs import FrameEncoder, load_task  # noqa: E402
 from fieldstudio.inference.profiles import ModelProfile  # noqa: E402
 from fieldstudio.inference.runs import queue as run_queue  # noqa: E402
-from fieldstudio.inference.strategies.base import StrategyContext, build_fieldworkarena  # noqa: E402
+from fieldstudio.inference.strategies.base import StrategyContext  # noqa: E402
+from fieldstudio.inference.strategies.fieldworkarena import build_fieldworkarena  # noqa: E402
 from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.models import Task, TaskInput  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402

@@ -185,15 +185,15 @@ def test_benchmarks_locate_show_forget(tmp_path):
 
 
 def test_default_scorer_without_a_judge(tmp_path):
-    from fieldstudio.cli.score_report import default_scorer_for
+    from fieldstudio.scoring.service import default_scorer
 
     with Project.create(tmp_path / "e.fieldstudio") as p:
         q = add_task(p, "q1", "AC", source="openeqa")
         add_run(p, "m", {q: "AC."})
-        assert default_scorer_for(p, None, judged=False) == "llm-match"      # only a judge scores OpenEQA
-        assert default_scorer_for(p, None, judged=True) == "llm-match"
+        assert default_scorer(p, None, judged=False) == "llm-match"      # only a judge scores OpenEQA
+        assert default_scorer(p, None, judged=True) == "llm-match"
     with Project.create(tmp_path / "f.fieldstudio") as p:
         t = add_task(p, "2.1.0001", "Yes", eval_func="fuzzy_match")
         add_run(p, "m", {t: "yes"})
-        assert default_scorer_for(p, None, judged=False) == "fs-match"
-        assert default_scorer_for(p, None, judged=True) == "fwa-official"
+        assert default_scorer(p, None, judged=False) == "fs-match"
+        assert default_scorer(p, None, judged=True) == "fwa-official"

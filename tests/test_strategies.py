@@ -16,7 +16,8 @@ from PIL import Image, ImageOps
 from fieldstudio.inference import sampling
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.strategies import preview
-from fieldstudio.inference.strategies.base import EQA_PARSE_FAILED, parse_acceptability, parse_eqa_answer
+from fieldstudio.inference.strategies.acceptability import parse_acceptability
+from fieldstudio.inference.strategies.industryeqa import EQA_PARSE_FAILED, parse_eqa_answer
 from fieldstudio.store.models import Answer
 from tests.fake_openai import Reply
 from tests.run_fixtures import add_media, add_task, decode_rgb, fake_profile, jpeg_of, parts, sha256

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from fieldstudio import benchmarks
 from fieldstudio.cli.output import fail, out
 from fieldstudio.core.errors import FieldstudioError
 
@@ -22,7 +23,8 @@ __all__ = ["register", "benchmarks_app"]
 benchmarks_app = typer.Typer(help="The benchmarks' own judge files: locate them, show what was found, forget.",
                              no_args_is_help=True)
 
-BenchmarkArg = Annotated[str, typer.Argument(help="fieldworkarena, openeqa or industryeqa")]
+BenchmarkArg = Annotated[str, typer.Argument(
+    help=benchmarks.names_text(b.name for b in benchmarks.official_benchmarks()))]
 
 
 def _print_source(source) -> None:  # noqa: ANN001 - OfficialSource

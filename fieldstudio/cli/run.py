@@ -23,13 +23,14 @@ from typer.core import TyperGroup
 from rich.table import Table
 from sqlalchemy import select
 
+from fieldstudio import benchmarks
 from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.runs import provider_batch, provider_batch_records, vllm_batch_files
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.runs.views import list_runs
-from fieldstudio.inference.strategies import get_strategy, strategy_names
+from fieldstudio.inference.strategies import default_strategy_for, get_strategy, strategy_names
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
@@ -55,6 +56,17 @@ def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _default_strategy_text() -> str:
+    """The --strategy default as the benchmark declarations state it, e.g. "A for X and Y tasks, else B"."""
+    general = benchmarks.GENERAL.default_strategy
+    by_strategy: dict[str, list[str]] = {}
+    for b in benchmarks.all_benchmarks():
+        if b.default_strategy != general:
+            by_strategy.setdefault(b.default_strategy, []).append(b.title)
+    own = [f"{name} for {' and '.join(titles)} tasks" for name, titles in by_strategy.items()]
+    return ", ".join([*own, f"else {general}"])
+
+
 def parse_params(items: list[str] | None) -> dict[str, Any]:
     """``["frames=10", "detail=low"]`` -> ``{"frames": 10, "detail": "low"}`` (values read as JSON when they are)."""
     out: dict[str, Any] = {}
@@ -67,13 +79,6 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
         except ValueError:
             out[key.strip()] = value
     return out
-
-
-def default_strategy(project: Project, task_ids: list[str]) -> str:
-    """``industryeqa`` when every task comes from IndustryEQA or OpenEQA, else ``fieldworkarena``."""
-    with project.read() as s:
-        sources = set(s.scalars(select(Task.source).where(Task.id.in_(task_ids))))
-    return "industryeqa" if sources and sources <= {"industryeqa", "openeqa"} else "fieldworkarena"
 
 
 def _run_tasks(project: Project, run_id: str) -> set[str]:
@@ -112,7 +117,7 @@ def run_command(
     model: Annotated[str, typer.Option("--model", "-m", help="model profile name (`fieldstudio models list`)")],
     strategy: Annotated[Optional[str], typer.Option(
         "--strategy", "-s", help=f"prompt strategy: {', '.join(strategy_names())} "
-        "(default: industryeqa for IndustryEQA/OpenEQA tasks, else fieldworkarena)")] = None,
+        f"(default: {_default_strategy_text()})")] = None,
     tasks: Annotated[str, typer.Option("--tasks", "-t", help="'all', or comma-separated task ids / benchmark ids")] = "all",
     category: Annotated[Optional[str], typer.Option("--category", help="only this category (prefix: 2 = 2.x)")] = None,
     scenario: Annotated[Optional[str], typer.Option("--scenario", help="only this scenario")] = None,
@@ -166,7 +171,7 @@ def run_command(
                                               unanswered_by=profile.name if unanswered else None, limit=limit)
             if not task_ids:
                 raise fail("no task matches; see `fieldstudio info` for what the project holds", 1)
-            chosen = strategy or default_strategy(p, task_ids)
+            chosen = strategy or default_strategy_for(p, task_ids)
             run_id = None if new else run_queue.find_resumable_run(p, profile.name, chosen)
             if run_id is not None and _run_tasks(p, run_id) != set(task_ids):
                 run_id = None

@@ -16,11 +16,7 @@ from rich.table import Table
 from fieldstudio.cli.output import err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
-__all__ = ["register", "score_cmd", "report_cmd", "default_scorer_for"]
-
-_SOURCE_SCORER = {"fieldworkarena": "fwa-official", "industryeqa": "eqa-direct", "openeqa": "llm-match"}
-_JUDGE_FREE = "fs-match"
-
+__all__ = ["register", "score_cmd", "report_cmd"]
 
 MIN_RESAMPLES = 100
 """Fewest bootstrap resamples the report command takes: with fewer, the 2.5th and 97.5th percentiles
@@ -48,29 +44,6 @@ def _parse_params(values: list[str] | None) -> dict[str, float]:
         except ValueError:
             raise fail(f"--param {item!r}: write NAME=NUMBER, e.g. --param T_th=60") from None
     return out
-
-
-def default_scorer_for(project, run_ids, judged: bool = True) -> str:  # noqa: ANN001 - Project, list[str] | None
-    """The benchmark's own scorer for the tasks most answers belong to (FieldWorkArena: fwa-official,
-    IndustryEQA: eqa-direct, OpenEQA: llm-match) when a judge is given. Without one (``judged`` False):
-    fieldstudio's deterministic matchers, fs-match, which are not the benchmark's evaluator, for
-    FieldWorkArena and other tasks; the benchmark's own scorer for IndustryEQA and OpenEQA, whose answers
-    only a judge scores (the scoring then stops with "needs a judge")."""
-    from sqlalchemy import func, select
-
-    from fieldstudio.store.models import Answer, Task
-
-    q = select(Task.source, func.count()).join(Answer, Answer.task_id == Task.id).group_by(Task.source)
-    if run_ids:
-        q = q.where(Answer.run_id.in_(run_ids))
-    with project.read() as s:
-        counts = s.execute(q).all()
-    if not counts:
-        return _JUDGE_FREE
-    source = max(counts, key=lambda r: r[1])[0]
-    if not judged and source not in ("industryeqa", "openeqa"):
-        return _JUDGE_FREE
-    return _SOURCE_SCORER.get(source, _JUDGE_FREE)
 
 
 def _fmt(v, digits: int = 3) -> str:  # noqa: ANN001
@@ -140,7 +113,7 @@ def score_cmd(
     with open_project(project) as p:
         try:
             run_ids = scoring.resolve_runs(p, run)
-            name = scorer or default_scorer_for(p, run_ids, judged=judge is not None)
+            name = scorer or scoring.default_scorer(p, run_ids, judged=judge is not None)
             _known_scorer(name)
             check_params(name, params)
             label = "with judge " + judge if judge else "without a judge (deterministic matchers only)"

@@ -16,26 +16,21 @@ The benchmarks' own evaluators do not do that. fieldstudio therefore shows, for 
 * one warning when two sources' coverages differ by more than ``COVERAGE_GAP`` (5 percentage points),
   naming every source's n scored of its total: their scored-only means are then means over different tasks.
 
-The rules per scorer (sources: benchmarks.md §1.6, §3.4, pitfalls 14 and 18):
-
-* FieldWorkArena (``fwa-official``, ``fwa-paper``) and fieldstudio's judge-free matchers: an unscored
-  task scores 0 (the official evaluator gives a failed or empty judge reply 0 and divides by every task
-  of the log);
-* OpenEQA (``llm-match``): the lowest mark, 0 (its evaluator stops on a failed judge call and has no
-  number for it; counting it as the lowest mark keeps the headline from rising when calls fail);
-* IndustryEQA (``eqa-direct``, ``eqa-reasoning``): the item is dropped, as ``direct_match.py`` drops an
-  item whose judge call failed; the headline is the mean over the scored items and coverage says how
-  many that is;
-* any other scorer: 0, the conservative choice.
+How a benchmark's evaluator counts a task without a score is the benchmark's own fact: its declaration
+(``fieldstudio.benchmarks``, ``Benchmark.unscored``) states it, and a scorer follows the rule of the benchmark
+it belongs to (``benchmarks.unscored_rule``); a scorer no benchmark declares counts such a task 0, the
+conservative choice. Sources: benchmarks.md §1.6, §3.4, pitfalls 14 and 18.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from fieldstudio import benchmarks
+from fieldstudio.benchmarks.declaration import UnscoredRule
 
 __all__ = ["UnscoredRule", "unscored_rule", "MIN_INTERVAL_N", "COVERAGE_GAP", "N_TOO_SMALL", "coverage_text",
            "answered_text",
@@ -48,33 +43,9 @@ COVERAGE_GAP = 0.05
 N_TOO_SMALL = "n too small"
 
 
-@dataclass(frozen=True)
-class UnscoredRule:
-    """How the headline mean counts a task without a score: ``counts_as`` (a value, or None when the
-    benchmark drops the item) and ``text``, one sentence naming the benchmark's rule for a label."""
-
-    counts_as: float | None
-    text: str
-
-
-_ZERO_FWA = UnscoredRule(0.0, "unscored, failed and missing answers count 0, as FieldWorkArena's evaluator counts "
-                              "a failed or empty judge reply")
-_ZERO_EQA = UnscoredRule(0.0, "unscored, failed and missing answers count as the lowest mark (0): OpenEQA's "
-                              "evaluator stops at a failed judge call and gives no number for it")
-_DROPPED = UnscoredRule(None, "unscored items are dropped, as IndustryEQA's direct_match.py drops an item whose "
-                              "judge call failed: the headline is the mean over the scored items")
-_ZERO = UnscoredRule(0.0, "unscored, failed and missing answers count 0")
-_RULES = {"fwa-official": _ZERO_FWA, "fwa-paper": _ZERO_FWA, "fs-match": _ZERO_FWA, "llm-match": _ZERO_EQA,
-          "eqa-direct": _DROPPED, "eqa-reasoning": _DROPPED}
-
-
-def unscored_rule(scorer: str | None) -> UnscoredRule:
-    """The rule the headline mean of ``scorer`` follows for tasks without a score (see the module doc)."""
-    if scorer and scorer.split("+", 1)[0] in _RULES:       # "fwa-logic+fs-prompt" style names keep the family
-        return _RULES[scorer.split("+", 1)[0]]
-    if scorer and scorer.startswith("fwa-"):
-        return _ZERO_FWA
-    return _RULES.get(scorer or "", _ZERO)
+unscored_rule = benchmarks.unscored_rule
+"""``unscored_rule(scorer) -> UnscoredRule``: the rule the headline mean of ``scorer`` follows for tasks
+without a score, the rule of the benchmark ``scorer`` belongs to."""
 
 
 def _finite(x: Any) -> bool:

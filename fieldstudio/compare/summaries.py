@@ -139,13 +139,13 @@ def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.n
     few, few_judged = scored.size < coverage.MIN_INTERVAL_N, judged.size < coverage.MIN_INTERVAL_N
     hidden = (few, few, few_judged, few_judged) * 2      # (mean, accuracy) intervals, scored then headline
     b = [np.nan if hide else float(v) for hide, v in zip(hidden, bounds)]
+    # the benchmark's own aggregation (its declaration); nothing scored: no headline, not a 0
+    headline = rule.headline_mean(float(scored.sum()), int(scored.size), total)
+    headline = np.nan if headline is None else headline
     if rule.counts_as is None:               # the benchmark drops unscored items: headline = scored mean
-        headline, headline_acc = (float(scored.mean()) if scored.size else np.nan,
-                                  float(judged.mean()) if judged.size else np.nan)
+        headline_acc = float(judged.mean()) if judged.size else np.nan
         b[4:8] = b[0:4]
     else:
-        # nothing scored: no headline (a 0 would read as a measured score)
-        headline = (float(scored.sum()) + rule.counts_as * (total - scored.size)) / total if scored.size else np.nan
         headline_acc = float(judged.sum()) / total if judged.size else np.nan
     return {
         "total": total, "answers": len(idx), "n": int(scored.size), "unscored": len(idx) - int(scored.size),

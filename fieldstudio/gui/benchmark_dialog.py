@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldstudio import benchmarks
 from fieldstudio.gui import file_menu
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE
 
@@ -80,7 +81,7 @@ class BenchmarkDialog(QDialog):
         self.project_edit.setToolTip("The new project file to create (it must not exist yet)")
         self.tasks_edit = QLineEdit()
         self.tasks_edit.setObjectName("benchmark_tasks")
-        self.tasks_edit.setPlaceholderText("a task file (FieldWorkArena, IndustryEQA, OpenEQA, CSV) or a folder")
+        self.tasks_edit.setPlaceholderText(f"a task file ({benchmarks.format_titles()}) or a folder")
         self.media_edit = QLineEdit()
         self.media_edit.setObjectName("benchmark_media")
         self.media_edit.setPlaceholderText("optional: the folder with the photos, videos and documents")

@@ -253,8 +253,8 @@ def import_benchmark(parent: QWidget, project: Project, tasks: Path, media: Path
 
 
 def split_task_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
-    """(task files, the rest) of dropped ``paths``: a file whose content is a task format (FieldWorkArena,
-    IndustryEQA, OpenEQA, task CSV) is imported as tasks; folders and anything else go to the media import."""
+    """(task files, the rest) of dropped ``paths``: a file whose content is one of the benchmarks' task formats
+    (``importing.TASK_FORMATS``) is imported as tasks; folders and anything else go to the media import."""
     from fieldstudio.tasks import importing
 
     tasks = [p for p in paths if p.is_file() and p.suffix.lower() in importing.TASK_FILE_SUFFIXES
@@ -272,7 +272,7 @@ def import_task_paths(parent: QWidget, project: Project, tasks: Sequence[Path], 
 
 def import_answers(parent: QWidget, project: Project, reload: Callable[[], None], *,
                    folder: bool = False) -> workers.Worker | None:
-    """File ▸ Import answers…: an answer file (or a folder of FieldWorkArena run logs) as a named source."""
+    """File ▸ Import answers…: an answer file (or a folder of a benchmark's run logs) as a named source."""
     from fieldstudio.tasks import importing
 
     paths = _chosen(parent, "Import a folder of run logs" if folder else "Import answers", ANSWER_FILTER,

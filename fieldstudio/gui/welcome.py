@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
+from fieldstudio import benchmarks
+
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -35,7 +37,7 @@ class WelcomePage(QWidget):
         self.benchmark_button = QPushButton("Import a benchmark…")
         self.benchmark_button.setObjectName("import_benchmark")
         self.benchmark_button.setToolTip("A new project with a benchmark's tasks (a file or a folder such as "
-                                         "FieldWorkArena's ground_truth/) and its media folder, in one step")
+                                         f"{benchmarks.task_folder_examples()}) and its media folder, in one step")
         for b in (self.demo_button, self.new_button, self.open_button, self.shared_button, self.benchmark_button):
             b.setMinimumHeight(36)
         self.recent = QListWidget()

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget
 
+from fieldstudio import benchmarks
 from fieldstudio.gui.panels.properties import PropertiesPanel
 
 
@@ -97,12 +98,13 @@ def build_menus(window: QMainWindow) -> None:
     relink.triggered.connect(window.relink_dialog)
     m.addSeparator()
     for text, tip, dialog, folder in (
-            ("Import &tasks…", "Import benchmark task files with ground truth (FieldWorkArena, IndustryEQA, "
-             "OpenEQA, CSV)", "import_tasks", False),
-            ("Import tasks from a f&older…", "Import every task file in a folder (such as FieldWorkArena's "
-             "ground_truth/)", "import_tasks", True),
+            ("Import &tasks…", f"Import benchmark task files with ground truth ({benchmarks.format_titles()})",
+             "import_tasks", False),
+            ("Import tasks from a f&older…", "Import every task file in a folder (such as "
+             f"{benchmarks.task_folder_examples()})", "import_tasks", True),
             ("Import a&nswers…", "Import answers made elsewhere as a named answer source", "import_answers", False),
-            ("Import answers from a folder…", "Import a folder of FieldWorkArena run logs as a named answer source",
+            ("Import answers from a folder…", f"Import a folder of {benchmarks.answer_folder_kinds()} as a named "
+             "answer source",
              "import_answers", True),
             ("Export tas&ks…", "Write the tasks with ground truth in a benchmark's format, CSV or XLSX",
              "export_tasks", False),

@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from fieldstudio import benchmarks
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.paths import resources_dir
 from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
@@ -65,7 +66,7 @@ from fieldstudio.core.progress import Cancelled, Progress
 
 __all__ = ["ScoringError", "ScoringReport", "score_answers", "override_score", "current_scores", "score_history",
            "promote_answer_to_ground_truth", "DETERMINISTIC_BATCH", "JUDGE_BATCH", "resolve_runs",
-           "scorer_description", "fs_prompt_record"]
+           "scorer_description", "fs_prompt_record", "default_scorer"]
 
 DETERMINISTIC_BATCH = 10_000
 """Answers scored per write transaction without a judge."""
@@ -94,6 +95,22 @@ def resolve_runs(project: Project, runs: Sequence[str] | None) -> list[str] | No
             raise ScoringError(f"run {ref!r} is ambiguous: it names {len(hits)} runs; use the run id")
         out.extend(h for h in hits if h not in out)
     return out
+
+
+def default_scorer(project: Project, run_ids: Sequence[str] | None = None, *, judged: bool = True) -> str:
+    """The scorer proposed for the answers of ``run_ids`` (None: every run; ids as ``resolve_runs`` takes
+    them): the default of the benchmark most of those answers' tasks belong to
+    (``benchmarks.default_scorer``), with a judge or without one (``judged``). What ``fieldstudio score``
+    uses without ``--scorer`` and what the Score dialog shows first.
+
+    Raises NotFound or ScoringError for a run reference ``resolve_runs`` refuses."""
+    ids = resolve_runs(project, run_ids)
+    q = select(Task.source, func.count()).join(Answer, Answer.task_id == Task.id).group_by(Task.source)
+    if ids is not None:
+        q = q.where(Answer.run_id.in_(ids))
+    with project.read() as s:
+        counts = [(source, n) for source, n in s.execute(q).all()]
+    return benchmarks.default_scorer(counts, judged)
 
 
 # ---------------------------------------------------------------- the service
@@ -136,9 +153,11 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
         raise ScoringError(str(exc.args[0])) from None
     params = check_params(info.name, params)
     if info.needs_judge and judge_profile is None:
+        owner = benchmarks.for_scorer(info.name)
+        judge_free = owner.judge_free_scorer if owner is not None else None
         raise ScoringError(f"{info.name} needs a judge (a model profile): it is scored from judge replies"
-                           + ("; judge-free scoring of FieldWorkArena answers is fs-match (fieldstudio's "
-                              "deterministic matchers)" if info.family == "fwa" else ""))
+                           + (f"; judge-free scoring of {owner.title} answers is {judge_free} (fieldstudio's "
+                              "deterministic matchers)" if judge_free else ""))
     if official_source is not None and not info.benchmark:
         raise ScoringError(f"{info.name} does not read a benchmark's own judge files; an official source folder is "
                            "for fwa-official, llm-match, eqa-direct and eqa-reasoning")
@@ -172,8 +191,7 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
 
 def fs_prompt_record(scorer: str) -> dict[str, Any]:
     """What a verdict from fieldstudio's own prompts stores of them: the template files and their SHA-256."""
-    names = ["judge_marks_1_5.txt"] if get_scorer(scorer).family != "fwa" else ["judge_three_level.txt",
-                                                                                "judge_numbers.txt"]
+    names = get_scorer(scorer).judge_prompts
     folder = resources_dir() / "prompts"
     return {"benchmark": None, "files": [{"role": n.removesuffix(".txt"), "file": n, "version": "fieldstudio",
                                           "sha256": hashlib.sha256((folder / n).read_bytes()).hexdigest()}

@@ -67,7 +67,7 @@ NO_PROFILE_REASON = ("needs a judge and there is no model profile yet: add one (
 
 
 def scorer_item_text(name: str) -> str:
-    """The scorer list's entry: 'fwa-official · needs a judge · FieldWorkArena's own files'."""
+    """The scorer list's entry: '<name> · needs a judge · <benchmark>'s own prompts' for an official scorer."""
     info = REGISTRY[name]
     text = f"{name} · {_USE_TAG[judge_use(name)]}"
     if info.benchmark:
@@ -162,7 +162,7 @@ class ScoreDialog(QDialog):
             self.scorer_note.setText(f"Not available: {', '.join(disabled)}: each {NO_PROFILE_REASON}.")
         self.scorer_note.setVisible(bool(disabled))
         if scorer not in REGISTRY or scorer in disabled:
-            scorer = "fs-match" if "fs-match" in REGISTRY else next(n for n in sorted(REGISTRY) if n not in disabled)
+            scorer = _first_scorer(project, profile_names)
         self.scorer_combo.setCurrentIndex(self.scorer_combo.findData(scorer))
         self.description = QLabel("")
         self.description.setWordWrap(True)
@@ -538,6 +538,15 @@ def _describe_source(source: OfficialSource) -> str:
     model = (f"judge model {source.settings.model} in the benchmark's code (the judge profile's model is the one "
              "asked); " if source.settings.model else "")
     return f"{source.describe()}.\nOfficial judge settings: {model}{source.settings.describe()}."
+
+
+def _first_scorer(project: Project, profile_names: list[str]) -> str:
+    """The scorer the dialog opens on when none is shown yet: the one ``fieldstudio score`` proposes
+    (``scoring.default_scorer``), with a judge when the dialog will choose one (the profile scored with
+    last, else the only one). A scorer that needs a judge while there is no profile is proposed all the
+    same, disabled: the note says why, as the command line stops with "needs a judge"."""
+    last = settings().value(LAST_JUDGE_KEY)
+    return scoring.default_scorer(project, judged=last in profile_names or len(profile_names) == 1)
 
 
 def _profile_names() -> list[str]:

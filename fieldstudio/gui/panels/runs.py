@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 
 from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_history import RunHistory
@@ -37,20 +38,11 @@ from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.run_records import select_tasks
-from fieldstudio.inference.strategies import get_strategy, strategy_names
+from fieldstudio.inference.strategies import (REGISTRY, default_strategy_for, form_parameters, get_strategy,
+                                            strategy_names)
 from fieldstudio.store.project import Project
 
 SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
-#: Strategy parameters each strategy reads (strategies.py / agent.py); the others are disabled.
-STRATEGY_PARAMS = {
-    "fieldworkarena": {"max_frames", "seconds_per_frame", "max_side", "detail"},
-    "industryeqa": {"frames", "max_side", "detail"},
-    "blind": set(),
-    "blind-text": set(),
-    "chunked": {"chunk_s", "seconds_per_frame", "max_side", "detail"},
-    "acceptability": {"max_side", "detail"},
-    "agent": {"max_frames", "seconds_per_frame", "max_side", "detail", "max_steps"},
-}
 REFRESH_MS = 250
 #: Seconds between two polls of a provider batch while the panel waits for it.
 BATCH_POLL_S = 30.0
@@ -153,21 +145,7 @@ class RunPanel(QWidget):
                                       Qt.ItemDataRole.ToolTipRole)
         self.strategy_help = QLabel("")
         self.strategy_help.setWordWrap(True)
-        self.params: dict[str, QWidget] = {}
-        self.frames = self._spin("frames", 1, 500, 30, "uniform frames per video (IndustryEQA)")
-        self.max_frames = self._spin("max_frames", 1, 500, 30, "at most this many frames per video, 1 per second "
-                                     "for shorter ones (FieldWorkArena)")
-        self.seconds_per_frame = self._spin("seconds_per_frame", 1, 60, 1, "seconds between sampled frames", " s")
-        self.max_side = self._spin("max_side", 0, 8192, 0, "longest side of each image sent; 0: the strategy's "
-                                   "or profile's default", " px", special="default")
-        self.detail = QComboBox()
-        self.detail.setObjectName("detail")
-        self.detail.addItem("strategy default", None)
-        for d in ("auto", "low", "high"):
-            self.detail.addItem(d, d)
-        self.params["detail"] = self.detail
-        self.chunk_s = self._spin("chunk_s", 5, 600, 30, "length of each described chunk (chunked)", " s")
-        self.max_steps = self._spin("max_steps", 1, 50, 10, "planner steps before an agent answer fails")
+        self.params: dict[str, QWidget] = {p.name: self._param_widget(p) for p in form_parameters()}
         self.concurrency = self._spin("concurrency", 0, 256, 0, "requests in flight; 0: each profile's own",
                                       special="profile's")
         self.use_cache = QCheckBox("Answer identical requests from the cache")
@@ -178,11 +156,9 @@ class RunPanel(QWidget):
         self.as_batch.setObjectName("as_batch")
         pform.addRow("Strategy", self.strategy)
         pform.addRow("", self.strategy_help)
-        for label, widget in (("Frames (uniform)", self.frames), ("Max frames", self.max_frames),
-                              ("Seconds per frame", self.seconds_per_frame), ("Longest side", self.max_side),
-                              ("Image detail", self.detail), ("Chunk length", self.chunk_s),
-                              ("Agent steps", self.max_steps), ("Concurrency", self.concurrency)):
-            pform.addRow(label, widget)
+        for p in form_parameters():        # the strategies' own parameters, read from the registry
+            pform.addRow(p.label or p.name, self.params[p.name])
+        pform.addRow("Concurrency", self.concurrency)
         pform.addRow("", self.use_cache)
         pform.addRow("", self.new_run)
         pform.addRow("", self.as_batch)
@@ -218,12 +194,30 @@ class RunPanel(QWidget):
         for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,
                        self.scenario.currentIndexChanged, self.answer_type.currentIndexChanged,
                        self.task_ids.textChanged, self.unanswered.toggled, self.profiles.itemChanged,
-                       self.strategy.currentIndexChanged, self.detail.currentIndexChanged, self.new_run.toggled,
-                       self.as_batch.toggled):
+                       self.strategy.currentIndexChanged, self.new_run.toggled, self.as_batch.toggled):
             signal.connect(self._setup_changed)
-        for name in ("frames", "max_frames", "seconds_per_frame", "max_side", "chunk_s", "max_steps"):
-            self.params[name].valueChanged.connect(self._setup_changed)
+        for widget in self.params.values():
+            changed = widget.currentIndexChanged if isinstance(widget, QComboBox) else widget.valueChanged
+            changed.connect(self._setup_changed)
         return setup
+
+    def _param_widget(self, p: Parameter) -> QWidget:
+        """A strategy parameter's widget: a list of its choices, else a number box in its range; a parameter
+        without a default (the strategy's or profile's own) starts at "default" and is then not sent."""
+        if p.choices:
+            combo = QComboBox()
+            combo.setObjectName(p.name)
+            if p.default is None:
+                combo.addItem("strategy default", None)
+            for choice in p.choices:
+                combo.addItem(choice, choice)
+            combo.setCurrentIndex(max(0, combo.findData(p.default)))
+            combo.setToolTip(p.help)
+            return combo
+        low = int(p.low if p.low is not None else 0)
+        if p.default is None:                 # one below the range reads "default": not sent
+            return self._spin(p.name, low - 1, int(p.high), low - 1, p.help, p.unit, special="default")
+        return self._spin(p.name, low, int(p.high), int(p.default), p.help, p.unit)
 
     def _spin(self, name: str, lo: int, hi: int, value: int, tip: str, suffix: str = "",
               special: str | None = None) -> QSpinBox:
@@ -236,7 +230,6 @@ class RunPanel(QWidget):
             spin.setSuffix(suffix)
         if special:
             spin.setSpecialValueText(special)
-        self.params[name] = spin
         return spin
 
     def _build_live(self) -> QWidget:
@@ -304,9 +297,8 @@ class RunPanel(QWidget):
             for value, n in values:
                 combo.addItem(f"{value} ({n})", value)
             combo.blockSignals(False)
-        sources = {s for s, _ in facets.sources}
-        default = "industryeqa" if sources and sources <= {"industryeqa", "openeqa"} else "fieldworkarena"
-        self.strategy.setCurrentIndex(self.strategy.findData(default))     # as `fieldstudio run` chooses
+        # the strategy `fieldstudio run` chooses for every task of the project
+        self.strategy.setCurrentIndex(self.strategy.findData(default_strategy_for(project)))
         self.history.set_project(project)
         self._setup_changed()
 
@@ -363,11 +355,10 @@ class RunPanel(QWidget):
         scope = self.scope.currentData()
         self.category.setEnabled(scope == SCOPE_CATEGORY)
         self.task_ids.setEnabled(scope == SCOPE_IDS)
-        strategy = self.strategy.currentData() or "fieldworkarena"
-        used = STRATEGY_PARAMS.get(strategy, {"max_side", "detail"})
+        strategy = self.strategy.currentData()
+        used = {p.name for p in self._strategy_parameters(strategy)}
         for name, widget in self.params.items():
-            if name != "concurrency":
-                widget.setEnabled(name in used)
+            widget.setEnabled(name in used)
         try:
             self.strategy_help.setText(get_strategy(strategy).description)
         except FieldstudioError:
@@ -396,16 +387,21 @@ class RunPanel(QWidget):
                                  "Upload the requests as one batch (OpenAI Batch API, results within 24 h) and "
                                  f"collect them; batch price: {discounts}")
 
+    @staticmethod
+    def _strategy_parameters(strategy: str | None) -> list[Parameter]:
+        """The parameters of ``strategy`` the form shows (none for an unknown strategy)."""
+        known = REGISTRY.get(strategy or "")
+        return [p for p in known.parameters if not p.advanced] if known is not None else []
+
     def strategy_params(self) -> dict:
         """The strategy parameters chosen (only those the strategy reads and that differ from 'default')."""
-        strategy = self.strategy.currentData()
         out: dict = {}
-        for name in STRATEGY_PARAMS.get(strategy, set()):
-            widget = self.params[name]
+        for p in self._strategy_parameters(self.strategy.currentData()):
+            widget = self.params[p.name]
             value = widget.currentData() if isinstance(widget, QComboBox) else widget.value()
             if value in (None, 0):
                 continue
-            out[name] = float(value) if name in ("seconds_per_frame", "chunk_s") else value
+            out[p.name] = p.type(value)
         return out
 
     def selected_profiles(self) -> list[ModelProfile]:

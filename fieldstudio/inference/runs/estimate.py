@@ -22,32 +22,19 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from fieldstudio.inference.inputs import TaskInputSpec, TaskSpec, load_tasks
+from fieldstudio.inference.inputs import TaskSpec, load_tasks
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.strategies import get_strategy
-from fieldstudio.inference.strategies.base import EQA_SIDE, template
+from fieldstudio.inference.strategies.base import DEFAULT_COMPLETION_TOKENS, Request, RequestContext, fitted_size
+from fieldstudio.inference.strategies.fieldworkarena import fwa_frame_count
 from fieldstudio.store.models import Answer, DocumentPage, Run
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
 
-#: Completion tokens assumed per request when the project has no history for the profile and strategy.
-DEFAULT_COMPLETION_TOKENS = 200
 #: Characters per token for English prompt text (OpenAI's rule of thumb: one token is about 4 characters).
 CHARS_PER_TOKEN = 4
 #: Finished answers with usage needed before the history is trusted over the heuristic.
 MIN_HISTORY = 3
-
-_TEMPLATES = {  # the templates a single request of each strategy carries
-    "fieldworkarena": ("strategy_fieldworkarena", "strategy_fieldworkarena_goal"),
-    "industryeqa": ("strategy_industryeqa",),
-    "blind": ("strategy_blind",),
-    "blind-text": ("strategy_blind_text",),
-    "acceptability": ("strategy_acceptability",),
-    "chunked": ("strategy_chunked_describe",),
-    "agent": ("strategy_agent", "strategy_agent_tools_format"),
-}
-_BLIND = ("blind", "blind-text")  # the strategies that send the question without media
-_TIMESTAMP_CHARS = 20  # "timestamp: 00:00:12" before each FieldWorkArena frame
 
 
 def image_tokens(width: int, height: int, detail: str = "high") -> int:
@@ -72,27 +59,6 @@ def image_tokens(width: int, height: int, detail: str = "high") -> int:
 def text_tokens(chars: int) -> int:
     """Tokens of `chars` characters of text: ceil(chars / 4)."""
     return math.ceil(max(0, chars) / CHARS_PER_TOKEN)
-
-
-def fitted_size(width: int | None, height: int | None, max_side: int | None) -> tuple[int, int]:
-    """(w, h) after shrinking so the longest side is at most `max_side` (as `media.images.fit_within`);
-    an unknown size counts as `max_side` square (or 1024 square)."""
-    if not width or not height:
-        side = int(max_side or 1024)
-        return side, side
-    if not max_side or max(width, height) <= max_side:
-        return int(width), int(height)
-    scale = max_side / max(width, height)
-    return max(1, round(width * scale)), max(1, round(height * scale))
-
-
-@dataclass
-class Request:
-    """One request a task is expected to make: characters of text and the (w, h) of each image."""
-
-    text_chars: int
-    images: list[tuple[int, int]]
-    detail: str
 
 
 @dataclass
@@ -122,31 +88,6 @@ class RunEstimate:
     approximate: bool = False
 
 
-def _video_length(inp: TaskInputSpec) -> float | None:
-    duration = inp.media.duration_s if inp.media is not None else None
-    end = inp.end_s if inp.end_s is not None else duration
-    if end is None:
-        return None
-    return max(0.0, float(end) - float(inp.start_s or 0.0))
-
-
-def fwa_frame_count(length_s: float | None, seconds_per_frame: float = 1.0, max_frames: int = 30) -> int:
-    """Frames FieldWorkArena sampling takes from `length_s` seconds (`sampling.fwa_indices` without decoding):
-    interval = max(seconds_per_frame, length / max_frames), count = ceil(length / interval), 1..max_frames.
-    An unknown length counts `max_frames`."""
-    if length_s is None:
-        return max_frames
-    if length_s <= 0:
-        return 1
-    interval = max(seconds_per_frame, length_s / max_frames)
-    return max(1, min(max_frames, math.ceil(length_s / interval - 1e-9)))
-
-
-def _param(params: dict[str, Any], name: str, default: Any) -> Any:
-    value = params.get(name)
-    return default if value is None else value
-
-
 def _doc_chars(project: Project, tasks: Sequence[TaskSpec]) -> dict[str, int]:
     ids = {i.media.id for t in tasks for i in t.inputs if i.kind == "document"}
     if not ids:
@@ -159,88 +100,14 @@ def _doc_chars(project: Project, tasks: Sequence[TaskSpec]) -> dict[str, int]:
 
 def task_requests(task: TaskSpec, strategy: str, profile: ModelProfile, params: dict[str, Any],
                   doc_chars: dict[str, int], vision: ModelProfile | None = None) -> list[Request]:
-    """The requests `strategy` is expected to make for `task` (empty when its media is missing or an input
-    was rejected at import: the run refuses it).
-
-    Frame counts follow the strategies' rules on the media's stored duration (benchmarks.md §1.8, §2.3):
-    fieldworkarena 1 frame/s up to `max_frames`; industryeqa `frames` uniform frames; chunked
-    ceil(length / chunk_s) description requests plus one answer; agent one planning and one analysis
-    request per input plus a final planning request.
-    """
-    if task.rejected_inputs or (task.missing_inputs and strategy not in _BLIND):
+    """The requests `strategy` is expected to make for `task` (its ``Strategy.requests``: frame counts by the
+    strategy's own rule on the media's stored duration, benchmarks.md §1.8, §2.3); empty when its media is
+    missing (for a strategy that sends media) or an input was rejected at import: the run refuses it.
+    Raises StrategyError for an unknown strategy."""
+    chosen = get_strategy(strategy)
+    if task.rejected_inputs or (task.missing_inputs and chosen.needs_media):
         return []
-    base = len(task.query) + sum(len(template(t)) for t in _TEMPLATES.get(strategy, ()))
-    spf = float(_param(params, "seconds_per_frame", 1.0))
-    max_frames = int(_param(params, "max_frames", 30))
-    docs = sum(doc_chars.get(i.media.id, 0) for i in task.inputs if i.kind == "document")
-    if strategy in _BLIND:
-        return [Request(base, [], "low")]
-    if strategy == "industryeqa":
-        n = int(_param(params, "frames", 30))
-        side = int(_param(params, "max_side", EQA_SIDE))
-        images: list[tuple[int, int]] = []
-        for inp in task.inputs:
-            if inp.kind == "video":
-                count = min(n, inp.media.frame_count) if inp.media.frame_count else n
-                images += [fitted_size(inp.media.width, inp.media.height, side)] * count
-            elif inp.kind == "image":
-                images.append(fitted_size(inp.media.width, inp.media.height, side))
-        return [Request(base + docs, images, _param(params, "detail", "low"))]
-    if strategy == "acceptability":
-        item = next((i for i in task.inputs if i.kind in ("image", "video")), None)
-        if item is None:
-            return []
-        side = _param(params, "max_side", profile.longest_image_side)
-        return [Request(base, [fitted_size(item.media.width, item.media.height, side)],
-                        _param(params, "detail", "high"))]
-    if strategy == "chunked":
-        side = _param(params, "max_side", profile.longest_image_side)
-        detail = _param(params, "detail", profile.image_detail)
-        chunk_s = float(_param(params, "chunk_s", 30.0))
-        out: list[Request] = []
-        for inp in task.inputs:
-            if inp.kind != "video":
-                continue
-            length = _video_length(inp)
-            size = fitted_size(inp.media.width, inp.media.height, side)
-            chunks = 1 if not length else math.ceil(length / chunk_s - 1e-9)
-            for k in range(chunks):
-                piece = chunk_s if length is None else min(chunk_s, length - k * chunk_s)
-                frames = max(1, math.ceil(piece / spf - 1e-9))
-                out.append(Request(base + frames * _TIMESTAMP_CHARS, [size] * frames, detail))
-        photos = [fitted_size(i.media.width, i.media.height, side) for i in task.inputs if i.kind == "image"]
-        final = len(task.query) + len(template("strategy_chunked_answer")) + len(template("strategy_fieldworkarena"))
-        out.append(Request(final + docs + 4 * DEFAULT_COMPLETION_TOKENS * (len(out)), photos, detail))
-        return out
-    if strategy == "agent":
-        vision = vision or profile
-        side = _param(params, "max_side", vision.longest_image_side)
-        detail = _param(params, "detail", vision.image_detail)
-        out = []
-        for inp in task.inputs:
-            out.append(Request(base, [], "low"))          # the planner chooses to analyse this input
-            if inp.kind == "video":
-                frames = fwa_frame_count(_video_length(inp), spf, max_frames)
-                size = fitted_size(inp.media.width, inp.media.height, side)
-                out.append(Request(len(task.query) + frames * _TIMESTAMP_CHARS, [size] * frames, detail))
-            elif inp.kind == "image":
-                out.append(Request(len(task.query), [fitted_size(inp.media.width, inp.media.height, side)], detail))
-            else:
-                out.append(Request(len(task.query) + doc_chars.get(inp.media.id, 0), [], detail))
-        out.append(Request(base, [], "low"))              # the final send_msg_to_user
-        return out
-    # fieldworkarena and any strategy registered later: one request with every input
-    side = _param(params, "max_side", profile.longest_image_side)
-    images = []
-    chars = base + docs
-    for inp in task.inputs:
-        if inp.kind == "video":
-            frames = fwa_frame_count(_video_length(inp), spf, max_frames)
-            images += [fitted_size(inp.media.width, inp.media.height, side)] * frames
-            chars += frames * _TIMESTAMP_CHARS
-        elif inp.kind == "image":
-            images.append(fitted_size(inp.media.width, inp.media.height, side))
-    return [Request(chars, images, _param(params, "detail", "high"))]
+    return chosen.requests(task, RequestContext(profile, params, doc_chars, vision))
 
 
 def history(project: Project, profile_name: str, strategy: str) -> tuple[int, float, float]:
@@ -270,12 +137,12 @@ def estimate_run(project: Project, profile: ModelProfile, task_ids: Sequence[str
     Raises:
         StrategyError for an unknown strategy, NotFound for an unknown task id.
     """
-    get_strategy(strategy)
+    approximate = get_strategy(strategy).approximate
     params = dict(params or {})
     per_request_out = DEFAULT_COMPLETION_TOKENS if completion_tokens is None else int(completion_tokens)
     tasks = load_tasks(project, list(task_ids)) if task_ids else []
     docs = _doc_chars(project, tasks)
-    est = RunEstimate(profile.name, tasks=len(tasks), approximate=strategy == "agent")
+    est = RunEstimate(profile.name, tasks=len(tasks), approximate=approximate)
     answering = 0
     for task in tasks:
         requests = task_requests(task, strategy, profile, params, docs, vision_profile)
@@ -335,5 +202,5 @@ def combine(estimates: Iterable[RunEstimate]) -> EstimateTotal:
     return total
 
 
-__all__ = ["DEFAULT_COMPLETION_TOKENS", "RunEstimate", "EstimateTotal", "image_tokens", "text_tokens", "fitted_size",
+__all__ = ["DEFAULT_COMPLETION_TOKENS", "Request", "RunEstimate", "EstimateTotal", "image_tokens", "text_tokens", "fitted_size",
            "fwa_frame_count", "task_requests", "history", "estimate_run", "price", "combine"]

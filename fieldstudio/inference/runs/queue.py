@@ -49,7 +49,7 @@ from fieldstudio.inference.runs.run_records import (
     select_tasks,
     split_error,
 )
-from fieldstudio.inference.strategies import get_strategy
+from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.inference.strategies.base import Prompt, Strategy, StrategyContext, StrategyError, StrategyOutcome
 from fieldstudio.store.models import Answer, Run, utcnow
 from fieldstudio.store.models import ModelProfile as ProfileRow
@@ -177,7 +177,7 @@ class AnswerExecutor:
         self.vision = vision
         self.use_cache = use_cache
         self.cancelled = cancelled
-        self.strategy = get_strategy(run.strategy or "fieldworkarena")
+        self.strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
         self.encoder = FrameEncoder(project)
         self.params = dict((run.params or {}).get("strategy_params") or {})
         self._clients: dict[str, Any] = {}

@@ -20,7 +20,7 @@ from sqlalchemy import func, or_, select
 from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.inference.profiles import ModelProfile, mask_url
-from fieldstudio.inference.strategies import get_strategy
+from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
@@ -84,7 +84,7 @@ def select_tasks(project: Project, *, ids: Sequence[str] | None = None, category
         return [row[0] for row in s.execute(q)]
 
 
-def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str], strategy: str = "fieldworkarena", *,
+def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str], strategy: str = GENERAL_STRATEGY, *,
                params: dict[str, Any] | None = None, name: str | None = None,
                vision_profile: ModelProfile | None = None, group: str | None = None) -> str:
     """Store a run of `profile` over `task_ids` with `strategy`, and one pending answer per task.
@@ -126,7 +126,7 @@ def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str],
 
 
 def create_runs(project: Project, profiles: Sequence[ModelProfile], task_ids: Sequence[str],
-                strategy: str = "fieldworkarena", **kw: Any) -> list[str]:
+                strategy: str = GENERAL_STRATEGY, **kw: Any) -> list[str]:
     """One run per profile over the same tasks (tasks x profiles), sharing a group id; returns the run ids."""
     from fieldstudio.store.models import new_id
 

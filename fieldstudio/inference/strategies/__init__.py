@@ -1,23 +1,49 @@
 """Prompt strategies: named, versioned ways of turning a task into OpenAI chat requests, as the benchmarks did.
 
-The registry is explicit: :data:`REGISTRY` lists the benchmarks' strategies (``base.BUILTIN``) and the
-agent (``agent.AGENT``). To add a strategy, build a :class:`~fieldstudio.inference.strategies.base.Strategy`
-in a module of this package and add it to the tuple below. The building blocks (prompt parts, frame
-encoding, answer parsers) are in :mod:`.base`.
+The registry is explicit: :data:`REGISTRY` lists every strategy, one module each. To add one, build a
+:class:`~fieldstudio.inference.strategies.base.Strategy` (its build and execute, its templates in
+``resources/prompts/``, its parameters, the requests a task makes for the cost estimate) in a module of
+this package, add it to the tuple below, and name it in the declaration of the benchmark it sends
+(``fieldstudio.benchmarks``). The shared building blocks (prompt parts, frame encoding, plain-text
+answers) are in :mod:`.base`.
+
+| name | module | what is sent (benchmarks.md) |
+|---|---|---|
+| ``fieldworkarena`` | ``fieldworkarena`` | §1.8: timestamped frames at 1 per second up to about 30, photos, documents as text |
+| ``industryeqa`` | ``industryeqa`` | §2.2-2.3: N uniform frames, longest side 768; JSON with a direct and a reasoning answer |
+| ``blind``, ``blind-text`` | ``blind`` | §2.2: the question alone |
+| ``chunked`` | ``chunked`` | §1.8 "other paths": 30 s chunks described one by one, then one answer |
+| ``acceptability`` | ``acceptability`` | §4.1-4.2: one photo or frame; JSON with verdict, reasons, documentation fields |
+| ``agent`` | ``agent`` | §1.9: the action space's plan-act loop |
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import select
+
+from fieldstudio import benchmarks
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.inference.inputs import FrameEncoder
 from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.strategies.acceptability import ACCEPTABILITY
 from fieldstudio.inference.strategies.agent import AGENT
-from fieldstudio.inference.strategies.base import BUILTIN, Prompt, Strategy, StrategyContext, StrategyError
+from fieldstudio.inference.strategies.base import Prompt, Strategy, StrategyContext, StrategyError
+from fieldstudio.inference.strategies.blind import BLIND, BLIND_TEXT
+from fieldstudio.inference.strategies.chunked import CHUNKED
+from fieldstudio.inference.strategies.fieldworkarena import FIELDWORKARENA
+from fieldstudio.inference.strategies.industryeqa import INDUSTRYEQA
+from fieldstudio.store.models import Task
 from fieldstudio.store.project import Project
 
-REGISTRY: dict[str, Strategy] = {s.name: s for s in (*BUILTIN, AGENT)}
+REGISTRY: dict[str, Strategy] = {s.name: s for s in (FIELDWORKARENA, INDUSTRYEQA, BLIND, BLIND_TEXT, CHUNKED,
+                                                     ACCEPTABILITY, AGENT)}
 """Every prompt strategy by name."""
+
+GENERAL_STRATEGY = benchmarks.GENERAL.default_strategy
+"""The strategy of tasks no benchmark claims; also that of a run that stored none (made by old versions)."""
 
 
 def get_strategy(name: str) -> Strategy:
@@ -32,6 +58,29 @@ def get_strategy(name: str) -> Strategy:
 def strategy_names() -> list[str]:
     """Every known strategy name, sorted."""
     return sorted(REGISTRY)
+
+
+def form_parameters() -> list[Parameter]:
+    """Every parameter a form offers (those not ``advanced``), once per name, in the order the registry's
+    strategies declare them (a strategy reads the ones in its ``parameters``)."""
+    seen: dict[str, Parameter] = {}
+    for strategy in REGISTRY.values():
+        for p in strategy.parameters:
+            if not p.advanced:
+                seen.setdefault(p.name, p)
+    return list(seen.values())
+
+
+def default_strategy_for(project: Project, task_ids: Sequence[str] | None = None) -> str:
+    """The strategy proposed for a run over ``task_ids`` (None: every task of the project): the default
+    their benchmarks share (``benchmarks.default_strategy`` of their ``Task.source`` tags). What
+    ``fieldstudio run`` uses without ``--strategy`` and what the Runs tab shows first."""
+    with project.read() as s:
+        q = select(Task.source).distinct()
+        if task_ids is not None:
+            q = q.where(Task.id.in_(list(task_ids)))
+        sources = set(s.scalars(q))
+    return benchmarks.default_strategy(sources)
 
 
 def preview(project: Project, task_id: str, strategy: str, profile: ModelProfile,

@@ -26,26 +26,40 @@ import re
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
-from fieldstudio.inference import sampling
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.inference.client import ChatResult, ModelCallError
 from fieldstudio.inference.inputs import TaskInputSpec, TaskSpec, document_text
 from fieldstudio.inference.strategies.base import (
-    FWA_JPEG_QUALITY,
-    FWA_MAX_JPEG_BYTES,
+    DETAIL,
+    MAX_SIDE,
+    MAX_TOKENS,
+    TIMESTAMP_CHARS,
     Ask,
     Prompt,
+    Request,
+    RequestContext,
     Strategy,
     StrategyContext,
     StrategyOutcome,
     encode_frame,
-    fwa_goal,
     image_part,
+    input_size,
     parse_text_answer,
+    prompt_chars,
     require_inputs,
     template,
     text_part,
     timestamped_frames,
-    video_frames,
+)
+from fieldstudio.inference.strategies.fieldworkarena import (
+    FWA_JPEG_QUALITY,
+    FWA_MAX_JPEG_BYTES,
+    MAX_FRAMES,
+    SAMPLING,
+    SECONDS_PER_FRAME,
+    expected_frames,
+    fwa_goal,
+    sampled_frames,
 )
 
 ACTIONS: dict[str, tuple[str, ...]] = {
@@ -60,6 +74,15 @@ DEFAULT_MAX_STEPS = 10
 _ACTION_START = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(")
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
 _RESULT_CHARS = 2000
+_PLANNER_TEMPLATES = ("strategy_agent", "strategy_agent_tools_format")  # what a planning request carries
+
+MAX_STEPS = Parameter("max_steps", int, DEFAULT_MAX_STEPS, 1, 50, label="Agent steps",
+                      help="planner steps before an agent answer fails")
+"""Planner steps before the answer fails with kind ``max_steps``."""
+TOOL_CALLING = Parameter("tool_calling", str, "auto", choices=("auto", "off"), advanced=True,
+                         help="auto: offer the actions as function tools, falling back to text when the endpoint "
+                              "refuses them; off: actions as text only")
+"""Whether the planner is offered OpenAI function tools."""
 
 
 class ActionParseError(ValueError):
@@ -199,9 +222,7 @@ def analysis_prompt(ctx: StrategyContext, action: str, inp: TaskInputSpec, query
         image = encode_frame(ctx, inp, 0, max_side=side, quality=FWA_JPEG_QUALITY, max_bytes=FWA_MAX_JPEG_BYTES)
         parts, images = [text_part(f"{inp.name}:"), image_part(image, detail)], [image]
     elif action == "analyze_video":
-        frames = video_frames(ctx, inp, seconds_per_frame=float(ctx.param("seconds_per_frame", 1.0)),
-                              max_frames=int(ctx.param("max_frames", 30)),
-                              method=ctx.param("sampling", sampling.SAMPLING_PTS))
+        frames = sampled_frames(ctx, inp)
         frame_parts, images = timestamped_frames(ctx, inp, frames, detail=detail, max_side=side,
                                                  quality=FWA_JPEG_QUALITY, max_bytes=FWA_MAX_JPEG_BYTES)
         parts = [text_part(f"Frames sampled from the video {inp.name}, each after its timestamp:"), *frame_parts]
@@ -270,7 +291,33 @@ def execute_agent(ctx: StrategyContext, task: TaskSpec, ask: Ask) -> StrategyOut
                            f"no send_msg_to_user within {max_steps} steps", trace)
 
 
+def requests_agent(task: TaskSpec, rctx: RequestContext) -> list[Request]:
+    """One planning and one analysis request per input (the analysis at the vision profile's size and
+    detail: FieldWorkArena's frames for a video, the photo, the document's text), then the final planning
+    request. An agent may take more or fewer steps: the count is a guess (``approximate``)."""
+    vision = rctx.vision_profile or rctx.profile
+    side = rctx.param("max_side", vision.longest_image_side)
+    detail = rctx.param("detail", vision.image_detail)
+    planning = prompt_chars(task, _PLANNER_TEMPLATES)
+    out: list[Request] = []
+    for inp in task.inputs:
+        out.append(Request(planning, [], "low"))          # the planner chooses to analyse this input
+        if inp.kind == "video":
+            frames = expected_frames(rctx, inp)
+            out.append(Request(len(task.query) + frames * TIMESTAMP_CHARS, [input_size(inp, side)] * frames, detail))
+        elif inp.kind == "image":
+            out.append(Request(len(task.query), [input_size(inp, side)], detail))
+        else:
+            out.append(Request(len(task.query) + rctx.doc_chars.get(inp.media.id, 0), [], detail))
+    out.append(Request(planning, [], "low"))              # the final send_msg_to_user
+    return out
+
+
 AGENT = Strategy("agent", "1", "Agent mode: analyze_image, analyze_video, analyze_document and send_msg_to_user "
-                  "with a step limit (FieldWorkArena's action space)", _build, execute_agent,
-                  ("strategy_agent", "strategy_agent_text_format", "strategy_agent_tools_format",
-                   "strategy_fieldworkarena_goal"))
+                 "with a step limit (FieldWorkArena's action space)", _build, execute_agent, requests_agent,
+                 templates=("strategy_agent", "strategy_agent_text_format", "strategy_agent_tools_format",
+                            "strategy_fieldworkarena_goal"),
+                 parameters=(MAX_FRAMES, SECONDS_PER_FRAME, MAX_SIDE, DETAIL, MAX_STEPS, SAMPLING, TOOL_CALLING,
+                             MAX_TOKENS),
+                 approximate=True)
+"""FieldWorkArena's agent mode."""

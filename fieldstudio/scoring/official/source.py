@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fieldstudio import benchmarks
 from fieldstudio.core.user_settings import OFFICIAL_SOURCES
 from fieldstudio.scoring.official import known
 from fieldstudio.scoring.official.reading import (FwaFiles, OfficialSourceError, Template, read_fwa,
@@ -30,7 +31,8 @@ __all__ = ["OfficialSource", "OfficialSourceError", "VerifiedFile", "SOURCES_FIL
            "located_folder", "located_folders", "forget", "ask_for_folder", "BENCHMARK_TITLES"]
 
 SOURCES_FILE = OFFICIAL_SOURCES.name
-BENCHMARK_TITLES = {"fieldworkarena": "FieldWorkArena", "openeqa": "OpenEQA", "industryeqa": "IndustryEQA"}
+BENCHMARK_TITLES = {b.name: b.title for b in benchmarks.official_benchmarks()}
+"""Benchmark name -> title, for the benchmarks whose own judge files fieldstudio reads (their declarations)."""
 _WHAT_TO_POINT_AT = {
     "fieldworkarena": "a FieldWorkArena checkout (tools/evaluation/metrics/automatic/automatic_evaluation.py) or a "
                       "FieldWorkArena-GreenAgent checkout (src/fieldworkarena/agent/metrics/automatic/"

@@ -18,12 +18,14 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from fieldstudio.core import matchers
 from fieldstudio.core.matchers import MatchResult, normalise_text
 from fieldstudio.core.readings import parse_degrees, parse_inches
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "TOLERANCES", "parse_inches", "parse_degrees", "match_field",
-           "match_table", "score"]
+           "match_table", "score", "documentation_fields", "fields_arguments", "INFO"]
 
 NAME = "documentation"
 VERSION = "1.0"
@@ -118,3 +120,37 @@ def score(fields: Mapping[str, tuple[str, Any, Any]]) -> ScoreResult:
     value = sum(parts.values()) / len(parts)
     return ScoreResult(NAME, VERSION, value, None, f"{sum(parts.values()):g} of {len(parts)} fields correct",
                        details={"fields": parts, "skipped": skipped})
+
+
+def documentation_fields(task: TaskInputs, answer: AnswerInputs) -> dict[str, tuple[str, Any, Any]] | str:
+    """{field name: (kind, prediction, reference)} from the task's ``ground_truth_extra["fields"]`` (a value,
+    or {"value", "kind"}; kinds also from ``ground_truth_extra["kinds"]``, else "table" for a list, the
+    field's name when it is a tolerance kind, else "text") and the answer's parsed ``fields`` (else a JSON
+    object in its text); or why there is nothing to compare."""
+    ref = (task.ground_truth_extra or {}).get("fields")
+    if not isinstance(ref, Mapping) or not ref:
+        return "the task has no documentation fields (ground_truth_extra['fields'])"
+    pred = (answer.parsed or {}).get("fields")
+    if not isinstance(pred, Mapping):
+        obj = matchers.extractjson_or_none(answer.raw_text or "")
+        pred = obj.get("fields", obj) if isinstance(obj, Mapping) else None
+    if not isinstance(pred, Mapping):
+        return "no documentation fields found in the answer (a JSON object of field: value)"
+    kinds = (task.ground_truth_extra or {}).get("kinds") or {}
+    out: dict[str, tuple[str, Any, Any]] = {}
+    for name, spec in ref.items():
+        value, kind = (spec.get("value"), spec.get("kind")) if isinstance(spec, Mapping) else (spec, None)
+        kind = kind or kinds.get(name) or ("table" if isinstance(value, list) else
+                                          name if name in TOLERANCES else "text")
+        out[name] = (kind, pred.get(name), value)
+    return out
+
+
+def fields_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """The fields to compare (``documentation_fields``) as ``score``'s one argument."""
+    fields = documentation_fields(task, answer)
+    return fields if isinstance(fields, str) else Arguments((fields,))
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=fields_arguments)
+"""documentation: the fields read from a proof-of-work photo against the reference fields."""

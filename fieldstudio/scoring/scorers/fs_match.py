@@ -21,11 +21,13 @@ import json
 import re
 
 from fieldstudio.core import matchers
-from fieldstudio.scoring.scorers.fwa_official import EVAL_FUNCS, distance_step, time_step
+from fieldstudio.scoring.scorers.fwa_official import EVAL_FUNCS, distance_step, fwa_arguments, time_step
+from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import ScorerInfo
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "reference_kind", "polarity_conflict", "match_by_kind",
-           "numerical_steps"]
+           "numerical_steps", "INFO"]
 
 NAME = "fs-match"
 VERSION = "1.4"  # 1.4: a time of day with AM/PM ("12:30 PM") is no time from the video's start: defers
@@ -212,3 +214,8 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
                            details={"stage": "matcher", "matcher": kind, "s_n": s_n, "steps": steps})
     value = 1.0 if m.matched else 0.0
     return ScoreResult(NAME, VERSION, value, value > 0.5, m.explanation, details={"stage": "matcher", "matcher": kind})
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=fwa_arguments,
+                  threshold=0.5, judge_prompts=THREE_LEVEL_PROMPTS)
+"""fs-match: fieldstudio's judge-free matchers over FieldWorkArena's questions."""

@@ -32,15 +32,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fieldstudio.scoring.scorers.judge import Ask, ask_numbers, ask_three_level
+from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS, Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, bucket_of
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "FS_PROMPT_NAME", "FS_PROMPT_VERSION", "FS_PROMPT_DESCRIPTION",
            "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
            "numerical_reply_score", "numerical_values_score", "distance_step", "time_step", "official_time_seconds",
            "category_of", "CategorySummary", "aggregate_by_category", "SUBCATEGORY_BUCKETS", "bucket_of",
-           "aggregate_by_bucket"]
+           "aggregate_by_bucket", "eval_func_of", "fwa_arguments", "INFO", "FS_PROMPT_INFO"]
 
 NAME = "fwa-official"
 VERSION = "2.0"
@@ -326,3 +327,32 @@ def aggregate_by_bucket(scores: Mapping[str, float | None], taxonomy: Mapping[st
         key = tid[len("fieldworkarena."):] if tid.startswith("fieldworkarena.") else tid
         groups.setdefault(bucket_of(taxonomy.get(key)), []).append(v)
     return {b: _summarise(groups[b]) for b in sorted(groups)}
+
+
+# ---------------------------------------------------------------- what it reads, and its declaration
+_TYPE_EVAL = {"json_report": "json_match", "distance": "numerical_match", "time": "numerical_match",
+              "time_range": "numerical_match", "count": "numerical_match"}
+
+
+def eval_func_of(task: TaskInputs) -> str:
+    """The task's FieldWorkArena ``eval_func``, or one derived from its answer type (fuzzy_match otherwise)."""
+    if task.eval_func in EVAL_FUNCS:
+        return task.eval_func
+    return _TYPE_EVAL.get(task.answer_type, "fuzzy_match")
+
+
+def fwa_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """A FieldWorkArena scorer's arguments: the ground truth, the answer text, the eval_func and the question
+    (the inputs of fwa-official, fwa-logic+fs-prompt and fs-match); a task without ground truth is not scored."""
+    if task.ground_truth is None:
+        return "the task has no ground truth"
+    return Arguments((task.ground_truth, answer.raw_text, eval_func_of(task)), {"question": task.query})
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=fwa_arguments,
+                  needs_judge=True, benchmark="fieldworkarena", threshold=0.5, judge_prompts=THREE_LEVEL_PROMPTS)
+"""fwa-official: FieldWorkArena's evaluator with its own judge prompt."""
+FS_PROMPT_INFO = ScorerInfo(name=FS_PROMPT_NAME, version=FS_PROMPT_VERSION, description=FS_PROMPT_DESCRIPTION,
+                            function=score_fs_prompt, inputs=fwa_arguments, needs_judge=True, threshold=0.5,
+                            judge_prompts=THREE_LEVEL_PROMPTS)
+"""fwa-logic+fs-prompt: its rules over fieldstudio's own judge prompts."""

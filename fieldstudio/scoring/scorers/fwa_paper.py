@@ -22,15 +22,18 @@ Deviations and choices, stated here and in the scorer description:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Mapping
 
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers import fs_match, fwa_official
-from fieldstudio.scoring.scorers.judge import Ask, ask_numbers, ask_three_level
+from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS, Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "distance_term", "time_term", "number_term",
-           "numerical_term", "combine"]
+           "numerical_term", "combine", "PARAMETERS", "paper_params", "INFO"]
 
 NAME = "fwa-paper"
 VERSION = "1.1"
@@ -154,3 +157,44 @@ def _without_judge(reference: str, prediction: str, eval_func: str, params: dict
     return ScoreResult(NAME, VERSION, value, value > 0.5,
                        f"{m.explanation}; S_c = 1 (the reference has no non-numerical part), S_n = {s_n:.4g}",
                        details={"stage": "matcher", "matcher": kind, "s_c": 1.0, "s_n": s_n, **params})
+
+
+# ---------------------------------------------------------------- what it reads, and its declaration
+PARAMETERS = (
+    Parameter("alpha", float, 0.5, 0.0, 1.0, help="weight of the verdict S_c against the numbers S_n"),
+    Parameter("partial_credit", float, 0.5, 0.0, 1.0, help="S_c of a \"partially correct\" verdict"),
+    Parameter("r_th", float, 0.5, 0.0, math.inf, low_included=False,
+              help="distance error ratio at which the distance term reaches 0"),
+    Parameter("T_th", float, 60.0, 0.0, math.inf, low_included=False,
+              help="time error in seconds at which the time term reaches 0"),
+    Parameter("t_th", float, 60.0, 0.0, math.inf, low_included=False, help="another spelling of T_th"),
+)
+"""The formula's parameters (benchmarks.md §1.5); a task's ``tolerances`` set them, a scoring's ``params`` win.
+r_th and T_th are divided by, so they stay above 0."""
+
+
+def paper_params(task: TaskInputs, params: Mapping[str, Any]) -> dict[str, float]:
+    """alpha, r_th, t_th and partial_credit for one task: the task's ``tolerances`` (``T_th`` or ``t_th``),
+    else the defaults, overridden by the scoring's ``params``."""
+    tol = task.tolerances or {}
+    out = {"alpha": tol.get("alpha", 0.5), "r_th": tol.get("r_th", 0.5), "t_th": tol.get("T_th", tol.get("t_th", 60.0)),
+           "partial_credit": tol.get("partial_credit", 0.5)}
+    for key in ("alpha", "r_th", "partial_credit"):
+        if key in params:
+            out[key] = params[key]
+    if "T_th" in params or "t_th" in params:
+        out["t_th"] = params.get("T_th", params.get("t_th"))
+    return {k: float(v) for k, v in out.items()}
+
+
+def paper_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """FieldWorkArena's inputs (``fwa_official.fwa_arguments``) with the formula's parameters for the task."""
+    call = fwa_official.fwa_arguments(task, answer, params)
+    if isinstance(call, str):
+        return call
+    return Arguments(call.args, {**call.kwargs, **paper_params(task, params)})
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=paper_arguments,
+                  judge_optional=True, threshold=0.5, parameters=PARAMETERS, judge_prompts=THREE_LEVEL_PROMPTS)
+"""fwa-paper: the paper's formula, with a judge when one is given."""

@@ -24,10 +24,14 @@ from fieldstudio.core.paths import resources_dir
 
 __all__ = ["Ask", "JudgeReply", "VERDICTS", "load_template", "build_three_level_prompt", "build_numbers_prompt",
            "build_marks_prompt", "parse_three_level", "parse_numbers", "parse_mark", "ask_three_level",
-           "ask_numbers", "ask_mark"]
+           "ask_numbers", "ask_mark", "THREE_LEVEL_PROMPTS", "MARK_PROMPTS"]
 
 Ask = Callable[[str], str]
 VERDICTS = ("correct", "partially correct", "incorrect")
+THREE_LEVEL_PROMPTS = ("judge_three_level.txt", "judge_numbers.txt")
+"""The templates of the three-level verdict and the numbers reply (FieldWorkArena's rules)."""
+MARK_PROMPTS = ("judge_marks_1_5.txt",)
+"""The template of the 1-5 mark (OpenEQA's and IndustryEQA's rules)."""
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers.judge import Ask, ask_mark
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "DIRECT_NAME", "REASONING_NAME", "EQA_VERSION", "DIRECT_DESCRIPTION",
            "REASONING_DESCRIPTION", "FS_NAME", "FS_DIRECT_NAME", "FS_REASONING_NAME", "FS_VERSION",
@@ -38,7 +40,8 @@ __all__ = ["NAME", "VERSION", "DESCRIPTION", "DIRECT_NAME", "REASONING_NAME", "E
            "industryeqa_percent", "openeqa_truncate", "openeqa_mark", "industryeqa_reply", "score",
            "score_eqa_direct", "score_eqa_reasoning", "score_fs_prompt", "score_eqa_direct_fs_prompt",
            "score_eqa_reasoning_fs_prompt", "openeqa_final", "EqaItemScore", "EqaSummary", "scale_of",
-           "human_presence_of", "aggregate_industryeqa"]
+           "human_presence_of", "aggregate_industryeqa", "TRUNCATE", "openeqa_arguments", "direct_arguments",
+           "reasoning_arguments", "SCORERS"]
 
 NAME = "llm-match"
 VERSION = "2.0"
@@ -370,3 +373,60 @@ def aggregate_industryeqa(items: Iterable[EqaItemScore]) -> dict[str, dict[str, 
             groups.setdefault(fn(i), []).append(i)
         out[key] = {g: _summary(v) for g, v in sorted(groups.items())}
     return out
+
+
+# ---------------------------------------------------------------- what they read, and their declarations
+TRUNCATE = Parameter("truncate", float, 1.0, 0.0, 1.0,
+                     help="1: judge the prediction cut after its last period, as OpenEQA's script does; 0: whole")
+"""OpenEQA's period cut, on (1) or off (0)."""
+_NO_GROUND_TRUTH = "the task has no ground truth"
+
+
+def openeqa_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """LLM-Match's inputs: question, reference, prediction, the extra references (``ground_truth_extra``)."""
+    if task.ground_truth is None:
+        return _NO_GROUND_TRUTH
+    extra = (task.ground_truth_extra or {}).get("extra_answers")
+    return Arguments((task.query, task.ground_truth, answer.raw_text, extra),
+                     {"truncate": bool(params.get("truncate", True))})
+
+
+def direct_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """IndustryEQA direct score's inputs: the parsed direct answer (else the reply's text) and, as
+    direct_match.py also asks the reasoning prompt, both reasoning answers."""
+    if task.ground_truth is None:
+        return _NO_GROUND_TRUTH
+    parsed = answer.parsed or {}
+    return Arguments((task.query, task.ground_truth, parsed.get("direct_answer") or answer.raw_text or ""),
+                     {"reasoning_answer": (task.ground_truth_extra or {}).get("reasoning_answer") or "",
+                      "generated_reasoning_answer": parsed.get("reasoning_answer") or ""})
+
+
+def reasoning_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """IndustryEQA reasoning score's inputs: both direct and both reasoning answers and the task's
+    ``reasoning_status`` (``extra``); a task without a reference reasoning answer is not scored."""
+    reasoning = (task.ground_truth_extra or {}).get("reasoning_answer")
+    if task.ground_truth is None or reasoning is None:
+        return "the task has no reference reasoning answer"
+    parsed = answer.parsed or {}
+    status = (task.extra or {}).get("reasoning_status")
+    return Arguments((task.query, task.ground_truth, reasoning, parsed.get("direct_answer") or answer.raw_text or "",
+                      parsed.get("reasoning_answer") or "", "" if status is None else str(status)))
+
+
+SCORERS = (
+    ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=openeqa_arguments,
+               needs_judge=True, benchmark="openeqa", scale=100.0, parameters=(TRUNCATE,)),
+    ScorerInfo(name=FS_NAME, version=FS_VERSION, description=FS_DESCRIPTION, function=score_fs_prompt,
+               inputs=openeqa_arguments, needs_judge=True, scale=100.0, parameters=(TRUNCATE,)),
+    ScorerInfo(name=DIRECT_NAME, version=EQA_VERSION, description=DIRECT_DESCRIPTION, function=score_eqa_direct,
+               inputs=direct_arguments, needs_judge=True, benchmark="industryeqa", scale=100.0),
+    ScorerInfo(name=FS_DIRECT_NAME, version=FS_VERSION, description=FS_DIRECT_DESCRIPTION,
+               function=score_eqa_direct_fs_prompt, inputs=direct_arguments, needs_judge=True, scale=100.0),
+    ScorerInfo(name=REASONING_NAME, version=EQA_VERSION, description=REASONING_DESCRIPTION,
+               function=score_eqa_reasoning, inputs=reasoning_arguments, needs_judge=True, benchmark="industryeqa",
+               scale=100.0),
+    ScorerInfo(name=FS_REASONING_NAME, version=FS_VERSION, description=FS_REASONING_DESCRIPTION,
+               function=score_eqa_reasoning_fs_prompt, inputs=reasoning_arguments, needs_judge=True, scale=100.0),
+)
+"""OpenEQA's LLM-Match and IndustryEQA's direct and reasoning scores, each official and over fieldstudio's prompts."""

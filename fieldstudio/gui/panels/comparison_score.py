@@ -545,7 +545,7 @@ def _first_scorer(project: Project, profile_names: list[str]) -> str:
     (``scoring.default_scorer``), with a judge when the dialog will choose one (the profile scored with
     last, else the only one). A scorer that needs a judge while there is no profile is proposed all the
     same, disabled: the note says why, as the command line stops with "needs a judge"."""
-    last = settings().value(LAST_JUDGE_KEY)
+    last = settings.get(user_settings.LAST_JUDGE)
     return scoring.default_scorer(project, judged=last in profile_names or len(profile_names) == 1)
 
 

@@ -39,6 +39,7 @@ from fieldstudio.gui.panels.calibration import CalibrationDialog, CalibrationLis
 from fieldstudio.gui.panels.export_dialog import ExportDialog
 from fieldstudio.gui.panels.label_set import NAME_COL, KEY_COL, LabelSetDialog
 from fieldstudio.gui.panels.tags import TagsPanel
+from fieldstudio.gui.state import ViewState
 from fieldstudio.media import library
 from fieldstudio.store.edits import EditGroup
 from fieldstudio.store.models import Annotation, Label
@@ -389,7 +390,10 @@ def test_tags_frame_and_media(qtbot, demo_project):
     qtbot.addWidget(panel)
     activate(qtbot, panel)
     panel.set_project(demo_project)
-    panel.set_position(clip, 36)
+    state = ViewState()                                                  # the window's: what the viewer shows
+    panel.follow_view(state)
+    state.media = library.find_media(demo_project, clip)
+    state.show_frame(36, 0.0)
     assert items(panel.media_list) == [] and items(panel.frame_list) == []
     assert set(panel._completions.stringList()) == {"live panels", "head inside cabinet", "retail aisle",
                                                     "outdoor", "no workers"}
@@ -403,11 +407,12 @@ def test_tags_frame_and_media(qtbot, demo_project):
     assert "blurry" in panel._completions.stringList()
     panel.resize(420, 300)
     shot(panel, "tags")
-    panel.set_position(clip, 37)
+    state.show_frame(37, 0.0)
     assert items(panel.frame_list) == [] and items(panel.media_list) == ["no people"]
     assert panel.frame_title.text() == "Frame 37"
 
-    panel.set_position(photo, None)                                        # a photo has no frame tags
+    state.media = library.find_media(demo_project, photo)                 # a photo has no frame tags
+    state.show_frame(0, 0.0)
     assert items(panel.media_list) == ["live panels"] and not panel.tag_frame_button.isEnabled()
     panel.media_list.setCurrentRow(0)
     panel.media_list.item(0).setSelected(True)

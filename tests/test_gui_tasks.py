@@ -135,13 +135,19 @@ def test_go_to_refuses_a_time_of_day():
 
 
 def test_use_current_frame_and_open_at_start(qtbot, panel, project):
+    from fieldstudio.gui.state import ViewState
+    from fieldstudio.media import library
+
     tid = ts.create_task(project, query="When does the worker enter?", answer_type="time_range")
     panel.reload(select_id=tid)
+    state = ViewState()                                           # the window's: what the viewer shows
+    panel.follow_view(state)
     assert not panel.use_start.isEnabled()                        # no viewer position yet
     qtbot.mouseClick(panel.add_input, Qt.MouseButton.LeftButton)
-    panel.set_current_position(VIDEO_ID, 3)
+    state.media = library.find_media(project, VIDEO_ID)
+    state.show_frame(3, 13800 / 90000)
     qtbot.mouseClick(panel.use_start, Qt.MouseButton.LeftButton)
-    panel.set_current_position(VIDEO_ID, 7)
+    state.show_frame(7, 0.32)
     qtbot.mouseClick(panel.use_end, Qt.MouseButton.LeftButton)
     assert panel.input_media.currentData() == VIDEO_ID
     assert (panel.start_frame.value(), panel.end_frame.value()) == (3, 7)

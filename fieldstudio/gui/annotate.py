@@ -43,8 +43,7 @@ class AnnotationController(QObject):
     It reads the project, media, frame on screen and playing flag from ``state`` (gui/state.py) and
     reports through ``notify(message)`` and ``status`` (the status bar, for the tools' hints). Signals:
     ``changed()`` after any annotation, label or calibration change (panels refresh); ``tool_changed(name)``
-    with "select", "box", "ruler", "scale" or "floor"; ``pause_requested()`` when drawing starts while a
-    video plays; ``frame_requested(index)`` to show another frame (copy to next frame);
+    with "select", "box", "ruler", "scale" or "floor";
     ``markers_changed(segments, events)`` with the timeline's segment and event markers;
     ``label_shown(text)`` with the active kind's current label for the status bar.
 
@@ -54,8 +53,6 @@ class AnnotationController(QObject):
 
     changed = Signal()
     tool_changed = Signal(str)
-    pause_requested = Signal()
-    frame_requested = Signal(int)
     markers_changed = Signal(list, list)
     label_shown = Signal(str)
 
@@ -261,7 +258,7 @@ class AnnotationController(QObject):
             self.notify(f"track #{track} has no keyframe {'before' if step < 0 else 'after'} frame {index}")
             return
         self._select_next_track = (track, target)
-        self.frame_requested.emit(target)
+        self.state.request_frame(self.media.id, target)
 
     # --- tools -----------------------------------------------------------------------------------
     def set_tool(self, tool: str) -> None:
@@ -287,7 +284,7 @@ class AnnotationController(QObject):
         elif self.status.currentMessage() in hints.values():
             self.status.clearMessage()  # the tool's hint no longer applies
         if tool in ("scale", "floor") and self.state.playing:
-            self.pause_requested.emit()
+            self.state.playing = False  # the viewer pauses on the exact frame
         self.tool_changed.emit(tool)
 
     def _media_shown(self, _media: object) -> None:
@@ -377,7 +374,7 @@ class AnnotationController(QObject):
             return
         done = [self.apply(edits.CopyBox(self.project, b.annotation_id, index + 1)) for b in boxes]
         if any(done):
-            self.frame_requested.emit(index + 1)
+            self.state.request_frame(self.media.id, index + 1)
 
     def make_keyframe(self, item: BoxItem | None = None) -> None:
         from fieldstudio.annotations import edits
@@ -445,7 +442,7 @@ class AnnotationController(QObject):
             self.notify(f"open a video to {what}")
             return None
         if self.state.playing:
-            self.pause_requested.emit()
+            self.state.playing = False  # the viewer pauses on the exact frame
         return self.state.frame_index
 
     def move_segment_end(self, annotation_id: str, which: str, index: int) -> None:
@@ -627,7 +624,7 @@ class AnnotationController(QObject):
         kind = event.type()
         if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             if self.state.playing:
-                self.pause_requested.emit()
+                self.state.playing = False  # the viewer pauses on the exact frame
             p = self.canvas.image_point(event.position())
             if self.tool in ("scale", "floor"):
                 self._pick(p)
@@ -788,7 +785,7 @@ class AnnotationController(QObject):
             self.notify(f"{self.project.path.name} is read-only: nothing can be tracked into it")
             return None
         if self.state.playing:
-            self.pause_requested.emit()
+            self.state.playing = False  # the viewer pauses on the exact frame
         box = boxes[0]
         try:
             start = tracking.track_start(self.project, media.id, frame, annotation_id=box.annotation_id,
@@ -811,7 +808,7 @@ class AnnotationController(QObject):
                 stored = dict(zip((m.frame_index for m in edit.marks), edit.annotation_ids))
                 if result.last_frame in stored:
                     self.select_on_refresh(stored[result.last_frame])
-                self.frame_requested.emit(result.last_frame)
+                self.state.request_frame(media.id, result.last_frame)
 
         word = "forward" if direction > 0 else "backward"
         self.worker = workers.run_with_progress(

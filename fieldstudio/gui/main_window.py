@@ -94,7 +94,6 @@ class MainWindow(QMainWindow):
         self.state = ViewState()
         self._welcome_hid_docks = False
         self._opening: workers.Worker | None = None  # the background open of MainWindow(path=...)
-        self._pending_media: str | None = None  # chosen in the library while the project was opening
         self._closed = False
         self.indexer = None  # gui/indexing.py BackgroundIndexer of the open project
         self.indexing_status = None  # its line in the status bar
@@ -109,12 +108,12 @@ class MainWindow(QMainWindow):
         self._build_status()
         self.annotator = AnnotationController(self.state, self.canvas, self.notify, self.statusBar(), self)
         self.side = SidePanels(self.state, self.annotator, (self.annotations_dock, self.tags_dock,
-                               self.calibrations_dock), jump=self.show_media_frame, notify=self.notify, parent=self)
+                               self.calibrations_dock), notify=self.notify, parent=self)
         self.undo_group = QUndoGroup(self)
         self.undo_group.addStack(self.annotator.undo_stack)
         self.undo_group.setActiveStack(self.annotator.undo_stack)
-        self.workspace = Workspace(self, self.modes, self.undo_group, self.annotator.undo_stack, notify=self.notify,
-                                   show_media_frame=self.show_media_frame, set_viewer_mode=self.set_viewer_mode)
+        self.workspace = Workspace(self, self.modes, self.undo_group, self.annotator.undo_stack, self.state,
+                                   notify=self.notify, set_viewer_mode=self.set_viewer_mode)
         self._wire_view()
         self._build_menus()
         self._connect_actions()
@@ -194,20 +193,17 @@ class MainWindow(QMainWindow):
     video = property(lambda self: self.view.video, doc="The video controller of the open project.")
 
     def open_media(self, media_id: str) -> None:
-        """Show one media (see MediaView.open_media); chosen while the project opens, it is shown once open."""
-        if self.project is None:
-            if self._opening is not None:
-                self._pending_media = media_id
-            return
-        self.view.open_media(media_id)
+        """Show one media from its start (a request to the state; one made while the project opens is served
+        once it is open)."""
+        self.state.request_frame(media_id)
 
     def go_to(self, text: str) -> None:
         """Jump to the frame number or time ``text`` names (Ctrl+G)."""
         self.view.go_to(text)
 
     def _wire_view(self) -> None:
-        """The view's signals to the status bar and the annotation controller; the task editor follows the
-        exact frame on screen (the overlay and the side panels subscribe to the state themselves)."""
+        """The view's signals to the status bar and the annotation controller; the library selects the row of
+        the media shown (the overlay, the side panels and the task editor subscribe to the state themselves)."""
         v, st = self.view, self.state
         v.notice.connect(self.notify)
         v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
@@ -215,19 +211,11 @@ class MainWindow(QMainWindow):
         v.pointer_moved.connect(self._show_pointer)
         v.zoom_changed.connect(self._show_zoom)
         v.segment_end_moved.connect(self.annotator.move_segment_end)
-        self.annotator.pause_requested.connect(v.pause)
-        self.annotator.frame_requested.connect(v.show_index)
         self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
         self.annotator.label_shown.connect(self.label_label.setText)
-        st.events.frame.connect(self._frame_on_screen)
+        st.events.media.connect(lambda m: m is not None and self.library is not None and self.library.show_media(m.id))
         # a message about the media left (or another tab) is stale once another media is shown
         st.events.media.connect(lambda _m: self.statusBar().clearMessage())
-
-    def _frame_on_screen(self, frame: tuple[int, float, bool]) -> None:
-        _index, _seconds, exact = frame
-        media = self.state.media
-        if exact and media is not None:
-            self.workspace.position_changed(media.id, self.state.video_frame())
 
     annotations = property(lambda self: self.side.annotations, doc="The annotation list panel.")
     tags = property(lambda self: self.side.tags, doc="The tags panel of the media and frame shown.")
@@ -276,14 +264,10 @@ class MainWindow(QMainWindow):
                 log.exception("closing the damaged project")
                 self.project = None
             self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
-            return
-        pending, self._pending_media = self._pending_media, None
-        if pending is not None:
-            self.open_media(pending)
 
     def _open_failed(self, message: str) -> None:
         self._opening = None
-        self._pending_media = None
+        self.state.requested = None
         if self.project is None:
             self.library = None
             self.show_welcome()
@@ -294,7 +278,7 @@ class MainWindow(QMainWindow):
         if self.library is not None and self.library.path == path:
             return
         self.library = LibraryPanel(path)
-        self.library.media_activated.connect(self.open_media)
+        self.library.media_activated.connect(self.state.request_frame)
         self.library_dock.setWidget(self.library)
 
     def set_project(self, project: Project) -> None:
@@ -323,6 +307,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, lambda: self._ask_for_media_roots(project))
         if project.read_only:
             self.notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
+        self.view.serve_request()  # a media chosen in the library while the project was opening
         self.project_opened.emit()
 
     def show_welcome(self) -> None:
@@ -382,6 +367,7 @@ class MainWindow(QMainWindow):
         for label in self.viewer_readouts:
             label.setText("")
         if self.project is not None:
+            self.state.requested = None  # a frame asked of the project closed means nothing in the next one
             self.project.close()
             self.project = None
 
@@ -392,6 +378,7 @@ class MainWindow(QMainWindow):
 
         if not self._leave_project():
             return False
+        self.state.requested = None  # a media chosen in the library of a project still opening is dropped
         if is_database_url(path):
             from fieldstudio.gui import shared_projects
 
@@ -540,7 +527,8 @@ class MainWindow(QMainWindow):
         ids = self.library.visible_ids()
         if not ids:
             return
-        shown = self.media.id if self.media is not None else self._pending_media  # chosen while opening
+        requested = self.state.requested  # chosen while the project opens
+        shown = self.media.id if self.media is not None else requested.media_id if requested else None
         current = ids.index(shown) if shown in ids else -1
         self.library.select(ids[(current + step) % len(ids)])
 
@@ -640,7 +628,7 @@ class MainWindow(QMainWindow):
         if self.library is not None:
             self.library.reload()
         if found and self.media is not None and self.media.id in found:
-            self.open_media(self.media.id)
+            self.state.request_frame(self.media.id)
 
     def export_rating_package(self) -> None:
         if self._need_project():
@@ -653,13 +641,6 @@ class MainWindow(QMainWindow):
             from fieldstudio.gui import rating_exchange
 
             rating_exchange.import_dialog(self, self.project, self.workspace.reload_ratings)
-
-    def show_media_frame(self, media_id: str, frame: int) -> None:
-        """Bring the viewer forward on frame ``frame`` of ``media_id`` (from a task, an answer or a rating)."""
-        if self.project is None or self.library is None:
-            return
-        self.modes.setCurrentIndex(0)
-        self.view.show_frame_of(media_id, frame, self.library.select)
 
     def set_viewer_mode(self, on: bool) -> None:
         """Media tab shown (True) or another tab: the side panels and the viewer's keys follow it.

@@ -1,10 +1,12 @@
 """The Media tab: the canvas with its transport bar and timeline, the document view, the welcome page.
 
-:class:`MediaView` shows what :class:`~fieldstudio.gui.state.ViewState` names: ``open_media`` sets
-``state.media``, and every frame put on the canvas goes through ``state.show_frame``, so the status bar,
-the timeline, the annotation overlay and the side panels all follow the one frame on screen (they
-subscribe to the state; this module never calls them). Paused or stepping, that frame is the exact one
-the frame table names; playing, libVLC's picture (``exact`` False).
+:class:`MediaView` shows what :class:`~fieldstudio.gui.state.ViewState` names and serves its requests: a
+``state.request_frame(media_id, frame_index)`` from any part of the window opens that media (setting
+``state.media``) or steps the open video to that frame, and every frame put on the canvas goes through
+``state.show_frame``, so the status bar, the timeline, the annotation overlay, the library and the side
+panels all follow the one frame on screen (they subscribe to the state; this module never calls them).
+Paused or stepping, that frame is the exact one the frame table names; playing, libVLC's picture (``exact``
+False). Setting ``state.playing`` to False pauses the video.
 
 The frame loader and the video controller live as long as a project is open (``set_project``).
 """
@@ -67,7 +69,6 @@ class MediaView(QObject):
         self.loader: FrameLoader | None = None
         self.video: VideoController | None = None
         self._strip_worker: workers.Worker | None = None
-        self._pending_frame: tuple[str, int] | None = None
         self.canvas = Canvas()
         self.media_page = QWidget()
         lay = QVBoxLayout(self.media_page)
@@ -86,6 +87,8 @@ class MediaView(QObject):
         self.canvas.pointer_moved.connect(self.pointer_moved)
         self.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(self.canvas, z))
         state.events.frame.connect(self._frame_on_screen)
+        state.events.requested.connect(lambda request: request is not None and self.serve_request())
+        state.events.playing.connect(self._playing_set)
 
     # --- lazily built views ----------------------------------------------------------------------
     def _media_controls(self) -> tuple[TransportBar, Timeline]:
@@ -193,26 +196,50 @@ class MediaView(QObject):
         if self.video is not None and self.video.media is not None and self.stack.currentWidget() is self.media_page:
             fn(self.video)
 
-    def pause(self) -> None:
-        if self.video is not None and self.video.playing:
+    def _playing_set(self, playing: bool) -> None:
+        # ``state.playing = False`` from a tool that needs the exact frame: pause (a no-op when the video's own
+        # stop set it)
+        if not playing and self.video is not None and self.video.playing:
             self.video.pause()
 
-    def show_index(self, index: int) -> None:
-        if self.video is not None and self.video.table is not None:
-            self.video.show_index(index)
-
     # --- showing media ---------------------------------------------------------------------------
-    def open_media(self, media_id: str) -> None:
-        """Show one media: a video at frame 0 (or a frame asked for by ``show_media_frame``), a photo
-        fitted, a document at page 1. A media that cannot be read says why on the empty page."""
-        project = self.state.project
-        if project is None:
+    def serve_request(self) -> None:
+        """Show what ``state.requested`` asks for, and clear it; with no project open yet it waits there.
+
+        The media shown already: its video steps to the frame (a video whose frame index is still being built
+        keeps the request for when it opens; a photo or document has no other frame). Another media (or a
+        request without a frame, as the library makes) is opened, a video at the frame asked for.
+        """
+        request = self.state.requested
+        if request is None or self.loader is None:
             return
+        media = self.state.media
+        if media is None or media.id != request.media_id or request.frame_index is None:
+            self._open_media(request.media_id)
+        elif self.video is not None and self.video.media is not None and self.video.media.id == media.id:
+            self.state.requested = None
+            self.video.show_index(min(max(request.frame_index, 0), self.video.frame_count - 1))
+        elif media.kind != "video" or self.stack.currentWidget() is not self.media_page:
+            self.state.requested = None
+
+    def _take_request(self, media_id: str) -> int:
+        """The frame requested of ``media_id`` (0 without one); the request is served by showing it."""
+        request = self.state.requested
+        if request is None or request.media_id != media_id:
+            return 0
+        self.state.requested = None
+        return request.frame_index or 0
+
+    def _open_media(self, media_id: str) -> None:
+        """Show one media: a video at the frame requested (else frame 0), a photo fitted, a document at page 1.
+        A media that cannot be read says why on the empty page."""
+        project = self.state.project
         from fieldstudio.media import library, video_index
 
         try:
             media = library.find_media(project, media_id)
         except FieldstudioError as exc:
+            self._take_request(media_id)
             self.notice.emit(str(exc))
             return
         if self.video is not None and self.video.media is not None:
@@ -227,6 +254,8 @@ class MediaView(QObject):
             path, missing = None, True
         self.media_shown.emit(media, missing)
         self.canvas.clear_highlights()
+        if media.kind != "video" or media.status != "ok" or missing:
+            self._take_request(media.id)  # nothing to step to: the media shown is the request served
         if media.status != "ok" or missing:
             reason = "is missing (moved or deleted); File ▸ Relink media… finds it again" if missing else media.error
             self.empty.setText(f"{media.file_name}\n{reason}")
@@ -282,12 +311,10 @@ class MediaView(QObject):
         self.loader.source.adopt(media, table)
         self._open_video(media, table)
 
-    def _open_video(self, media: Media, table) -> None:  # noqa: ANN001 - FrameTable
+    def _open_video(self, media: Media, table, start: int | None = None) -> None:  # noqa: ANN001 - FrameTable
+        """Open the video ``media`` on ``table`` at frame ``start`` (None: the frame requested, else 0)."""
         self.timeline.set_video(table.seconds_array())
-        start = 0
-        if self._pending_frame is not None and self._pending_frame[0] == media.id:
-            start = min(max(self._pending_frame[1], 0), len(table) - 1)
-        self._pending_frame = None
+        start = min(max(self._take_request(media.id) if start is None else start, 0), len(table) - 1)
         self.state.frame_count = len(table)
         self.video.open(media, table, start)
         self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
@@ -309,10 +336,9 @@ class MediaView(QObject):
             return  # not open yet: opening reads the stored index
         self.transport.set_index_source(step.status)
         if step.replaced:
-            old = self.video.table
-            self._pending_frame = (media.id, int(frame_table.remap_indices(old, step.table, [self.video.target])[0]))
+            start = int(frame_table.remap_indices(self.video.table, step.table, [self.video.target])[0])
             self.video.close()
-            self._open_video(media, step.table)
+            self._open_video(media, step.table, start)
 
     def _start_strip(self, media_id: str) -> None:
         from fieldstudio.media import thumbnails
@@ -373,25 +399,11 @@ class MediaView(QObject):
         except ValueError as exc:
             self.notice.emit(str(exc))
             return
+        video = self.video
         if kind == "frame":
-            if not 0 <= value < self.video.frame_count:
-                self.notice.emit(f"frame {int(value)} is outside 0..{self.video.frame_count - 1}")
+            if not 0 <= value < video.frame_count:
+                self.notice.emit(f"frame {int(value)} is outside 0..{video.frame_count - 1}")
                 return
-            self.video.show_index(int(value))
-        else:
-            self.video.seek_seconds(self.video.table.seconds(0) + value)
-
-    def show_frame_of(self, media_id: str, frame: int, select_in_library) -> None:  # noqa: ANN001 - callable
-        """Frame ``frame`` of ``media_id``: at once when that video is shown, else after it opens.
-
-        ``select_in_library(media_id) -> bool`` selects the media in the library (which opens it); when
-        it is not listed there, the media is opened directly.
-        """
-        media = self.state.media
-        if media is not None and media.id == media_id and self.video is not None and self.video.table is not None:
-            self.video.show_index(min(max(frame, 0), self.video.frame_count - 1))
-            return
-        self._pending_frame = (media_id, frame)
-        if not select_in_library(media_id):
-            self._pending_frame = None
-            self.open_media(media_id)
+            self.state.request_frame(video.media.id, int(value))
+        elif video.table is not None:
+            self.state.request_frame(video.media.id, video.table.index_at(video.table.seconds(0) + value))

@@ -26,20 +26,19 @@ if TYPE_CHECKING:
 class SidePanels(QObject):
     """The three panels in ``docks`` (annotations, tags, calibrations), built when first asked for.
 
-    ``jump(media_id, frame)`` brings the viewer to a mark chosen in the annotation list; ``notify(message)``
+    A mark chosen in the annotation list is asked of the state (``state.request_frame``); ``notify(message)``
     shows a panel's status line. A QObject child of ``parent`` (the window), so that Qt drops its
     connections with the window.
     """
 
     def __init__(self, state: ViewState, annotator: AnnotationController,
                  docks: tuple[QDockWidget, QDockWidget, QDockWidget], *,
-                 jump: Callable[[str, int], None], notify: Callable[[str], None], parent: QObject | None = None):
+                 notify: Callable[[str], None], parent: QObject | None = None):
         super().__init__(parent)
         self.state, self.annotator, self.docks = state, annotator, docks
-        self._jump, self._notify = jump, notify
+        self._notify = notify
         self._panels: tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel] | None = None
         state.events.media.connect(self._media_shown)
-        state.events.frame.connect(self._frame_shown)
         annotator.changed.connect(self.refresh)  # after every edit, undo and redo of the viewer's marks
 
     def built(self) -> tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel]:
@@ -49,6 +48,7 @@ class SidePanels(QObject):
             from fieldstudio.gui.panels.tags import TagsPanel
 
             self._panels = (AnnotationListPanel(), TagsPanel(), CalibrationListPanel())
+            self._panels[1].follow_view(self.state)
             for dock, panel in zip(self.docks, self._panels):
                 dock.setWidget(panel)
                 panel.set_apply_edit(self.annotator.apply_or_raise)
@@ -87,15 +87,8 @@ class SidePanels(QObject):
     def _media_shown(self, media: Media | None) -> None:
         if media is not None:
             self.annotations.set_media(media.id)
-            self.tags.set_position(media.id, 0 if media.kind == "video" else None)
-
-    def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
-        index, _seconds, exact = frame
-        media = self.state.media
-        if exact and media is not None and media.kind == "video":
-            self.tags.set_position(media.id, index)
 
     def _jump_to_annotation(self, media_id: str, frame: int, annotation_id: str) -> None:
         self.annotator.select_on_refresh(annotation_id)
-        self._jump(media_id, frame)
+        self.state.request_frame(media_id, frame)
         self.annotator.refresh()

@@ -8,8 +8,14 @@ Qt type, so it is tested without a display.
 
 The frame fields are the frame **on screen**: ``frame_index`` is its index in the frame table (decoder
 output order) and ``pts_seconds`` its presentation time; ``frame_exact`` is False while playing or
-scrubbing shows an approximate picture; ``frame_count`` is the video's number of frames (0 otherwise). An annotation attaches to ``frame_index``, which is by
-construction the picture the user sees.
+scrubbing shows an approximate picture; ``frame_count`` is the video's number of frames (0 otherwise). An
+annotation attaches to ``frame_index``, which is by construction the picture the user sees.
+
+A part that wants another frame shown (the Tasks tab, Compare, the rater, the annotation list, Go to frame,
+the tracker) asks the state, ``state.request_frame(media_id, frame_index)``; the viewer (gui/media_view.py)
+serves the request and the library panel follows ``media`` to select its row. A request made while the project
+is still opening waits in ``requested`` until the viewer can serve it. Nothing else keeps a copy of the media
+or the frame shown.
 """
 
 from __future__ import annotations
@@ -41,6 +47,15 @@ class Event:
             callback(value)
 
 
+@dataclass(frozen=True)
+class FrameRequest:
+    """A request to show frame ``frame_index`` of the media ``media_id``; ``frame_index`` None opens the media
+    from its start (a video at frame 0, a photo fitted, a document at page 1), as choosing it in the library does."""
+
+    media_id: str
+    frame_index: int | None = None
+
+
 @dataclass(eq=False)
 class ViewState:
     """The project, media, frame on screen, tool and selection the window shows.
@@ -48,6 +63,11 @@ class ViewState:
     ``mark_kind`` is the kind of mark ("box", "ruler", "segment", "event") whose label list the keys 1-9
     and the status bar's label read-out apply to: the box or ruler tool's, or the kind last marked (I, O,
     E) or selected.
+
+    ``playing`` is set by the viewer when playback starts and stops; setting it to False (a tool that needs the
+    exact frame, such as drawing a box) pauses the video, since the viewer listens to it.
+
+    ``requested`` is a :class:`FrameRequest` not yet served (see :meth:`request_frame`), else None.
 
     ``events.<field>`` is an :class:`Event` per field; ``events.frame`` fires once per frame shown with
     ``(frame_index, pts_seconds, frame_exact)`` after those three were set together by :meth:`show_frame`.
@@ -63,6 +83,7 @@ class ViewState:
     tool: str = "select"
     mark_kind: str = "box"
     selection: tuple[str, ...] = ()
+    requested: FrameRequest | None = None
     events: _Events = field(default_factory=lambda: _Events(), repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -80,6 +101,21 @@ class ViewState:
         object.__setattr__(self, "pts_seconds", float(seconds))
         object.__setattr__(self, "frame_exact", bool(exact))
         self.events.frame.emit((self.frame_index, self.pts_seconds, self.frame_exact))
+
+    def request_frame(self, media_id: str, frame_index: int | None = None) -> None:
+        """Ask for frame ``frame_index`` of ``media_id`` to be shown (None: the media from its start).
+
+        Sets ``requested`` (emitting ``events.requested``); the viewer serves it and sets ``requested`` back to
+        None. A frame outside the video is clamped to its first or last frame.
+        """
+        self.requested = FrameRequest(media_id, None if frame_index is None else int(frame_index))
+
+    def shown_position(self) -> tuple[str, int] | None:
+        """(media id, frame index) of the video frame shown, (media id, 0) for a photo; None for a document or
+        with nothing shown. What "Use current frame" takes."""
+        if self.media is None or self.media.kind not in ("image", "video"):
+            return None
+        return self.media.id, self.frame_index if self.media.kind == "video" else 0
 
     def video_frame(self) -> int | None:
         """The frame marks attach to: ``frame_index`` on a video, None on a photo or with nothing shown."""

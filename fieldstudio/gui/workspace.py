@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from fieldstudio.gui.state import ViewState
     from fieldstudio.store.project import Project
 
 #: (attribute, module, class, tab title, key, tooltip) of the central tabs after "Media"
@@ -50,17 +51,15 @@ class Workspace:
     tab).
     """
 
-    def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack, *,
-                 notify: Callable[[str], None], show_media_frame: Callable[[str, int], None],
-                 set_viewer_mode: Callable[[bool], None]):
-        self.window, self.modes = window, modes
-        self._notify, self._show_media_frame, self._set_viewer_mode = notify, show_media_frame, set_viewer_mode
+    def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack,
+                 state: ViewState, *, notify: Callable[[str], None], set_viewer_mode: Callable[[bool], None]):
+        self.window, self.modes, self.state = window, modes, state
+        self._notify, self._set_viewer_mode = notify, set_viewer_mode
         self.undo_group, self._media_stack = undo_group, media_stack
         self.project: Project | None = None
         self.panels: dict[str, QWidget] = {}
         self._pages: dict[str, QWidget] = {}
         self._specs = {spec[0]: spec for spec in TABS}
-        self._position: tuple[str, int] | None = None
         self.tab_actions: list[QAction] = []
         self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
                          lambda: modes.setCurrentIndex(0))
@@ -94,8 +93,8 @@ class Workspace:
             self.panels[attr] = widget
             self._wire(attr, widget)
             widget.set_project(self.project)
-            if attr == "tasks" and self._position is not None:
-                widget.set_current_position(*self._position)
+            if attr == "tasks":
+                widget.follow_view(self.state)
         return self.panels[attr]
 
     def show_panel(self, attr: str) -> QWidget | None:
@@ -109,7 +108,7 @@ class Workspace:
     def _wire(self, attr: str, panel: QWidget) -> None:
         panel.status.connect(self._notify)
         if attr in OPENS_MEDIA:
-            panel.open_media_at.connect(self._show_media_frame)
+            panel.open_media_at.connect(self._open_media_at)
         if attr in UNDOABLE:
             self.undo_group.addStack(panel.undo_stack)
         if attr in ("tasks", "comparison"):
@@ -132,7 +131,6 @@ class Workspace:
         if project is None and runs is not None and runs.is_running():
             runs.cancel()
         self.project = project
-        self._position = None
         for panel in self.panels.values():
             panel.set_project(project)
 
@@ -162,13 +160,10 @@ class Workspace:
         if panel is not None:
             panel.select_task(task_id)
 
-    def position_changed(self, media_id: str | None, frame: int | None) -> None:
-        """The viewer shows ``frame`` of ``media_id``: the task editor's "Use current frame" takes it."""
-        if media_id is None:
-            return
-        self._position = (media_id, frame or 0)
-        if "tasks" in self.panels:
-            self.panels["tasks"].set_current_position(media_id, frame or 0)
+    def _open_media_at(self, media_id: str, frame_index: int) -> None:
+        """The Media tab comes forward and the viewer is asked for frame ``frame_index`` of ``media_id``."""
+        self.modes.setCurrentIndex(0)
+        self.state.request_frame(media_id, frame_index)
 
     def annotations_changed(self) -> None:
         """Ground truths linked to annotations follow the edit."""

@@ -182,7 +182,8 @@ class MediaFilter(QSortFilterProxyModel):
 
 
 class LibraryPanel(QWidget):
-    """Thumbnails of the media of the project file ``path``. ``media_activated(media_id)`` when one is chosen.
+    """Thumbnails of the media of the project file ``path``. ``media_activated(media_id)`` when the user chooses
+    one (the window asks the state to show it); ``show_media`` follows the media shown.
 
     Raises ProjectError when the file cannot be read.
     """
@@ -219,6 +220,7 @@ class LibraryPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.list, 1)
         self.setMinimumWidth(self.narrowest_width())
+        self._following = False  # selecting the media the viewer shows: not a choice to report
         self.kind.currentIndexChanged.connect(self._refilter)
         self.search.textChanged.connect(self._refilter)
         self.list.selectionModel().currentChanged.connect(self._current_changed)
@@ -245,7 +247,7 @@ class LibraryPanel(QWidget):
         self.proxy.set_filter(self.kind.currentData(), self.search.text())
 
     def _current_changed(self, index: QModelIndex, *_: object) -> None:
-        if index.isValid():
+        if index.isValid() and not self._following:
             self.media_activated.emit(index.data(MEDIA_ID_ROLE))
 
     def reload(self) -> None:
@@ -254,6 +256,15 @@ class LibraryPanel(QWidget):
     def visible_ids(self) -> list[str]:
         """Media ids shown after filtering, top to bottom."""
         return [self.proxy.index(r, 0).data(MEDIA_ID_ROLE) for r in range(self.proxy.rowCount())]
+
+    def show_media(self, media_id: str) -> None:
+        """Select the row of ``media_id``, the media the viewer shows, without choosing it again (no
+        ``media_activated``); a filter that hides it is cleared."""
+        self._following = True
+        try:
+            self.select(media_id)
+        finally:
+            self._following = False
 
     def select(self, media_id: str) -> bool:
         """Select ``media_id`` in the list (clearing the filter if it hides it); False when unknown."""

@@ -19,6 +19,7 @@ from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now
 
 if TYPE_CHECKING:
+    from fieldstudio.gui.state import ViewState
     from fieldstudio.store.edits import Edit
     from fieldstudio.store.project import Project
 
@@ -29,7 +30,8 @@ class TagsPanel(QWidget):
     """Two lists (whole media, current frame), a text field with completion, add and remove.
 
     Signals: ``tags_changed(media_id)`` after a tag is added or removed here; ``status(str)``.
-    Slots: :meth:`set_project`, :meth:`set_position` (the viewer's media and frame), :meth:`refresh`.
+    Slots: :meth:`set_project`, :meth:`follow_view` (the window's state: the media and frame shown),
+    :meth:`refresh`.
     """
 
     tags_changed = Signal(str)
@@ -38,8 +40,8 @@ class TagsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None, apply_edit: ApplyEdit | None = None):
         super().__init__(parent)
         self.project: Project | None = None
-        self.media_id: str | None = None
-        self.frame_index: int | None = None
+        self._view: ViewState | None = None
+        self._deleted: str | None = None  # the media shown, deleted meanwhile: no tags to show or add
         self._is_video = False
         self._apply: ApplyEdit = apply_edit or do_now
 
@@ -102,15 +104,29 @@ class TagsPanel(QWidget):
         self._apply = apply_edit or do_now
 
     def set_project(self, project: Project | None) -> None:
-        """Show tags of ``project`` (no media until :meth:`set_position`)."""
+        """Show tags of ``project`` (of the media the followed state shows, see :meth:`follow_view`)."""
         self.project = project
-        self.media_id, self.frame_index = None, None
+        self._deleted = None
         self.refresh()
 
-    def set_position(self, media_id: str | None, frame_index: int | None) -> None:
-        """The viewer's media and frame (None for a photo, a document, or nothing shown)."""
-        self.media_id, self.frame_index = media_id, frame_index
+    def follow_view(self, state: ViewState) -> None:
+        """Show the tags of the media and frame ``state`` shows (gui/state.py): read again when another media or
+        another exact video frame is shown."""
+        self._view = state
+        state.events.media.connect(lambda _m: self.refresh())
+        state.events.frame.connect(lambda f: f[2] and self.frame_index is not None and self.refresh())
         self.refresh()
+
+    @property
+    def media_id(self) -> str | None:
+        """The media shown (None with nothing shown, or when it was deleted)."""
+        media = self._view.media if self._view is not None else None
+        return media.id if media is not None and media.id != self._deleted else None
+
+    @property
+    def frame_index(self) -> int | None:
+        """The video frame shown (None for a photo, a document, or nothing shown)."""
+        return self._view.video_frame() if self._view is not None else None
 
     def refresh(self) -> None:
         """Re-read the tags (after an undo, or an edit elsewhere) and the completion list."""
@@ -123,7 +139,7 @@ class TagsPanel(QWidget):
             try:
                 kind = views.media_brief(self.project, self.media_id).kind
             except NotFound:
-                self.media_id = None
+                self._deleted = self.media_id
         self._is_video = kind == "video"
         on_frame = self._is_video and self.frame_index is not None
         if self.project is not None and self.media_id is not None:

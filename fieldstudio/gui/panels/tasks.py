@@ -7,9 +7,9 @@ at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo butt
 
 Signals: ``open_media_at(media_id, frame)`` asks the window to show a task's input at its start frame;
 ``status(text)`` for the status bar; ``run_on_tasks(task_ids)`` from the list's context menu ("Run model on
-these tasks…", gui/panels/run_menu.py). Slots: ``set_project``, ``set_current_position(media_id, frame)``
-(connect the viewer's position so "Use current frame" works) and ``refresh_ground_truths()`` (connect
-it to annotation or calibration changes).
+these tasks…", gui/panels/run_menu.py). Slots: ``set_project``, ``follow_view(state)`` (the window's state:
+"Use current frame" takes the frame it shows) and ``refresh_ground_truths()`` (connect it to annotation or
+calibration changes).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class TaskEditorPanel(QWidget):
         self.undo_stack = QUndoStack(self)
         self.record: ts.TaskRecord | None = None
         self.inputs: list[dict] = []
-        self.position: tuple[str, int] | None = None
+        self._view = None  # gui.state.ViewState of the window, once followed
         self.media: dict[str, tuple[str, str, int | None]] = {}  # id -> (file name, kind, frame count)
         self._loading = False
         self.dirty = False
@@ -521,11 +521,17 @@ class TaskEditorPanel(QWidget):
             self._show_link()
 
     # ------------------------------------------------------------ viewer
-    @Slot(str, int)
-    def set_current_position(self, media_id: str, frame: int) -> None:
-        """The media and frame the viewer shows; "Use current frame" takes them."""
-        self.position = (media_id, int(frame))
+    def follow_view(self, state) -> None:  # noqa: ANN001 - gui.state.ViewState
+        """Follow the window's state: "Use current frame" takes the photo or video frame it shows."""
+        self._view = state
+        state.events.media.connect(lambda _m: self._update_use_buttons())
+        state.events.frame.connect(lambda _f: self._update_use_buttons())
         self._update_use_buttons()
+
+    @property
+    def position(self) -> tuple[str, int] | None:
+        """(media id, frame index) the viewer shows (``ViewState.shown_position``), None without one."""
+        return self._view.shown_position() if self._view is not None else None
 
     @Slot()
     def open_at_start(self) -> None:

@@ -447,7 +447,7 @@ class MainWindow(QMainWindow):
 
     def _reload_tasks_and_library(self) -> None:
         """After an import: the Tasks and Compare tabs, and the library (media may have been added)."""
-        self.workspace.reload_tasks()
+        self.workspace.tasks_imported()
         if self.library is not None:
             self.library.reload()
 
@@ -565,12 +565,7 @@ class MainWindow(QMainWindow):
         """Before another project or the welcome screen replaces this one: open segments, unsaved task form."""
         if self.project is None:
             return True
-        tasks = self.workspace.panels.get("tasks")
-        if tasks is not None and getattr(tasks, "dirty", False) and not tasks.save():
-            self.modes.setCurrentWidget(tasks.parentWidget())
-            self.notify("the task being edited has problems: fix them or press Revert first")
-            return False
-        return self.annotator.confirm_open_segments()
+        return self.workspace.save_forms() and self.annotator.confirm_open_segments()
 
     def _undo_text(self, text: str) -> None:
         self.actions["undo"].setText(f"&Undo {text}".strip())
@@ -619,10 +614,8 @@ class MainWindow(QMainWindow):
 
         if not self._need_project():
             return None
-        compare = self.workspace.panels.get("comparison")
-        scorer = compare.current_scorer() if compare is not None else None   # the report of what Compare shows
         return file_menu.open_dialog(dialog, self, self.project, self._reload_tasks_and_library, folder=folder,
-                                      scorer=scorer)
+                                      scorer=self.workspace.current_scorer())  # the report of what Compare shows
 
     def _relinked(self, found: dict) -> None:
         if self.library is not None:
@@ -640,7 +633,7 @@ class MainWindow(QMainWindow):
         if self._need_project():
             from fieldstudio.gui import rating_exchange
 
-            rating_exchange.import_dialog(self, self.project, self.workspace.reload_ratings)
+            rating_exchange.import_dialog(self, self.project, self.workspace.ratings_imported)
 
     def set_viewer_mode(self, on: bool) -> None:
         """Media tab shown (True) or another tab: the side panels and the viewer's keys follow it.

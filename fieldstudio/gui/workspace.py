@@ -1,9 +1,15 @@
 """The evaluation side of the main window: the Tasks, Runs, Compare, Rate and Agreement tabs.
 
-The viewer stays the first tab ("Media"). The task editor's "Use current frame" takes the last exact frame
-the viewer showed, so a supervisor scrubs to the moment (Alt+1), then writes the question (Alt+2). Each
-panel is built the first time its tab is shown: they bring pandas and matplotlib, which would add seconds
-to the window's cold start. The main window only builds a ``Workspace`` and forwards the project.
+The viewer stays the first tab ("Media"). The task editor's "Use current frame" takes the frame the viewer
+shows (it follows the window's state), so a supervisor scrubs to the moment (Alt+1), then writes the
+question (Alt+2). Each panel is built the first time its tab is shown: they bring pandas and matplotlib,
+which would add seconds to the window's cold start. The main window only builds a ``Workspace`` and tells
+it what changed outside the tabs.
+
+Panels are wired by what they declare (gui/panels/roles.py), never by their names: a signal ``X`` of a
+panel is heard by the ``on_X`` of the workspace and of the other built panels, and a capability (an undo
+stack, a form to save, a task list to run ...) is recognised by its protocol. Adding a tab is one entry in
+:data:`TABS`.
 """
 
 from __future__ import annotations
@@ -11,8 +17,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from fieldstudio.gui.panels.roles import (ChoosesTasksToRun, EditsAForm, FollowsView, ReviewsItems, RunsInBackground,
+                                          SelectsTasks, ShowsScores, Undoable)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -20,7 +30,7 @@ if TYPE_CHECKING:
     from fieldstudio.gui.state import ViewState
     from fieldstudio.store.project import Project
 
-#: (attribute, module, class, tab title, key, tooltip) of the central tabs after "Media"
+#: (name, module in gui/panels/, class, tab title, key, tooltip) of the central tabs after "Media"
 TABS = (
     ("tasks", "tasks", "TaskEditorPanel", "Tasks", "Alt+2",
      "Write and edit tasks: question, inputs, answer type, ground truth"),
@@ -34,21 +44,14 @@ TABS = (
      "Rater agreement (Krippendorff's alpha) and scorer vs raters"),
 )
 
-OPENS_MEDIA = ("tasks", "comparison", "rater")
-"""Panels with an ``open_media_at(media_id, frame)`` signal: the viewer comes forward on that frame."""
-
-UNDOABLE = ("tasks", "rater", "comparison")
-"""Panels with an ``undo_stack`` (gui/undo.py): it joins the window's undo group and is active with its tab."""
-
 
 class Workspace:
     """Builds the evaluation tabs into ``modes`` (the window's central tabs; the Media tab is index 0).
 
-    ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; ``show_media_frame
-    (media_id, frame)`` brings the viewer forward; ``set_viewer_mode(on)`` is called with True when the
-    Media tab comes forward and False for another tab. The tasks, rater and comparison (judge audit) panels'
-    undo stacks join ``undo_group``, whose active stack follows the tab in front (``media_stack`` on the Media
-    tab).
+    ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; a panel's request
+    to show a frame is made to ``state``; ``set_viewer_mode(on)`` is called with True when the Media tab
+    comes forward and False for another tab. Undoable panels' stacks join ``undo_group``, whose active stack
+    follows the tab in front (``media_stack`` on the Media tab).
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack,
@@ -63,16 +66,15 @@ class Workspace:
         self.tab_actions: list[QAction] = []
         self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
                          lambda: modes.setCurrentIndex(0))
-        # leaving the Tasks tab saves the form being edited (edits are never left unsaved)
         self._last_index = 0
-        for attr, _module, _cls, title, key, tip in TABS:
+        for name, _module, _cls, title, key, tip in TABS:
             page = QWidget()
-            page.setObjectName(f"{attr}_page")
+            page.setObjectName(f"{name}_page")
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
-            self._pages[attr] = page
+            self._pages[name] = page
             index = modes.addTab(page, title)
             modes.setTabToolTip(index, f"{tip} ({key})")
-            self._add_action(f"&{title}", key, tip, lambda _=False, a=attr: self.show_panel(a))
+            self._add_action(f"&{title}", key, tip, lambda _=False, n=name: self.show_panel(n))
         modes.currentChanged.connect(self._tab_changed)
 
     def _add_action(self, text: str, key: str, tip: str, slot) -> None:  # noqa: ANN001 - callable
@@ -84,114 +86,142 @@ class Workspace:
         self.tab_actions.append(action)
 
     # --- panels ----------------------------------------------------------------------------------
-    def panel(self, attr: str) -> QWidget:
-        """The panel of tab ``attr`` ("tasks", "runs", "comparison", "rater", "agreement"), built on first use."""
-        if attr not in self.panels:
-            _attr, module, cls, *_ = self._specs[attr]
-            widget = getattr(importlib.import_module(f"fieldstudio.gui.panels.{module}"), cls)()
-            self._pages[attr].layout().addWidget(widget)
-            self.panels[attr] = widget
-            self._wire(attr, widget)
+    def panel(self, name: str) -> QWidget:
+        """The panel of tab ``name`` ("tasks", "runs", "comparison", "rater", "agreement"), built on first use."""
+        if name not in self.panels:
+            widget = self._panel_class(name)()
+            self._pages[name].layout().addWidget(widget)
+            self.panels[name] = widget
+            self._wire(widget)
             widget.set_project(self.project)
-            if attr == "tasks":
-                widget.follow_view(self.state)
-        return self.panels[attr]
+        return self.panels[name]
 
-    def show_panel(self, attr: str) -> QWidget | None:
-        """Bring tab ``attr`` forward and return its panel (None without a project: the welcome screen)."""
+    def show_panel(self, name: str) -> QWidget | None:
+        """Bring tab ``name`` forward and return its panel (None without a project: the welcome screen)."""
         if self.project is None:
             return None
-        widget = self.panel(attr)
-        self.modes.setCurrentWidget(self._pages[attr])
+        widget = self.panel(name)
+        self.modes.setCurrentWidget(self._pages[name])
         return widget
 
-    def _wire(self, attr: str, panel: QWidget) -> None:
-        panel.status.connect(self._notify)
-        if attr in OPENS_MEDIA:
-            panel.open_media_at.connect(self._open_media_at)
-        if attr in UNDOABLE:
+    def _panel_class(self, name: str) -> type:
+        _name, module, cls, *_ = self._specs[name]
+        return getattr(importlib.import_module(f"fieldstudio.gui.panels.{module}"), cls)
+
+    def _show_panel_that_is(self, role: type) -> QWidget | None:
+        """Bring forward the tab whose panel has the capability ``role`` (a protocol of gui/panels/roles.py)."""
+        name = next((n for n in self._specs if issubclass(self._panel_class(n), role)), None)
+        return self.show_panel(name) if name is not None else None
+
+    def _wire(self, panel: QWidget) -> None:
+        """Connect what ``panel`` declares (gui/panels/roles.py): its signals to the ``on_<signal>`` hearers,
+        its undo stack to the undo group, the window's state to a panel that follows it."""
+        for klass in type(panel).__mro__:
+            if klass is QWidget:
+                break
+            for name, value in vars(klass).items():
+                if isinstance(value, Signal):
+                    getattr(panel, name).connect(lambda *args, n=name, p=panel: self._heard(p, f"on_{n}", args))
+        if isinstance(panel, Undoable):
             self.undo_group.addStack(panel.undo_stack)
-        if attr in ("tasks", "comparison"):
-            panel.run_on_tasks.connect(self.run_on_tasks)
-        if attr == "comparison":
-            panel.ground_truth_changed.connect(lambda _tid: "tasks" in self.panels and self.panels["tasks"].reload())
-        elif attr == "runs":
-            panel.open_task.connect(self.show_task)
-            panel.runs_changed.connect(lambda: "comparison" in self.panels and self.panels["comparison"].reload(
-                self.panels["comparison"].current_scorer()))
-        elif attr == "agreement":
-            panel.open_item.connect(self._review_item)
-        elif attr == "rater":
-            panel.rating_saved.connect(lambda _i: "agreement" in self.panels and self.panels["agreement"].isVisible()
-                                       and self.panels["agreement"].refresh())
+        if isinstance(panel, FollowsView):
+            panel.follow_view(self.state)
 
-    def set_project(self, project: Project | None) -> None:
-        """Show ``project`` in every built panel (None closes them and stops their threads)."""
-        runs = self.panels.get("runs")
-        if project is None and runs is not None and runs.is_running():
-            runs.cancel()
-        self.project = project
-        for panel in self.panels.values():
-            panel.set_project(project)
+    def _heard(self, sender: QWidget, hook: str, args: tuple) -> None:
+        """A panel's signal: this workspace's and the other built panels' ``hook`` (``on_<signal>``) hear it."""
+        for hearer in (self, *(p for p in self.panels.values() if p is not sender)):
+            method = getattr(hearer, hook, None)
+            if method is not None:
+                method(*args)
 
-    def reload_ratings(self) -> None:
-        """Rating sets changed outside the panels (a package was merged): the rating tabs read them again."""
-        for attr in ("rater", "agreement"):
-            if attr in self.panels:
-                self.panels[attr].set_project(self.project)
+    def _tell(self, hook: str) -> None:
+        for panel in list(self.panels.values()):
+            method = getattr(panel, hook, None)
+            if method is not None:
+                method()
 
-    def reload_tasks(self) -> None:
-        """Tasks or answers changed outside the panels (an import): the Tasks and Compare tabs read them again."""
-        if "tasks" in self.panels:
-            self.panels["tasks"].reload()
-        if "comparison" in self.panels:
-            self.panels["comparison"].reload(self.panels["comparison"].current_scorer())
+    # --- what the panels ask of the window (their signals' hearers) ------------------------------
+    def on_status(self, text: str) -> None:
+        self._notify(text)
 
-    def run_on_tasks(self, task_ids: list[str]) -> None:
-        """Bring the Runs tab forward with ``task_ids`` chosen ("Run model on these tasks…" of a task list)."""
-        panel = self.show_panel("runs")
+    def on_open_media_at(self, media_id: str, frame_index: int) -> None:
+        """The Media tab comes forward and the state is asked for frame ``frame_index`` of ``media_id``."""
+        self.modes.setCurrentIndex(0)
+        self.state.request_frame(media_id, frame_index)
+
+    def on_run_on_tasks(self, task_ids: list[str]) -> None:
+        """"Run model on these tasks…": the tab that runs tasks comes forward with ``task_ids`` chosen."""
+        panel = self._show_panel_that_is(ChoosesTasksToRun)
         if panel is not None and task_ids:
             panel.set_task_selection(task_ids)
             self._notify(f"{len(task_ids)} task(s) chosen in the Runs tab: tick the model profiles, then Start")
 
-    def show_task(self, task_id: str) -> None:
-        """Select a task in the task editor and bring it forward."""
-        panel = self.show_panel("tasks")
+    def on_open_task(self, task_id: str) -> None:
+        """A task named in another tab: the task editor comes forward on it."""
+        panel = self._show_panel_that_is(SelectsTasks)
         if panel is not None:
             panel.select_task(task_id)
 
-    def _open_media_at(self, media_id: str, frame_index: int) -> None:
-        """The Media tab comes forward and the viewer is asked for frame ``frame_index`` of ``media_id``."""
-        self.modes.setCurrentIndex(0)
-        self.state.request_frame(media_id, frame_index)
-
-    def annotations_changed(self) -> None:
-        """Ground truths linked to annotations follow the edit."""
-        if "tasks" in self.panels:
-            self.panels["tasks"].refresh_ground_truths()
-
-    def _review_item(self, item_id: str) -> None:
-        panel = self.show_panel("rater")
+    def on_open_item(self, item_id: str) -> None:
+        """A rating item named in another tab: the rater comes forward reviewing it."""
+        panel = self._show_panel_that_is(ReviewsItems)
         if panel is not None:
             panel.show_item(item_id, review=True)
+
+    # --- what the window tells the panels --------------------------------------------------------
+    def set_project(self, project: Project | None) -> None:
+        """Show ``project`` in every built panel (None closes them and stops their threads)."""
+        for panel in self.panels.values():
+            if project is None and isinstance(panel, RunsInBackground) and panel.is_running():
+                panel.cancel()
+        self.project = project
+        for panel in self.panels.values():
+            panel.set_project(project)
+
+    def tasks_imported(self) -> None:
+        """Tasks or answers changed outside the panels (an import): the panels that show them read them again."""
+        self._tell("on_tasks_imported")
+
+    def ratings_imported(self) -> None:
+        """Rating sets changed outside the panels (a package was merged): the rating tabs read them again."""
+        self._tell("on_ratings_imported")
+
+    def annotations_changed(self) -> None:
+        """The viewer's marks changed: ground truths linked to annotations follow the edit."""
+        self._tell("on_annotations_changed")
+
+    def current_scorer(self) -> str | None:
+        """The scorer a built panel shows scores of (Compare), for the report of what it shows; else None."""
+        return next((p.current_scorer() for p in self.panels.values() if isinstance(p, ShowsScores)), None)
+
+    def save_forms(self) -> bool:
+        """Before the project is left: save the forms being edited; False (its tab in front, with a message)
+        when one has problems."""
+        for name, panel in self.panels.items():
+            if isinstance(panel, EditsAForm) and panel.dirty and not panel.save():
+                self.modes.setCurrentWidget(self._pages[name])
+                self._notify("the task being edited has problems: fix them or press Revert first")
+                return False
+        return True
 
     def _tab_changed(self, index: int) -> None:
         if self.project is None and index != 0:  # the welcome screen has no evaluation tabs
             self.modes.setCurrentIndex(0)
             return
-        tasks = self.panels.get("tasks")
-        if tasks is not None and self.modes.widget(self._last_index) is self._pages["tasks"] and tasks.dirty \
-                and not tasks.save():
+        # leaving a tab saves the form being edited there (edits are never left unsaved)
+        left = self._name_at(self._last_index)
+        form = self.panels.get(left) if left is not None else None
+        if isinstance(form, EditsAForm) and form.dirty and not form.save():
             self._notify("the task being edited was not saved: fix the marked problems or press Revert")
         self._last_index = index
-        attr = next((a for a, page in self._pages.items() if self.modes.widget(index) is page), None)
-        built = attr in self.panels
-        if attr in UNDOABLE:
-            self.panel(attr)
-        self.undo_group.setActiveStack(self.panels[attr].undo_stack if attr in UNDOABLE else self._media_stack)
+        name = self._name_at(index)
+        built = name in self.panels
+        panel = self.panel(name) if name is not None else None
+        self.undo_group.setActiveStack(panel.undo_stack if isinstance(panel, Undoable) else self._media_stack)
         # the viewer's single keys (Space, arrows, B, R, 1-9 ...) must not compete with the rater's A/R/U
         self._set_viewer_mode(index == 0)
-        if attr is not None:
-            widget = self.panel(attr)
-            if attr == "agreement" and built:
-                widget.refresh()
+        if built and hasattr(panel, "on_tab_shown"):
+            panel.on_tab_shown()
+
+    def _name_at(self, index: int) -> str | None:
+        return next((n for n, page in self._pages.items() if self.modes.widget(index) is page), None)

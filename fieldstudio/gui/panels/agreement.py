@@ -227,6 +227,19 @@ class AgreementPanel(QWidget):
         self.set_combo.blockSignals(False)
         self._set_chosen()
 
+    def on_rating_saved(self, _item_id: str) -> None:
+        """A rating was saved in the Rate tab: the statistics on screen follow."""
+        if self.isVisible():
+            self.refresh()
+
+    def on_ratings_imported(self) -> None:
+        """Rating sets arrived from outside (a package was merged): read them again."""
+        self.set_project(self.project)
+
+    def on_tab_shown(self) -> None:
+        """The tab comes forward again: recompute what the other tabs may have changed."""
+        self.refresh()
+
     def set_rating_set(self, ref: str) -> None:
         """Show the rating set ``ref`` (name or id)."""
         info = ratings.get_rating_set(self.project, ref)

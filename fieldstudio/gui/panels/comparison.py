@@ -233,6 +233,14 @@ class ComparisonPanel(QWidget):
             return
         self.reload(None)
 
+    def on_runs_changed(self) -> None:
+        """A run added or changed answers (Runs tab): read them again, with the scorer shown."""
+        self.reload(self.current_scorer())
+
+    def on_tasks_imported(self) -> None:
+        """Tasks or answers were imported (File menu): read them again, with the scorer shown."""
+        self.reload(self.current_scorer())
+
     def current_scorer(self) -> str | None:
         """The scorer shown (None before anything is loaded)."""
         return self.view.scorer if self.view is not None else None

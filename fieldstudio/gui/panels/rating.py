@@ -209,6 +209,10 @@ class RaterPanel(QWidget):
                                                            f"rate_reason_{k}")
 
     # ------------------------------------------------------------------------------------ project
+    def on_ratings_imported(self) -> None:
+        """Rating sets arrived from outside (a package was merged): read them again."""
+        self.set_project(self.project)
+
     def set_project(self, project: Project | None) -> None:
         """Show the rating sets of ``project`` (None: empty and disabled) and resume the first set."""
         if self._loader is not None:

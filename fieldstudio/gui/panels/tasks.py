@@ -528,6 +528,18 @@ class TaskEditorPanel(QWidget):
         state.events.frame.connect(lambda _f: self._update_use_buttons())
         self._update_use_buttons()
 
+    def on_ground_truth_changed(self, _task_id: str) -> None:
+        """A ground truth was changed in another tab (Compare): read the tasks again."""
+        self.reload()
+
+    def on_tasks_imported(self) -> None:
+        """Tasks were imported (File menu): read them again."""
+        self.reload()
+
+    def on_annotations_changed(self) -> None:
+        """The viewer's marks changed: ground truths linked to them follow."""
+        self.refresh_ground_truths()
+
     @property
     def position(self) -> tuple[str, int] | None:
         """(media id, frame index) the viewer shows (``ViewState.shown_position``), None without one."""

@@ -78,7 +78,7 @@ def test_undo_and_redo_round_trip_through_the_project(window, qtbot):
     qtbot.keyClick(window.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert len(boxes(window)) == 1
     # what is drawn is what is stored
-    drawn = [i for i in window.annotator._items if hasattr(i, "rect")]
+    drawn = [i for i in window.annotator.marks.items if hasattr(i, "rect")]
     assert len(drawn) == 1 and drawn[0].annotation_id == boxes(window)[0].id
 
 
@@ -124,14 +124,14 @@ def test_ruler_reads_pixels_until_calibrated_then_metres(window, qtbot):
     window.actions["ruler_tool"].trigger()
     drag(window, qtbot, (100.0, 100.0), (200.0, 100.0))
     (ruler,) = ann.list_annotations(window.project, media_id=window.media.id, kinds=["ruler"])
-    item = next(i for i in window.annotator._items if getattr(i, "annotation_id", None) == ruler.id)
+    item = next(i for i in window.annotator.marks.items if getattr(i, "annotation_id", None) == ruler.id)
     length_px = ruler.geometry[1][0] - ruler.geometry[0][0]
     assert item.text.text() == f"{length_px:.0f} px (uncalibrated)"
     assert "calibrate with C" in window.statusBar().currentMessage()
     # a scale calibration: 50 px = 1.0 m, so the ruler is length_px / 50 metres
     assert window.annotator.apply(edits.SaveCalibration(window.project, kind="scale", points=[(0, 0), (50, 0)],
                                                         media_id=window.media.id, length_m=1.0))
-    item = next(i for i in window.annotator._items if getattr(i, "annotation_id", None) == ruler.id)
+    item = next(i for i in window.annotator.marks.items if getattr(i, "annotation_id", None) == ruler.id)
     assert item.text.text() == f"{length_px / 50:.2f} m"
     assert calibrations.measure_ruler(window.project, ruler.id).metres == pytest.approx(length_px / 50)
 
@@ -180,7 +180,7 @@ def test_copy_box_to_next_frame_and_interpolated_boxes(window, qtbot):
                                                frame_index=20, track_id=first.track_id))
     window.go_to("#15")
     wait_idle(window, qtbot)
-    shown = [i for i in window.annotator._items if hasattr(i, "keyframe")]
+    shown = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert len(shown) == 1 and not shown[0].keyframe
     # linear interpolation of x1 between the copy on frame 11 and x1 = 80 on frame 20, 4/9 of the way
     x11 = first.geometry[0]
@@ -253,7 +253,7 @@ def test_points_picked_for_a_calibration_do_not_follow_to_another_media(window, 
     qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 10.0, 10.0))
     qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 300.0, 10.0))
     open_media(window, qtbot, "cfr_bframes.mp4")
-    assert window.annotator.tool == "select" and window.annotator._picked is None
+    assert window.annotator.tool == "select" and window.annotator.drawing._picked is None
 
 
 def test_a_second_start_or_event_on_the_same_frame_is_refused(window, qtbot):

@@ -73,11 +73,11 @@ def test_own_drawing_in_progress_is_not_disturbed(shared_window, qtbot, pg_url):
     pa, pb = _at(w, 200.0, 100.0), _at(w, 300.0, 200.0)
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
     qtbot.mouseMove(vp, QPoint((pa.x() + pb.x()) // 2, (pa.y() + pb.y()) // 2))
-    temp = w.annotator._temp
+    temp = w.annotator.drawing._temp
     assert temp is not None                                    # the user is half-way through a box
     other = _box_from_another_process(pg_url, mid, (10, 10, 30, 30))
     qtbot.wait(1600)                                           # two polls: the change is known but waits
-    assert w.annotator._temp is temp and temp.scene() is w.canvas.scene()
+    assert w.annotator.drawing._temp is temp and temp.scene() is w.canvas.scene()
     assert other not in _drawn_ids(w)
     qtbot.mouseMove(vp, pb)
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=pb)
@@ -97,7 +97,7 @@ def test_a_move_from_a_stale_read_is_refused_and_the_box_reloaded(shared_window,
     messages = []
     w.notify = messages.append
     w.annotator.notify = messages.append
-    w.annotator._box_moved(item, (120.0, 120.0, 50.0, 50.0))   # what a drag of the stale box reports
+    w.annotator.drawing._box_moved(item, (120.0, 120.0, 50.0, 50.0))   # what a drag of the stale box reports
     assert messages and "was changed by" in messages[-1] and "not saved" in messages[-1]
     assert ann.get_annotation(w.project, box).geometry == [10.0, 10.0, 60.0, 60.0]
     (shown,) = [i for i in w.canvas.scene().items() if getattr(i, "annotation_id", None) == box]

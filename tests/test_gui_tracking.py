@@ -57,7 +57,7 @@ def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, q
     ann.add_box(window.project, mid, (200, 140, 80, 60), frame_index=20, track_id=3)
     window.go_to("#10")
     wait_idle(window, qtbot)
-    (item,) = [i for i in window.annotator._items if hasattr(i, "keyframe")]
+    (item,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert not item.keyframe and item.annotation_id is None
     # frame 10 is halfway: the interpolated box is (150, 120)-(230, 180)
     assert (item.rect.x(), item.rect.y()) == pytest.approx((150.0, 120.0))
@@ -76,7 +76,7 @@ def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, q
     tol = 1.0 / window.canvas.transform().m11() + 0.01
     assert moved == pytest.approx([170.0, 110.0, 250.0, 170.0], abs=tol)
     # the new keyframe is drawn solid and stays selected
-    (shown,) = [i for i in window.annotator._items if hasattr(i, "keyframe")]
+    (shown,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert shown.keyframe and shown.annotation_id == keys[1].id and shown.isSelected()
     assert window.annotator.undo_stack.count() == 1  # one edit
     window.actions["undo"].trigger()
@@ -100,7 +100,7 @@ def test_track_forward_stores_one_undoable_stretch(window, qtbot):
     assert keys == [0, *range(5, 59, 5), 59]
     assert window.state.frame_index == 59  # the last frame tracked is shown
     assert "reached the last frame" in window.statusBar().currentMessage()
-    (shown,) = [i for i in window.annotator._items if hasattr(i, "keyframe")]
+    (shown,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert shown.isSelected()
     got = shown.rect
     assert iou((got.left(), got.top(), got.right(), got.bottom()), truth(59, "wave")) >= 0.7

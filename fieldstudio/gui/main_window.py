@@ -211,8 +211,8 @@ class MainWindow(QMainWindow):
         v.pointer_moved.connect(self._show_pointer)
         v.zoom_changed.connect(self._show_zoom)
         v.segment_end_moved.connect(self.annotator.move_segment_end)
-        self.annotator.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
-        self.annotator.label_shown.connect(self.label_label.setText)
+        self.annotator.marks.markers_changed.connect(lambda segments, events: self.timeline.set_markers(segments, events))
+        self.annotator.labels.label_shown.connect(self.label_label.setText)
         st.events.media.connect(lambda m: m is not None and self.library is not None and self.library.show_media(m.id))
         # a message about the media left (or another tab) is stale once another media is shown
         st.events.media.connect(lambda _m: self.statusBar().clearMessage())
@@ -295,7 +295,6 @@ class MainWindow(QMainWindow):
             self._restore_layout(geometry=False)
         self.modes.tabBar().setVisible(True)
         self.workspace.set_project(project)
-        self.annotator.project_changed()
         self.side.set_project(project)
         self._start_indexing(project)
         settings.add_recent(project.location)
@@ -358,7 +357,6 @@ class MainWindow(QMainWindow):
             self.indexer.stop()
             self.indexer.deleteLater()
             self.indexer = None
-        self.annotator.clear()
         self.workspace.set_project(None)
         self.side.set_project(None)
         self.view.close_project()
@@ -574,7 +572,7 @@ class MainWindow(QMainWindow):
         self.actions["redo"].setText(f"&Redo {text}".strip())
 
     def _set_grid(self, on: bool) -> None:
-        self.annotator.show_grid = on
+        self.annotator.marks.show_grid = on
         self.annotator.refresh()
 
     def _annotations_changed(self) -> None:

@@ -62,12 +62,6 @@ def open_shared(parent: QWidget, url: str) -> Project | None:
     return None
 
 
-def annotator_busy(annotator) -> bool:  # noqa: ANN001 - gui.annotate.AnnotationController
-    """True while the user is drawing a mark or dragging one: a redraw now would take it away."""
-    scene = annotator.canvas.scene()
-    return getattr(annotator, "_temp", None) is not None or (scene is not None and scene.mouseGrabberItem() is not None)
-
-
 class ChangeApplier:
     """Redraws what other users' changes touch (see ``gui.live_changes``); a redraw of the marks that would
     disturb the user's own drawing waits for the next poll."""
@@ -81,7 +75,7 @@ class ChangeApplier:
         media = w.media
         if media is not None and any(c.table == "annotation" and c.media_id == media.id for c in changes):
             self.marks_pending = True
-        if self.marks_pending and not annotator_busy(w.annotator):
+        if self.marks_pending and not w.annotator.drawing.busy():
             self.marks_pending = False
             w.annotator.refresh(frame_only=True)
             w.side.refresh()

@@ -1,0 +1,289 @@
+"""Marks made and changed on the canvas: boxes (B) and rulers (R) dragged out, calibration points (C) picked,
+marks moved, edited (F2, double-click), made keyframes (Shift+K) and deleted (Delete).
+
+:class:`CanvasTools` filters the mouse events of the canvas while a tool is active (``ViewState.tool``) and
+turns each finished gesture into one edit through ``ToolContext.apply``; what is drawn afterwards is read
+back from the project (gui/viewer/frame_marks.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtWidgets import QGraphicsView
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.viewer.frame_marks import RULER_COLOR
+from fieldstudio.gui.viewer.overlay import BoxItem, PickedPoints, RulerItem
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStatusBar
+
+    from fieldstudio.gui.tools.context import ToolContext
+    from fieldstudio.store.edits import Edit
+
+MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
+TOOLS = ("select", "box", "ruler", "scale", "floor")
+HINTS = {"box": "Box: drag a rectangle (Esc to stop)",
+         "ruler": "Ruler: drag from one point to the other (Esc to stop)",
+         "scale": "Calibrate scale: click the two ends of an object of known length (C again: a floor rectangle)",
+         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
+
+
+class CanvasTools(QObject):
+    """The select, box, ruler and calibration tools on ``ctx.canvas``; ``status`` (the status bar) shows a
+    tool's hint while it is active. Signal ``tool_changed(name)`` with one of :data:`TOOLS`."""
+
+    tool_changed = Signal(str)
+
+    def __init__(self, ctx: ToolContext, status: QStatusBar, parent: QObject | None = None):
+        super().__init__(parent)
+        self.ctx, self.status = ctx, status
+        self._temp = None  # the box or ruler being dragged out
+        self._press: QPointF | None = None
+        self._picked: PickedPoints | None = None  # calibration points picked so far
+        ctx.canvas.viewport().installEventFilter(self)
+        ctx.marks.box_moved.connect(self._box_moved)
+        ctx.marks.ruler_moved.connect(self._ruler_moved)
+        ctx.state.events.media.connect(self._media_shown)
+
+    @property
+    def tool(self) -> str:
+        return self.ctx.state.tool
+
+    def busy(self) -> bool:
+        """True while a mark is being drawn or dragged: a redraw now would take it away."""
+        scene = self.ctx.canvas.scene()
+        return self._temp is not None or (scene is not None and scene.mouseGrabberItem() is not None)
+
+    def set_tool(self, tool: str) -> None:
+        """One of :data:`TOOLS`: "select", "box", "ruler", "scale" (2 points) or "floor" (4 points)."""
+        ctx = self.ctx
+        if tool != "select" and ctx.media is None:
+            ctx.notify("open a photo or a video frame to annotate")
+            tool = "select"
+        self._drop_temp()
+        ctx.state.tool = tool
+        if tool in ("box", "ruler"):
+            ctx.state.mark_kind = tool
+        ctx.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
+                               else QGraphicsView.DragMode.NoDrag)
+        ctx.canvas.viewport().setCursor(Qt.CursorShape.OpenHandCursor if tool == "select"
+                                        else Qt.CursorShape.CrossCursor)
+        if tool in HINTS:
+            ctx.notify(HINTS[tool])
+        elif self.status.currentMessage() in HINTS.values():
+            self.status.clearMessage()  # the tool's hint no longer applies
+        if tool in ("scale", "floor"):
+            ctx.pause()
+        self.tool_changed.emit(tool)
+
+    def toggle(self, tool: str) -> None:
+        """B / R: the box or ruler tool, or back to select when it is the current one."""
+        self.set_tool("select" if self.tool == tool else tool)
+
+    def calibrate_key(self) -> None:
+        """C: scale calibration; C again while picking: floor calibration."""
+        self.set_tool("floor" if self.tool == "scale" else "scale")
+
+    def _media_shown(self, _media: object) -> None:
+        # points picked and a drag in progress belonged to the previous media
+        self._press = None
+        self._drop_temp()
+        if self.tool in ("scale", "floor"):
+            self.set_tool("select")
+
+    # --- the mouse on the canvas -----------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        ctx = self.ctx
+        if ctx.media is None or self.tool == "select":
+            if event.type() == QEvent.Type.MouseButtonDblClick and ctx.media is not None:
+                return self._double_click(event)
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
+            ctx.pause()
+            p = ctx.canvas.image_point(event.position())
+            if self.tool in ("scale", "floor"):
+                self._pick(p)
+            else:
+                self._press = p
+            return True
+        if kind == QEvent.Type.MouseMove and self._press is not None:
+            self._drag_to(ctx.canvas.image_point(event.position()))
+            return False  # the pointer position still reaches the status bar
+        if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton \
+                and self._press is not None:
+            self._finish(ctx.canvas.image_point(event.position()))
+            return True
+        return False
+
+    def _clip(self, p: QPointF) -> QPointF:
+        w, h = self.ctx.canvas.image_size()
+        return QPointF(min(max(p.x(), 0.0), float(w)), min(max(p.y(), 0.0), float(h)))
+
+    def _drag_to(self, p: QPointF) -> None:
+        a, b = self._clip(self._press), self._clip(p)
+        scene = self.ctx.canvas.scene()
+        if self.tool == "box":
+            if self._temp is None:
+                self._temp = BoxItem((a.x(), a.y(), b.x(), b.y()), self.ctx.labels.color(self.ctx.labels.label_of("box")),
+                                     "", annotation_id=None, track_id=None, keyframe=True)
+                scene.addItem(self._temp)
+            self._temp.prepareGeometryChange()
+            self._temp.rect = QRectF(a, b).normalized()
+            self._temp.update()
+        elif self.tool == "ruler":
+            if self._temp is None:
+                self._temp = RulerItem((a.x(), a.y()), (b.x(), b.y()), RULER_COLOR, annotation_id=None,
+                                       measure=self.ctx.marks.measurer(self._new_ruler_on_floor()))
+                scene.addItem(self._temp)
+            self._temp.set_points(a, b)
+
+    def _finish(self, p: QPointF) -> None:
+        from fieldstudio.annotations import annotation_records as ann
+        from fieldstudio.annotations import calibrations, edits, labels
+
+        ctx = self.ctx
+        a, b = self._clip(self._press), self._clip(p)
+        self._press = None
+        self._drop_temp()
+        if abs(b.x() - a.x()) < MIN_DRAG_PX and abs(b.y() - a.y()) < MIN_DRAG_PX:
+            return
+        project, media, frame = ctx.project, ctx.media, ctx.frame_index()
+        if self.tool == "box":
+            r = QRectF(a, b).normalized()
+            track = ann.next_track_id(project, media.id) if frame is not None else None
+            ctx.apply(edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
+                                   ctx.labels.label_of("box"), frame_index=frame, track_id=track))
+        elif self.tool == "ruler":
+            on_floor = self._new_ruler_on_floor()
+            pq = ((a.x(), a.y()), (b.x(), b.y()))
+
+            def ruler(label_id: str | None) -> Edit:
+                return edits.AddRuler(project, media.id, *pq, frame_index=frame, on_floor=on_floor,
+                                      label_id=label_id)
+            label_id = ctx.labels.label_of("ruler")
+            # no ruler label yet: "distance" is made with the ruler, in the same undo step
+            edit = ruler(label_id) if label_id is not None or ctx.labels.picked("ruler") else \
+                edits.WithDefaultLabel(project, labels.DEFAULT_LABEL_NAMES["ruler"], "ruler", ruler)
+            if ctx.apply(edit):
+                m = calibrations.measure_points(project, media.id, *pq, on_floor=on_floor)
+                # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
+                ctx.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
+
+    def _new_ruler_on_floor(self) -> bool:
+        # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
+        from fieldstudio.annotations import calibrations
+
+        return calibrations.calibration_for(self.ctx.project, self.ctx.media.id, "floor") is not None
+
+    def _drop_temp(self) -> None:
+        for item in (self._temp, self._picked):
+            if item is not None and item.scene() is not None:
+                item.scene().removeItem(item)
+        self._temp = None
+        self._picked = None
+
+    def _pick(self, p: QPointF) -> None:
+        if self._picked is None:
+            self._picked = PickedPoints()
+            self.ctx.canvas.scene().addItem(self._picked)
+        self._picked.add(self._clip(p))
+        need = 2 if self.tool == "scale" else 4
+        if len(self._picked.points) < need:
+            return
+        points = [(q.x(), q.y()) for q in self._picked.points]
+        self.set_tool("select")
+        self.open_calibration_dialog(points)
+
+    def open_calibration_dialog(self, points: list[tuple[float, float]]) -> None:
+        """Ask for the known length (2 points: scale) or rectangle size (4: floor) of the picked points, save it."""
+        from fieldstudio.gui.panels.calibration import CalibrationDialog
+
+        canvas = self.ctx.canvas
+        dialog = CalibrationDialog(self.ctx.project, self.ctx.media.id, points, self.ctx.apply_or_raise,
+                                   canvas.window(), image=canvas.image(), full_size=canvas.image_size())
+        dialog.status.connect(self.ctx.notify)
+        dialog.exec()
+
+    def _double_click(self, event) -> bool:  # noqa: ANN001 - QMouseEvent
+        item = self.ctx.canvas.itemAt(event.position().toPoint())
+        while item is not None and not isinstance(item, (BoxItem, RulerItem)):
+            item = item.parentItem()
+        if isinstance(item, BoxItem):
+            if item.annotation_id is None:
+                self.make_keyframe(item)
+            else:
+                item.setSelected(True)
+                self.edit_selected()
+            return True
+        return False
+
+    # --- changing marks --------------------------------------------------------------------------
+    def edit_selected(self) -> None:
+        """F2: the selected box's label, attributes and track in a small dialog."""
+        from fieldstudio.annotations import edits
+        from fieldstudio.gui.panels.box_editor import BoxEditorDialog
+
+        ctx = self.ctx
+        boxes = [i for i in ctx.marks.selected_items() if isinstance(i, BoxItem)]
+        if not boxes:
+            ctx.notify("select a box first (click it)")
+            return
+        box = boxes[0]
+        annotation_id = box.annotation_id
+        if annotation_id is None:  # an interpolated box: it becomes a keyframe to be edited
+            edit = edits.MakeKeyframe(ctx.project, ctx.media.id, box.track_id, ctx.frame_index())
+            if not ctx.apply(edit):
+                return
+            annotation_id = edit.annotation_id
+            ctx.marks.select_on_refresh(annotation_id)
+            ctx.marks.refresh(frame_only=True)
+        BoxEditorDialog(ctx.project, annotation_id, ctx.apply, ctx.canvas.window()).exec()
+
+    def make_keyframe(self, item: BoxItem | None = None) -> None:
+        """Shift+K (or a double-click on it): an interpolated box of a track becomes a keyframe where it is."""
+        from fieldstudio.annotations import edits
+
+        ctx = self.ctx
+        boxes = [item] if item is not None else [i for i in ctx.marks.selected_items() if isinstance(i, BoxItem)]
+        boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
+        if not boxes:
+            ctx.notify("select an interpolated (dashed) box of a track to make it a keyframe")
+            return
+        for b in boxes:
+            ctx.apply(edits.MakeKeyframe(ctx.project, ctx.media.id, b.track_id, ctx.frame_index()))
+
+    def delete_selected(self) -> None:
+        """Delete: the marks selected on the canvas, in one edit."""
+        from fieldstudio.annotations import edits
+
+        ids = self.ctx.marks.selected_ids()
+        if ids and self.ctx.project is not None:
+            self.ctx.apply(edits.DeleteAnnotations(self.ctx.project, ids))
+
+    def _box_moved(self, item: BoxItem, xywh: tuple[float, float, float, float]) -> None:
+        """A box dragged or resized: a stored one moves; a track's interpolated one becomes a keyframe there
+        (one edit, so one undo puts the interpolation back)."""
+        from fieldstudio.annotations import edits
+
+        ctx = self.ctx
+        if item.annotation_id is not None:
+            ctx.apply(edits.MoveBox(ctx.project, item.annotation_id, xywh, getattr(item, "version", None)))
+            return
+        try:
+            edit = edits.MakeKeyframe(ctx.project, ctx.media.id, item.track_id, ctx.frame_index(), xywh)
+        except FieldstudioError as exc:
+            ctx.notify(str(exc))
+            ctx.marks.refresh()
+            return
+        if ctx.apply(edit):
+            ctx.marks.select_on_refresh(edit.annotation_id, alone=False)
+            ctx.marks.refresh(frame_only=True)
+
+    def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
+        from fieldstudio.annotations import edits
+
+        self.ctx.apply(edits.MoveRuler(self.ctx.project, item.annotation_id, p, q))

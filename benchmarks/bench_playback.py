@@ -128,38 +128,38 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     w.resize(1400, 900)
     w.show()
     w.library.select(w.library.visible_ids()[0])
-    while w.video is None or w.video.table is None or not w.loader.idle():
+    while w.view.video is None or w.view.video.table is None or not w.view.loader.idle():
         _wait(50)
     while QThreadPool.globalInstance().activeThreadCount():  # the timeline's thumbnails
         _wait(50)
     _wait(300)
-    boxes = sum(isinstance(i, BoxItem) for i in w.canvas.scene().items())
+    boxes = sum(isinstance(i, BoxItem) for i in w.view.canvas.scene().items())
     peak = [_rss_mb()]
     sampler = QTimer()
     sampler.timeout.connect(lambda: peak.append(_rss_mb()))
     sampler.start(250)
     status = []
     if shuttle:
-        w.video.show_index(w.video.frame_count - 1)
-        while w.state.frame_index != w.video.frame_count - 1 or not w.loader.idle():
+        w.view.video.show_index(w.view.video.frame_count - 1)
+        while w.state.frame_index != w.view.video.frame_count - 1 or not w.view.loader.idle():
             _wait(50)
         for key in shuttle:
-            w.video.shuttle(key)
+            w.view.video.shuttle(key)
     else:
-        w.video.set_rate(rate)
-        w.video.play()
+        w.view.video.set_rate(rate)
+        w.view.video.play()
     _wait(int(seconds * 1000 / 2))
     status.append(w.frame_label.text())
-    boxes_playing = sum(isinstance(i, BoxItem) and i.isVisible() for i in w.canvas.scene().items())
+    boxes_playing = sum(isinstance(i, BoxItem) and i.isVisible() for i in w.view.canvas.scene().items())
     if os.environ.get("BENCH_SCREENSHOT"):
         w.grab().save(os.environ["BENCH_SCREENSHOT"])
     _wait(int(seconds * 1000 / 2))
-    stats = w.video.playback_stats()
-    render = list(w.video._vlc.render_size) if w.video._vlc is not None else None
-    w.video.pause()
+    stats = w.view.video.playback_stats()
+    render = list(w.view.video._vlc.render_size) if w.view.video._vlc is not None else None
+    w.view.video.pause()
     sampler.stop()
     print(json.dumps({**stats, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
-                      "render_size": render, "status": status, "decoded_frames": w.video._decoded_index}),
+                      "render_size": render, "status": status, "decoded_frames": w.view.video._decoded_index}),
           flush=True)
     w.close()
 
@@ -198,7 +198,7 @@ def child_heartbeat(project_path: str, seconds: float) -> None:
     welcome_gaps = len(gaps)
     t_click = time.perf_counter()
     QTimer.singleShot(0, lambda: w.open_project_path(project_path))  # a click on the recent project
-    while w.project is None or w.library is None or w.library.model.rowCount() == 0:
+    while w.state.project is None or w.library is None or w.library.model.rowCount() == 0:
         _wait(10)
     t_open = time.perf_counter() - t_click
     _wait(500)  # the first thumbnails are drawn

@@ -104,7 +104,7 @@ def child_play(project_path: str, seconds: float) -> None:
     w.show()
     mid = w.library.visible_ids()[0]
     w.library.select(mid)
-    while w.video is None or not w.loader.idle():
+    while w.view.video is None or not w.view.loader.idle():
         QTest.qWait(50)
     # the timeline's thumbnail strip decodes in the background after opening: measure after it, as the
     # reference (a lone FrameReader) has the machine to itself
@@ -113,36 +113,36 @@ def child_play(project_path: str, seconds: float) -> None:
     QTest.qWait(300)
 
     # exact frame after a release: time from the release (show_index) to the exact frame being shown
-    table = w.video.table
+    table = w.view.video.table
     indices = random.Random(11).sample(range(len(table)), 20)
     latencies = []
     for i in indices:
         # wait in an event loop, not by polling: a busy main thread would take the GIL from the decoder
         loop = QEventLoop()
-        conn = w.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and loop.quit())
+        conn = w.view.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and loop.quit())
         clock = QElapsedTimer()
         clock.start()
-        w.timeline.released.emit(i)
+        w.view.timeline.released.emit(i)
         loop.exec()
         latencies.append(clock.nsecsElapsed() / 1e9)
-        w.video.frame_shown.disconnect(conn)
+        w.view.video.frame_shown.disconnect(conn)
 
     rss_after_release = _rss_mb()
     shown = []
-    w.video.frame_shown.connect(lambda idx, _s, _e: shown.append(idx))
+    w.view.video.frame_shown.connect(lambda idx, _s, _e: shown.append(idx))
     peak = [_rss_mb()]
     sampler = QTimer()
     sampler.timeout.connect(lambda: peak.append(_rss_mb()))
     sampler.start(250)
-    w.video.show_index(0)
+    w.view.video.show_index(0)
     QTest.qWait(300)
-    w.video.play()
+    w.view.video.play()
     QTest.qWait(int(seconds * 1000))
-    w.video.pause()
+    w.view.video.pause()
     sampler.stop()
     print(json.dumps({"release_s": latencies, "indices": indices, "peak_rss_mb": max(peak), "rss_samples": [round(x) for x in peak[::4]], "rss_after_release_mb": rss_after_release,
                       "frames_shown": len(shown), "last_index": shown[-1] if shown else None,
-                      "vlc": w.video._vlc is not None}), flush=True)
+                      "vlc": w.view.video._vlc is not None}), flush=True)
     w.close()
 
 

@@ -41,7 +41,7 @@ def main() -> None:
             time.sleep(0.01)
 
     def show(name: str) -> None:
-        w.library.select(library.find_media(w.project, name).id)
+        w.library.select(library.find_media(w.state.project, name).id)
         pump(1.5)
 
     show("worker_zone_hardhat_vest_from_gif.mp4")
@@ -51,7 +51,7 @@ def main() -> None:
     show("ppe_electricians_hardhat_vest_wire_room_mta.jpg")
     w.grab().save(str(HERE / "screenshot-photo.jpg"))
     show("osha_factsheet_lockout_tagout_2002.pdf")
-    w.document.find("energy-isolating")
+    w.view.document.find("energy-isolating")
     pump(0.5)
     w.grab().save(str(HERE / "screenshot-pdf.jpg"))
     tasks = w.workspace.show_panel("tasks")

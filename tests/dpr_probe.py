@@ -47,11 +47,11 @@ def main(project_path: str, photo: str) -> None:
     mid = report.media_ids[0]
     window.library.select(mid)
     for _ in range(100):
-        if window.media is not None and window.loader.idle():
+        if window.state.media is not None and window.view.loader.idle():
             break
         _settle(app, 50)
     _settle(app, 200)
-    canvas = window.canvas
+    canvas = window.view.canvas
     out = {"dpr": canvas.devicePixelRatioF(), "zooms": {}}
     for zoom in (0.75, 1.0, 3.0):
         canvas.set_zoom(zoom)

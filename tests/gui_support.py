@@ -30,27 +30,27 @@ def copy_project(src: Path, dst: Path) -> Path:
 
 
 def media_id(window, file_name: str) -> str:  # noqa: ANN001 - MainWindow
-    return library.find_media(window.project, file_name).id
+    return library.find_media(window.state.project, file_name).id
 
 
 def open_media(window, qtbot, file_name: str) -> str:  # noqa: ANN001 - MainWindow, QtBot
     """Choose ``file_name`` in the library as a user would and wait until it is shown."""
     mid = media_id(window, file_name)
     assert window.library.select(mid)
-    qtbot.waitUntil(lambda: window.media is not None and window.media.id == mid, timeout=5000)
+    qtbot.waitUntil(lambda: window.state.media is not None and window.state.media.id == mid, timeout=5000)
     wait_idle(window, qtbot)
     return mid
 
 
 def wait_idle(window, qtbot, timeout: int = 10000) -> None:  # noqa: ANN001
     """Wait until the frame decoder has nothing left to do and its last frame has been drawn."""
-    qtbot.waitUntil(lambda: window.loader.idle(), timeout=timeout)
+    qtbot.waitUntil(lambda: window.view.loader.idle(), timeout=timeout)
     qtbot.wait(50)
 
 
 def shown_rgb(window) -> np.ndarray:  # noqa: ANN001
     """The pixels the canvas shows, as an (H, W, 3) RGB array."""
-    return rgb_from_qimage(window.canvas.image())
+    return rgb_from_qimage(window.view.canvas.image())
 
 
 def shown_window(qtbot, template: Path, tmp_path: Path):  # noqa: ANN001, ANN201 - QtBot -> MainWindow

@@ -38,7 +38,7 @@ CTRL, SHIFT, ALT = (Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.Shi
 def _annotatable(w: MainWindow) -> bool:
     m = w.state.media
     return m is not None and m.kind in ("image", "video") and w.modes.currentIndex() == 0 \
-        and w.stack.currentWidget() is w.media_page
+        and w.view.stack.currentWidget() is w.view.media_page
 
 
 def _image_point(w: MainWindow, rng: random.Random) -> tuple[float, float]:
@@ -47,8 +47,8 @@ def _image_point(w: MainWindow, rng: random.Random) -> tuple[float, float]:
 
 
 def _drag(w: MainWindow, qtbot, a: tuple[float, float], b: tuple[float, float]) -> None:  # noqa: ANN001
-    vp = w.canvas.viewport()
-    pa, pb = w.canvas.mapFromScene(QPointF(*a)), w.canvas.mapFromScene(QPointF(*b))
+    vp = w.view.canvas.viewport()
+    pa, pb = w.view.canvas.mapFromScene(QPointF(*a)), w.view.canvas.mapFromScene(QPointF(*b))
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
     for t in (0.34, 0.67, 1.0):
         qtbot.mouseMove(vp, QPoint(round(pa.x() + (pb.x() - pa.x()) * t), round(pa.y() + (pb.y() - pa.y()) * t)))
@@ -56,7 +56,7 @@ def _drag(w: MainWindow, qtbot, a: tuple[float, float], b: tuple[float, float]) 
 
 
 def _key(w: MainWindow, qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # noqa: ANN001
-    qtbot.keyClick(w.canvas, key, modifier)
+    qtbot.keyClick(w.view.canvas, key, modifier)
 
 
 def _draw(w, qtbot, rng, tool_key):  # noqa: ANN001, ANN202
@@ -74,7 +74,7 @@ def _move_box(w, qtbot, rng):  # noqa: ANN001, ANN202
         return "skipped"
     from fieldstudio.gui.viewer.overlay import BoxItem
 
-    boxes = [i for i in w.canvas.scene().items() if isinstance(i, BoxItem) and i.annotation_id]
+    boxes = [i for i in w.view.canvas.scene().items() if isinstance(i, BoxItem) and i.annotation_id]
     if not boxes:
         return "no box"
     box = rng.choice(boxes)
@@ -89,11 +89,11 @@ def _delete(w, qtbot, rng):  # noqa: ANN001, ANN202
         return "skipped"
     from fieldstudio.gui.viewer.overlay import BoxItem, RulerItem
 
-    marks = [i for i in w.canvas.scene().items() if isinstance(i, (BoxItem, RulerItem))
+    marks = [i for i in w.view.canvas.scene().items() if isinstance(i, (BoxItem, RulerItem))
              and getattr(i, "annotation_id", None)]
     if not marks:
         return "nothing"
-    for item in w.canvas.scene().selectedItems():
+    for item in w.view.canvas.scene().selectedItems():
         item.setSelected(False)
     rng.choice(marks).setSelected(True)
     _key(w, qtbot, KEY.Key_Delete)
@@ -127,7 +127,7 @@ ACTIONS_TABLE = [
     (2, "shuttle forward", lambda w, q, r: _key(w, q, KEY.Key_L)),
     (1, "shuttle back", lambda w, q, r: _key(w, q, KEY.Key_J)),
     (2, "shuttle stop", lambda w, q, r: _key(w, q, KEY.Key_K)),
-    (1, "speed", lambda w, q, r: w.transport.speed.setCurrentIndex(r.randrange(w.transport.speed.count()))),
+    (1, "speed", lambda w, q, r: w.view.transport.speed.setCurrentIndex(r.randrange(w.view.transport.speed.count()))),
 ]
 
 PLAYED = {"pictures": 0, "plays": 0}  # pictures libVLC played into the canvas during "play a while"
@@ -135,16 +135,16 @@ PLAYED = {"pictures": 0, "plays": 0}  # pictures libVLC played into the canvas d
 
 def _play_a_while(w, qtbot, rng):  # noqa: ANN001, ANN202
     """Play a video for a moment (zooming now and then while it plays): played pictures reach the canvas."""
-    if not _annotatable(w) or w.state.media.kind != "video" or w.video is None:
+    if not _annotatable(w) or w.state.media.kind != "video" or w.view.video is None:
         return "skipped"
-    if not w.video.playing:
+    if not w.view.video.playing:
         _key(w, qtbot, KEY.Key_Space)
     if rng.random() < 0.3:
         _key(w, qtbot, rng.choice((KEY.Key_Plus, KEY.Key_Minus)))
     qtbot.wait(400)
-    if w.video.playing and w.video._vlc is not None:
+    if w.view.video.playing and w.view.video._vlc is not None:
         PLAYED["plays"] += 1
-        PLAYED["pictures"] += w.video.playback_stats()["shown"]
+        PLAYED["pictures"] += w.view.video.playback_stats()["shown"]
     return "played"
 
 
@@ -188,14 +188,14 @@ def test_soak(qtbot):
         act(w, qtbot, rng)
         done[name] = done.get(name, 0) + 1
         qtbot.wait(rng.choice((0, 1, 5, 20)))
-        if step % 50 == 49 and w.loader is not None:
-            qtbot.waitUntil(w.loader.idle, timeout=10000)
-    if w.video is not None and w.video.playing:
-        w.video.pause()
+        if step % 50 == 49 and w.view.loader is not None:
+            qtbot.waitUntil(w.view.loader.idle, timeout=10000)
+    if w.view.video is not None and w.view.video.playing:
+        w.view.video.pause()
     live, geometry = _expected(w.annotator.undo_stack, baseline)
     history = w.annotator.undo_stack.count()
     w.close()
-    w.project.close() if w.project is not None else None
+    w.state.project.close() if w.state.project is not None else None
     con = sqlite3.connect(PROJECT)
     stored = {r[0] for r in con.execute("SELECT id FROM annotation WHERE NOT deleted")}
     moved = {r[0]: (json.loads(r[1]), r[2], r[3]) for r in con.execute(

@@ -75,7 +75,7 @@ def test_arrow_key_steps_through_frames_that_share_a_pts(qtbot, indexed):
             window.go_to(f"#{a - 1}")
             wait_idle(window, qtbot)
             for want in (a, b, b + 1):
-                qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+                qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right)
                 wait_idle(window, qtbot)
                 shown = int(re.match(r"frame (\d+)", window.frame_label.text()).group(1))
                 assert (shown, read_barcode(shown_rgb(window))) == (want, want)

@@ -53,7 +53,7 @@ def shown():
                  names=[w.library.model.rows[i].file_name for i in range(w.library.model.rowCount())],
                  loaded=[m for m in %r if m in sys.modules])
 def ready():
-    first["project_open"] = w.project is not None and w.project.path == Path(sys.argv[1]).resolve()
+    first["project_open"] = w.state.project is not None and w.state.project.path == Path(sys.argv[1]).resolve()
     print(json.dumps(first), flush=True)
     app.quit()
 w.project_opened.connect(ready)
@@ -93,14 +93,14 @@ def test_background_open_keeps_the_library_and_shows_a_media_chosen_meanwhile(qt
     qtbot.addWidget(w)
     w.annotator.confirm_open_segments = lambda: True
     w.show()
-    assert w.project is None and w.library is not None
+    assert w.state.project is None and w.library is not None
     panel = w.library
     first = panel.model.rows[0]
     panel.select(first.id)  # chosen before the project is open: remembered, not lost
     with qtbot.waitSignal(w.project_opened, timeout=20000):
         pass
     assert w.library is panel  # not rebuilt: the user's scroll position and selection stay
-    qtbot.waitUntil(lambda: w.media is not None and w.media.id == first.id, timeout=5000)
+    qtbot.waitUntil(lambda: w.state.media is not None and w.state.media.id == first.id, timeout=5000)
     assert w.windowTitle() == "fieldstudio — Yard Ü"
     w.close()
 
@@ -114,7 +114,7 @@ def _start_and_wait_for_the_message(qtbot, path: Path, monkeypatch) -> str:  # n
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: bool(shown), timeout=20000)
-    assert w.stack.currentWidget() is w.welcome and w.project is None
+    assert w.view.stack.currentWidget() is w.view.welcome and w.state.project is None
     w.close()
     return shown[0]
 
@@ -228,11 +228,11 @@ def test_opening_another_project_meanwhile_wins_and_clears_the_opening_text(qtbo
     w.annotator.confirm_open_segments = lambda: True
     w.show()
     assert w.open_project_path(other)  # before the background open has finished
-    qtbot.waitUntil(lambda: w._opening is None, timeout=20000)  # the background open has ended ...
+    qtbot.waitUntil(lambda: w.session.opening is None, timeout=20000)  # the background open has ended ...
     qtbot.wait(100)  # ... and must not have taken the window back
-    assert w.project is not None and w.project.path == other.resolve()
+    assert w.state.project is not None and w.state.project.path == other.resolve()
     assert w.windowTitle() == "fieldstudio — Other"
-    assert not w.empty.text().startswith("Opening")
+    assert not w.view.empty.text().startswith("Opening")
     w.close()
 
 
@@ -246,7 +246,7 @@ def test_next_media_pressed_while_opening_counts_from_the_media_chosen_so_far(qt
     w.actions["next_media"].trigger()  # both before the project is open
     with qtbot.waitSignal(w.project_opened, timeout=20000):
         pass
-    qtbot.waitUntil(lambda: w.media is not None and w.media.id == ids[1], timeout=5000)
+    qtbot.waitUntil(lambda: w.state.media is not None and w.state.media.id == ids[1], timeout=5000)
     w.close()
 
 

@@ -89,8 +89,8 @@ def test_add_the_missing_media_folder_links_the_tasks(window, qtbot, monkeypatch
                                  f"{len(images)} task input(s) linked; {len(records)} task(s) now have all their media."]
     # the widgets read the project again: no task is marked, the library lists the photos
     assert [r.missing_media for r in tasks_panel.model.rows] == [False] * len(records)
-    assert sorted(window.library.visible_ids()) == sorted(_media_ids(window.project))
-    with window.project.read() as s:
+    assert sorted(window.library.visible_ids()) == sorted(_media_ids(window.state.project))
+    with window.state.project.read() as s:
         linked = dict(s.execute(select(TaskInput.name, Media.file_name).join(Media, TaskInput.media_id == Media.id)).all())
     assert linked == {n: n for n in images}
 
@@ -148,12 +148,12 @@ def test_import_a_benchmark_folder_from_the_welcome_screen(qtbot, tmp_path, monk
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    assert w.stack.currentWidget() is w.welcome and w.welcome.benchmark_button.isVisible()
+    assert w.view.stack.currentWidget() is w.view.welcome and w.view.welcome.benchmark_button.isVisible()
     shot(w, "welcome")
     out = tmp_path / "fwa.fieldstudio"
     seen: list = []
     _accept_benchmark(monkeypatch, out, GROUND_TRUTH, None, seen)
-    qtbot.mouseClick(w.welcome.benchmark_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(w.view.welcome.benchmark_button, Qt.MouseButton.LeftButton)
     dialog = _report(w, qtbot)
     n_files = len([p for p in GROUND_TRUTH.iterdir() if p.suffix == ".json"])
     assert seen == [(f"{n_files} task file(s) in the folder; the format is detected per file", "", True)]
@@ -166,7 +166,7 @@ def test_import_a_benchmark_folder_from_the_welcome_screen(qtbot, tmp_path, monk
     assert dialog.table.columnWidth(1) <= MIDDLE_COLUMN_MAX_PX
     cells = [dialog.table.item(r, c) for r in range(dialog.table.rowCount()) for c in range(3)]
     assert all(i.toolTip() == i.text() for i in cells)
-    assert w.project is not None and w.project.path == out.resolve()
+    assert w.state.project is not None and w.state.project.path == out.resolve()
     tasks_panel = w.workspace.show_panel("tasks")
     assert tasks_panel.count_label.text() == f"{len(ids)} of {len(ids)} tasks"
     shot(dialog, "import_benchmark_report")
@@ -227,7 +227,7 @@ def _select_rows(view, rows: list[int]) -> None:
 def test_run_model_on_the_tasks_selected_in_the_tasks_tab(window, qtbot):
     from fieldstudio.gui.panels.runs import SCOPE_IDS
 
-    import_tasks(window.project, [DEMO_TASKS, GROUND_TRUTH / "Tasks_2.1.json"])
+    import_tasks(window.state.project, [DEMO_TASKS, GROUND_TRUTH / "Tasks_2.1.json"])
     n_21 = len(json.loads((GROUND_TRUTH / "Tasks_2.1.json").read_text("utf-8")))
     tasks_panel = window.workspace.show_panel("tasks")
     tasks_panel.reload()
@@ -254,11 +254,11 @@ def test_run_model_on_the_tasks_selected_in_the_tasks_tab(window, qtbot):
 
 
 def test_run_model_on_the_tasks_selected_in_the_compare_grid(window, qtbot, tmp_path):
-    import_tasks(window.project, [DEMO_TASKS])
+    import_tasks(window.state.project, [DEMO_TASKS])
     records = demo_records()
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\n" + "".join(f"{r['id']},yes\n" for r in records), encoding="utf-8")
-    assert import_answers(window.project, answers, "sample: yes-sayer").answers_imported == len(records)
+    assert import_answers(window.state.project, answers, "sample: yes-sayer").answers_imported == len(records)
     with qtbot.waitSignal(window.workspace.panel("comparison").loaded, timeout=60000):
         compare = window.workspace.show_panel("comparison")
     assert compare.proxy.rowCount() == len(records)
@@ -276,14 +276,14 @@ def test_run_model_on_the_tasks_selected_in_the_compare_grid(window, qtbot, tmp_
     runs = window.workspace.panels["runs"]
     assert window.modes.currentWidget() is window.workspace._pages["runs"]
     assert runs.task_ids.text() == ", ".join(expected)
-    with window.project.read() as s:
+    with window.state.project.read() as s:
         ids = set(s.scalars(select(Task.id)))
     assert set(expected) <= ids and s is not None
 
 
 # -- the Runs tab at the window's default size -------------------------------------------------------
 def test_model_profiles_button_is_fully_visible_at_the_default_size(window, qtbot):
-    import_tasks(window.project, [DEMO_TASKS])
+    import_tasks(window.state.project, [DEMO_TASKS])
     assert (window.width(), window.height()) == (1400, 860)   # MainWindow's default size (no saved geometry)
     runs = window.workspace.show_panel("runs")
     # the library and properties docks hide for the evaluation tabs: the panel then has the window's width
@@ -294,7 +294,7 @@ def test_model_profiles_button_is_fully_visible_at_the_default_size(window, qtbo
     top_left = button.mapTo(window, button.rect().topLeft())
     assert window.rect().contains(top_left) and window.rect().contains(top_left + button.rect().bottomRight())
     shot(window, "runs_tab_default_size")
-    with window.project.read() as s:
+    with window.state.project.read() as s:
         assert s.scalar(select(func.count()).select_from(Task)) == len(demo_records())
 
 

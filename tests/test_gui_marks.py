@@ -48,7 +48,7 @@ def _ratio(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
 
 def chip_rects(window) -> dict[str, QRectF]:
     """Each visible caption chip's rectangle in viewport pixels, by its text (Qt maps ignore-zoom items)."""
-    view = window.canvas
+    view = window.view.canvas
     out = {}
     for item in view.scene().items():
         if isinstance(item, CaptionChip) and item.isVisible() and item.text():
@@ -58,11 +58,11 @@ def chip_rects(window) -> dict[str, QRectF]:
 
 
 def _at(window, x: float, y: float) -> QPoint:
-    return window.canvas.mapFromScene(QPointF(x, y))
+    return window.view.canvas.mapFromScene(QPointF(x, y))
 
 
 def drag(window, qtbot, a, b) -> None:
-    vp = window.canvas.viewport()
+    vp = window.view.canvas.viewport()
     pa, pb = _at(window, *a), _at(window, *b)
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
     for t in (0.3, 0.6, 1.0):
@@ -72,7 +72,7 @@ def drag(window, qtbot, a, b) -> None:
 
 @pytest.mark.parametrize("zoom", [0.6, 1.0, 3.0])
 def test_nested_boxes_captions_do_not_overlap_and_contrast(window, qtbot, zoom):
-    p = window.project
+    p = window.state.project
     # mid-grey and yellow are the colours that contrast least with white and with black text
     person = labels.create_label(p, "person", "#767676")
     helmet = labels.create_label(p, "helmet #2", "#f0e442")
@@ -81,8 +81,8 @@ def test_nested_boxes_captions_do_not_overlap_and_contrast(window, qtbot, zoom):
     # helmet and vest nested in person, the helmet sharing the person's top edge (the issue's case)
     for box, label in (((98, 57, 64, 165), person), ((110, 57, 24, 23), helmet), ((100, 84, 52, 60), vest)):
         assert window.annotator.apply(edits.AddBox(p, mid, box, label))
-    window.canvas.set_zoom(zoom)
-    window.canvas.centerOn(130.0, 120.0)
+    window.view.canvas.set_zoom(zoom)
+    window.view.canvas.centerOn(130.0, 120.0)
     qtbot.wait(50)
     rects = chip_rects(window)
     assert set(rects) == {"person", "helmet #2", "vest"}
@@ -90,12 +90,12 @@ def test_nested_boxes_captions_do_not_overlap_and_contrast(window, qtbot, zoom):
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             assert not rects[a].intersects(rects[b]), (a, rects[a], b, rects[b])
-    viewport = QRectF(window.canvas.viewport().rect())
+    viewport = QRectF(window.view.canvas.viewport().rect())
     for name, r in rects.items():
         assert viewport.contains(r), (name, r, viewport)  # the chip stays inside the view
     # contrast measured on the rendered pixels: the chip's fill (its most frequent colour) against the
     # pixel of its text farthest from that fill
-    image: QImage = window.canvas.viewport().grab().toImage()
+    image: QImage = window.view.canvas.viewport().grab().toImage()
     dpr = image.devicePixelRatio()
     for name, r in rects.items():
         inner = r.adjusted(3, 3, -3, -3)
@@ -113,29 +113,29 @@ def test_nested_boxes_captions_do_not_overlap_and_contrast(window, qtbot, zoom):
 
 
 def test_a_ruler_after_a_labelled_box_gets_the_ruler_default_label(window, qtbot):
-    p = window.project
+    p = window.state.project
     person = labels.create_label(p, "person", kinds=["box"])
     open_media(window, qtbot, PHOTO)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_1)          # the box list's key 1: person
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_1)          # the box list's key 1: person
     assert window.label_label.text() == "box label: person"
     drag(window, qtbot, (20.0, 20.0), (80.0, 90.0))
-    (box,) = ann.list_annotations(p, media_id=window.media.id, kinds=["box"])
+    (box,) = ann.list_annotations(p, media_id=window.state.media.id, kinds=["box"])
     assert box.label_id == person
-    qtbot.keyClick(window.canvas, Qt.Key.Key_R)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_R)
     assert window.label_label.text() == "ruler label: distance"
     drag(window, qtbot, (100.0, 100.0), (200.0, 150.0))
-    (ruler,) = ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"])
+    (ruler,) = ann.list_annotations(p, media_id=window.state.media.id, kinds=["ruler"])
     assert ruler.label_name == "distance"
     assert labels.find_label(p, "distance").kinds == ("ruler",)
     # one undo removes the ruler and the label made with it
     window.actions["undo"].trigger()
-    assert ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"]) == []
+    assert ann.list_annotations(p, media_id=window.state.media.id, kinds=["ruler"]) == []
     assert labels.find_label(p, "distance") is None
     window.actions["redo"].trigger()
-    assert ann.list_annotations(p, media_id=window.media.id, kinds=["ruler"])[0].label_name == "distance"
+    assert ann.list_annotations(p, media_id=window.state.media.id, kinds=["ruler"])[0].label_name == "distance"
     # back to boxes: the box list's label again, not the ruler's
-    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_B)
     assert window.annotator.label_id == person
 
 
@@ -148,24 +148,24 @@ def _status_texts(window) -> list[str]:
 
 
 def test_the_status_bar_names_the_current_label_only_while_it_applies(window, qtbot):
-    p = window.project
+    p = window.state.project
     labels.create_label(p, "person", kinds=["box"])
     labels.create_label(p, "helmet", kinds=["box"])
     mid = open_media(window, qtbot, PHOTO)
     assert window.annotator.apply(edits.AddRuler(p, mid, (100.0, 100.0), (200.0, 150.0)))
-    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_2)          # the box list's key 2: helmet
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_2)          # the box list's key 2: helmet
     assert window.annotator.label_of("box") == labels.find_label(p, "helmet").id
     assert window.label_label.text() == "box label: helmet"
     # selecting the ruler makes the ruler list the active one: nothing may still say "box label: helmet"
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Escape)
-    (ruler,) = [i for i in window.canvas.scene().items() if isinstance(i, RulerItem)]
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Escape)
+    (ruler,) = [i for i in window.view.canvas.scene().items() if isinstance(i, RulerItem)]
     ruler.setSelected(True)
     assert window.label_label.text() == "ruler label: distance"
     assert not any("box label" in t for t in _status_texts(window)), _status_texts(window)
     # the other tabs make no marks: no label read-out there, and it comes back with the Media tab
     ruler.setSelected(False)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_B)
     frame_text = window.frame_label.text()
     assert frame_text
     window.workspace.show_panel("comparison")
@@ -177,7 +177,7 @@ def test_the_status_bar_names_the_current_label_only_while_it_applies(window, qt
 
 
 def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):
-    p = window.project
+    p = window.state.project
     person = labels.create_label(p, "person", kinds=["box"])
     walking = labels.create_label(p, "walking", kinds=["segment"])
     fall = labels.create_label(p, "fall", kinds=["event"])
@@ -185,22 +185,22 @@ def test_number_keys_pick_from_the_active_kinds_list(window, qtbot):
     open_media(window, qtbot, "cfr_bframes.mp4")
     window.go_to("#4")
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_I)       # the segment list becomes active
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_I)       # the segment list becomes active
     assert window.label_label.text() == "segment label: walking"
-    qtbot.keyClick(window.canvas, Qt.Key.Key_E)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_E)
     assert window.label_label.text() == "event label: fall"
-    (seg,) = ann.list_annotations(p, media_id=window.media.id, kinds=["segment"])
-    (ev,) = ann.list_annotations(p, media_id=window.media.id, kinds=["event"])
+    (seg,) = ann.list_annotations(p, media_id=window.state.media.id, kinds=["segment"])
+    (ev,) = ann.list_annotations(p, media_id=window.state.media.id, kinds=["event"])
     assert (seg.label_id, ev.label_id) == (walking, fall)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_2)       # no event label has key 2
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_2)       # no event label has key 2
     assert "no event label has key 2" in window.statusBar().currentMessage()
     # a key right after I (or E) gives its label to the mark just made, in one undoable edit
     standing = labels.create_label(p, "standing", kinds=["segment"])
     window.go_to("#9")
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_I)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_2)
-    started = [s for s in ann.list_annotations(p, media_id=window.media.id, kinds=["segment"]) if s.frame_index == 9]
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_I)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_2)
+    started = [s for s in ann.list_annotations(p, media_id=window.state.media.id, kinds=["segment"]) if s.frame_index == 9]
     assert [s.label_id for s in started] == [standing]
     assert window.label_label.text() == "segment label: standing"
     assert ann.get_annotation(p, seg.id).label_id == walking   # the earlier segment keeps its label
@@ -214,32 +214,32 @@ def test_home_end_and_keyframe_keys(window, qtbot):
     n = window.state.frame_count
     window.go_to("#7")
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_End)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_End)
     wait_idle(window, qtbot)
     assert window.state.frame_index == n - 1
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Home)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Home)
     wait_idle(window, qtbot)
     assert window.state.frame_index == 0
-    p, mid = window.project, window.media.id
+    p, mid = window.state.project, window.state.media.id
     for frame, x in ((10, 20.0), (20, 60.0), (30, 100.0)):
         ann.add_box(p, mid, (x, 30.0, 40.0, 40.0), None, frame_index=frame, track_id=7)
     window.go_to("#15")
     wait_idle(window, qtbot)
-    (box,) = [i for i in window.canvas.scene().items() if isinstance(i, BoxItem)]
+    (box,) = [i for i in window.view.canvas.scene().items() if isinstance(i, BoxItem)]
     assert not box.keyframe
     box.setSelected(True)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketRight)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_BracketRight)
     wait_idle(window, qtbot)
     assert window.state.frame_index == 20
-    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketRight)   # the track's box stayed selected
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_BracketRight)   # the track's box stayed selected
     wait_idle(window, qtbot)
     assert window.state.frame_index == 30
-    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_BracketLeft)
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_BracketLeft)
     wait_idle(window, qtbot)
     assert window.state.frame_index == 10
-    qtbot.keyClick(window.canvas, Qt.Key.Key_BracketLeft)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_BracketLeft)
     assert "no keyframe before frame 10" in window.statusBar().currentMessage()
     # the F1 list names them
     from fieldstudio.gui.shortcuts import ShortcutsDialog
@@ -253,19 +253,19 @@ def test_home_end_and_keyframe_keys(window, qtbot):
 
 
 def test_timeline_lanes_show_overlapping_segments_with_their_labels(window, qtbot):
-    p = window.project
+    p = window.state.project
     walking = labels.create_label(p, "walking", "#0072b2", kinds=["segment"])
     carrying = labels.create_label(p, "carrying", "#e69f00", kinds=["segment"])
     fall = labels.create_label(p, "fall", "#ff4f79", kinds=["event"])
     open_media(window, qtbot, "cfr_bframes.mp4")
-    mid = window.media.id
+    mid = window.state.media.id
     for edit in (edits.AddSegment(p, mid, walking, 5, 20), edits.AddSegment(p, mid, carrying, 10, 30),
                  edits.AddSegment(p, mid, walking, 15, 25),   # overlaps the first walking one
                  edits.AddEvent(p, mid, 12, fall)):
         assert window.annotator.apply(edit)
     window.go_to("#16")
     wait_idle(window, qtbot)
-    tl = window.timeline
+    tl = window.view.timeline
     tl.grab()  # paint once
     drawn = tl.marker_rects()
     segs = [(label, r) for kind, label, _key, r in drawn if kind == "segment"]
@@ -287,20 +287,20 @@ def test_timeline_lanes_show_overlapping_segments_with_their_labels(window, qtbo
     (_, carry_rect), = [(la, r) for la, r in segs if la == "carrying"]
     pos = carry_rect.center().toPoint()
     qtbot.mouseMove(tl, pos)
-    t = window.video.table
+    t = window.view.video.table
     want = t.seconds(30) - t.seconds(10)
     assert tl.toolTip() == (f"carrying: frames 10-30, {_pts(t.seconds(10))} to {_pts(t.seconds(30))}, "
                             f"duration {want:.3f} s (PTS)")
 
 
 def test_timeline_lanes_scroll_when_there_are_many(window, qtbot):
-    p = window.project
+    p = window.state.project
     open_media(window, qtbot, "cfr_bframes.mp4")
-    mid = window.media.id
+    mid = window.state.media.id
     for k in range(7):
         lab = labels.create_label(p, f"activity {k}", kinds=["segment"])
         assert window.annotator.apply(edits.AddSegment(p, mid, lab, 2 * k, 2 * k + 5))
-    tl = window.timeline
+    tl = window.view.timeline
     tl.grab()
     assert len(tl.lanes()) == 7
     shown = {label for _kind, label, _key, _r in tl.marker_rects()}
@@ -324,7 +324,7 @@ def test_typed_box_attributes_round_trip_into_coco_and_csv(window, qtbot, tmp_pa
     from fieldstudio.annotations.exports.export import export_annotations
     from fieldstudio.gui.panels.box_editor import BoxEditorDialog
 
-    p = window.project
+    p = window.state.project
     person = labels.create_label(p, "person", kinds=["box"], attributes=[
         {"name": "vest", "type": "bool"},
         {"name": "hard hat", "type": "choice", "choices": ["yes", "no", "not visible"]},
@@ -365,7 +365,7 @@ def test_typed_box_attributes_round_trip_into_coco_and_csv(window, qtbot, tmp_pa
 def test_a_value_outside_a_choice_is_refused_with_its_name(window, qtbot):
     from fieldstudio.gui.panels.box_editor import BoxEditorDialog
 
-    p = window.project
+    p = window.state.project
     helmet = labels.create_label(p, "helmet", kinds=["box"],
                                  attributes=[{"name": "colour", "type": "choice", "choices": ["white", "yellow"]}])
     mid = open_media(window, qtbot, PHOTO)
@@ -382,12 +382,12 @@ def test_a_photo_shows_a_neutral_transport_on_the_pixel_grid(window, qtbot):
     open_media(window, qtbot, "cfr_bframes.mp4")
     window.go_to("#5")
     wait_idle(window, qtbot)
-    assert window.transport.position.text().startswith("frame 5 /")
+    assert window.view.transport.position.text().startswith("frame 5 /")
     window.notify("a message about the video")
     open_media(window, qtbot, PHOTO)
-    text = window.transport.position.text()
+    text = window.view.transport.position.text()
     assert text == "photo: no frames to play or step" and "frame" not in text.replace("frames", "")
-    assert not window.transport.isEnabled() and not window.timeline.isVisible()
+    assert not window.view.transport.isEnabled() and not window.view.timeline.isVisible()
     assert window.frame_label.text() == "photo"
     assert window.statusBar().currentMessage() == ""          # the video's message does not stay
     window.notify("a message about the photo")
@@ -398,8 +398,8 @@ def test_a_photo_shows_a_neutral_transport_on_the_pixel_grid(window, qtbot):
     # pixel ratio 1.5 in test_gui_dpr.py (at ratio 1 Qt's whole-pixel centring is always on the grid)
     # back on a video: the transport and the timeline again
     open_media(window, qtbot, "cfr_bframes.mp4")
-    assert window.transport.isEnabled() and window.timeline.isVisible()
-    assert window.transport.position.text().startswith("frame 0 /")
+    assert window.view.transport.isEnabled() and window.view.timeline.isVisible()
+    assert window.view.transport.position.text().startswith("frame 0 /")
 
 
 def test_pdf_search_marks_the_current_hit_and_scrolls_to_it(window, qtbot):
@@ -409,7 +409,7 @@ def test_pdf_search_marks_the_current_hit_and_scrolls_to_it(window, qtbot):
 
     pdf = SAMPLE_MEDIA / "docs" / "osha_factsheet_lockout_tagout_2002.pdf"
     open_media(window, qtbot, pdf.name)
-    doc = window.document
+    doc = window.view.document
     doc.canvas.set_zoom(3.0)   # zoomed in, so that going to a hit has to scroll
     n = doc.find("energy")
     assert n >= 3

@@ -72,29 +72,29 @@ def test_playing_follows_the_zoom_counts_pictures_and_keeps_the_boxes_on_top(win
     from fieldstudio.gui.viewer.overlay import BoxItem
 
     mid = open_media(window, qtbot, "cfr_bframes.mp4")
-    ann.add_box(window.project, mid, (20, 60, 80, 60), frame_index=0)
+    ann.add_box(window.state.project, mid, (20, 60, 80, 60), frame_index=0)
     window.annotator.refresh()
-    boxes = [i for i in window.canvas.scene().items() if isinstance(i, BoxItem)]
+    boxes = [i for i in window.view.canvas.scene().items() if isinstance(i, BoxItem)]
     assert len(boxes) == 1
-    window.canvas.set_zoom(0.5)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
-    video = window.video
+    window.view.canvas.set_zoom(0.5)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
+    video = window.view.video
     qtbot.waitUntil(lambda: video.playback_stats()["shown"] >= 5, timeout=10000)
     assert video._vlc.render_size == (W // 2, H // 2)  # libVLC scales to the size on screen
-    assert window.canvas.video_item.image().size().toTuple() == (W // 2, H // 2)
-    window.canvas.set_zoom(1.0)
+    assert window.view.canvas.video_item.image().size().toTuple() == (W // 2, H // 2)
+    window.view.canvas.set_zoom(1.0)
     qtbot.waitUntil(lambda: video._vlc.render_size == (W, H), timeout=3000)
-    qtbot.waitUntil(lambda: window.canvas.video_item.image().size().toTuple() == (W, H), timeout=5000)
+    qtbot.waitUntil(lambda: window.view.canvas.video_item.image().size().toTuple() == (W, H), timeout=5000)
     # the marks stay the same items, drawn above the played picture
-    now = [i for i in window.canvas.scene().items() if isinstance(i, BoxItem)]
-    assert now == boxes and now[0].isVisible() and now[0].zValue() > window.canvas.video_item.zValue()
+    now = [i for i in window.view.canvas.scene().items() if isinstance(i, BoxItem)]
+    assert now == boxes and now[0].isVisible() and now[0].zValue() > window.view.canvas.video_item.zValue()
     assert "playing 1x" in window.frame_label.text()
     stats = video.playback_stats()
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     wait_idle(window, qtbot)
     assert stats["shown"] >= 5 and stats["shown"] <= stats["delivered"]
     assert stats["shown"] + stats["dropped"] <= stats["delivered"]
-    assert not window.canvas.video_item.isVisible()  # paused: the exact frame is shown again
+    assert not window.view.canvas.video_item.isVisible()  # paused: the exact frame is shown again
     assert read_barcode(shown_rgb(window)) == int(window.frame_label.text().split()[1])
 
 
@@ -104,16 +104,16 @@ def test_shuttle_keys_show_direction_and_rate(window, qtbot, monkeypatch):
     window.go_to("#200")
     wait_idle(window, qtbot)
     messages = []
-    window.video.notice.connect(messages.append)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_J)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_J)
-    assert window.video.rate_text() == "-2x" and messages[-1] == "playing -2x"
+    window.view.video.notice.connect(messages.append)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_J)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_J)
+    assert window.view.video.rate_text() == "-2x" and messages[-1] == "playing -2x"
     qtbot.waitUntil(lambda: "playing -2x" in window.frame_label.text(), timeout=5000)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_L)
-    assert window.video.rate_text() == "1x" and messages[-1] == "playing 1x"
-    qtbot.keyClick(window.canvas, Qt.Key.Key_K)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_L)
+    assert window.view.video.rate_text() == "1x" and messages[-1] == "playing 1x"
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_K)
     wait_idle(window, qtbot)
-    assert not window.video.playing and "playing" not in window.frame_label.text()
+    assert not window.view.video.playing and "playing" not in window.frame_label.text()
 
 
 def test_a_video_opens_on_its_packet_index_and_follows_the_verified_one(qtbot, tmp_path, clips):
@@ -124,25 +124,25 @@ def test_a_video_opens_on_its_packet_index_and_follows_the_verified_one(qtbot, t
         mid = library.add_paths(p, [clips["cfr_bframes"]]).media_ids[0]
     w = MainWindow(Project.open(path))
     qtbot.addWidget(w)
-    w.indexer.pause()  # hold verification back: the video must be usable on its packet index alone
+    w.session.indexer.pause()  # hold verification back: the video must be usable on its packet index alone
     w.resize(1280, 800)
     w.show()
     try:
         start = time.monotonic()
         open_media(w, qtbot, "cfr_bframes.mp4")
-        qtbot.waitUntil(lambda: w.video.table is not None, timeout=10000)
+        qtbot.waitUntil(lambda: w.view.video.table is not None, timeout=10000)
         assert time.monotonic() - start < 10
-        assert w.transport.index_source.text() == "packet index · verifying"
+        assert w.view.transport.index_source.text() == "packet index · verifying"
         w.go_to("#137")
         wait_idle(w, qtbot)
         assert np.array_equal(shown_rgb(w), ffmpeg_frame(clips["cfr_bframes"], 137))
-        qtbot.keyClick(w.canvas, Qt.Key.Key_Right)
+        qtbot.keyClick(w.view.canvas, Qt.Key.Key_Right)
         wait_idle(w, qtbot)
         assert read_barcode(shown_rgb(w)) == 138
         assert "paused" in w.indexing_status.label.text()
-        w.indexer.resume()
-        qtbot.waitUntil(lambda: library.find_media(w.project, mid).index_status == "ready", timeout=30000)
-        qtbot.waitUntil(lambda: w.transport.index_source.text() == "decoded index", timeout=5000)
+        w.session.indexer.resume()
+        qtbot.waitUntil(lambda: library.find_media(w.state.project, mid).index_status == "ready", timeout=30000)
+        qtbot.waitUntil(lambda: w.view.transport.index_source.text() == "decoded index", timeout=5000)
         qtbot.waitUntil(lambda: not w.indexing_status.isVisible(), timeout=5000)
         assert read_barcode(shown_rgb(w)) == 138 == int(w.frame_label.text().split()[1])
     finally:

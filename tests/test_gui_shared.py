@@ -35,7 +35,7 @@ def _box_from_another_process(url: str, media_id: str, rect: tuple[int, int, int
 
 
 def _drawn_ids(window) -> set[str]:
-    return {getattr(i, "annotation_id", None) for i in window.canvas.scene().items()} - {None}
+    return {getattr(i, "annotation_id", None) for i in window.view.canvas.scene().items()} - {None}
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def shared_window(qtbot, pg_url):
 
 
 def _at(window, x: float, y: float) -> QPoint:
-    return window.canvas.mapFromScene(QPointF(x, y))
+    return window.view.canvas.mapFromScene(QPointF(x, y))
 
 
 def test_a_box_drawn_elsewhere_appears_within_two_seconds(shared_window, qtbot, pg_url):
@@ -69,7 +69,7 @@ def test_own_drawing_in_progress_is_not_disturbed(shared_window, qtbot, pg_url):
     w = shared_window
     mid = open_media(w, qtbot, PHOTO)
     w.actions["box_tool"].trigger()
-    vp = w.canvas.viewport()
+    vp = w.view.canvas.viewport()
     pa, pb = _at(w, 200.0, 100.0), _at(w, 300.0, 200.0)
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
     qtbot.mouseMove(vp, QPoint((pa.x() + pb.x()) // 2, (pa.y() + pb.y()) // 2))
@@ -77,11 +77,11 @@ def test_own_drawing_in_progress_is_not_disturbed(shared_window, qtbot, pg_url):
     assert temp is not None                                    # the user is half-way through a box
     other = _box_from_another_process(pg_url, mid, (10, 10, 30, 30))
     qtbot.wait(1600)                                           # two polls: the change is known but waits
-    assert w.annotator.drawing._temp is temp and temp.scene() is w.canvas.scene()
+    assert w.annotator.drawing._temp is temp and temp.scene() is w.view.canvas.scene()
     assert other not in _drawn_ids(w)
     qtbot.mouseMove(vp, pb)
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=pb)
-    mine = [r for r in ann.list_annotations(w.project, media_id=mid, kinds=["box"]) if r.id != other]
+    mine = [r for r in ann.list_annotations(w.state.project, media_id=mid, kinds=["box"]) if r.id != other]
     assert len(mine) == 1                                      # the user's box was stored as drawn
     qtbot.waitUntil(lambda: {other, mine[0].id} <= _drawn_ids(w), timeout=2000)
 
@@ -89,9 +89,9 @@ def test_own_drawing_in_progress_is_not_disturbed(shared_window, qtbot, pg_url):
 def test_a_move_from_a_stale_read_is_refused_and_the_box_reloaded(shared_window, qtbot, pg_url):
     w = shared_window
     mid = open_media(w, qtbot, PHOTO)
-    box = ann.add_box(w.project, mid, (100, 100, 50, 50))
+    box = ann.add_box(w.state.project, mid, (100, 100, 50, 50))
     w.annotator.refresh()
-    (item,) = [i for i in w.canvas.scene().items() if getattr(i, "annotation_id", None) == box]
+    (item,) = [i for i in w.view.canvas.scene().items() if getattr(i, "annotation_id", None) == box]
     with Project.open(pg_url) as bo:                           # Bo moves it before this window's drag ends
         ann.update(bo, box, geometry=[10.0, 10.0, 60.0, 60.0])
     messages = []
@@ -99,8 +99,8 @@ def test_a_move_from_a_stale_read_is_refused_and_the_box_reloaded(shared_window,
     w.annotator.notify = messages.append
     w.annotator.drawing._box_moved(item, (120.0, 120.0, 50.0, 50.0))   # what a drag of the stale box reports
     assert messages and "was changed by" in messages[-1] and "not saved" in messages[-1]
-    assert ann.get_annotation(w.project, box).geometry == [10.0, 10.0, 60.0, 60.0]
-    (shown,) = [i for i in w.canvas.scene().items() if getattr(i, "annotation_id", None) == box]
+    assert ann.get_annotation(w.state.project, box).geometry == [10.0, 10.0, 60.0, 60.0]
+    (shown,) = [i for i in w.view.canvas.scene().items() if getattr(i, "annotation_id", None) == box]
     assert shown.version == 2                                  # the view re-read the box
 
 
@@ -122,7 +122,7 @@ def test_a_password_typed_in_the_url_is_never_kept(shared_window, qtbot, pg_url)
         shared_window.library.reload()                     # the library's own reads find the password too
     finally:
         os.environ["PGPASSWORD"] = password
-    assert shared_window.project.is_shared and str(shared_window.project.path) == pg_url
+    assert shared_window.state.project.is_shared and str(shared_window.state.project.path) == pg_url
     assert settings.recent_projects()[0] == pg_url
     kept = [f.read_text(errors="replace") for f in config_dir().rglob("*") if f.is_file()]
     kept += [f.read_text(errors="replace") for f in log_dir().rglob("*") if f.is_file()]
@@ -139,15 +139,15 @@ def test_welcome_opens_a_shared_project_by_url_and_from_the_recent_list(qtbot, p
     w.show()
     asked = []
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (asked.append(a[2]), (pg_url, True))[1])
-    qtbot.mouseClick(w.welcome.shared_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(w.view.welcome.shared_button, Qt.MouseButton.LeftButton)
     assert asked and "PostgreSQL URL" in asked[0]
-    assert w.project is not None and w.project.is_shared and w.windowTitle().endswith("team site")
+    assert w.state.project is not None and w.state.project.is_shared and w.windowTitle().endswith("team site")
     assert w.library.model.rowCount() == 1
     w.show_welcome()
-    item = w.welcome.recent.item(0)
+    item = w.view.welcome.recent.item(0)
     assert item.text().startswith(make_db_name(pg_url)) and pg_url in item.text()
-    w.welcome.recent.itemActivated.emit(item)
-    assert w.project is not None and str(w.project.path) == pg_url
+    w.view.welcome.recent.itemActivated.emit(item)
+    assert w.state.project is not None and str(w.state.project.path) == pg_url
     w.close()
 
 
@@ -180,7 +180,7 @@ def test_the_window_asks_for_an_unmapped_media_root_and_relinks(qtbot, pg_url, t
     qtbot.waitUntil(lambda: media_roots.roots().get("site-footage") == b, timeout=5000)
     assert asked == ["Where is the media root \u201csite-footage\u201d on this computer?"]
     open_media(w, qtbot, PHOTO)                                    # found under B's folder, drawn
-    assert library.media_path(w.project, w.media) == b / "moved" / PHOTO
+    assert library.media_path(w.state.project, w.state.media) == b / "moved" / PHOTO
     model = w.library.model
     assert not any(model.missing(r) for r in model.rows)
     w.close()

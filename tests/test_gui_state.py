@@ -39,12 +39,12 @@ def window(qtbot, template, tmp_path):
 def test_stepping_moves_the_one_frame_the_status_bar_timeline_and_marks_use(window, qtbot, clips):
     media_id = open_media(window, qtbot, clips["cfr_bframes"].name)
     for _ in range(3):
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right)
         wait_idle(window, qtbot)
     state = window.state
     assert state.media.id == media_id and state.frame_index == 3 and state.frame_exact
     assert window.frame_label.text().startswith("frame 3 /")
-    assert window.transport.position.text().startswith("frame 3 /")
+    assert window.view.transport.position.text().startswith("frame 3 /")
     assert window.annotator.frame_index() == 3
 
 
@@ -56,10 +56,10 @@ def test_edit_menu_undo_acts_on_the_tab_in_front(window, qtbot):
 
     tasks = window.workspace.show_panel("tasks")
     qtbot.mouseClick(tasks.new_button, Qt.MouseButton.LeftButton)
-    assert len(ts.list_tasks(window.project)) == 1
+    assert len(ts.list_tasks(window.state.project)) == 1
     assert window.actions["undo"].isEnabled() and "task" in window.actions["undo"].text().lower()
     window.actions["undo"].trigger()
-    assert ts.list_tasks(window.project) == []
+    assert ts.list_tasks(window.state.project) == []
     window.modes.setCurrentIndex(0)
     assert not window.actions["undo"].isEnabled()  # the Media tab's stack has nothing to undo
 
@@ -67,7 +67,7 @@ def test_edit_menu_undo_acts_on_the_tab_in_front(window, qtbot):
 @pytest.mark.gui
 def test_the_tool_and_selection_live_in_the_state_and_a_tab_switch_leaves_no_tool_hint(window, qtbot, clips):
     open_media(window, qtbot, clips["cfr_bframes"].name)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_B)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_B)
     assert window.state.tool == "box" and window.annotator.tool == "box"
     assert window.statusBar().currentMessage().startswith("Box:")
     window.modes.setCurrentIndex(1)
@@ -80,11 +80,11 @@ def test_undo_of_a_mark_elsewhere_says_where_it_was(window, qtbot, clips):
     from fieldstudio.annotations import edits
 
     mid = open_media(window, qtbot, clips["cfr_bframes"].name)
-    assert window.annotator.apply(edits.AddBox(window.project, mid, (10, 10, 40, 30), frame_index=0))
+    assert window.annotator.apply(edits.AddBox(window.state.project, mid, (10, 10, 40, 30), frame_index=0))
     for _ in range(2):
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right)
         wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert window.statusBar().currentMessage() == f"Undid add box on {clips['cfr_bframes'].name}, frame 0"
 
 
@@ -95,7 +95,7 @@ def test_timeline_zoom_buttons_keep_their_short_text_after_a_tab_switch(window, 
     open_media(window, qtbot, clips["cfr_bframes"].name)
     window.modes.setCurrentIndex(1)
     window.modes.setCurrentIndex(0)
-    texts = {b.text() for b in window.transport.findChildren(QToolButton)}
+    texts = {b.text() for b in window.view.transport.findChildren(QToolButton)}
     assert {"−", "+"} <= texts and "Zoom timeline in" not in texts
 
 
@@ -111,7 +111,7 @@ def test_a_new_project_shows_nothing_of_the_one_before(window, qtbot, tmp_path, 
     new = tmp_path / "empty.fieldstudio"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(new), ""))
     file_menu_action(window, "&New project…").trigger()
-    qtbot.waitUntil(lambda: window.project is not None and window.project.path == new, timeout=10000)
+    qtbot.waitUntil(lambda: window.state.project is not None and window.state.project.path == new, timeout=10000)
     assert window.properties.table.rowCount() == 0
     assert [w.text() for w in (window.frame_label, window.time_label, window.zoom_label, window.pointer_label)] \
         == ["", "", "", ""]

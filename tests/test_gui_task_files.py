@@ -58,7 +58,7 @@ def test_import_the_ground_truth_folder(window, qtbot, monkeypatch):
 
 def test_import_answers_then_export_tasks(window, qtbot, monkeypatch, tmp_path):
     questions = json.loads(OPENEQA.read_text("utf-8"))
-    import_tasks(window.project, [OPENEQA])
+    import_tasks(window.state.project, [OPENEQA])
     answers = tmp_path / "answers.csv"
     with answers.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
@@ -76,7 +76,7 @@ def test_import_answers_then_export_tasks(window, qtbot, monkeypatch, tmp_path):
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())][-1] == "my-vlm"
     assert dialog.summary.text().startswith("Answers: 9 imported.\n1 answer(s) name no task of the project.")
     assert ("unknown task id", "no-such-question", "names no task of the project") in report_rows(dialog)
-    with window.project.read() as s:
+    with window.state.project.read() as s:
         (run,) = s.scalars(select(Run)).all()
         count = s.scalar(select(func.count()).select_from(Answer).where(Answer.run_id == run.id))
     assert (run.name, run.kind, count) == ("my-vlm", "import", 9)
@@ -110,11 +110,11 @@ def test_export_report_html_opens_and_csv_has_every_answer(window, qtbot, monkey
     from fieldstudio.tasks.importing import import_answers
 
     questions = json.loads(OPENEQA.read_text("utf-8"))[:6]
-    import_tasks(window.project, [OPENEQA])
+    import_tasks(window.state.project, [OPENEQA])
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\n" + "".join(f"{q['question_id']},a chair\n" for q in questions),
                        encoding="utf-8")
-    assert import_answers(window.project, answers, "my-vlm").answers_imported == len(questions)
+    assert import_answers(window.state.project, answers, "my-vlm").answers_imported == len(questions)
     opened: list[str] = []
     shown: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)

@@ -43,25 +43,25 @@ def window(qtbot, template, tmp_path):
 
 
 def _at(window, x: float, y: float) -> QPoint:
-    return window.canvas.mapFromScene(QPointF(x, y))
+    return window.view.canvas.mapFromScene(QPointF(x, y))
 
 
 def _keyframes(window, track_id: int) -> list[ann.AnnotationRecord]:
-    return ann.track_keyframes(window.project, window.media.id, track_id)
+    return ann.track_keyframes(window.state.project, window.state.media.id, track_id)
 
 
 def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, qtbot):
     open_media(window, qtbot, CLIP)
-    mid = window.media.id
-    ann.add_box(window.project, mid, (100, 100, 80, 60), frame_index=0, track_id=3)
-    ann.add_box(window.project, mid, (200, 140, 80, 60), frame_index=20, track_id=3)
+    mid = window.state.media.id
+    ann.add_box(window.state.project, mid, (100, 100, 80, 60), frame_index=0, track_id=3)
+    ann.add_box(window.state.project, mid, (200, 140, 80, 60), frame_index=20, track_id=3)
     window.go_to("#10")
     wait_idle(window, qtbot)
     (item,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert not item.keyframe and item.annotation_id is None
     # frame 10 is halfway: the interpolated box is (150, 120)-(230, 180)
     assert (item.rect.x(), item.rect.y()) == pytest.approx((150.0, 120.0))
-    vp = window.canvas.viewport()
+    vp = window.view.canvas.viewport()
     qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=_at(window, 190.0, 150.0))
     assert item.isSelected()  # selected, not refused
     a, b = _at(window, 190.0, 150.0), _at(window, 210.0, 140.0)
@@ -73,7 +73,7 @@ def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, q
     assert [k.frame_index for k in keys] == [0, 10, 20]
     moved = keys[1].geometry
     # moved by the drag (20, -10) in image pixels, to within a screen pixel's worth at this zoom
-    tol = 1.0 / window.canvas.transform().m11() + 0.01
+    tol = 1.0 / window.view.canvas.transform().m11() + 0.01
     assert moved == pytest.approx([170.0, 110.0, 250.0, 170.0], abs=tol)
     # the new keyframe is drawn solid and stays selected
     (shown,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
@@ -86,9 +86,9 @@ def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, q
 def test_track_forward_stores_one_undoable_stretch(window, qtbot):
     open_media(window, qtbot, CLIP)
     x1, y1, x2, y2 = truth(0, "wave")
-    box_id = ann.add_box(window.project, window.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
+    box_id = ann.add_box(window.state.project, window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
     window.annotator.refresh()
-    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton,
+    qtbot.mouseClick(window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
                      pos=_at(window, (x1 + x2) / 2, (y1 + y2) / 2))
     assert window.annotator.selected_ids() == [box_id]
     window.actions["track_forward"].trigger()
@@ -104,7 +104,7 @@ def test_track_forward_stores_one_undoable_stretch(window, qtbot):
     assert shown.isSelected()
     got = shown.rect
     assert iou((got.left(), got.top(), got.right(), got.bottom()), truth(59, "wave")) >= 0.7
-    window.grab().save(str(window.project.path.with_name("tracked.png")))
+    window.grab().save(str(window.state.project.path.with_name("tracked.png")))
     window.actions["undo"].trigger()  # one undo removes the whole stretch
     assert [k.frame_index for k in _keyframes(window, 1)] == [0]
 
@@ -135,7 +135,7 @@ def test_file_import_annotations_is_one_undoable_edit_with_a_report(window, qtbo
     assert _keyframes(window, 1) == []
     from fieldstudio.annotations import labels
 
-    assert labels.list_labels(window.project) == []
+    assert labels.list_labels(window.state.project) == []
 
 
 def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame(window, qtbot):
@@ -143,9 +143,9 @@ def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame
     window.go_to("#40")
     wait_idle(window, qtbot)
     x1, y1, x2, y2 = truth(40, "wave")
-    box_id = ann.add_box(window.project, window.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=40, track_id=5)
+    box_id = ann.add_box(window.state.project, window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=40, track_id=5)
     window.annotator.refresh()
-    qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton,
+    qtbot.mouseClick(window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
                      pos=_at(window, (x1 + x2) / 2, (y1 + y2) / 2))
     assert window.annotator.selected_ids() == [box_id]
     window.actions["track_backward"].trigger()

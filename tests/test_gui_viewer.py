@@ -52,13 +52,13 @@ def test_arrow_keys_step_exact_frames_and_status_shows_index_and_pts(window, qtb
     open_media(window, qtbot, "cfr_bframes.mp4")
     pts = ffprobe_pts(clips["cfr_bframes"])
     for _ in range(7):
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right)
     wait_idle(window, qtbot)
     assert window.frame_label.text() == "frame 7 / 299"
     assert window.time_label.text() == format_pts(pts[7])
     assert read_barcode(shown_rgb(window)) == 7
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Left)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Left)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Left)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Left)
     wait_idle(window, qtbot)
     assert status_index(window) == 5
     assert np.array_equal(shown_rgb(window), ffmpeg_frame(clips["cfr_bframes"], 5))
@@ -70,12 +70,12 @@ def test_second_and_ten_second_steps_follow_pts_on_a_vfr_clip(window, qtbot, cli
     pts = ffprobe_pts(clips["vfr"])
     window.go_to("140")
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
     wait_idle(window, qtbot)
     expected = max(i for i, t in enumerate(pts) if t <= pts[140] + 1.0 + 1e-6)
     assert status_index(window) == expected
     assert read_barcode(shown_rgb(window)) == expected
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     wait_idle(window, qtbot)
     assert status_index(window) == 0  # clamped at the start
 
@@ -97,7 +97,7 @@ def test_go_to_time_and_frame(window, qtbot, clips):
 def test_dragging_the_playhead_previews_then_shows_the_exact_frame(window, qtbot, clips):
     open_media(window, qtbot, "cfr_bframes.mp4")
     pts = ffprobe_pts(clips["cfr_bframes"])
-    tl = window.timeline
+    tl = window.view.timeline
     y = tl.height() - 10
     qtbot.mousePress(tl, Qt.MouseButton.LeftButton, pos=QPoint(20, y))
     for x in range(40, int(tl.width() * 0.6), 40):
@@ -129,10 +129,10 @@ def test_play_one_second_then_pause_shows_the_exact_frame_at_the_reported_index(
             pytest.skip(vlc_unavailable_reason())
     mid = open_media(window, qtbot, "cfr_bframes.mp4")
     shown = []
-    window.video.frame_shown.connect(lambda i, s, exact: shown.append(i))
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    window.view.video.frame_shown.connect(lambda i, s, exact: shown.append(i))
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     qtbot.wait(1000)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     wait_idle(window, qtbot)
     qtbot.waitUntil(lambda: "~" not in window.frame_label.text(), timeout=3000)
     index = status_index(window)
@@ -140,18 +140,18 @@ def test_play_one_second_then_pause_shows_the_exact_frame_at_the_reported_index(
     assert index > 3
     assert read_barcode(shown_rgb(window)) == index
     from fieldstudio.media.frames import get_frame
-    assert np.array_equal(shown_rgb(window), get_frame(window.project, mid, index).rgb)
+    assert np.array_equal(shown_rgb(window), get_frame(window.state.project, mid, index).rgb)
 
 
 def test_without_libvlc_the_window_says_so_once(window, qtbot, monkeypatch):
     monkeypatch.setenv("FIELDSTUDIO_NO_VLC", "1")
     open_media(window, qtbot, "cfr_bframes.mp4")
     messages = []
-    window.video.notice.connect(messages.append)
+    window.view.video.notice.connect(messages.append)
     for _ in range(3):
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
         qtbot.wait(150)
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     assert sum("frame decoder" in m for m in messages) == 1
 
 
@@ -161,7 +161,7 @@ def test_rotated_video_is_shown_upright(window, qtbot, clips):
     wait_idle(window, qtbot)
     # the ffmpeg CLI applies the display matrix itself: what we show must equal it
     assert np.array_equal(shown_rgb(window), ffmpeg_frame(clips["rot90"], 4))
-    assert read_barcode(shown_rgb(window), window.media.rotation) == 4
+    assert read_barcode(shown_rgb(window), window.state.media.rotation) == 4
     h, w = shown_rgb(window).shape[:2]
     assert h > w  # the landscape barcode clip stands upright as portrait
 
@@ -180,23 +180,23 @@ def test_rotated_video_plays_upright_through_libvlc(window, qtbot, clips):
     open_media(window, qtbot, "rot90.mp4")
     played = []
     # the played picture is libVLC's buffer, drawn without a copy: copy it to keep it
-    window.video.frame_shown.connect(
-        lambda i, s, exact: exact or played.append(window.canvas.video_item.image().copy()))
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    window.view.video.frame_shown.connect(
+        lambda i, s, exact: exact or played.append(window.view.canvas.video_item.image().copy()))
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: len(played) >= 8, timeout=5000)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
     wait_idle(window, qtbot)
     rgb = rgb_from_qimage(played[-1])
     upright = ffmpeg_frame(clips["rot90"], 0)
     assert rgb.shape == upright.shape  # portrait, as ffmpeg shows it
-    n = read_barcode(rgb, window.media.rotation)
+    n = read_barcode(rgb, window.state.media.rotation)
     assert 0 <= n < 90, f"the played picture is not a frame of the clip (barcode {n})"
     assert np.abs(rgb.astype(int) - ffmpeg_frame(clips["rot90"], n)).mean() < 3.0
 
 
 def test_photo_zoom_and_pointer_in_image_pixels(window, qtbot):
     open_media(window, qtbot, "ppe_worker_hardhat_vest_warehouse_zone_frame045.png")
-    canvas = window.canvas
+    canvas = window.view.canvas
     for zoom in (0.25, 1.0, 4.0):
         canvas.set_zoom(zoom)
         qtbot.wait(50)  # let the scroll bars appear before centring
@@ -224,13 +224,13 @@ def _pointer(window) -> tuple[float, float]:
 def test_keyboard_zoom_and_fit(window, qtbot):
     open_media(window, qtbot, "retail_grocery_Bravo-Orange-Juice_024.jpg")
     window.actions["zoom_1to1"].trigger()
-    assert window.canvas.zoom() == pytest.approx(1.0)
+    assert window.view.canvas.zoom() == pytest.approx(1.0)
     window.actions["zoom_in"].trigger()
-    assert window.canvas.zoom() == pytest.approx(1.25)
+    assert window.view.canvas.zoom() == pytest.approx(1.25)
     window.actions["zoom_fit"].trigger()
-    w, h = window.canvas.image_size()
-    vp = window.canvas.viewport().size()
-    assert window.canvas.zoom() == pytest.approx(min(vp.width() / w, vp.height() / h), rel=0.02)
+    w, h = window.view.canvas.image_size()
+    vp = window.view.canvas.viewport().size()
+    assert window.view.canvas.zoom() == pytest.approx(min(vp.width() / w, vp.height() / h), rel=0.02)
 
 
 def test_pdf_search_finds_a_known_word_on_its_page(window, qtbot):
@@ -248,13 +248,13 @@ def test_pdf_search_finds_a_known_word_on_its_page(window, qtbot):
     assert pages
     open_media(window, qtbot, pdf.name)
     assert window.frame_label.text() == "page 1 / 2"
-    n = window.document.find("energy-isolating")
+    n = window.view.document.find("energy-isolating")
     assert n >= len(pages)
-    assert f"(page {pages[0]})" in window.document.hit_label.text()
-    assert window.document.page == pages[0] - 1
-    assert window.document.canvas._highlights, "hits are highlighted on the page"
-    qtbot.keyClick(window.document, Qt.Key.Key_PageDown)
-    assert window.document.page == min(pages[0], 1)
+    assert f"(page {pages[0]})" in window.view.document.hit_label.text()
+    assert window.view.document.page == pages[0] - 1
+    assert window.view.document.canvas._highlights, "hits are highlighted on the page"
+    qtbot.keyClick(window.view.document, Qt.Key.Key_PageDown)
+    assert window.view.document.page == min(pages[0], 1)
 
 
 def test_library_filter_search_and_badges(window, qtbot):
@@ -284,7 +284,7 @@ def test_missing_file_is_badged_and_explained(qtbot, clips, tmp_path):
     w.show()
     assert "missing file" in w.library.proxy.index(0, 0).data()
     w.library.select(w.library.visible_ids()[0])
-    qtbot.waitUntil(lambda: "missing" in w.empty.text())
+    qtbot.waitUntil(lambda: "missing" in w.view.empty.text())
     assert w.properties.value("State") == "missing file"
     w.close()
 
@@ -303,15 +303,15 @@ def test_huge_photo_opens_from_a_reduced_preview_in_full_resolution_coordinates(
     qtbot.addWidget(w)
     w.show()
     open_media(w, qtbot, big.name)
-    qtbot.waitUntil(lambda: not w.canvas.image().isNull(), timeout=20000)
-    assert max(w.canvas.image().width(), w.canvas.image().height()) <= 8192
-    assert w.canvas.image_size() == (12000, 12000)
-    w.canvas.set_zoom(1.0)
+    qtbot.waitUntil(lambda: not w.view.canvas.image().isNull(), timeout=20000)
+    assert max(w.view.canvas.image().width(), w.view.canvas.image().height()) <= 8192
+    assert w.view.canvas.image_size() == (12000, 12000)
+    w.view.canvas.set_zoom(1.0)
     qtbot.wait(50)  # let the scroll bars appear before centring
-    w.canvas.centerOn(6200.0, 6150.0)
-    target = w.canvas.mapFromScene(QPointF(6200.0, 6150.0))
-    qtbot.mouseMove(w.canvas.viewport(), target + QPoint(30, 30))
-    qtbot.mouseMove(w.canvas.viewport(), target)
+    w.view.canvas.centerOn(6200.0, 6150.0)
+    target = w.view.canvas.mapFromScene(QPointF(6200.0, 6150.0))
+    qtbot.mouseMove(w.view.canvas.viewport(), target + QPoint(30, 30))
+    qtbot.mouseMove(w.view.canvas.viewport(), target)
     x, y = _pointer(w)
     assert math.isclose(x, 6200, abs_tol=1.5) and math.isclose(y, 6150, abs_tol=1.5)
     w.close()
@@ -328,8 +328,8 @@ def test_playing_to_the_end_stops_on_the_last_frame(window, qtbot, vlc, monkeypa
     open_media(window, qtbot, "cfr_bframes.mp4")  # 300 frames, 10 s
     window.go_to("#270")
     wait_idle(window, qtbot)
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: not window.video.playing, timeout=10000)
+    qtbot.keyClick(window.view.canvas, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not window.view.video.playing, timeout=10000)
     wait_idle(window, qtbot)
     assert window.frame_label.text() == "frame 299 / 299"
     assert read_barcode(shown_rgb(window)) == 299

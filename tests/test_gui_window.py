@@ -31,10 +31,10 @@ def test_welcome_screen_lists_recent_projects(qtbot, tmp_path):
     settings.add_recent(tmp_path / "site A.fieldstudio")
     w = make_window(qtbot)
     assert w.windowTitle() == "fieldstudio"
-    assert w.stack.currentWidget() is w.welcome
-    items = [w.welcome.recent.item(i).text() for i in range(w.welcome.recent.count())]
+    assert w.view.stack.currentWidget() is w.view.welcome
+    items = [w.view.welcome.recent.item(i).text() for i in range(w.view.welcome.recent.count())]
     assert items and items[0].startswith("site A")
-    w.welcome.recent.itemActivated.emit(w.welcome.recent.item(0))
+    w.view.welcome.recent.itemActivated.emit(w.view.welcome.recent.item(0))
     assert w.windowTitle() == "fieldstudio — site A"
     w.close()
 
@@ -71,7 +71,7 @@ def test_opening_a_damaged_project_explains_and_keeps_the_welcome_screen(qtbot, 
     finally:
         QMessageBox.warning = orig
     assert shown and "broken.fieldstudio" in shown[0]
-    assert w.stack.currentWidget() is w.welcome
+    assert w.view.stack.currentWidget() is w.view.welcome
 
 
 def test_dropping_files_and_folders_imports_them_with_a_summary(qtbot, tmp_path):

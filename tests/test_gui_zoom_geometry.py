@@ -31,8 +31,8 @@ SESSION_ENV = "FIELDSTUDIO_ZOOM_SESSION"  # the tool the session draws with: "bo
 
 
 def _drag(window, qtbot, a: tuple[float, float], b: tuple[float, float]) -> None:  # noqa: ANN001
-    vp = window.canvas.viewport()
-    pa, pb = (window.canvas.mapFromScene(QPointF(*p)) for p in (a, b))
+    vp = window.view.canvas.viewport()
+    pa, pb = (window.view.canvas.mapFromScene(QPointF(*p)) for p in (a, b))
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)
     for t in (0.3, 0.6, 1.0):
         qtbot.mouseMove(vp, QPoint(round(pa.x() + (pb.x() - pa.x()) * t), round(pa.y() + (pb.y() - pa.y()) * t)))
@@ -56,14 +56,14 @@ def test_session_draw_zoom_draw(qtbot, tmp_path):
     drawn = 0
     for _ in range(ROUNDS):
         # a box around the centre of what is visible, a quarter of the visible width across
-        visible = window.canvas.mapToScene(window.canvas.viewport().rect()).boundingRect()
+        visible = window.view.canvas.mapToScene(window.view.canvas.viewport().rect()).boundingRect()
         c, w = visible.center(), visible.width() / 8
         _drag(window, qtbot, (c.x() - w, c.y() - w / 2), (c.x() + w, c.y() + w / 2))
         drawn += 1
         qtbot.wait(30)
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Plus)
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Plus)
         qtbot.wait(30)
-    rows = ann.list_annotations(window.project, media_id=window.media.id, kinds=[kind])
+    rows = ann.list_annotations(window.state.project, media_id=window.state.media.id, kinds=[kind])
     assert len(rows) == drawn
     window.close()
 

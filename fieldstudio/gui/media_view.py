@@ -8,7 +8,7 @@ panels all follow the one frame on screen (they subscribe to the state; this mod
 Paused or stepping, that frame is the exact one the frame table names; playing, libVLC's picture (``exact``
 False). Setting ``state.playing`` to False pauses the video.
 
-The frame loader and the video controller live as long as a project is open (``set_project``).
+The frame loader and the video controller live as long as a project is open (``state.project``).
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class MediaView(QObject):
         self.canvas.pointer_moved.connect(self.pointer_moved)
         self.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(self.canvas, z))
         state.events.frame.connect(self._frame_on_screen)
+        state.events.project.connect(lambda p: self.set_project(p) if p is not None else self.close_project())
         state.events.requested.connect(lambda request: request is not None and self.serve_request())
         state.events.playing.connect(self._playing_set)
 

@@ -72,7 +72,7 @@ class ChangeApplier:
 
     def __call__(self, changes: list[Change]) -> None:
         w = self.window
-        media = w.media
+        media = w.state.media
         if media is not None and any(c.table == "annotation" and c.media_id == media.id for c in changes):
             self.marks_pending = True
         if self.marks_pending and not w.annotator.drawing.busy():

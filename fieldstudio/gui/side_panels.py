@@ -39,6 +39,7 @@ class SidePanels(QObject):
         self._notify = notify
         self._panels: tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel] | None = None
         state.events.media.connect(self._media_shown)
+        state.events.project.connect(self.set_project)
         annotator.changed.connect(self.refresh)  # after every edit, undo and redo of the viewer's marks
 
     def built(self) -> tuple[AnnotationListPanel, TagsPanel, CalibrationListPanel]:

@@ -83,13 +83,13 @@ def build_menus(window: QMainWindow) -> None:
     for aid in ("new_project", "open_project", "open_shared"):
         m.addAction(a[aid])
     window.recent_menu = m.addMenu("Open &recent")
-    window.recent_menu.aboutToShow.connect(window._fill_recent)
+    window.recent_menu.aboutToShow.connect(lambda: window.session.fill_recent_menu(window.recent_menu))
     window.demo_action = QAction("Open the &demo project", window)
-    window.demo_action.triggered.connect(window.open_demo)
+    window.demo_action.triggered.connect(window.session.open_demo)
     m.addAction(window.demo_action)
     benchmark = m.addAction("Import a &benchmark…")
     benchmark.setToolTip("A new project with a benchmark's tasks and its media folder, in one step")
-    benchmark.triggered.connect(window.import_benchmark_dialog)
+    benchmark.triggered.connect(window.session.import_benchmark_dialog)
     m.addSeparator()
     for aid in ("add_media", "add_folder"):
         m.addAction(a[aid])

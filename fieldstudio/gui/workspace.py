@@ -76,6 +76,7 @@ class Workspace:
             modes.setTabToolTip(index, f"{tip} ({key})")
             self._add_action(f"&{title}", key, tip, lambda _=False, n=name: self.show_panel(n))
         modes.currentChanged.connect(self._tab_changed)
+        state.events.project.connect(self.set_project)
 
     def _add_action(self, text: str, key: str, tip: str, slot) -> None:  # noqa: ANN001 - callable
         action = QAction(text, self.window)

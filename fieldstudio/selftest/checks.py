@@ -444,13 +444,13 @@ def check_demo(ctx: Context) -> str:
         window.show()
         if not _wait(app, window.isVisible, 5.0):
             raise CheckFailed("the main window was not shown within 5 s")
-        if not _wait(app, lambda: window.project is not None, 30.0):
+        if not _wait(app, lambda: window.state.project is not None, 30.0):
             raise CheckFailed(f"{path.name}: the window did not finish opening the project within 30 s")
-        project = window.project
+        project = window.state.project
         shown: list[tuple[int, float, bool]] = []
-        window.video.frame_shown.connect(lambda i, s, exact: shown.append((i, s, exact)))
+        window.view.video.frame_shown.connect(lambda i, s, exact: shown.append((i, s, exact)))
         clip = ctx.expected["frame"]["file"].rsplit("/", 1)[-1]
-        window.open_media(library.find_media(project, clip).id)
+        window.state.request_frame(library.find_media(project, clip).id)
         if not _wait(app, lambda: any(exact for _, _, exact in shown), 10.0):
             raise CheckFailed(f"{clip} opened in the window but no exact frame was shown within 10 s")
         title = window.windowTitle()

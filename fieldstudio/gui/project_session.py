@@ -1,0 +1,337 @@
+"""The project's lifecycle in the window: open (a file, a shared project's URL, the demo, a recent one),
+migrate, create, close, the background indexing of its videos and the changes other users make to a
+shared project.
+
+:class:`ProjectSession` sets ``ViewState.project`` (gui/state.py), and the window's parts follow that field:
+the viewer, the annotation tools, the side panels and the evaluation tabs subscribe to it, so opening or
+closing a project here is all it takes for them to show it or let it go. ``Project.open`` migrates an older
+project after copying the file aside.
+
+SQLAlchemy and the decoders (PyAV, OpenCV, numpy) are imported when a project is opened, not when this
+module is: :meth:`ProjectSession.open_in_background` shows the project's name and library from plain
+sqlite3 reads at once (``previewing``), then imports them and opens the project on a worker thread while
+the window is already on screen (the cold-start target of issue 3).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui import settings, workers
+from fieldstudio.store import library_rows
+from fieldstudio.store.location import is_database_url
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtWidgets import QMenu
+
+    from fieldstudio.gui.state import ViewState
+    from fieldstudio.store.project import Project
+
+log = logging.getLogger(__name__)
+
+APP_TITLE = "fieldstudio"
+
+# What opening a project imports beyond the window: the store (SQLAlchemy, alembic), the decoders (PyAV,
+# OpenCV, numpy), libVLC and the panels a project shows. Two seconds of imports on two loaded cores, so never
+# on the GUI thread: a worker imports them while the welcome screen is shown and when a project opens.
+_PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
+                    "fieldstudio.media.library", "fieldstudio.media.mp4_boxes", "av.subtitles.stream",
+                    "fieldstudio.annotations.calibrations", "fieldstudio.annotations.labels",
+                    "fieldstudio.annotations.annotation_records", "fieldstudio.annotations.rows", "fieldstudio.core.tracks",
+                    "fieldstudio.gui.indexing", "fieldstudio.gui.shared_projects", "fieldstudio.gui.timeline",
+                    "fieldstudio.gui.transport", "fieldstudio.gui.viewer.frame_loader",
+                    "fieldstudio.gui.viewer.video_controller", "fieldstudio.gui.viewer.vlc_playback",
+                    "fieldstudio.gui.panels.annotation_list", "fieldstudio.gui.panels.calibration",
+                    "fieldstudio.gui.panels.tags")
+
+
+def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+    """Worker: import :data:`_PROJECT_MODULES` and make the ORM ready (``store.opening.prepare_orm``), which
+    the first query of a project would otherwise do on the GUI thread. Safe to run more than once; cheap after
+    the first."""
+    import importlib
+
+    from fieldstudio.store.opening import prepare_orm
+
+    prepare_orm()
+    for name in _PROJECT_MODULES:
+        importlib.import_module(name)
+
+
+def _open_project(path: Path | str, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
+    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
+    from fieldstudio.store.project import Project
+
+    import_project_modules(progress=progress, cancelled=cancelled)
+    return Project.open(path)
+
+
+class ProjectSession(QObject):
+    """Opens and closes the project ``state`` shows, for the window ``parent`` (also the parent of its dialogs).
+
+    ``notify(message)`` writes to the status bar; ``may_leave()`` is asked before another project (or none)
+    replaces the open one (an unsaved task form, open segments) and may refuse.
+
+    Signals: ``previewing(path, shown_name, project_name)`` while a project opens in the background
+    (``project_name`` None when its file cannot be previewed); ``opened()`` once a project is open and
+    everything that follows it has started; ``open_failed(message)`` when the background open failed;
+    ``indexing(indexer)`` with the gui/indexing.py BackgroundIndexer of the project just opened;
+    ``media_changed()`` when media were added or found again (the library reads them again);
+    ``tasks_imported()`` after a benchmark's tasks were imported; ``warmed_up()`` once the project modules
+    are imported (the welcome screen warms them up).
+    """
+
+    previewing = Signal(object, str, object)
+    opened = Signal()
+    open_failed = Signal(str)
+    indexing = Signal(object)
+    media_changed = Signal()
+    tasks_imported = Signal()
+    warmed_up = Signal()
+
+    def __init__(self, state: ViewState, parent: QWidget, *, notify: Callable[[str], None],
+                 may_leave: Callable[[], bool]):
+        super().__init__(parent)
+        self.state, self.window = state, parent
+        self._notify, self._may_leave = notify, may_leave
+        self.opening: workers.Worker | None = None  # the background open of open_in_background
+        self.indexer = None  # gui/indexing.py BackgroundIndexer of the open project
+        self._watcher = None  # gui/live_changes.py ChangeWatcher of a shared project
+        self._warm_up: workers.Worker | None = None
+        self.closed = False  # the window closed: results of background work are dropped
+
+    # --- opening ---------------------------------------------------------------------------------
+    def set_project(self, project: Project) -> None:
+        """Show ``project`` (the open one is closed first); index its videos, watch a shared one for other
+        users' changes, remember it in the recent projects."""
+        self.close()
+        self.state.project = project  # the window's parts follow it
+        self._start_indexing(project)
+        settings.add_recent(project.location)
+        if project.is_shared:
+            from fieldstudio.gui import live_changes, shared_projects
+
+            self._watcher = live_changes.ChangeWatcher(project, self)
+            self._watcher.changed.connect(shared_projects.ChangeApplier(self.window))
+        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project))
+        if project.read_only:
+            self._notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
+        self.opened.emit()
+
+    def open_path(self, path: Path | str) -> bool:
+        """Open a project file or shared project URL; a clear message (and the current project kept) when it
+        cannot be opened."""
+        from fieldstudio.store.project import Project
+
+        if not self._may_leave():
+            return False
+        self.state.requested = None  # a media chosen in the library of a project still opening is dropped
+        if is_database_url(path):
+            from fieldstudio.gui import shared_projects
+
+            project = shared_projects.open_shared(self.window, str(path))
+            if project is None:
+                return False
+            self.set_project(project)
+            return True
+        try:
+            project = Project.open(Path(path))
+        except FieldstudioError as exc:
+            QMessageBox.warning(self.window, "Cannot open the project", str(exc))
+            return False
+        self.set_project(project)
+        return True
+
+    def open_in_background(self, path: Path | str) -> None:
+        """Name and library of ``path`` (a file or a shared project's URL) from plain reads now (``previewing``);
+        the project itself on a worker once the event loop runs. A media chosen in the library meanwhile
+        (``state.requested``) is shown once it is open."""
+        shown = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.stem
+        name = None
+        try:
+            if library_rows.is_current(path):  # an older schema is migrated first, by Project.open
+                name = library_rows.project_name(path)
+        except FieldstudioError as exc:
+            log.info("the window opens %s without a preview: %s", path, exc)
+        self.previewing.emit(path, shown, name)
+        self.opening = workers.Worker(_open_project, path)
+        self.opening.signals.result.connect(self._opened_in_background)
+        self.opening.signals.error.connect(self._open_failed)
+        QTimer.singleShot(0, self._start_opening)
+
+    def _start_opening(self) -> None:
+        if self.closed or self.opening is None:
+            return
+        if self.window.isVisible():  # paint the preview before the import thread competes for the interpreter
+            self.window.repaint()
+        workers.start(self.opening)
+
+    def _opened_in_background(self, project: Project) -> None:
+        self.opening = None
+        if self.closed or self.state.project is not None:  # closed, or another project was opened meanwhile
+            project.close()
+            return
+        from fieldstudio.store.opening import DAMAGED_DATABASE_ERRORS
+
+        try:
+            self.set_project(project)
+        except (FieldstudioError, *DAMAGED_DATABASE_ERRORS) as exc:  # a damaged page, read late
+            log.error("%s: cannot be read: %s", project.path, exc)
+            try:
+                self.close()
+            except DAMAGED_DATABASE_ERRORS:
+                log.exception("closing the damaged project")
+                self.state.project = None
+            self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
+
+    def _open_failed(self, message: str) -> None:
+        self.opening = None
+        self.state.requested = None
+        self.open_failed.emit(message)
+
+    def warm_up(self) -> None:
+        """Import the project modules on a worker while the welcome screen is shown, so that a project opened
+        from it opens at once; ``warmed_up`` when done."""
+        self._warm_up = workers.Worker(import_project_modules)
+        self._warm_up.signals.result.connect(lambda _r: not self.closed and self.warmed_up.emit())
+        QTimer.singleShot(0, lambda: workers.start(self._warm_up))
+
+    # --- the open project ------------------------------------------------------------------------
+    def _start_indexing(self, project: Project) -> None:
+        """Frame indexing of the project's videos in the background, one at a time (gui/indexing.py)."""
+        from fieldstudio.gui.indexing import BackgroundIndexer
+
+        self.indexer = BackgroundIndexer(project, self)
+        self.indexing.emit(self.indexer)
+        self.indexer.start()
+
+    def index_new_videos(self) -> None:
+        """New videos were added: the background indexer takes them up (a no-op while it runs or is paused)."""
+        if self.indexer is not None:
+            self.indexer.start()
+
+    def _ask_for_media_roots(self, project: Project) -> None:
+        if project is self.state.project and not self.closed:
+            from fieldstudio.gui import shared_projects
+
+            shared_projects.ask_for_media_roots(self.window, project, self.media_changed.emit)
+
+    def need_project(self) -> bool:
+        """True with a project open; else says why nothing can be done yet (opening, or none) and is False."""
+        if self.state.project is None:
+            QMessageBox.information(self.window, APP_TITLE, "The project is still opening: try again in a moment."
+                                    if self.opening is not None else "Open or create a project first.")
+            return False
+        return True
+
+    # --- closing ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the open project (if any): stop its indexer and watcher; the window's parts let it go."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        if self.indexer is not None:
+            self.indexer.stop()
+            self.indexer.deleteLater()
+            self.indexer = None
+        project = self.state.project
+        if project is not None:
+            self.state.requested = None  # a frame asked of the project closed means nothing in the next one
+            self.state.project = None
+            project.close()
+
+    def shut_down(self) -> None:
+        """The window closes: close the project and drop what background work still brings."""
+        self.close()
+        self.closed = True
+
+    # --- the File menu's and the welcome screen's projects ---------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open project", "", "fieldstudio projects (*.fieldstudio)")
+        if path:
+            self.open_path(path)
+
+    def open_shared_dialog(self) -> None:
+        """Ask for a PostgreSQL URL and open the shared project there."""
+        from fieldstudio.gui import shared_projects
+
+        last = next((str(p) for p in settings.recent_projects() if is_database_url(str(p))), "")
+        url = shared_projects.ask_url(self.window, last)
+        if url:
+            self.open_path(url)
+
+    def new_dialog(self) -> None:
+        """File ▸ New project: a file chosen, created and opened."""
+        path, _ = QFileDialog.getSaveFileName(self.window, "New project", "untitled.fieldstudio",
+                                              "fieldstudio projects (*.fieldstudio)")
+        if not path:
+            return
+        path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
+        if self._may_leave():
+            self._create(path)
+
+    def _create(self, path: Path) -> Project | None:
+        from fieldstudio.store.project import Project
+
+        try:
+            project = Project.create(path)
+        except FieldstudioError as exc:
+            QMessageBox.warning(self.window, "Cannot create the project", str(exc))
+            return None
+        self.set_project(project)
+        return project
+
+    def import_benchmark_dialog(self) -> workers.Worker | None:
+        """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
+        import report after (gui/benchmark_dialog.py, gui/file_menu.py); ``tasks_imported`` when done."""
+        from fieldstudio.gui import file_menu
+        from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
+
+        dialog = BenchmarkDialog(self.window)
+        if dialog.exec() != BenchmarkDialog.DialogCode.Accepted or not self._may_leave():
+            return None
+        path, tasks, media = dialog.values()
+        project = self._create(path)
+        if project is None:
+            return None
+        return file_menu.import_benchmark(self.window, project, tasks, media, self.tasks_imported.emit)
+
+    def open_demo(self) -> None:
+        """Build the demo project in the user data folder (with a progress dialog) and open it."""
+        from fieldstudio.demo.project import build_demo, default_demo_path
+
+        path = default_demo_path()
+        if path.is_file():
+            self.open_path(path)
+            return
+        if not self._may_leave():
+            return
+        workers.run_with_progress(self.window, "Building the demo project…", build_demo, path, show_after_ms=4000,
+                                  done=lambda _r: self.open_path(path),
+                                  failed=lambda msg: QMessageBox.warning(self.window, "Cannot build the demo", msg))
+
+    def fill_recent_menu(self, menu: QMenu) -> None:
+        """File ▸ Open recent: the recent projects, each opened when chosen."""
+        menu.clear()
+        for p in settings.recent_projects():
+            act = menu.addAction(str(p))
+            act.triggered.connect(lambda _=False, p=p: self.open_path(p))
+        if menu.isEmpty():
+            menu.addAction("(none yet)").setEnabled(False)
+
+    def connect_welcome(self, welcome) -> None:  # noqa: ANN001 - gui.welcome.WelcomePage
+        """The welcome page's buttons and recent list to the lifecycle they ask for."""
+        welcome.open_demo.connect(self.open_demo)
+        welcome.new_project.connect(self.new_dialog)
+        welcome.open_project.connect(self.open_dialog)
+        welcome.open_shared.connect(self.open_shared_dialog)
+        welcome.import_benchmark.connect(self.import_benchmark_dialog)
+        welcome.open_path.connect(self.open_path)

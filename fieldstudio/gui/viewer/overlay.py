@@ -3,7 +3,8 @@
 Every item lives in scene coordinates, which are upright full-resolution image pixels (canvas.py), so
 what is drawn and what is stored are the same numbers at any zoom and device pixel ratio. Handles and
 text keep a constant size on screen. Items never write to the project: when a drag ends they call the
-``changed`` callback with the new geometry, and the annotation controller turns it into an undoable edit.
+``changed`` callback with the new geometry, and the drawing tools (gui/tools/drawing.py) turn it into an
+undoable edit.
 """
 
 from __future__ import annotations

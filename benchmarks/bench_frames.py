@@ -1,12 +1,14 @@
-"""Foundation benchmarks: exact frame access, stepping, frame indexing and adding images.
+"""Exact frames and adding images: random access, one-frame steps, adding 1,000 images.
 
-Run with ``python benchmarks/run.py``. Every figure is a ratio against a reference measured in the
-same run on the same files, so machines of different speed give comparable numbers:
+Run with ``python benchmarks/bench_frames.py`` (``python benchmarks/run.py frames``). Every figure is a ratio
+against a reference measured in the same run on the same files, so machines of different speed give
+comparable numbers:
 
 - random access: ``FrameReader.get`` vs a plain PyAV seek-to-keyframe-and-decode loop (target <= 1.3x)
 - one-frame steps forward/backward vs our own random-access median (target <= 0.15x)
-- building the frame index vs ``ffprobe -show_entries frame=pts_time`` (target <= 1.0x)
 - adding 1,000 images (thumbnails excluded) vs ``sha256sum`` on the same files (target <= 2.0x)
+
+The decoded frame index against ``ffprobe`` is measured once, in ``bench_playback.py index``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,19 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import targets, work_folders  # noqa: E402
 from fieldstudio.media import decoded_table, frame_reader, frame_table, library  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
-
-WORK = Path(__file__).resolve().parent / "_work"
-
-
-def make_clip(path: Path) -> Path:
-    """60 s of 1080p30 H.264 with a keyframe every 2 s (60 frames) and B-frames, made by ffmpeg."""
-    if not path.exists():
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30",
-                        "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-keyint_min", "60",
-                        "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p", str(path)], check=True)
-    return path
 
 
 def pyav_seek_decode(path: Path, table: frame_table.FrameTable, index: int) -> np.ndarray:
@@ -59,15 +50,7 @@ def timed(fn, *args) -> float:
 
 
 def bench_frames(clip: Path) -> None:
-    t_index = timed(decoded_table.build_frame_table, clip)
-    ffprobe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
-               "-of", "csv=p=0", str(clip)]
-    t_probe = timed(lambda: subprocess.run(ffprobe, check=True, capture_output=True))
-
     table = decoded_table.build_frame_table(clip)
-    print(f"frame index: {len(table)} frames in {t_index:.2f} s; ffprobe {t_probe:.2f} s; "
-          f"ratio {t_index / t_probe:.2f} (target <= 1.0)")
-
     rng = random.Random(7)
     indices = rng.sample(range(len(table)), 25)
     ref = [timed(pyav_seek_decode, clip, table, i) for i in indices]
@@ -76,6 +59,8 @@ def bench_frames(clip: Path) -> None:
     ra_median = statistics.median(ours)
     print(f"random access: median {ra_median * 1000:.1f} ms; plain PyAV seek+decode {statistics.median(ref) * 1000:.1f} ms; "
           f"ratio {ra_median / statistics.median(ref):.2f} (target <= 1.3)")
+    targets.declare("random exact frame of a 60 s 1080p clip (median of 25)", ra_median / statistics.median(ref), 1.3,
+                    better=targets.LOWER, reference="plain PyAV seek + decode", sizes_reduced=False)
 
     steps = []
     for i in rng.sample(range(5, len(table) - 5), 10):
@@ -84,34 +69,30 @@ def bench_frames(clip: Path) -> None:
                   timed(reader.get, i - 1)]
     print(f"one-frame steps: median {statistics.median(steps) * 1000:.1f} ms; ratio to random access "
           f"{statistics.median(steps) / ra_median:.3f} (target <= 0.15)")
+    targets.declare("one-frame step forward or back (median of 50)", statistics.median(steps) / ra_median, 0.15,
+                    better=targets.LOWER, reference="our random exact frame", sizes_reduced=False)
     reader.close()
 
 
-def bench_add_images() -> None:
-    import cv2
-
-    folder = WORK / "images"
-    if not folder.exists():
-        folder.mkdir(parents=True)
-        rng = np.random.default_rng(1)
-        for i in range(1000):
-            img = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
-            cv2.imwrite(str(folder / f"img_{i:04d}.jpg"), img)
+def bench_add_images(run: Path) -> None:
+    folder = work_folders.random_jpegs("images_1000_640x480", 1000, 480, 640, seed=1, stem="img")
     files = sorted(folder.iterdir())
     t_ref = timed(lambda: subprocess.run(["sha256sum", *map(str, files)], check=True, capture_output=True))
-    with tempfile.TemporaryDirectory() as tmp, Project.create(Path(tmp) / "b.fieldstudio") as p:
+    with Project.create(run / "images.fieldstudio") as p:
         t = time.perf_counter()
         report = library.add_paths(p, [folder])
         t_add = time.perf_counter() - t
     print(f"add 1000 images: {report.imported_total} imported in {t_add:.2f} s; sha256sum {t_ref:.2f} s; "
           f"ratio {t_add / t_ref:.2f} (target <= 2.0)")
+    targets.declare("add 1,000 640x480 JPEGs (thumbnails excluded)", t_add / t_ref, 2.0, better=targets.LOWER,
+                    reference="sha256sum of the same files", sizes_reduced=False)
 
 
 def main() -> None:
-    WORK.mkdir(exist_ok=True)
-    clip = make_clip(WORK / "clip_60s_1080p.mp4")
-    bench_frames(clip)
-    bench_add_images()
+    run = work_folders.fresh_run_folder()
+    bench_frames(work_folders.clip_60s_1080p())
+    bench_add_images(run)
+    targets.print_own_table()
 
 
 if __name__ == "__main__":

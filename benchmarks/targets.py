@@ -29,8 +29,9 @@ LOWER, HIGHER = "lower", "higher"
 class Figure:
     """One measured figure beside its target.
 
-    ``measured`` and ``target`` are in ``unit`` ("x" for a ratio to ``reference``, else e.g. "MB", "s",
-    "ms", "frames/s" for an absolute figure, whose ``reference`` says so). ``better`` is ``"lower"`` (met when
+    ``measured`` and ``target`` are in ``unit``: "x" for a ratio to ``reference``, "" for a share of it
+    (e.g. frames shown / frames delivered), else e.g. "MB", "s", "ms", "frames/s" for an absolute figure,
+    whose ``reference`` says so. ``better`` is ``"lower"`` (met when
     measured <= target) or ``"higher"`` (met when measured >= target). ``skipped`` holds why the figure
     could not be measured on this machine (then ``measured`` is NaN). ``quick``: measured at the
     benchmark's smaller sizes.
@@ -54,7 +55,8 @@ class Figure:
         return self.measured <= self.target if self.better == LOWER else self.measured >= self.target
 
     def target_text(self) -> str:
-        return f"{'≤' if self.better == LOWER else '≥'} {format_value(self.target, self.unit)}"
+        unit = {"x": "x", "": ""}.get(self.unit, f" {self.unit}")
+        return f"{'≤' if self.better == LOWER else '≥'} {self.target:g}{unit}"
 
 
 _declared: list[Figure] = []
@@ -107,9 +109,12 @@ def read_results(path: Path) -> list[Figure]:
 
 
 def format_value(value: float, unit: str) -> str:
-    """``70.1x``, ``0.952``, ``412 MB``: three significant figures for ratios below 10, else one decimal."""
+    """``70.1x``, ``0.469x``, ``0.952``, ``412 MB``: a ratio ("x") to three significant figures below 10, else
+    one decimal; a share (unit "") to three decimals; an absolute figure to three significant figures."""
     if math.isnan(value):
         return "-"
+    if unit == "":
+        return f"{value:.3f}"
     if unit == "x":
         return f"{value:.3g}x" if abs(value) < 10 else f"{value:.1f}x"
     number = f"{value:.3g}" if abs(value) < 10 else f"{value:.0f}"

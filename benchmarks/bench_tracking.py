@@ -1,6 +1,6 @@
-"""Box tracking benchmark (issue 20): following a box through 300 frames of 1080p H.264.
+"""Box tracking: following a box through 300 frames of 1080p H.264.
 
-Run with ``python benchmarks/bench_tracking.py``. The clip is the test suite's textured rectangle on its
+Run with ``python benchmarks/bench_tracking.py`` (issue 20). The clip is the test suite's textured rectangle on its
 Lissajous path (``tests/tracking_clips.py``, ``path="loop"``), enlarged 3x to 1920x1080 (the box is
 240 x 168 px), 300 frames at 30 fps with a keyframe every 30 frames and B-frames, made by ffmpeg.
 
@@ -27,13 +27,13 @@ import av
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import targets, work_folders  # noqa: E402
 from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.annotations import tracking  # noqa: E402
 from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 from tests.tracking_clips import iou, make_clip, truth  # noqa: E402
 
-WORK = Path(__file__).resolve().parent / "_work"
 FRAMES = 300
 SCALE = 3
 TARGET_FPS = 25.0
@@ -51,13 +51,10 @@ def plain_decode(clip: Path) -> float:
 
 
 def main() -> None:
-    WORK.mkdir(exist_ok=True)
-    clip = WORK / "tracking_1080p.mp4"
-    if not clip.exists():
-        make_clip(clip, "loop", frames=FRAMES, scale=SCALE)
-    path = WORK / "tracking.fieldstudio"
-    path.unlink(missing_ok=True)
-    with Project.create(path) as p:
+    run = work_folders.fresh_run_folder()
+    clip = work_folders.made_once(f"tracking_loop_{FRAMES}_1080p.mp4",
+                                  lambda out: make_clip(out, "loop", frames=FRAMES, scale=SCALE))
+    with Project.create(run / "tracking.fieldstudio") as p:
         report = library.add_paths(p, [clip])
         video_index.index_videos(p, report.media_ids)
         media_id = report.media_ids[0]
@@ -77,6 +74,10 @@ def main() -> None:
     print(f"CPU time: {cpu:.2f} s = {result.frames_followed / cpu:.1f} frames per CPU second; load average "
           f"{' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
     print(f"accuracy: IoU >= 0.7 with the true box on {good} of {result.frames_followed} frames followed")
+    targets.declare(f"following a box through {FRAMES} frames of 1080p", fps, TARGET_FPS, better=targets.HIGHER,
+                    reference="absolute (PyAV decoding the same frames printed beside it)", unit="frames/s",
+                    sizes_reduced=False)
+    targets.print_own_table()
 
 
 if __name__ == "__main__":

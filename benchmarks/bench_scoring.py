@@ -1,22 +1,31 @@
-"""Scoring and report benchmarks (issue 8, "Speed").
+"""Scoring and reports: 100,000 answers scored, scored again, `score` against `report`, XLSX.
 
-Run with ``python benchmarks/bench_scoring.py [--quick]``. Tasks are the 886 real FieldWorkArena tasks with
-ground truth from ``../shared/data/fieldworkarena/ground_truth`` (padded to 900 with copies under new ids);
-answers are synthetic perturbations of each ground truth (numbers and times shifted, yes/no flipped, an
-incident dropped from a JSON report, a paraphrase the matchers cannot decide), drawn with a fixed seed
-per source. Every figure is a ratio against a reference measured in the same run; before every timed run
-the benchmark's own set-up writes (project copies) are flushed to disk (``os.sync``):
+Run with ``python benchmarks/bench_scoring.py [--quick]`` (``--quick``: 20,000 answers instead of 100,000).
+Tasks are 900 FieldWorkArena-shaped tasks generated with a fixed seed (``generated_tasks.py``: our own
+ground-truth texts in the shapes and about the mix of FieldWorkArena's); with ``FIELDSTUDIO_SHARED_DATA``
+naming a folder that holds ``fieldworkarena/ground_truth``, the 886 real FieldWorkArena tasks from there
+instead (padded to 900 with copies under new ids), as this benchmark measured before issue 37. Answers are
+synthetic perturbations of each ground truth (numbers and times shifted, yes/no flipped, an incident
+dropped from a JSON report, a paraphrase the matchers cannot decide), drawn with a fixed seed per source.
+Every figure is a ratio against a reference measured in the same run, or an absolute figure where the
+target is one; before every timed run the benchmark's own set-up writes (project copies) are flushed to
+disk (``os.sync``):
 
 - deterministic ``score_answers`` (fs-match, no judge) on 100,000 answers vs on 10,000 (target <= 12x);
 - the same 100,000 answers: scoring vs pandas writing and reading them as CSV (target <= 3x), five
   interleaved pairs (this machine's speed drifts within a minute), the median of their ratios;
+- scoring the same 100,000 answers again, nothing changed, vs scoring them (target <= 0.10x, issue 37);
+- peak resident memory of ``fieldstudio score`` on the 100,000 answers as a fresh process (target
+  <= 300 MB, issue 37);
 - the target's own terms, ``fieldstudio report --out F.html`` against ``fieldstudio score`` on the same
   900 tasks x 8 sources (target <= 3x): both commands run through the CLI's entry point in this warm
   process (their own work: opening the project, scoring and printing the summary table / summarising
   with 2,000 bootstrap resamples and writing the HTML; the interpreter's start-up and imports, the same
   for both, left out), medians of 3; for information, the same commands as fresh processes a user starts,
   and the functions alone (``export_report`` vs ``score_answers``, medians of 3, warm; the process's first
-  report, which also starts matplotlib, printed apart), with CSV, XLSX, Parquet and JSON times.
+  report, which also starts matplotlib, printed apart), with CSV, XLSX, Parquet and JSON times;
+- the XLSX report of 900 tasks x 20 sources vs pandas ``to_excel`` of the same answers table (target
+  <= 2x, issue 37), medians of 3.
 
 A worst case is printed for information: 100,000 answers whose texts are all different (a unique suffix),
 so that no two answers share a deterministic result.
@@ -29,9 +38,7 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,22 +46,37 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fieldstudio.compare import comparison
-from fieldstudio.compare import report_export as report
+from benchmarks import generated_tasks, targets, work_folders  # noqa: E402
+from benchmarks.commands import fresh_process, in_process  # noqa: E402
+from fieldstudio.compare import comparison  # noqa: E402
+from fieldstudio.compare import report_export as report  # noqa: E402
 from fieldstudio.scoring import service as scoring  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project, copy_project  # noqa: E402
 from fieldstudio.tasks.importing import import_tasks  # noqa: E402
 
-GROUND_TRUTH = Path(__file__).resolve().parents[2] / "shared" / "data" / "fieldworkarena" / "ground_truth"
 N_TASKS = 900
 PAIRS = 5
 """Interleaved (pandas reference, scoring) pairs timed on the 100,000 answers."""
+XLSX_SOURCES = 20
 
 
-def make_tasks(project: Project) -> list[tuple[str, str]]:
-    """Import the FWA ground-truth tasks and pad to N_TASKS; returns [(task id, ground truth)]."""
-    import_tasks(project, sorted(GROUND_TRUTH.glob("*.json")))
+def task_files(folder: Path) -> tuple[list[Path], str]:
+    """The task files to import and what they are: the real FieldWorkArena ground truth when
+    ``FIELDSTUDIO_SHARED_DATA`` names a folder holding it, else the generated file (made in ``folder``)."""
+    shared = os.environ.get("FIELDSTUDIO_SHARED_DATA")
+    ground_truth = Path(shared) / "fieldworkarena" / "ground_truth" if shared else None
+    if ground_truth is not None and ground_truth.is_dir():
+        return sorted(ground_truth.glob("*.json")), f"the real FieldWorkArena tasks from {ground_truth}"
+    path = folder / "generated_fieldworkarena_tasks.json"
+    if not path.exists():
+        generated_tasks.fieldworkarena_tasks(path, N_TASKS)
+    return [path], f"{N_TASKS} generated FieldWorkArena-shaped tasks"
+
+
+def make_tasks(project: Project, folder: Path) -> list[tuple[str, str]]:
+    """Import the task files (``task_files``) and pad to N_TASKS; returns [(task id, ground truth)]."""
+    import_tasks(project, task_files(folder)[0])
     with project.write() as s:
         rows = s.query(Task).order_by(Task.external_id).all()
         for i, t in enumerate(rows[: max(0, N_TASKS - len(rows))]):
@@ -118,7 +140,7 @@ def timed(fn, *args, **kwargs) -> tuple[float, object]:
 
 def project_with(folder: Path, name: str, n_answers: int, *, unique: bool = False) -> Project:
     p = Project.create(folder / f"{name}.fieldstudio")
-    tasks = make_tasks(p)
+    tasks = make_tasks(p, folder)
     add_answers(p, tasks, max(1, round(n_answers / len(tasks))), unique=unique)
     return p
 
@@ -145,137 +167,145 @@ def answers_csv_time(project: Project, folder: Path) -> float:
     return elapsed
 
 
+def xlsx_against_pandas(folder: Path) -> None:
+    """The XLSX report of N_TASKS x XLSX_SOURCES against pandas ``to_excel`` of the same answers table."""
+    grid = project_with(folder, "grid20", N_TASKS * XLSX_SOURCES)
+    scoring.score_answers(grid, "fs-match")
+    answers = report.answers_table(comparison.build_comparison(grid, "fs-match"))
+    ours, pandas_times = [], []
+    for i in range(3):                       # interleaved, as for the CSV reference
+        _settle()
+        ours.append(timed(report.export_report, grid, folder / f"grid20_{i}.xlsx")[0])
+        _settle()
+        pandas_times.append(timed(answers.to_excel, folder / f"grid20_pandas_{i}.xlsx", index=False)[0])
+    grid.close()
+    o, r = statistics.median(ours), statistics.median(pandas_times)
+    print(f"XLSX report of {N_TASKS} tasks x {XLSX_SOURCES} sources ({len(answers)} answer rows): {o:.2f} s "
+          f"(median of {', '.join(f'{x:.2f}' for x in ours)} s); pandas to_excel of the same answers table "
+          f"{r:.2f} s; ratio {o / r:.2f} (target <= 2)")
+    targets.declare(f"XLSX report, {N_TASKS} tasks x {XLSX_SOURCES} sources", o / r, 2.0, better=targets.LOWER,
+                    reference="pandas to_excel of the same answers table", sizes_reduced=False)
+
+
 def main() -> None:
-    quick = "--quick" in sys.argv
+    quick = targets.quick()
     big = 20_000 if quick else 100_000
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        small_p = project_with(folder, "small", big // 10)
+    folder = work_folders.fresh_run_folder()
+    print(f"tasks: {task_files(folder)[1]}")
+    small_p = project_with(folder, "small", big // 10)
+    _settle()
+    t_small, rep_small = timed(scoring.score_answers, small_p, "fs-match")
+    big_p = project_with(folder, "big", big)
+    copy_project(big_p.path, folder / "big_unscored.fieldstudio")  # for the command's memory below
+    copies = []                          # the same unscored answers, to time scoring five times
+    for i in range(PAIRS - 1):
+        copy_project(big_p.path, folder / f"big{i}.fieldstudio")
+        copies.append(Project.open(folder / f"big{i}.fieldstudio"))
+    runs, csv_times = [], []
+    for p in (big_p, *copies):           # interleaved, each pair close in time: this machine's speed
+        csv_times.append(answers_csv_time(big_p, folder))           # drifts by half within a minute
         _settle()
-        t_small, rep_small = timed(scoring.score_answers, small_p, "fs-match")
-        big_p = project_with(folder, "big", big)
-        copies = []                          # the same unscored answers, to time scoring five times
-        for i in range(PAIRS - 1):
-            copy_project(big_p.path, folder / f"big{i}.fieldstudio")
-            copies.append(Project.open(folder / f"big{i}.fieldstudio"))
-        runs, csv_times = [], []
-        for p in (big_p, *copies):           # interleaved, each pair close in time: this machine's speed
-            csv_times.append(answers_csv_time(big_p, folder))           # drifts by half within a minute
-            _settle()
-            runs.append(timed(scoring.score_answers, p, "fs-match"))
-        t_big, rep_big = statistics.median(t for t, _ in runs), runs[0][1]
-        for p in copies:
-            p.close()
-        t_csv = statistics.median(csv_times)
-        pair_ratios = [t / c for (t, _), c in zip(runs, csv_times)]
-        print(f"score {rep_small.answers} answers: {t_small:.2f} s ({rep_small.scored} scored); "
-              f"{rep_big.answers} answers: {t_big:.2f} s ({rep_big.scored} scored); ratio {t_big / t_small:.2f} "
-              f"(target <= 12 for 10x the answers)")
-        print(f"pandas CSV write+read of the same {rep_big.answers} answers: {t_csv:.2f} s; scoring / pandas "
-              f"{statistics.median(pair_ratios):.2f} (target <= 3; median of the ratios of {PAIRS} interleaved pairs "
-              f"{', '.join(f'{r:.2f}' for r in pair_ratios)}: scoring {', '.join(f'{t:.2f}' for t, _ in runs)} s, "
-              f"pandas {', '.join(f'{t:.2f}' for t in csv_times)} s; fastest against fastest "
-              f"{min(t for t, _ in runs) / min(csv_times):.2f})")
-        t_again, rep_again = timed(scoring.score_answers, big_p, "fs-match")
-        print(f"scoring the {rep_again.answers} answers again (nothing changed, {rep_again.written} rows written): "
-              f"{t_again:.2f} s")
-        small_p.close()
-        big_p.close()
+        runs.append(timed(scoring.score_answers, p, "fs-match"))
+    t_big, rep_big = statistics.median(t for t, _ in runs), runs[0][1]
+    for p in copies:
+        p.close()
+    t_csv = statistics.median(csv_times)
+    pair_ratios = [t / c for (t, _), c in zip(runs, csv_times)]
+    print(f"score {rep_small.answers} answers: {t_small:.2f} s ({rep_small.scored} scored); "
+          f"{rep_big.answers} answers: {t_big:.2f} s ({rep_big.scored} scored); ratio {t_big / t_small:.2f} "
+          f"(target <= 12 for 10x the answers)")
+    targets.declare(f"scoring {rep_big.answers:,} answers (fs-match, median of {PAIRS})", t_big / t_small, 12,
+                    better=targets.LOWER, reference=f"scoring {rep_small.answers:,} of them")
+    print(f"pandas CSV write+read of the same {rep_big.answers} answers: {t_csv:.2f} s; scoring / pandas "
+          f"{statistics.median(pair_ratios):.2f} (target <= 3; median of the ratios of {PAIRS} interleaved pairs "
+          f"{', '.join(f'{r:.2f}' for r in pair_ratios)}: scoring {', '.join(f'{t:.2f}' for t, _ in runs)} s, "
+          f"pandas {', '.join(f'{t:.2f}' for t in csv_times)} s; fastest against fastest "
+          f"{min(t for t, _ in runs) / min(csv_times):.2f})")
+    targets.declare(f"scoring {rep_big.answers:,} answers (fs-match, median of {PAIRS} pairs)",
+                    statistics.median(pair_ratios), 3, better=targets.LOWER,
+                    reference="pandas writing and reading them as CSV")
+    _settle()
+    t_again, rep_again = timed(scoring.score_answers, big_p, "fs-match")
+    print(f"scoring the {rep_again.answers} answers again (nothing changed, {rep_again.written} rows written): "
+          f"{t_again:.2f} s; ratio to scoring them {t_again / t_big:.2f} (target <= 0.10)")
+    targets.declare(f"scoring {rep_again.answers:,} unchanged answers again", t_again / t_big, 0.10,
+                    better=targets.LOWER, reference="scoring them the first time")
+    small_p.close()
+    big_p.close()
+    _settle()
+    t_cmd, peak_mb = fresh_process("score", str(folder / "big_unscored.fieldstudio"), "--scorer", "fs-match")
+    print(f"`fieldstudio score` of the {rep_big.answers} answers as a fresh process: {t_cmd:.2f} s, peak "
+          f"resident memory {peak_mb:.0f} MB (target <= 300)")
+    targets.declare(f"peak memory of `fieldstudio score`, {rep_big.answers:,} answers", peak_mb, 300,
+                    better=targets.LOWER, reference="absolute", unit="MB")
 
-        worst = project_with(folder, "worst", big, unique=True)
+    worst = project_with(folder, "worst", big, unique=True)
+    _settle()
+    t_worst, rep_worst = timed(scoring.score_answers, worst, "fs-match")
+    print(f"worst case, {rep_worst.answers} answers all different: {t_worst:.2f} s "
+          f"({t_worst / t_csv:.2f} x pandas CSV) [information, no target]")
+    worst.close()
+
+    grid = project_with(folder, "grid", N_TASKS * 8)
+    unscored = folder / "grid_cli.fieldstudio"
+    copy_project(grid.path, unscored)
+    score_runs = []                      # median of 3 scorings of the same unscored answers
+    for i in range(2):
+        copy_project(unscored, folder / f"grid_score{i}.fieldstudio")
+        copy = Project.open(folder / f"grid_score{i}.fieldstudio")
         _settle()
-        t_worst, rep_worst = timed(scoring.score_answers, worst, "fs-match")
-        print(f"worst case, {rep_worst.answers} answers all different: {t_worst:.2f} s "
-              f"({t_worst / t_csv:.2f} x pandas CSV) [information, no target]")
-        worst.close()
-
-        grid = project_with(folder, "grid", N_TASKS * 8)
-        unscored = folder / "grid_cli.fieldstudio"
-        copy_project(grid.path, unscored)
-        score_runs = []                      # median of 3 scorings of the same unscored answers
-        for i in range(2):
-            copy_project(unscored, folder / f"grid_score{i}.fieldstudio")
-            copy = Project.open(folder / f"grid_score{i}.fieldstudio")
-            _settle()
-            score_runs.append(timed(scoring.score_answers, copy, "fs-match")[0])
-            copy.close()
+        score_runs.append(timed(scoring.score_answers, copy, "fs-match")[0])
+        copy.close()
+    _settle()
+    t, rep = timed(scoring.score_answers, grid, "fs-match")
+    t_score = statistics.median([t, *score_runs])
+    # the first report of a process also imports matplotlib and loads its fonts (scoring, timed warm
+    # above, imports nothing): that start-up is left out here and timed with the commands below
+    t_first, _ = timed(report.export_report, grid, folder / "first.html")
+    html_runs = [timed(report.export_report, grid, folder / f"report{i}.html")[0] for i in range(3)]
+    times = {"html": statistics.median(html_runs)}
+    for fmt in ("csv", "xlsx", "parquet", "json"):
+        times[fmt], _ = timed(report.export_report, grid, folder / f"report.{fmt}")
+    print(f"900 tasks x 8 sources: score {t_score:.2f} s ({rep.answers} answers; median of "
+          f"{', '.join(f'{x:.2f}' for x in sorted([t, *score_runs]))} s); report html {times['html']:.2f} s "
+          f"(median of {', '.join(f'{x:.2f}' for x in sorted(html_runs))} s; the process's first report, "
+          f"with matplotlib's start-up, {t_first:.2f} s), ratio {times['html'] / t_score:.2f} [the functions "
+          f"alone; information]; "
+          f"csv {times['csv']:.2f} s, xlsx {times['xlsx']:.2f} s, parquet {times['parquet']:.2f} s, "
+          f"json {times['json']:.2f} s")
+    t_build, _ = timed(comparison.build_comparison, grid, "fs-match")
+    print(f"  breakdown [information]: build_comparison (read + statistics) {t_build:.2f} s; the HTML's tables, "
+          f"plots and grid {times['html'] - t_build:.2f} s")
+    grid.close()
+    cli_score, cli_report, warm_score, warm_report = [], [], [], []
+    for i in range(4):                   # the commands' own work, in this (warm) process; the first
+        copy = folder / f"grid_warm{i}.fieldstudio"         # round warms them up and is not counted
+        copy_project(unscored, copy)
         _settle()
-        t, rep = timed(scoring.score_answers, grid, "fs-match")
-        t_score = statistics.median([t, *score_runs])
-        # the first report of a process also imports matplotlib and loads its fonts (scoring, timed warm
-        # above, imports nothing): that start-up is left out here and timed with the commands below
-        t_first, _ = timed(report.export_report, grid, folder / "first.html")
-        html_runs = [timed(report.export_report, grid, folder / f"report{i}.html")[0] for i in range(3)]
-        times = {"html": statistics.median(html_runs)}
-        for fmt in ("csv", "xlsx", "parquet", "json"):
-            times[fmt], _ = timed(report.export_report, grid, folder / f"report.{fmt}")
-        print(f"900 tasks x 8 sources: score {t_score:.2f} s ({rep.answers} answers; median of "
-              f"{', '.join(f'{x:.2f}' for x in sorted([t, *score_runs]))} s); report html {times['html']:.2f} s "
-              f"(median of {', '.join(f'{x:.2f}' for x in sorted(html_runs))} s; the process's first report, "
-              f"with matplotlib's start-up, {t_first:.2f} s), ratio {times['html'] / t_score:.2f} [the functions "
-              f"alone; information]; "
-              f"csv {times['csv']:.2f} s, xlsx {times['xlsx']:.2f} s, parquet {times['parquet']:.2f} s, "
-              f"json {times['json']:.2f} s")
-        t_build, _ = timed(comparison.build_comparison, grid, "fs-match")
-        print(f"  breakdown [information]: build_comparison (read + statistics) {t_build:.2f} s; the HTML's tables, "
-              f"plots and grid {times['html'] - t_build:.2f} s")
-        grid.close()
-        cli_score, cli_report, warm_score, warm_report = [], [], [], []
-        for i in range(4):                   # the commands' own work, in this (warm) process; the first
-            copy = folder / f"grid_warm{i}.fieldstudio"         # round warms them up and is not counted
-            copy_project(unscored, copy)
-            _settle()
-            t_s = _in_process("score", str(copy), "--scorer", "fs-match")
-            t_r = _in_process("report", str(copy), "--out", str(folder / f"warm{i}.html"))
-            if i:
-                warm_score.append(t_s)
-                warm_report.append(t_r)
-        s_med, r_med = statistics.median(warm_score), statistics.median(warm_report)
-        print(f"  `fieldstudio score` then `fieldstudio report --out F.html` run in this process (what the "
-              f"commands do: open, score and print the summary / open, summarise and write; start-up and "
-              f"imports left out), median of 3: score {s_med:.2f} s, report {r_med:.2f} s, ratio "
-              f"{r_med / s_med:.2f} (target <= 3)")
-        for i in range(3):                   # as a user runs them: fresh processes, imports included
-            copy = folder / f"grid_cli{i}.fieldstudio"
-            copy_project(unscored, copy)
-            _settle()
-            cli_score.append(_command("score", str(copy), "--scorer", "fs-match"))
-            cli_report.append(_command("report", str(copy), "--out", str(folder / f"cli{i}.html")))
-        s_med, r_med = statistics.median(cli_score), statistics.median(cli_report)
-        print(f"  the same commands in fresh processes (interpreter start-up and imports included), median of 3: "
-              f"score {s_med:.2f} s, report {r_med:.2f} s, ratio {r_med / s_med:.2f}")
-
-
-def _in_process(*args: str) -> float:
-    """Wall time of ``fieldstudio ARGS`` run through the CLI's entry point in this process (output dropped;
-    raises if it fails)."""
-    import contextlib
-    import io
-
-    from fieldstudio.cli import app as cli
-
-    buf = io.StringIO()
-    t = time.perf_counter()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        try:
-            cli.main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-    elapsed = time.perf_counter() - t
-    if code:
-        raise SystemExit(f"fieldstudio {' '.join(args)} failed ({code}):\n{buf.getvalue()[-2000:]}")
-    return elapsed
-
-
-def _command(*args: str) -> float:
-    """Wall time of ``python -m fieldstudio ARGS`` in a fresh process (raises if it fails)."""
-    t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "fieldstudio", *args], capture_output=True, text=True, timeout=600)
-    elapsed = time.perf_counter() - t
-    if done.returncode != 0:
-        raise SystemExit(f"fieldstudio {' '.join(args)} failed:\n{done.stderr[-2000:]}")
-    return elapsed
+        t_s = in_process("score", str(copy), "--scorer", "fs-match")
+        t_r = in_process("report", str(copy), "--out", str(folder / f"warm{i}.html"))
+        if i:
+            warm_score.append(t_s)
+            warm_report.append(t_r)
+    s_med, r_med = statistics.median(warm_score), statistics.median(warm_report)
+    print(f"  `fieldstudio score` then `fieldstudio report --out F.html` run in this process (what the "
+          f"commands do: open, score and print the summary / open, summarise and write; start-up and "
+          f"imports left out), median of 3: score {s_med:.2f} s, report {r_med:.2f} s, ratio "
+          f"{r_med / s_med:.2f} (target <= 3)")
+    targets.declare(f"`fieldstudio report --out F.html`, {N_TASKS} tasks x 8 sources, in this process "
+                    "(median of 3)", r_med / s_med, 3, better=targets.LOWER,
+                    reference="`fieldstudio score` of them, in this process", sizes_reduced=False)
+    for i in range(3):                   # as a user runs them: fresh processes, imports included
+        copy = folder / f"grid_cli{i}.fieldstudio"
+        copy_project(unscored, copy)
+        _settle()
+        cli_score.append(fresh_process("score", str(copy), "--scorer", "fs-match")[0])
+        cli_report.append(fresh_process("report", str(copy), "--out", str(folder / f"cli{i}.html"))[0])
+    s_med, r_med = statistics.median(cli_score), statistics.median(cli_report)
+    print(f"  the same commands in fresh processes (interpreter start-up and imports included), median of 3: "
+          f"score {s_med:.2f} s, report {r_med:.2f} s, ratio {r_med / s_med:.2f}")
+    xlsx_against_pandas(folder)
+    targets.print_own_table()
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def in_process(*args: str) -> float:
@@ -35,9 +38,11 @@ def fresh_process(*args: str) -> tuple[float, float]:
     """(seconds, peak resident memory in MB) of ``python -m fieldstudio ARGS`` as a new process.
 
     Raises SystemExit with its error output if it fails."""
+    # this checkout's fieldstudio, not one installed in the environment
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "fieldstudio", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
     stderr = proc.stderr.read() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t

@@ -18,7 +18,7 @@ from fieldstudio.inference.strategies import REGISTRY as STRATEGIES
 from fieldstudio.scoring.official import known
 from fieldstudio.scoring.official.source import BENCHMARK_TITLES
 from fieldstudio.scoring.scorers import REGISTRY as SCORERS
-from fieldstudio.tasks import importing
+from fieldstudio.tasks import formats
 from fieldstudio.tasks.formats import csv_table, fieldworkarena, industryeqa, openeqa
 from fieldstudio.tasks.task_records import create_task
 
@@ -28,9 +28,11 @@ DECLARED = benchmarks.all_benchmarks()
 @pytest.mark.parametrize("b", DECLARED, ids=lambda b: b.name)
 def test_every_name_a_declaration_uses_resolves(b):
     assert benchmarks.get(b.name) is b
-    assert b.task_format in importing.TASK_FORMATS
-    assert b.answer_format in importing.ANSWER_FORMATS
-    assert b.format_choice in importing.BENCHMARK_FORMATS
+    assert b.task_format in formats.names(formats.TASKS)
+    assert b.answer_format in formats.names(formats.ANSWERS)
+    assert b.format_choice in formats.choices()
+    for name in (b.task_format, b.answer_format):   # the format and the declaration name the same benchmark
+        assert (formats.get(name).choice, formats.get(name).benchmark) == (b.format_choice, b.format_title)
     assert set(b.strategies) <= set(STRATEGIES) and b.default_strategy in b.strategies
     assert set(b.scorers) <= set(SCORERS)
     for scorer in (b.official_scorer, b.judge_free_scorer):
@@ -40,9 +42,9 @@ def test_every_name_a_declaration_uses_resolves(b):
 
 
 def test_every_registered_format_strategy_and_scorer_belongs_to_a_benchmark():
-    assert set(importing.TASK_FORMATS) == {b.task_format for b in DECLARED}
-    assert set(importing.ANSWER_FORMATS) == {b.answer_format for b in DECLARED}
-    assert set(importing.BENCHMARK_FORMATS) == {b.format_choice for b in DECLARED}
+    assert set(formats.names(formats.TASKS)) == {b.task_format for b in DECLARED}
+    assert set(formats.names(formats.ANSWERS)) == {b.answer_format for b in DECLARED}
+    assert set(formats.choices()) == {b.format_choice for b in DECLARED}
     assert set(STRATEGIES) == {s for b in DECLARED for s in b.strategies}
     owners = {name: [b.name for b in DECLARED if name in b.scorers] for name in SCORERS}
     assert all(len(found) == 1 for found in owners.values()), owners      # each scorer: exactly one benchmark

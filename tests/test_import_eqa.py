@@ -19,7 +19,8 @@ from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
-from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, sniff_format
+from fieldstudio.tasks.formats import detect_format, sniff_format
+from fieldstudio.tasks.importing import import_answers, import_tasks
 
 OPENEQA = (SHARED_DATA / "openeqa")
 

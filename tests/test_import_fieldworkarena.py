@@ -20,7 +20,8 @@ from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
 from fieldstudio.tasks.formats.parsed_records import guess_answer_type
-from fieldstudio.tasks.importing import detect_format, import_answers, import_tasks, unsafe_name_reason
+from fieldstudio.tasks.formats import detect_format
+from fieldstudio.tasks.importing import import_answers, import_tasks, unsafe_name_reason
 
 DATA = (SHARED_DATA / "fieldworkarena")
 GT_DIR = DATA / "ground_truth"

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from fieldstudio import benchmarks
 from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.wording import or_list
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.runs import provider_batch, provider_batch_records, vllm_batch_files
 from fieldstudio.inference.runs import queue as run_queue
@@ -34,6 +35,12 @@ from fieldstudio.inference.strategies import default_strategy_for, get_strategy,
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
+from fieldstudio.tasks import formats
+
+ANSWER_FILES_HELP = formats.describe_files(formats.ANSWERS)
+ANSWER_FORMAT_HELP = (or_list(("auto (detected)",) + formats.choices())
+                      + ": with a format, a file detected as another one is refused")
+
 
 @contextlib.contextmanager
 def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
@@ -445,20 +452,17 @@ class _ListByDefault(TyperGroup):
 
 def answers_import_command(
     project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
-    path: Annotated[Path, typer.Argument(help="FieldWorkArena logs (file or folder), IndustryEQA or OpenEQA "
-                                         "answers, or CSV task_id,answer")],
+    path: Annotated[Path, typer.Argument(help=ANSWER_FILES_HELP)],
     model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected), fieldworkarena, industryeqa, "
-                                     "openeqa or csv: with a format, a file detected as another one is refused")]
-    = "auto",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=ANSWER_FORMAT_HELP)] = "auto",
 ) -> None:
     """Import answers produced elsewhere as a named answer source."""
-    from fieldstudio.tasks.importing import BENCHMARK_FORMATS, format_mismatch, import_answers
+    from fieldstudio.tasks.importing import import_answers
 
     if fmt != "auto":
-        if fmt not in BENCHMARK_FORMATS:
-            raise fail(f"--format {fmt!r}: choose one of auto, {', '.join(BENCHMARK_FORMATS)}")
-        if why := format_mismatch(path, fmt, answers=True):
+        if fmt not in formats.choices():
+            raise fail(f"--format {fmt!r}: choose one of auto, {', '.join(formats.choices())}")
+        if why := formats.format_mismatch(path, fmt, answers=True):
             raise fail(f"{path}: {why}")
 
     with open_project(project) as p, progress_bar("Importing answers") as update:

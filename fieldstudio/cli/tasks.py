@@ -13,9 +13,16 @@ from typing import Annotated, Optional
 import typer
 
 from fieldstudio.cli import output as cli_support
+from fieldstudio.core.wording import or_list
+from fieldstudio.tasks import formats
 
-
-FORMATS = ("auto", "fieldworkarena", "industryeqa", "openeqa", "csv")  # "auto" + importing.BENCHMARK_FORMATS
+# the option texts are module names: typer reads the annotations (strings here) in the module's namespace
+FORMATS = ("auto",) + formats.choices()
+IMPORT_FORMAT_HELP = (or_list(("auto (detected per file)",) + formats.choices()) + ": with a format, a file (or a "
+                      "folder's task file) detected as another one is refused")
+EXPORT_FORMAT_HELP = formats.describe_choices(formats.writable())
+SOURCE_HELP = "only tasks of this source: " + ", ".join(
+    dict.fromkeys([f.source for f in formats.readable(formats.TASKS) if f.source] + ["manual"]))
 
 
 def register(app: typer.Typer) -> None:
@@ -28,28 +35,21 @@ def register(app: typer.Typer) -> None:
     def tasks_import_cmd(
         project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
         files: Annotated[list[Path], typer.Argument(help="task files or folders")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help="auto (detected per file), fieldworkarena, "
-                                         "industryeqa, openeqa or csv: with a format, a file (or a folder's "
-                                         "task file) detected as another one is refused")] = "auto",
+        fmt: Annotated[str, typer.Option("--format", "-f", help=IMPORT_FORMAT_HELP)] = "auto",
     ) -> None:
         """Import task files with their ground truth; the format is detected per file or checked against --format."""
-        from fieldstudio.tasks.importing import (
-            TASK_FORMATS,
-            detect_format,
-            format_mismatch,
-            import_tasks,
-            task_files_in,
-        )
+        from fieldstudio.tasks.importing import import_tasks, task_files_in
 
         if fmt not in FORMATS:
             raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
         if fmt != "auto":
             for f in files:
-                if f.is_file() and (why := format_mismatch(f, fmt)):
+                if f.is_file() and (why := formats.format_mismatch(f, fmt)):
                     raise cli_support.fail(f"{f}: {why}")
                 # in a folder, files without tasks are skipped on import; tasks of another format are refused
                 for g in task_files_in(f) if f.is_dir() else ():
-                    if detect_format(g) in TASK_FORMATS and (why := format_mismatch(g, fmt)):
+                    if (formats.detect_format(g) in formats.names(formats.TASKS)
+                            and (why := formats.format_mismatch(g, fmt))):
                         raise cli_support.fail(f"{g}: {why}")
         with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
             report = import_tasks(p, files, progress=update)
@@ -60,12 +60,9 @@ def register(app: typer.Typer) -> None:
     @tasks_app.command("export")
     def export_tasks_cmd(
         project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help=(
-            "fieldworkarena (GreenAgent JSON), industryeqa (annotation JSON), openeqa (question JSON), "
-            "csv or xlsx"))],
+        fmt: Annotated[str, typer.Option("--format", "-f", help=EXPORT_FORMAT_HELP)],
         out: Annotated[Path, typer.Option("--out", "-o", help="file to write (a folder gets tasks.<ext>)")],
-        source: Annotated[Optional[str], typer.Option("--source", help=(
-            "only tasks of this source: fieldworkarena, industryeqa, openeqa, csv, manual"))] = None,
+        source: Annotated[Optional[str], typer.Option("--source", help=SOURCE_HELP)] = None,
     ) -> None:
         """Export tasks with their ground truth; prints the count and every task left out with the reason."""
         from fieldstudio.tasks.exporting import export_tasks

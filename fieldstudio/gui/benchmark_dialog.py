@@ -49,7 +49,7 @@ def project_path_for(tasks: Path, folder: Path) -> Path:
 def describe_tasks(path: Path) -> str:
     """What the import will find at ``path``: the detected format of a file, or the task files of a folder.
     Raises ValueError with the reason when nothing there can be imported as tasks."""
-    from fieldstudio.tasks import importing
+    from fieldstudio.tasks import formats, importing
 
     if path.is_dir():
         n, complete = importing.count_task_files(path, COUNT_BUDGET_S)
@@ -57,12 +57,13 @@ def describe_tasks(path: Path) -> str:
             return (f"{n} task file(s) found so far: a large folder (all of it is read on import; check it is the "
                     "benchmark's)")
         if not n:
-            raise ValueError(f"{path}: the folder has no task files (*.json, *.csv, *.tsv)")
+            raise ValueError(f"{path}: the folder has no task files "
+                             f"({', '.join('*' + s for s in importing.TASK_FILE_SUFFIXES)})")
         return f"{n} task file(s) in the folder; the format is detected per file"
     if not path.is_file():
         raise ValueError(f"{path}: does not exist")
-    fmt, reason = importing.sniff_format(path)
-    if fmt not in importing.TASK_FORMATS:
+    fmt, reason = formats.sniff_format(path)
+    if fmt not in formats.names(formats.TASKS):
         raise ValueError(f"{path.name}: not a task file: {reason or f'it looks like {fmt} (answers)'}")
     return f"{fmt} task file"
 
@@ -163,7 +164,7 @@ class BenchmarkDialog(QDialog):
         if folder:
             chosen = QFileDialog.getExistingDirectory(self, "Folder of task files")
         else:
-            chosen = QFileDialog.getOpenFileName(self, "Task file", "", file_menu.TASK_FILTER)[0]
+            chosen = QFileDialog.getOpenFileName(self, "Task file", "", file_menu.import_filter("tasks"))[0]
         if chosen:
             self.set_tasks(chosen)
 

@@ -42,13 +42,20 @@ if TYPE_CHECKING:
     from fieldstudio.store.project import Project
     from fieldstudio.tasks.formats.parsed_records import ImportReport
 
-TASK_FILTER = "Task files (*.json *.csv *.tsv);;All files (*)"
-ANSWER_FILTER = "Answer files (*.json *.csv *.tsv *.log);;All files (*)"
 REPORT_COLUMNS = ("What", "Category, task or file", "Detail")
 MIDDLE_COLUMN_MAX_PX = 300
 """Widest the report's "Category, task or file" column starts (a file's whole path is in its tooltip)."""
 REPORT_FILTER = ("HTML report (*.html);;CSV answers (*.csv);;Excel workbook (*.xlsx);;Parquet answers (*.parquet);;"
                  "JSON summary (*.json)")
+
+
+def import_filter(kind: str) -> str:
+    """The open dialog's filter for the files of ``kind`` (``tasks`` or ``answers``) the format registry reads:
+    ``Task files (*.json *.csv *.tsv);;All files (*)``."""
+    from fieldstudio.tasks import formats
+
+    patterns = " ".join("*" + s for s in formats.file_suffixes(kind))
+    return f"{'Task' if kind == formats.TASKS else 'Answer'} files ({patterns});;All files (*)"
 
 
 def report_rows(report: ImportReport) -> list[tuple[str, str, str]]:
@@ -161,7 +168,7 @@ def import_tasks(parent: QWidget, project: Project, reload: Callable[[], None], 
     from fieldstudio.tasks import importing
 
     paths: Sequence[Path] = _chosen(parent, "Import a folder of task files" if folder else "Import task files",
-                                    TASK_FILTER, folder=folder, many=True)
+                                    import_filter("tasks"), folder=folder, many=True)
     if not paths:
         return None
     return _run_import(parent, "Importing tasks…", "Tasks imported", importing.import_tasks, project, list(paths),
@@ -253,12 +260,12 @@ def import_benchmark(parent: QWidget, project: Project, tasks: Path, media: Path
 
 
 def split_task_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
-    """(task files, the rest) of dropped ``paths``: a file whose content is one of the benchmarks' task formats
-    (``importing.TASK_FORMATS``) is imported as tasks; folders and anything else go to the media import."""
-    from fieldstudio.tasks import importing
+    """(task files, the rest) of dropped ``paths``: a file whose content is a task format of the registry
+    (``tasks.formats``) is imported as tasks; folders and anything else go to the media import."""
+    from fieldstudio.tasks import formats, importing
 
     tasks = [p for p in paths if p.is_file() and p.suffix.lower() in importing.TASK_FILE_SUFFIXES
-             and importing.detect_format(p) in importing.TASK_FORMATS]
+             and formats.detect_format(p) in formats.names(formats.TASKS)]
     return tasks, [p for p in paths if p not in tasks]
 
 
@@ -275,7 +282,7 @@ def import_answers(parent: QWidget, project: Project, reload: Callable[[], None]
     """File ▸ Import answers…: an answer file (or a folder of a benchmark's run logs) as a named source."""
     from fieldstudio.tasks import importing
 
-    paths = _chosen(parent, "Import a folder of run logs" if folder else "Import answers", ANSWER_FILTER,
+    paths = _chosen(parent, "Import a folder of run logs" if folder else "Import answers", import_filter("answers"),
                     folder=folder, many=False)
     if not paths:
         return None

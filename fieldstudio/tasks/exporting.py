@@ -5,24 +5,13 @@ back as the importers' ``ParsedTask`` records (inputs in position order, tasks i
 first imported or made); ``export_tasks`` writes them in one format, atomically (``core/atomic.py``), and
 returns an ``ExportReport`` that lists every task left out and why.
 
-Formats (benchmarks.md §1.2, §2.1, §3.3):
-
-* ``fieldworkarena``: a GreenAgent ``Tasks_*.json`` array (``fieldworkarena.export_greenagent``):
-  ``{id, input_data (list), conversations [human, gpt], output_format, eval_func}``. Re-importing it
-  with the same domain and category lists gives the same tasks field by field. Not byte-identical with
-  the published files: those write some ``input_data`` as one space-separated string (with double
-  spaces), which the importer does not keep.
-* ``industryeqa``: the annotation array ``{question_id (int), type, question, direct_answer,
-  reasoning_answer, path, transformed_status, reasoning_status}`` plus the record's own further keys
-  (``model``, ``difficulty``, unknown keys) for tasks imported from IndustryEQA. ``question_id`` must be
-  a whole number and a task needs a ground truth and one input (the video path); others are skipped.
-* ``openeqa``: ``{question, answer, category, question_id, episode_history, extra_answers}`` in the order
-  of ``data/open-eqa-v0.json``, written as ``json.dump(..., indent=2)`` writes it (ASCII escapes, no final
-  newline): exporting an imported ``open-eqa-v0.json`` gives the same bytes. Tasks without a ground truth
-  are skipped (OpenEQA has no such record).
-* ``csv``: fieldstudio's task CSV (``csv_tasks.export_task_csv``; its module docstring documents the header).
-* ``xlsx``: the same columns as the CSV in one sheet named ``tasks``; every cell is written as text, so
-  a query starting with ``=`` never becomes a formula.
+Formats: every writable format of the registry (``tasks.formats.writable()``), picked by its choice name
+(``FORMATS``: fieldworkarena, industryeqa, openeqa, csv, xlsx). Each format's module says what it writes
+(``fieldworkarena.to_greenagent_record``, ``industryeqa.to_annotation_record``, ``openeqa.to_question_record``,
+``csv_table.export_task_csv``, ``xlsx_table``) and refuses, with the reason, a task it cannot hold. Re-importing a
+FieldWorkArena export with the same domain and category lists gives the same tasks field by field (not
+byte-identical with the published files, some of which write ``input_data`` as one space-separated string);
+exporting an imported ``open-eqa-v0.json`` gives the same bytes.
 
 A task's id in the file is its ``external_id`` (its project id when it has none). When two exported tasks
 would share an id (tasks of several sources), the later one is skipped and reported.
@@ -30,8 +19,6 @@ would share an id (tasks of several sources), the later one is skipped and repor
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,25 +26,20 @@ from typing import Any
 
 from sqlalchemy import select
 
-from fieldstudio.core.atomic import atomic_write_bytes, atomic_write_text
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import Task, TaskInput
 from fieldstudio.store.project import Project
-from fieldstudio.tasks.formats import csv_table as csv_tasks
-from fieldstudio.tasks.formats import fieldworkarena
-from fieldstudio.tasks.formats import industryeqa
-from fieldstudio.tasks.formats import openeqa
+from fieldstudio.tasks import formats
 from fieldstudio.tasks.formats.parsed_records import ParsedInput, ParsedTask
 from fieldstudio.tasks.task_records import insertion_order
 from fieldstudio.core.progress import Cancelled, Progress
 
-FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")
-SUFFIX = {"fieldworkarena": ".json", "industryeqa": ".json", "openeqa": ".json", "csv": ".csv", "xlsx": ".xlsx"}
+FORMATS = formats.export_choices()
+"""The names a user picks an export format by: ``fieldworkarena``, ``industryeqa``, ``openeqa``, ``csv``, ``xlsx``."""
+SUFFIX = {choice: formats.by_choice(choice, formats.TASKS).suffixes[0] for choice in FORMATS}
+"""The file suffix of each export format (``.json``, ``.csv``, ``.xlsx``)."""
 _BOOKKEEPING = ("imported_from", "public_imported_from", "rejected_inputs")
 """``Task.extra`` keys the importer adds about the import itself; they are not part of a task."""
-_IEQA_DERIVED = ("scale", "human_presence", "reasoning_subset", "reasoning_status", "transformed_status",
-                 "split_question_id")
-"""``Task.extra`` keys ``industryeqa.parse_annotation_file`` derives or lifts out of named fields."""
 
 
 class TaskExportError(FieldstudioError):
@@ -115,80 +97,6 @@ def tasks_from_project(project: Project, *, source: str | None = None,
     return out
 
 
-# ---------------------------------------------------------------- records per format
-def industryeqa_record(task: ParsedTask) -> dict[str, Any]:
-    """One task as an IndustryEQA annotation object. Raises ValueError naming what the task lacks."""
-    try:
-        qid = int(task.external_id)
-    except (TypeError, ValueError):
-        raise ValueError("has an id that is not a whole number (IndustryEQA question_id)") from None
-    if task.ground_truth is None:
-        raise ValueError("has no ground truth (IndustryEQA direct_answer)")
-    if not task.inputs:
-        raise ValueError("has no input (IndustryEQA path of the video)")
-    ours = task.source == industryeqa.SOURCE
-    extra = task.extra if ours else {}
-    record: dict[str, Any] = {"question_id": qid, "type": task.category, "question": task.query,
-                              "direct_answer": task.ground_truth}
-    reasoning = (task.ground_truth_extra or {}).get("reasoning_answer")
-    if reasoning is not None:
-        record["reasoning_answer"] = reasoning
-    record["path"] = task.inputs[0].name
-    for key in ("transformed_status", "reasoning_status"):
-        if extra.get(key) is not None:
-            record[key] = extra[key]
-    for key, value in extra.items():
-        if key not in _IEQA_DERIVED and key not in industryeqa.FIELDS:
-            record[key] = value
-    if record["type"] is None:
-        del record["type"]
-    return record
-
-
-def openeqa_record(task: ParsedTask) -> dict[str, Any]:
-    """One task as an OpenEQA question object (key order of ``open-eqa-v0.json``). Raises ValueError."""
-    if task.ground_truth is None:
-        raise ValueError("has no ground truth (OpenEQA answer)")
-    record: dict[str, Any] = {"question": task.query, "answer": task.ground_truth}
-    if task.category is not None:
-        record["category"] = task.category
-    record["question_id"] = task.external_id
-    extra = task.extra if task.source == openeqa.SOURCE else {}
-    if "episode_history" in extra:
-        record["episode_history"] = extra["episode_history"]
-    if task.ground_truth_extra and "extra_answers" in task.ground_truth_extra:
-        record["extra_answers"] = task.ground_truth_extra["extra_answers"]
-    for key, value in extra.items():
-        if key not in record:
-            record[key] = value
-    return record
-
-
-def _xlsx_bytes(tasks: Sequence[ParsedTask]) -> bytes:
-    """The task CSV's columns as an XLSX workbook (one sheet ``tasks``), every cell text."""
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("tasks")
-
-    def cell(value: str) -> WriteOnlyCell:
-        c = WriteOnlyCell(ws, value=ILLEGAL_CHARACTERS_RE.sub("", value)[:32767])
-        c.data_type = "s"  # text, never a formula
-        return c
-
-    ws.append([cell(c) for c in csv_tasks.TASK_COLUMNS])
-    for t in tasks:
-        ws.append([cell(v) for v in (
-            t.external_id, t.query, t.answer_type, t.ground_truth or "", t.category or "", t.sub_category or "",
-            t.scenario or "", csv_tasks.format_inputs(t.inputs), t.eval_func or "", t.output_format or "",
-            json.dumps(t.extra, ensure_ascii=False) if t.extra else "")])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
-
-
 # ---------------------------------------------------------------- the service
 def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = None,
                  task_ids: Sequence[str] | None = None,
@@ -204,6 +112,7 @@ def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = 
     """
     if fmt not in FORMATS:
         raise TaskExportError(f"unknown task format {fmt!r}; use one of {', '.join(FORMATS)}")
+    writer = formats.by_choice(fmt, formats.TASKS)
     out = Path(out)
     if out.is_dir():
         out = out / f"tasks{SUFFIX[fmt]}"
@@ -211,8 +120,7 @@ def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = 
     tasks = tasks_from_project(project, source=source, task_ids=task_ids)
     total = len(tasks)
     progress(0, total)
-    kept: list[ParsedTask] = []
-    records: list[dict[str, Any]] = []
+    records: list[Any] = []
     seen: set[str] = set()
     for i, t in enumerate(tasks):
         if cancelled():
@@ -223,20 +131,14 @@ def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = 
             report.skipped.append((p.external_id, f"another exported task has the id {p.external_id!r}"))
             continue
         try:
-            if fmt == "industryeqa":
-                records.append(industryeqa_record(p))
-            elif fmt == "openeqa":
-                records.append(openeqa_record(p))
-            elif fmt == "fieldworkarena":
-                records.append(fieldworkarena.to_greenagent_record(p))
+            records.append(writer.to_record(p))
         except ValueError as exc:
             report.skipped.append((p.external_id, str(exc)))
             continue
         seen.add(p.external_id)
-        kept.append(p)
         if (i + 1) % 250 == 0:
             progress(i + 1, total)
-    if not kept:
+    if not records:
         what = f"of source {source!r} " if source else ""
         first = (f" ({len(report.skipped)} skipped; the first: task {report.skipped[0][0]} {report.skipped[0][1]})"
                  if report.skipped else " (the project has no tasks)")
@@ -245,22 +147,12 @@ def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = 
         report.cancelled = True
         return report
     try:
-        if fmt == "fieldworkarena":
-            atomic_write_text(out, json.dumps(records, ensure_ascii=False, indent=4) + "\n")
-        elif fmt == "industryeqa":
-            atomic_write_text(out, json.dumps(records, ensure_ascii=False, indent=4) + "\n")
-        elif fmt == "openeqa":
-            atomic_write_text(out, json.dumps(records, indent=2))
-        elif fmt == "csv":
-            csv_tasks.export_task_csv(kept, out)
-        else:
-            atomic_write_bytes(out, _xlsx_bytes(kept))
+        writer.write(records, out)
     except OSError as exc:
         raise TaskExportError(f"{out}: cannot be written ({exc.strerror or exc})") from None
-    report.written = len(kept)
+    report.written = len(records)
     progress(total, total)
     return report
 
 
-__all__ = ["FORMATS", "ExportReport", "TaskExportError", "export_tasks", "tasks_from_project",
-           "industryeqa_record", "openeqa_record"]
+__all__ = ["FORMATS", "SUFFIX", "ExportReport", "TaskExportError", "export_tasks", "tasks_from_project"]

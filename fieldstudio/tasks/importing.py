@@ -1,7 +1,7 @@
 """Importing task sets and answer files into a project: the one service behind the CLI and the GUI.
 
-``detect_format`` names a file's format; ``import_tasks`` parses task files (FieldWorkArena, IndustryEQA,
-OpenEQA, CSV) and writes ``Task`` + ``TaskInput`` rows in short write transactions of ``BATCH`` tasks;
+``tasks.formats.sniff_format`` names a file's format; ``import_tasks`` parses task files (every readable task
+format of ``tasks.formats``) and writes ``Task`` + ``TaskInput`` rows in short write transactions of ``BATCH`` tasks;
 ``import_answers`` creates a ``Run(kind="import")`` and its ``Answer`` rows.
 
 Rules:
@@ -39,17 +39,13 @@ from typing import Any
 from sqlalchemy import delete, null, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from fieldstudio.tasks.formats import csv_table as csv_tasks
+from fieldstudio.tasks import formats
 from fieldstudio.tasks.formats import fieldworkarena
-from fieldstudio.tasks.formats import industryeqa
-from fieldstudio.tasks.formats import openeqa
 from fieldstudio.tasks.formats.parsed_records import (
     ImportProblem,
     ImportReport,
     ParsedAnswer,
     ParsedTask,
-    ParseResult,
-    read_json_file,
 )
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
 from fieldstudio.store.project import Project
@@ -58,75 +54,9 @@ from fieldstudio.core.progress import Cancelled, Progress
 BATCH = 250
 """Tasks (or answers) written per transaction."""
 
-TASK_FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv-tasks")
-ANSWER_FORMATS = ("fieldworkarena-log", "industryeqa-answers", "openeqa-results", "csv-answers")
-_ANSWER_SOURCE = {"fieldworkarena-log": fieldworkarena.SOURCE, "industryeqa-answers": industryeqa.SOURCE,
-                  "openeqa-results": openeqa.SOURCE, "csv-answers": None}
-
-BENCHMARK_FORMATS = ("fieldworkarena", "industryeqa", "openeqa", "csv")
-"""The names a user chooses a format by (``--format``); ``format_mismatch`` maps them to task or answer formats."""
-_TASK_FORMAT_OF = dict(zip(BENCHMARK_FORMATS, TASK_FORMATS))
-_ANSWER_FORMAT_OF = dict(zip(BENCHMARK_FORMATS, ANSWER_FORMATS))
-TASK_FILE_SUFFIXES = (".json", ".csv", ".tsv")
-"""The files ``import_tasks`` takes from a folder (the FieldWorkArena id lists, ``*.toml``/``*.txt``, are read
-next to each task file, not imported)."""
-
-
-# ---------------------------------------------------------------- format detection
-def sniff_format(path: Path) -> tuple[str, str]:
-    """(format, reason): the format name (``TASK_FORMATS``, ``ANSWER_FORMATS`` or ``unknown``) and, for
-    ``unknown``, why in plain words."""
-    path = Path(path)
-    if path.is_dir():
-        if any(p.is_file() for p in path.rglob("*.log")):
-            return "fieldworkarena-log", ""
-        return "unknown", "is a folder without *.log run logs"
-    if not path.is_file():
-        return "unknown", "does not exist"
-    suffix = path.suffix.lower()
-    if suffix == ".log":
-        return "fieldworkarena-log", ""
-    if suffix in (".csv", ".tsv"):
-        header = csv_tasks.read_header(path)
-        if header is None:
-            return "unknown", "is empty or not a CSV text file"
-        if "task_id" in header and "query" in header:
-            return "csv-tasks", ""
-        if "task_id" in header and "answer" in header:
-            return "csv-answers", ""
-        return "unknown", f"is a CSV file whose header ({', '.join(header)}) has neither task_id+query nor task_id+answer"
-    probe = ParseResult(format="unknown")
-    records = read_json_file(path, probe)
-    if records is None:
-        return "unknown", probe.problems[0].message if probe.problems else "cannot be read"
-    if isinstance(records, list) and not records:
-        return "unknown", "is an empty JSON array"
-    if fieldworkarena.looks_like_fwa(records):
-        return "fieldworkarena", ""
-    if industryeqa.looks_like_answers(records):
-        return "industryeqa-answers", ""
-    if industryeqa.looks_like_annotation(records):
-        return "industryeqa", ""
-    if openeqa.looks_like_questions(records):
-        return "openeqa", ""
-    if openeqa.looks_like_predictions(records):
-        return "openeqa-results", ""
-    if isinstance(records, list) and all(isinstance(r, str) for r in records):
-        return "unknown", "is a JSON list of ids (such as OpenEQA's 184-question subset), not a task file"
-    return "unknown", "is JSON but not a FieldWorkArena, IndustryEQA or OpenEQA task or answer file"
-
-
-def format_mismatch(path: Path, benchmark: str, *, answers: bool = False) -> str | None:
-    """Why ``path`` is not a task file (or, with ``answers``, an answer file) of ``benchmark`` (one of
-    ``BENCHMARK_FORMATS``), in plain words; None when it is. Raises ValueError for another benchmark name."""
-    if benchmark not in BENCHMARK_FORMATS:
-        raise ValueError(f"format {benchmark!r}: choose one of {', '.join(BENCHMARK_FORMATS)}")
-    expected = (_ANSWER_FORMAT_OF if answers else _TASK_FORMAT_OF)[benchmark]
-    found, reason = sniff_format(path)
-    if found == expected:
-        return None
-    what = f"{benchmark} answers" if answers else benchmark
-    return f"is not {what}: " + (reason if found == "unknown" else f"it looks like {found}")
+TASK_FILE_SUFFIXES = formats.file_suffixes(formats.TASKS)
+"""The files ``import_tasks`` takes from a folder: those a task format is read from (``.json``, ``.csv``,
+``.tsv``; the FieldWorkArena id lists, ``*.toml``/``*.txt``, are read next to each task file, not imported)."""
 
 
 def _task_files_by_folder(folder: Path) -> Iterator[list[Path]]:
@@ -154,32 +84,6 @@ def count_task_files(folder: Path, budget_s: float) -> tuple[int, bool]:
         if time.monotonic() > deadline:
             return n, False
     return n, True
-
-
-def detect_format(path: Path) -> str:
-    """The format of a task or answer file: one of ``TASK_FORMATS``, ``ANSWER_FORMATS`` or ``unknown``."""
-    return sniff_format(path)[0]
-
-
-def _parse(path: Path, fmt: str, fwa_domains: Mapping[str, str] | None,
-           fwa_taxonomy: Mapping[str, str] | None) -> ParseResult:
-    if fmt == "fieldworkarena":
-        return fieldworkarena.parse_task_file(path, domains=fwa_domains, taxonomy=fwa_taxonomy)
-    if fmt == "industryeqa":
-        return industryeqa.parse_annotation_file(path)
-    if fmt == "openeqa":
-        return openeqa.parse_question_file(path)
-    if fmt == "csv-tasks":
-        return csv_tasks.parse_task_csv(path)
-    if fmt == "fieldworkarena-log":
-        return fieldworkarena.parse_run_logs(path)
-    if fmt == "industryeqa-answers":
-        return industryeqa.parse_answer_file(path)
-    if fmt == "openeqa-results":
-        return openeqa.parse_prediction_file(path)
-    if fmt == "csv-answers":
-        return csv_tasks.parse_answer_csv(path)
-    raise ValueError(fmt)
 
 
 # ---------------------------------------------------------------- input names and media
@@ -327,19 +231,21 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
                                                  f"({', '.join('*' + s for s in TASK_FILE_SUFFIXES)})"))
         named.extend((f, "warning") for f in found)
 
+    options = {"domains": fwa_domains, "taxonomy": fwa_taxonomy}  # for the formats that take them
     parsed: list[tuple[ParsedTask, str]] = []
     for path, severity in named:
-        fmt, reason = sniff_format(path)
-        report.formats[str(path)] = fmt
+        name, reason = formats.sniff_format(path)
+        report.formats[str(path)] = name
         skipped = "skipped" if severity == "warning" else "not imported"
-        if fmt == "unknown":
+        if name == formats.UNKNOWN:
             report.problems.append(ImportProblem(str(path), None, f"{skipped}: {reason}", severity))
             continue
-        if fmt in ANSWER_FORMATS:
-            report.problems.append(ImportProblem(str(path), None, f"{skipped}: holds answers ({fmt}), not tasks; "
+        fmt = formats.get(name)
+        if fmt.kind != formats.TASKS:
+            report.problems.append(ImportProblem(str(path), None, f"{skipped}: holds answers ({name}), not tasks; "
                                                                   "import it as answers", severity))
             continue
-        result = _parse(path, fmt, fwa_domains, fwa_taxonomy)
+        result = fmt.parse(path, **{k: v for k, v in options.items() if k in fmt.options})
         report.problems.extend(result.problems)
         parsed.extend((t, path.name) for t in result.tasks)
 
@@ -536,22 +442,23 @@ def import_answers(project: Project, path: Path, source_name: str, *,
     """
     path = Path(path)
     report = ImportReport()
-    fmt, reason = sniff_format(path)
-    report.formats[str(path)] = fmt
-    if fmt == "unknown":
+    name, reason = formats.sniff_format(path)
+    report.formats[str(path)] = name
+    if name == formats.UNKNOWN:
         report.problems.append(ImportProblem(str(path), None, f"not imported: {reason}"))
         return report
-    if fmt in TASK_FORMATS:
-        report.problems.append(ImportProblem(str(path), None, f"holds tasks ({fmt}), not answers; "
+    fmt = formats.get(name)
+    if fmt.kind != formats.ANSWERS:
+        report.problems.append(ImportProblem(str(path), None, f"holds tasks ({name}), not answers; "
                                                               "import it as tasks"))
         return report
-    result = _parse(path, fmt, None, None)
+    result = fmt.parse(path)
     report.problems.extend(result.problems)
     if not result.answers:
         report.problems.append(ImportProblem(str(path), None, "holds no answer; no run was created"))
         return report
 
-    preferred = _ANSWER_SOURCE[fmt]
+    preferred = fmt.source
     forms = {a.external_id: _id_forms(a.external_id) for a in result.answers}
     with project.read() as s:
         rows = s.execute(select(Task.id, Task.source, Task.external_id)
@@ -583,7 +490,7 @@ def import_answers(project: Project, path: Path, source_name: str, *,
             run = Run(name=source_name, kind="import")
             session.add(run)
         run.status = "running"
-        run.params = {"file": str(path), "format": fmt}
+        run.params = {"file": str(path), "format": name}
         session.flush()
         report.run_id = run.id
     total = len(resolved)
@@ -634,5 +541,5 @@ def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(value), default=str))
 
 
-__all__ = ["detect_format", "sniff_format", "format_mismatch", "task_files_in", "count_task_files", "import_tasks", "import_answers",
-           "unsafe_name_reason", "MediaIndex", "BATCH", "TASK_FORMATS", "ANSWER_FORMATS", "BENCHMARK_FORMATS"]
+__all__ = ["task_files_in", "count_task_files", "import_tasks", "import_answers", "unsafe_name_reason", "MediaIndex",
+           "BATCH", "TASK_FILE_SUFFIXES"]

@@ -25,6 +25,9 @@ In both, a header without ``task_id`` may name the id column ``id``.
 
 Exports quote every field that needs it (csv.QUOTE_MINIMAL) so answers with tabs and newlines survive
 (benchmarks.md §5 pitfall 8), and are written atomically.
+
+``TASK_FORMAT`` (``csv-tasks``) and ``ANSWER_FORMAT`` (``csv-answers``) declare both for the registry
+(``tasks/formats/__init__.py``); a user picks either as ``csv``.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from fieldstudio.core.atomic import atomic_writer
-from fieldstudio.core.text_encoding import decode_text
+from fieldstudio.tasks.formats.file_format import ANSWERS, READS_CSV, TASKS, FileFormat
 from fieldstudio.tasks.formats.parsed_records import (
     ANSWER_TYPES,
     ParsedAnswer,
@@ -64,15 +67,23 @@ def normalise_header(cells: Iterable[str]) -> list[str]:
     return header
 
 
-def read_header(path: Path) -> list[str] | None:
-    """The normalised header of a CSV file (``normalise_header``), or None when it cannot be read as text
-    (see ``decode_text``)."""
-    try:
-        text, _ = decode_text(Path(path).read_bytes())
-        row = next(csv.reader(io.StringIO(text, newline="")), None)
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-    return normalise_header(row) if row else None
+def _no_known_columns(header: list[str]) -> str:
+    return f"is a CSV file whose header ({', '.join(header)}) has neither task_id+query nor task_id+answer"
+
+
+def sniff_task_csv(cells: list[str]) -> bool | str:
+    """True when a CSV header row (as written) is a task CSV's: ``task_id`` (or ``id``) and ``query``; else why not."""
+    header = normalise_header(cells)
+    return True if "task_id" in header and "query" in header else _no_known_columns(header)
+
+
+def sniff_answer_csv(cells: list[str]) -> bool | str:
+    """True when a CSV header row (as written) is an answer CSV's: ``task_id`` (or ``id``) and ``answer``, and no
+    ``query`` (a header with both is a task CSV); else why not."""
+    header = normalise_header(cells)
+    if "task_id" in header and "answer" in header and "query" not in header:
+        return True
+    return _no_known_columns(header)
 
 
 def parse_inputs(cell: str) -> list[ParsedInput]:
@@ -107,6 +118,8 @@ def format_inputs(inputs: Iterable[ParsedInput]) -> str:
 
 
 def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> list[dict[str, str]] | None:
+    from fieldstudio.core.text_encoding import decode_text  # charset-normalizer: only when a CSV is read
+
     try:
         text, encoding = decode_text(Path(path).read_bytes())
     except OSError as exc:
@@ -245,3 +258,15 @@ def export_task_csv(tasks: Iterable[ParsedTask], path: Path) -> int:
                              t.output_format or "", json.dumps(t.extra, ensure_ascii=False) if t.extra else ""])
             n += 1
     return n
+
+
+TASK_FORMAT = FileFormat(
+    name="csv-tasks", kind=TASKS, benchmark="CSV", choice="csv", suffixes=(".csv", ".tsv"),
+    summary="task_id,query,…", source=SOURCE, reads=READS_CSV, sniff=sniff_task_csv, parse=parse_task_csv,
+    to_record=lambda task: task, write=export_task_csv)
+"""fieldstudio's task CSV (the module docstring), read and written."""
+
+ANSWER_FORMAT = FileFormat(
+    name="csv-answers", kind=ANSWERS, benchmark="CSV", choice="csv", suffixes=(".csv", ".tsv"),
+    summary="task_id,answer", source=None, reads=READS_CSV, sniff=sniff_answer_csv, parse=parse_answer_csv)
+"""fieldstudio's answer CSV: its ids are linked to tasks of any source."""

@@ -25,6 +25,9 @@ no CSV row (warehouse ``4.1.0051``) gets the bucket ``unmapped`` and is reported
 
 Ground truths are never rewritten; suspicious values (a malformed time such as ``00: 00:03:53``, an
 input named ``*.mp5``) are flagged in ``extra["data_quality"]`` and reported as warnings (pitfall 11).
+
+``TASK_FORMAT`` (``fieldworkarena``, read and written) and ``ANSWER_FORMAT`` (``fieldworkarena-log``, run logs)
+declare both for the registry (``tasks/formats/__init__.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.tasks.formats.file_format import ANSWERS, READS_PATH, TASKS, FileFormat
 from fieldstudio.tasks.formats.parsed_records import (
     ParsedAnswer,
     ParsedInput,
@@ -348,6 +352,12 @@ def to_greenagent_record(task: ParsedTask) -> dict[str, Any]:
     return record
 
 
+def write_greenagent(records: Sequence[dict[str, Any]], path: Path) -> None:
+    """Write GreenAgent task objects (``to_greenagent_record``) as one JSON array (UTF-8, 4-space indent, a final
+    newline), atomically. Raises OSError when the file cannot be written."""
+    atomic_write_text(Path(path), json.dumps(list(records), ensure_ascii=False, indent=4) + "\n")
+
+
 def export_greenagent(tasks: Iterable[ParsedTask], path: Path) -> int:
     """Write tasks as a GreenAgent ``Tasks_*.json`` array (UTF-8, 4-space indent), atomically.
 
@@ -356,7 +366,7 @@ def export_greenagent(tasks: Iterable[ParsedTask], path: Path) -> int:
     and are not written.
     """
     records = [to_greenagent_record(t) for t in tasks]
-    atomic_write_text(Path(path), json.dumps(records, ensure_ascii=False, indent=4) + "\n")
+    write_greenagent(records, path)
     return len(records)
 
 
@@ -371,6 +381,14 @@ def decode_log(raw: bytes) -> tuple[str, str] | None:
             continue
         return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
     return None
+
+
+def looks_like_run_logs(path: Path) -> bool | str:
+    """True for a ``*.log`` file, or a folder with one somewhere below it; for a folder without, why not."""
+    path = Path(path)
+    if path.is_dir():
+        return True if any(p.is_file() for p in path.rglob("*.log")) else "is a folder without *.log run logs"
+    return path.suffix.lower() == ".log"
 
 
 def parse_run_log(path: Path) -> ParseResult:
@@ -442,3 +460,16 @@ def parse_run_logs(root: Path) -> ParseResult:
             seen[answer.external_id] = str(f)
             result.answers.append(answer)
     return result
+
+
+TASK_FORMAT = FileFormat(
+    name="fieldworkarena", kind=TASKS, benchmark="FieldWorkArena", choice="fieldworkarena", suffixes=(".json",),
+    summary="GreenAgent JSON", source=SOURCE, sniff=looks_like_fwa, parse=parse_task_file,
+    options=("domains", "taxonomy"), to_record=to_greenagent_record, write=write_greenagent)
+"""FieldWorkArena task files (every variant), written as GreenAgent's."""
+
+ANSWER_FORMAT = FileFormat(
+    name="fieldworkarena-log", kind=ANSWERS, benchmark="FieldWorkArena", choice="fieldworkarena",
+    suffixes=(".log",), summary="run logs (a file or a folder)", source=SOURCE, reads=READS_PATH, folders=True,
+    sniff=looks_like_run_logs, parse=parse_run_logs)
+"""FieldWorkArena run logs: a ``*.log`` file, or a folder searched recursively."""

@@ -22,13 +22,25 @@ whose ids all lie in 1-373 is read that way, with a warning; the file's own id i
 Answer files (``data/results/<stem>-<frames>-<model>.json``, §2.2): ``[{question_id, question,
 generated_direct_answer, generated_reasoning_answer}]``; the direct answer is the answer text and the
 reasoning answer is kept in ``extra``.
+
+Export (``to_annotation_record``): the annotation array ``{question_id (int), type, question, direct_answer,
+reasoning_answer, path, transformed_status, reasoning_status}`` plus the record's own further keys (``model``,
+``difficulty``, unknown keys) for tasks imported from IndustryEQA. ``question_id`` must be a whole number and a
+task needs a ground truth and one input (the video path).
+
+``TASK_FORMAT`` (``industryeqa``, read and written) and ``ANSWER_FORMAT`` (``industryeqa-answers``) declare both
+for the registry (``tasks/formats/__init__.py``).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat
 from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_array
 
 SOURCE = "industryeqa"
@@ -37,6 +49,9 @@ LARGE_SPLIT_COUNT = 373
 FIELDS = ("question_id", "type", "question", "direct_answer", "reasoning_answer", "path",
           "transformed_status", "reasoning_status")
 OPTIONAL_FIELDS = ("model", "difficulty")
+_DERIVED = ("scale", "human_presence", "reasoning_subset", "reasoning_status", "transformed_status",
+            "split_question_id")
+"""``Task.extra`` keys ``parse_annotation_file`` derives or lifts out of named fields (not written back as keys)."""
 
 
 def scale_of(question_id: int) -> str:
@@ -87,6 +102,12 @@ def looks_like_answers(records: Any) -> bool:
     """True for an IndustryEQA answer file (first object has question_id and generated_direct_answer)."""
     return (isinstance(records, list) and bool(records) and isinstance(records[0], dict)
             and "question_id" in records[0] and "generated_direct_answer" in records[0])
+
+
+def looks_like_annotation_only(records: Any) -> bool:
+    """True for an annotation array that is not an answer file (a file with both answers' and annotation's keys
+    holds answers)."""
+    return looks_like_annotation(records) and not looks_like_answers(records)
 
 
 def parse_annotation_file(path: Path) -> ParseResult:
@@ -178,3 +199,51 @@ def parse_answer_file(path: Path) -> ParseResult:
         extra = {"direct_answer": direct, "reasoning_answer": record.get("generated_reasoning_answer")}
         result.answers.append(ParsedAnswer(str(qid), direct, extra))
     return result
+
+
+# ---------------------------------------------------------------- export
+def to_annotation_record(task: ParsedTask) -> dict[str, Any]:
+    """One task as an IndustryEQA annotation object. Raises ValueError naming what the task lacks."""
+    try:
+        qid = int(task.external_id)
+    except (TypeError, ValueError):
+        raise ValueError("has an id that is not a whole number (IndustryEQA question_id)") from None
+    if task.ground_truth is None:
+        raise ValueError("has no ground truth (IndustryEQA direct_answer)")
+    if not task.inputs:
+        raise ValueError("has no input (IndustryEQA path of the video)")
+    ours = task.source == SOURCE
+    extra = task.extra if ours else {}
+    record: dict[str, Any] = {"question_id": qid, "type": task.category, "question": task.query,
+                              "direct_answer": task.ground_truth}
+    reasoning = (task.ground_truth_extra or {}).get("reasoning_answer")
+    if reasoning is not None:
+        record["reasoning_answer"] = reasoning
+    record["path"] = task.inputs[0].name
+    for key in ("transformed_status", "reasoning_status"):
+        if extra.get(key) is not None:
+            record[key] = extra[key]
+    for key, value in extra.items():
+        if key not in _DERIVED and key not in FIELDS:
+            record[key] = value
+    if record["type"] is None:
+        del record["type"]
+    return record
+
+
+def write_annotation_file(records: Sequence[dict[str, Any]], path: Path) -> None:
+    """Write annotation objects (``to_annotation_record``) as one JSON array (UTF-8, 4-space indent, a final
+    newline), atomically. Raises OSError when the file cannot be written."""
+    atomic_write_text(Path(path), json.dumps(list(records), ensure_ascii=False, indent=4) + "\n")
+
+
+TASK_FORMAT = FileFormat(
+    name="industryeqa", kind=TASKS, benchmark="IndustryEQA", choice="industryeqa", suffixes=(".json",),
+    summary="annotation JSON", source=SOURCE, sniff=looks_like_annotation_only, parse=parse_annotation_file,
+    to_record=to_annotation_record, write=write_annotation_file)
+"""IndustryEQA's annotation file (combined or old split), read and written."""
+
+ANSWER_FORMAT = FileFormat(
+    name="industryeqa-answers", kind=ANSWERS, benchmark="IndustryEQA", choice="industryeqa", suffixes=(".json",),
+    summary="answer files", source=SOURCE, sniff=looks_like_answers, parse=parse_answer_file)
+"""IndustryEQA's baseline output files."""

@@ -8,13 +8,25 @@ file, so it is kept in ``extra`` and the task has no inputs until frames are lin
 
 Predictions (the input of ``evaluate-predictions.py``): ``[{question_id, answer}]``.
 ``assets/open-eqa-v0-184-questions.json`` is a list of ids (a subset), not a task file; it is reported.
+
+Export (``to_question_record``): ``{question, answer, category, question_id, episode_history, extra_answers}`` in
+the order of ``data/open-eqa-v0.json``, written as ``json.dump(..., indent=2)`` writes it (ASCII escapes, no
+final newline): exporting an imported ``open-eqa-v0.json`` gives the same bytes. Tasks without a ground truth
+are left out (OpenEQA has no such record).
+
+``TASK_FORMAT`` (``openeqa``, read and written) and ``ANSWER_FORMAT`` (``openeqa-results``) declare both for the
+registry (``tasks/formats/__init__.py``).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat
 from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_array
 
 SOURCE = "openeqa"
@@ -25,6 +37,15 @@ def looks_like_questions(records: Any) -> bool:
     """True for an OpenEQA question array (question, answer and question_id on the first object)."""
     return (isinstance(records, list) and bool(records) and isinstance(records[0], dict)
             and {"question", "answer", "question_id"} <= records[0].keys())
+
+
+def sniff_questions(records: Any) -> bool | str:
+    """True for a question array (``looks_like_questions``); for a JSON list of ids, why it is not one."""
+    if looks_like_questions(records):
+        return True
+    if isinstance(records, list) and records and all(isinstance(r, str) for r in records):
+        return "is a JSON list of ids (such as OpenEQA's 184-question subset), not a task file"
+    return False
 
 
 def looks_like_predictions(records: Any) -> bool:
@@ -93,3 +114,41 @@ def parse_prediction_file(path: Path) -> ParseResult:
         extra = {k: v for k, v in record.items() if k not in ("question_id", "answer")}
         result.answers.append(ParsedAnswer(record["question_id"], answer, extra))
     return result
+
+
+# ---------------------------------------------------------------- export
+def to_question_record(task: ParsedTask) -> dict[str, Any]:
+    """One task as an OpenEQA question object (key order of ``open-eqa-v0.json``). Raises ValueError."""
+    if task.ground_truth is None:
+        raise ValueError("has no ground truth (OpenEQA answer)")
+    record: dict[str, Any] = {"question": task.query, "answer": task.ground_truth}
+    if task.category is not None:
+        record["category"] = task.category
+    record["question_id"] = task.external_id
+    extra = task.extra if task.source == SOURCE else {}
+    if "episode_history" in extra:
+        record["episode_history"] = extra["episode_history"]
+    if task.ground_truth_extra and "extra_answers" in task.ground_truth_extra:
+        record["extra_answers"] = task.ground_truth_extra["extra_answers"]
+    for key, value in extra.items():
+        if key not in record:
+            record[key] = value
+    return record
+
+
+def write_question_file(records: Sequence[dict[str, Any]], path: Path) -> None:
+    """Write question objects (``to_question_record``) as ``json.dump(records, indent=2)`` writes them, atomically.
+    Raises OSError when the file cannot be written."""
+    atomic_write_text(Path(path), json.dumps(list(records), indent=2))
+
+
+TASK_FORMAT = FileFormat(
+    name="openeqa", kind=TASKS, benchmark="OpenEQA", choice="openeqa", suffixes=(".json",),
+    summary="question JSON", source=SOURCE, sniff=sniff_questions, parse=parse_question_file,
+    to_record=to_question_record, write=write_question_file)
+"""OpenEQA's question file, read and written."""
+
+ANSWER_FORMAT = FileFormat(
+    name="openeqa-results", kind=ANSWERS, benchmark="OpenEQA", choice="openeqa", suffixes=(".json",),
+    summary="prediction files", source=SOURCE, sniff=looks_like_predictions, parse=parse_prediction_file)
+"""OpenEQA prediction files, the input of its ``evaluate-predictions.py``."""

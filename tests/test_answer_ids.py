@@ -7,6 +7,7 @@ import json
 from sqlalchemy import select
 
 from fieldstudio.store.models import Answer, Task
+from fieldstudio.scoring import imported_answers
 from fieldstudio.tasks import importing
 from tests.shared_data import SHARED_DATA
 
@@ -26,7 +27,7 @@ def test_prefixed_answer_ids_match_benchmark_tasks(project, tmp_path):
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\n" + "".join(f"fieldworkarena.{i},answer {n}\n" for n, i in enumerate(raw_ids)),
                        encoding="utf-8")
-    report = importing.import_answers(project, answers, "prefixed")
+    report = imported_answers.import_answers(project, answers, "prefixed")
     assert (report.answers_imported, report.unknown_ids) == (3, [])
     assert _answers_by_external_id(project, report.run_id) == {i: f"answer {n}" for n, i in enumerate(raw_ids)}
 
@@ -39,7 +40,7 @@ def test_bare_answer_ids_match_prefixed_csv_tasks(project, tmp_path):
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\n9.9.0001,three\nfieldworkarena.9.9.0002,dock 4\n9.9.0003,none\n",
                        encoding="utf-8")
-    report = importing.import_answers(project, answers, "bare")
+    report = imported_answers.import_answers(project, answers, "bare")
     assert (report.answers_imported, report.unknown_ids) == (2, ["9.9.0003"])
     assert _answers_by_external_id(project, report.run_id) == {"fieldworkarena.9.9.0001": "three",
                                                               "fieldworkarena.9.9.0002": "dock 4"}

@@ -10,7 +10,8 @@ from collections import Counter
 from typer.testing import CliRunner
 
 from fieldstudio.cli.app import app
-from fieldstudio.tasks.importing import import_answers, import_tasks
+from fieldstudio.scoring.imported_answers import import_answers
+from fieldstudio.tasks.importing import import_tasks
 from tests.shared_data import SHARED_DATA
 
 GROUND_TRUTH = SHARED_DATA / "fieldworkarena" / "ground_truth"

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from fieldstudio.ratings import csv_table as ratings_csv
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Answer, Task
+from fieldstudio.scoring import imported_answers
 from fieldstudio.tasks import importing
 from tests.conftest import SAMPLE
 from tests.run_fixtures import add_media
@@ -33,7 +34,7 @@ def test_task_and_answer_csv_in_windows_code_pages(project, tmp_path, codec):
     assert [(p.severity, p.message) for p in report.problems] == [("warning", said)] and report.created == 1
     answers = tmp_path / "answers.csv"
     answers.write_bytes(f"task_id,answer\r\nt1,{answer}\r\n".encode(codec))
-    got = importing.import_answers(project, answers, "excel")
+    got = imported_answers.import_answers(project, answers, "excel")
     assert [(p.severity, p.message) for p in got.problems] == [("warning", said)] and got.answers_imported == 1
     with project.read() as s:
         task = s.scalars(select(Task)).one()

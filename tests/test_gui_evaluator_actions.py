@@ -20,7 +20,8 @@ from sqlalchemy import func, select
 
 from fieldstudio.store.models import Media, Task, TaskInput
 from fieldstudio.store.project import Project
-from fieldstudio.tasks.importing import import_answers, import_tasks, link_missing_media
+from fieldstudio.scoring.imported_answers import import_answers
+from fieldstudio.tasks.importing import import_tasks, link_missing_media
 from tests.gui_support import blank_window, file_menu_action, import_report, report_rows
 from tests.shared_data import SHARED_DATA
 

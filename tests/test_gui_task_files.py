@@ -107,7 +107,7 @@ def test_a_file_of_answers_is_refused_as_tasks(window, qtbot, monkeypatch, tmp_p
 def test_export_report_html_opens_and_csv_has_every_answer(window, qtbot, monkeypatch, tmp_path):
     from PySide6.QtGui import QDesktopServices
 
-    from fieldstudio.tasks.importing import import_answers
+    from fieldstudio.scoring.imported_answers import import_answers
 
     questions = json.loads(OPENEQA.read_text("utf-8"))[:6]
     import_tasks(window.state.project, [OPENEQA])

@@ -13,7 +13,8 @@ from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import csv_table as csv_tasks
 from fieldstudio.tasks.formats.parsed_records import ParsedInput
 from fieldstudio.tasks.formats import detect_format
-from fieldstudio.tasks.importing import import_answers, import_tasks
+from fieldstudio.scoring.imported_answers import import_answers
+from fieldstudio.tasks.importing import import_tasks
 
 HEADER = "task_id,query,answer_type,ground_truth,category,scenario,inputs,eval_func,camera\r\n"
 

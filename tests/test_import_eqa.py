@@ -20,7 +20,8 @@ from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import industryeqa
 from fieldstudio.tasks.formats import openeqa
 from fieldstudio.tasks.formats import detect_format, sniff_format
-from fieldstudio.tasks.importing import import_answers, import_tasks
+from fieldstudio.scoring.imported_answers import import_answers
+from fieldstudio.tasks.importing import import_tasks
 
 OPENEQA = (SHARED_DATA / "openeqa")
 

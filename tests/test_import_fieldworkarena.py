@@ -21,7 +21,8 @@ from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
 from fieldstudio.tasks.formats.parsed_records import guess_answer_type
 from fieldstudio.tasks.formats import detect_format
-from fieldstudio.tasks.importing import import_answers, import_tasks, unsafe_name_reason
+from fieldstudio.scoring.imported_answers import import_answers
+from fieldstudio.tasks.importing import import_tasks, unsafe_name_reason
 
 DATA = (SHARED_DATA / "fieldworkarena")
 GT_DIR = DATA / "ground_truth"

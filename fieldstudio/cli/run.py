@@ -457,7 +457,7 @@ def answers_import_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help=ANSWER_FORMAT_HELP)] = "auto",
 ) -> None:
     """Import answers produced elsewhere as a named answer source."""
-    from fieldstudio.tasks.importing import import_answers
+    from fieldstudio.scoring.imported_answers import import_answers
 
     if fmt != "auto":
         if fmt not in formats.choices():

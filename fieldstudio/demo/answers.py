@@ -23,10 +23,10 @@ from sqlalchemy import select
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.core.paths import sample_data_dir
+from fieldstudio.scoring.imported_answers import import_answers
 from fieldstudio.scoring.service import score_answers
 from fieldstudio.store.models import Answer, Run, Task, utcnow
 from fieldstudio.store.project import Project
-from fieldstudio.tasks.importing import import_answers
 
 RECORDED_RUN_FORMAT = "fieldstudio-recorded-run"
 RECORDED_RUN_VERSION = 1

@@ -1,7 +1,7 @@
 """File ▸ Import tasks, Import answers, Export tasks, Export report: the evaluator's files in the window.
 
 Each dialog asks for its files, then runs the service the command line runs (``tasks.importing.import_tasks``,
-``import_answers``, ``tasks.exporting.export_tasks``) on a ``gui.workers`` worker behind a progress dialog
+``scoring.imported_answers.import_answers``, ``tasks.exporting.export_tasks``) on a ``gui.workers`` worker behind a progress dialog
 with Cancel, and shows what happened: the import report in a table (tasks per category, media not found,
 problems), or the export's count and the tasks left out; a report written as HTML opens in the browser. ``reload()`` is called after every import, done,
 cancelled or failed (batches already committed stay), so the Tasks and Compare tabs show the project as it is.
@@ -280,7 +280,7 @@ def import_task_paths(parent: QWidget, project: Project, tasks: Sequence[Path], 
 def import_answers(parent: QWidget, project: Project, reload: Callable[[], None], *,
                    folder: bool = False) -> workers.Worker | None:
     """File ▸ Import answers…: an answer file (or a folder of a benchmark's run logs) as a named source."""
-    from fieldstudio.tasks import importing
+    from fieldstudio.scoring.imported_answers import import_answers as import_answer_file
 
     paths = _chosen(parent, "Import a folder of run logs" if folder else "Import answers", import_filter("answers"),
                     folder=folder, many=False)
@@ -290,7 +290,7 @@ def import_answers(parent: QWidget, project: Project, reload: Callable[[], None]
                                     text=paths[0].stem)
     if not ok or not name.strip():
         return None
-    return _run_import(parent, "Importing answers…", "Answers imported", importing.import_answers, project,
+    return _run_import(parent, "Importing answers…", "Answers imported", import_answer_file, project,
                        paths[0], name.strip(), answers=True, reload=reload)
 
 

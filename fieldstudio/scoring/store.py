@@ -1,6 +1,7 @@
-"""Writing score rows fast: one short transaction per batch over one held connection, executemany on SQLite.
+"""The score store: writing score rows fast, reading them, and removing the scores an answer's change makes untrue.
 
-Used by ``fieldstudio.scoring.service``. The ORM's per-row work (bind processing, UUID objects) costs more
+Writing: one short transaction per batch over one held connection, executemany on SQLite. Used by
+``fieldstudio.scoring.service``. The ORM's per-row work (bind processing, UUID objects) costs more
 than scoring itself on 100,000 deterministic answers, so rows are written with plain ``executemany`` and
 values converted exactly as the column types would (checked against the portable Core path in the tests).
 """
@@ -18,15 +19,17 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 import numpy as np
-from sqlalchemy import bindparam, null, update
+from sqlalchemy import bindparam, delete, func, null, select, update
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from fieldstudio.core.errors import ProjectReadOnly
 from fieldstudio.store import portable
 from fieldstudio.store.models import ResponseCache, Score, utcnow
 from fieldstudio.store.project import Project
 
-__all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader", "uuid7_hex_many", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
+__all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader",
+           "uuid7_hex_many", "invalidate_scores", "count_scores", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
 
 FAST_SQLITE_WRITES = True
 """Write score rows to SQLite with the DB-API's executemany (False: SQLAlchemy Core, as for PostgreSQL)."""
@@ -333,3 +336,20 @@ def stamp_reader(session) -> Any:  # noqa: ANN001
     dialect = session.connection().dialect
     proc = Score.__table__.c.created_at.type.dialect_impl(dialect).result_processor(dialect, None)
     return proc or (lambda v: v)
+
+
+# ---------------------------------------------------------------- invalidating
+def invalidate_scores(session: Session, answer_ids: Sequence[str]) -> int:
+    """Remove every score of ``answer_ids`` (a person's overrides too) in the caller's write transaction, because
+    the answers' text changed and the scores judged the earlier text: kept, they would show a verdict on words
+    never judged. Returns the number of score rows removed. The answer import calls it through its ``replaced``
+    callback (``scoring.imported_answers``), so the answers and their scores change in one transaction."""
+    if not answer_ids:
+        return 0
+    return session.execute(delete(Score).where(Score.answer_id.in_(list(answer_ids)))).rowcount or 0
+
+
+def count_scores(project: Project) -> int:
+    """Number of score rows in the project (every scorer, overrides and the rows they replace included)."""
+    with project.read() as s:
+        return s.scalar(select(func.count()).select_from(Score)) or 0

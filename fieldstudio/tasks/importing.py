@@ -1,8 +1,9 @@
-"""Importing task sets and answer files into a project: the one service behind the CLI and the GUI.
+"""Importing task sets into a project: the one service behind the CLI and the GUI.
 
 ``tasks.formats.sniff_format`` names a file's format; ``import_tasks`` parses task files (every readable task
-format of ``tasks.formats``) and writes ``Task`` + ``TaskInput`` rows in short write transactions of ``BATCH`` tasks;
-``import_answers`` creates a ``Run(kind="import")`` and its ``Answer`` rows.
+format of ``tasks.formats``) and writes ``Task`` + ``TaskInput`` rows in short write transactions of ``BATCH`` tasks.
+Answer files are imported by ``scoring.imported_answers.import_answers`` (runs and answers belong to
+``inference``, their scores to ``scoring``).
 
 Rules:
 
@@ -44,15 +45,14 @@ from fieldstudio.tasks.formats import fieldworkarena
 from fieldstudio.tasks.formats.parsed_records import (
     ImportProblem,
     ImportReport,
-    ParsedAnswer,
     ParsedTask,
 )
-from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
+from fieldstudio.store.models import Media, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.core.progress import Cancelled, Progress
 
 BATCH = 250
-"""Tasks (or answers) written per transaction."""
+"""Tasks written per transaction."""
 
 TASK_FILE_SUFFIXES = formats.file_suffixes(formats.TASKS)
 """The files ``import_tasks`` takes from a folder: those a task format is read from (``.json``, ``.csv``,
@@ -426,120 +426,5 @@ def _task_same(row: Task, values: Mapping[str, Any]) -> bool:
     return True
 
 
-# ---------------------------------------------------------------- answers
-def import_answers(project: Project, path: Path, source_name: str, *,
-                   progress: Progress = lambda done, total: None,
-                   cancelled: Cancelled = lambda: False) -> ImportReport:
-    """Import answers produced elsewhere as a ``Run(kind="import", name=source_name)``.
-
-    Formats: FieldWorkArena run logs (a ``*.log`` file or a folder searched recursively), IndustryEQA
-    answer files, OpenEQA prediction files, answer CSVs. Answers are linked to tasks by external id, as
-    written or else with/without the ``fieldworkarena.`` prefix (tasks of the format's own source first,
-    then any source if the id is unique); ids naming no task are
-    listed in ``unknown_ids``. Importing again under the same name updates that run's answers in place; an
-    answer whose text changed loses its scores, which judged the earlier text (``answers_replaced``,
-    ``scores_dropped``), and is scored again like a new one. No run is created when the file holds no answer.
-    """
-    path = Path(path)
-    report = ImportReport()
-    name, reason = formats.sniff_format(path)
-    report.formats[str(path)] = name
-    if name == formats.UNKNOWN:
-        report.problems.append(ImportProblem(str(path), None, f"not imported: {reason}"))
-        return report
-    fmt = formats.get(name)
-    if fmt.kind != formats.ANSWERS:
-        report.problems.append(ImportProblem(str(path), None, f"holds tasks ({name}), not answers; "
-                                                              "import it as tasks"))
-        return report
-    result = fmt.parse(path)
-    report.problems.extend(result.problems)
-    if not result.answers:
-        report.problems.append(ImportProblem(str(path), None, "holds no answer; no run was created"))
-        return report
-
-    preferred = fmt.source
-    forms = {a.external_id: _id_forms(a.external_id) for a in result.answers}
-    with project.read() as s:
-        rows = s.execute(select(Task.id, Task.source, Task.external_id)
-                         .where(Task.external_id.in_({f for fs in forms.values() for f in fs}))).all()
-    by_id: dict[str, dict[str, str]] = {}
-    for task_id, source, external_id in rows:
-        by_id.setdefault(external_id, {})[source] = task_id
-    resolved: list[tuple[ParsedAnswer, str]] = []
-    for answer in result.answers:
-        sources = next((by_id[f] for f in forms[answer.external_id] if f in by_id), {})
-        task_id = sources.get(preferred) if preferred else None
-        if task_id is None and len(sources) == 1:
-            task_id = next(iter(sources.values()))
-        if task_id is None:
-            if len(sources) > 1:
-                report.problems.append(ImportProblem(str(path), answer.external_id,
-                                                     f"id names tasks of several sources ({', '.join(sorted(sources))})"))
-            report.unknown_ids.append(answer.external_id)
-            continue
-        resolved.append((answer, task_id))
-    if not resolved:
-        report.problems.append(ImportProblem(str(path), None, "no answer names a task of the project; "
-                                                              "no run was created"))
-        return report
-
-    with project.write() as session:
-        run = session.scalars(select(Run).where(Run.kind == "import", Run.name == source_name)).first()
-        if run is None:
-            run = Run(name=source_name, kind="import")
-            session.add(run)
-        run.status = "running"
-        run.params = {"file": str(path), "format": name}
-        session.flush()
-        report.run_id = run.id
-    total = len(resolved)
-    progress(0, total)
-    for start in range(0, total, BATCH):
-        if cancelled():
-            report.cancelled = True
-            break
-        batch = resolved[start:start + BATCH]
-        with project.write() as session:
-            existing = {a.task_id: a for a in session.scalars(
-                select(Answer).where(Answer.run_id == report.run_id, Answer.task_id.in_([t for _, t in batch])))}
-            replaced: list[str] = []
-            for answer, task_id in batch:
-                row = existing.get(task_id) or Answer(run_id=report.run_id, task_id=task_id)
-                parsed = _jsonable(answer.extra) or None
-                if task_id not in existing:
-                    session.add(row)
-                    existing[task_id] = row
-                elif row.raw_text != answer.raw_text or (row.parsed or None) != parsed:
-                    replaced.append(row.id)
-                row.raw_text = answer.raw_text
-                row.parsed = parsed if parsed is not None else null()  # SQL NULL, not JSON null
-                report.answers_imported += 1
-            if replaced:
-                # their scores judged the earlier text: kept, they would show a verdict on words never judged
-                report.answers_replaced += len(replaced)
-                report.scores_dropped += session.execute(
-                    delete(Score).where(Score.answer_id.in_(replaced))).rowcount or 0
-        progress(min(start + BATCH, total), total)
-    with project.write() as session:
-        run = session.get(Run, report.run_id)
-        run.status = "cancelled" if report.cancelled else "done"
-        run.finished_at = utcnow()
-    return report
-
-
-def _id_forms(external_id: str) -> list[str]:
-    """The ids an answer's id may name a task by, best first: as written, then without or with the
-    ``fieldworkarena.`` prefix (task files store ``1.1.0001``; logs, id lists and some CSVs write
-    ``fieldworkarena.1.1.0001``)."""
-    bare = fieldworkarena.strip_prefix(external_id)
-    return list(dict.fromkeys([external_id, bare, fieldworkarena.ID_PREFIX + bare]))
-
-
-def _jsonable(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON-safe copy (paths and other objects become strings)."""
-    return json.loads(json.dumps(dict(value), default=str))
-
-
-__all__ = ["task_files_in", "count_task_files", "import_tasks", "import_answers", "unsafe_name_reason", "MediaIndex",
-           "BATCH", "TASK_FILE_SUFFIXES"]
+__all__ = ["task_files_in", "count_task_files", "import_tasks", "link_missing_media", "unsafe_name_reason", "MediaIndex",
+           "LinkReport", "BATCH", "TASK_FILE_SUFFIXES"]

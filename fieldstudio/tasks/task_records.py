@@ -25,7 +25,7 @@ project cannot be written.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -237,6 +237,20 @@ def list_tasks(project: Project) -> list[TaskRow]:
                          .order_by(Task.created_at, insertion_order(s))).all()
     return [TaskRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]),
                     bool(r[11]) or bool((r[10] or {}).get("annotation_link"))) for r in rows]
+
+
+def tasks_by_external_id(project: Project, external_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+    """``{external id: {source: task id}}`` for the project's tasks with one of ``external_ids`` (an id several
+    benchmarks use maps to the task of each source); ids naming no task are absent."""
+    wanted = list(dict.fromkeys(external_ids))
+    by_id: dict[str, dict[str, str]] = {}
+    with project.read() as s:
+        for start in range(0, len(wanted), 500):   # SQLite's bound-parameter limit
+            for task_id, source, external_id in s.execute(
+                    select(Task.id, Task.source, Task.external_id)
+                    .where(Task.external_id.in_(wanted[start:start + 500]))):
+                by_id.setdefault(external_id, {})[source] = task_id
+    return by_id
 
 
 def answer_count(project: Project, task_id: str) -> int:

@@ -91,6 +91,14 @@ def strip_prefix(task_id: str) -> str:
     return tid[len(ID_PREFIX):] if tid.startswith(ID_PREFIX) else tid
 
 
+def id_forms(external_id: str) -> list[str]:
+    """The ids an id written in an answer file may name a task by, best first: as written, then without or with
+    the ``fieldworkarena.`` prefix (task files store ``1.1.0001``; logs, id lists and some CSVs write
+    ``fieldworkarena.1.1.0001``)."""
+    bare = strip_prefix(external_id)
+    return list(dict.fromkeys([external_id, bare, ID_PREFIX + bare]))
+
+
 def category_of(task_id: str) -> str | None:
     """The FWA category of an id: ``id[:-5]`` as ``FWA_evaluator.extract_task_category`` computes it.
 

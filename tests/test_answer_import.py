@@ -1,0 +1,91 @@
+"""Answers imported by inference (runs and answers), their stale scores removed by the score store (issue 35 item 3),
+and the format registry the import and the fronts ask (item 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from fieldstudio.inference.runs import answer_import
+from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring.service import current_scores, score_answers
+from fieldstudio.store.models import Answer, Score, Task
+from fieldstudio.store.project import Project
+from fieldstudio.tasks import formats
+from fieldstudio.tasks.importing import import_tasks
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = Project.create(tmp_path / "p.fieldstudio")
+    (tmp_path / "tasks.csv").write_text("task_id,query,answer_type,ground_truth\r\n"
+                                        "t1,How far?,distance,2.5 m\r\nt2,How many?,count,3\r\n", "utf-8")
+    import_tasks(p, [tmp_path / "tasks.csv"])
+    yield p
+    p.close()
+
+
+def answers_file(tmp_path: Path, name: str, t1: str, t2: str) -> Path:
+    path = tmp_path / name
+    path.write_text(f"task_id,answer\r\nt1,{t1}\r\nt2,{t2}\r\n", "utf-8")
+    return path
+
+
+def test_the_import_hands_only_the_changed_answers_to_replaced_inside_its_transaction(project, tmp_path):
+    calls = []
+
+    def replaced(session, answer_ids) -> int:
+        calls.append((session.in_transaction(), list(answer_ids)))
+        return 7
+
+    first = answer_import.import_answers(project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
+                                         replaced=replaced)
+    assert calls == [] and (first.answers_imported, first.answers_replaced, first.scores_dropped) == (2, 0, 0)
+    again = answer_import.import_answers(project, answers_file(tmp_path, "b.csv", "9 m", "3"), "vlm",
+                                         replaced=replaced)
+    with project.read() as s:
+        changed = s.scalar(select(Answer.id).join(Task, Answer.task_id == Task.id).where(Task.external_id == "t1"))
+    assert calls == [(True, [changed])]
+    assert (again.run_id, again.answers_replaced, again.scores_dropped) == (first.run_id, 1, 7)
+
+
+def test_invalidate_scores_removes_every_score_of_the_answers_and_no_other(project, tmp_path):
+    report = answer_import.import_answers(project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
+                                          replaced=score_store.invalidate_scores)
+    assert score_answers(project, "fs-match").scored == 2
+    assert score_store.count_scores(project) == 2
+    with project.read() as s:
+        ids = dict(s.execute(select(Task.external_id, Answer.id).join(Answer, Answer.task_id == Task.id)
+                             .where(Answer.run_id == report.run_id)).all())
+    with project.write() as s:
+        assert score_store.invalidate_scores(s, [ids["t1"]]) == 1
+        assert score_store.invalidate_scores(s, []) == 0
+    with project.read() as s:
+        assert list(s.scalars(select(Score.answer_id))) == [ids["t2"]]
+    assert set(current_scores(project, "fs-match")["answer_id"]) == {ids["t2"]}
+
+
+def test_the_registry_names_the_formats_other_modules_refer_to():
+    assert formats.names(formats.TASKS) == ("fieldworkarena", "industryeqa", "openeqa", "csv-tasks")
+    assert formats.names(formats.ANSWERS) == ("fieldworkarena-log", "industryeqa-answers", "openeqa-results",
+                                              "csv-answers")
+    assert formats.choices() == ("fieldworkarena", "industryeqa", "openeqa", "csv")
+    assert formats.export_choices() == ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")
+    assert [formats.by_choice(c, formats.ANSWERS).name for c in formats.choices()] == list(
+        formats.names(formats.ANSWERS))
+    assert formats.file_suffixes(formats.TASKS) == (".json", ".csv", ".tsv")
+    with pytest.raises(KeyError, match="known: fieldworkarena"):
+        formats.get("nope")
+
+
+def test_a_result_file_that_repeats_the_ground_truth_is_answers_whatever_the_order(tmp_path):
+    """IndustryEQA's annotation keys and its answer keys on one record: the file holds answers (as before the
+    registry, when the answer check came first); the annotation format itself says no."""
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([{"question_id": 1, "question": "q", "direct_answer": "a",
+                                 "generated_direct_answer": "b"}]), "utf-8")
+    assert formats.sniff_format(path) == ("industryeqa-answers", "")
+    assert formats.get("industryeqa").sniff(json.loads(path.read_text())) is False

@@ -48,18 +48,14 @@ def register(app: typer.Typer) -> None:
 
         A track's interpolated boxes are not stored marks and are not listed; its keyframes are.
         """
-        from sqlalchemy import select
-
         from fieldstudio.annotations import annotation_records as ann
-        from fieldstudio.media import library
-        from fieldstudio.store.models import Media
+        from fieldstudio.media import inventory, library
 
         if kind is not None and kind not in ann.KINDS:
             raise cli_support.fail(f"--kind {kind!r}: choose one of {', '.join(ann.KINDS)}")
         with cli_support.open_project(project) as p:
             media_id = library.find_media(p, media).id if media else None
-            with p.read() as s:
-                names = dict(s.execute(select(Media.id, Media.file_name)).all())
+            names = inventory.media_names(p)
             records = ann.list_annotations(p, media_id=media_id, kinds=[kind] if kind else None)
         rows = [mark_row(r, names.get(r.media_id, r.media_id)) for r in records]
         if as_json:

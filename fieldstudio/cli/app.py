@@ -106,48 +106,33 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
 
 
 def project_summary(p: Project) -> dict:
-    """Counts per kind of record, as ``fieldstudio info --json`` prints them."""
-    from sqlalchemy import func, select
+    """Counts per kind of record, as ``fieldstudio info --json`` prints them (each read by the package that owns
+    the table)."""
+    from dataclasses import asdict
 
+    from fieldstudio.annotations.annotation_records import count_annotations
+    from fieldstudio.inference.runs.run_records import count_answers, count_runs
+    from fieldstudio.media import inventory
     from fieldstudio.media.library import media_counts
-    from fieldstudio.store import models as m
+    from fieldstudio.ratings.rating_records import count_ratings
+    from fieldstudio.scoring.store import count_scores
+    from fieldstudio.tasks.task_records import count_tasks
 
-    with p.read() as s:
-        def count(model, *where) -> int:  # noqa: ANN001
-            return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
-
-        annotations = dict.fromkeys(("box", "ruler", "segment", "event", "tag"), 0)
-        for kind, n in s.execute(select(m.Annotation.kind, func.count()).where(m.Annotation.deleted.is_(False))
-                                 .group_by(m.Annotation.kind)):
-            annotations[kind] = n
-        summary = {
-            "name": p.name,
-            "path": str(p.path),
-            "schema": p.schema_revision(),
-            "media": media_counts(p),
-            "unreadable": count(m.Media, m.Media.status == "unreadable"),
-            "tasks": count(m.Task),
-            "annotations": annotations,
-            "ratings": count(m.Rating),
-            "runs": count(m.Run),
-            "answers": count(m.Answer),
-            "scores": count(m.Score),
-        }
-        videos = s.execute(select(m.Media.file_name, m.Media.frame_count, m.Media.duration_s, m.Media.is_vfr,
-                                  m.Media.rotation).where(m.Media.kind == "video", m.Media.status == "ok")).all()
-        summary["videos"] = [{"file_name": f, "frames": n, "duration_s": d, "vfr": v, "rotation": r}
-                             for f, n, d, v, r in videos]
-        documents = s.execute(select(m.Media.id, m.Media.file_name, m.Media.page_count)
-                              .where(m.Media.kind == "document", m.Media.status == "ok")
-                              .order_by(m.Media.file_name)).all()
-        scanned: dict[str, list[int]] = {}
-        for media_id, page in s.execute(select(m.DocumentPage.media_id, m.DocumentPage.page_number)
-                                        .where(m.DocumentPage.needs_ocr.is_(True))
-                                        .order_by(m.DocumentPage.page_number)):
-            scanned.setdefault(media_id, []).append(page + 1)
-        summary["documents"] = [{"file_name": f, "pages": n, "needs_ocr_pages": scanned.get(i, [])}
-                                for i, f, n in documents]
-    return summary
+    return {
+        "name": p.name,
+        "path": str(p.path),
+        "schema": p.schema_revision(),
+        "media": media_counts(p),
+        "unreadable": inventory.unreadable_count(p),
+        "tasks": count_tasks(p),
+        "annotations": count_annotations(p),
+        "ratings": count_ratings(p),
+        "runs": count_runs(p),
+        "answers": count_answers(p),
+        "scores": count_scores(p),
+        "videos": [asdict(v) for v in inventory.video_summaries(p)],
+        "documents": [asdict(d) for d in inventory.document_summaries(p)],
+    }
 
 
 @app.command()

@@ -21,7 +21,6 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 from rich.table import Table
-from sqlalchemy import select
 
 from fieldstudio import benchmarks
 from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
@@ -30,10 +29,9 @@ from fieldstudio.core.wording import or_list
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.runs import provider_batch, provider_batch_records, vllm_batch_files
 from fieldstudio.inference.runs import queue as run_queue
-from fieldstudio.inference.runs.views import list_runs
+from fieldstudio.inference.runs import run_records
+from fieldstudio.inference.runs.views import list_answers, list_runs
 from fieldstudio.inference.strategies import default_strategy_for, get_strategy, strategy_names
-from fieldstudio.store.models import Answer, Run, Task
-from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import formats
 
@@ -86,11 +84,6 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
         except ValueError:
             out[key.strip()] = value
     return out
-
-
-def _run_tasks(project: Project, run_id: str) -> set[str]:
-    with project.read() as s:
-        return set(s.scalars(select(Answer.task_id).where(Answer.run_id == run_id)))
 
 
 def _fmt_cost(summary: run_queue.RunSummary, *, short: bool = False) -> str:
@@ -179,9 +172,7 @@ def run_command(
             if not task_ids:
                 raise fail("no task matches; see `fieldstudio info` for what the project holds", 1)
             chosen = strategy or default_strategy_for(p, task_ids)
-            run_id = None if new else run_queue.find_resumable_run(p, profile.name, chosen)
-            if run_id is not None and _run_tasks(p, run_id) != set(task_ids):
-                run_id = None
+            run_id = None if new else run_records.find_resumable_run(p, profile.name, chosen, task_ids)
             if run_id is None:
                 run_id = run_queue.create_run(p, profile, task_ids, chosen, params=params, vision_profile=vision)
                 out.print(f"run {run_id[:8]}: {profile.name} ({profile.model}), strategy {chosen}, "
@@ -254,16 +245,6 @@ def _run_as_batch(p: Project, run_id: str, profile: profile_store.ModelProfile |
     return summary
 
 
-def _find_run(p: Project, ref: str) -> str:
-    """The id of the run `ref` names (its id or first 6+ characters). Raises FieldstudioError."""
-    with p.read() as s:
-        ids = list(s.scalars(select(Run.id)))
-    matches = [i for i in ids if i == ref or (len(ref) >= 6 and i.startswith(ref.lower()))]
-    if len(matches) != 1:
-        raise FieldstudioError(f"no run {ref!r} in {p.path.name}" if not matches else f"{ref!r} names several runs")
-    return matches[0]
-
-
 def batch_status_command(
     project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     run: Annotated[Optional[str], typer.Argument(help="run id (or its first 6+ characters); default: every run")]
@@ -275,7 +256,7 @@ def batch_status_command(
     """List the provider batches of PROJECT (or of one run): status, request counts, when sent and imported."""
     with open_project(project) as p:
         try:
-            run_id = _find_run(p, run) if run else None
+            run_id = run_records.find_run(p, run) if run else None
             if refresh:
                 for state in provider_batch_records.batch_states(p, run_id):
                     if state.open and state.kind == "api":
@@ -325,7 +306,7 @@ def batch_resume_command(
     """
     with open_project(project) as p:
         try:
-            run_id = _find_run(p, run)
+            run_id = run_records.find_run(p, run)
             summary = _run_as_batch(p, run_id, None, use_cache=not no_cache, retry_failed=retry_failed,
                                     wait=not no_wait, poll_interval=poll_interval)
         except FieldstudioError as exc:
@@ -343,7 +324,7 @@ def batch_import_command(
     """Import the output of a batch written with `run ... --batch-out` into RUN (answers, tokens, cost)."""
     with open_project(project) as p:
         try:
-            run_id = _find_run(p, run)
+            run_id = run_records.find_run(p, run)
             report = vllm_batch_files.import_file(p, run_id, path)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
@@ -364,7 +345,7 @@ def batch_cancel_command(
     """
     with open_project(project) as p:
         try:
-            run_id = _find_run(p, run)
+            run_id = run_records.find_run(p, run)
             count = provider_batch.cancel(p, run_id)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
@@ -385,21 +366,18 @@ def answers_command(
 ) -> None:
     """List PROJECT's runs, or with --run the answers of one run (answer, tokens, cost, latency, error)."""
     with open_project(project) as p:
-        with p.read() as s:
-            runs = s.execute(select(Run, ProfileRow.name).outerjoin(ProfileRow, Run.profile_id == ProfileRow.id)
-                             .order_by(Run.started_at)).all()
+        runs = list_runs(p, oldest_first=True)
         if run is None:
             rows, costs = [], []
-            batches = {row.id: row.batch for row in list_runs(p)}
-            for r, profile_name in runs:
+            for r in runs:
                 summary = run_queue.run_summary(p, r.id)
                 costs.append(_fmt_cost(summary, short=True))
-                rows.append({"run": r.id, "name": r.name, "kind": r.kind, "profile": profile_name,
+                rows.append({"run": r.id, "name": r.name, "kind": r.kind, "profile": r.profile_name,
                              "strategy": r.strategy, "status": r.status, "total": summary.total,
                              "answered": summary.answered, "failed": summary.failed, "pending": summary.pending,
                              "from_cache": summary.from_cache, "cost_usd": summary.cost_usd,
                              "cost_complete": summary.cost_complete, "cost_status": summary.cost_status,
-                             "batch": batches.get(r.id)})
+                             "batch": r.batch})
             if as_json:
                 out.print_json(json.dumps(rows))
                 return
@@ -411,22 +389,15 @@ def answers_command(
                               cost if row["kind"] == "model" else "", row["batch"] or "")
             out.print(table)
             return
-        matches = [r for r, _ in runs if r.id == run or (len(run) >= 6 and r.id.startswith(run.lower()))]
-        if len(matches) != 1:
-            raise fail(f"no run {run!r} in {p.path.name}" if not matches else f"{run!r} names several runs")
-        with p.read() as s:
-            rows = s.execute(select(Answer, Task.external_id, Task.id).join(Task, Answer.task_id == Task.id)
-                             .where(Answer.run_id == matches[0].id).order_by(Task.source, Task.external_id)).all()
-    items = []
-    for a, external_id, task_id in rows:
-        kind, message = run_queue.split_error(a.error)
-        state = "failed" if a.error else ("answered" if a.raw_text is not None else "pending")
-        answer = (a.parsed or {}).get("answer") if isinstance(a.parsed, dict) else None
-        items.append({"task": external_id or task_id[:8], "task_id": task_id, "state": state,
-                      "answer": answer if answer is not None else a.raw_text, "error_kind": kind, "error": message,
-                      "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
-                      "reasoning_tokens": a.reasoning_tokens, "latency_s": a.latency_s, "cost_usd": a.cost_usd,
-                      "from_cache": a.from_cache, "retries": a.retries, "frames": len(a.frames or [])})
+        try:
+            answers = list_answers(p, run_records.find_run(p, run))
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    items = [{"task": a.task_label, "task_id": a.task_id, "state": a.state, "answer": a.reply,
+              "error_kind": a.error_kind, "error": a.error, "prompt_tokens": a.prompt_tokens,
+              "completion_tokens": a.completion_tokens, "reasoning_tokens": a.reasoning_tokens,
+              "latency_s": a.latency_s, "cost_usd": a.cost_usd, "from_cache": a.from_cache, "retries": a.retries,
+              "frames": a.frames} for a in answers]
     if as_json:
         out.print_json(json.dumps(items))
         return

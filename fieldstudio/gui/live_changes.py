@@ -1,6 +1,6 @@
 """Other users' edits appearing in an open window (issue 22, item 3).
 
-A :class:`ChangeWatcher` polls the shared project's change counter (``store.changes.changes_since``) every
+A :class:`ChangeWatcher` polls the shared project's change counter (``store.change_feed.changes_after``) every
 ``POLL_MS`` and emits the new changes; one indexed query that returns nothing most of the time. The window
 then redraws what they touch: the marks of the media shown (unless the user is drawing or dragging, in which
 case the redraw waits for the next poll), the task list when no task form has unsaved changes, the agreement
@@ -31,11 +31,10 @@ class ChangeWatcher(QObject):
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
-        from fieldstudio.store.changes import last_seq
+        from fieldstudio.store.change_feed import latest_change
 
         self.project = project
-        with project.read() as s:
-            self.seen = last_seq(s)
+        self.seen = latest_change(project)
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
@@ -43,14 +42,11 @@ class ChangeWatcher(QObject):
 
     def poll(self) -> None:
         """Read the changes after the last one seen and emit them (a failed read is logged and retried)."""
-        from sqlalchemy.exc import SQLAlchemyError
-
-        from fieldstudio.store.changes import changes_since
+        from fieldstudio.store.change_feed import ChangeLogUnreadable, changes_after
 
         try:
-            with self.project.read() as s:
-                new = changes_since(s, self.seen)
-        except SQLAlchemyError as exc:          # the server went away for a moment: try again next time
+            new = changes_after(self.project, self.seen)
+        except ChangeLogUnreadable as exc:      # the server went away for a moment: try again next time
             log.warning("%s: cannot read the change log: %s", self.project.path, exc)
             return
         if new:

@@ -89,14 +89,10 @@ class ChangeApplier:
 def ask_for_media_roots(parent: QWidget, project: Project, reload_library) -> None:  # noqa: ANN001
     """For each media root the project uses that this computer has no folder for, ask for the folder, remember
     it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``)."""
-    from sqlalchemy import select
-
     from fieldstudio.core import media_roots
-    from fieldstudio.media import library
-    from fieldstudio.store.models import Media
+    from fieldstudio.media import inventory, library
 
-    with project.read() as s:
-        used = sorted(set(s.scalars(select(Media.media_root).where(Media.media_root.is_not(None)).distinct())))
+    used = inventory.media_roots_in_use(project)
     unmapped = [r for r in used if r not in media_roots.roots()]
     for root in unmapped:
         folder = QFileDialog.getExistingDirectory(parent, f"Where is the media root \u201c{root}\u201d on this computer?")

@@ -35,7 +35,7 @@ __all__ = ["REASONS", "FIELD_TYPES", "VERDICT_VALUES", "MACHINE_PREFIXES", "COMM
            "validate_fields", "create_rating_set", "update_rating_set", "get_rating_set", "list_rating_sets",
            "add_items", "list_items", "next_item", "item_at", "rater_progress", "record_rating", "get_rating",
            "list_ratings", "verdict_tables", "numeric_field_tables", "is_machine", "clean_fields",
-           "record_source_verdicts"]
+           "record_source_verdicts", "count_ratings"]
 
 REASONS = ("blurry", "target out of frame", "occluded", "too far", "wrong angle", "poor light", "other")
 """The default reason checklist (issue 6), in the order number keys 1..7 tick them."""
@@ -506,6 +506,12 @@ def list_ratings(project: Project, ref: str, *, rater: str | None = None,
             q = q.where(Rating.rater == rater)
         rows = list(s.execute(q))
     return [_rating_view(*r) for r in rows if include_machine or not is_machine(r[0].rater)]
+
+
+def count_ratings(project: Project) -> int:
+    """Number of ratings in the project, by people and by machines (``is_machine``) alike."""
+    with project.read() as s:
+        return s.scalar(select(func.count()).select_from(Rating)) or 0
 
 
 def verdict_tables(project: Project, ref: str) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:

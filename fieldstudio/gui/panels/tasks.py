@@ -20,7 +20,6 @@ from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (QSpinBox,
                                QSplitter, QVBoxLayout, QWidget)
-from sqlalchemy import select
 
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import annotation_records as ann
@@ -29,9 +28,9 @@ from fieldstudio.gui.panels import task_form
 from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
 from fieldstudio.gui.undo import EditCommand
+from fieldstudio.media import inventory
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.changes import EditConflict
-from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
 from fieldstudio.tasks import task_records as ts
@@ -101,10 +100,8 @@ class TaskEditorPanel(QWidget):
         rows = ts.list_tasks(self.project) if self.project else []
         self.media = {}
         if self.project is not None:
-            with self.project.read() as s:
-                for mid, name, kind, frames in s.execute(select(Media.id, Media.file_name, Media.kind,
-                                                                Media.frame_count).order_by(Media.file_name)):
-                    self.media[mid] = (name, kind, frames)
+            for choice in inventory.media_choices(self.project):
+                self.media[choice.id] = (choice.file_name, choice.kind, choice.frame_count)
         self.model.set_rows(rows)
         current_cat = self.category_filter.currentData()
         self.category_filter.blockSignals(True)

@@ -134,8 +134,12 @@ def create_runs(project: Project, profiles: Sequence[ModelProfile], task_ids: Se
     return [create_run(project, p, task_ids, strategy, group=group, **kw) for p in profiles]
 
 
-def find_resumable_run(project: Project, profile_name: str, strategy: str) -> str | None:
-    """The newest model run of this profile and strategy that still has pending answers, or None."""
+def find_resumable_run(project: Project, profile_name: str, strategy: str,
+                       task_ids: Sequence[str] | None = None) -> str | None:
+    """The newest model run of this profile and strategy that still has pending answers, or None.
+
+    With ``task_ids``: that run only when it is over exactly these tasks (a run over other tasks is not resumed;
+    the caller starts a new one)."""
     with project.read() as s:
         rows = s.execute(select(Run.id).join(ProfileRow, Run.profile_id == ProfileRow.id)
                          .where(Run.kind == "model", ProfileRow.name == profile_name, Run.strategy == strategy)
@@ -144,8 +148,35 @@ def find_resumable_run(project: Project, profile_name: str, strategy: str) -> st
             pending = s.scalar(select(func.count()).select_from(Answer).where(
                 Answer.run_id == run_id, Answer.raw_text.is_(None), Answer.error.is_(None)))
             if pending:
+                if task_ids is not None and set(s.scalars(select(Answer.task_id).where(Answer.run_id == run_id))) \
+                        != set(task_ids):
+                    return None
                 return run_id
     return None
+
+
+def find_run(project: Project, ref: str) -> str:
+    """The id of the run ``ref`` names: its whole id, or its first 6 or more characters (any case).
+
+    Raises FieldstudioError when no run or several runs match."""
+    with project.read() as s:
+        ids = list(s.scalars(select(Run.id)))
+    matches = [i for i in ids if i == ref or (len(ref) >= 6 and i.startswith(ref.lower()))]
+    if len(matches) != 1:
+        raise FieldstudioError(f"no run {ref!r} in {project.path.name}" if not matches else f"{ref!r} names several runs")
+    return matches[0]
+
+
+def count_runs(project: Project) -> int:
+    """Number of runs in the project (model runs and imported answer sources)."""
+    with project.read() as s:
+        return s.scalar(select(func.count()).select_from(Run)) or 0
+
+
+def count_answers(project: Project) -> int:
+    """Number of answers in the project, pending and failed ones included."""
+    with project.read() as s:
+        return s.scalar(select(func.count()).select_from(Answer)) or 0
 
 
 def open_batch_answer_ids(project: Project, run_id: str) -> set[str]:
@@ -266,5 +297,5 @@ def delete_run(project: Project, run_id: str) -> None:
                 s.delete(row)
 
 
-__all__ = ["RunSummary", "split_error", "select_tasks", "create_run", "create_runs", "find_resumable_run",
-           "open_batch_answer_ids", "run_summary", "delete_run"]
+__all__ = ["RunSummary", "split_error", "select_tasks", "create_run", "create_runs", "find_resumable_run", "find_run",
+           "count_runs", "count_answers", "open_batch_answer_ids", "run_summary", "delete_run"]

@@ -136,11 +136,12 @@ def batch_label(batches: Sequence[ProviderBatch]) -> str | None:
     return text
 
 
-def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[RunRow]:
-    """Every run (or those in `run_ids`), newest first, with counts, tokens, cost and times."""
+def list_runs(project: Project, run_ids: Sequence[str] | None = None, *, oldest_first: bool = False) -> list[RunRow]:
+    """Every run (or those in `run_ids`), newest first (oldest first with ``oldest_first``), with counts, tokens,
+    cost and times."""
     with project.read() as s:
         q = (select(Run, ProfileRow.name, ProfileRow.model).outerjoin(ProfileRow, Run.profile_id == ProfileRow.id)
-             .order_by(Run.started_at.desc()))
+             .order_by(Run.started_at if oldest_first else Run.started_at.desc()))
         if run_ids is not None:
             q = q.where(Run.id.in_(list(run_ids)))
         runs = s.execute(q).all()
@@ -169,7 +170,10 @@ def list_runs(project: Project, run_ids: Sequence[str] | None = None) -> list[Ru
 
 @dataclass
 class AnswerRow:
-    """One answer of a run: the task, its state (answered / failed / pending), the answer or the error, usage."""
+    """One answer of a run: the task, its state (answered / failed / pending), the answer or the error, usage.
+
+    ``answer`` is what the Runs tab shows (the strategy's parsed answer, direct answer or verdict, else the raw
+    text); ``reply`` what ``fieldstudio answers`` prints (the parsed ``answer``, else the raw text)."""
 
     id: str
     task_id: str
@@ -186,6 +190,8 @@ class AnswerRow:
     from_cache: bool
     retries: int
     frames: int
+    reasoning_tokens: int | None = None
+    reply: str | None = None
 
 
 def _answer_text(parsed, raw_text: str | None) -> str | None:  # noqa: ANN001 - JSON value
@@ -203,16 +209,29 @@ def list_answers(project: Project, run_id: str) -> list[AnswerRow]:
             raise NotFound(f"no run {run_id!r} in {project.path.name}")
         rows = s.execute(select(Answer.id, Task.id, Task.external_id, Task.query, Answer.raw_text, Answer.parsed,
                                 Answer.error, Answer.prompt_tokens, Answer.completion_tokens, Answer.cost_usd,
-                                Answer.latency_s, Answer.from_cache, Answer.retries, Answer.frames)
+                                Answer.latency_s, Answer.from_cache, Answer.retries, Answer.frames,
+                                Answer.reasoning_tokens)
                          .join(Task, Answer.task_id == Task.id).where(Answer.run_id == run_id)
                          .order_by(Task.source, Task.external_id, Task.created_at)).all()
     out = []
-    for aid, tid, ext, query, raw, parsed, error, p, c, usd, lat, cached, retries, frames in rows:
+    for aid, tid, ext, query, raw, parsed, error, p, c, usd, lat, cached, retries, frames, reasoning in rows:
         kind, message = split_error(error)
         state = "failed" if error else ("answered" if raw is not None else "pending")
+        reply = (parsed or {}).get("answer") if isinstance(parsed, dict) else None
         out.append(AnswerRow(aid, tid, ext or tid[:8], query, state, _answer_text(parsed, raw), kind, message, p, c,
-                             usd, lat, bool(cached), int(retries or 0), len(frames or [])))
+                             usd, lat, bool(cached), int(retries or 0), len(frames or []), reasoning,
+                             reply if reply is not None else raw))
     return out
+
+
+def answer_counts_by_source(project: Project, run_ids: Sequence[str] | None = None) -> dict[str, int]:
+    """``{task source: answers}``: how many answers of ``run_ids`` (every run when None or empty) are for tasks of
+    each source (``Task.source``: a benchmark's name, ``csv``, ``manual``); sources without an answer are absent."""
+    q = select(Task.source, func.count()).join(Answer, Answer.task_id == Task.id).group_by(Task.source)
+    if run_ids:
+        q = q.where(Answer.run_id.in_(list(run_ids)))
+    with project.read() as s:
+        return {source: int(n) for source, n in s.execute(q).all()}
 
 
 def answer_detail(project: Project, answer_id: str) -> dict:
@@ -293,4 +312,4 @@ def live_totals(project: Project, run_ids: Sequence[str], *, max_errors: int = 5
 
 
 __all__ = ["TaskFacets", "task_facets", "RunRow", "batch_label", "list_runs", "AnswerRow", "list_answers", "answer_detail",
-           "LiveTotals", "live_totals"]
+           "answer_counts_by_source", "LiveTotals", "live_totals"]

@@ -1,0 +1,99 @@
+"""What a project's media are, read for the fronts: names, counts, the videos and documents ``fieldstudio info`` lists,
+the choices of the task editor and the media roots a shared project uses.
+
+Each function is one short read (``project.read()``) and returns plain values, so neither the command line nor the
+window reads the media table itself. Counts per kind are ``library.media_counts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from sqlalchemy import func, select
+
+from fieldstudio.store.models import DocumentPage, Media
+from fieldstudio.store.project import Project
+
+
+def media_names(project: Project) -> dict[str, str]:
+    """``{media id: file name}`` of every media of the project (unreadable ones too)."""
+    with project.read() as s:
+        return dict(s.execute(select(Media.id, Media.file_name)).all())
+
+
+class MediaChoice(NamedTuple):
+    """One media a task input can name: its id, file name, kind (image, video, document) and decoded frame count
+    (None until a video is indexed, and for images and documents)."""
+
+    id: str
+    file_name: str
+    kind: str
+    frame_count: int | None
+
+
+def media_choices(project: Project) -> list[MediaChoice]:
+    """Every media of the project (unreadable ones too) as a task input can name it, by file name."""
+    with project.read() as s:
+        return [MediaChoice(*row) for row in s.execute(
+            select(Media.id, Media.file_name, Media.kind, Media.frame_count).order_by(Media.file_name))]
+
+
+def unreadable_count(project: Project) -> int:
+    """Number of media stored with status ``unreadable`` (files that could not be read when added)."""
+    with project.read() as s:
+        return s.scalar(select(func.count()).select_from(Media).where(Media.status == "unreadable")) or 0
+
+
+@dataclass
+class VideoSummary:
+    """One readable video as ``fieldstudio info`` lists it: ``frames`` decoded (None until indexed), ``duration_s``
+    seconds, ``vfr`` whether its frame rate varies, ``rotation`` counter-clockwise degrees applied for display."""
+
+    file_name: str
+    frames: int | None
+    duration_s: float | None
+    vfr: bool | None
+    rotation: int | None
+
+
+def video_summaries(project: Project) -> list[VideoSummary]:
+    """The project's readable videos (status ``ok``), in the order the database gives them."""
+    with project.read() as s:
+        return [VideoSummary(*row) for row in s.execute(
+            select(Media.file_name, Media.frame_count, Media.duration_s, Media.is_vfr, Media.rotation)
+            .where(Media.kind == "video", Media.status == "ok"))]
+
+
+@dataclass
+class DocumentSummary:
+    """One readable document as ``fieldstudio info`` lists it: ``pages`` (None when unknown) and the pages, from 1,
+    that hold no text layer and need OCR."""
+
+    file_name: str
+    pages: int | None
+    needs_ocr_pages: list[int]
+
+
+def document_summaries(project: Project) -> list[DocumentSummary]:
+    """The project's readable documents (status ``ok``) by file name, each with its pages that need OCR."""
+    with project.read() as s:
+        documents = s.execute(select(Media.id, Media.file_name, Media.page_count)
+                              .where(Media.kind == "document", Media.status == "ok")
+                              .order_by(Media.file_name)).all()
+        scanned: dict[str, list[int]] = {}
+        for media_id, page in s.execute(select(DocumentPage.media_id, DocumentPage.page_number)
+                                        .where(DocumentPage.needs_ocr.is_(True))
+                                        .order_by(DocumentPage.page_number)):
+            scanned.setdefault(media_id, []).append(page + 1)
+    return [DocumentSummary(f, n, scanned.get(i, [])) for i, f, n in documents]
+
+
+def media_roots_in_use(project: Project) -> list[str]:
+    """The names of the media roots the project's media paths are relative to (``core.media_roots``), sorted."""
+    with project.read() as s:
+        return sorted(set(s.scalars(select(Media.media_root).where(Media.media_root.is_not(None)).distinct())))
+
+
+__all__ = ["media_names", "MediaChoice", "media_choices", "unreadable_count", "VideoSummary", "video_summaries",
+           "DocumentSummary", "document_summaries", "media_roots_in_use"]

@@ -41,8 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.core.atomic import atomic_write_text
-from fieldstudio.tasks.formats.file_format import ANSWERS, READS_PATH, TASKS, FileFormat
+from fieldstudio.tasks.formats.file_format import ANSWERS, READS_PATH, TASKS, FileFormat, write_json_array
 from fieldstudio.tasks.formats.parsed_records import (
     ParsedAnswer,
     ParsedInput,
@@ -360,12 +359,6 @@ def to_greenagent_record(task: ParsedTask) -> dict[str, Any]:
     return record
 
 
-def write_greenagent(records: Sequence[dict[str, Any]], path: Path) -> None:
-    """Write GreenAgent task objects (``to_greenagent_record``) as one JSON array (UTF-8, 4-space indent, a final
-    newline), atomically. Raises OSError when the file cannot be written."""
-    atomic_write_text(Path(path), json.dumps(list(records), ensure_ascii=False, indent=4) + "\n")
-
-
 def export_greenagent(tasks: Iterable[ParsedTask], path: Path) -> int:
     """Write tasks as a GreenAgent ``Tasks_*.json`` array (UTF-8, 4-space indent), atomically.
 
@@ -374,7 +367,7 @@ def export_greenagent(tasks: Iterable[ParsedTask], path: Path) -> int:
     and are not written.
     """
     records = [to_greenagent_record(t) for t in tasks]
-    write_greenagent(records, path)
+    write_json_array(records, path)
     return len(records)
 
 
@@ -473,7 +466,7 @@ def parse_run_logs(root: Path) -> ParseResult:
 TASK_FORMAT = FileFormat(
     name="fieldworkarena", kind=TASKS, benchmark="FieldWorkArena", choice="fieldworkarena", suffixes=(".json",),
     summary="GreenAgent JSON", source=SOURCE, sniff=looks_like_fwa, parse=parse_task_file,
-    options=("domains", "taxonomy"), to_record=to_greenagent_record, write=write_greenagent)
+    options=("domains", "taxonomy"), to_record=to_greenagent_record, write=write_json_array)
 """FieldWorkArena task files (every variant), written as GreenAgent's."""
 
 ANSWER_FORMAT = FileFormat(

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.tasks.formats.parsed_records import ParsedTask, ParseResult, read_json_file
 
 TASKS = "tasks"
@@ -114,3 +116,11 @@ def read_for_sniffing(path: Path, reads: str) -> tuple[Any, str | None]:
     if isinstance(records, list) and not records:
         return None, "is an empty JSON array"
     return records, None
+
+
+def write_json_array(records: Sequence[Any], path: Path, *, indent: int = 4, ensure_ascii: bool = False,
+                     final_newline: bool = True) -> None:
+    """Write ``records`` as one JSON array, atomically: by default UTF-8 with a 4-space indent and a final newline
+    (as the benchmarks' own task files are written). Raises OSError when the file cannot be written."""
+    text = json.dumps(list(records), ensure_ascii=ensure_ascii, indent=indent)
+    atomic_write_text(Path(path), text + "\n" if final_newline else text)

@@ -34,13 +34,10 @@ for the registry (``tasks/formats/__init__.py``).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.core.atomic import atomic_write_text
-from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat
+from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat, write_json_array
 from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedInput, ParsedTask, ParseResult, read_json_array
 
 SOURCE = "industryeqa"
@@ -231,16 +228,10 @@ def to_annotation_record(task: ParsedTask) -> dict[str, Any]:
     return record
 
 
-def write_annotation_file(records: Sequence[dict[str, Any]], path: Path) -> None:
-    """Write annotation objects (``to_annotation_record``) as one JSON array (UTF-8, 4-space indent, a final
-    newline), atomically. Raises OSError when the file cannot be written."""
-    atomic_write_text(Path(path), json.dumps(list(records), ensure_ascii=False, indent=4) + "\n")
-
-
 TASK_FORMAT = FileFormat(
     name="industryeqa", kind=TASKS, benchmark="IndustryEQA", choice="industryeqa", suffixes=(".json",),
     summary="annotation JSON", source=SOURCE, sniff=looks_like_annotation_only, parse=parse_annotation_file,
-    to_record=to_annotation_record, write=write_annotation_file)
+    to_record=to_annotation_record, write=write_json_array)
 """IndustryEQA's annotation file (combined or old split), read and written."""
 
 ANSWER_FORMAT = FileFormat(

@@ -20,13 +20,11 @@ registry (``tasks/formats/__init__.py``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fieldstudio.core.atomic import atomic_write_text
-from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat
+from fieldstudio.tasks.formats.file_format import ANSWERS, TASKS, FileFormat, write_json_array
 from fieldstudio.tasks.formats.parsed_records import ParsedAnswer, ParsedTask, ParseResult, guess_answer_type, read_json_array
 
 SOURCE = "openeqa"
@@ -139,7 +137,7 @@ def to_question_record(task: ParsedTask) -> dict[str, Any]:
 def write_question_file(records: Sequence[dict[str, Any]], path: Path) -> None:
     """Write question objects (``to_question_record``) as ``json.dump(records, indent=2)`` writes them, atomically.
     Raises OSError when the file cannot be written."""
-    atomic_write_text(Path(path), json.dumps(list(records), indent=2))
+    write_json_array(records, path, indent=2, ensure_ascii=True, final_newline=False)
 
 
 TASK_FORMAT = FileFormat(

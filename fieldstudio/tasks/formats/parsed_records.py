@@ -1,9 +1,9 @@
 """Plain records shared by every task and answer importer: what a parser returns, what an import reports.
 
-Parsers (``fieldworkarena.py``, ``industryeqa.py``, ``openeqa.py``, ``csv_tasks.py``) turn a file into
+Parsers (``fieldworkarena.py``, ``industryeqa.py``, ``openeqa.py``, ``csv_table.py``) turn a file into
 ``ParsedTask`` / ``ParsedAnswer`` records and ``ImportProblem``s, never touching the project;
-``task_import.py`` writes them and returns an ``ImportReport``. The CLI prints the report and the GUI
-shows it; neither holds logic of its own.
+``tasks/importing.py`` (tasks) and ``inference/runs/answer_import.py`` (answers) write them and return an
+``ImportReport``. The CLI prints the report and the GUI shows it; neither holds logic of its own.
 """
 
 from __future__ import annotations

@@ -245,16 +245,6 @@ def count_tasks(project: Project) -> int:
         return s.scalar(select(func.count()).select_from(Task)) or 0
 
 
-def task_sources(project: Project, task_ids: Iterable[str]) -> set[str]:
-    """The sources (``Task.source``: a benchmark's name, ``csv``, ``manual``) of the tasks ``task_ids``."""
-    ids = list(dict.fromkeys(task_ids))
-    sources: set[str] = set()
-    with project.read() as s:
-        for start in range(0, len(ids), 500):   # SQLite's bound-parameter limit
-            sources.update(s.scalars(select(Task.source).where(Task.id.in_(ids[start:start + 500]))))
-    return sources
-
-
 def tasks_by_external_id(project: Project, external_ids: Iterable[str]) -> dict[str, dict[str, str]]:
     """``{external id: {source: task id}}`` for the project's tasks with one of ``external_ids`` (an id several
     benchmarks use maps to the task of each source); ids naming no task are absent."""

@@ -224,16 +224,6 @@ def list_answers(project: Project, run_id: str) -> list[AnswerRow]:
     return out
 
 
-def answer_counts_by_source(project: Project, run_ids: Sequence[str] | None = None) -> dict[str, int]:
-    """``{task source: answers}``: how many answers of ``run_ids`` (every run when None or empty) are for tasks of
-    each source (``Task.source``: a benchmark's name, ``csv``, ``manual``); sources without an answer are absent."""
-    q = select(Task.source, func.count()).join(Answer, Answer.task_id == Task.id).group_by(Task.source)
-    if run_ids:
-        q = q.where(Answer.run_id.in_(list(run_ids)))
-    with project.read() as s:
-        return {source: int(n) for source, n in s.execute(q).all()}
-
-
 def answer_detail(project: Project, answer_id: str) -> dict:
     """Everything stored about one answer (raw text, parsed, error, usage, frames, trace) as plain values.
 
@@ -312,4 +302,4 @@ def live_totals(project: Project, run_ids: Sequence[str], *, max_errors: int = 5
 
 
 __all__ = ["TaskFacets", "task_facets", "RunRow", "batch_label", "list_runs", "AnswerRow", "list_answers", "answer_detail",
-           "answer_counts_by_source", "LiveTotals", "live_totals"]
+           "LiveTotals", "live_totals"]

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import event, inspect, select, text
-from sqlalchemy.exc import DatabaseError, OperationalError
-from sqlalchemy.orm import Session, configure_mappers, sessionmaker
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
 
 from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
@@ -35,16 +35,6 @@ from fieldstudio.store.schema_revisions import (MIGRATIONS, file_revision, head_
 
 PROJECT_SUFFIX = ".fieldstudio"
 _UPGRADE_LOCK = threading.Lock()
-DAMAGED_FILE_ERRORS: tuple[type[Exception], ...] = (DatabaseError, sqlite3.DatabaseError)
-"""What reading a damaged project file can raise late, from a query that meets a bad page after the project opened
-(SQLAlchemy's wrapper, or sqlite3's own from a plain connection): a front catches these to say the file is
-damaged, without importing SQLAlchemy."""
-
-
-def prepare_orm() -> None:
-    """Configure the ORM's mappers now, which the first query of a project would otherwise do: the window runs
-    this on a worker while it opens a project, so the GUI thread never pays for it. Safe to call again (cheap)."""
-    configure_mappers()
 
 
 def _alembic_config():  # noqa: ANN202 - alembic.config.Config

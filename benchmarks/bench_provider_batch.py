@@ -3,7 +3,7 @@
 Run with ``python benchmarks/bench_provider_batch.py`` (issue 22).
 
 A run of 10,000 text tasks (FieldWorkArena strategy, no media) is sent as one batch to the local fake of
-OpenAI's Files and Batch APIs (``tests/fake_batch_api.py``, loopback): building the 10,000 lines through
+OpenAI's Files and Batch APIs (``tests/support/fake_batch_api.py``, loopback): building the 10,000 lines through
 the normal run path, recording the batch in the project, uploading the JSONL and creating the batch must
 take under 10 s (the issue's target). Printed beside it, measured in the same run: the reference of
 serialising the same lines with ``json.dumps`` and uploading them with the bare ``openai`` client (what
@@ -29,8 +29,8 @@ from fieldstudio.inference.runs import provider_batch, provider_batch_records, v
 from fieldstudio.inference.runs import queue as run_queue  # noqa: E402
 from fieldstudio.store.models import Task  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
-from tests.fake_batch_api import FakeBatchAPI  # noqa: E402
-from tests.fake_openai import Reply  # noqa: E402
+from tests.support.fake_batch_api import FakeBatchAPI  # noqa: E402
+from tests.support.fake_openai import Reply  # noqa: E402
 
 REQUESTS = 10_000
 TARGET_S = 10.0

@@ -34,7 +34,7 @@ from fieldstudio.inference.strategies.fieldworkarena import build_fieldworkarena
 from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.models import Task, TaskInput  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
-from tests.fake_openai import FakeOpenAI  # noqa: E402
+from tests.support.fake_openai import FakeOpenAI  # noqa: E402
 
 TASKS = 200
 LATENCY_S = 0.3

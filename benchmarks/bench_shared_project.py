@@ -2,7 +2,7 @@
 
 Run with ``python benchmarks/bench_shared_project.py [--team-seconds 60]`` (issue 22).
 
-Starts a throwaway PostgreSQL cluster on 127.0.0.1 (tests/pg_cluster.py, with PostgreSQL's default fsync
+Starts a throwaway PostgreSQL cluster on 127.0.0.1 (tests/support/pg_cluster.py, with PostgreSQL's default fsync
 settings) unless ``FIELDSTUDIO_TEST_PG_URL`` names a server, and measures against SQLite in the same run:
 
 - one edit (move a box: one write transaction with its change-log row), median of 300: target <= 3x SQLite.
@@ -13,7 +13,7 @@ settings) unless ``FIELDSTUDIO_TEST_PG_URL`` names a server, and measures agains
   media rows), median of 7: target <= 2x SQLite, with the process's connection pool already connected (a
   project opened again, or after the window's first read); the figure over new connections is printed too.
 - with ``--team-seconds S``: eight processes edit one PostgreSQL project for S seconds
-  (tests/test_team_conflicts.py) and the conflict counts are printed.
+  (tests/store/test_team_conflicts.py) and the conflict counts are printed.
 
 The figures are declared with their targets (``run.py`` reports a miss); without a PostgreSQL server
 (no ``FIELDSTUDIO_TEST_PG_URL``, no ``initdb``) they are reported as skipped, saying why.
@@ -37,7 +37,7 @@ from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.store import library_rows  # noqa: E402
 from fieldstudio.store.models import Media  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
-from tests import pg_cluster  # noqa: E402
+from tests.support import pg_cluster  # noqa: E402
 
 EDITS = 300
 MEDIA = 5000
@@ -152,7 +152,7 @@ def main() -> None:
         for db in dbs:
             pg_cluster.drop_database(db)
     if args.team_seconds:
-        from tests.test_team_conflicts import check_team, run_team
+        from tests.store.test_team_conflicts import check_team, run_team
 
         url = pg_cluster.new_database_url(base)
         try:

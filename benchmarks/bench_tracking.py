@@ -1,7 +1,7 @@
 """Box tracking: following a box through 300 frames of 1080p H.264.
 
 Run with ``python benchmarks/bench_tracking.py`` (issue 20). The clip is the test suite's textured rectangle on its
-Lissajous path (``tests/tracking_clips.py``, ``path="loop"``), enlarged 3x to 1920x1080 (the box is
+Lissajous path (``tests/support/tracking_clips.py``, ``path="loop"``), enlarged 3x to 1920x1080 (the box is
 240 x 168 px), 300 frames at 30 fps with a keyframe every 30 frames and B-frames, made by ffmpeg.
 
 Printed:
@@ -32,7 +32,7 @@ from fieldstudio.annotations import annotation_records as ann  # noqa: E402
 from fieldstudio.annotations import tracking  # noqa: E402
 from fieldstudio.media import library, video_index  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
-from tests.tracking_clips import iou, make_clip, truth  # noqa: E402
+from tests.support.tracking_clips import iou, make_clip, truth  # noqa: E402
 
 FRAMES = 300
 SCALE = 3

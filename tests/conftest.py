@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_batch_api import fake_batch_api  # noqa: F401
-from tests.fake_openai import fake_openai  # noqa: F401
-from tests.video_fixtures import make_all
+from tests.support.fake_batch_api import fake_batch_api  # noqa: F401
+from tests.support.fake_openai import fake_openai  # noqa: F401
+from tests.support.video_fixtures import make_all
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from tests.shared_data import SHARED_DATA as SHARED  # noqa: E402
+from tests.support.shared_data import SHARED_DATA as SHARED  # noqa: E402
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "media"
 
 
@@ -32,9 +32,9 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 
 
 BOTH_BACKENDS = {
-    "tests.test_annotations", "tests.test_tracks", "tests.test_ratings", "tests.test_rating_package",
-    "tests.test_task_export", "tests.test_scoring_service", "tests.test_run_queue",
-    "tests.test_answer_ids", "tests.test_comparison", "tests.test_calibration", "tests.test_store_backends", "tests.test_two_writers", "tests.test_media_roots",
+    "tests.annotations.test_annotations", "tests.core.test_tracks", "tests.ratings.test_ratings", "tests.ratings.test_rating_package",
+    "tests.tasks.test_task_export", "tests.scoring.test_scoring_service", "tests.inference.test_run_queue",
+    "tests.tasks.test_answer_ids", "tests.compare.test_comparison", "tests.core.test_calibration", "tests.store.test_store_backends", "tests.store.test_two_writers", "tests.core.test_media_roots",
 }
 """The store tests: their ``project`` fixture runs once on SQLite and once on PostgreSQL (issue 22)."""
 
@@ -63,8 +63,8 @@ def project(tmp_path, backend, request):
 # -- PostgreSQL (issue 22) ---------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def pg_server() -> str:
-    """The URL of a PostgreSQL server for test databases (tests/pg_cluster.py); skips when there is none."""
-    from tests import pg_cluster
+    """The URL of a PostgreSQL server for test databases (tests/support/pg_cluster.py); skips when there is none."""
+    from tests.support import pg_cluster
 
     url = pg_cluster.server_url()
     if url is None:
@@ -75,7 +75,7 @@ def pg_server() -> str:
 @pytest.fixture
 def pg_url(pg_server):
     """A URL naming a fresh database (not made yet: ``Project.create`` makes it); dropped after the test."""
-    from tests import pg_cluster
+    from tests.support import pg_cluster
 
     url = pg_cluster.new_database_url(pg_server)
     yield url
@@ -92,7 +92,7 @@ def backend_ref(backend, tmp_path, request):
 def any_n_intervals(monkeypatch):
     """Intervals for every n: tests of the interval arithmetic on a handful of tasks, below the 10 scored
     from which fieldstudio shows an interval (that rule, ``compare.coverage.MIN_INTERVAL_N``, has its own
-    tests in tests/test_coverage.py)."""
+    tests in tests/compare/test_coverage.py)."""
     from fieldstudio.compare import coverage
 
     monkeypatch.setattr(coverage, "MIN_INTERVAL_N", 1)

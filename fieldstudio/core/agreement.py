@@ -9,7 +9,7 @@ Sources and choices (stated in the UI and exports):
 * Krippendorff's alpha, alpha = 1 - D_o / D_e, with the ``krippendorff`` package (Castro, 2017) on the
   items' value counts; nominal for verdicts, interval for numbers. K. Krippendorff, "Computing
   Krippendorff's Alpha-Reliability", 2011: the worked example (4 observers, 12 units, missing values)
-  gives nominal 0.743 and interval 0.849 (tests/test_agreement.py).
+  gives nominal 0.743 and interval 0.849 (tests/core/test_agreement.py).
 * Pairwise raw agreement: over the items both raters decided, the share where they gave the same verdict.
 * Cohen's kappa (J. Cohen, 1960): kappa = (p_o - p_e) / (1 - p_e), p_e from each rater's own marginals.
 * Majority: the verdict given by more than half of the decided votes; an equal split is a *tie*; ties

@@ -39,7 +39,7 @@ def main() -> int:
     from fieldstudio.inference.probe import test_profile
     from fieldstudio.inference.runs import queue as run_queue
     from fieldstudio.store.project import Project
-    from tests.llama_server import start_server, stop_server
+    from tests.support.llama_server import start_server, stop_server
 
     server = start_server(scratch / "server.log")
     try:

@@ -1,0 +1,154 @@
+"""`fieldstudio models add/list/test/remove`, driven through typer's CliRunner on the sub-app."""
+
+from __future__ import annotations
+
+import json
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from typer.testing import CliRunner
+
+from fieldstudio.cli.models import models_app
+from tests.support.fake_openai import Reply, fake_openai  # noqa: F401  (fixture)
+
+PLANTED_KEY = "sk-planted-CliKeyMustNeverShow42"
+runner = CliRunner()
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.passwords.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.passwords.pop((service, username))
+
+
+@pytest.fixture
+def config_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "config"
+    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("COLUMNS", "250")
+    return folder
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+def run(*args: str, input: str | None = None):
+    return runner.invoke(models_app, list(args), input=input)
+
+
+def stored(config_dir) -> dict:
+    return {p["name"]: p for p in json.loads((config_dir / "model_profiles.json").read_text())["profiles"]}
+
+
+def test_add_with_a_preset_then_list(config_dir):
+    result = run("add", "qwen-local", "--preset", "ollama", "--model", "qwen2.5vl:7b",
+                 "--price-in", "0", "--price-out", "0", "--concurrency", "2", "--timeout", "300")
+    assert result.exit_code == 0, result.output
+    profile = stored(config_dir)["qwen-local"]
+    assert profile["base_url"] == "http://localhost:11434/v1"
+    assert (profile["concurrency"], profile["timeout_s"], profile["price_input_per_mtok"]) == (2, 300.0, 0.0)
+    listing = run("list")
+    assert listing.exit_code == 0
+    assert "qwen-local" in listing.output and "qwen2.5vl:7b" in listing.output
+    assert "http://localhost:11434/v1" in listing.output and "never" in listing.output
+
+
+def test_hosted_preset_uses_its_usual_key_variable(config_dir):
+    assert run("add", "gpt", "--preset", "openai", "--model", "gpt-4o-mini").exit_code == 0
+    assert stored(config_dir)["gpt"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_add_needs_a_base_url_or_preset(config_dir):
+    result = run("add", "x", "--model", "m")
+    assert result.exit_code == 1 and "base URL is needed" in result.output
+
+
+def test_duplicate_names_are_refused_unless_replaced(config_dir):
+    assert run("add", "a", "--base-url", "http://h:8000", "--model", "m1").exit_code == 0
+    again = run("add", "a", "--base-url", "http://h:8000", "--model", "m2")
+    assert again.exit_code == 1 and "exists already" in again.output
+    assert run("add", "a", "--base-url", "http://h:8000", "--model", "m2", "--replace").exit_code == 0
+    assert stored(config_dir)["a"]["model"] == "m2"
+
+
+def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch):
+    monkeypatch.setenv("FS_TEST_KEY", PLANTED_KEY)
+    result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1",
+                 "--model", "m", "--api-key-env", "FS_TEST_KEY")
+    assert result.exit_code == 0, result.output
+    listing = run("list")
+    for output in (result.output, listing.output):
+        assert PLANTED_KEY not in output and "url-Secret-77" not in output
+    assert "https://***@api.example.com/v1" in listing.output
+    assert "FS_TEST_KEY (set)" in listing.output
+    assert PLANTED_KEY not in (config_dir / "model_profiles.json").read_text()
+
+
+def test_a_key_given_as_the_variable_name_is_refused(config_dir):
+    result = run("add", "oops", "--base-url", "http://h/v1", "--model", "m", "--api-key-env", PLANTED_KEY)
+    assert result.exit_code == 1
+    assert PLANTED_KEY not in result.output
+    assert not (config_dir / "model_profiles.json").exists()
+
+
+def test_keyring_option_asks_for_the_key_and_keeps_it_in_the_keyring(config_dir, memory_keyring):
+    result = run("add", "kr", "--base-url", "http://h/v1", "--model", "m", "--keyring", input=PLANTED_KEY + "\n")
+    assert result.exit_code == 0, result.output
+    assert memory_keyring.passwords[("fieldstudio", "kr")] == PLANTED_KEY
+    assert PLANTED_KEY not in result.output
+    assert PLANTED_KEY not in (config_dir / "model_profiles.json").read_text()
+    assert run("remove", "kr").exit_code == 0
+    assert ("fieldstudio", "kr") not in memory_keyring.passwords
+
+
+def test_test_command_reports_and_saves_capabilities(config_dir, fake_openai):
+    fake_openai.responder = lambda request: Reply(text="Red" if request.has_image else "ready")
+    assert run("add", "fake", "--base-url", fake_openai.root, "--model", "fake-vlm").exit_code == 0
+    result = run("test", "fake")
+    assert result.exit_code == 0, result.output
+    assert "answers text and accepts images" in result.output
+    caps = stored(config_dir)["fake"]["capabilities"]
+    assert caps["text_ok"] is True and caps["images_accepted"] is True and caps["usage_reported"] is True
+    assert "ok" in run("list").output
+
+
+def test_test_command_fails_with_plain_words(config_dir, fake_openai):
+    fake_openai.responder = lambda request: Reply(status=500, error_message="boom")
+    assert run("add", "broken", "--base-url", fake_openai.root, "--model", "fake-vlm").exit_code == 0
+    result = run("test", "broken")
+    assert result.exit_code == 1
+    assert "the server failed (500)" in result.output and "not usable yet" in result.output
+
+
+def test_remove_and_unknown_names(config_dir):
+    assert run("add", "a", "--base-url", "http://h/v1", "--model", "m").exit_code == 0
+    assert run("remove", "a").exit_code == 0
+    assert stored(config_dir) == {}
+    for command in ("remove", "test"):
+        result = run(command, "a")
+        assert result.exit_code == 1 and "No model profile called 'a'" in result.output
+
+
+def test_list_with_no_profiles(config_dir):
+    result = run("list")
+    assert result.exit_code == 0 and "No model profiles yet" in result.output

@@ -1,0 +1,71 @@
+"""`fieldstudio tasks import|export`: the issue's command names, with a format check on import."""
+
+from __future__ import annotations
+
+import csv
+import json
+from typer.testing import CliRunner
+
+from fieldstudio.cli.app import app
+from tests.support.shared_data import SHARED_DATA
+
+OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"
+
+
+def test_tasks_import_checks_the_format_then_export_round_trips(tmp_path):
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    wrong = runner.invoke(app, ["tasks", "import", str(project), str(OPENEQA), "--format", "fieldworkarena"])
+    assert wrong.exit_code == 2 and "is not fieldworkarena: it looks like openeqa" in wrong.output
+    ok = runner.invoke(app, ["tasks", "import", str(project), str(OPENEQA), "--format", "openeqa"])
+    questions = json.loads(OPENEQA.read_text(encoding="utf-8"))
+    assert ok.exit_code == 0 and f"tasks: {len(questions)} created" in ok.output
+    out = tmp_path / "tasks.csv"
+    done = runner.invoke(app, ["tasks", "export", str(project), "--format", "csv", "--out", str(out)])
+    assert done.exit_code == 0
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(questions)
+    assert {r["query"] for r in rows} == {q["question"] for q in questions}
+
+
+def test_answers_import_and_answers_still_lists(tmp_path):
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    assert runner.invoke(app, ["tasks", "import", str(project), str(OPENEQA)]).exit_code == 0
+    questions = json.loads(OPENEQA.read_text(encoding="utf-8"))[:5]
+    answers = tmp_path / "answers.csv"
+    with answers.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task_id", "answer"])
+        for q in questions:
+            w.writerow([q["question_id"], "a chair"])
+    done = runner.invoke(app, ["answers", "import", str(project), str(answers), "--model", "my-vlm"])
+    assert done.exit_code == 0 and "answers: 5 imported" in done.output
+    listing = runner.invoke(app, ["answers", str(project), "--json"])  # the old form still lists
+    assert listing.exit_code == 0
+    (run,) = json.loads(listing.output)
+    assert (run["name"], run["kind"], run["answered"]) == ("my-vlm", "import", 5)
+
+
+def test_tasks_link_media_after_adding_the_folder(tmp_path):
+    # FieldWorkArena's demo tasks name the four published photos; imported first, they are linked after `add`
+    fwa = SHARED_DATA / "fieldworkarena"
+    names = sorted(n for r in json.loads((fwa / "tasks_v2" / "tasks_demo.json").read_text("utf-8"))
+                   for n in r["input_data"])
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    imported = runner.invoke(app, ["tasks", "import", str(project), str(fwa / "tasks_v2" / "tasks_demo.json")])
+    assert f"{len(names)} task(s) name media that are not in the project" in imported.output
+    assert "fieldstudio tasks link-media" in imported.output
+    before = runner.invoke(app, ["tasks", "link-media", str(project)])
+    assert before.exit_code == 0 and "0 task input(s) linked; 0 task(s) now have all their media" in before.output
+    assert f"{len(names)} task(s) still name media that are not in the project" in before.output
+    assert runner.invoke(app, ["add", str(project), str(fwa / "demo_images")]).exit_code == 0
+    after = runner.invoke(app, ["tasks", "link-media", str(project)])
+    assert after.exit_code == 0
+    assert f"{len(names)} task input(s) linked; {len(names)} task(s) now have all their media" in after.output
+    assert "still name" not in after.output

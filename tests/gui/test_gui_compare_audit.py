@@ -1,0 +1,154 @@
+"""The Compare tab driven as a person would: coverage under the grid and in the summary, the cells the
+matchers flag beside a judge, and the judge audit marked from the keyboard with undo. Expected values by hand
+(tests/support/sample_sources.py)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from fieldstudio.compare import audit
+from fieldstudio.gui.panels.comparison import ComparisonPanel
+from tests.support import sample_sources
+from tests.support.sample_sources import CAREFUL_RUN_NAME, GUESSER_RUN_NAME
+
+SCORER = "fwa-official"
+
+
+@pytest.fixture
+def panel(qtbot, project):
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    w = ComparisonPanel()
+    qtbot.addWidget(w)
+    w.resize(1500, 850)
+    w.show()
+    with qtbot.waitSignal(w.loaded, timeout=30000):
+        w.set_project(project)
+    return w, project, ids
+
+
+def test_coverage_and_matcher_flags_in_the_grid(panel):
+    w, project, ids = panel
+    assert w.coverage_label.text() == (f"Of the tasks in the grid: {CAREFUL_RUN_NAME} 42/42 scored, {GUESSER_RUN_NAME} 42/42 scored · "
+                                       "⚑ 21 judged answers the matchers decide otherwise")
+    w.flagged_check.setChecked(True)
+    assert w.count_label.text() == "21 of 42 tasks"
+    m = w.table.model()
+    col = next(c for c in range(m.columnCount()) if m.headerData(c, Qt.Orientation.Horizontal) == GUESSER_RUN_NAME)
+    assert all(m.index(r, col).data() == "⚑ 1.00 · Yes" for r in range(m.rowCount()))
+    assert "the judge says correct: check by hand" in m.index(0, col).data(Qt.ItemDataRole.ToolTipRole)
+    assert w.select_cell(ids["tasks"][1], GUESSER_RUN_NAME)                 # task 1: ground truth "No"
+    assert w.detail.text.toPlainText().startswith("⚑ Check by hand: deterministic matchers: incorrect")
+    w.flagged_check.setChecked(False)
+    assert w.select_cell(ids["tasks"][12], CAREFUL_RUN_NAME)                # right, and the judge agrees
+    assert w.detail.text.toPlainText().startswith("Matcher audit: deterministic matchers: correct")
+
+
+def test_judge_audit_from_the_keyboard(panel, qtbot):
+    w, project, ids = panel
+    w.tabs.setCurrentWidget(w.audit)
+    a = w.audit
+    a.person.setText("Dana")
+    a.refresh()
+    assert a.model.rowCount() == audit.DEFAULT_SAMPLE
+    assert a.intro.text().startswith("30 of 84 judged answers of fwa-official (seeded sample; the 21 the "
+                                     "deterministic matchers decide otherwise first)")
+    first = a.model.sample.iloc[0]
+    assert (first["source"], first["answer"]) == (GUESSER_RUN_NAME, "Yes")   # a flagged answer comes first
+    a.table.setFocus()
+    a.table.selectRow(0)
+    qtbot.keyClick(a.table, Qt.Key.Key_X)            # the person: incorrect; the judge said correct
+    assert a.model.index(0, 3).data() == "incorrect" and a.table.currentIndex().row() == 1
+    # 0 of 1 agree; p_e = 1 x 0 + 0 x 1 = 0, kappa = (0 - 0) / 1 = 0; no interval below 10 marks
+    assert a.agreement.text() == (f"fwa-official, judge {sample_sources.JUDGE_MODEL}: 1 marked, accuracy 0.000 "
+                                  "(n too small), Cohen's kappa 0.000 (n too small), 1 false accepts, 0 false rejects")
+    assert a.false_accepts.toPlainText().startswith(f"{first['external_id']} (fwa-official, "
+                                                    f"{sample_sources.JUDGE_MODEL}, marked by Dana): Yes")
+    qtbot.keyClick(a.table, Qt.Key.Key_C)            # second answer: correct, as the judge said
+    assert a.agreement.text().startswith(f"fwa-official, judge {sample_sources.JUDGE_MODEL}: 2 marked, "
+                                         "accuracy 0.500")
+    a.undo_stack.undo()                              # Ctrl+Z in the window: the group's active stack
+    assert audit.audit_agreement(project).iloc[0]["n"] == 1
+    assert a.agreement.text().startswith(f"fwa-official, judge {sample_sources.JUDGE_MODEL}: 1 marked")
+    a.undo_stack.redo()
+    assert audit.audit_agreement(project).iloc[0]["n"] == 2
+    w.grab().save("/tmp/compare_audit.png")
+
+
+def test_edit_undo_in_the_window_takes_back_a_mark(qtbot, project):
+    from fieldstudio.gui.main_window import MainWindow
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.show()
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    panel.tabs.setCurrentWidget(panel.audit)
+    panel.audit.person.setText("Dana")
+    panel.audit.refresh()
+    panel.audit.table.selectRow(0)
+    qtbot.keyClick(panel.audit.table, Qt.Key.Key_N)
+    assert audit.audit_agreement(project).iloc[0]["n"] == 1
+    assert win.undo_group.activeStack() is panel.undo_stack           # the Compare tab's stack is in front
+    first = panel.audit.model.sample.iloc[0]
+    assert win.undo_group.undoText() == f"Mark {first['external_id']} / {first['source']} incorrect"
+    win.undo_group.undo()                                                # Edit ▸ Undo
+    assert audit.audit_agreement(project).empty
+    assert panel.audit.model.index(0, 3).data() == "—"
+
+
+def test_visiting_compare_does_not_widen_the_window(qtbot, project):
+    """The coverage line under the grid wraps: unwrapped, its one line per source became the whole window's
+    minimum width, and a 1280 px window grew past a laptop's screen on going back to Media (with its docks).
+    The same holds after visiting every tab."""
+    from fieldstudio.gui.main_window import MainWindow
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    assert panel.coverage_label.text().startswith("Of the tasks in the grid: ")
+    for i in range(win.modes.count()):                                    # every other tab too
+        win.modes.setCurrentIndex(i)
+        qtbot.wait(100)
+    win.modes.setCurrentIndex(0)                                          # back to Media, docks shown again
+    qtbot.wait(200)
+    assert win.width() == 1280
+    assert win.minimumSizeHint().width() <= 1280
+
+
+def test_export_report_from_the_window_uses_the_compare_tabs_scorer(qtbot, project, tmp_path, monkeypatch):
+    """File ▸ Export report… writes the report of the scorer the Compare tab shows, whichever has the most
+    scores (the report took the latter and did not say so: a fresh-eyes finding)."""
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.scoring.service import score_answers
+    from tests.support.gui_support import file_menu_action
+
+    ids = sample_sources.build(project)
+    sample_sources.add_judged_scores(project, ids, SCORER)
+    score_answers(project, "fs-match")
+    win = MainWindow(project)
+    qtbot.addWidget(win)
+    win.show()
+    panel = win.workspace.show_panel("comparison")
+    qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
+    for scorer in ("fs-match", SCORER):
+        with qtbot.waitSignal(panel.loaded, timeout=30000):
+            panel.reload(scorer)
+        out = tmp_path / f"{scorer}.csv"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, o=out, **k: (str(o), ""))
+        file_menu_action(win, "Export &report…").trigger()
+        qtbot.waitUntil(lambda n=len(shown): len(shown) > n, timeout=60000)
+        assert shown[-1].startswith(f"Wrote {out} (csv, 84 answer(s), scorer {scorer})"), shown[-1]

@@ -1,0 +1,89 @@
+"""Exact frames: every decoded frame carries its own index as a barcode; ffmpeg is the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fieldstudio.media import decoded_table, frame_reader, library, video, video_index
+from fieldstudio.media.frames import FrameSource, get_frame
+from tests.support.video_fixtures import ffmpeg_frame, ffprobe_pts, read_barcode
+
+PROBE_INDICES = [0, 1, 59, 61, 100, 137, 151, 200, 250, 299]
+
+
+@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts",
+                                  "rot90", "rot180", "rot270"])
+def test_frame_table_matches_ffprobe(clips, name):
+    path = clips[name]
+    table = decoded_table.build_frame_table(path)
+    expected = ffprobe_pts(path)
+    assert len(table) == len(expected)
+    assert np.allclose(table.seconds_array(), expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts"])
+def test_random_access_lands_on_the_requested_frame(clips, name):
+    path = clips[name]
+    table = decoded_table.build_frame_table(path)
+    reader = frame_reader.FrameReader(path, table)
+    order = [i for i in PROBE_INDICES if i < len(table)] + [len(table) - 1, 3, len(table) // 2, 2]
+    for n in order:
+        assert read_barcode(reader.get(n)) == n, f"{name}: asked for {n}"
+    reader.close()
+
+
+def test_vfr_timestamps_are_pts_not_index_over_fps(clips):
+    table = decoded_table.build_frame_table(clips["vfr"])
+    assert table.is_vfr()
+    assert table.seconds(150) == pytest.approx(5.0, abs=1e-3)
+    assert table.seconds(180) == pytest.approx(7.0, abs=1e-3)
+    assert table.seconds(181) == pytest.approx(7.0 + 1 / 15, abs=1e-3)
+    assert table.index_at(7.0) == 180
+    assert not decoded_table.build_frame_table(clips["cfr_bframes"]).is_vfr()
+
+
+@pytest.mark.parametrize("name,n", [("vfr", 181), ("cfr_bframes", 137), ("hevc", 77), ("rot90", 45),
+                                    ("rot180", 10), ("rot270", 89), ("webm", 33)])
+def test_pixels_equal_ffmpeg(clips, name, n):
+    path = clips[name]
+    probe = video.probe_video(path)
+    reader = frame_reader.FrameReader(path, decoded_table.build_frame_table(path), rotation=probe.rotation)
+    ours = reader.get(n)
+    theirs = ffmpeg_frame(path, n)
+    assert ours.shape == theirs.shape
+    assert np.abs(ours.astype(int) - theirs.astype(int)).mean() < 1.0
+    assert read_barcode(ours, probe.rotation) == n
+
+
+@pytest.mark.parametrize("deg", [90, 180, 270])
+def test_rotation_metadata_gives_upright_size(clips, deg):
+    probe = video.probe_video(clips[f"rot{deg}"])
+    assert probe.rotation == deg
+    assert (probe.width, probe.height) == ((192, 320) if deg in (90, 270) else (320, 192))
+
+
+def test_stepping_back_and_forth_uses_the_cache(clips):
+    path = clips["cfr_bframes"]
+    reader = frame_reader.FrameReader(path, decoded_table.build_frame_table(path))
+    reader.get(170)
+    for n in range(169, 150, -1):  # backwards through the GOP, then forwards again
+        assert read_barcode(reader.get(n)) == n
+    for n in range(151, 190):
+        assert read_barcode(reader.get(n)) == n
+
+
+def test_get_frame_through_the_project(project, clips):
+    report = library.add_paths(project, [clips["vfr"], clips["rot90"]])
+    assert report.imported["video"] == 2
+    assert video_index.index_videos(project) == []
+    f = get_frame(project, "vfr.mp4", 181)
+    assert f.pts_seconds == pytest.approx(7.0 + 1 / 15, abs=1e-3)
+    assert read_barcode(f.rgb) == 181
+    source = FrameSource(project)
+    g = source.get("rot90.mp4", 45)
+    assert g.rgb.shape[:2] == (320, 192)
+    assert read_barcode(g.rgb, 90) == 45
+    with pytest.raises(IndexError):
+        source.get("rot90.mp4", 90)
+    source.close()

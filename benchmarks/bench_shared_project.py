@@ -13,7 +13,7 @@ settings) unless ``FIELDSTUDIO_TEST_PG_URL`` names a server, and measures agains
   media rows), median of 7: target <= 2x SQLite, with the process's connection pool already connected (a
   project opened again, or after the window's first read); the figure over new connections is printed too.
 - with ``--team-seconds S``: eight processes edit one PostgreSQL project for S seconds
-  (tests/store/test_team_conflicts.py) and the conflict counts are printed.
+  (tests/store/test_changes_team_conflicts.py) and the conflict counts are printed.
 
 The figures are declared with their targets (``run.py`` reports a miss); without a PostgreSQL server
 (no ``FIELDSTUDIO_TEST_PG_URL``, no ``initdb``) they are reported as skipped, saying why.
@@ -152,7 +152,7 @@ def main() -> None:
         for db in dbs:
             pg_cluster.drop_database(db)
     if args.team_seconds:
-        from tests.store.test_team_conflicts import check_team, run_team
+        from tests.store.test_changes_team_conflicts import check_team, run_team
 
         url = pg_cluster.new_database_url(base)
         try:

@@ -32,9 +32,11 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 
 
 BOTH_BACKENDS = {
-    "tests.annotations.test_annotations", "tests.core.test_tracks", "tests.ratings.test_ratings", "tests.ratings.test_rating_package",
-    "tests.tasks.test_task_export", "tests.scoring.test_scoring_service", "tests.inference.test_run_queue",
-    "tests.tasks.test_answer_ids", "tests.compare.test_comparison", "tests.core.test_calibration", "tests.store.test_store_backends", "tests.store.test_two_writers", "tests.core.test_media_roots",
+    "tests.annotations.test_annotation_records", "tests.compare.test_comparison", "tests.core.test_calibration",
+    "tests.core.test_media_roots", "tests.core.test_tracks", "tests.inference.test_queue",
+    "tests.ratings.test_packages", "tests.ratings.test_rating_records", "tests.scoring.test_service",
+    "tests.store.test_engine_backends", "tests.store.test_engine_two_writers", "tests.tasks.test_exporting",
+    "tests.tasks.test_importing_answer_ids",
 }
 """The store tests: their ``project`` fixture runs once on SQLite and once on PostgreSQL (issue 22)."""
 

@@ -1,4 +1,5 @@
-"""Run in a subprocess by test_gui_dpr.py: the main window at the device pixel ratio QT_SCALE_FACTOR asks for.
+"""Run in a subprocess by tests/gui/test_canvas_dpr.py: the main window at the device pixel ratio
+QT_SCALE_FACTOR asks for.
 
 Prints one JSON line: the window's device pixel ratio and, per zoom, the pointer position the status bar
 reports at a known scene point and after moving the pointer by (40, 20) device-independent pixels, plus

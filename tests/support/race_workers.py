@@ -1,4 +1,5 @@
-"""Writers run as separate processes by ``test_two_writers``: ``python -m tests.support.race_workers KIND PROJECT ...``.
+"""Writers run as separate processes by ``tests/store/test_engine_two_writers.py``:
+``python -m tests.support.race_workers KIND PROJECT ...``.
 
 Each waits for the file GO to exist, so both start writing at the same moment.
 """

@@ -1,4 +1,4 @@
-"""The soak run of the real window, run by tests/gui/test_gui_soak.py in a child process (a crash must not
+"""The soak run of the real window, run by tests/gui/test_main_window_soak.py in a child process (a crash must not
 take pytest down with it): ``python -m pytest tests/support/soak_window.py`` with FIELDSTUDIO_SOAK_SEED,
 FIELDSTUDIO_SOAK_ACTIONS and FIELDSTUDIO_SOAK_PROJECT (a copy of the demo project) in the environment.
 

@@ -1,4 +1,5 @@
-"""One member of a team working on one shared project, run by ``test_team_conflicts`` as a separate process:
+"""One member of a team working on one shared project, run as a separate process by
+``tests/store/test_changes_team_conflicts.py``:
 
     python -m tests.support.team_workers PROJECT_URL GO_FILE WORKER SEED SECONDS
 

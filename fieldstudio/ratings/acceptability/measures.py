@@ -166,7 +166,7 @@ def sharpness_normalised(image: np.ndarray, box: Box | None = None, *, ref_side:
     camera's resolution or the object's size in pixels, so it measures the detail present at that
     fixed scale. Detail finer than the reference grid, which is what a lower resolution loses, is
     filtered out of every input alike: a photo and its 2x downscale read within about 5 %, and its
-    2x downscale-then-upscale within about 10 % (tests/ratings/test_image_measures.py), while the plain
+    2x downscale-then-upscale within about 10 % (tests/ratings/test_acceptability_measures.py), while the plain
     variance of Laplacian changes by a factor of 3 to 10. This holds while the box has at least
     about 2 x ``ref_side`` px along its longer side; a box with fewer pixels is enlarged and reads
     softer, as it looks when a rater zooms in, so the value then also reflects the lack of pixels.

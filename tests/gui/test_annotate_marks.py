@@ -395,7 +395,7 @@ def test_a_photo_shows_a_neutral_transport_on_the_pixel_grid(window, qtbot):
     assert window.statusBar().currentMessage() == ""
     window.modes.setCurrentIndex(0)
     # that the photo stays on whole physical pixels at 1:1 after the layout change is checked at device
-    # pixel ratio 1.5 in test_gui_dpr.py (at ratio 1 Qt's whole-pixel centring is always on the grid)
+    # pixel ratio 1.5 in test_canvas_dpr.py (at ratio 1 Qt's whole-pixel centring is always on the grid)
     # back on a video: the transport and the timeline again
     open_media(window, qtbot, "cfr_bframes.mp4")
     assert window.view.transport.isEnabled() and window.view.timeline.isVisible()

@@ -22,8 +22,9 @@ PHOTO = ROOT / "sample_data" / "media" / "images" / "ppe_worker_hardhat_vest_war
 @pytest.mark.parametrize("ratio", [1.0, 1.5, 2.0])
 def test_pointer_and_one_to_one_at_device_pixel_ratio(ratio, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QT_SCALE_FACTOR=str(ratio), FIELDSTUDIO_NO_VLC="1")
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "dpr_probe.py"), str(tmp_path / "p.fieldstudio"),
-                           str(PHOTO)], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    probe = ROOT / "tests" / "support" / "dpr_probe.py"
+    done = subprocess.run([sys.executable, str(probe), str(tmp_path / "p.fieldstudio"), str(PHOTO)],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["dpr"] == pytest.approx(ratio)

@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def _race(tmp_path: Path, *argvs: list[str]) -> list[str]:
     """Start one ``tests.support.race_workers`` process per argv, release them together, return their stdout."""
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.support.race_workers", argv[0], argv[1], str(go), *argv[2:]],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    worker = [sys.executable, "-m", "tests.support.race_workers"]
+    procs = [subprocess.Popen([*worker, argv[0], argv[1], str(go), *argv[2:]], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for argv in argvs]
     go.touch()
     outs = []

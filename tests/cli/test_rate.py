@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from fieldstudio.cli.rate import register
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
-from tests.ratings.test_ratings import PHOTOS, VIDEO, add_media
+from tests.ratings.test_rating_records import PHOTOS, VIDEO, add_media
 
 runner = CliRunner()
 

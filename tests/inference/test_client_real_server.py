@@ -1,4 +1,5 @@
-"""Integration with a real OpenAI-compatible server: llama.cpp serving SmolLM2-135M-Instruct (tests/support/llama_server.py).
+"""Integration with a real OpenAI-compatible server: llama.cpp serving SmolLM2-135M-Instruct
+(tests/support/llama_server.py).
 
 What is checked is what a fake server cannot show: the capability probe on a real text-only model, a blind
 text-only run (IndustryEQA's blind baseline: the question without frames), the refusal of image tasks before

@@ -1,8 +1,14 @@
-"""Shared fixtures: generated barcode clips, a fresh project, isolated user folders, the fake model server."""
+"""Fixtures used by the tests of more than one package: isolated user folders, generated barcode clips, a fresh
+project on either back end, the demo project, the fake model servers, a keyring in memory.
+
+A fixture used by the tests of one package only lives in that package's conftest.py (tests/<package>/), one
+used by one test file in that file; tests/architecture/test_fixtures.py checks that each name is defined once.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -91,10 +97,95 @@ def backend_ref(backend, tmp_path, request):
 
 
 @pytest.fixture
-def any_n_intervals(monkeypatch):
-    """Intervals for every n: tests of the interval arithmetic on a handful of tasks, below the 10 scored
-    from which fieldstudio shows an interval (that rule, ``compare.coverage.MIN_INTERVAL_N``, has its own
-    tests in tests/compare/test_coverage.py)."""
-    from fieldstudio.compare import coverage
+def media_project(project):
+    """``project`` holding the hand-written test media of tests/support/annotation_fixtures.py (a photo and a
+    30-frame video with a variable-rate frame table, no files needed)."""
+    from tests.support.annotation_fixtures import add_test_media
 
-    monkeypatch.setattr(coverage, "MIN_INTERVAL_N", 1)
+    add_test_media(project)
+    return project
+
+
+# -- the demo project -------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def demo_file(tmp_path_factory) -> Path:
+    """The demo project as ``fieldstudio demo`` builds it (``build_demo``), built once per session. Read it, copy
+    it (``demo_path``), never write to it."""
+    from fieldstudio.demo.project import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
+    build_demo(path)
+    return path
+
+
+@pytest.fixture
+def demo_path(demo_file, tmp_path) -> Path:
+    """A fresh copy of the demo project: ``tmp_path / "demo.fieldstudio"``, for this test to change."""
+    return Path(shutil.copyfile(demo_file, tmp_path / "demo.fieldstudio"))
+
+
+@pytest.fixture
+def demo_project(demo_path):
+    """The demo project, open, on a fresh copy (``demo_path``)."""
+    from fieldstudio.store.project import Project
+
+    p = Project.open(demo_path)
+    yield p
+    p.close()
+
+
+# -- published benchmark files ----------------------------------------------------------------------
+@pytest.fixture
+def fwa_project(tmp_path):
+    """A project with FieldWorkArena's four demo photos, its demo tasks and the 80 tasks of category 2.1 (their
+    media is not distributed): 84 tasks. Skips without the shared data."""
+    from fieldstudio.media import library
+    from fieldstudio.store.project import Project
+    from fieldstudio.tasks.importing import import_tasks
+
+    fwa = SHARED / "fieldworkarena"
+    if not (fwa / "demo_images").is_dir():
+        pytest.skip(f"shared data not found at {fwa}")
+    p = Project.create(tmp_path / "fwa.fieldstudio")
+    report = library.add_paths(p, [fwa / "demo_images"])
+    assert not report.unreadable
+    imported = import_tasks(p, [fwa / "tasks_v2" / "tasks_demo.json", fwa / "ground_truth" / "Tasks_2.1.json"])
+    assert imported.created == 84
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def standin_fwa(tmp_path):
+    """Stand-in FieldWorkArena judge files (tests/support/official_standins.py, our own text) in a folder,
+    registered as a known version for the test."""
+    from fieldstudio.scoring.official import known
+    from tests.support.official_standins import write_standin
+
+    yield write_standin(tmp_path / "fwa-files", "fieldworkarena")
+    known.clear_stand_ins()
+
+
+# -- user settings and secrets ----------------------------------------------------------------------
+@pytest.fixture
+def config_dir(tmp_path, monkeypatch) -> Path:
+    """A fresh configuration folder for the test (FIELDSTUDIO_CONFIG_DIR), not made yet."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def memory_keyring():
+    """A keyring in memory (tests/support/memory_keyring.py) in place of the OS keyring for the test."""
+    import keyring
+
+    from tests.support.memory_keyring import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)

@@ -19,7 +19,7 @@ from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import CalibrationError
 from fieldstudio.media import library
 from tests.support.undo_stack import UndoStack
-from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
+from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID
 
 SIZE = (1280, 720)
 CELL_M = 0.5
@@ -108,21 +108,15 @@ def test_floor_ruler_within_one_percent_and_follows_calibration_edits(project, f
     assert (pixels, metres) == (50.0, None) and "calibrate with C" in how
 
 
-@pytest.fixture
-def proj(project):
-    add_test_media(project)
-    return project
-
-
-def test_scale_calibration_applies_on_read(proj):
-    ruler = ann.add_ruler(proj, PHOTO_ID, (100, 100), (220, 260))      # 3-4-5: 200 px
-    pixels, metres, how = cal.measure_ruler(proj, ruler)
+def test_scale_calibration_applies_on_read(media_project):
+    ruler = ann.add_ruler(media_project, PHOTO_ID, (100, 100), (220, 260))      # 3-4-5: 200 px
+    pixels, metres, how = cal.measure_ruler(media_project, ruler)
     assert pixels == 200 and metres is None and "no scale calibration" in how
-    c = cal.save_calibration(proj, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=1.0)   # 80 px = 1 m
-    assert cal.measure_ruler(proj, ruler).metres == pytest.approx(2.5)
-    cal.save_calibration(proj, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=2.0)       # replaces it
-    assert cal.measure_ruler(proj, ruler).metres == pytest.approx(5.0)
-    assert [r.id for r in cal.list_calibrations(proj)] == [c]
+    c = cal.save_calibration(media_project, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=1.0)   # 80 px = 1 m
+    assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(2.5)
+    cal.save_calibration(media_project, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=2.0)       # replaces it
+    assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(5.0)
+    assert [r.id for r in cal.list_calibrations(media_project)] == [c]
 
 
 @pytest.mark.parametrize("kind, points, lengths, message", [
@@ -130,52 +124,52 @@ def test_scale_calibration_applies_on_read(proj):
     ("scale", [(5, 5), (5, 5)], {"length_m": 1.0}, "coincide"),
     ("scale", [(5, 5), (50, 5)], {"length_m": 0.0}, "positive"),
 ])
-def test_degenerate_calibration_saves_nothing(proj, kind, points, lengths, message):
+def test_degenerate_calibration_saves_nothing(media_project, kind, points, lengths, message):
     with pytest.raises(CalibrationError, match=message):
-        cal.save_calibration(proj, kind, points, media_id=PHOTO_ID, **lengths)
+        cal.save_calibration(media_project, kind, points, media_id=PHOTO_ID, **lengths)
     with pytest.raises(CalibrationError, match=message):
-        UndoStack().push(edits.SaveCalibration(proj, kind=kind, points=points, media_id=PHOTO_ID, **lengths))
-    assert cal.list_calibrations(proj) == []
+        UndoStack().push(edits.SaveCalibration(media_project, kind=kind, points=points, media_id=PHOTO_ID, **lengths))
+    assert cal.list_calibrations(media_project) == []
 
 
-def test_camera_group_calibration_and_media_override(proj, project):
+def test_camera_group_calibration_and_media_override(media_project, project):
     from fieldstudio.store.models import Media
 
     with project.write() as s:
         s.add(Media(id="d" * 32, kind="image", path="p2.jpg", file_name="p2.jpg", width=400, height=300))
     with pytest.raises(cal.CameraGroupError, match="640x480"):
-        cal.set_camera_group(proj, [PHOTO_ID, VIDEO_ID], "dock")
+        cal.set_camera_group(media_project, [PHOTO_ID, VIDEO_ID], "dock")
     stack = UndoStack()
-    stack.push(edits.SetCameraGroup(proj, [PHOTO_ID, "d" * 32], "dock"))
-    stack.push(edits.SaveCalibration(proj, kind="scale", points=[(0, 0), (100, 0)], camera_group="dock", length_m=1.0))
-    r1 = ann.add_ruler(proj, PHOTO_ID, (0, 0), (0, 300))
-    r2 = ann.add_ruler(proj, "d" * 32, (0, 0), (150, 0))
-    assert cal.measure_ruler(proj, r1).metres == pytest.approx(3.0)
-    assert cal.measure_ruler(proj, r2).metres == pytest.approx(1.5)
-    assert "camera group 'dock'" in cal.measure_ruler(proj, r2).how
-    cal.save_calibration(proj, "scale", [(0, 0), (50, 0)], media_id="d" * 32, length_m=1.0)  # own one wins
-    assert cal.measure_ruler(proj, r2).metres == pytest.approx(3.0)
-    assert cal.measure_ruler(proj, r1).metres == pytest.approx(3.0)
+    stack.push(edits.SetCameraGroup(media_project, [PHOTO_ID, "d" * 32], "dock"))
+    stack.push(edits.SaveCalibration(media_project, kind="scale", points=[(0, 0), (100, 0)], camera_group="dock", length_m=1.0))
+    r1 = ann.add_ruler(media_project, PHOTO_ID, (0, 0), (0, 300))
+    r2 = ann.add_ruler(media_project, "d" * 32, (0, 0), (150, 0))
+    assert cal.measure_ruler(media_project, r1).metres == pytest.approx(3.0)
+    assert cal.measure_ruler(media_project, r2).metres == pytest.approx(1.5)
+    assert "camera group 'dock'" in cal.measure_ruler(media_project, r2).how
+    cal.save_calibration(media_project, "scale", [(0, 0), (50, 0)], media_id="d" * 32, length_m=1.0)  # own one wins
+    assert cal.measure_ruler(media_project, r2).metres == pytest.approx(3.0)
+    assert cal.measure_ruler(media_project, r1).metres == pytest.approx(3.0)
     stack.undo()                                                  # the group calibration is gone
-    assert cal.measure_ruler(proj, r1).metres is None
+    assert cal.measure_ruler(media_project, r1).metres is None
     stack.redo()
-    assert cal.measure_ruler(proj, r1).metres == pytest.approx(3.0)
+    assert cal.measure_ruler(media_project, r1).metres == pytest.approx(3.0)
     stack.undo()
     stack.undo()                                                  # out of the group again
-    assert cal.calibration_for(proj, PHOTO_ID, "scale") is None
+    assert cal.calibration_for(media_project, PHOTO_ID, "scale") is None
 
 
-def test_editing_a_calibration_is_undoable(proj):
+def test_editing_a_calibration_is_undoable(media_project):
     stack = UndoStack()
-    ruler = ann.add_ruler(proj, PHOTO_ID, (0, 0), (100, 0))
-    first = stack.push(edits.SaveCalibration(proj, kind="scale", points=[(0, 0), (50, 0)], media_id=PHOTO_ID,
+    ruler = ann.add_ruler(media_project, PHOTO_ID, (0, 0), (100, 0))
+    first = stack.push(edits.SaveCalibration(media_project, kind="scale", points=[(0, 0), (50, 0)], media_id=PHOTO_ID,
                                              length_m=1.0))
-    stack.push(edits.SaveCalibration(proj, kind="scale", points=[(0, 0), (25, 0)], media_id=PHOTO_ID, length_m=1.0))
-    assert cal.measure_ruler(proj, ruler).metres == pytest.approx(4.0)
+    stack.push(edits.SaveCalibration(media_project, kind="scale", points=[(0, 0), (25, 0)], media_id=PHOTO_ID, length_m=1.0))
+    assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(4.0)
     stack.undo()
-    assert cal.measure_ruler(proj, ruler).metres == pytest.approx(2.0)
-    stack.push(edits.DeleteCalibration(proj, first.calibration_id))
-    assert cal.measure_ruler(proj, ruler).metres is None
+    assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(2.0)
+    stack.push(edits.DeleteCalibration(media_project, first.calibration_id))
+    assert cal.measure_ruler(media_project, ruler).metres is None
     stack.undo()
-    assert cal.measure_ruler(proj, ruler).metres == pytest.approx(2.0)
-    assert [c.id for c in cal.list_calibrations(proj)] == [first.calibration_id]
+    assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(2.0)
+    assert [c.id for c in cal.list_calibrations(media_project)] == [first.calibration_id]

@@ -33,7 +33,9 @@ from tests.conftest import SAMPLE
 
 
 @pytest.fixture
-def proj(project):
+def marked_project(project):
+    """``project`` with the test media and the marks of the set-up above (labels, boxes, a track, a segment,
+    an event, a ruler, a scale calibration)."""
     add_test_media(project)
     person = lab.create_label(project, "person")
     vest = lab.create_label(project, "vest")
@@ -50,8 +52,8 @@ def proj(project):
     return project
 
 
-def test_coco(proj, tmp_path):
-    report = export_annotations(proj, "coco", tmp_path / "out" / "boxes.json")
+def test_coco(marked_project, tmp_path):
+    report = export_annotations(marked_project, "coco", tmp_path / "out" / "boxes.json")
     doc = json.loads((tmp_path / "out" / "boxes.json").read_text())
     assert [c["name"] for c in doc["categories"]] == ["person", "vest"]
     assert [c["id"] for c in doc["categories"]] == [1, 2]
@@ -71,13 +73,13 @@ def test_coco(proj, tmp_path):
     vest = boxes[(by_name["walk_f000010.jpg"]["id"], 2)]
     assert vest["bbox"] == [100, 100, 50, 50] and vest["attributes"] == {"colour": "orange"}
     # keyframes only: the three interpolated frames drop out
-    export_annotations(proj, "coco", tmp_path / "k", keyframes_only=True)
+    export_annotations(marked_project, "coco", tmp_path / "k", keyframes_only=True)
     doc = json.loads((tmp_path / "k" / "annotations.json").read_text())
     assert len(doc["images"]) == 4 and len(doc["annotations"]) == 4
 
 
-def test_yolo(proj, tmp_path):
-    report = export_annotations(proj, "yolo", tmp_path / "y")
+def test_yolo(marked_project, tmp_path):
+    report = export_annotations(marked_project, "yolo", tmp_path / "y")
     out = tmp_path / "y"
     assert (out / "classes.txt").read_text() == "person\nvest\n"
     assert sorted(p.name for p in (out / "labels").iterdir()) == sorted(
@@ -93,8 +95,8 @@ def test_yolo(proj, tmp_path):
     assert '1: "vest"' in (out / "data.yaml").read_text()
 
 
-def test_mot(proj, tmp_path):
-    report = export_annotations(proj, "mot", tmp_path / "m")
+def test_mot(marked_project, tmp_path):
+    report = export_annotations(marked_project, "mot", tmp_path / "m")
     rows = list(csv.reader((tmp_path / "m" / "walk" / "gt" / "gt.txt").read_text().splitlines()))
     assert [r[0] for r in rows] == ["3", "4", "5", "6", "7"]           # frames 2..6, 1-based
     assert rows[0] == ["3", "1", "0.00", "0.00", "64.00", "48.00", "1", "-1", "-1", "-1"]
@@ -106,8 +108,8 @@ def test_mot(proj, tmp_path):
     assert (tmp_path / "m" / "walk" / "tracks.csv").read_text() == "track_id,label\n1,person\n"
 
 
-def test_csv(proj, tmp_path):
-    export_annotations(proj, "csv", tmp_path / "a.csv")
+def test_csv(marked_project, tmp_path):
+    export_annotations(marked_project, "csv", tmp_path / "a.csv")
     df = pd.read_csv(tmp_path / "a.csv")
     assert sorted(df["kind"]) == ["box", "box", "box", "box", "event", "ruler", "segment"]
     vest = df[df["attr:colour"].notna()].iloc[0]
@@ -125,19 +127,19 @@ def test_csv(proj, tmp_path):
     assert ruler["pixels"] == pytest.approx(200) and ruler["metres"] == pytest.approx(2.5)
 
 
-def test_bad_format_and_output(proj, tmp_path):
+def test_bad_format_and_output(marked_project, tmp_path):
     with pytest.raises(ExportError, match="unknown export format"):
-        export_annotations(proj, "voc", tmp_path / "x")
+        export_annotations(marked_project, "voc", tmp_path / "x")
     (tmp_path / "file.txt").write_text("x")
     with pytest.raises(ExportError, match="is a file"):
-        export_annotations(proj, "yolo", tmp_path / "file.txt")
+        export_annotations(marked_project, "yolo", tmp_path / "file.txt")
 
 
-def test_failed_write_keeps_the_previous_export(proj, tmp_path, monkeypatch):
+def test_failed_write_keeps_the_previous_export(marked_project, tmp_path, monkeypatch):
     target = tmp_path / "boxes.json"
-    export_annotations(proj, "coco", target)
+    export_annotations(marked_project, "coco", target)
     before = target.read_bytes()
-    ann.add_box(proj, PHOTO_ID, (200, 200, 10, 10))
+    ann.add_box(marked_project, PHOTO_ID, (200, 200, 10, 10))
     import fieldstudio.core.atomic as atomic
 
     def broken_replace(src, dst):
@@ -145,7 +147,7 @@ def test_failed_write_keeps_the_previous_export(proj, tmp_path, monkeypatch):
 
     monkeypatch.setattr(atomic.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
-        export_annotations(proj, "coco", target)
+        export_annotations(marked_project, "coco", target)
     assert target.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if "boxes" in p.name] == ["boxes.json"]   # no temporary file left
 
@@ -192,7 +194,7 @@ def test_images_are_the_exact_upright_frames(project, tmp_path):
     assert len(doc["annotations"]) == 3
 
 
-def test_cli_export(proj, tmp_path):
+def test_cli_export(marked_project, tmp_path):
     app = typer.Typer()
     register(app)
 
@@ -201,11 +203,11 @@ def test_cli_export(proj, tmp_path):
         pass
 
     runner = CliRunner()
-    res = runner.invoke(app, ["export", str(proj.path), "--format", "yolo", "--out", str(tmp_path / "y")])
+    res = runner.invoke(app, ["export", str(marked_project.path), "--format", "yolo", "--out", str(tmp_path / "y")])
     assert res.exit_code == 0, res.output
     assert "yolo: 7 annotation(s)" in res.output
     assert (tmp_path / "y" / "labels" / "walk_f000004.txt").is_file()
-    res = runner.invoke(app, ["export", str(proj.path), "--format", "voc", "--out", str(tmp_path / "v")])
+    res = runner.invoke(app, ["export", str(marked_project.path), "--format", "voc", "--out", str(tmp_path / "v")])
     assert res.exit_code == 2 and "unknown export format" in res.output
     res = runner.invoke(app, ["export", str(tmp_path / "nope.fieldstudio"), "--format", "csv", "--out", "x.csv"])
     assert res.exit_code == 2 and "no such project" in res.output

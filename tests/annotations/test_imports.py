@@ -206,17 +206,6 @@ def test_yolo_class_names_from_data_yaml_and_media_forced(source, empty, tmp_pat
 WORKER_ZONE = "worker_zone_hardhat_vest_from_gif.mp4"
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    from fieldstudio.demo.project import build_demo
-
-    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
-    build_demo(path)
-    p = Project.open(path)
-    yield p
-    p.close()
-
-
 @pytest.fixture
 def demo_copy(tmp_path):
     """A new project with the demo's media files added and indexed (new media ids), and no marks or labels."""
@@ -266,17 +255,17 @@ def demo_every_frame(p: Project) -> dict[tuple[str, int, int], tuple]:
     return out
 
 
-def test_demo_coco_folder_export_imports_through_the_cli(demo, demo_copy, tmp_path):
+def test_demo_coco_folder_export_imports_through_the_cli(demo_project, demo_copy, tmp_path):
     runner = CliRunner()
     out = tmp_path / "rt" / "ex.coco"  # no .json suffix: the export writes the folder ex.coco/annotations.json
-    res = runner.invoke(app, ["annotations", "export", str(demo.path), "--format", "coco", "--out", str(out)])
+    res = runner.invoke(app, ["annotations", "export", str(demo_project.path), "--format", "coco", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert (out / "annotations.json").is_file()
     res = runner.invoke(app, ["annotations", "import", str(demo_copy.path), str(out), "--format", "coco"])
     assert res.exit_code == 0, res.output
-    assert demo_marks(demo_copy) == demo_marks(demo)
-    assert demo_every_frame(demo_copy) == demo_every_frame(demo)
-    box_labels = {m[1] for m in demo_marks(demo)}
+    assert demo_marks(demo_copy) == demo_marks(demo_project)
+    assert demo_every_frame(demo_copy) == demo_every_frame(demo_project)
+    box_labels = {m[1] for m in demo_marks(demo_project)}
     assert {r.name for r in lab.list_labels(demo_copy)} == box_labels
 
 
@@ -301,28 +290,28 @@ def test_coco_folder_of_several_json_files(source, empty, tmp_path):
         importing.import_annotations(empty, tmp_path / "none", "coco")
 
 
-def test_demo_mot_round_trip_gives_the_same_keyframes(demo, demo_copy, tmp_path):
-    export_annotations(demo, "mot", tmp_path / "mot")
+def test_demo_mot_round_trip_gives_the_same_keyframes(demo_project, demo_copy, tmp_path):
+    export_annotations(demo_project, "mot", tmp_path / "mot")
     importing.import_annotations(demo_copy, tmp_path / "mot", "mot")
     got = demo_keyframes(demo_copy)
     # the keyframes of sample_data's worker_zone person and helmet tracks (no extra ones at 34, 36, 40, 42)
     assert got[(WORKER_ZONE, 1)] == [0, 10, 20, 30, 45, 55, 70]
     assert got[(WORKER_ZONE, 2)] == [0, 10, 20, 30, 45, 70]
-    assert got == demo_keyframes(demo)
+    assert got == demo_keyframes(demo_project)
     # MOT carries no attributes and no untracked boxes; the rest is the same, the boxes to its 0.01 px
-    assert demo_marks(demo_copy, attributes=False) == demo_marks(demo, tracked_only=True, attributes=False)
-    before, after = demo_every_frame(demo), demo_every_frame(demo_copy)
+    assert demo_marks(demo_copy, attributes=False) == demo_marks(demo_project, tracked_only=True, attributes=False)
+    before, after = demo_every_frame(demo_project), demo_every_frame(demo_copy)
     assert before.keys() == after.keys()
     assert max(abs(a - b) for k in before for a, b in zip(before[k], after[k])) <= 0.01 + 1e-9
 
 
-def test_demo_cvat_round_trip_gives_the_same_video_boxes(demo, demo_copy, tmp_path):
-    export_annotations(demo, "cvat", tmp_path / "cvat")
+def test_demo_cvat_round_trip_gives_the_same_video_boxes(demo_project, demo_copy, tmp_path):
+    export_annotations(demo_project, "cvat", tmp_path / "cvat")
     importing.import_annotations(demo_copy, tmp_path / "cvat", "cvat")
-    names = _names(demo)
+    names = _names(demo_project)
     videos = {n for n in names.values() if n.endswith(".mp4")}
-    on_videos = [m for m in demo_marks(demo) if m[0] in videos]
+    on_videos = [m for m in demo_marks(demo_project) if m[0] in videos]
     assert any(m[4] is None for m in on_videos)       # the demo's vest box on frame 45 is in no track
     # CVAT for video carries video boxes only; a box outside any track comes back as that plain box
     assert demo_marks(demo_copy) == on_videos
-    assert demo_keyframes(demo_copy) == demo_keyframes(demo)
+    assert demo_keyframes(demo_copy) == demo_keyframes(demo_project)

@@ -18,7 +18,8 @@ W = 640
 
 
 @pytest.fixture(scope="module")
-def clips(tmp_path_factory):
+def moving_box_clips(tmp_path_factory):
+    """The "wave" and "exit" clips of tests/support/tracking_clips.py, by name."""
     folder = tmp_path_factory.mktemp("tracking_clips")
     return {name: make_clip(folder / f"{name}.mp4", name) for name in ("wave", "exit")}
 
@@ -40,8 +41,8 @@ def _stored_ious(p: Project, media_id: str, track_id: int, frames: range, path: 
     return [iou(boxes[f].box, truth(f, path)) if f in boxes else 0.0 for f in frames]
 
 
-def test_forward_track_keeps_iou_with_the_truth_and_one_undo_removes_it(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["wave"])
+def test_forward_track_keeps_iou_with_the_truth_and_one_undo_removes_it(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["wave"])
     start_id = _box_on(p, media_id, 0, "wave")
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 149)
     assert result.stop == "end" and result.frames_followed == 149, result.message
@@ -63,8 +64,8 @@ def test_forward_track_keeps_iou_with_the_truth_and_one_undo_removes_it(tmp_path
     p.close()
 
 
-def test_backward_track_from_the_last_frame(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["wave"])
+def test_backward_track_from_the_last_frame(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["wave"])
     start_id = _box_on(p, media_id, 149, "wave", track_id=4)
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 0, every=10)
     assert result.stop == "end" and result.last_frame == 0, result.message
@@ -75,8 +76,8 @@ def test_backward_track_from_the_last_frame(tmp_path, clips):
     p.close()
 
 
-def test_stops_with_a_message_when_the_rectangle_leaves_the_frame(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["exit"])
+def test_stops_with_a_message_when_the_rectangle_leaves_the_frame(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["exit"])
     start_id = _box_on(p, media_id, 0, "exit")
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 149)
     assert result.stop == "left_frame", result.message
@@ -90,8 +91,8 @@ def test_stops_with_a_message_when_the_rectangle_leaves_the_frame(tmp_path, clip
     p.close()
 
 
-def test_the_next_keyframe_is_never_passed_and_an_interpolated_start_becomes_a_keyframe(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["wave"])
+def test_the_next_keyframe_is_never_passed_and_an_interpolated_start_becomes_a_keyframe(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["wave"])
     _box_on(p, media_id, 0, "wave")
     _box_on(p, media_id, 40, "wave")
     start = tracking.track_start(p, media_id, 20, track_id=1)  # interpolated between frames 0 and 40
@@ -105,8 +106,8 @@ def test_the_next_keyframe_is_never_passed_and_an_interpolated_start_becomes_a_k
     p.close()
 
 
-def test_a_cancel_stores_nothing_and_bad_requests_are_refused(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["wave"])
+def test_a_cancel_stores_nothing_and_bad_requests_are_refused(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["wave"])
     start = tracking.start_of_box(p, _box_on(p, media_id, 10, "wave"))
     calls = iter(range(100))
     result = tracking.follow_box(p, start, 149, cancelled=lambda: next(calls) >= 3)
@@ -119,8 +120,8 @@ def test_a_cancel_stores_nothing_and_bad_requests_are_refused(tmp_path, clips):
     p.close()
 
 
-def test_a_box_without_a_track_gets_one_in_the_same_edit(tmp_path, clips):
-    p, media_id = _project(tmp_path, clips["wave"])
+def test_a_box_without_a_track_gets_one_in_the_same_edit(tmp_path, moving_box_clips):
+    p, media_id = _project(tmp_path, moving_box_clips["wave"])
     start_id = _box_on(p, media_id, 0, "wave", track_id=None)
     result = tracking.follow_box(p, tracking.start_of_box(p, start_id), 12)
     edit = tracking.stretch_edit(p, result)
@@ -134,12 +135,12 @@ def test_a_box_without_a_track_gets_one_in_the_same_edit(tmp_path, clips):
     p.close()
 
 
-def test_cli_track_stores_the_stretch_and_says_why_it_stopped(tmp_path, clips):
+def test_cli_track_stores_the_stretch_and_says_why_it_stopped(tmp_path, moving_box_clips):
     from typer.testing import CliRunner
 
     from fieldstudio.cli.app import app
 
-    p, media_id = _project(tmp_path, clips["exit"])
+    p, media_id = _project(tmp_path, moving_box_clips["exit"])
     box_id = _box_on(p, media_id, 0, "exit", track_id=2)
     p.close()
     runner = CliRunner()

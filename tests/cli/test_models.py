@@ -4,52 +4,15 @@ from __future__ import annotations
 
 import json
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from typer.testing import CliRunner
 
 from fieldstudio.cli.models import models_app
 from tests.support.fake_openai import Reply, fake_openai  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.usefixtures("wide_console")  # every test here: a 250-column console
 PLANTED_KEY = "sk-planted-CliKeyMustNeverShow42"
 runner = CliRunner()
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.passwords.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.passwords.pop((service, username))
-
-
-@pytest.fixture
-def config_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "config"
-    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(folder))
-    monkeypatch.setenv("COLUMNS", "250")
-    return folder
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 def run(*args: str, input: str | None = None):

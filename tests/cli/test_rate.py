@@ -14,6 +14,7 @@ from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
 from tests.ratings.test_rating_records import PHOTOS, VIDEO, add_media
 
+pytestmark = pytest.mark.usefixtures("wide_console")  # every test here: a 250-column console
 runner = CliRunner()
 
 
@@ -36,8 +37,8 @@ def run(*args: str):
 
 
 @pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "250")
+def rating_project_file(tmp_path):
+    """A project file holding the sample photos and video of tests/ratings/test_rating_records.py."""
     path = tmp_path / "p.fieldstudio"
     p = Project.create(path)
     add_media(p)
@@ -66,16 +67,16 @@ ROWS = [
 ]
 
 
-def test_import_csv_then_agreement_json(proj, tmp_path):
+def test_import_csv_then_agreement_json(rating_project_file, tmp_path):
     file = tmp_path / "r.csv"
     write_csv(file, ROWS + [["panels", "no_such.jpg", "a", "accept", "", "", ""],
                             ["panels", PHOTOS[2], "a", "maybe", "", "", ""]])
-    result = run("ratings", "import", proj, file)
+    result = run("ratings", "import", rating_project_file, file)
     assert result.exit_code == 0, result.output
     assert "9 of 11 rating(s) imported; 3 item(s) added" in result.output
     assert "line 11: no media named 'no_such.jpg'" in result.output
     assert "line 12: verdict 'maybe'" in result.output
-    p = Project.open(proj)
+    p = Project.open(rating_project_file)
     try:
         info = ratings.get_rating_set(p, "panels")
         assert info.requirement == "The label is readable"
@@ -84,7 +85,7 @@ def test_import_csv_then_agreement_json(proj, tmp_path):
     finally:
         p.close()
 
-    result = run("ratings", "agreement", proj, "--set", "panels", "--json", "--resamples", "200")
+    result = run("ratings", "agreement", rating_project_file, "--set", "panels", "--json", "--resamples", "200")
     assert result.exit_code == 0, result.output
     d = json.loads(result.output)
     assert (d["n_items"], d["n_raters"], d["n_ratings"], d["n_unsure"]) == (3, 3, 9, 1)
@@ -100,7 +101,7 @@ def test_import_csv_then_agreement_json(proj, tmp_path):
     assert (c["n"], c["agree"], c["ties"]) == (2, 1, 1)
 
     out_csv = tmp_path / "agreement.csv"
-    result = run("ratings", "agreement", proj, "--set", "panels", "--csv", out_csv, "--resamples", "100")
+    result = run("ratings", "agreement", rating_project_file, "--set", "panels", "--csv", out_csv, "--resamples", "100")
     assert result.exit_code == 0, result.output
     assert "Krippendorff's alpha (nominal): 0.067" in result.output
     rows = list(csv.DictReader(open(out_csv, encoding="utf-8")))
@@ -108,16 +109,16 @@ def test_import_csv_then_agreement_json(proj, tmp_path):
     assert float(alpha_row["estimate"]) == pytest.approx(1 / 15, abs=1e-6) and alpha_row["rating_set"] == "panels"
 
 
-def test_new_set_list_and_packages_between_projects(proj, tmp_path):
-    result = run("ratings", "new", proj, "gauges", "-r", "The gauge needle is readable",
+def test_new_set_list_and_packages_between_projects(rating_project_file, tmp_path):
+    result = run("ratings", "new", rating_project_file, "gauges", "-r", "The gauge needle is readable",
                  "--field", "angle:number:deg:0.2", "--item", PHOTOS[0], "--item", f"{VIDEO}#3")
     assert result.exit_code == 0, result.output
     assert "created rating set 'gauges' with 2 item(s)" in result.output
-    listing = run("ratings", "list", proj, "--json")
+    listing = run("ratings", "list", rating_project_file, "--json")
     assert json.loads(listing.output)[0]["items"] == 2
 
     pkg = tmp_path / "gauges.zip"
-    assert run("ratings", "export-package", proj, "--set", "gauges", pkg).exit_code == 0
+    assert run("ratings", "export-package", rating_project_file, "--set", "gauges", pkg).exit_code == 0
     other = tmp_path / "rater" / "r.fieldstudio"
     other.parent.mkdir()
     Project.create(other).close()
@@ -133,27 +134,27 @@ def test_new_set_list_and_packages_between_projects(proj, tmp_path):
     back = tmp_path / "back.json"
     assert run("ratings", "export-package", other, "--set", "gauges", back, "--rater", "rita",
                "--no-media").exit_code == 0
-    first = run("ratings", "import-package", proj, back)
-    second = run("ratings", "import-package", proj, back)
+    first = run("ratings", "import-package", rating_project_file, back)
+    second = run("ratings", "import-package", rating_project_file, back)
     assert "ratings 2 added, 0 updated, 0 unchanged" in first.output
     assert "ratings 0 added, 0 updated, 2 unchanged" in second.output
     exported = tmp_path / "gauges.csv"
-    assert run("ratings", "export", proj, "--set", "gauges", exported).exit_code == 0
+    assert run("ratings", "export", rating_project_file, "--set", "gauges", exported).exit_code == 0
     lines = list(csv.DictReader(open(exported, encoding="utf-8")))
     assert {ln["angle"] for ln in lines} == {"12.4"} and {ln["rater"] for ln in lines} == {"rita"}
 
 
-def test_acceptability_measure_tune_score(proj, tmp_path):
+def test_acceptability_measure_tune_score(rating_project_file, tmp_path):
     file = tmp_path / "r.csv"
     write_csv(file, ROWS)
-    assert run("ratings", "import", proj, file).exit_code == 0
-    result = run("acceptability", "measure", proj, "--set", "panels", "--json")
+    assert run("ratings", "import", rating_project_file, file).exit_code == 0
+    result = run("acceptability", "measure", rating_project_file, "--set", "panels", "--json")
     assert result.exit_code == 0, result.output
     measured = json.loads(result.output)
     assert [m["item"] for m in measured] == [PHOTOS[0], PHOTOS[1], f"{VIDEO}#7"]
     assert all(m["error"] is None and m["measures"]["box_area_share"] == 1.0 for m in measured)
 
-    result = run("acceptability", "tune", proj, "--set", "panels", "--seed", "3", "--json", "--resamples", "100",
+    result = run("acceptability", "tune", rating_project_file, "--set", "panels", "--seed", "3", "--json", "--resamples", "100",
                  "--save", tmp_path / "rules.json")
     assert result.exit_code == 0, result.output
     d = json.loads(result.output)
@@ -161,21 +162,21 @@ def test_acceptability_measure_tune_score(proj, tmp_path):
     assert (d["n_train"], d["n_test"], d["ties"]) == (1, 1, 1)
     assert d["rules"]["tuned"]["seed"] == 3 and (tmp_path / "rules.json").exists()
 
-    result = run("acceptability", "score", proj, "--set", "panels", "--rules", tmp_path / "rules.json")
+    result = run("acceptability", "score", rating_project_file, "--set", "panels", "--rules", tmp_path / "rules.json")
     assert result.exit_code == 0, result.output
     assert "stored 3 verdict(s) as scorer:acceptability-rules" in result.output
-    summary = json.loads(run("ratings", "agreement", proj, "--set", "panels", "--json", "--resamples", "50").output)
+    summary = json.loads(run("ratings", "agreement", rating_project_file, "--set", "panels", "--json", "--resamples", "50").output)
     scorer = summary["sources_vs_majority"]["scorer:acceptability-rules"]
     assert scorer["ties"] == 1 and scorer["n"] + scorer["unsure"] == 2
     assert summary["n_raters"] == 3                           # the scorer is not counted as a rater
 
 
-def test_errors_name_the_problem(proj, tmp_path):
-    result = run("ratings", "agreement", proj, "--set", "nope")
+def test_errors_name_the_problem(rating_project_file, tmp_path):
+    result = run("ratings", "agreement", rating_project_file, "--set", "nope")
     assert result.exit_code == 2 and "no rating set named 'nope'" in result.output
     bad = tmp_path / "bad.csv"
     bad.write_text("set,item\nx,y\n")
-    result = run("ratings", "import", proj, bad)
+    result = run("ratings", "import", rating_project_file, bad)
     assert result.exit_code == 2 and "missing column(s) rating_set, rater, verdict" in result.output
     result = run("ratings", "import", tmp_path / "missing.fieldstudio", bad)
     assert result.exit_code == 2 and "no such project file" in result.output

@@ -6,23 +6,14 @@ import json
 import re
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.run import register
 from fieldstudio.inference import profiles
 from fieldstudio.store.project import Project
 from tests.support.fake_openai import Reply
 from tests.support.run_fixtures import add_task, fake_profile
 
 PLANTED_KEY = "sk-planted-7f3a9c1e5b2d4f6a8c0e"
-
-
-@pytest.fixture
-def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
 
 
 @pytest.fixture

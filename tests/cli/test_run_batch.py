@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.run import register
 from fieldstudio.inference import profiles
 from fieldstudio.store.project import Project
 from tests.support.fake_openai import Reply
@@ -16,14 +14,8 @@ from tests.support.run_fixtures import add_task, fake_profile
 
 
 @pytest.fixture
-def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
-
-
-@pytest.fixture
-def project_file(tmp_path):
+def four_tasks_file(tmp_path):
+    """A project file with four FieldWorkArena tasks of category 1.1."""
     path = tmp_path / "cli.fieldstudio"
     with Project.create(path) as p:
         for i in range(4):
@@ -31,46 +23,46 @@ def project_file(tmp_path):
     return path
 
 
-def test_run_as_a_batch_waits_and_prints_the_batch_price(app, project_file, fake_batch_api):
+def test_run_as_a_batch_waits_and_prints_the_batch_price(app, four_tasks_file, fake_batch_api):
     profiles.add_profile(fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5))
     fake_batch_api.responder = lambda request: Reply(text="an answer", prompt_tokens=1000, completion_tokens=100)
     runner = CliRunner()
-    result = runner.invoke(app, ["run", str(project_file), "--model", "fake", "--batch", "--poll-interval", "0"])
+    result = runner.invoke(app, ["run", str(four_tasks_file), "--model", "fake", "--batch", "--poll-interval", "0"])
     assert result.exit_code == 0, result.output
     assert "4 answered, 0 failed, 0 from cache, 0 pending (of 4)" in result.output
     # 4 x (1000 x $2 + 100 x $8) / 1e6 x (1 - 0.5) = $0.0056
     assert "cost $0.0056" in result.output
     assert len(fake_batch_api.batch_lines) == 4 and fake_batch_api.chat_requests() == []
-    listing = json.loads(runner.invoke(app, ["answers", str(project_file), "--json"]).output)
+    listing = json.loads(runner.invoke(app, ["answers", str(four_tasks_file), "--json"]).output)
     assert [(r["answered"], r["status"], r["batch"]) for r in listing] == [(4, "done", "completed")]
-    status = runner.invoke(app, ["run", "batch-status", str(project_file), "--json"])
+    status = runner.invoke(app, ["run", "batch-status", str(four_tasks_file), "--json"])
     rows = json.loads(status.output)
     assert [(r["status"], r["requests"], r["completed"], r["failed"]) for r in rows] == [("completed", 4, 4, 0)]
 
 
-def test_no_wait_then_status_and_resume_by_the_stored_id(app, project_file, fake_batch_api):
+def test_no_wait_then_status_and_resume_by_the_stored_id(app, four_tasks_file, fake_batch_api):
     profiles.add_profile(fake_profile(fake_batch_api, batch_api=True, batch_discount=0.5))
     runner = CliRunner()
-    sent = runner.invoke(app, ["run", str(project_file), "-m", "fake", "--batch", "--no-wait"])
+    sent = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "--batch", "--no-wait"])
     assert sent.exit_code == 0, sent.output
     assert "0 answered" in sent.output and "4 request(s) wait in the provider's batch" in sent.output
-    run_id = json.loads(runner.invoke(app, ["answers", str(project_file), "--json"]).output)[0]["run"]
-    table = runner.invoke(app, ["run", "batch-status", str(project_file), run_id[:8]])
+    run_id = json.loads(runner.invoke(app, ["answers", str(four_tasks_file), "--json"]).output)[0]["run"]
+    table = runner.invoke(app, ["run", "batch-status", str(four_tasks_file), run_id[:8]])
     assert table.exit_code == 0 and "in_pr" in table.output, table.output       # a poll moved it on
-    rows = json.loads(runner.invoke(app, ["run", "batch-status", str(project_file), "--json", "--no-refresh"]).output)
+    rows = json.loads(runner.invoke(app, ["run", "batch-status", str(four_tasks_file), "--json", "--no-refresh"]).output)
     assert [(r["status"], r["requests"], r["imported_at"]) for r in rows] == [("in_progress", 4, None)]
-    again = runner.invoke(app, ["run", str(project_file), "-m", "fake", "--batch", "--no-wait"])
+    again = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "--batch", "--no-wait"])
     assert "resuming run" in again.output and len(fake_batch_api.batches) == 1   # nothing sent twice
-    resumed = runner.invoke(app, ["run", "batch-resume", str(project_file), run_id[:8], "--poll-interval", "0"])
+    resumed = runner.invoke(app, ["run", "batch-resume", str(four_tasks_file), run_id[:8], "--poll-interval", "0"])
     assert resumed.exit_code == 0, resumed.output
     assert "4 answered, 0 failed" in resumed.output and len(fake_batch_api.batch_lines) == 4
 
 
-def test_batch_out_for_vllm_then_import(app, project_file, tmp_path, fake_openai):
+def test_batch_out_for_vllm_then_import(app, four_tasks_file, tmp_path, fake_openai):
     profiles.add_profile(fake_profile(fake_openai))
     runner = CliRunner()
     out = tmp_path / "requests.jsonl"
-    written = runner.invoke(app, ["run", str(project_file), "-m", "fake", "-s", "blind", "--batch-out", str(out)])
+    written = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "-s", "blind", "--batch-out", str(out)])
     assert written.exit_code == 0, written.output
     assert f"wrote 4 request(s) to {out}" in " ".join(written.output.split())
     lines = [json.loads(x) for x in out.read_text().splitlines()]
@@ -82,25 +74,25 @@ def test_batch_out_for_vllm_then_import(app, project_file, tmp_path, fake_openai
                          '{"direct_answer": "no", "reasoning_answer": "none seen"}'}}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}}}) + "\n"
         for i, x in enumerate(lines)))
-    run_id = json.loads(runner.invoke(app, ["answers", str(project_file), "--json"]).output)[0]["run"]
-    imported = runner.invoke(app, ["run", "batch-import", str(project_file), run_id[:8], str(output)])
+    run_id = json.loads(runner.invoke(app, ["answers", str(four_tasks_file), "--json"]).output)[0]["run"]
+    imported = runner.invoke(app, ["run", "batch-import", str(four_tasks_file), run_id[:8], str(output)])
     assert imported.exit_code == 0, imported.output
     assert "output.jsonl: 4 answered, 0 failed, 0 without a line" in imported.output
     # batch replies are priced at the profile's batch price; this profile names no batch discount, so the
     # cost is unknown rather than guessed
     assert "cost unknown" in imported.output
-    answers = json.loads(runner.invoke(app, ["answers", str(project_file), "--run", run_id, "--json"]).output)
+    answers = json.loads(runner.invoke(app, ["answers", str(four_tasks_file), "--run", run_id, "--json"]).output)
     assert {a["answer"] for a in answers} == {"no"} and {a["prompt_tokens"] for a in answers} == {50}
 
 
-def test_batch_refusals_are_clear(app, project_file, fake_openai):
+def test_batch_refusals_are_clear(app, four_tasks_file, fake_openai):
     profiles.add_profile(fake_profile(fake_openai))
     runner = CliRunner()
-    result = runner.invoke(app, ["run", str(project_file), "-m", "fake", "--batch"])
+    result = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "--batch"])
     assert result.exit_code == 2 and "does not offer a Batch API" in result.output
-    both = runner.invoke(app, ["run", str(project_file), "-m", "fake", "--batch", "--batch-out", "x.jsonl"])
+    both = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "--batch", "--batch-out", "x.jsonl"])
     assert both.exit_code == 2 and "not both" in both.output
-    chunked = runner.invoke(app, ["run", str(project_file), "-m", "fake", "-s", "chunked", "--batch-out", "y.jsonl"])
+    chunked = runner.invoke(app, ["run", str(four_tasks_file), "-m", "fake", "-s", "chunked", "--batch-out", "y.jsonl"])
     assert chunked.exit_code == 2 and "several requests per task" in chunked.output
 
 

@@ -9,7 +9,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from fieldstudio.cli.score_report import register
 from fieldstudio.inference import profiles
 from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.inference.profiles import ModelProfile
@@ -20,14 +19,8 @@ from tests.support.scoring_fixtures import add_run, add_task
 
 
 @pytest.fixture
-def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
-
-
-@pytest.fixture
-def project_file(tmp_path):
+def two_runs_file(tmp_path):
+    """A project file with two FieldWorkArena tasks (a distance, a free text) answered by runs alpha and beta."""
     path = tmp_path / "p.fieldstudio"
     with Project.create(path) as p:
         dist = add_task(p, "2.3.0001", "12 meters", eval_func="numerical_match")
@@ -38,26 +31,26 @@ def project_file(tmp_path):
     return path
 
 
-def test_score_without_judge_reports_unscored(app, project_file):
-    result = CliRunner().invoke(app, ["score", str(project_file)])
+def test_score_without_judge_reports_unscored(app, two_runs_file):
+    result = CliRunner().invoke(app, ["score", str(two_runs_file)])
     assert result.exit_code == 0, result.output
     assert f"fs-match {fs_match.VERSION}" in result.output                              # judge-free: fieldstudio's matchers
     assert "4 answers: 2 scored, 2 unscored" in result.output
     assert "2 x needs a judge" in result.output
     assert "alpha" in result.output and "beta" in result.output
-    with Project.open(project_file) as p:
+    with Project.open(two_runs_file) as p:
         values = current_scores(p, "fs-match").set_index("run_id")["value"]
     # 11 vs 12 m -> 1.0; 20 vs 12 m (r = 0.667) -> 0.5 (not correct); free text unscored
     assert sorted(values.dropna().tolist()) == [0.5, 1.0]
 
 
-def test_score_with_judge_profile(app, project_file, fake_openai):
+def test_score_with_judge_profile(app, two_runs_file, fake_openai):
     profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0,
                                       price_input_per_mtok=1.0, price_output_per_mtok=1.0))
     fake_openai.responder = lambda request: Reply(
         text="correct" if "a box is carried" in request.body["messages"][-1]["content"] else "incorrect",
         prompt_tokens=500, completion_tokens=500)
-    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "fwa-logic+fs-prompt", "--judge",
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--scorer", "fwa-logic+fs-prompt", "--judge",
                                       "judge", "--run", "alpha"])
     assert result.exit_code == 0, result.output
     assert "2 answers: 2 scored, 0 unscored" in result.output
@@ -67,7 +60,7 @@ def test_score_with_judge_profile(app, project_file, fake_openai):
     assert "not comparable with published tables" in result.output
 
 
-def test_score_fwa_official_shows_the_prompt_source_and_settings(app, project_file, fake_openai, tmp_path):
+def test_score_fwa_official_shows_the_prompt_source_and_settings(app, two_runs_file, fake_openai, tmp_path):
     from fieldstudio.scoring.official import known
     from tests.support.official_standins import write_standin
 
@@ -75,9 +68,9 @@ def test_score_fwa_official_shows_the_prompt_source_and_settings(app, project_fi
     fake_openai.responder = lambda request: Reply(text="correct")
     folder = write_standin(tmp_path / "fwa", "fieldworkarena")
     try:
-        result = CliRunner().invoke(app, ["score", str(project_file), "--judge", "judge", "--run", "alpha"])
+        result = CliRunner().invoke(app, ["score", str(two_runs_file), "--judge", "judge", "--run", "alpha"])
         assert result.exit_code == 2 and "not located" in result.output          # default with a judge: official
-        result = CliRunner().invoke(app, ["score", str(project_file), "--judge", "judge", "--run", "alpha",
+        result = CliRunner().invoke(app, ["score", str(two_runs_file), "--judge", "judge", "--run", "alpha",
                                           "--official-source", str(folder)])
     finally:
         known.clear_stand_ins()
@@ -86,44 +79,44 @@ def test_score_fwa_official_shows_the_prompt_source_and_settings(app, project_fi
     assert "prompts: FieldWorkArena judge prompts from" in result.output and "test stand-in" in result.output
     assert "judge settings: temperature 0, top_p 1, seed 7, 99 tokens, system message 'stand-in system'" in result.output
     assert "the benchmark's own judge model is standin-judge-1" in result.output
-    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "fwa-official"])
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--scorer", "fwa-official"])
     assert result.exit_code == 2 and "needs a judge" in result.output and "fs-match" in result.output
 
 
-def test_score_errors(app, project_file):
-    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "nope"])
+def test_score_errors(app, two_runs_file):
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--scorer", "nope"])
     assert result.exit_code == 2 and "unknown scorer 'nope'" in result.output
-    result = CliRunner().invoke(app, ["score", str(project_file), "--run", "gamma"])
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--run", "gamma"])
     assert result.exit_code == 2 and "no run 'gamma'" in result.output
-    result = CliRunner().invoke(app, ["score", str(project_file), "--param", "alpha"])
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--param", "alpha"])
     assert result.exit_code == 2 and "NAME=NUMBER" in result.output
-    result = CliRunner().invoke(app, ["score", str(project_file), "--judge", "missing-profile"])
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--judge", "missing-profile"])
     assert result.exit_code == 2 and "missing-profile" in result.output
 
 
-def test_fwa_paper_params_from_the_command_line(app, project_file):
-    result = CliRunner().invoke(app, ["score", str(project_file), "--scorer", "fwa-paper", "--param", "r_th=1.0"])
+def test_fwa_paper_params_from_the_command_line(app, two_runs_file):
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), "--scorer", "fwa-paper", "--param", "r_th=1.0"])
     assert result.exit_code == 0, result.output
-    with Project.open(project_file) as p:
+    with Project.open(two_runs_file) as p:
         values = sorted(current_scores(p, "fwa-paper")["value"].dropna().tolist())
     # r_th 1: 11 vs 12 -> S_n = 1 - (1/12) = 0.9167, S = 0.9583; 20 vs 12 -> S_n = 1 - 0.6667 = 0.3333, S = 0.6667
     assert values == pytest.approx([0.5 + 0.5 * (1 - 8 / 12), 0.5 + 0.5 * (1 - 1 / 12)])
 
 
-def test_report_formats(app, project_file, tmp_path):
+def test_report_formats(app, two_runs_file, tmp_path):
     runner = CliRunner()
-    assert runner.invoke(app, ["score", str(project_file)]).exit_code == 0
-    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.csv")])
+    assert runner.invoke(app, ["score", str(two_runs_file)]).exit_code == 0
+    result = runner.invoke(app, ["report", str(two_runs_file), "--out", str(tmp_path / "r.csv")])
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "4 answers" in result.output and "alpha" in result.output
     assert len(pd.read_csv(tmp_path / "r.csv")) == 4
-    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.data"), "--format", "json"])
+    result = runner.invoke(app, ["report", str(two_runs_file), "--out", str(tmp_path / "r.data"), "--format", "json"])
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "r.data").read_text())
     assert data["sources"]["alpha"]["all"]["cost_usd"] == pytest.approx(1.0)
-    result = runner.invoke(app, ["report", str(project_file), "--out", str(tmp_path / "r.doc")])
+    result = runner.invoke(app, ["report", str(two_runs_file), "--out", str(tmp_path / "r.doc")])
     assert result.exit_code == 2 and "r.doc" in result.output
-    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.html"), "--resamples", "200"])
+    result = runner.invoke(app, ["report", str(two_runs_file), "-o", str(tmp_path / "r.html"), "--resamples", "200"])
     assert result.exit_code == 0 and (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
 
 
@@ -134,23 +127,23 @@ def test_report_formats(app, project_file, tmp_path):
     (["--param", "alpha=0.5"], "fs-match has no parameter 'alpha'"),
     (["--scorer", "bogus"], "unknown scorer 'bogus'"),
 ])
-def test_score_refuses_bad_scorers_and_parameters_before_scoring(app, project_file, args, message):
-    result = CliRunner().invoke(app, ["score", str(project_file), *args])
+def test_score_refuses_bad_scorers_and_parameters_before_scoring(app, two_runs_file, args, message):
+    result = CliRunner().invoke(app, ["score", str(two_runs_file), *args])
     assert result.exit_code == 2 and message in result.output, result.output
     assert "scoring with" not in result.output
-    with Project.open(project_file) as p:
+    with Project.open(two_runs_file) as p:
         assert current_scores(p).empty                                   # nothing was written
 
 
-def test_report_refuses_bad_options_and_says_why_it_is_empty(app, project_file, tmp_path):
+def test_report_refuses_bad_options_and_says_why_it_is_empty(app, two_runs_file, tmp_path):
     runner = CliRunner()
     for args, message in ((["--resamples", "5"], "--resamples"), (["--seed", "-1"], "--seed"),
                           (["--scorer", "nosuch"], "unknown scorer 'nosuch'")):
-        result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.json"), *args])
+        result = runner.invoke(app, ["report", str(two_runs_file), "-o", str(tmp_path / "r.json"), *args])
         assert result.exit_code == 2 and message in result.output, result.output
-    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path), "--format", "html"])
+    result = runner.invoke(app, ["report", str(two_runs_file), "-o", str(tmp_path), "--format", "html"])
     assert result.exit_code == 2 and "is a folder" in result.output
-    result = runner.invoke(app, ["report", str(project_file), "-o", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["report", str(two_runs_file), "-o", str(tmp_path / "r.json")])
     assert result.exit_code == 0 and "no answer is scored yet" in result.output
     empty = tmp_path / "empty.fieldstudio"
     Project.create(empty).close()

@@ -17,7 +17,8 @@ from tests.support.demo_data import ANNOTATIONS, CAMERA_GROUP
 
 
 @pytest.fixture(scope="module")
-def demo_project(tmp_path_factory):
+def annotated_demo_media(tmp_path_factory):
+    """A project with the demo's media and, added to them, its annotations: (project, the report of adding them)."""
     # the demo's media without its annotations, so that the report of adding them can be read
     from fieldstudio.core.paths import sample_data_dir
     path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
@@ -29,8 +30,8 @@ def demo_project(tmp_path_factory):
     project.close()
 
 
-def test_demo_annotations_cover_photos_clip_ruler_segments_and_events(demo_project):
-    project, report = demo_project
+def test_demo_annotations_cover_photos_clip_ruler_segments_and_events(annotated_demo_media):
+    project, report = annotated_demo_media
     assert report.missing_media == []
     counts = ann.count_annotations(project)
     # what the data file holds: 3 + 5 + 3 boxes on the photos, 7 + 6 keyframes of the clip's two tracks
@@ -45,8 +46,8 @@ def test_demo_annotations_cover_photos_clip_ruler_segments_and_events(demo_proje
     assert ann.open_segments(project) == [] and ann.overlapping_segments(project) == []
 
 
-def test_demo_floor_ruler_is_calibrated_through_the_camera_group(demo_project):
-    project, _ = demo_project
+def test_demo_floor_ruler_is_calibrated_through_the_camera_group(annotated_demo_media):
+    project, _ = annotated_demo_media
     clip = library.find_media(project, demo.WORKER_CLIP)
     (ruler,) = ann.list_annotations(project, media_id=clip.id, kinds=["ruler"])
     pixels, metres, how = cal.measure_ruler(project, ruler.id)
@@ -57,11 +58,11 @@ def test_demo_floor_ruler_is_calibrated_through_the_camera_group(demo_project):
     assert cal.calibration_for(project, still.id, "floor").camera_group == CAMERA_GROUP
 
 
-def test_demo_rulers_measure_distances_and_a_mark_from_another_kinds_list_is_refused(demo_project, tmp_path):
+def test_demo_rulers_measure_distances_and_a_mark_from_another_kinds_list_is_refused(annotated_demo_media, tmp_path):
     from fieldstudio.annotations import labels
     from fieldstudio.core.errors import ProjectError
 
-    project, _ = demo_project
+    project, _ = annotated_demo_media
     assert {r.label_name for r in ann.list_annotations(project, kinds=["ruler"])} == {"distance"}
     assert [r.name for r in labels.list_labels(project, "ruler")] == ["distance"]
     # a file that labels a ruler with a box label is refused, and nothing of it is added
@@ -76,8 +77,8 @@ def test_demo_rulers_measure_distances_and_a_mark_from_another_kinds_list_is_ref
     assert ann.count_annotations(project) == before
 
 
-def test_demo_track_interpolates_and_exports(demo_project, tmp_path):
-    project, _ = demo_project
+def test_demo_track_interpolates_and_exports(annotated_demo_media, tmp_path):
+    project, _ = annotated_demo_media
     clip = library.find_media(project, demo.WORKER_CLIP)
     boxes = ann.track_boxes(project, clip.id, 1)
     assert sorted(boxes) == list(range(0, 71))

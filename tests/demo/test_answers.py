@@ -11,17 +11,8 @@ from sqlalchemy import select
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.demo.answers import (DEMO_SCORER, SAMPLE_SOURCES, add_recorded_run, demo_answers_dir,
                                       export_recorded_run, recorded_runs_dir)
-from fieldstudio.demo.project import build_demo
 from fieldstudio.store.models import Answer, Run, Score, Task
 from fieldstudio.store.project import Project
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
-    build_demo(path)
-    with Project.open(path) as p:
-        yield p
 
 
 def _rows(demo, name):
@@ -30,8 +21,8 @@ def _rows(demo, name):
         return run, s.execute(select(Answer, Task.external_id).join(Task).where(Answer.run_id == run.id)).all()
 
 
-def test_at_least_three_sources_each_scored(demo):
-    with demo.read() as s:
+def test_at_least_three_sources_each_scored(demo_project):
+    with demo_project.read() as s:
         runs = s.scalars(select(Run)).all()
         scored = {r.name: s.scalar(select(Score.id).join(Answer).where(Answer.run_id == r.id,
                                                                       Score.scorer == DEMO_SCORER).limit(1))
@@ -43,28 +34,28 @@ def test_at_least_three_sources_each_scored(demo):
     assert all(n.startswith("sample: ") for n in SAMPLE_SOURCES.values())      # illustrative, and they say so
 
 
-def test_hand_written_answers_are_the_files(demo):
+def test_hand_written_answers_are_the_files(demo_project):
     for file_name, source in SAMPLE_SOURCES.items():
         with open(demo_answers_dir() / file_name, newline="", encoding="utf-8") as f:
             expected = {r["task_id"]: r["answer"] for r in csv.DictReader(f)}
-        _, rows = _rows(demo, source)
+        _, rows = _rows(demo_project, source)
         assert {ext: a.raw_text for a, ext in rows} == expected
 
 
-def test_unsure_answers_stay_unscored(demo):
-    _, rows = _rows(demo, SAMPLE_SOURCES["sample_careful.csv"])
+def test_unsure_answers_stay_unscored(demo_project):
+    _, rows = _rows(demo_project, SAMPLE_SOURCES["sample_careful.csv"])
     unsure = [a.id for a, _ in rows if "not sure" in (a.raw_text or "")]
     assert len(unsure) == 3                                   # ret-04, dist-04, cnt-06 in the file
-    with demo.read() as s:
+    with demo_project.read() as s:
         values = s.scalars(select(Score.value).where(Score.answer_id.in_(unsure), Score.scorer == DEMO_SCORER)).all()
     assert all(v is None for v in values)
 
 
-def test_recorded_run_keeps_its_provenance_and_measurements(demo):
+def test_recorded_run_keeps_its_provenance_and_measurements(demo_project):
     files = sorted(recorded_runs_dir().glob("*.json"))
     assert files, "sample_data/demo/recorded_runs/ holds no recorded run"
     doc = json.loads(files[0].read_text(encoding="utf-8"))
-    run, rows = _rows(demo, doc["name"])
+    run, rows = _rows(demo_project, doc["name"])
     assert run.kind == "model" and run.strategy == doc["strategy"] == "blind-text"
     recorded = run.params["recorded"]
     for key in ("model", "model_sha256", "server", "date"):
@@ -77,10 +68,10 @@ def test_recorded_run_keeps_its_provenance_and_measurements(demo):
             entry["raw_text"], entry["prompt_tokens"], entry["completion_tokens"], entry["latency_s"])
 
 
-def test_export_and_add_round_trip(demo, tmp_path):
-    run, rows = _rows(demo, SAMPLE_SOURCES["sample_guesser.csv"])
+def test_export_and_add_round_trip(demo_project, tmp_path):
+    run, rows = _rows(demo_project, SAMPLE_SOURCES["sample_guesser.csv"])
     out = tmp_path / "run.json"
-    assert export_recorded_run(demo, run.id, out, {"note": "test"}) == len(rows)
+    assert export_recorded_run(demo_project, run.id, out, {"note": "test"}) == len(rows)
     with Project.create(tmp_path / "copy.fieldstudio") as copy:
         with copy.write() as s:
             for _, ext in rows[:5]:
@@ -133,22 +124,22 @@ def _cost_shown(project, qtbot, tmp_path, name: str) -> tuple[str, str]:
     return in_runs_tab, source[table[0].index("cost USD")]
 
 
-def test_the_local_model_runs_cost_reads_the_same_in_the_runs_tab_and_the_report(demo, qtbot, tmp_path):
+def test_the_local_model_runs_cost_reads_the_same_in_the_runs_tab_and_the_report(demo_project, qtbot, tmp_path):
     """SmolLM2 ran on a local llama.cpp server with no price set: its cost is unknown for every answer, and
     the Runs tab's run list and the HTML report's summary say so in the same words, with what they cover."""
-    run, rows = _rows(demo, SMOL)
+    run, rows = _rows(demo_project, SMOL)
     assert run.params["prices"]["input_per_mtok"] is None and run.params["prices"]["output_per_mtok"] is None
     assert len(rows) == 42 and all(a.cost_usd is None for a, _ in rows)      # not $0: nothing is priced
-    assert _cost_shown(demo, qtbot, tmp_path, SMOL) == ("unknown (0 of 42 answers priced)",) * 2
+    assert _cost_shown(demo_project, qtbot, tmp_path, SMOL) == ("unknown (0 of 42 answers priced)",) * 2
 
 
-def test_a_partly_priced_run_reads_the_same_in_the_runs_tab_and_the_report(demo, qtbot, tmp_path):
+def test_a_partly_priced_run_reads_the_same_in_the_runs_tab_and_the_report(demo_project, qtbot, tmp_path):
     """Known costs of $0 beside unknown ones (what the demo stored before: 39 answers at $0, 3 failed ones
     without a cost) were "unknown" in the Runs tab and "0 (partial)" in the report; one rule now says both."""
     import shutil
 
     copy = tmp_path / "partly.fieldstudio"
-    shutil.copyfile(demo.path, copy)
+    shutil.copyfile(demo_project.path, copy)
     with Project.open(copy) as p:
         with p.write() as s:
             run = s.scalars(select(Run).where(Run.name == SMOL)).one()

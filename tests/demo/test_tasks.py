@@ -3,7 +3,9 @@ the sample file in sample_data/tasks that re-imports to the same tasks."""
 
 from __future__ import annotations
 
+import shutil
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -14,7 +16,6 @@ from fieldstudio.demo import tasks as demo_tasks
 from tests.support.demo_data import CAMERA_GROUP, FLOOR_QUAD, MANUAL, TASK_IDS
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.demo.project import build_demo
 from fieldstudio.media import library
 from fieldstudio.store.models import FrameIndexRow, Media
 from fieldstudio.store.project import Project
@@ -27,9 +28,9 @@ SAMPLE_FILE = sample_data_dir() / "tasks" / "fieldstudio_sample_tasks.csv"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo_tasks") / "demo.fieldstudio"
-    build_demo(path)
+def demo(demo_file, tmp_path_factory):
+    """A copy of the demo project, open, and the report of adding the demo tasks (None: the demo has them)."""
+    path = Path(shutil.copyfile(demo_file, tmp_path_factory.mktemp("demo_tasks") / "demo.fieldstudio"))
     project = Project.open(path)
     # once fieldstudio/demo.py calls add_demo_tasks itself, the set is there already and a second call is refused
     if ts.list_tasks(project):

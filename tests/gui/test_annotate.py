@@ -15,22 +15,10 @@ from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.main_window import MainWindow
-from tests.support.gui_support import build_viewer_project, copy_project, open_media, shown_window, wait_idle
+from tests.support.gui_support import copy_project, open_media, wait_idle
 
 pytestmark = pytest.mark.gui
 PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
-
-
-@pytest.fixture(scope="module")
-def template(clips, tmp_path_factory):
-    return build_viewer_project(tmp_path_factory.mktemp("annotate") / "a.fieldstudio", clips)
-
-
-@pytest.fixture
-def window(qtbot, template, tmp_path):
-    w = shown_window(qtbot, template, tmp_path)
-    yield w
-    w.close()
 
 
 def _at(window, x: float, y: float) -> QPoint:
@@ -280,16 +268,16 @@ def test_evaluation_tabs_stay_shut_on_the_welcome_screen(qtbot):
     w.close()
 
 
-def test_opening_another_project_asks_about_open_segments(window, qtbot, template, tmp_path):
+def test_opening_another_project_asks_about_open_segments(window, qtbot, viewer_template, tmp_path):
     open_media(window, qtbot, "cfr_bframes.mp4")
     window.go_to("#3")
     wait_idle(window, qtbot)
     qtbot.keyClick(window.view.canvas, Qt.Key.Key_I)
     asked = []
     window.annotator.confirm_open_segments = lambda: asked.append(1) or False  # the user presses Cancel
-    other = copy_project(template, tmp_path / "other.fieldstudio")
+    other = copy_project(viewer_template, tmp_path / "other.fieldstudio")
     assert window.open_project_path(other) is False
-    assert asked == [1] and window.state.project.path.name == "a.fieldstudio"
+    assert asked == [1] and window.state.project.path.name == viewer_template.name
     window.annotator.confirm_open_segments = lambda: True
 
 

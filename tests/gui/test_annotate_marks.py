@@ -16,22 +16,10 @@ from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.viewer.overlay import BoxItem, CaptionChip, RulerItem
-from tests.support.gui_support import build_viewer_project, open_media, shown_window, wait_idle
+from tests.support.gui_support import open_media, wait_idle
 
 pytestmark = pytest.mark.gui
 PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
-
-
-@pytest.fixture(scope="module")
-def template(clips, tmp_path_factory):
-    return build_viewer_project(tmp_path_factory.mktemp("marks") / "m.fieldstudio", clips)
-
-
-@pytest.fixture
-def window(qtbot, template, tmp_path):
-    w = shown_window(qtbot, template, tmp_path)
-    yield w
-    w.close()
 
 
 def _wcag_luminance(r: int, g: int, b: int) -> float:

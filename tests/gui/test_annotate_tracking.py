@@ -23,7 +23,8 @@ CLIP = "wave.mp4"
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def tracking_template(tmp_path_factory):
+    """A project with the 60-frame "wave" clip of tests/support/tracking_clips.py beside it, indexed."""
     folder = tmp_path_factory.mktemp("gui_tracking")
     clip = make_clip(folder / CLIP, "wave", frames=60)
     path = folder / "tracking.fieldstudio"
@@ -35,9 +36,10 @@ def template(tmp_path_factory):
 
 
 @pytest.fixture
-def window(qtbot, template, tmp_path):
-    shutil.copyfile(template.with_name(CLIP), tmp_path / CLIP)  # the media path is stored beside the project
-    w = shown_window(qtbot, template, tmp_path)
+def tracking_window(qtbot, tracking_template, tmp_path):
+    """The main window on a copy of ``tracking_template`` (and of its clip), shown at 1280 x 800."""
+    shutil.copyfile(tracking_template.with_name(CLIP), tmp_path / CLIP)  # the media path is stored beside the project
+    w = shown_window(qtbot, tracking_template, tmp_path)
     yield w
     w.close()
 
@@ -50,71 +52,71 @@ def _keyframes(window, track_id: int) -> list[ann.AnnotationRecord]:
     return ann.track_keyframes(window.state.project, window.state.media.id, track_id)
 
 
-def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(window, qtbot):
-    open_media(window, qtbot, CLIP)
-    mid = window.state.media.id
-    ann.add_box(window.state.project, mid, (100, 100, 80, 60), frame_index=0, track_id=3)
-    ann.add_box(window.state.project, mid, (200, 140, 80, 60), frame_index=20, track_id=3)
-    window.go_to("#10")
-    wait_idle(window, qtbot)
-    (item,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
+def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(tracking_window, qtbot):
+    open_media(tracking_window, qtbot, CLIP)
+    mid = tracking_window.state.media.id
+    ann.add_box(tracking_window.state.project, mid, (100, 100, 80, 60), frame_index=0, track_id=3)
+    ann.add_box(tracking_window.state.project, mid, (200, 140, 80, 60), frame_index=20, track_id=3)
+    tracking_window.go_to("#10")
+    wait_idle(tracking_window, qtbot)
+    (item,) = [i for i in tracking_window.annotator.marks.items if hasattr(i, "keyframe")]
     assert not item.keyframe and item.annotation_id is None
     # frame 10 is halfway: the interpolated box is (150, 120)-(230, 180)
     assert (item.rect.x(), item.rect.y()) == pytest.approx((150.0, 120.0))
-    vp = window.view.canvas.viewport()
-    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=_at(window, 190.0, 150.0))
+    vp = tracking_window.view.canvas.viewport()
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=_at(tracking_window, 190.0, 150.0))
     assert item.isSelected()  # selected, not refused
-    a, b = _at(window, 190.0, 150.0), _at(window, 210.0, 140.0)
+    a, b = _at(tracking_window, 190.0, 150.0), _at(tracking_window, 210.0, 140.0)
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
     for t in (0.3, 0.7, 1.0):
         qtbot.mouseMove(vp, QPoint(round(a.x() + (b.x() - a.x()) * t), round(a.y() + (b.y() - a.y()) * t)))
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
-    keys = _keyframes(window, 3)
+    keys = _keyframes(tracking_window, 3)
     assert [k.frame_index for k in keys] == [0, 10, 20]
     moved = keys[1].geometry
     # moved by the drag (20, -10) in image pixels, to within a screen pixel's worth at this zoom
-    tol = 1.0 / window.view.canvas.transform().m11() + 0.01
+    tol = 1.0 / tracking_window.view.canvas.transform().m11() + 0.01
     assert moved == pytest.approx([170.0, 110.0, 250.0, 170.0], abs=tol)
     # the new keyframe is drawn solid and stays selected
-    (shown,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
+    (shown,) = [i for i in tracking_window.annotator.marks.items if hasattr(i, "keyframe")]
     assert shown.keyframe and shown.annotation_id == keys[1].id and shown.isSelected()
-    assert window.annotator.undo_stack.count() == 1  # one edit
-    window.actions["undo"].trigger()
-    assert [k.frame_index for k in _keyframes(window, 3)] == [0, 20]
+    assert tracking_window.annotator.undo_stack.count() == 1  # one edit
+    tracking_window.actions["undo"].trigger()
+    assert [k.frame_index for k in _keyframes(tracking_window, 3)] == [0, 20]
 
 
-def test_track_forward_stores_one_undoable_stretch(window, qtbot):
-    open_media(window, qtbot, CLIP)
+def test_track_forward_stores_one_undoable_stretch(tracking_window, qtbot):
+    open_media(tracking_window, qtbot, CLIP)
     x1, y1, x2, y2 = truth(0, "wave")
-    box_id = ann.add_box(window.state.project, window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
-    window.annotator.refresh()
-    qtbot.mouseClick(window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
-                     pos=_at(window, (x1 + x2) / 2, (y1 + y2) / 2))
-    assert window.annotator.selected_ids() == [box_id]
-    window.actions["track_forward"].trigger()
-    worker = window.annotator.worker
+    box_id = ann.add_box(tracking_window.state.project, tracking_window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
+    tracking_window.annotator.refresh()
+    qtbot.mouseClick(tracking_window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
+                     pos=_at(tracking_window, (x1 + x2) / 2, (y1 + y2) / 2))
+    assert tracking_window.annotator.selected_ids() == [box_id]
+    tracking_window.actions["track_forward"].trigger()
+    worker = tracking_window.annotator.worker
     assert worker is not None
-    qtbot.waitUntil(lambda: len(_keyframes(window, 1)) > 1, timeout=60000)
-    wait_idle(window, qtbot)
-    keys = [k.frame_index for k in _keyframes(window, 1)]
+    qtbot.waitUntil(lambda: len(_keyframes(tracking_window, 1)) > 1, timeout=60000)
+    wait_idle(tracking_window, qtbot)
+    keys = [k.frame_index for k in _keyframes(tracking_window, 1)]
     assert keys == [0, *range(5, 59, 5), 59]
-    assert window.state.frame_index == 59  # the last frame tracked is shown
-    assert "reached the last frame" in window.statusBar().currentMessage()
-    (shown,) = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
+    assert tracking_window.state.frame_index == 59  # the last frame tracked is shown
+    assert "reached the last frame" in tracking_window.statusBar().currentMessage()
+    (shown,) = [i for i in tracking_window.annotator.marks.items if hasattr(i, "keyframe")]
     assert shown.isSelected()
     got = shown.rect
     assert iou((got.left(), got.top(), got.right(), got.bottom()), truth(59, "wave")) >= 0.7
-    window.grab().save(str(window.state.project.path.with_name("tracked.png")))
-    window.actions["undo"].trigger()  # one undo removes the whole stretch
-    assert [k.frame_index for k in _keyframes(window, 1)] == [0]
+    tracking_window.grab().save(str(tracking_window.state.project.path.with_name("tracked.png")))
+    tracking_window.actions["undo"].trigger()  # one undo removes the whole stretch
+    assert [k.frame_index for k in _keyframes(tracking_window, 1)] == [0]
 
 
-def test_file_import_annotations_is_one_undoable_edit_with_a_report(window, qtbot, tmp_path, monkeypatch):
+def test_file_import_annotations_is_one_undoable_edit_with_a_report(tracking_window, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog
 
     from fieldstudio.gui.annotation_import import CHOICES
 
-    open_media(window, qtbot, CLIP)
+    open_media(tracking_window, qtbot, CLIP)
     xml = tmp_path / "walk.xml"
     xml.write_text('<annotations><meta><task><source>wave.mp4</source></task></meta><track id="0" label="worker">'
                    '<box frame="3" keyframe="1" outside="0" xtl="10" ytl="20" xbr="50" ybr="80"/>'
@@ -123,40 +125,40 @@ def test_file_import_annotations_is_one_undoable_edit_with_a_report(window, qtbo
                    'xbr="5" ybr="5"/></track></annotations>')
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (CHOICES["cvat"][0], True))
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(xml), ""))
-    window.actions["import_annotations"].trigger()
+    tracking_window.actions["import_annotations"].trigger()
     qtbot.waitUntil(lambda: any(w.objectName() == "annotation_import_report" and w.isVisible()
                                 for w in QApplication.topLevelWidgets()), timeout=20000)
     (report,) = [w for w in QApplication.topLevelWidgets() if w.objectName() == "annotation_import_report"]
     text = report.text.toPlainText()
     assert "wave.mp4: 2 box(es), 1 track(s)" in text and "frame 99 is outside" in text
-    assert [(k.frame_index, k.label_name) for k in _keyframes(window, 1)] == [(3, "worker"), (9, "worker")]
+    assert [(k.frame_index, k.label_name) for k in _keyframes(tracking_window, 1)] == [(3, "worker"), (9, "worker")]
     report.close()
-    window.actions["undo"].trigger()  # one undo: the boxes and the label created for them
-    assert _keyframes(window, 1) == []
+    tracking_window.actions["undo"].trigger()  # one undo: the boxes and the label created for them
+    assert _keyframes(tracking_window, 1) == []
     from fieldstudio.annotations import labels
 
-    assert labels.list_labels(window.state.project) == []
+    assert labels.list_labels(tracking_window.state.project) == []
 
 
-def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame(window, qtbot):
-    open_media(window, qtbot, CLIP)
-    window.go_to("#40")
-    wait_idle(window, qtbot)
+def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame(tracking_window, qtbot):
+    open_media(tracking_window, qtbot, CLIP)
+    tracking_window.go_to("#40")
+    wait_idle(tracking_window, qtbot)
     x1, y1, x2, y2 = truth(40, "wave")
-    box_id = ann.add_box(window.state.project, window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=40, track_id=5)
-    window.annotator.refresh()
-    qtbot.mouseClick(window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
-                     pos=_at(window, (x1 + x2) / 2, (y1 + y2) / 2))
-    assert window.annotator.selected_ids() == [box_id]
-    window.actions["track_backward"].trigger()
-    worker = window.annotator.worker
+    box_id = ann.add_box(tracking_window.state.project, tracking_window.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=40, track_id=5)
+    tracking_window.annotator.refresh()
+    qtbot.mouseClick(tracking_window.view.canvas.viewport(), Qt.MouseButton.LeftButton,
+                     pos=_at(tracking_window, (x1 + x2) / 2, (y1 + y2) / 2))
+    assert tracking_window.annotator.selected_ids() == [box_id]
+    tracking_window.actions["track_backward"].trigger()
+    worker = tracking_window.annotator.worker
     worker.cancel()  # what the progress dialog's Cancel does
-    qtbot.waitUntil(lambda: "cancelled" in window.statusBar().currentMessage() or len(_keyframes(window, 5)) > 1,
+    qtbot.waitUntil(lambda: "cancelled" in tracking_window.statusBar().currentMessage() or len(_keyframes(tracking_window, 5)) > 1,
                     timeout=60000)
-    assert "nothing is stored" in window.statusBar().currentMessage()
-    assert [k.frame_index for k in _keyframes(window, 5)] == [40]
-    assert window.annotator.undo_stack.count() == 0
-    window.actions["track_backward"].trigger()  # the box is still selected: this time to the first frame
-    qtbot.waitUntil(lambda: len(_keyframes(window, 5)) > 1, timeout=60000)
-    assert [k.frame_index for k in _keyframes(window, 5)] == [0, *range(5, 41, 5)]
-    assert "reached the first frame" in window.statusBar().currentMessage()
+    assert "nothing is stored" in tracking_window.statusBar().currentMessage()
+    assert [k.frame_index for k in _keyframes(tracking_window, 5)] == [40]
+    assert tracking_window.annotator.undo_stack.count() == 0
+    tracking_window.actions["track_backward"].trigger()  # the box is still selected: this time to the first frame
+    qtbot.waitUntil(lambda: len(_keyframes(tracking_window, 5)) > 1, timeout=60000)
+    assert [k.frame_index for k in _keyframes(tracking_window, 5)] == [0, *range(5, 41, 5)]
+    assert "reached the first frame" in tracking_window.statusBar().currentMessage()

@@ -13,16 +13,6 @@ import time
 import pytest
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo project, built once without a window, so each case times only the window's start."""
-    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
-    res = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--no-gui", "--out", str(path)],
-                         capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0 and path.is_file(), res.stderr[-1000:]
-    return path
-
-
 def _free_display() -> str:
     """An X display number with no server (no socket, no lock file)."""
     for n in range(97, 200):
@@ -32,7 +22,7 @@ def _free_display() -> str:
 
 
 @pytest.mark.parametrize("case", ["no server", "bogus plugin", "unset"])
-def test_window_without_a_usable_display_exits_2_with_one_line(demo, case):
+def test_window_without_a_usable_display_exits_2_with_one_line(demo_path, case):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     display = _free_display()
     if case == "no server":
@@ -40,7 +30,7 @@ def test_window_without_a_usable_display_exits_2_with_one_line(demo, case):
     elif case == "bogus plugin":
         env["QT_QPA_PLATFORM"] = "bogus"
     start = time.monotonic()
-    res = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--out", str(demo)], capture_output=True,
+    res = subprocess.run([sys.executable, "-m", "fieldstudio", "demo", "--out", str(demo_path)], capture_output=True,
                          text=True, env=env, timeout=60)
     took = time.monotonic() - start
     lines = res.stderr.strip().splitlines()
@@ -52,7 +42,7 @@ def test_window_without_a_usable_display_exits_2_with_one_line(demo, case):
     named = {"no server": f"could not connect to display {display}", "bogus plugin": 'platform plugin "bogus"',
              "unset": "neither DISPLAY nor WAYLAND_DISPLAY is set"}[case]
     assert named in line
-    assert f"`xvfb-run fieldstudio demo --out {demo}`" in line and "--no-gui" in line
+    assert f"`xvfb-run fieldstudio demo --out {demo_path}`" in line and "--no-gui" in line
     # Qt's xcb plugin mentions xcb-cursor on every failure; the line names the library only when it is missing
     try:
         ctypes.CDLL("libxcb-cursor.so.0")

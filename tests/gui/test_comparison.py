@@ -42,7 +42,7 @@ SCORES = {
 
 
 @pytest.fixture
-def scored(project):
+def grid_scores(project):
     ids = {k: add_task(project, ext, f"gt of {ext}", category=cat, scenario=scen, answer_type=atype, query=q)
            for k, (ext, cat, scen, atype, q) in TASKS.items()}
     runs = {}
@@ -85,8 +85,8 @@ def open_panel(qtbot, project) -> ComparisonPanel:  # noqa: ANN001 - Project
 
 
 @pytest.fixture
-def panel(qtbot, scored):
-    project, ids, runs = scored
+def grid_panel(qtbot, grid_scores):
+    project, ids, runs = grid_scores
     return open_panel(qtbot, project), project, ids, runs
 
 
@@ -107,8 +107,8 @@ def click_cell(qtbot, w: ComparisonPanel, external_id: str, source: str) -> None
     qtbot.mouseClick(w.table.viewport(), Qt.MouseButton.LeftButton, pos=w.table.visualRect(idx).center())
 
 
-def test_grid_shows_every_task_and_source(panel):
-    w, *_ = panel
+def test_grid_shows_every_task_and_source(grid_panel):
+    w, *_ = grid_panel
     m = w.table.model()
     assert m.rowCount() == 6 and w.count_label.text() == "6 of 6 tasks"
     assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())] == \
@@ -122,10 +122,10 @@ def test_grid_shows_every_task_and_source(panel):
     assert m.index(t6, column_of(w, "alpha")).data().startswith("— · ")      # unscored
 
 
-def test_source_headers_show_the_start_of_each_name_and_the_whole_name_when_it_fits(qtbot, scored):
+def test_source_headers_show_the_start_of_each_name_and_the_whole_name_when_it_fits(qtbot, grid_scores):
     from fieldstudio.gui.panels.comparison import SOURCE_WIDTH_PX
 
-    project, ids, _ = scored
+    project, ids, _ = grid_scores
     medium = "sample: careful (written by hand)"
     long = "SmolLM2-135M blind (recorded llama.cpp run, FieldWorkArena strategy, 30 frames)"
     for name in (medium, long):
@@ -149,8 +149,8 @@ def test_source_headers_show_the_start_of_each_name_and_the_whole_name_when_it_f
     assert long in w.table.model().headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
 
 
-def test_filters_reduce_rows_to_hand_counts(panel, qtbot):
-    w, *_ = panel
+def test_filters_reduce_rows_to_hand_counts(grid_panel, qtbot):
+    w, *_ = grid_panel
     w.category_combo.setCurrentIndex(w.category_combo.findData("A"))
     assert sorted(shown_external_ids(w)) == ["1.1.0001", "1.1.0002", "1.1.0003"]
     w.wrong_check.setChecked(True)                       # A and wrong: t2, t3
@@ -174,8 +174,8 @@ def test_filters_reduce_rows_to_hand_counts(panel, qtbot):
     assert len(shown_external_ids(w)) == 6
 
 
-def test_sort_by_a_source_column(panel, qtbot):
-    w, *_ = panel
+def test_sort_by_a_source_column(grid_panel, qtbot):
+    w, *_ = grid_panel
     header = w.table.horizontalHeader()
     col = column_of(w, "alpha")
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=_section_centre(header, col))
@@ -199,8 +199,8 @@ def _section_centre(header, col):  # noqa: ANN001
     return QPoint(x, header.height() // 2)
 
 
-def test_wrong_only_and_sort_together(panel):
-    w, *_ = panel
+def test_wrong_only_and_sort_together(grid_panel):
+    w, *_ = grid_panel
     w.wrong_check.setChecked(True)
     w.table.sortByColumn(column_of(w, "beta"), Qt.SortOrder.AscendingOrder)
     # wrong tasks t2 (beta 0.0), t3 (0.0), t5 (0.8): ascending puts t5 last
@@ -208,8 +208,8 @@ def test_wrong_only_and_sort_together(panel):
     assert set(shown_external_ids(w)[:2]) == {"1.1.0002", "1.1.0003"}
 
 
-def test_cell_click_fills_detail_and_opens_media(panel, qtbot):
-    w, *_ = panel
+def test_cell_click_fills_detail_and_opens_media(grid_panel, qtbot):
+    w, *_ = grid_panel
     click_cell(qtbot, w, "1.1.0002", "alpha")
     text = w.detail.text.toPlainText()
     for expected in ("How many forklifts pass the gate?", "gt of 1.1.0002", "There are 3 forklifts.",
@@ -234,8 +234,8 @@ def _colour_at(w: ComparisonPanel, external_id: str, source: str):
         Qt.ItemDataRole.BackgroundRole).color()
 
 
-def test_override_writes_history_and_recolours(panel, qtbot):
-    w, project, ids, runs = panel
+def test_override_writes_history_and_recolours(grid_panel, qtbot):
+    w, project, ids, runs = grid_panel
     before = _colour_at(w, "1.1.0003", "alpha")
     assert before == score_colour(0.0) and before.red() > before.green()          # red for 0
     click_cell(qtbot, w, "1.1.0003", "alpha")
@@ -268,8 +268,8 @@ def test_override_writes_history_and_recolours(panel, qtbot):
     assert (mean, n) == (pytest.approx(1.0), 3)
 
 
-def test_override_of_an_answer_never_scored(panel, qtbot):
-    w, project, ids, runs = panel
+def test_override_of_an_answer_never_scored(grid_panel, qtbot):
+    w, project, ids, runs = grid_panel
     unscored = _colour_at(w, "3.1.0001", "gamma")
     assert unscored.red() == unscored.green() == unscored.blue()                 # grey: never scored
     click_cell(qtbot, w, "3.1.0001", "gamma")
@@ -287,8 +287,8 @@ def test_override_of_an_answer_never_scored(panel, qtbot):
     assert _colour_at(w, "3.1.0001", "gamma") == score_colour(0.25)
 
 
-def test_promote_to_ground_truth(panel, qtbot):
-    w, project, ids, runs = panel
+def test_promote_to_ground_truth(grid_panel, qtbot):
+    w, project, ids, runs = grid_panel
     click_cell(qtbot, w, "2.1.0002", "beta")
     dialog = w.open_promote_dialog()
     dialog.person.setText("Dana")
@@ -305,8 +305,8 @@ def test_promote_to_ground_truth(panel, qtbot):
         assert t.extra["ground_truth_history"][0]["value"] == "gt of 2.1.0002"
 
 
-def test_summary_cells_equal_numpy_on_the_same_scores(panel):
-    w, *_ = panel
+def test_summary_cells_equal_numpy_on_the_same_scores(grid_panel):
+    w, *_ = grid_panel
     m = w.summary.table_model
     assert m.categories == ["A", "B", "C", "all"] and m.sources == ["alpha", "beta", "gamma"]
     for source, per_task in SCORES.items():
@@ -336,8 +336,8 @@ def test_summary_cells_equal_numpy_on_the_same_scores(panel):
                                        "differs by 17 points (Summary)")
 
 
-def test_plots_embedded_and_exported(panel, tmp_path, monkeypatch):
-    w, *_ = panel
+def test_plots_embedded_and_exported(grid_panel, tmp_path, monkeypatch):
+    w, *_ = grid_panel
     w.tabs.setCurrentWidget(w.summary)
     for tab in w.summary.plots.values():                 # each plot is drawn when its tab is shown
         w.summary.tabs.setCurrentWidget(tab)
@@ -354,8 +354,8 @@ def test_plots_embedded_and_exported(panel, tmp_path, monkeypatch):
     assert (tmp_path / "cost.svg").read_text().lstrip().startswith("<?xml")
 
 
-def test_scorer_switch_reloads(panel, qtbot):
-    w, project, ids, runs = panel
+def test_scorer_switch_reloads(grid_panel, qtbot):
+    w, project, ids, runs = grid_panel
     with project.write() as s:
         a = s.query(Answer).filter_by(run_id=runs["beta"], task_id=ids["t1"]).one()
         s.add(Score(answer_id=a.id, scorer="fwa-paper", scorer_version="1.0", value=0.75, correct=True))
@@ -417,10 +417,10 @@ def test_900_tasks_by_8_sources(qtbot):
     assert top == pytest.approx(float(retail.max()))
 
 
-def test_a_load_that_ends_behind_another_tab_leaves_the_status_bar_alone(qtbot, scored):
+def test_a_load_that_ends_behind_another_tab_leaves_the_status_bar_alone(qtbot, grid_scores):
     """The comparison loads on a worker; when it ends while the panel is hidden (the user went to another tab),
     its "Comparison: N tasks x M sources" must not replace what that tab shows in the status bar."""
-    project, _, _ = scored
+    project, _, _ = grid_scores
     w = ComparisonPanel()
     qtbot.addWidget(w)
     said: list[str] = []

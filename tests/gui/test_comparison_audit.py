@@ -16,7 +16,7 @@ SCORER = "fwa-official"
 
 
 @pytest.fixture
-def panel(qtbot, project):
+def judged_sample_panel(qtbot, project):
     ids = sample_sources.build(project)
     sample_sources.add_judged_scores(project, ids, SCORER)
     w = ComparisonPanel()
@@ -28,8 +28,8 @@ def panel(qtbot, project):
     return w, project, ids
 
 
-def test_coverage_and_matcher_flags_in_the_grid(panel):
-    w, project, ids = panel
+def test_coverage_and_matcher_flags_in_the_grid(judged_sample_panel):
+    w, project, ids = judged_sample_panel
     assert w.coverage_label.text() == (f"Of the tasks in the grid: {CAREFUL_RUN_NAME} 42/42 scored, {GUESSER_RUN_NAME} 42/42 scored · "
                                        "⚑ 21 judged answers the matchers decide otherwise")
     w.flagged_check.setChecked(True)
@@ -45,8 +45,8 @@ def test_coverage_and_matcher_flags_in_the_grid(panel):
     assert w.detail.text.toPlainText().startswith("Matcher audit: deterministic matchers: correct")
 
 
-def test_judge_audit_from_the_keyboard(panel, qtbot):
-    w, project, ids = panel
+def test_judge_audit_from_the_keyboard(judged_sample_panel, qtbot):
+    w, project, ids = judged_sample_panel
     w.tabs.setCurrentWidget(w.audit)
     a = w.audit
     a.person.setText("Dana")

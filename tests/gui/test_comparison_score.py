@@ -21,7 +21,7 @@ FS_PROMPT = "fwa-logic+fs-prompt"
 
 
 @pytest.fixture
-def panel(qtbot, project):
+def sample_panel(qtbot, project):
     ids = sample_sources.build(project)
     w = ComparisonPanel()
     qtbot.addWidget(w)
@@ -36,8 +36,8 @@ def _choose(combo, data) -> None:
     combo.setCurrentIndex(combo.findData(data))
 
 
-def test_score_without_a_judge_fills_coverage(panel, qtbot):
-    w, project, ids = panel
+def test_score_without_a_judge_fills_coverage(sample_panel, qtbot):
+    w, project, ids = sample_panel
     assert w.summary.caption.text() == "No answers to summarise." or w.current_scorer() is None
     dialog = w.open_score_dialog()
     _choose(dialog.scorer_combo, sample_sources.MATCHER_SCORER)
@@ -58,11 +58,11 @@ def test_score_without_a_judge_fills_coverage(panel, qtbot):
     dialog.close()
 
 
-def test_score_with_a_judge_estimate_progress_and_cache(panel, qtbot, fake_openai, monkeypatch):
+def test_score_with_a_judge_estimate_progress_and_cache(sample_panel, qtbot, fake_openai, monkeypatch):
     from fieldstudio.gui.panels import comparison_score
 
     monkeypatch.setattr(comparison_score, "REFRESH_S", 0.0)             # refresh the grid at every answer
-    w, project, ids = panel
+    w, project, ids = sample_panel
     profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0,
                                       price_input_per_mtok=1.0, price_output_per_mtok=1.0))
     # a lenient judge: everything is correct except "I am not sure"
@@ -106,8 +106,8 @@ def test_score_with_a_judge_estimate_progress_and_cache(panel, qtbot, fake_opena
     again.close()
 
 
-def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
-    w, project, ids = panel
+def test_cancel_keeps_what_was_scored(sample_panel, qtbot, fake_openai):
+    w, project, ids = sample_panel
     profiles.add_profile(ModelProfile(name="slow", base_url=fake_openai.base_url, model="s", retries=0))
     fake_openai.responder = lambda request: Reply(text="correct", delay_s=0.05)
     dialog = w.open_score_dialog()
@@ -135,16 +135,7 @@ def test_cancel_keeps_what_was_scored(panel, qtbot, fake_openai):
     qtbot.waitUntil(lambda: w._worker is None, timeout=30000)            # the grid's last reload
 
 
-@pytest.fixture
-def standin_fwa(tmp_path):
-    from fieldstudio.scoring.official import known
-    from tests.support.official_standins import write_standin
-
-    yield write_standin(tmp_path / "fwa-files", "fieldworkarena")
-    known.clear_stand_ins()
-
-
-def test_official_scorer_asks_for_the_benchmark_files_once(panel, qtbot, fake_openai, monkeypatch, standin_fwa,
+def test_official_scorer_asks_for_the_benchmark_files_once(sample_panel, qtbot, fake_openai, monkeypatch, standin_fwa,
                                                          tmp_path):
     """fwa-official in the window: the folder is asked with the folder dialog (a refused one says why), then
     remembered; the stand-in's prompts and settings (99 tokens, seed 7, its system message) reach the judge."""
@@ -152,7 +143,7 @@ def test_official_scorer_asks_for_the_benchmark_files_once(panel, qtbot, fake_op
     from fieldstudio.scoring.official.source import located_folder
     from fieldstudio.scoring.service import current_scores
 
-    w, project, ids = panel
+    w, project, ids = sample_panel
     profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
     fake_openai.responder = lambda request: Reply(
         text="incorrect" if sample_sources.UNSURE in request.body["messages"][-1]["content"] else "correct")
@@ -227,10 +218,10 @@ def test_official_scorer_asks_for_the_benchmark_files_once(panel, qtbot, fake_op
     again.close()
 
 
-def test_scorers_needing_a_judge_are_disabled_without_a_profile(panel):
+def test_scorers_needing_a_judge_are_disabled_without_a_profile(sample_panel):
     from fieldstudio.scoring.scorers import REGISTRY
 
-    w, project, ids = panel
+    w, project, ids = sample_panel
     dialog = w.open_score_dialog()
     items = dialog.scorer_combo.model()
     by_name = {dialog.scorer_combo.itemData(i): i for i in range(dialog.scorer_combo.count())}
@@ -245,12 +236,12 @@ def test_scorers_needing_a_judge_are_disabled_without_a_profile(panel):
     dialog.close()
 
 
-def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
+def test_a_dead_judge_stops_the_scoring_with_its_address(sample_panel, qtbot):
     """A judge profile whose server is down (a closed loopback port): the dialog shows why it stopped, in
     place of the progress and ETA, after a few answers instead of retrying all 84."""
     import socket
 
-    w, project, ids = panel
+    w, project, ids = sample_panel
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
@@ -269,14 +260,14 @@ def test_a_dead_judge_stops_the_scoring_with_its_address(panel, qtbot):
     qtbot.waitUntil(lambda: w._worker is None, timeout=30000)
 
 
-def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qtbot, fake_openai, monkeypatch,
+def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(sample_panel, qtbot, fake_openai, monkeypatch,
                                                                       standin_fwa):
     """Score is enabled only once the judge calls and cost are estimated: not while estimating, not after
     the estimate failed (its reason on the button's tooltip and under "Before starting"), except when only
     the benchmark's judge files are not located: Score asks for their folder."""
     from fieldstudio.gui.panels import comparison_score
 
-    w, project, ids = panel
+    w, project, ids = sample_panel
     profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
     dialog = w.open_score_dialog()
     _choose(dialog.scorer_combo, "fwa-official")                     # its judge files are not located yet
@@ -309,13 +300,13 @@ def test_score_stays_disabled_with_the_reason_while_the_estimate_fails(panel, qt
     dialog.close()
 
 
-def test_score_with_the_judge_files_not_located_asks_for_their_folder_and_scores(panel, qtbot, fake_openai,
+def test_score_with_the_judge_files_not_located_asks_for_their_folder_and_scores(sample_panel, qtbot, fake_openai,
                                                                                  monkeypatch, standin_fwa):
     """The estimate fails only because the benchmark's files are not located: a click on Score asks for their
     folder (the file dialog), then scores with them."""
     from fieldstudio.gui.panels import comparison_score
 
-    w, project, ids = panel
+    w, project, ids = sample_panel
     profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
     asked: list[str] = []
 

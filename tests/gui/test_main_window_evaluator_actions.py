@@ -22,7 +22,7 @@ from fieldstudio.store.models import Media, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.scoring.imported_answers import import_answers
 from fieldstudio.tasks.importing import import_tasks, link_missing_media
-from tests.support.gui_support import blank_window, file_menu_action, import_report, report_rows
+from tests.support.gui_support import file_menu_action, import_report, report_rows
 from tests.support.shared_data import SHARED_DATA
 
 pytestmark = pytest.mark.gui
@@ -56,25 +56,20 @@ def _need_data():
         pytest.skip(f"shared data not found at {FWA}")
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    return blank_window(qtbot, tmp_path / "p.fieldstudio")
-
-
 def _report(window, qtbot):
     return import_report(window, qtbot, 90000)
 
 
 # -- the import report's "Add the missing media folder…" ---------------------------------------------
-def test_add_the_missing_media_folder_links_the_tasks(window, qtbot, monkeypatch):
+def test_add_the_missing_media_folder_links_the_tasks(empty_window, qtbot, monkeypatch):
     records = demo_records()
     names = {r["id"]: input_names(r) for r in records}
     images = sorted(p.name for p in DEMO_IMAGES.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     assert sorted(n for ns in names.values() for n in ns) == images   # each demo task names one of the photos
-    tasks_panel = window.workspace.show_panel("tasks")
+    tasks_panel = empty_window.workspace.show_panel("tasks")
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(DEMO_TASKS)], ""))
-    file_menu_action(window, "Import &tasks…").trigger()
-    dialog = _report(window, qtbot)
+    file_menu_action(empty_window, "Import &tasks…").trigger()
+    dialog = _report(empty_window, qtbot)
     missing = {task: detail.split(", ") for what, task, detail in report_rows(dialog) if what == "media not found"}
     assert missing == names
     assert f"{len(names)} task(s) name media that are not in the project" in dialog.summary.text()
@@ -84,14 +79,14 @@ def test_add_the_missing_media_folder_links_the_tasks(window, qtbot, monkeypatch
 
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(DEMO_IMAGES))
     dialog.add_media_button.click()
-    qtbot.waitUntil(lambda: window.findChild(QMessageBox, "link_summary") is not None, timeout=90000)
-    text = window.findChild(QMessageBox, "link_summary").text()
+    qtbot.waitUntil(lambda: empty_window.findChild(QMessageBox, "link_summary") is not None, timeout=90000)
+    text = empty_window.findChild(QMessageBox, "link_summary").text()
     assert text.splitlines() == [f"Media: {len(images)} images added.",
                                  f"{len(images)} task input(s) linked; {len(records)} task(s) now have all their media."]
     # the widgets read the project again: no task is marked, the library lists the photos
     assert [r.missing_media for r in tasks_panel.model.rows] == [False] * len(records)
-    assert sorted(window.library.visible_ids()) == sorted(_media_ids(window.state.project))
-    with window.state.project.read() as s:
+    assert sorted(empty_window.library.visible_ids()) == sorted(_media_ids(empty_window.state.project))
+    with empty_window.state.project.read() as s:
         linked = dict(s.execute(select(TaskInput.name, Media.file_name).join(Media, TaskInput.media_id == Media.id)).all())
     assert linked == {n: n for n in images}
 
@@ -225,12 +220,12 @@ def _select_rows(view, rows: list[int]) -> None:
                                  | QItemSelectionModel.SelectionFlag.Rows)
 
 
-def test_run_model_on_the_tasks_selected_in_the_tasks_tab(window, qtbot):
+def test_run_model_on_the_tasks_selected_in_the_tasks_tab(empty_window, qtbot):
     from fieldstudio.gui.panels.runs import SCOPE_IDS
 
-    import_tasks(window.state.project, [DEMO_TASKS, GROUND_TRUTH / "Tasks_2.1.json"])
+    import_tasks(empty_window.state.project, [DEMO_TASKS, GROUND_TRUTH / "Tasks_2.1.json"])
     n_21 = len(json.loads((GROUND_TRUTH / "Tasks_2.1.json").read_text("utf-8")))
-    tasks_panel = window.workspace.show_panel("tasks")
+    tasks_panel = empty_window.workspace.show_panel("tasks")
     tasks_panel.reload()
     _select_rows(tasks_panel.table, [1, 3])
     chosen = tasks_panel.selected_task_ids()
@@ -240,8 +235,8 @@ def test_run_model_on_the_tasks_selected_in_the_tasks_tab(window, qtbot):
     assert on_selected.text() == "Run model on these tasks… (2 selected)"
     assert on_shown.text() == f"Run model on all {len(records := demo_records()) + n_21} tasks shown…"
     on_selected.trigger()
-    runs = window.workspace.panels["runs"]
-    assert window.modes.currentWidget() is window.workspace._pages["runs"]
+    runs = empty_window.workspace.panels["runs"]
+    assert empty_window.modes.currentWidget() is empty_window.workspace._pages["runs"]
     assert runs.scope.currentData() == SCOPE_IDS and runs.task_ids.text() == ", ".join(chosen)
     runs.update_estimate()
     assert runs.task_count.text() == "2 task(s) chosen"
@@ -254,14 +249,14 @@ def test_run_model_on_the_tasks_selected_in_the_tasks_tab(window, qtbot):
     assert runs.task_count.text() == f"{len(records)} task(s) chosen"
 
 
-def test_run_model_on_the_tasks_selected_in_the_compare_grid(window, qtbot, tmp_path):
-    import_tasks(window.state.project, [DEMO_TASKS])
+def test_run_model_on_the_tasks_selected_in_the_compare_grid(empty_window, qtbot, tmp_path):
+    import_tasks(empty_window.state.project, [DEMO_TASKS])
     records = demo_records()
     answers = tmp_path / "answers.csv"
     answers.write_text("task_id,answer\n" + "".join(f"{r['id']},yes\n" for r in records), encoding="utf-8")
-    assert import_answers(window.state.project, answers, "sample: yes-sayer").answers_imported == len(records)
-    with qtbot.waitSignal(window.workspace.panel("comparison").loaded, timeout=60000):
-        compare = window.workspace.show_panel("comparison")
+    assert import_answers(empty_window.state.project, answers, "sample: yes-sayer").answers_imported == len(records)
+    with qtbot.waitSignal(empty_window.workspace.panel("comparison").loaded, timeout=60000):
+        compare = empty_window.workspace.show_panel("comparison")
     assert compare.proxy.rowCount() == len(records)
     # two cells of the same task and one of another: two tasks
     model, sel = compare.table.model(), compare.table.selectionModel()
@@ -274,28 +269,28 @@ def test_run_model_on_the_tasks_selected_in_the_compare_grid(window, qtbot, tmp_
     assert on_selected.text() == "Run model on these tasks… (2 selected)"
     assert on_shown.text() == f"Run model on all {len(records)} tasks shown…"
     on_selected.trigger()
-    runs = window.workspace.panels["runs"]
-    assert window.modes.currentWidget() is window.workspace._pages["runs"]
+    runs = empty_window.workspace.panels["runs"]
+    assert empty_window.modes.currentWidget() is empty_window.workspace._pages["runs"]
     assert runs.task_ids.text() == ", ".join(expected)
-    with window.state.project.read() as s:
+    with empty_window.state.project.read() as s:
         ids = set(s.scalars(select(Task.id)))
     assert set(expected) <= ids and s is not None
 
 
 # -- the Runs tab at the window's default size -------------------------------------------------------
-def test_model_profiles_button_is_fully_visible_at_the_default_size(window, qtbot):
-    import_tasks(window.state.project, [DEMO_TASKS])
-    assert (window.width(), window.height()) == (1400, 860)   # MainWindow's default size (no saved geometry)
-    runs = window.workspace.show_panel("runs")
+def test_model_profiles_button_is_fully_visible_at_the_default_size(empty_window, qtbot):
+    import_tasks(empty_window.state.project, [DEMO_TASKS])
+    assert (empty_window.width(), empty_window.height()) == (1400, 860)   # MainWindow's default size (no saved geometry)
+    runs = empty_window.workspace.show_panel("runs")
     # the library and properties docks hide for the evaluation tabs: the panel then has the window's width
-    qtbot.waitUntil(lambda: runs.edit_profiles.isVisible() and runs.width() > window.width() - 40)
+    qtbot.waitUntil(lambda: runs.edit_profiles.isVisible() and runs.width() > empty_window.width() - 40)
     button = runs.edit_profiles
     # nothing clips it: its visible region is the whole button, and it lies inside the window
     assert button.visibleRegion().boundingRect() == button.rect()
-    top_left = button.mapTo(window, button.rect().topLeft())
-    assert window.rect().contains(top_left) and window.rect().contains(top_left + button.rect().bottomRight())
-    shot(window, "runs_tab_default_size")
-    with window.state.project.read() as s:
+    top_left = button.mapTo(empty_window, button.rect().topLeft())
+    assert empty_window.rect().contains(top_left) and empty_window.rect().contains(top_left + button.rect().bottomRight())
+    shot(empty_window, "runs_tab_default_size")
+    with empty_window.state.project.read() as s:
         assert s.scalar(select(func.count()).select_from(Task)) == len(demo_records())
 
 

@@ -21,15 +21,6 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 SOAK = Path(__file__).resolve().parents[1] / "support" / "soak_window.py"
 
 
-@pytest.fixture(scope="module")
-def demo_project(tmp_path_factory) -> Path:
-    from fieldstudio.demo.project import build_demo
-
-    path = tmp_path_factory.mktemp("soak") / "demo.fieldstudio"
-    build_demo(path)
-    return path
-
-
 def _seeds() -> list[int]:
     chosen = os.environ.get("FIELDSTUDIO_SOAK_SEEDS")
     if chosen:
@@ -38,8 +29,8 @@ def _seeds() -> list[int]:
 
 
 @pytest.mark.parametrize("seed", _seeds())
-def test_window_survives_1000_random_actions_and_keeps_every_edit(demo_project, tmp_path, seed):
-    project = shutil.copy(demo_project, tmp_path / "demo.fieldstudio")
+def test_window_survives_1000_random_actions_and_keeps_every_edit(demo_file, tmp_path, seed):
+    project = shutil.copy(demo_file, tmp_path / "demo.fieldstudio")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", FIELDSTUDIO_SOAK_SEED=str(seed),
                FIELDSTUDIO_SOAK_ACTIONS="1000", FIELDSTUDIO_SOAK_PROJECT=str(project),
                HOME=str(tmp_path))  # the window's settings and recent list stay out of the user's

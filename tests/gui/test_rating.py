@@ -8,7 +8,6 @@ here from those rows, and pairwise figures counted by hand from the demo's verdi
 from __future__ import annotations
 
 import math
-import shutil
 import sqlite3
 
 import krippendorff
@@ -17,34 +16,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.support.demo_data import RATERS, SET_NAME
-from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.agreement import AgreementPanel
 from fieldstudio.gui.panels.rating import RaterPanel
-from fieldstudio.store.project import Project
 
 pytestmark = pytest.mark.gui
 NEW_RATER = "Dana Test"
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rating") / "demo.fieldstudio"
-    build_demo(path)  # the demo includes the sample rating set (add_demo_ratings)
-    return path
-
-
-@pytest.fixture
-def project_path(template, tmp_path):
-    dst = tmp_path / "demo.fieldstudio"
-    shutil.copyfile(template, dst)
-    return dst
-
-
-@pytest.fixture
-def project(project_path):
-    p = Project.open(project_path)
-    yield p
-    p.close()
 
 
 def rows(path, sql, *args):
@@ -67,13 +43,13 @@ def my_ratings(path, rater=NEW_RATER):
 
 
 @pytest.fixture
-def rater(qtbot, project):
+def rater(qtbot, demo_project):
     w = RaterPanel()
     qtbot.addWidget(w)
     w.resize(1200, 760)
     w.show()
     qtbot.waitExposed(w)
-    w.set_project(project)
+    w.set_project(demo_project)
     w.set_rater(NEW_RATER)
     wait_image(w, qtbot)
     yield w
@@ -89,18 +65,18 @@ def press(panel, qtbot, key, modifier=Qt.KeyboardModifier.NoModifier):
     qtbot.keyClick(panel.canvas, key, modifier)
 
 
-def test_verdict_keys_write_rows_at_once_and_enter_advances(rater, qtbot, project_path):
-    items = queue(project_path)
+def test_verdict_keys_write_rows_at_once_and_enter_advances(rater, qtbot, demo_path):
+    items = queue(demo_path)
     assert rater.progress_label.text() == f"0 / {len(items)}"
     assert rater.item_label.text().startswith(f"Item 1 of {len(items)}: {items[0][1]}")
     press(rater, qtbot, Qt.Key.Key_A)
-    got = my_ratings(project_path)
+    got = my_ratings(demo_path)
     assert [(g[0], g[1]) for g in got] == [(items[0][0], "accept")]
     assert rater.progress_label.text() == f"1 / {len(items)}"
     # tick reason 2 ("target out of frame"), then R replaces the verdict in the same row
     press(rater, qtbot, Qt.Key.Key_2)
     press(rater, qtbot, Qt.Key.Key_R)
-    got = my_ratings(project_path)
+    got = my_ratings(demo_path)
     assert len(got) == 1 and got[0][1] == "reject" and got[0][2] == '["target out of frame"]'
     press(rater, qtbot, Qt.Key.Key_Return)
     assert rater.item_label.text().startswith(f"Item 2 of {len(items)}: {items[1][1]}")
@@ -109,27 +85,27 @@ def test_verdict_keys_write_rows_at_once_and_enter_advances(rater, qtbot, projec
     press(rater, qtbot, Qt.Key.Key_Return)
     assert rater.progress_label.text() == f"2 / {len(items)}"
     assert rater.item_label.text().startswith(f"Item 3 of {len(items)}")
-    assert {(g[0], g[1]) for g in my_ratings(project_path)} == {(items[0][0], "reject"), (items[1][0], "unsure")}
+    assert {(g[0], g[1]) for g in my_ratings(demo_path)} == {(items[0][0], "reject"), (items[1][0], "unsure")}
     # the other raters' rows are untouched: 35 demo ratings + 12 scorer verdicts + 2 new
-    assert rows(project_path, "SELECT count(*) FROM rating")[0][0] == 35 + 12 + 2
+    assert rows(demo_path, "SELECT count(*) FROM rating")[0][0] == 35 + 12 + 2
 
 
-def test_ctrl_z_takes_back_the_last_verdict(rater, qtbot, project_path):
-    items = queue(project_path)
+def test_ctrl_z_takes_back_the_last_verdict(rater, qtbot, demo_path):
+    items = queue(demo_path)
     press(rater, qtbot, Qt.Key.Key_A)
     press(rater, qtbot, Qt.Key.Key_R)
-    assert my_ratings(project_path)[0][1] == "reject"
+    assert my_ratings(demo_path)[0][1] == "reject"
     press(rater, qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert [(g[0], g[1]) for g in my_ratings(project_path)] == [(items[0][0], "accept")]
+    assert [(g[0], g[1]) for g in my_ratings(demo_path)] == [(items[0][0], "accept")]
     assert rater.form.verdict_buttons["accept"].isChecked()
     press(rater, qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert my_ratings(project_path) == []
+    assert my_ratings(demo_path) == []
     assert rater.progress_label.text() == f"0 / {len(items)}"
     assert rater.saved_label.text() == "not rated yet"
 
 
-def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
-    items = queue(project_path)
+def test_backspace_fields_time_and_resume(rater, qtbot, demo_path, demo_project):
+    items = queue(demo_path)
     qtbot.wait(250)
     press(rater, qtbot, Qt.Key.Key_A)
     press(rater, qtbot, Qt.Key.Key_Return)
@@ -141,7 +117,7 @@ def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
     assert not any(b.isChecked() for b in rater.form.reason_boxes)
     qtbot.keyClick(workers_edit, Qt.Key.Key_Escape)
     press(rater, qtbot, Qt.Key.Key_R)
-    got = {g[0]: g for g in my_ratings(project_path)}
+    got = {g[0]: g for g in my_ratings(demo_path)}
     assert '"workers in view": 2.0' in got[items[1][0]][3]
     assert got[items[0][0]][4] >= 0.25  # seconds spent on the first item
     press(rater, qtbot, Qt.Key.Key_Backspace)
@@ -150,15 +126,15 @@ def test_backspace_fields_time_and_resume(rater, qtbot, project_path, project):
     # a new panel for the same rater resumes at the first item not rated
     other = RaterPanel()
     qtbot.addWidget(other)
-    other.set_project(project)
+    other.set_project(demo_project)
     other.set_rater(NEW_RATER)
     assert other.item_label.text().startswith(f"Item 3 of {len(items)}")
     assert other.progress_label.text() == f"2 / {len(items)}"
     other.set_project(None)
 
 
-def test_tab_reaches_the_fields_where_letters_are_values(rater, qtbot, project_path):
-    items = queue(project_path)
+def test_tab_reaches_the_fields_where_letters_are_values(rater, qtbot, demo_path):
+    items = queue(demo_path)
     qtbot.keyClick(rater.canvas, Qt.Key.Key_Tab)
     hard_hat = rater.form.field_edits["hard hat"]
     assert rater.focusWidget() is hard_hat
@@ -169,7 +145,7 @@ def test_tab_reaches_the_fields_where_letters_are_values(rater, qtbot, project_p
     press(rater, qtbot, Qt.Key.Key_R)
     press(rater, qtbot, Qt.Key.Key_N)
     assert rater.item_label.text().startswith(f"Item 2 of {len(items)}")
-    assert '"hard hat": false' in my_ratings(project_path)[0][3]
+    assert '"hard hat": false' in my_ratings(demo_path)[0][3]
 
 
 def test_blind_mode_hides_other_verdicts(rater, qtbot):
@@ -197,20 +173,20 @@ def demo_matrix(path):
 
 
 @pytest.fixture
-def agreement(qtbot, project):
+def agreement(qtbot, demo_project):
     w = AgreementPanel()
     qtbot.addWidget(w)
     w.resize(1100, 900)
     w.show()
     qtbot.waitExposed(w)
-    w.set_project(project)
+    w.set_project(demo_project)
     qtbot.waitUntil(lambda: not w.busy(), timeout=30000)
     yield w
     w.set_project(None)
 
 
-def test_agreement_numbers_match_an_independent_computation(agreement, project_path):
-    expected = krippendorff.alpha(reliability_data=demo_matrix(project_path), level_of_measurement="nominal")
+def test_agreement_numbers_match_an_independent_computation(agreement, demo_path):
+    expected = krippendorff.alpha(reliability_data=demo_matrix(demo_path), level_of_measurement="nominal")
     assert agreement.set_combo.currentText() == SET_NAME
     assert f"= {expected:.3f} [" in agreement.headline.text()
     assert math.isclose(agreement.summary.alpha.estimate, expected, abs_tol=1e-12)
@@ -226,8 +202,8 @@ def test_agreement_numbers_match_an_independent_computation(agreement, project_p
     assert agreement.sources_model.rows[0][0] == "scorer:acceptability-rules"
 
 
-def test_clicking_a_disagreement_emits_its_item(agreement, qtbot, project_path):
-    items = queue(project_path)
+def test_clicking_a_disagreement_emits_its_item(agreement, qtbot, demo_path):
+    items = queue(demo_path)
     label = {i[0]: i[1] if i[2] is None else f"{i[1]}#{i[2]}" for i in items}
     m = agreement.disagree_model
     shown = [m.rows[r][0] for r in range(m.rowCount())]
@@ -240,7 +216,7 @@ def test_clicking_a_disagreement_emits_its_item(agreement, qtbot, project_path):
     assert sig.args == [items[8][0]]
 
 
-def test_scorer_disagreement_opens_item_with_measures(agreement, rater, qtbot, project_path):
+def test_scorer_disagreement_opens_item_with_measures(agreement, rater, qtbot, demo_path):
     agreement.open_item.connect(lambda i: rater.show_item(i, review=True))
     m = agreement.scorer_model
     assert m.rowCount() >= 1

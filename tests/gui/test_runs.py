@@ -13,69 +13,18 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
-from keyring.errors import PasswordDeleteError
 from PySide6.QtCore import QItemSelectionModel, Qt
 from sqlalchemy import select
 
 from fieldstudio.gui.panels.runs import RunPanel
 from fieldstudio.inference import profiles as profile_store
-from fieldstudio.media import library
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.project import Project
-from fieldstudio.tasks.importing import import_tasks
 from tests.support.fake_openai import Reply
-from tests.support.shared_data import SHARED_DATA
 
 pytestmark = pytest.mark.gui
 
-FWA = SHARED_DATA / "fieldworkarena"
 PLANTED_KEY = "sk-planted-GuiRunsKey7Qx2v"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring in a dict, so the tests never touch the OS keyring."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.passwords:
-            raise PasswordDeleteError("no such password")
-        del self.passwords[(service, username)]
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def fwa_project(tmp_path):
-    if not (FWA / "demo_images").is_dir():
-        pytest.skip(f"shared data not found at {FWA}")
-    p = Project.create(tmp_path / "runs.fieldstudio")
-    report = library.add_paths(p, [FWA / "demo_images"])
-    assert not report.unreadable
-    imported = import_tasks(p, [FWA / "tasks_v2" / "tasks_demo.json", FWA / "ground_truth" / "Tasks_2.1.json"])
-    assert imported.created == 84
-    yield p
-    p.close()
 
 
 def make_panel(qtbot, project) -> RunPanel:  # noqa: ANN001

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from fieldstudio.annotations import rows as views
 from fieldstudio.core.calibration_preview import preview_calibration
 from fieldstudio.core.errors import CalibrationError
 from tests.support import demo_data as demo
-from fieldstudio.demo.project import build_demo
 from fieldstudio.gui.panels.annotation_list import (ANNOTATION_ID_ROLE, ANY, FLAGS_COL, UNLABELLED, AnnotationListPanel, END_COL,
                                                     MEASURE_COL, TIME_COL)
 from fieldstudio.annotations import calibrations as cal
@@ -60,22 +58,6 @@ class EditLog:
 
     def undo(self) -> None:
         self.edits.pop().undo()
-
-
-@pytest.fixture(scope="session")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.fieldstudio"
-    build_demo(path)
-    return path
-
-
-@pytest.fixture
-def demo_project(demo_file, tmp_path):
-    dst = tmp_path / "demo.fieldstudio"
-    shutil.copyfile(demo_file, dst)
-    p = Project.open(dst)
-    yield p
-    p.close()
 
 
 def mid(project: Project, file_name: str) -> str:

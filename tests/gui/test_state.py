@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from fieldstudio.gui.state import ViewState
-from tests.support.gui_support import build_viewer_project, open_media, shown_window, wait_idle
+from tests.support.gui_support import open_media, wait_idle
 
 
 def test_a_field_emits_once_after_it_changed_and_not_for_the_same_value():
@@ -21,18 +21,6 @@ def test_a_field_emits_once_after_it_changed_and_not_for_the_same_value():
     assert seen[-1] == ("frame", (122, pytest.approx(7.0667, abs=1e-4), False))
     assert (state.frame_index, state.frame_exact) == (122, False)
     assert state.video_frame() is None  # nothing shown: no frame for marks to attach to
-
-
-@pytest.fixture(scope="module")
-def template(clips, tmp_path_factory):
-    return build_viewer_project(tmp_path_factory.mktemp("state") / "s.fieldstudio", clips)
-
-
-@pytest.fixture
-def window(qtbot, template, tmp_path):
-    w = shown_window(qtbot, template, tmp_path)
-    yield w
-    w.close()
 
 
 @pytest.mark.gui

@@ -18,26 +18,10 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from fieldstudio.gui.imaging import format_pts
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.store.project import Project
-from tests.support.gui_support import build_viewer_project, copy_project, open_media, shown_rgb, wait_idle
+from tests.support.gui_support import open_media, shown_rgb, wait_idle
 from tests.support.video_fixtures import ffmpeg_frame, ffprobe_pts, read_barcode
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def template(clips, tmp_path_factory):
-    return build_viewer_project(tmp_path_factory.mktemp("viewer") / "viewer.fieldstudio", clips)
-
-
-@pytest.fixture
-def window(qtbot, template, tmp_path):
-    w = MainWindow(Project.open(copy_project(template, tmp_path / "v.fieldstudio")))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def status_index(window) -> int:

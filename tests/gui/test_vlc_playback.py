@@ -16,7 +16,7 @@ from fieldstudio.gui.imaging import rgb_from_qimage
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library
 from fieldstudio.store.project import Project
-from tests.support.gui_support import build_viewer_project, copy_project, open_media, shown_rgb, wait_idle
+from tests.support.gui_support import open_media, shown_rgb, wait_idle
 from tests.support.video_fixtures import H, W, ffmpeg_frame, read_barcode
 
 pytestmark = pytest.mark.gui
@@ -27,22 +27,6 @@ def _need_vlc() -> None:
 
     if vlc_unavailable_reason():
         pytest.skip(vlc_unavailable_reason())
-
-
-@pytest.fixture(scope="module")
-def template(clips, tmp_path_factory):
-    return build_viewer_project(tmp_path_factory.mktemp("playback") / "playback.fieldstudio", clips)
-
-
-@pytest.fixture
-def window(qtbot, template, tmp_path):
-    w = MainWindow(Project.open(copy_project(template, tmp_path / "p.fieldstudio")))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def test_libvlc_scales_pictures_to_the_render_size(qapp, qtbot, clips):

@@ -13,25 +13,8 @@ from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.run_records import select_tasks
 from fieldstudio.inference.sampling import fwa_indices
 from fieldstudio.inference.strategies.base import template
-from fieldstudio.media import library
-from fieldstudio.store.project import Project
-from fieldstudio.tasks.importing import import_tasks
 from tests.support.fake_openai import Reply
 from tests.support.run_fixtures import fake_profile
-from tests.support.shared_data import SHARED_DATA
-
-FWA = SHARED_DATA / "fieldworkarena"
-
-
-@pytest.fixture
-def fwa_project(tmp_path):
-    if not (FWA / "demo_images").is_dir():
-        pytest.skip(f"shared data not found at {FWA}")
-    p = Project.create(tmp_path / "batch.fieldstudio")
-    library.add_paths(p, [FWA / "demo_images"])
-    import_tasks(p, [FWA / "tasks_v2" / "tasks_demo.json", FWA / "ground_truth" / "Tasks_2.1.json"])
-    yield p
-    p.close()
 
 
 # -- the estimate ---------------------------------------------------------------------------------

@@ -38,36 +38,27 @@ def _add_profile(server) -> None:
     assert result.exit_code == 0, result.output
 
 
-@pytest.fixture
-def demo_project(tmp_path):
-    from fieldstudio.demo.project import build_demo
-
-    path = tmp_path / "demo.fieldstudio"
-    build_demo(path)
-    return path
-
-
-def test_probe_blind_run_and_refused_image_tasks(llama_server, demo_project):  # noqa: F811
+def test_probe_blind_run_and_refused_image_tasks(llama_server, demo_path):  # noqa: F811
     _add_profile(llama_server)
     probe = _cli("models", "test", "smol")
     assert probe.exit_code == 0, probe.output
     assert "does NOT accept images" in probe.output
     assert profiles.get_profile("smol").capabilities.images_accepted is False
 
-    with Project.open(demo_project) as p, p.read() as s:
+    with Project.open(demo_path) as p, p.read() as s:
         photo_tasks = [t.external_id for t in s.scalars(select(Task).order_by(Task.external_id))
                        if t.external_id.startswith("ppe-")][:3]
     assert len(photo_tasks) == 3
 
     # IndustryEQA's blind baseline: its JSON reply format. SmolLM2-135M rarely writes the JSON, and an answer
     # without it is kept with its text and recorded as IndustryEQA records it (a parse failure), not dropped.
-    blind = _cli("run", demo_project, "--model", "smol", "--strategy", "blind", "--tasks", ",".join(photo_tasks),
+    blind = _cli("run", demo_path, "--model", "smol", "--strategy", "blind", "--tasks", ",".join(photo_tasks),
                  "--param", "max_tokens=48")
     assert "3 task(s)" in blind.output, blind.output
-    plain = _cli("run", demo_project, "--model", "smol", "--strategy", "blind-text", "--tasks",
+    plain = _cli("run", demo_path, "--model", "smol", "--strategy", "blind-text", "--tasks",
                  ",".join(photo_tasks), "--param", "max_tokens=24")
     assert plain.exit_code == 0, plain.output
-    with Project.open(demo_project) as p, p.read() as s:
+    with Project.open(demo_path) as p, p.read() as s:
         for strategy in ("blind", "blind-text"):
             (run,) = [r for r in s.scalars(select(Run).where(Run.strategy == strategy))
                       if "recorded" not in (r.params or {})]       # the demo's own recorded run aside
@@ -82,10 +73,10 @@ def test_probe_blind_run_and_refused_image_tasks(llama_server, demo_project):  #
             if strategy == "blind-text":
                 assert all(a.error is None for a in answers)
 
-    seeing = _cli("run", demo_project, "--model", "smol", "--strategy", "fieldworkarena", "--tasks", photo_tasks[0],
+    seeing = _cli("run", demo_path, "--model", "smol", "--strategy", "fieldworkarena", "--tasks", photo_tasks[0],
                   "--new")
     assert seeing.exit_code == 1, seeing.output
-    with Project.open(demo_project) as p, p.read() as s:
+    with Project.open(demo_path) as p, p.read() as s:
         refused = s.scalars(select(Answer).join(Run).where(Run.strategy == "fieldworkarena")).all()
     assert len(refused) == 1
     assert "does not accept images" in (refused[0].error or "")

@@ -8,53 +8,12 @@ import os
 import keyring
 import platformdirs
 import pytest
-from keyring.backend import KeyringBackend
-from keyring.errors import PasswordDeleteError
 
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.profiles import (ModelProfile, ProfileError, mask_url, normalize_base_url,
                                             resolve_api_key)
 
 PLANTED_KEY = "sk-planted-Zq8xL3vN0tInTheFile"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring that lives in a dict, so tests never touch the real OS keyring."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.passwords:
-            raise PasswordDeleteError("no such password")
-        del self.passwords[(service, username)]
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def config_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "config"
-    monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(folder))
-    return folder
 
 
 # -- URLs --------------------------------------------------------------------------------------

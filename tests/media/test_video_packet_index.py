@@ -13,7 +13,7 @@ from fieldstudio.media import decoded_table, frame_table, library, packet_table,
 from fieldstudio.media.frames import FrameSource
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
-from tests.support.video_fixtures import encode, read_barcode
+from tests.support.video_fixtures import read_barcode
 
 
 def ffprobe_packet_pts(path) -> list[float]:
@@ -30,17 +30,6 @@ def test_packet_index_lists_ffprobes_packets_and_matches_the_decoded_index(clips
     decoded = decoded_table.build_frame_table(clips[name])
     assert frame_table.same_frames(table, decoded)
     assert table.keyframe[0] and np.array_equal(table.keyframe, decoded.keyframe)
-
-
-@pytest.fixture(scope="module")
-def truncated(tmp_path_factory):
-    """100 barcoded frames with B-frames, cut to 90 % of its bytes: its last packet does not decode."""
-    folder = tmp_path_factory.mktemp("cut")
-    full = encode(folder / "full.mp4", 100, fps=25, args=["-c:v", "libx264", "-g", "25", "-bf", "2",
-                                                           "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
-    cut = folder / "cut.mp4"
-    cut.write_bytes(full.read_bytes()[: int(full.stat().st_size * 0.9)])
-    return cut
 
 
 def _video_project(tmp_path, clip):

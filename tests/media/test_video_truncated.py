@@ -8,19 +8,7 @@ import numpy as np
 import pytest
 
 from fieldstudio.media import decoded_table, frame_reader
-from tests.support.video_fixtures import encode, ffmpeg_frame, ffprobe_pts
-
-
-@pytest.fixture(scope="module")
-def truncated(tmp_path_factory):
-    """A 100-frame barcoded H.264 clip with B-frames (moov first), cut to 90 % of its bytes."""
-    folder = tmp_path_factory.mktemp("trunc")
-    full = encode(folder / "full.mp4", 100, fps=25, args=["-c:v", "libx264", "-g", "25", "-bf", "2",
-                                                           "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
-    data = full.read_bytes()
-    cut = folder / "cut.mp4"
-    cut.write_bytes(data[: int(len(data) * 0.9)])
-    return cut
+from tests.support.video_fixtures import ffmpeg_frame, ffprobe_pts
 
 
 def test_frame_table_of_a_truncated_file_matches_ffprobe(truncated):

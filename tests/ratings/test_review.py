@@ -27,7 +27,7 @@ PHOTOS = ["ppe_electricians_hardhat_vest_wire_room_mta.jpg", "ppe_worker_hardhat
 
 
 @pytest.fixture
-def rated(project):
+def voted_items(project):
     """Three sample photos in a set; verdicts: photo 1 a/a/a, photo 2 a/r/u, photo 3 r/r (c missing)."""
     report = library.add_paths(project, [SAMPLE / n for n in PHOTOS])
     ids = [library.find_media(project, n).id for n in PHOTOS]
@@ -52,8 +52,8 @@ def db_rows(project_or_path, sql, *args):
         con.close()
 
 
-def test_record_rating_undo_removes_a_new_rating_and_redo_puts_it_back(project, rated):
-    edit = RecordRating(project, rated[0], " d ", "reject", reasons=["blurry"], fields={"n": "3"}, comment="hm",
+def test_record_rating_undo_removes_a_new_rating_and_redo_puts_it_back(project, voted_items):
+    edit = RecordRating(project, voted_items[0], " d ", "reject", reasons=["blurry"], fields={"n": "3"}, comment="hm",
                         seconds_spent=4.5)
     edit.do()
     row = db_rows(project, "SELECT id, verdict, reasons, fields, seconds_spent FROM rating WHERE rater = 'd'")
@@ -65,39 +65,39 @@ def test_record_rating_undo_removes_a_new_rating_and_redo_puts_it_back(project, 
     assert db_rows(project, "SELECT id, verdict FROM rating WHERE rater = 'd'") == [(row[0][0], "reject")]
 
 
-def test_record_rating_undo_restores_the_replaced_verdict(project, rated):
+def test_record_rating_undo_restores_the_replaced_verdict(project, voted_items):
     before = db_rows(project, "SELECT id, verdict, reasons, fields, seconds_spent, created_at FROM rating "
-                              "WHERE rater = 'a' AND item_id = ?", rated[1])
-    edit = RecordRating(project, rated[1], "a", "reject", reasons=["occluded"], seconds_spent=2.0)
+                              "WHERE rater = 'a' AND item_id = ?", voted_items[1])
+    edit = RecordRating(project, voted_items[1], "a", "reject", reasons=["occluded"], seconds_spent=2.0)
     edit.do()
-    assert db_rows(project, "SELECT verdict FROM rating WHERE rater = 'a' AND item_id = ?", rated[1]) == [("reject",)]
+    assert db_rows(project, "SELECT verdict FROM rating WHERE rater = 'a' AND item_id = ?", voted_items[1]) == [("reject",)]
     edit.undo()
     after = db_rows(project, "SELECT id, verdict, reasons, fields, seconds_spent, created_at FROM rating "
-                             "WHERE rater = 'a' AND item_id = ?", rated[1])
+                             "WHERE rater = 'a' AND item_id = ?", voted_items[1])
     assert after == before
 
 
-def test_bad_verdict_raises_and_writes_nothing(project, rated):
+def test_bad_verdict_raises_and_writes_nothing(project, voted_items):
     with pytest.raises(ratings.RatingError):
-        RecordRating(project, rated[0], "d", "maybe").do()
+        RecordRating(project, voted_items[0], "d", "maybe").do()
     assert db_rows(project, "SELECT count(*) FROM rating WHERE rater = 'd'") == [(0,)]
 
 
-def test_item_votes_and_disagreements(project, rated):
+def test_item_votes_and_disagreements(project, voted_items):
     votes = rating_review.item_votes(project, "s")
     assert [(v.accept, v.reject, v.unsure, v.majority, v.status) for v in votes] == [
         (3, 0, 0, "accept", "majority"), (1, 1, 1, None, "tie"), (0, 2, 0, "reject", "majority")]
     assert votes[0].sources == {"scorer:x": "reject"} and "scorer:x" not in votes[0].votes
-    assert [v.item.id for v in rating_review.rater_disagreements(project, "s")] == [rated[1]]
+    assert [v.item.id for v in rating_review.rater_disagreements(project, "s")] == [voted_items[1]]
     assert rating_review.verdict_counts(project, "s") == {"accept": 4, "reject": 3, "unsure": 1}
 
 
-def test_others_on_item_excludes_the_rater_and_lists_machines_last(project, rated):
-    others = rating_review.others_on_item(project, rated[0], "b")
+def test_others_on_item_excludes_the_rater_and_lists_machines_last(project, voted_items):
+    others = rating_review.others_on_item(project, voted_items[0], "b")
     assert [(r.rater, r.verdict) for r in others] == [("a", "accept"), ("c", "accept"), ("scorer:x", "reject")]
 
 
-def test_set_agreement_alpha_by_hand(project, rated):
+def test_set_agreement_alpha_by_hand(project, voted_items):
     # values per item: 1 (a, a, a), 2 (a, r; the unsure left out), 3 (r, r)
     # coincidences: item1 a-a 3*2/(3-1)=3, item2 a-r 1/(2-1)=1 each way, item3 r-r 2/(2-1)=2
     # o_aa=3, o_rr=2, o_ar=o_ra=1; n_a=4, n_r=3, n=7; D_o = 2/7, D_e = 2*4*3/(7*6) = 4/7 -> alpha = 1 - 0.5
@@ -106,11 +106,11 @@ def test_set_agreement_alpha_by_hand(project, rated):
     assert summary.n_raters == 3 and set(summary.sources) == {"scorer:x"}
 
 
-def test_measure_item_matches_the_set_scorer(project, rated):
-    single = rating_review.measure_item(project, rated[1])
+def test_measure_item_matches_the_set_scorer(project, voted_items):
+    single = rating_review.measure_item(project, voted_items[1])
     whole = {m.item_id: m for m in acceptability.measure_rating_set(project, "s")}
-    assert single.measured.measures == whole[rated[1]].measures
-    assert single.verdict == ar.evaluate(ar.DEFAULT_RULES, whole[rated[1]].measures)
+    assert single.measured.measures == whole[voted_items[1]].measures
+    assert single.verdict == ar.evaluate(ar.DEFAULT_RULES, whole[voted_items[1]].measures)
     assert [t.term for t in single.terms] == [t.name for t in ar.DEFAULT_RULES.terms]
 
 

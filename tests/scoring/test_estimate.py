@@ -10,13 +10,11 @@ import pytest
 from fieldstudio.inference import profiles
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring.estimate import DEFAULT_COMPLETION_TOKENS, estimate_scoring, judge_use
-from fieldstudio.scoring.official import known
 from fieldstudio.scoring.official.reading import OfficialSourceError
 from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.scoring.service import score_answers
 from fieldstudio.store.models import Answer
 from tests.support.fake_openai import Reply
-from tests.support.official_standins import write_standin
 from tests.support.scoring_fixtures import add_run, add_task
 
 SCORER = "fwa-logic+fs-prompt"
@@ -77,12 +75,6 @@ def test_estimate_without_judge(judged_project):
     assert "deterministic matchers decide" in est.text()
     needs = estimate_scoring(project, SCORER, None, None)
     assert "needs a judge: without one nothing is scored" in needs.text()
-
-
-@pytest.fixture
-def standin_fwa(tmp_path):
-    yield write_standin(tmp_path / "fwa", "fieldworkarena")
-    known.clear_stand_ins()
 
 
 def test_official_estimate_uses_the_located_files_settings(judged_project, fake_openai, standin_fwa):

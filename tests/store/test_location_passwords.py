@@ -7,31 +7,12 @@ import os
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from sqlalchemy.engine import make_url
 
 from fieldstudio.core.errors import ProjectError
 from fieldstudio.store import location
 from fieldstudio.store.project import Project
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring backend holding entries in a dict (the OS keyring is not touched)."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):  # noqa: ANN001, ANN201
-        return self.entries.get((service, username))
-
-    def set_password(self, service, username, password):  # noqa: ANN001, ANN201
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service, username):  # noqa: ANN001, ANN201
-        self.entries.pop((service, username), None)
+from tests.support.memory_keyring import MemoryKeyring
 
 
 @pytest.fixture

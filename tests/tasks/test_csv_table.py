@@ -5,11 +5,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from fieldstudio.store.models import Answer, Media, Task, TaskInput
-from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import csv_table as csv_tasks
 from fieldstudio.tasks.formats.parsed_records import ParsedInput
 from fieldstudio.tasks.formats import detect_format
@@ -17,13 +15,6 @@ from fieldstudio.scoring.imported_answers import import_answers
 from fieldstudio.tasks.importing import import_tasks
 
 HEADER = "task_id,query,answer_type,ground_truth,category,scenario,inputs,eval_func,camera\r\n"
-
-
-@pytest.fixture
-def project(tmp_path):
-    p = Project.create(tmp_path / "p.fieldstudio")
-    yield p
-    p.close()
 
 
 def write(path: Path, text: str) -> Path:

@@ -68,7 +68,8 @@ def task_fields(project: Project) -> dict[str, tuple]:
 
 
 @pytest.fixture(scope="module")
-def fwa_project(tmp_path_factory):
+def fwa_ground_truth_project(tmp_path_factory):
+    """A project with the 886 tasks of FieldWorkArena's ground truth files and no media, built once per module."""
     p = Project.create(tmp_path_factory.mktemp("fwa") / "fwa.fieldstudio")
     report = import_tasks(p, GT_FILES)
     assert report.created == 886
@@ -78,9 +79,9 @@ def fwa_project(tmp_path_factory):
 
 # ---------------------------------------------------------------- FieldWorkArena
 @needs_fwa
-def test_fieldworkarena_round_trip_field_identical(fwa_project, tmp_path):
+def test_fieldworkarena_round_trip_field_identical(fwa_ground_truth_project, tmp_path):
     out = tmp_path / "Tasks_all.json"
-    report = export_tasks(fwa_project, "fieldworkarena", out)
+    report = export_tasks(fwa_ground_truth_project, "fieldworkarena", out)
     assert report.written == 886 and report.skipped == []
     exported = {r["id"]: r for r in json.loads(out.read_text(encoding="utf-8"))}
     source = {r["id"]: r for f in GT_FILES for r in json.loads(f.read_text(encoding="utf-8"))}
@@ -96,15 +97,15 @@ def test_fieldworkarena_round_trip_field_identical(fwa_project, tmp_path):
     again = Project.create(tmp_path / "again.fieldstudio")
     report = import_tasks(again, [out], fwa_domain_files=DOMAIN_FILES, fwa_category_files=CATEGORY_FILES)
     assert report.created == 886
-    assert task_fields(again) == task_fields(fwa_project)
+    assert task_fields(again) == task_fields(fwa_ground_truth_project)
     again.close()
 
 
 @needs_fwa
-def test_fieldworkarena_source_filter_and_folder_target(fwa_project, tmp_path):
+def test_fieldworkarena_source_filter_and_folder_target(fwa_ground_truth_project, tmp_path):
     with pytest.raises(TaskExportError, match="no task of source 'openeqa'"):
-        export_tasks(fwa_project, "fieldworkarena", tmp_path, source="openeqa")
-    report = export_tasks(fwa_project, "fieldworkarena", tmp_path, source="fieldworkarena")
+        export_tasks(fwa_ground_truth_project, "fieldworkarena", tmp_path, source="openeqa")
+    report = export_tasks(fwa_ground_truth_project, "fieldworkarena", tmp_path, source="fieldworkarena")
     assert report.path == tmp_path / "tasks.json" and report.written == 886
 
 

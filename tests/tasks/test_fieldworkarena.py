@@ -17,7 +17,6 @@ import pytest
 from sqlalchemy import func, select
 
 from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
-from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
 from fieldstudio.tasks.formats.parsed_records import guess_answer_type
 from fieldstudio.tasks.formats import detect_format
@@ -45,13 +44,6 @@ def gt_files() -> list[Path]:
 
 def raw_records(files: list[Path]) -> list[dict]:
     return [r for f in files for r in json.loads(f.read_text(encoding="utf-8"))]
-
-
-@pytest.fixture
-def project(tmp_path):
-    p = Project.create(tmp_path / "p.fieldstudio")
-    yield p
-    p.close()
 
 
 @pytest.fixture

@@ -17,13 +17,7 @@ from fieldstudio.tasks import task_records as ts
 from tests.support.undo_stack import UndoStack
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from fieldstudio.tasks.ground_truth import GroundTruthLink, LinkError, clock, compute, link_fields, refresh_linked
-from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
-
-
-@pytest.fixture
-def media_project(project):
-    add_test_media(project)
-    return project
+from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID
 
 
 # ---------------------------------------------------------------- validation

@@ -22,7 +22,7 @@ from fieldstudio.core import user_settings as us
 from fieldstudio.core.paths import config_dir
 from fieldstudio.core.user_settings import Setting
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 FLAG = Setting("test", "flag", bool, False, "a bool")
 COUNT = Setting("test", "count", int, 5, "an int")
@@ -135,7 +135,7 @@ def test_the_tracking_setting_defaults_to_the_trackers_spacing():
 # ------------------------------------------------------------------ window.ini through QSettings
 def _read_in_a_fresh_process(settings: list[str]) -> dict[str, object]:
     """``gui.settings.get`` of the named test settings in a new interpreter (no QSettings cache)."""
-    code = ("import sys; from tests import test_user_settings as t; from fieldstudio.gui import settings; "
+    code = ("import sys; from tests.core import test_user_settings as t; from fieldstudio.gui import settings; "
             "print(repr({n: settings.get(getattr(t, n)) for n in sys.argv[1:]}))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code, *settings], capture_output=True, text=True, env=env,

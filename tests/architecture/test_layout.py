@@ -1,10 +1,11 @@
 """The tests mirror the packages (issue 35 item 6; the rule is written out in tests/README.md).
 
 Every test file lives in ``tests/<package>/`` and is named ``test_<module>[_<what>].py`` after the module (or
-subpackage) of ``fieldstudio/<package>/`` it mainly exercises, so that the tests of ``media/video.py`` are
-``tests/media/test_video*.py``. ``tests/launch/`` mirrors ``fieldstudio/launch.py``, ``tests/installers/`` the
-repository's ``installers/``; ``tests/architecture/`` holds the checks on the whole code base (import cycles,
-this layout) and ``tests/support/`` the shared helpers, fakes and clips, with no tests of its own.
+subpackage) of ``fieldstudio/<package>/`` it mainly exercises, so that the tests of ``media/decoded_table.py``
+are ``tests/media/test_decoded_table*.py``. ``tests/launch/`` mirrors ``fieldstudio/launch.py``,
+``tests/installers/`` the repository's ``installers/``; ``tests/architecture/`` holds the checks on the whole code
+base (import cycles, this layout) and ``tests/support/`` the shared helpers, fakes and clips, with no tests of its
+own.
 """
 
 from __future__ import annotations

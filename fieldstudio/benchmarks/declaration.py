@@ -7,7 +7,7 @@ scores into its figure (:class:`UnscoredRule`).
 
 This package sits low (it imports only ``core``), so the formats, strategies and scorers it names are
 referred to by their registry names: ``tasks.formats`` (formats), ``inference.strategies.REGISTRY``,
-``scoring.scorers.REGISTRY``. tests/test_benchmark_declarations.py checks that every name resolves and
+``scoring.scorers.REGISTRY``. tests/benchmarks/test_declaration.py checks that every name resolves and
 that every registered format, strategy and scorer belongs to a declared benchmark.
 """
 

@@ -20,7 +20,7 @@ from fieldstudio.gui.panels.comparison_score import ScoreDialog
 from fieldstudio.inference import profiles
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.store.project import Project
-from tests.scoring_fixtures import add_run, add_task
+from tests.support.scoring_fixtures import add_run, add_task
 
 
 def _cli_scorer(path, judge: str | None) -> str:

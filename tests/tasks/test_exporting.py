@@ -2,7 +2,8 @@
 
 Round trips start from the real files in ../shared/data: import -> export -> compare the exported file field
 by field with the source file parsed independently with ``json`` -> import the export -> same tasks.
-No IndustryEQA file may be vendored (no licence), so its records are written here from benchmarks.md §2.1.
+No IndustryEQA file may be vendored (no licence), so its records are written from benchmarks.md §2.1
+(tests/support/industryeqa_records.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fieldstudio.store.project import Project
 from fieldstudio.tasks import task_records as task_service
 from fieldstudio.tasks.exporting import TaskExportError, export_tasks
 from fieldstudio.tasks.importing import import_tasks
+from tests.support.industryeqa_records import IEQA_RECORDS
 from tests.support.shared_data import SHARED_DATA
 
 FWA = SHARED_DATA / "fieldworkarena"
@@ -31,24 +33,6 @@ CATEGORY_FILES = sorted((FWA / "categories").glob("category_*.csv"))
 OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"
 needs_fwa = pytest.mark.skipif(not GT_FILES, reason="FieldWorkArena files not available")
 needs_openeqa = pytest.mark.skipif(not OPENEQA.is_file(), reason="OpenEQA file not available")
-
-IEQA_RECORDS = [
-    {"question_id": 1, "type": "Human Safety", "question": "What do the workers wear on their heads?",
-     "direct_answer": "Baseball caps.", "reasoning_answer": "The visible workers wear baseball caps.",
-     "path": "data/small/human_1/small_01/video_01.mp4", "transformed_status": "1", "reasoning_status": "1"},
-    {"question_id": 118, "type": "Equipment Safety",
-     "question": "Does the pallet rack leave about 18 in of flue space to the wall for sprinklers?",
-     "direct_answer": "No", "reasoning_answer": "Rack and cartons sit flush against the wall.",
-     "path": "data/small/human_2/small_01/video_01.mp4", "transformed_status": "1", "model": "o3",
-     "difficulty": "complex", "reasoning_status": "1"},
-    {"question_id": 500, "type": "Spatial Understanding", "question": "Is the aisle left of the rack clear?",
-     "direct_answer": "Yes.", "reasoning_answer": "Nothing blocks it.",
-     "path": "data/small/no_human/small_07/video1.mp4", "transformed_status": "0", "reasoning_status": "0"},
-    {"question_id": 1344, "type": "Object Recognition",
-     "question": "What is the primary function of the blue wheeled machines along the wall?",
-     "direct_answer": "Air compression.", "reasoning_answer": "They are portable air compressors.",
-     "path": "data/large/human/large_08/large03.mp4", "transformed_status": "0", "reasoning_status": "0"},
-]
 
 
 def task_fields(project: Project) -> dict[str, tuple]:

@@ -1,7 +1,7 @@
 """IndustryEQA import (benchmarks.md §2.1, §2.2, §5 pitfalls 16 and 17); OpenEQA's is in test_openeqa.py.
 
-No IndustryEQA file may be vendored (no licence), so its fixtures are written here from the field list and
-example records of benchmarks.md §2.1.
+No IndustryEQA file may be vendored (no licence), so its records are written from the field list and example
+records of benchmarks.md §2.1 (tests/support/industryeqa_records.py).
 """
 
 from __future__ import annotations
@@ -15,24 +15,7 @@ from fieldstudio.scoring.imported_answers import import_answers
 from fieldstudio.store.models import Answer, Media, Task, TaskInput
 from fieldstudio.tasks.formats import detect_format, industryeqa
 from fieldstudio.tasks.importing import import_tasks
-
-IEQA_RECORDS = [
-    {"question_id": 1, "type": "Human Safety", "question": "What do the workers wear on their heads?",
-     "direct_answer": "Baseball caps.", "reasoning_answer": "The visible workers wear baseball caps.",
-     "path": "data/small/human_1/small_01/video_01.mp4", "transformed_status": "1", "reasoning_status": "1"},
-    {"question_id": 118, "type": "Equipment Safety",
-     "question": "Does the pallet rack leave about 18 in of flue space to the wall for sprinklers?",
-     "direct_answer": "No", "reasoning_answer": "Rack and cartons sit flush against the wall.",
-     "path": "data/small/human_2/small_01/video_01.mp4", "transformed_status": "1", "model": "o3",
-     "difficulty": "complex", "reasoning_status": "1"},
-    {"question_id": 500, "type": "Spatial Understanding", "question": "Is the aisle left of the rack clear?",
-     "direct_answer": "Yes.", "reasoning_answer": "Nothing blocks it.",
-     "path": "data/small/no_human/small_07/video1.mp4", "transformed_status": "0", "reasoning_status": "0"},
-    {"question_id": 1344, "type": "Object Recognition",
-     "question": "What is the primary function of the blue wheeled machines along the wall?",
-     "direct_answer": "Air compression.", "reasoning_answer": "They are portable air compressors.",
-     "path": "data/large/human/large_08/large03.mp4", "transformed_status": "0", "reasoning_status": "0"},
-]
+from tests.support.industryeqa_records import IEQA_RECORDS
 
 
 def write_json(path: Path, value) -> Path:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from fieldstudio.cli.rate import register
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
-from tests.ratings.test_rating_records import PHOTOS, VIDEO, add_media
+from tests.support.rating_media import PHOTOS, VIDEO, add_media
 
 pytestmark = pytest.mark.usefixtures("wide_console")  # every test here: a 250-column console
 runner = CliRunner()
@@ -38,7 +38,7 @@ def run(*args: str):
 
 @pytest.fixture
 def rating_project_file(tmp_path):
-    """A project file holding the sample photos and video of tests/ratings/test_rating_records.py."""
+    """A project file holding the sample photos and video of tests/support/rating_media.py."""
     path = tmp_path / "p.fieldstudio"
     p = Project.create(path)
     add_media(p)

@@ -14,7 +14,7 @@ from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings.acceptability import rules as ar
 from fieldstudio.ratings.acceptability import service as acceptability
 from fieldstudio.store.models import Annotation
-from tests.ratings.test_rating_records import SAMPLE
+from tests.support.rating_media import SAMPLE
 
 GOOD = {"sharpness_norm": 120.0, "box_in_frame": True, "box_area_share": 0.2, "occluded_fraction": 0.0,
         "highlights_clipped": 0.001, "shadows_clipped": 0.0}

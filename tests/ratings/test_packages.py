@@ -12,7 +12,7 @@ from fieldstudio.media import library
 from fieldstudio.ratings import packages as rp
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.project import Project
-from tests.ratings.test_rating_records import PHOTOS, SAMPLE, VIDEO, add_media
+from tests.support.rating_media import PHOTOS, SAMPLE, VIDEO, add_media
 
 
 @pytest.fixture

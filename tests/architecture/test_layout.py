@@ -10,6 +10,7 @@ own.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -61,6 +62,27 @@ def test_every_test_file_is_named_after_a_module_of_its_package():
         if path.parent.name not in FREE and names is not None and misnamed(path, names):
             wrong.append(path.relative_to(TESTS).as_posix())
     assert wrong == [], f"name each after the module it mainly exercises (test_<module>[_<what>].py): {wrong}"
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """The test modules (``tests.<folder>.test_*``) a Python source imports."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return sorted({n for n in names if n.startswith("tests.") and n.split(".")[-1].startswith("test_")})
+
+
+def test_no_test_file_imports_another():
+    """What several test files share is in tests/support/, so that a test file can move or split alone."""
+    found = {p.relative_to(TESTS).as_posix(): imported_test_modules(p.read_text(encoding="utf-8"))
+             for p in sorted(TESTS.rglob("*.py"))}
+    assert {path: names for path, names in found.items() if names} == {}
+    assert imported_test_modules("from tests.ratings.test_rating_records import add_media\n"
+                                 "from tests.core import test_atomic\nfrom tests.support.rating_media import PHOTOS") == \
+        ["tests.core.test_atomic", "tests.ratings.test_rating_records"]
 
 
 def test_the_naming_rule_on_known_names():

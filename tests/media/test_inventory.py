@@ -15,7 +15,7 @@ from fieldstudio.store import change_feed
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import task_records
 
-IMAGES = Path(__file__).resolve().parents[1] / "sample_data" / "media" / "images"
+IMAGES = Path(__file__).resolve().parents[2] / "sample_data" / "media" / "images"
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from fieldstudio.tasks.importing import import_tasks
 
 
 @pytest.fixture
-def project(tmp_path):
+def csv_tasks_project(tmp_path):
+    """A project with two tasks (t1 a distance, t2 a count) imported from a fieldstudio CSV file."""
     p = Project.create(tmp_path / "p.fieldstudio")
     (tmp_path / "tasks.csv").write_text("task_id,query,answer_type,ground_truth\r\n"
                                         "t1,How far?,distance,2.5 m\r\nt2,How many?,count,3\r\n", "utf-8")
@@ -34,38 +35,38 @@ def answers_file(tmp_path: Path, name: str, t1: str, t2: str) -> Path:
     return path
 
 
-def test_the_import_hands_only_the_changed_answers_to_replaced_inside_its_transaction(project, tmp_path):
+def test_the_import_hands_only_the_changed_answers_to_replaced_inside_its_transaction(csv_tasks_project, tmp_path):
     calls = []
 
     def replaced(session, answer_ids) -> int:
         calls.append((session.in_transaction(), list(answer_ids)))
         return 7
 
-    first = answer_import.import_answers(project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
+    first = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
                                          replaced=replaced)
     assert calls == [] and (first.answers_imported, first.answers_replaced, first.scores_dropped) == (2, 0, 0)
-    again = answer_import.import_answers(project, answers_file(tmp_path, "b.csv", "9 m", "3"), "vlm",
+    again = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "b.csv", "9 m", "3"), "vlm",
                                          replaced=replaced)
-    with project.read() as s:
+    with csv_tasks_project.read() as s:
         changed = s.scalar(select(Answer.id).join(Task, Answer.task_id == Task.id).where(Task.external_id == "t1"))
     assert calls == [(True, [changed])]
     assert (again.run_id, again.answers_replaced, again.scores_dropped) == (first.run_id, 1, 7)
 
 
-def test_invalidate_scores_removes_every_score_of_the_answers_and_no_other(project, tmp_path):
-    report = answer_import.import_answers(project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
+def test_invalidate_scores_removes_every_score_of_the_answers_and_no_other(csv_tasks_project, tmp_path):
+    report = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
                                           replaced=score_store.invalidate_scores)
-    assert score_answers(project, "fs-match").scored == 2
-    assert score_store.count_scores(project) == 2
-    with project.read() as s:
+    assert score_answers(csv_tasks_project, "fs-match").scored == 2
+    assert score_store.count_scores(csv_tasks_project) == 2
+    with csv_tasks_project.read() as s:
         ids = dict(s.execute(select(Task.external_id, Answer.id).join(Answer, Answer.task_id == Task.id)
                              .where(Answer.run_id == report.run_id)).all())
-    with project.write() as s:
+    with csv_tasks_project.write() as s:
         assert score_store.invalidate_scores(s, [ids["t1"]]) == 1
         assert score_store.invalidate_scores(s, []) == 0
-    with project.read() as s:
+    with csv_tasks_project.read() as s:
         assert list(s.scalars(select(Score.answer_id))) == [ids["t2"]]
-    assert set(current_scores(project, "fs-match")["answer_id"]) == {ids["t2"]}
+    assert set(current_scores(csv_tasks_project, "fs-match")["answer_id"]) == {ids["t2"]}
 
 
 def test_the_registry_names_the_formats_other_modules_refer_to():

@@ -85,6 +85,15 @@ def test_no_test_file_imports_another():
         ["tests.core.test_atomic", "tests.ratings.test_rating_records"]
 
 
+def test_both_backends_names_test_modules_that_exist():
+    """tests/conftest.py runs the ``project`` of the modules in BOTH_BACKENDS on PostgreSQL too, by module
+    name: a module moved or renamed without it would silently lose its PostgreSQL runs."""
+    from tests.conftest import BOTH_BACKENDS
+
+    missing = sorted(m for m in BOTH_BACKENDS if not (ROOT / (m.replace(".", "/") + ".py")).is_file())
+    assert missing == []
+
+
 def test_the_naming_rule_on_known_names():
     media = mirrored_names("media")
     assert {"video", "frames", "library"} <= media and "__init__" not in media

@@ -12,7 +12,7 @@ Rules:
   and :func:`restore` brings the same row back, so an undo stack (``fieldstudio.annotations.edits``) never
   loses an id. :func:`update` returns the previous values of what it changed, which is the undo.
 * A box with a ``track_id`` is a keyframe of that track (one per frame); boxes on the frames between
-  two keyframes are interpolated on read (:func:`track_boxes`, ``fieldstudio.core.tracks``).
+  two keyframes are interpolated on read (``annotations.box_tracks``, ``fieldstudio.core.tracks``).
 * Annotations on a media whose file went missing stay and are listed as usual; only reading pixels
   (exports with images) needs the file.
 
@@ -114,7 +114,8 @@ def _record(row: Annotation, media: Media, label: Label | None) -> AnnotationRec
 
 
 # -- validation inside a transaction ----------------------------------------------------------------
-def _media(s: Session, media_id: str) -> Media:
+def media_row(s: Session, media_id: str) -> Media:
+    """The Media row ``media_id`` in the open session ``s``. Raises NotFound when there is none."""
     media = s.get(Media, media_id)
     if media is None:
         raise NotFound(f"no media with id {media_id!r} in the project")
@@ -214,7 +215,7 @@ def _check_segment_ends(media: Media, row: Annotation) -> None:
                               f"before it starts (frame {row.frame_index})")
 
 
-def _insert(project: Project, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
+def insert_annotation(project: Project, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
             end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
     """Validate and insert one annotation in one transaction; returns its id."""
     with project.write() as s:
@@ -225,7 +226,7 @@ def _insert(project: Project, media_id: str, kind: str, *, frame_index: int | No
 def _insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
                 end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
     """Validate and insert one annotation in the open transaction ``s``; returns its id."""
-    media = _media(s, media_id)
+    media = media_row(s, media_id)
     _check_kind_media(kind, media)
     _check_label(s, values.get("label_id"))
     frame, pts = frame_pts(s, media, frame_index, required=frame_required)
@@ -302,7 +303,7 @@ def add_box(project: Project, media_id: str, rect_xywh_px: Sequence[float], labe
         box = tracks.xywh_to_xyxy(rect_xywh_px)
     except ValueError as exc:
         raise AnnotationError(str(exc)) from None
-    return _insert(project, media_id, "box", frame_index=frame_index, frame_required=True, geometry=box,
+    return insert_annotation(project, media_id, "box", frame_index=frame_index, frame_required=True, geometry=box,
                    label_id=label_id, track_id=track_id, attributes=attributes or None,
                    is_keyframe=bool(keyframe), author=author)
 
@@ -315,7 +316,7 @@ def add_ruler(project: Project, media_id: str, p: Sequence[float], q: Sequence[f
     Lengths are computed on read by ``calibrations.measure_ruler``. Raises AnnotationError when the
     two ends coincide or the frame is not in the frame table.
     """
-    return _insert(project, media_id, "ruler", frame_index=frame_index, frame_required=True,
+    return insert_annotation(project, media_id, "ruler", frame_index=frame_index, frame_required=True,
                    geometry=[p, q], on_floor=bool(on_floor), label_id=label_id, text=text, author=author)
 
 
@@ -326,7 +327,7 @@ def add_segment(project: Project, media_id: str, label_id: str | None, start_fra
     Both ends are inclusive frame indices with PTS from the frame table. Raises AnnotationError for a
     photo, a frame outside the table, or an end before the start.
     """
-    return _insert(project, media_id, "segment", frame_index=start_frame, frame_required=True,
+    return insert_annotation(project, media_id, "segment", frame_index=start_frame, frame_required=True,
                    end_frame_index=end_frame, label_id=label_id, text=text, author=author)
 
 
@@ -341,7 +342,7 @@ def close_segment(project: Project, annotation_id: str, end_frame: int) -> dict[
 def add_event(project: Project, media_id: str, frame_index: int, label_id: str | None = None, *,
               text: str | None = None, author: str | None = None) -> str:
     """Mark an event of ``label_id`` on frame ``frame_index`` (key E); returns its id."""
-    return _insert(project, media_id, "event", frame_index=frame_index, frame_required=True,
+    return insert_annotation(project, media_id, "event", frame_index=frame_index, frame_required=True,
                    label_id=label_id, text=text, author=author)
 
 
@@ -351,7 +352,7 @@ def add_tag(project: Project, media_id: str, text: str, frame_index: int | None 
     text = (text or "").strip()
     if not text:
         raise AnnotationError("a tag needs some text, e.g. 'blurry' or 'no people'")
-    return _insert(project, media_id, "tag", frame_index=frame_index, frame_required=False,
+    return insert_annotation(project, media_id, "tag", frame_index=frame_index, frame_required=False,
                    text=text, label_id=label_id, author=author)
 
 
@@ -376,7 +377,7 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
     with project.write() as s:
         row = _row(s, annotation_id)
         check_version(row, expected_version)
-        media = _media(s, row.media_id)
+        media = media_row(s, row.media_id)
         previous = {k: getattr(row, k) for k in changes}
         for key, value in changes.items():
             if key == "geometry":
@@ -464,7 +465,8 @@ def restore_many(project: Project, annotation_ids: Iterable[str]) -> None:
 
 
 # -- reading ----------------------------------------------------------------------------------------
-def _select_records(s: Session, q) -> list[AnnotationRecord]:  # noqa: ANN001 - a Select of Annotation
+def select_records(s: Session, q) -> list[AnnotationRecord]:  # noqa: ANN001 - a Select of Annotation
+    """Run ``q`` (a Select of Annotation) in ``s`` and return the rows as records with media and label joined."""
     rows = s.execute(q.join(Media, Media.id == Annotation.media_id)
                      .outerjoin(Label, Label.id == Annotation.label_id)
                      .add_columns(Media, Label)).all()
@@ -474,7 +476,7 @@ def _select_records(s: Session, q) -> list[AnnotationRecord]:  # noqa: ANN001 - 
 def get_annotation(project: Project, annotation_id: str) -> AnnotationRecord:
     """One annotation (deleted or not). Raises NotFound."""
     with project.read() as s:
-        out = _select_records(s, select(Annotation).where(Annotation.id == annotation_id))
+        out = select_records(s, select(Annotation).where(Annotation.id == annotation_id))
     if not out:
         raise NotFound(f"no annotation with id {annotation_id!r} in {project.path.name}")
     return out[0]
@@ -508,7 +510,7 @@ def list_annotations(project: Project, *, media_id: str | None = None, kinds: It
     q = q.order_by(Annotation.media_id, Annotation.frame_index.is_not(None), Annotation.frame_index,
                    Annotation.kind, Annotation.created_at, Annotation.id)
     with project.read() as s:
-        return _select_records(s, q)
+        return select_records(s, q)
 
 
 def count_annotations(project: Project, media_id: str | None = None) -> dict[str, int]:
@@ -542,132 +544,3 @@ def overlapping_segments(project: Project,
         for a, b in tracks.overlapping_pairs([(r.id, r.frame_index, r.end_frame_index) for r in recs]):
             out.append((by_id[a], by_id[b]))
     return out
-
-
-# -- tracks -----------------------------------------------------------------------------------------
-def _top_track_id(s: Session, media_id: str) -> int:
-    return s.scalar(select(func.max(Annotation.track_id)).where(Annotation.media_id == media_id)) or 0
-
-
-def next_track_id(project: Project, media_id: str) -> int:
-    """A new track id for this video, never handed out before (deleted boxes count, so undo never merges two tracks).
-
-    The highest id in use and the last one issued (``Media.extra["track_ids_issued"]``) are read and the
-    new one recorded in one ``BEGIN IMMEDIATE`` transaction, so two windows or processes starting a track
-    at once get two different ids even before either has stored a box. A read-only project (where no
-    box can be stored) only reads. Raises NotFound for an unknown media.
-    """
-    if project.read_only:
-        with project.read() as s:
-            return _top_track_id(s, media_id) + 1
-    with project.write() as s:
-        media = _media(s, media_id)
-        top = _top_track_id(s, media_id)
-        extra = dict(media.extra or {})
-        track = max(top, int(extra.get("track_ids_issued") or 0)) + 1
-        extra["track_ids_issued"] = track
-        media.extra = extra
-    return track
-
-
-def track_keyframes(project: Project, media_id: str, track_id: int) -> list[AnnotationRecord]:
-    """The live keyframe boxes of a track, by frame."""
-    recs = list_annotations(project, media_id=media_id, kinds=["box"], track_id=track_id)
-    return sorted((r for r in recs if r.is_keyframe and r.frame_index is not None), key=lambda r: r.frame_index)
-
-
-def track_boxes(project: Project, media_id: str, track_id: int,
-                frames: Iterable[int] | None = None) -> dict[int, tracks.TrackBox]:
-    """Boxes of a track on every frame from its first to its last keyframe (interpolated between).
-
-    See ``fieldstudio.core.tracks.interpolate_track`` for the formula.
-    """
-    keys = track_keyframes(project, media_id, track_id)
-    return tracks.interpolate_track([(r.frame_index, r.geometry) for r in keys], frames)
-
-
-@dataclass(frozen=True)
-class FrameBox:
-    """A box shown on one frame: a stored box (``annotation_id`` set) or a track's interpolated box.
-
-    ``box`` is ``(x1, y1, x2, y2)`` pixels; ``keyframe`` False means interpolated (drawn differently;
-    :func:`make_keyframe` converts it).
-    """
-
-    annotation_id: str | None
-    track_id: int | None
-    label_id: str | None
-    label_name: str | None
-    box: tracks.Box
-    keyframe: bool
-    attributes: dict[str, Any] | None
-    version: int | None = None  # the stored box's version when read (None for an interpolated box)
-
-
-def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> list[FrameBox]:
-    """Every box to draw on a frame: stored boxes there, and interpolated boxes of tracks spanning it.
-
-    Reads only the boxes on the frame and, per track, the keyframes just before and after it, so
-    stepping through a long video with many boxes stays quick.
-    """
-    live_boxes = (Annotation.media_id == media_id) & (Annotation.kind == "box") & Annotation.deleted.is_(False)
-    frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
-    with project.read() as s:
-        here = _select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
-        out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes, r.version)
-               for r in here]
-        if frame_index is None:
-            return out
-        keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
-        before = dict(s.execute(select(Annotation.track_id, func.max(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index < frame_index).group_by(Annotation.track_id)).all())
-        after = dict(s.execute(select(Annotation.track_id, func.min(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index > frame_index).group_by(Annotation.track_id)).all())
-        drawn = {b.track_id for b in out if b.track_id is not None}
-        spans = {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
-        if not spans:
-            return out
-        frames = sorted({f for span in spans.values() for f in span})
-        keys = _select_records(s, select(Annotation).where(
-            keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(frames)))
-    by_key = {(r.track_id, r.frame_index): r for r in keys}
-    for track_id in sorted(spans):
-        f0, f1 = spans[track_id]
-        k0, k1 = by_key[(track_id, f0)], by_key[(track_id, f1)]
-        box = tracks.interpolate_track([(f0, k0.geometry), (f1, k1.geometry)], [frame_index])[frame_index].box
-        out.append(FrameBox(None, track_id, k0.label_id, k0.label_name, box, False, k0.attributes))
-    return out
-
-
-def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: int,
-                  geometry: Sequence[float] | None = None) -> str:
-    """Turn a track's interpolated box on ``frame_index`` into a keyframe box; returns its id.
-
-    ``geometry`` ``(x1, y1, x2, y2)`` pixels is where the keyframe goes (an interpolated box moved or
-    resized on screen); by default the interpolated box itself. The new box takes the label and
-    attributes of the keyframe before it. Raises AnnotationError when the track has no interpolated
-    box on that frame (outside its span, or already a keyframe).
-    """
-    keys = track_keyframes(project, media_id, track_id)
-    got = tracks.interpolate_track([(r.frame_index, r.geometry) for r in keys], [frame_index])
-    if frame_index not in got or got[frame_index].keyframe:
-        raise AnnotationError(f"track {track_id} has no interpolated box on frame {frame_index}")
-    before = max((r for r in keys if r.frame_index < frame_index), key=lambda r: r.frame_index)
-    return _insert(project, media_id, "box", frame_index=frame_index, frame_required=True,
-                   geometry=got[frame_index].box if geometry is None else tuple(geometry),
-                   label_id=before.label_id, track_id=track_id, attributes=before.attributes, is_keyframe=True)
-
-
-def copy_box(project: Project, annotation_id: str, frame_index: int | None = None) -> str:
-    """Copy a video box to another frame (default: the next frame) with its label, track and attributes.
-
-    Returns the new box's id. Raises AnnotationError when the frame is past the video's end or its
-    track already has a box there.
-    """
-    src = get_annotation(project, annotation_id)
-    if src.kind != "box" or src.frame_index is None:
-        raise AnnotationError("only a box on a video frame can be copied to another frame")
-    target = src.frame_index + 1 if frame_index is None else frame_index
-    return _insert(project, src.media_id, "box", frame_index=target, frame_required=True,
-                   geometry=src.geometry, label_id=src.label_id, track_id=src.track_id,
-                   attributes=src.attributes, is_keyframe=True)

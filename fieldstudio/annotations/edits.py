@@ -11,6 +11,7 @@ from typing import Any
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
@@ -70,7 +71,7 @@ def AddTag(project: Project, media_id: str, text: str, frame_index: int | None =
 
 def CopyBox(project: Project, annotation_id: str, frame_index: int | None = None) -> CreateAnnotation:  # noqa: N802
     """Edit: ``annotations.copy_box`` (to the next frame by default)."""
-    return CreateAnnotation(project, "Copy box to frame", lambda: ann.copy_box(project, annotation_id, frame_index))
+    return CreateAnnotation(project, "Copy box to frame", lambda: box_tracks.copy_box(project, annotation_id, frame_index))
 
 
 def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: int,  # noqa: N802
@@ -82,13 +83,13 @@ def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: in
     """
     if rect_xywh_px is None:
         return CreateAnnotation(project, "Make keyframe",
-                                lambda: ann.make_keyframe(project, media_id, track_id, frame_index))
+                                lambda: box_tracks.make_keyframe(project, media_id, track_id, frame_index))
     try:
         xyxy = tracks.xywh_to_xyxy(rect_xywh_px)
     except ValueError as exc:
         raise ann.AnnotationError(str(exc)) from None
     return CreateAnnotation(project, "Move box",
-                            lambda: ann.make_keyframe(project, media_id, track_id, frame_index, xyxy))
+                            lambda: box_tracks.make_keyframe(project, media_id, track_id, frame_index, xyxy))
 
 
 class CreateMany(Edit):

@@ -45,6 +45,7 @@ import cv2
 import numpy as np
 
 from fieldstudio.annotations import edits
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError
@@ -90,7 +91,7 @@ def track_start(project: Project, media_id: str, frame_index: int, *, annotation
 
     Raises TrackingError when no such box is drawn on that frame.
     """
-    for b in ann.boxes_on_frame(project, media_id, frame_index):
+    for b in box_tracks.boxes_on_frame(project, media_id, frame_index):
         if (annotation_id is not None and b.annotation_id == annotation_id) or (
                 annotation_id is None and track_id is not None and b.track_id == track_id):
             return TrackStart(media_id, frame_index, tuple(b.box), b.track_id, b.annotation_id, b.label_id,
@@ -314,7 +315,7 @@ def follow_box(project: Project, start: TrackStart, to_frame: int, *, every: int
         direction = 1 if target > f0 else -1
         limit, at_limit = target, "end" if target in (0, n - 1) else "reached"
         if start.track_id is not None:
-            ahead = [r.frame_index for r in ann.track_keyframes(project, start.media_id, start.track_id)
+            ahead = [r.frame_index for r in box_tracks.track_keyframes(project, start.media_id, start.track_id)
                      if (r.frame_index - f0) * direction > 0]
             if ahead:
                 nearest = min(ahead, key=lambda f: abs(f - f0))
@@ -408,7 +409,7 @@ def stretch_edit(project: Project, result: TrackResult) -> edits.CreateMany | No
     before: list = []
     track_id = s.track_id
     if track_id is None:
-        track_id = ann.next_track_id(project, s.media_id)
+        track_id = box_tracks.next_track_id(project, s.media_id)
         before.append(edits.UpdateAnnotation(project, s.annotation_id, "Give a track", track_id=track_id))
     marks = [ann.NewMark(s.media_id, "box", frame_index=f, geometry=list(box), label_id=s.label_id,
                          track_id=track_id, is_keyframe=True, attributes=s.attributes)

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from fieldstudio.annotations import edits
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import NotFound
 from tests.support.undo_stack import UndoStack
@@ -102,28 +103,28 @@ def test_events_tags_and_filters(media_project, person):
 
 
 def test_tracks_interpolate_copy_and_make_keyframes(media_project, person):
-    track = ann.next_track_id(media_project, VIDEO_ID)
+    track = box_tracks.next_track_id(media_project, VIDEO_ID)
     assert track == 1
     k0 = ann.add_box(media_project, VIDEO_ID, (0, 0, 10, 10), person, frame_index=0, track_id=track)
     ann.add_box(media_project, VIDEO_ID, (40, 20, 10, 10), person, frame_index=4, track_id=track)
     with pytest.raises(AnnotationError, match="already has a box on frame 4"):
         ann.add_box(media_project, VIDEO_ID, (1, 1, 5, 5), person, frame_index=4, track_id=track)
-    shown = ann.boxes_on_frame(media_project, VIDEO_ID, 2)
+    shown = box_tracks.boxes_on_frame(media_project, VIDEO_ID, 2)
     assert len(shown) == 1 and not shown[0].keyframe and shown[0].annotation_id is None
     assert shown[0].box == pytest.approx((20, 10, 30, 20))
-    new = ann.make_keyframe(media_project, VIDEO_ID, track, 2)
+    new = box_tracks.make_keyframe(media_project, VIDEO_ID, track, 2)
     assert ann.get_annotation(media_project, new).geometry == pytest.approx([20, 10, 30, 20])
-    assert ann.boxes_on_frame(media_project, VIDEO_ID, 2)[0].keyframe
+    assert box_tracks.boxes_on_frame(media_project, VIDEO_ID, 2)[0].keyframe
     with pytest.raises(AnnotationError, match="no interpolated box"):
-        ann.make_keyframe(media_project, VIDEO_ID, track, 2)
+        box_tracks.make_keyframe(media_project, VIDEO_ID, track, 2)
     # copy to the next frame: frame 1 lies inside the track, so it becomes a keyframe there
-    copy = ann.copy_box(media_project, k0)
+    copy = box_tracks.copy_box(media_project, k0)
     rec = ann.get_annotation(media_project, copy)
     assert (rec.frame_index, rec.track_id, rec.geometry) == (1, track, [0, 0, 10, 10])
-    assert sorted(ann.track_boxes(media_project, VIDEO_ID, track)) == [0, 1, 2, 3, 4]
+    assert sorted(box_tracks.track_boxes(media_project, VIDEO_ID, track)) == [0, 1, 2, 3, 4]
     last = ann.add_box(media_project, VIDEO_ID, (0, 0, 5, 5), person, frame_index=29)
     with pytest.raises(AnnotationError, match="outside"):
-        ann.copy_box(media_project, last)
+        box_tracks.copy_box(media_project, last)
 
 
 def test_delete_is_soft_and_restore_brings_the_same_row_back(media_project, person):

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fieldstudio.annotations import labels as lab
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.annotations.imports import importing
@@ -62,7 +63,7 @@ def marks(p: Project, *, video_only: bool = False, attributes: bool = True) -> l
 def every_frame(p: Project) -> dict[tuple[int, int], tuple]:
     out = {}
     for track in (1, 2):
-        for f, tb in ann.track_boxes(p, VIDEO_ID, track).items():
+        for f, tb in box_tracks.track_boxes(p, VIDEO_ID, track).items():
             out[(track, f)] = tuple(round(v, 2) for v in tb.box)
     return out
 
@@ -250,7 +251,7 @@ def demo_every_frame(p: Project) -> dict[tuple[str, int, int], tuple]:
     out = {}
     for media_id, track in {(r.media_id, r.track_id) for r in ann.list_annotations(p, kinds=["box"])
                             if r.track_id is not None}:
-        for f, tb in ann.track_boxes(p, media_id, track).items():
+        for f, tb in box_tracks.track_boxes(p, media_id, track).items():
             out[(names[media_id], track, f)] = tb.box
     return out
 

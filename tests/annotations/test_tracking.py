@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import tracking
 from fieldstudio.media import library, video_index
@@ -37,7 +38,7 @@ def _box_on(p: Project, media_id: str, frame: int, path: str, track_id: int | No
 
 
 def _stored_ious(p: Project, media_id: str, track_id: int, frames: range, path: str) -> list[float]:
-    boxes = ann.track_boxes(p, media_id, track_id, frames)
+    boxes = box_tracks.track_boxes(p, media_id, track_id, frames)
     return [iou(boxes[f].box, truth(f, path)) if f in boxes else 0.0 for f in frames]
 
 
@@ -54,13 +55,13 @@ def test_forward_track_keeps_iou_with_the_truth_and_one_undo_removes_it(tmp_path
     ious = _stored_ious(p, media_id, 1, range(150), "wave")  # what is stored: keyframes + interpolation
     good = sum(v >= 0.7 for v in ious)
     assert good >= 0.95 * 150, (good, min(ious))
-    keys = [r.frame_index for r in ann.track_keyframes(p, media_id, 1)]
+    keys = [r.frame_index for r in box_tracks.track_keyframes(p, media_id, 1)]
     assert keys == [0, *range(5, 149, 5), 149]
     edit.undo()  # one undo: the whole stretch
-    assert [r.frame_index for r in ann.track_keyframes(p, media_id, 1)] == [0]
+    assert [r.frame_index for r in box_tracks.track_keyframes(p, media_id, 1)] == [0]
     ids = set(edit.annotation_ids)
     edit.do()    # redo brings the same rows back
-    assert {r.id for r in ann.track_keyframes(p, media_id, 1)} == ids | {start_id}
+    assert {r.id for r in box_tracks.track_keyframes(p, media_id, 1)} == ids | {start_id}
     p.close()
 
 
@@ -102,7 +103,7 @@ def test_the_next_keyframe_is_never_passed_and_an_interpolated_start_becomes_a_k
     assert "keyframe on frame 40" in result.message
     assert sorted(result.keyframes) == [20, 25, 30, 35, 39]
     tracking.stretch_edit(p, result).do()
-    assert [r.frame_index for r in ann.track_keyframes(p, media_id, 1)] == [0, 20, 25, 30, 35, 39, 40]
+    assert [r.frame_index for r in box_tracks.track_keyframes(p, media_id, 1)] == [0, 20, 25, 30, 35, 39, 40]
     p.close()
 
 
@@ -128,7 +129,7 @@ def test_a_box_without_a_track_gets_one_in_the_same_edit(tmp_path, moving_box_cl
     edit.do()
     track_id = ann.get_annotation(p, start_id).track_id
     assert track_id is not None
-    assert [r.frame_index for r in ann.track_keyframes(p, media_id, track_id)] == [0, 5, 10, 12]
+    assert [r.frame_index for r in box_tracks.track_keyframes(p, media_id, track_id)] == [0, 5, 10, 12]
     edit.undo()
     assert ann.get_annotation(p, start_id).track_id is None
     assert len(ann.list_annotations(p, media_id=media_id, kinds=["box"])) == 1
@@ -149,7 +150,7 @@ def test_cli_track_stores_the_stretch_and_says_why_it_stopped(tmp_path, moving_b
     assert res.exit_code == 0, res.output
     assert "the box left the image on frame" in res.output
     with Project.open(tmp_path / "t.fieldstudio") as p:
-        keys = [r.frame_index for r in ann.track_keyframes(p, media_id, 2)]
+        keys = [r.frame_index for r in box_tracks.track_keyframes(p, media_id, 2)]
     assert keys[:6] == [0, 10, 20, 30, 40, 50] and 50 < keys[-1] < 69
     res = runner.invoke(app, ["track", str(tmp_path / "t.fieldstudio"), "exit.mp4", "--box", "nosuch", "--to", "5"])
     assert res.exit_code == 2 and "no annotation with id 'nosuch'" in res.output

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.demo import annotations as demo
@@ -80,7 +81,7 @@ def test_demo_rulers_measure_distances_and_a_mark_from_another_kinds_list_is_ref
 def test_demo_track_interpolates_and_exports(annotated_demo_media, tmp_path):
     project, _ = annotated_demo_media
     clip = library.find_media(project, demo.WORKER_CLIP)
-    boxes = ann.track_boxes(project, clip.id, 1)
+    boxes = box_tracks.track_boxes(project, clip.id, 1)
     assert sorted(boxes) == list(range(0, 71))
     # frame 5 halfway between the keyframes on 0 and 10 of the data file's track 1
     keys = {a["frame"]: a["box"] for a in ANNOTATIONS["annotations"]
@@ -88,7 +89,7 @@ def test_demo_track_interpolates_and_exports(annotated_demo_media, tmp_path):
     assert boxes[5].box == pytest.approx(tuple((a + b) / 2 for a, b in zip(keys[0], keys[10])))
     # the viewer's per-frame read (keyframes around the frame only) agrees with the whole-track read
     for f in range(71):
-        (shown,) = [b for b in ann.boxes_on_frame(project, clip.id, f) if b.track_id == 1]
+        (shown,) = [b for b in box_tracks.boxes_on_frame(project, clip.id, f) if b.track_id == 1]
         assert shown.box == pytest.approx(boxes[f].box) and shown.keyframe == boxes[f].keyframe
     export_annotations(project, "coco", tmp_path / "c.json")
     doc = json.loads((tmp_path / "c.json").read_text())

@@ -12,6 +12,7 @@ import shutil
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.media import library, thumbnails, video_index
 from fieldstudio.store.project import Project
@@ -49,7 +50,7 @@ def _at(window, x: float, y: float) -> QPoint:
 
 
 def _keyframes(window, track_id: int) -> list[ann.AnnotationRecord]:
-    return ann.track_keyframes(window.state.project, window.state.media.id, track_id)
+    return box_tracks.track_keyframes(window.state.project, window.state.media.id, track_id)
 
 
 def test_an_interpolated_box_can_be_selected_and_moved_into_a_keyframe(tracking_window, qtbot):

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import inspect, select
 
 from fieldstudio.annotations import edits
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.changes import EditConflict, changes_since, last_seq
@@ -192,7 +193,7 @@ def test_writers_take_turns(project, backend):
     def start_tracks(frame: int) -> None:
         with Project.open(project.location) as p:
             for _ in range(20):
-                track = ann.next_track_id(p, mid)
+                track = box_tracks.next_track_id(p, mid)
                 ann.add_box(p, mid, (1, 1, 5, 5), frame_index=frame, track_id=track)
 
     threads = [threading.Thread(target=start_tracks, args=(f,)) for f in (0, 1)]

@@ -21,12 +21,13 @@ def _wait(go: Path) -> None:
 
 def tracks(project: Path, go: Path, media_id: str, frame: int, count: int, author: str) -> None:
     """Start ``count`` new tracks, each with one box on ``frame``, as the box tool does."""
+    from fieldstudio.annotations import box_tracks
     from fieldstudio.annotations import annotation_records as ann
 
     with Project.open(project) as p:
         _wait(go)
         for i in range(count):
-            track = ann.next_track_id(p, media_id)
+            track = box_tracks.next_track_id(p, media_id)
             ann.add_box(p, media_id, (10 + i, 10, 20, 20), None, frame_index=frame, track_id=track, author=author)
 
 

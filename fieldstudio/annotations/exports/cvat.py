@@ -25,6 +25,7 @@ from pathlib import Path, PurePath
 from sqlalchemy import select
 
 from fieldstudio.annotations import labels as label_store
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
@@ -68,12 +69,12 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
     track_ids = sorted({b.track_id for b in boxes if b.track_id is not None})
     out_id = 0
     for track_id in track_ids:
-        keys = {r.frame_index: r for r in ann.track_keyframes(project, media.id, track_id)}
+        keys = {r.frame_index: r for r in box_tracks.track_keyframes(project, media.id, track_id)}
         first = keys[min(keys)]
         track = ET.SubElement(root, "track", {"id": str(out_id), "label": first.label_name or "", "source": "manual"})
         out_id += 1
         attrs = first.attributes
-        for f, tb in ann.track_boxes(project, media.id, track_id).items():
+        for f, tb in box_tracks.track_boxes(project, media.id, track_id).items():
             if f in keys:
                 attrs = keys[f].attributes
             _box(track, f, tb.box, keyframe=tb.keyframe, attributes=attrs)

@@ -17,6 +17,7 @@ from pathlib import Path, PurePath
 
 from sqlalchemy import select
 
+from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
@@ -30,7 +31,7 @@ def mot_rows(project: Project, media_id: str, *, keyframes_only: bool = False) -
     tracks_on = {r.track_id for r in ann.list_annotations(project, media_id=media_id, kinds=["box"])
                  if r.track_id is not None}
     for track_id in sorted(tracks_on):
-        boxes = ann.track_boxes(project, media_id, track_id)
+        boxes = box_tracks.track_boxes(project, media_id, track_id)
         for f, tb in boxes.items():
             if keyframes_only and not tb.keyframe:
                 continue

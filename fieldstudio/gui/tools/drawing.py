@@ -142,6 +142,7 @@ class CanvasTools(QObject):
             self._temp.set_points(a, b)
 
     def _finish(self, p: QPointF) -> None:
+        from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.annotations import calibrations, edits, labels
 
@@ -154,7 +155,7 @@ class CanvasTools(QObject):
         project, media, frame = ctx.project, ctx.media, ctx.frame_index()
         if self.tool == "box":
             r = QRectF(a, b).normalized()
-            track = ann.next_track_id(project, media.id) if frame is not None else None
+            track = box_tracks.next_track_id(project, media.id) if frame is not None else None
             ctx.apply(edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
                                    ctx.labels.label_of("box"), frame_index=frame, track_id=track))
         elif self.tool == "ruler":

@@ -74,6 +74,7 @@ class Tracking:
 
     def jump_keyframe(self, step: int) -> None:
         """[ / ]: show the previous (``step`` -1) or next (+1) keyframe of the selected box's track."""
+        from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
 
         ctx = self.ctx
@@ -83,7 +84,7 @@ class Tracking:
             ctx.notify("select a box of a track on a video frame to go to its keyframes")
             return
         track = tracks[0]
-        frames = [r.frame_index for r in ann.track_keyframes(ctx.project, ctx.media.id, track)]
+        frames = [r.frame_index for r in box_tracks.track_keyframes(ctx.project, ctx.media.id, track)]
         target = max((f for f in frames if f < index), default=None) if step < 0 else \
             min((f for f in frames if f > index), default=None)
         if target is None:

@@ -19,6 +19,7 @@ from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from fieldstudio.annotations import box_tracks
     from fieldstudio.annotations import annotation_records as ann
     from fieldstudio.gui.state import ViewState
     from fieldstudio.gui.tools.labels import MarkLabels
@@ -114,6 +115,7 @@ class FrameMarks(QObject):
         ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
         markers), which keeps stepping and playback to two small queries per frame.
         """
+        from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
 
         selected = set(self.selected_ids())
@@ -131,7 +133,7 @@ class FrameMarks(QObject):
         frame = self.state.video_frame()
         scene = self.canvas.scene()
         color = self.labels.color
-        for b in ann.boxes_on_frame(project, media.id, frame):
+        for b in box_tracks.boxes_on_frame(project, media.id, frame):
             caption = " ".join(x for x in (b.label_name or "", f"#{b.track_id}" if b.track_id is not None else "",
                                            "" if b.keyframe else "(interpolated)") if x)
             item = BoxItem(b.box, color(b.label_id), caption, annotation_id=b.annotation_id,
@@ -204,6 +206,7 @@ class FrameMarks(QObject):
         return grid
 
     def _update_timeline(self, media) -> None:  # noqa: ANN001 - Media
+        from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.gui.timeline import EventMarker, SegmentMarker
 
@@ -218,7 +221,7 @@ class FrameMarks(QObject):
         self.markers_changed.emit(segments, events)
 
 
-def _box_tip(b: ann.FrameBox) -> str:
+def _box_tip(b: box_tracks.FrameBox) -> str:
     """A box's tooltip: label, track, attributes, geometry, and how to correct an interpolated one."""
     parts = [b.label_name or "(no label)"]
     if b.track_id is not None:

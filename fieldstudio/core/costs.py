@@ -13,7 +13,7 @@ how many answers a mean covers.
 
 from __future__ import annotations
 
-__all__ = ["cost_status", "cost_text"]
+__all__ = ["amount_text", "cost_status", "cost_text"]
 
 
 def cost_status(priced: int, unpriced: int) -> str:
@@ -33,3 +33,11 @@ def cost_text(usd: float | None, priced: int, unpriced: int, *, digits: int = 4)
         return f"unknown ({max(priced, 0)} of {total} answers priced)"
     amount = f"${float(usd):.{digits}f}"
     return amount if status == "complete" else f"≥ {amount} ({priced} of {total} answers priced)"
+
+
+def amount_text(value: float | None, complete: bool = True, digits: int = 4) -> str:
+    """One amount in USD (an answer's cost, an estimate): ``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when
+    it sums known parts only (a lower bound). Sums over answers say how many are priced: :func:`cost_text`."""
+    if value is None:
+        return "?"
+    return ("" if complete else "≥ ") + f"${value:.{digits}f}"

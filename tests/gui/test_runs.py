@@ -332,7 +332,7 @@ def test_two_profiles_double_click_and_task_signal(qtbot, fwa_project, fake_open
 def test_live_cost_text_counts_priced_answers_whatever_the_sum():
     """The live line follows fieldstudio.core.costs: a sum of $0 over priced answers is a cost, not "unknown"
     (the rule before read any incomplete $0 as unknown); no priced answer is unknown, whatever the sum."""
-    from fieldstudio.gui.panels.run_tables import usd
+    from fieldstudio.core.costs import amount_text
     from fieldstudio.inference.runs.views import LiveTotals
 
     free_and_unpriced = LiveTotals(finished=4, answered=4, cost_usd=0.0, cost_complete=False, cost_unknown=2)
@@ -340,4 +340,4 @@ def test_live_cost_text_counts_priced_answers_whatever_the_sum():
     assert LiveTotals(finished=3, answered=3, cost_complete=False, cost_unknown=3).cost_text == \
         "unknown (0 of 3 answers priced)"
     assert LiveTotals(finished=2, answered=2, cost_usd=0.0031).cost_text == "$0.0031"
-    assert usd(0.0, complete=False) == "≥ $0.0000" and usd(None) == "?"
+    assert amount_text(0.0, complete=False) == "≥ $0.0000" and amount_text(None) == "?"

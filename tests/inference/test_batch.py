@@ -138,3 +138,27 @@ def test_a_finished_run_is_not_resumed_and_new_forces_a_new_run(fwa_project, fak
     assert plan[0].run_id is None
     with pytest.raises(Exception, match="no task selected"):
         run_batch.plan_batch(fwa_project, [profile], [], "blind")
+
+
+def test_outcome_lines_sum_the_runs_and_say_why_a_run_stopped():
+    """Two runs: 3+1 answered, 0+2 failed, 1+0 pending; costs $0.01 over 3 priced answers and one unpriced
+    answer, so the sum is a lower bound stated with its coverage (fieldstudio.core.costs)."""
+    from fieldstudio.inference.runs.run_records import RunSummary
+
+    a = RunSummary("r1", total=4, answered=3, pending=1, cost_usd=0.01)
+    b = RunSummary("r2", total=3, answered=1, failed=2, cost_unknown=1, stopped="cannot connect to the server")
+    lines = run_batch.BatchResult([a, b], cancelled=True).outcome_lines()
+    assert lines[0].startswith("Stopped early: cannot connect to the server.")
+    assert lines[1] == ("Stopped: 1 answer(s) still pending; Resume continues without paying again for the "
+                        "finished ones.")
+    assert lines[-1] == "4 answered, 2 failed, 1 pending; cost ≥ $0.0100 (5 of 6 answers priced)"
+
+
+def test_describe_states_each_figure_and_its_basis():
+    """One heuristic estimate without prices: its figures as given, cost "?" and the unknown-cost note."""
+    est = run_estimate.RunEstimate(profile_name="p", tasks=2, requests=2, images=6, prompt_tokens=1234,
+                                   completion_tokens=512, cost_usd=None)
+    text = run_estimate.describe([est], as_batch=True)
+    assert "p: 2 task(s) → 2 request(s), 6 image(s), ≈ 1,234 in / 512 out tokens, ≈ ? (" in text
+    assert "A profile without prices has an unknown cost (?)." in text
+    assert text.endswith("Costs at the batch price (the profile's batch discount; unknown without one).")

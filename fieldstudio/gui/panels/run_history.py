@@ -13,8 +13,9 @@ from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout,
                                QWidget)
 
+from fieldstudio.core import costs
 from fieldstudio.gui.panels.run_tables import (ANSWER_COLUMNS, ROW_ROLE, RUN_COLUMNS, RUN_STATUS_COLOURS,
-                                               STATE_COLOURS, RowsModel, make_table, usd)
+                                               STATE_COLOURS, RowsModel, make_table)
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.run_records import delete_run
 from fieldstudio.store.project import Project
@@ -192,7 +193,7 @@ def answer_detail_text(a: run_views.AnswerRow, detail: dict) -> str:
         lines.append("Parsed: " + json.dumps(detail["parsed"], ensure_ascii=False)[:2000])
     lines.append(f"Tokens: {detail['prompt_tokens']} in / {detail['completion_tokens']} out"
                  + (f" ({detail['reasoning_tokens']} reasoning)" if detail["reasoning_tokens"] else "")
-                 + f"; cost {usd(detail['cost_usd'], digits=6)}; retries {detail['retries']}"
+                 + f"; cost {costs.amount_text(detail['cost_usd'], digits=6)}; retries {detail['retries']}"
                  + ("; from cache" if detail["from_cache"] else ""))
     if detail["frames"]:
         lines.append(f"Frames sent ({len(detail['frames'])}):")

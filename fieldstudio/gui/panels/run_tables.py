@@ -13,6 +13,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
+from fieldstudio.core.costs import amount_text
 from fieldstudio.inference.profiles import ModelProfile, mask_url
 from fieldstudio.inference.runs.views import AnswerRow
 
@@ -108,14 +109,6 @@ def make_table(model: RowsModel, name: str) -> QTableView:
 # -- formatting ----------------------------------------------------------------------------------
 
 
-def usd(value: float | None, complete: bool = True, digits: int = 4) -> str:
-    """One amount (an answer's cost, an estimate): ``$0.0123``; ``?`` when unknown; ``≥ $0.0123`` when it sums
-    known parts only (a lower bound). Sums over answers say how many are priced: ``fieldstudio.core.costs``."""
-    if value is None:
-        return "?"
-    return ("" if complete else "≥ ") + f"${value:.{digits}f}"
-
-
 def tokens(value: int | None) -> str:
     """``12,345``; ``?`` when not reported."""
     return "?" if value is None else f"{value:,}"
@@ -198,7 +191,7 @@ ANSWER_COLUMNS = (
            lambda a: (f"{a.error_kind}: {a.error}" if a.error_kind else a.answer) or ""),
     Column("Tokens in/out", lambda a: "" if a.state == "pending"
            else f"{tokens(a.prompt_tokens)} / {tokens(a.completion_tokens)}", numeric=True),
-    Column("Cost", lambda a: "" if a.state == "pending" else usd(a.cost_usd, digits=5), numeric=True),
+    Column("Cost", lambda a: "" if a.state == "pending" else amount_text(a.cost_usd, digits=5), numeric=True),
     Column("Latency", lambda a: "" if a.latency_s is None else f"{a.latency_s:.2f} s", numeric=True),
     Column("Cache", lambda a: "yes" if a.from_cache else ""),
     Column("Retries", lambda a: str(a.retries) if a.retries else "", numeric=True),

@@ -23,13 +23,12 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QVBoxLayout, QWidget)
 
-from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.parameters import Parameter
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_history import RunHistory
-from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table, usd
+from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import batch as run_batch
@@ -449,9 +448,7 @@ class RunPanel(QWidget):
         if not profiles:
             self.estimate.setText("Tick at least one model profile (or add one with \"Model profiles…\").")
             return
-        batch_note = ("\nCosts at the batch price (the profile's batch discount; unknown without one)."
-                      if self.as_batch.isChecked() else "")
-        self.estimate.setText(estimate_text(estimates) + batch_note)
+        self.estimate.setText(run_estimate.describe(estimates, as_batch=self.as_batch.isChecked()))
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -503,7 +500,7 @@ class RunPanel(QWidget):
                                     use_cache=self.use_cache.isChecked(), retry_failed=retry_failed,
                                     interval_s=BATCH_POLL_S)
         elif retry_failed:
-            worker = workers.Worker(_resume_with_retry, self.project, run_ids[0], concurrency=concurrency,
+            worker = workers.Worker(run_batch.resume_with_retry, self.project, run_ids[0], concurrency=concurrency,
                                     use_cache=self.use_cache.isChecked())
         else:
             worker = workers.Worker(run_batch.execute_batch, self.project, run_ids, profiles,
@@ -568,26 +565,9 @@ class RunPanel(QWidget):
 
     def _on_result(self, result: BatchResult) -> None:
         self.refresh_live()
-        answered = sum(s.answered for s in result.summaries)
-        failed = sum(s.failed for s in result.summaries)
-        pending = sum(s.pending for s in result.summaries)
-        cost = costs.cost_text(sum(s.cost_usd for s in result.summaries),
-                               sum(s.cost_priced for s in result.summaries),
-                               sum(s.cost_unknown for s in result.summaries))
-        lines = []
-        for run_id, reason in result.stopped:
-            lines.append(f"Stopped early: {reason}. Fix the model profile (Model profiles… → Test connection), "
-                         "then Resume: nothing finished is asked again.")
-        in_batch = sum(s.in_batch for s in result.summaries)
-        if in_batch:
-            lines.append(f"Stopped waiting: {in_batch} request(s) still in the provider's batch; Resume collects "
-                         "them by the batch id stored in the project (nothing is sent again).")
-        elif result.cancelled:
-            lines.append(f"Stopped: {pending} answer(s) still pending; Resume continues without paying again for "
-                         "the finished ones.")
-        summary = f"{answered} answered, {failed} failed, {pending} pending; cost {cost}"
-        self._message("\n".join(lines + [summary]), error=bool(result.stopped))
-        self.status.emit(("Run stopped: " if result.stopped or result.cancelled else "Run finished: ") + summary)
+        lines = result.outcome_lines()
+        self._message("\n".join(lines), error=bool(result.stopped))
+        self.status.emit(("Run stopped: " if result.stopped or result.cancelled else "Run finished: ") + lines[-1])
 
     def _on_finished(self) -> None:
         self.worker = None
@@ -610,31 +590,3 @@ class RunPanel(QWidget):
         if text:
             self.status.emit(text.splitlines()[0])
 
-
-def _resume_with_retry(project: Project, run_id: str, *, progress, cancelled, concurrency=None,  # noqa: ANN001
-                       use_cache: bool = True) -> BatchResult:
-    """Resume one run, first making its failed answers pending again (``fieldstudio run --retry-failed``)."""
-    from fieldstudio.inference.runs import queue as run_queue
-
-    summary = run_queue.execute_run(project, run_id, progress=progress, cancelled=cancelled, concurrency=concurrency,
-                                    use_cache=use_cache, retry_failed=True)
-    return BatchResult([summary], cancelled=summary.status == "cancelled")
-
-
-def estimate_text(estimates: list[run_estimate.RunEstimate]) -> str:
-    """What the user reads before Start: per profile and in total, requests, images, tokens and cost."""
-    lines = []
-    for e in estimates:
-        basis = (f"from {e.history_answers} earlier answers" if e.basis == "history"
-                 else f"≈ 4 characters per token, OpenAI image rule, {run_estimate.DEFAULT_COMPLETION_TOKENS} "
-                      "completion tokens per request")
-        missing = f", {e.tasks_missing_media} without their media (no request)" if e.tasks_missing_media else ""
-        lines.append(f"{e.profile_name}: {e.tasks} task(s){missing} → {'≈ ' if e.approximate else ''}"
-                     f"{e.requests} request(s), {e.images} image(s), ≈ {e.prompt_tokens:,} in / "
-                     f"{e.completion_tokens:,} out tokens, ≈ {usd(e.cost_usd)} ({basis})")
-    total = run_estimate.combine(estimates)
-    if len(estimates) > 1:
-        lines.append(f"Total: {total.requests} request(s), ≈ {usd(total.cost_usd, total.cost_complete)}")
-    if any(e.cost_usd is None for e in estimates):
-        lines.append("A profile without prices has an unknown cost (?).")
-    return "Estimate before starting — " + "\n".join(lines)

@@ -14,12 +14,13 @@ Finished answers are never asked again: a cancelled batch is continued by planni
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 
+from fieldstudio.core import costs
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.runs.run_records import RunSummary, create_run, find_resumable_run
@@ -49,6 +50,25 @@ class BatchResult:
     def stopped(self) -> list[tuple[str, str]]:
         """(run id, reason) of each run an error stopped early (wrong URL, bad key, server unreachable)."""
         return [(s.run_id, s.stopped) for s in self.summaries if s.stopped]
+
+    def outcome_lines(self) -> list[str]:
+        """What a person reads when the batch ends: why it stopped (if it did) and what to do next, then one
+        line of totals (answered, failed, pending, cost with how many answers are priced)."""
+        answered = sum(s.answered for s in self.summaries)
+        failed = sum(s.failed for s in self.summaries)
+        pending = sum(s.pending for s in self.summaries)
+        cost = costs.cost_text(sum(s.cost_usd for s in self.summaries), sum(s.cost_priced for s in self.summaries),
+                               sum(s.cost_unknown for s in self.summaries))
+        lines = [f"Stopped early: {reason}. Fix the model profile (Model profiles… → Test connection), then Resume: "
+                 "nothing finished is asked again." for _run_id, reason in self.stopped]
+        in_batch = sum(s.in_batch for s in self.summaries)
+        if in_batch:
+            lines.append(f"Stopped waiting: {in_batch} request(s) still in the provider's batch; Resume collects "
+                         "them by the batch id stored in the project (nothing is sent again).")
+        elif self.cancelled:
+            lines.append(f"Stopped: {pending} answer(s) still pending; Resume continues without paying again for "
+                         "the finished ones.")
+        return lines + [f"{answered} answered, {failed} failed, {pending} pending; cost {cost}"]
 
 
 def _run_tasks(project: Project, run_id: str) -> tuple[set[str], list[str]]:
@@ -145,4 +165,14 @@ def execute_batch(project: Project, run_ids: Sequence[str], profiles: Sequence[M
     return result
 
 
-__all__ = ["BatchItem", "BatchResult", "plan_batch", "create_batch", "execute_batch"]
+def resume_with_retry(project: Project, run_id: str, *, progress: Progress | None = None,
+                      cancelled: Callable[[], bool] | None = None, concurrency: int | None = None,
+                      use_cache: bool = True) -> BatchResult:
+    """Resume one run, first making its failed answers pending again (``fieldstudio run --retry-failed``).
+    Returns a one-run BatchResult; errors as `run_queue.execute_run`."""
+    summary = run_queue.execute_run(project, run_id, progress=progress, cancelled=cancelled, concurrency=concurrency,
+                                    use_cache=use_cache, retry_failed=True)
+    return BatchResult([summary], cancelled=summary.status == "cancelled")
+
+
+__all__ = ["BatchItem", "BatchResult", "plan_batch", "create_batch", "execute_batch", "resume_with_retry"]

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from fieldstudio.core import costs
 from fieldstudio.inference.inputs import TaskSpec, load_tasks
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.strategies import get_strategy
@@ -202,5 +203,28 @@ def combine(estimates: Iterable[RunEstimate]) -> EstimateTotal:
     return total
 
 
+def describe(estimates: Sequence[RunEstimate], *, as_batch: bool = False) -> str:
+    """What a person reads before Start: per profile and in total, requests, images, tokens and cost, with the
+    basis of each figure (earlier answers, or the heuristic) and, for a provider batch, the price it assumes."""
+    lines = []
+    for e in estimates:
+        basis = (f"from {e.history_answers} earlier answers" if e.basis == "history"
+                 else f"≈ 4 characters per token, OpenAI image rule, {DEFAULT_COMPLETION_TOKENS} "
+                      "completion tokens per request")
+        missing = f", {e.tasks_missing_media} without their media (no request)" if e.tasks_missing_media else ""
+        lines.append(f"{e.profile_name}: {e.tasks} task(s){missing} → {'≈ ' if e.approximate else ''}"
+                     f"{e.requests} request(s), {e.images} image(s), ≈ {e.prompt_tokens:,} in / "
+                     f"{e.completion_tokens:,} out tokens, ≈ {costs.amount_text(e.cost_usd)} ({basis})")
+    total = combine(estimates)
+    if len(estimates) > 1:
+        lines.append(f"Total: {total.requests} request(s), ≈ {costs.amount_text(total.cost_usd, total.cost_complete)}")
+    if any(e.cost_usd is None for e in estimates):
+        lines.append("A profile without prices has an unknown cost (?).")
+    text = "Estimate before starting — " + "\n".join(lines)
+    if as_batch:
+        text += "\nCosts at the batch price (the profile's batch discount; unknown without one)."
+    return text
+
+
 __all__ = ["DEFAULT_COMPLETION_TOKENS", "Request", "RunEstimate", "EstimateTotal", "image_tokens", "text_tokens", "fitted_size",
-           "fwa_frame_count", "task_requests", "history", "estimate_run", "price", "combine"]
+           "fwa_frame_count", "task_requests", "history", "estimate_run", "price", "combine", "describe"]

@@ -2,7 +2,7 @@
 
 ``load_answers`` reads it (a person's override wins over the machine's score, ``scoring.store.heads``);
 ``load_scope`` reads the tasks every total counts (the project's tasks of each benchmark source some answer is
-for, answered or not, so a task nobody answered counts as missing); ``default_scorer`` names the scorer with
+for, answered or not, so a task nobody answered counts as missing); ``most_scored_scorer`` names the scorer with
 the most scores and ``ratings_frame`` reads the people's ratings. ``filter_tasks`` and ``filter_answers``
 narrow the table to the tasks that match (category, scenario, answer type; disagreements, wrong answers) and
 ``task_grid`` lays it out as tasks x sources. A source is a run; its label is the run's name (with the id's
@@ -23,7 +23,7 @@ from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
 from fieldstudio.store.project import Project
 
-__all__ = ["NO_GROUP", "TASK_COLUMNS", "load_answers", "load_scope", "default_scorer", "ratings_frame", "task_grid",
+__all__ = ["NO_GROUP", "TASK_COLUMNS", "load_answers", "load_scope", "most_scored_scorer", "ratings_frame", "task_grid",
            "filter_tasks", "filter_answers"]
 
 
@@ -117,7 +117,7 @@ def load_scope(project: Project, answers: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def default_scorer(project: Project, run_ids: Sequence[str] | None = None) -> str | None:
+def most_scored_scorer(project: Project, run_ids: Sequence[str] | None = None) -> str | None:
     """The scorer with the most scored answers (rows with a value) over the chosen runs, then the most
     rows, or None when there is no score row: a scoring without a judge that could decide nothing (all
     "needs a judge") is not picked over one that scored answers."""

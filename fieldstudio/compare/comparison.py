@@ -25,7 +25,7 @@ import pandas as pd
 from sqlalchemy import select
 
 from fieldstudio.compare import coverage
-from fieldstudio.compare.answer_table import (TASK_COLUMNS, default_scorer, load_answers, load_scope, ratings_frame,
+from fieldstudio.compare.answer_table import (TASK_COLUMNS, most_scored_scorer, load_answers, load_scope, ratings_frame,
                                               task_grid)
 from fieldstudio.compare.summaries import pair_frame, pivot_summary, summarise
 from fieldstudio.core import statistics
@@ -136,7 +136,7 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     """Read and summarise one scorer's results over the chosen runs (all when None).
 
     Args:
-        scorer: a scorer name; None picks the one with the most scores (``default_scorer``); with no
+        scorer: a scorer name; None picks the one with the most scores (``most_scored_scorer``); with no
             score at all the tables still list answers, tokens and cost, with NaN scores.
         run_ids: ids, names or id prefixes of runs.
         n_resamples, seed: bootstrap replicates and seed (reproducible).
@@ -145,7 +145,7 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     Raises:
         NotFound / ScoringError from ``resolve_runs`` for an unknown or ambiguous run.
     """
-    scorer = scorer or default_scorer(project, run_ids)
+    scorer = scorer or most_scored_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
     scope = load_scope(project, answers)
     summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,

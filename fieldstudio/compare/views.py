@@ -227,7 +227,7 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     ``cancelled`` is checked between steps; a cancelled load still returns what it has read.
     """
     scorers = available_scorers(project)
-    scorer = scorer or answer_table.default_scorer(project, run_ids)
+    scorer = scorer or answer_table.most_scored_scorer(project, run_ids)
     progress(0, 3)
     answers = answer_table.load_answers(project, scorer, run_ids)
     progress(1, 3)

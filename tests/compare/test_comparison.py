@@ -315,7 +315,7 @@ def test_missing_group_values_form_their_own_group_and_bad_tables_are_refused(tw
         summaries.source_summary(answers, n_resamples=0)
 
 
-def test_default_scorer_prefers_the_one_that_scored_answers(two_sources):
+def test_most_scored_scorer_prefers_the_one_that_scored_answers(two_sources):
     """Two scorers with as many rows: the one whose rows hold values wins over one that left all unscored."""
     project, tasks, alpha, beta = two_sources
     with project.write() as s:
@@ -326,4 +326,4 @@ def test_default_scorer_prefers_the_one_that_scored_answers(two_sources):
     with project.read() as s:
         rows = {name: s.query(Score).filter(Score.scorer == name).count() for name in (SCORER, "llm-match")}
     assert rows == {SCORER: 9, "llm-match": 10}          # llm-match has more rows, but none scored
-    assert answer_table.default_scorer(project) == SCORER
+    assert answer_table.most_scored_scorer(project) == SCORER

@@ -38,34 +38,34 @@ class CreateAnnotation(Edit):
 
 def AddBox(project: Project, media_id: str, rect_xywh_px: Sequence[float], label_id: str | None = None,
            **kwargs: Any) -> CreateAnnotation:  # noqa: N802 - reads as a command class
-    """Edit: ``annotations.add_box`` (keyword arguments as there)."""
+    """Edit: ``annotations.annotation_records.add_box`` (keyword arguments as there)."""
     return CreateAnnotation(project, "Add box",
                             lambda: ann.add_box(project, media_id, rect_xywh_px, label_id, **kwargs))
 
 
 def AddRuler(project: Project, media_id: str, p: Sequence[float], q: Sequence[float],
              **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_ruler``."""
+    """Edit: ``annotation_records.add_ruler``."""
     return CreateAnnotation(project, "Add ruler", lambda: ann.add_ruler(project, media_id, p, q, **kwargs))
 
 
 def AddSegment(project: Project, media_id: str, label_id: str | None, start_frame: int,
                end_frame: int | None = None, **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_segment`` (key I)."""
+    """Edit: ``annotation_records.add_segment`` (key I)."""
     return CreateAnnotation(project, "Start segment", lambda: ann.add_segment(
         project, media_id, label_id, start_frame, end_frame, **kwargs))
 
 
 def AddEvent(project: Project, media_id: str, frame_index: int, label_id: str | None = None,
              **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_event`` (key E)."""
+    """Edit: ``annotation_records.add_event`` (key E)."""
     return CreateAnnotation(project, "Mark event",
                             lambda: ann.add_event(project, media_id, frame_index, label_id, **kwargs))
 
 
 def AddTag(project: Project, media_id: str, text: str, frame_index: int | None = None,
            **kwargs: Any) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``annotations.add_tag``."""
+    """Edit: ``annotation_records.add_tag``."""
     return CreateAnnotation(project, "Add tag", lambda: ann.add_tag(project, media_id, text, frame_index, **kwargs))
 
 
@@ -93,7 +93,7 @@ def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: in
 
 
 class CreateMany(Edit):
-    """Create several annotations in one transaction (``annotations.add_many``) as one undo step.
+    """Create several annotations in one transaction (``annotation_records.add_many``) as one undo step.
 
     Undo soft-deletes them all in one transaction, redo restores the same rows. ``before`` edits (e.g.
     giving the start box of a tracked stretch a track id) are done first and undone last.

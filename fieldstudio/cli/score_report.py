@@ -85,15 +85,24 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
         console.print(f"warning: {warning}")
 
 
+def _scorer_help() -> str:
+    """The --scorer help, read from the scorer registry so a new scorer appears without editing the CLI."""
+    from fieldstudio.scoring.scorers import REGISTRY
+
+    official = [n for n, i in REGISTRY.items() if i.benchmark]
+    others = [n for n, i in REGISTRY.items() if not i.benchmark]
+    return (f"scorer name: official ({', '.join(official)}: the benchmark's own judge prompt, needs --judge and "
+            f"the located benchmark files), or {', '.join(others)}; default: the answers' benchmark's own scorer "
+            "with --judge, its judge-free scorer without one (as its declaration in fieldstudio/benchmarks says)")
+
+
+_SCORER_HELP = _scorer_help()
+
+
 def score_cmd(
     project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
     scorer: Annotated[Optional[str], typer.Option(
-        "--scorer", help="scorer name: official (fwa-official, llm-match, eqa-direct, eqa-reasoning: the "
-                         "benchmark's own judge prompt, needs --judge and the located benchmark files), the same "
-                         "rules over fieldstudio's prompts (fwa-logic+fs-prompt, llm-match+fs-prompt, "
-                         "eqa-direct+fs-prompt, eqa-reasoning+fs-prompt), fs-match (judge-free matchers), "
-                         "fwa-paper, acceptability, documentation; default: the benchmark's own with --judge, "
-                         "fs-match without")] = None,
+        "--scorer", help=_SCORER_HELP)] = None,
     run: Annotated[Optional[list[str]], typer.Option(
         "--run", help="run id, id prefix or name (repeat for several; default: every run)")] = None,
     judge: Annotated[Optional[str], typer.Option(

@@ -341,3 +341,25 @@ def test_live_cost_text_counts_priced_answers_whatever_the_sum():
         "unknown (0 of 3 answers priced)"
     assert LiveTotals(finished=2, answered=2, cost_usd=0.0031).cost_text == "$0.0031"
     assert amount_text(0.0, complete=False) == "≥ $0.0000" and amount_text(None) == "?"
+
+
+def test_proposed_strategy_follows_the_chosen_tasks_until_the_user_picks_one(qtbot, tmp_path):
+    """As ``fieldstudio run`` does for the tasks it is given (benchmarks.default_strategy): one IndustryEQA
+    category proposes industryeqa, all tasks (FieldWorkArena among them) fieldworkarena; a strategy the user
+    picks stays whatever the tasks."""
+    from tests.support.scoring_fixtures import add_task
+
+    with Project.create(tmp_path / "mixed.fieldstudio") as project:
+        add_task(project, "2.1.0001", "Yes", source="fieldworkarena")
+        add_task(project, "q-1", "3", source="industryeqa", category="small-warehouse")
+        panel = make_panel(qtbot, project)
+        assert panel.strategy.currentData() == "fieldworkarena"
+        choose_category(panel, "small-warehouse")
+        qtbot.waitUntil(lambda: panel.strategy.currentData() == "industryeqa", timeout=5000)
+        choose_category(panel, "2.1")
+        qtbot.waitUntil(lambda: panel.strategy.currentData() == "fieldworkarena", timeout=5000)
+        panel.strategy.setCurrentIndex(panel.strategy.findData("blind"))
+        choose_category(panel, "small-warehouse")
+        qtbot.wait(400)                                  # past the 200 ms estimate timer
+        assert panel.strategy.currentData() == "blind"
+        panel.set_project(None)

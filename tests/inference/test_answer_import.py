@@ -3,7 +3,6 @@ and the format registry the import and the fronts ask (item 2)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from fieldstudio.scoring import store as score_store
 from fieldstudio.scoring.service import current_scores, score_answers
 from fieldstudio.store.models import Answer, Score, Task
 from fieldstudio.store.project import Project
-from fieldstudio.tasks import formats
 from fieldstudio.tasks.importing import import_tasks
 
 
@@ -68,25 +66,3 @@ def test_invalidate_scores_removes_every_score_of_the_answers_and_no_other(csv_t
         assert list(s.scalars(select(Score.answer_id))) == [ids["t2"]]
     assert set(current_scores(csv_tasks_project, "fs-match")["answer_id"]) == {ids["t2"]}
 
-
-def test_the_registry_names_the_formats_other_modules_refer_to():
-    assert formats.names(formats.TASKS) == ("fieldworkarena", "industryeqa", "openeqa", "csv-tasks")
-    assert formats.names(formats.ANSWERS) == ("fieldworkarena-log", "industryeqa-answers", "openeqa-results",
-                                              "csv-answers")
-    assert formats.choices() == ("fieldworkarena", "industryeqa", "openeqa", "csv")
-    assert formats.export_choices() == ("fieldworkarena", "industryeqa", "openeqa", "csv", "xlsx")
-    assert [formats.by_choice(c, formats.ANSWERS).name for c in formats.choices()] == list(
-        formats.names(formats.ANSWERS))
-    assert formats.file_suffixes(formats.TASKS) == (".json", ".csv", ".tsv")
-    with pytest.raises(KeyError, match="known: fieldworkarena"):
-        formats.get("nope")
-
-
-def test_a_result_file_that_repeats_the_ground_truth_is_answers_whatever_the_order(tmp_path):
-    """IndustryEQA's annotation keys and its answer keys on one record: the file holds answers (as before the
-    registry, when the answer check came first); the annotation format itself says no."""
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps([{"question_id": 1, "question": "q", "direct_answer": "a",
-                                 "generated_direct_answer": "b"}]), "utf-8")
-    assert formats.sniff_format(path) == ("industryeqa-answers", "")
-    assert formats.get("industryeqa").sniff(json.loads(path.read_text())) is False

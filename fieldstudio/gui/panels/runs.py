@@ -68,6 +68,7 @@ class RunPanel(QWidget):
         self._started_at = 0.0
         self._done_at_start = 0
         self._last_progress = (0, 0)
+        self._strategy_chosen = self._proposing = False   # once a strategy is picked, the tasks no longer move it
         self._profiles_dialog: ModelProfilesDialog | None = None
         self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self.update_estimate)
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh_live)
@@ -78,14 +79,11 @@ class RunPanel(QWidget):
         self.history.resume_requested.connect(self.resume)
         self.history.open_task.connect(self.open_task)
         self.history.deleted.connect(self._run_deleted)
-        past = self.history
         top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(setup)
-        top.addWidget(live)
+        top.addWidget(setup), top.addWidget(live)
         top.setSizes([520, 620])
         outer = QSplitter(Qt.Orientation.Vertical)
-        outer.addWidget(top)
-        outer.addWidget(past)
+        outer.addWidget(top), outer.addWidget(self.history)
         outer.setSizes([430, 360])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -195,6 +193,7 @@ class RunPanel(QWidget):
                        self.task_ids.textChanged, self.unanswered.toggled, self.profiles.itemChanged,
                        self.strategy.currentIndexChanged, self.new_run.toggled, self.as_batch.toggled):
             signal.connect(self._setup_changed)
+        self.strategy.currentIndexChanged.connect(lambda _i: setattr(self, "_strategy_chosen", not self._proposing))
         for widget in self.params.values():
             changed = widget.currentIndexChanged if isinstance(widget, QComboBox) else widget.valueChanged
             changed.connect(self._setup_changed)
@@ -296,8 +295,9 @@ class RunPanel(QWidget):
             for value, n in values:
                 combo.addItem(f"{value} ({n})", value)
             combo.blockSignals(False)
-        # the strategy `fieldstudio run` chooses for every task of the project
-        self.strategy.setCurrentIndex(self.strategy.findData(default_strategy_for(project)))
+        # the strategy `fieldstudio run` chooses for every task of the project, until the user picks one
+        self._strategy_chosen = False
+        self._select_strategy(default_strategy_for(project))
         self.history.set_project(project)
         self._setup_changed()
 
@@ -349,6 +349,11 @@ class RunPanel(QWidget):
         return self._profiles_dialog
 
     # -- the choice --------------------------------------------------------------------------------
+
+    def _select_strategy(self, name: str) -> None:   # the same index again emits nothing: no estimate loop
+        self._proposing = True
+        self.strategy.setCurrentIndex(max(0, self.strategy.findData(name)))
+        self._proposing = False
 
     def _setup_changed(self) -> None:
         scope = self.scope.currentData()
@@ -425,9 +430,11 @@ class RunPanel(QWidget):
         """Count the chosen tasks and estimate requests, tokens and cost for each checked profile."""
         if self.project is None:
             return
-        strategy = self.strategy.currentData()
         try:
             base = self.task_ids_for(None)
+            if not self._strategy_chosen and base:   # follow the chosen tasks, as `fieldstudio run` does
+                self._select_strategy(default_strategy_for(self.project, base))
+            strategy = self.strategy.currentData()
             profiles = self.selected_profiles()
             estimates = []
             for profile in profiles:

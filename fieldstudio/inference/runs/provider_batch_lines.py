@@ -29,7 +29,7 @@ from fieldstudio.inference.runs.provider_batch_records import BatchError, load_r
 from fieldstudio.inference.runs.queue import (AnswerExecutor, AnswerLog, RequestDeferred, make_failed_pending,
                                               profile_for_run, prompt_texts)
 from fieldstudio.inference.runs.run_records import open_batch_answer_ids
-from fieldstudio.inference.strategies import get_strategy
+from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.inference.strategies.base import Prompt
 from fieldstudio.store.models import Answer, Run
 from fieldstudio.store.project import Project
@@ -77,7 +77,7 @@ def pending_answers(project: Project, run_id: str, profile: ModelProfile | None,
                     ) -> tuple[Run, ModelProfile, list[tuple[str, str]]]:
     """The run, the profile to send with and its (answer id, task id) pending and in no open batch."""
     run = load_run(project, run_id)
-    strategy = get_strategy(run.strategy or "fieldworkarena")
+    strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
     if not strategy.single_request:
         raise BatchError(f"the {strategy.name} strategy sends several requests per task, each depending on the "
                          "replies before it; only one-request strategies (fieldworkarena, industryeqa, blind, "

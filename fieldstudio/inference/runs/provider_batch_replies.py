@@ -25,7 +25,7 @@ from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.provider_batch_records import BatchError, update_run_status
 from fieldstudio.inference.runs.queue import (UPDATE_PENDING, AnswerExecutor, AnswerLog, RequestRecord, profile_for_run,
                                               reply_flag)
-from fieldstudio.inference.strategies import get_strategy
+from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.inference.strategies.base import StrategyOutcome
 from fieldstudio.store.models import Answer, ProviderBatch, Run, utcnow
 from fieldstudio.store.project import Project
@@ -124,7 +124,7 @@ def import_lines(project: Project, row_id: str, lines: Iterable[dict[str, Any]],
     if row.imported_at is not None:
         return ImportReport()
     profile = profile_for_run(project, run, profile)
-    strategy = get_strategy(run.strategy or "fieldworkarena")
+    strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
     tasks = {}
     task_ids = sorted({t for t, _, _ in answers.values()})
     for start in range(0, len(task_ids), 500):

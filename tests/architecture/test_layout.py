@@ -103,3 +103,34 @@ def test_the_naming_rule_on_known_names():
     assert mirrored_names("nosuch") is None and mirrored_names("tests") is None
     assert not misnamed(Path("test_video.py"), media) and not misnamed(Path("test_video_truncated.py"), media)
     assert misnamed(Path("test_videos.py"), media) and misnamed(Path("test_truncated_video.py"), media)
+
+
+def test_every_module_has_test_files_that_find_it():
+    """tests/README.md: a module's tests are found by name, by import or through a caller
+    (``python -m tests.support.tests_of MODULE``). Alembic loads the migrations by path (their tests are
+    tests/store/test_migrations*.py) and ``python -m fieldstudio`` runs ``__main__`` in a subprocess."""
+    from tests.support.tests_of import tests_of
+
+    unfound = []
+    for path in sorted((ROOT / "fieldstudio").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("fieldstudio/store/migrations/") or rel == "fieldstudio/__main__.py":
+            continue
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        if path.name == "__init__.py" and all(isinstance(n, (ast.Expr, ast.ImportFrom)) for n in body) and not any(
+                isinstance(n, ast.ImportFrom) and n.module != "__future__" for n in body):
+            continue   # a package marker: a docstring at most
+        if not tests_of(path):
+            unfound.append(rel)
+    assert unfound == []
+
+
+def test_tests_of_finds_by_name_by_import_and_through_a_caller():
+    """Three modules whose test files are known by hand: one by name, one only through the window."""
+    from tests.support.tests_of import tests_of
+
+    by_name = tests_of(ROOT / "fieldstudio/scoring/scorers/llm_match.py").by_name
+    assert ROOT / "tests/scoring/test_llm_match.py" in by_name
+    transport = tests_of(ROOT / "fieldstudio/gui/transport.py")
+    assert transport.by_name == [] and transport.by_import == []
+    assert transport.through[ROOT / "tests/gui/test_main_window.py"].endswith("fieldstudio.gui.main_window")

@@ -32,7 +32,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sqlalchemy import func, select
 
-from fieldstudio.compare import answer_table, audit, coverage, summaries
+from fieldstudio.compare import answer_table, audit, coverage, evidence, summaries
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
@@ -334,7 +334,9 @@ class AnswerDetail:
     still image or a document page), pts_s (seconds, None when unknown). ``inputs``: the task's inputs, dicts
     with position, name, media_id, start_s, end_s. ``score``: the row in force (score_id, value, correct,
     explanation, author, reason, judge_raw, judge_cost_usd, scorer_version) or None when unscored;
-    ``history``: the override chain, oldest first (``scoring.score_history``).
+    ``history``: the override chain, oldest first (``scoring.score_history``). ``evidence``: whether a frame
+    sent lies in the task's ground-truth span (``compare.evidence``): status, text, span (its text, None without
+    one), distance_s, and ``frames_in_span`` (frame indices of that video that lie in it).
     """
 
     answer_id: str
@@ -358,6 +360,7 @@ class AnswerDetail:
     scorer: str | None
     score: dict[str, Any] | None
     history: list[dict[str, Any]]
+    evidence: dict[str, Any] | None = None
 
     @property
     def answer_text(self) -> str:
@@ -383,13 +386,14 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
         inputs = [{"position": i.position, "name": i.name, "media_id": i.media_id, "start_s": i.start_s,
                    "end_s": i.end_s}
                   for i in s.scalars(select(TaskInput).where(TaskInput.task_id == t.id).order_by(TaskInput.position))]
-        frames = [{"media_id": f.get("media_id"), "file_name": f.get("file_name"), "frame_index": f.get("frame_index"),
-                   "pts_s": f.get("pts_s"), "request": f.get("request")}
+        frames = [{k: f.get(k) for k in ("media_id", "file_name", "frame_index", "pts_s", "request", "sha256",
+                                           "width", "height", "quality", "bytes")}
                   for f in (a.frames or []) if isinstance(f, dict)]
         detail = AnswerDetail(a.id, t.id, t.external_id or t.id, run.name if run else a.run_id, a.run_id, t.query,
                               t.ground_truth, a.raw_text, a.parsed, a.error, a.prompt_tokens, a.completion_tokens,
                               a.reasoning_tokens, a.cached_tokens, a.cost_usd, a.latency_s, frames, inputs, scorer,
                               None, [])
+    detail.evidence = _evidence(project, detail)
     if scorer:
         scores = scoring.current_scores(project, scorer, [detail.run_id])
         row = scores[scores["answer_id"] == answer_id]
@@ -400,6 +404,22 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
                                                                    "scorer_version")}
             detail.history = _service("score_history")(project, r["score_id"])
     return detail
+
+
+def _evidence(project: Project, detail: AnswerDetail) -> dict[str, Any]:
+    span = evidence.task_spans(project, [detail.task_id]).get(detail.task_id)
+    table = None
+    if span is not None:
+        from fieldstudio.media import library, video_index  # media is a headless sibling package
+
+        table = video_index.load_frame_table(project, library.find_media(project, span.media_id))
+    cov = evidence.coverage_of(span, detail.frames or None, table)
+    inside = [] if span is None else [f["frame_index"] for f in detail.frames if f.get("media_id") == span.media_id
+                                      and isinstance(f.get("frame_index"), int)
+                                      and span.start_frame <= f["frame_index"] <= span.end_frame]
+    return {"status": cov.status, "text": cov.text(), "span": None if span is None else span.text(),
+            "span_media_id": None if span is None else span.media_id, "distance_s": cov.distance_s,
+            "frames_in_span": inside}
 
 
 def _none_if_nan(v: Any) -> Any:

@@ -136,10 +136,11 @@ class EncodedImage:
         return "data:image/jpeg;base64," + base64.b64encode(self.jpeg).decode("ascii")
 
     def record(self, request: int = 0) -> dict[str, Any]:
-        """What an answer stores about this image: media, frame index, PTS, SHA-256, size, the request number."""
+        """What an answer stores about this image: media, frame index, PTS, SHA-256, size sent (pixels), JPEG
+        quality and bytes, the request number."""
         return {"media_id": self.media_id, "file_name": self.file_name, "frame_index": self.frame_index,
                 "pts": self.pts, "pts_s": self.pts_s, "sha256": self.sha256, "width": self.width,
-                "height": self.height, "request": request}
+                "height": self.height, "quality": self.quality, "bytes": len(self.jpeg), "request": request}
 
 
 def encode_limited(rgb: np.ndarray, *, quality: int, max_bytes: int | None = None, step: int = 5,

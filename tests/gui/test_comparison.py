@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QDialogButtonBox
 
 from fieldstudio.compare import views as cv
@@ -214,7 +214,8 @@ def test_cell_click_fills_detail_and_opens_media(grid_panel, qtbot):
     text = w.detail.text.toPlainText()
     for expected in ("How many forklifts pass the gate?", "gt of 1.1.0002", "There are 3 forklifts.",
                      "prompt 1,234, completion 56", "$0.0042", "count 3 = 3", "Verdict: correct, the count matches",
-                     "gate.mp4: frame 30 at 2.000 s", "gate.mp4: frame 15 at 1.000 s"):
+                     "gate.mp4: frame 30 (2.000 s", "gate.mp4: frame 15 (1.000 s",
+                     "Evidence: no evidence: the ground truth names no frame or time of a video"):
         assert expected in text, expected
     assert w.detail.open_button.isEnabled()
     got = []
@@ -223,6 +224,8 @@ def test_cell_click_fills_detail_and_opens_media(grid_panel, qtbot):
     qtbot.mouseClick(w.detail.open_button, Qt.MouseButton.LeftButton)
     # the earliest frame the model saw is opened; every frame it saw is marked
     assert got == [("seen", MEDIA, [15, 30]), ("open", MEDIA, 15)]
+    w.detail.text.anchorClicked.emit(QUrl(f"frame:{MEDIA}:30"))         # a frame of the list, clicked
+    assert got[-1] == ("open", MEDIA, 30)
     click_cell(qtbot, w, "1.1.0001", "beta")                              # no media anywhere
     assert "beta says t1" in w.detail.text.toPlainText()
     assert not w.detail.open_button.isEnabled()

@@ -193,6 +193,7 @@ class ComparisonPanel(QWidget):
         self.search_edit.textChanged.connect(self._apply_filters)
         self.refresh_button.clicked.connect(lambda: self.reload(self.current_scorer()))
         self.detail.open_media.connect(self.open_media)
+        self.detail.open_frame.connect(self.open_media_at)
         self.detail.override.connect(self.open_override_dialog)
         self.detail.promote.connect(self.open_promote_dialog)
         for keys, slot, name in (("Ctrl+E", self.search_edit.setFocus, "focus_search"),

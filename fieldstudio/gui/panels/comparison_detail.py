@@ -1,5 +1,6 @@
 """The comparison view's detail pane (one answer: full text, raw text, tokens, cost, the judge's explanation,
-the frames the model saw) and its two dialogs: override a score (value + required reason, history shown) and
+whether it saw the ground truth's moment (``compare.evidence``), the frames the model saw, each opening the viewer
+at that exact frame) and its two dialogs: override a score (value + required reason, history shown) and
 promote an answer to ground truth. Widgets only; the reads and writes are ``compare.views``."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import html
 import math
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -57,6 +58,26 @@ def history_lines(history: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def frame_item(f: dict[str, Any], ev: dict[str, Any]) -> str:
+    """One frame sent, as a list item: a ``frame:<media id>:<index>`` link (the pane opens it in the viewer), its
+    PTS, the size sent, JPEG quality and bytes, the SHA-256 prefix, and ★ when it lies in the evidence span."""
+    e = html.escape
+    name = e(str(f.get("file_name") or (f.get("media_id") or "")[:8]))
+    index = f.get("frame_index")
+    at = f"frame {index}" if index is not None else "image"
+    if f.get("media_id") and isinstance(index, int):
+        at = f"<a href='frame:{e(str(f['media_id']))}:{index}'>{at}</a>"
+    facts = [f"{f['pts_s']:.3f} s" if f.get("pts_s") is not None else None,
+             f"{f['width']}×{f['height']} px" if f.get("width") and f.get("height") else None,
+             f"JPEG q{f['quality']}" if f.get("quality") is not None else None,
+             f"{f['bytes']:,} bytes" if f.get("bytes") is not None else None,
+             f"sha256 {str(f['sha256'])[:12]}…" if f.get("sha256") else None,
+             f"request {f['request'] + 1}" if isinstance(f.get("request"), int) else None]
+    star = " ★ in the evidence" if (f.get("media_id") == ev.get("span_media_id")
+                                    and index in (ev.get("frames_in_span") or [])) else ""
+    return f"<li>{name}: {at} ({', '.join(x for x in facts if x)}){star}</li>"
+
+
 def detail_html(d: AnswerDetail) -> str:
     """The detail pane's text as HTML (every value escaped)."""
     e = html.escape
@@ -79,14 +100,14 @@ def detail_html(d: AnswerDetail) -> str:
                  + (f", cached {_num(d.cached_tokens)}" if d.cached_tokens is not None else "")
                  + f"<br><b>Cost</b>: {_num(d.cost_usd, '${:.4f}')}"
                  + f"<br><b>Latency</b>: {_num(d.latency_s, '{:.2f} s')}</p>")
+    ev = d.evidence or {}
+    if ev:
+        colour = {"saw": "#1b5e20", "never saw": "#b00020"}.get(ev.get("status"), "#555555")
+        span = f"<br>Ground truth at {e(ev['span'])}" if ev.get("span") else ""
+        parts.append(f"<p><b>Evidence</b>: <span style='color:{colour}'>{e(ev.get('text') or '')}</span>{span}</p>")
     if d.frames:
-        rows = []
-        for f in d.frames:
-            name = f.get("file_name") or (f.get("media_id") or "")[:8]
-            at = f"frame {f['frame_index']}" if f.get("frame_index") is not None else "image"
-            t = f" at {f['pts_s']:.3f} s" if f.get("pts_s") is not None else ""
-            rows.append(f"<li>{e(str(name))}: {at}{t}</li>")
-        parts.append(f"<p><b>Frames the model saw</b> ({len(d.frames)})</p><ul>{''.join(rows)}</ul>")
+        parts.append(f"<p><b>Frames the model saw</b> ({len(d.frames)}; click one to open it in the viewer)</p>"
+                     f"<ul>{''.join(frame_item(f, ev) for f in d.frames)}</ul>")
     else:
         parts.append("<p><b>Frames the model saw</b>: not recorded</p>")
     if d.inputs:
@@ -110,6 +131,7 @@ class AnswerDetailPane(QWidget):
     """Shows one ``AnswerDetail``; its buttons emit ``open_media``, ``override``, ``promote``."""
 
     open_media = Signal()
+    open_frame = Signal(str, int)   # media id, frame index: a frame the model saw, clicked
     override = Signal()
     promote = Signal()
 
@@ -118,6 +140,7 @@ class AnswerDetailPane(QWidget):
         self.detail: AnswerDetail | None = None
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
+        self.text.anchorClicked.connect(self._link_clicked)
         self.text.setPlaceholderText("Click a cell to see the answer, its score and the evidence.")
         self.open_button = QPushButton("Open media at time range")
         self.open_button.setToolTip("Show the task's media at the first frame the model saw")
@@ -151,6 +174,13 @@ class AnswerDetailPane(QWidget):
         self.open_button.setEnabled(detail is not None and has_media)
         self.override_button.setEnabled(detail is not None and bool(scorer))
         self.promote_button.setEnabled(detail is not None and bool((detail.raw_text or "").strip()))
+
+
+    def _link_clicked(self, url: QUrl) -> None:
+        kind, _, rest = url.toString().partition(":")
+        media_id, _, index = rest.rpartition(":")
+        if kind == "frame" and media_id and index.isdigit():
+            self.open_frame.emit(media_id, int(index))
 
 
 class OverrideDialog(QDialog):

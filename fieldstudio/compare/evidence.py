@@ -1,0 +1,230 @@
+"""Evidence coverage: whether a model was sent any frame of the moment its task's ground truth is about.
+
+A task's **evidence** is a span of frames of one video, taken from what the supervisor marked or wrote:
+
+* the annotation its ground truth is linked to (``tasks.ground_truth``): a segment's first to last frame, an
+  event's, box's or ruler's frame; a count's frame range over its video;
+* else, for a time or time-range task with one video input, the time(s) in its reference text
+  (``core.matchers.parse_time_range_s`` / ``parse_time_s``, seconds from the video's first PTS), as the frames
+  shown at those times (``FrameTable.index_at``).
+
+An answer **saw** the evidence when one of the frames it was sent (``Answer.frames``, recorded by the run queue:
+media id, frame index, PTS) is of that video and its index lies in the span; it **never saw** it otherwise, with
+the distance in seconds from the nearest frame it was sent of that video to the span (None when it was sent no
+frame of that video). All comparisons are on frame indices of the stored frame table, so "saw" is exact; the
+distance uses the table's PTS seconds. Tasks without such evidence, and videos whose frame index is not built,
+are "no evidence" / "unknown": they never count as saw or never saw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+
+from fieldstudio.compare.coverage import coverage_text
+from fieldstudio.core import matchers
+from fieldstudio.media import video_index
+from fieldstudio.media.frame_table import FrameTable
+from fieldstudio.store.models import Annotation, Answer, Media, Task, TaskInput
+from fieldstudio.store.project import Project
+from fieldstudio.tasks.ground_truth import LINK_KEY
+
+SAW, NEVER_SAW, NO_EVIDENCE, UNKNOWN = "saw", "never saw", "no evidence", "unknown"
+STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
+"""Every coverage status, in the order they are listed."""
+
+__all__ = ["SAW", "NEVER_SAW", "NO_EVIDENCE", "UNKNOWN", "STATUSES", "EvidenceSpan", "Coverage", "task_spans",
+           "coverage_of", "answer_coverage", "split_by_evidence"]
+
+
+@dataclass(frozen=True)
+class EvidenceSpan:
+    """Frames ``start_frame``..``end_frame`` (inclusive) of video ``media_id``; ``start_s``/``end_s`` their PTS in
+    seconds; ``origin`` says where the span comes from ("segment 'lifting'", "the reference's time range")."""
+
+    media_id: str
+    start_frame: int
+    end_frame: int
+    start_s: float
+    end_s: float
+    origin: str
+
+    def text(self) -> str:
+        """``frames 12–60 (0.800–4.000 s), segment 'walking'``."""
+        frames = (f"frame {self.start_frame}" if self.start_frame == self.end_frame
+                  else f"frames {self.start_frame}–{self.end_frame}")
+        times = (f"{self.start_s:.3f} s" if self.start_frame == self.end_frame
+                 else f"{self.start_s:.3f}–{self.end_s:.3f} s")
+        return f"{frames} ({times}), {self.origin}"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """One answer against its task's evidence: ``status`` (one of ``STATUSES``), ``distance_s`` (0 when it saw
+    the span; seconds from its nearest frame of that video otherwise; None when unknown or no frame of that video
+    was sent), ``frames_sent`` (of any media) and ``frames_in_span``."""
+
+    status: str
+    distance_s: float | None = None
+    frames_sent: int = 0
+    frames_in_span: int = 0
+
+    def text(self) -> str:
+        """What a person reads: ``saw the evidence (2 of 8 frames sent)``, ``never saw it: nearest frame 2.400 s
+        away``."""
+        if self.status == SAW:
+            return f"saw the evidence ({self.frames_in_span} of {self.frames_sent} frames sent in it)"
+        if self.status == NEVER_SAW:
+            if self.distance_s is None:
+                return f"never saw it: none of the {self.frames_sent} frames sent is of that video"
+            return f"never saw it: the nearest of {self.frames_sent} frames sent is {self.distance_s:.3f} s away"
+        if self.status == UNKNOWN:
+            return "unknown: the video's frame index is not built, or the answer records no frames"
+        return "no evidence: the ground truth names no frame or time of a video"
+
+
+def _span(table: FrameTable, media_id: str, first: int, last: int, origin: str) -> EvidenceSpan | None:
+    n = len(table)
+    if n == 0:
+        return None
+    first, last = max(0, min(first, last)), min(n - 1, max(first, last))
+    if first > n - 1 or last < 0:
+        return None
+    return EvidenceSpan(media_id, first, last, table.seconds(first), table.seconds(last), origin)
+
+
+def _link(task: Task) -> Mapping[str, Any] | None:
+    link = (task.ground_truth_extra or {}).get(LINK_KEY)
+    return link if isinstance(link, Mapping) else None
+
+
+def task_spans(project: Project, task_ids: Iterable[str] | None = None) -> dict[str, EvidenceSpan]:
+    """The evidence span of each task that has one (module docstring), by task id. Tasks of ``task_ids`` (None:
+    every task) without evidence, or whose video has no frame index yet, are left out."""
+    wanted = None if task_ids is None else set(task_ids)
+    tables: dict[str, FrameTable | None] = {}
+    out: dict[str, EvidenceSpan] = {}
+    with project.read() as s:
+        tasks = [t for t in s.scalars(select(Task)) if wanted is None or t.id in wanted]
+        videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
+        inputs: dict[str, list[str]] = {}
+        for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)):
+            if media_id in videos:
+                inputs.setdefault(task_id, []).append(media_id)
+        links = [_link(t) for t in tasks]
+        wanted_annotations = [str(link["annotation_id"]) for link in links if link and link.get("annotation_id")]
+        linked = {a.id: a for a in s.scalars(select(Annotation).where(Annotation.id.in_(wanted_annotations)))}
+
+    def table(media_id: str) -> FrameTable | None:
+        if media_id not in tables:
+            tables[media_id] = video_index.load_frame_table(project, videos[media_id])
+        return tables[media_id]
+
+    for t in tasks:
+        span = None
+        link = _link(t)
+        if link is not None:
+            ann = linked.get(str(link.get("annotation_id"))) if link.get("annotation_id") else None
+            if ann is not None and not ann.deleted and ann.media_id in videos and ann.frame_index is not None \
+                    and (tb := table(ann.media_id)) is not None:
+                last = ann.end_frame_index if ann.end_frame_index is not None else ann.frame_index
+                name = f"{ann.kind} {ann.text!r}" if ann.text else ann.kind
+                span = _span(tb, ann.media_id, ann.frame_index, last, f"{name} linked to the ground truth")
+            elif link.get("kind") == "count" and link.get("media_id") in videos \
+                    and (tb := table(str(link["media_id"]))) is not None:
+                first = link.get("start_frame") or 0
+                last = link.get("end_frame") if link.get("end_frame") is not None else len(tb) - 1
+                span = _span(tb, str(link["media_id"]), int(first), int(last), "the counted frame range")
+        elif t.answer_type in ("time", "time_range") and len(set(inputs.get(t.id, []))) == 1 and t.ground_truth:
+            media_id = inputs[t.id][0]
+            times = matchers.parse_time_range_s(t.ground_truth)
+            origin = "the reference's time range"
+            if times is None and (one := matchers.parse_time_s(t.ground_truth)) is not None:
+                times, origin = (one, one), "the reference's time"
+            if times is not None and (tb := table(media_id)) is not None and len(tb):
+                start = float(tb.seconds(0))
+                span = _span(tb, media_id, tb.index_at(start + times[0]), tb.index_at(start + times[1]), origin)
+        if span is not None:
+            out[t.id] = span
+    return out
+
+
+def coverage_of(span: EvidenceSpan | None, frames: Sequence[Mapping[str, Any]] | None,
+                table: FrameTable | None = None) -> Coverage:
+    """One answer's coverage of ``span`` from the ``frames`` it was sent (``Answer.frames`` dicts with
+    media_id and frame_index; others are ignored). ``table`` (the span's video's frame table) gives the
+    distance in seconds; without it a frame's own ``pts_s`` is used."""
+    frames = [f for f in (frames or []) if isinstance(f, Mapping)]
+    if span is None:
+        return Coverage(NO_EVIDENCE, frames_sent=len(frames))
+    if not frames:
+        return Coverage(UNKNOWN)
+    same = [f for f in frames if f.get("media_id") == span.media_id and isinstance(f.get("frame_index"), int)]
+    inside = [f for f in same if span.start_frame <= f["frame_index"] <= span.end_frame]
+    if inside:
+        return Coverage(SAW, 0.0, len(frames), len(inside))
+    distances = []
+    for f in same:
+        i = f["frame_index"]
+        if table is not None and 0 <= i < len(table):
+            t = table.seconds(i)
+        elif isinstance(f.get("pts_s"), (int, float)):
+            t = float(f["pts_s"])
+        else:
+            continue
+        distances.append(span.start_s - t if t < span.start_s else t - span.end_s)
+    return Coverage(NEVER_SAW, min(distances) if distances else None, len(frames), 0)
+
+
+def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Coverage of every answer (of ``answer_ids``; None: all). Columns: answer_id, task_id, evidence (a status
+    of ``STATUSES``), evidence_distance_s (float, NaN when none), frames_sent (int), evidence_span (the span's
+    text, None without one)."""
+    with project.read() as s:
+        q = select(Answer.id, Answer.task_id, Answer.frames)
+        if answer_ids is not None:
+            q = q.where(Answer.id.in_(list(answer_ids)))
+        rows = s.execute(q).all()
+    spans = task_spans(project, {r[1] for r in rows})
+    tables: dict[str, FrameTable | None] = {}
+    out = []
+    for answer_id, task_id, frames in rows:
+        span = spans.get(task_id)
+        table = None
+        if span is not None:
+            if span.media_id not in tables:
+                with project.read() as s:
+                    media = s.get(Media, span.media_id)
+                tables[span.media_id] = video_index.load_frame_table(project, media) if media else None
+            table = tables[span.media_id]
+        cov = coverage_of(span, frames if isinstance(frames, list) else None, table)
+        out.append((answer_id, task_id, cov.status, math.nan if cov.distance_s is None else cov.distance_s,
+                    cov.frames_sent, None if span is None else span.text()))
+    return pd.DataFrame(out, columns=["answer_id", "task_id", "evidence", "evidence_distance_s", "frames_sent",
+                                      "evidence_span"])
+
+
+def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy of each source split by coverage: one row per (source, evidence status) present, with answers
+    (int), scored (int: answers with a value), mean (mean value of the scored ones, NaN when none) and coverage
+    (``"12/20 scored"``). ``answers`` is ``compare.answer_table.load_answers``'s table (answer_id, source,
+    value); ``coverage`` is :func:`answer_coverage`'s."""
+    merged = answers[["answer_id", "source", "value"]].merge(coverage[["answer_id", "evidence"]], on="answer_id",
+                                                             how="left")
+    merged["evidence"] = merged["evidence"].fillna(UNKNOWN)
+    rows = []
+    for (source, status), group in merged.groupby(["source", "evidence"], sort=True):
+        values = group["value"].to_numpy(dtype=float)
+        scored = int(np.isfinite(values).sum())
+        rows.append((source, status, len(group), scored, float(np.nanmean(values)) if scored else math.nan,
+                     coverage_text(scored, len(group))))
+    frame = pd.DataFrame(rows, columns=["source", "evidence", "answers", "scored", "mean", "coverage"])
+    order = {s: i for i, s in enumerate(STATUSES)}
+    return frame.sort_values(["source", "evidence"], key=lambda c: c.map(order) if c.name == "evidence" else c,
+                             kind="stable").reset_index(drop=True)

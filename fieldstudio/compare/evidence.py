@@ -40,7 +40,7 @@ STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
 """Every coverage status, in the order they are listed."""
 
 __all__ = ["SAW", "NEVER_SAW", "NO_EVIDENCE", "UNKNOWN", "STATUSES", "EvidenceSpan", "Coverage", "task_spans",
-           "coverage_of", "answer_coverage", "split_by_evidence"]
+           "coverage_of", "answer_coverage", "split_by_evidence", "EvidenceReport", "evidence_report"]
 
 
 @dataclass(frozen=True)
@@ -228,3 +228,28 @@ def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataF
     order = {s: i for i, s in enumerate(STATUSES)}
     return frame.sort_values(["source", "evidence"], key=lambda c: c.map(order) if c.name == "evidence" else c,
                              kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class EvidenceReport:
+    """What ``fieldstudio evidence`` prints and the Summary's evidence table shows: the scorer whose values are
+    split (None: nothing scored), the split (:func:`split_by_evidence`) and every answer's coverage with its
+    source and external id (:func:`answer_coverage` plus source, external_id, value)."""
+
+    scorer: str | None
+    split: pd.DataFrame
+    answers: pd.DataFrame
+
+
+def evidence_report(project: Project, scorer: str | None = None, run_ids: Sequence[str] | None = None
+                    ) -> EvidenceReport:
+    """Coverage and the split of accuracy for the answers of ``run_ids`` (None: every run) under ``scorer``
+    (None: the scorer with the most scores, ``answer_table.most_scored_scorer``). Raises NotFound for an
+    unknown run reference."""
+    from fieldstudio.compare import answer_table
+
+    scorer = scorer or answer_table.most_scored_scorer(project, run_ids)
+    answers = answer_table.load_answers(project, scorer, run_ids)
+    cov = answer_coverage(project, answers["answer_id"].tolist())
+    table = answers[["answer_id", "source", "external_id", "value"]].merge(cov, on="answer_id", how="left")
+    return EvidenceReport(scorer, split_by_evidence(answers, cov), table)

@@ -1,0 +1,103 @@
+"""``fs-tiou``: fieldstudio's own score for a time-range answer, temporal IoU against the ground-truth range
+(not any benchmark's rule: FieldWorkArena's and IndustryEQA's evaluators ask a judge to read the times).
+
+The ground truth is a time range as the task holds it (a segment linked from the supervisor's marks gives
+``from 00:00:01.200 to 00:00:03.500``, PTS at millisecond precision; ``tasks.ground_truth``). The answer is scored
+only when the WHOLE answer is one range in a strict grammar: an optional ``from``/``between``, a time, ``to`` /
+``until`` / ``and`` / a dash, a time, an optional final period; a time is ``H:MM:SS(.fff)``, ``MM:SS(.fff)`` or
+a number of seconds with ``s``. Anything else (a sentence, a negation, two ranges, one time) is left unscored with
+the reason, so a wrong answer is never read as a range it does not state.
+
+value = |A ∩ G| / |A ∪ G| in [0, 1] (two instants: 1 when equal, else 0); correct when value ≥ ``min_iou``
+(default 0.5, the common threshold of temporal grounding). The explanation gives the onset and offset errors in
+seconds (answer minus ground truth).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fieldstudio.core.parameters import Parameter
+from fieldstudio.scoring.scorers.result import ScoreResult, unscored
+from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
+
+NAME, VERSION = "fs-tiou", "1.0"
+MIN_IOU = Parameter("min_iou", float, 0.5, low=0.0, high=1.0, label="correct from tIoU",
+                    help="an answer is correct when its temporal IoU with the ground truth is at least this")
+
+_TIME = r"(?:\d{1,2}:\d{2}:\d{2}(?:\.\d{1,3})?|\d{1,3}:\d{2}(?:\.\d{1,3})?|\d+(?:\.\d+)?\s?(?:s|sec|seconds?))"
+_RANGE = re.compile(rf"^(?:from\s+|between\s+)?(?P<a>{_TIME})\s*(?:to|until|and|-|–|—)\s*(?P<b>{_TIME})\.?$")
+
+__all__ = ["NAME", "VERSION", "INFO", "parse_range", "temporal_iou", "score"]
+
+
+def _seconds(token: str) -> float:
+    token = token.strip()
+    if ":" not in token:
+        return float(re.match(r"\d+(?:\.\d+)?", token).group(0))
+    parts = [float(p) for p in token.split(":")]
+    return parts[0] * 3600 + parts[1] * 60 + parts[2] if len(parts) == 3 else parts[0] * 60 + parts[1]
+
+
+def parse_range(text: str | None) -> tuple[float, float] | None:
+    """(start, end) in seconds when the whole of ``text`` is one range in the module's grammar, else None.
+    A range written backwards (end before start) is None: it states no interval."""
+    if text is None:
+        return None
+    normalised = " ".join(str(text).strip().casefold().split())
+    found = _RANGE.match(normalised)
+    if not found:
+        return None
+    a, b = _seconds(found["a"]), _seconds(found["b"])
+    return (a, b) if a <= b else None
+
+
+def temporal_iou(answer: tuple[float, float], truth: tuple[float, float]) -> float:
+    """|A ∩ G| / |A ∪ G| of two closed intervals in seconds; two equal instants give 1, disjoint ranges 0."""
+    inter = max(0.0, min(answer[1], truth[1]) - max(answer[0], truth[0]))
+    union = max(answer[1], truth[1]) - min(answer[0], truth[0])
+    if union == 0:
+        return 1.0 if answer == truth else 0.0
+    return inter / union
+
+
+def _clock(seconds: float) -> str:
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{int(h):02d}:{int(m):02d}:{s:06.3f}"
+
+
+def score(reference: str, prediction: str | None, *, min_iou: float = 0.5) -> ScoreResult:
+    """Score one answer (module docstring). Unscored, with the reason, when the reference is no range or the
+    answer is not exactly one range."""
+    truth = parse_range(reference)
+    if truth is None:
+        return unscored(NAME, VERSION, f"the ground truth {reference!r} is not one time range")
+    answer = parse_range(prediction)
+    if answer is None:
+        return unscored(NAME, VERSION, "needs a judge: the answer is not exactly one time range "
+                                       "(e.g. '00:01:20 to 00:02:05')")
+    iou = temporal_iou(answer, truth)
+    explanation = (f"tIoU {iou:.2f}: {_clock(answer[0])}–{_clock(answer[1])} (answer) vs "
+                   f"{_clock(truth[0])}–{_clock(truth[1])} (ground truth), onset {answer[0] - truth[0]:+.3f} s, "
+                   f"offset {answer[1] - truth[1]:+.3f} s; correct from tIoU {min_iou:.2f}")
+    return ScoreResult(NAME, VERSION, iou, iou >= min_iou, explanation,
+                       details={"onset_error_s": answer[0] - truth[0], "offset_error_s": answer[1] - truth[1]})
+
+
+def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    if task.answer_type != "time_range":
+        return f"fs-tiou scores time-range tasks; this one's answer type is {task.answer_type!r}"
+    if not task.ground_truth:
+        return "the task has no ground truth"
+    return Arguments((task.ground_truth, answer.raw_text), {"min_iou": float(params.get("min_iou", 0.5))})
+
+
+INFO = ScorerInfo(
+    name=NAME, version=VERSION,
+    description="fieldstudio's temporal IoU of a time-range answer against the ground-truth range (not a "
+                "benchmark's rule); onset and offset errors in seconds",
+    function=score, inputs=_inputs, threshold=None, parameters=(MIN_IOU,), judge_prompts=())
+"""The declaration of ``fs-tiou``."""

@@ -58,6 +58,5 @@ def evidence_cmd(
     if never_saw:
         missed = report.answers[report.answers["evidence"] == evidence.NEVER_SAW]
         for row in missed.itertuples():
-            away = ("no frame of that video" if math.isnan(row.evidence_distance_s)
-                    else f"nearest frame {row.evidence_distance_s:.3f} s away")
-            out.print(f"{row.source} {row.external_id}: never saw {row.evidence_span}; {away}", markup=False)
+            out.print(f"{row.source} {row.external_id}: {row.evidence_text} (ground truth at {row.evidence_span})",
+                      markup=False)

@@ -40,7 +40,7 @@ STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
 """Every coverage status, in the order they are listed."""
 
 __all__ = ["SAW", "NEVER_SAW", "NO_EVIDENCE", "UNKNOWN", "STATUSES", "EvidenceSpan", "Coverage", "task_spans",
-           "coverage_of", "answer_coverage", "split_by_evidence", "EvidenceReport", "evidence_report"]
+           "task_evidence", "coverage_of", "AnswerCoverage", "answer_coverages", "answer_coverage", "split_by_evidence", "EvidenceReport", "evidence_report"]
 
 
 @dataclass(frozen=True)
@@ -67,25 +67,26 @@ class EvidenceSpan:
 @dataclass(frozen=True)
 class Coverage:
     """One answer against its task's evidence: ``status`` (one of ``STATUSES``), ``distance_s`` (0 when it saw
-    the span; seconds from its nearest frame of that video otherwise; None when unknown or no frame of that video
-    was sent), ``frames_sent`` (of any media) and ``frames_in_span``."""
+    the span; seconds from its nearest frame of that video otherwise; None when unknown), ``frames_sent`` (of any
+    media), ``frames_in_span``, and ``note``: why, when the status alone does not say it."""
 
     status: str
     distance_s: float | None = None
     frames_sent: int = 0
     frames_in_span: int = 0
+    note: str = ""
 
     def text(self) -> str:
-        """What a person reads: ``saw the evidence (2 of 8 frames sent)``, ``never saw it: nearest frame 2.400 s
-        away``."""
+        """What a person reads: ``saw the evidence (2 of 8 frames sent in it)``, ``never saw it: the nearest of 8
+        frames sent is 2.400 s away``."""
         if self.status == SAW:
             return f"saw the evidence ({self.frames_in_span} of {self.frames_sent} frames sent in it)"
         if self.status == NEVER_SAW:
-            if self.distance_s is None:
-                return f"never saw it: none of the {self.frames_sent} frames sent is of that video"
+            if self.note:
+                return f"never saw it: {self.note}"
             return f"never saw it: the nearest of {self.frames_sent} frames sent is {self.distance_s:.3f} s away"
         if self.status == UNKNOWN:
-            return "unknown: the video's frame index is not built, or the answer records no frames"
+            return f"unknown: {self.note}"
         return "no evidence: the ground truth names no frame or time of a video"
 
 
@@ -104,12 +105,15 @@ def _link(task: Task) -> Mapping[str, Any] | None:
     return link if isinstance(link, Mapping) else None
 
 
-def task_spans(project: Project, task_ids: Iterable[str] | None = None) -> dict[str, EvidenceSpan]:
-    """The evidence span of each task that has one (module docstring), by task id. Tasks of ``task_ids`` (None:
-    every task) without evidence, or whose video has no frame index yet, are left out."""
+def task_evidence(project: Project, task_ids: Iterable[str] | None = None) -> dict[str, EvidenceSpan | None]:
+    """The evidence of each task of ``task_ids`` (None: every task) that has some (module docstring), by task
+    id: its span, or None when the ground truth names frames or times of a video whose frame index is not built
+    (the coverage of its answers is then unknown). A linked annotation that was deleted leaves the reference's
+    time, if any; a reference time range written backwards, or starting after the video's last frame, is no
+    evidence."""
     wanted = None if task_ids is None else set(task_ids)
     tables: dict[str, FrameTable | None] = {}
-    out: dict[str, EvidenceSpan] = {}
+    out: dict[str, EvidenceSpan | None] = {}
     with project.read() as s:
         tasks = [t for t in s.scalars(select(Task)) if wanted is None or t.id in wanted]
         videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
@@ -127,50 +131,74 @@ def task_spans(project: Project, task_ids: Iterable[str] | None = None) -> dict[
         return tables[media_id]
 
     for t in tasks:
-        span = None
-        link = _link(t)
-        if link is not None:
-            ann = linked.get(str(link.get("annotation_id"))) if link.get("annotation_id") else None
-            if ann is not None and not ann.deleted and ann.media_id in videos and ann.frame_index is not None \
-                    and (tb := table(ann.media_id)) is not None:
-                last = ann.end_frame_index if ann.end_frame_index is not None else ann.frame_index
-                name = f"{ann.kind} {ann.text!r}" if ann.text else ann.kind
-                span = _span(tb, ann.media_id, ann.frame_index, last, f"{name} linked to the ground truth")
-            elif link.get("kind") == "count" and link.get("media_id") in videos \
-                    and (tb := table(str(link["media_id"]))) is not None:
-                first = link.get("start_frame") or 0
+        link = _link(t) or {}
+        ann = linked.get(str(link.get("annotation_id"))) if link.get("annotation_id") else None
+        if ann is not None and not ann.deleted and ann.media_id in videos and ann.frame_index is not None:
+            last = ann.end_frame_index if ann.end_frame_index is not None else ann.frame_index
+            name = f"{ann.kind} {ann.text!r}" if ann.text else ann.kind
+            tb = table(ann.media_id)
+            out[t.id] = None if tb is None else _span(tb, ann.media_id, ann.frame_index, last,
+                                                      f"{name} linked to the ground truth")
+            continue
+        if link.get("kind") == "count" and link.get("media_id") in videos:
+            tb = table(str(link["media_id"]))
+            if tb is None:
+                out[t.id] = None
+            else:
                 last = link.get("end_frame") if link.get("end_frame") is not None else len(tb) - 1
-                span = _span(tb, str(link["media_id"]), int(first), int(last), "the counted frame range")
-        elif t.answer_type in ("time", "time_range") and len(set(inputs.get(t.id, []))) == 1 and t.ground_truth:
-            media_id = inputs[t.id][0]
-            times = matchers.parse_time_range_s(t.ground_truth)
-            origin = "the reference's time range"
-            if times is None and (one := matchers.parse_time_s(t.ground_truth)) is not None:
-                times, origin = (one, one), "the reference's time"
-            if times is not None and (tb := table(media_id)) is not None and len(tb):
-                start = float(tb.seconds(0))
-                span = _span(tb, media_id, tb.index_at(start + times[0]), tb.index_at(start + times[1]), origin)
-        if span is not None:
-            out[t.id] = span
+                out[t.id] = _span(tb, str(link["media_id"]), int(link.get("start_frame") or 0), int(last),
+                                  "the counted frame range")
+            continue
+        if t.answer_type not in ("time", "time_range") or len(set(inputs.get(t.id, []))) != 1 or not t.ground_truth:
+            continue
+        media_id = inputs[t.id][0]
+        times = matchers.parse_time_range_s(t.ground_truth)
+        origin = "the reference's time range"
+        if times is None and (one := matchers.parse_time_s(t.ground_truth)) is not None:
+            times, origin = (one, one), "the reference's time"
+        if times is None or times[0] > times[1]:
+            continue
+        tb = table(media_id)
+        if tb is None or not len(tb):
+            out[t.id] = None
+            continue
+        start = float(tb.seconds(0))
+        if start + times[0] > float(tb.seconds(len(tb) - 1)):
+            continue                  # after the last frame: the video does not hold that moment
+        out[t.id] = _span(tb, media_id, tb.index_at(start + times[0]), tb.index_at(start + times[1]), origin)
     return out
+
+
+def task_spans(project: Project, task_ids: Iterable[str] | None = None) -> dict[str, EvidenceSpan]:
+    """The evidence spans of :func:`task_evidence` that are known (tasks without one are left out)."""
+    return {k: v for k, v in task_evidence(project, task_ids).items() if v is not None}
 
 
 def coverage_of(span: EvidenceSpan | None, frames: Sequence[Mapping[str, Any]] | None,
                 table: FrameTable | None = None) -> Coverage:
-    """One answer's coverage of ``span`` from the ``frames`` it was sent (``Answer.frames`` dicts with
-    media_id and frame_index; others are ignored). ``table`` (the span's video's frame table) gives the
-    distance in seconds; without it a frame's own ``pts_s`` is used."""
-    frames = [f for f in (frames or []) if isinstance(f, Mapping)]
+    """One answer's coverage of ``span`` from the ``frames`` it was sent (``Answer.frames``: dicts with media_id
+    and an integer frame_index; None when the answer records none, an empty list when it was sent no frame).
+    ``table`` (the span's video's frame table) gives the distance in seconds; without it a frame's own
+    ``pts_s`` is used."""
     if span is None:
-        return Coverage(NO_EVIDENCE, frames_sent=len(frames))
+        return Coverage(NO_EVIDENCE, frames_sent=len(frames or []))
+    if frames is None:
+        return Coverage(UNKNOWN, note="the answer records no frames (imported, or made before frames were kept)")
+    frames = [f for f in frames if isinstance(f, Mapping)]
     if not frames:
-        return Coverage(UNKNOWN)
-    same = [f for f in frames if f.get("media_id") == span.media_id and isinstance(f.get("frame_index"), int)]
-    inside = [f for f in same if span.start_frame <= f["frame_index"] <= span.end_frame]
+        return Coverage(NEVER_SAW, note="no frame was sent with its request(s)")
+    same = [f for f in frames if f.get("media_id") == span.media_id]
+    placed = [f for f in same if isinstance(f.get("frame_index"), int) and not isinstance(f.get("frame_index"), bool)]
+    inside = [f for f in placed if span.start_frame <= f["frame_index"] <= span.end_frame]
     if inside:
         return Coverage(SAW, 0.0, len(frames), len(inside))
+    if same and not placed:
+        return Coverage(UNKNOWN, frames_sent=len(frames), note="the frames sent of that video carry no frame index")
+    if not same:
+        return Coverage(NEVER_SAW, frames_sent=len(frames),
+                        note=f"none of the {len(frames)} frames sent is of that video")
     distances = []
-    for f in same:
+    for f in placed:
         i = f["frame_index"]
         if table is not None and 0 <= i < len(table):
             t = table.seconds(i)
@@ -179,35 +207,55 @@ def coverage_of(span: EvidenceSpan | None, frames: Sequence[Mapping[str, Any]] |
         else:
             continue
         distances.append(span.start_s - t if t < span.start_s else t - span.end_s)
-    return Coverage(NEVER_SAW, min(distances) if distances else None, len(frames), 0)
+    if not distances:
+        return Coverage(NEVER_SAW, frames_sent=len(frames), note=f"none of the {len(placed)} frames sent of that "
+                        "video is in it (their time is unknown)")
+    return Coverage(NEVER_SAW, min(distances), len(frames), 0)
 
 
-def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -> pd.DataFrame:
-    """Coverage of every answer (of ``answer_ids``; None: all). Columns: answer_id, task_id, evidence (a status
-    of ``STATUSES``), evidence_distance_s (float, NaN when none), frames_sent (int), evidence_span (the span's
-    text, None without one)."""
+@dataclass(frozen=True)
+class AnswerCoverage:
+    """One answer's coverage: its ``task_id``, its ``coverage`` and its task's ``span`` (None without one)."""
+
+    task_id: str
+    coverage: Coverage
+    span: EvidenceSpan | None
+
+
+def answer_coverages(project: Project, answer_ids: Sequence[str] | None = None) -> dict[str, AnswerCoverage]:
+    """The coverage of every answer of ``answer_ids`` (None: all), by answer id."""
     with project.read() as s:
         q = select(Answer.id, Answer.task_id, Answer.frames)
         if answer_ids is not None:
             q = q.where(Answer.id.in_(list(answer_ids)))
         rows = s.execute(q).all()
-    spans = task_spans(project, {r[1] for r in rows})
-    tables: dict[str, FrameTable | None] = {}
-    out = []
+        found = task_evidence(project, {r[1] for r in rows})
+        medias = {m.id: m for m in s.scalars(select(Media).where(Media.id.in_(
+            {span.media_id for span in found.values() if span is not None})))}
+    tables = {media_id: video_index.load_frame_table(project, media) for media_id, media in medias.items()}
+    out = {}
     for answer_id, task_id, frames in rows:
-        span = spans.get(task_id)
-        table = None
-        if span is not None:
-            if span.media_id not in tables:
-                with project.read() as s:
-                    media = s.get(Media, span.media_id)
-                tables[span.media_id] = video_index.load_frame_table(project, media) if media else None
-            table = tables[span.media_id]
-        cov = coverage_of(span, frames if isinstance(frames, list) else None, table)
-        out.append((answer_id, task_id, cov.status, math.nan if cov.distance_s is None else cov.distance_s,
-                    cov.frames_sent, None if span is None else span.text()))
-    return pd.DataFrame(out, columns=["answer_id", "task_id", "evidence", "evidence_distance_s", "frames_sent",
-                                      "evidence_span"])
+        span = found.get(task_id)
+        if task_id in found and span is None:
+            cov = Coverage(UNKNOWN, note="the video's frame index is not built yet (the window builds it while the "
+                                         "project is open)")
+        else:
+            cov = coverage_of(span, frames if isinstance(frames, list) else None,
+                              None if span is None else tables.get(span.media_id))
+        out[answer_id] = AnswerCoverage(task_id, cov, span)
+    return out
+
+
+def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """:func:`answer_coverages` as a table. Columns: answer_id, task_id, evidence (a status of ``STATUSES``),
+    evidence_distance_s (float, NaN when none), frames_sent (int), evidence_span (the span's text, None without
+    one), evidence_text (what a person reads)."""
+    rows = [(answer_id, a.task_id, a.coverage.status,
+             math.nan if a.coverage.distance_s is None else a.coverage.distance_s, a.coverage.frames_sent,
+             None if a.span is None else a.span.text(), a.coverage.text())
+            for answer_id, a in answer_coverages(project, answer_ids).items()]
+    return pd.DataFrame(rows, columns=["answer_id", "task_id", "evidence", "evidence_distance_s", "frames_sent",
+                                       "evidence_span", "evidence_text"])
 
 
 def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
@@ -232,7 +280,7 @@ def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataF
 
 @dataclass(frozen=True)
 class EvidenceReport:
-    """What ``fieldstudio evidence`` prints and the Summary's evidence table shows: the scorer whose values are
+    """What ``fieldstudio evidence`` prints: the scorer whose values are
     split (None: nothing scored), the split (:func:`split_by_evidence`) and every answer's coverage with its
     source and external id (:func:`answer_coverage` plus source, external_id, value)."""
 

@@ -407,13 +407,8 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
 
 
 def _evidence(project: Project, detail: AnswerDetail) -> dict[str, Any]:
-    span = evidence.task_spans(project, [detail.task_id]).get(detail.task_id)
-    table = None
-    if span is not None:
-        from fieldstudio.media import library, video_index  # media is a headless sibling package
-
-        table = video_index.load_frame_table(project, library.find_media(project, span.media_id))
-    cov = evidence.coverage_of(span, detail.frames or None, table)
+    found = evidence.answer_coverages(project, [detail.answer_id]).get(detail.answer_id)
+    span, cov = (found.span, found.coverage) if found else (None, evidence.coverage_of(None, None))
     inside = [] if span is None else [f["frame_index"] for f in detail.frames if f.get("media_id") == span.media_id
                                       and isinstance(f.get("frame_index"), int)
                                       and span.start_frame <= f["frame_index"] <= span.end_frame]

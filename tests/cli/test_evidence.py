@@ -44,8 +44,8 @@ def test_evidence_split_and_never_saw_list(project_path):
     assert "split of no scorer (nothing scored) by evidence coverage" in result.output
     # frame 5 is the nearest sent to the span 10-19: (pts(10) - pts(5)) / 90000 s before it
     away = (hand_pts(10) - hand_pts(5)) / 90000
-    assert "misses seg-1: never saw frames 10–19" in result.output
-    assert f"nearest frame {away:.3f} s away" in result.output
+    assert (f"misses seg-1: never saw it: the nearest of 2 frames sent is {away:.3f} s away (ground truth at "
+            "frames 10–19") in result.output
 
 
 def test_evidence_json(project_path):

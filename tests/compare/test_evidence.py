@@ -70,7 +70,11 @@ def test_coverage_saw_never_saw_with_distance_and_unknown(tasks):
     photo_only = evidence.coverage_of(span, [_frame(PHOTO_ID, 0)])
     assert (photo_only.status, photo_only.distance_s) == ("never saw", None)
     assert "none of the 1 frames sent is of that video" in photo_only.text()
-    assert evidence.coverage_of(span, []).status == "unknown"
+    text_only = evidence.coverage_of(span, [])
+    assert (text_only.status, text_only.text()) == ("never saw", "never saw it: no frame was sent with its request(s)")
+    assert evidence.coverage_of(span, None).status == "unknown"
+    unplaced = evidence.coverage_of(span, [{"media_id": VIDEO_ID, "frame_index": "12", "pts_s": 0.5}])
+    assert unplaced.text() == "unknown: the frames sent of that video carry no frame index"
     assert evidence.coverage_of(None, [_frame(VIDEO_ID, 1)]).status == "no evidence"
 
 
@@ -94,3 +98,45 @@ def test_answer_coverage_and_the_split_of_accuracy(tasks):
         ["saw", 1, 1], ["never saw", 1, 1], ["no evidence", 1, 0]]
     assert split["mean"].tolist()[:2] == [1.0, 0.0] and math.isnan(split["mean"].tolist()[2])
     assert split["coverage"].tolist() == ["1/1 scored", "1/1 scored", "0/1 scored"]
+
+
+def _time_task(p, reference: str, media_id: str = VIDEO_ID) -> str:
+    with p.write() as s:
+        t = Task(external_id=reference, query="When?", answer_type="time_range", ground_truth=reference)
+        s.add(t)
+        s.flush()
+        s.add(TaskInput(task_id=t.id, position=0, name="v.mp4", media_id=media_id))
+        return t.id
+
+
+def test_references_beyond_the_clip_or_backwards_are_no_evidence_and_unindexed_is_unknown(media_project):
+    """The clip's last frame is at +1.267 s (30 frames of 3000/3000/6000 ticks after the first PTS)."""
+    from tests.support.annotation_fixtures import UNINDEXED_ID
+
+    p = media_project
+    beyond = _time_task(p, "from 00:01:00 to 00:02:00")
+    backwards = _time_task(p, "from 00:00:00.500 to 00:00:00.100")
+    tail = _time_task(p, "from 00:00:00.950 to 00:00:09.000")       # starts inside, ends after: clipped
+    unindexed = _time_task(p, "from 00:00:01 to 00:00:02", UNINDEXED_ID)
+    found = evidence.task_evidence(p)
+    assert beyond not in found and backwards not in found
+    assert (found[tail].start_frame, found[tail].end_frame) == (21, 29)
+    assert (hand_pts(21) - 1800) / 90000 <= 0.950 < (hand_pts(22) - 1800) / 90000
+    assert found[unindexed] is None
+    add_run(p, "m", {unindexed: {"raw_text": "x", "frames": [_frame(UNINDEXED_ID, 3)]}})
+    table = evidence.answer_coverage(p).set_index("task_id")
+    assert table.loc[unindexed, "evidence"] == "unknown"
+    assert table.loc[unindexed, "evidence_text"].startswith("unknown: the video's frame index is not built yet")
+
+
+def test_a_deleted_linked_annotation_leaves_the_reference_time(tasks):
+    p, ids = tasks
+    with p.read() as s:
+        link = s.get(Task, ids["seg"]).ground_truth_extra["annotation_link"]["annotation_id"]
+    ann.delete(p, link)
+    with p.write() as s:
+        s.add(TaskInput(task_id=ids["seg"], position=0, name="walk.mp4", media_id=VIDEO_ID))
+    span = evidence.task_evidence(p)[ids["seg"]]
+    # the reference 0.333-0.667 s after the first PTS: frames 7 (+0.300 s) to 15 (+0.6667 s)
+    assert span.origin == "the reference's time range"
+    assert (span.start_frame, span.end_frame) == (7, 15)

@@ -56,3 +56,14 @@ def test_through_the_registry_only_time_range_tasks():
     assert info.score(task, answer, {"min_iou": 0.9}).correct is True
     other = info.score(task._replace(answer_type="count"), answer)
     assert other.value is None and "time-range tasks" in other.explanation
+
+
+@pytest.mark.parametrize("answer", [
+    "1s and 3s", "from 1s and 3s", "0:75 to 0:80", "00:61 to 01:30", "１s to ３s", "١s to ٣s", "1ſ to 3ſ", "1sto3s",
+    "1 s to3 s", "0s to " + "9" * 400 + "s", "between 1s to 3s",
+])
+def test_a_fresh_eyes_review_s_forms_are_left_unscored(answer):
+    """Found by an independent review: two times joined by "and", impossible clock times, other scripts' digits,
+    a long s, missing spaces, an overflowing number."""
+    result = score(GT, answer)
+    assert result.value is None and result.explanation.startswith("needs a judge")

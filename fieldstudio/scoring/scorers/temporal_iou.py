@@ -3,10 +3,12 @@
 
 The ground truth is a time range as the task holds it (a segment linked from the supervisor's marks gives
 ``from 00:00:01.200 to 00:00:03.500``, PTS at millisecond precision; ``tasks.ground_truth``). The answer is scored
-only when the WHOLE answer is one range in a strict grammar: an optional ``from``/``between``, a time, ``to`` /
-``until`` / ``and`` / a dash, a time, an optional final period; a time is ``H:MM:SS(.fff)``, ``MM:SS(.fff)`` or
-a number of seconds with ``s``. Anything else (a sentence, a negation, two ranges, one time) is left unscored with
-the reason, so a wrong answer is never read as a range it does not state.
+only when the WHOLE answer is one range in a strict grammar, in ASCII: ``[from] A to|until B``, ``A - B`` (or an
+en or em dash), ``between A and B``, an optional final period; a time is ``H:MM:SS(.fff)`` or ``M:SS(.fff)``
+(minutes and seconds below 60) or up to six digits of seconds with ``s``/``sec``/``second(s)``; words are set
+apart by spaces. Anything else (a sentence, a negation, two ranges, two times joined by "and", one time, other
+digits or letters that look alike) is left unscored with the reason, so a wrong answer is never read as a range
+it does not state.
 
 value = |A ∩ G| / |A ∪ G| in [0, 1] (two instants: 1 when equal, else 0); correct when value ≥ ``min_iou``
 (default 0.5, the common threshold of temporal grounding). The explanation gives the onset and offset errors in
@@ -23,12 +25,14 @@ from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
-NAME, VERSION = "fs-tiou", "1.0"
+NAME, VERSION = "fs-tiou", "1.1"
 MIN_IOU = Parameter("min_iou", float, 0.5, low=0.0, high=1.0, label="correct from tIoU",
                     help="an answer is correct when its temporal IoU with the ground truth is at least this")
 
-_TIME = r"(?:\d{1,2}:\d{2}:\d{2}(?:\.\d{1,3})?|\d{1,3}:\d{2}(?:\.\d{1,3})?|\d+(?:\.\d+)?\s?(?:s|sec|seconds?))"
-_RANGE = re.compile(rf"^(?:from\s+|between\s+)?(?P<a>{_TIME})\s*(?:to|until|and|-|–|—)\s*(?P<b>{_TIME})\.?$")
+_TIME = (r"(?:\d{1,2}:[0-5]\d:[0-5]\d(?:\.\d{1,3})?|\d{1,3}:[0-5]\d(?:\.\d{1,3})?"
+         r"|\d{1,6}(?:\.\d{1,3})? ?(?:s|sec|seconds?)\b)")
+_RANGE = re.compile(rf"^(?:(?:from )?(?P<a>{_TIME})(?: (?:to|until) | ?[-–—] ?)(?P<b>{_TIME})"
+                    rf"|between (?P<c>{_TIME}) and (?P<d>{_TIME}))\.?$", re.ASCII)
 
 __all__ = ["NAME", "VERSION", "INFO", "parse_range", "temporal_iou", "score"]
 
@@ -46,11 +50,11 @@ def parse_range(text: str | None) -> tuple[float, float] | None:
     A range written backwards (end before start) is None: it states no interval."""
     if text is None:
         return None
-    normalised = " ".join(str(text).strip().casefold().split())
+    normalised = " ".join(str(text).strip().split()).lower()
     found = _RANGE.match(normalised)
     if not found:
         return None
-    a, b = _seconds(found["a"]), _seconds(found["b"])
+    a, b = _seconds(found["a"] or found["c"]), _seconds(found["b"] or found["d"])
     return (a, b) if a <= b else None
 
 

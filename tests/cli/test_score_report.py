@@ -40,8 +40,8 @@ def test_score_without_judge_reports_unscored(app, two_runs_file):
     assert "alpha" in result.output and "beta" in result.output
     with Project.open(two_runs_file) as p:
         values = current_scores(p, "fs-match").set_index("run_id")["value"]
-    # 11 vs 12 m -> 1.0; 20 vs 12 m (r = 0.667) -> 0.5 (not correct); free text unscored
-    assert sorted(values.dropna().tolist()) == [0.5, 1.0]
+    # 11 vs 12 m and 20 vs 12 m: another value -> 0 (fs-match 2 credits only the same value); free text unscored
+    assert sorted(values.dropna().tolist()) == [0.0, 0.0]
 
 
 def test_score_with_judge_profile(app, two_runs_file, fake_openai):

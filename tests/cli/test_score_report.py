@@ -37,6 +37,9 @@ def test_score_without_judge_reports_unscored(app, two_runs_file):
     assert f"fs-match {fs_match.VERSION}" in result.output                              # judge-free: fieldstudio's matchers
     assert "4 answers: 2 scored, 2 unscored" in result.output
     assert "2 x needs a judge" in result.output
+    # FieldWorkArena's own aggregation, over the answered tasks, named apart from the headline
+    assert "alpha: official FieldWorkArena correctRate 0.0000 over 2 answered of fs-match scores" in \
+        " ".join(result.output.split())
     assert "alpha" in result.output and "beta" in result.output
     with Project.open(two_runs_file) as p:
         values = current_scores(p, "fs-match").set_index("run_id")["value"]

@@ -51,6 +51,11 @@ EXPECTED = {("alpha", "2.3.0001"): 1.0, ("alpha", "1.1.0001"): 0.0, ("alpha", "1
 SCORED = {k: v for k, v in EXPECTED.items() if not np.isnan(v)}
 
 
+def summary_official(summary: pd.DataFrame) -> dict[str, str]:
+    """{source: its official figure as printed} from an exported summary table."""
+    return {r.source: str(r.official_printed) for r in summary.itertuples()}
+
+
 def _check_answers(df: pd.DataFrame) -> None:
     assert list(df.columns) == ANSWER_COLUMNS
     got = {(r.source, str(r.external_id)): r.value for r in df.itertuples()}
@@ -59,6 +64,8 @@ def _check_answers(df: pd.DataFrame) -> None:
     assert correct == {k: v > 0.5 for k, v in SCORED.items()}
     assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {fs_match.VERSION}
     assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 2, 3), ("beta", 3, 3)}
+    assert dict(zip(df["source"], df["source_official"].round(4))) == {"alpha": 0.3333, "beta": 0.6667}
+    assert all(str(t).startswith("official FieldWorkArena correctRate") for t in df["source_official_figure"])
 
 
 def test_csv_round_trip(scored, tmp_path):
@@ -129,7 +136,10 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official"}
+    official = sheets["official"]
+    assert official[(official["source"] == "alpha") & (official["line"] == "figure")]["value"].tolist() == ["0.3333"]
+    assert summary_official(sheets["summary"]) == {"alpha": "0.3333", "beta": "0.6667"}
     assert sheets["notes"]["note"].iloc[0].startswith("headline: unscored, failed and missing answers count 0")
     _check_answers(sheets["answers"])
     summary = sheets["summary"].set_index("source")
@@ -150,6 +160,14 @@ def test_json_per_source_and_category(scored, tmp_path, any_n_intervals):
     assert alpha["categories"]["1.1"]["mean"] == pytest.approx(0.0)
     assert alpha["categories"]["2.3"]["ci_low"] == pytest.approx(1.0)
     assert data["sources"]["beta"]["all"]["cost_usd"] is None           # no cost known at all
+    # FieldWorkArena's own aggregation over the answered tasks: alpha 1 of 3 correct (its unscored answer counts
+    # 0, as a failed judge reply), beta 2 of 3; labelled as its aggregation of fs-match's scores
+    off = data["sources"]["alpha"]["official"]
+    assert (off["official_printed"], off["answered"], off["scorer_is_official"]) == ("0.3333", 3, False)
+    assert off["official_value"] == pytest.approx(1 / 3) and off["figure"] == "correctRate"
+    assert {"group": "FWA_evaluator.py", "name": "1.1", "totalTaskNum": 2, "correctNum": 0, "correctRate": "0.0000",
+            "totalScore": 0.0} in off["lines"]
+    assert data["sources"]["beta"]["official"]["official_printed"] == "0.6667"
     assert data["sources"]["beta"]["all"]["cost_status"] == "unknown"
     assert set(data["sources"]["beta"]["all"]) >= {"n", "mean", "ci_low", "ci_high", "accuracy", "cost_usd"}
 
@@ -164,6 +182,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     assert f"fs-match {fs_match.VERSION}" in text and "<table" in text
     assert "<th>alpha</th>" in text and "<th>beta</th>" in text
     assert "0.333" in text and "0.667" in text                                # alpha's headline 1/3, beta's 2/3
+    assert "Official figures" in text and "official FieldWorkArena correctRate 0.3333 over 3 answered" in text
     assert "1200 cm" in text and "9 meters" in text                         # the grid shows the answers
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
     assert len(images) == 3          # scores per source with means, by category, against cost

@@ -35,7 +35,8 @@ from typing import Any
 from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS, Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
-from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, bucket_of
+from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS, category_of
+from fieldstudio.tasks.formats.fieldworkarena import bucket_of
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "FS_PROMPT_NAME", "FS_PROMPT_VERSION", "FS_PROMPT_DESCRIPTION",
            "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
@@ -267,13 +268,6 @@ def score_fs_prompt(reference: str, prediction: str | None, eval_func: str, *, q
 
 
 # ---------------------------------------------------------------- aggregation
-def category_of(task_id: str) -> str:
-    """Task category as FWA_evaluator computes it: the id without its last five characters (``id[:-5]``);
-    a leading "fieldworkarena." is removed first. "2.1.2126" -> "2.1" (benchmarks.md §5 pitfall 1)."""
-    tid = str(task_id)
-    return (tid[len("fieldworkarena."):] if tid.startswith("fieldworkarena.") else tid)[:-5]
-
-
 @dataclass(frozen=True)
 class CategorySummary:
     """FWA_evaluator's per-category record (§1.6): ``task_count`` (totalTaskNum), ``correct_count``

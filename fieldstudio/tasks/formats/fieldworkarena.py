@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS
 from fieldstudio.tasks.formats.file_format import ANSWERS, READS_PATH, TASKS, FileFormat, write_json_array
 from fieldstudio.tasks.formats.parsed_records import (
     ParsedAnswer,
@@ -60,18 +61,6 @@ MEDIA_SUFFIXES = {"jpg", "png", "mp4", "pdf", "txt"}
 """Extensions FWA's ``_return_path`` resolves to a media folder (§1.2 "Media resolution")."""
 LOG_ENCODINGS = ("utf-8", "utf-8-sig", "shift-jis", "cp932")
 """Encodings ``FWA_evaluator.read_target`` tries, in order (§1.7)."""
-
-SUBCATEGORY_BUCKETS: dict[str, tuple[str, ...]] = {
-    "01_abstract_documents": ("2.2.1",),
-    "01_abstract_images": ("2.3.1.2.1", "2.3.2.1.1", "2.3.2.2.1"),
-    "01_abstract_videos": ("2.3.1.2.2", "2.3.2.1.2", "2.3.2.2.2", "2.3.2.3.2"),
-    "01_temporal_videos": ("2.2.3",),
-    "01_spatiotemporal_images": ("2.3.3.1.1", "2.3.3.2.1"),
-    "01_spatiotemporal_videos": ("2.3.3.1.2", "2.3.3.2.2"),
-    "02_make_decision": ("2.4.1", "2.4.1.3", "2.4.2", "2.4.2.3"),
-    "03_reporting": ("2.5.1",),
-}
-"""calc_category.py's bucket table (benchmarks.md §1.3): bucket -> taxonomy ids."""
 
 UNMAPPED = "unmapped"
 _BUCKET_OF = {tax: bucket for bucket, taxes in SUBCATEGORY_BUCKETS.items() for tax in taxes}

@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.inference import profiles
-from fieldstudio.scoring.scorers import fs_match
+from fieldstudio.scoring.scorers import fs_match, fwa_official
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring.service import current_scores
 from fieldstudio.store.project import Project
@@ -78,7 +78,7 @@ def test_score_fwa_official_shows_the_prompt_source_and_settings(app, two_runs_f
     finally:
         known.clear_stand_ins()
     assert result.exit_code == 0, result.output
-    assert "fwa-official 2.0" in result.output
+    assert f"fwa-official {fwa_official.VERSION}" in result.output
     assert "prompts: FieldWorkArena judge prompts from" in result.output and "test stand-in" in result.output
     assert "judge settings: temperature 0, top_p 1, seed 7, 99 tokens, system message 'stand-in system'" in result.output
     assert "the benchmark's own judge model is standin-judge-1" in result.output

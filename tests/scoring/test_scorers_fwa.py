@@ -243,3 +243,23 @@ def test_registry_lists_every_scorer():
     assert REGISTRY["fs-match"].benchmark is None and not REGISTRY["fs-match"].needs_judge
     # fieldstudio's own prompts never carry an official name
     assert all(i.benchmark is None for n, i in REGISTRY.items() if "fs-" in n)
+
+
+# ---------------------------------------------------------------- the judge's input (issue 31 item 5)
+@pytest.mark.parametrize("raw, sent", [
+    ("3 meters", "3 meters"),
+    ("3\nmeters", "3meters"),                                    # newlines deleted without a space
+    ("3\r\nmeters\rnow", "3metersnow"),                          # universal newlines first
+    ("<think>maybe 4</think>It is 3 meters.", "maybe 4It is 3 meters."),   # each <…> span on a line goes
+    ("a <b\nc> d", "a <bc> d"),                                  # a span across lines is not one: kept
+])
+def test_the_judge_reads_the_answer_as_the_evaluator_reads_it_back(raw, sent):
+    from fieldstudio.scoring.scorers.scorer_info import AnswerInputs
+
+    answer = AnswerInputs("a", "r", "t", raw, None, None)
+    assert off.official_prediction(answer) == sent
+    logged = AnswerInputs("a", "r", "t", raw, {"official_text": "from the log"}, None)
+    assert off.official_prediction(logged) == "from the log"
+    assert off.official_prediction(AnswerInputs("a", "r", "t", None, None, "timeout")) is None
+    assert REGISTRY["fwa-official"].inputs is off.official_arguments
+    assert REGISTRY["fwa-logic+fs-prompt"].inputs is off.official_arguments

@@ -32,24 +32,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS, category_of
 from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS, Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
-from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS, category_of
-from fieldstudio.tasks.formats.fieldworkarena import bucket_of
+from fieldstudio.tasks.formats.fieldworkarena import bucket_of, official_log_text
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "FS_PROMPT_NAME", "FS_PROMPT_VERSION", "FS_PROMPT_DESCRIPTION",
-           "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
+           "official_prediction", "official_arguments", "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
            "numerical_reply_score", "numerical_values_score", "distance_step", "time_step", "official_time_seconds",
            "category_of", "CategorySummary", "aggregate_by_category", "SUBCATEGORY_BUCKETS", "bucket_of",
            "aggregate_by_bucket", "eval_func_of", "fwa_arguments", "INFO", "FS_PROMPT_INFO"]
 
 NAME = "fwa-official"
-VERSION = "2.0"
+VERSION = "2.1"  # 2.1: the judge reads the answer as the evaluator reads it back from its log
 DESCRIPTION = ("FieldWorkArena as its official evaluator computes it, with its own judge prompt and settings read "
                "from the located evaluator file: verdict gate, stepped ladders, 0.5 + 0.5 x mean, correct when > 0.5")
 FS_PROMPT_NAME = "fwa-logic+fs-prompt"
-FS_PROMPT_VERSION = "1.0"
+FS_PROMPT_VERSION = "1.1"  # 1.1: the answer as the evaluator reads it back from its log
 FS_PROMPT_DESCRIPTION = ("FieldWorkArena's decision rules over fieldstudio's own judge prompts (not the benchmark's "
                          "prompt: not comparable with published tables)")
 EVAL_FUNCS = ("fuzzy_match", "json_match", "numerical_match")
@@ -343,10 +343,29 @@ def fwa_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, A
     return Arguments((task.ground_truth, answer.raw_text, eval_func_of(task)), {"question": task.query})
 
 
-INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=fwa_arguments,
+def official_prediction(answer: AnswerInputs) -> str | None:
+    """The answer text FWA_evaluator.py sends its judge: the log's text as it reads it back (``official_text``
+    kept at import), else the answer's text through the same reading (``official_log_text``: ``<…>`` spans and
+    newlines removed), as the official agent's log would carry it. None for a failed call without text."""
+    official = (answer.parsed or {}).get("official_text") if isinstance(answer.parsed, dict) else None
+    if isinstance(official, str):
+        return official
+    return None if answer.raw_text is None else official_log_text(answer.raw_text)
+
+
+def official_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """``fwa_arguments`` with the prediction the official evaluator sends (``official_prediction``): the
+    inputs of the judged FieldWorkArena scorers."""
+    call = fwa_arguments(task, answer, params)
+    if isinstance(call, str):
+        return call
+    return Arguments((call.args[0], official_prediction(answer), *call.args[2:]), call.kwargs)
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=official_arguments,
                   needs_judge=True, benchmark="fieldworkarena", threshold=0.5, judge_prompts=THREE_LEVEL_PROMPTS)
 """fwa-official: FieldWorkArena's evaluator with its own judge prompt."""
 FS_PROMPT_INFO = ScorerInfo(name=FS_PROMPT_NAME, version=FS_PROMPT_VERSION, description=FS_PROMPT_DESCRIPTION,
-                            function=score_fs_prompt, inputs=fwa_arguments, needs_judge=True, threshold=0.5,
+                            function=score_fs_prompt, inputs=official_arguments, needs_judge=True, threshold=0.5,
                             judge_prompts=THREE_LEVEL_PROMPTS)
 """fwa-logic+fs-prompt: its rules over fieldstudio's own judge prompts."""

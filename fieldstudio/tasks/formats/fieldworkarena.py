@@ -373,6 +373,14 @@ def decode_log(raw: bytes) -> tuple[str, str] | None:
     return None
 
 
+def official_log_text(answer: str) -> str:
+    """An answer as FWA_evaluator.read_target reads it back from its run log: universal newlines, every ``<…>``
+    span on one line removed (with the ``<answer>`` tags around it), then every newline deleted without a space
+    ("3\\nmeters" -> "3meters"). What the official evaluator sends its judge."""
+    text = "<answer>" + str(answer).replace("\r\n", "\n").replace("\r", "\n") + "</answer>"
+    return _TAG_RE.sub("", text).replace("\n", "")
+
+
 def looks_like_run_logs(path: Path) -> bool | str:
     """True for a ``*.log`` file, or a folder with one somewhere below it; for a folder without, why not."""
     path = Path(path)
@@ -415,7 +423,7 @@ def parse_run_log(path: Path) -> ParseResult:
     official_id = _TAG_RE.sub("", ids[0].group(0)).replace("\n", "")[15:]
     task_id = strip_prefix(ids[0].group(1).strip())
     raw_answer = answers[0].group(1)
-    official_text = _TAG_RE.sub("", answers[0].group(0)).replace("\n", "")
+    official_text = official_log_text(raw_answer)
     if len(ids) > 1 or len(answers) > 1:
         result.problem(path, task_id, f"holds {len(ids)} <id> and {len(answers)} <answer> tags; only the first "
                                       "pair is imported, as the official evaluator reads it", "warning")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 from pathlib import Path
-
-from tests.support.shared_data import SHARED_DATA
 
 import pytest
 
 from fieldstudio.scoring.scorers import REGISTRY, fs_match as fm, fwa_official as off, fwa_paper as paper, judge
+from tests.support.official_tools import fwa_tools_folder, run_fwa_numerical_match
+from tests.support.shared_data import SHARED_DATA
 
 DATA = (SHARED_DATA / "fieldworkarena")
 
@@ -263,3 +264,49 @@ def test_the_judge_reads_the_answer_as_the_evaluator_reads_it_back(raw, sent):
     assert off.official_prediction(AnswerInputs("a", "r", "t", None, None, "timeout")) is None
     assert REGISTRY["fwa-official"].inputs is off.official_arguments
     assert REGISTRY["fwa-logic+fs-prompt"].inputs is off.official_arguments
+
+
+def _fuzzed_replies(n: int, seed: int = 31) -> list[str]:
+    """Judge replies for numerical_match with booleans, nulls, numbers, texts and missing or null types."""
+    rng = random.Random(seed)
+    values = [True, False, None, 0, 1, 3, 2.5, -1, "1", "00:01:20", "1:20", "80", "N/A", "", "3 m", [], {}, {"type": 1}]
+    kinds = ["number", "time", "length", None, "other", 1, True]
+
+    def entry() -> dict:
+        e = {"teacher": rng.choice(values), "student": rng.choice(values)}
+        if rng.random() < 0.8:
+            e["type"] = rng.choice(kinds)
+        elif rng.random() < 0.3:
+            e["teacher"] = rng.choice(["a type", "plain", {"type": "time"}, ["type"]])
+        return e
+
+    return [json.dumps({"correctness": rng.choice(["correct", "partially correct", "incorrect"]),
+                        "numerical_values": {f"k{i}": entry() for i in range(rng.randint(1, 3))}}) for _ in range(n)]
+
+
+def test_booleans_and_nulls_in_numerical_replies_by_hand():
+    # issue 31: the official code subtracts a boolean time as a number, and carries a null type on
+    assert off.numerical_reply_score(numbers_reply("correct", ("time", True, 1)), "offline")[0] == 1.0
+    reply = json.dumps({"correctness": "correct", "numerical_values": {
+        "a": {"teacher": "1", "student": "1", "type": None}, "b": {"teacher": "2", "student": "2"}}})
+    assert off.numerical_reply_score(reply, "offline")[0] == 0.5
+    first = json.dumps({"correctness": "correct", "numerical_values": {"b": {"teacher": "2", "student": "2"}}})
+    value, details = off.numerical_reply_score(first, "offline")
+    assert value == 0.0 and "raises" in details["error"]              # value_type unbound: the code raises
+
+
+@pytest.mark.skipif(fwa_tools_folder() is None, reason="FIELDSTUDIO_TEST_FWA_DIR holds no tools/evaluation")
+def test_fuzzed_numerical_replies_give_the_official_value_wherever_it_returns_one(tmp_path):
+    replies = _fuzzed_replies(2000)
+    official, requests = run_fwa_numerical_match(fwa_tools_folder(), replies, tmp_path)
+    differ, raised = [], 0
+    for reply, got in zip(replies, official):
+        value, details = off.numerical_reply_score(reply, "offline")
+        if "raises" in got:
+            raised += 1
+            assert value == 0.0 and "error" in details, (reply, got)   # where it raises: 0 with the error
+        elif value != pytest.approx(got["score"]):
+            differ.append((reply, got["score"], value))
+    assert differ == [] and 0 < raised < len(replies)
+    # the request body's parameter names, as its generate_from_openai_chat_completion sends them
+    assert requests[0] == ["max_completion_tokens", "messages", "model", "seed", "stop", "temperature", "top_p"]

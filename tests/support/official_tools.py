@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["fwa_tools_folder", "openeqa_folder", "run_fwa_evaluator", "run_calc_category", "run_openeqa"]
+__all__ = ["fwa_tools_folder", "openeqa_folder", "run_fwa_evaluator", "run_calc_category", "run_openeqa",
+           "run_fwa_numerical_match"]
 
 _FWA_JUDGE = '''
 import json, os, re, sys, types
@@ -57,6 +58,49 @@ tool = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tool)
 tool.main(tool.parse_args())
 '''
+
+
+_FWA_NUMERICAL = '''
+import json, os, sys, types
+replies = json.load(open(os.environ["FAKE_REPLIES"]))
+sent = []
+class _Completions:
+    def create(self, **kwargs):
+        sent.append(sorted(kwargs))
+        reply = replies[len(sent) - 1]
+        message = types.SimpleNamespace(content=reply)
+        usage = types.SimpleNamespace(prompt_tokens=1, completion_tokens=1)
+        return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)], usage=usage)
+class OpenAI:
+    def __init__(self, **kwargs):
+        self.chat = types.SimpleNamespace(completions=_Completions())
+openai = types.ModuleType("openai"); openai.OpenAI = OpenAI; sys.modules["openai"] = openai
+nltk = types.ModuleType("nltk"); nltk.download = lambda *a, **k: None; sys.modules["nltk"] = nltk
+tokenize = types.ModuleType("nltk.tokenize"); tokenize.word_tokenize = str.split; sys.modules["nltk.tokenize"] = tokenize
+os.environ.setdefault("OPENAI_API_KEY", "not-a-key")
+sys.path.insert(0, sys.argv[1])
+from metrics.automatic import automatic_evaluation as auto_eval
+out = []
+for _ in replies:
+    try:
+        out.append({"score": auto_eval.numerical_match("pred", "ref", "question")[0]})
+    except Exception as exc:
+        out.append({"raises": type(exc).__name__})
+json.dump({"results": out, "request_keys": sent}, open(os.environ["RESULTS"], "w"))
+'''
+
+
+def run_fwa_numerical_match(tools: Path, replies: list[str], work: Path) -> tuple[list[dict], list[list[str]]]:
+    """FieldWorkArena's own ``numerical_match`` (tools/evaluation's automatic_evaluation.py, its OpenAI client
+    replaced by one that returns each of ``replies`` in turn): ([{"score": s} or {"raises": ExceptionName}],
+    the keyword names of each request it built)."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "replies.json").write_text(json.dumps(replies), encoding="utf-8")
+    subprocess.run([sys.executable, "-c", _FWA_NUMERICAL, str(tools)], cwd=work, check=True, capture_output=True,
+                   timeout=300, env={**os.environ, "FAKE_REPLIES": str(work / "replies.json"),
+                                     "RESULTS": str(work / "results.json")})
+    data = json.loads((work / "results.json").read_text(encoding="utf-8"))
+    return data["results"], data["request_keys"]
 
 
 def fwa_tools_folder() -> Path | None:

@@ -98,6 +98,10 @@ def official_time_seconds(value: Any) -> float:
     return seconds
 
 
+_NO_KIND = object()
+"""No entry read yet: the offline copy's ``value_type`` is still unbound."""
+
+
 def _entry_kind(entry: Any, previous: Any, variant: str) -> Any:
     """The entry's type as the code reads it; raises _Raises where the code would raise."""
     if not isinstance(entry, Mapping):
@@ -116,18 +120,25 @@ def _entry_kind(entry: Any, previous: Any, variant: str) -> Any:
         if not isinstance(teacher, dict):
             raise _Raises("a numerical_values entry has no 'type' key")
         return teacher["type"]
-    if previous is None:
+    if previous is _NO_KIND:           # a "type": null before it is a kind the code carries on with
         raise _Raises("the first numerical_values entry has no 'type' key")
     return previous
 
 
+def _time_value(value: Any) -> Any:
+    """A time as both copies read it: text through convert_to_seconds, any other value as it is (a number or a
+    boolean subtracts; None, a list or an object raises TypeError there, which the code swallows)."""
+    return official_time_seconds(value) if isinstance(value, str) else value
+
+
 def _entry_score(kind: Any, teacher: Any, student: Any) -> float:
-    """One entry's step; a value that does not parse scores 0 (the code swallows those errors)."""
+    """One entry's step; a value that does not parse scores 0 (the code swallows those errors). ``int`` and
+    ``float`` read booleans as 1 and 0, as Python does in the code."""
     try:
         if kind == "number":
             return 1.0 if int(teacher) == int(student) else 0.0
         if kind == "time":
-            return time_step(abs(official_time_seconds(student) - official_time_seconds(teacher)))
+            return time_step(abs(_time_value(student) - _time_value(teacher)))
         if kind == "length":
             ref = float(teacher)
             return distance_step(abs(float(student) - ref) / ref)
@@ -140,7 +151,7 @@ def numerical_values_score(values: Mapping[str, Any], variant: str = "leaderboar
     """(S_n, per-entry steps): the mean of the entry scores. Raises ZeroDivisionError when empty and
     _Raises for an entry the code cannot read (see the module docstring)."""
     steps: list[float] = []
-    kind = None
+    kind: Any = _NO_KIND
     for entry in values.values():
         kind = _entry_kind(entry, kind, variant)
         steps.append(_entry_score(kind, entry["teacher"], entry["student"]))

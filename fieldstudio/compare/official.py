@@ -8,7 +8,8 @@ table needs the second, labelled as such. The aggregation is the benchmark's own
 source's answered tasks and lays the result out for the summary, the CLI and every report format.
 
 A task is *answered* when the source has an answer with text (an empty text counts: the tool reads an empty
-answer); a failed model call without text is not.
+answer) or without text and without an error (OpenEQA's null prediction, which its tool scores 0); a failed
+model call (no text, an error) is not.
 """
 
 from __future__ import annotations
@@ -56,7 +57,10 @@ def official_figures(answers: pd.DataFrame, scorer: str | None) -> dict[str, Off
     benchmark = benchmarks.for_scorer(scorer)
     if benchmark is None or benchmark.official_aggregation is None or answers.empty:
         return {}
-    rows = answers[answers["answer"].notna()] if "answer" in answers else answers
+    if "answer" in answers and "error" in answers:      # a failed call has no text and an error: not answered
+        rows = answers[answers["answer"].notna() | answers["error"].isna()]
+    else:
+        rows = answers
     figures = {}
     for source, group in rows.groupby("source", sort=True):
         items = [_item(r) for r in group.to_dict("records")]

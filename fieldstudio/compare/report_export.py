@@ -196,7 +196,10 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                                 "rate": comparison.judge_agreement.rate},
             "judge_audit": [] if project is None or not comparison.scorer else
             [{k: _num(v) for k, v in r.items()}
-             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")]}
+             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")],
+            "judge_audit_people": [] if project is None or not comparison.scorer else
+            [{k: _num(v) for k, v in r.items()}
+             for r in audit.people_agreement(project, comparison.scorer).to_dict("records")]}
 
 
 # ---------------------------------------------------------------- HTML
@@ -399,6 +402,10 @@ def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequenc
                      "(Wilson interval); Cohen's kappa with the Cohen 1960 interval; no interval below "
                      f"{coverage.MIN_INTERVAL_N} marks.</p>")
         parts.append(_table(shown, index=False, secrets=secrets))
+        people = audit.people_agreement(project, comparison.scorer)     # several people on the same answers
+        if not people.empty:
+            parts += ["<p>People with each other (Krippendorff's alpha, Cohen's kappa per pair; 95 % intervals):</p>",
+                      _table(people, index=False, secrets=secrets)]
         fa = audit.false_accepts(project, comparison.scorer)
         if not fa.empty:
             parts.append("<p>False accepts (the judge passed, a person failed):</p>")

@@ -13,9 +13,11 @@ that every registered format, strategy and scorer belongs to a declared benchmar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-__all__ = ["Benchmark", "UnscoredRule"]
+__all__ = ["Benchmark", "UnscoredRule", "OfficialItem", "OfficialLine", "OfficialFigure", "OfficialAggregation"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,81 @@ class UnscoredRule:
 
 
 @dataclass(frozen=True)
+class OfficialItem:
+    """One answered task of one source, as a benchmark's own aggregation reads it.
+
+    Attributes:
+        task_id: the benchmark's own id of the task ("2.1.0001", an OpenEQA UUID, an IndustryEQA number).
+        value: the task's score on the scorer's scale (0-1 for FieldWorkArena, 0-100 for the EQA marks), or
+            None when the answer carries no score (the benchmark's ``UnscoredRule`` says how that counts).
+        query, reference: the task's question and ground truth (FieldWorkArena's calc_category.py drops a task
+            by them).
+        sub_category: the task's sub-category (FieldWorkArena: its calc_category.py bucket), None when none.
+        extra: the task's other fields as imported (IndustryEQA's ``reasoning_status``), {} when none.
+    """
+
+    task_id: str
+    value: float | None
+    query: str = ""
+    reference: str = ""
+    sub_category: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OfficialLine:
+    """One line of a benchmark tool's output: the group it belongs to ("category", "calc_category.py bucket",
+    "overall"), its name ("2.1", "01_abstract_images", "total") and its fields in the tool's own names and
+    values (``{"totalTaskNum": 12, "correctNum": 7, "correctRate": "0.5833", "totalScore": 7.5}``)."""
+
+    group: str
+    name: str
+    fields: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class OfficialFigure:
+    """A benchmark's official figure over one source's answered tasks, as its own tool computes it.
+
+    Attributes:
+        benchmark: the benchmark's title.
+        name: the figure's name in the tool ("correctRate", "final score").
+        value: the figure as a number (a rate 0-1, or a percentage), None when no task is answered.
+        printed: the figure as the tool prints it ("0.5149", "52.0").
+        answered: the answered tasks it covers.
+        tool: the tool and what it divides by, for a label ("FWA_evaluator.py, over the answered tasks").
+        lines: every line the tool prints (per category, per bucket, overall).
+        notes: what the tool does that a reader should know ("calc_category.py drops 7 tasks whose query holds a
+            carriage return").
+    """
+
+    benchmark: str
+    name: str
+    value: float | None
+    printed: str
+    answered: int
+    tool: str
+    lines: tuple[OfficialLine, ...] = ()
+    notes: tuple[str, ...] = ()
+    scorer: str = ""
+    scorer_is_official: bool = True
+
+    @property
+    def text(self) -> str:
+        """'official FieldWorkArena correctRate 0.5149 over 837 answered (FWA_evaluator.py ...)'; over another
+        scorer's values it says so: '... of fs-match scores (its aggregation, not its judge)'."""
+        of = "" if self.scorer_is_official else f" of {self.scorer} scores (its aggregation, not its judge)"
+        return (f"official {self.benchmark} {self.name} {self.printed} over {self.answered} answered{of} "
+                f"({self.tool})")
+
+
+OfficialAggregation = Callable[[Sequence[OfficialItem], str, "UnscoredRule"], "OfficialFigure | None"]
+"""A benchmark's own aggregation: (the answered items of one source, the scorer, its unscored rule) -> its official
+figure (None when it has no figure for that scorer's values). An answered item without a score counts as the
+unscored rule says (FieldWorkArena: 0, as a failed judge reply; IndustryEQA: dropped)."""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark's declaration.
 
@@ -68,6 +145,11 @@ class Benchmark:
         answer_folder: what a folder of its answers holds, for help texts ("run logs"; "" when its answers
             come as one file).
         description: one sentence on what its tasks are.
+        official_aggregation: how its own tool turns the per-task scores of one source's answered tasks into its
+            printed figure (a pure function of the declaration module; None: it has no tool of its own).
+        aggregated_scorers: the scorers whose values that aggregation reads (default: every one of ``scorers``).
+        official_scorers: the scorers whose figure is the benchmark's own (default: ``official_scorer``); over
+            another scorer's values the figure says it is the benchmark's aggregation, not its judge.
     """
 
     name: str
@@ -86,6 +168,9 @@ class Benchmark:
     task_folder: str = ""
     answer_folder: str = ""
     description: str = ""
+    official_aggregation: OfficialAggregation | None = None
+    aggregated_scorers: tuple[str, ...] = ()
+    official_scorers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.format_title:
@@ -94,6 +179,17 @@ class Benchmark:
             raise ValueError(f"{self.name}: default strategy {self.default_strategy!r} is not one of its strategies")
         if self.official_scorer is not None and self.official_scorer not in self.scorers:
             raise ValueError(f"{self.name}: official scorer {self.official_scorer!r} is not one of its scorers")
+
+    def official_figure(self, scorer: str | None, items: Sequence[OfficialItem]) -> OfficialFigure | None:
+        """Its own tool's figure over ``items`` (one source's answered tasks) scored by ``scorer``; None when it
+        has no tool of its own or ``scorer`` is not one it aggregates."""
+        if self.official_aggregation is None or scorer not in (self.aggregated_scorers or self.scorers):
+            return None
+        figure = self.official_aggregation(items, scorer, self.unscored)
+        if figure is None:
+            return None
+        return replace(figure, scorer=scorer,
+                       scorer_is_official=scorer in (self.official_scorers or (self.official_scorer,)))
 
     def default_scorer(self, judged: bool) -> str | None:
         """The scorer proposed for its answers: with a judge (``judged``) the official scorer, else the

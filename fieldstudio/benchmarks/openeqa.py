@@ -9,10 +9,33 @@ counts such an answer as the lowest mark, 0, so that failing calls never raise t
 
 from __future__ import annotations
 
-from fieldstudio.benchmarks import industryeqa
-from fieldstudio.benchmarks.declaration import Benchmark, UnscoredRule
+from collections.abc import Sequence
 
-__all__ = ["DECLARATION"]
+from fieldstudio.benchmarks import industryeqa
+from fieldstudio.benchmarks.declaration import Benchmark, OfficialFigure, OfficialItem, OfficialLine, UnscoredRule
+
+__all__ = ["DECLARATION", "official_figure"]
+
+
+def official_figure(items: Sequence[OfficialItem], scorer: str, rule: UnscoredRule) -> OfficialFigure | None:
+    """OpenEQA's final score over one source's answered questions, as ``evaluate-predictions.py --force`` prints
+    it: the mean of 100 x (clip(mark, 1, 5) - 1) / 4 over the questions of the results file (LLM-Match's values
+    are already on that scale), printed with one decimal ("final score: 52.0"); a question without a score
+    counts as ``rule`` says (the lowest mark: the script stops at a failed judge call). None when nothing is
+    answered."""
+    if not items:
+        return None
+    values = [(rule.counts_as or 0.0) if it.value is None else min(100.0, max(0.0, float(it.value))) for it in items]
+    mean = sum(values) / len(values)
+    notes = ()
+    unscored = sum(1 for it in items if it.value is None)
+    if unscored:
+        notes = (f"{unscored} answered question(s) without a score count as the lowest mark (0)",)
+    return OfficialFigure("OpenEQA", "final score", mean, f"{mean:.1f}", len(values),
+                          "evaluate-predictions.py --force: mean LLM-Match over the answered questions",
+                          (OfficialLine("evaluate-predictions.py", "final score",
+                                        {"questions": len(values), "final score": f"{mean:.1f}",
+                                         "mean": round(mean, 4)}),), notes)
 
 DECLARATION = Benchmark(
     name="openeqa",
@@ -29,5 +52,6 @@ DECLARATION = Benchmark(
     unscored=UnscoredRule(0.0, "unscored, failed and missing answers count as the lowest mark (0): OpenEQA's "
                                "evaluator stops at a failed judge call and gives no number for it"),
     description="embodied questions over videos of rooms, marked 1-5 by a judge",
+    official_aggregation=official_figure,
 )
 """OpenEQA's declaration."""

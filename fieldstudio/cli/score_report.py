@@ -78,6 +78,9 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
                       "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost,
                       coverage.answered_text(r["answers"], r.get("total", r["answers"]), r["n"]))
     console.print(table)
+    for source, r in summary.iterrows():     # the benchmark's own figure, named apart from the headline
+        if r.get("official_figure"):
+            console.print(f"{source}: {r['official_figure']}")
     console.print("total: the project's tasks of the benchmarks answered (a task no source answered is missing)")
     console.print(f"headline: {rule.text}; intervals: 95 % task bootstrap, not shown below "
                   f"{coverage.MIN_INTERVAL_N} scored ({coverage.N_TOO_SMALL})")

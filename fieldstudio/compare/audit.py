@@ -7,6 +7,9 @@ Two audits of a judged scorer (issue 18 §3 and §5):
   the ``judge_audit`` table). ``audit_agreement`` gives the judge's agreement with the person per scorer
   and judge model (accuracy with its Wilson interval, Cohen's kappa with its interval,
   ``core.agreement.judge_audit``), ``false_accepts`` the answers the judge passed and the person failed.
+  Several people may mark the same answers (blind, in the window's rater mode: the judge's verdict hidden until
+  their mark is made); ``people_agreement`` gives their agreement with each other (Krippendorff's alpha, Cohen's
+  kappa per pair, with intervals), shown beside the judge's.
   The judge's verdict is copied into the mark when it is made, so scoring again later does not change
   what was audited.
 * **The matcher audit.** With a judge, fieldstudio's deterministic matchers run beside it
@@ -30,7 +33,7 @@ import pandas as pd
 from sqlalchemy import select
 
 from fieldstudio.compare.answer_table import load_answers
-from fieldstudio.core.agreement import judge_audit
+from fieldstudio.core.agreement import alpha_with_ci, judge_audit
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.scoring.inputs import AnswerInputs, json_or_none, read_inputs, score_one
 from fieldstudio.scoring.scorers import REGISTRY
@@ -39,7 +42,7 @@ from fieldstudio.store.models import Answer, JudgeAuditMark, Score, Task
 from fieldstudio.store.project import Project
 
 __all__ = ["MATCHER_SCORER", "DEFAULT_SAMPLE", "judged_answers", "audit_sample", "MarkJudged", "audit_marks",
-           "audit_agreement", "false_accepts", "matcher_audit", "judge_passed"]
+           "audit_agreement", "people_agreement", "false_accepts", "matcher_audit", "judge_passed"]
 
 MATCHER_SCORER = "fs-match" if "fs-match" in REGISTRY else "fwa-official"
 """The scorer whose judge-free path is fieldstudio's deterministic matchers (``fs-match``; before it is its own
@@ -196,6 +199,41 @@ def audit_agreement(project: Project, scorer: str | None = None) -> pd.DataFrame
         rows.append([name, model, a.n, a.agree, a.accuracy, *a.accuracy_ci, a.kappa, *a.kappa_ci, a.false_accepts,
                      a.false_rejects])
     return pd.DataFrame(rows, columns=_AGREEMENT_COLUMNS)
+
+
+_PEOPLE_COLUMNS = ["scorer", "measure", "people", "n", "estimate", "ci_low", "ci_high"]
+
+
+def people_agreement(project: Project, scorer: str | None = None, *, n_resamples: int = 1000,
+                     seed: int = 0) -> pd.DataFrame:
+    """How the people who marked the same judged answers agree with each other, beside the judge's agreement
+    with them (``audit_agreement``). Per scorer: Krippendorff's alpha (nominal) over the answers two or more
+    people marked, with its seeded percentile bootstrap interval over answers (``core.agreement.alpha_with_ci``),
+    and per pair of people Cohen's kappa over the answers both marked, with the Cohen 1960 interval
+    (``core.agreement.judge_audit`` with one person in the judge's place). Columns: scorer, measure
+    ("Krippendorff's alpha" or "Cohen's kappa"), people ("a, b, c" or "a / b"), n answers, estimate, ci_low,
+    ci_high (None where undefined). Empty when no answer has marks by two people."""
+    marks = audit_marks(project, scorer)
+    rows = []
+    for name, group in marks.groupby("scorer", sort=True):
+        table: dict[str, dict[str, str]] = {}
+        for r in group.itertuples(index=False):
+            table.setdefault(str(r.score_id), {})[str(r.auditor)] = "accept" if r.person_correct else "reject"
+        shared = {k: v for k, v in table.items() if len(v) >= 2}
+        if not shared:
+            continue
+        people = sorted({p for v in shared.values() for p in v})
+        alpha = alpha_with_ci(shared, n_resamples=n_resamples, seed=seed)
+        rows.append([name, "Krippendorff's alpha", ", ".join(people), alpha.n, alpha.estimate, alpha.ci_low,
+                     alpha.ci_high])
+        for i, a in enumerate(people):
+            for b in people[i + 1:]:
+                both = [(v[a] == "accept", v[b] == "accept") for v in shared.values() if a in v and b in v]
+                if not both:
+                    continue
+                k = judge_audit([x for x, _ in both], [y for _, y in both])
+                rows.append([name, "Cohen's kappa", f"{a} / {b}", k.n, k.kappa, *k.kappa_ci])
+    return pd.DataFrame(rows, columns=_PEOPLE_COLUMNS)
 
 
 def false_accepts(project: Project, scorer: str | None = None) -> pd.DataFrame:

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import audit, coverage, plots
+from fieldstudio.compare import audit, coverage, official, plots
 from fieldstudio.compare.comparison import Comparison, build_comparison
 from fieldstudio.compare.summaries import pivot_summary, summary_cost_text
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
@@ -58,10 +58,11 @@ ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenari
                   "ground_truth", "source", "run_id", "answer_id", "answer", "error", "prompt_tokens",
                   "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
                   "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
-                  "judge_cost_usd", "source_scored", "source_tasks"]
+                  "judge_cost_usd", "source_scored", "source_tasks", "source_official", "source_official_figure"]
 """Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order. ``source_scored``
 and ``source_tasks``: the coverage of the row's source (answers scored / tasks of the comparison), so a
-table read alone still says what its scores cover."""
+table read alone still says what its scores cover; ``source_official`` and ``source_official_figure``: the
+source's official figure as its benchmark's tool computes it, and its label (``compare.official``)."""
 MAX_GRID_TASKS = 2000
 """Tasks shown in the HTML grid (the CSV holds all)."""
 _EXCEL_MAX_CHARS = 32767
@@ -137,6 +138,9 @@ def answers_table(comparison: Comparison) -> pd.DataFrame:
     if not comparison.summary.empty and not df.empty:
         df["source_scored"] = df["source"].map(comparison.summary["n"]).astype("Int64")
         df["source_tasks"] = df["source"].map(comparison.summary["total"]).astype("Int64")
+        for column, of in (("source_official", "official"), ("source_official_figure", "official_figure")):
+            if of in comparison.summary:
+                df[column] = df["source"].map(comparison.summary[of])
     df["correct"] = pd.array([None if c is None or (isinstance(c, float) and math.isnan(c)) else bool(c)
                               for c in df["correct"]], dtype="boolean")
     df["overridden"] = df["overridden"].fillna(False).astype(bool)
@@ -164,6 +168,7 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
     """For each source and each of its categories: total, n, coverage, headline, mean, ci_low, ci_high,
     accuracy, cost (NaN -> null); with ``project`` also the judge audit's agreement per judge model."""
     sources: dict[str, Any] = {}
+    figures = official.official_figures(comparison.answers, comparison.scorer)
     for src, row in comparison.summary.iterrows():
         entry = {k: _num(row.get(k)) for k in _JSON_FIELDS}
         cats = {}
@@ -171,6 +176,8 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
             for cat, crow in comparison.by_category.loc[src].iterrows():
                 cats[str(cat)] = {k: _num(crow.get(k)) for k in _JSON_FIELDS}
         sources[str(src)] = {"all": entry, "categories": cats}
+        if str(src) in figures:
+            sources[str(src)]["official"] = official.official_json(figures[str(src)])
     return {"scorer": comparison.scorer, "scorer_label": comparison.scorer_label,
             "interval": f"95 % percentile bootstrap over tasks resampled within each category, the same "
                         f"resampled tasks for every source, category and pair (paired), {comparison.n_resamples} "
@@ -189,7 +196,10 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                                 "rate": comparison.judge_agreement.rate},
             "judge_audit": [] if project is None or not comparison.scorer else
             [{k: _num(v) for k, v in r.items()}
-             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")]}
+             for r in audit.audit_agreement(project, comparison.scorer).to_dict("records")],
+            "judge_audit_people": [] if project is None or not comparison.scorer else
+            [{k: _num(v) for k, v in r.items()}
+             for r in audit.people_agreement(project, comparison.scorer).to_dict("records")]}
 
 
 # ---------------------------------------------------------------- HTML
@@ -352,6 +362,8 @@ def _summary_display(summary: pd.DataFrame) -> pd.DataFrame:
                                      for _, r in summary.iterrows()]
     out["mean of scored [95% CI]"] = [with_ci(r, "mean", "ci_low", "ci_high") for _, r in summary.iterrows()]
     out["accuracy of scored"] = summary["accuracy"]
+    if "official_printed" in summary and summary["official_printed"].astype(bool).any():
+        out["official (benchmark's tool, over answered)"] = summary["official_printed"]
     out["answered"] = [coverage.answered_text(r["answers"], r["total"], r["n"]) for _, r in summary.iterrows()]
     out = out.join(summary.reindex(columns=["prompt_tokens", "completion_tokens"]))
     # the words the Runs tab uses for the same answers: a partial sum is never shown as a bare number
@@ -390,6 +402,10 @@ def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequenc
                      "(Wilson interval); Cohen's kappa with the Cohen 1960 interval; no interval below "
                      f"{coverage.MIN_INTERVAL_N} marks.</p>")
         parts.append(_table(shown, index=False, secrets=secrets))
+        people = audit.people_agreement(project, comparison.scorer)     # several people on the same answers
+        if not people.empty:
+            parts += ["<p>People with each other (Krippendorff's alpha, Cohen's kappa per pair; 95 % intervals):</p>",
+                      _table(people, index=False, secrets=secrets)]
         fa = audit.false_accepts(project, comparison.scorer)
         if not fa.empty:
             parts.append("<p>False accepts (the judge passed, a person failed):</p>")
@@ -435,6 +451,8 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "".join(f'<p class="warn">Warning: {html.escape(w)}</p>' for w in warnings),
         "<h2>Summary by source</h2>", _table(summary, secrets=secrets),
         "<h2>Scored / total tasks by category</h2>", _table(_coverage_table(c), secrets=secrets),
+        *official.official_html(official.official_figures(c.answers, c.scorer),
+                                lambda df: _table(df, index=False, secrets=secrets)),
         "<h2>Headline mean by category</h2>", _table(c.category_table("headline"), secrets=secrets, colour=True),
         "<h2>Mean of scored answers by category</h2>", _table(c.category_table("mean"), secrets=secrets, colour=True),
         "<h2>Accuracy of scored answers by category</h2>",
@@ -496,6 +514,8 @@ def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> No
               "categories": _redact_frame(comparison.by_category.reset_index())
               if not comparison.by_category.empty else pd.DataFrame(),
               "pairs": _redact_frame(comparison.pairs), "answers": answers.astype({"correct": object}),
+              "official": _redact_frame(official.official_table(
+                  official.official_figures(comparison.answers, comparison.scorer))),
               "notes": pd.DataFrame({"note": [f"headline: {coverage.unscored_rule(comparison.scorer).text}",
                                               f"no interval below {coverage.MIN_INTERVAL_N} scored answers "
                                               f"({coverage.N_TOO_SMALL})"]

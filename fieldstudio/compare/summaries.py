@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fieldstudio.compare import coverage
+from fieldstudio.compare import coverage, official
 from fieldstudio.compare.answer_table import NO_GROUP
 from fieldstudio.core import costs as core_costs
 from fieldstudio.core import statistics
@@ -234,6 +234,7 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
                                       for j, src in enumerate(tasks.sources)}, orient="index")
     summary.index.name = "source"
     summary["rater_agreement"] = np.nan
+    summary = official.with_official(summary, answers, scorer)    # the benchmark's own figure, beside the headline
     source_at = {src: j for j, src in enumerate(tasks.sources)}
     tables = {}
     for by in groups:

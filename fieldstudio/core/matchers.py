@@ -25,7 +25,7 @@ __all__ = [
     "parse_times_s", "parse_time_s", "parse_time_range_s", "clock_times_of_day", "time_of_day_issue",
     "parse_choice", "extract_json",
     "match_yes_no", "match_count", "match_length", "match_time", "match_time_range", "match_choice",
-    "match_json_report", "normalise_text",
+    "match_json_report", "normalise_text", "report_items", "normalise_id",
 ]
 
 
@@ -53,70 +53,6 @@ def normalise_text(text: Any) -> str:
     """Lower-case, collapse whitespace and strip surrounding quotes and trailing punctuation."""
     s = re.sub(r"\s+", " ", str(text)).strip().lower()
     return s.strip("\"'` ").rstrip(".!;, ").strip()
-
-
-# ---------------------------------------------------------------- answers a matcher must not decide
-_NEGATION_RE = re.compile(r"\b(?:not|no longer|never|neither|nor|none of|cannot|anything but|other than|rather than|"
-                          r"instead of|except|apart from)\b|n't\b", re.I)
-# Words that reject the value the answer names ("12 m would be wrong", "Nope, 12 m is false"): the value is in the
-# text, its meaning is the opposite.
-_REJECT_RE = re.compile(r"\b(?:wrong|false|incorrect|untrue|inaccurate|mistaken|erroneous|nope|nah|negative)\b", re.I)
-_HEDGE_RE = re.compile(r"\?|\b(?:not sure|unsure|uncertain|unclear|maybe|perhaps|possibly|probably|likely|might|"
-                       r"could be|i think|i guess|i believe|it seems|seems|hard to (?:say|tell)|cannot tell|"
-                       r"can't tell)\b", re.I)
-_APPROX_RE = re.compile(r"~|\b(?:approximately|approx|about|around|roughly|nearly|almost|circa|some)\b", re.I)
-_RANGE_RE = re.compile(r"\b(?:between|from\b.*\bto|either|or|at least|at most|up to|more than|less than|over|under|"
-                       r"above|below|fewer than|or more|and more|or less|and less|plus)\b|"
-                       r"\d\s*(?:-|–|—|to\b)\s*\w", re.I)
-# A yes or no that answers (followed by punctuation or the end), not "no" as a determiner ("no helmet").
-_LEAD_ANSWER_RE = re.compile(r"\W*(yes|no|nope|nah|negative|false|true|yeah|yep)\b\s*(?:[,.!;:\-]|$)", re.I)
-# "no" that is no determiner: before punctuation, the end, a digit, a number word or a word that never follows a
-# determiner ("No, 3 m.", "3 m, no", "No 3", "No there was one.", "No it is 3 m"); "no helmet" is a determiner.
-_BARE_NO_RE = re.compile(r"\bno\b(?=\s*(?:[^\w\s]|$|\d|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|"
-                         r"eleven|twelve|twenty|thirty|forty|fifty|hundred|a dozen|the|there|it|its|it's|this|that|"
-                         r"these|those|a|an|is|was|were|are|i|we|they|he|she|yes|no|not|yeah|yep|true|false)\b))",
-                         re.I)
-_SECOND_ANSWER_RE = re.compile(r"\b(?:yes|no|nope|nah|yeah|yep)\b(?=\s*(?:[^\w\s]|$))", re.I)
-_NO_YES_RE = re.compile(r"\b(?:yes|yeah|yep|no|nope|nah)\s+(?:yes|yeah|yep|true|no|nope|nah|false)\b", re.I)
-
-
-def ambiguity(prediction: str, *, exact: bool = True, allow_range: bool = False, yes_no: bool = True) -> str | None:
-    """Why a deterministic matcher must not decide ``prediction``, or None when it is unambiguous.
-
-    A matcher compares values; it cannot read "It is not 3 m.", "3 m? I'm not sure", "between 0 and 3 m"
-    or "3 m or 4 m", which hold the reference's value and mean something else. Such answers go to the
-    judge (or stay unscored without one). ``exact`` (counts, yes/no, exact text): approximation words
-    ("about", "roughly") also defer, since the rule has no tolerance for them. ``allow_range``: the
-    reference is itself a range (a start and an end time), so range words belong to the answer.
-
-    ``yes_no``: the reference answers yes or no ("No, ..."). Only then does a leading yes or no fix the
-    polarity, so a negation after it is the answer's own ("No, it was never opened.") and does not defer.
-    Against a reference that is a value (``yes_no=False``: "12 meters", a report) a no in the answer
-    rejects the value it names ("No, it is not 12 meters.", "No, 12 meters.", "12 meters, no."), and any
-    yes or no before the value leaves the answer's meaning to a judge. Words that reject ("12 m would be
-    wrong", "Nope, 12 m is false", "incorrect", "untrue") defer in both cases, except as the leading
-    answer word itself ("False." to a yes/no question).
-
-    Returns a short reason ("negated", "hedged or a question", "approximate", "a range or a second value").
-    """
-    t = str(prediction)
-    lead = _LEAD_ANSWER_RE.match(t)
-    if _HEDGE_RE.search(t):
-        return "hedged or a question"
-    after_lead = t[lead.end():] if lead and yes_no else t
-    if _REJECT_RE.search(after_lead):
-        return "negated (a word rejects the value)"
-    if not yes_no and (lead is not None or _BARE_NO_RE.search(t)):
-        return "negated (a no before or after the value)"
-    if yes_no and (lead is not None and _SECOND_ANSWER_RE.search(after_lead) or _NO_YES_RE.search(t)):
-        return "a second yes or no"
-    if (lead is None or not yes_no) and _NEGATION_RE.search(t):
-        return "negated"
-    if exact and _APPROX_RE.search(t):
-        return "approximate"
-    if not allow_range and _RANGE_RE.search(t):
-        return "a range or a second value"
-    return None
 
 
 # ---------------------------------------------------------------- yes / no
@@ -407,8 +343,9 @@ class JsonReportMatch(MatchResult):
     extra: list[int] = field(default_factory=list)
 
 
-def _report_items(obj: Any) -> tuple[list[dict], int | None]:
-    """(incidents, declared total): a list, {"total_...": n, "details": [...]}, or one incident object."""
+def report_items(obj: Any) -> tuple[list[dict], int | None]:
+    """(incidents, declared total) of a parsed JSON report: a list, {"total_...": n, "details": [...]}, or one
+    incident object (a value that is neither becomes one incident ``{"value": ...}``)."""
     if isinstance(obj, dict):
         lists = [v for v in obj.values() if isinstance(v, list)]
         totals = [v for k, v in obj.items() if str(k).lower().startswith("total") and isinstance(v, (int, float))]
@@ -430,7 +367,8 @@ def _norm_key_text(k: str) -> str:
     return re.sub(r"[\s_]+", " ", k).strip().lower()
 
 
-def _norm_id(v: Any) -> Any:
+def normalise_id(v: Any) -> Any:
+    """An incident ID as reports compare it: an int when it is all digits ("0007" -> 7), else lower-case text."""
     s = str(v).strip()
     return int(s) if s.isdigit() else s.lower()
 
@@ -483,8 +421,8 @@ def match_json_report(prediction: str | Any, reference: str | Any) -> JsonReport
         return JsonReportMatch(None, None, None, "the reference is not JSON")
     if pred_obj is None:
         return JsonReportMatch(None, None, ref_obj, "no JSON found in the prediction")
-    r_items, r_total = _report_items(ref_obj)
-    p_items, p_total = _report_items(pred_obj)
+    r_items, r_total = report_items(ref_obj)
+    p_items, p_total = report_items(pred_obj)
     problems: list[str] = []
     undecided: list[str] = []
     if len(p_items) != len(r_items):
@@ -493,7 +431,7 @@ def match_json_report(prediction: str | Any, reference: str | Any) -> JsonReport
         problems.append(f"declared total {p_total}, reference {r_total}")
 
     def ids(items: list[dict]) -> tuple:
-        return tuple(_norm_id(v) for it in items for k, v in it.items() if _norm_key(k) == "id")
+        return tuple(normalise_id(v) for it in items for k, v in it.items() if _norm_key(k) == "id")
 
     p_ids, r_ids = ids(p_items), ids(r_items)
     if sorted(map(str, p_ids)) != sorted(map(str, r_ids)):

@@ -168,15 +168,20 @@ class JudgeCaller:
             profile = dataclasses.replace(profile, temperature=eff["temperature"], seed=eff["seed"])
         messages = ([{"role": "system", "content": eff["system"]}] if eff["system"] is not None else []) + \
             [{"role": "user", "content": prompt}]
-        extra_body = {"top_p": eff["top_p"]} if eff["top_p"] is not None else None
+        extra_body = {"top_p": eff["top_p"]} if eff["top_p"] is not None else {}
+        cap = eff["max_tokens"]
+        if self.settings is not None and self.settings.request_extra():
+            # the benchmark's own parameter names (FieldWorkArena's evaluator: max_completion_tokens, "stop": null)
+            extra_body.update(self.settings.request_extra())
+            cap = None if self.settings.token_parameter != "max_tokens" else cap
+        extra_body = extra_body or None
         try:
             if self._openai is None:
                 self._openai = self._client.make_client(self.profile)
             if extra_body is None:
-                result = self._chat(profile, messages, max_tokens=eff["max_tokens"], client=self._openai)
+                result = self._chat(profile, messages, max_tokens=cap, client=self._openai)
             else:
-                result = self._chat(profile, messages, max_tokens=eff["max_tokens"], client=self._openai,
-                                    extra_body=extra_body)
+                result = self._chat(profile, messages, max_tokens=cap, client=self._openai, extra_body=extra_body)
         except FieldstudioError as exc:
             if getattr(exc, "kind", None) in _FATAL_KINDS:
                 self.fatal = exc

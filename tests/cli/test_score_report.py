@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from fieldstudio.inference import profiles
-from fieldstudio.scoring.scorers import fs_match
+from fieldstudio.scoring.scorers import fs_match, fwa_official
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring.service import current_scores
 from fieldstudio.store.project import Project
@@ -37,11 +37,14 @@ def test_score_without_judge_reports_unscored(app, two_runs_file):
     assert f"fs-match {fs_match.VERSION}" in result.output                              # judge-free: fieldstudio's matchers
     assert "4 answers: 2 scored, 2 unscored" in result.output
     assert "2 x needs a judge" in result.output
+    # FieldWorkArena's own aggregation, over the answered tasks, named apart from the headline
+    assert "alpha: official FieldWorkArena correctRate 0.0000 over 2 answered of fs-match scores" in \
+        " ".join(result.output.split())
     assert "alpha" in result.output and "beta" in result.output
     with Project.open(two_runs_file) as p:
         values = current_scores(p, "fs-match").set_index("run_id")["value"]
-    # 11 vs 12 m -> 1.0; 20 vs 12 m (r = 0.667) -> 0.5 (not correct); free text unscored
-    assert sorted(values.dropna().tolist()) == [0.5, 1.0]
+    # 11 vs 12 m and 20 vs 12 m: another value -> 0 (fs-match 2 credits only the same value); free text unscored
+    assert sorted(values.dropna().tolist()) == [0.0, 0.0]
 
 
 def test_score_with_judge_profile(app, two_runs_file, fake_openai):
@@ -75,7 +78,7 @@ def test_score_fwa_official_shows_the_prompt_source_and_settings(app, two_runs_f
     finally:
         known.clear_stand_ins()
     assert result.exit_code == 0, result.output
-    assert "fwa-official 2.0" in result.output
+    assert f"fwa-official {fwa_official.VERSION}" in result.output
     assert "prompts: FieldWorkArena judge prompts from" in result.output and "test stand-in" in result.output
     assert "judge settings: temperature 0, top_p 1, seed 7, 99 tokens, system message 'stand-in system'" in result.output
     assert "the benchmark's own judge model is standin-judge-1" in result.output

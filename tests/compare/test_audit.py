@@ -135,3 +135,50 @@ def test_report_shows_the_judge_audit_and_the_matcher_flags(judged, tmp_path):
     export_report(project, tmp_path / "r.json", scorer=SCORER, n_resamples=100)
     entry = json.loads((tmp_path / "r.json").read_text())["judge_audit"][0]
     assert (entry["n"], entry["agree"], entry["false_accepts"]) == (12, 6, 6) and entry["accuracy"] == 0.5
+
+
+def test_several_people_agreement_beside_the_judge(judged):
+    import krippendorff
+    import numpy as np
+
+    project, ids = judged
+    t = ids["tasks"]
+    # three people on the same six judged answers of the guesser (True: correct)
+    marks = {"Ana": [True, False, True, False, True, True],
+             "Ben": [True, False, True, True, True, True],
+             "Cy": [True, False, False, False, True, True]}
+    for person, verdicts in marks.items():
+        for task, verdict in zip(t[:6], verdicts):
+            audit.MarkJudged(project, _score_id(project, ids["guesser"], task), verdict, person).do()
+    table = audit.people_agreement(project, n_resamples=200)
+    alpha = table[table["measure"] == "Krippendorff's alpha"].iloc[0]
+    expected = krippendorff.alpha(reliability_data=np.array([[int(v) for v in marks[p]] for p in marks]),
+                                  level_of_measurement="nominal")      # the library, as an independent check
+    assert (alpha["people"], alpha["n"]) == ("Ana, Ben, Cy", 6) and alpha["estimate"] == pytest.approx(expected)
+    assert alpha["ci_low"] <= alpha["estimate"] <= alpha["ci_high"]
+    kappas = table[table["measure"] == "Cohen's kappa"].set_index("people")
+    # Ana / Ben by hand: 5 of 6 agree, p_o = 5/6; Ana passes 4/6, Ben 5/6: p_e = 4/6 x 5/6 + 2/6 x 1/6 = 22/36;
+    # kappa = (30/36 - 22/36) / (14/36) = 8/14
+    assert kappas.loc["Ana / Ben", "estimate"] == pytest.approx(8 / 14) and kappas.loc["Ana / Ben", "n"] == 6
+    assert list(kappas.index) == ["Ana / Ben", "Ana / Cy", "Ben / Cy"]
+    # the judge's agreement with them stays one row per judge: 18 marks
+    assert audit.audit_agreement(project).iloc[0]["n"] == 18
+
+
+def test_report_shows_the_peoples_agreement_beside_the_judges(judged, tmp_path):
+    import json
+
+    from fieldstudio.compare.report_export import export_report
+
+    project, ids = judged
+    for person, verdicts in {"Ana": [True, False, True, False], "Ben": [True, False, True, True]}.items():
+        for task, verdict in zip(ids["tasks"][:4], verdicts):
+            audit.MarkJudged(project, _score_id(project, ids["guesser"], task), verdict, person).do()
+    export_report(project, tmp_path / "r.html", scorer=SCORER, n_resamples=100)
+    html = (tmp_path / "r.html").read_text()
+    assert "People with each other" in html and "<td>Ana / Ben</td>" in html
+    export_report(project, tmp_path / "r.json", scorer=SCORER, n_resamples=100)
+    people = json.loads((tmp_path / "r.json").read_text())["judge_audit_people"]
+    # 3 of 4 agree; Ana passes 2/4, Ben 3/4: p_e = 0.5 x 0.75 + 0.5 x 0.25 = 0.5, kappa = (0.75 - 0.5) / 0.5 = 0.5
+    kappa = next(p for p in people if p["measure"] == "Cohen's kappa")
+    assert (kappa["people"], kappa["n"]) == ("Ana / Ben", 4) and kappa["estimate"] == pytest.approx(0.5)

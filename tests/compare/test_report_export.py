@@ -34,7 +34,7 @@ def scored(project, monkeypatch):
     t_time = add_task(project, "1.1.0001", "00:01:00", eval_func="numerical_match")
     t_yes = add_task(project, "1.1.0002", "Yes", eval_func="fuzzy_match")
     add_run(project, "alpha", {
-        t_dist: {"raw_text": "11 meters", "cost_usd": 0.25, "prompt_tokens": 1000, "completion_tokens": 20},
+        t_dist: {"raw_text": "1200 cm", "cost_usd": 0.25, "prompt_tokens": 1000, "completion_tokens": 20},
         t_time: {"raw_text": "00:01:30", "cost_usd": 0.25, "prompt_tokens": 1000, "completion_tokens": 20},
         t_yes: {"raw_text": f'=HYPERLINK("http://x") No, my key is {SECRET}', "cost_usd": 0.5,
                 "prompt_tokens": 1000, "completion_tokens": 20}})
@@ -43,20 +43,29 @@ def scored(project, monkeypatch):
     return project, {"dist": t_dist, "time": t_time, "yes": t_yes}
 
 
-# expected per-answer scores, from the official ladders: alpha 11 vs 12 m -> 1.0, Δ30 s -> 0.7, "No" vs "Yes" -> 0;
-# beta 9 vs 12 m (r = 0.25, step 0.6) -> 0.8, exact time -> 1.0, "yes" -> 1.0
-EXPECTED = {("alpha", "2.3.0001"): 1.0, ("alpha", "1.1.0001"): 0.7, ("alpha", "1.1.0002"): 0.0,
-            ("beta", "2.3.0001"): 0.8, ("beta", "1.1.0001"): 1.0, ("beta", "1.1.0002"): 1.0}
+# expected per-answer scores, by fs-match 2's rule (the same value 1, another value 0, anything else unscored):
+# alpha 1200 cm = 12 m -> 1, 00:01:30 vs 00:01:00 -> 0, a formula and a sentence -> unscored;
+# beta 9 vs 12 m -> 0, the same time -> 1, "yes" -> 1
+EXPECTED = {("alpha", "2.3.0001"): 1.0, ("alpha", "1.1.0001"): 0.0, ("alpha", "1.1.0002"): float("nan"),
+            ("beta", "2.3.0001"): 0.0, ("beta", "1.1.0001"): 1.0, ("beta", "1.1.0002"): 1.0}
+SCORED = {k: v for k, v in EXPECTED.items() if not np.isnan(v)}
+
+
+def summary_official(summary: pd.DataFrame) -> dict[str, str]:
+    """{source: its official figure as printed} from an exported summary table."""
+    return {r.source: str(r.official_printed) for r in summary.itertuples()}
 
 
 def _check_answers(df: pd.DataFrame) -> None:
     assert list(df.columns) == ANSWER_COLUMNS
     got = {(r.source, str(r.external_id)): r.value for r in df.itertuples()}
-    assert got == pytest.approx(EXPECTED)
-    correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples()}
-    assert correct == {k: v > 0.5 for k, v in EXPECTED.items()}
+    assert got == pytest.approx(EXPECTED, nan_ok=True)
+    correct = {(r.source, str(r.external_id)): bool(r.correct) for r in df.itertuples() if not pd.isna(r.value)}
+    assert correct == {k: v > 0.5 for k, v in SCORED.items()}
     assert set(df["scorer"]) == {"fs-match"} and set(df["scorer_version"].astype(str)) == {fs_match.VERSION}
-    assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 3, 3), ("beta", 3, 3)}
+    assert set(zip(df["source"], df["source_scored"], df["source_tasks"])) == {("alpha", 2, 3), ("beta", 3, 3)}
+    assert dict(zip(df["source"], df["source_official"].round(4))) == {"alpha": 0.3333, "beta": 0.6667}
+    assert all(str(t).startswith("official FieldWorkArena correctRate") for t in df["source_official_figure"])
 
 
 def test_csv_round_trip(scored, tmp_path):
@@ -127,12 +136,15 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official"}
+    official = sheets["official"]
+    assert official[(official["source"] == "alpha") & (official["line"] == "figure")]["value"].tolist() == ["0.3333"]
+    assert summary_official(sheets["summary"]) == {"alpha": "0.3333", "beta": "0.6667"}
     assert sheets["notes"]["note"].iloc[0].startswith("headline: unscored, failed and missing answers count 0")
     _check_answers(sheets["answers"])
     summary = sheets["summary"].set_index("source")
-    assert summary.loc["alpha", "mean"] == pytest.approx((1.0 + 0.7 + 0.0) / 3)
-    assert summary.loc["beta", "mean"] == pytest.approx((0.8 + 1.0 + 1.0) / 3)
+    assert summary.loc["alpha", "mean"] == pytest.approx((1.0 + 0.0) / 2)     # the mean of the scored
+    assert summary.loc["beta", "mean"] == pytest.approx((0.0 + 1.0 + 1.0) / 3)
     ws = openpyxl.load_workbook(path)["answers"]
     cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=HYPER")]
     assert cells and all(c.data_type == "s" for c in cells)        # a model's text never becomes a formula
@@ -143,11 +155,19 @@ def test_json_per_source_and_category(scored, tmp_path, any_n_intervals):
     export_report(project, tmp_path / "summary.json")
     data = json.loads((tmp_path / "summary.json").read_text())
     alpha = data["sources"]["alpha"]
-    assert alpha["all"]["n"] == 3 and alpha["all"]["mean"] == pytest.approx(1.7 / 3)
-    assert alpha["all"]["accuracy"] == pytest.approx(2 / 3) and alpha["all"]["cost_usd"] == pytest.approx(1.0)
-    assert alpha["categories"]["1.1"]["mean"] == pytest.approx(0.35)
+    assert alpha["all"]["n"] == 2 and alpha["all"]["mean"] == pytest.approx(0.5)
+    assert alpha["all"]["accuracy"] == pytest.approx(1 / 2) and alpha["all"]["cost_usd"] == pytest.approx(1.0)
+    assert alpha["categories"]["1.1"]["mean"] == pytest.approx(0.0)
     assert alpha["categories"]["2.3"]["ci_low"] == pytest.approx(1.0)
     assert data["sources"]["beta"]["all"]["cost_usd"] is None           # no cost known at all
+    # FieldWorkArena's own aggregation over the answered tasks: alpha 1 of 3 correct (its unscored answer counts
+    # 0, as a failed judge reply), beta 2 of 3; labelled as its aggregation of fs-match's scores
+    off = data["sources"]["alpha"]["official"]
+    assert (off["official_printed"], off["answered"], off["scorer_is_official"]) == ("0.3333", 3, False)
+    assert off["official_value"] == pytest.approx(1 / 3) and off["figure"] == "correctRate"
+    assert {"group": "FWA_evaluator.py", "name": "1.1", "totalTaskNum": 2, "correctNum": 0, "correctRate": "0.0000",
+            "totalScore": 0.0} in off["lines"]
+    assert data["sources"]["beta"]["official"]["official_printed"] == "0.6667"
     assert data["sources"]["beta"]["all"]["cost_status"] == "unknown"
     assert set(data["sources"]["beta"]["all"]) >= {"n", "mean", "ci_low", "ci_high", "accuracy", "cost_usd"}
 
@@ -161,8 +181,9 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)                # nothing loaded from outside
     assert f"fs-match {fs_match.VERSION}" in text and "<table" in text
     assert "<th>alpha</th>" in text and "<th>beta</th>" in text
-    assert "0.567" in text and "0.933" in text                                # means 1.7/3 and 2.8/3
-    assert "11 meters" in text and "9 meters" in text                         # the grid shows the answers
+    assert "0.333" in text and "0.667" in text                                # alpha's headline 1/3, beta's 2/3
+    assert "Official figures" in text and "official FieldWorkArena correctRate 0.3333 over 3 answered" in text
+    assert "1200 cm" in text and "9 meters" in text                         # the grid shows the answers
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
     assert len(images) == 3          # scores per source with means, by category, against cost
     for b64 in images:
@@ -240,14 +261,14 @@ def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
 
     bars = next(col for col in fig.axes[0].collections if isinstance(col, PolyCollection))
     lengths = sorted(round(float(p.vertices[:, 0].max()), 6) for p in bars.get_paths())
-    # category means by hand from EXPECTED: alpha 1.1 (0.7 + 0)/2, 2.3 1.0; beta 1.1 (1 + 1)/2, 2.3 0.8
-    assert lengths == [0.35, 0.8, 1.0, 1.0]
+    # category means of the scored, by hand from EXPECTED: alpha 1.1 0 (one scored), 2.3 1; beta 1.1 1, 2.3 0
+    assert lengths == [0.0, 0.0, 1.0, 1.0]
     fig = plots.score_distribution(c.answers)
     ax = fig.axes[0]
     boxes = next(col for col in ax.collections if isinstance(col, PolyCollection))
     medians = [col for col in ax.collections if isinstance(col, LineCollection)][1]
     for k, name in enumerate(["alpha", "beta"]):
-        values = [v for (src, _), v in EXPECTED.items() if src == name]
+        values = [v for (src, _), v in SCORED.items() if src == name]
         q1, med, q3 = np.percentile(values, [25, 50, 75])
         xs = boxes.get_paths()[k].vertices[:, 0]
         assert (xs.min(), xs.max()) == (pytest.approx(q1), pytest.approx(q3))
@@ -257,7 +278,7 @@ def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
     ax = plots.score_distribution(c.answers, c.summary).axes[0]
     diamonds, _, (bars,) = ax.containers[0].lines             # errorbar's marker line, caps, bar lines
     assert diamonds.get_marker() == "D"
-    assert list(diamonds.get_xdata()) == pytest.approx([np.mean([v for (s, _), v in EXPECTED.items() if s == name])
+    assert list(diamonds.get_xdata()) == pytest.approx([np.mean([v for (s, _), v in SCORED.items() if s == name])
                                                         for name in ("alpha", "beta")])
     spans = [(seg[0][0], seg[1][0]) for seg in bars.get_segments()]
     assert spans == [(pytest.approx(c.summary.loc[n, "ci_low"]), pytest.approx(c.summary.loc[n, "ci_high"]))
@@ -287,7 +308,7 @@ def test_long_source_names_are_shortened_in_plots(scored):
     # the distribution's labels have the coverage on a second line, and room for a longer name there
     wider = plots.short_name(long, plots.DISTRIBUTION_NAME_CHARS)
     assert len(wider) == plots.DISTRIBUTION_NAME_CHARS
-    assert labels[0] == "beta\n(3/3 scored)" and labels[1].startswith(wider + "\n(3/")
+    assert labels[0] == "beta\n(3/3 scored)" and labels[1].startswith(wider + "\n(2/")
     by_category = c.by_category.rename(index={"alpha": long}, level=0)
     legend = plots.category_bars(by_category).axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["beta\n(3/3 scored)", short + "\n(3/3 scored)"]
+    assert [t.get_text() for t in legend.get_texts()] == ["beta\n(3/3 scored)", short + "\n(2/3 scored)"]

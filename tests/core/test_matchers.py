@@ -244,16 +244,6 @@ def test_report_single_object_and_empty_list():
     assert m.match_json_report("No incidents were found.", "[]").matched is None
 
 
-def test_fs_match_numerical_explanation_shows_how_the_value_comes():
-    """A count far off scores 0.5, not 0: the explanation gives the formula beside S_n (a fresh-eyes reader saw
-    "S_n = 0" next to "0.50" and could not tell why)."""
-    from fieldstudio.scoring.scorers import fs_match
-
-    r = fs_match.score("120", "The answer to this question is 1.", "numerical_match")
-    assert r.value == 0.5                                      # S_n 0 on the ladder: 0.5 + 0.5 x 0
-    assert "score 0.5 + 0.5 x S_n = 0.5 with S_n = 0" in r.explanation, r.explanation
-
-
 def test_fwa_judge_reply_is_quoted_as_read():
     """The judge's reply in the explanation on one line, without repr's escapes (a reader saw You\\'re and a
     literal \\n and took them for the judge's)."""

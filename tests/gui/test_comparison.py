@@ -339,6 +339,18 @@ def test_summary_cells_equal_numpy_on_the_same_scores(grid_panel):
                                        "differs by 17 points (Summary)")
 
 
+def test_summary_shows_the_official_figure_apart_from_the_headline(grid_panel):
+    w, *_ = grid_panel
+    # FieldWorkArena's correctRate over the answered tasks (score > 0.5; an answered task without a score counts 0):
+    # alpha 3 of 6 (t1, t2, t4), beta 2 of 6 (t1, t5), gamma 3 of its 5 answered (t1, t2, t4)
+    lines = w.summary.official_label.text().splitlines()
+    assert [line.split(" (")[0] for line in lines] == [
+        "alpha: official FieldWorkArena correctRate 0.5000 over 6 answered of fs-match scores",
+        "beta: official FieldWorkArena correctRate 0.3333 over 6 answered of fs-match scores",
+        "gamma: official FieldWorkArena correctRate 0.6000 over 5 answered of fs-match scores"]
+    assert w.summary.official_label.isVisibleTo(w.summary)
+
+
 def test_plots_embedded_and_exported(grid_panel, tmp_path, monkeypatch):
     w, *_ = grid_panel
     w.tabs.setCurrentWidget(w.summary)

@@ -76,6 +76,40 @@ def test_judge_audit_from_the_keyboard(judged_sample_panel, qtbot):
     w.grab().save("/tmp/compare_audit.png")
 
 
+def test_blind_marks_by_two_people_and_their_agreement_beside_the_judges(judged_sample_panel, qtbot):
+    from fieldstudio.gui.panels.comparison_audit import HIDDEN
+
+    w, project, ids = judged_sample_panel
+    w.tabs.setCurrentWidget(w.audit)
+    a = w.audit
+    assert a.blind.isChecked()                                   # blind by default, as in rater mode
+    verdicts = {"Ana": [Qt.Key.Key_X, Qt.Key.Key_C, Qt.Key.Key_C, Qt.Key.Key_X],
+                "Ben": [Qt.Key.Key_X, Qt.Key.Key_C, Qt.Key.Key_X, Qt.Key.Key_X]}
+    for person, keys in verdicts.items():
+        a.person.setText(person)
+        a.refresh()
+        a.table.setFocus()
+        a.table.selectRow(0)
+        # before the mark: no verdict of the judge in the table or the detail
+        assert a.model.index(0, 2).data() == HIDDEN and "Judge (" in a.detail.toPlainText()
+        assert f"): {HIDDEN}" in a.detail.toPlainText() and "its reply" not in a.detail.toPlainText()
+        if person == "Ana":
+            w.grab().save("/tmp/compare_audit_blind.png")
+        for key in keys:
+            qtbot.keyClick(a.table, key)
+        assert a.model.index(0, 2).data() == "correct"           # shown once marked
+        assert a.model.index(len(keys), 2).data() == HIDDEN      # the next one still hidden
+    a.blind.setChecked(False)
+    assert a.model.index(len(keys), 2).data() == "correct"
+    # Ana and Ben on the same 4 answers: 3 agree; Ana passes 2 of 4, Ben 1 of 4: p_e = 0.5 x 0.25 + 0.5 x 0.75 =
+    # 0.5, kappa = (0.75 - 0.5) / 0.5 = 0.5; below 10 answers no interval
+    lines = a.people.toPlainText().splitlines()
+    assert lines[0] == "People with each other:"
+    assert "fwa-official, people Ana / Ben: 4 answers, Cohen's kappa 0.500 (n too small)" in lines
+    assert a.agreement.text().startswith(f"fwa-official, judge {sample_sources.JUDGE_MODEL}: 8 marked")
+    w.grab().save("/tmp/compare_audit_people.png")
+
+
 def test_edit_undo_in_the_window_takes_back_a_mark(qtbot, project):
     from fieldstudio.gui.main_window import MainWindow
 

@@ -124,6 +124,21 @@ def test_the_file_itself_may_be_named(tmp_path):
     assert src.check_folder("fieldworkarena", folder / rel).files["evaluator"].path == (folder / rel).resolve()
 
 
+@pytest.mark.parametrize("benchmark", ["fieldworkarena", "openeqa", "industryeqa"])
+def test_any_folder_of_the_checkout_at_or_above_the_judge_file_is_accepted(tmp_path, benchmark):
+    root = write_standin(tmp_path / "checkout", benchmark)
+    judge_file = Path(next(iter(FILES[benchmark].values()))[0])
+    folders = [root / Path(*judge_file.parts[:i]) for i in range(len(judge_file.parts))]   # root ... file's folder
+    assert len(folders) >= 3                                # e.g. tools/, tools/evaluation/ of FieldWorkArena
+    role = next(iter(FILES[benchmark]))
+    for folder in folders:
+        source = src.check_folder(benchmark, folder)
+        assert source.files[role].path == (root / judge_file).resolve(), folder
+    (root / "elsewhere").mkdir()
+    with pytest.raises(src.OfficialSourceError, match="elsewhere: no "):
+        src.check_folder(benchmark, root / "elsewhere")     # a folder beside the file's path is not one of it
+
+
 def test_a_crlf_checkout_reads_the_same(tmp_path, fwa_source):
     folder = tmp_path / "crlf"
     rel, text = FILES["fieldworkarena"]["evaluator"]

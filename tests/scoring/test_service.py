@@ -63,13 +63,15 @@ def test_fwa_test_vectors_through_the_project(fwa):
     rep_p = score_answers(project, "fwa-paper", [run])
     assert rep_p.scored == 3
     off, pap = _values(project, "fs-match"), _values(project, "fwa-paper")
-    # §1.5: distance 11 vs 12 -> code 1.0, paper S = 0.5 + 0.5 * (1 - (1/12)/0.5) = 0.9167
-    assert off[t["dist"]].value == pytest.approx(1.0)
+    # §1.5: distance 11 vs 12 -> fs-match 0 (another value), paper S = 0.5 + 0.5 * (1 - (1/12)/0.5) = 0.9167
+    assert off[t["dist"]].value == pytest.approx(0.0)
     assert pap[t["dist"]].value == pytest.approx(0.5 + 0.5 * (1 - (1 / 12) / 0.5))
-    # time off by 30 s: code step 0.4 -> 0.7; paper S_n 0.5 -> 0.75; off by 60 s: 0.2 -> 0.6; 0 -> 0.5
-    assert off[t["t30"]].value == pytest.approx(0.7)
+    # time off by 30 s: fs-match 0 (the ladder's step 0.4 in the explanation); paper S_n 0.5 -> 0.75; off by 60 s:
+    # paper 0 -> 0.5
+    assert off[t["t30"]].value == pytest.approx(0.0) and off[t["t30"]].explanation.endswith(
+        "(FieldWorkArena's time step would give 0.4; fs-match credits only the same value)")
     assert pap[t["t30"]].value == pytest.approx(0.75)
-    assert off[t["t60"]].value == pytest.approx(0.6)
+    assert off[t["t60"]].value == pytest.approx(0.0)
     assert pap[t["t60"]].value == pytest.approx(0.5)
     assert pap[t["t60"]].correct is False                     # correct only when score > 0.5
     # free text without a judge is never guessed; a failed call is reported, not scored
@@ -347,12 +349,12 @@ def test_uuid7_ids_are_rfc9562_version_7_time_ordered():
 
 def test_counts_per_run_and_repeated_answers_on_the_fast_path(project):
     # two copies of one task (same reference and eval_func) and a repeated answer: the memo must give
-    # each answer its own row with the value of the ladder (benchmarks.md §1.5: 11 vs 12 m -> 1.0)
+    # each answer its own row with its value (1200 cm is 12 m -> 1.0)
     a = add_task(project, "2.3.0001", "12 meters", eval_func="numerical_match")
     b = add_task(project, "2.3.0001.copy", "12 meters", eval_func="numerical_match")
     c = add_task(project, "2.1.0001", "The worker carries a box", eval_func="fuzzy_match")
-    r1 = add_run(project, "m1", {a: "11 meters", b: "11 meters", c: "a box"})
-    r2 = add_run(project, "m2", {a: "11 meters", b: {"raw_text": None, "error": "timeout"}, c: "a box"})
+    r1 = add_run(project, "m1", {a: "1200 cm", b: "1200 cm", c: "a box"})
+    r2 = add_run(project, "m2", {a: "1200 cm", b: {"raw_text": None, "error": "timeout"}, c: "a box"})
     rep = score_answers(project, "fs-match")
     assert rep.per_run == {r1: [2, 1], r2: [1, 2]} and list(rep.per_run) == sorted([r1, r2])
     assert (rep.answers, rep.scored, rep.unscored, rep.failed_answers, rep.written) == (6, 3, 3, 1, 6)
@@ -369,7 +371,7 @@ def test_counts_per_run_and_repeated_answers_on_the_fast_path(project):
     third = score_answers(project, "fs-match")
     assert (third.written, third.per_run[r3]) == (3, [2, 1])
     new = current_scores(project, "fs-match", [r3]).set_index("task_id")["value"]
-    assert new[a] == 1.0 and new[b] == pytest.approx(0.5 + 0.5 * 0.6)    # 15 vs 12 m: r = 0.25 -> step 0.6
+    assert new[a] == 1.0 and new[b] == 0.0                               # 15 vs 12 m: another value
 
 
 def test_scoring_restores_the_garbage_collector_and_the_checkpoint_setting(fwa):

@@ -67,6 +67,25 @@ def test_openeqa_predictions_import(project, tmp_path):
         assert s.scalar(select(func.count()).select_from(Run)) == 1
 
 
+def test_a_null_prediction_imports_and_scores_zero_as_openeqa_scores_it(project, tmp_path):
+    from fieldstudio.compare.official import official_figures
+    from fieldstudio.compare.answer_table import load_answers
+    from fieldstudio.scoring.scorers import llm_match
+
+    import_tasks(project, [OPENEQA / "open-eqa-demo-data.json"])
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps([{"question_id": "f15fbfbb-eb0f-41e7-9d33-bc75e48e62d1", "answer": None}]),
+                     encoding="utf-8")
+    report = import_answers(project, preds, "nulls")
+    assert report.answers_imported == 1 and any("null answer" in p.message for p in report.problems)
+    with project.read() as s:
+        assert s.scalars(select(Answer.raw_text)).all() == [None]
+    # get_llm_match_score returns 0 for a None prediction, evaluate-predictions.py clips it to 1: 0 %, no judge asked
+    assert llm_match.score("How many chairs?", "Eight chairs", None).value == 0.0
+    figure = official_figures(load_answers(project, "llm-match"), "llm-match")["nulls"]
+    assert (figure.answered, figure.printed) == (1, "0.0")          # answered: in the results file
+
+
 def test_openeqa_bad_file_gives_problem(tmp_path):
     f = tmp_path / "q.json"
     f.write_text("[{\"question\": \"x\"", encoding="utf-8")

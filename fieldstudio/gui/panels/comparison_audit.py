@@ -4,7 +4,11 @@ keyboard, and sees the judge's agreement with people per scorer and judge model,
 Keys in the sample table: C or Y marks the answer correct, X or N incorrect, Delete clears the mark;
 each mark moves to the next answer. A mark is a ``compare.audit.MarkJudged`` edit on the panel's undo
 stack (Ctrl+Z takes it back). The numbers come from ``compare.audit`` (``audit_agreement``,
-``false_accepts``), which use ``core.agreement.judge_audit``.
+``people_agreement``, ``false_accepts``), which use ``core.agreement``.
+
+Blind (on by default, as in rater mode): the judge's verdict and reply of an answer stay hidden until the
+person has marked it, so several people can mark the same sample without being led by the judge; their
+agreement with each other is shown beside the judge's.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -37,10 +42,12 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.store.project import Project
 
-__all__ = ["JudgeAuditPanel", "SampleModel", "agreement_text"]
+__all__ = ["JudgeAuditPanel", "SampleModel", "agreement_text", "people_text", "HIDDEN"]
 
 _COLUMNS = ("Task", "Source", "Judge", "Your mark", "Answer", "Ground truth", "Question")
-_MARK = 3
+_JUDGE, _MARK = 2, 3
+HIDDEN = "hidden until you mark it"
+"""What the Judge column and the detail say in blind mode before the person's mark."""
 _CORRECT_KEYS = {Qt.Key.Key_C, Qt.Key.Key_Y}
 _INCORRECT_KEYS = {Qt.Key.Key_X, Qt.Key.Key_N}
 _CLEAR_KEYS = {Qt.Key.Key_Delete, Qt.Key.Key_Backspace}
@@ -63,6 +70,17 @@ class SampleModel(QAbstractTableModel):
     def __init__(self, parent: Any = None):
         super().__init__(parent)
         self.sample = pd.DataFrame()
+        self.blind = True
+
+    def set_blind(self, blind: bool) -> None:
+        """Hide (True) or show the judge's verdict of the rows not marked yet."""
+        self.blind = blind
+        if len(self.sample):
+            self.dataChanged.emit(self.index(0, _JUDGE), self.index(len(self.sample) - 1, _JUDGE))
+
+    def judge_hidden(self, row: int) -> bool:
+        """True while the judge's verdict of ``row`` is hidden (blind mode, no mark yet)."""
+        return self.blind and self.sample.iloc[row]["mark"] is None
 
     def set_sample(self, sample: pd.DataFrame) -> None:
         self.beginResetModel()
@@ -90,7 +108,8 @@ class SampleModel(QAbstractTableModel):
         r = self.sample.iloc[index.row()]
         c = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (str(r["external_id"]), str(r["source"]), _verdict(r["judge_pass"]), _verdict(r["mark"]),
+            judge = HIDDEN if self.judge_hidden(index.row()) else _verdict(r["judge_pass"])
+            return (str(r["external_id"]), str(r["source"]), judge, _verdict(r["mark"]),
                     _one_line(r["answer"]), _one_line(r["ground_truth"], 40), _one_line(r["query"]))[c]
         if role == Qt.ItemDataRole.BackgroundRole and c == _MARK and r["mark"] is not None:
             agree = bool(r["mark"]) == bool(r["judge_pass"])
@@ -146,6 +165,24 @@ class _SampleTable(QTableView):
         super().keyPressEvent(event)
 
 
+def people_text(table: pd.DataFrame) -> str:
+    """The people's agreement with each other, one line per measure: "fwa-official, people Ana, Ben: 6 answers
+    marked by two or more, Krippendorff's alpha 0.650 [0.120–1.000]" and "... Ana / Ben: Cohen's kappa ..."
+    ('(n too small)' for the intervals below ``MIN_INTERVAL_N`` answers); a hint when nobody shares an answer."""
+    if table.empty:
+        return "People with each other: no answer is marked by two people yet (several people can mark the same "\
+               "sample, each under their own name)."
+    lines = []
+    for r in table.itertuples(index=False):
+        value = "undefined" if r.estimate is None or (isinstance(r.estimate, float) and math.isnan(r.estimate)) \
+            else f"{r.estimate:.3f}"
+        if value != "undefined":
+            value += f" ({N_TOO_SMALL})" if r.n < MIN_INTERVAL_N else (
+                "" if r.ci_low is None or r.ci_high is None else f" [{float(r.ci_low):.3f}–{float(r.ci_high):.3f}]")
+        lines.append(f"{r.scorer}, people {r.people}: {r.n} answers, {r.measure} {value}")
+    return "People with each other:\n" + "\n".join(lines)
+
+
 class JudgeAuditPanel(QWidget):
     """The Audit page of the Compare tab (see the module docstring). ``set_view(project, scorer, answers,
     flagged)`` fills it from the comparison shown; ``status`` carries messages for the status bar."""
@@ -169,6 +206,10 @@ class JudgeAuditPanel(QWidget):
         self.seed_spin = QSpinBox()
         self.seed_spin.setRange(0, 1_000_000)
         self.seed_spin.setToolTip("Seed of the random sample: the same seed gives the same sample")
+        self.blind = QCheckBox("Blind")
+        self.blind.setChecked(True)
+        self.blind.setToolTip("Hide the judge's verdict until you have marked the answer (rater mode)")
+        self.blind.toggled.connect(self._set_blind)
         self.sample_button = QPushButton("Draw sample")
         self.sample_button.clicked.connect(self.refresh)
         self.intro = QLabel("")
@@ -190,6 +231,11 @@ class JudgeAuditPanel(QWidget):
         self.agreement.setObjectName("audit_agreement")
         self.agreement.setWordWrap(True)
         self.agreement.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # several lines (one per pair of people): a text box, since a wrapped label was squeezed to one line here
+        self.people = QPlainTextEdit()
+        self.people.setObjectName("audit_people")
+        self.people.setReadOnly(True)
+        self.people.setMaximumHeight(self.people.fontMetrics().lineSpacing() * 5 + 12)
         self.false_accepts = QPlainTextEdit()
         self.false_accepts.setReadOnly(True)
         self.false_accepts.setObjectName("audit_false_accepts")
@@ -198,6 +244,7 @@ class JudgeAuditPanel(QWidget):
         for label, w in (("Person", self.person), ("Sample", self.size_spin), ("Seed", self.seed_spin)):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
+        bar.addWidget(self.blind)
         bar.addWidget(self.sample_button)
         bar.addStretch(1)
         right = QWidget()
@@ -210,6 +257,7 @@ class JudgeAuditPanel(QWidget):
         heading.setWordWrap(True)  # on one line it set the Compare tab's, and so the window's, minimum width
         rl.addWidget(heading)
         rl.addWidget(self.agreement)
+        rl.addWidget(self.people)
         rl.addWidget(QLabel("False accepts: the judge passed, a person failed"))
         rl.addWidget(self.false_accepts, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -272,18 +320,28 @@ class JudgeAuditPanel(QWidget):
             self.detail.setPlainText("")
             return
         r = s.iloc[row]
+        judge = HIDDEN if self.model.judge_hidden(row) else \
+            f"{_verdict(r['judge_pass'])}; its reply: {r['judge_raw'] or '(none stored)'}"
         self.detail.setPlainText(f"Task {r['external_id']} · {r['source']}\n\nQuestion: {r['query']}\n\nGround truth: "
                                  f"{r['ground_truth']}\n\nAnswer: {r['answer']}\n\nJudge ({r['judge_model']}): "
-                                 f"{_verdict(r['judge_pass'])}; its reply: {r['judge_raw'] or '(none stored)'}"
-                                 f"\n\nYour mark: {_verdict(r['mark'])}")
+                                 f"{judge}\n\nYour mark: {_verdict(r['mark'])}")
+
+    def _set_blind(self, blind: bool) -> None:
+        self.model.set_blind(blind)
+        self._show_row(self.table.currentIndex().row())
+        self._show_agreement()
 
     def _show_agreement(self) -> None:
         if self.project is None:
             self.agreement.setText("")
+            self.people.setPlainText("")
             self.false_accepts.setPlainText("")
             return
         self.agreement.setText(agreement_text(audit.audit_agreement(self.project)))
+        self.people.setPlainText(people_text(audit.people_agreement(self.project)))
         fa = audit.false_accepts(self.project)
+        if self.blind.isChecked():            # another person's false accept would show the judge's verdict
+            fa = fa[fa["auditor"] == self.person.text().strip()]
         self.false_accepts.setPlainText("\n".join(
             f"{r.external_id} ({r.scorer}, {r.judge_model}, marked by {r.auditor}): {_one_line(r.answer, 90)} "
             f"— ground truth {_one_line(r.ground_truth, 60)}" for r in fa.itertuples()) or "None so far.")

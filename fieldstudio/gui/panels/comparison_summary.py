@@ -219,6 +219,11 @@ class SummaryPanel(QWidget):
         self.coverage_label.setObjectName("coverage")
         self.coverage_label.setWordWrap(True)
         self.coverage_label.setTextFormat(Qt.TextFormat.PlainText)
+        # the benchmark's own figure as its tool prints it, named apart from the headline in the table
+        self.official_label = QLabel("")
+        self.official_label.setObjectName("official")
+        self.official_label.setWordWrap(True)
+        self.official_label.setTextFormat(Qt.TextFormat.PlainText)
         self.table_model = SummaryTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.table_model)
@@ -231,6 +236,7 @@ class SummaryPanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.caption)
         tl.addWidget(self.coverage_label)
+        tl.addWidget(self.official_label)
         tl.addWidget(self.table, 1)
         self.tabs.addTab(table_page, "Table")
         self.plots = {
@@ -256,6 +262,7 @@ class SummaryPanel(QWidget):
                                                              "ci_high", "accuracy", "interval_note"]))
             self.caption.setText("No answers to summarise.")
             self.coverage_label.setText("")
+            self.official_label.setText("")
         else:
             rule = coverage.unscored_rule(view.scorer)
             self.table_model.set_cells(view.category_cells(), view.grid.scale, rule.text)
@@ -265,6 +272,7 @@ class SummaryPanel(QWidget):
                 f"seeded; none below {MIN_INTERVAL_N} scored: {N_TOO_SMALL}), scored / total tasks, and the mean "
                 "over the scored answers.")
             self.coverage_label.setText(coverage_line(view.summary))
+            self.official_label.setText(official_line(view.summary))
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
 
@@ -274,6 +282,14 @@ class SummaryPanel(QWidget):
         m = self.table_model
         idx = m.index(m.categories.index(category), m.sources.index(source))
         return m.data(idx), float(m.data(idx, VALUE_ROLE)), int(m.data(idx, N_ROLE))
+
+
+def official_line(summary: pd.DataFrame) -> str:
+    """One line a source with its benchmark's official figure ('alpha: official FieldWorkArena correctRate 0.5149
+    over 837 answered (...)'); '' when the scorer's benchmark has no tool of its own."""
+    if "official_figure" not in summary:
+        return ""
+    return "\n".join(f"{src}: {text}" for src, text in summary["official_figure"].items() if text)
 
 
 def coverage_line(summary: pd.DataFrame) -> str:
@@ -289,4 +305,4 @@ def coverage_line(summary: pd.DataFrame) -> str:
 
 
 __all__ = ["SummaryPanel", "SummaryTableModel", "PlotTab", "N_ROLE", "TOTAL_ROLE", "SCORED_MEAN_ROLE",
-           "coverage_line"]
+           "coverage_line", "official_line"]

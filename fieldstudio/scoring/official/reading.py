@@ -181,6 +181,20 @@ def _parse(path: Path, text: str) -> ast.Module:
         raise _fail(path, f"not Python ({exc.msg}, line {exc.lineno})") from None
 
 
+def _request_names(funcs: dict[str, ast.FunctionDef]) -> dict[str, Any]:
+    """How ``generate_from_openai_chat_completion``'s ``create`` call names its cap and whether it sends
+    ``stop`` (the offline evaluator at 8ebe8dae: ``max_completion_tokens`` and ``stop=stop_param``, None when its
+    judge functions pass no stop token; the leaderboard copy: ``max_tokens``, no stop)."""
+    fn = funcs.get("generate_from_openai_chat_completion")
+    names: set[str] = set()
+    for node in ast.walk(fn) if fn is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "create":
+            names = {k.arg for k in node.keywords if k.arg}
+            break
+    return {"token_parameter": "max_completion_tokens" if "max_completion_tokens" in names else "max_tokens",
+            "sends_stop": "stop" in names}
+
+
 def read_fwa(path: Path, text: str) -> FwaFiles:
     """The three judge prompt templates and the judge settings of a FieldWorkArena ``automatic_evaluation.py``.
 
@@ -202,7 +216,8 @@ def read_fwa(path: Path, text: str) -> FwaFiles:
         templates[eval_func] = template
         kw = _call_keywords(fn, "generate_from_openai_chat_completion", constants, path)
         seen.add(JudgeSettings(model=kw.get("model"), temperature=kw.get("temperature"), top_p=kw.get("top_p"),
-                               seed=kw.get("seed"), max_tokens=kw.get("max_tokens"), system=_system_message(fn)))
+                               seed=kw.get("seed"), max_tokens=kw.get("max_tokens"), system=_system_message(fn),
+                               **_request_names(funcs)))
     if len(seen) != 1:
         raise _fail(path, "the three judge functions use different judge settings")
     return FwaFiles(templates, seen.pop())

@@ -168,15 +168,42 @@ def _benchmark(name: str) -> str:
 
 def check_folder(benchmark: str, folder: Path | str) -> OfficialSource:
     """The benchmark's files in ``folder`` (or the folder of a file given), checked and read (nothing
-    remembered). Raises OfficialSourceError."""
+    remembered): the folder may be the checkout's root, the judge file's own folder or any folder of the
+    checkout between them (``_checkout_roots``); the source's ``folder`` is where the files were found.
+    Raises OfficialSourceError (the reason for the folder given when no candidate holds them)."""
     benchmark = _benchmark(benchmark)
     folder = Path(folder).expanduser()
     if folder.is_file():                          # the file itself: its folder holds it under its own name
         folder = folder.parent
     if not folder.is_dir():
         raise OfficialSourceError(f"{folder}: not a folder; point fieldstudio at {_WHAT_TO_POINT_AT[benchmark]}")
-    files = {role: _check(folder, benchmark, role) for role in known.ROLES[benchmark]}
-    return _read(benchmark, folder.resolve(), files)
+    first: OfficialSourceError | None = None
+    for root in _checkout_roots(folder.resolve(), benchmark):
+        try:
+            files = {role: _check(root, benchmark, role) for role in known.ROLES[benchmark]}
+        except OfficialSourceError as exc:
+            first = first or exc
+            continue
+        return _read(benchmark, root, files)
+    raise first
+
+
+def _checkout_roots(folder: Path, benchmark: str) -> list[Path]:
+    """Where the benchmark's files may be looked for when the user points at ``folder``: the folder itself, then
+    the checkout's root when ``folder`` is a folder of it at or above a known file (``tools/evaluation`` of
+    FieldWorkArena, ``openeqa/evaluation`` of open-eqa: its last parts are the first parts of the file's path
+    and the rest of that path is a file below it)."""
+    roots = [folder]
+    for k in known.KNOWN:
+        if k.benchmark != benchmark:
+            continue
+        parts = Path(k.path).parts
+        for i in range(1, len(parts)):
+            if folder.parts[-i:] == parts[:i] and (folder / Path(*parts[i:])).is_file():
+                root = folder.parents[i - 1]
+                if root not in roots:
+                    roots.append(root)
+    return roots
 
 
 # ---------------------------------------------------------------- remembering the folder

@@ -32,23 +32,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS, category_of
 from fieldstudio.scoring.scorers.judge import THREE_LEVEL_PROMPTS, Ask, ask_numbers, ask_three_level
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
-from fieldstudio.tasks.formats.fieldworkarena import SUBCATEGORY_BUCKETS, bucket_of
+from fieldstudio.tasks.formats.fieldworkarena import bucket_of, official_log_text
 
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "FS_PROMPT_NAME", "FS_PROMPT_VERSION", "FS_PROMPT_DESCRIPTION",
-           "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
+           "official_prediction", "official_arguments", "EVAL_FUNCS", "EMPTY_JSON_REFERENCE", "score", "score_fs_prompt", "verdict_score",
            "numerical_reply_score", "numerical_values_score", "distance_step", "time_step", "official_time_seconds",
            "category_of", "CategorySummary", "aggregate_by_category", "SUBCATEGORY_BUCKETS", "bucket_of",
            "aggregate_by_bucket", "eval_func_of", "fwa_arguments", "INFO", "FS_PROMPT_INFO"]
 
 NAME = "fwa-official"
-VERSION = "2.0"
+VERSION = "2.1"  # 2.1: the judge reads the answer as the evaluator reads it back from its log
 DESCRIPTION = ("FieldWorkArena as its official evaluator computes it, with its own judge prompt and settings read "
                "from the located evaluator file: verdict gate, stepped ladders, 0.5 + 0.5 x mean, correct when > 0.5")
 FS_PROMPT_NAME = "fwa-logic+fs-prompt"
-FS_PROMPT_VERSION = "1.0"
+FS_PROMPT_VERSION = "1.1"  # 1.1: the answer as the evaluator reads it back from its log
 FS_PROMPT_DESCRIPTION = ("FieldWorkArena's decision rules over fieldstudio's own judge prompts (not the benchmark's "
                          "prompt: not comparable with published tables)")
 EVAL_FUNCS = ("fuzzy_match", "json_match", "numerical_match")
@@ -97,6 +98,10 @@ def official_time_seconds(value: Any) -> float:
     return seconds
 
 
+_NO_KIND = object()
+"""No entry read yet: the offline copy's ``value_type`` is still unbound."""
+
+
 def _entry_kind(entry: Any, previous: Any, variant: str) -> Any:
     """The entry's type as the code reads it; raises _Raises where the code would raise."""
     if not isinstance(entry, Mapping):
@@ -115,18 +120,25 @@ def _entry_kind(entry: Any, previous: Any, variant: str) -> Any:
         if not isinstance(teacher, dict):
             raise _Raises("a numerical_values entry has no 'type' key")
         return teacher["type"]
-    if previous is None:
+    if previous is _NO_KIND:           # a "type": null before it is a kind the code carries on with
         raise _Raises("the first numerical_values entry has no 'type' key")
     return previous
 
 
+def _time_value(value: Any) -> Any:
+    """A time as both copies read it: text through convert_to_seconds, any other value as it is (a number or a
+    boolean subtracts; None, a list or an object raises TypeError there, which the code swallows)."""
+    return official_time_seconds(value) if isinstance(value, str) else value
+
+
 def _entry_score(kind: Any, teacher: Any, student: Any) -> float:
-    """One entry's step; a value that does not parse scores 0 (the code swallows those errors)."""
+    """One entry's step; a value that does not parse scores 0 (the code swallows those errors). ``int`` and
+    ``float`` read booleans as 1 and 0, as Python does in the code."""
     try:
         if kind == "number":
             return 1.0 if int(teacher) == int(student) else 0.0
         if kind == "time":
-            return time_step(abs(official_time_seconds(student) - official_time_seconds(teacher)))
+            return time_step(abs(_time_value(student) - _time_value(teacher)))
         if kind == "length":
             ref = float(teacher)
             return distance_step(abs(float(student) - ref) / ref)
@@ -139,7 +151,7 @@ def numerical_values_score(values: Mapping[str, Any], variant: str = "leaderboar
     """(S_n, per-entry steps): the mean of the entry scores. Raises ZeroDivisionError when empty and
     _Raises for an entry the code cannot read (see the module docstring)."""
     steps: list[float] = []
-    kind = None
+    kind: Any = _NO_KIND
     for entry in values.values():
         kind = _entry_kind(entry, kind, variant)
         steps.append(_entry_score(kind, entry["teacher"], entry["student"]))
@@ -267,13 +279,6 @@ def score_fs_prompt(reference: str, prediction: str | None, eval_func: str, *, q
 
 
 # ---------------------------------------------------------------- aggregation
-def category_of(task_id: str) -> str:
-    """Task category as FWA_evaluator computes it: the id without its last five characters (``id[:-5]``);
-    a leading "fieldworkarena." is removed first. "2.1.2126" -> "2.1" (benchmarks.md §5 pitfall 1)."""
-    tid = str(task_id)
-    return (tid[len("fieldworkarena."):] if tid.startswith("fieldworkarena.") else tid)[:-5]
-
-
 @dataclass(frozen=True)
 class CategorySummary:
     """FWA_evaluator's per-category record (§1.6): ``task_count`` (totalTaskNum), ``correct_count``
@@ -349,10 +354,29 @@ def fwa_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, A
     return Arguments((task.ground_truth, answer.raw_text, eval_func_of(task)), {"question": task.query})
 
 
-INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=fwa_arguments,
+def official_prediction(answer: AnswerInputs) -> str | None:
+    """The answer text FWA_evaluator.py sends its judge: the log's text as it reads it back (``official_text``
+    kept at import), else the answer's text through the same reading (``official_log_text``: ``<…>`` spans and
+    newlines removed), as the official agent's log would carry it. None for a failed call without text."""
+    official = (answer.parsed or {}).get("official_text") if isinstance(answer.parsed, dict) else None
+    if isinstance(official, str):
+        return official
+    return None if answer.raw_text is None else official_log_text(answer.raw_text)
+
+
+def official_arguments(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
+    """``fwa_arguments`` with the prediction the official evaluator sends (``official_prediction``): the
+    inputs of the judged FieldWorkArena scorers."""
+    call = fwa_arguments(task, answer, params)
+    if isinstance(call, str):
+        return call
+    return Arguments((call.args[0], official_prediction(answer), *call.args[2:]), call.kwargs)
+
+
+INFO = ScorerInfo(name=NAME, version=VERSION, description=DESCRIPTION, function=score, inputs=official_arguments,
                   needs_judge=True, benchmark="fieldworkarena", threshold=0.5, judge_prompts=THREE_LEVEL_PROMPTS)
 """fwa-official: FieldWorkArena's evaluator with its own judge prompt."""
 FS_PROMPT_INFO = ScorerInfo(name=FS_PROMPT_NAME, version=FS_PROMPT_VERSION, description=FS_PROMPT_DESCRIPTION,
-                            function=score_fs_prompt, inputs=fwa_arguments, needs_judge=True, threshold=0.5,
+                            function=score_fs_prompt, inputs=official_arguments, needs_judge=True, threshold=0.5,
                             judge_prompts=THREE_LEVEL_PROMPTS)
 """fwa-logic+fs-prompt: its rules over fieldstudio's own judge prompts."""

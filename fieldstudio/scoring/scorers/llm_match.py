@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fieldstudio.benchmarks.industryeqa import SMALL_MAX_ID
 from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers.judge import Ask, ask_mark
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
@@ -64,7 +65,6 @@ FS_DIRECT_DESCRIPTION = ("IndustryEQA's direct percentage over fieldstudio's own
                          "with published tables)")
 FS_REASONING_DESCRIPTION = ("IndustryEQA's reasoning percentage over fieldstudio's own 1-5 judge prompt, "
                             "reasoning_status \"1\" only (not comparable with published tables)")
-SMALL_MAX_ID = 971
 
 
 def openeqa_percent(mark: float) -> float:

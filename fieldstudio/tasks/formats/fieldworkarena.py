@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.benchmarks.fieldworkarena import SUBCATEGORY_BUCKETS
 from fieldstudio.tasks.formats.file_format import ANSWERS, READS_PATH, TASKS, FileFormat, write_json_array
 from fieldstudio.tasks.formats.parsed_records import (
     ParsedAnswer,
@@ -60,18 +61,6 @@ MEDIA_SUFFIXES = {"jpg", "png", "mp4", "pdf", "txt"}
 """Extensions FWA's ``_return_path`` resolves to a media folder (§1.2 "Media resolution")."""
 LOG_ENCODINGS = ("utf-8", "utf-8-sig", "shift-jis", "cp932")
 """Encodings ``FWA_evaluator.read_target`` tries, in order (§1.7)."""
-
-SUBCATEGORY_BUCKETS: dict[str, tuple[str, ...]] = {
-    "01_abstract_documents": ("2.2.1",),
-    "01_abstract_images": ("2.3.1.2.1", "2.3.2.1.1", "2.3.2.2.1"),
-    "01_abstract_videos": ("2.3.1.2.2", "2.3.2.1.2", "2.3.2.2.2", "2.3.2.3.2"),
-    "01_temporal_videos": ("2.2.3",),
-    "01_spatiotemporal_images": ("2.3.3.1.1", "2.3.3.2.1"),
-    "01_spatiotemporal_videos": ("2.3.3.1.2", "2.3.3.2.2"),
-    "02_make_decision": ("2.4.1", "2.4.1.3", "2.4.2", "2.4.2.3"),
-    "03_reporting": ("2.5.1",),
-}
-"""calc_category.py's bucket table (benchmarks.md §1.3): bucket -> taxonomy ids."""
 
 UNMAPPED = "unmapped"
 _BUCKET_OF = {tax: bucket for bucket, taxes in SUBCATEGORY_BUCKETS.items() for tax in taxes}
@@ -384,6 +373,14 @@ def decode_log(raw: bytes) -> tuple[str, str] | None:
     return None
 
 
+def official_log_text(answer: str) -> str:
+    """An answer as FWA_evaluator.read_target reads it back from its run log: universal newlines, every ``<…>``
+    span on one line removed (with the ``<answer>`` tags around it), then every newline deleted without a space
+    ("3\\nmeters" -> "3meters"). What the official evaluator sends its judge."""
+    text = "<answer>" + str(answer).replace("\r\n", "\n").replace("\r", "\n") + "</answer>"
+    return _TAG_RE.sub("", text).replace("\n", "")
+
+
 def looks_like_run_logs(path: Path) -> bool | str:
     """True for a ``*.log`` file, or a folder with one somewhere below it; for a folder without, why not."""
     path = Path(path)
@@ -426,7 +423,7 @@ def parse_run_log(path: Path) -> ParseResult:
     official_id = _TAG_RE.sub("", ids[0].group(0)).replace("\n", "")[15:]
     task_id = strip_prefix(ids[0].group(1).strip())
     raw_answer = answers[0].group(1)
-    official_text = _TAG_RE.sub("", answers[0].group(0)).replace("\n", "")
+    official_text = official_log_text(raw_answer)
     if len(ids) > 1 or len(answers) > 1:
         result.problem(path, task_id, f"holds {len(ids)} <id> and {len(answers)} <answer> tags; only the first "
                                       "pair is imported, as the official evaluator reads it", "warning")

@@ -94,7 +94,9 @@ def parse_question_file(path: Path) -> ParseResult:
 
 
 def parse_prediction_file(path: Path) -> ParseResult:
-    """Answers from an OpenEQA prediction file ``[{question_id, answer}]``."""
+    """Answers from an OpenEQA prediction file ``[{question_id, answer}]``; an ``"answer": null`` imports as an
+    answer without text (LLM-Match scores it 0, as OpenEQA's evaluator does), a missing or non-text answer is
+    refused."""
     path = Path(path)
     result = ParseResult(format="openeqa-results")
     records = read_json_array(path, result, "OpenEQA predictions")
@@ -106,7 +108,11 @@ def parse_prediction_file(path: Path) -> ParseResult:
             result.problem(path, where, "is not an object with a question_id string")
             continue
         answer = record.get("answer")
-        if not isinstance(answer, str):
+        if answer is None and "answer" in record:
+            # evaluate-predictions.py keeps a null prediction and get_llm_match_score gives it mark 0 (0 %)
+            result.problem(path, record["question_id"], "has a null answer: imported without text, scored 0 as "
+                                                        "OpenEQA's evaluator scores it", "warning")
+        elif not isinstance(answer, str):
             result.problem(path, record["question_id"], "has no answer text")
             continue
         extra = {k: v for k, v in record.items() if k not in ("question_id", "answer")}

@@ -91,12 +91,13 @@ class ParsedTask:
 class ParsedAnswer:
     """One answer read from an answer file or a run log, linked to a task by its external id.
 
-    ``raw_text`` is the answer as the file holds it; ``extra`` holds e.g. the normalised text an
-    official evaluator would compare (``official_text``), the log file, the encoding.
+    ``raw_text`` is the answer as the file holds it (None: the file holds a null answer, which its benchmark
+    scores, e.g. OpenEQA's 0); ``extra`` holds e.g. the normalised text an official evaluator would compare
+    (``official_text``), the log file, the encoding.
     """
 
     external_id: str
-    raw_text: str
+    raw_text: str | None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -18,6 +18,7 @@ import pytest
 from fieldstudio.scoring.scorers import fs_match
 from fieldstudio.compare import plots
 from fieldstudio.compare import report_export as report
+from fieldstudio.compare import report_html
 from fieldstudio.compare.comparison import build_comparison
 from fieldstudio.compare.report_export import ANSWER_COLUMNS, ReportError, export_report
 from fieldstudio.scoring.service import score_answers
@@ -246,11 +247,11 @@ def test_html_report_renders_with_its_plots_in_headless_chromium(scored, tmp_pat
 
 
 def test_redaction_check_over_all_texts_finds_what_redact_finds():
-    assert not report._needs_redaction(["key sk-", "abcdefgh12345678"], [])   # never across two texts
-    assert report._needs_redaction(["ok", "key sk-abcdefgh12345678 end"], [])
-    assert report._needs_redaction(["token hunter2hunter2"], ["hunter2hunter2"])
-    assert not report._needs_redaction(["hunter2", "hunter2"], ["hunter2hunter2"])
-    assert not report._needs_redaction([], [])
+    assert not report_html._needs_redaction(["key sk-", "abcdefgh12345678"], [])   # never across two texts
+    assert report_html._needs_redaction(["ok", "key sk-abcdefgh12345678 end"], [])
+    assert report_html._needs_redaction(["token hunter2hunter2"], ["hunter2hunter2"])
+    assert not report_html._needs_redaction(["hunter2", "hunter2"], ["hunter2hunter2"])
+    assert not report_html._needs_redaction([], [])
 
 
 def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
@@ -288,7 +289,7 @@ def test_plot_shapes_carry_the_table_values(scored, any_n_intervals):
 
 
 def test_table_cells_show_large_numbers_in_full():
-    from fieldstudio.compare.report_export import _fmt
+    from fieldstudio.compare.report_html import _fmt
 
     assert _fmt(900000.0) == "900,000" and _fmt(45000) == "45,000" and _fmt(1234.6) == "1,235"
     assert _fmt(1.0) == "1" and _fmt(0.010123) == "0.0101" and _fmt(999.4) == "999" and _fmt(-0.25) == "-0.25"

@@ -167,10 +167,13 @@ class AnnotationController(QObject):
         except FieldstudioError:
             return ""
         shown = self.state.media
-        same_frame = record.frame_index is None or record.frame_index == self.state.frame_index
+        # a segment's end moved or set names the frame of that end, not the segment's start
+        frame = getattr(edit, "frame_index", None)
+        frame = record.frame_index if frame is None else frame
+        same_frame = frame is None or frame == self.state.frame_index
         if shown is not None and shown.id == media.id and same_frame:
             return ""
-        return f" on {media.file_name}" + ("" if record.frame_index is None else f", frame {record.frame_index}")
+        return f" on {media.file_name}" + ("" if frame is None else f", frame {frame}")
 
     def _project_changed(self, project: object) -> None:
         """A new project (or none): forget the history, the current labels and the marks drawn."""

@@ -92,6 +92,7 @@ class TransportBar(QWidget):
         of the position."""
         self.setEnabled(False)
         self.position.setText(text)
+        self.set_index_source(None)  # the video shown before had one; a photo has no frame index
 
     def set_playing(self, playing: bool) -> None:
         self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])

@@ -67,6 +67,7 @@ class AnnotationController(QObject):
         self.drawing = CanvasTools(ctx, status, self)
         self.time_marks = TimeMarks(ctx)
         self.tracking = Tracking(ctx)
+        self._label_actions: list = []  # Annotate ▸ Use label's keys 1-9 (connect_actions), named for their labels
         state.events.project.connect(self._project_changed)
 
     # --- what the window and the panels use ------------------------------------------------------
@@ -231,3 +232,25 @@ class AnnotationController(QObject):
             actions[aid].triggered.connect(slot)
         for k in range(1, 10):
             actions[f"label_{k}"].triggered.connect(lambda _=False, k=k: self.use_label_key(k))
+        self._label_actions = [actions[f"label_{k}"] for k in range(1, 10)]
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        ask = actions["ask_label"]
+        ask.setCheckable(True)
+        ask.setChecked(settings.get(user_settings.ASK_LABEL))
+        ask.toggled.connect(lambda on: settings.set(user_settings.ASK_LABEL, on))
+        # the read-out changes with the kind, the media and the label list: the menu's names follow it
+        self.labels.label_shown.connect(self.name_label_keys)
+        self.name_label_keys()
+
+    def name_label_keys(self, _shown: str = "") -> None:
+        """Annotate ▸ Use label: each key's action names the label it picks in the active kind's list
+        ("3  helmet"), or says the key picks none ("3  (no box label)")."""
+        from fieldstudio.annotations import labels
+
+        project, kind = self.state.project, self.state.mark_kind
+        by_key = labels.labels_by_key(project, kind) if project is not None else {}
+        for k, action in enumerate(self._label_actions, start=1):
+            rec = by_key.get(k)
+            action.setText(f"&{k}  {rec.name}" if rec is not None else f"&{k}  (no {kind} label)")

@@ -26,7 +26,8 @@ from tests.support.gui_support import shown_window, wait_idle
 pytestmark = pytest.mark.gui
 
 TABS = ("tasks", "runs", "comparison", "rater", "agreement")
-B_TASKS = ("task_id,query,answer_type,ground_truth,category,sub_category,scenario,inputs,eval_func,output_format,extra\n"
+B_TASKS = ("task_id,query,answer_type,ground_truth,category,sub_category,scenario,inputs,eval_func,output_format,"
+           "extra\n"
            "fl-01,How many forklifts cross the aisle?,count,2,Forklifts,,warehouse,,,,\n"
            "fl-02,Does a forklift stop at the line?,yes_no,Yes,Forklifts,,warehouse,,,,\n"
            "ld-01,How long does the loading take?,duration_s,41,Loading,,warehouse,,,,\n")

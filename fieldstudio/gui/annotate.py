@@ -247,10 +247,12 @@ class AnnotationController(QObject):
     def name_label_keys(self, _shown: str = "") -> None:
         """Annotate ▸ Use label: each key's action names the label it picks in the active kind's list
         ("3  helmet"), or says the key picks none ("3  (no box label)")."""
-        from fieldstudio.annotations import labels
-
         project, kind = self.state.project, self.state.mark_kind
-        by_key = labels.labels_by_key(project, kind) if project is not None else {}
+        by_key = {}
+        if project is not None:  # the store is imported with a project, never during the window's cold start
+            from fieldstudio.annotations import labels
+
+            by_key = labels.labels_by_key(project, kind)
         for k, action in enumerate(self._label_actions, start=1):
             rec = by_key.get(k)
             action.setText(f"&{k}  {rec.name}" if rec is not None else f"&{k}  (no {kind} label)")

@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         v.notice.connect(self.notify)
         v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
         v.media_shown.connect(self.properties.show_media)
+        self.properties.mark.follow(self.state, self.annotator.apply, self.annotator.changed)
         v.pointer_moved.connect(self._show_pointer)
         v.zoom_changed.connect(self._show_zoom)
         v.segment_end_moved.connect(self.annotator.move_segment_end)

@@ -12,16 +12,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from fieldstudio.media import inventory
-from tests.support.gui_support import file_menu_action, import_report, shown_window, wait_idle
+from tests.support.gui_support import file_menu_action, import_report, wait_idle
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def demo_window(qtbot, demo_file, tmp_path):
-    w = shown_window(qtbot, demo_file, tmp_path)
-    yield w
-    w.close()
 
 
 def press(qtbot, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:  # noqa: ANN001

@@ -12,21 +12,21 @@ from PySide6.QtWidgets import QApplication
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import labels
 from fieldstudio.media import inventory
-from tests.support.gui_support import shown_window, wait_idle
+from tests.support.gui_support import wait_idle
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def demo_window(qtbot, demo_file, tmp_path):
-    w = shown_window(qtbot, demo_file, tmp_path)
-    w.actions["ask_label"].setChecked(True)        # the helper turns the chooser off for other tests
+def chooser_window(demo_window, qtbot):
+    """The demo window with the label chooser on (the window helpers turn it off), on a video at frame 10."""
+    w = demo_window
+    w.actions["ask_label"].setChecked(True)
     video = next(c for c in inventory.media_choices(w.state.project) if c.kind == "video")
     w.state.request_frame(video.id, 10)
     qtbot.waitUntil(lambda: w.state.media is not None and w.state.frame_index == 10, timeout=10000)
     wait_idle(w, qtbot)
-    yield w
-    w.close()
+    return w
 
 
 def draw_box(w, qtbot, a: QPoint, b: QPoint, answer) -> list:  # noqa: ANN001 - MainWindow, QtBot, callable
@@ -56,8 +56,8 @@ def boxes(w) -> list:  # noqa: ANN001
     return ann.list_annotations(w.state.project, media_id=w.state.media.id, kinds=["box"], frame_index=10)
 
 
-def test_a_new_box_asks_its_label_at_the_pointer(demo_window, qtbot):
-    w = demo_window
+def test_a_new_box_asks_its_label_at_the_pointer(chooser_window, qtbot):
+    w = chooser_window
     project = w.state.project
     by_key = labels.labels_by_key(project, "box")
     assert len(by_key) >= 2
@@ -91,8 +91,8 @@ def test_a_new_box_asks_its_label_at_the_pointer(demo_window, qtbot):
     assert third.id not in {b.id for b in boxes(w)} and second.id in {b.id for b in boxes(w)}
 
 
-def test_the_chooser_can_be_turned_off(demo_window, qtbot):
-    w = demo_window
+def test_the_chooser_can_be_turned_off(chooser_window, qtbot):
+    w = chooser_window
     w.actions["ask_label"].setChecked(False)
     before = {b.id for b in boxes(w)}
     seen = draw_box(w, qtbot, QPoint(300, 200), QPoint(420, 330), lambda c: c.close())
@@ -101,8 +101,8 @@ def test_the_chooser_can_be_turned_off(demo_window, qtbot):
     assert new.label_id == w.annotator.labels.label_of("box")
 
 
-def test_use_label_names_the_labels_of_the_active_kind(demo_window):
-    w = demo_window
+def test_use_label_names_the_labels_of_the_active_kind(chooser_window):
+    w = chooser_window
     project = w.state.project
     texts = lambda: [w.actions[f"label_{k}"].text() for k in range(1, 10)]  # noqa: E731
     by_key = labels.labels_by_key(project, "box")

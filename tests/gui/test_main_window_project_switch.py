@@ -21,7 +21,7 @@ from fieldstudio.ratings import rating_records
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import task_records
 from fieldstudio.tasks.importing import import_tasks
-from tests.support.gui_support import shown_window, wait_idle
+from tests.support.gui_support import wait_idle
 
 pytestmark = pytest.mark.gui
 
@@ -96,13 +96,6 @@ def walk(window, qtbot) -> dict[str, list[str]]:  # noqa: ANN001 - MainWindow, Q
         seen[name] = shown_texts(window)
     window.modes.setCurrentIndex(0)
     return seen
-
-
-@pytest.fixture
-def demo_window(qtbot, demo_file, tmp_path):
-    w = shown_window(qtbot, demo_file, tmp_path)
-    yield w
-    w.close()
 
 
 def set_state_everywhere(w, qtbot) -> None:  # noqa: ANN001 - MainWindow, QtBot

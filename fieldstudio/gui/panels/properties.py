@@ -1,4 +1,4 @@
-"""The properties panel: what fieldstudio knows about the media shown."""
+"""The properties panel: what fieldstudio knows about the media shown, and the mark selected on it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from fieldstudio.gui.imaging import format_pts
+from fieldstudio.gui.panels.mark_properties import MarkPropertiesPanel
 
 if TYPE_CHECKING:
     from fieldstudio.store.models import Media
@@ -53,7 +54,8 @@ def media_properties(media: Media, missing: bool) -> list[tuple[str, str]]:
 
 
 class PropertiesPanel(QWidget):
-    """A two-column table of the current media's properties."""
+    """A two-column table of the current media's properties; below it ``mark``, the selected box or ruler
+    (gui/panels/mark_properties.py)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -65,6 +67,8 @@ class PropertiesPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.table)
+        self.mark = MarkPropertiesPanel()  # the selected box or ruler, under the media (hidden without one)
+        layout.addWidget(self.mark)
 
     def show_media(self, media: Media | None, missing: bool = False) -> None:
         rows = media_properties(media, missing) if media is not None else []

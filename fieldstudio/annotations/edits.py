@@ -138,6 +138,13 @@ class UpdateAnnotation(Edit):
         self.expected_version = expected_version
         self.previous: dict[str, Any] | None = None
 
+    @property
+    def frame_index(self) -> int | None:
+        """The frame this change puts a segment's end or start on (None for other changes): where the edit
+        happens, which is not the segment's start frame when its end moves."""
+        frame = self.changes.get("end_frame_index", self.changes.get("frame_index"))
+        return None if frame is None else int(frame)
+
     def do(self) -> None:
         expected = self.expected_version if self.previous is None else None
         previous = ann.update(self.project, self.annotation_id, expected_version=expected, **self.changes)

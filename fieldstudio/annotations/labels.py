@@ -239,6 +239,16 @@ def label_for_key(project: Project, key: int, kind: str | None = None) -> LabelR
     return found[0] if found else None
 
 
+def labels_by_key(project: Project, kind: str | None = None) -> dict[int, LabelRecord]:
+    """{key 1-9: the label that key picks in the label list of ``kind``}, as ``label_for_key`` decides each key,
+    in one read (a menu or a chooser names all nine at once)."""
+    out: dict[int, LabelRecord] = {}
+    for rec in sorted(list_labels(project, kind), key=lambda r: r.kinds is None):
+        if rec.shortcut is not None:
+            out.setdefault(rec.shortcut, rec)
+    return dict(sorted(out.items()))
+
+
 def create_label(project: Project, name: str, color: str | None = None, shortcut: int | None = None, *,
                  auto_shortcut: bool = True, label_id: str | None = None, kinds: Iterable[str] | None = None,
                  attributes: Iterable[AttributeSpec | dict[str, Any]] | None = None) -> str:

@@ -78,6 +78,10 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
         out.print(f"{len(report.unreadable)} file(s) could not be read:")
         for path, reason in report.unreadable:
             out.print(f"  {printable_path(path)}: {reason}", highlight=False, markup=False)
+    if report.damaged:
+        out.print(f"{len(report.damaged)} file(s) imported DAMAGED (only part of them decodes):")
+        for path, reason in report.damaged:
+            out.print(f"  {printable_path(path)}: {reason}", highlight=False, markup=False)
     if report.cancelled:
         out.print("cancelled before every file was added")
 
@@ -90,7 +94,7 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
             250_000_000, "--max-image-pixels", min=1,
             help="refuse images whose header claims more pixels (width x height) than this")) -> None:
     """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
-    from fieldstudio.media import library, thumbnails, video_index
+    from fieldstudio.media import inventory, library, thumbnails, video_index
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
@@ -101,6 +105,10 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
                 failures = video_index.index_videos(p, report.media_ids, progress=update)
             for media_id, reason in failures:
                 out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
+            videos = [(name, why) for name, why in inventory.damaged_media(p, report.media_ids)
+                      if name not in {path.name for path, _ in report.damaged}]
+            for name, why in videos:
+                out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)
             with progress_bar("Thumbnails") as update:
                 thumbnails.make_thumbnails(p, report.media_ids, progress=update)
     raise typer.Exit(0 if report.imported_total else 1)
@@ -154,6 +162,7 @@ def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or
         dur = f"{v['duration_s']:.2f} s" if v["duration_s"] else "?"
         flags = " VFR" if v["vfr"] else ""
         flags += f" rotated {v['rotation']}°" if v["rotation"] else ""
+        flags += f"; DAMAGED: {v['damaged']}" if v.get("damaged") else ""
         out.print(f"  {v['file_name']}: {v['frames'] or '?'} frames, {dur}{flags}", markup=False)
     for d in summary["documents"]:
         ocr = d["needs_ocr_pages"]

@@ -148,6 +148,9 @@ WINDOW_STATE: Setting[bytes] = Setting(
     "window", "state", bytes, b"", "Which panels are shown and where they are docked (Qt's saveState)")
 TRACKING_KEYFRAME_EVERY: Setting[int] = Setting(
     "tracking", "keyframe_every", int, 5, "Tracking a box (T, Shift+T) stores a keyframe every this many frames")
+ASK_LABEL: Setting[bool] = Setting(
+    "annotate", "ask_label", bool, True,
+    "A new box asks for its label in a chooser at the pointer (Enter keeps the current one; keys 1-9 pick)")
 RATER: Setting[str] = Setting(
     "rating", "rater", str, "", "The rater name used last in Rate (empty: the operating system's user name)")
 LAST_JUDGE: Setting[str] = Setting(
@@ -157,7 +160,7 @@ SHORTCUTS = SettingGroup(
 
 #: Every setting, every group of settings and every file, in the order a listing would show them.
 SETTINGS: tuple[Setting[Any], ...] = (RECENT_PROJECTS, WINDOW_GEOMETRY, WINDOW_STATE, TRACKING_KEYFRAME_EVERY,
-                                      RATER, LAST_JUDGE)
+                                      ASK_LABEL, RATER, LAST_JUDGE)
 GROUPS: tuple[SettingGroup, ...] = (SHORTCUTS,)
 FILES: tuple[UserFile, ...] = (WINDOW_INI, MODEL_PROFILES, OFFICIAL_SOURCES, MEDIA_ROOTS)
 

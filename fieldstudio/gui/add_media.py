@@ -28,6 +28,9 @@ def summary_text(report: AddReport) -> str:
         lines.append(f"{len(report.skipped)} file(s) in the folders are not media and were left out.")
     if report.cancelled:
         lines.append("The import was cancelled; what was added before stays.")
+    if report.damaged:
+        lines.append(f"{len(report.damaged)} file(s) added damaged (only part of them decodes):")
+        lines += [f"  {path.name}: {reason}" for path, reason in report.damaged[:20]]
     if report.unreadable:
         lines.append(f"{len(report.unreadable)} file(s) could not be read:")
         lines += [f"  {path.name}: {reason}" for path, reason in report.unreadable[:20]]
@@ -40,7 +43,8 @@ def start_import(parent: QWidget, project: Project, paths: Sequence[Path],
                  done: Callable[[AddReport], None]) -> workers.Worker:
     """Run the import in the background with a progress dialog; ``done(report)`` after the summary."""
     def on_result(report: AddReport) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning if report.unreadable else QMessageBox.Icon.Information,
+        box = QMessageBox(QMessageBox.Icon.Warning if report.unreadable or report.damaged
+                          else QMessageBox.Icon.Information,
                           "Media added", summary_text(report), QMessageBox.StandardButton.Ok, parent)
         box.setObjectName("import_summary")
         box.open()

@@ -67,6 +67,7 @@ class AnnotationController(QObject):
         self.drawing = CanvasTools(ctx, status, self)
         self.time_marks = TimeMarks(ctx)
         self.tracking = Tracking(ctx)
+        self._label_actions: list = []  # Annotate ▸ Use label's keys 1-9 (connect_actions), named for their labels
         state.events.project.connect(self._project_changed)
 
     # --- what the window and the panels use ------------------------------------------------------
@@ -167,10 +168,13 @@ class AnnotationController(QObject):
         except FieldstudioError:
             return ""
         shown = self.state.media
-        same_frame = record.frame_index is None or record.frame_index == self.state.frame_index
+        # a segment's end moved or set names the frame of that end, not the segment's start
+        frame = getattr(edit, "frame_index", None)
+        frame = record.frame_index if frame is None else frame
+        same_frame = frame is None or frame == self.state.frame_index
         if shown is not None and shown.id == media.id and same_frame:
             return ""
-        return f" on {media.file_name}" + ("" if record.frame_index is None else f", frame {record.frame_index}")
+        return f" on {media.file_name}" + ("" if frame is None else f", frame {frame}")
 
     def _project_changed(self, project: object) -> None:
         """A new project (or none): forget the history, the current labels and the marks drawn."""
@@ -228,3 +232,27 @@ class AnnotationController(QObject):
             actions[aid].triggered.connect(slot)
         for k in range(1, 10):
             actions[f"label_{k}"].triggered.connect(lambda _=False, k=k: self.use_label_key(k))
+        self._label_actions = [actions[f"label_{k}"] for k in range(1, 10)]
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        ask = actions["ask_label"]
+        ask.setCheckable(True)
+        ask.setChecked(settings.get(user_settings.ASK_LABEL))
+        ask.toggled.connect(lambda on: settings.set(user_settings.ASK_LABEL, on))
+        # the read-out changes with the kind, the media and the label list: the menu's names follow it
+        self.labels.label_shown.connect(self.name_label_keys)
+        self.name_label_keys()
+
+    def name_label_keys(self, _shown: str = "") -> None:
+        """Annotate ▸ Use label: each key's action names the label it picks in the active kind's list
+        ("3  helmet"), or says the key picks none ("3  (no box label)")."""
+        project, kind = self.state.project, self.state.mark_kind
+        by_key = {}
+        if project is not None:  # the store is imported with a project, never during the window's cold start
+            from fieldstudio.annotations import labels
+
+            by_key = labels.labels_by_key(project, kind)
+        for k, action in enumerate(self._label_actions, start=1):
+            rec = by_key.get(k)
+            action.setText(f"&{k}  {rec.name}" if rec is not None else f"&{k}  (no {kind} label)")

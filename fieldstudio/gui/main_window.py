@@ -27,6 +27,7 @@ from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
+from fieldstudio.gui.dialog_focus import FocusReturn
 from fieldstudio.gui.media_view import MediaView
 from fieldstudio.gui.panels.library import LibraryPanel
 from fieldstudio.gui.project_session import APP_TITLE, ProjectSession
@@ -77,6 +78,9 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(self, self.modes, self.undo_group, self.annotator.undo_stack, self.state,
                                    notify=self.notify, set_viewer_mode=self.set_viewer_mode)
         self.session = ProjectSession(self.state, self, notify=self.notify, may_leave=self._leave_project)
+        # after Go to frame, an import report or Override, the keys work again without a click on the canvas
+        self.focus_return = FocusReturn(self, lambda: self.view.active_canvas() if self.modes.currentIndex() == 0
+                                        else None)
         self._wire()
         window_ui.build_menus(self)
         self._connect_actions()
@@ -96,6 +100,7 @@ class MainWindow(QMainWindow):
         v.notice.connect(self.notify)
         v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
         v.media_shown.connect(self.properties.show_media)
+        self.properties.mark.follow(self.state, self.annotator.apply, self.annotator.changed)
         v.pointer_moved.connect(self._show_pointer)
         v.zoom_changed.connect(self._show_zoom)
         v.segment_end_moved.connect(self.annotator.move_segment_end)

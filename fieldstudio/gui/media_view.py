@@ -151,7 +151,9 @@ class MediaView(QObject):
         self.video.playing_changed.connect(self.transport.set_playing)
         self.video.playing_changed.connect(lambda on: setattr(self.state, "playing", on))
         self.video.notice.connect(self.notice)
-        self.video.media_changed.connect(lambda: self.transport.set_speed(self.video.rate))
+        self.video.media_changed.connect(lambda: (self.transport.set_speed(self.video.rate),
+                                                  self.transport.set_mode(self.video.mode_text())))
+        self.video.mode_changed.connect(self._transport_mode)
         self.loader.frame_ready.connect(self._on_image_ready)
         self.loader.failed.connect(self._frame_failed)
         self.empty.setText(EMPTY_TEXT)
@@ -373,6 +375,13 @@ class MediaView(QObject):
         self.timeline.set_index(index)
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
         self.transport.set_position(index, n, seconds, media.duration_s)
+
+    def _transport_mode(self, text: str, rate: float) -> None:
+        """Playing started or stopped, or the speed or direction changed (K, L, J, the speed box): the
+        transport bar and the status bar's read-out say so at once, not at the next frame."""
+        self.transport.set_mode(text)
+        self.transport.set_speed(rate)
+        self._frame_on_screen((self.state.frame_index, self.state.pts_seconds, self.state.frame_exact))
 
     def _frame_failed(self, _token: int, media_id: str, message: str) -> None:
         # the picture stays on the last frame shown, so the position does too: marks must attach to it

@@ -59,6 +59,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "ruler_tool": ("&Ruler tool", "R", "Measure: drag from one point to another (metres once calibrated)"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
     "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
+    "ask_label": ("&Ask the label of each new box", "", "A new box opens a label chooser at the pointer: Enter "
+                  "keeps the current label, keys 1-9 pick one"),
     "delete_marks": ("&Delete selected", "Delete", "Delete the selected boxes and rulers"),
     "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
     "copy_next": ("Copy box to &next frame", "Ctrl+D", "Copy the selected boxes to the next frame and show it"),

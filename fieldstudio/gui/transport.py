@@ -42,6 +42,10 @@ class TransportBar(QWidget):
         self.speed.setToolTip("Playback speed (J/K/L shuttle also changes it)")
         self.speed.currentIndexChanged.connect(lambda i: self.speed_chosen.emit(self.speed.itemData(i)))
         layout.addWidget(self.speed)
+        self.mode = QLabel("paused")
+        self.mode.setObjectName("play_mode")
+        self.mode.setToolTip("Paused, or playing at a speed (a minus: backward, J)")
+        layout.addWidget(self.mode)
         for aid in ("mute", "loop_toggle"):
             b = QToolButton()
             b.setDefaultAction(actions[aid])
@@ -88,9 +92,14 @@ class TransportBar(QWidget):
         of the position."""
         self.setEnabled(False)
         self.position.setText(text)
+        self.set_index_source(None)  # the video shown before had one; a photo has no frame index
 
     def set_playing(self, playing: bool) -> None:
         self.play_button.defaultAction().setIcon(self._pause_icon if playing else self._icons["play"])
+
+    def set_mode(self, text: str) -> None:
+        """``paused``, ``playing 2x``, ``playing -1x``: what the transport does, beside the speed box."""
+        self.mode.setText(text)
 
     def set_speed(self, rate: float) -> None:
         best = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - rate))

@@ -136,6 +136,7 @@ def build_menus(window: QMainWindow) -> None:
             m.addSeparator()
         else:
             m.addAction(a[aid])
+    m.addAction(a["ask_label"])
     labels_menu = m.addMenu("Use &label")
     for k in range(1, 10):
         labels_menu.addAction(a[f"label_{k}"])

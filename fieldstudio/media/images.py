@@ -35,19 +35,22 @@ _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that rotate by 90 or 270 degrees
 
 @dataclass(frozen=True)
 class ImageProbe:
-    """Header facts of an image: upright ``width`` x ``height`` pixels, ``format``, EXIF ``orientation``."""
+    """Header facts of an image: upright ``width`` x ``height`` pixels, ``format``, EXIF ``orientation``;
+    ``damage`` says what is wrong with an image that decodes only partly (a cut JPEG), else None."""
 
     width: int
     height: int
     format: str
     orientation: int
+    damage: str | None = None
 
 
 def probe_image(path: Path) -> ImageProbe:
     """Read an image header: upright size (EXIF orientation applied), format and orientation tag.
 
     Raises MediaError naming the file when it is empty, not an image (whatever its name says) or
-    its header is damaged.
+    its header is damaged. A JPEG whose data ends before its picture does is readable (the part that
+    decodes is shown) and its ``damage`` says so.
     """
     path = Path(path)
     try:
@@ -74,7 +77,29 @@ def probe_image(path: Path) -> ImageProbe:
         orientation = 1
     if orientation in _SWAPS_AXES:
         width, height = height, width
-    return ImageProbe(width=width, height=height, format=fmt, orientation=orientation)
+    damage = jpeg_damage(path) if fmt == "jpeg" else None
+    return ImageProbe(width=width, height=height, format=fmt, orientation=orientation, damage=damage)
+
+
+def jpeg_damage(path: Path) -> str | None:
+    """Why a JPEG decodes only partly (its data ends before the picture does), or None when it is whole.
+
+    A whole JPEG ends with its end-of-image marker, read from the file's last bytes (the usual case costs no
+    decoding). Without it (a cut copy, or data some cameras append after the picture) the image is decoded
+    at 1/8 scale, which reads every scan: a decoder that runs out of data says the file is truncated.
+    """
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        f.seek(max(0, size - 64))
+        if f.read().rstrip(b"\x00").endswith(b"\xff\xd9"):
+            return None
+    try:
+        with Image.open(path) as im:
+            im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
+            im.load()
+    except (OSError, SyntaxError, ValueError) as exc:
+        return f"truncated: the image data ends before the picture does ({exc}); the part that decodes is shown"
+    return None
 
 
 def read_image(path: Path, *, max_side: int | None = None) -> np.ndarray:
@@ -110,14 +135,36 @@ def read_image(path: Path, *, max_side: int | None = None) -> np.ndarray:
         bgr = cv2.imdecode(buf, flag)
     except cv2.error as exc:  # e.g. a header above OpenCV's own pixel limit (CV_IO_MAX_IMAGE_PIXELS)
         raise MediaError(path, f"image data cannot be decoded ({str(exc).strip().splitlines()[-1]})") from exc
-    if bgr is None:
+    if bgr is None and probe.damage:
+        rgb = _read_partial(path, probe.orientation)  # OpenCV refuses a cut JPEG whole; FFmpeg shows its part
+    elif bgr is None:
         raise MediaError(path, "image data cannot be decoded (damaged or unsupported)")
-    if bgr.ndim == 2:
-        bgr = cv2.cvtColor(bgr, cv2.COLOR_GRAY2BGR)
-    rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    else:
+        if bgr.ndim == 2:
+            bgr = cv2.cvtColor(bgr, cv2.COLOR_GRAY2BGR)
+        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
     if max_side and max(rgb.shape[:2]) > max_side:
         rgb = fit_within(rgb, max_side)
     return rgb
+
+
+def _read_partial(path: Path, orientation: int) -> np.ndarray:
+    """The part of a damaged JPEG that decodes, upright RGB (FFmpeg's decoder keeps the rows it read and
+    fills the rest). Raises MediaError when nothing decodes."""
+    import av
+
+    try:
+        with av.open(str(path)) as container:
+            rgb = next(container.decode(video=0)).to_ndarray(format="rgb24")
+    except (av.error.FFmpegError, StopIteration, OSError) as exc:
+        raise MediaError(path, f"image data cannot be decoded ({exc})") from exc
+    turns = {3: 2, 6: -1, 8: 1}  # EXIF orientation -> quarter turns counter-clockwise that make it upright
+    if orientation in (2, 4, 5, 7):
+        rgb = rgb[:, ::-1] if orientation == 2 else rgb[::-1] if orientation == 4 else \
+            np.rot90(rgb, -1)[:, ::-1] if orientation == 5 else np.rot90(rgb, 1)[:, ::-1]
+    elif orientation in turns:
+        rgb = np.rot90(rgb, turns[orientation])
+    return np.ascontiguousarray(rgb)
 
 
 def fit_within(rgb: np.ndarray, max_side: int) -> np.ndarray:

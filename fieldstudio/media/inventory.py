@@ -7,6 +7,7 @@ window reads the media table itself. Counts per kind are ``library.media_counts`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -48,20 +49,31 @@ def unreadable_count(project: Project) -> int:
 @dataclass
 class VideoSummary:
     """One readable video as ``fieldstudio info`` lists it: ``frames`` decoded (None until indexed), ``duration_s``
-    seconds, ``vfr`` whether its frame rate varies, ``rotation`` counter-clockwise degrees applied for display."""
+    seconds, ``vfr`` whether its frame rate varies, ``rotation`` counter-clockwise degrees applied for display,
+    ``damaged`` what is wrong with a partial file (None when whole)."""
 
     file_name: str
     frames: int | None
     duration_s: float | None
     vfr: bool | None
     rotation: int | None
+    damaged: str | None = None  # what the container promises beyond what decodes (media/damage.py), else None
+
+
+def damaged_media(project: Project, media_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(file name, what is wrong) of the media among ``media_ids`` that are readable but damaged: only part of
+    them decodes (media/damage.py; a video's is known once its frame index is built)."""
+    with project.read() as s:
+        return [(name, error) for name, error in s.execute(
+            select(Media.file_name, Media.error).where(Media.id.in_(list(media_ids)), Media.status == "ok",
+                                                       Media.error.is_not(None)))]
 
 
 def video_summaries(project: Project) -> list[VideoSummary]:
     """The project's readable videos (status ``ok``), in the order the database gives them."""
     with project.read() as s:
         return [VideoSummary(*row) for row in s.execute(
-            select(Media.file_name, Media.frame_count, Media.duration_s, Media.is_vfr, Media.rotation)
+            select(Media.file_name, Media.frame_count, Media.duration_s, Media.is_vfr, Media.rotation, Media.error)
             .where(Media.kind == "video", Media.status == "ok"))]
 
 

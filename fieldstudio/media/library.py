@@ -82,7 +82,9 @@ def _name_is_utf8(path: Path) -> bool:
 class AddReport:
     """What ``add_paths`` did: media imported per kind, duplicates skipped, files that could not be read.
 
-    ``unreadable`` holds (path, reason); ``skipped`` holds files in folders whose type is not media.
+    ``unreadable`` holds (path, reason); ``damaged`` (path, reason) of files imported although only part of
+    them decodes (a cut JPEG; a partial video is named when its frame index is built); ``skipped`` holds
+    files in folders whose type is not media.
     A path whose name is not valid UTF-8 cannot be printed as it is: show it with ``printable_path``.
     """
 
@@ -90,6 +92,7 @@ class AddReport:
     media_ids: list[str] = field(default_factory=list)
     duplicates: list[Path] = field(default_factory=list)
     unreadable: list[tuple[Path, str]] = field(default_factory=list)
+    damaged: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
     cancelled: bool = False
 
@@ -184,7 +187,8 @@ def _probe(path: Path, kind: str, max_image_pixels: int) -> dict:
             raise MediaError(path, f"is {p.width}x{p.height} pixels ({p.width * p.height / 1e6:.0f} megapixels), "
                                    f"above the import limit of {max_image_pixels / 1e6:g} megapixels "
                                    "(a decompression bomb, or too large to work with)")
-        return {"width": p.width, "height": p.height, "format": p.format, "orientation": p.orientation}
+        return {"width": p.width, "height": p.height, "format": p.format, "orientation": p.orientation,
+                "error": p.damage}  # an ok image with an error decodes only partly: damaged
     if kind == "video":
         p = video.probe_video(path)
         return {
@@ -192,7 +196,7 @@ def _probe(path: Path, kind: str, max_image_pixels: int) -> dict:
             "duration_s": p.duration_s, "time_base_num": p.time_base.numerator,
             "time_base_den": p.time_base.denominator, "rotation": p.rotation, "has_audio": p.has_audio,
             "avg_fps": p.avg_fps, "index_status": "pending",
-            "extra": {"frame_count_estimate": p.frame_count_estimate},
+            "extra": {"frame_count_estimate": p.frame_count_estimate, "container_duration_s": p.duration_s},
         }
     from fieldstudio.media import documents  # PyMuPDF loads only when documents are added
 
@@ -303,6 +307,8 @@ def add_paths(
                 pending.append(row)
         else:
             known.add(digest)
+            if row.get("error"):
+                report.damaged.append((path, row["error"]))
             report.imported[kind] += 1
             report.media_ids.append(row["id"])
             pending.append(row)

@@ -24,7 +24,7 @@ from sqlalchemy import delete, func, select
 
 from fieldstudio.core.errors import MediaError
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.media import decoded_table, frame_table, packet_table
+from fieldstudio.media import damage, decoded_table, frame_table, packet_table
 from fieldstudio.media.library import require_file
 from fieldstudio.store.frame_references import move_frame_references
 from fieldstudio.store.models import FrameIndexRow, Media
@@ -84,6 +84,10 @@ def _store_frame_table(project: Project, media_id: str, table: frame_table.Frame
             m.duration_s = float((int(table.pts[-1]) - int(table.pts[0])) * table.time_base) + (
                 1.0 / m.avg_fps if m.avg_fps else 0.0)
         m.index_status = status
+        if m.status == "ok":  # an ok video's error names its damage (media/damage.py), else it is None
+            extra = m.extra or {}
+            m.error = damage.video_damage(extra.get("container_duration_s"), extra.get("frame_count_estimate"),
+                                          len(table), m.duration_s if len(table) else 0.0, m.avg_fps)
     return moved, replaced
 
 

@@ -42,10 +42,12 @@ class MediaRow:
     ocr_pages: tuple[int, ...] = ()  # 1-based numbers of the pages with no text layer but images (scans)
 
     def badges(self, missing: bool) -> list[str]:
-        """Short warnings shown under the name: unreadable, missing file, VFR, rotated, needs OCR."""
+        """Short warnings shown under the name: unreadable, damaged, missing file, VFR, rotated, needs OCR."""
         out = []
         if self.status != "ok":
             out.append("unreadable")
+        elif self.error:  # an ok media with an error is damaged: part of it decodes (media/damage.py)
+            out.append("damaged")
         if missing:
             out.append("missing file")
         if self.is_vfr:

@@ -75,8 +75,9 @@ class Media(Base):
     ``path`` is POSIX-style: relative to the folder this machine maps the named ``media_root`` to when
     set (``fieldstudio.media.roots``), else relative to the project file's folder when the file lies
     below it, absolute otherwise. ``width``/``height`` are upright pixels (EXIF orientation and video rotation
-    applied). ``status`` is ``ok`` or ``unreadable`` (``error`` says why); a missing file is detected
-    on read, not stored.
+    applied). ``status`` is ``ok`` or ``unreadable`` (``error`` says why); an ``ok`` video with an ``error`` is
+    damaged (media/damage.py: its frames that decode are usable, ``error`` says what the container promised and
+    what decodes); a missing file is detected on read, not stored.
     """
 
     __tablename__ = "media"

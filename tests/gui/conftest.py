@@ -32,3 +32,12 @@ def window(qtbot, viewer_template, tmp_path):
 def empty_window(qtbot, tmp_path):
     """The main window, shown, on a new empty project ``tmp_path / "p.fieldstudio"`` (``blank_window``)."""
     return blank_window(qtbot, tmp_path / "p.fieldstudio")
+
+
+@pytest.fixture
+def demo_window(qtbot, demo_file, tmp_path):
+    """The main window on a copy of the demo project (media, tasks, runs, scores, a rating set, labels with keys,
+    a floor calibration), shown at 1280 x 800 (``shown_window``)."""
+    w = shown_window(qtbot, demo_file, tmp_path)
+    yield w
+    w.close()

@@ -18,7 +18,7 @@ from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library
 from fieldstudio.store.project import Project
 from tests.conftest import SAMPLE
-from tests.support.gui_support import open_media
+from tests.support.gui_support import no_label_chooser, open_media
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +46,7 @@ def shared_window(qtbot, pg_url):
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
+    no_label_chooser(w)
     yield w
     w.close()
 

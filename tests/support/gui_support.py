@@ -65,7 +65,14 @@ def shown_window(qtbot, template: Path, tmp_path: Path):  # noqa: ANN001, ANN201
     qtbot.waitExposed(w)
     # no question box about open segments when pytest-qt closes the window (before fixture teardown)
     w.annotator.confirm_open_segments = lambda: True
+    no_label_chooser(w)
     return w
+
+
+def no_label_chooser(window) -> None:  # noqa: ANN001 - MainWindow
+    """Boxes drawn take the current label without the chooser (Annotate ▸ Ask the label of each new box off,
+    in this test's own settings): tests that draw are not about the chooser (tests/gui/test_label_chooser.py is)."""
+    window.actions["ask_label"].setChecked(False)
 
 
 def blank_window(qtbot, path: Path):
@@ -77,6 +84,7 @@ def blank_window(qtbot, path: Path):
     w.show()
     qtbot.waitExposed(w)
     w.annotator.confirm_open_segments = lambda: True
+    no_label_chooser(w)
     return w
 
 

@@ -25,6 +25,7 @@ from fieldstudio.annotations import edits
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.store.edits import EditGroup
 from fieldstudio.store.project import Project
+from tests.support.gui_support import no_label_chooser
 
 SEED = int(os.environ.get("FIELDSTUDIO_SOAK_SEED", "1"))
 ACTIONS = int(os.environ.get("FIELDSTUDIO_SOAK_ACTIONS", "1000"))
@@ -179,6 +180,7 @@ def test_soak(qtbot):
     w.show()
     qtbot.waitExposed(w)
     w.annotator.confirm_open_segments = lambda: True
+    no_label_chooser(w)
     assert w.library.select(w.library.visible_ids()[0])
     weights = [a[0] for a in ACTIONS_TABLE]
     done: dict[str, int] = {}

@@ -225,9 +225,12 @@ class ComparisonPanel(QWidget):
 
     # ------------------------------------------------------------ loading
     def set_project(self, project: Project | None) -> None:
-        """Show ``project``'s answers and scores (None clears the view)."""
+        """Show ``project``'s answers and scores (None clears the view); the filters start unset."""
         self.project = project
         self._keep_cell = None
+        for check in (self.disagree_check, self.wrong_check, self.flagged_check):
+            check.setChecked(False)  # a filter of the project left would hide this one's tasks unsaid
+        self.search_edit.clear()
         if project is None:
             self._generation += 1
             self._show(None)

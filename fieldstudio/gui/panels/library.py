@@ -86,7 +86,7 @@ class MediaListModel(QAbstractListModel):
             return self._icon_or_pending(row, index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row)
-        if role == Qt.ItemDataRole.ForegroundRole and (row.status != "ok" or self.missing(row)):
+        if role == Qt.ItemDataRole.ForegroundRole and (row.status != "ok" or row.error or self.missing(row)):
             return QColor("#d93025")
         if role == MEDIA_ID_ROLE:
             return row.id
@@ -109,6 +109,8 @@ class MediaListModel(QAbstractListModel):
                          "models get no text from them")
         if row.status != "ok":
             lines.append(f"unreadable: {row.error}")
+        elif row.error:
+            lines.append(f"damaged: {row.error}")
         if self.missing(row):
             lines.append("the file is missing: File ▸ Relink media… finds it again")
         return "\n".join(lines)

@@ -275,31 +275,70 @@ class RunPanel(QWidget):
     # -- project -----------------------------------------------------------------------------------
 
     def set_project(self, project: Project | None) -> None:
-        """Show `project`'s tasks and runs (None: an empty, disabled panel). A running run keeps running."""
+        """Show `project`'s tasks and runs (None: an empty, disabled panel), with the choice of tasks back at
+        "All tasks" and nothing of the previous project's run on show. A running run keeps running."""
         self.project = project
         self.setEnabled(project is not None)
-        self.errors_model.set_rows([])
+        self._forget_choice()
         self.reload_profiles()
         if project is None:
             self.history.set_project(None)
             self.category.clear()
             return
-        facets = run_views.task_facets(project)
+        self._read_facets()
+        # the strategy `fieldstudio run` chooses for every task of the project, until the user picks one
+        self._strategy_chosen = False
+        self._select_strategy(default_strategy_for(project))
+        self.history.set_project(project)
+        self._setup_changed()
+
+    def _forget_choice(self) -> None:
+        """The task choice and the live read-outs of the project left: a scope, ids or a run of another
+        project must never stand beside this project's task count (Start would send what they no longer say)."""
+        widgets = (self.scope, self.task_ids, self.unanswered, self.new_run, self.as_batch)
+        for w in widgets:
+            w.blockSignals(True)
+        self.scope.setCurrentIndex(self.scope.findData(SCOPE_ALL))
+        self.task_ids.clear()
+        for box in (self.unanswered, self.new_run, self.as_batch):
+            box.setChecked(False)
+        for w in widgets:
+            w.blockSignals(False)
+        self.errors_model.set_rows([])
+        if self.worker is None:  # a run still stopping reports into these when it ends
+            self.active_runs = []
+            self._last_progress = (0, 0)
+            self.progress.reset()
+            self.progress_label.setText("No run yet.")
+            for label in (self.current_label, self.usage_label):
+                label.clear()
+            self._message("")
+        self.task_count.clear()
+        self.estimate.clear()
+
+    def _read_facets(self) -> None:
+        """The categories, scenarios and answer types of the project's tasks, keeping the ones chosen that
+        still exist."""
+        facets = run_views.task_facets(self.project)
         for combo, values, any_text in ((self.category, facets.categories, None),
                                         (self.scenario, facets.scenarios, "any scenario"),
                                         (self.answer_type, facets.answer_types, "any answer type")):
+            chosen = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
             if any_text:
                 combo.addItem(any_text, None)
             for value, n in values:
                 combo.addItem(f"{value} ({n})", value)
+            combo.setCurrentIndex(max(0, combo.findData(chosen)))
             combo.blockSignals(False)
-        # the strategy `fieldstudio run` chooses for every task of the project, until the user picks one
-        self._strategy_chosen = False
-        self._select_strategy(default_strategy_for(project))
-        self.history.set_project(project)
-        self._setup_changed()
+
+    def on_tasks_imported(self) -> None:
+        """Tasks were imported (File menu, Import a benchmark…): their categories, scenarios and answer types
+        join the choice and the count follows."""
+        if self.project is not None:
+            self._read_facets()
+            self._setup_changed()
 
     def reload_profiles(self) -> None:
         """List the stored model profiles, keeping the checked ones checked."""
@@ -420,6 +459,12 @@ class RunPanel(QWidget):
         ids = None
         if scope == SCOPE_IDS:
             ids = [t for t in self.task_ids.text().replace(",", " ").split() if t.strip()]
+            if not ids:
+                raise FieldstudioError("type the task ids to run on")
+        if scope == SCOPE_CATEGORY and self.category.currentData() is None:
+            # no category is not "every category": the count must say what Start would send
+            raise FieldstudioError("choose a category" if self.category.count()
+                                   else "no category to choose: this project's tasks have none")
         return select_tasks(self.project, ids=ids,
                             category=self.category.currentData() if scope == SCOPE_CATEGORY else None,
                             scenario=self.scenario.currentData(), answer_type=self.answer_type.currentData(),

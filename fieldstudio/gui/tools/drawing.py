@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsView
 
 from fieldstudio.core.errors import FieldstudioError
@@ -43,6 +43,8 @@ class CanvasTools(QObject):
         self._temp = None  # the box or ruler being dragged out
         self._press: QPointF | None = None
         self._picked: PickedPoints | None = None  # calibration points picked so far
+        self._released_at: QPoint | None = None  # global pixels of the last release that ended a drag
+        self.chooser = None  # the label chooser while it asks (gui/tools/label_chooser.py)
         ctx.canvas.viewport().installEventFilter(self)
         ctx.marks.box_moved.connect(self._box_moved)
         ctx.marks.ruler_moved.connect(self._ruler_moved)
@@ -115,6 +117,7 @@ class CanvasTools(QObject):
             return False  # the pointer position still reaches the status bar
         if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton \
                 and self._press is not None:
+            self._released_at = event.globalPosition().toPoint()  # where the label chooser opens
             self._finish(ctx.canvas.image_point(event.position()))
             return True
         return False
@@ -155,9 +158,10 @@ class CanvasTools(QObject):
         project, media, frame = ctx.project, ctx.media, ctx.frame_index()
         if self.tool == "box":
             r = QRectF(a, b).normalized()
+            label_id = self.ask_label("box", r)
             track = box_tracks.next_track_id(project, media.id) if frame is not None else None
             ctx.apply(edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
-                                   ctx.labels.label_of("box"), frame_index=frame, track_id=track))
+                                   label_id, frame_index=frame, track_id=track))
         elif self.tool == "ruler":
             on_floor = self._new_ruler_on_floor()
             pq = ((a.x(), a.y()), (b.x(), b.y()))
@@ -173,6 +177,40 @@ class CanvasTools(QObject):
                 m = calibrations.measure_points(project, media.id, *pq, on_floor=on_floor)
                 # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
                 ctx.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
+
+    def ask_label(self, kind: str, rect: QRectF) -> str | None:
+        """The label of the new ``kind`` mark drawn over ``rect`` (image pixels): asked in the label chooser at
+        the pointer when the kind's list has labels and the user has not turned it off (Annotate ▸ Ask the label
+        of each new box; gui/tools/label_chooser.py); the answer becomes the kind's current label, so Enter
+        keeps it next time. Esc keeps the current one."""
+        from fieldstudio.annotations import labels
+        from fieldstudio.gui.tools.label_chooser import LabelChooser
+
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        ctx = self.ctx
+        current = ctx.labels.label_of(kind)
+        if not settings.get(user_settings.ASK_LABEL):  # Annotate ▸ Ask the label of each new box is off
+            return current
+        records = labels.list_labels(ctx.project, kind)
+        if not records:  # nothing to choose from: the mark is unlabelled, as the status bar says
+            return current
+        keys = {rec.id: key for key, rec in labels.labels_by_key(ctx.project, kind).items()}
+        preview = BoxItem((rect.left(), rect.top(), rect.right(), rect.bottom()), ctx.labels.color(current), "",
+                          annotation_id=None, track_id=None, keyframe=True)
+        ctx.canvas.scene().addItem(preview)  # the box stays in view while its label is asked
+        try:
+            chooser = LabelChooser(kind, records, keys, current, ctx.canvas)
+            self.chooser = chooser
+            chosen, label_id = chooser.choose(self._released_at or ctx.canvas.mapToGlobal(ctx.canvas.rect().center()))
+        finally:
+            self.chooser = None
+            ctx.canvas.scene().removeItem(preview)
+        if not chosen:
+            return current
+        ctx.labels.set_label(kind, label_id)
+        return label_id
 
     def _new_ruler_on_floor(self) -> bool:
         # a floor calibration, when there is one, is what a supervisor measures distances on the ground with

@@ -40,7 +40,8 @@ class VideoController(QObject):
     Signals: ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
     scrubbing previews and frames shown while playing; while libVLC plays, at most every
     ``POSITION_INTERVAL_S`` although every picture is drawn), ``playing_changed(bool)``, ``notice(str)``
-    for the status bar, ``media_changed()``.
+    for the status bar, ``media_changed()``, ``mode_changed(text, rate)`` when playing starts or stops or the
+    speed or direction changes (``text`` as :meth:`mode_text` says it, ``rate`` the speed, 0.1 to 4).
 
     While libVLC plays, its pictures are scaled by libVLC to the size the frame takes on screen
     (``Canvas.render_size``, followed after a resize or zoom) and drawn without a copy;
@@ -51,6 +52,7 @@ class VideoController(QObject):
     playing_changed = Signal(bool)
     notice = Signal(str)
     media_changed = Signal()
+    mode_changed = Signal(str, float)
 
     def __init__(self, canvas: Canvas, loader: FrameLoader, parent: QObject | None = None):
         super().__init__(parent)
@@ -175,7 +177,7 @@ class VideoController(QObject):
         if not (direction > 0 and self._start_vlc()):
             self._timer.start()
         self.playing_changed.emit(True)
-        self.notice.emit(f"playing {self.rate_text()}")
+        self._mode_changed()
 
     def pause(self, *, show_exact: bool = True) -> None:
         """Stop playing; the exact frame at the reached index is decoded and shown."""
@@ -190,6 +192,7 @@ class VideoController(QObject):
                 self.target = self.table.index_at(self.table.seconds(0) + reached)
         self._direction = 0
         self.playing_changed.emit(False)
+        self._mode_changed()  # "playing 1x" must not outlive the playing in the status bar
         if show_exact:
             self.show_index(self.target)
 
@@ -215,11 +218,23 @@ class VideoController(QObject):
         self.rate = rate
         if self._vlc is not None and self.playing:
             self._vlc.set_rate(rate)
-        self.notice.emit(f"playing {self.rate_text()}" if self.playing else f"speed {rate:g}x")
+        if self.playing:
+            self._mode_changed()
+        else:
+            self.notice.emit(f"speed {rate:g}x")
+            self.mode_changed.emit(self.mode_text(), self.rate)
 
     def rate_text(self) -> str:
         """Direction and speed as the status bar shows them: ``2x`` forward, ``-2x`` backward."""
         return f"{'-' if self._direction < 0 else ''}{self.rate:g}x"
+
+    def mode_text(self) -> str:
+        """What the transport is doing: ``paused``, ``playing 2x`` or ``playing -1x`` (backward)."""
+        return f"playing {self.rate_text()}" if self.playing else "paused"
+
+    def _mode_changed(self) -> None:
+        self.notice.emit(self.mode_text())
+        self.mode_changed.emit(self.mode_text(), self.rate)
 
     def playback_stats(self) -> dict[str, int]:
         """Pictures since play started: ``delivered`` by libVLC, ``shown`` (painted by the canvas) and

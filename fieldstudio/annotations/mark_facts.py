@@ -1,0 +1,55 @@
+"""What the Properties panel says of one selected mark: its label, geometry in pixels and, where a calibration
+applies, in metres (naming the calibration), its frame and its track's keyframe range.
+
+One function both fronts could ask (the window's Properties panel today); it reads through the owning
+modules (annotation records, tracks, calibrations) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fieldstudio.annotations import box_tracks, calibrations
+from fieldstudio.annotations.annotation_records import AnnotationRecord, get_annotation
+from fieldstudio.store.project import Project
+
+
+@dataclass(frozen=True)
+class MarkFacts:
+    """One box or ruler as Properties shows it.
+
+    ``pixels``: a box's ``(x, y, w, h)`` or a ruler's ``(x1, y1, x2, y2)``, upright image pixels; ``metres``:
+    a ruler's length, or a box's bottom edge (its width where it stands) in metres, None when no calibration
+    applies; ``how``: which calibration gave the metres, or how to get them; ``track``: ``(track id, first
+    keyframe, last keyframe, keyframe count)`` of a box in a track, else None.
+    """
+
+    record: AnnotationRecord
+    pixels: tuple[float, float, float, float]
+    metres: float | None
+    how: str
+    track: tuple[int, int, int, int] | None
+
+
+def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
+    """The facts of the box or ruler ``annotation_id``. Raises NotFound for an unknown annotation, ValueError
+    for another kind (a segment, an event or a tag has no geometry to show here)."""
+    rec = get_annotation(project, annotation_id)
+    if rec.kind == "box":
+        x1, y1, x2, y2 = (float(v) for v in rec.geometry)
+        pixels = (x1, y1, x2 - x1, y2 - y1)
+        # a box stands on its bottom edge: on the floor's plane when the floor is calibrated
+        on_floor = calibrations.calibration_for(project, rec.media_id, "floor") is not None
+        m = calibrations.measure_points(project, rec.media_id, (x1, y2), (x2, y2), on_floor=on_floor)
+    elif rec.kind == "ruler":
+        (x1, y1), (x2, y2) = rec.geometry
+        pixels = (float(x1), float(y1), float(x2), float(y2))
+        m = calibrations.measure_ruler(project, annotation_id)
+    else:
+        raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes and rulers have geometry")
+    track = None
+    if rec.kind == "box" and rec.track_id is not None:
+        keys = box_tracks.track_keyframes(project, rec.media_id, rec.track_id)
+        if keys:
+            track = (rec.track_id, keys[0].frame_index, keys[-1].frame_index, len(keys))
+    return MarkFacts(rec, pixels, m.metres, m.how, track)

@@ -1,0 +1,69 @@
+"""The transport bar and the status bar say what the video does now (issue 32, item 6): paused after K or
+Space, the speed L reached in the speed box, the direction of J; and an undo names the frame it changed."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from fieldstudio.annotations import annotation_records as ann
+from tests.support.gui_support import open_media, wait_idle
+
+pytestmark = pytest.mark.gui
+
+
+def said(w) -> tuple[str, str, str]:  # noqa: ANN001 - MainWindow
+    """(the transport's mode, its speed box, the status bar's message)."""
+    t = w.view.transport
+    return t.mode.text(), t.speed.currentText(), w.statusBar().currentMessage()
+
+
+def test_pause_rate_and_direction_are_said_where_they_show(window, qtbot, clips):
+    w = window
+    open_media(w, qtbot, clips["cfr_bframes"].name)
+    canvas = w.view.canvas
+    assert said(w)[:2] == ("paused", "1x")
+    qtbot.keyClick(canvas, Qt.Key.Key_L)
+    assert said(w) == ("playing 1x", "1x", "playing 1x")
+    qtbot.keyClick(canvas, Qt.Key.Key_L)
+    assert said(w) == ("playing 2x", "2x", "playing 2x")       # the speed box follows L
+    qtbot.keyClick(canvas, Qt.Key.Key_K)
+    assert said(w) == ("paused", "2x", "paused")                # not "playing 2x" after K
+    wait_idle(w, qtbot)
+    assert "playing" not in w.frame_label.text() and "~" not in w.frame_label.text()
+    qtbot.keyClick(canvas, Qt.Key.Key_J)
+    assert said(w) == ("playing -1x", "1x", "playing -1x")      # backward, at 1x
+    qtbot.keyClick(canvas, Qt.Key.Key_Space)
+    assert said(w) == ("paused", "1x", "paused")
+    w.view.transport.speed.setCurrentIndex(w.view.transport.speed.findText("0.5x"))
+    assert said(w) == ("paused", "0.5x", "speed 0.5x")
+    qtbot.keyClick(canvas, Qt.Key.Key_Space)
+    assert said(w)[0] == "playing 0.5x"
+    qtbot.keyClick(canvas, Qt.Key.Key_Space)
+    wait_idle(w, qtbot)
+    assert said(w)[0] == "paused" and "playing" not in w.frame_label.text()
+
+
+def test_undo_of_a_segment_end_names_the_end_frame(window, qtbot, clips):
+    w = window
+    name = clips["cfr_bframes"].name
+    open_media(w, qtbot, name)
+    for frame, key in ((10, Qt.Key.Key_I), (25, Qt.Key.Key_O)):
+        w.go_to(f"#{frame}")
+        wait_idle(w, qtbot)
+        qtbot.keyClick(w.view.canvas, key)
+    (seg,) = ann.list_annotations(w.state.project, media_id=w.state.media.id, kinds=["segment"])
+    assert (seg.frame_index, seg.end_frame_index) == (10, 25)
+    w.go_to("#0")
+    wait_idle(w, qtbot)
+    qtbot.keyClick(w.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert w.statusBar().currentMessage() == f"Undid end segment on {name}, frame 25"
+    qtbot.keyClick(w.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert w.statusBar().currentMessage() == f"Redid end segment on {name}, frame 25"
+    # the segment's end dragged on the timeline to 40: its undo names 40, and 10 for its start moved
+    w.view.timeline.segment_end_moved.emit(seg.id, "end", 40)
+    qtbot.keyClick(w.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert w.statusBar().currentMessage() == f"Undid end segment on {name}, frame 40"
+    w.view.timeline.segment_end_moved.emit(seg.id, "start", 12)
+    qtbot.keyClick(w.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert w.statusBar().currentMessage() == f"Undid move segment start on {name}, frame 12"

@@ -221,7 +221,7 @@ def _select_rows(view, rows: list[int]) -> None:
 
 
 def test_run_model_on_the_tasks_selected_in_the_tasks_tab(empty_window, qtbot):
-    from fieldstudio.gui.panels.runs import SCOPE_IDS
+    from fieldstudio.gui.panels.run_choice import SCOPE_IDS
 
     import_tasks(empty_window.state.project, [DEMO_TASKS, GROUND_TRUTH / "Tasks_2.1.json"])
     n_21 = len(json.loads((GROUND_TRUTH / "Tasks_2.1.json").read_text("utf-8")))

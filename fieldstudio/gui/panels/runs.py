@@ -19,35 +19,30 @@ import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidgetItem, QProgressBar, QPushButton, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.core.parameters import Parameter
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
+from fieldstudio.gui.panels.run_choice import SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, RunChoice
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table
 from fieldstudio.inference import profiles as profile_store
-from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
 from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
-from fieldstudio.inference.runs.run_records import select_tasks
-from fieldstudio.inference.strategies import (REGISTRY, default_strategy_for, form_parameters, get_strategy,
-                                            strategy_names)
+from fieldstudio.inference.strategies import default_strategy_for, get_strategy
 from fieldstudio.store.project import Project
 
-SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
 REFRESH_MS = 250
 #: Seconds between two polls of a provider batch while the panel waits for it.
 BATCH_POLL_S = 30.0
 
 
-class RunPanel(QWidget):
+class RunPanel(RunChoice, QWidget):
     """Run models on demand and browse the answers.
 
     Signals:
@@ -92,143 +87,6 @@ class RunPanel(QWidget):
         self.set_project(None)
 
     # -- construction ----------------------------------------------------------------------------
-
-    def _build_setup(self) -> QWidget:
-        tasks = QGroupBox("Tasks")
-        form = QFormLayout(tasks)
-        self.scope = QComboBox()
-        self.scope.setObjectName("scope")
-        self.scope.addItem("All tasks", SCOPE_ALL)
-        self.scope.addItem("One category", SCOPE_CATEGORY)
-        self.scope.addItem("These task ids", SCOPE_IDS)
-        self.category = QComboBox()
-        self.category.setObjectName("category")
-        self.task_ids = QLineEdit()
-        self.task_ids.setObjectName("task_ids")
-        self.task_ids.setPlaceholderText("benchmark ids or task ids, separated by commas or spaces")
-        self.scenario = QComboBox()
-        self.scenario.setObjectName("scenario")
-        self.answer_type = QComboBox()
-        self.answer_type.setObjectName("answer_type")
-        self.unanswered = QCheckBox("Only tasks the model has not answered yet")
-        self.unanswered.setObjectName("unanswered")
-        self.task_count = QLabel("")
-        self.task_count.setObjectName("task_count")
-        form.addRow("Run on", self.scope)
-        form.addRow("Category", self.category)
-        form.addRow("Task ids", self.task_ids)
-        form.addRow("Scenario", self.scenario)
-        form.addRow("Answer type", self.answer_type)
-        form.addRow("", self.unanswered)
-        form.addRow("", self.task_count)
-
-        models = QGroupBox("Models")
-        models_layout = QVBoxLayout(models)
-        self.profiles = QListWidget()
-        self.profiles.setObjectName("profiles")
-        self.profiles.setMaximumHeight(90)
-        self.edit_profiles = QPushButton("Model profiles…")
-        self.edit_profiles.setToolTip("Add, edit, remove and test model profiles")
-        self.edit_profiles.clicked.connect(self.show_profiles_dialog)
-        models_layout.addWidget(self.profiles)
-
-        prompt = QGroupBox("Prompt strategy and sampling")
-        pform = QFormLayout(prompt)
-        self.strategy = QComboBox()
-        self.strategy.setObjectName("strategy")
-        for name in strategy_names():
-            self.strategy.addItem(name, name)
-            self.strategy.setItemData(self.strategy.count() - 1, get_strategy(name).description,
-                                      Qt.ItemDataRole.ToolTipRole)
-        self.strategy_help = QLabel("")
-        self.strategy_help.setWordWrap(True)
-        self.params: dict[str, QWidget] = {p.name: self._param_widget(p) for p in form_parameters()}
-        self.concurrency = self._spin("concurrency", 0, 256, 0, "requests in flight; 0: each profile's own",
-                                      special="profile's")
-        self.use_cache = QCheckBox("Answer identical requests from the cache")
-        self.use_cache.setChecked(True)
-        self.new_run = QCheckBox("Start a new run (do not resume an unfinished one)")
-        self.new_run.setObjectName("new_run")
-        self.as_batch = QCheckBox("Run as batch (the provider's Batch API, at its batch price)")
-        self.as_batch.setObjectName("as_batch")
-        pform.addRow("Strategy", self.strategy)
-        pform.addRow("", self.strategy_help)
-        for p in form_parameters():        # the strategies' own parameters, read from the registry
-            pform.addRow(p.label or p.name, self.params[p.name])
-        pform.addRow("Concurrency", self.concurrency)
-        pform.addRow("", self.use_cache)
-        pform.addRow("", self.new_run)
-        pform.addRow("", self.as_batch)
-
-        self.estimate = QLabel("")
-        self.estimate.setObjectName("estimate")
-        self.estimate.setWordWrap(True)
-        self.start_button = QPushButton("Start")
-        self.start_button.setObjectName("start")
-        self.start_button.setToolTip("Start the run (Ctrl+Return)")
-        self.start_button.clicked.connect(self.start)
-
-        inner = QWidget()
-        column = QVBoxLayout(inner)
-        column.addWidget(tasks)
-        column.addWidget(models)
-        column.addWidget(prompt)
-        column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(inner)
-        setup = QWidget()        # the estimate and Start stay in view below the scrolling choices
-        setup_layout = QVBoxLayout(setup)
-        setup_layout.setContentsMargins(0, 0, 0, 0)
-        setup_layout.addWidget(scroll, 1)
-        setup_layout.addWidget(self.estimate)
-        # "Model profiles…" sits beside Start, outside the scrolling choices: always in view, whatever the height
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.edit_profiles)
-        buttons.addWidget(self.start_button, 1)
-        setup_layout.addLayout(buttons)
-
-        for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,
-                       self.scenario.currentIndexChanged, self.answer_type.currentIndexChanged,
-                       self.task_ids.textChanged, self.unanswered.toggled, self.profiles.itemChanged,
-                       self.strategy.currentIndexChanged, self.new_run.toggled, self.as_batch.toggled):
-            signal.connect(self._setup_changed)
-        self.strategy.currentIndexChanged.connect(lambda _i: setattr(self, "_strategy_chosen", not self._proposing))
-        for widget in self.params.values():
-            changed = widget.currentIndexChanged if isinstance(widget, QComboBox) else widget.valueChanged
-            changed.connect(self._setup_changed)
-        return setup
-
-    def _param_widget(self, p: Parameter) -> QWidget:
-        """A strategy parameter's widget: a list of its choices, else a number box in its range; a parameter
-        without a default (the strategy's or profile's own) starts at "default" and is then not sent."""
-        if p.choices:
-            combo = QComboBox()
-            combo.setObjectName(p.name)
-            if p.default is None:
-                combo.addItem("strategy default", None)
-            for choice in p.choices:
-                combo.addItem(choice, choice)
-            combo.setCurrentIndex(max(0, combo.findData(p.default)))
-            combo.setToolTip(p.help)
-            return combo
-        low = int(p.low if p.low is not None else 0)
-        if p.default is None:                 # one below the range reads "default": not sent
-            return self._spin(p.name, low - 1, int(p.high), low - 1, p.help, p.unit, special="default")
-        return self._spin(p.name, low, int(p.high), int(p.default), p.help, p.unit)
-
-    def _spin(self, name: str, lo: int, hi: int, value: int, tip: str, suffix: str = "",
-              special: str | None = None) -> QSpinBox:
-        spin = QSpinBox()
-        spin.setObjectName(name)
-        spin.setRange(lo, hi)
-        spin.setValue(value)
-        spin.setToolTip(tip)
-        if suffix:
-            spin.setSuffix(suffix)
-        if special:
-            spin.setSpecialValueText(special)
-        return spin
 
     def _build_live(self) -> QWidget:
         box = QGroupBox("Run in progress")
@@ -362,21 +220,6 @@ class RunPanel(QWidget):
         self.profiles.blockSignals(False)
         self._setup_changed()
 
-    def checked_profile_names(self) -> list[str]:
-        return [self.profiles.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.profiles.count())
-                if self.profiles.item(i).checkState() == Qt.CheckState.Checked]
-
-    def set_profile_checked(self, name: str, checked: bool = True) -> None:
-        for i in range(self.profiles.count()):
-            item = self.profiles.item(i)
-            if item.data(Qt.ItemDataRole.UserRole) == name:
-                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-
-    def set_task_selection(self, task_ids: list[str]) -> None:
-        """Run on these tasks (e.g. the rows selected in a tasks panel)."""
-        self.task_ids.setText(", ".join(task_ids))
-        self.scope.setCurrentIndex(self.scope.findData(SCOPE_IDS))
-
     def show_profiles_dialog(self) -> ModelProfilesDialog:
         if self._profiles_dialog is None:
             self._profiles_dialog = ModelProfilesDialog(self)
@@ -388,11 +231,6 @@ class RunPanel(QWidget):
         return self._profiles_dialog
 
     # -- the choice --------------------------------------------------------------------------------
-
-    def _select_strategy(self, name: str) -> None:   # the same index again emits nothing: no estimate loop
-        self._proposing = True
-        self.strategy.setCurrentIndex(max(0, self.strategy.findData(name)))
-        self._proposing = False
 
     def _setup_changed(self) -> None:
         scope = self.scope.currentData()
@@ -429,47 +267,6 @@ class RunPanel(QWidget):
         self.as_batch.setToolTip(f"Not available: {why}" if why else
                                  "Upload the requests as one batch (OpenAI Batch API, results within 24 h) and "
                                  f"collect them; batch price: {discounts}")
-
-    @staticmethod
-    def _strategy_parameters(strategy: str | None) -> list[Parameter]:
-        """The parameters of ``strategy`` the form shows (none for an unknown strategy)."""
-        known = REGISTRY.get(strategy or "")
-        return [p for p in known.parameters if not p.advanced] if known is not None else []
-
-    def strategy_params(self) -> dict:
-        """The strategy parameters chosen (only those the strategy reads and that differ from 'default')."""
-        out: dict = {}
-        for p in self._strategy_parameters(self.strategy.currentData()):
-            widget = self.params[p.name]
-            value = widget.currentData() if isinstance(widget, QComboBox) else widget.value()
-            if value in (None, 0):
-                continue
-            out[p.name] = p.type(value)
-        return out
-
-    def selected_profiles(self) -> list[ModelProfile]:
-        names = self.checked_profile_names()
-        stored = profile_store.load_profiles()
-        return [stored[n] for n in names if n in stored]
-
-    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
-        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
-        assert self.project is not None
-        scope = self.scope.currentData()
-        ids = None
-        if scope == SCOPE_IDS:
-            ids = [t for t in self.task_ids.text().replace(",", " ").split() if t.strip()]
-            if not ids:
-                raise FieldstudioError("type the task ids to run on")
-        if scope == SCOPE_CATEGORY and self.category.currentData() is None:
-            # no category is not "every category": the count must say what Start would send
-            raise FieldstudioError("choose a category" if self.category.count()
-                                   else "no category to choose: this project's tasks have none")
-        return select_tasks(self.project, ids=ids,
-                            category=self.category.currentData() if scope == SCOPE_CATEGORY else None,
-                            scenario=self.scenario.currentData(), answer_type=self.answer_type.currentData(),
-                            unanswered_by=profile.name if profile is not None and self.unanswered.isChecked()
-                            else None)
 
     def update_estimate(self) -> None:
         """Count the chosen tasks and estimate requests, tokens and cost for each checked profile."""

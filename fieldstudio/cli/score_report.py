@@ -72,11 +72,12 @@ def print_summary(summary, console: Console, scorer: str | None = None) -> None:
                 return "—"
             return f"{float(mean):.3f}" + (f" {ci}" if ci else "")
         cost = summary_cost_text(r)
-        table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"])),
+        table.add_row(str(source), coverage.coverage_text(r["n"], r.get("total", r["answers"]), r.get("stale", 0)),
                       with_ci(r.get("headline", float("nan")), r.get("headline_ci_low"), r.get("headline_ci_high")),
                       with_ci(r["mean"], r["ci_low"], r["ci_high"]),
                       "—" if r["accuracy"] != r["accuracy"] else f"{float(r['accuracy']):.3f}", cost,
-                      coverage.answered_text(r["answers"], r.get("total", r["answers"]), r["n"]))
+                      coverage.answered_text(r["answers"], r.get("total", r["answers"]), r["n"],
+                                            r.get("stale", 0)))
     console.print(table)
     for source, r in summary.iterrows():     # the benchmark's own figure, named apart from the headline
         if r.get("official_figure"):
@@ -141,7 +142,7 @@ def score_cmd(
     out.print(f"{report.answers} answers: {report.scored} scored, {report.unscored} unscored"
               + (f" ({report.failed_answers} failed model calls)" if report.failed_answers else "")
               + (f", {report.kept_overrides} set by a person and kept" if report.kept_overrides else "")
-              + f"; {report.written} rows written")
+              + report.currency_text + f"; {report.written} rows written")
     for reason, n in report.unscored_reasons.most_common(3):
         out.print(f"  unscored: {n} x {reason}")
     if report.judge:

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from fieldstudio.ratings.rating_records import is_machine
 from fieldstudio.scoring.service import resolve_runs
-from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
+from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows, stale_reasons
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
 from fieldstudio.store.project import Project
 
@@ -43,7 +43,11 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     (raw text), error, prompt_tokens, completion_tokens, reasoning_tokens, cost_usd, latency_s (floats,
     NaN when unknown), score_id, scorer, scorer_version, value (NaN when unscored), correct (True/False/None),
     correct_value (1.0 / 0.0 / NaN), explanation, overridden, author, reason, judge_raw, judge_model (the
-    judge's model id; None when no judge decided the row), judge_cost_usd.
+    judge's model id; None when no judge decided the row), judge_cost_usd, stale_reason (why the score no longer
+    stands, ``scoring.staleness``: the answer, the ground truth or the scorer changed since it was judged; None
+    when it stands), stale_value (the value a stale score gave, NaN otherwise).
+    A stale score is not a verdict on the answer as it is now: its row has value NaN and correct None, like an
+    unscored answer, so every summary, plot and report leaves it out; it is counted as stale beside the coverage.
     Sorted by source, then task.
     """
     ids = resolve_runs(project, run_ids)
@@ -56,6 +60,8 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
         rows = raw_rows(s, sql, params)
         in_force = ({k[0]: v for k, v in heads(score_rows(s, scorer, None, with_answers=False)).items()}
                     if scorer else {})
+        heads_now = [in_force.get(aid) for aid in dict.fromkeys(r[10] for r in rows)]
+        stale = stale_reasons(s, [h for h in heads_now if h is not None])
     cols = TASK_COLUMNS + ["run_id", "run_name", "answer_id", "answer", "error", "prompt_tokens", "completion_tokens",
                          "reasoning_tokens", "cost_usd", "latency_s"]
     df = pd.DataFrame.from_records(rows, columns=cols)
@@ -70,12 +76,15 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
         if dup else df["run_name"]
     df = df.drop(columns="run_name")
     heads_now = [in_force.get(aid) for aid in df["answer_id"]]
+    reasons = [None if h is None else stale.get(h.id) for h in heads_now]
     nan = float("nan")
     df["score_id"] = [None if h is None else h.id for h in heads_now]
     df["scorer"] = [(scorer or "") if h is None else h.scorer for h in heads_now]
     df["scorer_version"] = [None if h is None else h.scorer_version for h in heads_now]
-    df["value"] = np.array([nan if h is None or h.value is None else h.value for h in heads_now], dtype=float)
-    correct = [None if h is None else h.correct for h in heads_now]
+    old_values = np.array([nan if h is None or h.value is None else h.value for h in heads_now], dtype=float)
+    is_stale = np.array([r is not None for r in reasons], dtype=bool)
+    df["value"] = np.where(is_stale, nan, old_values)
+    correct = [None if h is None or r is not None else h.correct for h, r in zip(heads_now, reasons)]
     df["correct"] = pd.Series(correct, index=df.index, dtype=object)
     df["correct_value"] = np.array([nan if c is None else float(c) for c in correct], dtype=float)
     df["explanation"] = [None if h is None else h.explanation for h in heads_now]
@@ -87,6 +96,8 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     df["judge_model"] = [None if not j else j.get("model") for j in judges]
     df["judge_cost_usd"] = pd.to_numeric(pd.Series([None if j is None else j.get("cost_usd") for j in judges],
                                                    index=df.index, dtype=object), errors="coerce").astype(float)
+    df["stale_reason"] = pd.Series(reasons, index=df.index, dtype=object)
+    df["stale_value"] = np.where(is_stale, old_values, nan)
     return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
 
 

@@ -55,20 +55,26 @@ def _finite(x: Any) -> bool:
         return False
 
 
-def coverage_text(n: Any, total: Any) -> str:
-    """'31/42 scored' (or '— scored' when the counts are unknown)."""
+def _stale_part(stale: Any) -> str:
+    return f", {int(stale)} stale" if _finite(stale) and int(stale) > 0 else ""
+
+
+def coverage_text(n: Any, total: Any, stale: Any = 0) -> str:
+    """'31/42 scored' (or '— scored' when the counts are unknown), with ', 3 stale' when some scores are stale
+    (``scoring.staleness``: they judged an earlier answer, ground truth or scorer and are not counted)."""
     if not (_finite(n) and _finite(total)):
-        return "— scored"
-    return f"{int(n)}/{int(total)} scored"
+        return "— scored" + _stale_part(stale)
+    return f"{int(n)}/{int(total)} scored" + _stale_part(stale)
 
 
-def answered_text(answers: Any, total: Any, n: Any) -> str:
+def answered_text(answers: Any, total: Any, n: Any, stale: Any = 0) -> str:
     """'6 answered, 4 missing, 2 unscored' of ``total`` tasks in scope ('—' when the counts are unknown):
-    missing = tasks of the scope without an answer, unscored = answers without a score."""
+    missing = tasks of the scope without an answer, unscored = answers without a score in force, of which
+    ', 1 stale' had a score that no longer stands."""
     if not (_finite(answers) and _finite(total) and _finite(n)):
         return "—"
     a, t, k = int(answers), int(total), int(n)
-    return f"{a} answered, {t - a} missing, {a - k} unscored"
+    return f"{a} answered, {t - a} missing, {a - k} unscored" + _stale_part(stale)
 
 
 def interval_text(low: Any, high: Any, n: Any, *, decimals: int = 3, sep: str = "–") -> str:

@@ -53,11 +53,14 @@ ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenari
                   "ground_truth", "source", "run_id", "answer_id", "answer", "error", "prompt_tokens",
                   "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
                   "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
-                  "judge_cost_usd", "source_scored", "source_tasks", "source_official", "source_official_figure"]
+                  "judge_cost_usd", "stale_reason", "source_scored", "source_tasks", "source_official",
+                  "source_official_figure"]
 """Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order. ``source_scored``
 and ``source_tasks``: the coverage of the row's source (answers scored / tasks of the comparison), so a
 table read alone still says what its scores cover; ``source_official`` and ``source_official_figure``: the
-source's official figure as its benchmark's tool computes it, and its label (``compare.official``)."""
+source's official figure as its benchmark's tool computes it, and its label (``compare.official``).
+``stale_reason``: why the row's score no longer stands (its ``value`` and ``correct`` are then empty: not a
+verdict on the answer as it is now)."""
 """Tasks shown in the HTML grid (the CSV holds all)."""
 _EXCEL_MAX_CHARS = 32767
 
@@ -116,7 +119,7 @@ def _num(x: Any) -> float | int | None:
     return None if not np.isfinite(float(x)) else float(x)
 
 
-_JSON_FIELDS = ("total", "answers", "n", "unscored", "missing", "coverage", "headline", "headline_ci_low",
+_JSON_FIELDS = ("total", "answers", "n", "unscored", "stale", "missing", "coverage", "headline", "headline_ci_low",
                 "headline_ci_high", "headline_accuracy", "headline_accuracy_ci_low", "headline_accuracy_ci_high",
                 "interval_note", "mean", "ci_low", "ci_high", "accuracy", "accuracy_ci_low",
                 "accuracy_ci_high", "cost_usd", "cost_status", "cost_per_correct_usd", "prompt_tokens",
@@ -148,6 +151,9 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                               + coverage.unscored_rule(comparison.scorer).text,
             "coverage_means": "n scored of total tasks; intervals are null below "
                               f"{coverage.MIN_INTERVAL_N} scored (interval_note: {coverage.N_TOO_SMALL!r})",
+            "stale_means": "answers whose score no longer stands (the answer, the ground truth or the scorer "
+                           "changed since it was judged): counted in unscored, left out of every figure until "
+                           "scored again",
             "coverage_warnings": coverage.coverage_warnings(comparison.summary),
             "sources": sources,
             "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],

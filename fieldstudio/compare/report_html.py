@@ -91,6 +91,10 @@ def _img(fig, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
+_STALE_BACKGROUND = "repeating-linear-gradient(45deg,#eee 0 4px,#bbb 4px 6px)"
+"""A stale cell's background: grey hatching, as in the Compare grid."""
+
+
 def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
     """The tasks x sources table: per cell the score (coloured) and the answer, the explanation on hover.
 
@@ -110,22 +114,29 @@ def _grid_html(comparison: Comparison, secrets: Sequence[str]) -> str:
     texts = [t if t is not None else f"(no answer: {e})"
              for t, e in zip(_texts(answers["answer"]), _texts(answers["error"]))]
     whys = [w or "" for w in _texts(answers["explanation"])]
+    reasons = (answers["stale_reason"].astype(object).where(answers["stale_reason"].notna(), None).tolist()
+               if "stale_reason" in answers else [None] * len(answers))
+    whys = [w if r is None else f"stale ({r}); it said: {w}" for w, r in zip(whys, reasons)]
     if _needs_redaction(texts + whys, secrets):
         texts = [redact(t, secrets) for t in texts]
         whys = [redact(w, secrets) for w in whys]
     short = functools.lru_cache(maxsize=None)(_short)       # a repeated answer or explanation: built once
     title = functools.lru_cache(maxsize=None)(html.escape)
-    score: dict[tuple[float | None, bool], tuple[str, str]] = {}
+    score: dict[tuple[float | None, bool, bool], tuple[str, str]] = {}
     cell: dict[tuple[str, str], str] = {}
-    for tid, src, value, text, why, overridden in zip(task_ids, srcs, answers["value"].to_numpy(dtype=float).tolist(),
-                                                       texts, whys, answers["overridden"].to_numpy(dtype=bool).tolist()):
+    for tid, src, value, text, why, overridden, reason in zip(
+            task_ids, srcs, answers["value"].to_numpy(dtype=float).tolist(), texts, whys,
+            answers["overridden"].to_numpy(dtype=bool).tolist(), reasons):
         if tid not in wanted:
             continue
-        key = (None if math.isnan(value) else value, overridden)       # NaN != NaN: one key for all of them
+        stale = reason is not None
+        key = (None if math.isnan(value) else value, overridden, stale)   # NaN != NaN: one key for all of them
         head = score.get(key)
         if head is None:
-            head = score[key] = (f'<td style="background:{_cell_colour(value, lo, hi)}" title="',
-                                                 f'"><b>{_fmt(value)}{" ✎" if overridden else ""}</b> ')
+            background = _STALE_BACKGROUND if stale else _cell_colour(value, lo, hi)
+            label = "stale" if stale else _fmt(value)
+            head = score[key] = (f'<td style="background:{background}" title="',
+                                 f'"><b>{label}{" ✎" if overridden else ""}</b> ')
         cell[(tid, src)] = f"{head[0]}{title(why)}{head[1]}{short(text)}</td>"
     out = ["<table class=\"grid\"><tr><th>task</th><th>category</th><th>ground truth</th>"
            + "".join(f"<th>{html.escape(s)}</th>" for s in sources) + "</tr>"]
@@ -184,14 +195,16 @@ def _summary_display(summary: pd.DataFrame) -> pd.DataFrame:
         return f"{float(r[mean]):.3f}" + (f" {ci}" if ci else "")
 
     out = pd.DataFrame(index=summary.index)
-    out["scored / total"] = [coverage.coverage_text(r["n"], r["total"]) for _, r in summary.iterrows()]
+    out["scored / total"] = [coverage.coverage_text(r["n"], r["total"], r.get("stale", 0))
+                             for _, r in summary.iterrows()]
     out["headline mean [95% CI]"] = [with_ci(r, "headline", "headline_ci_low", "headline_ci_high")
                                      for _, r in summary.iterrows()]
     out["mean of scored [95% CI]"] = [with_ci(r, "mean", "ci_low", "ci_high") for _, r in summary.iterrows()]
     out["accuracy of scored"] = summary["accuracy"]
     if "official_printed" in summary and summary["official_printed"].astype(bool).any():
         out["official (benchmark's tool, over answered)"] = summary["official_printed"]
-    out["answered"] = [coverage.answered_text(r["answers"], r["total"], r["n"]) for _, r in summary.iterrows()]
+    out["answered"] = [coverage.answered_text(r["answers"], r["total"], r["n"], r.get("stale", 0))
+                       for _, r in summary.iterrows()]
     out = out.join(summary.reindex(columns=["prompt_tokens", "completion_tokens"]))
     # the words the Runs tab uses for the same answers: a partial sum is never shown as a bare number
     out["cost USD"] = [summary_cost_text(r) for _, r in summary.iterrows()]

@@ -53,6 +53,8 @@ class _Columns:
                                                                  "reasoning_tokens")}
         self.judge_cost = df["judge_cost_usd"].to_numpy(dtype=float)
         self.overridden = df["overridden"].to_numpy(dtype=bool)
+        self.stale = (df["stale_reason"].notna().to_numpy(dtype=bool) if "stale_reason" in df
+                      else np.zeros(len(df), dtype=bool))
 
 
 class _TaskGrid:
@@ -104,7 +106,7 @@ def _group_labels(column: pd.Series) -> pd.Series:
     return column.astype(object).where(column.notna(), NO_GROUP).astype(str)
 
 
-_STAT_COLUMNS = ["total", "answers", "n", "unscored", "missing", "coverage", "headline", "headline_ci_low",
+_STAT_COLUMNS = ["total", "answers", "n", "unscored", "stale", "missing", "coverage", "headline", "headline_ci_low",
                  "headline_ci_high", "headline_accuracy", "headline_accuracy_ci_low", "headline_accuracy_ci_high",
                  "interval_note", "mean", "ci_low", "ci_high", "n_correct_known", "accuracy",
                  "accuracy_ci_low", "accuracy_ci_high", "prompt_tokens", "completion_tokens", "reasoning_tokens",
@@ -149,6 +151,7 @@ def _stats_of(cols: _Columns, idx: np.ndarray, values: np.ndarray, correct: np.n
         headline_acc = float(judged.sum()) / total if judged.size else np.nan
     return {
         "total": total, "answers": len(idx), "n": int(scored.size), "unscored": len(idx) - int(scored.size),
+        "stale": int(cols.stale[idx].sum()),
         "missing": total - len(idx), "coverage": scored.size / total if total else np.nan,
         "headline": headline, "headline_ci_low": b[4], "headline_ci_high": b[5],
         "headline_accuracy": headline_acc, "headline_accuracy_ci_low": b[6], "headline_accuracy_ci_high": b[7],

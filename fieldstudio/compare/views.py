@@ -83,6 +83,8 @@ class GridData:
     model call failed). ``scale`` is the top of the score scale (1 or 100). ``flag`` (bool): a judged cell
     where the deterministic matchers decided otherwise than the judge (``audit.matcher_audit``), for a person
     to check; ``matcher_note`` (object): the matchers' verdict and explanation on a judged cell, else None.
+    ``stale`` (object): why the cell's score no longer stands (``scoring.staleness``), else None; its
+    ``value`` is then NaN (not a current verdict) and ``stale_value`` the value it gave (NaN elsewhere).
     """
 
     sources: list[str]
@@ -98,8 +100,14 @@ class GridData:
     scale: float = 1.0
     flag: np.ndarray | None = None
     matcher_note: np.ndarray | None = None
+    stale: np.ndarray | None = None
+    stale_value: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if self.stale is None:
+            self.stale = np.full(self.value.shape, None, dtype=object)
+        if self.stale_value is None:
+            self.stale_value = np.full(self.value.shape, np.nan)
         if self.flag is None:
             self.flag = np.zeros(self.value.shape, dtype=bool)
         if self.matcher_note is None:
@@ -113,6 +121,10 @@ class GridData:
         """(source, n scored, tasks) per source, in column order: the grid's coverage."""
         scored = (~np.isnan(self.value)).sum(axis=0) if self.value.size else np.zeros(len(self.sources), int)
         return [(src, int(scored[k]), self.shape[0]) for k, src in enumerate(self.sources)]
+
+    def stale_counts(self) -> dict[str, int]:
+        """source -> number of its cells whose score is stale."""
+        return {src: int(sum(x is not None for x in self.stale[:, k])) for k, src in enumerate(self.sources)}
 
     def cell_of(self, task_id: str, source: str) -> tuple[int, int]:
         """(row, column) of a task and a source. Raises KeyError when either is not in the grid."""
@@ -170,8 +182,13 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.Da
                            + joined.reindex(tasks["task_id"]).fillna("").to_numpy()).str.lower()
     else:
         tasks["disagree"], tasks["wrong"], tasks["search"] = [], [], []
+    stale = stale_value = None
+    if n and "stale_reason" in answers:
+        stale = filled(None, object, answers["stale_reason"].astype(object).where(answers["stale_reason"].notna(),
+                                                                                  None).to_numpy(dtype=object))
+        stale_value = filled(np.nan, float, answers["stale_value"].to_numpy(dtype=float))
     grid = GridData(sources, tasks, present, answer_id, score_id, short, value, correct, over, error,
-                    score_scale(scorer, value))
+                    score_scale(scorer, value), stale=stale, stale_value=stale_value)
     if matchers is not None and not matchers.empty and n:
         at = {aid: (int(rr), int(cc)) for aid, rr, cc in zip(answers["answer_id"], r, c)}
         for aid, m, why, judge, flag in matchers.itertuples(index=False, name=None):
@@ -401,7 +418,7 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
             r = row.iloc[0]
             detail.score = {key: _none_if_nan(r[key]) for key in ("score_id", "value", "correct", "explanation",
                                                                    "author", "reason", "judge_raw", "judge_cost_usd",
-                                                                   "scorer_version")}
+                                                                   "scorer_version", "stale_reason")}
             detail.history = _service("score_history")(project, r["score_id"])
     return detail
 
@@ -489,7 +506,8 @@ def set_score(project: Project, answer_id: str, scorer: str, value: float | None
         if s.get(Answer, answer_id) is None:
             raise NotFound(f"no answer {answer_id!r} in {project.path.name}")
         new = Score(answer_id=answer_id, scorer=scorer, scorer_version=version, value=value, correct=correct,
-                    explanation=f"set by {who}: {reason}", author=who, reason=reason)
+                    explanation=f"set by {who}: {reason}", author=who, reason=reason,
+                    **score_store.hashes_now(s, answer_id))
         s.add(new)
         s.flush()
         return new.id

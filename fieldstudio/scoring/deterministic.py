@@ -18,9 +18,10 @@ from typing import Any, NamedTuple
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, eval_func_of, inputs_sha, json_or_none, score_one
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.scorers import ScoreResult
+from fieldstudio.scoring.staleness import FAILED_CALL, ScoreCheck, answer_sha
 from fieldstudio.scoring.store import PlainInserts, StoredScore
 
-__all__ = ["MEMO_SIZE", "ResultRow", "Memo", "score_chunk", "score_new", "gc_paused"]
+__all__ = ["MEMO_SIZE", "ResultRow", "Memo", "score_chunk", "score_new", "gc_paused", "count_current"]
 
 MEMO_SIZE = 200_000
 """Distinct (task reference, answer text) results remembered by one ``score_answers`` call."""
@@ -119,34 +120,58 @@ class Memo:
         return row
 
 
+def count_current(old: StoredScore, counts: list[int], report: ScoringReport) -> None:
+    """Count a row that stands (``ScoreCheck.stands``) as the scoring would have counted it."""
+    report.current += 1
+    if old.author is not None:
+        report.kept_overrides += 1
+    elif old.value is not None:
+        report.scored += 1
+        counts[0] += 1
+    else:
+        report.unscored += 1
+        counts[1] += 1
+        report.unscored_reasons[reason_head(old.explanation or "")] += 1
+        report.failed_answers += (old.explanation or "").startswith(FAILED_CALL)
+
+
 def score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: Memo,
-                report: ScoringReport) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
+                report: ScoringReport, check: ScoreCheck) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
     """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
 
     Answers without a score row in force (a first scoring) take a fast path: the memo is looked up for all
     of them at C speed (``map`` over key tuples) and only the misses are scored; the counts come from one
-    ``Counter`` pass. Answers with a row in force go one by one (overrides kept, judged values kept,
-    unchanged rows not rewritten)."""
+    ``Counter`` pass. Answers with a row in force go one by one: a row that stands (``check.stands``: it
+    judged this answer, this ground truth and this scorer) is not scored again (``report.current``); a stale
+    one is (``report.stale``), a person's stale verdict by a new row beside it (its history stays); judged
+    values are kept over "needs a judge", unchanged rows not rewritten."""
     if not chunk:
         return [], []
     olds = list(map(in_force.get, (a[0] for a in chunk))) if in_force else None
     if olds is None or olds.count(None) == len(olds):
-        return score_new(scorer, chunk, tasks, params, memo, report), []
+        return score_new(scorer, chunk, tasks, params, memo, report, check), []
     inserts: list[tuple] = []
     updates: list[tuple] = []
     reasons = report.unscored_reasons
-    scored = unscored = failed = kept = 0
+    scored = unscored = failed = 0
     for answer, old in zip(chunk, olds):
         aid, run_id, task_id, raw_text, parsed, error = answer
         counts = report.per_run.setdefault(run_id, [0, 0])
-        if old is not None and old.author is not None:
-            kept += 1
-            continue
+        a_sha = answer_sha(raw_text, parsed, error)
+        task = tasks[task_id]
+        if old is not None:
+            if check.stands(old, a_sha, task):
+                count_current(old, counts, report)
+                continue
+            report.stale += check.reason(old, a_sha, task) is not None
+            if old.author is not None:
+                old = None                       # a person's stale verdict: a new row, newer, takes over
+        t_sha, reference = check.truth(task)
         row = memo.row(scorer, answer, tasks, params)
         if not row.scored and old is not None and old.value is not None and old.judge:
             inputs = AnswerInputs(aid, run_id, task_id, raw_text, json_or_none(parsed), error)
-            if old.judge.get("inputs_sha256") == inputs_sha(scorer, tasks[task_id], inputs, params):
+            if old.judge.get("inputs_sha256") == inputs_sha(scorer, task, inputs, params):
                 report.kept_judged += 1          # keep a judged value over "needs a judge"
                 scored += 1
                 counts[0] += 1
@@ -160,21 +185,27 @@ def score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInp
             reasons[row.reason] += 1
             failed += row.failed
         if old is None:
-            inserts.append((aid, row.scorer_version, row.value, row.correct, row.explanation, None))
-        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge) != row[:5]:  # the columns
-            updates.append((old.id, row.scorer_version, row.value, row.correct, row.explanation, None))
+            inserts.append((aid, row.scorer_version, row.value, row.correct, row.explanation, None, a_sha, t_sha,
+                            reference))
+        elif (old.scorer_version, old.value, old.correct, old.explanation, old.judge, old.answer_sha256,
+              old.truth_sha256, old.judged_truth, old.scorer_sha256) != (*row[:5], a_sha, t_sha, reference,
+                                                                          check.scorer_now):
+            updates.append((old.id, row.scorer_version, row.value, row.correct, row.explanation, None, a_sha, t_sha,
+                            reference))
     report.scored += scored
     report.unscored += unscored
     report.failed_answers += failed
-    report.kept_overrides += kept
     return inserts, updates
 
 
 def score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs], params: Mapping[str, Any],
-              memo: Memo, report: ScoringReport) -> PlainInserts:
+              memo: Memo, report: ScoringReport, check: ScoreCheck) -> PlainInserts:
     """``score_chunk`` for answers without a score row: every one becomes an insert (columns, in the
     chunk's answer-id order)."""
-    aids, run_ids, task_ids, texts, _, errors = zip(*chunk)          # columns; every pass below runs in C
+    aids, run_ids, task_ids, texts, parsed, errors = zip(*chunk)     # columns; every pass below runs in C
+    answer_shas = list(map(answer_sha, texts, parsed, errors))
+    truths = list(map(check.truth, map(tasks.__getitem__, task_ids)))
+    truth_shas, references = zip(*truths)
     rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))
     if None in rows:
         for i, row in enumerate(rows):
@@ -195,4 +226,4 @@ def score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInput
         counted.pop(None, None)                  # scored rows have no reason
         report.unscored_reasons.update(counted)
         report.failed_answers += sum(failed)     # only unscored rows can be failed calls
-    return PlainInserts(aids, versions, values, correct, explanations)
+    return PlainInserts(aids, versions, values, correct, explanations, answer_shas, truth_shas, references)

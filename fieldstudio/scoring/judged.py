@@ -9,7 +9,9 @@ from typing import Any
 
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, inputs_sha, json_or_none, score_one
 from fieldstudio.scoring.judging import JudgeCaller
+from fieldstudio.scoring.deterministic import count_current
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
+from fieldstudio.scoring.staleness import ScoreCheck, answer_sha
 from fieldstudio.scoring.store import StoredScore
 from fieldstudio.core.progress import Cancelled
 
@@ -18,27 +20,43 @@ __all__ = ["judge_chunk", "finish_judge"]
 
 def judge_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
                 in_force: Mapping[str, StoredScore], judge: JudgeCaller, params: Mapping[str, Any],
-                report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None], source: Any = None
-                ) -> tuple[list[tuple], list[tuple]]:
+                report: ScoringReport, cancelled: Cancelled, done: Callable[[int], None], source: Any = None,
+                check: ScoreCheck | None = None) -> tuple[list[tuple], list[tuple]]:
     """Scoring with a judge, one answer at a time (each may wait for a model call); ``source`` is the
-    benchmark's own judge files for an official scorer (``scoring.official.source.OfficialSource``)."""
+    benchmark's own judge files for an official scorer (``scoring.official.source.OfficialSource``). A row in
+    force that stands (``check.stands``) is not judged again; a stale one is, a person's stale verdict by a
+    new row beside it."""
     inserts: list[tuple] = []
     updates: list[tuple] = []
     for i, (aid, run_id, task_id, raw_text, parsed, error) in enumerate(chunk):
         if i and cancelled():
             report.cancelled = True
             break
+        task = tasks[task_id]
+        a_sha = answer_sha(raw_text, parsed, error)
+        old = in_force.get(aid)
+        if old is not None and check is not None:
+            if check.stands(old, a_sha, task):
+                count_current(old, report.per_run.setdefault(run_id, [0, 0]), report)
+                done(i)
+                continue
+            report.stale += check.reason(old, a_sha, task) is not None
+            if old.author is not None:
+                old = None                       # a person's stale verdict: a new row, newer, takes over
         answer = AnswerInputs(aid, run_id, task_id, raw_text, json_or_none(parsed), error)
-        row = _score_answer(scorer, tasks[task_id], answer, in_force, judge, params, report, source)
+        row = _score_answer(scorer, task, answer, {} if old is None else {aid: old}, judge, params, report, source)
         if judge.fatal is not None:
             break
         if row is not None:
-            old = in_force.get(aid)
-            values = (row["scorer_version"], row["value"], row["correct"], row["explanation"], row["judge"])
+            t_sha, reference = check.truth(task) if check is not None else (None, task.ground_truth)
+            values = (row["scorer_version"], row["value"], row["correct"], row["explanation"], row["judge"], a_sha,
+                      t_sha, reference)
             if old is None:
                 inserts.append((aid, *values))
-            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge)) != (
-                    *values[:4], _stable(values[4])):
+            elif (old.scorer_version, old.value, old.correct, old.explanation, _stable(old.judge), old.answer_sha256,
+                  old.truth_sha256, old.judged_truth, old.scorer_sha256) != (
+                    *values[:4], _stable(values[4]), a_sha, t_sha, reference,
+                    None if check is None else check.scorer_now):
                 updates.append((old.id, *values))
         done(i)
     return inserts, updates

@@ -17,7 +17,10 @@ class ScoringReport:
     ``answers``: answers considered; ``scored``: rows with a value; ``unscored``: rows without (reasons
     counted in ``unscored_reasons``, shortened to their first clause); ``failed_answers``: answers whose
     model call failed; ``kept_overrides``: answers left alone because a person set their score;
-    ``kept_judged``: judged values kept by a run without a judge; ``written``: rows inserted or updated;
+    ``kept_judged``: judged values kept by a run without a judge; ``current``: answers whose score in force
+    still stands (it judged this answer, ground truth and scorer: not scored again, counted in ``scored`` /
+    ``unscored`` / ``kept_overrides`` by that row); ``stale``: answers scored again because their score no longer
+    stood (``scoring.staleness``); ``written``: rows inserted or updated;
     ``judge_calls`` / ``judge_cache_hits``: model requests made / answered from the cache;
     ``judge_cost_usd``: cost of the requests made (None when unknown for any of them, see
     ``judge_cost_complete``); ``judge_failed``: answers whose judge call failed or whose reply could not
@@ -36,6 +39,8 @@ class ScoringReport:
     failed_answers: int = 0
     kept_overrides: int = 0
     kept_judged: int = 0
+    current: int = 0
+    stale: int = 0
     written: int = 0
     judge: str | None = None
     judge_calls: int = 0
@@ -49,6 +54,14 @@ class ScoringReport:
     official_model: str | None = None
     unscored_reasons: Counter = field(default_factory=Counter)
     per_run: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def currency_text(self) -> str:
+        """'; 812 already current (not scored again), 12 stale scored again' (empty when neither happened): what
+        both fronts print after the counts."""
+        parts = ([f"{self.current} already current (not scored again)"] if self.current else []) + \
+            ([f"{self.stale} stale scored again"] if self.stale else [])
+        return ("; " + ", ".join(parts)) if parts else ""
 
 
 

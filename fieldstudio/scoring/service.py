@@ -17,9 +17,14 @@ Rules (DESIGN.md "Scoring", benchmarks.md §1.4-§4.2, §5 pitfalls 4, 6, 14, 18
   with ``value`` None and an explanation saying why ("needs a judge: ..."), never a guess.
 * An answer whose model call failed (``Answer.error`` set and no text) is stored unscored with the error,
   and counted in ``ScoringReport.failed_answers``: a failed request says nothing about the model.
-* Scoring again recomputes every answer. A row a person set (``author`` not None) is never touched. A
-  judged value is not replaced by an unscored result from a run without a judge when the answer and the
-  reference are unchanged (``judge["inputs_sha256"]``). Unchanged rows are not rewritten.
+* Every score row keeps the hashes of the answer, the ground truth and the scorer it judged
+  (``scoring.staleness``). Scoring again scores exactly the answers without a score and those whose score is
+  stale (one of the three changed; with a judge also those the matchers left undecided or whose judge call
+  failed); a score that stands is not recomputed (``ScoringReport.current``). A row a person set (``author``
+  not None) is never changed: while it stands it is kept, once stale a new machine row takes over beside it
+  (the history keeps it). A judged value is not replaced by an unscored result from a run without a judge
+  when the answer and the reference are unchanged (``judge["inputs_sha256"]``). Unchanged rows are not
+  rewritten.
 * The judge (a model profile) gets the official scorer's settings (system message, temperature, top_p,
   seed, token cap) or, for the other scorers, the profile's own; each usable reply is cached in
   ``ResponseCache`` under a hash of the judge's model, endpoint, settings and prompt, so scoring again
@@ -57,9 +62,10 @@ from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.official.settings import JudgeSettings
 from fieldstudio.scoring.official.source import load_source
 from fieldstudio.scoring.scoring_report import ScoringReport
+from fieldstudio.scoring.staleness import ScoreCheck, scorer_sha
 from fieldstudio.scoring.scorers import get as get_scorer
 from fieldstudio.scoring.scorers import REGISTRY
-from fieldstudio.scoring.store import ScoreWriter, heads, score_rows, stamp_reader
+from fieldstudio.scoring.store import ScoreWriter, hashes_now, heads, score_rows, stale_reasons, stamp_reader
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 from fieldstudio.core.progress import Cancelled, Progress
@@ -207,6 +213,9 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
     progress(0, total)
     batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
     memo = Memo()
+    version = get_scorer(scorer).version
+    check = ScoreCheck(scorer, version, scorer_sha(scorer, version, params, None if source is None else source.sha256),
+                       judged=judge is not None)
     with ScoreWriter(project) as writer:
         for start in range(0, total, batch):
             if cancelled():
@@ -215,13 +224,14 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
             now = utcnow()
             chunk = answers[start:start + batch]
             if judge is None:
-                inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report)
+                inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report, check)
                 pending: dict[str, Any] = {}
             else:
                 inserts, updates = judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
-                                                cancelled, lambda i, s=start: progress(s + i + 1, total), source)
+                                                cancelled, lambda i, s=start: progress(s + i + 1, total), source,
+                                                check)
                 pending = judge.take_pending()
-            writer.write(scorer, now, inserts, updates, pending)
+            writer.write(scorer, now, inserts, updates, pending, check.scorer_now)
             report.written += len(inserts) + len(updates)
             if judge is not None and judge.fatal is not None:
                 finish_judge(report, judge)
@@ -237,22 +247,27 @@ def current_scores(project: Project, scorer: str | None = None, run_ids: Sequenc
 
     Columns: score_id, answer_id, run_id, task_id, scorer, scorer_version, value (float, NaN when unscored),
     correct (object: True/False/None), explanation, author and reason (set on a person's override),
-    overridden (True when a person set the value), judge_raw, judge_cost_usd, created_at.
+    overridden (True when a person set the value), judge_raw, judge_cost_usd, created_at, stale_reason (why the
+    row no longer stands, ``scoring.staleness``; None when it does: a stale row's value is what it judged
+    earlier, never a current verdict).
     ``run_ids`` accepts ids, names or prefixes (``resolve_runs``).
     """
     ids = resolve_runs(project, run_ids)
     with project.read() as s:
         in_force = heads(score_rows(s, scorer, ids))
         to_stamp = stamp_reader(s)
+        stale = stale_reasons(s, list(in_force.values()))
     cols = ["score_id", "answer_id", "run_id", "task_id", "scorer", "scorer_version", "value", "correct",
-            "explanation", "author", "reason", "overridden", "judge_raw", "judge_cost_usd", "created_at"]
+            "explanation", "author", "reason", "overridden", "judge_raw", "judge_cost_usd", "created_at",
+            "stale_reason"]
     records = [(r.id, r.answer_id, r.run_id, r.task_id, r.scorer, r.scorer_version,
                 float("nan") if r.value is None else float(r.value), r.correct, r.explanation, r.author, r.reason,
                 r.author is not None, (r.judge or {}).get("raw"), (r.judge or {}).get("cost_usd"),
-                to_stamp(r.created_at)) for r in in_force.values()]
+                to_stamp(r.created_at), stale.get(r.id)) for r in in_force.values()]
     df = pd.DataFrame.from_records(records, columns=cols)
     df["value"] = df["value"].astype(float)
     df["correct"] = df["correct"].astype(object)
+    df["stale_reason"] = df["stale_reason"].astype(object).where(df["stale_reason"].notna(), None)
     return df.sort_values(["scorer", "run_id", "task_id"], kind="stable").reset_index(drop=True)
 
 
@@ -294,7 +309,7 @@ def override_score(project: Project, score_id: str, value: float | None, reason:
         correct = None if value is None or info is None or info.threshold is None else value > info.threshold
         row = Score(answer_id=old.answer_id, scorer=old.scorer, scorer_version=old.scorer_version, value=value,
                     correct=correct, explanation=f"set by {who}: {reason}", author=who, reason=reason,
-                    overrides_id=old.id)
+                    overrides_id=old.id, scorer_sha256=old.scorer_sha256, **hashes_now(s, old.answer_id))
         s.add(row)
         s.flush()
         return row.id

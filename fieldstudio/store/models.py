@@ -9,7 +9,8 @@ JSON columns hold small structured values (points, attributes, tolerances), neve
 The schema is created by the Alembic migration ``0001_initial``; later changes add migrations
 (``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
 batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes;
-``0006_shared_projects``: row versions, the change log, media roots).
+``0006_shared_projects``: row versions, the change log, media roots; ``0007_score_hashes``: what each score
+judged, by hash).
 Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
 JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
 sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
@@ -405,7 +406,9 @@ class Score(Base):
     """One scorer's value for one answer, with its explanation and, for a judge, its raw verdict text.
 
     A person's override is a new row with ``overrides_id`` pointing at the row it replaces and a
-    ``reason``; the history is the chain of rows.
+    ``reason``; the history is the chain of rows. ``answer_sha256``, ``truth_sha256`` and ``scorer_sha256``
+    are the SHA-256 of what it judged (``scoring.staleness``), ``judged_truth`` the reference text it judged;
+    NULL hashes (rows from before ``0007_score_hashes``) read as stale.
     """
 
     __tablename__ = "score"
@@ -421,6 +424,10 @@ class Score(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     overrides_id: Mapped[str | None] = mapped_column(ForeignKey("score.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    answer_sha256: Mapped[str | None] = mapped_column(String(64))
+    truth_sha256: Mapped[str | None] = mapped_column(String(64))
+    scorer_sha256: Mapped[str | None] = mapped_column(String(64))
+    judged_truth: Mapped[str | None] = mapped_column(Text)
 
 
 class JudgeAuditMark(Base):

@@ -32,7 +32,9 @@ def test_new_add_info_on_a_postgresql_url(pg_url, tmp_path):
     assert "imported 4 media (4 images" in added.stdout
     info = json.loads(cli("info", pg_url, "--json").stdout)
     assert (info["name"], info["path"], info["media"]["image"]) == ("site survey", pg_url, 4)
-    assert info["schema"] == "0006_shared_projects"
+    from fieldstudio.store.schema_revisions import head_revision
+
+    assert info["schema"] == head_revision()
 
 
 def test_a_password_in_the_url_is_used_and_never_printed(pg_url):

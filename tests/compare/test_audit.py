@@ -14,6 +14,7 @@ from fieldstudio.store.models import Answer, JudgeAuditMark, Score
 from fieldstudio.store.project import Project
 from tests.support import sample_sources
 from tests.support.sample_sources import CAREFUL_RUN_NAME, GUESSER_RUN_NAME
+from tests.support.scoring_fixtures import scored_now
 
 SCORER = "fwa-official"
 
@@ -103,7 +104,7 @@ def test_only_judged_scores_are_audited_and_the_sample_is_seeded(judged):
     project, ids = judged
     with project.write() as s:
         a = s.query(Answer).filter(Answer.run_id == ids["careful"]).first()
-        plain = Score(answer_id=a.id, scorer="fwa-paper", scorer_version="1.0", value=1.0, correct=True)
+        plain = Score(answer_id=a.id, scorer="fwa-paper", **scored_now(s, a.id, "fwa-paper"), value=1.0, correct=True)
         s.add(plain)
         s.flush()
         plain_id = plain.id

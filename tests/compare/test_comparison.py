@@ -11,7 +11,7 @@ from fieldstudio.compare import answer_table, summaries
 from fieldstudio.compare import comparison as cmp
 from fieldstudio.scoring.service import current_scores, override_score
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score
-from tests.support.scoring_fixtures import add_run, add_task
+from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
 
@@ -21,7 +21,7 @@ def _score(project, run_id: str, values: dict[str, float | None], *, judge: dict
     with project.write() as s:
         answers = {a.task_id: a.id for a in s.query(Answer).filter(Answer.run_id == run_id)}
         for task_id, v in values.items():
-            s.add(Score(answer_id=answers[task_id], scorer=SCORER, scorer_version="1.0", value=v,
+            s.add(Score(answer_id=answers[task_id], scorer=SCORER, **scored_now(s, answers[task_id], SCORER), value=v,
                         correct=None if v is None else v > 0.5, explanation="set by the test", judge=judge))
 
 
@@ -320,7 +320,7 @@ def test_most_scored_scorer_prefers_the_one_that_scored_answers(two_sources):
     project, tasks, alpha, beta = two_sources
     with project.write() as s:
         for a in s.query(Answer).all():
-            s.add(Score(answer_id=a.id, scorer="llm-match", scorer_version="1.0", value=None,
+            s.add(Score(answer_id=a.id, scorer="llm-match", **scored_now(s, a.id, "llm-match"), value=None,
                         explanation="needs a judge"))
         s.query(Score).filter(Score.scorer == SCORER, Score.value.is_(None)).delete()
     with project.read() as s:

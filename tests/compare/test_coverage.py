@@ -168,7 +168,7 @@ def test_tasks_no_source_answered_count_as_missing(project, tmp_path):
     answers tasks 0-5, tasks 0-3 right (1.0) and 4-5 wrong (0.0); two OpenEQA tasks nobody answered stay out
     of the scope. Total 10, 6 answered, 4 missing, headline (4 x 1 + 6 x 0) / 10 = 0.4, mean of scored 4/6."""
     from fieldstudio.store.models import Answer, Score
-    from tests.support.scoring_fixtures import add_run, add_task
+    from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
     tasks = [add_task(project, f"1.1.000{i}", "x", category="A" if i < 5 else "B") for i in range(10)]
     for i in range(2):
@@ -177,7 +177,7 @@ def test_tasks_no_source_answered_count_as_missing(project, tmp_path):
     with project.write() as s:
         for a in s.query(Answer).filter(Answer.run_id == run):
             v = 1.0 if tasks.index(a.task_id) < 4 else 0.0
-            s.add(Score(answer_id=a.id, scorer="fs-match", scorer_version="1.0", value=v, correct=v > 0.5))
+            s.add(Score(answer_id=a.id, scorer="fs-match", **scored_now(s, a.id, "fs-match"), value=v, correct=v > 0.5))
     c = cmp.build_comparison(project, "fs-match", n_resamples=200)
     r = c.summary.loc["only six"]
     assert (r["total"], r["answers"], r["n"], r["unscored"], r["missing"]) == (10, 6, 6, 0, 4)

@@ -13,7 +13,7 @@ from fieldstudio.scoring.service import current_scores, score_history
 from fieldstudio.store.models import Answer, Score
 from tests.support.run_fixtures import add_media
 from tests.support.run_fixtures import add_task as add_task_with_inputs
-from tests.support.scoring_fixtures import add_run, add_task
+from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
 
@@ -65,7 +65,7 @@ def test_category_cells_means_and_all_row(project, any_n_intervals):
     with project.write() as s:
         ids = {a.task_id: a.id for a in s.query(Answer)}
         for t, v in zip(tasks, values):
-            s.add(Score(answer_id=ids[t], scorer=SCORER, scorer_version="1.0", value=v,
+            s.add(Score(answer_id=ids[t], scorer=SCORER, **scored_now(s, ids[t], SCORER), value=v,
                         correct=None if v is None else v > 0.5))
     view = cv.load_view(project, SCORER, n_resamples=500)
     cells = view.category_cells().set_index(["category", "source"])

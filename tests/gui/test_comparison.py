@@ -18,7 +18,7 @@ from fieldstudio.gui.panels.comparison import ComparisonPanel
 from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, ComparisonFilterProxy,
                                                      ComparisonTableModel, score_colour)
 from fieldstudio.store.models import Answer, Score, Task
-from tests.support.scoring_fixtures import add_run, add_task
+from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
 MEDIA = "f" * 32
@@ -67,7 +67,8 @@ def grid_scores(project):
                 if v == "-" or (source == "gamma" and key == "t6"):
                     continue                       # gamma/t6: answered, never scored (no row)
                 judge = {"raw": "Verdict: correct, the count matches"} if (source, key) == ("alpha", "t2") else None
-                s.add(Score(answer_id=by_task[ids[key]], scorer=SCORER, scorer_version="1.0", value=v,
+                s.add(Score(answer_id=by_task[ids[key]], scorer=SCORER, **scored_now(s, by_task[ids[key]], SCORER),
+                            value=v,
                             correct=None if v is None else v > 0.5, judge=judge,
                             explanation="count 3 = 3" if (source, key) == ("alpha", "t2") else "by the test"))
     return project, ids, runs
@@ -373,7 +374,7 @@ def test_scorer_switch_reloads(grid_panel, qtbot):
     w, project, ids, runs = grid_panel
     with project.write() as s:
         a = s.query(Answer).filter_by(run_id=runs["beta"], task_id=ids["t1"]).one()
-        s.add(Score(answer_id=a.id, scorer="fwa-paper", scorer_version="1.0", value=0.75, correct=True))
+        s.add(Score(answer_id=a.id, scorer="fwa-paper", **scored_now(s, a.id, "fwa-paper"), value=0.75, correct=True))
     with qtbot.waitSignal(w.loaded, timeout=20000):
         w.reload("fwa-paper")
     assert w.scorer_combo.currentText() == "fwa-paper"
@@ -448,3 +449,33 @@ def test_a_load_that_ends_behind_another_tab_leaves_the_status_bar_alone(qtbot, 
         w.set_project(project)
     assert [m for m in said if m.startswith("Comparison:")] == [
         f"Comparison: {w.view.grid.shape[0]} tasks x {len(w.view.grid.sources)} sources, scorer {w.view.scorer or 'none'}"]
+
+
+def test_a_stale_score_is_hatched_with_its_reason_and_left_out_of_the_coverage(grid_panel, qtbot):
+    """The ground truth of t2 changes after alpha's answer was scored 1.00: Reload shows that cell stale (hatched,
+    "stale (was 1.00)", the reason in its tooltip) and the coverage line counts it as stale, not scored."""
+    import os
+
+    from PySide6.QtCore import Qt as QtCore_Qt
+
+    from fieldstudio.store.models import Task
+
+    w, project, ids, runs = grid_panel
+    with project.write() as s:
+        s.get(Task, ids["t2"]).ground_truth = "2 forklifts"
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.reload()
+    m = w.table.model()
+    row = shown_external_ids(w).index("1.1.0002")
+    cell = m.index(row, column_of(w, "alpha"))
+    assert cell.data() == "stale (was 1.00) · There are 3 forklifts."
+    assert cell.data(QtCore_Qt.ItemDataRole.BackgroundRole).style() == QtCore_Qt.BrushStyle.BDiagPattern
+    assert "stale: the ground truth changed: gt of 1.1.0002 → 2 forklifts" in cell.data(
+        QtCore_Qt.ItemDataRole.ToolTipRole)
+    # beta's 0.00 on the same task is stale too; gamma's 1.00 as well
+    assert m.index(row, column_of(w, "beta")).data().startswith("stale (was 0.00)")
+    assert "alpha 4/6 scored, 1 stale" in w.coverage_label.text()
+    shots = os.environ.get("FIELDSTUDIO_SHOTS")
+    if shots:
+        w.table.scrollTo(cell)
+        w.grab().save(os.path.join(shots, "stale_cell_compare.png"))

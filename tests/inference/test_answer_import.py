@@ -42,27 +42,26 @@ def test_the_import_hands_only_the_changed_answers_to_replaced_inside_its_transa
 
     first = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
                                          replaced=replaced)
-    assert calls == [] and (first.answers_imported, first.answers_replaced, first.scores_dropped) == (2, 0, 0)
+    assert calls == [] and (first.answers_imported, first.answers_replaced, first.scores_stale) == (2, 0, 0)
     again = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "b.csv", "9 m", "3"), "vlm",
                                          replaced=replaced)
     with csv_tasks_project.read() as s:
         changed = s.scalar(select(Answer.id).join(Task, Answer.task_id == Task.id).where(Task.external_id == "t1"))
     assert calls == [(True, [changed])]
-    assert (again.run_id, again.answers_replaced, again.scores_dropped) == (first.run_id, 1, 7)
+    assert (again.run_id, again.answers_replaced, again.scores_stale) == (first.run_id, 1, 7)
 
 
-def test_invalidate_scores_removes_every_score_of_the_answers_and_no_other(csv_tasks_project, tmp_path):
+def test_stale_scores_of_counts_the_scores_in_force_and_removes_none(csv_tasks_project, tmp_path):
     report = answer_import.import_answers(csv_tasks_project, answers_file(tmp_path, "a.csv", "2.5 m", "3"), "vlm",
-                                          replaced=score_store.invalidate_scores)
+                                          replaced=score_store.stale_scores_of)
     assert score_answers(csv_tasks_project, "fs-match").scored == 2
     assert score_store.count_scores(csv_tasks_project) == 2
     with csv_tasks_project.read() as s:
         ids = dict(s.execute(select(Task.external_id, Answer.id).join(Answer, Answer.task_id == Task.id)
                              .where(Answer.run_id == report.run_id)).all())
     with csv_tasks_project.write() as s:
-        assert score_store.invalidate_scores(s, [ids["t1"]]) == 1
-        assert score_store.invalidate_scores(s, []) == 0
-    with csv_tasks_project.read() as s:
-        assert list(s.scalars(select(Score.answer_id))) == [ids["t2"]]
-    assert set(current_scores(csv_tasks_project, "fs-match")["answer_id"]) == {ids["t2"]}
+        assert score_store.stale_scores_of(s, [ids["t1"]]) == 1
+        assert score_store.stale_scores_of(s, []) == 0
+    assert score_store.count_scores(csv_tasks_project) == 2          # nothing removed
+    assert set(current_scores(csv_tasks_project, "fs-match")["answer_id"]) == {ids["t1"], ids["t2"]}
 

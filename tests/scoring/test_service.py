@@ -257,7 +257,9 @@ def test_judge_scores_are_cached_priced_and_keep_the_raw_text(fwa, fake_openai):
     n_requests = len(fake_openai.chat_requests())
     rep2 = score_answers(project, "fwa-logic+fs-prompt", judge_profile=_judge(fake_openai))
     assert len(fake_openai.chat_requests()) == n_requests
-    assert (rep2.judge_calls, rep2.judge_cache_hits, rep2.written) == (0, 4, 0)
+    # every score stands (same answers, ground truth and scorer): none is judged again, not even from the cache
+    assert (rep2.judge_calls, rep2.judge_cache_hits, rep2.written) == (0, 0, 0)
+    assert (rep2.current, rep2.stale) == (rep2.answers, 0)
     assert rep2.judge_cost_usd == 0.0
     # fwa-logic+fs-prompt is never scored without its judge; judge-free scoring is another scorer
     with pytest.raises(ScoringError, match="needs a judge.*fs-match"):

@@ -12,7 +12,7 @@ By hand, scored with the matchers: careful 31/42 scored, all 31 correct, mean of
 from __future__ import annotations
 
 from fieldstudio.scoring.scorers import REGISTRY
-from tests.support.scoring_fixtures import add_run, add_task
+from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 MATCHER_SCORER = "fs-match" if "fs-match" in REGISTRY else "fwa-official"
 """The scorer that runs fieldstudio's deterministic matchers without a judge (``fs-match`` once it is its own
@@ -50,7 +50,7 @@ def add_judged_scores(project, ids: dict[str, object], scorer: str = "fwa-offici
     with project.write() as s:
         for run in (ids["careful"], ids["guesser"]):
             for a in s.query(Answer).filter(Answer.run_id == run):
-                s.add(Score(answer_id=a.id, scorer=scorer, scorer_version="1.0", value=1.0, correct=True,
+                s.add(Score(answer_id=a.id, scorer=scorer, **scored_now(s, a.id, scorer), value=1.0, correct=True,
                             explanation="judge reply 'correct' -> 1",
                             judge={"model": JUDGE_MODEL, "profile": "lenient", "raw": "correct", "cost_usd": 0.001}))
 

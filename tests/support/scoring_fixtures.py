@@ -30,3 +30,14 @@ def add_run(project, name: str, answers: dict[str, Any], **run_columns: Any) -> 
             cols = spec if isinstance(spec, dict) else {"raw_text": spec}
             s.add(Answer(run_id=run.id, task_id=task_id, **cols))
         return run.id
+
+
+def scored_now(session, answer_id: str, scorer: str) -> dict[str, Any]:
+    """The columns that make a score row written straight into a test project current: the scorer's registered
+    version and the hashes of the answer and ground truth as they are now (``scoring.store.hashes_now``). A row
+    without them reads as stale, "judged before hashes were kept" (``scoring.staleness``)."""
+    from fieldstudio.scoring.scorers import REGISTRY
+    from fieldstudio.scoring.store import hashes_now
+
+    info = REGISTRY.get(scorer)
+    return {"scorer_version": "1.0" if info is None else info.version, **hashes_now(session, answer_id)}

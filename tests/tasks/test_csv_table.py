@@ -109,10 +109,10 @@ def test_csv_answers(project, tmp_path):
     assert parsed == {"latency_s": "1.5"}
 
 
-def test_a_changed_answer_loses_the_scores_of_its_earlier_text(project, tmp_path):
-    """Importing again under the same source name: an answer whose text changed loses its scores (they judged
-    the earlier text) and says so; an unchanged one keeps its score (a fresh-eyes finding: the grid showed
-    the old verdict beside the new text)."""
+def test_a_changed_answer_makes_the_scores_of_its_earlier_text_stale(project, tmp_path):
+    """Importing again under the same source name: an answer whose text changed keeps its score, stale (it judged
+    the earlier text), and the report says so; an unchanged one keeps its score current (a fresh-eyes finding:
+    the grid showed the old verdict beside the new text). Scoring again re-scores exactly the stale one."""
     from fieldstudio.scoring.service import current_scores, score_answers
 
     import_tasks(project, [sample_csv(tmp_path)])
@@ -121,14 +121,20 @@ def test_a_changed_answer_loses_the_scores_of_its_earlier_text(project, tmp_path
     assert score_answers(project, "fs-match").scored == 2
     second = write(tmp_path / "a2.csv", "task_id,answer\r\nsite-1,9 m\r\nsite-2,from 00:00:10 to 00:02:36\r\n")
     report = import_answers(project, second, "vlm")
-    assert (report.answers_imported, report.answers_replaced, report.scores_dropped) == (2, 1, 1)
+    assert (report.answers_imported, report.answers_replaced, report.scores_stale) == (2, 1, 1)
     assert report.replaced_text("x").startswith("1 answer(s) differ from the ones this source had")
+    assert "1 score(s) are stale" in report.replaced_text("x")
     with project.read() as s:
         ids = dict(s.execute(select(Task.external_id, Answer.id).join(Answer, Answer.task_id == Task.id)).all())
-    scores = current_scores(project, "fs-match").set_index("answer_id")["value"]
-    assert ids["site-1"] not in scores.index and scores[ids["site-2"]] == 1.0
+    scores = current_scores(project, "fs-match").set_index("answer_id")
+    assert scores.loc[ids["site-1"], "stale_reason"] == "the answer changed"
+    assert scores.loc[ids["site-2"], "value"] == 1.0 and scores.loc[ids["site-2"], "stale_reason"] is None
     again = import_answers(project, second, "vlm")               # the same file again: nothing changes
-    assert (again.answers_replaced, again.scores_dropped) == (0, 0)
+    assert (again.answers_replaced, again.scores_stale) == (0, 0)
+    rescored = score_answers(project, "fs-match")
+    assert (rescored.stale, rescored.current, rescored.written) == (1, 1, 1)
+    scores = current_scores(project, "fs-match").set_index("answer_id")
+    assert scores.loc[ids["site-1"], "stale_reason"] is None and scores.loc[ids["site-1"], "value"] < 1.0
 
 
 def test_answers_without_any_known_task_create_no_run(project, tmp_path):

@@ -361,8 +361,9 @@ class ComparisonPanel(QWidget):
         flagged = int(g.flag.sum()) if g is not None and total else 0
         shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
         gap = (max(shares) - min(shares)) if shares else 0.0
-        self.coverage_label.setText(("Of the tasks in the grid: " + ", ".join(f"{src} {coverage.coverage_text(n, t)}"
-                                                            for src, n, t in g.coverage())
+        stale = g.stale_counts() if g is not None and total else {}
+        self.coverage_label.setText(("Of the tasks in the grid: " + ", ".join(
+            f"{src} {coverage.coverage_text(n, t, stale.get(src, 0))}" for src, n, t in g.coverage())
                                      + (f" · ⚠ coverage differs by {gap * 100:.0f} points (Summary)"
                                         if gap > coverage.COVERAGE_GAP + 1e-12 else "")
                                      + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"

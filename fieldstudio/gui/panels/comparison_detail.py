@@ -89,6 +89,9 @@ def detail_html(d: AnswerDetail) -> str:
     if d.error:
         parts.append(f"<p><b>Error</b><br>{e(d.error)}</p>")
     score = _value(s.get("value")) if d.score else "no score"
+    if s.get("stale_reason"):               # an earlier verdict: never shown as the current one
+        score = (f"stale, was {score} ({e(s['stale_reason'])}); left out of every summary until scored again "
+                 "(Score…)")
     who = f" (set by {e(s['author'])})" if s.get("author") else ""
     parts.append(f"<p><b>Score</b> ({e(d.scorer or 'no scorer')}): {score}{who}<br>"
                  f"<b>Explanation</b>: {e(s.get('explanation') or '—')}</p>")

@@ -46,9 +46,15 @@ def score_colour(fraction: float) -> QColor:
     return QColor(*(round(x + (y - x) * t) for x, y in zip(a, b)))
 
 
+def stale_brush() -> QBrush:
+    """The background of a cell whose score is stale: grey diagonal hatching, never a score colour."""
+    return QBrush(QColor(150, 150, 150), Qt.BrushStyle.BDiagPattern)
+
+
 class ComparisonTableModel(QAbstractTableModel):
     """Rows = tasks, columns = Task, Category, Ground truth, then one per source ("0.83 · short answer"; "⚑ "
-    first where the deterministic matchers and the judge disagree, "✎ " where a person set the score)."""
+    first where the deterministic matchers and the judge disagree, "✎ " where a person set the score; a stale
+    score reads "stale (was 0.83)" on a hatched background, with the reason in its tooltip)."""
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
@@ -56,6 +62,7 @@ class ComparisonTableModel(QAbstractTableModel):
         self._text: np.ndarray = np.zeros((0, 0), object)
         self._brushes = [QBrush(score_colour(i / _STEPS)) for i in range(_STEPS + 1)]
         self._grey = QBrush(GREY)
+        self._stale = stale_brush()
         self._gt: list[str] = []
         self._ext: list[str] = []
         self._cat: list[str] = []
@@ -102,6 +109,9 @@ class ComparisonTableModel(QAbstractTableModel):
             return ""
         v = g.value[r, c]
         score = "—" if math.isnan(v) else (f"{v:.2f}" if g.scale <= 1 else f"{v:.0f}")
+        if g.stale[r, c] is not None:
+            old = g.stale_value[r, c]
+            score = "stale" + ("" if math.isnan(old) else f" (was {old:.2f})" if g.scale <= 1 else f" (was {old:.0f})")
         mark = ("⚑ " if g.flag[r, c] else "") + ("✎ " if g.overridden[r, c] else "")
         body = "(failed)" if g.error[r, c] else g.short[r, c]
         return f"{mark}{score} · {body}"
@@ -112,6 +122,7 @@ class ComparisonTableModel(QAbstractTableModel):
         g = self._grid
         g.value[row, col], g.correct[row, col], g.overridden[row, col] = value, correct, overridden
         g.score_id[row, col] = score_id
+        g.stale[row, col] = None                 # a person's verdict now judged the answer as it is
         self._text[row, col] = self._cell_text(row, col)
         idx = self.index(row, len(TASK_COLUMNS) + col)
         self.dataChanged.emit(idx, idx)
@@ -160,6 +171,8 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _BACKGROUND:
             if not g.present[r, k]:
                 return None
+            if g.stale[r, k] is not None:
+                return self._stale
             v = g.value[r, k]
             return self._grey if v != v else self._brushes[int(round(min(1.0, max(0.0, v / g.scale)) * _STEPS))]
         if role == _SORT:
@@ -171,7 +184,9 @@ class ComparisonTableModel(QAbstractTableModel):
             return float(g.value[r, k])
         if role == _TOOLTIP and g.present[r, k]:
             note = g.matcher_note[r, k]
+            why = g.stale[r, k]
             return (self._text[r, k] + ("\n(score set by a person)" if g.overridden[r, k] else "")
+                    + (f"\nstale: {why}; left out of every summary until scored again (Score…)" if why else "")
                     + (f"\n⚑ {note}" if g.flag[r, k] else f"\n{note}" if note else ""))
         return None
 

@@ -500,7 +500,8 @@ class ScoreDialog(QDialog):
         text = (f"{head}{report.scored} scored, "
                 f"{report.unscored} unscored" + (f" ({report.failed_answers} failed model calls)"
                                                   if report.failed_answers else "")
-                + (f", {report.kept_overrides} set by a person kept" if report.kept_overrides else "") + cost)
+                + (f", {report.kept_overrides} set by a person kept" if report.kept_overrides else "")
+                + report.currency_text + cost)
         self.progress_label.setText(text)
         self.status.emit(text)
         self.scores_written.emit(report.scorer)

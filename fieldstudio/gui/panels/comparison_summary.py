@@ -124,7 +124,8 @@ class SummaryTableModel(QAbstractTableModel):
                     f"\n({self.rule_text})"
                     f"\nmean of the scored answers {cell_text(scored, cell['ci_low'], cell['ci_high'], cell['n'])}"
                     f"\n{int(cell['total'])} tasks in scope: "
-                    f"{answered_text(cell['answers'], cell['total'], cell['n'])}; accuracy of scored {acc_text}"
+                    f"{answered_text(cell['answers'], cell['total'], cell['n'], cell.get('stale', 0))}; "
+                    f"accuracy of scored {acc_text}"
                     "\n95 % bootstrap interval over tasks resampled within each category, the same resampled "
                     f"tasks for every cell; 2,000 resamples, seeded; none below {MIN_INTERVAL_N} scored")
         return None
@@ -296,7 +297,7 @@ def coverage_line(summary: pd.DataFrame) -> str:
     """'Coverage: careful 31/42 scored, guesser 40/42 scored (41 answered, 1 missing)' over the tasks in
     scope (missing: tasks of the scope the source did not answer, said only when there are some), and a
     'Warning: ...' line when the coverages differ by more than 5 points (``coverage.coverage_warnings``)."""
-    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'])}"
+    parts = [f"{src} {coverage.coverage_text(r['n'], r['total'], r.get('stale', 0))}"
              + (f" ({int(r['answers'])} answered, {int(r['missing'])} missing)" if r.get("missing", 0) else "")
              for src, r in summary.iterrows()]
     lines = ["Coverage: " + ", ".join(parts)] if parts else []

@@ -9,10 +9,10 @@ Rules:
   tasks of several sources, else to the one task it names. Ids naming no task are listed in
   ``ImportReport.unknown_ids`` (with a problem when they name several tasks and none of the preferred source).
 * Importing again under the same source name updates that run's answers in place. An answer whose text (or parsed
-  values) changed is *replaced*: its scores judged the earlier text, so the caller's ``replaced`` callback removes
-  whatever depends on it in the same write transaction (``scoring.store.invalidate_scores``; the one service both
+  values) changed is *replaced*: its scores judged the earlier text, so the caller's ``replaced`` callback counts
+  what that makes stale in the same write transaction (``scoring.store.stale_scores_of``; the one service both
   fronts call is ``scoring.imported_answers.import_answers``, which passes it). The report counts both
-  (``answers_replaced``, ``scores_dropped``).
+  (``answers_replaced``, ``scores_stale``).
 * Answers are written ``BATCH`` at a time, one short write transaction each, so a cancel keeps the batches done
   (the run is then ``cancelled``; importing again finishes it).
 """
@@ -53,8 +53,8 @@ def import_answers(project: Project, path: Path, source_name: str, *, replaced: 
             searched recursively; IndustryEQA answer files; OpenEQA prediction files; answer CSVs).
         source_name: the run's name, the answer source the Compare tab and the report show.
         replaced: called with the ids of the answers whose text changed, in the transaction that changed them;
-            returns the number of rows it removed (``report.scores_dropped``).
-    Returns an ImportReport (``answers_imported``, ``unknown_ids``, ``answers_replaced``, ``scores_dropped``,
+            returns the number of scores that change makes stale (``report.scores_stale``).
+    Returns an ImportReport (``answers_imported``, ``unknown_ids``, ``answers_replaced``, ``scores_stale``,
     ``run_id``; None when no run was made). Never raises for a bad file; raises ProjectReadOnly when the
     project cannot be written.
     """
@@ -113,9 +113,9 @@ def import_answers(project: Project, path: Path, source_name: str, *, replaced: 
                 row.parsed = parsed if parsed is not None else null()  # SQL NULL, not JSON null
                 report.answers_imported += 1
             if changed:
-                # their scores judged the earlier text: kept, they would show a verdict on words never judged
+                # their scores judged the earlier text: they stay, as stale (their answer hash differs now)
                 report.answers_replaced += len(changed)
-                report.scores_dropped += replaced(session, changed)
+                report.scores_stale += replaced(session, changed)
         progress(min(start + BATCH, total), total)
     with project.write() as session:
         run = session.get(Run, report.run_id)

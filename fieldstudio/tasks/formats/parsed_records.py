@@ -156,7 +156,7 @@ class ImportReport:
     unknown_ids: list[str] = field(default_factory=list)
     merged_public: int = 0
     answers_replaced: int = 0  # answers of the source that a re-import changed
-    scores_dropped: int = 0    # the scores those answers had (they judged the earlier text)
+    scores_stale: int = 0      # the scores those answers had: stale now (they judged the earlier text)
     run_id: str | None = None
     cancelled: bool = False
 
@@ -171,8 +171,8 @@ class ImportReport:
         """The sentence on ``answers_replaced`` that the window and the CLI print; ``how_to_score`` says where
         scoring is (``Compare ▸ Score…``, ``fieldstudio score``)."""
         return (f"{self.answers_replaced} answer(s) differ from the ones this source had: the earlier text is "
-                f"replaced and its {self.scores_dropped} score(s) removed (they judged the earlier text); "
-                f"score again ({how_to_score}).")
+                f"replaced and its {self.scores_stale} score(s) are stale (they judged the earlier text; they are "
+                f"left out of every summary until scored again): score again ({how_to_score}).")
 
     @property
     def tasks_imported(self) -> int:

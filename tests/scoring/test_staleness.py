@@ -1,0 +1,164 @@
+"""Scores tied by hash to what they judged (issue 31 item 2): a changed reference, answer or scorer makes a score
+stale; stale scores are left out of the summaries and the report with "n stale", and scoring again re-scores
+exactly the stale and unscored answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import update
+
+from fieldstudio.compare import answer_table, coverage, report_export
+from fieldstudio.compare import comparison as cmp
+from fieldstudio.scoring import staleness
+from fieldstudio.scoring.scorers import REGISTRY
+from fieldstudio.scoring.service import current_scores, override_score, score_answers, score_history
+from fieldstudio.store.models import Score, Task
+from tests.support.scoring_fixtures import add_run, add_task
+
+VERSION = REGISTRY["fs-match"].version
+
+
+@pytest.fixture
+def counted(project):
+    """Three count tasks (ground truth 1, 2, 3) answered right by one source and scored with fs-match."""
+    tasks = [add_task(project, f"1.1.000{i}", str(i), answer_type="count", eval_func="number_match",
+                      query=f"How many people in clip {i}?") for i in (1, 2, 3)]
+    run = add_run(project, "vlm", {t: str(i) for i, t in zip((1, 2, 3), tasks)})
+    first = score_answers(project, "fs-match")
+    assert (first.scored, first.written, first.current, first.stale) == (3, 3, 0, 0)
+    return project, tasks, run
+
+
+def _set_truth(project, task_id: str, text: str) -> None:
+    with project.write() as s:
+        s.get(Task, task_id).ground_truth = text
+
+
+def test_stale_reason_names_what_changed():
+    judged = staleness.Judged("a", "t", "s", "1")
+    common = dict(scorer="fs-match", version="1.4", version_now="1.4")
+    assert staleness.stale_reason(judged, answer_now="a", truth_now="t", reference_now="1", **common) is None
+    assert staleness.stale_reason(judged, answer_now="a", truth_now="t2", reference_now="2", **common) == \
+        "the ground truth changed: 1 → 2"
+    assert staleness.stale_reason(judged, answer_now="b", truth_now="t", reference_now="1", **common) == \
+        "the answer changed"
+    assert staleness.stale_reason(judged, answer_now="a", truth_now="t", reference_now="1", scorer="fs-match",
+                                  version="1.4", version_now="2.0") == "scorer fs-match 1.4 → 2.0"
+    # a person judged the answer against the ground truth, not the scorer's rules: a new version leaves it
+    assert staleness.stale_reason(judged, answer_now="a", truth_now="t", reference_now="1", scorer="fs-match",
+                                  version="1.4", version_now="2.0", by_person=True) is None
+    assert staleness.stale_reason(staleness.Judged(None, None, None, None), answer_now="a", truth_now="t",
+                                  reference_now="1", **common) == staleness.BEFORE_HASHES
+
+
+def test_the_hashes_follow_what_a_scorer_reads():
+    from fieldstudio.scoring.scorers.scorer_info import TaskInputs
+
+    task = TaskInputs("t", "x", "fieldworkarena", "q?", "count", "1", None, None, None, None)
+    assert staleness.truth_sha(task) == staleness.truth_sha(task._replace(external_id="y"))   # not read
+    for changed in (task._replace(ground_truth="2"), task._replace(answer_type="number"),
+                    task._replace(tolerances={"r_th": 1}), task._replace(query="q2?"),
+                    task._replace(ground_truth_extra={"annotation_link": {"kind": "count", "media_id": "m"}}),
+                    task._replace(extra={"reasoning_status": "eligible"})):
+        assert staleness.truth_sha(changed) != staleness.truth_sha(task)
+    assert staleness.answer_sha("1", None, None) != staleness.answer_sha("1", '{"direct_answer": "2"}', None)
+    assert staleness.answer_sha("1", {"a": 1}, None) == staleness.answer_sha("1", json.dumps({"a": 1}), None)
+    assert staleness.answer_sha(None, None, "timeout") != staleness.answer_sha(None, None, None)
+    assert staleness.scorer_sha("fwa-paper", "1", {"alpha": 0.5}) != staleness.scorer_sha("fwa-paper", "1", {})
+
+
+def test_a_changed_reference_makes_the_score_stale_everywhere_and_only_it_is_scored_again(counted):
+    project, tasks, run = counted
+    _set_truth(project, tasks[0], "2")           # the supervisor's stray box: 1 -> 2
+    scores = current_scores(project, "fs-match").set_index("task_id")
+    assert scores.loc[tasks[0], "stale_reason"] == "the ground truth changed: 1 → 2"
+    assert scores.loc[tasks[1], "stale_reason"] is None and scores.loc[tasks[2], "stale_reason"] is None
+    # the long table: the stale verdict is not a value, its old value kept beside it
+    answers = answer_table.load_answers(project, "fs-match").set_index("task_id")
+    assert answers["value"].isna().tolist() == [True, False, False]
+    assert answers.loc[tasks[0], "stale_value"] == 1.0 and answers.loc[tasks[0], "correct"] is None
+    # the summary: 2 of 3 scored, 1 stale; mean over the two current scores; the headline counts the stale one 0
+    c = cmp.build_comparison(project, "fs-match", n_resamples=50)
+    row = c.summary.loc["vlm"]
+    assert (row["n"], row["total"], row["stale"], row["unscored"]) == (2, 3, 1, 1)
+    assert row["mean"] == 1.0 and row["headline"] == pytest.approx(2 / 3)
+    assert coverage.coverage_text(row["n"], row["total"], row["stale"]) == "2/3 scored, 1 stale"
+    assert coverage.answered_text(row["answers"], row["total"], row["n"], row["stale"]) == \
+        "3 answered, 0 missing, 1 unscored, 1 stale"
+    # scoring again scores exactly that one
+    again = score_answers(project, "fs-match")
+    assert (again.stale, again.current, again.written) == (1, 2, 1)
+    scores = current_scores(project, "fs-match").set_index("task_id")
+    assert scores["stale_reason"].isna().all() and scores.loc[tasks[0], "value"] < 1.0
+    nothing = score_answers(project, "fs-match")
+    assert (nothing.stale, nothing.current, nothing.written) == (0, 3, 0)
+
+
+def test_the_report_leaves_stale_scores_out_and_says_how_many(counted, tmp_path):
+    project, tasks, run = counted
+    _set_truth(project, tasks[2], "4")
+    summary = json.loads(report_export.export_report(project, tmp_path / "r.json", scorer="fs-match",
+                                                     n_resamples=50).path.read_text())
+    entry = summary["sources"]["vlm"]["all"]
+    assert (entry["n"], entry["stale"], entry["total"], entry["mean"]) == (2, 1, 3, 1.0)
+    html = report_export.export_report(project, tmp_path / "r.html", scorer="fs-match", n_resamples=50)
+    text = html.path.read_text()
+    assert "2/3 scored, 1 stale" in text and "stale (the ground truth changed: 3 → 4)" in text
+    csv = report_export.export_report(project, tmp_path / "r.csv", scorer="fs-match", n_resamples=50)
+    import pandas as pd
+
+    table = pd.read_csv(csv.path).set_index("external_id")
+    assert table.loc["1.1.0003", "stale_reason"] == "the ground truth changed: 3 → 4"
+    assert pd.isna(table.loc["1.1.0003", "value"]) and table.loc["1.1.0001", "value"] == 1.0
+
+
+def test_an_older_scorer_version_is_stale_and_scored_again(counted):
+    project, tasks, run = counted
+    with project.write() as s:
+        s.execute(update(Score).where(Score.answer_id.is_not(None)).values(scorer_version="0.9"))
+    reasons = set(current_scores(project, "fs-match")["stale_reason"])
+    assert reasons == {f"scorer fs-match 0.9 → {VERSION}"}
+    again = score_answers(project, "fs-match")
+    assert (again.stale, again.current, again.written) == (3, 0, 3)
+    assert current_scores(project, "fs-match")["stale_reason"].isna().all()
+
+
+def test_other_parameters_score_again(project):
+    t = add_task(project, "1.1.0001", "2.0 m", answer_type="distance", eval_func="distance_match")
+    add_run(project, "vlm", {t: "2.3 m"})
+    assert score_answers(project, "fwa-paper").written == 1
+    assert score_answers(project, "fwa-paper").current == 1
+    other = score_answers(project, "fwa-paper", params={"r_th": 0.1})
+    assert (other.current, other.stale) == (0, 1)
+
+
+def test_scores_from_before_the_hashes_are_stale_until_scored_again(counted):
+    project, tasks, run = counted
+    with project.write() as s:               # what migration 0007 leaves on the rows it finds
+        s.execute(update(Score).values(answer_sha256=None, truth_sha256=None, scorer_sha256=None, judged_truth=None))
+    assert set(current_scores(project, "fs-match")["stale_reason"]) == {staleness.BEFORE_HASHES}
+    c = cmp.build_comparison(project, "fs-match", n_resamples=50)
+    assert (c.summary.loc["vlm", "n"], c.summary.loc["vlm", "stale"]) == (0, 3)
+    again = score_answers(project, "fs-match")
+    assert (again.stale, again.written) == (3, 3)
+    assert current_scores(project, "fs-match")["stale_reason"].isna().all()
+
+
+def test_a_persons_verdict_stands_until_what_it_judged_changes(counted):
+    project, tasks, run = counted
+    scores = current_scores(project, "fs-match").set_index("task_id")
+    person = override_score(project, scores.loc[tasks[1], "score_id"], 0.0, "miscounted", "ann")
+    kept = score_answers(project, "fs-match")
+    assert (kept.kept_overrides, kept.stale, kept.written) == (1, 0, 0)
+    assert current_scores(project, "fs-match").set_index("task_id").loc[tasks[1], "score_id"] == person
+    _set_truth(project, tasks[1], "5")
+    assert current_scores(project, "fs-match").set_index("task_id").loc[tasks[1], "stale_reason"] == \
+        "the ground truth changed: 2 → 5"
+    again = score_answers(project, "fs-match")
+    assert (again.stale, again.written, again.kept_overrides) == (1, 1, 0)
+    now = current_scores(project, "fs-match").set_index("task_id").loc[tasks[1]]
+    assert now["stale_reason"] is None and not now["overridden"] and now["score_id"] != person
+    # the person's verdict stays in the history
+    assert [h["author"] for h in score_history(project, person)] == [None, "ann"]

@@ -2,7 +2,8 @@
 project, and their inputs linked to media added later.
 
 ``tasks export`` calls ``fieldstudio.tasks.exporting.export_tasks``; ``refresh-ground-truth`` calls
-``fieldstudio.tasks.ground_truth.refresh_linked`` — the same services the task editor uses.
+``fieldstudio.tasks.ground_truth.pending_changes`` (and ``apply_changes`` with ``--apply``) — the same services
+the task editor uses.
 """
 
 from __future__ import annotations
@@ -98,16 +99,26 @@ def register(app: typer.Typer) -> None:
     @app.command("refresh-ground-truth")
     def refresh_ground_truth_cmd(
         project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        apply: Annotated[bool, typer.Option(
+            "--apply", help="store the listed changes (without it nothing is changed: the list is what would "
+                            "change; the scores that judged the earlier ground truths then read as stale)")] = False,
     ) -> None:
-        """Re-compute ground truths linked to annotations (rulers, segments, counts) after edits."""
-        from fieldstudio.tasks.ground_truth import refresh_linked
+        """List the ground truths linked to annotations (rulers, segments, counts) that the annotations would
+        change now, before -> after; store them only with --apply."""
+        from fieldstudio.tasks.ground_truth import apply_changes, pending_changes
 
         with cli_support.open_project(project) as p:
-            changes = refresh_linked(p)
-        updated = [c for c in changes if c.ok]
-        cli_support.out.print(f"{len(updated)} linked ground truth(s) updated")
+            changes = pending_changes(p)
+            stored = apply_changes(p, changes) if apply else []
+        pending = [c for c in changes if c.ok]
+        if apply:
+            cli_support.out.print(f"{len(stored)} linked ground truth(s) changed from annotations"
+                                  + (f" ({len(pending) - len(stored)} edited meanwhile, left alone)"
+                                     if len(stored) < len(pending) else "")
+                                  + ("; their earlier scores are stale: score again (fieldstudio score)"
+                                     if stored else ""))
+        else:
+            cli_support.out.print(f"{len(pending)} pending ground-truth change(s) from annotations"
+                                  + ("; nothing changed: run again with --apply to store them" if pending else ""))
         for c in changes:
-            if c.ok:
-                cli_support.out.print(f"  {c.external_id}: {c.old!r} -> {c.new!r} ({c.explanation})", markup=False)
-            else:
-                cli_support.out.print(f"  {c.external_id}: kept {c.old!r}: {c.explanation}", markup=False)
+            cli_support.out.print(f"  {c.text}", markup=False)

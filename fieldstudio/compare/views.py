@@ -39,6 +39,7 @@ from fieldstudio.scoring import store as score_store
 from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput
 from fieldstudio.store.project import Project
+from fieldstudio.tasks import ground_truth
 
 __all__ = ["GridData", "ComparisonView", "AnswerDetail", "build_grid", "load_view", "available_scorers",
            "score_scale", "short_answer", "category_cells", "cell_text", "answer_detail", "media_target",
@@ -350,10 +351,12 @@ class AnswerDetail:
     ``frames``: what the model saw, in request order: dicts with media_id, file_name, frame_index (None for a
     still image or a document page), pts_s (seconds, None when unknown). ``inputs``: the task's inputs, dicts
     with position, name, media_id, start_s, end_s. ``score``: the row in force (score_id, value, correct,
-    explanation, author, reason, judge_raw, judge_cost_usd, scorer_version) or None when unscored;
+    explanation, author, reason, judge_raw, judge_cost_usd, scorer_version, stale_reason) or None when unscored;
     ``history``: the override chain, oldest first (``scoring.score_history``). ``evidence``: whether a frame
     sent lies in the task's ground-truth span (``compare.evidence``): status, text, span (its text, None without
     one), distance_s, and ``frames_in_span`` (frame indices of that video that lie in it).
+    ``pending_ground_truth``: the change the annotations would make to a linked ground truth, not accepted yet
+    (``tasks.ground_truth.GroundTruthChange.text``), else None.
     """
 
     answer_id: str
@@ -378,6 +381,7 @@ class AnswerDetail:
     score: dict[str, Any] | None
     history: list[dict[str, Any]]
     evidence: dict[str, Any] | None = None
+    pending_ground_truth: str | None = None
 
     @property
     def answer_text(self) -> str:
@@ -420,6 +424,8 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
                                                                    "author", "reason", "judge_raw", "judge_cost_usd",
                                                                    "scorer_version", "stale_reason")}
             detail.history = _service("score_history")(project, r["score_id"])
+    pending = [c for c in ground_truth.pending_changes(project, [detail.task_id]) if c.ok]
+    detail.pending_ground_truth = pending[0].text if pending else None
     return detail
 
 

@@ -2,9 +2,11 @@
 
 A link is stored with the task, in ``Task.ground_truth_extra["annotation_link"]`` (a JSON object, see
 :class:`GroundTruthLink`); links to one annotation also set ``Task.ground_truth_annotation_id``. The
-ground truth text is computed from the annotations as they are now (:func:`compute`), written when the
-link is made (:func:`link_fields`) and re-computed by :func:`refresh_linked` whenever annotations or
-calibrations may have changed; the GUI shows both values when they differ.
+ground truth text is computed from the annotations as they are now (:func:`compute`) and written when the
+link is made (:func:`link_fields`). Afterwards it is never changed silently: :func:`pending_changes` lists what
+the annotations would change (before → after, what was counted or measured), and the change is stored only
+when a person accepts it (the task editor's Accept / Accept all, one undoable edit; :func:`apply_changes`, which
+``fieldstudio refresh-ground-truth --apply`` calls).
 
 Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads them back):
 
@@ -226,8 +228,10 @@ def link_fields(project: Project, ground_truth_extra: dict[str, Any] | None,
 
 @dataclass(frozen=True)
 class GroundTruthChange:
-    """A linked ground truth after :func:`refresh_linked`: ``old`` and ``new`` text (equal when unchanged),
-    ``ok`` False when the link gives no value now (the text was kept), ``explanation``."""
+    """A linked ground truth the annotations would change (:func:`pending_changes`): ``old`` (the stored text) and
+    ``new`` (the text the annotations give now), ``ok`` False when the link gives no value now (the text is
+    kept), ``explanation`` (what was measured or counted, e.g. "2 distinct object(s) (0 track(s), 2 single
+    box(es))": the annotations that cause the change)."""
 
     task_id: str
     external_id: str | None
@@ -236,12 +240,22 @@ class GroundTruthChange:
     ok: bool
     explanation: str
 
+    @property
+    def text(self) -> str:
+        """'1.1.0002: '1' → '2' (2 distinct object(s) ...)' for lists, the status bar and the CLI."""
+        if not self.ok:
+            return f"{self.external_id or self.task_id}: keeps {self.old!r}: {self.explanation}"
+        return f"{self.external_id or self.task_id}: {self.old!r} → {self.new!r} ({self.explanation})"
 
-def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> list[GroundTruthChange]:
-    """Re-compute every linked ground truth (or those of ``task_ids``) and store the ones that changed.
 
-    One write transaction for all changes. Returns one GroundTruthChange per linked task whose value
-    changed or cannot be computed (unchanged tasks are left out).
+def pending_changes(project: Project, task_ids: Iterable[str] | None = None) -> list[GroundTruthChange]:
+    """What the annotations would change now in every linked ground truth (or those of ``task_ids``); nothing is
+    written. A ground truth is never changed silently (issue 31 item 3): it changes when a person accepts the
+    change (the task editor's Accept, one undoable edit; ``fieldstudio refresh-ground-truth --apply``), and
+    the scores that judged the earlier text then read as stale (``scoring.staleness``).
+
+    Returns one GroundTruthChange per linked task whose value differs from the stored text or cannot be
+    computed (unchanged tasks are left out), in external-id order.
     """
     q = select(Task.id, Task.external_id, Task.ground_truth, Task.ground_truth_extra).where(
         Task.ground_truth_extra.is_not(None))
@@ -250,7 +264,7 @@ def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> l
     with project.read() as s:
         rows = s.execute(q).all()
     out: list[GroundTruthChange] = []
-    for task_id, external_id, old, extra in rows:
+    for task_id, external_id, old, extra in sorted(rows, key=lambda r: (r[1] or "", r[0])):
         link = link_of(extra)
         if link is None:
             continue
@@ -259,15 +273,33 @@ def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> l
             out.append(GroundTruthChange(task_id, external_id, old, old, False, value.explanation))
         elif value.text != old:
             out.append(GroundTruthChange(task_id, external_id, old, value.text, True, value.explanation))
-    changed = [c for c in out if c.ok]
-    if changed:
-        with project.write() as s:
-            for c in changed:
-                row = s.get(Task, c.task_id)
-                if row is not None:
-                    row.ground_truth = c.new
     return out
 
 
+def apply_changes(project: Project, changes: Iterable[GroundTruthChange]) -> list[GroundTruthChange]:
+    """Store the ``ok`` changes of :func:`pending_changes` in one write transaction; returns those stored. A task
+    whose ground truth is no longer the change's ``old`` text (edited meanwhile) is left alone."""
+    wanted = [c for c in changes if c.ok]
+    done: list[GroundTruthChange] = []
+    if wanted:
+        with project.write() as s:
+            for c in wanted:
+                row = s.get(Task, c.task_id)
+                if row is not None and row.ground_truth == c.old:
+                    row.ground_truth = c.new
+                    done.append(c)
+    return done
+
+
+def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> list[GroundTruthChange]:
+    """:func:`pending_changes` and :func:`apply_changes` at once, for callers that stand for a person's explicit
+    "apply" (``fieldstudio refresh-ground-truth --apply``, building the demo). Returns every pending change (the
+    ``ok`` ones now stored)."""
+    changes = pending_changes(project, task_ids)
+    apply_changes(project, changes)
+    return changes
+
+
 __all__ = ["LINK_KINDS", "COUNT_MODES", "ANSWER_TYPE_OF", "GroundTruthLink", "LinkedValue", "LinkError",
-           "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock"]
+           "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock",
+           "pending_changes", "apply_changes"]

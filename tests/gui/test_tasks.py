@@ -225,11 +225,63 @@ def test_ground_truth_linked_to_a_ruler(qtbot, panel, project):
     assert panel.unlink_button.isEnabled()
     cal.save_calibration(project, "scale", [[0, 0], [100, 0]], media_id=PHOTO_ID, length_m=3.0, calibration_id=cal_id)
     panel.refresh_ground_truths()
+    # never changed silently: the change is pending until accepted
+    assert rows(project)[0].ground_truth == "1.00 m" and panel.ground_truth.toPlainText() == "1.00 m"
+    assert "Pending change from annotations: '1.00 m' → '1.50 m'" in panel.pending_label.text()
+    assert panel.accept_button.isEnabled()
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
     assert rows(project)[0].ground_truth == "1.50 m" and panel.ground_truth.toPlainText() == "1.50 m"
+    assert panel.pending_label.text() == "" and not panel.accept_button.isEnabled()
     panel.table.setFocus()
+    qtbot.keyClick(panel.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)     # undo the accept
+    assert rows(project)[0].ground_truth == "1.00 m" and "'1.00 m' → '1.50 m'" in panel.pending_label.text()
     qtbot.keyClick(panel.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)     # undo the link
     task = rows(project)[0]
     assert task.ground_truth is None and task.ground_truth_annotation_id is None
+
+
+def test_a_stray_box_makes_a_pending_count_that_changes_only_when_accepted(qtbot, panel, project):
+    """Issue 31 item 2's supervisor: one person boxed on the photo, the count task linked to it; a stray box on a
+    trash can makes the change 1 → 2 pending (named in the status bar, shown in the form) and nothing changes
+    until Accept, which is one undoable edit; Accept all takes every pending change as one edit."""
+    import os
+
+    from fieldstudio.annotations import labels
+    from fieldstudio.tasks.ground_truth import GroundTruthLink, link_fields
+
+    person = labels.create_label(project, "person")
+    ann.add_box(project, PHOTO_ID, (10, 10, 40, 80), person)
+    tasks = []
+    for i in range(2):
+        tid = ts.create_task(project, external_id=f"1.1.000{i + 1}", query="How many people appear in this clip?",
+                             inputs=[{"media_id": PHOTO_ID}])
+        ts.update_task(project, tid, **link_fields(project, None, GroundTruthLink("count", media_id=PHOTO_ID,
+                                                                                   label_id=person)))
+        tasks.append(tid)
+    panel.reload(select_id=tasks[0])
+    messages = []
+    panel.status.connect(messages.append)
+    ann.add_box(project, PHOTO_ID, (200, 150, 30, 40), person)      # the stray box on the trash can
+    panel.on_annotations_changed()
+    assert [t.ground_truth for t in rows(project)] == ["1", "1"]
+    assert messages[-1].startswith("2 ground truths would change from annotations (pending; Tasks tab): "
+                                   "1.1.0001: '1' → '2'")
+    assert panel.pending_label.text().startswith("Pending change from annotations: '1' → '2' (2 distinct object(s)")
+    assert panel.accept_all_button.text() == "Accept all (2)"
+    shots = os.environ.get("FIELDSTUDIO_SHOTS")
+    if shots:
+        qtbot.wait(100)                          # let the form's layout follow the new texts
+        panel.grab().save(os.path.join(shots, "pending_ground_truth_tasks.png"))
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    assert [t.ground_truth for t in rows(project)] == ["2", "1"] and messages[-1].startswith(
+        "Ground truth of task 1.1.0001: '1' → '2'")
+    assert panel.accept_all_button.text() == "Accept all (1)"
+    qtbot.mouseClick(panel.accept_all_button, Qt.MouseButton.LeftButton)
+    assert [t.ground_truth for t in rows(project)] == ["2", "2"] and not panel.pending
+    panel.undo_stack.undo()                                         # Accept all: one edit
+    assert [t.ground_truth for t in rows(project)] == ["2", "1"]
+    panel.undo_stack.undo()
+    assert [t.ground_truth for t in rows(project)] == ["1", "1"] and len(panel.pending) == 2
 
 
 @pytest.mark.skipif(not FWA_GT, reason="FieldWorkArena files not available")

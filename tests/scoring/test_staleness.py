@@ -162,3 +162,84 @@ def test_a_persons_verdict_stands_until_what_it_judged_changes(counted):
     assert now["stale_reason"] is None and not now["overridden"] and now["score_id"] != person
     # the person's verdict stays in the history
     assert [h["author"] for h in score_history(project, person)] == [None, "ann"]
+
+
+def _linked_count_project(project):
+    """One person boxed on the test photo; the count task "How many people appear in this clip?" linked to the
+    boxes of 'person' (ground truth 1), answered "1" and scored 1.0 with fs-match; a second task, typed in."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.annotations import labels
+    from fieldstudio.tasks import task_records as ts
+    from fieldstudio.tasks.ground_truth import GroundTruthLink, link_fields
+    from tests.support.annotation_fixtures import PHOTO_ID
+
+    person = labels.create_label(project, "person")
+    ann.add_box(project, PHOTO_ID, (10, 10, 40, 80), person)
+    linked = ts.create_task(project, external_id="1.1.0001", query="How many people appear in this clip?",
+                            inputs=[{"media_id": PHOTO_ID}])
+    ts.update_task(project, linked, **link_fields(project, None, GroundTruthLink("count", media_id=PHOTO_ID,
+                                                                                  label_id=person)))
+    typed = ts.create_task(project, external_id="1.1.0002", query="How many forklifts?", answer_type="count",
+                           ground_truth="3")
+    add_run(project, "vlm", {linked: "1", typed: "3"})
+    assert score_answers(project, "fs-match").scored == 2
+    ann.add_box(project, PHOTO_ID, (200, 150, 30, 40), person)      # the supervisor's stray box on a trash can
+    return linked, typed
+
+
+def test_a_stray_box_makes_a_pending_change_and_accepting_it_makes_exactly_that_score_stale(media_project):
+    from fieldstudio.tasks import ground_truth as gt
+    from fieldstudio.tasks import task_records as ts
+
+    project = media_project
+    linked, typed = _linked_count_project(project)
+    (change,) = gt.pending_changes(project)
+    assert (change.task_id, change.old, change.new, change.ok) == (linked, "1", "2", True)
+    assert change.text == "1.1.0001: '1' → '2' (2 distinct object(s) (0 track(s), 2 single box(es)))"
+    # nothing changed yet: the ground truth and its score stand; Compare's detail shows the pending change
+    assert ts.get_task(project, linked).ground_truth == "1"
+    scores = current_scores(project, "fs-match").set_index("task_id")
+    assert scores["stale_reason"].isna().all()
+    from fieldstudio.compare import views
+
+    detail = views.answer_detail(project, scores.loc[linked, "answer_id"], "fs-match")
+    assert detail.pending_ground_truth == change.text and detail.score["stale_reason"] is None
+    # accepting is one undoable edit; the score that judged "1" is then stale, and only it is scored again
+    edit = ts.UpdateTask(project, linked, "Accept ground truth from annotations", ground_truth=change.new)
+    edit.do()
+    scores = current_scores(project, "fs-match").set_index("task_id")
+    assert scores.loc[linked, "stale_reason"] == "the ground truth changed: 1 → 2"
+    assert scores.loc[typed, "stale_reason"] is None
+    again = score_answers(project, "fs-match")
+    assert (again.stale, again.current, again.written) == (1, 1, 1)
+    assert current_scores(project, "fs-match").set_index("task_id").loc[linked, "value"] < 1.0
+    assert gt.pending_changes(project) == []
+    edit.undo()                                              # back to 1: the new score is stale in turn
+    assert ts.get_task(project, linked).ground_truth == "1"
+    assert current_scores(project, "fs-match").set_index("task_id").loc[linked, "stale_reason"] == \
+        "the ground truth changed: 2 → 1"
+
+
+def test_refresh_ground_truth_lists_and_applies_only_with_apply(media_project, monkeypatch):
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+    from fieldstudio.tasks import task_records as ts
+
+    project = media_project
+    linked, _ = _linked_count_project(project)
+    monkeypatch.setenv("COLUMNS", "250")                     # no line the test reads is wrapped
+    runner = CliRunner()
+    listed = runner.invoke(app, ["refresh-ground-truth", str(project.path)])
+    assert listed.exit_code == 0, listed.output
+    assert "1 pending ground-truth change(s) from annotations; nothing changed: run again with --apply" in \
+        listed.output
+    assert "1.1.0001: '1' → '2' (2 distinct object(s)" in listed.output
+    assert ts.get_task(project, linked).ground_truth == "1"
+    applied = runner.invoke(app, ["refresh-ground-truth", str(project.path), "--apply"])
+    assert applied.exit_code == 0, applied.output
+    assert "1 linked ground truth(s) changed from annotations; their earlier scores are stale" in applied.output
+    assert ts.get_task(project, linked).ground_truth == "2"
+    scored = runner.invoke(app, ["score", str(project.path), "--scorer", "fs-match"])
+    assert scored.exit_code == 0, scored.output
+    assert "1 already current (not scored again), 1 stale scored again; 1 rows written" in scored.output

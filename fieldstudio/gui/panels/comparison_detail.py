@@ -84,7 +84,10 @@ def detail_html(d: AnswerDetail) -> str:
     s = d.score or {}
     parts = [f"<h3>{e(d.external_id)} — {e(d.source)}</h3>",
              f"<p><b>Question</b><br>{e(d.query or '')}</p>",
-             f"<p><b>Ground truth</b><br><span style='white-space:pre-wrap'>{e(d.ground_truth or '(none)')}</span></p>",
+             f"<p><b>Ground truth</b><br><span style='white-space:pre-wrap'>{e(d.ground_truth or '(none)')}</span>"
+             + (f"<br><span style='color:#b06000'>Pending change from annotations, not accepted: "
+                f"{e(d.pending_ground_truth)}; accept it in the Tasks tab (the scores then read as stale)</span>"
+                if d.pending_ground_truth else "") + "</p>",
              f"<p><b>Answer</b><br><span style='white-space:pre-wrap'>{e(d.answer_text or '(empty)')}</span></p>"]
     if d.error:
         parts.append(f"<p><b>Error</b><br>{e(d.error)}</p>")

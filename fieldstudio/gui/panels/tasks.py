@@ -58,6 +58,7 @@ class TaskEditorPanel(QWidget):
         self.media: dict[str, tuple[str, str, int | None]] = {}  # id -> (file name, kind, frame count)
         self._loading = False
         self.dirty = False
+        self.pending: dict[str, gt.GroundTruthChange] = {}   # task id -> change the annotations would make
         self._build_list()
         self._build_form()
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -88,10 +89,9 @@ class TaskEditorPanel(QWidget):
         self.project = project
         self.undo_stack.clear()
         self.record = None
+        self.pending = {}
         if project is not None:
-            changes = gt.refresh_linked(project)
-            if any(c.ok for c in changes):
-                self.status.emit(f"{sum(c.ok for c in changes)} linked ground truth(s) updated from annotations")
+            self._find_pending()
         self.reload()
 
     def reload(self, select_id: str | None = None) -> None:
@@ -176,9 +176,6 @@ class TaskEditorPanel(QWidget):
 
     def _load(self, task_id: str) -> None:
         try:
-            if self.project is not None and gt.refresh_linked(self.project, [task_id]):
-                self.model.set_rows(ts.list_tasks(self.project))
-                self._refilter()
             record = ts.get_task(self.project, task_id)
         except FieldstudioError as exc:
             self.status.emit(str(exc))
@@ -367,6 +364,8 @@ class TaskEditorPanel(QWidget):
     def _after_undo(self, edit: Edit, error: str | None, task_id: str | None) -> None:
         if error is not None:
             self.status.emit(f"{edit.text}: {error}")
+        if self.project is not None:
+            self._find_pending()                 # an undone Accept makes its change pending again
         self.after_edit(task_id or getattr(edit, "task_id", None))
 
     def after_edit(self, task_id: str | None) -> None:
@@ -436,13 +435,25 @@ class TaskEditorPanel(QWidget):
     def _show_link(self) -> None:
         link = gt.link_of(self.record.ground_truth_extra) if self.record else None
         self.unlink_button.setEnabled(link is not None)
+        change = self.pending.get(self.record.id) if self.record is not None else None
+        self.pending_label.setText("" if change is None else
+                                   f"Pending change from annotations: {change.old!r} → {change.new!r} "
+                                   f"({change.explanation}). The ground truth changes only when you accept it.")
+        self.pending_label.setStyleSheet(WARNING_STYLE if change else "")
+        self.accept_button.setEnabled(change is not None)
+        self.accept_all_button.setEnabled(bool(self.pending))
+        self.accept_all_button.setText(f"Accept all ({len(self.pending)})" if self.pending else "Accept all")
         if link is None:
             self.link_label.setText("Not linked: the ground truth is typed in. Link it to a ruler, a segment, "
                                     "an event or a count of boxes to keep it computed from the annotations.")
             self.link_label.setStyleSheet("")
             return
         value = gt.compute(self.project, link)
-        if value.ok:
+        if value.ok and value.text != self.record.ground_truth:
+            self.link_label.setText(f"Linked: {value.explanation} → {value.text}; the ground truth is still "
+                                    f"{self.record.ground_truth!r} until you accept the change")
+            self.link_label.setStyleSheet("")
+        elif value.ok:
             self.link_label.setText(f"Linked: {value.explanation} → {value.text}")
             self.link_label.setStyleSheet("")
         else:
@@ -505,17 +516,51 @@ class TaskEditorPanel(QWidget):
 
     @Slot()
     def refresh_ground_truths(self) -> None:
-        """Re-compute linked ground truths (connect to annotation and calibration edits)."""
+        """Look for linked ground truths the annotations would change (connect to annotation and calibration
+        edits): they are shown as pending, named in the status bar, and change only when accepted."""
         if self.project is None:
             return
-        changes = [c for c in gt.refresh_linked(self.project) if c.ok]
-        if changes:
-            self.status.emit(f"{len(changes)} linked ground truth(s) updated from annotations")
-            keep_dirty = self.dirty
-            if not keep_dirty:
-                self.after_edit(self.record.id if self.record else None)
-        elif self.record is not None:
+        self._find_pending()
+        if self.record is not None:
             self._show_link()
+
+    def _find_pending(self) -> None:
+        """Read the pending ground-truth changes; the status bar names the tasks whose change is new."""
+        before = {k: (c.old, c.new) for k, c in self.pending.items()}
+        self.pending = {c.task_id: c for c in gt.pending_changes(self.project) if c.ok}
+        new = [c for k, c in self.pending.items() if before.get(k) != (c.old, c.new)]
+        if len(new) == 1:
+            self.status.emit(f"Ground truth of task {new[0].text}: pending; accept it in the Tasks tab")
+        elif new:
+            self.status.emit(f"{len(new)} ground truths would change from annotations (pending; Tasks tab): "
+                             + "; ".join(c.text for c in new[:3]) + (" …" if len(new) > 3 else ""))
+
+    @Slot()
+    def accept_pending(self) -> None:
+        """Store the chosen task's pending ground truth: one undoable edit in the task's history."""
+        change = self.pending.get(self.record.id) if self.record is not None else None
+        if change is None or self.project is None:
+            return
+        if self._push(ts.UpdateTask(self.project, change.task_id, "Accept ground truth from annotations",
+                                    ground_truth=change.new)):
+            self.status.emit(f"Ground truth of task {change.text}: accepted")
+            self._find_pending()
+            self.after_edit(change.task_id)
+
+    @Slot()
+    def accept_all_pending(self) -> None:
+        """Store every pending ground truth as one undoable edit (a macro of one edit per task)."""
+        changes = list(self.pending.values())
+        if not changes or self.project is None:
+            return
+        self.undo_stack.beginMacro(f"Accept {len(changes)} ground truth(s) from annotations")
+        done = [c for c in changes if self._push(ts.UpdateTask(self.project, c.task_id, "Accept ground truth "
+                                                                "from annotations", ground_truth=c.new))]
+        self.undo_stack.endMacro()
+        self.status.emit(f"{len(done)} ground truth(s) accepted from annotations: "
+                         + ", ".join(c.external_id or c.task_id for c in done[:5]) + (" …" if len(done) > 5 else ""))
+        self._find_pending()
+        self.after_edit(self.record.id if self.record else None)
 
     # ------------------------------------------------------------ viewer
     def follow_view(self, state) -> None:  # noqa: ANN001 - gui.state.ViewState

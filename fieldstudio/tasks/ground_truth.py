@@ -6,7 +6,8 @@ ground truth text is computed from the annotations as they are now (:func:`compu
 link is made (:func:`link_fields`). Afterwards it is never changed silently: :func:`pending_changes` lists what
 the annotations would change (before → after, what was counted or measured), and the change is stored only
 when a person accepts it (the task editor's Accept / Accept all, one undoable edit; :func:`apply_changes`, which
-``fieldstudio refresh-ground-truth --apply`` calls).
+``fieldstudio refresh-ground-truth --apply`` calls). A task imported from a benchmark is locked against such
+updates (:func:`lock_reason`) until a person unlocks it (:func:`unlock_fields`, the task editor's lock).
 
 Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads them back):
 
@@ -42,6 +43,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from fieldstudio import benchmarks
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import FieldstudioError, NotFound
@@ -257,23 +259,54 @@ def pending_changes(project: Project, task_ids: Iterable[str] | None = None) -> 
     Returns one GroundTruthChange per linked task whose value differs from the stored text or cannot be
     computed (unchanged tasks are left out), in external-id order.
     """
-    q = select(Task.id, Task.external_id, Task.ground_truth, Task.ground_truth_extra).where(
+    q = select(Task.id, Task.external_id, Task.ground_truth, Task.ground_truth_extra, Task.source, Task.extra).where(
         Task.ground_truth_extra.is_not(None))
     if task_ids is not None:
         q = q.where(Task.id.in_(list(task_ids)))
     with project.read() as s:
         rows = s.execute(q).all()
     out: list[GroundTruthChange] = []
-    for task_id, external_id, old, extra in sorted(rows, key=lambda r: (r[1] or "", r[0])):
-        link = link_of(extra)
+    for task_id, external_id, old, gt_extra, source, extra in sorted(rows, key=lambda r: (r[1] or "", r[0])):
+        link = link_of(gt_extra)
         if link is None:
             continue
         value = compute(project, link)
+        locked = lock_reason(source, extra)
         if not value.ok:
             out.append(GroundTruthChange(task_id, external_id, old, old, False, value.explanation))
+        elif value.text != old and locked:
+            out.append(GroundTruthChange(task_id, external_id, old, old, False,
+                                         f"{locked} (the annotations give {value.text!r})"))
         elif value.text != old:
             out.append(GroundTruthChange(task_id, external_id, old, value.text, True, value.explanation))
     return out
+
+
+UNLOCKED_KEY = "derived_updates_unlocked"
+"""``Task.extra`` key: True when a person unlocked an imported benchmark task for updates from annotations."""
+
+
+def lock_reason(source: str | None, extra: dict[str, Any] | None) -> str | None:
+    """Why a task's ground truth is locked against updates from annotations, or None when it is not: a task
+    imported from a published benchmark (``Task.source`` of a declaration with an official scorer: not the
+    tasks written by hand or in a CSV file) keeps the benchmark's own ground truth unless a person unlocked it
+    (``Task.extra[UNLOCKED_KEY]``, the task editor's lock)."""
+    bench = benchmarks.for_source(source)
+    if bench is None or bench.official_scorer is None or (extra or {}).get(UNLOCKED_KEY):
+        return None
+    return (f"locked: imported from {bench.title}, its ground truth is the benchmark's own; unlock the task to "
+            "take it from annotations")
+
+
+def unlock_fields(extra: dict[str, Any] | None, unlocked: bool) -> dict[str, Any]:
+    """The task fields (for ``tasks.update_task``) that unlock (True) or lock (False) a task's ground truth
+    against updates from annotations."""
+    out = dict(extra or {})
+    if unlocked:
+        out[UNLOCKED_KEY] = True
+    else:
+        out.pop(UNLOCKED_KEY, None)
+    return {"extra": out or None}
 
 
 def apply_changes(project: Project, changes: Iterable[GroundTruthChange]) -> list[GroundTruthChange]:
@@ -302,4 +335,4 @@ def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> l
 
 __all__ = ["LINK_KINDS", "COUNT_MODES", "ANSWER_TYPE_OF", "GroundTruthLink", "LinkedValue", "LinkError",
            "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock",
-           "pending_changes", "apply_changes"]
+           "pending_changes", "apply_changes", "lock_reason", "unlock_fields", "UNLOCKED_KEY"]

@@ -324,3 +324,28 @@ def test_switching_tasks_saves_valid_changes_and_keeps_invalid_ones_on_screen(qt
     assert ts.get_task(project, a).ground_truth == "4"
     qtbot.mouseClick(panel.revert_button, Qt.MouseButton.LeftButton)
     assert panel.ground_truth.toPlainText() == "4" and not panel.gt_message.isVisible()
+
+
+def test_an_imported_benchmark_task_is_locked_until_unlocked(qtbot, panel, project):
+    from fieldstudio.annotations import labels
+    from fieldstudio.tasks import ground_truth as gt
+
+    person = labels.create_label(project, "person")
+    ann.add_box(project, PHOTO_ID, (10, 10, 40, 80), person)
+    tid = ts.create_task(project, external_id="1.1.0001", query="How many people?", inputs=[{"media_id": PHOTO_ID}])
+    ts.update_task(project, tid, **gt.link_fields(project, None, gt.GroundTruthLink("count", media_id=PHOTO_ID,
+                                                                                     label_id=person)))
+    with project.write() as s:                          # as a FieldWorkArena import leaves it
+        s.get(Task, tid).source = "fieldworkarena"
+    ann.add_box(project, PHOTO_ID, (200, 150, 30, 40), person)
+    panel.reload(select_id=tid)
+    panel.on_annotations_changed()
+    assert not panel.pending and panel.lock_box.isVisible() and panel.lock_box.isChecked()
+    assert "imported from FieldWorkArena" in panel.lock_box.toolTip()
+    (change,) = gt.pending_changes(project)
+    assert not change.ok and change.explanation.startswith("locked: imported from FieldWorkArena")
+    qtbot.mouseClick(panel.lock_box, Qt.MouseButton.LeftButton)        # unlock: one edit; the change is offered
+    assert not panel.lock_box.isChecked() and "'1' → '2'" in panel.pending_label.text()
+    assert rows(project)[0].ground_truth == "1"
+    panel.undo_stack.undo()
+    assert panel.lock_box.isChecked() and not panel.pending

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                                QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox,
                                QTableView, QVBoxLayout, QWidget)
 
@@ -147,6 +147,7 @@ def build_form(panel: QWidget) -> None:
     panel.accept_button = QPushButton("Accept")
     panel.accept_button.setToolTip("Store the ground truth the annotations give now (one edit: Ctrl+Z undoes it); "
                                    "the scores that judged the earlier ground truth then read as stale")
+    panel.lock_box = QCheckBox("Locked against updates from annotations")
     panel.accept_all_button = QPushButton("Accept all")
     panel.accept_all_button.setToolTip("Accept every pending ground-truth change from annotations at once "
                                        "(one edit: Ctrl+Z undoes them all)")
@@ -201,6 +202,7 @@ def build_form(panel: QWidget) -> None:
     lb.addLayout(row)
     lb.addWidget(panel.pending_label)
     row = QHBoxLayout()
+    row.addWidget(panel.lock_box)
     row.addStretch(1)
     row.addWidget(panel.accept_button)
     row.addWidget(panel.accept_all_button)
@@ -245,6 +247,7 @@ def build_form(panel: QWidget) -> None:
     panel.unlink_button.clicked.connect(panel.unlink_ground_truth)
     panel.accept_button.clicked.connect(panel.accept_pending)
     panel.accept_all_button.clicked.connect(panel.accept_all_pending)
+    panel.lock_box.clicked.connect(panel.set_locked)
     panel.save_button.clicked.connect(panel.save)
     panel.revert_button.clicked.connect(lambda: panel._show_record(panel.record))
 

@@ -441,6 +441,12 @@ class TaskEditorPanel(QWidget):
                                    f"({change.explanation}). The ground truth changes only when you accept it.")
         self.pending_label.setStyleSheet(WARNING_STYLE if change else "")
         self.accept_button.setEnabled(change is not None)
+        benchmark = self.record is not None and gt.lock_reason(self.record.source, None) is not None
+        locked = self.record is not None and gt.lock_reason(self.record.source, self.record.extra) is not None
+        self.lock_box.setVisible(benchmark)
+        self.lock_box.setChecked(locked)
+        self.lock_box.setToolTip(gt.lock_reason(self.record.source, None) + "; untick to let the annotations "
+                                 "propose changes (each still needs Accept)" if benchmark else "")
         self.accept_all_button.setEnabled(bool(self.pending))
         self.accept_all_button.setText(f"Accept all ({len(self.pending)})" if self.pending else "Accept all")
         if link is None:
@@ -546,6 +552,17 @@ class TaskEditorPanel(QWidget):
             self.status.emit(f"Ground truth of task {change.text}: accepted")
             self._find_pending()
             self.after_edit(change.task_id)
+
+    @Slot(bool)
+    def set_locked(self, locked: bool) -> None:
+        """Lock (True) or unlock an imported benchmark task's ground truth against updates from annotations:
+        one undoable edit."""
+        if self.record is None or self.project is None:
+            return
+        if self._push(ts.UpdateTask(self.project, self.record.id, "Lock ground truth" if locked else
+                                    "Unlock ground truth", **gt.unlock_fields(self.record.extra, not locked))):
+            self._find_pending()
+            self.after_edit(self.record.id)
 
     @Slot()
     def accept_all_pending(self) -> None:

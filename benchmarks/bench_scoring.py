@@ -226,7 +226,8 @@ def main() -> None:
                     reference="pandas writing and reading them as CSV")
     _settle()
     t_again, rep_again = timed(scoring.score_answers, big_p, "fs-match")
-    print(f"scoring the {rep_again.answers} answers again (nothing changed, {rep_again.written} rows written): "
+    print(f"scoring the {rep_again.answers} answers again (nothing changed: {rep_again.current} recognised as "
+          f"current by their hashes and not scored again, {rep_again.stale} stale, {rep_again.written} rows written): "
           f"{t_again:.2f} s; ratio to scoring them {t_again / t_big:.2f} (target <= 0.10)")
     targets.declare(f"scoring {rep_again.answers:,} unchanged answers again", t_again / t_big, 0.10,
                     better=targets.LOWER, reference="scoring them the first time")

@@ -208,8 +208,8 @@ def score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInput
     chunk's answer-id order)."""
     aids, run_ids, task_ids, texts, parsed, errors = zip(*chunk)     # columns; every pass below runs in C
     answer_shas = list(map(answer_sha, texts, parsed, errors))
-    truths = list(map(check.truth, map(tasks.__getitem__, task_ids)))
-    truth_shas, references = zip(*truths)
+    truth_of = {t: check.truth(tasks[t]) for t in set(task_ids)}          # once per task, then C lookups
+    truth_shas, references = zip(*map(truth_of.__getitem__, task_ids))
     rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))
     if None in rows:
         for i, row in enumerate(rows):

@@ -31,6 +31,7 @@ from fieldstudio.scoring.scorers.scorer_info import TaskInputs
 __all__ = ["Judged", "answer_sha", "truth_sha", "scorer_sha", "stale_reason", "BEFORE_HASHES", "short_text",
            "ScoreCheck"]
 
+_sha256 = hashlib.sha256
 BEFORE_HASHES = "judged before hashes were kept"
 FAILED_CALL = "no answer: the model call failed"
 """How the explanation of an answer whose model call failed begins (``ScorerInfo.score``)."""
@@ -52,10 +53,6 @@ def _sha(payload: Any) -> str:
                           .encode("utf-8")).hexdigest()
 
 
-def _part(text: str | None) -> str:
-    return "\x00" if text is None else "\x01" + text
-
-
 def answer_sha(raw_text: str | None, parsed: Any, error: str | None) -> str:
     """SHA-256 (hex) of an answer as a scorer reads it: its text, its parsed answer and its error.
 
@@ -65,7 +62,10 @@ def answer_sha(raw_text: str | None, parsed: Any, error: str | None) -> str:
     re-serialised in another key order would only make the score stale, never current by mistake)."""
     if parsed is not None and not isinstance(parsed, str):
         parsed = json.dumps(parsed)
-    return hashlib.sha256((_part(raw_text) + _part(parsed) + _part(error)).encode("utf-8", "surrogatepass")).hexdigest()
+    # each part as "0" (None) or "1" + its text, so that None and "" differ; one f-string, no call per part
+    text = (f"{raw_text is not None:d}{raw_text or ''}\x1f{parsed is not None:d}{parsed or ''}"
+            f"\x1f{error is not None:d}{error or ''}")
+    return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def truth_sha(task: TaskInputs) -> str:

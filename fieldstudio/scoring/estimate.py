@@ -36,6 +36,7 @@ from fieldstudio.scoring.inputs import AnswerInputs, check_params, json_or_none,
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.official.source import load_source
 from fieldstudio.scoring.scorers import REGISTRY
+from fieldstudio.scoring.staleness import ScoreCheck, answer_sha, scorer_sha
 from fieldstudio.scoring.service import fs_prompt_record, resolve_runs
 from fieldstudio.store.models import ResponseCache
 from fieldstudio.store.project import Project
@@ -57,7 +58,8 @@ def judge_use(scorer: str) -> str:
 @dataclass
 class ScoringEstimate:
     """What ``score_answers`` would do: ``answers`` considered, ``kept`` (a person set the score),
-    ``failed`` (the model call failed: no judge call), ``judged`` answers that go to the judge, ``prompts``
+    ``failed`` (the model call failed: no judge call), ``current`` (their score still stands: not judged again,
+    ``scoring.staleness``), ``judged`` answers that go to the judge, ``prompts``
     distinct prompts, ``cached`` of them already answered (free), ``calls`` = prompts - cached requests,
     ``prompt_tokens`` / ``completion_tokens`` of those calls (estimates), ``cost_usd`` (None when a price
     is unknown), ``completion_basis`` ("cache" or "default"); ``needs_judge`` (the scorer's), the
@@ -72,6 +74,7 @@ class ScoringEstimate:
     max_tokens: int | None = None
     kept: int = 0
     failed: int = 0
+    current: int = 0
     judged: int = 0
     prompts: int = 0
     cached: int = 0
@@ -93,7 +96,9 @@ class ScoringEstimate:
         basis = "completion from the judge’s earlier replies" if self.completion_basis == "cache" else \
             "completion assumed"
         return (f"{self.answers} answers: {self.judged} go to the judge {self.judge}, {self.kept} set by a person are "
-                f"kept, {self.failed} failed model calls stay unscored. {self.prompts} distinct prompts, {self.cached} "
+                f"kept, " + (f"{self.current} already scored and current are not judged again, " if self.current
+                             else "") +
+                f"{self.failed} failed model calls stay unscored. {self.prompts} distinct prompts, {self.cached} "
                 f"already answered in the cache (no cost): {self.calls} judge calls, about "
                 f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens ({basis}"
                 + ("" if self.max_tokens is None else f", at most {self.max_tokens} per call") + f"), cost {cost}.")
@@ -138,14 +143,20 @@ def estimate_scoring(project: Project, scorer: str, run_ids: Sequence[str] | Non
         judge.configure(None, fs_prompt_record(info.name))
         est.prompt_source = "fieldstudio's own judge prompts"
     est.max_tokens = judge.params["max_tokens"]
+    check = ScoreCheck(scorer, info.version, scorer_sha(scorer, info.version, params,
+                                                        None if source is None else source.sha256), judged=True)
     keys: dict[str, int] = {}
     for aid, run_id, task_id, raw_text, parsed, error in answers:
         old = in_force.get(aid)
-        if old is not None and old.author is not None:
+        if old is not None and old.author is not None and check.stands(old, answer_sha(raw_text, parsed, error),
+                                                                        tasks[task_id]):
             est.kept += 1
             continue
         if error and not (raw_text or "").strip():
             est.failed += 1
+            continue
+        if old is not None and check.stands(old, answer_sha(raw_text, parsed, error), tasks[task_id]):
+            est.current += 1                     # score_answers leaves it as it is
             continue
         recorder = _Recorder()
         try:

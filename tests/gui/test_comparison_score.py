@@ -94,9 +94,10 @@ def test_score_with_a_judge_estimate_progress_and_cache(sample_panel, qtbot, fak
         f"Coverage: {CAREFUL_RUN_NAME} 42/42 scored, {GUESSER_RUN_NAME} 42/42 scored"
     # the lenient judge passes "Yes" on the 21 "No" tasks; the matchers say incorrect: 21 flagged cells
     assert int(w.model.grid.flag.sum()) == 21
-    # scoring again: every prompt is in the cache, nothing to ask
-    qtbot.waitUntil(lambda: dialog.estimate is not None and dialog.estimate.cached == 69, timeout=20000)
-    assert dialog.estimate.calls == 0 and dialog.estimate.cost_usd == 0.0
+    # scoring again: every score is current, nothing to ask (issue 37 item 4: not even the cache)
+    qtbot.waitUntil(lambda: dialog.estimate is not None and dialog.estimate.current == 84, timeout=20000)
+    assert dialog.estimate.calls == 0 and dialog.estimate.judged == 0 and dialog.estimate.cost_usd == 0.0
+    assert "84 already scored and current are not judged again" in dialog.estimate_label.text()
     w.tabs.setCurrentWidget(w.summary)
     dialog.close()
     profiles.add_profile(ModelProfile(name="another", base_url=fake_openai.base_url, model="a", retries=0))

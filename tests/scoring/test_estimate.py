@@ -47,14 +47,15 @@ def test_estimate_counts_the_calls_the_scoring_makes(judged_project, fake_openai
     # every prompt was sent once; its characters / 4 is the estimate's prompt tokens
     sent = sum(-(-len(r.body["messages"][-1]["content"]) // 4) for r in fake_openai.chat_requests())
     assert est.prompt_tokens == sent
+    # every score stands now: nothing goes to the judge again
     again = estimate_scoring(project, SCORER, None, "judge")
-    assert (again.prompts, again.cached, again.calls, again.cost_usd) == (4, 4, 0, 0.0)
-    assert again.completion_basis == "cache"
-    # one answer changes: only its prompt is new
+    assert (again.current, again.judged, again.prompts, again.calls, again.cost_usd) == (5, 0, 0, 0, 0.0)
+    assert again.completion_basis == "cache" and "5 already scored and current are not judged again" in again.text()
+    # one answer changes: its score is stale, only it goes to the judge, with a new prompt
     with project.write() as s:
         s.query(Answer).filter(Answer.raw_text == "nothing").one().raw_text = "box 2 is carried by a worker"
     changed = estimate_scoring(project, SCORER, None, "judge")
-    assert (changed.prompts, changed.cached, changed.calls) == (4, 3, 1)
+    assert (changed.current, changed.judged, changed.prompts, changed.cached, changed.calls) == (4, 1, 1, 0, 1)
     assert changed.completion_tokens == 20                                 # the cached replies' mean: 20
     assert "1 judge calls" in changed.text()
 
@@ -94,6 +95,6 @@ def test_official_estimate_uses_the_located_files_settings(judged_project, fake_
     # the estimate's prompts were the ones sent: characters / 4, and every one is now in the cache
     assert est.prompt_tokens == sum(-(-len(r.body["messages"][-1]["content"]) // 4) for r in sent)
     again = estimate_scoring(project, "fwa-official", None, "judge", official_source=standin_fwa)
-    assert (again.prompts, again.cached, again.calls) == (4, 4, 0)
+    assert (again.current, again.prompts, again.calls) == (5, 0, 0)
     # fieldstudio's prompts are other prompts: nothing of the official scoring's cache is reused
     assert estimate_scoring(project, SCORER, None, "judge").cached == 0

@@ -37,6 +37,7 @@ from fieldstudio.core.agreement import alpha_with_ci, judge_audit
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.scoring.inputs import AnswerInputs, json_or_none, read_inputs, score_one
 from fieldstudio.scoring.scorers import REGISTRY
+from fieldstudio.scoring.store import score_rows, stale_reasons
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Answer, JudgeAuditMark, Score, Task
 from fieldstudio.store.project import Project
@@ -168,7 +169,9 @@ class MarkJudged(Edit):
 def audit_marks(project: Project, scorer: str | None = None) -> pd.DataFrame:
     """Every judge audit mark (of ``scorer``, or all): mark_id, score_id, answer_id, scorer, judge_model,
     judge_correct, person_correct, auditor, created_at, with the task's external_id, query and
-    ground_truth and the answer's text (answer)."""
+    ground_truth and the answer's text (answer), and stale_reason: why the judged score no longer stands
+    (``scoring.store.stale_reasons``; None when it stands). The agreement figures leave stale marks out: the
+    verdict a person marked was on another answer, ground truth or scorer than the ones now shown."""
     q = (select(JudgeAuditMark.id, JudgeAuditMark.score_id, JudgeAuditMark.answer_id, JudgeAuditMark.scorer,
                 JudgeAuditMark.judge_model, JudgeAuditMark.judge_correct, JudgeAuditMark.person_correct,
                 JudgeAuditMark.auditor, JudgeAuditMark.created_at, Task.external_id, Task.query, Task.ground_truth,
@@ -178,9 +181,18 @@ def audit_marks(project: Project, scorer: str | None = None) -> pd.DataFrame:
         q = q.where(JudgeAuditMark.scorer == scorer)
     with project.read() as s:
         rows = s.execute(q.order_by(JudgeAuditMark.created_at)).all()
-    return pd.DataFrame.from_records(rows, columns=["mark_id", "score_id", "answer_id", "scorer", "judge_model",
-                                                    "judge_correct", "person_correct", "auditor", "created_at",
-                                                    "external_id", "query", "ground_truth", "answer"])
+        marked = {r[1] for r in rows}
+        stale = stale_reasons(s, [r for r in score_rows(s, scorer, None) if r.id in marked]) if marked else {}
+    frame = pd.DataFrame.from_records(rows, columns=["mark_id", "score_id", "answer_id", "scorer", "judge_model",
+                                                     "judge_correct", "person_correct", "auditor", "created_at",
+                                                     "external_id", "query", "ground_truth", "answer"])
+    frame["stale_reason"] = [stale.get(i) for i in frame["score_id"]]
+    return frame
+
+
+def _current_marks(project: Project, scorer: str | None) -> pd.DataFrame:
+    marks = audit_marks(project, scorer)
+    return marks[marks["stale_reason"].isna()].reset_index(drop=True)
 
 
 _AGREEMENT_COLUMNS = ["scorer", "judge_model", "n", "agree", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
@@ -191,8 +203,8 @@ def audit_agreement(project: Project, scorer: str | None = None) -> pd.DataFrame
     """The judge's agreement with the people who marked its verdicts, one row per (scorer, judge model):
     n marks, agree, accuracy with its 95 % Wilson interval, Cohen's kappa with its 95 % interval (None where
     undefined), false_accepts (judge pass, person fail), false_rejects (``core.agreement.judge_audit``).
-    Every mark counts (two people marking one answer are two pairs)."""
-    marks = audit_marks(project, scorer)
+    Every mark of a score that still stands counts (two people marking one answer are two pairs)."""
+    marks = _current_marks(project, scorer)
     rows = []
     for (name, model), group in marks.groupby(["scorer", marks["judge_model"].fillna("(unknown model)")], sort=True):
         a = judge_audit(group["judge_correct"].astype(bool).tolist(), group["person_correct"].astype(bool).tolist())
@@ -212,8 +224,8 @@ def people_agreement(project: Project, scorer: str | None = None, *, n_resamples
     and per pair of people Cohen's kappa over the answers both marked, with the Cohen 1960 interval
     (``core.agreement.judge_audit`` with one person in the judge's place). Columns: scorer, measure
     ("Krippendorff's alpha" or "Cohen's kappa"), people ("a, b, c" or "a / b"), n answers, estimate, ci_low,
-    ci_high (None where undefined). Empty when no answer has marks by two people."""
-    marks = audit_marks(project, scorer)
+    ci_high (None where undefined). Empty when no answer has marks by two people. Stale marks are left out."""
+    marks = _current_marks(project, scorer)
     rows = []
     for name, group in marks.groupby("scorer", sort=True):
         table: dict[str, dict[str, str]] = {}
@@ -237,8 +249,9 @@ def people_agreement(project: Project, scorer: str | None = None, *, n_resamples
 
 
 def false_accepts(project: Project, scorer: str | None = None) -> pd.DataFrame:
-    """The marks where the judge passed an answer the person failed (the columns of ``audit_marks``)."""
-    marks = audit_marks(project, scorer)
+    """The marks where the judge passed an answer the person failed (the columns of ``audit_marks``), of scores
+    that still stand."""
+    marks = _current_marks(project, scorer)
     return marks[marks["judge_correct"].astype(bool) & ~marks["person_correct"].astype(bool)].reset_index(drop=True)
 
 

@@ -261,17 +261,18 @@ def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -
 def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
     """Accuracy of each source split by coverage: one row per (source, evidence status) present, with answers
     (int), scored (int: answers with a value), mean (mean value of the scored ones, NaN when none) and coverage
-    (``"12/20 scored"``). ``answers`` is ``compare.answer_table.load_answers``'s table (answer_id, source,
+    (``"12/20 scored"``, with ``", 2 stale"`` when some scores no longer stand). ``answers`` is ``compare.answer_table.load_answers``'s table (answer_id, source,
     value); ``coverage`` is :func:`answer_coverage`'s."""
-    merged = answers[["answer_id", "source", "value"]].merge(coverage[["answer_id", "evidence"]], on="answer_id",
-                                                             how="left")
+    cols = ["answer_id", "source", "value"] + (["stale_reason"] if "stale_reason" in answers else [])
+    merged = answers[cols].merge(coverage[["answer_id", "evidence"]], on="answer_id", how="left")
     merged["evidence"] = merged["evidence"].fillna(UNKNOWN)
     rows = []
     for (source, status), group in merged.groupby(["source", "evidence"], sort=True):
         values = group["value"].to_numpy(dtype=float)
         scored = int(np.isfinite(values).sum())
+        stale = int(group["stale_reason"].notna().sum()) if "stale_reason" in group else 0
         rows.append((source, status, len(group), scored, float(np.nanmean(values)) if scored else math.nan,
-                     coverage_text(scored, len(group))))
+                     coverage_text(scored, len(group)) + (f", {stale} stale" if stale else "")))
     frame = pd.DataFrame(rows, columns=["source", "evidence", "answers", "scored", "mean", "coverage"])
     order = {s: i for i, s in enumerate(STATUSES)}
     return frame.sort_values(["source", "evidence"], key=lambda c: c.map(order) if c.name == "evidence" else c,

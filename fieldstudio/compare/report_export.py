@@ -95,7 +95,8 @@ def format_of(path: Path, fmt: str | None = None) -> str:
 
 # ---------------------------------------------------------------- tables
 def answers_table(comparison: Comparison) -> pd.DataFrame:
-    """The long table in ``ANSWER_COLUMNS`` order, redacted; ``correct`` as a nullable boolean."""
+    """The long table in ``ANSWER_COLUMNS`` order, redacted; ``correct`` as a nullable boolean; a stale score's
+    explanation reads "stale (why); it said: …" (its value and verdict are empty)."""
     df = comparison.answers.reindex(columns=ANSWER_COLUMNS).copy()
     if not comparison.summary.empty and not df.empty:
         df["source_scored"] = df["source"].map(comparison.summary["n"]).astype("Int64")
@@ -106,6 +107,10 @@ def answers_table(comparison: Comparison) -> pd.DataFrame:
     df["correct"] = pd.array([None if c is None or (isinstance(c, float) and math.isnan(c)) else bool(c)
                               for c in df["correct"]], dtype="boolean")
     df["overridden"] = df["overridden"].fillna(False).astype(bool)
+    if "stale_reason" in df and "explanation" in df:    # a stale verdict is history, never read as current
+        stale = df["stale_reason"].notna()
+        df.loc[stale, "explanation"] = ["stale (" + str(r) + "); it said: " + str(e or "")
+                                        for r, e in zip(df.loc[stale, "stale_reason"], df.loc[stale, "explanation"])]
     return redact_frame(df)
 
 

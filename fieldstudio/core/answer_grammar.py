@@ -5,8 +5,10 @@ kidding", "<reference>ではない", a Cyrillic "о" in "Nоt"). This grammar wo
 the WHOLE answer and recognises only a closed set of shapes; anything else is not recognised, and the caller
 leaves it to a judge. Nothing here looks for negations.
 
-1. :func:`normalise`: Unicode NFKC (full-width digits and letters become ASCII, ligatures split), casefold,
-   every run of white space one space, strip, then one final period removed (and the space before it).
+1. :func:`normalise`: casefold, every run of white space one space, strip, then one final period removed (and
+   the space before it). No Unicode compatibility folding (NFKC): it turns superscripts into digits ("1²" → "12")
+   and "№"/"º" into letters ("№" → "no"), so a different value would read as the reference; an answer in
+   full-width or other compatibility characters is left to a judge unless it is the reference as written.
 2. :data:`FRAMES`: the only words allowed around a reference or a value, as a prefix, at most one:
    "the answer is X", "the answer is: X", "answer: X", "final answer: X". X is read as it stands and
    normalised again, so "The answer is 3.0 meters." (normalised "... 3.0 meters") reads as "3.0 meters".
@@ -29,7 +31,6 @@ pair of times, yes/no a bool. :func:`parse_value` returns None for anything else
 from __future__ import annotations
 
 import re
-import unicodedata
 from fractions import Fraction
 from typing import Any
 
@@ -43,8 +44,9 @@ KINDS = ("count", "length", "time", "range", "yesno")
 
 
 def normalise(text: Any) -> str:
-    """``text`` in NFKC, casefolded, white space runs as one space, stripped, one final period removed."""
-    t = " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+    """``text`` casefolded, white space runs as one space, stripped, one final period removed (no NFKC: see
+    the module docstring)."""
+    t = " ".join(str(text).casefold().split())
     if t.endswith("."):
         t = t[:-1].rstrip()
     return t

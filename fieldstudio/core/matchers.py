@@ -370,7 +370,7 @@ def _norm_key_text(k: str) -> str:
 def normalise_id(v: Any) -> Any:
     """An incident ID as reports compare it: an int when it is all digits ("0007" -> 7), else lower-case text."""
     s = str(v).strip()
-    return int(s) if s.isdigit() else s.lower()
+    return int(s) if s.isascii() and s.isdigit() else s.lower()   # "④".isdigit() is True, int("④") raises
 
 
 def compare_field(pred: Any, ref: Any) -> bool | None:

@@ -183,3 +183,21 @@ def test_report_shows_the_peoples_agreement_beside_the_judges(judged, tmp_path):
     # 3 of 4 agree; Ana passes 2/4, Ben 3/4: p_e = 0.5 x 0.75 + 0.5 x 0.25 = 0.5, kappa = (0.75 - 0.5) / 0.5 = 0.5
     kappa = next(p for p in people if p["measure"] == "Cohen's kappa")
     assert (kappa["people"], kappa["n"]) == ("Ana / Ben", 4) and kappa["estimate"] == pytest.approx(0.5)
+
+
+def test_marks_of_a_score_gone_stale_leave_the_agreement(judged):
+    """Found by an independent review: the guesser's "Yes" on a "No" task, judged correct and marked wrong, was
+    still a false accept after the reference changed to "Yes" (the mark judged another ground truth)."""
+    from fieldstudio.tasks import task_records
+
+    project, ids = judged
+    t = ids["tasks"]
+    audit.MarkJudged(project, _score_id(project, ids["guesser"], t[1]), False, "Dana").do()
+    audit.MarkJudged(project, _score_id(project, ids["guesser"], t[0]), True, "Dana").do()
+    assert audit.audit_agreement(project).iloc[0]["n"] == 2 and len(audit.false_accepts(project)) == 1
+    task_records.update_task(project, t[1], ground_truth="Yes")
+    marks = audit.audit_marks(project)
+    assert marks.loc[marks["score_id"] == _score_id(project, ids["guesser"], t[1]), "stale_reason"].iloc[0] \
+        .startswith("the ground truth changed")
+    assert audit.audit_agreement(project).iloc[0]["n"] == 1
+    assert audit.false_accepts(project).empty

@@ -119,3 +119,23 @@ def test_the_grammar_is_closed():
     assert grammar.parse_value("time", "01:20") == 80 and grammar.parse_value("time", "00:61:00") is None
     assert grammar.parse_value("range", "00:00:10 to 00:02:36") == (10, 156)
     assert grammar.parse_value("yesno", "yes.") is None
+
+
+@pytest.mark.parametrize("reference, answer", [
+    ("12 meters", "1² m"), ("12 meters", "1² meters"), ("16 meters", "1⁶ m"),
+    ("The duration time is 00:00:53.", "5³ s"), ("10.0 seconds.", "1⁰ s"), ("No", "№"), ("No.", "Nº"),
+])
+def test_compatibility_characters_never_become_the_reference(reference, answer):
+    """Found by an independent review of fs-match 2.0: Unicode NFKC read "1²" (1 m) as "12" and "№" as "no"."""
+    result = fm.score(reference, answer, "fuzzy_match")
+    assert not (result.value or result.correct), result.explanation
+
+
+def test_a_json_answer_with_a_repeated_key_or_other_digits_in_an_id_needs_a_judge_and_never_crashes():
+    """A repeated key says two things (json.loads would keep the last); "④".isdigit() is True but int("④") raises."""
+    gt = json.dumps([{"ID": "4", "Category": "incident", "Filename": "a.jpg"}])
+    repeated = '[{"ID": "4", "Category": "no incident", "Category": "incident", "Filename": "a.jpg"}]'
+    assert fm.score(gt, repeated, "json_match").value is None
+    for digit in ("④", "⓪", "⁰"):
+        result = fm.score(gt, gt.replace('"4"', f'"{digit}"'), "json_match")
+        assert not (result.value or result.correct)

@@ -112,6 +112,7 @@ def test_the_report_leaves_stale_scores_out_and_says_how_many(counted, tmp_path)
     table = pd.read_csv(csv.path).set_index("external_id")
     assert table.loc["1.1.0003", "stale_reason"] == "the ground truth changed: 3 → 4"
     assert pd.isna(table.loc["1.1.0003", "value"]) and table.loc["1.1.0001", "value"] == 1.0
+    assert table.loc["1.1.0003", "explanation"].startswith("stale (the ground truth changed: 3 → 4); it said: ")
 
 
 def test_an_older_scorer_version_is_stale_and_scored_again(counted):

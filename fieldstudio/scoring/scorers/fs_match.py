@@ -1,8 +1,8 @@
 """fieldstudio's judge-free matcher over FieldWorkArena answers ("fs-match"): it decides only what it can prove.
 
 This is not FieldWorkArena's evaluator, which always asks its judge: it is fieldstudio's own scorer, under its
-own name. It reads the WHOLE answer through ``core.answer_grammar`` (normalised: NFKC, casefold, white space,
-one final period) and decides in three cases only:
+own name. It reads the WHOLE answer through ``core.answer_grammar`` (normalised: casefold, white space, one
+final period; no NFKC) and decides in three cases only:
 
 1. the answer, or the answer inside one affirmative frame ("The answer is X.", "Answer: X"), IS the reference:
    1, correct;
@@ -37,7 +37,8 @@ from fieldstudio.scoring.scorers.scorer_info import ScorerInfo
 __all__ = ["NAME", "VERSION", "DESCRIPTION", "score", "reference_kind", "match_by_kind", "INFO"]
 
 NAME = "fs-match"
-VERSION = "2.0"  # 2.0: a whole-answer grammar (the reference, a frame, or one strict value); a wrong value is 0
+VERSION = "2.1"  # 2.0: a whole-answer grammar (the reference, a frame, or one strict value); a wrong value is 0;
+# 2.1: no NFKC (superscripts and "№" read as digits and "no"), no repeated JSON keys
 DESCRIPTION = ("fieldstudio's judge-free matcher (not FieldWorkArena's evaluator): decides only an answer that is "
                "the reference, the reference in an affirmative frame, or one plain value of the reference's kind; "
                "everything else needs a judge")
@@ -136,7 +137,7 @@ def score(reference: str, prediction: str | None, eval_func: str, *, question: s
     for text, frame in readings:
         if text == ref_text:
             how = "the answer is the reference" + (f" in the frame '{frame} ...'" if frame else "")
-            return _decided(1.0, how + " (after normalising case, width and white space)", matcher="reference",
+            return _decided(1.0, how + " (after normalising case and white space)", matcher="reference",
                             frame=frame)
     if eval_func == "json_match":
         return _score_report(reference, "" if prediction is None else str(prediction))
@@ -188,12 +189,20 @@ def _canonical_report(obj: Any) -> list[tuple]:
     return [("total", total), *sorted(incidents, key=repr)]
 
 
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different; a repeated key (the answer says two things) raises ValueError."""
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key is repeated")
+    return dict(pairs)
+
+
 def _score_report(reference: str, prediction: str) -> ScoreResult:
     """A json_match answer that is one JSON value in full (a ```json fence allowed), compared as a report."""
     text = prediction.strip()
     fence = _FENCE_RE.fullmatch(text)
     try:
-        answer = json.loads(fence.group(1) if fence else text)
+        answer = json.loads(fence.group(1) if fence else text, object_pairs_hook=_no_repeated_keys)
     except ValueError:
         return unscored(NAME, VERSION, "needs a judge: the answer is not one JSON value alone (a ```json fence "
                         "allowed)", stage="matcher", matcher="json_report")

@@ -6,20 +6,24 @@ deleted annotation, task or rating gets ``updated_by`` (the project's user) and 
 ``version`` on every UPDATE and adds ``WHERE version = <read>`` to it. An edit made from what a window read
 earlier passes that version as ``expected``; :func:`check_version` refuses it when the row moved on, naming
 who changed it and when. Other windows call :func:`changes_since` about once a second (polling the
-counter works the same on SQLite and PostgreSQL, where a notification channel would not).
+counter works the same on SQLite and PostgreSQL, where a notification channel would not). An import inserts
+its new tracked rows in bulk with :func:`insert_tracked`, which stamps them and logs them as the flush would.
 """
 
 from __future__ import annotations
 
 import getpass
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.bulk_insert import insert_rows
 from fieldstudio.store.models import Annotation, ChangeLog, Rating, RatingItem, Task, new_id, utcnow
 
 TRACKED = {Annotation: "annotation", Task: "task", Rating: "rating"}
@@ -88,6 +92,39 @@ def stamp_changes(session: Session, user: str) -> None:
                                          rating_set_id=_rating_set(session, obj)))
     for entry in entries:
         session.add(entry)
+
+
+def session_user(session: Session) -> str:
+    """The name a write session's changes are recorded under (``Project.write`` puts the project's ``user`` in
+    ``session.info``; ``current_user()`` for any other session)."""
+    return session.info.get("user") or current_user()
+
+
+def insert_tracked(session: Session, model: type[Annotation] | type[Task], rows: Sequence[dict[str, Any]]) -> None:
+    """Insert new annotations or tasks in bulk, stamped and logged as :func:`stamp_changes` does an ORM insert.
+
+    ``rows``: one dict of column values per new row, every dict with the same keys, each with its ``id`` made
+    beforehand (``models.new_id``), so nothing has to be flushed to learn an id. Each row gets ``updated_by``
+    (``session_user``), ``updated_at`` (now, UTC) and ``version`` 1, and one ``ChangeLog`` "insert" row; one
+    executemany per table (``bulk_insert.insert_rows``), in the session's transaction (a few SQL statements for thousands of rows, where the
+    ORM's flush issues one INSERT per row). Raises ValueError for another model (a rating's log row names its
+    rating set, which the ORM path looks up) or a row without an id.
+    """
+    table = TRACKED.get(model)
+    if table is None or model is Rating:
+        raise ValueError(f"insert_tracked takes annotations or tasks, not {model.__name__}")
+    if not rows:
+        return
+    user, now = session_user(session), utcnow()
+    stamped, log = [], []
+    for row in rows:
+        if not row.get("id"):
+            raise ValueError(f"a new {table} row needs its id made before the insert")
+        stamped.append({**row, "updated_by": user, "updated_at": now, "version": 1})
+        log.append({"table_name": table, "row_id": row["id"], "media_id": row.get("media_id"),
+                    "rating_set_id": None, "action": "insert", "changed_by": user, "changed_at": now})
+    insert_rows(session, model, stamped)
+    insert_rows(session, ChangeLog, log)
 
 
 def _rating_set(session: Session, obj: object) -> str | None:

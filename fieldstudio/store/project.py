@@ -257,6 +257,7 @@ class Project:
         if self.read_only:
             raise ProjectReadOnly(f"{self.path}: is read-only; nothing was changed")
         with self._sessions() as session:
+            session.info["user"] = self.user   # for the bulk inserts that bypass the flush (changes.insert_tracked)
             try:
                 yield session
                 session.commit()

@@ -34,6 +34,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -47,12 +48,14 @@ from fieldstudio.tasks.formats.parsed_records import (
     ImportReport,
     ParsedTask,
 )
-from fieldstudio.store.models import Media, Task, TaskInput
+from fieldstudio.store.bulk_insert import insert_rows
+from fieldstudio.store.changes import insert_tracked
+from fieldstudio.store.models import Media, Task, TaskInput, new_id, utcnow
 from fieldstudio.store.project import Project
 from fieldstudio.core.progress import Cancelled, Progress
 
-BATCH = 250
-"""Tasks written per transaction."""
+BATCH = 2000
+"""Tasks written per transaction (a batch's new tasks and their inputs in one bulk insert per table)."""
 
 TASK_FILE_SUFFIXES = formats.file_suffixes(formats.TASKS)
 """The files ``import_tasks`` takes from a folder: those a task format is read from (``.json``, ``.csv``,
@@ -98,9 +101,10 @@ def unsafe_name_reason(name: str) -> str | None:
         return "is empty"
     if "\x00" in name:
         return "contains a NUL character"
-    win = PureWindowsPath(name)
-    if win.drive:
-        return f"names a drive or network share ({win.drive})"
+    if ":" in name or name[0] in "/\\":       # only these can name a drive or share (PureWindowsPath is slow)
+        win = PureWindowsPath(name)
+        if win.drive:
+            return f"names a drive or network share ({win.drive})"
     if name.startswith(("/", "\\")):
         return "is an absolute path"
     if any(part == ".." for part in name.replace("\\", "/").split("/")):
@@ -317,18 +321,23 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
     """Create or update the batch's tasks in ``session``, recording what happened in ``out``.
 
     A task whose stored fields and inputs already equal what the file says is left alone (``unchanged``):
-    re-importing an unchanged file writes nothing.
+    re-importing an unchanged file writes nothing. New tasks get their ids here and are inserted at the end of
+    the batch, with their inputs, in one bulk insert per table (``changes.insert_tracked``); tasks already
+    stored are updated through the ORM (their version check and change log).
     """
     keys = {(t.source, t.external_id) for t, _ in batch}
-    existing: dict[tuple[str, str], Task] = {}
+    existing: dict[tuple[str, str], Task | _NewTask] = {}
     for source in {s for s, _ in keys}:
         ids = [e for s, e in keys if s == source]
         for row in session.scalars(select(Task).where(Task.source == source, Task.external_id.in_(ids))):
             existing[(row.source, row.external_id)] = row
     stored_inputs: dict[str, list[tuple]] = {}
-    for ti in session.scalars(select(TaskInput).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
-                              .order_by(TaskInput.task_id, TaskInput.position)):
-        stored_inputs.setdefault(ti.task_id, []).append((ti.position, ti.name, ti.media_id, ti.start_s, ti.end_s))
+    if existing:
+        for ti in session.scalars(select(TaskInput).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
+                                  .order_by(TaskInput.task_id, TaskInput.position)):
+            stored_inputs.setdefault(ti.task_id, []).append((ti.position, ti.name, ti.media_id, ti.start_s,
+                                                             ti.end_s))
+    created: list[_NewTask] = []
     for parsed, file_name in batch:
         key = (parsed.source, parsed.external_id)
         row = existing.get(key)
@@ -357,25 +366,27 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
                   "sub_category": parsed.sub_category, "scenario": parsed.scenario, "extra": extra,
                   "missing_media": bool(missing)}
         if row is None:
-            row = Task(source=parsed.source, external_id=parsed.external_id)
-            session.add(row)
+            row = _NewTask(parsed.source, parsed.external_id, utcnow())  # one time each: the order on PostgreSQL
+            created.append(row)
             existing[key] = row
             out.touched.setdefault(key, (parsed.category or "", "created"))
         elif _task_same(row, values) and stored_inputs.get(row.id, []) == inputs:
             out.touched.setdefault(key, (parsed.category or "", "unchanged"))
             inputs = None
         else:
-            session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
+            if isinstance(row, Task):
+                session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
             out.touched.setdefault(key, (parsed.category or "", "updated"))
         if inputs is not None:
             for name, value in values.items():
                 setattr(row, name, value)
-            if parsed.ground_truth_extra is None:
-                row.ground_truth_extra = null()
-            session.flush()  # the task id exists before its inputs
-            for position, name, media_id, start_s, end_s in inputs:
-                session.add(TaskInput(task_id=row.id, position=position, name=name, media_id=media_id,
-                                      start_s=start_s, end_s=end_s))
+            stored_inputs[row.id] = inputs
+            if isinstance(row, Task):
+                if parsed.ground_truth_extra is None:
+                    row.ground_truth_extra = null()
+                for position, name, media_id, start_s, end_s in inputs:
+                    session.add(TaskInput(task_id=row.id, position=position, name=name, media_id=media_id,
+                                          start_s=start_s, end_s=end_s))
         if missing:
             out.missing[parsed.external_id] = missing
         else:
@@ -383,6 +394,32 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             out.resolved.add(parsed.external_id)
         if parsed.sub_category == "unmapped" and parsed.external_id not in out.unmapped:
             out.unmapped.append(parsed.external_id)
+    if created:
+        session.flush()          # the ORM's updates first: the bulk inserts below do not go through it
+        insert_tracked(session, Task, [row.values() for row in created])
+        input_rows = [{"task_id": row.id, "position": position, "name": name, "media_id": media_id,
+                       "start_s": start_s, "end_s": end_s}
+                      for row in created for position, name, media_id, start_s, end_s in stored_inputs[row.id]]
+        insert_rows(session, TaskInput, input_rows)
+
+
+class _NewTask:
+    """A task this batch creates, before its bulk insert: read and set like a stored ``Task`` row (a task named
+    twice in one batch is compared with and updated as its first record left it)."""
+
+    COLUMNS = ("query", "answer_type", "ground_truth", "ground_truth_extra", "eval_func", "output_format",
+               "category", "sub_category", "scenario", "extra", "missing_media")
+
+    def __init__(self, source: str, external_id: str, created_at: datetime):
+        self.id, self.source, self.external_id, self.created_at = new_id(), source, external_id, created_at
+        for name in self.COLUMNS:
+            setattr(self, name, None)
+
+    def values(self) -> dict[str, Any]:
+        """The row to insert: every column of ``Task`` that an import sets."""
+        out = {name: getattr(self, name) for name in ("id", "source", "external_id", "created_at", *self.COLUMNS)}
+        out["missing_media"] = bool(out["missing_media"])
+        return out
 
 
 def _resolve_inputs(parsed: ParsedTask, file_name: str, media: MediaIndex, out: _BatchOutcome

@@ -313,8 +313,9 @@ def test_bad_records_skipped_with_reason(tmp_path, project):
     assert len(report.errors) == 4
 
 
-def test_cancel_keeps_committed_batches(project):
+def test_cancel_keeps_committed_batches(project, monkeypatch):
     from fieldstudio.tasks import importing as task_import
+    monkeypatch.setattr(task_import, "BATCH", 250)  # several batches in 886 tasks
     calls = {"n": 0}
 
     def cancel_after_first_batch() -> bool:

@@ -46,3 +46,31 @@ def test_unchanged_rows_are_skipped_and_changed_ones_updated(project, tmp_path):
     _write(f, N, changed=1234)
     third = import_tasks(project, [f])
     assert (third.created, third.updated, third.unchanged) == (0, 1, N - 1)
+
+
+def test_the_bulk_inserted_tasks_are_logged_once_and_updates_through_the_orm(project, tmp_path, monkeypatch):
+    """New tasks go in by bulk insert (issue 37): each still gets one change-log "insert" and its stamps, and a
+    later changed row one "update" and version 2, over several batches."""
+    from fieldstudio.store.changes import changes_since
+    from fieldstudio.tasks import importing
+
+    monkeypatch.setattr(importing, "BATCH", 300)
+    f = tmp_path / "tasks.csv"
+    _write(f, 1000)
+    import_tasks(project, [f])
+    _write(f, 1000, changed=777)
+    import_tasks(project, [f])
+    with project.read() as s:
+        log = changes_since(s, 0)
+    con = sqlite3.connect(project.path)
+    try:
+        ids = dict(con.execute("SELECT external_id, id FROM task"))
+        versions = dict(con.execute("SELECT external_id, version FROM task WHERE version != 1"))
+        stamped = con.execute("SELECT count(*) FROM task WHERE updated_by = ? AND updated_at IS NOT NULL",
+                              (project.user,)).fetchone()[0]
+        inputs = con.execute("SELECT count(*) FROM task_input").fetchone()[0]
+    finally:
+        con.close()
+    assert [(c.row_id, c.action) for c in log[:1000]] == [(ids[f"t{i:05d}"], "insert") for i in range(1000)]
+    assert [(c.row_id, c.action) for c in log[1000:]] == [(ids["t00777"], "update")]
+    assert versions == {"t00777": 2} and stamped == 1000 and inputs == 1500

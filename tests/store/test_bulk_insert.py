@@ -36,7 +36,8 @@ def test_insert_tracked_stamps_logs_and_keeps_the_order_given(project, backend):
         changes = changes_since(s, 0)
         inputs = s.execute(select(TaskInput.task_id, TaskInput.name, TaskInput.start_s, TaskInput.end_s)).all()
         if backend == "sqlite":  # the file order of tasks made in the same microsecond (task_records.insertion_order)
-            assert s.scalars(text("SELECT external_id FROM task ORDER BY rowid")).all() == ["t5", "t2", "t9", "t4", "t7"]
+            by_rowid = s.scalars(text("SELECT external_id FROM task ORDER BY rowid")).all()
+            assert by_rowid == ["t5", "t2", "t9", "t4", "t7"]
     # SQL NULL (not the JSON text null) exactly where the value was None
     assert {k: bool(v) for k, v in nulls.items()} == {"t5": True, "t2": False, "t9": True, "t4": False, "t7": True}
     assert stored["t2"].ground_truth_extra == {"k": 2} and stored["t9"].extra == {"n": 9}

@@ -28,15 +28,16 @@ from sqlalchemy import null, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.store.models import Answer, Run, utcnow
+from fieldstudio.store.bulk_insert import insert_rows
+from fieldstudio.store.models import Answer, Run, new_id, utcnow
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import formats
 from fieldstudio.tasks.formats.fieldworkarena import id_forms
 from fieldstudio.tasks.formats.parsed_records import ImportProblem, ImportReport, ParsedAnswer
 from fieldstudio.tasks.task_records import tasks_by_external_id
 
-BATCH = 250
-"""Answers written per transaction."""
+BATCH = 2000
+"""Answers written per transaction (the new ones in one bulk insert)."""
 
 Replaced = Callable[[Session, Sequence[str]], int]
 """``replaced(session, answer_ids) -> rows removed``: called in the write transaction that changed the text of
@@ -98,20 +99,8 @@ def import_answers(project: Project, path: Path, source_name: str, *, replaced: 
             break
         batch = resolved[start:start + BATCH]
         with project.write() as session:
-            existing = {a.task_id: a for a in session.scalars(
-                select(Answer).where(Answer.run_id == report.run_id, Answer.task_id.in_([t for _, t in batch])))}
-            changed: list[str] = []
-            for answer, task_id in batch:
-                row = existing.get(task_id) or Answer(run_id=report.run_id, task_id=task_id)
-                parsed = _jsonable(answer.extra) or None
-                if task_id not in existing:
-                    session.add(row)
-                    existing[task_id] = row
-                elif row.raw_text != answer.raw_text or (row.parsed or None) != parsed:
-                    changed.append(row.id)
-                row.raw_text = answer.raw_text
-                row.parsed = parsed if parsed is not None else null()  # SQL NULL, not JSON null
-                report.answers_imported += 1
+            imported, changed = _write_batch(session, report.run_id, batch)
+            report.answers_imported += imported
             if changed:
                 # their scores judged the earlier text: they stay, as stale (their answer hash differs now)
                 report.answers_replaced += len(changed)
@@ -122,6 +111,32 @@ def import_answers(project: Project, path: Path, source_name: str, *, replaced: 
         run.status = "cancelled" if report.cancelled else "done"
         run.finished_at = utcnow()
     return report
+
+
+def _write_batch(session: Session, run_id: str, batch: Sequence[tuple[ParsedAnswer, str]]) -> tuple[int, list[str]]:
+    """Write one batch of (answer, task id) into run ``run_id``: (answers imported, ids of the stored answers whose
+    text or parsed values changed). New answers get their ids here and go in one bulk insert
+    (``bulk_insert.insert_rows``); a changed one is updated in place; an unchanged one is not written. A task
+    named twice keeps its last answer."""
+    rows = session.execute(select(Answer.task_id, Answer.id, Answer.raw_text, Answer.parsed)
+                           .where(Answer.run_id == run_id, Answer.task_id.in_({t for _, t in batch})))
+    stored = {task_id: (answer_id, raw_text, parsed or None) for task_id, answer_id, raw_text, parsed in rows}
+    new: dict[str, dict[str, Any]] = {}
+    latest: dict[str, tuple[str | None, dict[str, Any] | None]] = {}  # stored answers: task id -> (text, parsed)
+    for answer, task_id in batch:
+        parsed = _jsonable(answer.extra) or None
+        if task_id in stored:
+            latest[task_id] = (answer.raw_text, parsed)
+        else:
+            new[task_id] = {"id": new_id(), "run_id": run_id, "task_id": task_id, "raw_text": answer.raw_text,
+                            "parsed": parsed, "retries": 0, "from_cache": False, "created_at": utcnow()}
+    insert_rows(session, Answer, list(new.values()))
+    changed = {stored[t][0]: value for t, value in latest.items() if value != stored[t][1:]}
+    if changed:
+        for row in session.scalars(select(Answer).where(Answer.id.in_(list(changed)))):
+            row.raw_text, parsed = changed[row.id]
+            row.parsed = parsed if parsed is not None else null()  # SQL NULL, not JSON null
+    return len(batch), list(changed)
 
 
 def _link_to_tasks(project: Project, answers: Sequence[ParsedAnswer], preferred: str | None, file: str,

@@ -321,23 +321,29 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
     """Create or update the batch's tasks in ``session``, recording what happened in ``out``.
 
     A task whose stored fields and inputs already equal what the file says is left alone (``unchanged``):
-    re-importing an unchanged file writes nothing. New tasks get their ids here and are inserted at the end of
-    the batch, with their inputs, in one bulk insert per table (``changes.insert_tracked``); tasks already
-    stored are updated through the ORM (their version check and change log).
+    re-importing an unchanged file writes nothing. The stored tasks are read as plain values (no ORM object
+    for a task that stays as it is); new tasks get their ids here and are inserted at the end of the batch, with
+    their inputs, in one bulk insert per table (``changes.insert_tracked``); a stored task that changed is
+    updated through the ORM (its version check and change log) and its inputs rewritten.
     """
     keys = {(t.source, t.external_id) for t, _ in batch}
-    existing: dict[tuple[str, str], Task | _NewTask] = {}
+    existing: dict[tuple[str, str], _TaskRecord] = {}
     for source in {s for s, _ in keys}:
         ids = [e for s, e in keys if s == source]
-        for row in session.scalars(select(Task).where(Task.source == source, Task.external_id.in_(ids))):
-            existing[(row.source, row.external_id)] = row
+        for row in session.execute(select(*_TaskRecord.SELECT).where(Task.source == source,
+                                                                     Task.external_id.in_(ids))):
+            record = _TaskRecord(*row)
+            existing[(record.source, record.external_id)] = record
     stored_inputs: dict[str, list[tuple]] = {}
     if existing:
-        for ti in session.scalars(select(TaskInput).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
-                                  .order_by(TaskInput.task_id, TaskInput.position)):
-            stored_inputs.setdefault(ti.task_id, []).append((ti.position, ti.name, ti.media_id, ti.start_s,
-                                                             ti.end_s))
-    created: list[_NewTask] = []
+        for task_id, *item in session.execute(
+                select(TaskInput.task_id, TaskInput.position, TaskInput.name, TaskInput.media_id, TaskInput.start_s,
+                       TaskInput.end_s).where(TaskInput.task_id.in_([r.id for r in existing.values()]))
+                .order_by(TaskInput.task_id, TaskInput.position)):
+            stored_inputs.setdefault(task_id, []).append(tuple(item))
+    created: dict[str, _TaskRecord] = {}
+    updated: dict[str, _TaskRecord] = {}      # stored tasks to update, by id
+    rewrite_inputs: set[str] = set()          # the stored tasks among them whose inputs are written again
     for parsed, file_name in batch:
         key = (parsed.source, parsed.external_id)
         row = existing.get(key)
@@ -353,6 +359,8 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
                 out.touched.setdefault(key, (row.category or "", "unchanged"))
                 continue
             row.extra, row.scenario, row.sub_category = merged, scenario, sub_category
+            if row.id not in created:
+                updated[row.id] = row
             out.touched.setdefault(key, (row.category or "", "updated"))
             continue
         if row is not None and (row.extra or {}).get("variant") == "public" and not _is_public(parsed):
@@ -366,27 +374,22 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
                   "sub_category": parsed.sub_category, "scenario": parsed.scenario, "extra": extra,
                   "missing_media": bool(missing)}
         if row is None:
-            row = _NewTask(parsed.source, parsed.external_id, utcnow())  # one time each: the order on PostgreSQL
-            created.append(row)
+            row = _TaskRecord.new(parsed.source, parsed.external_id)
+            created[row.id] = row
             existing[key] = row
             out.touched.setdefault(key, (parsed.category or "", "created"))
         elif _task_same(row, values) and stored_inputs.get(row.id, []) == inputs:
             out.touched.setdefault(key, (parsed.category or "", "unchanged"))
             inputs = None
         else:
-            if isinstance(row, Task):
-                session.execute(delete(TaskInput).where(TaskInput.task_id == row.id))
+            if row.id not in created:
+                updated[row.id] = row
+                rewrite_inputs.add(row.id)
             out.touched.setdefault(key, (parsed.category or "", "updated"))
         if inputs is not None:
             for name, value in values.items():
                 setattr(row, name, value)
             stored_inputs[row.id] = inputs
-            if isinstance(row, Task):
-                if parsed.ground_truth_extra is None:
-                    row.ground_truth_extra = null()
-                for position, name, media_id, start_s, end_s in inputs:
-                    session.add(TaskInput(task_id=row.id, position=position, name=name, media_id=media_id,
-                                          start_s=start_s, end_s=end_s))
         if missing:
             out.missing[parsed.external_id] = missing
         else:
@@ -394,26 +397,43 @@ def _write_batch(session, batch: list[tuple[ParsedTask, str]], media: MediaIndex
             out.resolved.add(parsed.external_id)
         if parsed.sub_category == "unmapped" and parsed.external_id not in out.unmapped:
             out.unmapped.append(parsed.external_id)
-    if created:
-        session.flush()          # the ORM's updates first: the bulk inserts below do not go through it
-        insert_tracked(session, Task, [row.values() for row in created])
-        input_rows = [{"task_id": row.id, "position": position, "name": name, "media_id": media_id,
-                       "start_s": start_s, "end_s": end_s}
-                      for row in created for position, name, media_id, start_s, end_s in stored_inputs[row.id]]
-        insert_rows(session, TaskInput, input_rows)
+    if updated:
+        for task in session.scalars(select(Task).where(Task.id.in_(list(updated)))):
+            record = updated[task.id]
+            for name in _TaskRecord.COLUMNS:
+                value = getattr(record, name)
+                # SQL NULL, not the JSON text null (only ground_truth_extra can be None from a file)
+                setattr(task, name, null() if value is None and name == "ground_truth_extra" else value)
+        session.flush()          # the ORM's updates first: the statements below do not go through it
+    if rewrite_inputs:
+        session.execute(delete(TaskInput).where(TaskInput.task_id.in_(list(rewrite_inputs))))
+    insert_tracked(session, Task, [row.values() for row in created.values()])
+    insert_rows(session, TaskInput, [
+        {"task_id": task_id, "position": position, "name": name, "media_id": media_id, "start_s": start_s,
+         "end_s": end_s}
+        for task_id in [*rewrite_inputs, *created]
+        for position, name, media_id, start_s, end_s in stored_inputs[task_id]])
 
 
-class _NewTask:
-    """A task this batch creates, before its bulk insert: read and set like a stored ``Task`` row (a task named
-    twice in one batch is compared with and updated as its first record left it)."""
+class _TaskRecord:
+    """A task of one batch as plain values: read from the database (``SELECT`` order) or made by this batch
+    (``new``). Read and set like a ``Task`` row, without the ORM's cost for the many an import leaves as they
+    are (a task named twice in one batch is compared with and updated as its first record left it)."""
 
     COLUMNS = ("query", "answer_type", "ground_truth", "ground_truth_extra", "eval_func", "output_format",
                "category", "sub_category", "scenario", "extra", "missing_media")
+    SELECT = (Task.id, Task.source, Task.external_id, Task.created_at,
+              *(getattr(Task, name) for name in COLUMNS))
 
-    def __init__(self, source: str, external_id: str, created_at: datetime):
-        self.id, self.source, self.external_id, self.created_at = new_id(), source, external_id, created_at
-        for name in self.COLUMNS:
-            setattr(self, name, None)
+    def __init__(self, id: str, source: str, external_id: str, created_at: datetime | None, *values: Any):
+        self.id, self.source, self.external_id, self.created_at = id, source, external_id, created_at
+        for name, value in zip(self.COLUMNS, values or (None,) * len(self.COLUMNS)):
+            setattr(self, name, value)
+
+    @classmethod
+    def new(cls, source: str, external_id: str) -> _TaskRecord:
+        """A task to create, with a new id and its own creation time (the order of tasks on PostgreSQL)."""
+        return cls(new_id(), source, external_id, utcnow())
 
     def values(self) -> dict[str, Any]:
         """The row to insert: every column of ``Task`` that an import sets."""
@@ -451,12 +471,13 @@ def _json_same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def _task_same(row: Task, values: Mapping[str, Any]) -> bool:
+def _task_same(row: _TaskRecord, values: Mapping[str, Any]) -> bool:
     """True when the stored task already holds ``values`` (JSON columns compared as JSON)."""
     for name, value in values.items():
         current = getattr(row, name)
         if name in ("extra", "ground_truth_extra"):
-            if not _json_same(current or None, value or None):
+            # equal as Python values is the common case; JSON text only when they differ (e.g. a tuple and a list)
+            if (current or None) != (value or None) and not _json_same(current or None, value or None):
                 return False
         elif current != value:
             return False

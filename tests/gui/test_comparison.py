@@ -479,3 +479,52 @@ def test_a_stale_score_is_hatched_with_its_reason_and_left_out_of_the_coverage(g
     if shots:
         w.table.scrollTo(cell)
         w.grab().save(os.path.join(shots, "stale_cell_compare.png"))
+
+
+def test_the_loaded_view_is_shown_in_steps_grid_first_then_summary_then_audit(qtbot, grid_scores, monkeypatch):
+    """Issue 37: the worker makes the grid's texts with the view, and the GUI thread shows the grid, the Summary
+    and the Judge audit in separate event-loop turns (each short), ``loaded`` after the last; a newer reload
+    drops the steps an older one had left."""
+    from fieldstudio.gui.panels import comparison as comparison_panel
+
+    project, _, _ = grid_scores
+    made_in: list[bool] = []
+    real = comparison_panel.grid_text
+
+    def spy(grid):  # noqa: ANN001, ANN202
+        from PySide6.QtCore import QThread
+        from PySide6.QtWidgets import QApplication
+        made_in.append(QThread.currentThread() is QApplication.instance().thread())
+        return real(grid)
+
+    monkeypatch.setattr(comparison_panel, "grid_text", spy)
+    w = ComparisonPanel()
+    qtbot.addWidget(w)
+    w.show()
+    steps: list[str] = []
+    w.model.modelReset.connect(lambda: steps.append("grid"))
+    w.summary.table_model.modelReset.connect(lambda: steps.append("summary"))
+    w.loaded.connect(lambda: steps.append("loaded"))
+    fill_summary = w.summary.set_view
+    inside_grid_step: list[bool] = []
+
+    def summary_step(view):  # noqa: ANN001, ANN202
+        import inspect
+        inside_grid_step.append(any(f.function == "_show" for f in inspect.stack()))
+        return fill_summary(view)
+
+    monkeypatch.setattr(w.summary, "set_view", summary_step)
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
+    assert made_in == [False]                       # the texts were made off the GUI thread
+    assert steps == ["grid", "summary", "loaded"]
+    assert inside_grid_step == [False]              # the Summary came in a later event-loop turn
+    assert w.audit.project is project and w._worker is None
+    assert w.model.index(0, 3).data() == "1.00 · alpha says t1"
+    # two reloads in a row: only the second one's steps run, and loaded comes once per shown load
+    steps.clear()
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.reload(SCORER)
+        w.reload(SCORER)
+    qtbot.wait(50)
+    assert steps.count("loaded") == 1

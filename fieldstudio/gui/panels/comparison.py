@@ -4,7 +4,10 @@ judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
 All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
-moment on 900 tasks x 8 sources. The panel never computes a statistic itself.
+moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The loaded view is shown in
+steps, one event-loop turn each (the grid, then the Summary, then the Judge audit), so that the window never
+stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). The panel never
+computes a statistic itself.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import math
 
 import shiboken6
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,10 +39,17 @@ from PySide6.QtWidgets import (
 from fieldstudio.compare import coverage
 from fieldstudio.compare import views as cv
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
-from fieldstudio.gui.panels.comparison_model import TASK_COLUMNS, ComparisonFilterProxy, ComparisonTableModel
+from fieldstudio.gui.panels.comparison_model import (
+    TASK_COLUMNS,
+    ComparisonFilterProxy,
+    ComparisonTableModel,
+    GridText,
+    grid_text,
+)
 from fieldstudio.gui.panels.comparison_score import ScoreDialog
 from fieldstudio.gui.panels.comparison_summary import SummaryPanel
 from fieldstudio.gui.panels.run_menu import RunTasksMenu
@@ -257,18 +267,17 @@ class ComparisonPanel(QWidget):
         gen = self._generation
         if self._worker is not None:
             self._worker.cancel()
-        worker = workers.Worker(cv.load_view, self.project, scorer)
-        worker.signals.result.connect(lambda view: self._on_loaded(gen, view))
+        worker = workers.Worker(_load_with_text, self.project, scorer)
+        worker.signals.result.connect(lambda loaded: self._on_loaded(gen, *loaded))
         worker.signals.error.connect(lambda msg: self._on_error(gen, msg))
         self._worker = worker
         self.count_label.setText("loading…")
         workers.start(worker)
 
-    def _on_loaded(self, gen: int, view: cv.ComparisonView) -> None:
+    def _on_loaded(self, gen: int, view: cv.ComparisonView, text: GridText) -> None:
         if gen != self._generation or not shiboken6.isValid(self.table):
             return                       # a newer reload is on its way, or the panel is gone
-        self._worker = None
-        self._show(view)
+        self._show(view, text, gen)      # _worker stays set until the last step is shown
 
     def _on_error(self, gen: int, message: str) -> None:
         if gen != self._generation or not shiboken6.isValid(self.table):
@@ -277,23 +286,39 @@ class ComparisonPanel(QWidget):
         self.count_label.setText("")
         self.status.emit(f"Could not load the comparison: {message}")
 
-    def _show(self, view: cv.ComparisonView | None) -> None:
+    def _show(self, view: cv.ComparisonView | None, text: GridText | None = None, gen: int | None = None) -> None:
+        """Show ``view``: the grid now, the Summary and the Judge audit in the next event-loop turns (each step
+        under 100 ms at 900 x 20), then ``loaded``. ``gen``: the load this is; a newer one drops the later steps
+        (it shows its own). None shows everything at once (the view cleared)."""
         current = self._current_cell_key()
         self.view = view
         self._fill_combos(view)
-        self.model.set_grid(view.grid if view is not None else None)
+        self.model.set_grid(view.grid if view is not None else None, text)
         self.proxy.refilter()
-        self.summary.set_view(view)
-        g = view.grid if view is not None else None
-        flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
-        self.audit.set_view(self.project, view.scorer if view is not None else None,
-                            view.answers if view is not None else None, flagged)
         self._set_enabled(view is not None)
         self._update_count()
         keep = self._keep_cell or current
         self._keep_cell = None
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
+        if gen is None:
+            self.summary.set_view(view)
+            self._show_audit(view)
+            return
+        QTimer.singleShot(0, self, lambda: self._show_summary(gen, view))
+
+    def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
+        if gen != self._generation:
+            return                       # a newer load shows its own
+        self.summary.set_view(view)
+        QTimer.singleShot(0, self, lambda: gen == self._generation and self._show_audit(view))
+
+    def _show_audit(self, view: cv.ComparisonView | None) -> None:
+        self._worker = None
+        g = view.grid if view is not None else None
+        flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
+        self.audit.set_view(self.project, view.scorer if view is not None else None,
+                            view.answers if view is not None else None, flagged)
         if view is not None and self.isVisible():  # a load that ends behind another tab must not overwrite its status
             self.status.emit(f"Comparison: {view.grid.shape[0]} tasks x {len(view.grid.sources)} sources, "
                              f"scorer {view.scorer or 'none'}")
@@ -525,3 +550,10 @@ class ComparisonPanel(QWidget):
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
         box.finished.connect(box.deleteLater)
         box.open()
+
+
+def _load_with_text(project: Project, scorer: str | None, *, progress: Progress,
+                    cancelled: Cancelled) -> tuple[cv.ComparisonView, GridText]:
+    """(the view of ``compare.views.load_view``, its grid's texts): both made in the worker, off the GUI thread."""
+    view = cv.load_view(project, scorer, progress=progress, cancelled=cancelled)
+    return view, grid_text(view.grid)

@@ -1,7 +1,8 @@
 """Qt models of the comparison grid: tasks x sources over the dense arrays of ``comparison_view.GridData``.
 
 ``ComparisonTableModel.data()`` only indexes precomputed arrays and caches colours by score step, so 900 tasks
-x 8 sources scroll smoothly. ``ComparisonFilterProxy`` filters whole tasks (category, scenario, answer type,
+x 20 sources scroll smoothly; the texts of the cells (``grid_text``) are made with the view, off the GUI thread
+(issue 37: opening the tab never stalls the window over 100 ms). ``ComparisonFilterProxy`` filters whole tasks (category, scenario, answer type,
 "models disagree", "wrong only", text) from per-row arrays and sorts by ``SORT_ROLE`` (numbers for scores,
 text for the task columns).
 """
@@ -9,6 +10,7 @@ text for the task columns).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,6 +53,48 @@ def stale_brush() -> QBrush:
     return QBrush(QColor(150, 150, 150), Qt.BrushStyle.BDiagPattern)
 
 
+@dataclass(frozen=True)
+class GridText:
+    """What the grid shows as text, made once per load: per task its external id, category and ground truth (cut
+    to 80 characters, one line), and ``cells`` (tasks x sources, object array) the text of each source cell."""
+
+    external_ids: list[str]
+    categories: list[str]
+    ground_truths: list[str]
+    cells: np.ndarray
+
+
+def source_cell_text(grid: GridData, r: int, c: int) -> str:
+    """A source cell's text: "⚑ ✎ 0.83 · short answer" ("⚑ " where the matchers and the judge disagree, "✎ "
+    where a person set the score; "—" unscored, "stale (was 0.83)" for a stale score, "(failed)" for an answer that
+    failed); "" with no answer."""
+    if not grid.present[r, c]:
+        return ""
+    v = grid.value[r, c]
+    score = "—" if math.isnan(v) else (f"{v:.2f}" if grid.scale <= 1 else f"{v:.0f}")
+    if grid.stale[r, c] is not None:
+        old = grid.stale_value[r, c]
+        score = "stale" + ("" if math.isnan(old) else f" (was {old:.2f})" if grid.scale <= 1 else f" (was {old:.0f})")
+    mark = ("⚑ " if grid.flag[r, c] else "") + ("✎ " if grid.overridden[r, c] else "")
+    body = "(failed)" if grid.error[r, c] else grid.short[r, c]
+    return f"{mark}{score} · {body}"
+
+
+def grid_text(grid: GridData | None) -> GridText:
+    """The texts of ``grid`` (see ``GridText``); plain Python and numpy, so a worker thread makes them while the
+    window keeps painting. An empty GridText for None."""
+    if grid is None:
+        return GridText([], [], [], np.zeros((0, 0), object))
+    n, k = grid.shape
+    cells = np.empty((n, k), dtype=object)
+    for r in range(n):
+        for c in range(k):
+            cells[r, c] = source_cell_text(grid, r, c)
+    return GridText(grid.tasks["external_id"].astype(str).tolist(), grid.tasks["category"].astype(str).tolist(),
+                    [" ".join(str(t).split())[:80] if t is not None else "" for t in grid.tasks["ground_truth"]],
+                    cells)
+
+
 class ComparisonTableModel(QAbstractTableModel):
     """Rows = tasks, columns = Task, Category, Ground truth, then one per source ("0.83 · short answer"; "⚑ "
     first where the deterministic matchers and the judge disagree, "✎ " where a person set the score; a stale
@@ -73,48 +117,23 @@ class ComparisonTableModel(QAbstractTableModel):
     def grid(self) -> GridData | None:
         return self._grid
 
-    def set_grid(self, grid: GridData | None) -> None:
-        """Show ``grid``. The same tasks and sources in the same order update in place (selection, scroll and
-        sort survive); anything else resets the model."""
+    def set_grid(self, grid: GridData | None, text: GridText | None = None) -> None:
+        """Show ``grid`` with its texts ``text`` (``grid_text(grid)``, made here when not given). The same tasks and
+        sources in the same order update in place (selection, scroll and sort survive); anything else resets
+        the model."""
         same = (self._grid is not None and grid is not None and self._grid.sources == grid.sources
                 and self._grid.tasks["task_id"].tolist() == grid.tasks["task_id"].tolist())
         if not same:
             self.beginResetModel()
         self._grid = grid
-        self._prepare()
+        text = text if text is not None else grid_text(grid)
+        self._rows, self._cols = (0, 0) if grid is None else (grid.shape[0], _NTASK + len(grid.sources))
+        self._ext, self._cat, self._gt, self._text = text.external_ids, text.categories, text.ground_truths, \
+            text.cells
         if same:
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
         else:
             self.endResetModel()
-
-    def _prepare(self) -> None:
-        g = self._grid
-        self._rows, self._cols = (0, 0) if g is None else (g.shape[0], _NTASK + len(g.sources))
-        if g is None:
-            self._text, self._gt, self._ext, self._cat = np.zeros((0, 0), object), [], [], []
-            return
-        self._ext = g.tasks["external_id"].astype(str).tolist()
-        self._cat = g.tasks["category"].astype(str).tolist()
-        self._gt = [" ".join(str(t).split())[:80] if t is not None else "" for t in g.tasks["ground_truth"]]
-        n, k = g.shape
-        text = np.empty((n, k), dtype=object)
-        for r in range(n):
-            for c in range(k):
-                text[r, c] = self._cell_text(r, c)
-        self._text = text
-
-    def _cell_text(self, r: int, c: int) -> str:
-        g = self._grid
-        if not g.present[r, c]:
-            return ""
-        v = g.value[r, c]
-        score = "—" if math.isnan(v) else (f"{v:.2f}" if g.scale <= 1 else f"{v:.0f}")
-        if g.stale[r, c] is not None:
-            old = g.stale_value[r, c]
-            score = "stale" + ("" if math.isnan(old) else f" (was {old:.2f})" if g.scale <= 1 else f" (was {old:.0f})")
-        mark = ("⚑ " if g.flag[r, c] else "") + ("✎ " if g.overridden[r, c] else "")
-        body = "(failed)" if g.error[r, c] else g.short[r, c]
-        return f"{mark}{score} · {body}"
 
     def update_cell(self, row: int, col: int, value: float, correct: float, overridden: bool,
                     score_id: str | None) -> None:
@@ -123,7 +142,7 @@ class ComparisonTableModel(QAbstractTableModel):
         g.value[row, col], g.correct[row, col], g.overridden[row, col] = value, correct, overridden
         g.score_id[row, col] = score_id
         g.stale[row, col] = None                 # a person's verdict now judged the answer as it is
-        self._text[row, col] = self._cell_text(row, col)
+        self._text[row, col] = source_cell_text(g, row, col)
         idx = self.index(row, len(TASK_COLUMNS) + col)
         self.dataChanged.emit(idx, idx)
 

@@ -1,0 +1,140 @@
+"""The Compare tab at 900 tasks x 20 sources: the longest GUI-thread stall while it opens, a warm reload, memory.
+
+Run with ``python benchmarks/bench_compare.py [--quick]`` (``--quick``: 8 sources instead of 20). The project
+holds 900 generated FieldWorkArena-shaped tasks (``generated_tasks.py``, as ``bench_scoring.py``; the issue's
+figure is for 886) and one run per source answering every task, scored with fs-match. The Compare panel
+(``gui.panels.comparison.ComparisonPanel``) is shown offscreen in this process, a 5 ms QTimer heartbeat runs on
+the GUI thread, and the gaps between its beats are the stalls a user feels:
+
+- the longest GUI-thread stall from ``set_project`` until the grid, the Summary and the Judge audit are shown
+  (``loaded``) and 200 ms after (target <= 100 ms, issue 37), the first opening in this process;
+- the longest stall during a reload of the same data, and the reload's time from ``reload()`` to ``loaded``
+  (target <= 300 ms, issue 37: "a warm reload");
+- for information, the resident memory the opened view adds (MB, and MB per source).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from benchmarks import targets, work_folders  # noqa: E402
+from benchmarks.bench_scoring import N_TASKS, project_with  # noqa: E402
+
+STALL_TARGET_MS = 100.0
+RELOAD_TARGET_MS = 300.0
+BEAT_MS = 5
+
+
+def _rss_mb() -> float:
+    """This process's resident memory now (MB), from /proc (the peak from getrusage as a fallback)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    n_sources = 8 if targets.quick() else 20
+    run = work_folders.fresh_run_folder()
+    from fieldstudio.scoring import service as scoring
+
+    project = project_with(run, "compare", N_TASKS * n_sources)
+    scoring.score_answers(project, "fs-match")
+    path = project.path
+    project.close()
+
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    from fieldstudio.gui.panels.comparison import ComparisonPanel
+    from fieldstudio.store.project import Project
+
+    panel = ComparisonPanel()
+    panel.resize(1600, 1000)
+    panel.show()
+    app.processEvents()
+    clock = QElapsedTimer()
+    clock.start()
+    beats: list[int] = []
+    heart = QTimer()
+    heart.setInterval(BEAT_MS)
+    heart.timeout.connect(lambda: beats.append(clock.nsecsElapsed()))
+    heart.start()
+
+    def wait_loaded(start) -> float:
+        """Call ``start``, run the event loop until ``loaded`` and 200 ms more; (seconds to loaded)."""
+        loop = QEventLoop()
+        done: list[float] = []
+
+        def on_loaded() -> None:
+            done.append(time.perf_counter())
+            QTimer.singleShot(200, loop.quit)
+
+        panel.loaded.connect(on_loaded)
+        QTimer.singleShot(300_000, loop.quit)    # a stuck load ends the benchmark instead of hanging it
+        t0 = time.perf_counter()
+        start()
+        loop.exec()
+        panel.loaded.disconnect(on_loaded)
+        if not done:
+            raise SystemExit("the Compare panel never emitted loaded")
+        return done[0] - t0
+
+    def longest_gap_ms(since: int) -> float:
+        stamps = [since, *(b for b in beats if b > since)]
+        return max((b - a for a, b in zip(stamps, stamps[1:])), default=0.0) / 1e6
+
+    def settle(ms: int) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    settle(300)
+    opened = Project.open(path)
+    rss_before = _rss_mb()
+    mark = clock.nsecsElapsed()
+    first_s = wait_loaded(lambda: panel.set_project(opened))
+    first_gap = longest_gap_ms(mark)
+    rss_open = _rss_mb() - rss_before
+    shape = panel.model.grid.shape
+    if shape != (N_TASKS, n_sources):
+        raise SystemExit(f"the grid shows {shape}, expected {(N_TASKS, n_sources)}")
+    reloads, reload_gaps = [], []
+    for _ in range(3):
+        settle(100)
+        mark = clock.nsecsElapsed()
+        reloads.append(wait_loaded(lambda: panel.reload(panel.current_scorer())) * 1000)
+        reload_gaps.append(longest_gap_ms(mark))
+    heart.stop()
+    reload_ms, reload_gap = statistics.median(reloads), max(reload_gaps)
+
+    what = f"{N_TASKS} tasks x {n_sources} sources"
+    print(f"Compare tab, {what}: first opening {first_s:.2f} s to shown, longest GUI-thread stall "
+          f"{first_gap:.0f} ms (target <= {STALL_TARGET_MS:.0f}); warm reload {reload_ms:.0f} ms (median of "
+          f"{', '.join(f'{r:.0f}' for r in reloads)}; target <= {RELOAD_TARGET_MS:.0f}), longest stall "
+          f"{reload_gap:.0f} ms; memory added by the open view {rss_open:.0f} MB "
+          f"({rss_open / n_sources:.1f} MB a source) [information]")
+    targets.declare(f"longest GUI-thread stall opening Compare, {what}", first_gap, STALL_TARGET_MS,
+                    better=targets.LOWER, reference=f"absolute ({BEAT_MS} ms heartbeat)", unit="ms")
+    targets.declare(f"longest GUI-thread stall reloading Compare, {what}", reload_gap, STALL_TARGET_MS,
+                    better=targets.LOWER, reference=f"absolute ({BEAT_MS} ms heartbeat)", unit="ms")
+    targets.declare(f"warm reload of Compare to shown, {what}", reload_ms, RELOAD_TARGET_MS,
+                    better=targets.LOWER, reference="absolute (reload() to loaded)", unit="ms")
+    targets.print_own_table()
+    panel.set_project(None)
+    opened.close()
+
+
+if __name__ == "__main__":
+    main()

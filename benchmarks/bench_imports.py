@@ -12,7 +12,11 @@ schema, indexes and pragmas: WAL, ``synchronous=NORMAL``, foreign keys):
 
 - importing N tasks vs the reference (target <= 10x, issue 37);
 - importing the same file again: every task unchanged, nothing written, vs the first import (target <= 1x);
-- importing N answers vs the reference (target <= 10x, issue 37).
+- importing N answers vs the reference (target <= 10x, issue 37);
+- the same two imports into a PostgreSQL project vs ``COPY ... FROM STDIN`` of the same rows (psycopg, one
+  transaction) into another database of the same server: a throwaway cluster with PostgreSQL's default fsync
+  (``tests/support/pg_cluster.py``, or ``FIELDSTUDIO_TEST_PG_URL``) (targets <= 10x, issue 37); skipped, saying
+  why, where there is no PostgreSQL.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import generated_tasks, targets, work_folders  # noqa: E402
 from benchmarks.commands import in_process  # noqa: E402
+from sqlalchemy import text  # noqa: E402
 from fieldstudio.store.project import Project  # noqa: E402
 
 _RANGE = re.compile(r"^(?P<name>.*?)#t=(?P<start>[0-9.]*)(?:,(?P<end>[0-9.]*))?$")
@@ -42,28 +47,36 @@ def _connect(project: Path) -> sqlite3.Connection:
     return con
 
 
-def plain_task_import(tasks_csv: Path, project: Path) -> int:
-    """The reference: the task CSV read with ``csv``, its tasks and their inputs (time ranges parsed) written
-    with ``executemany`` in one transaction; returns the number of tasks."""
-    now = datetime.now(timezone.utc).isoformat(" ")
+def _task_rows(tasks_csv: Path, now: str) -> tuple[list[tuple], list[tuple]]:
+    """(task rows, input rows) of the task CSV read with ``csv``, time ranges parsed: what both references write."""
     tasks, inputs = [], []
     with tasks_csv.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             task_id = uuid.uuid4().hex
             tasks.append((task_id, row["task_id"], "csv", row["query"], "free_text", row["ground_truth"],
-                          row["category"], 0, now, 1))
+                          row["category"], False, now, 1))
             for position, part in enumerate(p.strip() for p in row["inputs"].split(";")):
                 m = _RANGE.match(part)
                 name, start, end = (m["name"], float(m["start"] or 0), float(m["end"]) if m["end"] else None) \
                     if m else (part, None, None)
                 inputs.append((task_id, position, name, start, end))
+    return tasks, inputs
+
+
+TASK_COLUMNS = "id, external_id, source, query, answer_type, ground_truth, category, missing_media, created_at, version"
+INPUT_COLUMNS = "task_id, position, name, start_s, end_s"
+ANSWER_COLUMNS = "id, run_id, task_id, raw_text, retries, from_cache, created_at"
+
+
+def plain_task_import(tasks_csv: Path, project: Path) -> int:
+    """The reference: the task CSV read with ``csv``, its tasks and their inputs (time ranges parsed) written
+    with ``executemany`` in one transaction; returns the number of tasks."""
+    tasks, inputs = _task_rows(tasks_csv, datetime.now(timezone.utc).isoformat(" "))
     con = _connect(project)
     try:
         con.execute("BEGIN IMMEDIATE")
-        con.executemany("INSERT INTO task (id, external_id, source, query, answer_type, ground_truth, category, "
-                        "missing_media, created_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tasks)
-        con.executemany("INSERT INTO task_input (task_id, position, name, start_s, end_s) VALUES (?, ?, ?, ?, ?)",
-                        inputs)
+        con.executemany(f"INSERT INTO task ({TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tasks)
+        con.executemany(f"INSERT INTO task_input ({INPUT_COLUMNS}) VALUES (?, ?, ?, ?, ?)", inputs)
         con.execute("COMMIT")
     finally:
         con.close()
@@ -79,17 +92,90 @@ def plain_answer_import(answers_csv: Path, project: Path) -> int:
         by_external = dict(con.execute("SELECT external_id, id FROM task"))
         run_id = uuid.uuid4().hex
         with answers_csv.open(newline="", encoding="utf-8") as fh:
-            answers = [(uuid.uuid4().hex, run_id, by_external[row["task_id"]], row["answer"], 0, 0, now)
+            answers = [(uuid.uuid4().hex, run_id, by_external[row["task_id"]], row["answer"], 0, False, now)
                        for row in csv.DictReader(fh)]
         con.execute("BEGIN IMMEDIATE")
         con.execute("INSERT INTO run (id, name, kind, status, started_at) VALUES (?, ?, ?, ?, ?)",
                     (run_id, "reference", "import", "done", now))
-        con.executemany("INSERT INTO answer (id, run_id, task_id, raw_text, retries, from_cache, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)", answers)
+        con.executemany(f"INSERT INTO answer ({ANSWER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", answers)
         con.execute("COMMIT")
     finally:
         con.close()
     return len(answers)
+
+
+def _pg_connect(url: str):  # noqa: ANN202 - a psycopg connection
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    return psycopg.connect(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
+
+
+def copy_task_import(tasks_csv: Path, url: str) -> int:
+    """The PostgreSQL reference: the task CSV read with ``csv`` as for SQLite, tasks and inputs written with
+    ``COPY ... FROM STDIN`` in one transaction; returns the number of tasks."""
+    tasks, inputs = _task_rows(tasks_csv, datetime.now(timezone.utc).isoformat(" "))
+    with _pg_connect(url) as con, con.cursor() as cur:
+        with cur.copy(f"COPY task ({TASK_COLUMNS}) FROM STDIN") as copy:
+            for row in tasks:
+                copy.write_row(row)
+        with cur.copy(f"COPY task_input ({INPUT_COLUMNS}) FROM STDIN") as copy:
+            for row in inputs:
+                copy.write_row(row)
+    return len(tasks)
+
+
+def copy_answer_import(answers_csv: Path, url: str) -> int:
+    """The PostgreSQL reference for answers: as ``plain_answer_import``, the answers written with ``COPY``."""
+    now = datetime.now(timezone.utc).isoformat(" ")
+    with _pg_connect(url) as con, con.cursor() as cur:
+        by_external = dict(cur.execute("SELECT external_id, id FROM task").fetchall())
+        run_id = uuid.uuid4().hex
+        with answers_csv.open(newline="", encoding="utf-8") as fh:
+            answers = [(uuid.uuid4().hex, run_id, by_external[row["task_id"]], row["answer"], 0, False, now)
+                       for row in csv.DictReader(fh)]
+        cur.execute("INSERT INTO run (id, name, kind, status, started_at) VALUES (%s, %s, %s, %s, %s)",
+                    (run_id, "reference", "import", "done", now))
+        with cur.copy(f"COPY answer ({ANSWER_COLUMNS}) FROM STDIN") as copy:
+            for row in answers:
+                copy.write_row(row)
+    return len(answers)
+
+
+def on_postgresql(n: int, tasks_csv: Path, answers_csv: Path) -> None:
+    """The same imports into a PostgreSQL project against ``COPY`` into another (a throwaway cluster with the
+    server's default fsync, ``bench_shared_project.server``); skipped, saying why, without a server."""
+    from benchmarks.bench_shared_project import server
+    from tests.support import pg_cluster
+
+    names = (f"`fieldstudio tasks import`, {n:,} tasks from CSV, PostgreSQL",
+             f"`fieldstudio answers import`, {n:,} answers from CSV, PostgreSQL")
+    base = server()
+    if base is None:
+        for name in names:
+            targets.skip(name, 10, better=targets.LOWER, reference="COPY of the same rows",
+                         why=f"no PostgreSQL server ({pg_cluster.ENV_URL} not set, no initdb found)")
+        return
+    ours, reference = pg_cluster.new_database_url(base), pg_cluster.new_database_url(base)
+    try:
+        for url in (ours, reference):
+            Project.create(url).close()
+        t_ref_tasks = timed(copy_task_import, tasks_csv, reference)
+        t_tasks = in_process("tasks", "import", ours, str(tasks_csv))
+        t_ref_answers = timed(copy_answer_import, answers_csv, reference)
+        t_answers = in_process("answers", "import", ours, str(answers_csv), "--name", "bench")
+        with Project.open(ours) as p, p.read() as s:
+            stored = (s.scalar(text("SELECT count(*) FROM task")), s.scalar(text("SELECT count(*) FROM answer")))
+        if stored != (n, n):
+            raise SystemExit(f"expected {n} tasks and {n} answers on PostgreSQL; fieldstudio has {stored}")
+    finally:
+        for url in (ours, reference):
+            pg_cluster.drop_database(url)
+    print(f"PostgreSQL: {n:,} tasks {t_tasks:.2f} s against COPY {t_ref_tasks:.2f} s, ratio "
+          f"{t_tasks / t_ref_tasks:.1f} (target <= 10); {n:,} answers {t_answers:.2f} s against COPY "
+          f"{t_ref_answers:.2f} s, ratio {t_answers / t_ref_answers:.1f} (target <= 10)")
+    for name, ratio in zip(names, (t_tasks / t_ref_tasks, t_answers / t_ref_answers)):
+        targets.declare(name, ratio, 10, better=targets.LOWER, reference="COPY of the same rows")
 
 
 def timed(fn, *args) -> float:
@@ -147,6 +233,7 @@ def main(n: int) -> None:
                     better=targets.LOWER, reference="the first import")
     targets.declare(f"`fieldstudio answers import`, {n:,} answers from CSV", t_answers / t_ref_answers, 10,
                     better=targets.LOWER, reference="csv + sqlite3 executemany of the same rows")
+    on_postgresql(n, tasks_csv, answers_csv)
     targets.print_own_table()
 
 

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.changes import check_version
-from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, utcnow
+from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
 from fieldstudio.store.project import Project
 
 KINDS = ("box", "ruler", "segment", "event", "tag")
@@ -196,9 +196,18 @@ def _check_kind_media(kind: str, media: Media) -> None:
                               "(`fieldstudio index`) before annotating it")
 
 
-def _check_track_frame(s: Session, row: Annotation) -> None:
-    """A track has at most one live keyframe box per frame."""
+def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = None) -> None:
+    """A track has at most one live keyframe box per frame. ``taken``: in a batch (``add_many``), the
+    (media, track, frame) of every live keyframe box stored or added so far, checked instead of the database
+    (and the row's own added)."""
     if row.kind != "box" or row.track_id is None or row.deleted or not row.is_keyframe:
+        return
+    if taken is not None:
+        key = (row.media_id, row.track_id, row.frame_index)
+        if key in taken:
+            raise AnnotationError(f"track {row.track_id} already has a box on frame {row.frame_index}; "
+                                  "move that box instead of adding another")
+        taken.add(key)
         return
     clash = s.scalars(select(Annotation.id).where(
         Annotation.media_id == row.media_id, Annotation.kind == "box", Annotation.track_id == row.track_id,
@@ -224,13 +233,15 @@ def insert_annotation(project: Project, media_id: str, kind: str, *, frame_index
 
 
 def _insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None, frame_required: bool,
-                end_frame_index: int | None = None, geometry: Any = None, **values: Any) -> str:
-    """Validate and insert one annotation in the open transaction ``s``; returns its id."""
+                end_frame_index: int | None = None, geometry: Any = None, taken: set[tuple] | None = None,
+                **values: Any) -> str:
+    """Validate and insert one annotation in the open transaction ``s``; returns its id (made here, so the row
+    is flushed now only outside a batch: ``taken`` is a batch's, see ``_check_track_frame``)."""
     media = media_row(s, media_id)
     _check_kind_media(kind, media)
     _check_label(s, values.get("label_id"))
     frame, pts = frame_pts(s, media, frame_index, required=frame_required)
-    row = Annotation(media_id=media_id, kind=kind, frame_index=frame, pts=pts, **values)
+    row = Annotation(id=new_id(), media_id=media_id, kind=kind, frame_index=frame, pts=pts, **values)
     if kind == "box":
         row.geometry = _box_geometry(media, geometry)
     elif kind == "ruler":
@@ -238,9 +249,10 @@ def _insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None
     if end_frame_index is not None:
         row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
     _check_segment_ends(media, row)
-    _check_track_frame(s, row)
+    _check_track_frame(s, row, taken)
     s.add(row)
-    s.flush()
+    if taken is None:
+        s.flush()
     return row.id
 
 
@@ -270,22 +282,65 @@ def add_many(project: Project, marks: Iterable[NewMark]) -> list[str]:
     """Insert several annotations in one transaction (a tracked stretch, an import); returns their ids in order.
 
     Each is validated as its ``add_*`` function does; the first bad one raises AnnotationError (naming
-    its position) and nothing is stored.
+    its position) and nothing is stored. The media, labels, frame-table rows and track keyframes the marks
+    name are read up front in a few queries, and the rows (ids made here) are written by the one flush at the
+    commit, not one at a time (issue 37: an import of 9,000 boxes took 2 ms a box).
     """
+    marks = list(marks)
     ids: list[str] = []
     with project.write() as s:
-        for n, m in enumerate(marks):
-            if m.kind not in KINDS:
-                raise AnnotationError(f"mark {n + 1}: unknown kind {m.kind!r}; one of {', '.join(KINDS)}")
-            try:
-                ids.append(_insert_row(
-                    s, m.media_id, m.kind, frame_index=m.frame_index, frame_required=m.kind != "tag",
-                    end_frame_index=m.end_frame_index, geometry=m.geometry, label_id=m.label_id,
-                    track_id=m.track_id, is_keyframe=bool(m.is_keyframe), attributes=m.attributes or None,
-                    text=m.text, on_floor=bool(m.on_floor), author=m.author))
-            except AnnotationError as exc:
-                raise AnnotationError(f"mark {n + 1} ({m.kind} on frame {m.frame_index}): {exc}") from None
+        taken, _loaded = _read_ahead(s, marks)   # _loaded keeps them in the session's (weak) identity map
+        with s.no_autoflush:
+            for n, m in enumerate(marks):
+                if m.kind not in KINDS:
+                    raise AnnotationError(f"mark {n + 1}: unknown kind {m.kind!r}; one of {', '.join(KINDS)}")
+                try:
+                    ids.append(_insert_row(
+                        s, m.media_id, m.kind, frame_index=m.frame_index, frame_required=m.kind != "tag",
+                        end_frame_index=m.end_frame_index, geometry=m.geometry, taken=taken, label_id=m.label_id,
+                        track_id=m.track_id, is_keyframe=bool(m.is_keyframe), attributes=m.attributes or None,
+                        text=m.text, on_floor=bool(m.on_floor), author=m.author))
+                except AnnotationError as exc:
+                    raise AnnotationError(f"mark {n + 1} ({m.kind} on frame {m.frame_index}): {exc}") from None
     return ids
+
+
+_CHUNK = 5000
+"""Ids per ``IN (...)`` list of a read-ahead query (SQLite allows 32,766 parameters)."""
+
+
+def _read_ahead(s: Session, marks: Sequence[NewMark]) -> tuple[set[tuple], list[Any]]:
+    """Load into the session what validating ``marks`` reads (their media, labels and frame-table rows), so
+    ``s.get`` finds them without a query each while the caller holds them; returns (the (media, track, frame)
+    of the live keyframe boxes already stored on the tracks the marks name: ``_check_track_frame``'s
+    ``taken``, the rows loaded)."""
+    def chunks(values: Iterable[Any]) -> Iterable[list[Any]]:
+        values = list(values)
+        return (values[i:i + _CHUNK] for i in range(0, len(values), _CHUNK))
+
+    loaded: list[Any] = []
+    for part in chunks({m.media_id for m in marks}):
+        loaded += s.scalars(select(Media).where(Media.id.in_(part))).all()
+    for part in chunks({m.label_id for m in marks if m.label_id is not None}):
+        loaded += s.scalars(select(Label).where(Label.id.in_(part))).all()
+    frames: dict[str, set[int]] = defaultdict(set)
+    for m in marks:
+        for f in (m.frame_index, m.end_frame_index):
+            if isinstance(f, int) and not isinstance(f, bool):
+                frames[m.media_id].add(f)
+    for media_id, wanted in frames.items():
+        for part in chunks(wanted):
+            loaded += s.scalars(select(FrameIndexRow).where(FrameIndexRow.media_id == media_id,
+                                                            FrameIndexRow.frame_index.in_(part))).all()
+    tracked = {(m.media_id, m.track_id) for m in marks if m.kind == "box" and m.track_id is not None}
+    taken: set[tuple] = set()
+    for media_id in {media for media, _ in tracked}:
+        track_ids = [t for media, t in tracked if media == media_id]
+        for part in chunks(track_ids):
+            taken.update(s.execute(select(Annotation.media_id, Annotation.track_id, Annotation.frame_index).where(
+                Annotation.media_id == media_id, Annotation.kind == "box", Annotation.track_id.in_(part),
+                Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True))).all())
+    return taken, loaded
 
 
 # -- making annotations -----------------------------------------------------------------------------

@@ -222,3 +222,47 @@ def test_annotations_on_a_media_whose_file_is_missing_stay(media_project, person
     assert not (tmp_path / "photos" / "site.jpg").exists()
     a = ann.add_box(media_project, PHOTO_ID, (1, 1, 5, 5), person)
     assert [r.id for r in ann.list_annotations(media_project, media_id=PHOTO_ID)] == [a]
+
+
+def test_add_many_reads_ahead_checks_tracks_and_stamps_every_box(media_project):
+    """A batch of boxes (an import, issue 37) reads what it validates in a few queries, not one per box, and
+    still refuses a second keyframe of a track on one frame, in the batch or against a stored box; every box
+    gets its PTS from the frame table and one change-log row."""
+    from sqlalchemy import event
+
+    from fieldstudio.store.changes import changes_since
+    from fieldstudio.store.models import Label
+    from tests.support.annotation_fixtures import hand_pts
+
+    with media_project.write() as s:
+        s.add(Label(id="l" * 32, name="worker"))
+    marks = [ann.NewMark(VIDEO_ID, "box", frame, [10 + 100 * t, 10, 60 + 100 * t, 60], label_id="l" * 32,
+                         track_id=t + 1) for frame in range(30) for t in range(3)]
+    selects: list[str] = []
+    engine = media_project.engine
+
+    def count(_conn, _cursor, statement, *_args) -> None:  # noqa: ANN001
+        if statement.lstrip().upper().startswith("SELECT"):
+            selects.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        ids = ann.add_many(media_project, marks)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(ids) == 90 and len(set(ids)) == 90
+    assert len(selects) <= 6, selects             # media, labels, frames, track keyframes (was 2 a box)
+    with media_project.read() as s:
+        rows = {r.id: r for r in s.scalars(select(Annotation))}
+        log = changes_since(s, 0)
+    assert [rows[i].pts for i in ids[::3]] == [hand_pts(f) for f in range(30)]
+    assert [(c.row_id, c.action) for c in log[-90:]] == [(i, "insert") for i in ids]
+    with pytest.raises(AnnotationError, match=r"mark 2 .*track 7 already has a box on frame 4"):
+        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 4, [0, 0, 10, 10], track_id=7),
+                                     ann.NewMark(VIDEO_ID, "box", 4, [0, 0, 20, 20], track_id=7)])
+    with pytest.raises(AnnotationError, match=r"mark 1 .*track 2 already has a box on frame 11"):
+        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 11, [0, 0, 10, 10], track_id=2)])
+    with pytest.raises(AnnotationError, match=r"mark 1 .*frame 30 is outside 0..29"):
+        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 30, [0, 0, 10, 10])])
+    with media_project.read() as s:
+        assert s.scalar(select(func.count()).select_from(Annotation)) == 90

@@ -22,6 +22,7 @@ chosen scorer (a new row with ``author`` and ``reason`` and no ``overrides_id``)
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
 from fieldstudio.scoring.scorers import REGISTRY
+from fieldstudio.store.data_version import data_version
 from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth
@@ -233,6 +235,12 @@ def available_scorers(project: Project) -> list[str]:
     return [name for name, _ in sorted(rows, key=lambda r: (-r[1], r[0]))]
 
 
+_last: tuple[list[tuple], ComparisonView] | None = None
+"""The last view ``load_view`` computed from a project file, with what it was computed from (one, the project
+a window shows); given again while the file has not changed (``store.data_version``)."""
+_last_lock = threading.Lock()
+
+
 def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str] | None = None, *,
               n_resamples: int = 2000, seed: int | None = 0,
               progress: Callable[[int, int], None] = lambda done, total: None,
@@ -243,7 +251,30 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
     ``summaries.source_summary`` and ``summaries.group_summary(by="category")``, from one set of draws
     (``summaries.summarise``).
     ``cancelled`` is checked between steps; a cancelled load still returns what it has read.
+
+    A project file nothing was committed to since the last load with the same arguments gives that same
+    view object back at once (SQLite's ``data_version``, ``store.data_version``: any commit, from this process
+    or another, or a replaced file, computes it again); a PostgreSQL project is always read again. Callers
+    treat the view as read-only.
     """
+    global _last
+    version = data_version(project)
+    key = (str(project.path), version, scorer, tuple(run_ids) if run_ids is not None else None, n_resamples, seed)
+    with _last_lock:
+        if version is not None and _last is not None and key in _last[0]:
+            progress(3, 3)
+            return _last[1]
+    view = _read_view(project, scorer, run_ids, n_resamples=n_resamples, seed=seed, progress=progress,
+                      cancelled=cancelled)
+    if version is not None and not cancelled():
+        with _last_lock:   # found again by the scorer asked for (None: the most scored) and by the one chosen
+            _last = ([key, (*key[:2], view.scorer, *key[3:])], view)
+    return view
+
+
+def _read_view(project: Project, scorer: str | None, run_ids: Sequence[str] | None, *, n_resamples: int,
+               seed: int | None, progress: Callable[[int, int], None],
+               cancelled: Callable[[], bool]) -> ComparisonView:
     scorers = available_scorers(project)
     scorer = scorer or answer_table.most_scored_scorer(project, run_ids)
     progress(0, 3)

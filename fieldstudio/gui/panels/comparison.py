@@ -6,8 +6,9 @@ All reads and writes are services of ``fieldstudio.compare.views`` (built on ``c
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
 moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The loaded view is shown in
 steps, one event-loop turn each (the grid, then the Summary, then the Judge audit), so that the window never
-stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). The panel never
-computes a statistic itself.
+stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
+project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel
+never computes a statistic itself.
 """
 
 from __future__ import annotations
@@ -267,7 +268,7 @@ class ComparisonPanel(QWidget):
         gen = self._generation
         if self._worker is not None:
             self._worker.cancel()
-        worker = workers.Worker(_load_with_text, self.project, scorer)
+        worker = workers.Worker(_load_with_text, self.project, scorer, self.view, self.model.text)
         worker.signals.result.connect(lambda loaded: self._on_loaded(gen, *loaded))
         worker.signals.error.connect(lambda msg: self._on_error(gen, msg))
         self._worker = worker
@@ -552,8 +553,9 @@ class ComparisonPanel(QWidget):
         box.open()
 
 
-def _load_with_text(project: Project, scorer: str | None, *, progress: Progress,
-                    cancelled: Cancelled) -> tuple[cv.ComparisonView, GridText]:
-    """(the view of ``compare.views.load_view``, its grid's texts): both made in the worker, off the GUI thread."""
+def _load_with_text(project: Project, scorer: str | None, shown: cv.ComparisonView | None, shown_text: GridText,
+                    *, progress: Progress, cancelled: Cancelled) -> tuple[cv.ComparisonView, GridText]:
+    """(the view of ``compare.views.load_view``, its grid's texts): both made in the worker, off the GUI thread.
+    The view shown (``shown``, with ``shown_text``) when the project has not changed since (the same object)."""
     view = cv.load_view(project, scorer, progress=progress, cancelled=cancelled)
-    return view, grid_text(view.grid)
+    return view, shown_text if view is shown else grid_text(view.grid)

@@ -117,6 +117,11 @@ class ComparisonTableModel(QAbstractTableModel):
     def grid(self) -> GridData | None:
         return self._grid
 
+    @property
+    def text(self) -> GridText:
+        """The texts shown (``grid_text`` of ``grid``)."""
+        return GridText(self._ext, self._cat, self._gt, self._text)
+
     def set_grid(self, grid: GridData | None, text: GridText | None = None) -> None:
         """Show ``grid`` with its texts ``text`` (``grid_text(grid)``, made here when not given). The same tasks and
         sources in the same order update in place (selection, scroll and sort survive); anything else resets

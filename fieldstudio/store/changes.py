@@ -107,8 +107,8 @@ def insert_tracked(session: Session, model: type[Annotation] | type[Task], rows:
     beforehand (``models.new_id``), so nothing has to be flushed to learn an id. Each row gets ``updated_by``
     (``session_user``), ``updated_at`` (now, UTC) and ``version`` 1, and one ``ChangeLog`` "insert" row; one
     executemany per table (``bulk_insert.insert_rows``), in the session's transaction (a few SQL statements
-    for thousands of rows, where the ORM's flush issues one INSERT per row). Raises ValueError for another model (a rating's log row names its
-    rating set, which the ORM path looks up) or a row without an id.
+    for thousands of rows, where the ORM's flush issues one INSERT per row). Raises ValueError for another
+    model (a rating's log row names its rating set, which the ORM path looks up) or a row without an id.
     """
     table = TRACKED.get(model)
     if table is None or model is Rating:

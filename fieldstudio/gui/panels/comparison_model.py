@@ -2,9 +2,9 @@
 
 ``ComparisonTableModel.data()`` only indexes precomputed arrays and caches colours by score step, so 900 tasks
 x 20 sources scroll smoothly; the texts of the cells (``grid_text``) are made with the view, off the GUI thread
-(issue 37: opening the tab never stalls the window over 100 ms). ``ComparisonFilterProxy`` filters whole tasks (category, scenario, answer type,
-"models disagree", "wrong only", text) from per-row arrays and sorts by ``SORT_ROLE`` (numbers for scores,
-text for the task columns).
+(issue 37: opening the tab never stalls the window over 100 ms). ``ComparisonFilterProxy`` filters whole
+tasks (category, scenario, answer type, "models disagree", "wrong only", text) from per-row arrays and sorts
+by ``SORT_ROLE`` (numbers for scores, text for the task columns).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 An import makes thousands of rows whose ids it can make itself (``models.new_id``): with the ids made before
 the insert nothing has to be flushed to learn one, and the rows go to the database as a few ``executemany``
-calls inside the caller's write transaction, on SQLite and PostgreSQL alike (SQLAlchemy Core compiles the
-statement for the session's database). The owning package decides what to insert; tracked tables (tasks,
+calls inside the caller's write transaction on SQLite (SQLAlchemy Core compiles the statement), and as one
+``COPY ... FROM STDIN`` per table on PostgreSQL (``portable.copy_rows``), where psycopg's executemany sends one
+INSERT per row. The owning package decides what to insert; tracked tables (tasks,
 annotations) go through ``changes.insert_tracked``, which stamps and logs them.
 """
 
@@ -14,6 +15,8 @@ from typing import Any
 
 from sqlalchemy import JSON, bindparam
 from sqlalchemy.orm import Session
+
+from fieldstudio.store.portable import copy_rows
 
 
 def insert_rows(session: Session, model: type, rows: Sequence[dict[str, Any]]) -> None:
@@ -28,6 +31,9 @@ def insert_rows(session: Session, model: type, rows: Sequence[dict[str, Any]]) -
     if not rows:
         return
     table = model.__table__
+    if session.get_bind().dialect.name == "postgresql":
+        copy_rows(session, table, rows)     # executemany there sends one INSERT per row
+        return
     as_null = {c.name: bindparam(c.name, type_=JSON(none_as_null=True))
                for c in table.columns if isinstance(c.type, JSON) and c.name in rows[0]}
     session.execute(table.insert().values(as_null) if as_null else table.insert(), list(rows))

@@ -4,13 +4,17 @@
 ``plain_rows`` runs a Core ``select`` (compiled by SQLAlchemy for the session's database, so no SQL is written
 by hand) on the session's DB-API connection and returns plain tuples that look the same on both: JSON columns as
 their text (psycopg would decode them; sqlite3 hands the text), so callers decode them once, the same way.
-``raw_rows`` does the same for hand-written SQL (``?`` placeholders, as sqlite3 takes them).
+``raw_rows`` does the same for hand-written SQL (``?`` placeholders, as sqlite3 takes them). ``copy_rows`` writes
+new rows with PostgreSQL's ``COPY ... FROM STDIN`` (an import's bulk insert there: ``bulk_insert.insert_rows``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
+
+from sqlalchemy import JSON, Table
 
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
@@ -61,5 +65,28 @@ def _fetch(session: Session, sql: str, params: Sequence[Any] | dict[str, Any]) -
     try:
         cursor.execute(sql, params)
         return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def copy_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Write ``rows`` (dicts naming the same columns of ``table``) with ``COPY ... FROM STDIN`` on the session's
+    PostgreSQL connection, inside its transaction: one stream where an ``executemany`` sends one INSERT per row
+    (a 100,000-task import took 20x ``COPY`` that way). JSON values are written as their text, None as SQL NULL
+    (as ``bulk_insert.insert_rows`` stores a None JSON value); a column no row names gets its Python-side
+    default (a scalar or a function) when it has one and no server default. Raises psycopg's errors."""
+    preparer = session.get_bind().dialect.identifier_preparer
+    names = list(rows[0])
+    missing = [c for c in table.columns if c.name not in names and c.default is not None
+               and c.server_default is None and (c.default.is_scalar or c.default.is_callable)]
+    json_names = {c.name for c in table.columns if isinstance(c.type, JSON)}
+    columns = ", ".join(preparer.quote(n) for n in [*names, *(c.name for c in missing)])
+    cursor = session.connection().connection.cursor()
+    try:
+        with cursor.copy(f"COPY {preparer.format_table(table)} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                values = [row[n] if n not in json_names or row[n] is None else json.dumps(row[n]) for n in names]
+                values += [c.default.arg if c.default.is_scalar else c.default.arg(None) for c in missing]
+                copy.write_row(values)
     finally:
         cursor.close()

@@ -12,6 +12,7 @@ from typing import Any
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import box_tracks
+from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
@@ -93,13 +94,13 @@ def MakeKeyframe(project: Project, media_id: str, track_id: int, frame_index: in
 
 
 class CreateMany(Edit):
-    """Create several annotations in one transaction (``annotation_records.add_many``) as one undo step.
+    """Create several annotations in one transaction (``mark_batches.add_many``) as one undo step.
 
     Undo soft-deletes them all in one transaction, redo restores the same rows. ``before`` edits (e.g.
     giving the start box of a tracked stretch a track id) are done first and undone last.
     """
 
-    def __init__(self, project: Project, text: str, marks: Sequence[ann.NewMark], before: Sequence[Edit] = ()):
+    def __init__(self, project: Project, text: str, marks: Sequence[mark_batches.NewMark], before: Sequence[Edit] = ()):
         self.project, self.text, self.marks, self.before = project, text, list(marks), list(before)
         self.annotation_ids: list[str] | None = None
 
@@ -110,7 +111,7 @@ class CreateMany(Edit):
                 edit.do()
                 done.append(edit)
             if self.annotation_ids is None:
-                self.annotation_ids = ann.add_many(self.project, self.marks)
+                self.annotation_ids = mark_batches.add_many(self.project, self.marks)
             else:
                 ann.restore_many(self.project, self.annotation_ids)
         except Exception:

@@ -46,6 +46,7 @@ import numpy as np
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import box_tracks
+from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import FieldstudioError
@@ -411,7 +412,7 @@ def stretch_edit(project: Project, result: TrackResult) -> edits.CreateMany | No
     if track_id is None:
         track_id = box_tracks.next_track_id(project, s.media_id)
         before.append(edits.UpdateAnnotation(project, s.annotation_id, "Give a track", track_id=track_id))
-    marks = [ann.NewMark(s.media_id, "box", frame_index=f, geometry=list(box), label_id=s.label_id,
+    marks = [mark_batches.NewMark(s.media_id, "box", frame_index=f, geometry=list(box), label_id=s.label_id,
                          track_id=track_id, is_keyframe=True, attributes=s.attributes)
              for f, box in sorted(result.keyframes.items())]
     text = f"Track {'forward' if result.direction > 0 else 'backward'} ({result.frames_followed} frames)"

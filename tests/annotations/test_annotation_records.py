@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import box_tracks
+from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import NotFound
 from tests.support.undo_stack import UndoStack
@@ -236,7 +237,7 @@ def test_add_many_reads_ahead_checks_tracks_and_stamps_every_box(media_project):
 
     with media_project.write() as s:
         s.add(Label(id="l" * 32, name="worker"))
-    marks = [ann.NewMark(VIDEO_ID, "box", frame, [10 + 100 * t, 10, 60 + 100 * t, 60], label_id="l" * 32,
+    marks = [mark_batches.NewMark(VIDEO_ID, "box", frame, [10 + 100 * t, 10, 60 + 100 * t, 60], label_id="l" * 32,
                          track_id=t + 1) for frame in range(30) for t in range(3)]
     selects: list[str] = []
     engine = media_project.engine
@@ -247,7 +248,7 @@ def test_add_many_reads_ahead_checks_tracks_and_stamps_every_box(media_project):
 
     event.listen(engine, "before_cursor_execute", count)
     try:
-        ids = ann.add_many(media_project, marks)
+        ids = mark_batches.add_many(media_project, marks)
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert len(ids) == 90 and len(set(ids)) == 90
@@ -258,11 +259,11 @@ def test_add_many_reads_ahead_checks_tracks_and_stamps_every_box(media_project):
     assert [rows[i].pts for i in ids[::3]] == [hand_pts(f) for f in range(30)]
     assert [(c.row_id, c.action) for c in log[-90:]] == [(i, "insert") for i in ids]
     with pytest.raises(AnnotationError, match=r"mark 2 .*track 7 already has a box on frame 4"):
-        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 4, [0, 0, 10, 10], track_id=7),
-                                     ann.NewMark(VIDEO_ID, "box", 4, [0, 0, 20, 20], track_id=7)])
+        mark_batches.add_many(media_project, [mark_batches.NewMark(VIDEO_ID, "box", 4, [0, 0, 10, 10], track_id=7),
+                                     mark_batches.NewMark(VIDEO_ID, "box", 4, [0, 0, 20, 20], track_id=7)])
     with pytest.raises(AnnotationError, match=r"mark 1 .*track 2 already has a box on frame 11"):
-        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 11, [0, 0, 10, 10], track_id=2)])
+        mark_batches.add_many(media_project, [mark_batches.NewMark(VIDEO_ID, "box", 11, [0, 0, 10, 10], track_id=2)])
     with pytest.raises(AnnotationError, match=r"mark 1 .*frame 30 is outside 0..29"):
-        ann.add_many(media_project, [ann.NewMark(VIDEO_ID, "box", 30, [0, 0, 10, 10])])
+        mark_batches.add_many(media_project, [mark_batches.NewMark(VIDEO_ID, "box", 30, [0, 0, 10, 10])])
     with media_project.read() as s:
         assert s.scalar(select(func.count()).select_from(Annotation)) == 90

@@ -27,6 +27,7 @@ from sqlalchemy import func, select
 
 from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels as label_store
+from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
@@ -100,7 +101,7 @@ class AnnotationImportReport:
 class ImportAnnotations(Edit):
     """Create the labels an import needs, then its boxes in one transaction; undo removes both."""
 
-    def __init__(self, project: Project, text: str, marks: list[tuple[ann.NewMark, str | None]],
+    def __init__(self, project: Project, text: str, marks: list[tuple[mark_batches.NewMark, str | None]],
                  new_labels: list[str]):
         self.project, self.text = project, text
         self.marks, self.new_labels = marks, new_labels
@@ -146,7 +147,7 @@ class ImportPlan:
     """What ``plan_import`` found: the boxes to store (with the label name each needs) and the report."""
 
     project: Project
-    marks: list[tuple[ann.NewMark, str | None]]
+    marks: list[tuple[mark_batches.NewMark, str | None]]
     new_labels: list[str]
     report: AnnotationImportReport
 
@@ -293,7 +294,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         sources[target.id].add(group.source)
         progress(n, len(parsed.groups))
 
-    marks: list[tuple[ann.NewMark, str | None]] = []
+    marks: list[tuple[mark_batches.NewMark, str | None]] = []
     counts: dict[str, dict[str, int]] = {}
 
     def label_of(name: str | None) -> tuple[str | None, str | None]:
@@ -308,7 +309,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
 
     def add(m: Media, b: ParsedBox, track_id: int | None) -> None:
         label_id, create = label_of(b.label)
-        marks.append((ann.NewMark(m.id, "box", frame_index=b.frame_index, geometry=list(b.box), label_id=label_id,
+        marks.append((mark_batches.NewMark(m.id, "box", frame_index=b.frame_index, geometry=list(b.box), label_id=label_id,
                                   track_id=track_id, is_keyframe=True, attributes=b.attributes), create))
         c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
         c["boxes"] += 1

@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.fake_batch_api import fake_batch_api  # noqa: F401
 from tests.support.fake_openai import fake_openai  # noqa: F401
+from tests.support.hostile_openai import hostile_openai  # noqa: F401
 from tests.support.video_fixtures import make_all
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -47,6 +47,13 @@ PRESET_KEY_ENV: dict[str, str] = {
 
 IMAGE_DETAILS = ("auto", "low", "high")
 
+#: Overall deadline of one model call (seconds): ten minutes leaves a slow local model on a CPU time to answer.
+DEFAULT_DEADLINE_S = 600.0
+#: Size cap of one reply (bytes): 4 MB is some hundred thousand tokens, far beyond any answer or verdict.
+DEFAULT_MAX_REPLY_BYTES = 4_000_000
+#: The smallest cap a profile accepts (bytes): below it even a short JSON envelope would be cut.
+MIN_MAX_REPLY_BYTES = 1024
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _VERSION_SEGMENT = re.compile(r"^v\d+[a-z0-9]*$", re.IGNORECASE)   # v1, v2, v1beta
 _PASTED_ENDPOINTS = ("/chat/completions", "/completions", "/models")
@@ -113,7 +120,12 @@ class ModelProfile:
         max_images_per_request: most images sent in one request (None: no limit known).
         image_detail: ``detail`` of each image part: auto, low or high.
         longest_image_side: images are resized so their longest side is at most this many pixels.
-        timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s).
+        timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s): the longest silence
+            between two pieces of the reply.
+        deadline_s: the overall deadline of one call, seconds: connecting, the first byte, the whole reply and
+            the retries all end by then (a call gives up at most one read timeout after it).
+        max_reply_bytes: the size cap of one reply, bytes (the JSON body, or a streamed reply's text): a reply
+            over it is cut there and flagged, never stored whole.
         retries: extra attempts after a 429, 408/409, 5xx or a refused connection (timeouts are not
             retried: the server may still be working on the request).
         concurrency: requests in flight at once for a run.
@@ -139,6 +151,8 @@ class ModelProfile:
     image_detail: str = "auto"
     longest_image_side: int = 1024
     timeout_s: float = 120.0
+    deadline_s: float = DEFAULT_DEADLINE_S
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     retries: int = 2
     concurrency: int = 1
     temperature: float | None = 0.0
@@ -175,6 +189,10 @@ class ModelProfile:
             raise ProfileError(f"{self.name}: the batch discount is a fraction from 0 to 1 (0.5 = half price).")
         if self.timeout_s <= 0:
             raise ProfileError(f"{self.name}: the timeout must be more than 0 seconds.")
+        if not self.deadline_s > 0:
+            raise ProfileError(f"{self.name}: the overall deadline must be more than 0 seconds.")
+        if self.max_reply_bytes < MIN_MAX_REPLY_BYTES:
+            raise ProfileError(f"{self.name}: the reply size cap must be at least {MIN_MAX_REPLY_BYTES} bytes.")
         if self.retries < 0:
             raise ProfileError(f"{self.name}: retries cannot be negative.")
         if self.concurrency < 1:

@@ -198,6 +198,8 @@ class JudgeCaller:
             self.cost_complete = False
         else:
             self.cost_usd += cost
+        if getattr(result, "cut", None):   # a verdict cut at the size cap is a failed judge call, never cached
+            raise self._client.ModelCallError("reply_cut", f"judge profile {self.profile.name!r}: {result.cut}")
         entry = {"text": result.text, "prompt_tokens": result.prompt_tokens,
                  "completion_tokens": result.completion_tokens, "reasoning_tokens": result.reasoning_tokens,
                  "model": result.model, "cost_usd": cost}

@@ -36,6 +36,18 @@ def test_add_with_a_preset_then_list(config_dir):
     assert "http://localhost:11434/v1" in listing.output and "never" in listing.output
 
 
+def test_add_takes_a_deadline_and_a_reply_size_cap(config_dir):
+    assert run("add", "slow", "--preset", "ollama", "--model", "m").exit_code == 0
+    assert (stored(config_dir)["slow"]["deadline_s"], stored(config_dir)["slow"]["max_reply_bytes"]) == \
+        (600.0, 4_000_000)                                        # the defaults
+    result = run("add", "slow", "--preset", "ollama", "--model", "m", "--deadline", "90",
+                 "--max-reply-bytes", "200000", "--replace")
+    assert result.exit_code == 0, result.output
+    assert (stored(config_dir)["slow"]["deadline_s"], stored(config_dir)["slow"]["max_reply_bytes"]) == (90.0, 200_000)
+    refused = run("add", "tiny", "--preset", "ollama", "--model", "m", "--max-reply-bytes", "10")
+    assert refused.exit_code == 1 and "reply size cap must be at least 1024 bytes" in refused.output
+
+
 def test_hosted_preset_uses_its_usual_key_variable(config_dir):
     assert run("add", "gpt", "--preset", "openai", "--model", "gpt-4o-mini").exit_code == 0
     assert stored(config_dir)["gpt"]["api_key_env"] == "OPENAI_API_KEY"

@@ -22,7 +22,8 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.run_tables import PROFILE_COLUMNS, RowsModel
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import ProbeReport, test_profile
-from fieldstudio.inference.profiles import IMAGE_DETAILS, PRESET_KEY_ENV, PRESETS, ModelProfile, mask_url
+from fieldstudio.inference.profiles import (IMAGE_DETAILS, MIN_MAX_REPLY_BYTES, PRESET_KEY_ENV, PRESETS, ModelProfile,
+                                            mask_url)
 
 KEY_NONE, KEY_ENV, KEY_KEYRING = "none", "env", "keyring"
 _KEY_LABELS = ((KEY_NONE, "No key (local server)"), (KEY_ENV, "Environment variable"), (KEY_KEYRING, "OS keyring"))
@@ -194,6 +195,16 @@ class ModelProfilesEditor(QWidget):
         self.timeout.setRange(0.1, 3600)
         self.timeout.setDecimals(1)
         self.timeout.setSuffix(" s")
+        self.timeout.setToolTip("Read timeout: the longest silence allowed within a reply.")
+        self.deadline = QDoubleSpinBox()
+        self.deadline.setRange(1, 86400)
+        self.deadline.setDecimals(0)
+        self.deadline.setSuffix(" s")
+        self.deadline.setToolTip("Overall deadline of one call: connecting, the whole reply and the retries.")
+        self.max_reply = QSpinBox()
+        self.max_reply.setRange(MIN_MAX_REPLY_BYTES // 1000 + 1, 2_000_000)
+        self.max_reply.setSuffix(" kB")
+        self.max_reply.setToolTip("Size cap of one reply: a longer reply is cut there and flagged, never stored whole.")
         self.retries = QSpinBox()
         self.retries.setRange(0, 20)
         self.concurrency = QSpinBox()
@@ -211,6 +222,7 @@ class ModelProfilesEditor(QWidget):
                               ("Batch API", self.batch_api), ("Batch discount", self.batch_discount),
                               ("Max images / request", self.max_images), ("Image detail", self.detail),
                               ("Longest image side", self.longest_side), ("Timeout", self.timeout),
+                              ("Deadline", self.deadline), ("Max reply size", self.max_reply),
                               ("Retries", self.retries), ("Concurrency", self.concurrency),
                               ("Temperature", self.temperature), ("Seed", self.seed)):
             widget.setObjectName(label.split(" (")[0].lower().replace(" ", "_").replace("/", "per"))
@@ -270,6 +282,8 @@ class ModelProfilesEditor(QWidget):
         self.detail.setCurrentText(d.image_detail)
         self.longest_side.setValue(d.longest_image_side)
         self.timeout.setValue(d.timeout_s)
+        self.deadline.setValue(d.deadline_s)
+        self.max_reply.setValue(max(d.max_reply_bytes // 1000, self.max_reply.minimum()))
         self.retries.setValue(d.retries)
         self.concurrency.setValue(d.concurrency)
         self._key_source_changed()
@@ -293,6 +307,7 @@ class ModelProfilesEditor(QWidget):
             batch_discount=_optional_float(self.batch_discount, "Batch discount"),
             max_images_per_request=self.max_images.value() or None, image_detail=self.detail.currentText(),
             longest_image_side=self.longest_side.value(), timeout_s=self.timeout.value(),
+            deadline_s=self.deadline.value(), max_reply_bytes=self.max_reply.value() * 1000,
             retries=self.retries.value(), concurrency=self.concurrency.value(),
             temperature=_optional_float(self.temperature, "Temperature"), seed=_optional_int(self.seed, "Seed"))
         if source == KEY_ENV and not profile.api_key_env:

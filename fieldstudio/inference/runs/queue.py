@@ -125,7 +125,10 @@ def prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def reply_flag(result: ChatResult) -> tuple[str, str] | None:
-    """(``content_filter`` or ``refusal``, message) when the reply was filtered or refused, else None."""
+    """(``content_filter``, ``refusal`` or ``reply_cut``, message) when the reply was filtered, refused or cut at
+    the profile's size cap (its text, up to the cap, is kept beside the flag), else None."""
+    if result.cut:
+        return "reply_cut", result.cut
     if result.finish_reason == "content_filter":
         return "content_filter", "the endpoint's content filter stopped the reply"
     message = cache._first_message(result.raw) or {}

@@ -177,6 +177,20 @@ def config_dir(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
+def no_keyring():
+    """No usable keyring for the test (keyring's own failing backend): every read and write raises."""
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.fixture
 def memory_keyring():
     """A keyring in memory (tests/support/memory_keyring.py) in place of the OS keyring for the test."""
     import keyring

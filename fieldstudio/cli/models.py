@@ -16,7 +16,7 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import test_profile
 from fieldstudio.inference.profiles import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, PRESET_KEY_ENV, PRESETS,
-                                            ModelProfile, mask_url)
+                                            ModelProfile)
 
 models_app = typer.Typer(
     help="Model profiles: an OpenAI-compatible endpoint, a model id, its key's source, prices and limits.",
@@ -104,8 +104,12 @@ def add(
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
     console = out
-    console.print(f"Added model profile {profile.name!r}: {profile.model} at {mask_url(profile.base_url)}")
+    console.print(f"Added model profile {profile.name!r}: {profile.model} at {profile.shown_url}")
     console.print(f"Key: {profile.key_hint()}. Saved in {path}.")
+    if profile.url_secret_mask:
+        console.print(f"The password or key in the base URL was moved to the OS keyring (service "
+                      f"{store.KEYRING_SERVICE!r}, user {profile.name + store.URL_SECRET_SUFFIX!r}); the file holds "
+                      "the URL without it.")
     console.print(f"Check it with: fieldstudio models test {profile.name}")
 
 
@@ -131,7 +135,7 @@ def list_profiles() -> None:
         tested = "never" if not caps.tested_at else ("ok " if caps.text_ok else "FAILED ") + caps.tested_at[:10]
         batch = "no" if not profile.batch_api else (
             "yes, discount ?" if profile.batch_discount is None else f"yes, -{profile.batch_discount:.0%}")
-        table.add_row(profile.name, profile.model, mask_url(profile.base_url), profile.key_hint(), prices,
+        table.add_row(profile.name, profile.model, profile.shown_url, profile.key_hint(), prices,
                       batch, images, tested)
     console.print(table)
 
@@ -147,7 +151,7 @@ def test(name: Annotated[str, typer.Argument(help="Name of the profile to test."
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
     console = out
-    console.print(f"Testing {profile.name!r}: {profile.model} at {mask_url(profile.base_url)} ...")
+    console.print(f"Testing {profile.name!r}: {profile.model} at {profile.shown_url} ...")
     report = test_profile(profile)
     marks = {True: "[green]ok[/green]  ", False: "[red]FAIL[/red]", None: "[yellow]--[/yellow]  "}
     for step in report.steps:

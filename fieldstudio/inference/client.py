@@ -12,7 +12,8 @@ the retries) and a size cap (``profile.max_reply_bytes``): the reply is read pie
 timeout late), and a reply past the cap is cut there and comes back with ``ChatResult.cut`` saying so.
 
 Token counts the server does not report stay None, never 0, and `cost` then returns None.
-Keys are never logged; base URLs are logged through `mask_url`.
+Keys are never logged; base URLs are shown as `ModelProfile.shown_url`, and every record of the HTTP layer and
+every server text kept in an error goes through `fieldstudio.core.masking.mask_in_text`.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.inference.profiles import ModelProfile, mask_url, mask_urls_in_text, resolve_api_key
+from fieldstudio.core.masking import mask_in_text
+from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
 from fieldstudio.inference.reply_limits import (Deadline, DeadlinePassed, SseTooLong, iter_sse_events,
                                                 partial_content, read_capped, utf8_prefix)
 
@@ -56,7 +58,6 @@ _DETAIL_CHARS = 300
 _IMAGE_WORDS = re.compile(
     r"image|vision|multimodal|multi-modal|mmproj|content part|unsupported content|not a multimodal", re.I)
 _TOO_MANY_IMAGES = re.compile(r"at most (\d+) image", re.I)
-_KEYLIKE = re.compile(r"\b(sk|rk|pk|or)-[A-Za-z0-9_\-]{6,}")
 
 
 class ModelCallError(FieldstudioError):
@@ -78,7 +79,8 @@ class ModelCallError(FieldstudioError):
     def __init__(self, kind: str, message: str, *, status: int | None = None,
                  retry_after_s: float | None = None, detail: str = "", max_images: int | None = None,
                  attempts: int = 1):
-        super().__init__(message)
+        super().__init__(mask_in_text(message))   # a server's words may echo a key: never kept in clear
+        detail = mask_in_text(detail)
         self.kind = kind
         self.status = status
         self.retry_after_s = retry_after_s
@@ -129,25 +131,23 @@ class ChatResult:
 # -- logging redaction -------------------------------------------------------------------------
 
 
-class _MaskUrlsFilter(logging.Filter):
-    """Masks credentials in URLs of records from the HTTP layer (httpx logs each request URL in full)."""
+class _MaskSecretsFilter(logging.Filter):
+    """Masks secrets (`fieldstudio.core.masking`) in records of the HTTP layer and the SDK, whatever handler
+    writes them: httpx logs each request's URL in full, query string included."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.args:
-            args = record.args if isinstance(record.args, tuple) else (record.args,)
-            record.args = tuple(mask_urls_in_text(str(a)) if _looks_like_url(a) else a for a in args)
+        message = record.getMessage()
+        masked = mask_in_text(message)
+        if masked != message:
+            record.msg, record.args = masked, None
         return True
 
 
-def _looks_like_url(value: Any) -> bool:
-    return "://" in str(value) and "@" in str(value)
-
-
 def _install_log_redaction() -> None:
-    for name in ("httpx2", "httpx", "openai"):
+    for name in ("httpx2", "httpx", "httpcore2", "httpcore", "openai"):
         logger = logging.getLogger(name)
-        if not any(isinstance(f, _MaskUrlsFilter) for f in logger.filters):
-            logger.addFilter(_MaskUrlsFilter())
+        if not any(isinstance(f, _MaskSecretsFilter) for f in logger.filters):
+            logger.addFilter(_MaskSecretsFilter())
 
 
 _install_log_redaction()
@@ -173,13 +173,20 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
             api_key = resolve_api_key(profile)
         except FieldstudioError as exc:
             raise ModelCallError("no_key", str(exc)) from None
-    if api_key and "@" in urlsplit(profile.base_url).netloc:
+    try:
+        base_url = resolve_base_url(profile)
+    except FieldstudioError as exc:
+        raise ModelCallError("no_key", str(exc)) from None
+    if api_key and "@" in urlsplit(base_url).netloc:
         log.warning("%s: the base URL holds credentials; they are sent as Basic auth instead of the API key",
                     profile.name)
     timeout = openai.Timeout(timeout=profile.timeout_s, connect=CONNECT_TIMEOUT_S, read=profile.timeout_s,
                              write=WRITE_TIMEOUT_S)
-    return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=profile.base_url, timeout=timeout,
-                         max_retries=max_retries)
+    parts = urlsplit(base_url)      # the SDK appends paths to the base URL: its query goes on every request
+    query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
+    base_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=base_url, timeout=timeout,
+                         default_query=query, max_retries=max_retries)
 
 
 def _key_of(client: openai.OpenAI) -> str | None:
@@ -427,7 +434,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
                 status=status, detail=detail)
         if status == 404:
             if not profile.base_url.rstrip("/").endswith("/v1"):
-                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
                            "The base URL probably lacks /v1 (most servers answer under /v1).")
             elif re.search(r"model", detail, re.I):
                 return ModelCallError(
@@ -435,7 +442,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
                     f"Check the model id (`ollama list`, or the server's /v1/models).{said}",
                     status=status, detail=detail)
             else:
-                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
                            "Check the base URL: the base URL probably lacks /v1 or has a wrong path.")
             return ModelCallError("not_found", message + said, status=status, detail=detail)
         if status == 429:
@@ -502,8 +509,7 @@ def _clean(text: str, key: str | None) -> str:
     text = " ".join(str(text).split())
     if key:
         text = text.replace(key, "***")
-    text = _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
-    text = mask_urls_in_text(text)
+    text = mask_in_text(text)
     return text[:_DETAIL_CHARS] + ("…" if len(text) > _DETAIL_CHARS else "")
 
 
@@ -516,7 +522,7 @@ def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, slee
     attempt = 0
     while True:
         attempt += 1
-        log.info("%s: request to %s, model %s, attempt %d of %d", profile.name, mask_url(profile.base_url),
+        log.info("%s: request to %s, model %s, attempt %d of %d", profile.name, profile.shown_url,
                  profile.model, attempt, 1 + profile.retries)
         try:
             result = once()
@@ -549,7 +555,7 @@ def _with_attempts(result: ChatResult, attempts: int) -> ChatResult:
 
 
 def _where(profile: ModelProfile) -> str:
-    return f"{profile.name} ({mask_url(profile.base_url)}, model {profile.model})"
+    return f"{profile.name} ({profile.shown_url}, model {profile.model})"
 
 
 def _deadline_error(profile: ModelProfile) -> ModelCallError:

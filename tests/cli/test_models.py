@@ -66,7 +66,7 @@ def test_duplicate_names_are_refused_unless_replaced(config_dir):
     assert stored(config_dir)["a"]["model"] == "m2"
 
 
-def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch):
+def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch, memory_keyring):
     monkeypatch.setenv("FS_TEST_KEY", PLANTED_KEY)
     result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1",
                  "--model", "m", "--api-key-env", "FS_TEST_KEY")
@@ -76,7 +76,16 @@ def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch):
         assert PLANTED_KEY not in output and "url-Secret-77" not in output
     assert "https://***@api.example.com/v1" in listing.output
     assert "FS_TEST_KEY (set)" in listing.output
+    assert "moved to the OS keyring" in result.output
     assert PLANTED_KEY not in (config_dir / "model_profiles.json").read_text()
+    assert "url-Secret-77" not in (config_dir / "model_profiles.json").read_text()
+
+
+def test_a_url_password_without_a_keyring_is_refused(config_dir, no_keyring):
+    result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1", "--model", "m")
+    assert result.exit_code == 1
+    assert "holds a password or key" in result.output and "url-Secret-77" not in result.output
+    assert not (config_dir / "model_profiles.json").exists()
 
 
 def test_a_key_given_as_the_variable_name_is_refused(config_dir):

@@ -34,10 +34,11 @@ from typing import Any
 from sqlalchemy import JSON, bindparam, func, select, update
 
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.masking import mask_in_text, mask_known_secrets
 from fieldstudio.inference import cache
 from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
-from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile, mask_url
+from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
     create_run,
@@ -310,8 +311,8 @@ class AnswerExecutor:
             "prompt": r.prompt_text} for r in answer_log.requests]
         trace += [{"type": "step", **step} for step in outcome.trace or []]
         values = {
-            "raw_text": outcome.raw_text, "parsed": outcome.parsed,
-            "error": f"{outcome.error_kind}: {outcome.error}" if outcome.error_kind else None,
+            "raw_text": mask_known_secrets(outcome.raw_text), "parsed": outcome.parsed,
+            "error": mask_in_text(f"{outcome.error_kind}: {outcome.error}") if outcome.error_kind else None,
             "prompt_tokens": total("prompt_tokens"), "completion_tokens": total("completion_tokens"),
             "reasoning_tokens": total("reasoning_tokens"), "cached_tokens": total("cached_tokens"),
             "latency_s": sum(r.latency_s for r in results) if results else None,
@@ -354,7 +355,7 @@ def profile_for_run(project: Project, run: Run, given: ModelProfile | None) -> M
     if row is None:
         raise ProfileError(f"run {run.id[:8]} has no model profile; pass one to resume it")
     profile = get_profile(row.name)
-    if profile.model != row.model or mask_url(profile.base_url) != row.base_url:
+    if profile.model != row.model or profile.shown_url != row.base_url:
         raise ProfileError(f"the profile {row.name!r} changed since run {run.id[:8]} started (model or base URL); "
                            "start a new run instead of resuming this one")
     return profile

@@ -93,25 +93,39 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
         max_image_pixels: int = typer.Option(
             250_000_000, "--max-image-pixels", min=1,
             help="refuse images whose header claims more pixels (width x height) than this")) -> None:
-    """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
+    """Add media files or folders to PROJECT; prints counts and every file that could not be read.
+
+    Run again after an interrupted add, it finishes the frame indexes and thumbnails of the media added before.
+    Exit 0 when anything was imported or finished, or every file was in the project already; else 1."""
     from fieldstudio.media import inventory, library, thumbnails, video_index
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
             report = library.add_paths(p, paths, progress=update, max_image_pixels=max_image_pixels)
         print_add_report(report)
-        if report.media_ids and not no_index:
-            with progress_bar("Indexing frames") as update:
-                failures = video_index.index_videos(p, report.media_ids, progress=update)
-            for media_id, reason in failures:
-                out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
-            videos = [(name, why) for name, why in inventory.damaged_media(p, report.media_ids)
-                      if name not in {path.name for path, _ in report.damaged}]
-            for name, why in videos:
-                out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)
-            with progress_bar("Thumbnails") as update:
-                thumbnails.make_thumbnails(p, report.media_ids, progress=update)
-    raise typer.Exit(0 if report.imported_total else 1)
+        earlier: list[str] = []
+        if not no_index and not report.cancelled:
+            todo = inventory.unfinished_media(p)       # this add's media, and those an interrupted one left
+            earlier = [i for i in todo.ids if i not in set(report.media_ids)]
+            if todo.videos_to_index:
+                with progress_bar("Indexing frames") as update:
+                    failures = video_index.index_videos(p, todo.videos_to_index, progress=update)
+                for media_id, reason in failures:
+                    out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
+                videos = [(name, why) for name, why in inventory.damaged_media(p, todo.videos_to_index)
+                          if name not in {path.name for path, _ in report.damaged}]
+                for name, why in videos:
+                    out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)
+            if todo.without_thumbnail:
+                with progress_bar("Thumbnails") as update:
+                    thumbnails.make_thumbnails(p, todo.without_thumbnail, progress=update)
+            if earlier:
+                out.print(f"finished {len(earlier)} media added before (frame index, thumbnails): an earlier add "
+                          "was interrupted", markup=False)
+    all_present = bool(report.duplicates) and not report.unreadable and not report.imported_total
+    if all_present and not earlier:
+        out.print("nothing new: every file is in the project already", markup=False)
+    raise typer.Exit(0 if report.imported_total or earlier or all_present else 1)
 
 
 def project_summary(p: Project) -> dict:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from sqlalchemy import func, select
 
-from fieldstudio.store.models import DocumentPage, Media
+from fieldstudio.store.models import DocumentPage, Media, Thumbnail
 from fieldstudio.store.project import Project
 
 
@@ -109,3 +109,29 @@ def media_roots_in_use(project: Project) -> list[str]:
 
 __all__ = ["media_names", "MediaChoice", "media_choices", "unreadable_count", "VideoSummary", "video_summaries",
            "DocumentSummary", "document_summaries", "media_roots_in_use"]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """What an interrupted ``add`` may have left undone: readable videos whose frame index is still pending (or
+    only from packets), and readable media without a thumbnail; ids in file-name order."""
+
+    videos_to_index: list[str]
+    without_thumbnail: list[str]
+
+    @property
+    def ids(self) -> list[str]:
+        """Every media concerned, once, videos to index first."""
+        return list(dict.fromkeys(self.videos_to_index + self.without_thumbnail))
+
+
+def unfinished_media(project: Project) -> Unfinished:
+    """The media of the project whose adding was not finished (see `Unfinished`); a video whose index failed is
+    not counted (it is listed as failed, and building it again would fail again)."""
+    with project.read() as s:
+        videos = list(s.scalars(select(Media.id).where(
+            Media.kind == "video", Media.status == "ok",
+            Media.index_status.is_(None) | Media.index_status.in_(["pending", "packets"])).order_by(Media.file_name)))
+        bare = list(s.scalars(select(Media.id).where(Media.status == "ok", ~Media.id.in_(select(Thumbnail.media_id)))
+                              .order_by(Media.file_name)))
+    return Unfinished(videos, bare)

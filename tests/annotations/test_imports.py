@@ -357,3 +357,34 @@ def test_a_box_in_the_file_twice_is_added_once_per_copy_missing(source, empty, t
     importing.import_annotations(empty, tmp_path / "boxes.json", "coco")
     report = importing.import_annotations(empty, tmp_path / "twice.json", "coco")
     assert (report.marks, report.already_present) == (1, 7)
+
+
+def test_negative_or_zero_sizes_are_refused_per_row_with_the_reason(source, empty, tmp_path):
+    """One bad row of each format is skipped with its reason; the good rows are imported as they are."""
+    (tmp_path / "yolo").mkdir()
+    (tmp_path / "yolo" / "classes.txt").write_text("person\n")
+    (tmp_path / "yolo" / "site.txt").write_text("0 0.5 0.5 0.2 0.2\n0 0.5 0.5 -0.2 0.2\n")
+    yolo = importing.import_annotations(empty, tmp_path / "yolo", "yolo")
+    assert yolo.marks == 1
+    assert yolo.problems == [("site.txt line 2", "width -0.2 is negative: a box needs a size above 0; skipped")]
+    mot = tmp_path / "mot" / "walk" / "gt"
+    mot.mkdir(parents=True)
+    (mot / "gt.txt").write_text("1,1,10,10,20,30,1\n2,1,10,10,-20,30,1\n3,1,10,10,20,0,1\n")
+    report = importing.import_annotations(empty, tmp_path / "mot", "mot")
+    assert [why for _, why in report.problems] == [
+        "width -20 is negative: a box needs a size above 0; skipped",
+        "height 0 is zero: a box needs a size above 0; skipped"]
+    coco = {"images": [{"id": 1, "file_name": "site.jpg", "width": 400, "height": 300}],
+            "categories": [{"id": 1, "name": "person"}],
+            "annotations": [{"id": 5, "image_id": 1, "category_id": 1, "bbox": [10, 10, 0, 5]}]}
+    (tmp_path / "c.json").write_text(json.dumps(coco))
+    report = importing.import_annotations(empty, tmp_path / "c.json", "coco")
+    assert report.marks == 0 and report.problems == [
+        ("c.json annotation 5", "width 0 is zero: a box needs a size above 0; skipped")]
+    (tmp_path / "cvat.xml").write_text(
+        '<annotations><meta><task><name>walk</name></task></meta><track id="0" label="person">'
+        '<box frame="0" keyframe="1" outside="0" xtl="50" ytl="10" xbr="40" ybr="30"/>'
+        '<box frame="1" keyframe="1" outside="0" xtl="10" ytl="10" xbr="40" ybr="30"/></track></annotations>')
+    report = importing.import_annotations(empty, tmp_path / "cvat.xml", "cvat")
+    assert report.marks == 1 and report.problems == [
+        ("cvat.xml track 0 frame 0", "width (xbr - xtl) -10 is negative: a box needs a size above 0; skipped")]

@@ -40,7 +40,7 @@ def _make(path: Path, boxes: int) -> Path:
 
 
 @pytest.fixture
-def source(tmp_path) -> Path:
+def small_source(tmp_path) -> Path:
     """A project with three media and 20 boxes."""
     return _make(tmp_path / "src.fieldstudio", 20)
 
@@ -82,34 +82,34 @@ def test_a_killed_copy_leaves_nothing_and_running_it_again_completes_it(busy_sou
 
 
 @pytest.mark.parametrize("kind", ["zero bytes", "new project"])
-def test_an_empty_destination_is_accepted(source, tmp_path, kind):
+def test_an_empty_destination_is_accepted(small_source, tmp_path, kind):
     dst = tmp_path / "dst.fieldstudio"
     if kind == "zero bytes":
         dst.write_bytes(b"")                     # what a full disk used to leave
     else:
         cli("new", dst)
-    cli("project", "copy", source, dst)
-    assert _info(dst) == _info(source)
+    cli("project", "copy", small_source, dst)
+    assert _info(dst) == _info(small_source)
 
 
-def test_a_destination_with_records_is_refused_and_kept(source, tmp_path):
+def test_a_destination_with_records_is_refused_and_kept(small_source, tmp_path):
     dst = tmp_path / "dst.fieldstudio"
-    cli("project", "copy", source, dst)
+    cli("project", "copy", small_source, dst)
     before = dst.read_bytes()
-    done = cli("project", "copy", source, dst, check=False)
+    done = cli("project", "copy", small_source, dst, check=False)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].endswith("exists and is not an empty project; copy into a new or "
                                                          "empty one")
     assert dst.read_bytes() == before
 
 
-def test_a_full_disk_during_the_copy_leaves_nothing_and_says_so_in_one_line(source, tmp_path, monkeypatch):
+def test_a_full_disk_during_the_copy_leaves_nothing_and_says_so_in_one_line(small_source, tmp_path, monkeypatch):
     def full(src, dst, progress=None):           # SQLite's own message when the disk fills (SQLITE_FULL)
         raise OperationalError("INSERT", {}, Exception("database or disk is full"))
 
     monkeypatch.setattr(copying, "copy_project_data", full)
     dst = tmp_path / "dst.fieldstudio"
-    with Project.open(source) as src, pytest.raises(ProjectError) as caught:
+    with Project.open(small_source) as src, pytest.raises(ProjectError) as caught:
         copying.copy_project(src, dst)
     assert str(caught.value) == f"{dst}: cannot be written (database or disk is full)"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src.fieldstudio"]

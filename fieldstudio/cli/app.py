@@ -7,6 +7,7 @@ project; every other use is a sub-command (``fieldstudio --help`` lists them).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 from pathlib import Path
@@ -311,7 +312,19 @@ def main(argv: list[str] | None = None) -> None:
         args = ["open"]
     elif (args[0].endswith(PROJECT_SUFFIX) or is_database_url(args[0])) and not args[0].startswith("-"):
         args = ["open", *args]
-    app(args=args, prog_name="fieldstudio")
+    try:
+        app(args=args, prog_name="fieldstudio")
+    except Exception as exc:  # a failure of the disk or the server is one line (exit 2); a bug keeps its traceback
+        from fieldstudio.store.failures import one_line
+
+        message = one_line(exc, where=next((a for a in args[1:] if a.endswith(PROJECT_SUFFIX) or is_database_url(a)),
+                                           None))
+        if message is None:
+            raise
+        if logging.getLogger().handlers:     # the log file, when set up, keeps the traceback (stderr does not)
+            logging.getLogger(__name__).error("%s", message, exc_info=exc)
+        fail(message)
+        sys.exit(2)
 
 
 for _group in COMMAND_GROUPS:

@@ -267,7 +267,8 @@ class AnswerExecutor:
             refuse_rejected_inputs(task)
             ctx = StrategyContext(self.project, self.encoder, self.profile, self.params, self.vision, self.cancelled)
             outcome = self.strategy.execute(ctx, task, self.ask_for(answer_log))
-            if outcome.error_kind is None and answer_log.flag is not None:
+            cut = answer_log.flag is not None and answer_log.flag[0] == "reply_cut"   # the cause, whatever else
+            if answer_log.flag is not None and (outcome.error_kind is None or cut):      # the parse then said
                 outcome.error_kind, outcome.error = answer_log.flag
         except RunCancelled:
             return "pending", None

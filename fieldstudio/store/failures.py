@@ -48,6 +48,11 @@ def one_line(exc: BaseException, where: str | None = None) -> str | None:
     return None
 
 
+def short_reason(exc: BaseException) -> str:
+    """A database error's own reason on one line, without the SQL statement and parameters SQLAlchemy appends."""
+    return _first_sentence(" ".join(str(getattr(exc, "orig", None) or exc).split()))
+
+
 def _chain(exc: BaseException) -> list[BaseException]:
     out: list[BaseException] = []
     while exc is not None and exc not in out and len(out) < 10:

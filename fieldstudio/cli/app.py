@@ -113,7 +113,8 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
                     failures = video_index.index_videos(p, todo.videos_to_index, progress=update)
                 for media_id, reason in failures:
                     out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
-                videos = [(name, why) for name, why in inventory.damaged_media(p, todo.videos_to_index)
+                checked = list(dict.fromkeys(report.media_ids + todo.videos_to_index))
+                videos = [(name, why) for name, why in inventory.damaged_media(p, checked)
                           if name not in {path.name for path, _ in report.damaged}]
                 for name, why in videos:
                     out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)

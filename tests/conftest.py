@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.fake_batch_api import fake_batch_api  # noqa: F401
 from tests.support.fake_openai import fake_openai  # noqa: F401
+from tests.support.hostile_openai import hostile_openai  # noqa: F401
 from tests.support.video_fixtures import make_all
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -173,6 +174,20 @@ def config_dir(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "config"
     monkeypatch.setenv("FIELDSTUDIO_CONFIG_DIR", str(folder))
     return folder
+
+
+@pytest.fixture
+def no_keyring():
+    """No usable keyring for the test (keyring's own failing backend): every read and write raises."""
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
 
 
 @pytest.fixture

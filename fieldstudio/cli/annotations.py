@@ -80,7 +80,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Import boxes and tracks made elsewhere; labels are created as needed; one undoable edit.
 
-        Prints what matched which media and what did not (with the reason).
+        Prints what matched which media and what did not (with the reason). Boxes the project holds already (the
+        same file imported again) are not added twice: exit 0, saying so.
         """
         from fieldstudio.annotations.imports.importing import import_annotations
 
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
             report = import_annotations(p, source, fmt, media=media, progress=update)
         for line in report.lines():
             cli_support.out.print(line, markup=False)
-        raise typer.Exit(0 if report.marks else 1)
+        raise typer.Exit(0 if report.marks or report.already_present else 1)   # again: nothing new, and that is fine
 
     @app.command("track")
     def track_cmd(

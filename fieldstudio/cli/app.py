@@ -7,6 +7,7 @@ project; every other use is a sub-command (``fieldstudio --help`` lists them).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 from pathlib import Path
@@ -93,25 +94,40 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
         max_image_pixels: int = typer.Option(
             250_000_000, "--max-image-pixels", min=1,
             help="refuse images whose header claims more pixels (width x height) than this")) -> None:
-    """Add media files or folders to PROJECT; prints counts and every file that could not be read."""
+    """Add media files or folders to PROJECT; prints counts and every file that could not be read.
+
+    Run again after an interrupted add, it finishes the frame indexes and thumbnails of the media added before.
+    Exit 0 when anything was imported or finished, or every file was in the project already; else 1."""
     from fieldstudio.media import inventory, library, thumbnails, video_index
 
     with open_project(project) as p:
         with progress_bar("Adding media") as update:
             report = library.add_paths(p, paths, progress=update, max_image_pixels=max_image_pixels)
         print_add_report(report)
-        if report.media_ids and not no_index:
-            with progress_bar("Indexing frames") as update:
-                failures = video_index.index_videos(p, report.media_ids, progress=update)
-            for media_id, reason in failures:
-                out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
-            videos = [(name, why) for name, why in inventory.damaged_media(p, report.media_ids)
-                      if name not in {path.name for path, _ in report.damaged}]
-            for name, why in videos:
-                out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)
-            with progress_bar("Thumbnails") as update:
-                thumbnails.make_thumbnails(p, report.media_ids, progress=update)
-    raise typer.Exit(0 if report.imported_total else 1)
+        earlier: list[str] = []
+        if not no_index and not report.cancelled:
+            todo = inventory.unfinished_media(p)       # this add's media, and those an interrupted one left
+            earlier = [i for i in todo.ids if i not in set(report.media_ids)]
+            if todo.videos_to_index:
+                with progress_bar("Indexing frames") as update:
+                    failures = video_index.index_videos(p, todo.videos_to_index, progress=update)
+                for media_id, reason in failures:
+                    out.print(f"  frame index of {media_id[:8]} failed: {reason}", markup=False)
+                checked = list(dict.fromkeys(report.media_ids + todo.videos_to_index))
+                videos = [(name, why) for name, why in inventory.damaged_media(p, checked)
+                          if name not in {path.name for path, _ in report.damaged}]
+                for name, why in videos:
+                    out.print(f"  {name} is DAMAGED: {why}", markup=False, highlight=False)
+            if todo.without_thumbnail:
+                with progress_bar("Thumbnails") as update:
+                    thumbnails.make_thumbnails(p, todo.without_thumbnail, progress=update)
+            if earlier:
+                out.print(f"finished {len(earlier)} media added before (frame index, thumbnails): an earlier add "
+                          "was interrupted", markup=False)
+    all_present = bool(report.duplicates) and not report.unreadable and not report.imported_total
+    if all_present and not earlier:
+        out.print("nothing new: every file is in the project already", markup=False)
+    raise typer.Exit(0 if report.imported_total or earlier or all_present else 1)
 
 
 def project_summary(p: Project) -> dict:
@@ -297,7 +313,19 @@ def main(argv: list[str] | None = None) -> None:
         args = ["open"]
     elif (args[0].endswith(PROJECT_SUFFIX) or is_database_url(args[0])) and not args[0].startswith("-"):
         args = ["open", *args]
-    app(args=args, prog_name="fieldstudio")
+    try:
+        app(args=args, prog_name="fieldstudio")
+    except Exception as exc:  # a failure of the disk or the server is one line (exit 2); a bug keeps its traceback
+        from fieldstudio.store.failures import one_line
+
+        message = one_line(exc, where=next((a for a in args[1:] if a.endswith(PROJECT_SUFFIX) or is_database_url(a)),
+                                           None))
+        if message is None:
+            raise
+        if logging.getLogger().handlers:     # the log file, when set up, keeps the traceback (stderr does not)
+            logging.getLogger(__name__).error("%s", message, exc_info=exc)
+        fail(message)
+        sys.exit(2)
 
 
 for _group in COMMAND_GROUPS:

@@ -15,7 +15,8 @@ from fieldstudio.cli.output import fail, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import test_profile
-from fieldstudio.inference.profiles import PRESET_KEY_ENV, PRESETS, ModelProfile, mask_url
+from fieldstudio.inference.profiles import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, PRESET_KEY_ENV, PRESETS,
+                                            ModelProfile)
 
 models_app = typer.Typer(
     help="Model profiles: an OpenAI-compatible endpoint, a model id, its key's source, prices and limits.",
@@ -57,7 +58,14 @@ def add(
         "--batch-discount", help="Fraction taken off every price for batch requests (OpenAI: 0.5 = half price); "
         "unset, a batch's cost is unknown.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight at once.")] = 1,
-    timeout: Annotated[float, typer.Option("--timeout", help="Read timeout per request, seconds.")] = 120.0,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", help="Read timeout per request, seconds: the longest silence within a reply.")] = 120.0,
+    deadline: Annotated[float, typer.Option(
+        "--deadline", help="Overall deadline of one call, seconds (connect, first byte, whole reply, retries).")]
+        = DEFAULT_DEADLINE_S,
+    max_reply_bytes: Annotated[int, typer.Option(
+        "--max-reply-bytes", help="Size cap of one reply, bytes: a longer reply is cut there and flagged.")]
+        = DEFAULT_MAX_REPLY_BYTES,
     retries: Annotated[int, typer.Option(
         "--retries", help="Extra attempts after 429 / 5xx / refused connections (timeouts are not retried).")] = 2,
     max_images: Annotated[Optional[int], typer.Option(
@@ -81,8 +89,9 @@ def add(
             price_cached_per_mtok=price_cached, price_reasoning_per_mtok=price_reasoning,
             prices_date=prices_date, batch_api=batch_api, batch_discount=batch_discount,
             max_images_per_request=max_images, image_detail=detail,
-            longest_image_side=longest_side, timeout_s=timeout, retries=retries, concurrency=concurrency,
-            temperature=temperature, seed=seed)
+            longest_image_side=longest_side, timeout_s=timeout, deadline_s=deadline,
+            max_reply_bytes=max_reply_bytes, retries=retries, concurrency=concurrency, temperature=temperature,
+            seed=seed)
         if use_keyring:
             try:
                 store.resolve_api_key(profile)
@@ -95,8 +104,12 @@ def add(
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
     console = out
-    console.print(f"Added model profile {profile.name!r}: {profile.model} at {mask_url(profile.base_url)}")
+    console.print(f"Added model profile {profile.name!r}: {profile.model} at {profile.shown_url}")
     console.print(f"Key: {profile.key_hint()}. Saved in {path}.")
+    if profile.url_secret_mask:
+        console.print(f"The password or key in the base URL was moved to the OS keyring (service "
+                      f"{store.KEYRING_SERVICE!r}, user {profile.name + store.URL_SECRET_SUFFIX!r}); the file holds "
+                      "the URL without it.")
     console.print(f"Check it with: fieldstudio models test {profile.name}")
 
 
@@ -122,7 +135,7 @@ def list_profiles() -> None:
         tested = "never" if not caps.tested_at else ("ok " if caps.text_ok else "FAILED ") + caps.tested_at[:10]
         batch = "no" if not profile.batch_api else (
             "yes, discount ?" if profile.batch_discount is None else f"yes, -{profile.batch_discount:.0%}")
-        table.add_row(profile.name, profile.model, mask_url(profile.base_url), profile.key_hint(), prices,
+        table.add_row(profile.name, profile.model, profile.shown_url, profile.key_hint(), prices,
                       batch, images, tested)
     console.print(table)
 
@@ -138,7 +151,7 @@ def test(name: Annotated[str, typer.Argument(help="Name of the profile to test."
     except FieldstudioError as exc:
         raise _fail(str(exc)) from None
     console = out
-    console.print(f"Testing {profile.name!r}: {profile.model} at {mask_url(profile.base_url)} ...")
+    console.print(f"Testing {profile.name!r}: {profile.model} at {profile.shown_url} ...")
     report = test_profile(profile)
     marks = {True: "[green]ok[/green]  ", False: "[red]FAIL[/red]", None: "[yellow]--[/yellow]  "}
     for step in report.steps:

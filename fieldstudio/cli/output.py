@@ -25,12 +25,13 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr (the message verbatim, never read as markup); return the exit to raise.
+    """Print ``error: message`` on stderr, on one line (never read as markup); return the exit to raise.
 
     Use as ``raise fail(...)``. Code 2 is an error; commands use 1 for "ran, but found nothing to do".
     """
     err.print("[red]error:[/red] ", end="")
-    err.print(message, markup=False)
+    # one line, never wrapped: a server's or a library's message may hold line breaks and tabs
+    err.print(" ".join(str(message).split()), markup=False, soft_wrap=True)
     return typer.Exit(code)
 
 

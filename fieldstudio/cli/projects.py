@@ -20,18 +20,18 @@ def register(app: typer.Typer) -> None:
     @group.command("copy")
     def copy(
         src: Annotated[str, typer.Argument(help="project to copy: a .fieldstudio file or a PostgreSQL URL")],
-        dst: Annotated[str, typer.Argument(help="new project: a .fieldstudio file that does not exist yet, or a "
-                                           "PostgreSQL URL naming a missing or empty database")],
+        dst: Annotated[str, typer.Argument(help="new project: a .fieldstudio file that does not exist yet or holds "
+                                           "nothing, or a PostgreSQL URL naming a missing or empty database")],
     ) -> None:
         """Copy every record of SRC (media references, annotations, tasks, ratings, runs, answers, scores, change
-        log) into the new project DST with the same ids. Media files are not copied: DST refers to the same files."""
-        from fieldstudio.store.copying import copy_project_data
+        log) into the new project DST with the same ids. Media files are not copied: DST refers to the same files.
 
-        with cli_support.open_project(src) as source, \
-                cli_support.open_project(cli_support.project_to_create(dst), create=True) as target:
-            with cli_support.progress_bar("Copying tables") as update:
-                report = copy_project_data(source, target, progress=update)
-            where = target.location
+        A file is written under a temporary name and moved into place when complete: a failed or killed copy leaves
+        nothing under DST's name, and running it again completes it."""
+        from fieldstudio.store.copying import copy_project
+
+        with cli_support.open_project(src) as source, cli_support.progress_bar("Copying tables") as update:
+            report, where = copy_project(source, cli_support.project_to_create(dst), progress=update)
         cli_support.out.print(f"copied {report.total} rows into {where}", markup=False)
         for table, n in report.rows.items():
             if n:

@@ -175,6 +175,9 @@ def report_cmd(
         "--resamples", min=MIN_RESAMPLES,
         help=f"bootstrap resamples for the intervals (at least {MIN_RESAMPLES})")] = 2000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
+    raw_cells: Annotated[bool, typer.Option(
+        "--raw-cells", help="CSV: write cells exactly as stored, even those a spreadsheet would run as a formula "
+        "(=, +, -, @ first; by default they get a leading ')")] = False,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
     from fieldstudio.compare import report_export
@@ -185,7 +188,7 @@ def report_cmd(
         shown = p.path.name
         try:
             result = report_export.export_report(p, out_path, fmt, scorer=scorer, run_ids=run, n_resamples=resamples,
-                                          seed=seed)
+                                                 seed=seed, raw_cells=raw_cells)
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
     c = result.comparison

@@ -41,6 +41,7 @@ from fieldstudio.compare.report_html import render_html
 from fieldstudio.compare.report_redaction import redact, redact_frame
 from fieldstudio.core.atomic import atomic_write_text, atomic_writer
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.spreadsheet_cells import protect_frame
 from fieldstudio.store.project import Project
 
 __all__ = ["ReportError", "ReportResult", "FORMATS", "ANSWER_COLUMNS", "export_report", "format_of", "answers_table",
@@ -237,8 +238,11 @@ def require_parquet(out: Path) -> None:
 
 def export_report(project: Project, out: Path | str, fmt: str | None = None, *, scorer: str | None = None,
                   run_ids: Sequence[str] | None = None, comparison: Comparison | None = None,
-                  n_resamples: int = 2000, seed: int | None = 0) -> ReportResult:
+                  n_resamples: int = 2000, seed: int | None = 0, raw_cells: bool = False) -> ReportResult:
     """Write the comparison of ``scorer`` over ``run_ids`` (all runs when None) to ``out``.
+
+    A CSV's text cells that a spreadsheet would run as a formula get a leading apostrophe
+    (``core.spreadsheet_cells``) unless ``raw_cells``.
 
     Args:
         out: the file to write; its folder must exist. Replaced atomically when it exists.
@@ -263,7 +267,7 @@ def export_report(project: Project, out: Path | str, fmt: str | None = None, *, 
     answers = answers_table(comparison) if kind in ("csv", "parquet", "xlsx") else None
     if kind == "csv":
         with atomic_writer(out, "w") as fh:
-            answers.to_csv(fh, index=False)
+            (answers if raw_cells else protect_frame(answers)).to_csv(fh, index=False)
     elif kind == "parquet":
         with atomic_writer(out, "wb") as fh:
             answers.to_parquet(fh, index=False)

@@ -2,7 +2,8 @@
 
 Every video first gets its packet index (demuxing only: a long video opens at once), then its decoded
 index, which verifies the packet index and replaces it where they differ (``video_index.index_next_video``).
-The video on screen goes first at each stage. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
+The video on screen goes first at each stage. When every index is done, the thumbnails an interrupted ``add``
+left unmade are made (``inventory.unfinished_media``) and ``thumbnails_made`` tells the library. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
 priority than the window's; pausing cancels the video in progress, which starts again on resume.
 """
 
@@ -44,7 +45,18 @@ def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INDEXING_NICE)
         except OSError:
             pass
-    return video_index.index_next_video(project, prefer, **kwargs)
+    step = video_index.index_next_video(project, prefer, **kwargs)
+    if step is None:   # every index done: the thumbnails an interrupted add left unmade come next
+        from fieldstudio.media import inventory, thumbnails
+
+        missing = inventory.unfinished_media(project).without_thumbnail
+        if missing:
+            return ThumbnailsMade(thumbnails.make_thumbnails(project, missing, cancelled=kwargs["cancelled"]))
+    return step
+
+
+class ThumbnailsMade(int):
+    """The indexer's last step: how many missing thumbnails it made (the library shows them)."""
 
 
 class IndexingStatus(QWidget):
@@ -85,6 +97,7 @@ class BackgroundIndexer(QObject):
 
     text_changed = Signal(str, bool)
     indexed = Signal(object)
+    thumbnails_made = Signal(int)
     _started = Signal(str, str, bool)  # from the worker thread: media id, file name, packet stage
 
     def __init__(self, project, parent: QObject | None = None):  # noqa: ANN001 - Project
@@ -151,6 +164,10 @@ class BackgroundIndexer(QObject):
         self._worker = None
         if self._stopped:
             return
+        if isinstance(step, ThumbnailsMade):
+            if step:
+                self.thumbnails_made.emit(int(step))
+            step = None
         if step is None:  # nothing left
             self._current = ("", True)
             self._emit_text(done=True)

@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
         from fieldstudio.gui.indexing import IndexingStatus
 
         indexer.indexed.connect(self.view.index_changed)
+        indexer.thumbnails_made.connect(lambda _n: self.library is not None and self.library.reload())
         if self.indexing_status is not None:
             self.statusBar().removeWidget(self.indexing_status)
             self.indexing_status.deleteLater()

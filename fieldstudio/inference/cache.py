@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.inference.client import ChatResult
-from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.store import portable
 from fieldstudio.store.models import ResponseCache, utcnow
 from fieldstudio.store.project import Project
@@ -72,7 +72,7 @@ def cache_key(profile: ModelProfile, strategy: str, strategy_version: str, messa
     """The cache key (64 hex digits) of one request; see the module docstring for what it covers."""
     document = {
         "v": KEY_VERSION,
-        "base_url": mask_url(profile.base_url),
+        "base_url": profile.shown_url,
         "model": profile.model,
         "temperature": profile.temperature,
         "seed": profile.seed,

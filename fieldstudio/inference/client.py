@@ -6,24 +6,36 @@ and ``max_retries=0``: fieldstudio retries itself (``profile.retries`` extra att
 makes more than ``1 + profile.retries`` requests. Timeouts are not retried: the server may still be
 working on the request, and repeating it would repeat the GPU work or the bill.
 
+Every call also has an overall deadline (``profile.deadline_s``: connecting, the first byte, the whole reply and
+the retries) and a size cap (``profile.max_reply_bytes``): the reply is read piece by piece
+(`fieldstudio.inference.reply_limits`), a call past its deadline fails with kind ``deadline`` (at most one read
+timeout late), and a reply past the cap is cut there and comes back with ``ChatResult.cut`` saying so.
+
 Token counts the server does not report stay None, never 0, and `cost` then returns None.
-Keys are never logged; base URLs are logged through `mask_url`.
+Keys are never logged; base URLs are shown as `ModelProfile.shown_url`, and every record of the HTTP layer and
+every server text kept in an error goes through `fieldstudio.core.masking.mask_in_text`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import email.utils
+import json
 import logging
 import random
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.inference.profiles import ModelProfile, mask_url, mask_urls_in_text, resolve_api_key
+from fieldstudio.core.masking import mask_in_text
+from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
+from fieldstudio.inference.reply_limits import (Deadline, DeadlinePassed, SseTooLong, iter_sse_events,
+                                                partial_content, read_capped, utf8_prefix)
 
 if TYPE_CHECKING:  # the openai package takes ~0.5 s to import: only code that calls a model loads it
     import openai
@@ -39,12 +51,13 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 30.0
 #: Sent as the key to servers that need none (the SDK refuses to start without a key).
 NO_KEY_PLACEHOLDER = "no-key"
+#: Room a downloaded file gets beyond its replies' caps (bytes), for its lines' envelopes.
+MIN_FILE_CAP_BYTES = 1_000_000
 _DETAIL_CHARS = 300
 
 _IMAGE_WORDS = re.compile(
     r"image|vision|multimodal|multi-modal|mmproj|content part|unsupported content|not a multimodal", re.I)
 _TOO_MANY_IMAGES = re.compile(r"at most (\d+) image", re.I)
-_KEYLIKE = re.compile(r"\b(sk|rk|pk|or)-[A-Za-z0-9_\-]{6,}")
 
 
 class ModelCallError(FieldstudioError):
@@ -53,7 +66,7 @@ class ModelCallError(FieldstudioError):
     Attributes:
         kind: one of ``timeout``, ``connection``, ``not_found``, ``model_not_found``, ``auth``,
             ``permission``, ``rate_limited``, ``server_error``, ``images_rejected``, ``too_many_images``,
-            ``bad_request``, ``bad_response``, ``no_key``.
+            ``bad_request``, ``bad_response``, ``no_key``, ``deadline`` (the profile's overall deadline passed).
         status: the HTTP status, or None when there was no response.
         retry_after_s: seconds the server asked us to wait (429/503), or None.
         detail: the server's own message, shortened, with URLs masked and key-like strings removed.
@@ -66,7 +79,8 @@ class ModelCallError(FieldstudioError):
     def __init__(self, kind: str, message: str, *, status: int | None = None,
                  retry_after_s: float | None = None, detail: str = "", max_images: int | None = None,
                  attempts: int = 1):
-        super().__init__(message)
+        super().__init__(mask_in_text(message))   # a server's words may echo a key: never kept in clear
+        detail = mask_in_text(detail)
         self.kind = kind
         self.status = status
         self.retry_after_s = retry_after_s
@@ -94,6 +108,7 @@ class ChatResult:
         finish_reason: ``stop``, ``length``... as reported, or None.
         model: the model id the server says answered, or None.
         attempts: requests made (1 + retries used).
+        cut: None, or the note saying the reply was cut at the profile's size cap (`text` is what came before).
     """
 
     text: str
@@ -106,6 +121,7 @@ class ChatResult:
     finish_reason: str | None = None
     model: str | None = None
     attempts: int = 1
+    cut: str | None = None
 
     @property
     def usage_reported(self) -> bool:
@@ -115,25 +131,23 @@ class ChatResult:
 # -- logging redaction -------------------------------------------------------------------------
 
 
-class _MaskUrlsFilter(logging.Filter):
-    """Masks credentials in URLs of records from the HTTP layer (httpx logs each request URL in full)."""
+class _MaskSecretsFilter(logging.Filter):
+    """Masks secrets (`fieldstudio.core.masking`) in records of the HTTP layer and the SDK, whatever handler
+    writes them: httpx logs each request's URL in full, query string included."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.args:
-            args = record.args if isinstance(record.args, tuple) else (record.args,)
-            record.args = tuple(mask_urls_in_text(str(a)) if _looks_like_url(a) else a for a in args)
+        message = record.getMessage()
+        masked = mask_in_text(message)
+        if masked != message:
+            record.msg, record.args = masked, None
         return True
 
 
-def _looks_like_url(value: Any) -> bool:
-    return "://" in str(value) and "@" in str(value)
-
-
 def _install_log_redaction() -> None:
-    for name in ("httpx2", "httpx", "openai"):
+    for name in ("httpx2", "httpx", "httpcore2", "httpcore", "openai"):
         logger = logging.getLogger(name)
-        if not any(isinstance(f, _MaskUrlsFilter) for f in logger.filters):
-            logger.addFilter(_MaskUrlsFilter())
+        if not any(isinstance(f, _MaskSecretsFilter) for f in logger.filters):
+            logger.addFilter(_MaskSecretsFilter())
 
 
 _install_log_redaction()
@@ -159,13 +173,20 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
             api_key = resolve_api_key(profile)
         except FieldstudioError as exc:
             raise ModelCallError("no_key", str(exc)) from None
-    if api_key and "@" in urlsplit(profile.base_url).netloc:
+    try:
+        base_url = resolve_base_url(profile)
+    except FieldstudioError as exc:
+        raise ModelCallError("no_key", str(exc)) from None
+    if api_key and "@" in urlsplit(base_url).netloc:
         log.warning("%s: the base URL holds credentials; they are sent as Basic auth instead of the API key",
                     profile.name)
     timeout = openai.Timeout(timeout=profile.timeout_s, connect=CONNECT_TIMEOUT_S, read=profile.timeout_s,
                              write=WRITE_TIMEOUT_S)
-    return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=profile.base_url, timeout=timeout,
-                         max_retries=max_retries)
+    parts = urlsplit(base_url)      # the SDK appends paths to the base URL: its query goes on every request
+    query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
+    base_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=base_url, timeout=timeout,
+                         default_query=query, max_retries=max_retries)
 
 
 def _key_of(client: openai.OpenAI) -> str | None:
@@ -222,6 +243,10 @@ def chat(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: i
          cancelled: Callable[[], bool] = lambda: False) -> ChatResult:
     """Send one chat request (with retries) and return the reply with its usage and latency.
 
+    The reply is read under the profile's overall deadline and size cap (see the module's docstring): a body
+    longer than ``profile.max_reply_bytes`` is cut there and its text, read from the part received, comes back
+    with ``ChatResult.cut`` set.
+
     Args:
         messages: OpenAI chat messages; images as ``image_url`` parts with ``data:`` URLs.
         max_tokens: cap on completion tokens (not sent when None).
@@ -229,19 +254,25 @@ def chat(profile: ModelProfile, messages: list[dict[str, Any]], *, max_tokens: i
         client: a client from `make_client` to reuse (one is made otherwise).
         sleep, cancelled: waiting between attempts, and a flag checked before each retry.
     Raises:
-        ModelCallError: with a plain-words message and a `kind` (see there), after the retries are used up.
+        ModelCallError: with a plain-words message and a `kind` (see there), after the retries are used up;
+            kind ``deadline`` when the overall deadline passed.
     """
     client = client or make_client(profile)
     params = request_params(profile, messages, max_tokens=max_tokens, response_format=response_format,
                             extra_body=extra_body)
+    deadline = Deadline.after(profile.deadline_s)
 
     def once() -> ChatResult:
         started = time.monotonic()
-        response = client.chat.completions.create(**params)
+        with _under_deadline(profile, deadline), client.chat.completions.with_streaming_response.create(
+                **params, timeout=_attempt_timeout(profile, deadline)) as response:
+            body = read_capped(response.iter_bytes(), deadline, profile.max_reply_bytes)
         latency = time.monotonic() - started
-        return _result_from_completion(response, latency)
+        if body.cut:
+            return _cut_result(profile, partial_content(body.data), latency, body_bytes=len(body.data))
+        return _result_from_json(body.data, latency)
 
-    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
+    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client), deadline=deadline)
 
 
 def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
@@ -256,11 +287,13 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
     usage from the chunk that carries it, which is normally the last one with ``choices == []``.
     Usage stays None when the server sends none. If the server rejects ``stream_options`` (400 naming
     it), the request is repeated once without it. A stream cut short by `cancelled` ends the call with
-    the text received so far. Raises ModelCallError as `chat` does.
+    the text received so far. The stream is read under the same deadline and cap as `chat`: its text stops
+    at ``profile.max_reply_bytes`` (``ChatResult.cut`` set). Raises ModelCallError as `chat` does.
     """
     import openai
     client = client or make_client(profile)
     state = {"include_usage": include_usage}
+    deadline = Deadline.after(profile.deadline_s)
 
     def once() -> ChatResult:
         extra: dict[str, Any] = {"stream": True}
@@ -270,16 +303,56 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
                                 extra_body=extra_body, **extra)
         started = time.monotonic()
         try:
-            stream = client.chat.completions.create(**params)
+            with _under_deadline(profile, deadline), client.chat.completions.with_streaming_response.create(
+                    **params, timeout=_attempt_timeout(profile, deadline)) as response:
+                events = iter_sse_events(response.iter_bytes(), deadline, profile.max_reply_bytes)
+                return _aggregate_stream(events, started, profile=profile, on_text=on_text, cancelled=cancelled)
         except openai.BadRequestError as exc:
             if state["include_usage"] and "stream_options" in _server_message(exc):
                 log.info("%s: server rejects stream_options; streaming without usage", profile.name)
                 state["include_usage"] = False
                 return once()
             raise
-        return _aggregate_stream(stream, started, on_text=on_text, cancelled=cancelled)
 
-    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client))
+    return _with_retries(profile, once, sleep=sleep, cancelled=cancelled, key=_key_of(client), deadline=deadline)
+
+
+def list_model_ids(profile: ModelProfile, client: openai.OpenAI) -> list[str]:
+    """The model ids the endpoint lists (``GET /models``), read under the profile's deadline and size cap.
+
+    Raises the SDK's errors for a refused request, ModelCallError ``deadline`` / ``timeout`` / ``bad_response``
+    for a reply too slow, too long or not a model list.
+    """
+    deadline = Deadline.after(profile.deadline_s)
+    with _under_deadline(profile, deadline), client.models.with_streaming_response.list(
+            timeout=_attempt_timeout(profile, deadline)) as response:
+        body = read_capped(response.iter_bytes(), deadline, profile.max_reply_bytes)
+    if body.cut:
+        raise ModelCallError("bad_response", f"{_where(profile)}: the model list is longer than the profile's "
+                             f"reply size cap of {profile.max_reply_bytes:,} bytes.")
+    document = json.loads(body.data)
+    entries = document.get("data") if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError("the reply is not a model list")
+    return [str(entry["id"]) for entry in entries if isinstance(entry, dict) and "id" in entry]
+
+
+def file_content(profile: ModelProfile, client: openai.OpenAI, file_id: str, *, replies: int) -> bytes:
+    """A file of the endpoint's Files API (e.g. a batch's output), read under the profile's deadline and a cap
+    of ``replies`` times its reply size cap (each line holds one reply and its envelope).
+
+    Raises the SDK's errors for a refused request; ModelCallError ``deadline`` / ``timeout`` / ``bad_response``
+    (larger than that cap: nothing of it is kept).
+    """
+    cap = profile.max_reply_bytes * max(replies, 1) + MIN_FILE_CAP_BYTES
+    deadline = Deadline.after(profile.deadline_s)
+    with _under_deadline(profile, deadline), client.files.with_streaming_response.content(
+            file_id, timeout=_attempt_timeout(profile, deadline)) as response:
+        body = read_capped(response.iter_bytes(), deadline, cap)
+    if body.cut:
+        raise ModelCallError("bad_response", f"{_where(profile)}: file {file_id} is larger than {cap:,} bytes "
+                             f"({replies} replies at the profile's reply size cap); it was not read.")
+    return body.data
 
 
 def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> float | None:
@@ -323,7 +396,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
     `key`, if given, is removed from any server text that echoes it.
     """
     import openai
-    where = f"{profile.name} ({mask_url(profile.base_url)}, model {profile.model})"
+    where = _where(profile)
     if isinstance(exc, ModelCallError):
         return exc
     if isinstance(exc, openai.APITimeoutError):
@@ -361,7 +434,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
                 status=status, detail=detail)
         if status == 404:
             if not profile.base_url.rstrip("/").endswith("/v1"):
-                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
                            "The base URL probably lacks /v1 (most servers answer under /v1).")
             elif re.search(r"model", detail, re.I):
                 return ModelCallError(
@@ -369,7 +442,7 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
                     f"Check the model id (`ollama list`, or the server's /v1/models).{said}",
                     status=status, detail=detail)
             else:
-                message = (f"{where}: nothing found at {mask_url(profile.base_url)}/chat/completions (404). "
+                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
                            "Check the base URL: the base URL probably lacks /v1 or has a wrong path.")
             return ModelCallError("not_found", message + said, status=status, detail=detail)
         if status == 429:
@@ -387,7 +460,8 @@ def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None 
                 status=status, retry_after_s=retry_after, detail=detail)
         return ModelCallError("bad_request", f"{where}: the server rejected the request ({status}).{said}",
                               status=status, detail=detail)
-    if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError)):
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError,
+                        RecursionError)):
         return ModelCallError(
             "bad_response", f"{where}: the server's answer could not be read as an OpenAI chat response "
             f"({type(exc).__name__}).", detail=_clean(str(exc), key))
@@ -435,8 +509,7 @@ def _clean(text: str, key: str | None) -> str:
     text = " ".join(str(text).split())
     if key:
         text = text.replace(key, "***")
-    text = _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
-    text = mask_urls_in_text(text)
+    text = mask_in_text(text)
     return text[:_DETAIL_CHARS] + ("…" if len(text) > _DETAIL_CHARS else "")
 
 
@@ -444,11 +517,12 @@ def _clean(text: str, key: str | None) -> str:
 
 
 def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, sleep: Callable[[float], None],
-                  cancelled: Callable[[], bool], key: str | None = None) -> ChatResult:
+                  cancelled: Callable[[], bool], key: str | None = None,
+                  deadline: Deadline | None = None) -> ChatResult:
     attempt = 0
     while True:
         attempt += 1
-        log.info("%s: request to %s, model %s, attempt %d of %d", profile.name, mask_url(profile.base_url),
+        log.info("%s: request to %s, model %s, attempt %d of %d", profile.name, profile.shown_url,
                  profile.model, attempt, 1 + profile.retries)
         try:
             result = once()
@@ -464,6 +538,10 @@ def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, slee
             if delay > MAX_RETRY_AFTER_S:
                 log.warning("%s: server asks to wait %.0f s; not waiting", profile.name, delay)
                 raise error from None
+            if deadline is not None and delay >= deadline.remaining():
+                log.warning("%s: no time left before the deadline for attempt %d; giving up: %s", profile.name,
+                            attempt + 1, error.kind)
+                raise error from None
             log.info("%s: attempt %d failed (%s); retrying in %.2f s", profile.name, attempt, error.kind, delay)
             sleep(delay)
             if cancelled():
@@ -473,11 +551,98 @@ def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, slee
 
 
 def _with_attempts(result: ChatResult, attempts: int) -> ChatResult:
-    if result.attempts == attempts:
-        return result
-    return ChatResult(result.text, result.prompt_tokens, result.completion_tokens, result.reasoning_tokens,
-                      result.cached_tokens, result.latency_s, result.raw, result.finish_reason, result.model,
-                      attempts)
+    return result if result.attempts == attempts else dataclasses.replace(result, attempts=attempts)
+
+
+def _where(profile: ModelProfile) -> str:
+    return f"{profile.name} ({profile.shown_url}, model {profile.model})"
+
+
+def _deadline_error(profile: ModelProfile) -> ModelCallError:
+    return ModelCallError(
+        "deadline", f"{_where(profile)}: no complete reply within the profile's overall deadline of "
+        f"{profile.deadline_s:g} s (the server was too slow or kept sending). Raise the deadline, or ask for a "
+        "shorter reply.")
+
+
+def _attempt_timeout(profile: ModelProfile, deadline: Deadline) -> Any:
+    """The timeouts of one attempt: the profile's, none of them past what is left of the deadline.
+
+    Raises DeadlinePassed when nothing is left.
+    """
+    import openai
+
+    remaining = deadline.remaining()
+    if remaining <= 0:
+        raise DeadlinePassed()
+    read = min(profile.timeout_s, remaining)
+    return openai.Timeout(timeout=read, connect=min(CONNECT_TIMEOUT_S, remaining), read=read,
+                          write=min(WRITE_TIMEOUT_S, remaining))
+
+
+def _is_http_error(exc: BaseException, name: str) -> bool:
+    """Whether `exc` is an httpx `name` error (by class name: the openai SDK may ship its own httpx fork)."""
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
+@contextlib.contextmanager
+def _under_deadline(profile: ModelProfile, deadline: Deadline) -> Iterator[None]:
+    """Turns what reading a reply under a deadline and a cap can raise into ModelCallErrors.
+
+    A timeout once the deadline has passed is the deadline's; errors of the HTTP layer while the body is read
+    (the SDK only translates those of the request itself) become ``timeout`` or ``bad_response``.
+    """
+    import openai
+
+    try:
+        yield
+    except DeadlinePassed:
+        raise _deadline_error(profile) from None
+    except SseTooLong:
+        raise ModelCallError(
+            "bad_response", f"{_where(profile)}: a line of the streamed reply grew past the profile's reply size "
+            f"cap of {profile.max_reply_bytes:,} bytes without ending.") from None
+    except openai.APITimeoutError:
+        if deadline.remaining() <= 0:
+            raise _deadline_error(profile) from None
+        raise
+    except Exception as exc:
+        if _is_http_error(exc, "TimeoutException"):
+            if deadline.remaining() <= 0:
+                raise _deadline_error(profile) from None
+            raise ModelCallError(
+                "timeout", f"{_where(profile)}: the reply stopped coming for {profile.timeout_s:g} s (timeout)."
+            ) from None
+        if _is_http_error(exc, "TransportError"):
+            raise ModelCallError(
+                "bad_response", f"{_where(profile)}: the connection broke before the reply was complete "
+                f"({type(exc).__name__}).") from None
+        raise
+
+
+def _cut_result(profile: ModelProfile, text: str, latency_s: float, *, body_bytes: int,
+                **fields: Any) -> ChatResult:
+    note = (f"reply cut at the profile's size cap of {profile.max_reply_bytes:,} bytes "
+            f"({len(text):,} characters of text kept)")
+    log.warning("%s: %s", profile.name, note)
+    raw = {"cut": True, "bytes_read": body_bytes, "note": note}
+    return ChatResult(text=text, prompt_tokens=fields.get("prompt_tokens"),
+                      completion_tokens=fields.get("completion_tokens"),
+                      reasoning_tokens=fields.get("reasoning_tokens"), cached_tokens=fields.get("cached_tokens"),
+                      latency_s=latency_s, raw=raw, finish_reason="length", model=fields.get("model"), cut=note)
+
+
+def _result_from_json(body: bytes, latency_s: float) -> ChatResult:
+    """A ChatResult from a whole chat completion body, built leniently as the SDK builds its responses.
+
+    Raises ValueError (or RecursionError for a document nested too deep) when it is not one.
+    """
+    from openai.types.chat import ChatCompletion
+
+    document = json.loads(body)
+    if not isinstance(document, dict):
+        raise ValueError("the response body is not a JSON object")
+    return _result_from_completion(ChatCompletion.construct(**document), latency_s)
 
 
 def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None, int | None]:
@@ -511,38 +676,46 @@ def _result_from_completion(response: Any, latency_s: float) -> ChatResult:
                       model=getattr(response, "model", None))
 
 
-def _aggregate_stream(stream: Any, started: float, *, on_text: Callable[[str], None] | None,
-                      cancelled: Callable[[], bool]) -> ChatResult:
+def _aggregate_stream(events: Iterable[Any], started: float, *, profile: ModelProfile,
+                      on_text: Callable[[str], None] | None, cancelled: Callable[[], bool]) -> ChatResult:
+    """The reply made of a stream's chunks (parsed JSON objects), its text held to ``profile.max_reply_bytes``."""
     pieces: list[str] = []
+    text_bytes = 0
     usage = None
     finish_reason = None
     model = None
     chunks = 0
-    try:
-        for chunk in stream:
-            chunks += 1
-            model = getattr(chunk, "model", None) or model
-            if getattr(chunk, "usage", None) is not None:
-                usage = chunk.usage
-            if chunk.choices:                       # the usage chunk has choices == []
-                choice = chunk.choices[0]
-                piece = choice.delta.content if choice.delta is not None else None
+    cut = False
+    for chunk in events:
+        if not isinstance(chunk, dict):
+            raise ValueError("a streamed chunk is not a JSON object")
+        chunks += 1
+        model = chunk.get("model") or model
+        if chunk.get("usage") is not None:
+            usage = chunk["usage"]
+        choices = chunk.get("choices") or []      # the usage chunk has choices == []
+        if choices and isinstance(choices[0], dict):
+            choice = choices[0]
+            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            piece = delta.get("content")
+            if isinstance(piece, str) and piece:
+                room = profile.max_reply_bytes - text_bytes
+                if len(piece.encode("utf-8", errors="surrogatepass")) > room:
+                    piece, cut = utf8_prefix(piece, room), True
                 if piece:
                     pieces.append(piece)
+                    text_bytes += len(piece.encode("utf-8", errors="surrogatepass"))
                     if on_text is not None:
                         on_text(piece)
-                if choice.finish_reason:
-                    finish_reason = choice.finish_reason
-            if cancelled():
-                break
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
+            if choice.get("finish_reason"):
+                finish_reason = choice["finish_reason"]
+        if cut or cancelled():
+            break
     latency = time.monotonic() - started
     prompt, completion, reasoning, cached = _usage_numbers(usage)
-    raw = {"stream": True, "chunks": chunks, "finish_reason": finish_reason, "model": model,
-           "usage": usage.model_dump(mode="json", exclude_unset=True) if hasattr(usage, "model_dump") else usage}
+    if cut:
+        return _cut_result(profile, "".join(pieces), latency, body_bytes=text_bytes, model=model)
+    raw = {"stream": True, "chunks": chunks, "finish_reason": finish_reason, "model": model, "usage": usage}
     return ChatResult(text="".join(pieces), prompt_tokens=prompt, completion_tokens=completion,
                       reasoning_tokens=reasoning, cached_tokens=cached, latency_s=latency, raw=raw,
                       finish_reason=finish_reason, model=model)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import openai
 
-from fieldstudio.inference.client import (ModelCallError, chat, chat_stream, explain_error,
+from fieldstudio.inference.client import (ModelCallError, chat, chat_stream, explain_error, list_model_ids,
                                           make_client)
 from fieldstudio.inference.profiles import Capabilities, ModelProfile
 
@@ -159,8 +159,7 @@ def _probe_models(profile: ModelProfile, client: openai.OpenAI, report: ProbeRep
     """False if there is no point going on (server unreachable, key refused)."""
     started = time.monotonic()
     try:
-        page = client.models.list()
-        ids = [m.id for m in page.data]
+        ids = list_model_ids(profile, client)
     except Exception as exc:
         error = explain_error(exc, profile, key=_key(client))
         latency = time.monotonic() - started

@@ -8,6 +8,11 @@ The file is written atomically (temporary file in the same folder, fsync, ``os.r
 An API key is never part of a profile and never written to that file: a profile names an environment
 variable (``api_key_env``) or says the key is in the OS keyring (service ``fieldstudio``, user = profile
 name). ``resolve_api_key`` reads it at call time. Prices are USD per million tokens.
+
+Nor is a secret given inside a base URL (``user:password@``, or a query value such as ``key=``): when the file is
+written (`save_profiles`) it is moved to the OS keyring (user ``"<profile name> base URL"``), the profile keeping
+the URL without it and its masked form (``url_secret_mask``); `resolve_base_url` puts it back at call time. Where
+the keyring cannot take it the profile is refused with a message, and nothing is written.
 """
 
 from __future__ import annotations
@@ -47,10 +52,20 @@ PRESET_KEY_ENV: dict[str, str] = {
 
 IMAGE_DETAILS = ("auto", "low", "high")
 
+#: Overall deadline of one model call (seconds): ten minutes leaves a slow local model on a CPU time to answer.
+DEFAULT_DEADLINE_S = 600.0
+#: Size cap of one reply (bytes): 4 MB is some hundred thousand tokens, far beyond any answer or verdict.
+DEFAULT_MAX_REPLY_BYTES = 4_000_000
+#: The smallest cap a profile accepts (bytes): below it even a short JSON envelope would be cut.
+MIN_MAX_REPLY_BYTES = 1024
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _VERSION_SEGMENT = re.compile(r"^v\d+[a-z0-9]*$", re.IGNORECASE)   # v1, v2, v1beta
 _PASTED_ENDPOINTS = ("/chat/completions", "/completions", "/models")
-_SECRET_QUERY_KEYS = {"key", "api_key", "apikey", "api-key", "token", "access_token", "sig", "signature"}
+_SECRET_QUERY_KEYS = {"key", "api_key", "apikey", "api-key", "token", "access_token", "sig", "signature", "password",
+                      "secret", "auth"}
+#: The keyring user under which a profile's base URL secret is kept: ``"<profile name> base URL"``.
+URL_SECRET_SUFFIX = " base URL"
 
 
 class ProfileError(FieldstudioError):
@@ -113,13 +128,20 @@ class ModelProfile:
         max_images_per_request: most images sent in one request (None: no limit known).
         image_detail: ``detail`` of each image part: auto, low or high.
         longest_image_side: images are resized so their longest side is at most this many pixels.
-        timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s).
+        timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s): the longest silence
+            between two pieces of the reply.
+        deadline_s: the overall deadline of one call, seconds: connecting, the first byte, the whole reply and
+            the retries all end by then (a call gives up at most one read timeout after it).
+        max_reply_bytes: the size cap of one reply, bytes (the JSON body, or a streamed reply's text): a reply
+            over it is cut there and flagged, never stored whole.
         retries: extra attempts after a 429, 408/409, 5xx or a refused connection (timeouts are not
             retried: the server may still be working on the request).
         concurrency: requests in flight at once for a run.
         temperature: sampling temperature sent with each request (None: not sent).
         seed: seed sent with each request (None: not sent).
         capabilities: what the last `test` found.
+        url_secret_mask: None, or the base URL as given, masked (``http://***@host/v1``), when its secret
+            (password, query key) is kept in the OS keyring; `base_url` is then the URL without it.
     """
 
     name: str
@@ -139,11 +161,14 @@ class ModelProfile:
     image_detail: str = "auto"
     longest_image_side: int = 1024
     timeout_s: float = 120.0
+    deadline_s: float = DEFAULT_DEADLINE_S
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     retries: int = 2
     concurrency: int = 1
     temperature: float | None = 0.0
     seed: int | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)
+    url_secret_mask: str | None = None
 
     def __post_init__(self) -> None:
         self.name = (self.name or "").strip()
@@ -175,6 +200,10 @@ class ModelProfile:
             raise ProfileError(f"{self.name}: the batch discount is a fraction from 0 to 1 (0.5 = half price).")
         if self.timeout_s <= 0:
             raise ProfileError(f"{self.name}: the timeout must be more than 0 seconds.")
+        if not self.deadline_s > 0:
+            raise ProfileError(f"{self.name}: the overall deadline must be more than 0 seconds.")
+        if self.max_reply_bytes < MIN_MAX_REPLY_BYTES:
+            raise ProfileError(f"{self.name}: the reply size cap must be at least {MIN_MAX_REPLY_BYTES} bytes.")
         if self.retries < 0:
             raise ProfileError(f"{self.name}: retries cannot be negative.")
         if self.concurrency < 1:
@@ -216,7 +245,8 @@ class ModelProfile:
         ``none`` (not the variable's name, which is a detail of this machine).
         """
         out = self.to_dict()
-        out["base_url"] = mask_url(self.base_url)
+        out["base_url"] = self.shown_url
+        out.pop("url_secret_mask")
         out.pop("api_key_env")
         out.pop("use_keyring")
         out["api_key_source"] = self.key_source
@@ -234,6 +264,12 @@ class ModelProfile:
                                    price_output_per_mtok=scaled(self.price_output_per_mtok),
                                    price_cached_per_mtok=scaled(self.price_cached_per_mtok),
                                    price_reasoning_per_mtok=scaled(self.price_reasoning_per_mtok))
+
+    @property
+    def shown_url(self) -> str:
+        """The base URL as the UI, logs and stored records show it: credentials and secret query values as
+        ``***`` (also those kept in the keyring)."""
+        return self.url_secret_mask or mask_url(self.base_url)
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -316,6 +352,101 @@ def mask_urls_in_text(text: str) -> str:
     return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
 
 
+def split_url_secret(url: str) -> tuple[str, dict[str, Any] | None]:
+    """(the URL without its secrets, the secrets) for a URL holding ``user:password@`` or secret query values.
+
+    The secrets are ``{"userinfo": "user:password" or None, "query": [[name, value], ...]}``; None when the URL
+    holds none. ``http://u:p@h/v1?key=K&x=1`` -> (``http://h/v1?x=1``, {"userinfo": "u:p", "query": [["key", "K"]]}).
+    """
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else None
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    secret_pairs = [[k, v] for k, v in pairs if k.lower() in _SECRET_QUERY_KEYS and v]
+    if userinfo is None and not secret_pairs:
+        return url, None
+    netloc = parts.netloc.rsplit("@", 1)[1] if userinfo is not None else parts.netloc
+    query = urlencode([(k, v) for k, v in pairs if [k, v] not in secret_pairs])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), \
+        {"userinfo": userinfo, "query": secret_pairs}
+
+
+def join_url_secret(url: str, secret: dict[str, Any]) -> str:
+    """`url` with the secrets `split_url_secret` took from it put back (secret query values last)."""
+    parts = urlsplit(url)
+    netloc = f"{secret['userinfo']}@{parts.netloc}" if secret.get("userinfo") else parts.netloc
+    pairs = parse_qsl(parts.query, keep_blank_values=True) + [tuple(p) for p in secret.get("query") or []]
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(pairs), parts.fragment))
+
+
+def url_secret_values(secret: dict[str, Any]) -> list[str]:
+    """Every form in which the secrets of a URL may come back in a server's text: the password (as written and
+    percent-decoded), the ``user:password`` pair and its Base64 (HTTP Basic), each query value."""
+    import base64
+    from urllib.parse import unquote
+
+    values = []
+    userinfo = secret.get("userinfo")
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        plain = f"{unquote(user)}:{unquote(password)}"
+        values += [password, unquote(password), userinfo, plain,
+                   base64.b64encode(plain.encode("utf-8")).decode("ascii"),
+                   base64.b64encode(userinfo.encode("utf-8")).decode("ascii")]
+    for _, value in secret.get("query") or []:
+        values += [value, unquote(value)]
+    return [v for v in dict.fromkeys(values) if v]
+
+
+def resolve_base_url(profile: ModelProfile) -> str:
+    """The base URL requests go to: `base_url` with the secret kept in the OS keyring put back, if any.
+
+    Every form of that secret is remembered for masking (`fieldstudio.core.masking.remember_secret`).
+    Raises ProfileError, naming the keyring entry, when it cannot be read.
+    """
+    if not profile.url_secret_mask:
+        return profile.base_url
+    from fieldstudio.core.masking import remember_secret
+
+    user = profile.name + URL_SECRET_SUFFIX
+    try:
+        import keyring
+
+        stored = keyring.get_password(KEYRING_SERVICE, user)
+    except Exception as exc:
+        raise ProfileError(f"{profile.name}: the OS keyring cannot be read ({type(exc).__name__}).") from None
+    try:
+        secret = json.loads(stored) if stored else None
+    except ValueError:
+        secret = None
+    if not isinstance(secret, dict):
+        raise ProfileError(f"{profile.name}: the secret of the base URL {profile.url_secret_mask} is not in the OS "
+                           f"keyring (service {KEYRING_SERVICE!r}, user {user!r}); give the base URL again.")
+    for value in url_secret_values(secret):
+        remember_secret(value)
+    return join_url_secret(profile.base_url, secret)
+
+
+def _keep_url_secret_in_keyring(profile: ModelProfile) -> None:
+    """Move a secret in `profile.base_url` to the OS keyring (the profile keeps the URL without it).
+
+    Raises ProfileError, saying what to do instead, when the keyring cannot take it.
+    """
+    clean, secret = split_url_secret(profile.base_url)
+    if secret is None:
+        return
+    masked = mask_url(profile.base_url)
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, profile.name + URL_SECRET_SUFFIX, json.dumps(secret))
+    except Exception as exc:
+        raise ProfileError(
+            f"{profile.name}: the base URL {masked} holds a password or key, which fieldstudio never writes to a "
+            f"file, and the OS keyring cannot keep it ({type(exc).__name__}). Give the URL without it and the key "
+            "with --api-key-env (or --keyring once a keyring is available).") from None
+    profile.base_url, profile.url_secret_mask = clean, masked
+
+
 # -- keys --------------------------------------------------------------------------------------
 
 
@@ -329,6 +460,7 @@ def resolve_api_key(profile: ModelProfile) -> str | None:
         key = os.environ.get(profile.api_key_env, "").strip()
         if not key:
             raise ProfileError(f"{profile.name}: the environment variable {profile.api_key_env} is not set.")
+        _remember(key)
         return key
     if profile.use_keyring:
         try:
@@ -341,8 +473,15 @@ def resolve_api_key(profile: ModelProfile) -> str | None:
             raise ProfileError(
                 f"{profile.name}: no key in the OS keyring (service {KEYRING_SERVICE!r}, user {profile.name!r})."
             )
+        _remember(key)
         return key
     return None
+
+
+def _remember(key: str) -> None:
+    from fieldstudio.core.masking import remember_secret
+
+    remember_secret(key)
 
 
 def store_key_in_keyring(profile_name: str, key: str) -> None:
@@ -358,12 +497,13 @@ def store_key_in_keyring(profile_name: str, key: str) -> None:
         raise ProfileError(f"{profile_name}: the OS keyring cannot be written ({type(exc).__name__}).") from None
 
 
-def delete_key_from_keyring(profile_name: str) -> bool:
-    """Remove the profile's key from the OS keyring; False if there was none or it cannot be removed."""
+def delete_key_from_keyring(profile_name: str, *, url_secret: bool = False) -> bool:
+    """Remove the profile's key (with `url_secret`: its base URL's secret) from the OS keyring; False if there
+    was none or it cannot be removed."""
     try:
         import keyring
 
-        keyring.delete_password(KEYRING_SERVICE, profile_name)
+        keyring.delete_password(KEYRING_SERVICE, profile_name + (URL_SECRET_SUFFIX if url_secret else ""))
     except Exception:
         return False
     return True
@@ -397,17 +537,27 @@ def load_profiles(path: Path | None = None) -> dict[str, ModelProfile]:
             raise ProfileError(f"{path}: a profile entry is not an object.")
         profile = ModelProfile.from_dict(values)
         profiles[profile.name] = profile
+    if any(split_url_secret(p.base_url)[1] is not None for p in profiles.values()):
+        try:                                    # a file from an earlier version: its URL secrets leave it now
+            save_profiles(profiles, path)
+        except ProfileError as exc:
+            import logging
+
+            logging.getLogger(__name__).warning("%s", exc)
     return profiles
 
 
 def save_profiles(profiles: dict[str, ModelProfile] | list[ModelProfile], path: Path | None = None) -> Path:
     """Write all profiles atomically (``core.atomic``: temporary file in the same folder, fsync, os.replace).
 
-    Returns the path written. Raises ProfileError if the folder or file cannot be written; the
-    previous file is then left as it was.
+    A secret in a profile's base URL is moved to the OS keyring first (the profile object is changed: see the
+    module's docstring). Returns the path written. Raises ProfileError if the folder or file cannot be written,
+    or a URL's secret cannot be kept in the keyring; the previous file is then left as it was.
     """
     path = path or profiles_path()
     items = list(profiles.values()) if isinstance(profiles, dict) else list(profiles)
+    for profile in items:
+        _keep_url_secret_in_keyring(profile)
     document = {"format": "fieldstudio-model-profiles", "version": FILE_FORMAT_VERSION,
                 "profiles": [p.to_dict() for p in sorted(items, key=lambda p: p.name.lower())]}
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -436,8 +586,17 @@ def add_profile(profile: ModelProfile, *, replace: bool = False, path: Path | No
     profiles = load_profiles(path)
     if profile.name in profiles and not replace:
         raise ProfileError(f"A model profile called {profile.name!r} exists already (use --replace to overwrite).")
+    previous = profiles.get(profile.name)
     profiles[profile.name] = profile
-    return save_profiles(profiles, path)
+    written = save_profiles(profiles, path)
+    _drop_stale_url_secret(previous, profile)
+    return written
+
+
+def _drop_stale_url_secret(previous: ModelProfile | None, profile: ModelProfile) -> None:
+    """Remove the keyring's base URL secret of a profile replaced by one without any."""
+    if previous is not None and previous.url_secret_mask and not profile.url_secret_mask:
+        delete_key_from_keyring(profile.name, url_secret=True)
 
 
 def update_profile(profile: ModelProfile, path: Path | None = None) -> Path:
@@ -445,18 +604,24 @@ def update_profile(profile: ModelProfile, path: Path | None = None) -> Path:
     profiles = load_profiles(path)
     if profile.name not in profiles:
         raise ProfileError(f"No model profile called {profile.name!r}.")
+    previous = profiles[profile.name]
     profiles[profile.name] = profile
-    return save_profiles(profiles, path)
+    written = save_profiles(profiles, path)
+    _drop_stale_url_secret(previous, profile)
+    return written
 
 
 def remove_profile(name: str, path: Path | None = None) -> ModelProfile:
     """Delete a stored profile and return it. Raises ProfileError if there is none.
 
-    The keyring entry, if any, is left to the caller (`delete_key_from_keyring`).
+    The keyring entry of its key, if any, is left to the caller (`delete_key_from_keyring`); that of its base
+    URL's secret is removed.
     """
     profiles = load_profiles(path)
     if name not in profiles:
         raise ProfileError(f"No model profile called {name!r}.")
     removed = profiles.pop(name)
     save_profiles(profiles, path)
+    if removed.url_secret_mask:
+        delete_key_from_keyring(name, url_secret=True)
     return removed

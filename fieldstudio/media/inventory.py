@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from sqlalchemy import func, select
 
-from fieldstudio.store.models import DocumentPage, Media
+from fieldstudio.store.models import DocumentPage, Media, Thumbnail
 from fieldstudio.store.project import Project
 
 
@@ -70,11 +70,12 @@ def damaged_media(project: Project, media_ids: Sequence[str]) -> list[tuple[str,
 
 
 def video_summaries(project: Project) -> list[VideoSummary]:
-    """The project's readable videos (status ``ok``), in the order the database gives them."""
+    """The project's readable videos (status ``ok``) by file name, then path, then id: one order on every back end
+    and in every copy of the project (a copy keeps the ids)."""
     with project.read() as s:
         return [VideoSummary(*row) for row in s.execute(
             select(Media.file_name, Media.frame_count, Media.duration_s, Media.is_vfr, Media.rotation, Media.error)
-            .where(Media.kind == "video", Media.status == "ok"))]
+            .where(Media.kind == "video", Media.status == "ok").order_by(Media.file_name, Media.path, Media.id))]
 
 
 @dataclass
@@ -88,11 +89,12 @@ class DocumentSummary:
 
 
 def document_summaries(project: Project) -> list[DocumentSummary]:
-    """The project's readable documents (status ``ok``) by file name, each with its pages that need OCR."""
+    """The project's readable documents (status ``ok``) by file name, then path, then id, each with its pages that
+    need OCR (ascending)."""
     with project.read() as s:
         documents = s.execute(select(Media.id, Media.file_name, Media.page_count)
                               .where(Media.kind == "document", Media.status == "ok")
-                              .order_by(Media.file_name)).all()
+                              .order_by(Media.file_name, Media.path, Media.id)).all()
         scanned: dict[str, list[int]] = {}
         for media_id, page in s.execute(select(DocumentPage.media_id, DocumentPage.page_number)
                                         .where(DocumentPage.needs_ocr.is_(True))
@@ -108,4 +110,30 @@ def media_roots_in_use(project: Project) -> list[str]:
 
 
 __all__ = ["media_names", "MediaChoice", "media_choices", "unreadable_count", "VideoSummary", "video_summaries",
-           "DocumentSummary", "document_summaries", "media_roots_in_use"]
+           "DocumentSummary", "document_summaries", "media_roots_in_use", "Unfinished", "unfinished_media"]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """What an interrupted ``add`` may have left undone: readable videos whose frame index is still pending (or
+    only from packets), and readable media without a thumbnail; ids in file-name order."""
+
+    videos_to_index: list[str]
+    without_thumbnail: list[str]
+
+    @property
+    def ids(self) -> list[str]:
+        """Every media concerned, once, videos to index first."""
+        return list(dict.fromkeys(self.videos_to_index + self.without_thumbnail))
+
+
+def unfinished_media(project: Project) -> Unfinished:
+    """The media of the project whose adding was not finished (see `Unfinished`); a video whose index failed is
+    not counted (it is listed as failed, and building it again would fail again)."""
+    with project.read() as s:
+        videos = list(s.scalars(select(Media.id).where(
+            Media.kind == "video", Media.status == "ok",
+            Media.index_status.is_(None) | Media.index_status.in_(["pending", "packets"])).order_by(Media.file_name)))
+        bare = list(s.scalars(select(Media.id).where(Media.status == "ok", ~Media.id.in_(select(Thumbnail.media_id)))
+                              .order_by(Media.file_name)))
+    return Unfinished(videos, bare)

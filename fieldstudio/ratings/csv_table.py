@@ -28,6 +28,7 @@ from typing import Any
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.spreadsheet_cells import protect_cell, unprotect_cell
 from fieldstudio.core.text_encoding import decode_text
 from fieldstudio.media import library
 from fieldstudio.ratings import rating_records as ratings
@@ -74,7 +75,7 @@ def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
         text, _ = decode_text(Path(path).read_bytes())
         reader = csv.DictReader(io.StringIO(text, newline=""))
         header = [h.strip() for h in (reader.fieldnames or [])]
-        rows = [(reader.line_num, {(k or "").strip(): (v or "").strip() for k, v in row.items()
+        rows = [(reader.line_num, {(k or "").strip(): unprotect_cell((v or "").strip()) for k, v in row.items()
                                    if not isinstance(v, list)}) for row in reader]
     except FileNotFoundError:
         raise RatingsCsvError(f"{path}: no such file") from None
@@ -205,7 +206,7 @@ def write_agreement_csv(summary: AgreementSummary, path: Path, *, rating_set: st
         w = csv.writer(fh)
         w.writerow(["rating_set", "statistic", "subject", "n", "estimate", "ci_low", "ci_high", "excluded"])
         for r in rows:
-            w.writerow([rating_set, *(_fmt(v) for v in r)])
+            w.writerow([protect_cell(v) for v in (rating_set, *(_fmt(v) for v in r))])
 
 
 def write_ratings_csv(project: Project, ref: str, path: Path) -> int:
@@ -218,6 +219,7 @@ def write_ratings_csv(project: Project, ref: str, path: Path) -> int:
         w = csv.writer(fh)
         w.writerow([*REQUIRED, "reasons", "comment", "seconds_spent", *names])
         for r in rows:
-            w.writerow([info.name, r.item_label, r.rater, r.verdict, ";".join(r.reasons), r.comment or "",
-                        _fmt(r.seconds_spent), *(_fmt(r.fields.get(n)) for n in names)])
+            w.writerow([protect_cell(v) for v in (info.name, r.item_label, r.rater, r.verdict, ";".join(r.reasons),
+                                                   r.comment or "", _fmt(r.seconds_spent),
+                                                   *(_fmt(r.fields.get(n)) for n in names))])
     return len(rows)

@@ -22,11 +22,17 @@ Merging (``import_package``) never duplicates and never loses:
   appended to the kept rating's ``_history`` (so a conflicting edit is never lost); ratings of
   different raters never touch each other;
 * a media file not found in the project by SHA-256 is extracted beside the project (folder
-  ``<project name>_rating_media``) and added; without the file, the item is kept and listed.
+  ``<project name>_rating_media``) and added; without the file, the item is kept and listed. A member whose
+  bytes do not have the SHA-256 its item names is not kept (listed the same way).
+
+Before anything is read, a ZIP's headers are checked against limits (`check_archive`: files in it, bytes
+unpacked in all, the inflation of one member), and the manifest is read no further than `MAX_MANIFEST_BYTES`
+and no deeper than Python's JSON decoder goes (`core.json_limits`): a bomb is refused with one line.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from collections.abc import Callable, Sequence
@@ -39,17 +45,24 @@ from sqlalchemy import select
 
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.json_limits import JsonLimitError, load_json
 from fieldstudio.media import library, video_index
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.store.models import Media, Rating, RatingItem, RatingSet
 from fieldstudio.store.project import Project
 
 __all__ = ["FORMAT", "VERSION", "PackageError", "ExportReport", "ImportReport", "export_package", "import_package",
-           "read_package"]
+           "read_package", "check_archive"]
 
 FORMAT = "fieldstudio-rating-package"
 VERSION = 1
 _MANIFEST = "package.json"
+#: Limits of a package, checked on its ZIP headers before anything is unpacked (`check_archive`) and, for the
+#: manifest, on the bytes read: files in it, bytes unpacked in all, inflation of one member, the manifest's size.
+MAX_MEMBERS = 200_000
+MAX_UNCOMPRESSED_BYTES = 200_000_000_000
+MAX_RATIO = 200
+MAX_MANIFEST_BYTES = 256_000_000
 
 
 class PackageError(FieldstudioError):
@@ -181,14 +194,21 @@ def read_package(path: Path) -> dict[str, Any]:
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:
-                text = z.read(_MANIFEST).decode("utf-8")
+                check_archive(z, path)
+                with z.open(_MANIFEST) as fh:    # read no further than the limit, whatever the header says
+                    raw = fh.read(MAX_MANIFEST_BYTES + 1)
         else:
-            text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise PackageError(f"{path}: its {_MANIFEST} is larger than {MAX_MANIFEST_BYTES:,} bytes; not read")
+        data = load_json(raw.decode("utf-8"))
     except FileNotFoundError:
         raise PackageError(f"{path}: no such file") from None
     except KeyError:
         raise PackageError(f"{path}: is a ZIP file without {_MANIFEST}; not a rating package") from None
+    except JsonLimitError as exc:
+        raise PackageError(f"{path}: its {_MANIFEST} {exc}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, zipfile.BadZipFile) as exc:
         raise PackageError(f"{path}: cannot be read as a rating package ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -214,6 +234,7 @@ def _extract_media(project: Project, path: Path, data: dict[str, Any], folder: P
         return known
     folder = folder or project.folder / f"{project.path.stem}_rating_media"
     new_files: list[Path] = []
+    forged: set[str] = set()
     is_zip = zipfile.is_zipfile(path)
     with (zipfile.ZipFile(path) if is_zip else _NoZip()) as z:
         members = set(z.namelist()) if is_zip else set()
@@ -227,9 +248,19 @@ def _extract_media(project: Project, path: Path, data: dict[str, Any], folder: P
             target = folder / name
             if target.exists():
                 target = folder / f"{sha[:8]}_{name}"
-            with z.open(member) as src, atomic_writer(target, "wb") as dst:
-                while chunk := src.read(1 << 20):
-                    dst.write(chunk)
+            try:
+                with z.open(member) as src, atomic_writer(target, "wb") as dst:
+                    digest = hashlib.sha256()
+                    while chunk := src.read(1 << 20):
+                        digest.update(chunk)
+                        dst.write(chunk)
+                    if digest.hexdigest() != sha:    # raised inside: the file is removed, never kept
+                        raise _HashMismatch()
+            except _HashMismatch:
+                forged.add(sha)
+                report.media_missing.append(f"{it.get('file_name') or member} (its SHA-256 does not match the "
+                                            "package's: not kept)")
+                continue
             new_files.append(target)
     if new_files:
         added = library.add_paths(project, new_files)
@@ -238,9 +269,33 @@ def _extract_media(project: Project, path: Path, data: dict[str, Any], folder: P
         with project.read() as s:
             known = {sha: mid for sha, mid in s.execute(select(Media.sha256, Media.id).where(Media.status == "ok"))}
         for sha in wanted:
-            if sha not in known and (wanted[sha].get("file_name") or sha) not in report.media_missing:
-                report.media_missing.append(wanted[sha].get("file_name") or sha)
+            name = wanted[sha].get("file_name") or sha
+            if sha not in known and sha not in forged and name not in report.media_missing:
+                report.media_missing.append(name)
     return known
+
+
+class _HashMismatch(Exception):
+    """A package member's bytes are not the ones its SHA-256 names."""
+
+
+def check_archive(z: zipfile.ZipFile, path: Path) -> None:
+    """Refuse a ZIP whose headers declare more members than `MAX_MEMBERS`, more than `MAX_UNCOMPRESSED_BYTES` in
+    all, or a member inflating more than `MAX_RATIO` times (above 1 MB): a bomb, checked before anything is read.
+
+    Raises PackageError naming the file and the limit.
+    """
+    infos = z.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise PackageError(f"{path}: holds {len(infos):,} files, more than the {MAX_MEMBERS:,} a package may hold; "
+                           "not read")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_UNCOMPRESSED_BYTES:
+        raise PackageError(f"{path}: would unpack to {total:,} bytes, more than {MAX_UNCOMPRESSED_BYTES:,}; not read")
+    for i in infos:
+        if i.file_size > 1_000_000 and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise PackageError(f"{path}: {i.filename} would inflate {i.file_size / max(i.compress_size, 1):,.0f} "
+                               f"times ({i.compress_size:,} to {i.file_size:,} bytes), more than {MAX_RATIO}; not read")
 
 
 class _NoZip:

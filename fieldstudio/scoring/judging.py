@@ -111,10 +111,8 @@ class JudgeCaller:
     def params(self) -> dict[str, Any]:
         """What is stored with every judged score: profile name, model, masked endpoint, the settings the
         calls were made with, and (when set) the benchmark's own judge model and the prompt source."""
-        from fieldstudio.inference.profiles import mask_url
-
         eff = self._effective()
-        out = {"profile": self.profile.name, "model": self.profile.model, "base_url": mask_url(self.profile.base_url),
+        out = {"profile": self.profile.name, "model": self.profile.model, "base_url": self.profile.shown_url,
                "temperature": eff["temperature"], "seed": eff["seed"], "max_tokens": eff["max_tokens"]}
         if eff["top_p"] is not None:
             out["top_p"] = eff["top_p"]
@@ -198,6 +196,8 @@ class JudgeCaller:
             self.cost_complete = False
         else:
             self.cost_usd += cost
+        if getattr(result, "cut", None):   # a verdict cut at the size cap is a failed judge call, never cached
+            raise self._client.ModelCallError("reply_cut", f"judge profile {self.profile.name!r}: {result.cut}")
         entry = {"text": result.text, "prompt_tokens": result.prompt_tokens,
                  "completion_tokens": result.completion_tokens, "reasoning_tokens": result.reasoning_tokens,
                  "model": result.model, "cost_usd": cost}
@@ -207,9 +207,7 @@ class JudgeCaller:
         return result.text or ""
 
     def _unreachable(self, last: BaseException) -> JudgeUnreachable:
-        from fieldstudio.inference.profiles import mask_url
-
-        url = mask_url(self.profile.base_url)
+        url = self.profile.shown_url
         return JudgeUnreachable(
             f"judge profile {self.profile.name!r}: the judge at {url} does not answer: is the server running? "
             f"({self.unreachable_answers} answers in a row could not connect; last error: {last})")

@@ -7,6 +7,7 @@ SQLAlchemy and Alembic are imported, which keeps its cold start short (issue 3).
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -48,8 +49,14 @@ def known_revisions() -> set[str]:
 def sqlite_uri(path: Path, *, read_only: bool = False) -> str:
     """The ``file:`` URI SQLite opens ``path`` by (``sqlite3.connect(uri, uri=True)``), ``mode=ro`` if asked.
 
+    Read-only in a folder that cannot be written (a read-only medium, a folder without write permission), the
+    file is also opened ``immutable=1``: SQLite then reads it without the lock files a WAL database otherwise
+    creates beside it (and could not, there), which is safe because nothing can change the file meanwhile.
     Percent-encoded by ``Path.as_uri``, so a name with "#", "?" or "%" names this very file."""
-    return Path(path).resolve().as_uri() + ("?mode=ro" if read_only else "")
+    uri = Path(path).resolve().as_uri()
+    if not read_only:
+        return uri
+    return uri + ("?mode=ro" if os.access(Path(path).resolve().parent, os.W_OK) else "?mode=ro&immutable=1")
 
 
 def read_only_connection(path: Path) -> sqlite3.Connection:

@@ -48,6 +48,7 @@ from fieldstudio.tasks.formats.parsed_records import (
     ImportReport,
     ParsedTask,
 )
+from fieldstudio.store import failures
 from fieldstudio.store.bulk_insert import insert_rows
 from fieldstudio.store.changes import insert_tracked
 from fieldstudio.store.models import Media, Task, TaskInput, new_id, utcnow
@@ -278,9 +279,12 @@ def import_tasks(project: Project, paths: Sequence[Path], *,
             with project.write() as session:
                 _write_batch(session, batch, media, outcome)
         except SQLAlchemyError as exc:
+            if failures.one_line(exc, project.location) is not None:
+                raise   # the disk, the medium or the server failed: no later batch would be saved either
             report.problems.extend(outcome.problems)
             report.problems.append(ImportProblem(batch[0][1], None, f"{len(batch)} tasks from "
-                                                 f"{batch[0][0].external_id} on were not saved ({exc})"))
+                                                 f"{batch[0][0].external_id} on were not saved "
+                                                 f"({failures.short_reason(exc)})"))
             continue
         report.problems.extend(outcome.problems)
         for key, value in outcome.touched.items():

@@ -316,3 +316,75 @@ def test_demo_cvat_round_trip_gives_the_same_video_boxes(demo_project, demo_copy
     # CVAT for video carries video boxes only; a box outside any track comes back as that plain box
     assert demo_marks(demo_copy) == on_videos
     assert demo_keyframes(demo_copy) == demo_keyframes(demo_project)
+
+
+@pytest.mark.parametrize("fmt, name", [("coco", "boxes.json"), ("mot", "mot"), ("cvat", "boxes.xml")])
+def test_importing_the_same_file_again_adds_nothing_and_says_so(source, empty, tmp_path, fmt, name):
+    """A second import (or one after a kill that landed just after the first one's commit) stores no box twice;
+    the command line says so and exits 0. After an undo, the import stores the boxes again."""
+    export_annotations(source, fmt, tmp_path / name)
+    first = importing.import_annotations(empty, tmp_path / name, fmt)
+    assert first.marks == (7 if fmt == "coco" else 6) and first.already_present == 0    # MOT, CVAT: the video
+    after_first = marks(empty)
+    result = CliRunner().invoke(app, ["annotations", "import", str(empty.path), str(tmp_path / name), "--format", fmt])
+    assert result.exit_code == 0, result.output
+    assert "0 box(es)" in result.output and f"already in the project: {first.marks} box(es)" in result.output
+    assert marks(empty) == after_first
+    plan = importing.plan_import(empty, tmp_path / name, fmt)
+    assert plan.edit() is None and plan.report.labels_created == [] and plan.report.matched == {}
+    edit = importing.plan_import(source, tmp_path / name, fmt).edit()          # the source holds them all too
+    assert edit is None
+
+
+def test_an_undone_import_can_be_made_again(source, empty, tmp_path):
+    export_annotations(source, "coco", tmp_path / "boxes.json")
+    edit = importing.plan_import(empty, tmp_path / "boxes.json", "coco").edit()
+    edit.do()
+    edit.undo()
+    again = importing.import_annotations(empty, tmp_path / "boxes.json", "coco")
+    assert again.marks == 7 and again.already_present == 0
+    without_tracks = lambda p: sorted((m[:5] for m in marks(p)), key=repr)   # noqa: E731 - new track ids
+    assert without_tracks(empty) == without_tracks(source)
+
+
+def test_a_box_in_the_file_twice_is_added_once_per_copy_missing(source, empty, tmp_path):
+    """The project holds the box once and the file twice: the second copy is added, not the first."""
+    export_annotations(source, "coco", tmp_path / "boxes.json")
+    document = json.loads((tmp_path / "boxes.json").read_text())
+    photo_box = next(a for a in document["annotations"] if a["image_id"] == document["images"][0]["id"])
+    document["annotations"].append({**photo_box, "id": 10_000})
+    (tmp_path / "twice.json").write_text(json.dumps(document))
+    importing.import_annotations(empty, tmp_path / "boxes.json", "coco")
+    report = importing.import_annotations(empty, tmp_path / "twice.json", "coco")
+    assert (report.marks, report.already_present) == (1, 7)
+
+
+def test_negative_or_zero_sizes_are_refused_per_row_with_the_reason(source, empty, tmp_path):
+    """One bad row of each format is skipped with its reason; the good rows are imported as they are."""
+    (tmp_path / "yolo").mkdir()
+    (tmp_path / "yolo" / "classes.txt").write_text("person\n")
+    (tmp_path / "yolo" / "site.txt").write_text("0 0.5 0.5 0.2 0.2\n0 0.5 0.5 -0.2 0.2\n")
+    yolo = importing.import_annotations(empty, tmp_path / "yolo", "yolo")
+    assert yolo.marks == 1
+    assert yolo.problems == [("site.txt line 2", "width -0.2 is negative: a box needs a size above 0; skipped")]
+    mot = tmp_path / "mot" / "walk" / "gt"
+    mot.mkdir(parents=True)
+    (mot / "gt.txt").write_text("1,1,10,10,20,30,1\n2,1,10,10,-20,30,1\n3,1,10,10,20,0,1\n")
+    report = importing.import_annotations(empty, tmp_path / "mot", "mot")
+    assert [why for _, why in report.problems] == [
+        "width -20 is negative: a box needs a size above 0; skipped",
+        "height 0 is zero: a box needs a size above 0; skipped"]
+    coco = {"images": [{"id": 1, "file_name": "site.jpg", "width": 400, "height": 300}],
+            "categories": [{"id": 1, "name": "person"}],
+            "annotations": [{"id": 5, "image_id": 1, "category_id": 1, "bbox": [10, 10, 0, 5]}]}
+    (tmp_path / "c.json").write_text(json.dumps(coco))
+    report = importing.import_annotations(empty, tmp_path / "c.json", "coco")
+    assert report.marks == 0 and report.problems == [
+        ("c.json annotation 5", "width 0 is zero: a box needs a size above 0; skipped")]
+    (tmp_path / "cvat.xml").write_text(
+        '<annotations><meta><task><name>walk</name></task></meta><track id="0" label="person">'
+        '<box frame="0" keyframe="1" outside="0" xtl="50" ytl="10" xbr="40" ybr="30"/>'
+        '<box frame="1" keyframe="1" outside="0" xtl="10" ytl="10" xbr="40" ybr="30"/></track></annotations>')
+    report = importing.import_annotations(empty, tmp_path / "cvat.xml", "cvat")
+    assert report.marks == 1 and report.problems == [
+        ("cvat.xml track 0 frame 0", "width (xbr - xtl) -10 is negative: a box needs a size above 0; skipped")]

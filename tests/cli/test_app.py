@@ -42,7 +42,11 @@ def test_add_reports_unreadable_and_exit_codes(tmp_path):
     assert "imported 4 media (4 images, 0 videos, 0 documents)" in res.stdout
     assert "fake.jpg: is not an image file" in res.stdout
     again = run("add", p, SAMPLE / "images", check=False)
-    assert again.returncode == 1 and "skipped 4 duplicate" in again.stdout
+    assert again.returncode == 0 and "skipped 4 duplicate" in again.stdout
+    assert "nothing new: every file is in the project already" in again.stdout
+    nothing = tmp_path / "empty"
+    nothing.mkdir()
+    assert run("add", p, nothing, check=False).returncode == 1        # no media at all: still 1
     missing = run("info", tmp_path / "none.fieldstudio", check=False)
     assert missing.returncode == 2 and "no such project file" in missing.stderr
 
@@ -117,3 +121,44 @@ def test_window_without_a_display_says_so_instead_of_aborting(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1, res.stderr
     # checked first: nothing is built, and stdout does not say "demo project: ..." for a window never shown
     assert not demo.exists() and res.stdout == ""
+
+
+def _unfinished(path) -> tuple[int, int, int]:
+    """(media, videos whose index is not ready, media without a thumbnail), read with sqlite3 as a bystander."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10) as db:
+        return db.execute("SELECT (SELECT count(*) FROM media), (SELECT count(*) FROM media WHERE kind = 'video' AND "
+                          "index_status != 'ready'), (SELECT count(*) FROM media WHERE id NOT IN "
+                          "(SELECT media_id FROM thumbnail))").fetchone()
+
+
+def test_add_run_again_after_a_kill_finishes_the_indexes_and_thumbnails(tmp_path):
+    """`add` killed (SIGKILL) once its media are stored, before their indexes and thumbnails are all made; the same
+    `add` again finishes them, says so and exits 0 (issue 36 item 2)."""
+    import os
+    import signal
+    import time
+
+    p = tmp_path / "k.fieldstudio"
+    run("new", p)
+    child = subprocess.Popen([sys.executable, "-m", "fieldstudio", "add", str(p), str(SAMPLE / "videos"),
+                              str(SAMPLE / "images")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and child.poll() is None:
+        try:
+            if _unfinished(p)[0] == 7:                  # every media row committed: kill during the rest
+                break
+        except Exception:                               # the file is being written: look again
+            pass
+        time.sleep(0.005)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    left = _unfinished(p)
+    again = run("add", p, SAMPLE / "videos", SAMPLE / "images", check=False)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _unfinished(p) == (7, 0, 0)
+    if left[1] or left[2]:                              # the kill left work undone (almost always)
+        assert "media added before (frame index, thumbnails): an earlier add was interrupted" in again.stdout
+    else:                                               # the kill came after the end
+        assert "nothing new" in again.stdout

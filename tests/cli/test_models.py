@@ -36,6 +36,18 @@ def test_add_with_a_preset_then_list(config_dir):
     assert "http://localhost:11434/v1" in listing.output and "never" in listing.output
 
 
+def test_add_takes_a_deadline_and_a_reply_size_cap(config_dir):
+    assert run("add", "slow", "--preset", "ollama", "--model", "m").exit_code == 0
+    assert (stored(config_dir)["slow"]["deadline_s"], stored(config_dir)["slow"]["max_reply_bytes"]) == \
+        (600.0, 4_000_000)                                        # the defaults
+    result = run("add", "slow", "--preset", "ollama", "--model", "m", "--deadline", "90",
+                 "--max-reply-bytes", "200000", "--replace")
+    assert result.exit_code == 0, result.output
+    assert (stored(config_dir)["slow"]["deadline_s"], stored(config_dir)["slow"]["max_reply_bytes"]) == (90.0, 200_000)
+    refused = run("add", "tiny", "--preset", "ollama", "--model", "m", "--max-reply-bytes", "10")
+    assert refused.exit_code == 1 and "reply size cap must be at least 1024 bytes" in refused.output
+
+
 def test_hosted_preset_uses_its_usual_key_variable(config_dir):
     assert run("add", "gpt", "--preset", "openai", "--model", "gpt-4o-mini").exit_code == 0
     assert stored(config_dir)["gpt"]["api_key_env"] == "OPENAI_API_KEY"
@@ -54,7 +66,7 @@ def test_duplicate_names_are_refused_unless_replaced(config_dir):
     assert stored(config_dir)["a"]["model"] == "m2"
 
 
-def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch):
+def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch, memory_keyring):
     monkeypatch.setenv("FS_TEST_KEY", PLANTED_KEY)
     result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1",
                  "--model", "m", "--api-key-env", "FS_TEST_KEY")
@@ -64,7 +76,16 @@ def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch):
         assert PLANTED_KEY not in output and "url-Secret-77" not in output
     assert "https://***@api.example.com/v1" in listing.output
     assert "FS_TEST_KEY (set)" in listing.output
+    assert "moved to the OS keyring" in result.output
     assert PLANTED_KEY not in (config_dir / "model_profiles.json").read_text()
+    assert "url-Secret-77" not in (config_dir / "model_profiles.json").read_text()
+
+
+def test_a_url_password_without_a_keyring_is_refused(config_dir, no_keyring):
+    result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1", "--model", "m")
+    assert result.exit_code == 1
+    assert "holds a password or key" in result.output and "url-Secret-77" not in result.output
+    assert not (config_dir / "model_profiles.json").exists()
 
 
 def test_a_key_given_as_the_variable_name_is_refused(config_dir):

@@ -85,7 +85,7 @@ def test_unknown_profile_and_no_matching_task(app, project_file, fake_openai):
 
 
 def test_planted_key_never_reaches_the_project_or_the_output(app, project_file, fake_openai, monkeypatch, tmp_path,
-                                                             caplog):
+                                                             caplog, memory_keyring):
     """The key is sent to the server (the run works) but is in no byte of the project file, the output or the log."""
     monkeypatch.setenv("FS_PLANTED_KEY", PLANTED_KEY)
     fake_openai.require_key = PLANTED_KEY

@@ -263,7 +263,8 @@ def test_masked_credentials_and_keys_never_reach_the_widgets(qtbot, fwa_project,
     editor.price_in.setText("3")
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     stored = profile_store.get_profile("proxy")
-    assert stored.base_url == "https://user:s3cretpass@proxy.example/v1"    # the masked URL kept the stored one
+    assert stored.base_url == "https://proxy.example/v1"                   # the secret is in the keyring
+    assert profile_store.resolve_base_url(stored) == "https://user:s3cretpass@proxy.example/v1"  # and kept
     assert stored.price_input_per_mtok == 3.0
     assert "s3cretpass" not in editor.result.toPlainText()
     assert "s3cretpass" not in panel.profiles.item(0).toolTip()

@@ -152,15 +152,42 @@ def test_unknown_fields_from_a_newer_version_are_ignored(config_dir):
 # -- keys --------------------------------------------------------------------------------------
 
 
-def test_the_key_never_reaches_the_profile_file(config_dir, monkeypatch):
+def test_the_key_never_reaches_the_profile_file(config_dir, monkeypatch, memory_keyring):
     monkeypatch.setenv("FS_TEST_KEY", PLANTED_KEY)
-    profile = ModelProfile(name="hosted", base_url="https://user:pw-in-url@api.example.com/v1", model="m",
-                           api_key_env="FS_TEST_KEY")
+    profile = ModelProfile(name="hosted", base_url="https://user:pw-in-url@api.example.com/v1?key=QK-in-query&x=1",
+                           model="m", api_key_env="FS_TEST_KEY")
     assert resolve_api_key(profile) == PLANTED_KEY
     store.add_profile(profile)
     text = (config_dir / "model_profiles.json").read_text(encoding="utf-8")
-    assert PLANTED_KEY not in text
+    assert PLANTED_KEY not in text and "pw-in-url" not in text and "QK-in-query" not in text
     assert '"api_key_env": "FS_TEST_KEY"' in text
+    stored = store.get_profile("hosted")
+    assert stored.base_url == "https://api.example.com/v1?x=1"
+    assert stored.shown_url == "https://***@api.example.com/v1?key=***&x=1"
+    assert json.loads(memory_keyring.passwords[("fieldstudio", "hosted base URL")]) == \
+        {"userinfo": "user:pw-in-url", "query": [["key", "QK-in-query"]]}
+    assert store.resolve_base_url(stored) == "https://user:pw-in-url@api.example.com/v1?x=1&key=QK-in-query"
+    store.add_profile(ModelProfile(name="hosted", base_url="https://api.example.com/v1", model="m"), replace=True)
+    assert ("fieldstudio", "hosted base URL") not in memory_keyring.passwords     # no secret left behind
+
+
+def test_a_url_secret_without_a_keyring_is_refused_and_nothing_is_written(config_dir, no_keyring):
+    """No keyring: the profile is refused, saying what to do instead."""
+    with pytest.raises(store.ProfileError) as caught:
+        store.add_profile(ModelProfile(name="hosted", base_url="https://user:pw-in-url@api.example.com/v1", model="m"))
+    assert "holds a password or key" in str(caught.value) and "--api-key-env" in str(caught.value)
+    assert "pw-in-url" not in str(caught.value)
+    assert not (config_dir / "model_profiles.json").exists()
+
+
+def test_an_older_file_with_a_url_secret_is_cleaned_when_read(config_dir, memory_keyring):
+    path = config_dir / "model_profiles.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": "fieldstudio-model-profiles", "version": 1, "profiles": [
+        {"name": "old", "base_url": "http://u:old-Secret-9@h/v1", "model": "m"}]}))
+    loaded = store.load_profiles()
+    assert loaded["old"].base_url == "http://h/v1" and "old-Secret-9" not in path.read_text()
+    assert store.resolve_base_url(loaded["old"]) == "http://u:old-Secret-9@h/v1"
 
 
 def test_params_without_key_hold_no_credentials(monkeypatch):

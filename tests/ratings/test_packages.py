@@ -167,3 +167,44 @@ def test_bad_packages_are_refused_with_the_file_named(lead, tmp_path):
             rp.import_package(other, pkg)
     finally:
         other.close()
+
+
+def _repack(src, dst, change):
+    """Copy ZIP ``src`` to ``dst`` with ``change(name, data) -> data`` applied to each member."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, change(info.filename, zin.read(info.filename)),
+                          compress_type=info.compress_type)
+
+
+def test_a_manifest_bomb_is_refused_before_it_is_read(lead, rater_project, tmp_path):
+    """A package.json that inflates 1,000 times (2 MB of spaces from about 2 kB) is refused from its header."""
+    pkg = tmp_path / "panels.zip"
+    rp.export_package(lead, "panels", pkg)
+    bomb = tmp_path / "bomb.zip"
+    _repack(pkg, bomb, lambda name, data: data + b" " * 2_000_000 if name == "package.json" else data)
+    with pytest.raises(rp.PackageError) as caught:
+        rp.import_package(rater_project, bomb)
+    message = str(caught.value)
+    assert message.startswith(f"{bomb}: package.json would inflate") and message.endswith("more than 200; not read")
+    assert "\n" not in message
+
+
+def test_a_member_failing_its_hash_is_not_kept(lead, rater_project, tmp_path):
+    pkg = tmp_path / "panels.zip"
+    rp.export_package(lead, "panels", pkg)
+    sha = library.sha256_file(SAMPLE / "videos" / VIDEO)[0]
+    forged = tmp_path / "forged.zip"
+    _repack(pkg, forged, lambda name, data: data[:-10] + b"0123456789" if name == f"media/{sha}.mp4" else data)
+    report = rp.import_package(rater_project, forged)
+    assert report.media_added == 2
+    assert report.media_missing == [f"{VIDEO} (its SHA-256 does not match the package's: not kept)"]
+    kept = sorted(p.name for p in (rater_project.folder / "rater_rating_media").iterdir())
+    assert VIDEO not in kept and not [n for n in kept if n.endswith(".tmp")]
+
+
+def test_a_deeply_nested_manifest_is_one_line(rater_project, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(rp.PackageError, match=r"deep.json: its package.json is nested deeper than [\d,]+ levels"):
+        rp.import_package(rater_project, deep)

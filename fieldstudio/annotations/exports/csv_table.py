@@ -25,6 +25,7 @@ from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_writer
+from fieldstudio.core.spreadsheet_cells import protect_frame
 from fieldstudio.store.models import Media
 from fieldstudio.store.project import Project
 
@@ -99,6 +100,6 @@ def export_annotation_csv(project: Project, out: Path, *, media_ids: Sequence[st
         report.cancelled = True
         return report
     with atomic_writer(path, "w") as fh:
-        df.to_csv(fh, index=False, float_format="%.6f")
+        protect_frame(df).to_csv(fh, index=False, float_format="%.6f")   # labels, tags: no formula runs
     report.files.append(path)
     return report

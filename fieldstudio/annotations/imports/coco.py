@@ -16,7 +16,8 @@ import json
 import re
 from pathlib import Path, PurePath
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
+from fieldstudio.core.json_limits import JsonLimitError, load_json
 
 _FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
 
@@ -65,7 +66,9 @@ def parse_coco(path: Path) -> Parsed:
 def _parse_file(path: Path) -> Parsed:
     """One COCO JSON file; raises ImportFormatError when it is not JSON or not COCO."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = load_json(path.read_text(encoding="utf-8"))
+    except JsonLimitError as exc:
+        raise ImportFormatError(f"{path}: {exc}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("images"), list) or not isinstance(
@@ -102,6 +105,10 @@ def _parse_file(path: Path) -> Parsed:
             x, y, w, h = (float(v) for v in a["bbox"])
         except (KeyError, TypeError, ValueError):
             out.problems.append((where, f"bbox {a.get('bbox')!r} is not [x, y, w, h]; skipped"))
+            continue
+        problem = size_problem(w, h)
+        if problem:
+            out.problems.append((where, problem))
             continue
         attrs = dict(a.get("attributes") or {})
         track = attrs.pop("track_id", None)

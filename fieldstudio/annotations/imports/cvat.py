@@ -15,7 +15,7 @@ import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePath
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
 
 
 def _text(root: ET.Element, *paths: str) -> str | None:
@@ -26,8 +26,10 @@ def _text(root: ET.Element, *paths: str) -> str | None:
     return None
 
 
-def parse_cvat_file(path: Path) -> ParsedMedia | None:
-    """One CVAT for video XML file as a group (None when it has no tracks). Raises ImportFormatError."""
+def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -> ParsedMedia | None:
+    """One CVAT for video XML file as a group (None when it has no tracks); a box with no size is skipped, its
+    reason added to `problems`. Raises ImportFormatError."""
+    problems = [] if problems is None else problems
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError) as exc:
@@ -57,6 +59,10 @@ def parse_cvat_file(path: Path) -> ParsedMedia | None:
                 box = tuple(float(b.get(k, "")) for k in ("xtl", "ytl", "xbr", "ybr"))
             except ValueError:
                 raise ImportFormatError(f"{where}: a box needs frame, xtl, ytl, xbr and ybr numbers") from None
+            problem = size_problem(box[2] - box[0], box[3] - box[1], names=("width (xbr - xtl)", "height (ybr - ytl)"))
+            if problem:
+                problems.append((where, problem))
+                continue
             attrs = {a.get("name"): (a.text or "") for a in b if a.tag == "attribute" and a.get("name")}
             keyframe = b.get("keyframe") == "1" if any_keyframe_flag else True
             run_boxes.append(ParsedBox(box, label, frame, track=f"{tid}" if run == 1 else f"{tid}#{run}",
@@ -84,7 +90,7 @@ def parse_cvat(path: Path) -> Parsed:
         raise ImportFormatError(f"{path}: no CVAT .xml file")
     out = Parsed(files=[str(f) for f in files])
     for f in files:
-        group = parse_cvat_file(f)
+        group = parse_cvat_file(f, out.problems)
         if group is None:
             out.problems.append((f.name, "has no <track> with boxes (CVAT for images is not read)"))
         else:

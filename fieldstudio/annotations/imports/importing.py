@@ -29,6 +29,7 @@ from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import present_marks
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
 from fieldstudio.annotations.imports.cvat import parse_cvat
@@ -61,8 +62,9 @@ class AnnotationImportError(FieldstudioError):
 class AnnotationImportReport:
     """What an import stored and what it left out.
 
-    ``matched``: media file name -> {"boxes", "tracks", "sources"} counts; ``unmatched``: (what in the file,
-    why no media was found); ``problems``: (where in the file, what was wrong) for single boxes skipped.
+    ``matched``: media file name -> {"boxes", "tracks", "sources"} counts of what is stored; ``unmatched``: (what
+    in the file, why no media was found); ``problems``: (where in the file, what was wrong) for single boxes
+    skipped; ``already_present``: boxes the project holds already (`present_marks`), not stored again.
     """
 
     format: str
@@ -73,6 +75,7 @@ class AnnotationImportReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
     labels_created: list[str] = field(default_factory=list)
     marks: int = 0
+    already_present: int = 0
     cancelled: bool = False
 
     def lines(self) -> list[str]:
@@ -81,6 +84,9 @@ class AnnotationImportReport:
         for name, c in sorted(self.matched.items()):
             out.append(f"  {name}: {c['boxes']} box(es), {c['tracks']} track(s) (from {c['sources']} "
                        f"{'group' if c['sources'] == 1 else 'groups'} of the file)")
+        if self.already_present:
+            out.append(f"already in the project: {self.already_present} box(es) (an earlier import of this file?): "
+                       "not added again")
         if self.labels_created:
             out.append(f"labels created: {', '.join(self.labels_created)}")
         if self.unmatched:
@@ -340,10 +346,29 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             for b in run:
                 add(m, b, wanted)
             counts[m.file_name]["tracks"] += 1
-    report.matched = counts
+    marks, report.already_present = _without_present(project, marks, counts,
+                                                     {mid: m.file_name for mid, m in medias.items()})
+    report.matched = {name: c for name, c in counts.items() if c["boxes"]}
     report.marks = len(marks)
-    report.labels_created = list(new_labels)
-    return ImportPlan(project, marks, new_labels, report)
+    report.labels_created = sorted({name for _m, name in marks if name is not None}, key=new_labels.index)
+    return ImportPlan(project, marks, report.labels_created, report)
+
+
+def _without_present(project: Project, marks: list[tuple[ann.NewMark, str | None]], counts: dict[str, dict[str, int]],
+                     file_names: dict[str, str]) -> tuple[list[tuple[ann.NewMark, str | None]], int]:
+    """The marks the project does not hold yet, and how many it holds (taken off `counts`' boxes per media file
+    name; `file_names` maps media ids to them)."""
+    keys = [present_marks.mark_key(m.media_id, m.kind, m.frame_index, m.label_id, m.geometry) if create is None
+            else None for m, create in marks]        # a label still to create: no stored mark can have it
+    asked = [k for k in keys if k is not None]
+    present = iter(present_marks.split_present(project, asked) if asked else [])
+    kept = []
+    for (mark, create), key in zip(marks, keys):
+        if key is not None and next(present):
+            counts[file_names[mark.media_id]]["boxes"] -= 1
+            continue
+        kept.append((mark, create))
+    return kept, len(marks) - len(kept)
 
 
 def _key_order(key: str) -> tuple[int, str]:

@@ -15,7 +15,7 @@ import csv
 import re
 from pathlib import Path
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
 
 _ID_SUFFIX = re.compile(r"^(?P<stem>.+)_[0-9a-f]{8}$")
 
@@ -69,6 +69,10 @@ def parse_mot(path: Path) -> Parsed:
                 out.problems.append((where, f"{line!r} is not frame,id,left,top,width,height,...; skipped"))
                 continue
             if conf == 0:
+                continue
+            problem = size_problem(w, h)
+            if problem:
+                out.problems.append((where, problem))
                 continue
             if frame < 1:
                 out.problems.append((where, f"frame {frame}: MOT frames start at 1; skipped"))

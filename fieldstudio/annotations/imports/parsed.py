@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def size_problem(width: float, height: float, *, names: tuple[str, str] = ("width", "height")) -> str | None:
+    """Why a box of this size is refused (a negative, zero or not finite width or height), or None.
+
+    Each format's parser calls it per row: such a box is skipped with the reason, never flipped or kept.
+    """
+    for name, value in zip(names, (width, height)):
+        if not math.isfinite(value):
+            return f"{name} {value} is not a number; skipped"
+        if value <= 0:
+            return f"{name} {value:g} is {'zero' if value == 0 else 'negative'}: a box needs a size above 0; skipped"
+    return None
 
 
 class ImportFormatError(Exception):

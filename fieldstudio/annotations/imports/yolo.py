@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
 
 _FRAME_STEM = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?$")
 
@@ -70,6 +70,10 @@ def parse_yolo(folder: Path) -> Parsed:
                 k, cx, cy, w, h = int(c), float(cx), float(cy), float(w), float(h)
             except ValueError:
                 out.problems.append((where, f"{line!r} is not 'class cx cy w h'; skipped"))
+                continue
+            problem = size_problem(w, h)
+            if problem:
+                out.problems.append((where, problem))
                 continue
             if not 0 <= k < len(names):
                 out.problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))

@@ -22,7 +22,7 @@ from fieldstudio.gui import workers
 from fieldstudio.gui.panels.run_tables import PROFILE_COLUMNS, RowsModel
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import ProbeReport, test_profile
-from fieldstudio.inference.profiles import IMAGE_DETAILS, PRESET_KEY_ENV, PRESETS, ModelProfile, mask_url
+from fieldstudio.inference.profiles import IMAGE_DETAILS, MIN_MAX_REPLY_BYTES, PRESET_KEY_ENV, PRESETS, ModelProfile
 
 KEY_NONE, KEY_ENV, KEY_KEYRING = "none", "env", "keyring"
 _KEY_LABELS = ((KEY_NONE, "No key (local server)"), (KEY_ENV, "Environment variable"), (KEY_KEYRING, "OS keyring"))
@@ -194,6 +194,16 @@ class ModelProfilesEditor(QWidget):
         self.timeout.setRange(0.1, 3600)
         self.timeout.setDecimals(1)
         self.timeout.setSuffix(" s")
+        self.timeout.setToolTip("Read timeout: the longest silence allowed within a reply.")
+        self.deadline = QDoubleSpinBox()
+        self.deadline.setRange(1, 86400)
+        self.deadline.setDecimals(0)
+        self.deadline.setSuffix(" s")
+        self.deadline.setToolTip("Overall deadline of one call: connecting, the whole reply and the retries.")
+        self.max_reply = QSpinBox()
+        self.max_reply.setRange(MIN_MAX_REPLY_BYTES // 1000 + 1, 2_000_000)
+        self.max_reply.setSuffix(" kB")
+        self.max_reply.setToolTip("Size cap of one reply: a longer reply is cut there and flagged, never stored whole.")
         self.retries = QSpinBox()
         self.retries.setRange(0, 20)
         self.concurrency = QSpinBox()
@@ -211,6 +221,7 @@ class ModelProfilesEditor(QWidget):
                               ("Batch API", self.batch_api), ("Batch discount", self.batch_discount),
                               ("Max images / request", self.max_images), ("Image detail", self.detail),
                               ("Longest image side", self.longest_side), ("Timeout", self.timeout),
+                              ("Deadline", self.deadline), ("Max reply size", self.max_reply),
                               ("Retries", self.retries), ("Concurrency", self.concurrency),
                               ("Temperature", self.temperature), ("Seed", self.seed)):
             widget.setObjectName(label.split(" (")[0].lower().replace(" ", "_").replace("/", "per"))
@@ -252,7 +263,7 @@ class ModelProfilesEditor(QWidget):
         self.preset.blockSignals(True)
         self.preset.setCurrentIndex(max(0, self.preset.findData(p.preset if p else None)))
         self.preset.blockSignals(False)
-        self.base_url.setText(mask_url(p.base_url) if p else "")
+        self.base_url.setText(p.shown_url if p else "")
         self.model_id.setText(p.model if p else "")
         self.key_source.setCurrentIndex(self.key_source.findData(d.key_source if p else KEY_NONE))
         self.key_env.setText(d.api_key_env or "" if p else "")
@@ -270,6 +281,8 @@ class ModelProfilesEditor(QWidget):
         self.detail.setCurrentText(d.image_detail)
         self.longest_side.setValue(d.longest_image_side)
         self.timeout.setValue(d.timeout_s)
+        self.deadline.setValue(d.deadline_s)
+        self.max_reply.setValue(max(d.max_reply_bytes // 1000, self.max_reply.minimum()))
         self.retries.setValue(d.retries)
         self.concurrency.setValue(d.concurrency)
         self._key_source_changed()
@@ -278,7 +291,8 @@ class ModelProfilesEditor(QWidget):
     def form_profile(self) -> ModelProfile:
         """The profile the form describes (not saved). Raises FieldstudioError naming the wrong field."""
         base_url = self.base_url.text().strip()
-        if self._editing is not None and base_url == mask_url(self._editing.base_url):
+        kept_url = self._editing is not None and base_url == self._editing.shown_url
+        if kept_url:
             base_url = self._editing.base_url      # the masked URL was left as it was: keep the credentials
         source = self.key_source.currentData()
         previous = self._editing
@@ -293,8 +307,11 @@ class ModelProfilesEditor(QWidget):
             batch_discount=_optional_float(self.batch_discount, "Batch discount"),
             max_images_per_request=self.max_images.value() or None, image_detail=self.detail.currentText(),
             longest_image_side=self.longest_side.value(), timeout_s=self.timeout.value(),
+            deadline_s=self.deadline.value(), max_reply_bytes=self.max_reply.value() * 1000,
             retries=self.retries.value(), concurrency=self.concurrency.value(),
             temperature=_optional_float(self.temperature, "Temperature"), seed=_optional_int(self.seed, "Seed"))
+        if kept_url:
+            profile.url_secret_mask = previous.url_secret_mask   # its secret stays where it is (the keyring)
         if source == KEY_ENV and not profile.api_key_env:
             raise FieldstudioError("Variable name: give the NAME of the environment variable that holds the key")
         if previous is not None and (previous.base_url, previous.model) == (profile.base_url, profile.model):
@@ -360,7 +377,7 @@ class ModelProfilesEditor(QWidget):
             self.key.clear()
         self.reload(select=profile.name)
         self._fill(self._profiles.get(profile.name, profile))
-        self._say(f"Saved {profile.name!r}: {profile.model} at {mask_url(profile.base_url)}; "
+        self._say(f"Saved {profile.name!r}: {profile.model} at {profile.shown_url}; "
                   f"key: {profile.key_hint()}.")
         self.profiles_changed.emit()
         return profile
@@ -387,7 +404,7 @@ class ModelProfilesEditor(QWidget):
         if profile is None:
             return None
         self.test_button.setEnabled(False)
-        self.result.setPlainText(f"Testing {profile.name!r}: {profile.model} at {mask_url(profile.base_url)} …")
+        self.result.setPlainText(f"Testing {profile.name!r}: {profile.model} at {profile.shown_url} …")
         worker = workers.Worker(probe_profile, dataclasses.replace(profile))
         worker.signals.result.connect(lambda report: self._tested(profile.name, report))
         worker.signals.error.connect(lambda message: self._say(f"Test failed: {message}"))

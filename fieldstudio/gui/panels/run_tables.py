@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from fieldstudio.core.costs import amount_text
-from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.views import AnswerRow
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -149,7 +149,7 @@ def _tested(profile: ModelProfile) -> str:
 PROFILE_COLUMNS = (
     Column("Name", lambda p: p.name),
     Column("Model", lambda p: p.model),
-    Column("Base URL", lambda p: mask_url(p.base_url)),
+    Column("Base URL", lambda p: p.shown_url),
     Column("USD / Mtok in/out", _price, lambda p: "US dollars per million input / output tokens", numeric=True),
     Column("Key", lambda p: {"env": f"env {p.api_key_env}", "keyring": "OS keyring", "none": "none"}[p.key_source],
            lambda p: p.key_hint()),

@@ -212,7 +212,7 @@ class RunPanel(RunChoice, QWidget):
             p = stored[name]
             item = QListWidgetItem(f"{name}  —  {p.model}")
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(f"{profile_store.mask_url(p.base_url)}\nkey: {p.key_hint()}")
+            item.setToolTip(f"{p.shown_url}\nkey: {p.key_hint()}")
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if name in checked or len(stored) == 1
                                else Qt.CheckState.Unchecked)

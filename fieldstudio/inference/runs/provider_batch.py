@@ -23,8 +23,8 @@ from typing import Any
 
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.inference.client import ModelCallError, explain_error, make_client
-from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.inference.client import ModelCallError, explain_error, file_content, make_client
+from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.provider_batch_lines import ENDPOINT, group_requests, iter_requests, pending_answers
 from fieldstudio.inference.runs.provider_batch_records import (BatchError, drop_batch, load_run, open_batches,
@@ -59,7 +59,7 @@ def _call(profile: ModelProfile, what: str, fn: Callable[[], Any]) -> Any:
         error = explain_error(exc, profile)
         if error.status == 404:
             said = f" The server said: {error.detail}" if error.detail else ""
-            raise ModelCallError("not_found", f"{what}: {profile.name} ({mask_url(profile.base_url)}) answered 404: "
+            raise ModelCallError("not_found", f"{what}: {profile.name} ({profile.shown_url}) answered 404: "
                                  "the server offers no Batch API there (/files, /batches), or the batch is not "
                                  "known to it. For a local vLLM, write the requests to a file for vllm run-batch "
                                  f"instead.{said}", status=404, detail=error.detail) from None
@@ -189,8 +189,9 @@ def refresh(project: Project, row_id: str, *, profile: ModelProfile | None = Non
         lines: list[dict[str, Any]] = []
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
-                content = _call(profile, f"downloading file {file_id}", lambda: client.files.content(file_id))
-                lines += parse_jsonl(content.content, f"batch file {file_id}")
+                content = _call(profile, f"downloading file {file_id}",
+                                lambda: file_content(profile, client, file_id, replies=len(row.answer_ids)))
+                lines += parse_jsonl(content, f"batch file {file_id}")
         import_lines(project, row_id, lines, profile=profile)
     return status
 

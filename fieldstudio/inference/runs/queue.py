@@ -34,10 +34,11 @@ from typing import Any
 from sqlalchemy import JSON, bindparam, func, select, update
 
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.masking import mask_in_text, mask_known_secrets
 from fieldstudio.inference import cache
 from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
-from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile, mask_url
+from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
     create_run,
@@ -125,7 +126,10 @@ def prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def reply_flag(result: ChatResult) -> tuple[str, str] | None:
-    """(``content_filter`` or ``refusal``, message) when the reply was filtered or refused, else None."""
+    """(``content_filter``, ``refusal`` or ``reply_cut``, message) when the reply was filtered, refused or cut at
+    the profile's size cap (its text, up to the cap, is kept beside the flag), else None."""
+    if result.cut:
+        return "reply_cut", result.cut
     if result.finish_reason == "content_filter":
         return "content_filter", "the endpoint's content filter stopped the reply"
     message = cache._first_message(result.raw) or {}
@@ -263,7 +267,8 @@ class AnswerExecutor:
             refuse_rejected_inputs(task)
             ctx = StrategyContext(self.project, self.encoder, self.profile, self.params, self.vision, self.cancelled)
             outcome = self.strategy.execute(ctx, task, self.ask_for(answer_log))
-            if outcome.error_kind is None and answer_log.flag is not None:
+            cut = answer_log.flag is not None and answer_log.flag[0] == "reply_cut"   # the cause, whatever else
+            if answer_log.flag is not None and (outcome.error_kind is None or cut):      # the parse then said
                 outcome.error_kind, outcome.error = answer_log.flag
         except RunCancelled:
             return "pending", None
@@ -307,8 +312,8 @@ class AnswerExecutor:
             "prompt": r.prompt_text} for r in answer_log.requests]
         trace += [{"type": "step", **step} for step in outcome.trace or []]
         values = {
-            "raw_text": outcome.raw_text, "parsed": outcome.parsed,
-            "error": f"{outcome.error_kind}: {outcome.error}" if outcome.error_kind else None,
+            "raw_text": mask_known_secrets(outcome.raw_text), "parsed": outcome.parsed,
+            "error": mask_in_text(f"{outcome.error_kind}: {outcome.error}") if outcome.error_kind else None,
             "prompt_tokens": total("prompt_tokens"), "completion_tokens": total("completion_tokens"),
             "reasoning_tokens": total("reasoning_tokens"), "cached_tokens": total("cached_tokens"),
             "latency_s": sum(r.latency_s for r in results) if results else None,
@@ -351,7 +356,7 @@ def profile_for_run(project: Project, run: Run, given: ModelProfile | None) -> M
     if row is None:
         raise ProfileError(f"run {run.id[:8]} has no model profile; pass one to resume it")
     profile = get_profile(row.name)
-    if profile.model != row.model or mask_url(profile.base_url) != row.base_url:
+    if profile.model != row.model or profile.shown_url != row.base_url:
         raise ProfileError(f"the profile {row.name!r} changed since run {run.id[:8]} started (model or base URL); "
                            "start a new run instead of resuming this one")
     return profile

@@ -19,7 +19,7 @@ from sqlalchemy import func, or_, select
 
 from fieldstudio.core import costs
 from fieldstudio.core.errors import FieldstudioError, NotFound
-from fieldstudio.inference.profiles import ModelProfile, mask_url
+from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.store.models import Answer, ProviderBatch, Run, Task
 from fieldstudio.store.models import ModelProfile as ProfileRow
@@ -113,7 +113,7 @@ def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str],
     if group:
         run_params["group"] = group
     with project.write() as s:
-        row = ProfileRow(name=profile.name, base_url=mask_url(profile.base_url), model=profile.model,
+        row = ProfileRow(name=profile.name, base_url=profile.shown_url, model=profile.model,
                          params=profile.params_without_key())
         s.add(row)
         s.flush()

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from fieldstudio.core.atomic import atomic_writer
+from fieldstudio.core.spreadsheet_cells import protect_cell, unprotect_cell
 from fieldstudio.tasks.formats.file_format import ANSWERS, READS_CSV, TASKS, FileFormat
 from fieldstudio.tasks.formats.parsed_records import (
     ANSWER_TYPES,
@@ -142,7 +143,7 @@ def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> li
         if missing:
             result.problem(path, None, f"has no column {', '.join(missing)} in its header ({', '.join(header)})")
             return None
-        rows = list(reader)
+        rows = [{k: unprotect_cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in reader]
         if not rows:
             result.problem(path, None, "has a header but no rows", "warning")
         return rows
@@ -245,17 +246,19 @@ def parse_answer_csv(path: Path) -> ParseResult:
 def export_task_csv(tasks: Iterable[ParsedTask], path: Path) -> int:
     """Write tasks as a task CSV with every column of ``TASK_COLUMNS``, atomically; returns the count.
 
-    ``extra`` is written as a JSON object (empty cell when empty); re-importing the file gives the same
-    records apart from ``source``, which becomes ``csv``.
+    ``extra`` is written as a JSON object (empty cell when empty); a cell a spreadsheet would run as a formula
+    gets a leading apostrophe (``core.spreadsheet_cells``), taken off again on import; re-importing the file gives
+    the same records apart from ``source``, which becomes ``csv``.
     """
     n = 0
     with atomic_writer(Path(path), "w") as fh:
         writer = csv.writer(fh, lineterminator="\r\n")
         writer.writerow(TASK_COLUMNS)
         for t in tasks:
-            writer.writerow([t.external_id, t.query, t.answer_type, t.ground_truth or "", t.category or "",
-                             t.sub_category or "", t.scenario or "", format_inputs(t.inputs), t.eval_func or "",
-                             t.output_format or "", json.dumps(t.extra, ensure_ascii=False) if t.extra else ""])
+            writer.writerow([protect_cell(v) for v in (
+                t.external_id, t.query, t.answer_type, t.ground_truth or "", t.category or "", t.sub_category or "",
+                t.scenario or "", format_inputs(t.inputs), t.eval_func or "", t.output_format or "",
+                json.dumps(t.extra, ensure_ascii=False) if t.extra else "")])
             n += 1
     return n
 

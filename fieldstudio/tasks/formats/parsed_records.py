@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.core.json_limits import JsonLimitError, load_json
+
 ANSWER_TYPES = ("distance", "time_range", "time", "count", "json_report", "yes_no", "free_text")
 """Answer types an importer can set; a person can change them in the task editor.
 
@@ -201,7 +203,9 @@ def read_json_file(path: Path, result: ParseResult) -> Any:
         result.problem(path, None, "is empty")
         return None
     try:
-        return json.loads(raw.decode("utf-8-sig"))
+        return load_json(raw.decode("utf-8-sig"))
+    except JsonLimitError as exc:
+        result.problem(path, None, str(exc))
     except UnicodeDecodeError as exc:
         result.problem(path, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
     except json.JSONDecodeError as exc:

@@ -1,0 +1,28 @@
+"""The profile editor shows and saves a profile's overall deadline and reply size cap."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
+from fieldstudio.inference import profiles
+
+
+def test_deadline_and_reply_cap_are_edited_and_saved(qtbot):
+    dialog = ModelProfilesDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    editor = dialog.editor
+    qtbot.mouseClick(editor.new_button, Qt.MouseButton.LeftButton)
+    assert editor.deadline.value() == profiles.DEFAULT_DEADLINE_S          # the defaults a new profile gets
+    assert editor.max_reply.value() * 1000 == profiles.DEFAULT_MAX_REPLY_BYTES
+    qtbot.keyClicks(editor.name, "slow-server")
+    qtbot.keyClicks(editor.base_url, "http://127.0.0.1:9/v1")
+    qtbot.keyClicks(editor.model_id, "m")
+    for box, typed in ((editor.deadline, "45"), (editor.max_reply, "250")):
+        box.selectAll()
+        qtbot.keyClicks(box.lineEdit(), typed)
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    saved = profiles.get_profile("slow-server")
+    assert (saved.deadline_s, saved.max_reply_bytes) == (45.0, 250_000)
+    assert "deadline_s" in profiles.profiles_path().read_text()

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import email.utils
 import json
 import logging
 import random
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -33,6 +31,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.masking import mask_in_text
+from fieldstudio.inference.call_errors import ModelCallError, explain_error, server_message, where_of
 from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
 from fieldstudio.inference.reply_limits import (Deadline, DeadlinePassed, SseTooLong, iter_sse_events,
                                                 partial_content, read_capped, utf8_prefix)
@@ -53,44 +52,6 @@ BACKOFF_MAX_S = 30.0
 NO_KEY_PLACEHOLDER = "no-key"
 #: Room a downloaded file gets beyond its replies' caps (bytes), for its lines' envelopes.
 MIN_FILE_CAP_BYTES = 1_000_000
-_DETAIL_CHARS = 300
-
-_IMAGE_WORDS = re.compile(
-    r"image|vision|multimodal|multi-modal|mmproj|content part|unsupported content|not a multimodal", re.I)
-_TOO_MANY_IMAGES = re.compile(r"at most (\d+) image", re.I)
-
-
-class ModelCallError(FieldstudioError):
-    """A model request failed; the message says why in plain words.
-
-    Attributes:
-        kind: one of ``timeout``, ``connection``, ``not_found``, ``model_not_found``, ``auth``,
-            ``permission``, ``rate_limited``, ``server_error``, ``images_rejected``, ``too_many_images``,
-            ``bad_request``, ``bad_response``, ``no_key``, ``deadline`` (the profile's overall deadline passed).
-        status: the HTTP status, or None when there was no response.
-        retry_after_s: seconds the server asked us to wait (429/503), or None.
-        detail: the server's own message, shortened, with URLs masked and key-like strings removed.
-        max_images: for ``too_many_images``, the limit the server announced (e.g. 1), else None.
-        attempts: requests made before giving up.
-    """
-
-    RETRYABLE = frozenset({"rate_limited", "server_error", "connection"})
-
-    def __init__(self, kind: str, message: str, *, status: int | None = None,
-                 retry_after_s: float | None = None, detail: str = "", max_images: int | None = None,
-                 attempts: int = 1):
-        super().__init__(mask_in_text(message))   # a server's words may echo a key: never kept in clear
-        detail = mask_in_text(detail)
-        self.kind = kind
-        self.status = status
-        self.retry_after_s = retry_after_s
-        self.detail = detail
-        self.max_images = max_images
-        self.attempts = attempts
-
-    @property
-    def retryable(self) -> bool:
-        return self.kind in self.RETRYABLE
 
 
 @dataclass(frozen=True)
@@ -308,7 +269,7 @@ def chat_stream(profile: ModelProfile, messages: list[dict[str, Any]], *,
                 events = iter_sse_events(response.iter_bytes(), deadline, profile.max_reply_bytes)
                 return _aggregate_stream(events, started, profile=profile, on_text=on_text, cancelled=cancelled)
         except openai.BadRequestError as exc:
-            if state["include_usage"] and "stream_options" in _server_message(exc):
+            if state["include_usage"] and "stream_options" in server_message(exc):
                 log.info("%s: server rejects stream_options; streaming without usage", profile.name)
                 state["include_usage"] = False
                 return once()
@@ -328,7 +289,7 @@ def list_model_ids(profile: ModelProfile, client: openai.OpenAI) -> list[str]:
             timeout=_attempt_timeout(profile, deadline)) as response:
         body = read_capped(response.iter_bytes(), deadline, profile.max_reply_bytes)
     if body.cut:
-        raise ModelCallError("bad_response", f"{_where(profile)}: the model list is longer than the profile's "
+        raise ModelCallError("bad_response", f"{where_of(profile)}: the model list is longer than the profile's "
                              f"reply size cap of {profile.max_reply_bytes:,} bytes.")
     document = json.loads(body.data)
     entries = document.get("data") if isinstance(document, dict) else None
@@ -350,7 +311,7 @@ def file_content(profile: ModelProfile, client: openai.OpenAI, file_id: str, *, 
             file_id, timeout=_attempt_timeout(profile, deadline)) as response:
         body = read_capped(response.iter_bytes(), deadline, cap)
     if body.cut:
-        raise ModelCallError("bad_response", f"{_where(profile)}: file {file_id} is larger than {cap:,} bytes "
+        raise ModelCallError("bad_response", f"{where_of(profile)}: file {file_id} is larger than {cap:,} bytes "
                              f"({replies} replies at the profile's reply size cap); it was not read.")
     return body.data
 
@@ -388,132 +349,6 @@ def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> f
 
 
 # -- errors ------------------------------------------------------------------------------------
-
-
-def explain_error(exc: BaseException, profile: ModelProfile, *, key: str | None = None) -> ModelCallError:
-    """Turn an exception from the openai client into a ModelCallError with a plain-words message.
-
-    `key`, if given, is removed from any server text that echoes it.
-    """
-    import openai
-    where = _where(profile)
-    if isinstance(exc, ModelCallError):
-        return exc
-    if isinstance(exc, openai.APITimeoutError):
-        return ModelCallError(
-            "timeout", f"{where}: no answer within {profile.timeout_s:g} s (timeout). The server may be "
-            "loading the model, or the request is too large for it; raise the timeout or send fewer or "
-            "smaller images.")
-    if isinstance(exc, openai.APIConnectionError):
-        return ModelCallError(
-            "connection", f"{where}: cannot connect to the server. Is it running, and is the address right?")
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        detail = _clean(_server_message(exc), key)
-        said = f" The server said: {detail}" if detail else ""
-        retry_after = parse_retry_after(exc.response.headers) if exc.response is not None else None
-        too_many = _TOO_MANY_IMAGES.search(detail)
-        if too_many:
-            limit = int(too_many.group(1))
-            return ModelCallError(
-                "too_many_images", f"{where}: the server accepts at most {limit} image(s) per request; set "
-                f"max images per request to {limit} (for vLLM, or start it with --limit-mm-per-prompt).{said}",
-                status=status, detail=detail, max_images=limit)
-        if status in (400, 415, 422, 500, 501) and _IMAGE_WORDS.search(detail):
-            return ModelCallError(
-                "images_rejected", f"{where}: the model or server does not accept images (a text-only "
-                f"model, or a llama.cpp/LM Studio model loaded without its mmproj file).{said}",
-                status=status, detail=detail)
-        if status == 401:
-            return ModelCallError(
-                "auth", f"{where}: the server refused the API key (401). Check the key in "
-                f"{profile.key_hint()}.{said}", status=status, detail=detail)
-        if status == 403:
-            return ModelCallError(
-                "permission", f"{where}: the key is not allowed to use this model (403).{said}",
-                status=status, detail=detail)
-        if status == 404:
-            if not profile.base_url.rstrip("/").endswith("/v1"):
-                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
-                           "The base URL probably lacks /v1 (most servers answer under /v1).")
-            elif re.search(r"model", detail, re.I):
-                return ModelCallError(
-                    "model_not_found", f"{where}: the server does not know the model {profile.model!r} (404). "
-                    f"Check the model id (`ollama list`, or the server's /v1/models).{said}",
-                    status=status, detail=detail)
-            else:
-                message = (f"{where}: nothing found at {profile.shown_url}/chat/completions (404). "
-                           "Check the base URL: the base URL probably lacks /v1 or has a wrong path.")
-            return ModelCallError("not_found", message + said, status=status, detail=detail)
-        if status == 429:
-            wait = f" It asked to wait {retry_after:g} s." if retry_after is not None else ""
-            return ModelCallError(
-                "rate_limited", f"{where}: too many requests or quota used up (429).{wait}{said}",
-                status=status, retry_after_s=retry_after, detail=detail)
-        if status >= 500:
-            return ModelCallError(
-                "server_error", f"{where}: the server failed ({status}); it may still be loading the model. "
-                f"Try again in a minute.{said}", status=status, retry_after_s=retry_after, detail=detail)
-        if status in (408, 409):
-            return ModelCallError(
-                "server_error", f"{where}: the server asked to retry ({status}).{said}",
-                status=status, retry_after_s=retry_after, detail=detail)
-        return ModelCallError("bad_request", f"{where}: the server rejected the request ({status}).{said}",
-                              status=status, detail=detail)
-    if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError,
-                        RecursionError)):
-        return ModelCallError(
-            "bad_response", f"{where}: the server's answer could not be read as an OpenAI chat response "
-            f"({type(exc).__name__}).", detail=_clean(str(exc), key))
-    return ModelCallError("bad_response", f"{where}: the call failed ({type(exc).__name__}).",
-                          detail=_clean(str(exc), key))
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds, fractions allowed, or an
-    HTTP date); None when absent or unreadable."""
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError):
-                return None
-            seconds = when.timestamp() - time.time()
-        return max(0.0, seconds) if seconds == seconds else None  # NaN -> None
-    return None
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-    try:
-        text = exc.response.text
-    except Exception:
-        text = ""
-    return text or str(getattr(exc, "message", "") or "")
-
-
-def _clean(text: str, key: str | None) -> str:
-    text = " ".join(str(text).split())
-    if key:
-        text = text.replace(key, "***")
-    text = mask_in_text(text)
-    return text[:_DETAIL_CHARS] + ("…" if len(text) > _DETAIL_CHARS else "")
-
-
-# -- internals ---------------------------------------------------------------------------------
 
 
 def _with_retries(profile: ModelProfile, once: Callable[[], ChatResult], *, sleep: Callable[[float], None],
@@ -554,13 +389,11 @@ def _with_attempts(result: ChatResult, attempts: int) -> ChatResult:
     return result if result.attempts == attempts else dataclasses.replace(result, attempts=attempts)
 
 
-def _where(profile: ModelProfile) -> str:
-    return f"{profile.name} ({profile.shown_url}, model {profile.model})"
 
 
 def _deadline_error(profile: ModelProfile) -> ModelCallError:
     return ModelCallError(
-        "deadline", f"{_where(profile)}: no complete reply within the profile's overall deadline of "
+        "deadline", f"{where_of(profile)}: no complete reply within the profile's overall deadline of "
         f"{profile.deadline_s:g} s (the server was too slow or kept sending). Raise the deadline, or ask for a "
         "shorter reply.")
 
@@ -600,7 +433,7 @@ def _under_deadline(profile: ModelProfile, deadline: Deadline) -> Iterator[None]
         raise _deadline_error(profile) from None
     except SseTooLong:
         raise ModelCallError(
-            "bad_response", f"{_where(profile)}: a line of the streamed reply grew past the profile's reply size "
+            "bad_response", f"{where_of(profile)}: a line of the streamed reply grew past the profile's reply size "
             f"cap of {profile.max_reply_bytes:,} bytes without ending.") from None
     except openai.APITimeoutError:
         if deadline.remaining() <= 0:
@@ -611,11 +444,11 @@ def _under_deadline(profile: ModelProfile, deadline: Deadline) -> Iterator[None]
             if deadline.remaining() <= 0:
                 raise _deadline_error(profile) from None
             raise ModelCallError(
-                "timeout", f"{_where(profile)}: the reply stopped coming for {profile.timeout_s:g} s (timeout)."
+                "timeout", f"{where_of(profile)}: the reply stopped coming for {profile.timeout_s:g} s (timeout)."
             ) from None
         if _is_http_error(exc, "TransportError"):
             raise ModelCallError(
-                "bad_response", f"{_where(profile)}: the connection broke before the reply was complete "
+                "bad_response", f"{where_of(profile)}: the connection broke before the reply was complete "
                 f"({type(exc).__name__}).") from None
         raise
 

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import openai
 
-from fieldstudio.inference.client import (ModelCallError, chat, chat_stream, explain_error, list_model_ids,
-                                          make_client)
+from fieldstudio.inference.call_errors import ModelCallError, explain_error
+from fieldstudio.inference.client import chat, chat_stream, list_model_ids, make_client
 from fieldstudio.inference.profiles import Capabilities, ModelProfile
 
 COLOUR_QUESTION = "What colour is this image? Answer with one word."

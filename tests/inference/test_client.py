@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from fieldstudio.inference.client import ChatResult, ModelCallError, chat, chat_stream, cost, make_client
+from fieldstudio.inference.call_errors import ModelCallError
+from fieldstudio.inference.client import ChatResult, chat, chat_stream, cost, make_client
 from fieldstudio.inference.profiles import ModelProfile
 from tests.support.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401  (fixture)
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from fieldstudio.inference import client
-from fieldstudio.inference.client import ModelCallError
+from fieldstudio.inference.call_errors import ModelCallError
 from fieldstudio.inference.probe import test_profile as probe_profile
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.store.models import Answer

@@ -10,8 +10,8 @@ import platformdirs
 import pytest
 
 from fieldstudio.inference import profiles as store
-from fieldstudio.inference.profiles import (ModelProfile, ProfileError, mask_url, normalize_base_url,
-                                            resolve_api_key)
+from fieldstudio.inference.base_urls import ProfileError, mask_url, normalize_base_url
+from fieldstudio.inference.profiles import ModelProfile, resolve_api_key
 
 PLANTED_KEY = "sk-planted-Zq8xL3vN0tInTheFile"
 
@@ -173,7 +173,7 @@ def test_the_key_never_reaches_the_profile_file(config_dir, monkeypatch, memory_
 
 def test_a_url_secret_without_a_keyring_is_refused_and_nothing_is_written(config_dir, no_keyring):
     """No keyring: the profile is refused, saying what to do instead."""
-    with pytest.raises(store.ProfileError) as caught:
+    with pytest.raises(ProfileError) as caught:
         store.add_profile(ModelProfile(name="hosted", base_url="https://user:pw-in-url@api.example.com/v1", model="m"))
     assert "holds a password or key" in str(caught.value) and "--api-key-env" in str(caught.value)
     assert "pw-in-url" not in str(caught.value)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from fieldstudio.cli.score_report import register
 from fieldstudio.inference import client as model_client
 from fieldstudio.inference import profiles
-from fieldstudio.inference.client import ModelCallError
+from fieldstudio.inference.call_errors import ModelCallError
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.scoring import judging
 from fieldstudio.scoring.judging import UNREACHABLE_ANSWERS, JudgeUnreachable

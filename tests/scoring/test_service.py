@@ -24,7 +24,7 @@ from fieldstudio.scoring.service import (
     score_answers,
     score_history,
 )
-from fieldstudio.inference.client import ModelCallError
+from fieldstudio.inference.call_errors import ModelCallError
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.store.models import ResponseCache, Score, Task
 from tests.support.fake_openai import Reply

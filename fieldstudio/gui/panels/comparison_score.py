@@ -552,7 +552,8 @@ def _first_scorer(project: Project, profile_names: list[str]) -> str:
 
 def _profile_names() -> list[str]:
     """The model profiles a judge can be (``inference.profiles.load_profiles``); [] when none can be read."""
-    from fieldstudio.inference.profiles import ProfileError, load_profiles
+    from fieldstudio.inference.base_urls import ProfileError
+    from fieldstudio.inference.profiles import load_profiles
 
     try:
         return sorted(load_profiles())

@@ -23,7 +23,8 @@ from typing import Any
 
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.inference.client import ModelCallError, explain_error, file_content, make_client
+from fieldstudio.inference.call_errors import ModelCallError, explain_error
+from fieldstudio.inference.client import file_content, make_client
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.provider_batch_lines import ENDPOINT, group_requests, iter_requests, pending_answers

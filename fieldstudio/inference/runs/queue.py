@@ -36,9 +36,11 @@ from sqlalchemy import JSON, bindparam, func, select, update
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.core.masking import mask_in_text, mask_known_secrets
 from fieldstudio.inference import cache
-from fieldstudio.inference.client import ChatResult, ModelCallError, chat, cost, make_client
+from fieldstudio.inference.call_errors import ModelCallError
+from fieldstudio.inference.client import ChatResult, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
-from fieldstudio.inference.profiles import ModelProfile, ProfileError, get_profile
+from fieldstudio.inference.base_urls import ProfileError
+from fieldstudio.inference.profiles import ModelProfile, get_profile
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
     create_run,

@@ -27,7 +27,8 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from fieldstudio.core.parameters import Parameter
-from fieldstudio.inference.client import ChatResult, ModelCallError
+from fieldstudio.inference.call_errors import ModelCallError
+from fieldstudio.inference.client import ChatResult
 from fieldstudio.inference.inputs import TaskInputSpec, TaskSpec, document_text
 from fieldstudio.inference.strategies.base import (
     DETAIL,

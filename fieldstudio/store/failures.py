@@ -8,6 +8,7 @@ The command line's entry point asks `one_line` about an exception no command han
 from __future__ import annotations
 
 import errno
+import sys
 
 from fieldstudio.core.masking import mask_in_text
 
@@ -15,10 +16,21 @@ _SERVER_GONE = ("server closed the connection", "terminating connection", "the d
                 "the database system is starting up", "connection refused", "could not connect",
                 "connection to server", "no connection to the server", "ssl syscall", "connection timed out",
                 "connection is closed", "connection already closed", "consuming input failed",
-                "server conn crashed", "broken pipe")
+                "server conn crashed", "broken pipe", "connection is lost")
 _OS_REASONS = {errno.ENOSPC: "no space left on the device (disk full)", errno.EACCES: "permission denied",
                errno.EPERM: "operation not permitted", errno.EROFS: "the medium is read-only",
                errno.EDQUOT: "the disk quota is used up", errno.EIO: "input/output error (a failing disk or medium?)"}
+
+
+def _lost_connection(e: BaseException) -> bool:
+    """psycopg's own word that the connection is gone (an OperationalError on a closed connection), whatever its
+    message says: a server stopped in the middle of a COPY reports it in words no list foresees."""
+    psycopg = sys.modules.get("psycopg")
+    orig = getattr(e, "orig", e)
+    if psycopg is None or not isinstance(orig, psycopg.OperationalError):
+        return False
+    connection = getattr(getattr(e, "connection", None), "driver_connection", None)
+    return bool(getattr(connection, "closed", False)) or getattr(e, "connection_invalidated", False)
 
 
 def one_line(exc: BaseException, where: str | None = None) -> str | None:
@@ -40,7 +52,7 @@ def one_line(exc: BaseException, where: str | None = None) -> str | None:
                 return mask_in_text(f"{place}: the disk is full (database or disk is full); nothing more was saved")
             if "readonly database" in lowered or "read-only" in lowered:
                 return mask_in_text(f"{place}: is read-only; nothing was changed")
-            if any(sign in lowered for sign in _SERVER_GONE):
+            if any(sign in lowered for sign in _SERVER_GONE) or _lost_connection(e):
                 return mask_in_text(f"{place}: the PostgreSQL server went away or cannot be reached "
                                     f"({_first_sentence(text)}); what was committed is kept, run the command again "
                                     "when the server is back")

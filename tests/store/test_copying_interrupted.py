@@ -19,7 +19,7 @@ from fieldstudio.core.errors import ProjectError
 from fieldstudio.store import copying
 from fieldstudio.store.project import Project
 from tests.support.annotation_fixtures import VIDEO_ID, add_test_media
-from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import mark_batches
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 def _make(path: Path, boxes: int) -> Path:
     with Project.create(path, name="busy") as p:
         add_test_media(p)
-        ann.add_many(p, [ann.NewMark(VIDEO_ID, "box", frame_index=i % 30, geometry=[1.0, 2.0, 10.0 + i % 7, 20.0])
+        mark_batches.add_many(p, [mark_batches.NewMark(VIDEO_ID, "box", frame_index=i % 30, geometry=[1.0, 2.0, 10.0 + i % 7, 20.0])
                          for i in range(boxes)])
     return path
 

@@ -137,9 +137,12 @@ class GridData:
         return int(rows[0]), self.sources.index(source)
 
 
-def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.DataFrame | None = None) -> GridData:
+def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.DataFrame | None = None,
+               coverage: pd.DataFrame | None = None) -> GridData:
     """Dense grid arrays from the long table of ``answer_table.load_answers`` (one row per answer), with the
-    matcher audit's flags (``audit.matcher_audit``'s table) when given.
+    matcher audit's flags (``audit.matcher_audit``'s table) when given, and with ``coverage``
+    (``evidence.answer_coverage``'s table) the tasks' ``saw`` / ``never_saw`` flags: some source was sent a frame
+    of the ground truth's span / some source was never sent one.
 
     Costs O(answers) with numpy fancy indexing plus one ``filter_answers`` call per row flag.
     """
@@ -206,6 +209,11 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.Da
         tasks["flagged"] = grid.flag.any(axis=1)
     else:
         tasks["flagged"] = np.zeros(n, dtype=bool)
+    status = (coverage.set_index("answer_id")["evidence"].reindex(answers["answer_id"]).to_numpy(dtype=object)
+              if coverage is not None and n else np.full(len(answers), None, dtype=object))
+    for column, wanted in (("saw", evidence.SAW), ("never_saw", evidence.NEVER_SAW)):
+        hit = filled(False, bool, status == wanted) if n else np.zeros((0, k), bool)
+        tasks[column] = hit.any(axis=1) if n else np.zeros(0, dtype=bool)
     return grid
 
 
@@ -279,8 +287,9 @@ def _read_view(project: Project, scorer: str | None, run_ids: Sequence[str] | No
     scorer = scorer or answer_table.most_scored_scorer(project, run_ids)
     progress(0, 3)
     answers = answer_table.load_answers(project, scorer, run_ids)
+    coverage_of_answers = evidence.answer_coverage(project, answers["answer_id"].tolist()) if len(answers) else None
     progress(1, 3)
-    grid = build_grid(answers, scorer, audit.matcher_audit(project, answers, scorer))
+    grid = build_grid(answers, scorer, audit.matcher_audit(project, answers, scorer), coverage_of_answers)
     if cancelled():
         return ComparisonView(scorer, "", answers, grid, pd.DataFrame(), pd.DataFrame(), scorers)
     progress(2, 3)

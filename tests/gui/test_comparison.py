@@ -528,3 +528,39 @@ def test_the_loaded_view_is_shown_in_steps_grid_first_then_summary_then_audit(qt
         w.reload(SCORER)
     qtbot.wait(50)
     assert steps.count("loaded") == 1
+
+
+def test_evidence_filter_shows_the_tasks_a_model_saw_or_never_saw(qtbot, media_project):
+    """Two tasks linked to segments of the fixture video (frames 10-19 and 0-4), one free-text task; model "m"
+    was sent frame 12 for the first and frame 25 for the second: the first is "saw", the second "never saw"."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.store.models import Task
+    from tests.support.annotation_fixtures import VIDEO_ID
+
+    p = media_project
+    spans = {"seg-a": ann.add_segment(p, VIDEO_ID, None, 10, end_frame=19),
+             "seg-b": ann.add_segment(p, VIDEO_ID, None, 0, end_frame=4)}
+    ids = {}
+    with p.write() as s:
+        for ext, seg in spans.items():
+            t = Task(external_id=ext, query="When?", answer_type="time_range", ground_truth="x",
+                     ground_truth_extra={"annotation_link": {"kind": "segment_range", "annotation_id": seg}})
+            s.add(t)
+            s.flush()
+            ids[ext] = t.id
+        free = Task(external_id="free", query="What?", ground_truth="y")
+        s.add(free)
+        s.flush()
+        ids["free"] = free.id
+    frame = lambda i: [{"media_id": VIDEO_ID, "frame_index": i, "pts_s": None, "sha256": "0" * 64}]  # noqa: E731
+    add_run(p, "m", {ids["seg-a"]: {"raw_text": "a", "frames": frame(12)},
+                     ids["seg-b"]: {"raw_text": "b", "frames": frame(25)},
+                     ids["free"]: {"raw_text": "c", "frames": frame(1)}})
+    w = open_panel(qtbot, p)
+    assert sorted(shown_external_ids(w)) == ["free", "seg-a", "seg-b"]
+    w.evidence_combo.setCurrentIndex(w.evidence_combo.findData("saw"))
+    assert shown_external_ids(w) == ["seg-a"]
+    w.evidence_combo.setCurrentIndex(w.evidence_combo.findData("never_saw"))
+    assert shown_external_ids(w) == ["seg-b"]
+    w.evidence_combo.setCurrentIndex(0)
+    assert len(shown_external_ids(w)) == 3

@@ -106,6 +106,16 @@ class ComparisonPanel(QWidget):
         self.flagged_check = QCheckBox("⚑ Matcher ≠ judge")
         self.flagged_check.setToolTip("Only tasks with a judged answer that fieldstudio's deterministic matchers "
                                       "decide the other way: check those by hand")
+        self.evidence_combo = QComboBox()
+        self.evidence_combo.setObjectName("evidence_filter")
+        for text, data in (("Evidence", None), ("Saw it", "saw"), ("Never saw", "never_saw")):
+            self.evidence_combo.addItem(text, data)
+        # as narrow as its shortest useful text: the row must fit a 1280 px screen beside the Media tab's docks
+        self.evidence_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.evidence_combo.setMinimumContentsLength(7)
+        self.evidence_combo.setToolTip("Evidence: all tasks; Saw it: tasks where some source was sent a frame of the "
+                                       "ground truth's span (a linked segment, event or ruler, a time in the "
+                                       "reference); Never saw: tasks where some source never was (compare.evidence)")
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search task, question, ground truth, answers (Ctrl+E)")
         self.search_edit.setClearButtonEnabled(True)
@@ -136,6 +146,7 @@ class ComparisonPanel(QWidget):
         row2.addWidget(self.disagree_check)
         row2.addWidget(self.wrong_check)
         row2.addWidget(self.flagged_check)
+        row2.addWidget(self.evidence_combo)
         row2.addWidget(self.search_edit, 1)
         row2.addWidget(self.count_label)
         row2.addWidget(self.refresh_button)
@@ -201,6 +212,7 @@ class ComparisonPanel(QWidget):
         self.disagree_check.toggled.connect(self._apply_filters)
         self.wrong_check.toggled.connect(self._apply_filters)
         self.flagged_check.toggled.connect(self._apply_filters)
+        self.evidence_combo.currentIndexChanged.connect(self._apply_filters)
         self.search_edit.textChanged.connect(self._apply_filters)
         self.refresh_button.clicked.connect(lambda: self.reload(self.current_scorer()))
         self.detail.open_media.connect(self.open_media)
@@ -241,6 +253,7 @@ class ComparisonPanel(QWidget):
         self._keep_cell = None
         for check in (self.disagree_check, self.wrong_check, self.flagged_check):
             check.setChecked(False)  # a filter of the project left would hide this one's tasks unsaid
+        self.evidence_combo.setCurrentIndex(0)
         self.search_edit.clear()
         if project is None:
             self._generation += 1
@@ -367,7 +380,7 @@ class ComparisonPanel(QWidget):
 
     def _set_enabled(self, on: bool) -> None:
         for w in (self.scorer_combo, self.category_combo, self.scenario_combo, self.type_combo, self.disagree_check,
-                  self.wrong_check, self.flagged_check, self.search_edit, self.refresh_button):
+                  self.wrong_check, self.flagged_check, self.evidence_combo, self.search_edit, self.refresh_button):
             w.setEnabled(on)
         self.score_button.setEnabled(self.project is not None)
 
@@ -376,7 +389,7 @@ class ComparisonPanel(QWidget):
         self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
                                answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
                                wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
-                               search=self.search_edit.text())
+                               evidence=self.evidence_combo.currentData(), search=self.search_edit.text())
         self._update_count()
 
     def _update_count(self) -> None:

@@ -222,7 +222,9 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
     """Keeps the tasks that match every filter; sorts by ``SORT_ROLE``.
 
     Filters: ``category``, ``scenario``, ``answer_type`` (None = any), ``disagree``, ``wrong_only``,
-    ``flagged`` (a cell where the matchers and the judge disagree) and a case-insensitive ``search`` text
+    ``flagged`` (a cell where the matchers and the judge disagree), ``evidence`` ("saw": some source was sent a
+    frame of the ground truth's span; "never_saw": some source never was; ``compare.evidence``) and a
+    case-insensitive ``search`` text
     matched in the task id, query, ground truth and answers.
     """
 
@@ -235,6 +237,7 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
         self.disagree = False
         self.wrong_only = False
         self.flagged = False
+        self.evidence: str | None = None   # "saw" / "never_saw": tasks some source saw / never saw the evidence of
         self.search = ""
         self._mask: np.ndarray | None = None
 
@@ -266,6 +269,8 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
                 keep &= t["wrong"].to_numpy(dtype=bool)
             if self.flagged and "flagged" in t:
                 keep &= t["flagged"].to_numpy(dtype=bool)
+            if self.evidence is not None and self.evidence in t:
+                keep &= t[self.evidence].to_numpy(dtype=bool)
             needle = self.search.strip().lower()
             if needle:
                 keep &= t["search"].str.contains(needle, regex=False).to_numpy(dtype=bool)

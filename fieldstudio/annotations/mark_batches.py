@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from fieldstudio.annotations.annotation_records import KINDS, AnnotationError, insert_row
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media
+from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 
 __all__ = ["NewMark", "add_many"]
@@ -80,14 +81,10 @@ def _read_ahead(s: Session, marks: Sequence[NewMark]) -> tuple[set[tuple], list[
     ``s.get`` finds them without a query each while the caller holds them; returns (the (media, track, frame)
     of the live keyframe boxes already stored on the tracks the marks name: ``_check_track_frame``'s
     ``taken``, the rows loaded)."""
-    def chunks(values: Iterable[Any]) -> Iterable[list[Any]]:
-        values = list(values)
-        return (values[i:i + _CHUNK] for i in range(0, len(values), _CHUNK))
-
     loaded: list[Any] = []
-    for part in chunks({m.media_id for m in marks}):
+    for part in in_chunks({m.media_id for m in marks}, _CHUNK):
         loaded += s.scalars(select(Media).where(Media.id.in_(part))).all()
-    for part in chunks({m.label_id for m in marks if m.label_id is not None}):
+    for part in in_chunks({m.label_id for m in marks if m.label_id is not None}, _CHUNK):
         loaded += s.scalars(select(Label).where(Label.id.in_(part))).all()
     frames: dict[str, set[int]] = defaultdict(set)
     for m in marks:
@@ -95,14 +92,14 @@ def _read_ahead(s: Session, marks: Sequence[NewMark]) -> tuple[set[tuple], list[
             if isinstance(f, int) and not isinstance(f, bool):
                 frames[m.media_id].add(f)
     for media_id, wanted in frames.items():
-        for part in chunks(wanted):
+        for part in in_chunks(wanted, _CHUNK):
             loaded += s.scalars(select(FrameIndexRow).where(FrameIndexRow.media_id == media_id,
                                                             FrameIndexRow.frame_index.in_(part))).all()
     tracked = {(m.media_id, m.track_id) for m in marks if m.kind == "box" and m.track_id is not None}
     taken: set[tuple] = set()
     for media_id in {media for media, _ in tracked}:
         track_ids = [t for media, t in tracked if media == media_id]
-        for part in chunks(track_ids):
+        for part in in_chunks(track_ids, _CHUNK):
             taken.update(s.execute(select(Annotation.media_id, Annotation.track_id, Annotation.frame_index).where(
                 Annotation.media_id == media_id, Annotation.kind == "box", Annotation.track_id.in_(part),
                 Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True))).all())

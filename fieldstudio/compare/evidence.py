@@ -32,6 +32,7 @@ from fieldstudio.core import matchers
 from fieldstudio.media import video_index
 from fieldstudio.media.frame_table import FrameTable
 from fieldstudio.store.models import Annotation, Answer, Media, Task, TaskInput
+from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.ground_truth import LINK_KEY
 
@@ -115,15 +116,21 @@ def task_evidence(project: Project, task_ids: Iterable[str] | None = None) -> di
     tables: dict[str, FrameTable | None] = {}
     out: dict[str, EvidenceSpan | None] = {}
     with project.read() as s:
-        tasks = [t for t in s.scalars(select(Task)) if wanted is None or t.id in wanted]
+        if wanted is None:
+            tasks = list(s.scalars(select(Task)))
+        else:     # only the tasks asked for (one answer's detail reads one task, not the project's)
+            tasks = [t for part in in_chunks(wanted) for t in s.scalars(select(Task).where(Task.id.in_(part)))]
         videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
         inputs: dict[str, list[str]] = {}
-        for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)):
-            if media_id in videos:
-                inputs.setdefault(task_id, []).append(media_id)
+        for part in in_chunks([t.id for t in tasks]):
+            for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)
+                                               .where(TaskInput.task_id.in_(part))):
+                if media_id in videos:
+                    inputs.setdefault(task_id, []).append(media_id)
         links = [_link(t) for t in tasks]
         wanted_annotations = [str(link["annotation_id"]) for link in links if link and link.get("annotation_id")]
-        linked = {a.id: a for a in s.scalars(select(Annotation).where(Annotation.id.in_(wanted_annotations)))}
+        linked = {a.id: a for part in in_chunks(wanted_annotations)
+                  for a in s.scalars(select(Annotation).where(Annotation.id.in_(part)))}
 
     def table(media_id: str) -> FrameTable | None:
         if media_id not in tables:
@@ -226,9 +233,8 @@ def answer_coverages(project: Project, answer_ids: Sequence[str] | None = None) 
     """The coverage of every answer of ``answer_ids`` (None: all), by answer id."""
     with project.read() as s:
         q = select(Answer.id, Answer.task_id, Answer.frames)
-        if answer_ids is not None:
-            q = q.where(Answer.id.in_(list(answer_ids)))
-        rows = s.execute(q).all()
+        rows = (s.execute(q).all() if answer_ids is None else
+                [r for part in in_chunks(answer_ids) for r in s.execute(q.where(Answer.id.in_(part))).all()])
         found = task_evidence(project, {r[1] for r in rows})
         medias = {m.id: m for m in s.scalars(select(Media).where(Media.id.in_(
             {span.media_id for span in found.values() if span is not None})))}

@@ -6,18 +6,26 @@ by hand) on the session's DB-API connection and returns plain tuples that look t
 their text (psycopg would decode them; sqlite3 hands the text), so callers decode them once, the same way.
 ``raw_rows`` does the same for hand-written SQL (``?`` placeholders, as sqlite3 takes them). ``copy_rows`` writes
 new rows with PostgreSQL's ``COPY ... FROM STDIN`` (an import's bulk insert there: ``bulk_insert.insert_rows``).
+``in_chunks`` cuts a list of values for ``IN (...)`` to what both accept (SQLite's and PostgreSQL's limits on
+bound parameters: 32,766 and 65,535).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import JSON, Table
 
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
+
+
+def in_chunks(values: Iterable[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``values`` as lists of at most ``size`` (≤ 32,766) for one ``IN (...)`` each, in their order."""
+    values = list(values)
+    return (values[i:i + size] for i in range(0, len(values), size))
 
 
 def insert_ignoring_duplicates(model: Any, dialect_name: str):  # noqa: ANN201 - an Insert construct

@@ -6,6 +6,8 @@ The recipe follows SQLAlchemy's documented pysqlite set-up for serialisable SQLi
 
 from __future__ import annotations
 
+import logging
+
 import sqlite3
 import threading
 from pathlib import Path
@@ -62,6 +64,12 @@ transaction (https://www.postgresql.org/docs/15/explicit-locking.html#ADVISORY-L
 
 _PG_ENGINES: dict[str, tuple[Engine, Engine]] = {}
 _PG_LOCK = threading.Lock()
+
+
+# psycopg logs "error ignored terminating <Copy>: the connection is lost" when a server stops in the middle of a
+# COPY; with no handler of its own it reached a command's stderr through logging's last resort, beside the one
+# line the CLI prints for that failure. A NullHandler keeps it to the log file (when one is set up), like any record.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 
 def make_pg_engines(url) -> tuple[Engine, Engine]:  # noqa: ANN001 - sqlalchemy.engine.URL

@@ -117,7 +117,8 @@ class EncodedImage:
         media_id, file_name: the media it comes from.
         frame_index: index in the frame table (0 for a photo); pts: in the stream's time base (None for photos);
         pts_s: seconds (None for photos).
-        sha256: hex digest of `jpeg`; width, height: pixels of the encoded image; quality: JPEG quality used.
+        sha256: hex digest of `jpeg`; width, height: pixels of the encoded image; quality: JPEG quality used;
+        max_side: the longest side asked for (None: full size), so the same frame can be made again.
     """
 
     media_id: str
@@ -130,6 +131,7 @@ class EncodedImage:
     width: int
     height: int
     quality: int
+    max_side: int | None = None
 
     def data_url(self) -> str:
         """``data:image/jpeg;base64,...``."""
@@ -137,10 +139,11 @@ class EncodedImage:
 
     def record(self, request: int = 0) -> dict[str, Any]:
         """What an answer stores about this image: media, frame index, PTS, SHA-256, size sent (pixels), JPEG
-        quality and bytes, the request number."""
+        quality and bytes, the longest side asked for, the request number."""
         return {"media_id": self.media_id, "file_name": self.file_name, "frame_index": self.frame_index,
                 "pts": self.pts, "pts_s": self.pts_s, "sha256": self.sha256, "width": self.width,
-                "height": self.height, "quality": self.quality, "bytes": len(self.jpeg), "request": request}
+                "height": self.height, "quality": self.quality, "bytes": len(self.jpeg), "max_side": self.max_side,
+                "request": request}
 
 
 def encode_limited(rgb: np.ndarray, *, quality: int, max_bytes: int | None = None, step: int = 5,
@@ -220,7 +223,7 @@ class FrameEncoder:
             rgb = images.fit_within(rgb, max_side)
         jpeg, used = encode_limited(rgb, quality=quality, max_bytes=max_bytes)
         out = EncodedImage(media.id, media.file_name, index, pts, pts_s, hashlib.sha256(jpeg).hexdigest(), jpeg,
-                           int(rgb.shape[1]), int(rgb.shape[0]), used)
+                           int(rgb.shape[1]), int(rgb.shape[0]), used, max_side)
         with self._lock:
             self._cache[key] = out
             while len(self._cache) > self._cache_items:

@@ -61,6 +61,7 @@ from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.official.settings import JudgeSettings
 from fieldstudio.scoring.official.source import load_source
+from fieldstudio.scoring.scoring_record import record_scoring
 from fieldstudio.scoring.scoring_report import ScoringReport
 from fieldstudio.scoring.staleness import ScoreCheck, scorer_sha
 from fieldstudio.scoring.scorers import get as get_scorer
@@ -192,6 +193,8 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     if judge is not None:
         finish_judge(report, judge)
     report.per_run = dict(sorted(report.per_run.items()))
+    if report.written:  # a scoring that changed nothing leaves the records as they are
+        record_scoring(project, report, params, judge, source)
     return report
 
 

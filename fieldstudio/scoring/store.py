@@ -30,8 +30,21 @@ from fieldstudio.store import portable
 from fieldstudio.store.models import Answer, ResponseCache, Score, Task, utcnow
 from fieldstudio.store.project import Project
 
+
+def insert_transferred_scores(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """In the caller's write session, add score rows moved from another project with their ids and hashes
+    (``reproducibility.transfer``); a row that overrides another goes in after the one it overrides."""
+    from fieldstudio.store.bulk_insert import insert_rows
+
+    plain = [r for r in rows if not r.get("overrides_id")]
+    overriding = sorted((r for r in rows if r.get("overrides_id")), key=lambda r: r["created_at"])
+    insert_rows(session, Score, plain)
+    for row in overriding:   # one by one: an override may override an override
+        insert_rows(session, Score, [row])
+
 __all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader",
-           "uuid7_hex_many", "stale_scores_of", "count_scores", "ROW_FIELDS", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
+           "uuid7_hex_many", "stale_scores_of", "count_scores", "ROW_FIELDS",
+           "insert_transferred_scores", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
 
 FAST_SQLITE_WRITES = True
 """Write score rows to SQLite with the DB-API's executemany (False: SQLAlchemy Core, as for PostgreSQL)."""

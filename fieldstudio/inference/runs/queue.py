@@ -41,6 +41,7 @@ from fieldstudio.inference.client import ChatResult, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
 from fieldstudio.inference.base_urls import ProfileError
 from fieldstudio.inference.profiles import ModelProfile, get_profile
+from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
     create_run,
@@ -423,6 +424,9 @@ def execute_run(project: Project, run_id: str, *, progress: Progress = lambda do
     in_batch = open_batch_answer_ids(project, run_id)
     if in_batch:  # their requests wait in a provider batch: sending them now would pay twice
         todo = [row for row in todo if row[0] not in in_batch]
+    if todo:  # what this execution ran with, for the run's reproducibility record (inference.runs.run_context)
+        add_record_entry(project, run_id, "sessions", session_entry(
+            profile, vision, concurrency=workers, use_cache=use_cache, retry_failed=retry_failed))
     done = total - len(todo)
     progress(done, total)
     # One idle connection held for the run: otherwise every short transaction closes the file's last

@@ -282,6 +282,24 @@ def run_summary(project: Project, run_id: str) -> RunSummary:
     return summary
 
 
+def insert_transferred_run(session: Any, run: dict[str, Any] | None, profile: dict[str, Any] | None,
+                           answers: Sequence[dict[str, Any]]) -> None:
+    """In the caller's write session, add a run moved from another project (``reproducibility.transfer``): its
+    model profile row (kept by id, added when absent), the run row (None: the run is here already) and its answers
+    (column dicts with their ids). Raises SQLAlchemy's errors on a duplicate id; the transaction then rolls back."""
+    from fieldstudio.store.bulk_insert import insert_rows
+
+    if run is not None:
+        if profile and profile.get("id"):
+            if session.get(ProfileRow, profile["id"]) is None:
+                insert_rows(session, ProfileRow, [{"id": profile["id"], "name": profile.get("name") or "",
+                                                   "base_url": profile.get("base_url"), "model": profile.get("model"),
+                                                   "params": profile.get("params")}])
+            run = {**run, "profile_id": profile["id"]}
+        insert_rows(session, Run, [run])
+    insert_rows(session, Answer, list(answers))
+
+
 def delete_run(project: Project, run_id: str) -> None:
     """Delete a run with its answers and scores (its profile copy too). Raises NotFound."""
     with project.write() as s:
@@ -298,4 +316,5 @@ def delete_run(project: Project, run_id: str) -> None:
 
 
 __all__ = ["RunSummary", "split_error", "select_tasks", "create_run", "create_runs", "find_resumable_run", "find_run",
-           "count_runs", "count_answers", "open_batch_answer_ids", "run_summary", "delete_run"]
+           "count_runs", "count_answers", "open_batch_answer_ids", "run_summary", "delete_run",
+           "insert_transferred_run"]

@@ -1,0 +1,154 @@
+"""Move a run between projects: ``runs export`` writes its record (``record.write_record``), ``runs import`` reads it.
+
+An import keeps the run's, answers' and scores' ids (UUIDs), so importing the same record again adds nothing, and a
+record holding answers the project lacks adds only those. It matches each task of the record to the project's task
+with the same id, else the same source and external id (a benchmark's task imported into both projects), and each
+media file by its SHA-256; the frames each answer was sent are renamed to the project's media ids. When the project
+lacks a task or a media file the import is refused, naming them, and nothing is written. A task whose content differs
+from the record's is matched all the same and named: its scores then read as stale (``scoring.staleness``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.wording import plural
+from fieldstudio.inference.runs.run_context import RECORD_KEY
+from fieldstudio.inference.runs.run_records import insert_transferred_run
+from fieldstudio.reproducibility.record import ANSWER_COLUMNS, SCORE_COLUMNS, RunRecord, task_lines
+from fieldstudio.scoring.store import insert_transferred_scores
+from fieldstudio.store.models import Answer, Media, Run, Score, Task, utcnow
+from fieldstudio.store.project import Project
+
+
+class ImportRefused(FieldstudioError):
+    """The target project lacks tasks or media files the run needs; nothing was written."""
+
+
+@dataclass
+class RunImport:
+    """What ``import_run`` did: the run's id and name, rows added by kind, and notes (tasks that differ)."""
+
+    run_id: str
+    run_name: str
+    added: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def nothing_added(self) -> bool:
+        return not any(self.added.values())
+
+    def describe(self) -> str:
+        """'imported run X: 1 run, 12 answers, 12 scores' or 'run X is already in the project: nothing added'."""
+        if self.nothing_added:
+            return f"run {self.run_name!r} ({self.run_id[:8]}) is already in the project: nothing added"
+        return f"imported run {self.run_name!r} ({self.run_id[:8]}): " + ", ".join(
+            plural(n, kind) for kind, n in self.added.items())
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], list[str], list[str]]:
+    """(record task id -> project task id, labels of tasks the project lacks, notes on matched tasks that differ)."""
+    recorded = record.of("task")
+    with project.read() as s:
+        ids = set(s.scalars(select(Task.id).where(Task.id.in_([t["id"] for t in recorded]))))
+        by_ext: dict[tuple, list[str]] = {}
+        for t in s.scalars(select(Task).where(Task.external_id.in_(
+                [t["external_id"] for t in recorded if t.get("external_id")]))):
+            by_ext.setdefault((t.source, t.external_id), []).append(t.id)
+    candidates = {t["id"]: [t["id"]] if t["id"] in ids else by_ext.get((t.get("source"), t.get("external_id")), [])
+                  for t in recorded}
+    now = {t["id"]: t["sha256"] for t in task_lines(project, sorted({c for cs in candidates.values() for c in cs}))}
+    mapping, missing, notes = {}, [], []
+    for t in recorded:
+        label = t.get("external_id") or t["id"][:8]
+        found = candidates[t["id"]]
+        if not found:
+            missing.append(label)
+            continue
+        same = [c for c in found if now.get(c) == t.get("sha256")]
+        mapping[t["id"]] = (same or found)[0]
+        if not same:
+            notes.append(f"task {label} differs from the record's (its scores will read as stale)")
+    return mapping, missing, notes
+
+
+def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], list[str]]:
+    """(record media id -> project media id, by SHA-256; 'name (SHA-256 …)' of media the project lacks)."""
+    wanted = record.of("media")
+    shas = [m["sha256"] for m in wanted if m.get("sha256")]
+    with project.read() as s:
+        here = {m.sha256: m.id for m in s.scalars(select(Media).where(Media.sha256.in_(shas)))} if shas else {}
+    mapping, missing = {}, []
+    for m in wanted:
+        if m.get("sha256") in here:
+            mapping[m["id"]] = here[m["sha256"]]
+        else:
+            missing.append(f"{m.get('file_name')} (SHA-256 {str(m.get('sha256'))[:12]}…)")
+    return mapping, missing
+
+
+def import_run(project: Project, record: RunRecord) -> RunImport:
+    """Add the record's run, answers (with their frames) and scores to ``project``; what is there already is skipped.
+
+    Raises ImportRefused (nothing written) when the project lacks tasks or media the run needs; ProjectReadOnly.
+    """
+    run = record.run
+    outcome = RunImport(run["id"], str(run.get("name")))
+    tasks, missing_tasks, outcome.notes = match_tasks(project, record)
+    media, missing_media = match_media(project, record)
+    if missing_tasks or missing_media:
+        parts = []
+        if missing_tasks:
+            parts.append(f"{plural(len(missing_tasks), 'task')} of the run ({', '.join(missing_tasks[:10])}"
+                         f"{' …' if len(missing_tasks) > 10 else ''}): import the task set first")
+        if missing_media:
+            parts.append(f"{plural(len(missing_media), 'media file')} ({', '.join(missing_media[:10])}"
+                         f"{' …' if len(missing_media) > 10 else ''}): add the files first")
+        raise ImportRefused(f"{project.name} lacks " + "; and ".join(parts) + ". Nothing was imported.")
+    with project.write() as s:
+        run_there = s.get(Run, run["id"]) is not None
+        answers_there = set(s.scalars(select(Answer.id).where(Answer.run_id == run["id"])))
+        score_ids = [sc["id"] for sc in record.of("score")]
+        scores_there = set(s.scalars(select(Score.id).where(Score.id.in_(score_ids)))) if score_ids else set()
+        run_row = None
+        if not run_there:
+            params = dict(run.get("params") or {})
+            params[RECORD_KEY] = {"sessions": [{k: v for k, v in line.items() if k not in ("type", "index")}
+                                               for line in record.of("session")],
+                                  "scorings": [{k: v for k, v in line.items() if k != "type"}
+                                               for line in record.of("scoring")]}
+            params["imported_from"] = {"project": record.header.get("project"), "at": utcnow().isoformat()}
+            run_row = {"id": run["id"], "name": run.get("name") or run["id"][:8], "kind": run.get("kind") or "model",
+                       "profile_id": None, "strategy": run.get("strategy"), "strategy_version": run.get("strategy_version"),
+                       "params": params, "status": run.get("status") or "done",
+                       "started_at": _when(run.get("started_at")) or utcnow(), "finished_at": _when(run.get("finished_at"))}
+        answers = []
+        for a in record.of("answer"):
+            if a["id"] in answers_there:
+                continue
+            frames = [{**{k: v for k, v in f.items() if k not in ("type", "answer_id", "session", "media_sha256")},
+                       "media_id": media.get(f.get("media_id"), f.get("media_id"))}
+                      for f in record.of("frame") if f.get("answer_id") == a["id"]]
+            answers.append({"id": a["id"], "run_id": run["id"], "task_id": tasks[a["task_id"]],
+                            **{c: a.get(c) for c in ANSWER_COLUMNS}, "frames": frames or None,
+                            "created_at": _when(a.get("created_at")) or utcnow()})
+        profile = record.header.get("profile") if run_row is not None else None
+        insert_transferred_run(s, run_row, profile, answers)
+        scores = [{"id": sc["id"], "answer_id": sc["answer_id"], **{c: sc.get(c) for c in SCORE_COLUMNS},
+                   "created_at": _when(sc.get("created_at")) or utcnow()}
+                  for sc in record.of("score") if sc["id"] not in scores_there]
+        insert_transferred_scores(s, scores)
+    outcome.added = {"run": 0 if run_row is None else 1, "answer": len(answers), "score": len(scores)}
+    return outcome
+
+
+__all__ = ["ImportRefused", "RunImport", "match_tasks", "match_media", "import_run"]

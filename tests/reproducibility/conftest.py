@@ -1,51 +1,16 @@
-"""The reproducibility tests' shared fixture: a project with two clips, two tasks and one scored run whose answers
-were sent frames by the fake OpenAI-compatible server."""
+"""The reproducibility tests' fixture: a project with two clips, two tasks and one scored run whose answers were
+sent frames by the fake OpenAI-compatible server (tests/support/recorded_runs.py)."""
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
-from fieldstudio.inference.runs import queue as run_queue
-from fieldstudio.scoring.service import score_answers
-from fieldstudio.store.project import Project
-from tests.support.fake_openai import Reply
-from tests.support.run_fixtures import add_media, add_task, fake_profile
-
-
-@dataclass
-class RecordedRun:
-    """``project`` (open) with its ``run_id``; ``files``: file name -> the clip's path in the test's folder;
-    ``media``: file name -> media id; ``tasks``: external id -> task id."""
-
-    project: Project
-    run_id: str
-    files: dict[str, Path]
-    media: dict[str, str]
-    tasks: dict[str, str]
+from tests.support.recorded_runs import make_recorded_run
 
 
 @pytest.fixture
 def recorded_run(tmp_path, clips, fake_openai):
-    """A fresh project holding copies of the ``mkv`` and ``mov`` clips, one task on each (external ids t1, t2,
-    answers "4" and "5"), an IndustryEQA run of 3 uniform frames per video on the fake server (it answers "4"), and
-    the run scored by fs-match."""
-    folder = tmp_path / "media"
-    folder.mkdir()
-    files = {p.name: Path(shutil.copy(p, folder / p.name)) for p in (clips["mkv"], clips["mov"])}
-    project = Project.create(tmp_path / "p.fieldstudio")
-    media = add_media(project, *files.values())
-    tasks = {"t1": add_task(project, "how many?", [("h264.mkv", media["h264.mkv"])], external_id="t1",
-                            source="manual", ground_truth="4"),
-             "t2": add_task(project, "how many now?", [("h264.mov", media["h264.mov"])], external_id="t2",
-                            source="manual", ground_truth="5")}
-    fake_openai.responder = lambda request: Reply(text="4", prompt_tokens=10, completion_tokens=1)
-    profile = fake_profile(fake_openai, seed=7, temperature=0.0)
-    run_id = run_queue.create_run(project, profile, list(tasks.values()), "industryeqa", params={"frames": 3})
-    run_queue.execute_run(project, run_id, profile=profile)
-    score_answers(project, "fs-match", [run_id])
-    yield RecordedRun(project, run_id, files, media, tasks)
-    project.close()
+    """``make_recorded_run``'s project, closed after the test."""
+    run = make_recorded_run(tmp_path, clips, fake_openai)
+    yield run
+    run.project.close()

@@ -1,0 +1,81 @@
+"""`runs export` / `runs import`: a run moves with its answers, frames, scores and record; refused when the target
+lacks tasks or media; a second import adds nothing."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from fieldstudio.reproducibility import record, transfer, verify
+from fieldstudio.scoring.service import current_scores
+from fieldstudio.store.models import Answer
+from fieldstudio.store.project import Project
+from tests.support.run_fixtures import add_media, add_task
+
+
+@pytest.fixture
+def exported(recorded_run, tmp_path):
+    path = tmp_path / "export.jsonl"
+    record.write_record(recorded_run.project, recorded_run.run_id, path)
+    return path
+
+
+def _target(tmp_path, recorded_run, *, media=("h264.mkv", "h264.mov"), tasks=("t1", "t2")) -> Project:
+    """A second project holding the same files (other media ids) and the tasks made again (other task ids)."""
+    target = Project.create(tmp_path / "target.fieldstudio")
+    ids = add_media(target, *(recorded_run.files[name] for name in media))
+    truth = {"t1": ("how many?", "h264.mkv", "4"), "t2": ("how many now?", "h264.mov", "5")}
+    for ext in tasks:
+        query, name, answer = truth[ext]
+        add_task(target, query, [(name, ids.get(name))], external_id=ext, source="manual", ground_truth=answer)
+    return target
+
+
+def test_import_moves_answers_frames_and_scores_and_the_record_verifies_there(recorded_run, exported, tmp_path):
+    target = _target(tmp_path, recorded_run)
+    outcome = transfer.import_run(target, record.read_record(exported))
+    assert outcome.added == {"run": 1, "answer": 2, "score": 2}
+    with target.read() as s:
+        answers = list(s.scalars(select(Answer).where(Answer.run_id == recorded_run.run_id)))
+    with recorded_run.project.read() as s:
+        source = {a.id: a for a in s.scalars(select(Answer).where(Answer.run_id == recorded_run.run_id))}
+    target_media = {m for a in answers for m in (f["media_id"] for f in a.frames)}
+    assert target_media.isdisjoint(recorded_run.media.values())       # renamed to the target's media ids
+    for a in answers:
+        assert a.raw_text == source[a.id].raw_text
+        assert [f["sha256"] for f in a.frames] == [f["sha256"] for f in source[a.id].frames]
+    scores = current_scores(target, "fs-match")
+    # the target's tasks say the same: the scores moved stand there (same answer, ground truth and scorer hashes)
+    assert len(scores) == 2 and scores["stale_reason"].isna().all() and sorted(scores["value"]) == [0.0, 1.0]
+    # the record written in the target verifies there: same files, same frames, same tasks
+    again = tmp_path / "again.jsonl"
+    record.write_record(target, recorded_run.run_id, again)
+    assert verify.verify_record(record.read_record(again), target).differences == []
+    target.close()
+
+
+def test_a_second_import_adds_nothing_and_says_so(recorded_run, exported, tmp_path):
+    target = _target(tmp_path, recorded_run)
+    transfer.import_run(target, record.read_record(exported))
+    again = transfer.import_run(target, record.read_record(exported))
+    assert again.nothing_added and "is already in the project: nothing added" in again.describe()
+    with target.read() as s:
+        assert len(list(s.scalars(select(Answer.id)))) == 2
+    target.close()
+
+
+def test_import_is_refused_naming_the_missing_task_and_media(recorded_run, exported, tmp_path):
+    target = _target(tmp_path, recorded_run, media=("h264.mkv",), tasks=("t1",))
+    with pytest.raises(transfer.ImportRefused) as refused:
+        transfer.import_run(target, record.read_record(exported))
+    message = str(refused.value)
+    assert "1 task of the run (t2): import the task set first" in message
+    assert "1 media file (h264.mov (SHA-256" in message and "Nothing was imported." in message
+    with target.read() as s:
+        assert list(s.scalars(select(Answer.id))) == []
+    target.close()
+
+
+def test_import_into_its_own_project_adds_nothing(recorded_run, exported):
+    outcome = transfer.import_run(recorded_run.project, record.read_record(exported))
+    assert outcome.nothing_added

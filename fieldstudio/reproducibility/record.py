@@ -26,6 +26,7 @@ from sqlalchemy import select
 from fieldstudio import __version__
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.inference.runs.run_context import RECORD_KEY, record_entries
 from fieldstudio.scoring.staleness import answer_sha
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
@@ -174,10 +175,15 @@ def record_bytes(project: Project, run_id: str) -> bytes:
     return body + _canonical({"type": "end", "lines": count, "sha256": hashlib.sha256(body).hexdigest()}) + b"\n"
 
 
-def write_record(project: Project, run_id: str, path: Path) -> int:
-    """Write the run's record to ``path`` (a temporary file moved into place); returns the number of lines."""
+def write_record(project: Project, run_id: str, path: Path, *,
+                 progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> int:
+    """Write the run's record to ``path`` (a temporary file moved into place); returns the number of lines.
+
+    ``progress(1, 1)`` once written (the record is read in a few queries; ``cancelled`` is not consulted).
+    Raises NotFound for an unknown run, OSError when the file cannot be written."""
     data = record_bytes(project, run_id)
     atomic_write_bytes(Path(path), data)
+    progress(1, 1)
     return data.count(b"\n")
 
 

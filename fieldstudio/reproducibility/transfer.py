@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.core.wording import plural
 from fieldstudio.inference.runs.run_context import RECORD_KEY
 from fieldstudio.inference.runs.run_records import insert_transferred_run
-from fieldstudio.reproducibility.record import ANSWER_COLUMNS, SCORE_COLUMNS, RunRecord, task_lines
+from fieldstudio.reproducibility.record import ANSWER_COLUMNS, SCORE_COLUMNS, RunRecord, read_record, task_lines
 from fieldstudio.scoring.store import insert_transferred_scores
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
@@ -96,11 +98,17 @@ def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], li
     return mapping, missing
 
 
-def import_run(project: Project, record: RunRecord) -> RunImport:
+def import_run(project: Project, record: RunRecord | Path, *, progress: Progress = lambda done, total: None,
+               cancelled: Cancelled = lambda: False) -> RunImport:
     """Add the record's run, answers (with their frames) and scores to ``project``; what is there already is skipped.
 
-    Raises ImportRefused (nothing written) when the project lacks tasks or media the run needs; ProjectReadOnly.
+    ``record`` is a record read back, or the path of a record file (read here). One write transaction;
+    ``progress(1, 1)`` after it (``cancelled`` is not consulted: the import is one transaction).
+    Raises RecordError for a file that is not a complete record, ImportRefused (nothing written) when the project
+    lacks tasks or media the run needs, ProjectReadOnly.
     """
+    if not isinstance(record, RunRecord):
+        record = read_record(Path(record))
     run = record.run
     outcome = RunImport(run["id"], str(run.get("name")))
     tasks, missing_tasks, outcome.notes = match_tasks(project, record)
@@ -148,6 +156,7 @@ def import_run(project: Project, record: RunRecord) -> RunImport:
                   for sc in record.of("score") if sc["id"] not in scores_there]
         insert_transferred_scores(s, scores)
     outcome.added = {"run": 0 if run_row is None else 1, "answer": len(answers), "score": len(scores)}
+    progress(1, 1)
     return outcome
 
 

@@ -19,8 +19,8 @@ What is checked (``verify_record``), each difference one line:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -30,7 +30,7 @@ from fieldstudio.core.errors import FieldstudioError, MediaError
 from fieldstudio.core.paths import resources_dir
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.media.decoders import decoder_versions
-from fieldstudio.reproducibility.record import RunRecord, task_lines, task_set_sha
+from fieldstudio.reproducibility.record import RunRecord, read_record, task_lines, task_set_sha
 from fieldstudio.scoring.staleness import answer_sha
 from fieldstudio.store.models import Answer, Media, Run, Task
 from fieldstudio.store.project import Project
@@ -302,4 +302,13 @@ def verify_record(record: RunRecord, project: Project | None, *, frames: bool = 
 
 
 
-__all__ = ["Verification", "version_differences", "verify_record"]
+def verify_file(path: Path, project: Project | None, *, frames: bool = True,
+                progress: Progress = lambda done, total: None,
+                cancelled: Cancelled = lambda: False) -> tuple[RunRecord, Verification]:
+    """Read the record at ``path`` and verify it (``verify_record``); returns both. Raises RecordError when the file
+    is not a complete run record."""
+    record = read_record(Path(path))
+    return record, verify_record(record, project, frames=frames, progress=progress, cancelled=cancelled)
+
+
+__all__ = ["Verification", "version_differences", "verify_record", "verify_file"]

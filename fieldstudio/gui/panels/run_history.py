@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
                                QWidget)
 
 from fieldstudio.core import costs
+from fieldstudio.gui.panels.run_record_actions import RunRecordActions
 from fieldstudio.gui.panels.run_tables import (ANSWER_COLUMNS, ROW_ROLE, RUN_COLUMNS, RUN_STATUS_COLOURS,
                                                STATE_COLOURS, RowsModel, make_table)
 from fieldstudio.inference.runs import views as run_views
@@ -31,11 +32,13 @@ class RunHistory(QWidget):
         resume_requested(str, bool): run id, and whether failed answers are retried too.
         open_task(str): a task id, when an answer row is double-clicked.
         deleted(str): the name of a run just deleted.
+        status(str): a message for the status bar (the Record menu's outcomes).
     """
 
     resume_requested = Signal(str, bool)
     open_task = Signal(str)
     deleted = Signal(str)
+    status = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -45,6 +48,9 @@ class RunHistory(QWidget):
         self.runs_model.colour = lambda r: RUN_STATUS_COLOURS.get(r.status)
         self.runs = make_table(self.runs_model, "runs")
         self.runs.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._show_run(cur.row()))
+        self.runs.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.runs.customContextMenuRequested.connect(
+            lambda pos: self.records.menu.popup(self.runs.viewport().mapToGlobal(pos)))
         self.resume_button = QPushButton("Resume")
         self.resume_button.setObjectName("resume")
         self.resume_button.setToolTip("Answer the pending tasks of the selected run (finished ones are kept)")
@@ -55,12 +61,22 @@ class RunHistory(QWidget):
         self.delete_button = QPushButton("Delete run")
         self.delete_button.setToolTip("Delete the selected run with its answers and scores")
         self.delete_button.clicked.connect(self.delete_selected)
+        # Save reproducibility record…, Export run…, Import run…, Verify a record… (also the run list's context menu)
+        self.records = RunRecordActions(self, self._chosen_run)
+        self.records.status.connect(self.status)
+        self.records.imported.connect(self.refresh)
+        self.record_button = QPushButton("Record")
+        self.record_button.setObjectName("record_menu")
+        self.record_button.setToolTip("The selected run's reproducibility record; export or import a run; verify a "
+                                      "record against this project and machine")
+        self.record_button.setMenu(self.records.menu)
         buttons = QHBoxLayout()
         buttons.addWidget(QLabel("Runs"))
         buttons.addStretch(1)
         buttons.addWidget(self.retry_button)
         buttons.addWidget(self.resume_button)
         buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.record_button)
         self.answers_model = RowsModel(ANSWER_COLUMNS, self)
         self.answers_model.colour = lambda a: STATE_COLOURS.get(a.state)
         self.answers = make_table(self.answers_model, "answers")
@@ -88,6 +104,7 @@ class RunHistory(QWidget):
 
     def set_project(self, project: Project | None) -> None:
         self.project = project
+        self.records.set_project(project)
         self.answers_model.set_rows([])
         self.detail_text.clear()
         if project is None:
@@ -136,12 +153,17 @@ class RunHistory(QWidget):
         rows = self.runs_model.rows
         return rows[index.row()] if index.isValid() and index.row() < len(rows) else None
 
+    def _chosen_run(self) -> tuple[str, str] | None:
+        run = self.selected_run()
+        return None if run is None else (run.id, run.name)
+
     def _update_buttons(self) -> None:
         run = self.selected_run()
         free = run is not None and run.id not in self.busy_runs and not self.busy_runs
         self.resume_button.setEnabled(free and run.kind == "model" and
                                       (run.pending > 0 or (self.retry_button.isChecked() and run.failed > 0)))
         self.delete_button.setEnabled(run is not None and run.id not in self.busy_runs)
+        self.records.update_actions()
 
     def _show_run(self, row: int) -> None:
         if self.project is None or not 0 <= row < len(self.runs_model.rows):

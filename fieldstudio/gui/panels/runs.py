@@ -74,6 +74,8 @@ class RunPanel(RunChoice, QWidget):
         self.history.resume_requested.connect(self.resume)
         self.history.open_task.connect(self.open_task)
         self.history.deleted.connect(self._run_deleted)
+        self.history.status.connect(self.status)
+        self.history.records.imported.connect(self.runs_changed)
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(setup), top.addWidget(live)
         top.setSizes([520, 620])

@@ -26,14 +26,17 @@ def test_record_holds_each_frame_sent_with_the_hash_of_the_bytes_the_server_rece
     lines = _lines(record.record_bytes(recorded_run.project, recorded_run.run_id))
     frames = [line for line in lines if line["type"] == "frame"]
     received = [hashlib.sha256(jpeg_of(url)).hexdigest() for r in fake_openai.chat_requests() for url in r.image_urls()]
-    assert len(frames) == 6 and sorted(f["sha256"] for f in frames) == sorted(received)
+    assert len(frames) == 5 and sorted(f["sha256"] for f in frames) == sorted(received)
     file_sha = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in recorded_run.files.items()}
     for f in frames:
         assert f["media_sha256"] == file_sha[f["file_name"]]
-        assert f["quality"] and f["bytes"] > 0 and f["width"] and f["height"] and f["session"] == 0
-    # IndustryEQA's uniform frames of a 60-frame clip, 3 of them: np.linspace(0, 59, 3) -> 0, 29 (or 30), 59
-    assert sorted({f["frame_index"] for f in frames if f["file_name"] == "h264.mkv"})[0] == 0
-    assert max(f["frame_index"] for f in frames if f["file_name"] == "h264.mkv") == 59
+        assert f["bytes"] > 0 and f["quality"] and f["session"] == 0
+        # 320x192 with its longest side at most 96 px: 96 x round(192 * 96 / 320) = 96 x 58
+        assert (f["width"], f["height"], f["max_side"]) == (96, 58, 96)
+    # 1 frame/s of the 60-frame 30 fps clips: the frames shown at 0 s and 1 s, and for a stream whose span the
+    # container makes longer than 2 s (the MKV here) the frame shown at 2 s, its last one
+    assert sorted(f["frame_index"] for f in frames if f["file_name"] == "h264.mkv") == [0, 30, 59]
+    assert sorted(f["frame_index"] for f in frames if f["file_name"] == "h264.mov") == [0, 30]
     media = {m["file_name"]: m for m in lines if m["type"] == "media"}
     assert {name: m["sha256"] for name, m in media.items()} == file_sha
 
@@ -45,7 +48,8 @@ def test_record_names_versions_model_strategy_seed_and_scoring(recorded_run):
     assert order == sorted(order)                      # the documented order of line types
     header = lines[0]
     assert header["schema"] == "fieldstudio.run-record" and header["schema_version"] == 1
-    assert header["run"]["strategy"] == "industryeqa" and header["run"]["params"]["strategy_params"] == {"frames": 3}
+    assert header["run"]["strategy"] == "fieldworkarena"
+    assert header["run"]["params"]["strategy_params"] == {"max_side": 96}
     assert header["profile"]["model"] == "fake-vlm" and header["profile"]["params"]["seed"] == 7
     (session,) = [line for line in lines if line["type"] == "session"]
     assert session["versions"]["pyav"] == av.__version__ and session["versions"]["opencv"] == cv2.__version__

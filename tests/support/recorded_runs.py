@@ -28,8 +28,9 @@ class RecordedRun:
 
 def make_recorded_run(tmp_path: Path, clips: dict[str, Path], fake_openai) -> RecordedRun:  # noqa: ANN001
     """A fresh project holding copies of the ``mkv`` and ``mov`` clips, one task on each (external ids t1, t2,
-    answers "4" and "5"), an IndustryEQA run of 3 uniform frames per video on the fake server (it answers "4"), and
-    the run scored by fs-match."""
+    answers "4" and "5"), a FieldWorkArena run (1 frame/s: frames 0, 30 and 59 of the MKV,
+    0 and 30 of the MOV), longest side 96 px, on the fake server (it answers "4"), and the run scored by fs-match
+    (t1 correct, t2 wrong: a count fs-match reads)."""
     folder = tmp_path / "media"
     folder.mkdir()
     files = {p.name: Path(shutil.copy(p, folder / p.name)) for p in (clips["mkv"], clips["mov"])}
@@ -41,7 +42,8 @@ def make_recorded_run(tmp_path: Path, clips: dict[str, Path], fake_openai) -> Re
                             source="manual", ground_truth="5")}
     fake_openai.responder = lambda request: Reply(text="4", prompt_tokens=10, completion_tokens=1)
     profile = fake_profile(fake_openai, seed=7, temperature=0.0)
-    run_id = run_queue.create_run(project, profile, list(tasks.values()), "industryeqa", params={"frames": 3})
+    run_id = run_queue.create_run(project, profile, list(tasks.values()), "fieldworkarena",
+                                  params={"max_side": 96})
     run_queue.execute_run(project, run_id, profile=profile)
     score_answers(project, "fs-match", [run_id])
     return RecordedRun(project, run_id, files, media, tasks)

@@ -26,6 +26,7 @@ from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.inference.call_errors import ModelCallError, explain_error
 from fieldstudio.inference.client import file_content, make_client
 from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.runs.provider_batch_lines import ENDPOINT, group_requests, iter_requests, pending_answers
 from fieldstudio.inference.runs.provider_batch_records import (BatchError, drop_batch, load_run, open_batches,
@@ -114,6 +115,9 @@ def submit(project: Project, run_id: str, *, profile: ModelProfile | None = None
         _create(project, profile, once, row_id, run_id, uploaded.id)
     if not made:
         update_run_status(project, run_id)
+    else:  # what these requests were made with, for the run's reproducibility record (inference.runs.run_context)
+        add_record_entry(project, run_id, "sessions", session_entry(
+            profile, batch="provider Batch API", batches=len(made), use_cache=use_cache, retry_failed=retry_failed))
     return made
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.progress import Progress
 from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.provider_batch_lines import iter_requests, pending_answers
 from fieldstudio.inference.runs.provider_batch_records import (BatchError, drop_batch, load_run, open_batches,
                                                                record_batch, update_run_status)
@@ -55,6 +56,10 @@ def write_file(project: Project, run_id: str, path: Path, *, profile: ModelProfi
         return None, 0
     except OSError as exc:
         raise BatchError(f"{path}: cannot write the batch file ({exc.strerror or exc})") from None
+    # the server that will answer this file is not known yet: the record keeps the versions, not what it serves
+    add_record_entry(project, run_id, "sessions", session_entry(
+        profile, ask_server=False, batch=f"vllm run-batch file {path.name}", use_cache=use_cache,
+        retry_failed=retry_failed))
     return row_id, len(recorded)
 
 

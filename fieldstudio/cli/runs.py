@@ -17,6 +17,7 @@ import typer
 
 from fieldstudio.cli.output import err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.store.location import is_database_url
 
 runs_app = typer.Typer(help="A run's reproducibility record (record, verify) and moving runs between projects "
                             "(export, import).", no_args_is_help=True)
@@ -94,7 +95,7 @@ def verify_cmd(
     except FieldstudioError as exc:
         raise fail(str(exc)) from None
     target = project or rec.header.get("project_path")
-    if project is None and target and not Path(target).exists():
+    if project is None and target and not is_database_url(str(target)) and not Path(target).exists():
         err.print(f"the record's project {target} is not on this machine; pass --project", markup=False)
         target = None
     if target is None:

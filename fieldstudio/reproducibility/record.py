@@ -129,7 +129,7 @@ def record_lines(project: Project, run_id: str) -> Iterator[dict[str, Any]]:
     kept = record_entries(run.params)
     params = {k: v for k, v in (run.params or {}).items() if k != RECORD_KEY}
     yield {"type": "header", "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "written_at": utcnow().isoformat(),
-           "fieldstudio_version": __version__, "project": project.name, "project_path": str(project.path),
+           "fieldstudio_version": __version__, "project": project.name, "project_path": project.location,
            "run": {"id": run.id, "name": run.name, "kind": run.kind, "status": run.status,
                    "strategy": run.strategy, "strategy_version": run.strategy_version, "params": params,
                    "started_at": _iso(run.started_at), "finished_at": _iso(run.finished_at)},

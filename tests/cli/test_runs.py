@@ -26,6 +26,9 @@ def test_record_verify_and_a_changed_media_file_named(tmp_path, clips, fake_open
     result = runner.invoke(app, ["runs", "record", project, run.run_id[:8], "-o", path])
     assert result.exit_code == 0, result.output
     assert f"wrote the record of run {run.run_id[:8]} to {path}" in result.output
+    printed = runner.invoke(app, ["runs", "record", project, run.run_id])      # no -o: the lines on stdout
+    assert printed.exit_code == 0 and json.loads(printed.stdout.splitlines()[-1])["type"] == "end"
+    assert len(printed.stdout.splitlines()) == len(open(path, encoding="utf-8").read().splitlines())
     result = runner.invoke(app, ["runs", "verify", path])         # the record names its project
     assert result.exit_code == 0, result.output
     assert "identical (checked" in result.output and "5 frames" in result.output

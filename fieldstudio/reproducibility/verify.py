@@ -133,9 +133,13 @@ def _check_frames(project: Project, record: RunRecord, media: dict[str, Media], 
     for f in record.of("frame"):
         distinct.setdefault((f.get("media_id"), f.get("frame_index"), f.get("max_side"), f.get("quality"),
                              f.get("width"), f.get("height")), f)
-    skipped = sum(1 for key in distinct if key[0] not in media)
-    if skipped:
-        result.differences.append(f"{skipped} frame(s) sent not made again: their media is missing or changed here")
+    skipped: dict[str, int] = {}
+    for key, f in distinct.items():
+        if key[0] not in media:
+            name = str(f.get("file_name") or key[0])
+            skipped[name] = skipped.get(name, 0) + 1
+    for name, count in sorted(skipped.items()):
+        result.differences.append(f"{count} frame(s) sent of {name} not made again: the file is missing or changed here")
     todo = [(key, f) for key, f in distinct.items() if key[0] in media]
     why = ("; " + "; ".join(differ)) if differ else "; the decoder versions are the same as in the record"
     encoder = FrameEncoder(project, cache_items=1)

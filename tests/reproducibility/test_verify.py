@@ -46,7 +46,7 @@ def test_a_changed_media_file_is_named(recorded_run, tmp_path):
     result = verify.verify_record(record.read_record(path), recorded_run.project)
     assert any(d.startswith("media h264.mov: the file changed") for d in result.differences), result.differences
     assert not any("h264.mkv" in d for d in result.differences)
-    assert "2 frame(s) sent not made again: their media is missing or changed here" in result.differences
+    assert "2 frame(s) sent of h264.mov not made again: the file is missing or changed here" in result.differences
 
 
 def test_a_frame_whose_bytes_differ_says_which_decoder_versions_differ(recorded_run, tmp_path):

@@ -28,7 +28,8 @@ from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.inference.runs.run_context import RECORD_KEY, record_entries
-from fieldstudio.scoring.staleness import answer_sha
+from fieldstudio.scoring.scorers.scorer_info import TaskInputs
+from fieldstudio.scoring.staleness import answer_sha, truth_sha
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.portable import in_chunks
@@ -55,14 +56,25 @@ def _canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
 
 
+def portable_extra(extra: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A task's extra ground-truth fields without the ids that only mean something in one project: the keys ending
+    in ``_id`` of its ``annotation_link`` (the annotation, media and label a linked ground truth is derived from).
+    What the link gives is in the task's ``ground_truth`` itself, which stays in the hash."""
+    if not isinstance(extra, dict) or not isinstance(extra.get("annotation_link"), dict):
+        return extra
+    link = {k: v for k, v in extra["annotation_link"].items() if not str(k).endswith("_id")}
+    return {**extra, "annotation_link": link}
+
+
 def task_sha(task: dict[str, Any]) -> str:
     """SHA-256 (hex) of a task as a run depends on it: source, external id, query, answer type, ground truth and its
-    extra fields, eval_func, tolerances, and each input's name with its media's file SHA-256, in input order.
-    ``task`` is a ``task`` line of a record (or the same keys). Fieldstudio's own task id is left out, so the same
-    benchmark task imported into two projects has the same hash."""
+    extra fields (``portable_extra``), eval_func, tolerances, and each input's name with its media's file SHA-256, in
+    input order. ``task`` is a ``task`` line of a record (or the same keys). Ids local to a project (fieldstudio's
+    task id, an annotation link's ids) are left out, so the same task in two projects has the same hash."""
     return hashlib.sha256(_canonical([
         task.get("source"), task.get("external_id"), task.get("query"), task.get("answer_type"),
-        task.get("ground_truth"), task.get("ground_truth_extra"), task.get("eval_func"), task.get("tolerances"),
+        task.get("ground_truth"), portable_extra(task.get("ground_truth_extra")), task.get("eval_func"),
+        task.get("tolerances"),
         [[i.get("name"), i.get("media_sha256")] for i in task.get("inputs") or []]])).hexdigest()
 
 
@@ -105,6 +117,10 @@ def task_lines(project: Project, task_ids: list[str]) -> list[dict[str, Any]]:
                 "ground_truth_extra": t.ground_truth_extra, "eval_func": t.eval_func, "tolerances": t.tolerances,
                 "category": t.category, "inputs": inputs.get(t.id, [])}
         line["sha256"] = task_sha(line)
+        # the ground truth's hash as this project's scores carry it, so moved scores stay current (transfer.py)
+        line["truth_sha256"] = truth_sha(TaskInputs(t.id, t.external_id, t.source, t.query, t.answer_type,
+                                                    t.ground_truth, t.ground_truth_extra, t.eval_func, t.tolerances,
+                                                    t.extra))
         out.append(line)
     return out
 
@@ -257,5 +273,5 @@ def read_record(path: Path) -> RunRecord:
     return parse_record(data, Path(path))
 
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "LINE_TYPES", "RecordError", "RunRecord", "task_sha", "task_set_sha",
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "LINE_TYPES", "RecordError", "RunRecord", "portable_extra", "task_sha", "task_set_sha",
            "task_lines", "media_line", "record_lines", "record_bytes", "write_record", "parse_record", "read_record"]

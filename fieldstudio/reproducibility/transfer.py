@@ -57,8 +57,9 @@ def _when(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], list[str], list[str]]:
-    """(record task id -> project task id, labels of tasks the project lacks, notes on matched tasks that differ)."""
+def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], list[str], list[str], dict[str, str]]:
+    """(record task id -> project task id, labels of tasks the project lacks, notes on matched tasks that differ,
+    record task id -> the project task's ground-truth hash as scores carry it, for the tasks that are the same)."""
     recorded = record.of("task")
     with project.read() as s:
         ids = set(s.scalars(select(Task.id).where(Task.id.in_([t["id"] for t in recorded]))))
@@ -68,8 +69,9 @@ def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], li
             by_ext.setdefault((t.source, t.external_id), []).append(t.id)
     candidates = {t["id"]: [t["id"]] if t["id"] in ids else by_ext.get((t.get("source"), t.get("external_id")), [])
                   for t in recorded}
-    now = {t["id"]: t["sha256"] for t in task_lines(project, sorted({c for cs in candidates.values() for c in cs}))}
-    mapping, missing, notes = {}, [], []
+    lines = {t["id"]: t for t in task_lines(project, sorted({c for cs in candidates.values() for c in cs}))}
+    now = {task_id: line["sha256"] for task_id, line in lines.items()}
+    mapping, missing, notes, truths = {}, [], [], {}
     for t in recorded:
         label = t.get("external_id") or t["id"][:8]
         found = candidates[t["id"]]
@@ -78,9 +80,11 @@ def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], li
             continue
         same = [c for c in found if now.get(c) == t.get("sha256")]
         mapping[t["id"]] = (same or found)[0]
-        if not same:
+        if same:
+            truths[t["id"]] = lines[same[0]]["truth_sha256"]
+        else:
             notes.append(f"task {label} differs from the record's (its scores will read as stale)")
-    return mapping, missing, notes
+    return mapping, missing, notes, truths
 
 
 def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], list[str]]:
@@ -98,6 +102,18 @@ def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], li
     return mapping, missing
 
 
+def _carry_truth_hashes(record: RunRecord, scores: list[dict[str, Any]], truths: dict[str, str]) -> None:
+    """A score that stood in the record's project (it judged the ground truth its task had then) judged the same
+    ground truth here when the task is the same (equal ``task_sha``): it takes this project's hash of it, which
+    differs only by the ids a linked ground truth names, so it does not read as stale for them."""
+    task_of = {a["id"]: a["task_id"] for a in record.of("answer")}
+    recorded = {t["id"]: t.get("truth_sha256") for t in record.of("task")}
+    for score in scores:
+        task = task_of.get(score["answer_id"])
+        if task in truths and score.get("truth_sha256") is not None and score["truth_sha256"] == recorded.get(task):
+            score["truth_sha256"] = truths[task]
+
+
 def import_run(project: Project, record: RunRecord | Path, *, progress: Progress = lambda done, total: None,
                cancelled: Cancelled = lambda: False) -> RunImport:
     """Add the record's run, answers (with their frames) and scores to ``project``; what is there already is skipped.
@@ -111,7 +127,7 @@ def import_run(project: Project, record: RunRecord | Path, *, progress: Progress
         record = read_record(Path(record))
     run = record.run
     outcome = RunImport(run["id"], str(run.get("name")))
-    tasks, missing_tasks, outcome.notes = match_tasks(project, record)
+    tasks, missing_tasks, outcome.notes, truths = match_tasks(project, record)
     media, missing_media = match_media(project, record)
     if missing_tasks or missing_media:
         parts = []
@@ -154,6 +170,7 @@ def import_run(project: Project, record: RunRecord | Path, *, progress: Progress
         scores = [{"id": sc["id"], "answer_id": sc["answer_id"], **{c: sc.get(c) for c in SCORE_COLUMNS},
                    "created_at": _when(sc.get("created_at")) or utcnow()}
                   for sc in record.of("score") if sc["id"] not in scores_there]
+        _carry_truth_hashes(record, scores, truths)
         insert_transferred_scores(s, scores)
     outcome.added = {"run": 0 if run_row is None else 1, "answer": len(answers), "score": len(scores)}
     progress(1, 1)

@@ -96,3 +96,17 @@ def test_a_run_from_before_records_has_no_session_and_says_so(recorded_run):
     lines = _lines(record.record_bytes(recorded_run.project, recorded_run.run_id))
     assert not [line for line in lines if line["type"] in ("session", "scoring")]
     assert {line["session"] for line in lines if line["type"] == "answer"} == {None}
+
+
+def test_task_hash_leaves_out_the_ids_a_linked_ground_truth_has_in_one_project():
+    """The same segment-linked task in two projects: its annotation, media and label ids differ, its hash does not;
+    the kind of link and the value it gives still count."""
+    def task(annotation_id: str, mode: str = "objects", truth: str = "12.5") -> dict:
+        return {"source": "manual", "external_id": "time-04", "query": "How long?", "answer_type": "duration",
+                "ground_truth": truth, "ground_truth_extra": {"annotation_link": {
+                    "annotation_id": annotation_id, "media_id": annotation_id[::-1], "kind": "segment_duration",
+                    "mode": mode}}, "inputs": [{"name": "a.mp4", "media_sha256": "ab" * 32}]}
+
+    assert record.task_sha(task("e86887dc")) == record.task_sha(task("552207a4"))
+    assert record.task_sha(task("e86887dc")) != record.task_sha(task("e86887dc", mode="frames"))
+    assert record.task_sha(task("e86887dc")) != record.task_sha(task("e86887dc", truth="13.0"))

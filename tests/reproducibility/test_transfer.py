@@ -20,14 +20,15 @@ def exported(recorded_run, tmp_path):
     return path
 
 
-def _target(tmp_path, recorded_run, *, media=("h264.mkv", "h264.mov"), tasks=("t1", "t2")) -> Project:
+def _target(tmp_path, recorded_run, *, media=("h264.mkv", "h264.mov"), tasks=("t1", "t2"), **fields) -> Project:
     """A second project holding the same files (other media ids) and the tasks made again (other task ids)."""
     target = Project.create(tmp_path / "target.fieldstudio")
     ids = add_media(target, *(recorded_run.files[name] for name in media))
     truth = {"t1": ("how many?", "h264.mkv", "4"), "t2": ("how many now?", "h264.mov", "5")}
     for ext in tasks:
         query, name, answer = truth[ext]
-        add_task(target, query, [(name, ids.get(name))], external_id=ext, source="manual", ground_truth=answer)
+        add_task(target, query, [(name, ids.get(name))], external_id=ext, source="manual",
+                 **{"ground_truth": answer, **fields.get(ext, {})})
     return target
 
 
@@ -79,3 +80,29 @@ def test_import_is_refused_naming_the_missing_task_and_media(recorded_run, expor
 def test_import_into_its_own_project_adds_nothing(recorded_run, exported):
     outcome = transfer.import_run(recorded_run.project, record.read_record(exported))
     assert outcome.nothing_added
+
+
+def test_scores_of_a_linked_ground_truth_stay_current_in_a_project_whose_marks_have_other_ids(recorded_run, tmp_path):
+    """t1's ground truth is linked to a mark (an annotation id of this project); the target's same task is linked to
+    its own mark: the same task, so the scores moved stand there, while a task that really differs is named."""
+    from fieldstudio.scoring.service import score_answers
+    from fieldstudio.tasks.task_records import update_task
+
+    link = {"kind": "count", "mode": "max_per_frame", "start_frame": 0, "end_frame": 10}
+    update_task(recorded_run.project, recorded_run.tasks["t1"],
+                ground_truth_extra={"annotation_link": {**link, "label_id": "a" * 32, "media_id": "b" * 32}})
+    score_answers(recorded_run.project, "fs-match", [recorded_run.run_id])        # t1's score again, current
+    path = tmp_path / "export.jsonl"
+    record.write_record(recorded_run.project, recorded_run.run_id, path)
+    target = _target(tmp_path, recorded_run, t1={"ground_truth_extra": {"annotation_link": {
+        **link, "label_id": "c" * 32, "media_id": "d" * 32}}}, t2={"ground_truth": "6"})
+    outcome = transfer.import_run(target, record.read_record(path))
+    assert outcome.notes == ["task t2 differs from the record's (its scores will read as stale)"]
+    scores = current_scores(target, "fs-match").set_index("task_id")
+    with target.read() as s:
+        from fieldstudio.store.models import Task
+
+        ids = {t.external_id: t.id for t in s.scalars(select(Task))}
+    assert scores.loc[ids["t1"], "stale_reason"] is None
+    assert "ground truth changed" in scores.loc[ids["t2"], "stale_reason"]
+    target.close()

@@ -41,7 +41,7 @@ STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
 """Every coverage status, in the order they are listed."""
 
 __all__ = ["SAW", "NEVER_SAW", "NO_EVIDENCE", "UNKNOWN", "STATUSES", "EvidenceSpan", "Coverage", "task_spans",
-           "task_evidence", "coverage_of", "AnswerCoverage", "answer_coverages", "answer_coverage", "split_by_evidence", "EvidenceReport", "evidence_report"]
+           "task_evidence", "coverage_of", "AnswerCoverage", "answer_coverages", "answer_coverage", "split_by_evidence", "video_timeline", "EvidenceReport", "evidence_report"]
 
 
 @dataclass(frozen=True)
@@ -283,6 +283,25 @@ def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataF
     order = {s: i for i, s in enumerate(STATUSES)}
     return frame.sort_values(["source", "evidence"], key=lambda c: c.map(order) if c.name == "evidence" else c,
                              kind="stable").reset_index(drop=True)
+
+
+def video_timeline(project: Project, span: EvidenceSpan | None, frames: Sequence[Mapping[str, Any]]
+                   ) -> dict[str, Any] | None:
+    """The video a filmstrip's timeline draws for one answer: the span's video, else the first video one of the
+    ``frames`` sent is of. Returns {"media_id", "start_s", "end_s"} (PTS seconds of its first and last frame in
+    the stored frame table, the clock of ``EvidenceSpan`` and of a frame's ``pts_s``), or None when no frame
+    sent or span names a video whose frame index is built."""
+    media_ids = ([span.media_id] if span is not None else []) + [str(f["media_id"]) for f in frames
+                                                                  if f.get("media_id")]
+    with project.read() as s:
+        videos = [m for m in (s.get(Media, media_id) for media_id in dict.fromkeys(media_ids))
+                  if m is not None and m.kind == "video"]
+    for media in videos:
+        table = video_index.load_frame_table(project, media)
+        if table is not None and len(table):
+            return {"media_id": media.id, "start_s": float(table.seconds(0)),
+                    "end_s": float(table.seconds(len(table) - 1))}
+    return None
 
 
 @dataclass(frozen=True)

@@ -394,7 +394,8 @@ class AnswerDetail:
     explanation, author, reason, judge_raw, judge_cost_usd, scorer_version, stale_reason) or None when unscored;
     ``history``: the override chain, oldest first (``scoring.score_history``). ``evidence``: whether a frame
     sent lies in the task's ground-truth span (``compare.evidence``): status, text, span (its text, None without
-    one), distance_s, and ``frames_in_span`` (frame indices of that video that lie in it).
+    one), distance_s, ``frames_in_span`` (frame indices of that video that lie in it), ``span_s`` (its first and
+    last frame's PTS seconds) and ``timeline`` (``evidence.video_timeline``: the video the filmstrip draws).
     ``pending_ground_truth``: the change the annotations would make to a linked ground truth, not accepted yet
     (``tasks.ground_truth.GroundTruthChange.text``), else None.
     """
@@ -477,7 +478,8 @@ def _evidence(project: Project, detail: AnswerDetail) -> dict[str, Any]:
                                       and span.start_frame <= f["frame_index"] <= span.end_frame]
     return {"status": cov.status, "text": cov.text(), "span": None if span is None else span.text(),
             "span_media_id": None if span is None else span.media_id, "distance_s": cov.distance_s,
-            "frames_in_span": inside}
+            "frames_in_span": inside, "span_s": None if span is None else (span.start_s, span.end_s),
+            "timeline": evidence.video_timeline(project, span, detail.frames)}
 
 
 def _none_if_nan(v: Any) -> Any:

@@ -1,4 +1,9 @@
-"""Thumbnails: small JPEG previews of media, made in the background and cached in the project."""
+"""Thumbnails: small JPEG previews of media, made in the background and cached in the project.
+
+The ``thumbnail`` table holds a media's preview at ``frame_index`` 0 and, for videos, the thumbnails of single
+frames the filmstrip of Compare's evidence pane shows (``frame_thumbnails``): keyed by the frame's index in the
+stored frame table, and dropped when that table is replaced by one that numbers the frames differently
+(``media.video_index``)."""
 
 from __future__ import annotations
 
@@ -51,7 +56,7 @@ def make_thumbnails(
     A media whose preview cannot be made is left without one (logged); it never stops the others.
     """
     with project.read() as s:
-        have = set(s.scalars(select(Thumbnail.media_id)))
+        have = set(s.scalars(select(Thumbnail.media_id).where(Thumbnail.frame_index == 0)))
         q = select(Media).where(Media.status == "ok")
         if media_ids is not None:
             q = q.where(Media.id.in_(list(media_ids)))
@@ -83,6 +88,64 @@ def thumbnail_jpeg(project: Project, media_id: str) -> bytes | None:
     with project.read() as s:
         row = s.get(Thumbnail, {"media_id": media_id, "frame_index": 0})
         return row.jpeg if row else None
+
+
+FrameKey = tuple[str, int]
+"""(media id, frame index in the stored frame table) of one video frame."""
+
+
+def frame_thumbnails(
+    project: Project,
+    frames: Sequence[FrameKey],
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> dict[FrameKey, bytes]:
+    """JPEG thumbnails (longest side ``THUMB_SIDE`` px) of video frames, read from the project's thumbnail cache;
+    the missing ones are decoded (exact frame access), stored in one write and returned too.
+
+    Returns {(media id, frame index): JPEG bytes}; a frame that cannot be read (unknown or missing media, an index
+    beyond the frame table, a decoder error) is left out, never stopping the others; after ``cancelled()`` the
+    ones found so far. ``progress(done, total)`` counts the frames to decode.
+    """
+    wanted = sorted({(str(m), int(i)) for m, i in frames})
+    out: dict[FrameKey, bytes] = {}
+    with project.read() as s:
+        for media_id in {m for m, _ in wanted}:
+            indices = [i for m, i in wanted if m == media_id]
+            for index, jpeg in s.execute(select(Thumbnail.frame_index, Thumbnail.jpeg).where(
+                    Thumbnail.media_id == media_id, Thumbnail.frame_index.in_(indices))):
+                out[(media_id, index)] = jpeg
+        medias = {m.id: m for m in s.scalars(select(Media).where(Media.id.in_({m for m, _ in wanted}),
+                                                                 Media.kind == "video"))}
+    todo = [k for k in wanted if k not in out and k[0] in medias]
+    if not todo:
+        return out
+    made: list[Thumbnail] = []
+    source = FrameSource(project, max_readers=1, cache_bytes=STRIP_CACHE_BYTES)
+    try:
+        for n, (media_id, index) in enumerate(todo):      # sorted: each video is decoded forward
+            if cancelled():
+                break
+            try:
+                small = images.fit_within(source.get(medias[media_id], index).rgb, THUMB_SIDE)
+            except (MediaError, IndexError):
+                continue
+            except Exception:  # one frame never stops the strip (a decoder's own error)
+                log.exception("thumbnail of frame %d of media %s failed", index, media_id)
+                continue
+            jpeg = images.encode_jpeg(small, quality=80)
+            out[(media_id, index)] = jpeg
+            made.append(Thumbnail(media_id=media_id, frame_index=index, width=small.shape[1],
+                                  height=small.shape[0], jpeg=jpeg))
+            progress(n + 1, len(todo))
+    finally:
+        source.close()
+    if made:
+        with project.write() as s:
+            for row in made:
+                s.merge(row)
+    return out
 
 
 STRIP_CACHE_BYTES = 32 * 1024 * 1024

@@ -27,7 +27,7 @@ from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.media import damage, decoded_table, frame_table, packet_table
 from fieldstudio.media.library import require_file
 from fieldstudio.store.frame_references import move_frame_references
-from fieldstudio.store.models import FrameIndexRow, Media
+from fieldstudio.store.models import FrameIndexRow, Media, Thumbnail
 from fieldstudio.store.project import Project
 
 #: ``Media.index_status``: ``pending`` (no index yet), ``packets`` (the packet index, from demuxing only,
@@ -73,6 +73,8 @@ def _store_frame_table(project: Project, media_id: str, table: frame_table.Frame
         if old is None or replaced:  # else verified as it was: keep the rows, record the status
             if old is not None and len(old):
                 moved = move_frame_references(s, media_id, _frame_moves(old, table))
+                # a frame's thumbnail is keyed by its old index (media/thumbnails.py); the preview (0) stays
+                s.execute(delete(Thumbnail).where(Thumbnail.media_id == media_id, Thumbnail.frame_index > 0))
             s.execute(delete(FrameIndexRow).where(FrameIndexRow.media_id == media_id))
             if len(table):
                 _insert_frame_rows(s, media_id, table)

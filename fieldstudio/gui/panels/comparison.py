@@ -462,7 +462,7 @@ class ComparisonPanel(QWidget):
             self.detail.show_detail(None)
             return
         self.detail.show_detail(detail, has_media=target is not None, scorer=self.current_scorer(),
-                                matcher_note=g.matcher_note[cell], flagged=bool(g.flag[cell]))
+                                matcher_note=g.matcher_note[cell], flagged=bool(g.flag[cell]), project=self.project)
 
     # ------------------------------------------------------------ actions
     def open_media(self) -> None:
@@ -546,7 +546,7 @@ class ComparisonPanel(QWidget):
             self.model.update_cell(row, k, value, correct, bool(s.get("author")), s.get("score_id"))
             self.model.update_ground_truth(row, new.ground_truth or "")
         self.detail.show_detail(new, has_media=cv.media_target(self.project, new) is not None,
-                                scorer=self.view.scorer)
+                                scorer=self.view.scorer, project=self.project)
         self.status.emit(message)
         self._keep_cell = (d.task_id, self._source_label(d))
         self.reload(self.view.scorer)

@@ -1,6 +1,6 @@
 """The comparison view's detail pane (one answer: full text, raw text, tokens, cost, the judge's explanation,
 whether it saw the ground truth's moment (``compare.evidence``), the frames the model saw, each opening the viewer
-at that exact frame) and its two dialogs: override a score (value + required reason, history shown) and
+at that exact frame, as a filmstrip of thumbnails beside the video's timeline: ``filmstrip.py``) and its two dialogs: override a score (value + required reason, history shown) and
 promote an answer to ground truth. Widgets only; the reads and writes are ``compare.views``."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import getpass
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import (
@@ -27,6 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from fieldstudio.compare.views import AnswerDetail
+from fieldstudio.gui.panels.filmstrip import FrameStrip
+
+if TYPE_CHECKING:
+    from fieldstudio.store.project import Project
 
 
 def default_person() -> str:
@@ -148,6 +152,8 @@ class AnswerDetailPane(QWidget):
         self.text.setOpenLinks(False)
         self.text.anchorClicked.connect(self._link_clicked)
         self.text.setPlaceholderText("Click a cell to see the answer, its score and the evidence.")
+        self.filmstrip = FrameStrip()
+        self.filmstrip.open_frame.connect(self.open_frame)
         self.open_button = QPushButton("Open media at time range")
         self.open_button.setToolTip("Show the task's media at the first frame the model saw")
         self.override_button = QPushButton("Override score…")
@@ -162,15 +168,18 @@ class AnswerDetailPane(QWidget):
             buttons.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filmstrip)
         layout.addWidget(self.text, 1)
         layout.addLayout(buttons)
         self.show_detail(None)
 
     def show_detail(self, detail: AnswerDetail | None, *, has_media: bool = False, scorer: str | None = None,
-                    matcher_note: str | None = None, flagged: bool = False) -> None:
+                    matcher_note: str | None = None, flagged: bool = False, project: Project | None = None) -> None:
         """Fill the pane (None clears it); buttons are enabled only when they can act. ``matcher_note``: what
-        the deterministic matchers say beside the judge (``flagged``: they disagree, shown first)."""
+        the deterministic matchers say beside the judge (``flagged``: they disagree, shown first). ``project``:
+        where the filmstrip reads its thumbnails (None: the frames are listed without pictures)."""
         self.detail = detail
+        self.filmstrip.show_answer(project, detail)
         note = ""
         if detail is not None and matcher_note:
             colour = "#8a4b00" if flagged else "#555555"

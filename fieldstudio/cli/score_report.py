@@ -200,6 +200,12 @@ def report_cmd(
         err.print(f"no answer is scored yet: run `fieldstudio score {project}` first")
     if not c.summary.empty:
         print_summary(c.summary, out, c.scorer)
+    if not c.evidence_split.empty and set(c.evidence_split["evidence"]) != {"no evidence"}:
+        from fieldstudio.compare import evidence
+
+        out.print("accuracy by evidence coverage (a frame sent in the ground truth's span or not):")
+        for line in evidence.split_lines(c.evidence_split):
+            out.print(f"  {line}", markup=False)
     raise typer.Exit(0 if result.rows else 1)
 
 

@@ -13,7 +13,10 @@ one stratified task bootstrap for every interval) and returns a :class:`Comparis
   type when asked;
 * ``pairs``: paired differences of mean score for every pair of sources over their shared scored tasks,
   "distinguishable" only when the 95 % interval excludes 0;
-* ``judge_agreement``: how the LLM judge agrees with the people who overrode its scores.
+* ``judge_agreement``: how the LLM judge agrees with the people who overrode its scores;
+* ``evidence_split``: each source's accuracy split by evidence coverage (``evidence.split_by_evidence``: saw the
+  ground truth's moment / never saw it / unknown / no evidence), each answer's status also in ``answers``
+  (``evidence``, ``evidence_distance_s``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import coverage
+from fieldstudio.compare import coverage, evidence
 from fieldstudio.compare.answer_table import (TASK_COLUMNS, most_scored_scorer, load_answers, load_scope, ratings_frame,
                                               task_grid)
 from fieldstudio.compare.summaries import pair_frame, pivot_summary, summarise
@@ -109,6 +112,8 @@ class Comparison:
     extra_groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     tasks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TASK_COLUMNS))
     """The scope the totals cover (``load_scope``): the project's tasks of the benchmarks answered."""
+    evidence_split: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Each source's accuracy by evidence status (``evidence.split_by_evidence``)."""
 
     @property
     def sources(self) -> list[str]:
@@ -148,6 +153,11 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     scorer = scorer or most_scored_scorer(project, run_ids)
     answers = load_answers(project, scorer, run_ids)
     scope = load_scope(project, answers)
+    split = pd.DataFrame()
+    if len(answers):
+        seen = evidence.answer_coverage(project, answers["answer_id"].tolist())
+        answers = answers.merge(seen[["answer_id", "evidence", "evidence_distance_s"]], on="answer_id", how="left")
+        split = evidence.split_by_evidence(answers, seen)
     summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,
                                               groups=list(dict.fromkeys(["category", *groups])), pairs=True,
                                               scorer=scorer, tasks=scope)
@@ -159,4 +169,4 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     extra = {g: tables[g] for g in groups}
     return Comparison(scorer, scorer_description(scorer) if scorer else "no scores yet", answers, summary, by_category,
                       pairs, judge_agreement(project, scorer) if scorer else JudgeAgreement(0, 0), ratings,
-                      n_resamples, seed, extra, scope)
+                      n_resamples, seed, extra, scope, split)

@@ -41,7 +41,7 @@ STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
 """Every coverage status, in the order they are listed."""
 
 __all__ = ["SAW", "NEVER_SAW", "NO_EVIDENCE", "UNKNOWN", "STATUSES", "EvidenceSpan", "Coverage", "task_spans",
-           "task_evidence", "coverage_of", "AnswerCoverage", "answer_coverages", "answer_coverage", "split_by_evidence", "video_timeline", "EvidenceReport", "evidence_report"]
+           "task_evidence", "coverage_of", "AnswerCoverage", "answer_coverages", "answer_coverage", "split_by_evidence", "split_lines", "STATUS_WORDS", "video_timeline", "EvidenceReport", "evidence_report"]
 
 
 @dataclass(frozen=True)
@@ -266,23 +266,51 @@ def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -
 
 def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
     """Accuracy of each source split by coverage: one row per (source, evidence status) present, with answers
-    (int), scored (int: answers with a value), mean (mean value of the scored ones, NaN when none) and coverage
-    (``"12/20 scored"``, with ``", 2 stale"`` when some scores no longer stand). ``answers`` is ``compare.answer_table.load_answers``'s table (answer_id, source,
-    value); ``coverage`` is :func:`answer_coverage`'s."""
-    cols = ["answer_id", "source", "value"] + (["stale_reason"] if "stale_reason" in answers else [])
+    (int), scored (int: answers with a value), mean (mean value of the scored ones, NaN when none), accuracy (share
+    of the scored ones the scorer counts correct, NaN when none has a verdict) and coverage (``"12/20 scored"``,
+    with ``", 2 stale"`` when some scores no longer stand). ``answers`` is ``compare.answer_table.load_answers``'s
+    table (answer_id, source, value, and correct and stale_reason when present); ``coverage`` is
+    :func:`answer_coverage`'s. A stale score has no value there, so it is never counted as scored."""
+    cols = ["answer_id", "source", "value"] + [c for c in ("correct", "stale_reason") if c in answers]
     merged = answers[cols].merge(coverage[["answer_id", "evidence"]], on="answer_id", how="left")
     merged["evidence"] = merged["evidence"].fillna(UNKNOWN)
     rows = []
     for (source, status), group in merged.groupby(["source", "evidence"], sort=True):
         values = group["value"].to_numpy(dtype=float)
-        scored = int(np.isfinite(values).sum())
+        finite = np.isfinite(values)
+        scored = int(finite.sum())
+        accuracy = math.nan
+        if "correct" in group and scored:
+            verdicts = pd.to_numeric(group["correct"], errors="coerce").to_numpy(dtype=float)[finite]
+            verdicts = verdicts[np.isfinite(verdicts)]
+            accuracy = float(verdicts.mean()) if verdicts.size else math.nan
         stale = int(group["stale_reason"].notna().sum()) if "stale_reason" in group else 0
-        rows.append((source, status, len(group), scored, float(np.nanmean(values)) if scored else math.nan,
-                     coverage_text(scored, len(group)) + (f", {stale} stale" if stale else "")))
-    frame = pd.DataFrame(rows, columns=["source", "evidence", "answers", "scored", "mean", "coverage"])
+        rows.append((source, status, len(group), scored, float(values[finite].mean()) if scored else math.nan,
+                     accuracy, coverage_text(scored, len(group)) + (f", {stale} stale" if stale else "")))
+    frame = pd.DataFrame(rows, columns=["source", "evidence", "answers", "scored", "mean", "accuracy", "coverage"])
     order = {s: i for i, s in enumerate(STATUSES)}
     return frame.sort_values(["source", "evidence"], key=lambda c: c.map(order) if c.name == "evidence" else c,
                              kind="stable").reset_index(drop=True)
+
+
+STATUS_WORDS = {SAW: "saw the evidence", NEVER_SAW: "never saw it", UNKNOWN: "unknown", NO_EVIDENCE: "no evidence"}
+"""How each status reads in a sentence."""
+
+
+def split_lines(split: pd.DataFrame) -> list[str]:
+    """:func:`split_by_evidence` as one line per source, what the Summary tab and ``fieldstudio report`` print:
+    ``alpha — saw the evidence: mean 0.750, accuracy 0.750 (4/4 scored); never saw it: mean 0.000 (1/2 scored)``
+    ("—" for a mean or accuracy with nothing scored)."""
+    def num(v: float) -> str:
+        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+    lines = []
+    for source, group in split.groupby("source", sort=False):
+        parts = [f"{STATUS_WORDS.get(r.evidence, r.evidence)}: mean {num(r.mean)}"
+                 + ("" if math.isnan(r.accuracy) else f", accuracy {num(r.accuracy)}") + f" ({r.coverage})"
+                 for r in group.itertuples(index=False)]
+        lines.append(f"{source} — " + "; ".join(parts))
+    return lines
 
 
 def video_timeline(project: Project, span: EvidenceSpan | None, frames: Sequence[Mapping[str, Any]]

@@ -10,10 +10,11 @@ one) and writes it atomically (temporary file, fsync, ``os.replace``, STYLE.md �
   the plots as base64 PNG, and the tasks x sources grid (answer and score per cell, full text on click);
 * ``csv`` and ``parquet``: the long table of answers and scores (one row per answer, ``ANSWER_COLUMNS``,
   with the source's coverage on every row);
-* ``xlsx``: sheets summary (with coverage and the headline mean), categories, pairs, answers and notes (how
-  the headline counts unscored answers, the coverage warning);
+* ``xlsx``: sheets summary (with coverage and the headline mean), categories, pairs, answers, evidence (each
+  source's accuracy split by evidence coverage) and notes (how the headline counts unscored answers, the
+  coverage warning);
 * ``json``: per source and per category: total, n, coverage, headline, mean, ci_low, ci_high, accuracy, cost
-  (issue 8 §5), the headline rule and the coverage warning (a list of at most one).
+  (issue 8 §5), the headline rule, the coverage warning (a list of at most one) and ``evidence_split``.
 
 No API key reaches an export: run parameters are not exported, and any text that looks like a key
 (``sk-...``), or equals the value of an environment variable named like a key, token or secret, is
@@ -55,13 +56,15 @@ ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenari
                   "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
                   "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
                   "judge_cost_usd", "stale_reason", "source_scored", "source_tasks", "source_official",
-                  "source_official_figure"]
+                  "source_official_figure", "evidence", "evidence_distance_s"]
 """Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order. ``source_scored``
 and ``source_tasks``: the coverage of the row's source (answers scored / tasks of the comparison), so a
 table read alone still says what its scores cover; ``source_official`` and ``source_official_figure``: the
 source's official figure as its benchmark's tool computes it, and its label (``compare.official``).
 ``stale_reason``: why the row's score no longer stands (its ``value`` and ``correct`` are then empty: not a
-verdict on the answer as it is now)."""
+verdict on the answer as it is now). ``evidence``: whether a frame it was sent lies in the ground truth's span
+(``compare.evidence``: saw, never saw, unknown, no evidence) and ``evidence_distance_s`` the seconds from its
+nearest frame when it never saw it."""
 """Tasks shown in the HTML grid (the CSV holds all)."""
 _EXCEL_MAX_CHARS = 32767
 
@@ -162,6 +165,11 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                            "scored again",
             "coverage_warnings": coverage.coverage_warnings(comparison.summary),
             "sources": sources,
+            "evidence_split": [{k: _num(v) for k, v in r.items()} for r in comparison.evidence_split.to_dict("records")],
+            "evidence_split_means": "per source and evidence status (saw: a frame sent lies in the ground truth's "
+                                    "span; never saw; unknown: frames or frame index not known; no evidence: the "
+                                    "ground truth names no frame or time of a video): answers, scored, mean of "
+                                    "scored, accuracy of scored",
             "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],
             "judge_agreement": {"n": comparison.judge_agreement.n, "agree": comparison.judge_agreement.agree,
                                 "rate": comparison.judge_agreement.rate},
@@ -205,6 +213,7 @@ def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> No
               "categories": redact_frame(comparison.by_category.reset_index())
               if not comparison.by_category.empty else pd.DataFrame(),
               "pairs": redact_frame(comparison.pairs), "answers": answers.astype({"correct": object}),
+              "evidence": redact_frame(comparison.evidence_split),
               "official": redact_frame(official.official_table(
                   official.official_figures(comparison.answers, comparison.scorer))),
               "notes": pd.DataFrame({"note": [f"headline: {coverage.unscored_rule(comparison.scorer).text}",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import audit, coverage, official, plots
+from fieldstudio.compare import audit, coverage, evidence, official, plots
 from fieldstudio.compare.comparison import Comparison
 from fieldstudio.compare.report_redaction import KEYLIKE, redact, secret_values
 from fieldstudio.compare.summaries import pivot_summary, summary_cost_text
@@ -222,6 +222,22 @@ def _coverage_table(comparison: Comparison) -> pd.DataFrame:
                         index=n.index)
 
 
+def _evidence_html(comparison: Comparison, secrets: Sequence[str]) -> list[str]:
+    """The section "Accuracy by evidence coverage": per source and status, answers, scored, mean and accuracy of
+    scored (none when no task's ground truth names a frame or time of a video)."""
+    split = comparison.evidence_split
+    if split.empty or set(split["evidence"]) == {evidence.NO_EVIDENCE}:
+        return []
+    shown = split.assign(evidence=split["evidence"].map(lambda s: evidence.STATUS_WORDS.get(s, s)))
+    return ["<h2>Accuracy by evidence coverage</h2><p class=\"note\">Whether one of the frames an answer was sent "
+            "lies in the span of its ground truth (the segment, event or mark it is linked to, or the time in its "
+            "reference): a model that never saw the moment is told apart from one that saw it and was wrong. "
+            "<b>unknown</b>: the answer records no frames, or the video has no frame index; <b>no evidence</b>: "
+            "the ground truth names no frame or time of a video.</p>",
+            _table(shown[["source", "evidence", "answers", "scored", "mean", "accuracy", "coverage"]], index=False,
+                   secrets=secrets)]
+
+
 def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequence[str]) -> str:
     """The judge audit (``audit.audit_agreement``, ``false_accepts``) and the matcher audit's count."""
     table = audit.audit_agreement(project, comparison.scorer) if comparison.scorer else pd.DataFrame()
@@ -297,6 +313,7 @@ def render_html(project: Project, comparison: Comparison) -> str:
         "<h2>Mean of scored answers by category</h2>", _table(c.category_table("mean"), secrets=secrets, colour=True),
         "<h2>Accuracy of scored answers by category</h2>",
         _table(c.category_table("accuracy"), secrets=secrets, colour=True),
+        *_evidence_html(c, secrets),
         "<h2>Paired differences (mean score, A − B)</h2>",
         "<p class=\"note\">Over the tasks both sources scored; <i>distinguishable</i> only when the 95 % "
         "interval excludes 0.</p>",

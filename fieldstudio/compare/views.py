@@ -230,6 +230,8 @@ class ComparisonView:
     summary: pd.DataFrame
     by_category: pd.DataFrame
     scorers: list[str] = field(default_factory=list)
+    evidence_split: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Each source's accuracy by evidence status (``evidence.split_by_evidence``)."""
 
     def category_cells(self) -> pd.DataFrame:
         """See ``category_cells``."""
@@ -298,7 +300,9 @@ def _read_view(project: Project, scorer: str | None, run_ids: Sequence[str] | No
     by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"
-    return ComparisonView(scorer, label, answers, grid, summary, by_category, scorers)
+    split = (evidence.split_by_evidence(answers, coverage_of_answers) if coverage_of_answers is not None
+             else pd.DataFrame())
+    return ComparisonView(scorer, label, answers, grid, summary, by_category, scorers, split)
 
 
 # ---------------------------------------------------------------- the summary table

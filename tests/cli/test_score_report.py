@@ -193,3 +193,22 @@ def test_default_scorer_without_a_judge(tmp_path):
         add_run(p, "m", {t: "yes"})
         assert default_scorer(p, None, judged=False) == "fs-match"
         assert default_scorer(p, None, judged=True) == "fwa-official"
+
+
+def test_report_prints_accuracy_split_by_evidence(app, wide_console, tmp_path):
+    """The split of tests/support/evidence_answers.py (by hand), one line per source."""
+    from tests.support.annotation_fixtures import add_test_media
+    from tests.support.evidence_answers import SCORER, add_evidence_runs
+
+    path = tmp_path / "ev.fieldstudio"
+    with Project.create(path) as p:
+        add_test_media(p)
+        add_evidence_runs(p)
+    result = CliRunner().invoke(app, ["report", str(path), "-o", str(tmp_path / "r.json"), "--scorer", SCORER,
+                                      "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    assert "accuracy by evidence coverage (a frame sent in the ground truth's span or not):" in result.output
+    assert ("misses — never saw it: mean 0.000, accuracy 0.000 (2/2 scored); unknown: mean 1.000, accuracy 1.000 "
+            "(1/1 scored); no evidence: mean — (0/1 scored)") in result.output
+    assert ("sees — saw the evidence: mean 0.500, accuracy 0.500 (2/2 scored); never saw it: mean 0.000, accuracy "
+            "0.000 (1/1 scored); no evidence: mean 1.000, accuracy 1.000 (1/1 scored)") in result.output

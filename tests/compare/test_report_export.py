@@ -137,7 +137,7 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official", "evidence"}
     official = sheets["official"]
     assert official[(official["source"] == "alpha") & (official["line"] == "figure")]["value"].tolist() == ["0.3333"]
     assert summary_official(sheets["summary"]) == {"alpha": "0.3333", "beta": "0.6667"}

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldstudio.compare import coverage, plots
+from fieldstudio.compare import coverage, evidence, plots
 from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL, answered_text
 from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
@@ -225,6 +225,11 @@ class SummaryPanel(QWidget):
         self.official_label.setObjectName("official")
         self.official_label.setWordWrap(True)
         self.official_label.setTextFormat(Qt.TextFormat.PlainText)
+        # accuracy split by whether the model was sent a frame of the ground truth's moment (compare.evidence)
+        self.evidence_label = QLabel("")
+        self.evidence_label.setObjectName("evidence_split")
+        self.evidence_label.setWordWrap(True)
+        self.evidence_label.setTextFormat(Qt.TextFormat.PlainText)
         self.table_model = SummaryTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.table_model)
@@ -239,6 +244,7 @@ class SummaryPanel(QWidget):
         tl.addWidget(self.coverage_label)
         tl.addWidget(self.official_label)
         tl.addWidget(self.table, 1)
+        tl.addWidget(self.evidence_label)
         self.tabs.addTab(table_page, "Table")
         self.plots = {
             "score against cost": PlotTab("score against cost",
@@ -264,6 +270,7 @@ class SummaryPanel(QWidget):
             self.caption.setText("No answers to summarise.")
             self.coverage_label.setText("")
             self.official_label.setText("")
+            self.evidence_label.setText("")
         else:
             rule = coverage.unscored_rule(view.scorer)
             self.table_model.set_cells(view.category_cells(), view.grid.scale, rule.text)
@@ -274,6 +281,7 @@ class SummaryPanel(QWidget):
                 "over the scored answers.")
             self.coverage_label.setText(coverage_line(view.summary))
             self.official_label.setText(official_line(view.summary))
+            self.evidence_label.setText(evidence_text(view.evidence_split))
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
 
@@ -293,6 +301,15 @@ def official_line(summary: pd.DataFrame) -> str:
     return "\n".join(f"{src}: {text}" for src, text in summary["official_figure"].items() if text)
 
 
+def evidence_text(split: pd.DataFrame) -> str:
+    """'Accuracy by evidence coverage (...)' and one line per source (``evidence.split_lines``); '' when no task's
+    ground truth names a frame or time of a video."""
+    if split.empty or set(split["evidence"]) == {evidence.NO_EVIDENCE}:
+        return ""
+    return "\n".join(["Accuracy by evidence coverage (saw: a frame sent lies in the ground truth's span):",
+                      *evidence.split_lines(split)])
+
+
 def coverage_line(summary: pd.DataFrame) -> str:
     """'Coverage: careful 31/42 scored, guesser 40/42 scored (41 answered, 1 missing)' over the tasks in
     scope (missing: tasks of the scope the source did not answer, said only when there are some), and a
@@ -306,4 +323,4 @@ def coverage_line(summary: pd.DataFrame) -> str:
 
 
 __all__ = ["SummaryPanel", "SummaryTableModel", "PlotTab", "N_ROLE", "TOTAL_ROLE", "SCORED_MEAN_ROLE",
-           "coverage_line", "official_line"]
+           "coverage_line", "official_line", "evidence_text"]

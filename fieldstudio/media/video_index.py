@@ -158,6 +158,18 @@ def _frame_moves(old: frame_table.FrameTable, new: frame_table.FrameTable) -> Ca
     return frame_of
 
 
+def first_frame_seconds(project: Project, media_id: str) -> float | None:
+    """PTS in seconds of frame 0 of a video's stored frame table (the origin of "seconds after the first frame",
+    the clock of the timestamps sent with frames and of time ground truths); None without a frame table."""
+    with project.read() as s:
+        media = s.get(Media, media_id)
+        pts = s.scalar(select(FrameIndexRow.pts).where(FrameIndexRow.media_id == media_id,
+                                                       FrameIndexRow.frame_index == 0))
+        if media is None or pts is None or not media.time_base_den:
+            return None
+        return float(int(pts) * Fraction(media.time_base_num or 1, media.time_base_den))
+
+
 def load_frame_table(project: Project, media: Media) -> frame_table.FrameTable | None:
     """The stored frame index of a video (the packet or the decoded one), or None when it has not been built."""
     with project.read() as s:

@@ -15,10 +15,12 @@ Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads t
 ``ruler_distance``     a ruler's length in metres with the calibration that applies now
                        (``calibrations.measure_ruler``; scale or floor homography): ``"2.35 m"`` (2 decimals).
                        A ruler without calibration gives no value.
-``segment_range``      a closed segment's start and end, PTS seconds from the frame table:
-                       ``"from 00:00:01.200 to 00:00:03.500"`` (millisecond precision).
+``segment_range``      a closed segment's start and end in seconds after the video's first frame (PTS from the
+                       frame table minus the first frame's: the clock of the timestamps sent with frames and of
+                       a typed reference): ``"from 00:00:01.200 to 00:00:03.500"`` (millisecond precision).
 ``segment_duration``   end PTS seconds minus start PTS seconds: ``"2.300 s"``.
-``event_time``         the PTS time of an event's (or any annotation's) frame: ``"00:00:01.200"``.
+``event_time``         the time of an event's (or any annotation's) frame, seconds after the first frame:
+                       ``"00:00:01.200"``.
 ``count``              a count over a media, optionally a label and a frame range ``[start_frame, end_frame]``
                        (both inclusive; None = from the first / to the last frame):
                        ``mode="events"``: events on a frame in the range;
@@ -47,6 +49,7 @@ from fieldstudio import benchmarks
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.media import video_index
 from fieldstudio.store.models import Task
 from fieldstudio.store.project import Project
 
@@ -186,11 +189,13 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
         if m.metres is None:
             return LinkedValue(False, None, None, f"the ruler reads {m.pixels:.1f} px only: {m.how}")
         return LinkedValue(True, f"{m.metres:.2f} m", m.metres, f"{name}: {m.metres:.4f} m ({m.how})")
+    # one clock for every time: seconds after the video's first frame (a stream may start at PTS 1.5 s)
+    origin = (video_index.first_frame_seconds(project, rec.media_id) or 0.0) if rec.pts_seconds is not None else 0.0
     if link.kind == "event_time":
         if rec.pts_seconds is None:
             return LinkedValue(False, None, None, f"the {rec.kind} is not on a video frame")
-        return LinkedValue(True, clock(rec.pts_seconds), rec.pts_seconds,
-                           f"{name} on frame {rec.frame_index} at {rec.pts_seconds:.3f} s")
+        at = rec.pts_seconds - origin
+        return LinkedValue(True, clock(at), at, f"{name} on frame {rec.frame_index} at {at:.3f} s")
     if rec.kind != "segment":
         return LinkedValue(False, None, None, f"a time range needs a segment, the link names a {rec.kind}")
     if rec.end_pts_seconds is None:
@@ -199,8 +204,9 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
     if link.kind == "segment_duration":
         d = rec.end_pts_seconds - rec.pts_seconds
         return LinkedValue(True, f"{d:.3f} s", d, f"{name}, {frames}: {d:.3f} s")
-    return LinkedValue(True, f"from {clock(rec.pts_seconds)} to {clock(rec.end_pts_seconds)}",
-                       (rec.pts_seconds, rec.end_pts_seconds), f"{name}, {frames}")
+    start, end = rec.pts_seconds - origin, rec.end_pts_seconds - origin
+    return LinkedValue(True, f"from {clock(start)} to {clock(end)}", (start, end),
+                       f"{name}, {frames}")
 
 
 def link_of(ground_truth_extra: dict[str, Any] | None) -> GroundTruthLink | None:

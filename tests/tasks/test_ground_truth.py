@@ -147,18 +147,20 @@ def test_uncalibrated_ruler_gives_no_value(media_project):
 
 
 def test_segment_range_duration_and_event_time(media_project):
+    """Times are seconds after the first frame (PTS(0) = 1800 ticks = 0.02 s), the clock of the timestamps sent
+    with frames and of a typed reference."""
     p = media_project
     seg = ann.add_segment(p, VIDEO_ID, None, 3, 7)
-    # PTS(3) = 13800 -> 0.153333 s; PTS(7) = 1800 + 2 * 12000 + 3000 = 28800 -> 0.32 s
+    # PTS(3) = 13800 -> (13800 - 1800) / 90000 = 0.133333 s; PTS(7) = 1800 + 2 * 12000 + 3000 = 28800 -> 0.3 s
     rng = compute(p, GroundTruthLink("segment_range", annotation_id=seg))
-    assert rng.text == "from 00:00:00.153 to 00:00:00.320"
-    assert rng.value == pytest.approx((13800 / 90000, 0.32))
+    assert rng.text == "from 00:00:00.133 to 00:00:00.300"
+    assert rng.value == pytest.approx((12000 / 90000, 0.3))
     assert ts.ground_truth_issue("time_range", rng.text) is None
     assert compute(p, GroundTruthLink("segment_duration", annotation_id=seg)).text == "0.167 s"  # 0.32 - 0.15333
-    ann.close_segment(p, seg, 9)                                   # PTS(9) = 1800 + 3 * 12000 = 37800 -> 0.42 s
-    assert compute(p, GroundTruthLink("segment_range", annotation_id=seg)).text == "from 00:00:00.153 to 00:00:00.420"
-    event = ann.add_event(p, VIDEO_ID, 8)                          # PTS(8) = 1800 + 24000 + 6000 = 31800 -> 0.353 s
-    assert compute(p, GroundTruthLink("event_time", annotation_id=event)).text == "00:00:00.353"
+    ann.close_segment(p, seg, 9)                                   # PTS(9) = 1800 + 3 * 12000 = 37800 -> 0.4 s
+    assert compute(p, GroundTruthLink("segment_range", annotation_id=seg)).text == "from 00:00:00.133 to 00:00:00.400"
+    event = ann.add_event(p, VIDEO_ID, 8)                          # PTS(8) = 1800 + 24000 + 6000 = 31800 -> 0.333 s
+    assert compute(p, GroundTruthLink("event_time", annotation_id=event)).text == "00:00:00.333"
     opened = ann.add_segment(p, VIDEO_ID, None, 10)
     assert not compute(p, GroundTruthLink("segment_range", annotation_id=opened)).ok
     assert not compute(p, GroundTruthLink("segment_range", annotation_id=event)).ok

@@ -33,7 +33,7 @@ from fieldstudio.compare.answer_table import NO_GROUP
 from fieldstudio.core import costs as core_costs
 from fieldstudio.core import statistics
 
-__all__ = ["summarise", "source_summary", "group_summary", "pivot_summary", "paired", "pair_table", "pair_frame",
+__all__ = ["summarise", "applicable", "source_summary", "group_summary", "pivot_summary", "paired", "pair_table", "pair_frame",
            "summary_cost_text"]
 
 
@@ -174,6 +174,17 @@ def _sum_known(col: Any) -> float:
     return float(np.nansum(a)) if (~np.isnan(a)).any() else np.nan
 
 
+def applicable(frame: pd.DataFrame, scorer: str | None) -> pd.DataFrame:
+    """The rows of ``frame`` (the long table or a scope, with ``answer_type``) whose task ``scorer`` applies to
+    (``ScorerInfo.answer_types``): a time-range scorer's figures never count a text task as a wrong answer."""
+    from fieldstudio.scoring.scorers import REGISTRY
+
+    info = REGISTRY.get(scorer or "")
+    if info is None or not info.answer_types or "answer_type" not in frame:
+        return frame
+    return frame[frame["answer_type"].isin(info.answer_types)].reset_index(drop=True)
+
+
 def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resamples: int = 2000,
               seed: int | None = 0, groups: Sequence[str] = (), pairs: bool = False, statistic: str = "mean",
               scorer: str | None = None, tasks: pd.DataFrame | None = None
@@ -189,7 +200,7 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
     ``coverage.unscored_rule(scorer)`` says (``scorer`` None: the long table's ``scorer`` column); ``mean``
     is over the scored answers only. A pair's
     interval is left out (None, not distinguishable) when it shares fewer than ``coverage.MIN_INTERVAL_N``
-    scored tasks.
+    scored tasks. Tasks ``scorer`` does not apply to (:func:`applicable`) are left out of every figure.
 
     Raises ValueError for another statistic or for two answers of one source to one task."""
     if statistic not in ("mean", "accuracy"):
@@ -201,6 +212,9 @@ def summarise(answers: pd.DataFrame, *, strata: str | None = "category", n_resam
     if scorer is None and "scorer" in answers:
         named = [str(x) for x in answers["scorer"] if isinstance(x, str) and x]
         scorer = named[0] if named else None
+    answers, tasks = applicable(answers, scorer), None if tasks is None else applicable(tasks, scorer)
+    if answers.empty:
+        return summarise(answers, strata=strata, groups=groups, scorer=scorer)
     rule = coverage.unscored_rule(scorer)
     cols = _Columns(answers)
     scope = tasks

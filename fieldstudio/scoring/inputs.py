@@ -100,6 +100,11 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
                              "ground_truth_extra, eval_func, tolerances, extra FROM task"):
             tasks[r[0]] = TaskInputs(*r[:6], json_or_none(r[6]), r[7], json_or_none(r[8]), json_or_none(r[9]))
         rows = score_rows(s, scorer, None, with_answers=False)
+    info = REGISTRY.get(scorer)
+    if info is not None and info.needs_context:       # fieldstudio's own scorers: frame times, derivations
+        from fieldstudio.scoring.task_context import with_context
+
+        tasks = with_context(project, tasks, info.answer_types)
     if ids is not None and rows:
         wanted = {a[0] for a in answers}
         rows = [r for r in rows if r.answer_id in wanted]

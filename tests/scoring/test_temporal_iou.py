@@ -67,3 +67,53 @@ def test_a_fresh_eyes_review_s_forms_are_left_unscored(answer):
     a long s, missing spaces, an overflowing number."""
     result = score(GT, answer)
     assert result.value is None and result.explanation.startswith("needs a judge")
+
+
+def test_a_task_it_does_not_apply_to_is_said_not_applicable():
+    task = TaskInputs("t", "e", "manual", "How many?", "count", "3", None, None, None, None)
+    result = REGISTRY["fs-tiou"].score(task, AnswerInputs("a", "r", "t", "0:01 to 0:02", None, None))
+    assert result.value is None and result.details == {"not_applicable": True}
+    assert result.explanation == "not applicable: fs-tiou scores time-range tasks, this one's answer type is 'count'"
+
+
+def test_onset_and_offset_in_frames_from_the_frame_times():
+    """Frames every 0.5 s: 1.2 s shows frame 2, 2.0 s frame 4, 3.5 s frame 7, 4.0 s frame 8."""
+    result = score(GT, "00:00:02.000 - 00:00:04.000", frame_times_s=[0.5 * i for i in range(20)])
+    assert (result.details["onset_error_frames"], result.details["offset_error_frames"]) == (2, 1)
+    assert "onset +0.800 s (+2 frames), offset +0.500 s (+1 frames); seconds after the video's first frame" in \
+        result.explanation
+
+
+def test_scored_in_a_project_with_the_frame_table_and_left_out_of_summaries_where_not_applicable(media_project):
+    """The fixture video (annotation_fixtures: PTS(0) = 1800 ticks, frame times (PTS - 1800) / 90000 s): a segment
+    over frames 10-19 is 0.4333-0.8333 s, written 00:00:00.433-00:00:00.833. The answer 0:00.500-0:00.900 shows
+    frames 11 (0.4667 s) and 20 (0.8667 s): onset +1 frame, offset +1 frame; tIoU (0.833 - 0.5) / (0.9 - 0.433)."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.compare.comparison import build_comparison
+    from fieldstudio.scoring import service
+    from fieldstudio.store.models import Task
+    from fieldstudio.tasks import ground_truth as gt
+    from tests.support.annotation_fixtures import VIDEO_ID
+    from tests.support.scoring_fixtures import add_run
+
+    p = media_project
+    seg = ann.add_segment(p, VIDEO_ID, None, 10, end_frame=19)
+    fields = gt.link_fields(p, None, gt.GroundTruthLink("segment_range", annotation_id=seg))
+    assert fields["ground_truth"] == "from 00:00:00.433 to 00:00:00.833"
+    with p.write() as s:
+        timed = Task(external_id="when", query="When?", source="manual", **fields)
+        counted = Task(external_id="how-many", query="How many?", source="manual", answer_type="count",
+                       ground_truth="3")
+        s.add_all([timed, counted])
+        s.flush()
+        ids = (timed.id, counted.id)
+    add_run(p, "m", {ids[0]: "from 0:00.500 to 0:00.900", ids[1]: "3"})
+    service.score_answers(p, "fs-tiou")
+    c = build_comparison(p, "fs-tiou", n_resamples=200)
+    rows = c.answers.set_index("external_id")
+    assert rows.loc["when", "value"] == pytest.approx((0.833 - 0.5) / (0.9 - 0.433))
+    assert "onset +0.067 s (+1 frames), offset +0.067 s (+1 frames)" in rows.loc["when", "explanation"]
+    assert rows.loc["how-many", "explanation"].startswith("not applicable: fs-tiou scores time-range tasks")
+    # the count task is neither scored nor counted: one task, scored, its value the mean and the headline
+    assert (int(c.summary.loc["m", "total"]), int(c.summary.loc["m", "n"])) == (1, 1)
+    assert c.summary.loc["m", "headline"] == pytest.approx(rows.loc["when", "value"])

@@ -32,6 +32,9 @@ class TaskInputs(NamedTuple):
     eval_func: str | None
     tolerances: dict | None
     extra: dict | None
+    context: Mapping[str, Any] | None = None
+    """Facts read from the project for the scorers that declare ``needs_context`` (``scoring.task_context``:
+    the frame times of the task's video, what a linked ground truth was derived from); None for the others."""
 
 
 class AnswerInputs(NamedTuple):
@@ -78,6 +81,10 @@ class ScorerInfo:
         scale: the top of its scale (1.0, or 100.0 for percentages), which a person's override is checked against.
         parameters: the parameters it takes, with their ranges (``scoring.inputs.check_params``).
         judge_prompts: fieldstudio's own judge templates recorded with a verdict when no benchmark file is read.
+        answer_types: the task answer types it applies to (empty: every task). Another task is "not applicable":
+            unscored with that reason (``details["not_applicable"]``), and left out of the scorer's summaries
+            (``compare.summaries``), never counted as a wrong answer.
+        needs_context: the scoring service fills ``TaskInputs.context`` for it (``scoring.task_context``).
     """
 
     name: str
@@ -92,6 +99,12 @@ class ScorerInfo:
     scale: float = 1.0
     parameters: tuple[Parameter, ...] = ()
     judge_prompts: tuple[str, ...] = MARK_PROMPTS
+    answer_types: tuple[str, ...] = ()
+    needs_context: bool = False
+
+    def applies_to(self, answer_type: str | None) -> bool:
+        """Whether it scores a task of ``answer_type`` (see ``answer_types``)."""
+        return not self.answer_types or answer_type in self.answer_types
 
     def score(self, task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any] | None = None, *,
               judge: Callable[[str], str] | None = None, source: Any = None) -> ScoreResult:
@@ -104,9 +117,13 @@ class ScorerInfo:
             source: the benchmark's own judge files (``scoring.official.source.OfficialSource``) for an
                 official scorer; None otherwise.
         Returns:
-            The function's ScoreResult; unscored with the reason when the model call failed without a
-            reply, or when ``inputs`` finds nothing to score.
+            The function's ScoreResult; unscored with the reason when the task is not of its
+            ``answer_types``, when the model call failed without a reply, or when ``inputs`` finds nothing to score.
         """
+        if not self.applies_to(task.answer_type):
+            return unscored(self.name, self.version, f"not applicable: {self.name} scores "
+                            f"{' / '.join(t.replace('_', '-') for t in self.answer_types)} tasks, this one's answer "
+                            f"type is {task.answer_type!r}", not_applicable=True)
         if answer.error and not (answer.raw_text or "").strip():
             return unscored(self.name, self.version, f"no answer: the model call failed ({answer.error})", failed=True)
         call = self.inputs(task, answer, params or {})

@@ -12,20 +12,28 @@ it does not state.
 
 value = |A ∩ G| / |A ∪ G| in [0, 1] (two instants: 1 when equal, else 0); correct when value ≥ ``min_iou``
 (default 0.5, the common threshold of temporal grounding). The explanation gives the onset and offset errors in
-seconds (answer minus ground truth).
+seconds (answer minus ground truth) and, when the task's video has a frame table (``TaskInputs.context``'s
+``frame_times_s``), in frames: the index of the frame shown at the answer's time minus that at the ground truth's.
+Every time is in seconds after the video's first frame, the clock of the timestamps sent with the frames, of a
+typed reference and of a linked segment's ground truth (``tasks.ground_truth``).
+
+It applies to time-range tasks only (``ScorerInfo.answer_types``): another task is "not applicable", left out of
+its summaries rather than counted as a wrong answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
-NAME, VERSION = "fs-tiou", "1.1"
+NAME, VERSION = "fs-tiou", "1.2"
 MIN_IOU = Parameter("min_iou", float, 0.5, low=0.0, high=1.0, label="correct from tIoU",
                     help="an answer is correct when its temporal IoU with the ground truth is at least this")
 
@@ -34,7 +42,7 @@ _TIME = (r"(?:\d{1,2}:[0-5]\d:[0-5]\d(?:\.\d{1,3})?|\d{1,3}:[0-5]\d(?:\.\d{1,3})
 _RANGE = re.compile(rf"^(?:(?:from )?(?P<a>{_TIME})(?: (?:to|until) | ?[-–—] ?)(?P<b>{_TIME})"
                     rf"|between (?P<c>{_TIME}) and (?P<d>{_TIME}))\.?$", re.ASCII)
 
-__all__ = ["NAME", "VERSION", "INFO", "parse_range", "temporal_iou", "score"]
+__all__ = ["NAME", "VERSION", "INFO", "parse_range", "temporal_iou", "frame_at", "score"]
 
 
 def _seconds(token: str) -> float:
@@ -73,9 +81,20 @@ def _clock(seconds: float) -> str:
     return f"{int(h):02d}:{int(m):02d}:{s:06.3f}"
 
 
-def score(reference: str, prediction: str | None, *, min_iou: float = 0.5) -> ScoreResult:
-    """Score one answer (module docstring). Unscored, with the reason, when the reference is no range or the
-    answer is not exactly one range."""
+def frame_at(frame_times_s: Sequence[float] | np.ndarray, seconds: float) -> int:
+    """Index of the frame shown at ``seconds`` (the last frame whose time is at or before it; frame 0 before the
+    first), in a video whose frame times are ``frame_times_s`` (increasing, seconds after the first frame).
+    Times are written to the millisecond, so a frame up to half a millisecond after ``seconds`` counts as shown
+    then: a linked segment's start at 0.43333 s reads back as 0.433 and still names its own frame."""
+    times = np.asarray(frame_times_s, dtype=float)
+    return max(0, int(np.searchsorted(times, seconds + 0.0005, side="right")) - 1)
+
+
+def score(reference: str, prediction: str | None, *, min_iou: float = 0.5,
+          frame_times_s: Sequence[float] | np.ndarray | None = None) -> ScoreResult:
+    """Score one answer (module docstring). ``frame_times_s``: the video's frame times for the errors in frames
+    (None: in seconds only). Unscored, with the reason, when the reference is no range or the answer is not exactly
+    one range."""
     truth = parse_range(reference)
     if truth is None:
         return unscored(NAME, VERSION, f"the ground truth {reference!r} is not one time range")
@@ -84,24 +103,31 @@ def score(reference: str, prediction: str | None, *, min_iou: float = 0.5) -> Sc
         return unscored(NAME, VERSION, "needs a judge: the answer is not exactly one time range "
                                        "(e.g. '00:01:20 to 00:02:05')")
     iou = temporal_iou(answer, truth)
+    details: dict[str, Any] = {"onset_error_s": answer[0] - truth[0], "offset_error_s": answer[1] - truth[1]}
+    onset, offset = f"onset {answer[0] - truth[0]:+.3f} s", f"offset {answer[1] - truth[1]:+.3f} s"
+    if frame_times_s is not None and len(frame_times_s):
+        details["onset_error_frames"] = frame_at(frame_times_s, answer[0]) - frame_at(frame_times_s, truth[0])
+        details["offset_error_frames"] = frame_at(frame_times_s, answer[1]) - frame_at(frame_times_s, truth[1])
+        onset += f" ({details['onset_error_frames']:+d} frames)"
+        offset += f" ({details['offset_error_frames']:+d} frames)"
     explanation = (f"tIoU {iou:.2f}: {_clock(answer[0])}–{_clock(answer[1])} (answer) vs "
-                   f"{_clock(truth[0])}–{_clock(truth[1])} (ground truth), onset {answer[0] - truth[0]:+.3f} s, "
-                   f"offset {answer[1] - truth[1]:+.3f} s; correct from tIoU {min_iou:.2f}")
-    return ScoreResult(NAME, VERSION, iou, iou >= min_iou, explanation,
-                       details={"onset_error_s": answer[0] - truth[0], "offset_error_s": answer[1] - truth[1]})
+                   f"{_clock(truth[0])}–{_clock(truth[1])} (ground truth), {onset}, {offset}; seconds after the "
+                   f"video's first frame; correct from tIoU {min_iou:.2f}")
+    return ScoreResult(NAME, VERSION, iou, iou >= min_iou, explanation, details=details)
 
 
 def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -> Arguments | str:
-    if task.answer_type != "time_range":
-        return f"fs-tiou scores time-range tasks; this one's answer type is {task.answer_type!r}"
     if not task.ground_truth:
         return "the task has no ground truth"
-    return Arguments((task.ground_truth, answer.raw_text), {"min_iou": float(params.get("min_iou", 0.5))})
+    frames = (task.context or {}).get("frame_times_s")
+    return Arguments((task.ground_truth, answer.raw_text), {"min_iou": float(params.get("min_iou", 0.5)),
+                                                            "frame_times_s": frames})
 
 
 INFO = ScorerInfo(
     name=NAME, version=VERSION,
     description="fieldstudio's temporal IoU of a time-range answer against the ground-truth range (not a "
-                "benchmark's rule); onset and offset errors in seconds",
-    function=score, inputs=_inputs, threshold=None, parameters=(MIN_IOU,), judge_prompts=())
+                "benchmark's rule) of time-range tasks; onset and offset errors in seconds and frames",
+    function=score, inputs=_inputs, threshold=None, parameters=(MIN_IOU,), judge_prompts=(),
+    answer_types=("time_range",), needs_context=True)
 """The declaration of ``fs-tiou``."""

@@ -1,0 +1,72 @@
+"""What fieldstudio's own scorers need from the project beside a task's columns, read once for all the tasks of a
+scoring so that the scorers stay pure (``TaskInputs.context``, filled for scorers that declare ``needs_context``):
+
+* ``frame_times_s``: the frame times of the task's video in seconds after its first frame (a float64 array in
+  frame-index order; the clock of the timestamps sent with frames and of time ground truths), for a task linked
+  to an annotation on a video or with exactly one video input; ``media``: that video's file name;
+* ``derived_from``: what a linked ground truth was computed from (``tasks.ground_truth.compute``'s explanation:
+  "3 event(s) in frames 0-29", "ruler: 2.4312 m (floor plane: 4.00 m x 3.00 m rectangle (this media))"), and
+  ``derived_value`` the value the annotations give now (a pending change when it differs from the task's);
+* ``check_error_m``: the independent check error of the ruler's calibration in metres when one is stored (the
+  ``calibration`` table keeps none yet, so it is None and distance scorers state their default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+
+from fieldstudio.media import video_index
+from fieldstudio.scoring.scorers.scorer_info import TaskInputs
+from fieldstudio.store.models import Annotation, Media, TaskInput
+from fieldstudio.store.portable import in_chunks
+from fieldstudio.store.project import Project
+from fieldstudio.tasks import ground_truth
+
+__all__ = ["with_context"]
+
+
+def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types: tuple[str, ...] = ()
+                 ) -> dict[str, TaskInputs]:
+    """``tasks`` with ``context`` filled (module docstring) for the tasks of ``answer_types`` (empty: all);
+    the others unchanged. Each video's frame table is read once."""
+    wanted = [t for t in tasks.values() if not answer_types or t.answer_type in answer_types]
+    links = {t.id: ground_truth.link_of(t.ground_truth_extra) for t in wanted}
+    with project.read() as s:
+        videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
+        inputs: dict[str, list[str]] = {}
+        for part in in_chunks([t.id for t in wanted]):
+            for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)
+                                               .where(TaskInput.task_id.in_(part))):
+                if media_id in videos:
+                    inputs.setdefault(task_id, []).append(media_id)
+        annotation_ids = [link.annotation_id for link in links.values() if link and link.annotation_id]
+        on_media = {a: m for part in in_chunks(annotation_ids)
+                    for a, m in s.execute(select(Annotation.id, Annotation.media_id).where(Annotation.id.in_(part)))}
+    times: dict[str, np.ndarray | None] = {}
+
+    def frame_times(media_id: str) -> np.ndarray | None:
+        if media_id not in times:
+            table = video_index.load_frame_table(project, videos[media_id])
+            times[media_id] = None if table is None or not len(table) else table.seconds_array() - table.seconds(0)
+        return times[media_id]
+
+    out = dict(tasks)
+    for t in wanted:
+        link = links[t.id]
+        context: dict[str, Any] = {"check_error_m": None}
+        media_id = (on_media.get(link.annotation_id) if link and link.annotation_id else
+                    link.media_id if link and link.media_id else None)
+        if media_id is None and len(set(inputs.get(t.id, []))) == 1:
+            media_id = inputs[t.id][0]
+        if media_id in videos:
+            context.update(frame_times_s=frame_times(media_id), media=videos[media_id].file_name)
+        if link is not None:
+            value = ground_truth.compute(project, link)
+            if value.ok:
+                context.update(derived_from=value.explanation, derived_value=value.text)
+        out[t.id] = t._replace(context=context)
+    return out

@@ -1,0 +1,112 @@
+"""fs-distance and fs-count (fieldstudio.scoring.scorers.distance / count): values by hand, the strict whole-answer
+grammars (a wrong answer is never read as a length or a count), and scoring in a project whose ground truths are
+linked to a calibrated ruler and to counted events."""
+
+from __future__ import annotations
+
+import pytest
+
+from fieldstudio.scoring.scorers import REGISTRY, AnswerInputs, TaskInputs
+from fieldstudio.scoring.scorers import count, distance
+
+
+@pytest.mark.parametrize("answer, correct, error", [
+    ("2.43 m", True, -0.07), ("250 cm", True, 0.0), ("2.58m", True, 0.08),     # the edge itself is inside
+    ("2.59 m", False, 0.09),
+    ("2400 mm.", False, -0.10),                             # 0.10 m off: outside ±0.08 m
+    ("8 ft", True, 8 * 0.3048 - 2.5),                       # 2.4384 m, off by -0.0616 m
+])
+def test_distance_with_a_check_error_tolerance(answer, correct, error):
+    """Check error 0.04 m -> tolerance ±0.08 m around 2.50 m."""
+    result = distance.score("2.50 m", answer, check_error_m=-0.04, derived_from="ruler: 2.5000 m (floor plane)")
+    assert result.correct is correct and result.value == (1.0 if correct else 0.0)
+    assert result.details["error_m"] == pytest.approx(error)
+    assert result.details["tolerance_m"] == pytest.approx(0.08)
+    assert "(ruler: 2.5000 m (floor plane); check error 0.040 m → tolerance ±0.080 m)" in result.explanation
+
+
+def test_distance_explanation_and_the_stated_default():
+    assert distance.score("2.50 m", "2.43 m", check_error_m=0.04).explanation == (
+        "2.43 m vs 2.50 m (check error 0.040 m → tolerance ±0.080 m): correct, off by -0.07 m")
+    result = distance.score("2.00 m", "2.11 m")                       # default 5 % of 2.00 m = 0.10 m
+    assert result.correct is False and result.details["tolerance_from"] == "default"
+    assert "no independent check stored with the calibration → stated default ±5 % = ±0.100 m" in result.explanation
+    assert distance.score("2.00 m", "2.1 m").correct is True
+    assert distance.score("2.00 m", "190 cm").explanation.endswith("(answer written '190 cm')")
+
+
+@pytest.mark.parametrize("answer", [
+    "about 2.4 m", "2.4", "2.4 metres", "2 m or 3 m", "5 ft 3 in", "-2 m", "2,4 m", "２.4 m", "2.4 m away", "",
+    None, "1234567 m", "2.12345 m", "m 2.4",
+])
+def test_anything_but_one_length_needs_a_judge(answer):
+    result = distance.score("2.50 m", answer)
+    assert result.value is None and result.explanation.startswith("needs a judge")
+
+
+@pytest.mark.parametrize("answer, value", [("3", 3), ("three", 3), ("Twenty.", 20), (" 0 ", 0), ("007", 7)])
+def test_count_reads_one_whole_number(answer, value):
+    assert count.parse_count(answer) == value
+
+
+@pytest.mark.parametrize("answer", ["3 people", "about 3", "3 or 4", "none", "twenty-one", "3.0", "-3", "三",
+                                    "1234567", "", None, "three forklifts"])
+def test_anything_but_one_count_needs_a_judge(answer):
+    result = count.score("3", answer)
+    assert result.value is None and result.explanation.startswith("needs a judge")
+
+
+def test_count_explanation_names_what_was_counted():
+    assert count.score("3", "three", derived_from="3 event(s) in frames 0-29").explanation == (
+        "3 vs 3 (3 event(s) in frames 0-29): correct")
+    assert count.score("3", "5").explanation == "5 vs 3: wrong, off by +2"
+
+
+def test_each_applies_to_its_answer_type_only():
+    text = TaskInputs("t", "e", "manual", "What?", "free_text", "2.50 m", None, None, None, None)
+    answer = AnswerInputs("a", "r", "t", "2.50 m", None, None)
+    for name in ("fs-distance", "fs-count"):
+        result = REGISTRY[name].score(text, answer)
+        assert result.value is None and result.details == {"not_applicable": True}
+
+
+def test_scored_in_a_project_against_the_linked_ruler_and_events(media_project):
+    """A scale calibration of 1.00 m over 100 px on the photo: the ruler (0,0)-(30,40) is 50 px = 0.50 m; with no
+    stored check the tolerance is 5 % of 0.50 m. Events on frames 2, 5 and 20 of the video: 2 in frames 0-10."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.annotations import calibrations
+    from fieldstudio.compare.answer_table import load_answers
+    from fieldstudio.scoring import service
+    from fieldstudio.store.models import Task
+    from fieldstudio.tasks import ground_truth as gt
+    from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID
+    from tests.support.scoring_fixtures import add_run
+
+    p = media_project
+    calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0)
+    ruler = ann.add_ruler(p, PHOTO_ID, (0, 0), (30, 40))
+    for frame in (2, 5, 20):
+        ann.add_event(p, VIDEO_ID, frame)
+    far = gt.link_fields(p, None, gt.GroundTruthLink("ruler_distance", annotation_id=ruler))
+    many = gt.link_fields(p, None, gt.GroundTruthLink("count", media_id=VIDEO_ID, start_frame=0, end_frame=10,
+                                                        mode="events"))
+    assert (far["ground_truth"], many["ground_truth"]) == ("0.50 m", "2")
+    with p.write() as s:
+        tasks = [Task(external_id=ext, query="?", source="manual", **fields)
+                 for ext, fields in (("far", far), ("many", many))]
+        s.add_all(tasks)
+        s.flush()
+        ids = [t.id for t in tasks]
+    add_run(p, "m", {ids[0]: "52 cm", ids[1]: "two"})
+    service.score_answers(p, "fs-distance")
+    service.score_answers(p, "fs-count")
+    d = load_answers(p, "fs-distance").set_index("external_id")
+    assert d.loc["far", "value"] == 1.0
+    assert d.loc["far", "explanation"] == (
+        "0.52 m vs 0.50 m (ruler: 0.5000 m (scale: 1.00 m reference line (this media)); no independent check "
+        "stored with the calibration → stated default ±5 % = ±0.025 m): correct, off by +0.02 m "
+        "(answer written '52 cm')")
+    assert d.loc["many", "explanation"].startswith("not applicable: fs-distance scores distance tasks")
+    c = load_answers(p, "fs-count").set_index("external_id")
+    assert c.loc["many", "value"] == 1.0
+    assert c.loc["many", "explanation"] == "2 vs 2 (2 event(s) in frames 0-10): correct"

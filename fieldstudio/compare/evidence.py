@@ -31,10 +31,11 @@ from fieldstudio.compare.coverage import coverage_text
 from fieldstudio.core import matchers
 from fieldstudio.media import video_index
 from fieldstudio.media.frame_table import FrameTable
-from fieldstudio.store.models import Annotation, Answer, Media, Task, TaskInput
+from fieldstudio.store.models import Annotation, Answer, Media, Task
 from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 from fieldstudio.tasks.ground_truth import LINK_KEY
+from fieldstudio.tasks.task_records import video_inputs
 
 SAW, NEVER_SAW, NO_EVIDENCE, UNKNOWN = "saw", "never saw", "no evidence", "unknown"
 STATUSES = (SAW, NEVER_SAW, UNKNOWN, NO_EVIDENCE)
@@ -120,13 +121,7 @@ def task_evidence(project: Project, task_ids: Iterable[str] | None = None) -> di
             tasks = list(s.scalars(select(Task)))
         else:     # only the tasks asked for (one answer's detail reads one task, not the project's)
             tasks = [t for part in in_chunks(wanted) for t in s.scalars(select(Task).where(Task.id.in_(part)))]
-        videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
-        inputs: dict[str, list[str]] = {}
-        for part in in_chunks([t.id for t in tasks]):
-            for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)
-                                               .where(TaskInput.task_id.in_(part))):
-                if media_id in videos:
-                    inputs.setdefault(task_id, []).append(media_id)
+        videos, inputs = video_inputs(s, [t.id for t in tasks])
         links = [_link(t) for t in tasks]
         wanted_annotations = [str(link["annotation_id"]) for link in links if link and link.get("annotation_id")]
         linked = {a.id: a for part in in_chunks(wanted_annotations)

@@ -21,10 +21,11 @@ from sqlalchemy import select
 
 from fieldstudio.media import video_index
 from fieldstudio.scoring.scorers.scorer_info import TaskInputs
-from fieldstudio.store.models import Annotation, Media, TaskInput
+from fieldstudio.store.models import Annotation
 from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth
+from fieldstudio.tasks.task_records import video_inputs
 
 __all__ = ["with_context"]
 
@@ -36,13 +37,7 @@ def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types
     wanted = [t for t in tasks.values() if not answer_types or t.answer_type in answer_types]
     links = {t.id: ground_truth.link_of(t.ground_truth_extra) for t in wanted}
     with project.read() as s:
-        videos = {m.id: m for m in s.scalars(select(Media).where(Media.kind == "video"))}
-        inputs: dict[str, list[str]] = {}
-        for part in in_chunks([t.id for t in wanted]):
-            for task_id, media_id in s.execute(select(TaskInput.task_id, TaskInput.media_id)
-                                               .where(TaskInput.task_id.in_(part))):
-                if media_id in videos:
-                    inputs.setdefault(task_id, []).append(media_id)
+        videos, inputs = video_inputs(s, [t.id for t in wanted])
         annotation_ids = [link.annotation_id for link in links.values() if link and link.annotation_id]
         on_media = {a: m for part in in_chunks(annotation_ids)
                     for a, m in s.execute(select(Annotation.id, Annotation.media_id).where(Annotation.id.in_(part)))}

@@ -49,6 +49,8 @@ class CalibrationRecord:
     length_m: float | None
     width_m: float | None
     depth_m: float | None
+    check: tuple[tuple[float, float], tuple[float, float], float] | None = None
+    """The independent check a person made: two image points and the real distance between them (metres)."""
 
     def to_core(self) -> core_cal.Calibration:
         """The validated ``core.calibration.Calibration`` (matrices computed). Raises CalibrationError."""
@@ -60,6 +62,16 @@ class CalibrationRecord:
         """'this media' or "camera group 'NAME'" for messages."""
         return "this media" if self.media_id else f"camera group {self.camera_group!r}"
 
+    def length_check(self) -> core_cal.LengthCheck | None:
+        """The check measured through the calibration as it is now (its ``error_m``), None without a check or
+        when it cannot be measured (a point beyond the floor's horizon)."""
+        if self.check is None:
+            return None
+        try:
+            return self.to_core().check(*self.check)
+        except CalibrationError:
+            return None
+
     def describe(self) -> str:
         """A short text such as "floor plane: 4.00 m x 3.00 m rectangle (camera group 'dock')"."""
         if self.kind == "floor":
@@ -68,15 +80,19 @@ class CalibrationRecord:
 
 
 def _record(row: Calibration) -> CalibrationRecord:
+    c = row.check_length
+    check = None if not c else ((float(c["p"][0]), float(c["p"][1])), (float(c["q"][0]), float(c["q"][1])),
+                                float(c["known_m"]))
     return CalibrationRecord(row.id, row.media_id, row.camera_group, row.kind,
                              tuple((float(x), float(y)) for x, y in row.points),
-                             row.length_m, row.width_m, row.depth_m)
+                             row.length_m, row.width_m, row.depth_m, check)
 
 
 def save_calibration(project: Project, kind: str, points: Sequence[Sequence[float]], *,
                      media_id: str | None = None, camera_group: str | None = None,
                      length_m: float | None = None, width_m: float | None = None, depth_m: float | None = None,
-                     calibration_id: str | None = None) -> str:
+                     calibration_id: str | None = None,
+                     check: Sequence[Any] | None = None) -> str:
     """Validate and store a calibration for one media or one camera group; returns its id.
 
     Args:
@@ -86,9 +102,12 @@ def save_calibration(project: Project, kind: str, points: Sequence[Sequence[floa
         media_id / camera_group: exactly one, what the calibration applies to.
         calibration_id: edit this calibration (or re-create it under this id after a delete, for redo).
             Without it, an existing calibration of the same kind and scope is replaced in place.
+        check: the independent check a person made, (p, q, known metres): two image points whose real distance
+            is known (None: no check; kept with the calibration, measured through it when read).
     Raises:
         CalibrationError: degenerate input (zero length, coincident or collinear points, non-convex
-            quad, lengths not positive); nothing is saved.
+            quad, lengths not positive, a check length not positive or a check point beyond the horizon);
+            nothing is saved.
         NotFound: unknown media.
     """
     if (media_id is None) == (camera_group is None):
@@ -96,6 +115,10 @@ def save_calibration(project: Project, kind: str, points: Sequence[Sequence[floa
     validated = core_cal.Calibration(kind, tuple(tuple(p) for p in points), length_m=length_m,  # type: ignore[arg-type]
                                      width_m=width_m, depth_m=depth_m)
     raw_points = [[x, y] for x, y in validated.points]
+    stored_check = None
+    if check is not None:
+        done = validated.check(tuple(check[0]), tuple(check[1]), float(check[2]))  # raises for a bad check
+        stored_check = {"p": list(done.p), "q": list(done.q), "known_m": done.known_m}
     with project.write() as s:
         if media_id is not None:
             media = s.get(Media, media_id)
@@ -114,6 +137,7 @@ def save_calibration(project: Project, kind: str, points: Sequence[Sequence[floa
             s.add(row)
         row.media_id, row.camera_group, row.kind, row.points = media_id, camera_group, kind, raw_points
         row.length_m, row.width_m, row.depth_m = validated.length_m, validated.width_m, validated.depth_m
+        row.check_length = stored_check
         row.updated_at = utcnow()
         s.flush()
         return row.id
@@ -243,4 +267,5 @@ def calibration_fields(record: CalibrationRecord) -> dict[str, Any]:
     """The keyword arguments that save ``record`` again with :func:`save_calibration` (undo)."""
     return {"kind": record.kind, "points": [list(p) for p in record.points], "media_id": record.media_id,
             "camera_group": record.camera_group, "length_m": record.length_m, "width_m": record.width_m,
-            "depth_m": record.depth_m, "calibration_id": record.id}
+            "depth_m": record.depth_m, "calibration_id": record.id,
+            "check": None if record.check is None else [list(record.check[0]), list(record.check[1]), record.check[2]]}

@@ -7,8 +7,8 @@ scoring so that the scorers stay pure (``TaskInputs.context``, filled for scorer
 * ``derived_from``: what a linked ground truth was computed from (``tasks.ground_truth.compute``'s explanation:
   "3 event(s) in frames 0-29", "ruler: 2.4312 m (floor plane: 4.00 m x 3.00 m rectangle (this media))"), and
   ``derived_value`` the value the annotations give now (a pending change when it differs from the task's);
-* ``check_error_m``: the independent check error of the ruler's calibration in metres when one is stored (the
-  ``calibration`` table keeps none yet, so it is None and distance scorers state their default).
+* ``check_error_m``: for a ground truth linked to a ruler, the error in metres of the independent check kept with
+  the calibration that measures it (``CalibrationRecord.length_check``), None when that calibration has no check.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select
 
+from fieldstudio.annotations import calibrations
 from fieldstudio.media import video_index
 from fieldstudio.scoring.scorers.scorer_info import TaskInputs
 from fieldstudio.store.models import Annotation
@@ -63,5 +64,20 @@ def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types
             value = ground_truth.compute(project, link)
             if value.ok:
                 context.update(derived_from=value.explanation, derived_value=value.text)
+            if link.kind == "ruler_distance" and link.annotation_id:
+                context["check_error_m"] = _check_error_m(project, link.annotation_id)
         out[t.id] = t._replace(context=context)
     return out
+
+
+def _check_error_m(project: Project, ruler_id: str) -> float | None:
+    """The check error of the calibration that measures ruler ``ruler_id`` now (floor for a ruler on the floor,
+    else scale), None without one."""
+    with project.read() as s:
+        row = s.get(Annotation, ruler_id)
+        if row is None or row.kind != "ruler":
+            return None
+        media_id, on_floor = row.media_id, bool(row.on_floor)
+    record = calibrations.calibration_for(project, media_id, "floor" if on_floor else "scale")
+    done = None if record is None else record.length_check()
+    return None if done is None else done.error_m

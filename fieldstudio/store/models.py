@@ -165,7 +165,8 @@ class Calibration(Base):
 
     ``kind`` is ``scale`` (``points`` = two image points over an object of ``length_m`` metres) or
     ``floor`` (``points`` = four image points of a floor rectangle ``width_m`` x ``depth_m``).
-    It applies to one media (``media_id``) or to every media of a ``camera_group``.
+    It applies to one media (``media_id``) or to every media of a ``camera_group``. ``check_length``: the
+    independent check a person made, ``{"p": [x, y], "q": [x, y], "known_m": m}`` (None without one).
     """
 
     __tablename__ = "calibration"
@@ -177,6 +178,7 @@ class Calibration(Base):
     length_m: Mapped[float | None] = mapped_column(Float)
     width_m: Mapped[float | None] = mapped_column(Float)
     depth_m: Mapped[float | None] = mapped_column(Float)
+    check_length: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -30,7 +30,7 @@ def test_distance_explanation_and_the_stated_default():
         "2.43 m vs 2.50 m (check error 0.040 m → tolerance ±0.080 m): correct, off by -0.07 m")
     result = distance.score("2.00 m", "2.11 m")                       # default 5 % of 2.00 m = 0.10 m
     assert result.correct is False and result.details["tolerance_from"] == "default"
-    assert "no independent check stored with the calibration → stated default ±5 % = ±0.100 m" in result.explanation
+    assert "the calibration has no independent check → stated default ±5 % = ±0.100 m" in result.explanation
     assert distance.score("2.00 m", "2.1 m").correct is True
     assert distance.score("2.00 m", "190 cm").explanation.endswith("(answer written '190 cm')")
 
@@ -71,8 +71,9 @@ def test_each_applies_to_its_answer_type_only():
 
 
 def test_scored_in_a_project_against_the_linked_ruler_and_events(media_project):
-    """A scale calibration of 1.00 m over 100 px on the photo: the ruler (0,0)-(30,40) is 50 px = 0.50 m; with no
-    stored check the tolerance is 5 % of 0.50 m. Events on frames 2, 5 and 20 of the video: 2 in frames 0-10."""
+    """A scale calibration of 1.00 m over 100 px on the photo: the ruler (0,0)-(30,40) is 50 px = 0.50 m. Its check,
+    a 1.00 m object over 102 px, measures 1.02 m: error +0.02 m, tolerance ±0.04 m. Events on frames 2, 5 and 20
+    of the video: 2 in frames 0-10."""
     from fieldstudio.annotations import annotation_records as ann
     from fieldstudio.annotations import calibrations
     from fieldstudio.compare.answer_table import load_answers
@@ -83,7 +84,8 @@ def test_scored_in_a_project_against_the_linked_ruler_and_events(media_project):
     from tests.support.scoring_fixtures import add_run
 
     p = media_project
-    calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0)
+    calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0,
+                                  check=[(0, 0), (0, 102), 1.0])
     ruler = ann.add_ruler(p, PHOTO_ID, (0, 0), (30, 40))
     for frame in (2, 5, 20):
         ann.add_event(p, VIDEO_ID, frame)
@@ -93,20 +95,40 @@ def test_scored_in_a_project_against_the_linked_ruler_and_events(media_project):
     assert (far["ground_truth"], many["ground_truth"]) == ("0.50 m", "2")
     with p.write() as s:
         tasks = [Task(external_id=ext, query="?", source="manual", **fields)
-                 for ext, fields in (("far", far), ("many", many))]
+                 for ext, fields in (("far", far), ("near", far), ("many", many))]
         s.add_all(tasks)
         s.flush()
         ids = [t.id for t in tasks]
-    add_run(p, "m", {ids[0]: "52 cm", ids[1]: "two"})
+    add_run(p, "m", {ids[0]: "52 cm", ids[1]: "0.55 m", ids[2]: "two"})
     service.score_answers(p, "fs-distance")
     service.score_answers(p, "fs-count")
     d = load_answers(p, "fs-distance").set_index("external_id")
-    assert d.loc["far", "value"] == 1.0
+    assert (d.loc["far", "value"], d.loc["near", "value"]) == (1.0, 0.0)
     assert d.loc["far", "explanation"] == (
-        "0.52 m vs 0.50 m (ruler: 0.5000 m (scale: 1.00 m reference line (this media)); no independent check "
-        "stored with the calibration → stated default ±5 % = ±0.025 m): correct, off by +0.02 m "
-        "(answer written '52 cm')")
+        "0.52 m vs 0.50 m (ruler: 0.5000 m (scale: 1.00 m reference line (this media)); check error 0.020 m → "
+        "tolerance ±0.040 m): correct, off by +0.02 m (answer written '52 cm')")
     assert d.loc["many", "explanation"].startswith("not applicable: fs-distance scores distance tasks")
     c = load_answers(p, "fs-count").set_index("external_id")
     assert c.loc["many", "value"] == 1.0
     assert c.loc["many", "explanation"] == "2 vs 2 (2 event(s) in frames 0-10): correct"
+
+
+def test_a_calibration_keeps_its_check_and_measures_it_when_read(media_project):
+    """The check is stored raw and measured through the calibration as it is now: 102 px is 1.02 m at 100 px a metre,
+    1.00 m once the reference line is redrawn as 1.00 m over 102 px."""
+    from fieldstudio.annotations import calibrations
+    from tests.support.annotation_fixtures import PHOTO_ID
+
+    p = media_project
+    cal_id = calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0,
+                                           check=[(0, 0), (0, 102), 1.0])
+    record = calibrations.get_calibration(p, cal_id)
+    assert record.check == ((0.0, 0.0), (0.0, 102.0), 1.0)
+    assert record.length_check().error_m == pytest.approx(0.02)
+    calibrations.save_calibration(p, **{**calibrations.calibration_fields(record), "points": [[0, 0], [102, 0]]})
+    assert calibrations.get_calibration(p, cal_id).length_check().error_m == pytest.approx(0.0, abs=1e-12)
+    calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0)
+    assert calibrations.get_calibration(p, cal_id).length_check() is None      # saved again without a check
+    with pytest.raises(Exception, match="check length"):
+        calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0,
+                                      check=[(0, 0), (0, 10), 0.0])

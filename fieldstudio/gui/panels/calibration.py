@@ -456,8 +456,10 @@ class CalibrationDialog(QDialog):
         from fieldstudio.store.edits import EditGroup
 
         group = self._group()
+        check = self._check()            # kept with the calibration: fs-distance's tolerance comes from it
         save = SaveCalibration(self.project, kind=self.kind, points=[list(p) for p in self.points],
-                               media_id=None if group else self.media_id, camera_group=group, **self._lengths())
+                               media_id=None if group else self.media_id, camera_group=group, **self._lengths(),
+                               check=None if check is None else [list(check[0]), list(check[1]), check[2]])
         if group is None or self.media.camera_group == group:
             return save
         return EditGroup("Calibrate", [SetCameraGroup(self.project, [self.media_id], group), save])

@@ -62,7 +62,7 @@ def score(reference: str, prediction: str | None, *, default_tolerance_pct: floa
         why = f"check error {abs(check_error_m):.3f} m → tolerance ±{tolerance:.3f} m"
     else:
         tolerance = truth[0] * default_tolerance_pct / 100
-        why = (f"no independent check stored with the calibration → stated default ±{default_tolerance_pct:g} % "
+        why = (f"the calibration has no independent check → stated default ±{default_tolerance_pct:g} % "
                f"= ±{tolerance:.3f} m")
     error = answer[0] - truth[0]
     correct = abs(error) <= tolerance + 1e-9

@@ -12,7 +12,7 @@ This is the check of an import's rows, apart from how they are written, so a bat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Hashable
 
 from sqlalchemy import select
@@ -35,6 +35,17 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, GEOMETRY_DECIMALS) + 0.0        # + 0.0: -0.0 and 0.0 are one key
     return value
+
+
+def media_with_marks(project: Project, media_ids: Iterable[str]) -> set[str]:
+    """Which of ``media_ids`` hold a live mark: the only media whose marks an import must compare."""
+    media_ids = sorted(set(media_ids))
+    held: set[str] = set()
+    with project.read() as s:
+        for start in range(0, len(media_ids), 500):
+            held.update(s.scalars(select(Annotation.media_id).distinct().where(
+                Annotation.media_id.in_(media_ids[start:start + 500]), Annotation.deleted.is_(False))))
+    return held
 
 
 def split_present(project: Project, keys: Sequence[Hashable]) -> list[bool]:

@@ -14,6 +14,9 @@ from typing import Any
 #: The largest JSON document read whole (bytes or characters): larger task, answer or annotation files stream.
 MAX_JSON_BYTES = 2_000_000_000
 
+#: The deepest nesting a streamed JSON document may have (``json.loads`` stops at the recursion limit, ~1,000).
+MAX_JSON_DEPTH = 1000
+
 
 class JsonLimitError(ValueError):
     """A JSON document is larger or nested deeper than fieldstudio reads; the message says which, in one line."""

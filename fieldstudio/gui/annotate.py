@@ -143,6 +143,12 @@ class AnnotationController(QObject):
         self.refresh()
         self.changed.emit()
 
+    def push_done(self, edit: Edit) -> None:
+        """Put an edit already done (on a worker: a large import) on the undo stack, as ``apply_or_raise`` does."""
+        self.undo_stack.push(EditCommand(edit, self._after_undo))
+        self.refresh()
+        self.changed.emit()
+
     def _after_undo(self, edit: Edit, op: str, error: str | None) -> None:
         """After an undo or redo of this stack: what was done, and where when it is not on screen, in the
         status bar (a refusal: its reason); the marks are re-read."""

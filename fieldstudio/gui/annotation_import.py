@@ -1,9 +1,10 @@
 """File ▸ Import annotations…: COCO, YOLO, MOT or CVAT files made elsewhere, into the project as one undoable edit.
 
 The dialog asks for the format, then the file or folder, then runs
-``annotations.imports.importing.plan_import`` (the service ``fieldstudio annotations import`` runs) on a
-``gui.workers`` worker behind a progress dialog with Cancel. The plan's one edit is applied on the GUI
-thread through the annotation controller (so Edit ▸ Undo removes the whole import), and the report —
+``annotations.imports.importing.store_import`` (the service ``fieldstudio annotations import`` runs) on a
+``gui.workers`` worker behind a progress dialog with Cancel: the worker reads the file and stores its boxes (a
+million boxes take tens of seconds); the done edit then goes on the viewer's undo stack (so Edit ▸ Undo removes
+the whole import), and the report —
 what matched which media, what did not and why — is shown in ``ImportAnnotationsReport``.
 """
 
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QMessageBox, QPlainTextEdit,
                                QVBoxLayout, QWidget)
 
-from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 
 if TYPE_CHECKING:
@@ -49,15 +49,19 @@ class ImportAnnotationsReport(QDialog):
         self.resize(720, 420)
 
 
-def import_annotations(parent: QWidget, project: Project, apply: Callable[[Edit], None],
+def import_annotations(parent: QWidget, project: Project, push: Callable[[Edit], None],
                        reload: Callable[[], None]) -> workers.Worker | None:
     """Ask for a format and a file or folder, import it on a worker; None when the user cancels.
 
-    ``apply(edit)`` does the edit and puts it on the viewer's undo stack (raising FieldstudioError when
-    refused); ``reload()`` refreshes what shows marks and labels.
+    The worker reads and stores (``importing.store_import``: 10^6 boxes take tens of seconds, never on the GUI
+    thread); ``push(edit)`` puts the done edit on the viewer's undo stack; ``reload()`` refreshes what shows marks
+    and labels.
     """
-    from fieldstudio.annotations.imports.importing import plan_import
+    from fieldstudio.annotations.imports.importing import store_import
 
+    if project.read_only:
+        QMessageBox.critical(parent, "Import annotations", f"{project.path.name} is read-only: nothing was imported")
+        return None
     titles = [title for title, _filter in CHOICES.values()]
     chosen, ok = QInputDialog.getItem(parent, "Import annotations", "Format:", titles, 0, False)
     if not ok:
@@ -71,20 +75,16 @@ def import_annotations(parent: QWidget, project: Project, apply: Callable[[Edit]
     if not picked:
         return None
 
-    def done(plan) -> None:  # noqa: ANN001 - ImportPlan
-        edit = plan.edit()
-        lines = plan.report.lines()
-        if edit is not None and not plan.report.cancelled:
-            try:
-                apply(edit)
-            except FieldstudioError as exc:
-                lines = [f"Nothing was stored: {exc}", *lines]
+    def done(result) -> None:  # noqa: ANN001 - (ImportAnnotations | None, AnnotationImportReport)
+        edit, report = result
+        if edit is not None:
+            push(edit)
         reload()
-        dialog = ImportAnnotationsReport(lines, parent)
+        dialog = ImportAnnotationsReport(report.lines(), parent)
         dialog.open()
 
     def failed(message: str) -> None:
-        QMessageBox.critical(parent, "Import annotations: failed", message)
+        QMessageBox.critical(parent, "Import annotations: failed", f"Nothing was stored: {message}")
 
-    return workers.run_with_progress(parent, f"Reading {Path(picked).name}…", plan_import, project, Path(picked),
+    return workers.run_with_progress(parent, f"Importing {Path(picked).name}…", store_import, project, Path(picked),
                                      fmt, title="Import annotations", done=done, failed=failed)

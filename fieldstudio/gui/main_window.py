@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
             self.annotator.refresh()
             self.workspace.annotations_changed()
 
-        return annotation_import.import_annotations(self, self.state.project, self.annotator.apply_or_raise, reload)
+        return annotation_import.import_annotations(self, self.state.project, self.annotator.push_done, reload)
 
     def relink_dialog(self) -> None:
         """File ▸ Relink media: search a folder for the files of missing media (matched by content)."""

@@ -6,20 +6,28 @@ the video found by the id or by the ``<video stem>_f<frame>.jpg`` name. ``attrib
 ``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box part of a track; a box marked
 ``keyframe: false`` was interpolated and is left to fieldstudio's interpolation.
 
-The input is a JSON file or a folder: the folder's ``annotations.json`` (what fieldstudio's export writes
-when given a folder), else every ``*.json`` in it, else every ``annotations/*.json`` (the COCO layout).
+The file is streamed (``ijson``): ``images`` and ``categories`` are read first (one pass that keeps those lists only
+and checks the document's nesting), then ``annotations`` one at a time while the import places and stores them, so a file of 10^6 boxes is never
+held whole (a ``json.load`` of it takes about 1 GB). The input is a JSON file or a folder: the folder's
+``annotations.json`` (what fieldstudio's export writes when given a folder), else every ``*.json`` in it, else every
+``annotations/*.json`` (the COCO layout).
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Iterator
 from pathlib import Path, PurePath
 
+import ijson
+from ijson.common import ObjectBuilder
+
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
-from fieldstudio.core.json_limits import JsonLimitError, load_json
+from fieldstudio.core.json_limits import MAX_JSON_DEPTH
 
 _FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
+# what ijson raises for a document that is not JSON (yajl's errors, a truncated file, bad UTF-8)
+_NOT_JSON = (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError)
 
 
 def _json_files(folder: Path) -> list[Path]:
@@ -37,9 +45,11 @@ def _json_files(folder: Path) -> list[Path]:
 def parse_coco(path: Path) -> Parsed:
     """Read a COCO JSON file, or the COCO JSON files of a folder (see the module text).
 
-    Raises ImportFormatError when the file is not JSON or has no ``images``/``annotations``, when a folder
-    holds no JSON file, or when none of a folder's JSON files is COCO. Of a folder's several JSON files,
-    one that is not COCO is listed in ``problems`` and the others are read.
+    The images and categories are read now; the boxes come from ``Parsed.boxes()``, which reads the annotations as
+    it is iterated (once). Raises ImportFormatError when the file is not JSON or has no ``images`` list, or when a
+    folder holds no JSON file, or none that is COCO; ``Parsed.boxes()`` raises it when the file turns out to be
+    broken further on. Of a folder's several JSON files, one that is not COCO is listed in ``problems`` and the
+    others are read.
     """
     path = Path(path)
     if not path.is_dir():
@@ -50,35 +60,70 @@ def parse_coco(path: Path) -> Parsed:
     out, refused = Parsed(), []
     for f in files:
         try:
-            one = _parse_file(f)
+            out.add(_parse_file(f))
         except ImportFormatError as exc:
             refused.append(str(exc))
-            continue
-        out.groups += one.groups
-        out.files += one.files
-        out.problems += one.problems
     if not out.files:
         raise ImportFormatError(f"{path}: none of its {len(files)} JSON files is COCO: " + "; ".join(refused))
     out.problems += [(msg.split(": ", 1)[0], msg.split(": ", 1)[-1] + "; the file is skipped") for msg in refused]
     return out
 
 
-def _parse_file(path: Path) -> Parsed:
-    """One COCO JSON file; raises ImportFormatError when it is not JSON or not COCO."""
+_STARTS = ("start_map", "start_array")
+_ENDS = ("end_map", "end_array")
+
+
+def _head(path: Path) -> tuple[list, list]:
+    """(images, categories) of the file, read in one streaming pass that also checks the whole document's nesting.
+
+    The depth is checked here, before the annotations are read by ``ijson.items``, whose prefixes grow with the
+    depth (a document nested 200,000 deep would take them quadratic memory). Raises ImportFormatError: not JSON,
+    not an object with an ``images`` list, or nested deeper than ``MAX_JSON_DEPTH``.
+    """
+    images: list = []
+    categories: list = []
+    lists = {"images": images, "categories": categories}
+    depth, top, into, builder, has_images = 0, None, None, None, False
     try:
-        doc = load_json(path.read_text(encoding="utf-8"))
-    except JsonLimitError as exc:
-        raise ImportFormatError(f"{path}: {exc}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with path.open("rb") as fh:
+            for event, value in ijson.basic_parse(fh, use_float=True):
+                if event in _STARTS:
+                    depth += 1
+                    if depth > MAX_JSON_DEPTH:
+                        raise ImportFormatError(f"{path}: is nested deeper than {MAX_JSON_DEPTH:,} levels; not read")
+                    if depth == 2 and event == "start_array" and top in lists:
+                        into, has_images = lists[top], has_images or top == "images"
+                    elif depth == 3 and into is not None:
+                        builder = ObjectBuilder()
+                elif event in _ENDS:
+                    depth -= 1
+                    if builder is not None and depth == 2:
+                        builder.event(event, value)
+                        into.append(builder.value)
+                        builder = None
+                        continue
+                    if depth == 1:
+                        into = None
+                elif depth == 1 and event == "map_key":
+                    top = value
+                if builder is not None:
+                    builder.event(event, value)
+    except OSError as exc:
         raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list) or not isinstance(
-            doc.get("annotations"), list):
-        raise ImportFormatError(f"{path}: not COCO JSON (no 'images' and 'annotations' lists)")
+    except _NOT_JSON as exc:
+        raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
+    if not has_images:
+        raise ImportFormatError(f"{path}: not COCO JSON (no 'images' list)")
+    return images, categories
+
+
+def _parse_file(path: Path) -> Parsed:
+    """One COCO JSON file: its images (as groups) and categories now, its annotations streamed by ``boxes()``."""
+    images, categories = _head(path)
+    names = {c.get("id"): str(c.get("name")) for c in categories if isinstance(c, dict)}
     out = Parsed(files=[str(path)])
-    names = {c.get("id"): str(c.get("name")) for c in doc.get("categories") or [] if isinstance(c, dict)}
-    groups: dict[object, ParsedMedia] = {}
-    frames: dict[object, tuple[int | None, float | None]] = {}
-    for im in doc["images"]:
+    groups: dict[object, tuple[ParsedMedia, int | None, float | None]] = {}
+    for im in images:
         if not isinstance(im, dict) or "id" not in im:
             out.problems.append((f"{path.name} image", "an image without an id is skipped"))
             continue
@@ -94,29 +139,50 @@ def _parse_file(path: Path) -> Parsed:
         else:
             group = ParsedMedia(f"{path.name}: {name}", (name, PurePath(name).name), "image",
                                 im.get("fieldstudio_media_id"))
-        groups[im["id"]] = group
-        frames[im["id"]] = (None if frame is None else int(frame), None if seconds is None else float(seconds))
-    for n, a in enumerate(doc["annotations"], start=1):
-        where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
-        if not isinstance(a, dict) or a.get("image_id") not in groups:
-            out.problems.append((where, "names no image of the file; skipped"))
-            continue
+        groups[im["id"]] = (group, None if frame is None else int(frame), None if seconds is None else float(seconds))
+    del images
+    size = max(path.stat().st_size, 1)
+    position = [0]
+
+    def boxes() -> Iterator[tuple[ParsedMedia, ParsedBox]]:
         try:
-            x, y, w, h = (float(v) for v in a["bbox"])
-        except (KeyError, TypeError, ValueError):
-            out.problems.append((where, f"bbox {a.get('bbox')!r} is not [x, y, w, h]; skipped"))
-            continue
-        problem = size_problem(w, h)
-        if problem:
-            out.problems.append((where, problem))
-            continue
-        attrs = dict(a.get("attributes") or {})
-        track = attrs.pop("track_id", None)
-        keyframe = attrs.pop("keyframe", True)
-        frame, seconds = frames[a["image_id"]]
-        groups[a["image_id"]].boxes.append(ParsedBox(
-            (x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
-            None if track is None else str(track), keyframe is not False and str(keyframe).lower() != "false",
-            attrs or None, where))
-    out.groups = [g for g in groups.values() if g.boxes]
+            with path.open("rb") as fh:
+                for n, a in enumerate(ijson.items(fh, "annotations.item", use_float=True), start=1):
+                    if n % 1024 == 0:
+                        position[0] = fh.tell()
+                    found = _box(path, n, a, groups, names, out.problems)
+                    if found is not None:
+                        yield found
+        except OSError as exc:
+            raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
+        except _NOT_JSON as exc:
+            raise ImportFormatError(f"{path}: not a readable JSON file ({exc})") from None
+        position[0] = size
+
+    out.streams.append((boxes, lambda: (position[0], size)))
     return out
+
+
+def _box(path: Path, n: int, a: object, groups: dict, names: dict,
+         problems: list[tuple[str, str]]) -> tuple[ParsedMedia, ParsedBox] | None:
+    """The n-th annotation ``a`` as (its image's group, the box), or None with a problem added."""
+    where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
+    if not isinstance(a, dict) or a.get("image_id") not in groups:
+        problems.append((where, "names no image of the file; skipped"))
+        return None
+    try:
+        x, y, w, h = (float(v) for v in a["bbox"])
+    except (KeyError, TypeError, ValueError):
+        problems.append((where, f"bbox {a.get('bbox')!r} is not [x, y, w, h]; skipped"))
+        return None
+    problem = size_problem(w, h)
+    if problem:
+        problems.append((where, problem))
+        return None
+    attrs = dict(a.get("attributes") or {})
+    track = attrs.pop("track_id", None)
+    keyframe = attrs.pop("keyframe", True)
+    group, frame, seconds = groups[a["image_id"]]
+    return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
+                            None if track is None else str(track),
+                            keyframe is not False and str(keyframe).lower() != "false", attrs or None, where)

@@ -28,53 +28,68 @@ def _text(root: ET.Element, *paths: str) -> str | None:
 
 def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -> ParsedMedia | None:
     """One CVAT for video XML file as a group (None when it has no tracks); a box with no size is skipped, its
-    reason added to `problems`. Raises ImportFormatError."""
+    reason added to `problems`. The file is read with ``iterparse``, each ``<track>`` dropped once read, so the
+    tree of a large file is never held whole. Raises ImportFormatError."""
     problems = [] if problems is None else problems
+    boxes: list[ParsedBox] = []
+    names: list[str] = []
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as exc:
+        events = ET.iterparse(path, events=("start", "end"))
+        _event, root = next(events)
+        if root.tag != "annotations":
+            raise ImportFormatError(f"{path}: not a CVAT annotation file (the root is <{root.tag}>)")
+        for event, node in events:
+            if event != "end":
+                continue
+            if node.tag == "meta":
+                names = [n for n in (_text(node, "task/source", "source"), _text(node, "task/name")) if n]
+                node.clear()
+            elif node.tag == "track":
+                _read_track(path, node, boxes, problems)
+                node.clear()
+                root.remove(node)      # the root keeps its children: drop each track once read
+    except (OSError, ET.ParseError, StopIteration) as exc:
         raise ImportFormatError(f"{path}: not readable XML ({exc})") from None
-    if root.tag != "annotations":
-        raise ImportFormatError(f"{path}: not a CVAT annotation file (the root is <{root.tag}>)")
-    names = [n for n in (_text(root, "meta/task/source", "meta/source"), _text(root, "meta/task/name"),
-                         path.stem) if n]
+    names = [*names, path.stem]
     names += [PurePath(n).stem for n in names]
-    group = ParsedMedia(path.name, tuple(dict.fromkeys(names)), "video")
-    for track in root.iter("track"):
-        tid = track.get("id", "")
-        label = track.get("label") or None
-        shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
-        any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
-        run = 1
-        run_boxes: list[ParsedBox] = []
-        for b in shapes:
-            where = f"{path.name} track {tid} frame {b.get('frame')}"
-            if b.get("outside") == "1":
-                if run_boxes:
-                    group.boxes.extend(_close(run_boxes))
-                    run_boxes, run = [], run + 1
-                continue
-            try:
-                frame = int(b.get("frame", ""))
-                box = tuple(float(b.get(k, "")) for k in ("xtl", "ytl", "xbr", "ybr"))
-            except ValueError:
-                raise ImportFormatError(f"{where}: a box needs frame, xtl, ytl, xbr and ybr numbers") from None
-            problem = size_problem(box[2] - box[0], box[3] - box[1], names=("width (xbr - xtl)", "height (ybr - ytl)"))
-            if problem:
-                problems.append((where, problem))
-                continue
-            attrs = {a.get("name"): (a.text or "") for a in b if a.tag == "attribute" and a.get("name")}
-            keyframe = b.get("keyframe") == "1" if any_keyframe_flag else True
-            run_boxes.append(ParsedBox(box, label, frame, track=f"{tid}" if run == 1 else f"{tid}#{run}",
-                                       keyframe=keyframe or not run_boxes, attributes=attrs or None, where=where))
-        group.boxes.extend(_close(run_boxes))
-        names = {tid, *(f"{tid}#{k}" for k in range(2, run + 1))}
-        visible = [i for i, pb in enumerate(group.boxes) if pb.track in names]
-        if len(visible) == 1:
-            # a track of one visible box (then "outside") is how a box outside any track is written (ours,
-            # and CVAT's own shapes exported for video): it comes back as that plain box
-            group.boxes[visible[0]] = dataclasses.replace(group.boxes[visible[0]], track=None)
+    group = ParsedMedia(path.name, tuple(dict.fromkeys(names)), "video", boxes=boxes)
     return group if group.boxes else None
+
+
+def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems: list[tuple[str, str]]) -> None:
+    """A ``<track>``'s visible runs added to ``boxes`` (see the module text)."""
+    tid = track.get("id", "")
+    label = track.get("label") or None
+    shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
+    any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
+    run = 1
+    run_boxes: list[ParsedBox] = []
+    first = len(boxes)
+    for b in shapes:
+        where = f"{path.name} track {tid} frame {b.get('frame')}"
+        if b.get("outside") == "1":
+            if run_boxes:
+                boxes.extend(_close(run_boxes))
+                run_boxes, run = [], run + 1
+            continue
+        try:
+            frame = int(b.get("frame", ""))
+            box = tuple(float(b.get(k, "")) for k in ("xtl", "ytl", "xbr", "ybr"))
+        except ValueError:
+            raise ImportFormatError(f"{where}: a box needs frame, xtl, ytl, xbr and ybr numbers") from None
+        problem = size_problem(box[2] - box[0], box[3] - box[1], names=("width (xbr - xtl)", "height (ybr - ytl)"))
+        if problem:
+            problems.append((where, problem))
+            continue
+        attrs = {a.get("name"): (a.text or "") for a in b if a.tag == "attribute" and a.get("name")}
+        keyframe = b.get("keyframe") == "1" if any_keyframe_flag else True
+        run_boxes.append(ParsedBox(box, label, frame, track=f"{tid}" if run == 1 else f"{tid}#{run}",
+                                   keyframe=keyframe or not run_boxes, attributes=attrs or None, where=where))
+    boxes.extend(_close(run_boxes))
+    if len(boxes) - first == 1:
+        # a track of one visible box (then "outside") is how a box outside any track is written (ours,
+        # and CVAT's own shapes exported for video): it comes back as that plain box
+        boxes[first] = dataclasses.replace(boxes[first], track=None)
 
 
 def _close(run: list[ParsedBox]) -> list[ParsedBox]:

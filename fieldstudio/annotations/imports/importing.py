@@ -17,7 +17,7 @@ exported and re-imported track has the same keyframes and the same box on every 
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -34,6 +34,7 @@ from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
+from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.yolo import parse_yolo
 from fieldstudio.core import tracks
@@ -105,19 +106,27 @@ class AnnotationImportReport:
 
 
 class ImportAnnotations(Edit):
-    """Create the labels an import needs, then its boxes in one transaction; undo removes both."""
+    """Create the labels an import needs, then its boxes (tracks in one transaction, plain boxes in batches in
+    another); undo removes them all. ``progress``/``cancelled`` follow the first ``do``'s batches of plain boxes;
+    a cancel there undoes what it had done and sets ``cancelled``."""
 
     def __init__(self, project: Project, text: str, marks: list[tuple[mark_batches.NewMark, str | None]],
-                 new_labels: list[str]):
+                 new_labels: list[str], plain: PlainBoxes | None = None, *,
+                 progress: Callable[[int, int], None] = lambda done, total: None,
+                 cancelled: Callable[[], bool] = lambda: False):
         self.project, self.text = project, text
-        self.marks, self.new_labels = marks, new_labels
+        self.marks, self.new_labels, self.plain = marks, new_labels, plain
+        self.progress, self.is_cancelled = progress, cancelled
+        self.cancelled = False
         self._labels = [edits.CreateLabel(project, name) for name in new_labels]
         self._boxes: edits.CreateMany | None = None
+        self._plain_ids: list[str] | None = None
 
     @property
     def annotation_ids(self) -> list[str]:
         """Ids of the boxes stored (empty before the first ``do``)."""
-        return list(self._boxes.annotation_ids or []) if self._boxes is not None else []
+        tracked = list(self._boxes.annotation_ids or []) if self._boxes is not None else []
+        return tracked + list(self._plain_ids or [])
 
     def do(self) -> None:
         done: list[Edit] = []
@@ -126,22 +135,45 @@ class ImportAnnotations(Edit):
                 e.do()
                 done.append(e)
             ids = {e.name: e.label_id for e in self._labels}
-            if self._boxes is None:
-                marks = [m if name is None or name not in ids else dataclasses.replace(m, label_id=ids[name])
-                         for m, name in self.marks]
-                self._boxes = edits.CreateMany(self.project, self.text, marks)
-                self._boxes.do()
-            else:
+            if self._boxes is None and self._plain_ids is None:
+                self._first_do(ids, done)
+                return
+            if self._boxes is not None:
                 self._boxes.do()
                 # undoing deleted the new labels, which cleared them from the (soft-deleted) boxes
                 ann.set_labels(self.project, {aid: ids[name] for aid, (_m, name) in
                                               zip(self._boxes.annotation_ids, self.marks) if name in ids})
+            if self._plain_ids:
+                ann.restore_many(self.project, self._plain_ids)
+                ann.set_labels(self.project, {aid: ids[name] for aid, name in
+                                              zip(self._plain_ids, self.plain.kept_label_names_by_row())
+                                              if name in ids})
         except Exception:
             for e in reversed(done):
                 e.undo()
             raise
 
+    def _first_do(self, ids: dict[str, str], done: list[Edit]) -> None:
+        if self.marks:
+            marks = [m if name is None or name not in ids else dataclasses.replace(m, label_id=ids[name])
+                     for m, name in self.marks]
+            self._boxes = edits.CreateMany(self.project, self.text, marks)
+            self._boxes.do()
+            done.append(self._boxes)
+        if self.plain is not None and self.plain.kept_count():
+            stored = mark_batches.insert_boxes(self.project, self.plain.rows(ids), self.plain.kept_count(),
+                                               progress=self.progress, cancelled=self.is_cancelled)
+            if stored is None:
+                self.cancelled = True
+                for e in reversed(done):
+                    e.undo()
+                self._boxes = None
+                return
+            self._plain_ids = stored
+
     def undo(self) -> None:
+        if self._plain_ids:
+            ann.delete_many(self.project, self._plain_ids)
         if self._boxes is not None:
             self._boxes.undo()
         for e in reversed(self._labels):
@@ -150,19 +182,24 @@ class ImportAnnotations(Edit):
 
 @dataclass
 class ImportPlan:
-    """What ``plan_import`` found: the boxes to store (with the label name each needs) and the report."""
+    """What ``plan_import`` found: the boxes of tracks to store (with the label name each needs), the plain boxes
+    (``PlainBoxes``, in columns), the labels to create, and the report."""
 
     project: Project
     marks: list[tuple[mark_batches.NewMark, str | None]]
     new_labels: list[str]
     report: AnnotationImportReport
+    plain: PlainBoxes = field(default_factory=PlainBoxes)
 
-    def edit(self) -> ImportAnnotations | None:
-        """The one undoable edit that stores the plan (None when nothing matched)."""
-        if not self.marks:
+    def edit(self, *, progress: Callable[[int, int], None] = lambda done, total: None,
+             cancelled: Callable[[], bool] = lambda: False) -> ImportAnnotations | None:
+        """The one undoable edit that stores the plan (None when nothing matched); ``progress``/``cancelled`` follow
+        its first ``do`` (see ``ImportAnnotations``)."""
+        if not self.marks and not self.plain.kept_count():
             return None
-        return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations ({len(self.marks)} "
-                                 "boxes)", self.marks, self.new_labels)
+        return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations "
+                                 f"({self.report.marks} boxes)", self.marks, self.new_labels, self.plain,
+                                 progress=progress, cancelled=cancelled)
 
 
 def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL_PX) -> list[int]:
@@ -262,7 +299,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         parsed = PARSERS[fmt](source)
     except ImportFormatError as exc:
         raise AnnotationImportError(str(exc)) from None
-    report = AnnotationImportReport(fmt, str(source), files=parsed.files, problems=list(parsed.problems))
+    report = AnnotationImportReport(fmt, str(source), files=parsed.files)
     forced = None
     if media is not None:
         try:
@@ -275,33 +312,11 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     tables: dict[str, object] = {}
     per_track: dict[tuple[str, str], list[ParsedBox]] = defaultdict(list)
     dense_tracks: set[tuple[str, str]] = set()
-    untracked: list[tuple[Media, ParsedBox]] = []
+    plain = PlainBoxes()
+    plain_per_media: Counter[str] = Counter()
     sources: dict[str, set[str]] = defaultdict(set)
     medias: dict[str, Media] = {}
-    for n, group in enumerate(parsed.groups, start=1):
-        if cancelled():
-            report.cancelled = True
-            return ImportPlan(project, [], [], report)
-        target, why = (forced, "") if forced is not None else known.match(group)
-        if target is None:
-            report.unmatched.append((group.source, why))
-            continue
-        medias[target.id] = target
-        for b in group.boxes:
-            placed = _place(project, target, group, b, tables, report)
-            if placed is None:
-                continue
-            if b.track is None or target.kind != "video":
-                untracked.append((target, placed))
-            else:
-                per_track[(target.id, b.track)].append(placed)
-                if group.dense:
-                    dense_tracks.add((target.id, b.track))
-        sources[target.id].add(group.source)
-        progress(n, len(parsed.groups))
-
-    marks: list[tuple[mark_batches.NewMark, str | None]] = []
-    counts: dict[str, dict[str, int]] = {}
+    matched: dict[int, Media | None] = {}
 
     def label_of(name: str | None) -> tuple[str | None, str | None]:
         """(label id, or the name of a label to create)."""
@@ -313,6 +328,49 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             new_labels.append(name)
         return None, name
 
+    def target_of(group: ParsedMedia) -> Media | None:
+        """The media of ``group``, found once (groups live as long as ``parsed``, so their ids stay theirs)."""
+        if id(group) not in matched:
+            target, why = (forced, "") if forced is not None else known.match(group)
+            matched[id(group)] = target
+            if target is None:
+                report.unmatched.append((group.source, why))
+            else:
+                medias[target.id] = target
+                sources[target.id].add(group.source)
+        return matched[id(group)]
+
+    for group in parsed.groups:
+        target_of(group)
+    try:
+        for n, (group, b) in enumerate(parsed.boxes(), start=1):
+            if n % 4096 == 1:
+                if cancelled():
+                    report.cancelled = True
+                    return ImportPlan(project, [], [], report)
+                progress(*parsed.progress(n))
+            target = target_of(group)
+            if target is None:
+                continue
+            placed = _place(project, target, group, b, tables, report)
+            if placed is None:
+                continue
+            if b.track is None or target.kind != "video":
+                frame = placed.frame_index
+                pts = None if frame is None else int(tables[target.id].pts[frame])
+                plain.append(target.id, frame, pts, placed.box, label_of(placed.label), placed.attributes)
+                plain_per_media[target.id] += 1
+            else:
+                per_track[(target.id, b.track)].append(placed)
+                if group.dense:
+                    dense_tracks.add((target.id, b.track))
+    except ImportFormatError as exc:
+        raise AnnotationImportError(str(exc)) from None
+    report.problems[:0] = parsed.problems       # the file's own problems first, then those of placing its boxes
+
+    marks: list[tuple[mark_batches.NewMark, str | None]] = []
+    counts: dict[str, dict[str, int]] = {}
+
     def add(m: Media, b: ParsedBox, track_id: int | None) -> None:
         label_id, create = label_of(b.label)
         marks.append((mark_batches.NewMark(m.id, "box", frame_index=b.frame_index, geometry=list(b.box), label_id=label_id,
@@ -320,8 +378,9 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
         c["boxes"] += 1
 
-    for m, b in untracked:
-        add(m, b, None)
+    for media_id, boxes in plain_per_media.items():
+        m = medias[media_id]
+        counts[m.file_name] = {"boxes": boxes, "tracks": 0, "sources": len(sources[media_id])}
     next_free = {mid: max(known.top.get(mid) or 0, int((m.extra or {}).get("track_ids_issued") or 0)) + 1
                  for mid, m in medias.items()}
     taken: dict[str, set[int]] = {mid: set(known.used_tracks.get(mid, set())) for mid in medias}
@@ -346,21 +405,27 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             for b in run:
                 add(m, b, wanted)
             counts[m.file_name]["tracks"] += 1
-    marks, report.already_present = _without_present(project, marks, counts,
+    marks, report.already_present = _without_present(project, marks, plain, counts,
                                                      {mid: m.file_name for mid, m in medias.items()})
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}
-    report.marks = len(marks)
-    report.labels_created = sorted({name for _m, name in marks if name is not None}, key=new_labels.index)
-    return ImportPlan(project, marks, report.labels_created, report)
+    report.marks = len(marks) + plain.kept_count()
+    used = {name for _m, name in marks if name is not None} | plain.kept_label_names()
+    report.labels_created = sorted(used, key=new_labels.index)
+    return ImportPlan(project, marks, report.labels_created, report, plain)
 
 
-def _without_present(project: Project, marks: list[tuple[ann.NewMark, str | None]], counts: dict[str, dict[str, int]],
-                     file_names: dict[str, str]) -> tuple[list[tuple[ann.NewMark, str | None]], int]:
-    """The marks the project does not hold yet, and how many it holds (taken off `counts`' boxes per media file
-    name; `file_names` maps media ids to them)."""
+def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, str | None]], plain: PlainBoxes,
+                     counts: dict[str, dict[str, int]],
+                     file_names: dict[str, str]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
+    """The marks the project does not hold yet, and how many marks and plain boxes it holds (plain boxes it holds
+    are marked not kept in ``plain``; all are taken off `counts`' boxes per media file name; `file_names` maps
+    media ids to them). Only the boxes of media that hold marks already are compared."""
     keys = [present_marks.mark_key(m.media_id, m.kind, m.frame_index, m.label_id, m.geometry) if create is None
             else None for m, create in marks]        # a label still to create: no stored mark can have it
-    asked = [k for k in keys if k is not None]
+    holding = present_marks.media_with_marks(project, file_names)
+    plain_rows = [i for i in range(len(plain)) if plain.media_id(i) in holding] if holding else []
+    plain_keys = [plain.key(i) for i in plain_rows]
+    asked = [k for k in keys + plain_keys if k is not None]
     present = iter(present_marks.split_present(project, asked) if asked else [])
     kept = []
     for (mark, create), key in zip(marks, keys):
@@ -368,7 +433,13 @@ def _without_present(project: Project, marks: list[tuple[ann.NewMark, str | None
             counts[file_names[mark.media_id]]["boxes"] -= 1
             continue
         kept.append((mark, create))
-    return kept, len(marks) - len(kept)
+    held = len(marks) - len(kept)
+    for i, key in zip(plain_rows, plain_keys):
+        if key is not None and next(present):
+            plain.kept[i] = 0
+            counts[file_names[plain.media_id(i)]]["boxes"] -= 1
+            held += 1
+    return kept, held
 
 
 def _key_order(key: str) -> tuple[int, str]:
@@ -423,12 +494,24 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
     return dataclasses.replace(b, box=box, frame_index=frame)
 
 
+def store_import(project: Project, source: Path, fmt: str, *, media: str | None = None,
+                 progress: Callable[[int, int], None] = lambda done, total: None,
+                 cancelled: Callable[[], bool] = lambda: False) -> tuple[ImportAnnotations | None, AnnotationImportReport]:
+    """``plan_import``, then the edit's first ``do`` in the same call (the window runs it on a worker: storing 10^6
+    boxes takes tens of seconds). Returns (the done edit, for an undo stack; None when nothing was stored or it was
+    cancelled, the report). Raises AnnotationImportError as ``plan_import``, and what ``do`` raises (nothing stored).
+    """
+    plan = plan_import(project, source, fmt, media=media, progress=progress, cancelled=cancelled)
+    edit = plan.edit(progress=progress, cancelled=cancelled)
+    if edit is None or plan.report.cancelled:
+        return None, plan.report
+    edit.do()
+    plan.report.cancelled = edit.cancelled
+    return (None if edit.cancelled else edit), plan.report
+
+
 def import_annotations(project: Project, source: Path, fmt: str, *, media: str | None = None,
                        progress: Callable[[int, int], None] = lambda done, total: None,
                        cancelled: Callable[[], bool] = lambda: False) -> AnnotationImportReport:
-    """``plan_import`` and store the result as one edit (the command line); returns the report."""
-    plan = plan_import(project, source, fmt, media=media, progress=progress, cancelled=cancelled)
-    edit = plan.edit()
-    if edit is not None and not plan.report.cancelled:
-        edit.do()
-    return plan.report
+    """``store_import`` for the command line; returns the report."""
+    return store_import(project, source, fmt, media=media, progress=progress, cancelled=cancelled)[1]

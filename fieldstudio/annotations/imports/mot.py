@@ -13,6 +13,7 @@ from __future__ import annotations
 import configparser
 import csv
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
@@ -56,29 +57,37 @@ def parse_mot(path: Path) -> Parsed:
                 labels = {row["track_id"]: row["label"] for row in csv.DictReader(f) if row.get("track_id")}
         group = ParsedMedia(f"{seq.name}/{gt.relative_to(seq)}", tuple(dict.fromkeys(names)), "video", dense=True)
         out.files.append(str(gt))
-        for n, line in enumerate(gt.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{seq.name} gt.txt line {n}"
-            parts = [p.strip() for p in line.split(",")]
-            try:
-                frame, track = int(float(parts[0])), str(int(float(parts[1])))
-                x, y, w, h = (float(v) for v in parts[2:6])
-                conf = float(parts[6]) if len(parts) > 6 else 1.0
-            except (ValueError, IndexError):
-                out.problems.append((where, f"{line!r} is not frame,id,left,top,width,height,...; skipped"))
-                continue
-            if conf == 0:
-                continue
-            problem = size_problem(w, h)
-            if problem:
-                out.problems.append((where, problem))
-                continue
-            if frame < 1:
-                out.problems.append((where, f"frame {frame}: MOT frames start at 1; skipped"))
-                continue
-            label = labels.get(track) or None
-            group.boxes.append(ParsedBox((x, y, x + w, y + h), label, frame - 1, track=track, where=where))
+        with gt.open(encoding="utf-8") as lines:       # line by line: a gt.txt of 10^6 rows is never held whole
+            _read_gt(seq, lines, labels, group, out.problems)
         if group.boxes:
             out.groups.append(group)
     return out
+
+
+def _read_gt(seq: Path, lines: Iterable[str], labels: dict[str, str], group: ParsedMedia,
+             problems: list[tuple[str, str]]) -> None:
+    """The boxes of a gt.txt's lines into ``group``; a bad row is skipped, its reason added to ``problems``."""
+    for n, line in enumerate(lines, start=1):
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        where = f"{seq.name} gt.txt line {n}"
+        parts = [p.strip() for p in line.split(",")]
+        try:
+            frame, track = int(float(parts[0])), str(int(float(parts[1])))
+            x, y, w, h = (float(v) for v in parts[2:6])
+            conf = float(parts[6]) if len(parts) > 6 else 1.0
+        except (ValueError, IndexError):
+            problems.append((where, f"{line!r} is not frame,id,left,top,width,height,...; skipped"))
+            continue
+        if conf == 0:
+            continue
+        problem = size_problem(w, h)
+        if problem:
+            problems.append((where, problem))
+            continue
+        if frame < 1:
+            problems.append((where, f"frame {frame}: MOT frames start at 1; skipped"))
+            continue
+        label = labels.get(track) or None
+        group.boxes.append(ParsedBox((x, y, x + w, y + h), label, frame - 1, track=track, where=where))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -66,8 +68,48 @@ class ParsedMedia:
 
 @dataclass
 class Parsed:
-    """A parser's result: the groups, the files read, and (where, message) problems of single records."""
+    """A parser's result: the groups, the files read, and (where, message) problems of single records.
+
+    A parser that streams (COCO) leaves its groups' ``boxes`` empty and adds to ``streams`` a pair (a function
+    yielding (group, box) pairs as it reads the file, a function giving (done, total) of that reading, in bytes):
+    read every box through :meth:`boxes`, once. Problems of streamed records are added while they are read.
+    """
 
     groups: list[ParsedMedia] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
+    streams: list[tuple[Callable[[], Iterator[tuple[ParsedMedia, ParsedBox]]], Callable[[], tuple[int, int]]]] = \
+        field(default_factory=list)
+
+    def add(self, other: "Parsed") -> None:
+        """Take in another file's result (a folder of files)."""
+        self.groups += other.groups
+        self.files += other.files
+        self.problems += other.problems
+        self.streams += other.streams
+
+    def boxes(self) -> Iterator[tuple[ParsedMedia, ParsedBox]]:
+        """Every (group, box): the groups' lists, then the streams (read as this is iterated; once only).
+
+        Raises ImportFormatError when a streamed file turns out broken part-way."""
+        for group in self.groups:
+            for box in group.boxes:
+                yield group, box
+        for stream, _position in self.streams:
+            yield from stream()
+
+    @cached_property
+    def listed_boxes(self) -> int:
+        """How many boxes the groups' lists hold (counted once)."""
+        return sum(len(g.boxes) for g in self.groups)
+
+    def progress(self, boxes_done: int) -> tuple[int, int]:
+        """(done, total) of reading :meth:`boxes` after ``boxes_done`` boxes: in boxes for groups' lists, in bytes
+        read for streams (both parts scaled to one count)."""
+        if not self.streams:
+            return min(boxes_done, self.listed_boxes), self.listed_boxes
+        done = total = 0
+        for _stream, position in self.streams:
+            d, t = position()
+            done, total = done + d, total + t
+        return done, total

@@ -1,0 +1,100 @@
+"""The plain boxes of an import (no track), held in columns until they are stored: about 60 bytes a box.
+
+A COCO file of 10^6 boxes on photos is mostly such boxes; kept as one object each (the parsed box, then the mark to
+insert, then the ORM row) they took well over 1 GB. Here each box is a media number, a frame and its PTS, four
+coordinates and a label number in ``array`` columns; the rows to insert are made a batch at a time
+(``mark_batches.insert_boxes``).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any
+
+from fieldstudio.annotations import present_marks
+from fieldstudio.store.models import new_id, utcnow
+
+
+class PlainBoxes:
+    """Boxes placed by the import (frame checked, pixels clipped), each kept or not (``kept``, set by the check of
+    what the project holds already). Labels are (existing label id, name of a label to create) pairs."""
+
+    def __init__(self) -> None:
+        self.media_ids: list[str] = []
+        self._media_number: dict[str, int] = {}
+        self.labels: list[tuple[str | None, str | None]] = []
+        self._label_number: dict[tuple[str | None, str | None], int] = {}
+        self.media = array("i")
+        self.frame = array("q")        # -1: a photo (no frame)
+        self.pts = array("q")
+        self.coords = array("d")       # x1, y1, x2, y2 per box, upright full-resolution pixels
+        self.label = array("i")
+        self.attributes: dict[int, dict[str, Any]] = {}
+        self.kept = bytearray()
+
+    def __len__(self) -> int:
+        return len(self.media)
+
+    def append(self, media_id: str, frame_index: int | None, pts: int | None, box: Sequence[float],
+               label: tuple[str | None, str | None], attributes: dict[str, Any] | None) -> None:
+        """Add one box: ``frame_index``/``pts`` None on a photo; ``label`` (label id, or the name to create)."""
+        number = self._media_number.get(media_id)
+        if number is None:
+            number = self._media_number[media_id] = len(self.media_ids)
+            self.media_ids.append(media_id)
+        slot = self._label_number.get(label)
+        if slot is None:
+            slot = self._label_number[label] = len(self.labels)
+            self.labels.append(label)
+        if attributes:
+            self.attributes[len(self.media)] = attributes
+        self.media.append(number)
+        self.frame.append(-1 if frame_index is None else frame_index)
+        self.pts.append(0 if pts is None else pts)
+        self.coords.extend(box)
+        self.label.append(slot)
+        self.kept.append(1)
+
+    def media_id(self, i: int) -> str:
+        return self.media_ids[self.media[i]]
+
+    def key(self, i: int) -> Hashable | None:
+        """The ``present_marks`` key of box ``i``, or None when its label is still to create (no stored mark has
+        it)."""
+        label_id, create = self.labels[self.label[i]]
+        if create is not None:
+            return None
+        frame = self.frame[i]
+        return present_marks.mark_key(self.media_id(i), "box", None if frame < 0 else frame, label_id,
+                                      list(self.coords[4 * i:4 * i + 4]))
+
+    def kept_count(self) -> int:
+        return self.kept.count(1)
+
+    def kept_label_names(self) -> set[str]:
+        """The names of the labels to create that a kept box needs."""
+        slots = {slot for slot, keep in zip(self.label, self.kept) if keep}
+        return {self.labels[slot][1] for slot in slots if self.labels[slot][1] is not None}
+
+    def kept_label_names_by_row(self) -> Iterator[str | None]:
+        """For each kept box in order, the name of the label it waits for (None: none to create)."""
+        for slot, keep in zip(self.label, self.kept):
+            if keep:
+                yield self.labels[slot][1]
+
+    def rows(self, created: dict[str, str]) -> Iterator[dict[str, Any]]:
+        """The kept boxes as ``annotation`` rows (ids made here), labels to create named by ``created`` (name ->
+        id). Each dict names the same columns, as ``changes.insert_tracked`` wants."""
+        now = utcnow()
+        label_ids = [label_id if create is None else created[create] for label_id, create in self.labels]
+        for i in range(len(self.media)):
+            if not self.kept[i]:
+                continue
+            frame = self.frame[i]
+            yield {"id": new_id(), "media_id": self.media_ids[self.media[i]], "kind": "box",
+                   "label_id": label_ids[self.label[i]], "text": None,
+                   "frame_index": None if frame < 0 else frame, "pts": None if frame < 0 else self.pts[i],
+                   "end_frame_index": None, "end_pts": None, "geometry": list(self.coords[4 * i:4 * i + 4]),
+                   "attributes": self.attributes.get(i), "track_id": None, "is_keyframe": True, "on_floor": False,
+                   "author": None, "deleted": False, "created_at": now}

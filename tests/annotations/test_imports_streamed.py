@@ -1,0 +1,84 @@
+"""Large annotation files stream (issue 36 item 4): a COCO file is read a record at a time and its plain boxes are
+stored in batches; the result is the same boxes, a re-import adds nothing, a cancel while storing stores nothing,
+and a broken or over-deep file is one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import labels as lab
+from fieldstudio.annotations import mark_batches
+from fieldstudio.annotations.imports import importing
+from tests.support.annotation_fixtures import PHOTO_ID, add_test_media
+
+
+@pytest.fixture
+def photo_project(project):
+    add_test_media(project)        # site.jpg, 400x300
+    return project
+
+
+def write_coco(path: Path, n: int, *, tail: str = "") -> list[list[float]]:
+    """A COCO file of ``n`` boxes on site.jpg with its categories AFTER the annotations (allowed, and what a
+    streamed reader must cope with); returns the boxes as stored, [x1, y1, x2, y2] (inside the 400x300 photo)."""
+    boxes, parts = [], []
+    for k in range(n):
+        x, y, w, h = k % 300 + 0.5, k % 200 + 0.25, 5 + k % 7, 4.0
+        boxes.append([x, y, x + w, y + h])
+        parts.append(json.dumps({"id": k + 1, "image_id": 7, "category_id": 1 + k % 2, "bbox": [x, y, w, h]}))
+    path.write_text('{"images": [{"id": 7, "file_name": "site.jpg", "width": 400, "height": 300}], '
+                    f'"annotations": [{", ".join(parts)}]{tail}, '
+                    '"categories": [{"id": 1, "name": "person"}, {"id": 2, "name": "forklift"}]}')
+    return boxes
+
+
+def test_a_large_coco_file_streams_into_batches_and_again_adds_nothing(photo_project, tmp_path):
+    n = 2 * mark_batches.BOX_BATCH + 17           # three batches
+    expected = write_coco(tmp_path / "big.json", n)
+    seen: list[tuple[int, int]] = []
+    report = importing.import_annotations(photo_project, tmp_path / "big.json", "coco",
+                                          progress=lambda done, total: seen.append((done, total)))
+    assert (report.marks, report.already_present, report.problems) == (n, 0, [])
+    assert report.labels_created == ["person", "forklift"]
+    stored = ann.list_annotations(photo_project, media_id=PHOTO_ID)
+    assert sorted(r.geometry for r in stored) == sorted(expected)
+    names = {r.id: r.name for r in lab.list_labels(photo_project)}
+    by_geometry = {tuple(r.geometry): names[r.label_id] for r in stored}
+    assert by_geometry[tuple(expected[0])] == "person" and by_geometry[tuple(expected[1])] == "forklift"
+    assert (n, n) in seen                         # the last batch stored
+    again = importing.import_annotations(photo_project, tmp_path / "big.json", "coco")
+    assert (again.marks, again.already_present) == (0, n)
+    assert len(ann.list_annotations(photo_project, media_id=PHOTO_ID)) == n
+
+
+def test_a_cancel_while_storing_stores_nothing(photo_project, tmp_path, monkeypatch):
+    monkeypatch.setattr(mark_batches, "BOX_BATCH", 1000)
+    n = 5000
+    write_coco(tmp_path / "big.json", n)
+    stored_so_far = []
+
+    def progress(done: int, total: int) -> None:
+        if total == n:
+            stored_so_far.append(done)
+
+    report = importing.import_annotations(photo_project, tmp_path / "big.json", "coco", progress=progress,
+                                          cancelled=lambda: bool(stored_so_far) and stored_so_far[-1] >= 2000)
+    assert report.cancelled and stored_so_far == [1000, 2000]
+    assert "cancelled: nothing was stored" in report.lines()
+    assert ann.list_annotations(photo_project, include_deleted=True) == [] and lab.list_labels(photo_project) == []
+
+
+def test_a_file_nested_too_deep_or_broken_part_way_is_one_line(photo_project, tmp_path):
+    deep = '{"x": ' + "[" * 5000 + "]" * 5000 + "}"
+    write_coco(tmp_path / "deep.json", 3, tail=f', "extra": {deep}')
+    with pytest.raises(importing.AnnotationImportError, match=r"deep.json: is nested deeper than 1,000 levels"):
+        importing.import_annotations(photo_project, tmp_path / "deep.json", "coco")
+    write_coco(tmp_path / "whole.json", 50)
+    (tmp_path / "cut.json").write_text((tmp_path / "whole.json").read_text()[:-400])
+    with pytest.raises(importing.AnnotationImportError, match=r"cut.json: not a readable JSON file"):
+        importing.import_annotations(photo_project, tmp_path / "cut.json", "coco")
+    assert ann.list_annotations(photo_project) == []

@@ -29,12 +29,14 @@ def export(
         "coco and yolo: also write the exact upright frames to images/"))] = False,
     keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
         "leave out the boxes interpolated between a track's keyframes"))] = False,
+    raw_cells: cli_support.RawCellsOpt = False,
 ) -> None:
     """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV or CVAT XML (tracks), CSV (segments, events, rulers)."""
     from fieldstudio.annotations.exports.export import export_annotations
 
     with cli_support.open_project(project) as p:
-        report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only)
+        report = export_annotations(p, fmt, out, write_image_files=images, keyframes_only=keyframes_only,
+                                    raw_cells=raw_cells)
     cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
                  f"{len(report.files)} file(s) written under {out}", markup=False)
     for what, reason in report.skipped:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -17,6 +18,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.location import is_database_url, mask_in_text, project_ref
 from fieldstudio.store.project import PROJECT_SUFFIX, Project
+
+RawCellsOpt = Annotated[bool, typer.Option(
+    "--raw-cells", help="CSV: write cells exactly as stored, even those a spreadsheet would run as a formula "
+    "(=, +, -, @ first; by default they get a leading ')")]
+"""The ``--raw-cells`` option of every command that writes a CSV (``core.spreadsheet_cells``)."""
 
 out = Console(soft_wrap=True, highlight=False)
 """Results, on stdout."""

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from fieldstudio.cli.output import fail, open_project, out
+from fieldstudio.cli.output import RawCellsOpt, fail, open_project, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.project import Project
 
@@ -141,12 +141,12 @@ def import_csv(project: ProjectArg,
 
 @ratings_app.command("export")
 def export_csv(project: ProjectArg, rating_set: SetOpt,
-               out: Annotated[Path, typer.Argument(help="CSV file to write")]) -> None:
+               out: Annotated[Path, typer.Argument(help="CSV file to write")], raw_cells: RawCellsOpt = False) -> None:
     """Write every rating of a set as CSV (the import format)."""
     from fieldstudio.ratings.csv_table import write_ratings_csv
 
     with open_project(project) as p:
-        n = write_ratings_csv(p, rating_set, out)
+        n = write_ratings_csv(p, rating_set, out, raw_cells=raw_cells)
     _print(f"wrote {n} rating(s) to {out}")
 
 
@@ -185,7 +185,8 @@ def agreement_cmd(project: ProjectArg,
                   as_json: JsonOpt = False,
                   csv_out: Annotated[Optional[Path], typer.Option("--csv", help="also write the table as CSV")] = None,
                   resamples: Annotated[int, typer.Option("--resamples", help="bootstrap replicates")] = 1000,
-                  seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0) -> None:
+                  seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0,
+                  raw_cells: RawCellsOpt = False) -> None:
     """Agreement between raters: alpha, pairwise agreement, each rater and each scorer against the majority."""
     from fieldstudio.ratings import rating_records as ratings
     from fieldstudio.ratings.csv_table import write_agreement_csv
@@ -200,7 +201,7 @@ def agreement_cmd(project: ProjectArg,
     if csv_out is not None:
         if len(results) > 1:
             raise fail("--csv needs --set (one rating set per file)")
-        write_agreement_csv(next(iter(summaries.values())), csv_out, rating_set=names[0])
+        write_agreement_csv(next(iter(summaries.values())), csv_out, rating_set=names[0], raw_cells=raw_cells)
     if as_json:
         out.print_json(json.dumps(results[0] if rating_set else results))
         return

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fieldstudio.cli.output import err, fail, open_project, out, progress_bar
+from fieldstudio.cli.output import RawCellsOpt, err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
 __all__ = ["register", "score_cmd", "report_cmd"]
@@ -175,9 +175,7 @@ def report_cmd(
         "--resamples", min=MIN_RESAMPLES,
         help=f"bootstrap resamples for the intervals (at least {MIN_RESAMPLES})")] = 2000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="bootstrap seed (0 or more)")] = 0,
-    raw_cells: Annotated[bool, typer.Option(
-        "--raw-cells", help="CSV: write cells exactly as stored, even those a spreadsheet would run as a formula "
-        "(=, +, -, @ first; by default they get a leading ')")] = False,
+    raw_cells: RawCellsOpt = False,
 ) -> None:
     """Export the comparison of PROJECT's answers and scores as a report or a table."""
     from fieldstudio.compare import report_export

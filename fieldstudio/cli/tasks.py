@@ -64,12 +64,13 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", "-f", help=EXPORT_FORMAT_HELP)],
         out: Annotated[Path, typer.Option("--out", "-o", help="file to write (a folder gets tasks.<ext>)")],
         source: Annotated[Optional[str], typer.Option("--source", help=SOURCE_HELP)] = None,
+        raw_cells: cli_support.RawCellsOpt = False,
     ) -> None:
         """Export tasks with their ground truth; prints the count and every task left out with the reason."""
         from fieldstudio.tasks.exporting import export_tasks
 
         with cli_support.open_project(project) as p, cli_support.progress_bar("Exporting tasks") as update:
-            report = export_tasks(p, fmt, out, source=source, progress=update)
+            report = export_tasks(p, fmt, out, source=source, raw_cells=raw_cells, progress=update)
         cli_support.out.print(f"{report.format}: {report.written} task(s) written to {report.path}", markup=False)
         if report.skipped:
             cli_support.out.print(f"{len(report.skipped)} task(s) left out:")

@@ -179,14 +179,16 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def write_agreement_csv(summary: AgreementSummary, path: Path, *, rating_set: str = "") -> None:
+def write_agreement_csv(summary: AgreementSummary, path: Path, *, rating_set: str = "", raw_cells: bool = False) -> None:
     """Write an agreement summary as a long CSV table, atomically.
 
     Columns: rating_set, statistic, subject, n, estimate, ci_low, ci_high, excluded. Statistics:
     ``krippendorff_alpha`` (subject "verdict" or a numeric field), ``acceptance_rate`` (per rater),
     ``pairwise_agreement`` and ``cohen_kappa`` (subject "A | B"), ``rater_vs_majority`` and
-    ``source_vs_majority`` (excluded = ties, no majority and unsure counts).
+    ``source_vs_majority`` (excluded = ties, no majority and unsure counts). A text cell a spreadsheet would run
+    as a formula (a rater's name) gets a leading apostrophe unless ``raw_cells``.
     """
+    cell = (lambda v: v) if raw_cells else protect_cell
     rows: list[list[Any]] = []
     a = summary.alpha
     rows.append(["krippendorff_alpha", "verdict", a.n, a.estimate, a.ci_low, a.ci_high, f"unsure={a.unscored}"])
@@ -206,12 +208,14 @@ def write_agreement_csv(summary: AgreementSummary, path: Path, *, rating_set: st
         w = csv.writer(fh)
         w.writerow(["rating_set", "statistic", "subject", "n", "estimate", "ci_low", "ci_high", "excluded"])
         for r in rows:
-            w.writerow([protect_cell(v) for v in (rating_set, *(_fmt(v) for v in r))])
+            w.writerow([cell(v) for v in (rating_set, *(_fmt(v) for v in r))])
 
 
-def write_ratings_csv(project: Project, ref: str, path: Path) -> int:
+def write_ratings_csv(project: Project, ref: str, path: Path, *, raw_cells: bool = False) -> int:
     """Write every rating of a set in the import format (plus ``comment`` and ``seconds_spent``); returns
-    the number of rows. Importing the file into another project reproduces the verdicts and fields."""
+    the number of rows. Importing the file into another project reproduces the verdicts and fields. A text cell
+    a spreadsheet would run as a formula gets a leading apostrophe (taken off on import) unless ``raw_cells``."""
+    cell = (lambda v: v) if raw_cells else protect_cell
     info = ratings.get_rating_set(project, ref)
     names = [f["name"] for f in info.fields]
     rows = ratings.list_ratings(project, ref)
@@ -219,7 +223,7 @@ def write_ratings_csv(project: Project, ref: str, path: Path) -> int:
         w = csv.writer(fh)
         w.writerow([*REQUIRED, "reasons", "comment", "seconds_spent", *names])
         for r in rows:
-            w.writerow([protect_cell(v) for v in (info.name, r.item_label, r.rater, r.verdict, ";".join(r.reasons),
+            w.writerow([cell(v) for v in (info.name, r.item_label, r.rater, r.verdict, ";".join(r.reasons),
                                                    r.comment or "", _fmt(r.seconds_spent),
                                                    *(_fmt(r.fields.get(n)) for n in names))])
     return len(rows)

@@ -99,14 +99,16 @@ def tasks_from_project(project: Project, *, source: str | None = None,
 
 # ---------------------------------------------------------------- the service
 def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = None,
-                 task_ids: Sequence[str] | None = None,
+                 task_ids: Sequence[str] | None = None, raw_cells: bool = False,
                  progress: Progress = lambda done, total: None,
                  cancelled: Cancelled = lambda: False) -> ExportReport:
     """Write the project's tasks (all, one ``source``, or ``task_ids``) to ``out`` in format ``fmt``.
 
     ``fmt`` is one of ``FORMATS``; ``out`` is a file (a folder gets ``tasks<suffix>`` inside it).
     Tasks a format cannot hold are skipped and listed in ``ExportReport.skipped`` with the reason; the
-    others are written in one atomic replace. Nothing is written when ``cancelled()`` turns true.
+    others are written in one atomic replace. Nothing is written when ``cancelled()`` turns true. ``raw_cells``
+    (CSV): cells exactly as stored, even those a spreadsheet would run as a formula (by default they get a leading
+    apostrophe); the other formats hold no formulas and ignore it.
     Raises TaskExportError for an unknown format, when no task is left to write, or when the file
     cannot be written (naming it and the reason).
     """
@@ -147,7 +149,10 @@ def export_tasks(project: Project, fmt: str, out: Path, *, source: str | None = 
         report.cancelled = True
         return report
     try:
-        writer.write(records, out)
+        if raw_cells and fmt == "csv":
+            writer.write(records, out, raw_cells=True)
+        else:
+            writer.write(records, out)
     except OSError as exc:
         raise TaskExportError(f"{out}: cannot be written ({exc.strerror or exc})") from None
     report.written = len(records)

@@ -87,10 +87,11 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
 
 
 def export_annotation_csv(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
-                          progress: Progress = lambda done, total: None,
+                          raw_cells: bool = False, progress: Progress = lambda done, total: None,
                           cancelled: Cancelled = lambda: False) -> ExportReport:
     """Write the CSV (of ``media_ids`` only, when given) to ``out`` (a ``.csv`` file, or a folder that gets
-    ``annotations.csv``), atomically."""
+    ``annotations.csv``), atomically. A text cell a spreadsheet would run as a formula gets a leading apostrophe
+    (``core.spreadsheet_cells``) unless ``raw_cells``."""
     out = Path(out)
     path = out if out.suffix.lower() == ".csv" else out / "annotations.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,6 +101,6 @@ def export_annotation_csv(project: Project, out: Path, *, media_ids: Sequence[st
         report.cancelled = True
         return report
     with atomic_writer(path, "w") as fh:
-        protect_frame(df).to_csv(fh, index=False, float_format="%.6f")   # labels, tags: no formula runs
+        (df if raw_cells else protect_frame(df)).to_csv(fh, index=False, float_format="%.6f")   # labels, tags
     report.files.append(path)
     return report

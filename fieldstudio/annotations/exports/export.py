@@ -24,13 +24,15 @@ FORMATS = ("coco", "yolo", "mot", "cvat", "csv")
 def export_annotations(project: Project, fmt: str, out: Path, *, media_ids: Sequence[str] | None = None,
                        progress: Progress = lambda done, total: None,
                        cancelled: Cancelled = lambda: False,
-                       write_image_files: bool = False, keyframes_only: bool = False) -> ExportReport:
+                       write_image_files: bool = False, keyframes_only: bool = False,
+                       raw_cells: bool = False) -> ExportReport:
     """Export the project's annotations (or ``media_ids``' only) as ``fmt`` (one of FORMATS) to ``out``.
 
     ``out`` is a file for coco (``.json``; a folder gets ``annotations.json``) and csv (``.csv``; a
     folder gets ``annotations.csv``), a folder for yolo, mot and cvat (cvat: an ``.xml`` file when one
     video has boxes). ``write_image_files`` (coco, yolo)
-    also writes the exact upright frames; ``keyframes_only`` leaves out interpolated track boxes.
+    also writes the exact upright frames; ``keyframes_only`` leaves out interpolated track boxes; ``raw_cells``
+    (csv) writes cells exactly as stored, even those a spreadsheet would run as a formula.
     Raises ExportError for an unknown format or an output that is an existing file where a folder
     is needed.
     """
@@ -54,4 +56,5 @@ def export_annotations(project: Project, fmt: str, out: Path, *, media_ids: Sequ
     if fmt == "mot":
         return export_mot(project, out, keyframes_only=keyframes_only, media_ids=media_ids, progress=progress,
                           cancelled=cancelled)
-    return export_annotation_csv(project, out, media_ids=media_ids, progress=progress, cancelled=cancelled)
+    return export_annotation_csv(project, out, media_ids=media_ids, raw_cells=raw_cells, progress=progress,
+                                 cancelled=cancelled)

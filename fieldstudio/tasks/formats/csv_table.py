@@ -243,19 +243,21 @@ def parse_answer_csv(path: Path) -> ParseResult:
     return result
 
 
-def export_task_csv(tasks: Iterable[ParsedTask], path: Path) -> int:
+def export_task_csv(tasks: Iterable[ParsedTask], path: Path, *, raw_cells: bool = False) -> int:
     """Write tasks as a task CSV with every column of ``TASK_COLUMNS``, atomically; returns the count.
 
     ``extra`` is written as a JSON object (empty cell when empty); a cell a spreadsheet would run as a formula
-    gets a leading apostrophe (``core.spreadsheet_cells``), taken off again on import; re-importing the file gives
-    the same records apart from ``source``, which becomes ``csv``.
+    gets a leading apostrophe (``core.spreadsheet_cells``), taken off again on import, unless ``raw_cells``
+    (cells exactly as stored); re-importing the file gives the same records apart from ``source``, which becomes
+    ``csv``.
     """
+    cell = (lambda v: v) if raw_cells else protect_cell
     n = 0
     with atomic_writer(Path(path), "w") as fh:
         writer = csv.writer(fh, lineterminator="\r\n")
         writer.writerow(TASK_COLUMNS)
         for t in tasks:
-            writer.writerow([protect_cell(v) for v in (
+            writer.writerow([cell(v) for v in (
                 t.external_id, t.query, t.answer_type, t.ground_truth or "", t.category or "", t.sub_category or "",
                 t.scenario or "", format_inputs(t.inputs), t.eval_func or "", t.output_format or "",
                 json.dumps(t.extra, ensure_ascii=False) if t.extra else "")])

@@ -1,0 +1,134 @@
+"""COCO import: 10^6 boxes on 1,000 photos through `fieldstudio annotations import`, time and peak memory.
+
+Run with ``python benchmarks/bench_coco_import.py [--quick]`` (``--quick``: 10^5 boxes on 100 photos). The file is
+a generated COCO detection file (1,000 boxes on each 64x48 photo, three categories listed after the annotations,
+113 MB at full size); the project holds the photos (``fieldstudio add``, outside the timing). The command runs as a
+new process, as a user starts it; its wall time and peak resident memory are measured (issue 36: no result in
+600 s at 1.26 GB before streaming). The reference, a new process too, in the same run: ``json.load`` of the same
+file and a plain ``sqlite3`` ``executemany`` of the same boxes (id, media, frame, geometry as JSON text, the label
+of the category) in one transaction into a copy of the same project (its schema, indexes and pragmas). Figures:
+
+- time of the import vs the reference (target <= 10x, as the other imports of issue 37);
+- peak resident memory of the import (target < 1,024 MB, issue 36 item 4); the reference's peak is printed beside
+  it for scale.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import targets, work_folders  # noqa: E402
+from benchmarks.commands import ROOT, fresh_process, in_process  # noqa: E402
+
+PER_PHOTO = 1000
+CATEGORIES = ("person", "forklift", "cart")
+
+
+def coco_file(photos: int) -> Path:
+    """The COCO file of ``photos`` x PER_PHOTO boxes on ``p_00000.jpg``..., made once."""
+    def make(path: Path) -> None:
+        with path.open("w", encoding="utf-8") as f:
+            f.write('{"info": {"description": "fieldstudio benchmark"}, "images": [')
+            f.write(", ".join(json.dumps({"id": i, "file_name": f"p_{i:05d}.jpg", "width": 64, "height": 48})
+                              for i in range(photos)))
+            f.write('], "annotations": [')
+            k = 0
+            for i in range(photos):
+                parts = []
+                for j in range(PER_PHOTO):
+                    k += 1
+                    parts.append(json.dumps({"id": k, "image_id": i, "category_id": 1 + j % 3, "iscrowd": 0,
+                                             "bbox": [j % 50 + 0.5, j % 30 + 0.25, 5.5, 7.25], "area": 39.875}))
+                f.write(("" if i == 0 else ", ") + ", ".join(parts))
+            f.write('], "categories": ' + json.dumps([{"id": n + 1, "name": c} for n, c in enumerate(CATEGORIES)])
+                    + "}")
+
+    return work_folders.made_once(f"coco_{photos * PER_PHOTO}.json", make)
+
+
+def reference(coco: Path, project: Path) -> int:
+    """``json.load`` + one ``sqlite3`` ``executemany`` transaction of the boxes; returns how many (run in a child)."""
+    doc = json.load(coco.open(encoding="utf-8"))
+    con = sqlite3.connect(project, isolation_level=None)
+    for pragma in ("foreign_keys=ON", "journal_mode=WAL", "synchronous=NORMAL"):
+        con.execute(f"PRAGMA {pragma}")
+    media = dict(con.execute("SELECT file_name, id FROM media"))
+    photo = {im["id"]: media[im["file_name"]] for im in doc["images"]}
+    now = datetime.now(timezone.utc).isoformat(" ")
+    labels = {c["id"]: uuid.uuid4().hex for c in doc["categories"]}
+    rows = []
+    for a in doc["annotations"]:
+        x, y, w, h = a["bbox"]
+        rows.append((uuid.uuid4().hex, photo[a["image_id"]], "box", labels[a["category_id"]],
+                     json.dumps([x, y, x + w, y + h]), 1, 0, 0, now, now, 1))
+    con.execute("BEGIN IMMEDIATE")
+    con.executemany("INSERT INTO label (id, name, color) VALUES (?, ?, '#ff8800')",
+                    [(lid, next(c["name"] for c in doc["categories"] if c["id"] == cid)) for cid, lid in labels.items()])
+    con.executemany("INSERT INTO annotation (id, media_id, kind, label_id, geometry, is_keyframe, on_floor, deleted, "
+                    "created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute("COMMIT")
+    return len(rows)
+
+
+def reference_process(coco: Path, project: Path) -> tuple[float, float]:
+    """(seconds, peak MB) of :func:`reference` as a new process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--reference", str(coco), str(project)], cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"the reference failed ({proc.returncode})")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def boxes_in(project: Path) -> int:
+    con = sqlite3.connect(project)
+    try:
+        return con.execute("SELECT count(*) FROM annotation WHERE kind = 'box' AND NOT deleted").fetchone()[0]
+    finally:
+        con.close()
+
+
+def main() -> None:
+    photos = 100 if targets.quick() else 1000
+    n = photos * PER_PHOTO
+    run = work_folders.fresh_run_folder()
+    folder = work_folders.random_jpegs(f"coco_photos_{photos}", photos, 48, 64, seed=36, stem="p")
+    coco = coco_file(photos)
+    base = run / "base.fieldstudio"
+    in_process("new", str(base))
+    in_process("add", str(base), str(folder))
+    ours, plain = run / "ours.fieldstudio", run / "reference.fieldstudio"
+    shutil.copy(base, ours)
+    shutil.copy(base, plain)
+    t_ref, mb_ref = reference_process(coco, plain)
+    t_ours, mb_ours = fresh_process("annotations", "import", str(ours), str(coco), "--format", "coco")
+    if boxes_in(ours) != n or boxes_in(plain) != n:
+        raise SystemExit(f"expected {n:,} boxes; fieldstudio stored {boxes_in(ours):,}, the reference {boxes_in(plain):,}")
+    size = coco.stat().st_size / 1e6
+    print(f"{n:,} COCO boxes on {photos:,} photos ({size:.0f} MB): `fieldstudio annotations import` {t_ours:.1f} s, "
+          f"peak {mb_ours:.0f} MB; json.load + sqlite3 executemany {t_ref:.1f} s, peak {mb_ref:.0f} MB")
+    targets.declare(f"`fieldstudio annotations import`, {n:,} COCO boxes", t_ours / t_ref, 10, better=targets.LOWER,
+                    reference="json.load + sqlite3 executemany of the same boxes")
+    targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} COCO boxes", mb_ours, 1024,
+                    better=targets.LOWER, reference="issue 36: under 1 GB", unit="MB")
+    targets.print_own_table()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--reference"]:
+        reference(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        main()

@@ -8,8 +8,10 @@ working on the request, and repeating it would repeat the GPU work or the bill.
 
 Every call also has an overall deadline (``profile.deadline_s``: connecting, the first byte, the whole reply and
 the retries) and a size cap (``profile.max_reply_bytes``): the reply is read piece by piece
-(`fieldstudio.inference.reply_limits`), a call past its deadline fails with kind ``deadline`` (at most one read
-timeout late), and a reply past the cap is cut there and comes back with ``ChatResult.cut`` saying so.
+(`fieldstudio.inference.reply_limits`), a call past its deadline fails with kind ``deadline`` (within
+``DEADLINE_MARGIN_S`` of it: a watchdog shuts down the socket of a read still blocked at the deadline), and a reply
+past the cap is cut there and comes back with ``ChatResult.cut`` saying so; an error reply's body is read no
+further than ``ERROR_BODY_CAP_BYTES``.
 
 Token counts the server does not report stay None, never 0, and `cost` then returns None.
 Keys are never logged; base URLs are shown as `ModelProfile.shown_url`, and every record of the HTTP layer and
@@ -19,6 +21,7 @@ every server text kept in an error goes through `fieldstudio.core.masking.mask_i
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import json
 import logging
@@ -33,7 +36,8 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.masking import mask_in_text
 from fieldstudio.inference.call_errors import ModelCallError, explain_error, server_message, where_of
 from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
-from fieldstudio.inference.reply_limits import (Deadline, DeadlinePassed, SseTooLong, iter_sse_events,
+from fieldstudio.inference.reply_limits import (ERROR_BODY_CAP_BYTES, CappedStream, Deadline, DeadlinePassed,
+                                                SseTooLong, Watchdog, iter_sse_events,
                                                 partial_content, read_capped, utf8_prefix)
 
 if TYPE_CHECKING:  # the openai package takes ~0.5 s to import: only code that calls a model loads it
@@ -146,8 +150,27 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
     parts = urlsplit(base_url)      # the SDK appends paths to the base URL: its query goes on every request
     query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
     base_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    http_client = openai.DefaultHttpxClient(event_hooks={"response": [_watch_response]})
     return openai.OpenAI(api_key=api_key or NO_KEY_PLACEHOLDER, base_url=base_url, timeout=timeout,
-                         default_query=query, max_retries=max_retries)
+                         default_query=query, max_retries=max_retries, http_client=http_client)
+
+
+_WATCHDOG: contextvars.ContextVar[Watchdog | None] = contextvars.ContextVar("fieldstudio_watchdog", default=None)
+"""The `Watchdog` of the attempt running in this thread (set by `_under_deadline`)."""
+
+
+def _watch_response(response: Any) -> None:
+    """The HTTP client's hook on every response, when its headers arrive: the attempt's watchdog watches its socket,
+    and an error reply's body (which the SDK reads whole to build its error) is read no further than
+    ``ERROR_BODY_CAP_BYTES``."""
+    watchdog = _WATCHDOG.get()
+    if watchdog is not None:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            watchdog.watch(sock)
+    if response.status_code >= 400:
+        response.stream = CappedStream(response.stream, ERROR_BODY_CAP_BYTES)
 
 
 def _key_of(client: openai.OpenAI) -> str | None:
@@ -423,8 +446,35 @@ def _under_deadline(profile: ModelProfile, deadline: Deadline) -> Iterator[None]
     """Turns what reading a reply under a deadline and a cap can raise into ModelCallErrors.
 
     A timeout once the deadline has passed is the deadline's; errors of the HTTP layer while the body is read
-    (the SDK only translates those of the request itself) become ``timeout`` or ``bad_response``.
+    (the SDK only translates those of the request itself) become ``timeout`` or ``bad_response``. A `Watchdog`
+    watches every response of the attempt (``_watch_response``): at the deadline it shuts the socket down, and
+    whatever that makes the read do is the deadline's, so the call ends within ``DEADLINE_MARGIN_S`` of it.
     """
+    with _watched(profile, deadline), _reply_errors(profile, deadline):
+        yield
+
+
+@contextlib.contextmanager
+def _watched(profile: ModelProfile, deadline: Deadline) -> Iterator[None]:
+    watchdog = Watchdog(deadline)
+    token = _WATCHDOG.set(watchdog)
+    try:
+        yield
+    except BaseException as exc:
+        watchdog.stop()
+        if watchdog.fired and isinstance(exc, Exception):
+            raise _deadline_error(profile) from None      # whatever the shut socket made the read raise
+        raise
+    finally:
+        watchdog.stop()
+        _WATCHDOG.reset(token)
+    if watchdog.fired:                                     # the shut socket ended the body early, without an error
+        raise _deadline_error(profile)
+
+
+@contextlib.contextmanager
+def _reply_errors(profile: ModelProfile, deadline: Deadline) -> Iterator[None]:
+    """The ModelCallErrors of `_under_deadline` (see there)."""
     import openai
 
     try:

@@ -7,6 +7,11 @@ and at `max_bytes` the reading stops and the reply counts as cut. What was read 
 the assistant's text (`partial_content`); a streamed reply's server-sent events are parsed here too
 (`iter_sse_events`), so that the deadline is checked per piece of bytes, not per complete event.
 
+A read that blocks (a server that sends the headers and a few bytes, then nothing) is not stopped by checking
+between pieces: the `Watchdog` shuts the connection's socket down when the deadline passes, so that the blocked
+read returns at once, and a call ends within `DEADLINE_MARGIN_S` of its deadline, not one read timeout later. An
+error reply's body is read no further than `ERROR_BODY_CAP_BYTES` (`CappedStream`).
+
 Nothing here talks to a server; `fieldstudio.inference.client` does, and turns `DeadlinePassed` into a
 ``ModelCallError`` of kind ``deadline``.
 """
@@ -15,9 +20,17 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
+
+#: How long after its deadline a call may still take to end: the watchdog thread waking up and the read's error
+#: finding its way out (measured well under 0.1 s; the margin allows for a loaded machine).
+DEADLINE_MARGIN_S = 0.5
+#: The most of an error reply's (non-2xx) body that is read: an error message needs far less.
+ERROR_BODY_CAP_BYTES = 65_536
 
 
 class DeadlinePassed(Exception):
@@ -43,6 +56,70 @@ class Deadline:
         """Raises DeadlinePassed once the deadline has passed."""
         if self.remaining() <= 0:
             raise DeadlinePassed()
+
+
+class Watchdog:
+    """Ends the replies of one attempt at the call's deadline, even a read blocked in the socket.
+
+    `watch(sock)` arms a timer that shuts the socket down (both ways) when the deadline passes; the blocked read
+    then returns at once (an end of stream or an error), and `fired` tells the caller that it was the deadline.
+    `stop()` disarms every timer (at the end of the attempt, before the connection goes back to the pool).
+    """
+
+    def __init__(self, deadline: Deadline):
+        self.deadline = deadline
+        self.fired = False
+        self._stopped = False
+        self._timers: list[threading.Timer] = []
+        self._lock = threading.Lock()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Shut `sock` down when the deadline passes, unless `stop` comes first."""
+        def fire() -> None:
+            with self._lock:
+                if self._stopped:
+                    return
+                self.fired = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass                                   # already closed: nothing is blocked on it
+
+        timer = threading.Timer(max(self.deadline.remaining(), 0.0), fire)
+        timer.daemon = True
+        with self._lock:
+            if self._stopped:
+                return
+            self._timers.append(timer)
+        timer.start()
+
+    def stop(self) -> None:
+        """Disarm every timer; a timer already running finishes without effect."""
+        with self._lock:
+            self._stopped = True
+            timers, self._timers = self._timers, []
+        for timer in timers:
+            timer.cancel()
+
+
+class CappedStream:
+    """An HTTP response's byte stream (``httpx``'s ``SyncByteStream``: iterable, ``close()``) read no further than
+    `cap` bytes: what the SDK reads of an error reply, which it reads whole."""
+
+    def __init__(self, stream: Any, cap: int):
+        self.stream, self.cap = stream, cap
+
+    def __iter__(self) -> Iterator[bytes]:
+        left = self.cap
+        for piece in self.stream:
+            if len(piece) >= left:
+                yield piece[:left]
+                return
+            left -= len(piece)
+            yield piece
+
+    def close(self) -> None:
+        self.stream.close()
 
 
 @dataclass(frozen=True)

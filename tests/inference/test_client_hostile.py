@@ -128,3 +128,46 @@ def test_a_run_goes_on_after_a_deadline_and_the_failed_task_resumes(project, hos
 
     summary = run_queue.execute_run(project, run_id, profile=profile, retry_failed=True)
     assert (summary.answered, summary.failed) == (3, 0)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_read_blocked_past_the_deadline_ends_at_the_deadline_not_a_read_timeout_later(hostile_openai, stream):
+    """Bytes for 2 s, then silence: the read that starts then blocks in the socket with a read timeout of 3 s (the
+    time left at the start), so it would end at 5 s; the deadline's watchdog shuts the socket at 3 s, and the call
+    ends within the stated margin (issue 36 item 1: a hard deadline)."""
+    from fieldstudio.inference.reply_limits import DEADLINE_MARGIN_S
+
+    hostile_openai.behaviour = "stall"
+    profile = fake_profile(hostile_openai, timeout_s=10, deadline_s=3, retries=2)
+    call = client.chat_stream if stream else client.chat
+    result, elapsed = _timed(call, profile, MESSAGES)
+    assert isinstance(result, ModelCallError) and result.kind == "deadline", result
+    assert 3 <= elapsed < 3 + DEADLINE_MARGIN_S + 0.5, elapsed         # + 0.5: a loaded test machine
+    hostile_openai.behaviour = None                                        # the client still works afterwards
+    assert client.chat(fake_profile(hostile_openai), MESSAGES).text
+
+
+def test_an_endless_error_body_is_read_no_further_than_its_cap(hostile_openai):
+    """A 500 whose body never ends: the SDK reads error bodies whole; here it stops at ERROR_BODY_CAP_BYTES, and the
+    failure is an ordinary server error, quickly, with a short message."""
+    hostile_openai.behaviour = "huge_error"
+    profile = fake_profile(hostile_openai, timeout_s=10, deadline_s=20, retries=0)
+    result, elapsed = _timed(client.chat, profile, MESSAGES)
+    assert isinstance(result, ModelCallError) and result.kind != "deadline", result
+    assert elapsed < 5 and len(str(result)) < 5000
+
+
+@pytest.mark.parametrize("behaviour, kind", [("stall", "deadline"), ("silent", "deadline"),
+                                             ("endless", "bad_response")])
+def test_a_hostile_batch_api_download_ends_at_its_deadline_or_cap(hostile_openai, behaviour, kind):
+    """The Batch API's output file (`GET /v1/files/<id>/content`): stalled or silent, it ends at the deadline (plus
+    the margin); endless, at the cap, and nothing of it is kept."""
+    from fieldstudio.inference.reply_limits import DEADLINE_MARGIN_S
+
+    hostile_openai.behaviour = behaviour
+    profile = fake_profile(hostile_openai, timeout_s=10, deadline_s=3, max_reply_bytes=50_000)
+    result, elapsed = _timed(client.file_content, profile, client.make_client(profile), "file-out", replies=2)
+    assert isinstance(result, ModelCallError) and result.kind == kind, result
+    assert elapsed < 3 + DEADLINE_MARGIN_S + 0.5, elapsed
+    if kind == "bad_response":
+        assert "it was not read" in str(result)

@@ -9,10 +9,17 @@ decides how every ``POST /v1/chat/completions`` (and ``GET /v1/models`` for ``si
       growing (``ab`` repeated), streamed, one ``"ab"`` chunk after another, as fast as the client reads.
     * ``trickle``: a valid reply sent one byte every ``server.trickle_s`` seconds.
     * ``silent``: the headers never come (the connection stays open).
+    * ``stall``: the headers, then the first 9 bytes of a reply one every 0.25 s, then nothing (the connection
+      stays open): the last read starts 2 s in and blocks in the socket, which only the deadline's watchdog ends
+      before its read timeout.
+    * ``huge_error``: a 500 whose error body never ends (``{"error": {"message": "xxxx...``).
     * ``huge``: a complete, valid reply whose content is ``server.huge_text`` (set it; e.g. 5 MB of ``x``).
     * ``deep``: a 200 with a JSON document nested ``server.depth`` levels deep (``[[[[...]]]]``).
     * ``echo``: a 500 whose error message repeats the request's ``Authorization`` header and path with query.
     * None: the scripted `Reply` queue of `FakeOpenAI`.
+
+``GET /v1/files/<id>/content`` (a Batch API download) is answered the same way for ``silent``, ``endless``,
+``trickle`` and ``stall``.
 
 ``server.script("silent", "endless", None)`` sets the behaviour of the next chat requests one by one, in order
 (``server.behaviour`` applies once the script is used up).
@@ -63,7 +70,8 @@ class _HostileHandler(_Handler):
     fake: HostileOpenAI
 
     def do_GET(self) -> None:
-        if self.fake.behaviour in ("silent", "endless", "trickle") and self.path.startswith("/v1/models"):
+        if self.fake.behaviour in ("silent", "endless", "trickle", "stall") and self.path.startswith(
+                ("/v1/models", "/v1/files/")):
             self._read()
             return self._hostile(self.fake.behaviour, {"stream": False})
         return super().do_GET()
@@ -85,6 +93,22 @@ class _HostileHandler(_Handler):
                 self._endless(bool(body.get("stream")))
             elif behaviour == "trickle":
                 self._trickle(json.dumps(_completion_of("trickled reply")).encode())
+            elif behaviour == "stall":
+                self._headers("application/json")
+                for byte in b'{"id":"x"':           # one byte every 0.25 s for 2 s, then nothing
+                    if self.fake.stopping.wait(0.25):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                self.fake.stopping.wait(120)
+            elif behaviour == "huge_error":
+                self.send_response(500)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(b'{"error": {"message": "')
+                while not self.fake.stopping.is_set():
+                    self.wfile.write(b"x" * 65536)
+                    self.wfile.flush()
             elif behaviour == "huge":
                 self._send(200, json.dumps(_completion_of(self.fake.huge_text)).encode())
             elif behaviour == "deep":

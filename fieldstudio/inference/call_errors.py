@@ -177,7 +177,9 @@ def server_message(exc: openai.APIStatusError) -> str:
 
 
 def _clean(text: str, key: str | None) -> str:
-    text = " ".join(str(text).split())
+    # only the start is shown: masking (regular expressions) a whole error body of 64 kB took seconds; four times
+    # what is shown keeps every secret that reaches into the part shown whole for the masks
+    text = " ".join(str(text)[:_DETAIL_CHARS * 4].split())
     if key:
         text = text.replace(key, "***")
     text = mask_in_text(text)

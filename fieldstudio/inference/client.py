@@ -23,9 +23,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import json
 import logging
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -170,7 +172,15 @@ def _watch_response(response: Any) -> None:
         if sock is not None:
             watchdog.watch(sock)
     if response.status_code >= 400:
-        response.stream = CappedStream(response.stream, ERROR_BODY_CAP_BYTES)
+        response.stream = _capped_stream_type(type(response))(response.stream, ERROR_BODY_CAP_BYTES)
+
+
+@functools.cache
+def _capped_stream_type(response_type: type) -> type:
+    """`CappedStream` as the HTTP library's own ``SyncByteStream`` (its reads refuse any other stream type); the
+    library is the one the response comes from (the SDK's ``httpx``)."""
+    library = sys.modules[response_type.__module__.split(".")[0]]
+    return type("CappedSyncByteStream", (CappedStream, library.SyncByteStream), {})
 
 
 def _key_of(client: openai.OpenAI) -> str | None:

@@ -225,3 +225,14 @@ def test_keyring_key_is_read_and_stays_out_of_the_file(config_dir, memory_keyrin
 
 def test_no_key_source_gives_none():
     assert resolve_api_key(ModelProfile(name="p", base_url="http://h/v1", model="m")) is None
+
+
+def test_the_tests_memory_keyring_is_never_what_keyring_detects(memory_keyring):
+    """The memory keyring is installed by the fixture only: keyring's detection of the best backend never picks it,
+    so the keyring the fixture restores is the real default, not a memory keyring shared by later tests."""
+    import keyring.core
+
+    from tests.support.memory_keyring import MemoryKeyring
+
+    assert keyring.get_keyring() is memory_keyring
+    assert not isinstance(keyring.core._detect_backend(), MemoryKeyring)

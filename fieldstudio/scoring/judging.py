@@ -127,7 +127,8 @@ class JudgeCaller:
     def key(self, prompt: str) -> str:
         """The cache key of one prompt for this judge (64 hex characters)."""
         eff = self._effective()
-        payload = {"kind": "judge", "model": self.profile.model, "base_url": self.profile.base_url,
+        # the shown (masked) URL: the same before and after a secret in it moved to the keyring, and no secret
+        payload = {"kind": "judge", "model": self.profile.model, "base_url": self.profile.shown_url,
                    "temperature": eff["temperature"], "seed": eff["seed"],
                    "max_tokens": eff["max_tokens"], "prompt": prompt}
         for extra in ("system", "top_p"):            # only when set: the keys of earlier scorings stay valid

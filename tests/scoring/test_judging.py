@@ -36,3 +36,19 @@ def test_plain_max_tokens_elsewhere(project, fake_openai):
     assert FWA_OFFLINE.describe().startswith("temperature 0, top_p 1, seed 42, 768 tokens (as max_completion_tokens), "
                                              "stop null")
     assert "token_parameter" not in JudgeSettings(max_tokens=32).as_dict()     # earlier records keep their shape
+
+
+def test_the_cache_key_stays_when_the_url_secret_moves_to_the_keyring(project, memory_keyring):
+    """A profile whose base URL held a key (older profiles): once the key moved to the keyring the URL is shorter,
+    and the judge's cache key, made from the shown (masked) URL, is the same, so no second judge call is made."""
+    import dataclasses
+
+    from fieldstudio.inference.profiles import _keep_url_secret_in_keyring
+
+    before = ModelProfile(name="judge", base_url="http://user:pw@127.0.0.1:9/v1?key=s3cret", model="j")
+    after = dataclasses.replace(before)
+    _keep_url_secret_in_keyring(after)
+    assert "pw" not in after.base_url and "s3cret" not in after.base_url
+    assert JudgeCaller(project, after).key("Is it so?") == JudgeCaller(project, before).key("Is it so?")
+    other = ModelProfile(name="judge", base_url="http://127.0.0.1:9/v1", model="j")
+    assert JudgeCaller(project, other).key("Is it so?") != JudgeCaller(project, before).key("Is it so?")

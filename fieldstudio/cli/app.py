@@ -141,7 +141,7 @@ def project_summary(p: Project) -> dict:
     from fieldstudio.media import inventory
     from fieldstudio.media.library import media_counts
     from fieldstudio.ratings.rating_records import count_ratings
-    from fieldstudio.scoring.store import count_scores
+    from fieldstudio.scoring.store import count_scores, count_stale_scores
     from fieldstudio.tasks.task_records import count_tasks
 
     return {
@@ -156,6 +156,7 @@ def project_summary(p: Project) -> dict:
         "runs": count_runs(p),
         "answers": count_answers(p),
         "scores": count_scores(p),
+        "scores_stale": count_stale_scores(p),
         "videos": [asdict(v) for v in inventory.video_summaries(p)],
         "documents": [asdict(d) for d in inventory.document_summaries(p)],
     }
@@ -189,7 +190,9 @@ def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or
     a = summary["annotations"]
     out.print("annotations: " + ", ".join(f"{n} {k}" for k, n in a.items()))
     out.print(f"tasks: {summary['tasks']}; ratings: {summary['ratings']}; runs: {summary['runs']}; "
-              f"answers: {summary['answers']}; scores: {summary['scores']}")
+              f"answers: {summary['answers']}; scores: {summary['scores']}"
+              + (f" ({summary['scores_stale']} stale: `fieldstudio score` scores them again)"
+                 if summary["scores_stale"] else ""))
 
 
 @app.command()

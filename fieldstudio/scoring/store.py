@@ -472,3 +472,11 @@ def count_scores(project: Project) -> int:
     """Number of score rows in the project (every scorer, overrides and the rows they replace included)."""
     with project.read() as s:
         return s.scalar(select(func.count()).select_from(Score)) or 0
+
+
+def count_stale_scores(project: Project) -> int:
+    """Number of scores in force (one per answer and scorer, ``heads``) that are stale: their answer, ground truth
+    or scorer changed since they were made (``stale_reasons``). Reads every score row and the answers and tasks
+    they judged."""
+    with project.read() as s:
+        return len(stale_reasons(s, list(heads(score_rows(s, None, None)).values())))

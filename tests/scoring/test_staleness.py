@@ -244,3 +244,19 @@ def test_refresh_ground_truth_lists_and_applies_only_with_apply(media_project, m
     scored = runner.invoke(app, ["score", str(project.path), "--scorer", "fs-match"])
     assert scored.exit_code == 0, scored.output
     assert "1 already current (not scored again), 1 stale scored again; 1 rows written" in scored.output
+
+
+def test_info_says_how_many_scores_are_stale(counted):
+    """`fieldstudio info` counts the stale scores in force beside all the scores (issue 36 leftover)."""
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+    from fieldstudio.scoring.store import count_stale_scores
+
+    project, tasks, _run = counted
+    assert count_stale_scores(project) == 0
+    _set_truth(project, tasks[0], "2")
+    assert count_stale_scores(project) == 1
+    result = CliRunner().invoke(app, ["info", str(project.path)])
+    assert result.exit_code == 0 and "scores: 3 (1 stale: `fieldstudio score` scores them again)" in result.output
+    assert json.loads(CliRunner().invoke(app, ["info", str(project.path), "--json"]).output)["scores_stale"] == 1

@@ -101,6 +101,8 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
             out.print(f"  {category or '(none)'}: {n}", markup=False)
         if report.merged_public:
             out.print(report.merged_public_text, markup=False)
+        if report.truth_scores_stale:
+            out.print(report.truth_stale_text("`fieldstudio score`"), markup=False)
     if report.answers_imported or report.run_id:
         out.print(f"answers: {report.answers_imported} imported")
         if report.answers_replaced:

@@ -39,7 +39,8 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", "-f", help=IMPORT_FORMAT_HELP)] = "auto",
     ) -> None:
         """Import task files with their ground truth; the format is detected per file or checked against --format."""
-        from fieldstudio.tasks.importing import import_tasks, task_files_in
+        from fieldstudio.scoring.imported_tasks import import_tasks
+        from fieldstudio.tasks.importing import task_files_in
 
         if fmt not in FORMATS:
             raise cli_support.fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")

@@ -82,6 +82,8 @@ def summary_text(report: ImportReport, *, answers: bool) -> str:
         lines = [f"Tasks: {report.created} created, {report.updated} updated."]
         if report.merged_public:
             lines.append(report.merged_public_text)
+        if report.truth_scores_stale:
+            lines.append(report.truth_stale_text("Compare ▸ Score…"))
         if report.missing_media:
             lines.append(f"{len(report.missing_media)} task(s) name media that are not in the project "
                          "(\"Add the missing media folder…\" adds them and links the tasks).")
@@ -165,13 +167,13 @@ def _chosen(parent: QWidget, caption: str, file_filter: str, *, folder: bool, ma
 def import_tasks(parent: QWidget, project: Project, reload: Callable[[], None], *,
                  folder: bool = False) -> workers.Worker | None:
     """File ▸ Import tasks…: task files (or, with ``folder``, every task file in a folder) with ground truth."""
-    from fieldstudio.tasks import importing
+    from fieldstudio.scoring import imported_tasks
 
     paths: Sequence[Path] = _chosen(parent, "Import a folder of task files" if folder else "Import task files",
                                     import_filter("tasks"), folder=folder, many=True)
     if not paths:
         return None
-    return _run_import(parent, "Importing tasks…", "Tasks imported", importing.import_tasks, project, list(paths),
+    return _run_import(parent, "Importing tasks…", "Tasks imported", imported_tasks.import_tasks, project, list(paths),
                        answers=False, reload=reload, project=project)
 
 
@@ -239,7 +241,7 @@ def _media_then_tasks(project: Project, tasks: list[Path], media: Sequence[Path]
     tasks find their inputs, then the tasks. Returns (AddReport or None, ImportReport); progress runs over both
     halves."""
     from fieldstudio.media.ingest import add_index_thumbnail
-    from fieldstudio.tasks import importing
+    from fieldstudio.scoring import imported_tasks
 
     def half(k: int) -> Callable[[int, int], None]:
         return lambda done, total: progress(k * max(total, 1) + done, 2 * max(total, 1))
@@ -247,7 +249,7 @@ def _media_then_tasks(project: Project, tasks: list[Path], media: Sequence[Path]
     added = None
     if media:
         added = add_index_thumbnail(project, list(media), progress=half(0), cancelled=cancelled)
-    report = importing.import_tasks(project, tasks, progress=half(1) if media else progress, cancelled=cancelled)
+    report = imported_tasks.import_tasks(project, tasks, progress=half(1) if media else progress, cancelled=cancelled)
     return added, report
 
 

@@ -260,3 +260,25 @@ def test_info_says_how_many_scores_are_stale(counted):
     result = CliRunner().invoke(app, ["info", str(project.path)])
     assert result.exit_code == 0 and "scores: 3 (1 stale: `fieldstudio score` scores them again)" in result.output
     assert json.loads(CliRunner().invoke(app, ["info", str(project.path), "--json"]).output)["scores_stale"] == 1
+
+
+def test_a_task_re_import_that_changes_the_ground_truth_says_how_many_scores_are_stale(project, tmp_path):
+    """Re-importing a task CSV whose ground truth changed: the task is updated, its score is kept but stale, and
+    the command says so, as the answer import does (issue 36 leftover)."""
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+
+    tasks = [add_task(project, f"q{i}", str(i), answer_type="count", eval_func="number_match", source="csv",
+                      category="1.1", query=f"How many people in clip {i}?") for i in (1, 2)]
+    add_run(project, "vlm", {t: str(i) for i, t in zip((1, 2), tasks)})
+    assert score_answers(project, "fs-match").written == 2
+    csv_file = tmp_path / "tasks.csv"
+    csv_file.write_text("task_id,query,answer_type,ground_truth,category,eval_func\n"
+                        "q1,How many people in clip 1?,count,5,1.1,number_match\n"
+                        "q2,How many people in clip 2?,count,2,1.1,number_match\n")
+    result = CliRunner().invoke(app, ["tasks", "import", str(project.path), str(csv_file)])
+    assert result.exit_code == 0, result.output
+    assert "1 score(s) now stale" in result.output, result.output          # q2 kept its truth: its score stands
+    again = CliRunner().invoke(app, ["tasks", "import", str(project.path), str(csv_file)])
+    assert again.exit_code == 0 and "now stale" not in again.output        # nothing changed the second time

@@ -159,6 +159,7 @@ class ImportReport:
     merged_public: int = 0
     answers_replaced: int = 0  # answers of the source that a re-import changed
     scores_stale: int = 0      # the scores those answers had: stale now (they judged the earlier text)
+    truth_scores_stale: int = 0  # scores made stale by tasks whose ground truth this import changed
     run_id: str | None = None
     cancelled: bool = False
 
@@ -175,6 +176,12 @@ class ImportReport:
         return (f"{self.answers_replaced} answer(s) differ from the ones this source had: the earlier text is "
                 f"replaced and its {self.scores_stale} score(s) are stale (they judged the earlier text; they are "
                 f"left out of every summary until scored again): score again ({how_to_score}).")
+
+    def truth_stale_text(self, how_to_score: str) -> str:
+        """The sentence on ``truth_scores_stale`` that the window and the CLI print; ``how_to_score`` as in
+        ``replaced_text``."""
+        return (f"{self.truth_scores_stale} score(s) now stale: the import changed the ground truth they judged "
+                f"(they are left out of every summary until scored again): score again ({how_to_score}).")
 
     @property
     def tasks_imported(self) -> int:

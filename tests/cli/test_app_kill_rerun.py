@@ -29,20 +29,21 @@ def fieldstudio(*args: object, check: bool = True) -> subprocess.CompletedProces
     return done
 
 
-def killed_while_writing(project: Path, *args: object) -> bool:
-    """Start ``fieldstudio ARGS`` and SIGKILL it once it writes to ``project`` (its WAL grows); True when it was
-    killed, False when it finished first."""
+def killed_while_writing(project: Path, *args: object, after_bytes: int = 256 * 1024) -> bool:
+    """Start ``fieldstudio ARGS`` and SIGKILL it once it has written ``after_bytes`` to ``project``'s WAL (well into
+    its writes); True when it was killed, False when it finished first."""
     wal = Path(f"{project}-wal")
     start = wal.stat().st_size if wal.exists() else 0
     child = subprocess.Popen([sys.executable, "-m", "fieldstudio", *map(str, args)], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     limit = time.monotonic() + 120
     while time.monotonic() < limit and child.poll() is None:
-        if wal.exists() and wal.stat().st_size > start + 256 * 1024:   # well into its writes
+        if wal.exists() and wal.stat().st_size >= start + after_bytes:
             break
         time.sleep(0.002)
     killed = child.poll() is None
-    os.kill(child.pid, signal.SIGKILL)
+    if killed:
+        os.kill(child.pid, signal.SIGKILL)
     child.wait()
     print(f"{args[:2]}: {'killed while writing' if killed else 'finished before the kill'}")
     return killed
@@ -106,3 +107,25 @@ def test_answers_import_and_score_killed_then_run_again_finish_once(photo_file, 
     fieldstudio("score", photo_file, "--scorer", "fs-match")
     assert count(photo_file, "SELECT count(*) FROM score") == N               # every answer scored once
     assert count(photo_file, "SELECT count(DISTINCT answer_id) FROM score") == N
+
+
+def test_import_package_killed_then_run_again_matches_a_clean_import(demo_path, tmp_path):
+    """A rating package (the demo's set, its media and every rating) merged into a new project: killed while it
+    writes, then run again, the project holds what one clean import gives, nothing twice."""
+    from fieldstudio.ratings import rating_records
+
+    with Project.open(demo_path) as demo:
+        rating_set = rating_records.list_rating_sets(demo)[0].name
+    package = tmp_path / "set.zip"
+    fieldstudio("ratings", "export-package", demo_path, "--set", rating_set, package, "--all-ratings")
+    clean, target = tmp_path / "clean" / "c.fieldstudio", tmp_path / "target" / "t.fieldstudio"
+    for path in (clean, target):
+        path.parent.mkdir()
+        fieldstudio("new", path)
+    fieldstudio("ratings", "import-package", clean, package)
+    killed_while_writing(target, "ratings", "import-package", target, package, after_bytes=1)   # a short import
+    fieldstudio("ratings", "import-package", target, package)
+    again = fieldstudio("ratings", "import-package", target, package)
+    assert "0 added" in again.stdout
+    for table in ("media", "rating_set", "rating_item", "rating"):
+        assert count(target, f"SELECT count(*) FROM {table}") == count(clean, f"SELECT count(*) FROM {table}"), table

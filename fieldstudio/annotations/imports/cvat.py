@@ -47,7 +47,8 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -
             elif node.tag == "track":
                 _read_track(path, node, boxes, problems)
                 node.clear()
-                root.remove(node)      # the root keeps its children: drop each track once read
+                if len(root) and root[-1] is node:
+                    root.remove(node)  # the root keeps its children: drop each track once read
     except (OSError, ET.ParseError, StopIteration) as exc:
         raise ImportFormatError(f"{path}: not readable XML ({exc})") from None
     names = [*names, path.stem]

@@ -36,6 +36,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.masking import mask_in_text
+from fieldstudio.inference import log_redaction  # noqa: F401  (masks the HTTP layer's log records on import)
 from fieldstudio.inference.call_errors import ModelCallError, explain_error, server_message, where_of
 from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
 from fieldstudio.inference.reply_limits import (ERROR_BODY_CAP_BYTES, CappedStream, Deadline, DeadlinePassed,
@@ -93,31 +94,6 @@ class ChatResult:
     @property
     def usage_reported(self) -> bool:
         return self.prompt_tokens is not None and self.completion_tokens is not None
-
-
-# -- logging redaction -------------------------------------------------------------------------
-
-
-class _MaskSecretsFilter(logging.Filter):
-    """Masks secrets (`fieldstudio.core.masking`) in records of the HTTP layer and the SDK, whatever handler
-    writes them: httpx logs each request's URL in full, query string included."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        masked = mask_in_text(message)
-        if masked != message:
-            record.msg, record.args = masked, None
-        return True
-
-
-def _install_log_redaction() -> None:
-    for name in ("httpx2", "httpx", "httpcore2", "httpcore", "openai"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, _MaskSecretsFilter) for f in logger.filters):
-            logger.addFilter(_MaskSecretsFilter())
-
-
-_install_log_redaction()
 
 
 # -- client ------------------------------------------------------------------------------------

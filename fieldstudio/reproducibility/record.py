@@ -26,8 +26,10 @@ from sqlalchemy import select
 from fieldstudio import __version__
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.json_limits import MAX_JSON_BYTES, JsonLimitError, load_json
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.inference.runs.run_context import RECORD_KEY, record_entries
+from fieldstudio.reproducibility.record_shape import check_shape
 from fieldstudio.scoring.scorers.scorer_info import TaskInputs
 from fieldstudio.scoring.staleness import answer_sha, truth_sha
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, TaskInput, utcnow
@@ -237,7 +239,7 @@ def parse_record(data: bytes, path: Path | None = None) -> RunRecord:
         raise RecordError(f"{where} is empty")
     body = body + b"\n" if body else b""
     try:
-        end = json.loads(last)
+        end = load_json(last)
     except ValueError:
         raise RecordError(f"{where}: the last line is not JSON (a cut file?)") from None
     if not isinstance(end, dict) or end.get("type") != "end":
@@ -246,27 +248,38 @@ def parse_record(data: bytes, path: Path | None = None) -> RunRecord:
         raise RecordError(f"{where}: the lines do not match the 'end' line's count and SHA-256 (the file was cut or "
                           "edited)")
     record = RunRecord(path)
+    numbers: dict[int, int] = {}
     for number, raw in enumerate(body.splitlines(), 1):
         try:
-            line = json.loads(raw)
+            line = load_json(raw)
+        except JsonLimitError as exc:
+            raise RecordError(f"{where}, line {number} {exc}") from None
         except ValueError:
             raise RecordError(f"{where}, line {number}: not JSON") from None
         kind = line.get("type") if isinstance(line, dict) else None
-        if kind not in LINE_TYPES:
+        if kind not in LINE_TYPES or kind == "end":
             raise RecordError(f"{where}, line {number}: unknown line type {kind!r}")
         record.lines.setdefault(kind, []).append(line)
+        numbers[id(line)] = number
     heads = record.of("header")
     if len(heads) != 1 or heads[0].get("schema") != SCHEMA:
         raise RecordError(f"{where} is not a fieldstudio run record (schema {SCHEMA!r})")
     if heads[0].get("schema_version") != SCHEMA_VERSION:
         raise RecordError(f"{where}: schema version {heads[0].get('schema_version')!r}; this fieldstudio reads "
                           f"version {SCHEMA_VERSION}")
+    problem = check_shape(record)
+    if problem is not None:
+        line, reason = problem
+        raise RecordError(f"{where}, line {numbers[id(line)]} ({line.get('type')}): {reason}")
     return record
 
 
 def read_record(path: Path) -> RunRecord:
     """Read a record file. Raises RecordError when it cannot be read or is not a complete run record."""
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise RecordError(f"{path}: {size:,} bytes, larger than the {MAX_JSON_BYTES:,} a record may hold; not read")
         data = Path(path).read_bytes()
     except OSError as exc:
         raise RecordError(f"{path}: cannot be read ({exc.strerror or exc})") from None

@@ -25,6 +25,7 @@ from fieldstudio.inference.runs.run_records import insert_transferred_run
 from fieldstudio.reproducibility.record import ANSWER_COLUMNS, SCORE_COLUMNS, RunRecord, read_record, task_lines
 from fieldstudio.scoring.store import insert_transferred_scores
 from fieldstudio.store.models import Answer, Media, Run, Score, Task, utcnow
+from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 
 
@@ -102,6 +103,27 @@ def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], li
     return mapping, missing
 
 
+def ids_held_elsewhere(project: Project, record: RunRecord) -> str:
+    """'' when the record's answer and score ids are free in ``project`` or belong to the same run and answer there;
+    else 'N answers (id …)' / 'N scores (id …)' naming the first few ids the project uses for another run's answer
+    or another answer's score (fieldstudio writes fresh ids, so only an edited or hand-made record collides)."""
+    run_id = record.run["id"]
+    answer_of = {sc["id"]: sc["answer_id"] for sc in record.of("score")}
+    clashes = []
+    with project.read() as s:
+        answers = [a_id for chunk in in_chunks([a["id"] for a in record.of("answer")])
+                   for a_id, owner in s.execute(select(Answer.id, Answer.run_id).where(Answer.id.in_(chunk)))
+                   if owner != run_id]
+        scores = [sc_id for chunk in in_chunks(list(answer_of))
+                  for sc_id, owner in s.execute(select(Score.id, Score.answer_id).where(Score.id.in_(chunk)))
+                  if owner != answer_of[sc_id]]
+    for ids, kind in ((answers, "answer"), (scores, "score")):
+        if ids:
+            clashes.append(f"{plural(len(ids), kind)} of the record ({', '.join(i[:8] for i in ids[:5])}"
+                           f"{' …' if len(ids) > 5 else ''})")
+    return " and ".join(clashes)
+
+
 def _carry_truth_hashes(record: RunRecord, scores: list[dict[str, Any]], truths: dict[str, str]) -> None:
     """A score that stood in the record's project (it judged the ground truth its task had then) judged the same
     ground truth here when the task is the same (equal ``task_sha``): it takes this project's hash of it, which
@@ -138,6 +160,10 @@ def import_run(project: Project, record: RunRecord | Path, *, progress: Progress
             parts.append(f"{plural(len(missing_media), 'media file')} ({', '.join(missing_media[:10])}"
                          f"{' …' if len(missing_media) > 10 else ''}): add the files first")
         raise ImportRefused(f"{project.name} lacks " + "; and ".join(parts) + ". Nothing was imported.")
+    taken = ids_held_elsewhere(project, record)
+    if taken:
+        raise ImportRefused(f"{project.name} already holds {taken} under another run or answer (a record edited or "
+                            "made by hand?). Nothing was imported.")
     with project.write() as s:
         run_there = s.get(Run, run["id"]) is not None
         answers_there = set(s.scalars(select(Answer.id).where(Answer.run_id == run["id"])))
@@ -177,4 +203,4 @@ def import_run(project: Project, record: RunRecord | Path, *, progress: Progress
     return outcome
 
 
-__all__ = ["ImportRefused", "RunImport", "match_tasks", "match_media", "import_run"]
+__all__ = ["ImportRefused", "RunImport", "match_tasks", "match_media", "ids_held_elsewhere", "import_run"]

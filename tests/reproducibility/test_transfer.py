@@ -3,12 +3,15 @@ lacks tasks or media; a second import adds nothing."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 from sqlalchemy import select
 
 from fieldstudio.reproducibility import record, transfer, verify
 from fieldstudio.scoring.service import current_scores
-from fieldstudio.store.models import Answer
+from fieldstudio.store.models import Answer, Run
 from fieldstudio.store.project import Project
 from tests.support.run_fixtures import add_media, add_task
 
@@ -80,6 +83,22 @@ def test_import_is_refused_naming_the_missing_task_and_media(recorded_run, expor
 def test_import_into_its_own_project_adds_nothing(recorded_run, exported):
     outcome = transfer.import_run(recorded_run.project, record.read_record(exported))
     assert outcome.nothing_added
+
+
+def test_a_record_whose_answers_belong_to_another_run_here_is_refused_and_writes_nothing(recorded_run, exported):
+    # the run's id edited (the answers' ids kept): the project holds those answers under its own run
+    data = exported.read_bytes().decode("utf-8").splitlines()[:-1]
+    lines = [json.loads(line) for line in data]
+    lines[0]["run"]["id"] = "f" * 32
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    edited = record.parse_record(body + json.dumps({"type": "end", "lines": len(lines),
+                                                    "sha256": hashlib.sha256(body).hexdigest()}).encode())
+    with pytest.raises(transfer.ImportRefused, match=r"already holds 2 answers of the record \(\w{8}, \w{8}\) under "
+                                                     r"another run"):
+        transfer.import_run(recorded_run.project, edited)
+    with recorded_run.project.read() as s:
+        assert s.get(Run, "f" * 32) is None
+        assert set(s.scalars(select(Answer.run_id))) == {recorded_run.run_id}
 
 
 def test_scores_of_a_linked_ground_truth_stay_current_in_a_project_whose_marks_have_other_ids(recorded_run, tmp_path):

@@ -92,3 +92,27 @@ def test_export_then_import_into_another_project_through_the_menu(qtbot, panel_o
     assert [r.id for r in panel.history.runs_model.rows] == [run.run_id]
     panel.set_project(None)
     target.close()
+
+
+def test_a_hand_made_record_is_refused_by_verify_and_import_in_a_warning_naming_the_file_and_line(
+        qtbot, panel_on_run, tmp_path, monkeypatch):
+    panel, run = panel_on_run
+    records = panel.history.records
+    saved = tmp_path / "saved.jsonl"
+    _answer(monkeypatch, "getSaveFileName", saved)
+    with qtbot.waitSignal(records.status, timeout=20000):
+        records.save_action.trigger()
+    lines = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()[:-1]]
+    next(line for line in lines if line["type"] == "answer")["task_id"] = "nope"
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    edited = tmp_path / "edited.jsonl"
+    edited.write_bytes(body + json.dumps({"type": "end", "lines": len(lines),
+                                          "sha256": hashlib.sha256(body).hexdigest()}).encode() + b"\n")
+    _answer(monkeypatch, "getOpenFileName", edited)
+    for action in (records.verify_action, records.import_action):
+        with qtbot.waitSignal(records.status, timeout=20000) as said:
+            action.trigger()
+        message = records.last_dialog.text()
+        assert said.args[0] == message and "\n" not in message
+        assert "edited.jsonl" in message and "(answer): its 'task_id' 'nope' names no task line" in message
+    assert [r.id for r in panel.history.runs_model.rows] == [run.run_id]

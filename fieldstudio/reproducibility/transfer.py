@@ -63,11 +63,12 @@ def match_tasks(project: Project, record: RunRecord) -> tuple[dict[str, str], li
     record task id -> the project task's ground-truth hash as scores carry it, for the tasks that are the same)."""
     recorded = record.of("task")
     with project.read() as s:
-        ids = set(s.scalars(select(Task.id).where(Task.id.in_([t["id"] for t in recorded]))))
+        ids = {i for chunk in in_chunks([t["id"] for t in recorded])
+               for i in s.scalars(select(Task.id).where(Task.id.in_(chunk)))}
         by_ext: dict[tuple, list[str]] = {}
-        for t in s.scalars(select(Task).where(Task.external_id.in_(
-                [t["external_id"] for t in recorded if t.get("external_id")]))):
-            by_ext.setdefault((t.source, t.external_id), []).append(t.id)
+        for chunk in in_chunks({t["external_id"] for t in recorded if t.get("external_id")}):
+            for t in s.scalars(select(Task).where(Task.external_id.in_(chunk))):
+                by_ext.setdefault((t.source, t.external_id), []).append(t.id)
     candidates = {t["id"]: [t["id"]] if t["id"] in ids else by_ext.get((t.get("source"), t.get("external_id")), [])
                   for t in recorded}
     lines = {t["id"]: t for t in task_lines(project, sorted({c for cs in candidates.values() for c in cs}))}
@@ -93,7 +94,8 @@ def match_media(project: Project, record: RunRecord) -> tuple[dict[str, str], li
     wanted = record.of("media")
     shas = [m["sha256"] for m in wanted if m.get("sha256")]
     with project.read() as s:
-        here = {m.sha256: m.id for m in s.scalars(select(Media).where(Media.sha256.in_(shas)))} if shas else {}
+        here = {m.sha256: m.id for chunk in in_chunks(set(shas))
+                for m in s.scalars(select(Media).where(Media.sha256.in_(chunk)))}
     mapping, missing = {}, []
     for m in wanted:
         if m.get("sha256") in here:
@@ -168,7 +170,7 @@ def import_run(project: Project, record: RunRecord | Path, *, progress: Progress
         run_there = s.get(Run, run["id"]) is not None
         answers_there = set(s.scalars(select(Answer.id).where(Answer.run_id == run["id"])))
         score_ids = [sc["id"] for sc in record.of("score")]
-        scores_there = set(s.scalars(select(Score.id).where(Score.id.in_(score_ids)))) if score_ids else set()
+        scores_there = {i for chunk in in_chunks(score_ids) for i in s.scalars(select(Score.id).where(Score.id.in_(chunk)))}
         run_row = None
         if not run_there:
             params = dict(run.get("params") or {})

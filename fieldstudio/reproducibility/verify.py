@@ -33,6 +33,7 @@ from fieldstudio.media.decoders import decoder_versions
 from fieldstudio.reproducibility.record import RunRecord, read_record, task_lines, task_set_sha
 from fieldstudio.scoring.staleness import answer_sha
 from fieldstudio.store.models import Answer, Media, Run, Task
+from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 
 
@@ -87,9 +88,10 @@ def _project_media(project: Project, record: RunRecord) -> dict[str, Media]:
     """Record media id -> this project's media row (by id, else by the recorded SHA-256)."""
     wanted = record.of("media")
     with project.read() as s:
-        by_id = {m.id: m for m in s.scalars(select(Media).where(Media.id.in_([m["id"] for m in wanted])))}
-        shas = [m["sha256"] for m in wanted if m["id"] not in by_id and m.get("sha256")]
-        by_sha = {m.sha256: m for m in s.scalars(select(Media).where(Media.sha256.in_(shas)))} if shas else {}
+        by_id = {m.id: m for chunk in in_chunks([m["id"] for m in wanted])
+                 for m in s.scalars(select(Media).where(Media.id.in_(chunk)))}
+        shas = {m["sha256"] for m in wanted if m["id"] not in by_id and m.get("sha256")}
+        by_sha = {m.sha256: m for chunk in in_chunks(shas) for m in s.scalars(select(Media).where(Media.sha256.in_(chunk)))}
     out = {}
     for m in wanted:
         row = by_id.get(m["id"]) or by_sha.get(m.get("sha256"))
@@ -171,9 +173,11 @@ def _check_frames(project: Project, record: RunRecord, media: dict[str, Media], 
 def _check_tasks(project: Project, record: RunRecord, result: Verification) -> None:
     recorded = record.of("task")
     with project.read() as s:
-        ids = set(s.scalars(select(Task.id).where(Task.id.in_([t["id"] for t in recorded]))))
-        by_ext = {(t.source, t.external_id): t.id for t in s.scalars(select(Task).where(
-            Task.external_id.in_([t["external_id"] for t in recorded if t.get("external_id")])))}
+        ids = {i for chunk in in_chunks([t["id"] for t in recorded])
+               for i in s.scalars(select(Task.id).where(Task.id.in_(chunk)))}
+        by_ext = {(t.source, t.external_id): t.id
+                  for chunk in in_chunks({t["external_id"] for t in recorded if t.get("external_id")})
+                  for t in s.scalars(select(Task).where(Task.external_id.in_(chunk)))}
     matched = {t["id"]: t["id"] if t["id"] in ids else by_ext.get((t.get("source"), t.get("external_id")))
                for t in recorded}
     now = {t["id"]: t for t in task_lines(project, [i for i in matched.values() if i])}

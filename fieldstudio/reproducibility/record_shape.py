@@ -20,6 +20,7 @@ Problem = tuple[dict[str, Any], str]
 _OPTIONAL_TEXT = {"task": ("external_id", "source", "sha256", "truth_sha256"), "media": ("sha256", "file_name")}
 _OPTIONAL_OBJECT = {"header": ("profile",), "session": ("versions", "served"), "scoring": ("judge", "judge_files")}
 _TIMES = {"answer": ("created_at",), "score": ("created_at",)}
+_FRAME_COUNTS = ("frame_index", "width", "height", "max_side", "quality", "bytes", "request")
 
 
 def _is_time(value: Any) -> bool:
@@ -46,6 +47,15 @@ def _fields(line: dict[str, Any]) -> str | None:
     for key in _TIMES.get(kind, ()):
         if not _is_time(line.get(key)):
             return f"its {key!r} is not an ISO 8601 time: {line[key]!r}"
+    if kind == "frame":
+        for key in _FRAME_COUNTS:
+            value = line.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                return f"its {key!r} is not a whole number ≥ 0: {value!r}"
+        if line.get("quality") is not None and not 0 <= line["quality"] <= 100:
+            return f"its 'quality' is not a JPEG quality from 0 to 100: {line['quality']!r}"
+        if not isinstance(line.get("sha256"), (str, type(None))):
+            return "its 'sha256' is not a text"
     if kind == "task" and line.get("inputs") is not None and (
             not isinstance(line["inputs"], list) or not all(isinstance(i, dict) for i in line["inputs"])):
         return "its 'inputs' is not a list of objects"
@@ -68,7 +78,8 @@ def check_shape(record: RunRecord) -> Problem | None:
     """The first line of ``record`` that verify or import could not use, with the reason; None when all can be.
 
     Checks: the header's run (an object with a text id, ISO 8601 times); each task, media, answer and score line's
-    text id, unique within its type; optional texts and objects of the right kind; each answer names a task line,
+    text id, unique within its type; optional texts and objects of the right kind; a frame's index, sizes and JPEG
+    quality whole numbers (the quality at most 100), as verify makes it again from them; each answer names a task line,
     each frame an answer line and a media line, each score an answer line."""
     header = record.header
     reason = _header(header)

@@ -267,7 +267,7 @@ def parse_record(data: bytes, path: Path | None = None) -> RunRecord:
     if heads[0].get("schema_version") != SCHEMA_VERSION:
         raise RecordError(f"{where}: schema version {heads[0].get('schema_version')!r}; this fieldstudio reads "
                           f"version {SCHEMA_VERSION}")
-    problem = check_shape(record)
+    problem = check_shape(record.lines)
     if problem is not None:
         line, reason = problem
         raise RecordError(f"{where}, line {numbers[id(line)]} ({line.get('type')}): {reason}")

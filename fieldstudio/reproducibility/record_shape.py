@@ -9,10 +9,7 @@ ISO 8601) so the reader is refused with the line and the reason instead of an er
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from fieldstudio.reproducibility.record import RunRecord
+from typing import Any
 
 Problem = tuple[dict[str, Any], str]
 """(the offending line, why it is refused)."""
@@ -74,20 +71,21 @@ def _header(line: dict[str, Any]) -> str | None:
     return None
 
 
-def check_shape(record: RunRecord) -> Problem | None:
-    """The first line of ``record`` that verify or import could not use, with the reason; None when all can be.
+def check_shape(lines: dict[str, list[dict[str, Any]]]) -> Problem | None:
+    """The first line of a record (its lines by type, one ``header``: ``RunRecord.lines``) that verify or import
+    could not use, with the reason; None when all can be.
 
     Checks: the header's run (an object with a text id, ISO 8601 times); each task, media, answer and score line's
     text id, unique within its type; optional texts and objects of the right kind; a frame's index, sizes and JPEG
     quality whole numbers (the quality at most 100), as verify makes it again from them; each answer names a task line,
     each frame an answer line and a media line, each score an answer line."""
-    header = record.header
+    header = lines["header"][0]
     reason = _header(header)
     if reason is not None:
         return header, reason
     seen: dict[str, set[str]] = {}
     for kind in ("task", "media", "answer", "score", "session", "scoring", "frame"):
-        for line in record.of(kind):
+        for line in lines.get(kind, []):
             reason = _fields(line)
             if reason is None and "id" in line and kind in ("task", "media", "answer", "score"):
                 if line["id"] in seen.setdefault(kind, set()):
@@ -98,7 +96,7 @@ def check_shape(record: RunRecord) -> Problem | None:
     refs = (("answer", "task_id", "task"), ("frame", "answer_id", "answer"), ("frame", "media_id", "media"),
             ("score", "answer_id", "answer"))
     for kind, key, target in refs:
-        for line in record.of(kind):
+        for line in lines.get(kind, []):
             if line.get(key) not in seen.get(target, set()):
                 return line, f"its {key!r} {line.get(key)!r} names no {target} line of the record"
     return None

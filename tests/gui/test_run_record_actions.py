@@ -43,6 +43,14 @@ def _answer(monkeypatch, method: str, path) -> None:  # noqa: ANN001
     monkeypatch.setattr(QFileDialog, method, staticmethod(lambda *a, **k: (str(path), "")))
 
 
+def _write_through_menu(qtbot, monkeypatch, action, status, path):  # noqa: ANN001
+    """Trigger a menu action that saves a file, the save dialog answered with ``path``; returns ``path``."""
+    _answer(monkeypatch, "getSaveFileName", path)
+    with qtbot.waitSignal(status, timeout=20000):
+        action.trigger()
+    return path
+
+
 def test_save_then_verify_lists_the_changed_media_file(qtbot, panel_on_run, tmp_path, monkeypatch):
     panel, run = panel_on_run
     records = panel.history.records
@@ -74,10 +82,7 @@ def test_save_then_verify_lists_the_changed_media_file(qtbot, panel_on_run, tmp_
 def test_export_then_import_into_another_project_through_the_menu(qtbot, panel_on_run, tmp_path, monkeypatch):
     panel, run = panel_on_run
     records = panel.history.records
-    out = tmp_path / "export.jsonl"
-    _answer(monkeypatch, "getSaveFileName", out)
-    with qtbot.waitSignal(records.status, timeout=20000):
-        records.export_action.trigger()
+    out = _write_through_menu(qtbot, monkeypatch, records.export_action, records.status, tmp_path / "export.jsonl")
     target = Project.create(tmp_path / "target.fieldstudio")
     ids = add_media(target, *run.files.values())
     add_task(target, "how many?", [("h264.mkv", ids["h264.mkv"])], external_id="t1", source="manual", ground_truth="4")
@@ -98,10 +103,7 @@ def test_a_hand_made_record_is_refused_by_verify_and_import_in_a_warning_naming_
         qtbot, panel_on_run, tmp_path, monkeypatch):
     panel, run = panel_on_run
     records = panel.history.records
-    saved = tmp_path / "saved.jsonl"
-    _answer(monkeypatch, "getSaveFileName", saved)
-    with qtbot.waitSignal(records.status, timeout=20000):
-        records.save_action.trigger()
+    saved = _write_through_menu(qtbot, monkeypatch, records.save_action, records.status, tmp_path / "saved.jsonl")
     lines = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()[:-1]]
     next(line for line in lines if line["type"] == "answer")["task_id"] = "nope"
     body = "".join(json.dumps(line) + "\n" for line in lines).encode()

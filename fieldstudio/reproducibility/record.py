@@ -193,12 +193,33 @@ def record_bytes(project: Project, run_id: str) -> bytes:
     return body + _canonical({"type": "end", "lines": count, "sha256": hashlib.sha256(body).hexdigest()}) + b"\n"
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database: a project file, or any other database a record must not replace."""
+
+
+def refuse_target(path: Path) -> None:
+    """Raise RecordError when writing a record to ``path`` would replace a folder or a database (a project file:
+    ``runs export P RUN -o P`` would otherwise leave P a JSON-lines file and its work gone)."""
+    if path.is_dir():
+        raise RecordError(f"{path} is a folder: give the record a file name (run.jsonl)")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError:
+        return                                  # absent or unreadable: the write itself says why it fails
+    if head == SQLITE_MAGIC:
+        raise RecordError(f"{path} is a database (a fieldstudio project?): a record is not written over it; "
+                          "choose another file (run.jsonl)")
+
+
 def write_record(project: Project, run_id: str, path: Path, *,
                  progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> int:
     """Write the run's record to ``path`` (a temporary file moved into place); returns the number of lines.
 
     ``progress(1, 1)`` once written (the record is read in a few queries; ``cancelled`` is not consulted).
-    Raises NotFound for an unknown run, OSError when the file cannot be written."""
+    Raises NotFound for an unknown run, RecordError when ``path`` is a folder or a database (the project's own file
+    included: a record written there would replace the project), OSError when the file cannot be written."""
+    refuse_target(Path(path))
     data = record_bytes(project, run_id)
     atomic_write_bytes(Path(path), data)
     progress(1, 1)
@@ -287,4 +308,4 @@ def read_record(path: Path) -> RunRecord:
 
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "LINE_TYPES", "RecordError", "RunRecord", "portable_extra", "task_sha", "task_set_sha",
-           "task_lines", "media_line", "record_lines", "record_bytes", "write_record", "parse_record", "read_record"]
+           "task_lines", "media_line", "record_lines", "record_bytes", "refuse_target", "write_record", "parse_record", "read_record"]

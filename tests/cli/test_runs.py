@@ -72,3 +72,24 @@ def test_export_then_import_twice_then_refused(tmp_path, clips, fake_openai, wid
     assert result.exit_code == 0 and "1 run, 2 answers, 2 scores" in result.output, result.output
     result = runner.invoke(app, ["runs", "import", str(tmp_path / "t.fieldstudio"), out])
     assert result.exit_code == 0 and "is already in the project: nothing added" in result.output
+
+
+def test_export_onto_the_project_file_or_a_folder_is_refused_and_the_project_stays(tmp_path, clips, fake_openai):
+    run = make_recorded_run(tmp_path, clips, fake_openai)
+    project = run.project.path
+    run.project.close()
+    before = hashlib.sha256(project.read_bytes()).hexdigest()
+    other = Project.create(tmp_path / "other.fieldstudio")
+    other.close()
+    for command, target, reason in (("export", project, "is a database"), ("record", tmp_path / "other.fieldstudio",
+                                                                              "is a database"),
+                                    ("export", tmp_path, "is a folder")):
+        result = runner.invoke(app, ["runs", command, str(project), run.run_id[:8], "-o", str(target)])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == f"error: {target} " + (
+            "is a folder: give the record a file name (run.jsonl)" if reason == "is a folder" else
+            "is a database (a fieldstudio project?): a record is not written over it; choose another file (run.jsonl)")
+    assert hashlib.sha256(project.read_bytes()).hexdigest() == before
+    with Project.open(project) as p, Project.open(tmp_path / "other.fieldstudio"):
+        assert p.name
+    assert not list(tmp_path.glob(".*.tmp"))

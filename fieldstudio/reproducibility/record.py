@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import select
 
 from fieldstudio import __version__
-from fieldstudio.core.atomic import atomic_write_bytes
+from fieldstudio.core.atomic import ReplacesDatabase, atomic_write_bytes, refuse_database_target
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.core.json_limits import MAX_JSON_BYTES, JsonLimitError, load_json
 from fieldstudio.core.progress import Cancelled, Progress
@@ -193,23 +193,16 @@ def record_bytes(project: Project, run_id: str) -> bytes:
     return body + _canonical({"type": "end", "lines": count, "sha256": hashlib.sha256(body).hexdigest()}) + b"\n"
 
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-"""The first 16 bytes of every SQLite database: a project file, or any other database a record must not replace."""
-
-
 def refuse_target(path: Path) -> None:
     """Raise RecordError when writing a record to ``path`` would replace a folder or a database (a project file:
     ``runs export P RUN -o P`` would otherwise leave P a JSON-lines file and its work gone)."""
     if path.is_dir():
         raise RecordError(f"{path} is a folder: give the record a file name (run.jsonl)")
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
-    except OSError:
-        return                                  # absent or unreadable: the write itself says why it fails
-    if head == SQLITE_MAGIC:
+        refuse_database_target(path)
+    except ReplacesDatabase:
         raise RecordError(f"{path} is a database (a fieldstudio project?): a record is not written over it; "
-                          "choose another file (run.jsonl)")
+                          "choose another file (run.jsonl)") from None
 
 
 def write_record(project: Project, run_id: str, path: Path, *,

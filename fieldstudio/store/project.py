@@ -358,7 +358,7 @@ def _writable(path: Path) -> bool:
 def _copy_sqlite(src: Path, dst: Path) -> None:
     """Copy a SQLite database consistently (including an uncheckpointed WAL) with the backup API, into a
     temporary file that then replaces ``dst`` (``core.atomic``)."""
-    with atomic_path(dst) as tmp:
+    with atomic_path(dst, replaces_database=True) as tmp:
         source = read_only_connection(src)
         target = sqlite3.connect(tmp)
         try:

@@ -212,3 +212,12 @@ def test_report_prints_accuracy_split_by_evidence(app, wide_console, tmp_path):
             "(1/1 scored); no evidence: mean — (0/1 scored)") in result.output
     assert ("sees — saw the evidence: mean 0.500, accuracy 0.500 (2/2 scored); never saw it: mean 0.000, accuracy "
             "0.000 (1/1 scored); no evidence: mean 1.000, accuracy 1.000 (1/1 scored)") in result.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "html", "json", "xlsx"])
+def test_report_never_writes_over_the_project_file(app, two_runs_file, fmt):
+    before = two_runs_file.read_bytes()
+    result = CliRunner().invoke(app, ["report", str(two_runs_file), "-o", str(two_runs_file), "--format", fmt])
+    assert result.exit_code == 2, result.output
+    assert "is a database" in result.output and "Traceback" not in result.output
+    assert two_runs_file.read_bytes() == before

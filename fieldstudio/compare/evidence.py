@@ -31,6 +31,7 @@ from fieldstudio.compare.coverage import coverage_text
 from fieldstudio.core import matchers
 from fieldstudio.media import video_index
 from fieldstudio.media.frame_table import FrameTable
+from fieldstudio.scoring.scorers.temporal_iou import MS_SLACK_S
 from fieldstudio.store.models import Annotation, Answer, Media, Task
 from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
@@ -167,7 +168,9 @@ def task_evidence(project: Project, task_ids: Iterable[str] | None = None) -> di
         start = float(tb.seconds(0))
         if start + times[0] > float(tb.seconds(len(tb) - 1)):
             continue                  # after the last frame: the video does not hold that moment
-        out[t.id] = _span(tb, media_id, tb.index_at(start + times[0]), tb.index_at(start + times[1]), origin)
+        # the frame a time written to the millisecond names, as fs-tiou reads it (0.033 s is the frame at 0.0333 s)
+        out[t.id] = _span(tb, media_id, tb.index_at(start + times[0] + MS_SLACK_S),
+                          tb.index_at(start + times[1] + MS_SLACK_S), origin)
     return out
 
 

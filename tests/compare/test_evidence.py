@@ -137,6 +137,23 @@ def test_a_deleted_linked_annotation_leaves_the_reference_time(tasks):
     with p.write() as s:
         s.add(TaskInput(task_id=ids["seg"], position=0, name="walk.mp4", media_id=VIDEO_ID))
     span = evidence.task_evidence(p)[ids["seg"]]
-    # the reference 0.333-0.667 s after the first PTS: frames 7 (+0.300 s) to 15 (+0.6667 s)
+    # the reference 0.333-0.667 s after the first PTS: frames 8 (+30000/90000 = 0.3333 s, written 0.333) to 15
+    # (+60000/90000 = 0.6667 s)
     assert span.origin == "the reference's time range"
-    assert (span.start_frame, span.end_frame) == (7, 15)
+    assert (span.start_frame, span.end_frame) == (8, 15)
+
+
+def test_a_reference_time_written_to_the_millisecond_names_the_frame_fs_tiou_names(media_project):
+    """Frame 1 is at +3000/90000 = 0.0333 s, which a time written to the millisecond (as the linked ground truth
+    writes it) reads back as 0.033 s; frame 4 is at +15000/90000 = 0.1667 s, written 0.167. The span of
+    "0.033-0.167" is frames 1-4, the frames fs-tiou's frame_at names for the same times, so a frame 0 sent is
+    not "saw the evidence"."""
+    from fieldstudio.scoring.scorers.temporal_iou import frame_at
+
+    p = media_project
+    task = _time_task(p, "from 00:00:00.033 to 00:00:00.167")
+    span = evidence.task_evidence(p)[task]
+    assert (span.start_frame, span.end_frame) == (1, 4)
+    relative = [(hand_pts(i) - 1800) / 90000 for i in range(30)]
+    assert (frame_at(relative, 0.033), frame_at(relative, 0.167)) == (1, 4)
+    assert evidence.coverage_of(span, [_frame(VIDEO_ID, 0)]).status == "never saw"

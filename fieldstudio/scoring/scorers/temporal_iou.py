@@ -42,7 +42,11 @@ _TIME = (r"(?:\d{1,2}:[0-5]\d:[0-5]\d(?:\.\d{1,3})?|\d{1,3}:[0-5]\d(?:\.\d{1,3})
 _RANGE = re.compile(rf"^(?:(?:from )?(?P<a>{_TIME})(?: (?:to|until) | ?[-–—] ?)(?P<b>{_TIME})"
                     rf"|between (?P<c>{_TIME}) and (?P<d>{_TIME}))\.?$", re.ASCII)
 
-__all__ = ["NAME", "VERSION", "INFO", "parse_range", "temporal_iou", "frame_at", "score"]
+__all__ = ["NAME", "VERSION", "INFO", "MS_SLACK_S", "parse_range", "temporal_iou", "frame_at", "score"]
+
+MS_SLACK_S = 0.0005
+"""Times are written to the millisecond: a frame up to half a millisecond after a written time is the frame shown
+then (one rule for fs-tiou's frames and for evidence spans, ``compare.evidence``)."""
 
 
 def _seconds(token: str) -> float:
@@ -87,7 +91,7 @@ def frame_at(frame_times_s: Sequence[float] | np.ndarray, seconds: float) -> int
     Times are written to the millisecond, so a frame up to half a millisecond after ``seconds`` counts as shown
     then: a linked segment's start at 0.43333 s reads back as 0.433 and still names its own frame."""
     times = np.asarray(frame_times_s, dtype=float)
-    return max(0, int(np.searchsorted(times, seconds + 0.0005, side="right")) - 1)
+    return max(0, int(np.searchsorted(times, seconds + MS_SLACK_S, side="right")) - 1)
 
 
 def score(reference: str, prediction: str | None, *, min_iou: float = 0.5,

@@ -132,3 +132,35 @@ def test_a_calibration_keeps_its_check_and_measures_it_when_read(media_project):
     with pytest.raises(Exception, match="check length"):
         calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0,
                                       check=[(0, 0), (0, 10), 0.0])
+
+
+def test_a_linked_ruler_is_compared_unrounded_not_as_its_centimetre_text(media_project):
+    """1.00 m over 1000 px; the check, 1.00 m over 1001 px, measures 1.001 m: error +0.001 m, tolerance ±0.002 m.
+    The ruler (0,0)-(0,436) is 436 px = 0.436 m, which the ground truth writes "0.44 m". The exact "43.6 cm" is
+    off by 0 (not -0.004 m), and "0.44 m" is off by +0.004 m, outside ±0.002 m."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.annotations import calibrations
+    from fieldstudio.compare.answer_table import load_answers
+    from fieldstudio.scoring import service
+    from fieldstudio.store.models import Task
+    from fieldstudio.tasks import ground_truth as gt
+    from tests.support.annotation_fixtures import PHOTO_ID
+    from tests.support.scoring_fixtures import add_run
+
+    p = media_project
+    calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.0,
+                                  check=[(0, 0), (0, 1001), 1.0])
+    ruler = ann.add_ruler(p, PHOTO_ID, (0, 0), (0, 436))
+    fields = gt.link_fields(p, None, gt.GroundTruthLink("ruler_distance", annotation_id=ruler))
+    assert fields["ground_truth"] == "0.44 m"
+    with p.write() as s:
+        tasks = [Task(external_id=ext, query="?", source="manual", **fields) for ext in ("exact", "text")]
+        s.add_all(tasks)
+        s.flush()
+        ids = [t.id for t in tasks]
+    add_run(p, "m", {ids[0]: "43.6 cm", ids[1]: "0.44 m"})
+    service.score_answers(p, "fs-distance")
+    d = load_answers(p, "fs-distance").set_index("external_id")
+    assert (d.loc["exact", "value"], d.loc["text", "value"]) == (1.0, 0.0)
+    assert d.loc["text", "explanation"].startswith("0.4400 m vs 0.4360 m (")
+    assert d.loc["text", "explanation"].endswith("check error 0.001 m → tolerance ±0.002 m): wrong, off by +0.0040 m")

@@ -5,7 +5,9 @@ The answer is scored only when the WHOLE answer is one length in a strict ASCII 
 digits, up to four decimals) and a unit ``m``, ``cm``, ``mm``, ``ft`` or ``in`` (a space between them optional),
 an optional final period. Anything else (a sentence, two lengths, "about 2 m", feet and inches together) is left
 unscored, "needs a judge", so a wrong answer is never read as a length it does not state. The ground truth is
-read the same way (a linked ruler gives ``"2.35 m"``, ``tasks.ground_truth``).
+read the same way (a linked ruler gives ``"2.35 m"``, ``tasks.ground_truth``). That text is rounded to the
+centimetre, so while it is the ruler's current value the answer is compared with the ruler's unrounded length
+(``context["derived_m"]``): an exact "3.49 cm" is not off by 0.5 cm from a ground truth written "0.03 m".
 
 Correct when |answer − ground truth| ≤ tolerance (value 1, else 0). The tolerance comes from the calibration's
 independent check: twice its error (a known length measured through the calibration, ``core.calibration.
@@ -24,7 +26,7 @@ from fieldstudio.core.parameters import Parameter
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
 
-NAME, VERSION = "fs-distance", "1.0"
+NAME, VERSION = "fs-distance", "1.1"
 DEFAULT_TOLERANCE_PCT = Parameter(
     "default_tolerance_pct", float, 5.0, low=0.0, high=100.0, label="tolerance without a check (%)",
     help="the tolerance, in % of the ground truth, when the ruler's calibration has no independent check")
@@ -47,10 +49,11 @@ def parse_length(text: str | None) -> tuple[float, str, str] | None:
 
 
 def score(reference: str, prediction: str | None, *, default_tolerance_pct: float = 5.0,
-          check_error_m: float | None = None, derived_from: str | None = None) -> ScoreResult:
+          check_error_m: float | None = None, derived_from: str | None = None,
+          truth_m: float | None = None) -> ScoreResult:
     """Score one answer (module docstring). ``check_error_m``: the calibration's independent check error (None:
     the stated default tolerance); ``derived_from``: what the ground truth was measured with, for the
-    explanation."""
+    explanation; ``truth_m``: the ground truth's unrounded value in metres (None: ``reference`` as written)."""
     truth = parse_length(reference)
     if truth is None:
         return unscored(NAME, VERSION, f"the ground truth {reference!r} is not one length")
@@ -64,12 +67,15 @@ def score(reference: str, prediction: str | None, *, default_tolerance_pct: floa
         tolerance = truth[0] * default_tolerance_pct / 100
         why = (f"the calibration has no independent check → stated default ±{default_tolerance_pct:g} % "
                f"= ±{tolerance:.3f} m")
+    if truth_m is not None:
+        truth = (float(truth_m), "m", reference)
     error = answer[0] - truth[0]
     correct = abs(error) <= tolerance + 1e-9
     source = f"{derived_from}; " if derived_from else ""
     written = "" if answer[1] == "m" else f" (answer written {answer[2]!r})"
-    explanation = (f"{answer[0]:.2f} m vs {truth[0]:.2f} m ({source}{why}): {'correct' if correct else 'wrong'}, "
-                   f"off by {error:+.2f} m{written}")
+    digits = 2 if tolerance >= 0.005 else 4      # a tolerance under half a centimetre needs the millimetres shown
+    explanation = (f"{answer[0]:.{digits}f} m vs {truth[0]:.{digits}f} m ({source}{why}): "
+                   f"{'correct' if correct else 'wrong'}, off by {error:+.{digits}f} m{written}")
     return ScoreResult(NAME, VERSION, 1.0 if correct else 0.0, correct, explanation,
                        details={"answer_m": answer[0], "truth_m": truth[0], "error_m": error,
                                 "tolerance_m": tolerance, "tolerance_from": "check" if check_error_m is not None
@@ -80,9 +86,12 @@ def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -
     if not task.ground_truth:
         return "the task has no ground truth"
     context = task.context or {}
+    # the unrounded ruler only while the task's ground truth is its current value (not a pending change)
+    current = context.get("derived_value") is not None and context.get("derived_value") == task.ground_truth
     return Arguments((task.ground_truth, answer.raw_text),
                      {"default_tolerance_pct": float(params.get("default_tolerance_pct", 5.0)),
-                      "check_error_m": context.get("check_error_m"), "derived_from": context.get("derived_from")})
+                      "check_error_m": context.get("check_error_m"), "derived_from": context.get("derived_from"),
+                      "truth_m": context.get("derived_m") if current else None})
 
 
 INFO = ScorerInfo(

@@ -157,7 +157,7 @@ def build_comparison(project: Project, scorer: str | None = None, run_ids: Seque
     if len(answers):
         seen = evidence.answer_coverage(project, answers["answer_id"].tolist())
         answers = answers.merge(seen[["answer_id", "evidence", "evidence_distance_s"]], on="answer_id", how="left")
-        split = evidence.split_by_evidence(answers, seen)
+        split = evidence.split_by_evidence(answers, seen, scorer)
     summary, tables, differences = summarise(answers, strata="category", n_resamples=n_resamples, seed=seed,
                                               groups=list(dict.fromkeys(["category", *groups])), pairs=True,
                                               scorer=scorer, tasks=scope)

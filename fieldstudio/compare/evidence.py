@@ -262,13 +262,18 @@ def answer_coverage(project: Project, answer_ids: Sequence[str] | None = None) -
                                        "evidence_span", "evidence_text"])
 
 
-def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
+def split_by_evidence(answers: pd.DataFrame, coverage: pd.DataFrame, scorer: str | None = None) -> pd.DataFrame:
     """Accuracy of each source split by coverage: one row per (source, evidence status) present, with answers
     (int), scored (int: answers with a value), mean (mean value of the scored ones, NaN when none), accuracy (share
     of the scored ones the scorer counts correct, NaN when none has a verdict) and coverage (``"12/20 scored"``,
     with ``", 2 stale"`` when some scores no longer stand). ``answers`` is ``compare.answer_table.load_answers``'s
     table (answer_id, source, value, and correct and stale_reason when present); ``coverage`` is
-    :func:`answer_coverage`'s. A stale score has no value there, so it is never counted as scored."""
+    :func:`answer_coverage`'s. A stale score has no value there, so it is never counted as scored. Tasks ``scorer``
+    does not apply to (``summaries.applicable``) are left out, as from the summary, so each source's answers here
+    add up to its total there."""
+    from fieldstudio.compare.summaries import applicable
+
+    answers = applicable(answers, scorer)
     cols = ["answer_id", "source", "value"] + [c for c in ("correct", "stale_reason") if c in answers]
     merged = answers[cols].merge(coverage[["answer_id", "evidence"]], on="answer_id", how="left")
     merged["evidence"] = merged["evidence"].fillna(UNKNOWN)
@@ -352,4 +357,4 @@ def evidence_report(project: Project, scorer: str | None = None, run_ids: Sequen
     answers = answer_table.load_answers(project, scorer, run_ids)
     cov = answer_coverage(project, answers["answer_id"].tolist())
     table = answers[["answer_id", "source", "external_id", "value"]].merge(cov, on="answer_id", how="left")
-    return EvidenceReport(scorer, split_by_evidence(answers, cov), table)
+    return EvidenceReport(scorer, split_by_evidence(answers, cov, scorer), table)

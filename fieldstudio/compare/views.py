@@ -300,7 +300,7 @@ def _read_view(project: Project, scorer: str | None, run_ids: Sequence[str] | No
     by_category = tables["category"]
     progress(3, 3)
     label = scoring.scorer_description(scorer) if scorer else "no scores yet"
-    split = (evidence.split_by_evidence(answers, coverage_of_answers) if coverage_of_answers is not None
+    split = (evidence.split_by_evidence(answers, coverage_of_answers, scorer) if coverage_of_answers is not None
              else pd.DataFrame())
     return ComparisonView(scorer, label, answers, grid, summary, by_category, scorers, split)
 

@@ -157,3 +157,37 @@ def test_a_reference_time_written_to_the_millisecond_names_the_frame_fs_tiou_nam
     relative = [(hand_pts(i) - 1800) / 90000 for i in range(30)]
     assert (frame_at(relative, 0.033), frame_at(relative, 0.167)) == (1, 4)
     assert evidence.coverage_of(span, [_frame(VIDEO_ID, 0)]).status == "never saw"
+
+
+def test_the_split_counts_only_the_tasks_the_scorer_applies_to(media_project):
+    """fs-tiou scores the time-range task and says "not applicable" to the count task (counted over frames 0-10,
+    so it has evidence too). The summary counts 1 task for source m; so must the split: saw, 1/1 scored."""
+    from fieldstudio.compare.comparison import build_comparison
+    from fieldstudio.scoring import service
+    from fieldstudio.tasks import ground_truth as gt
+
+    p = media_project
+    seg = ann.add_segment(p, VIDEO_ID, None, 10, end_frame=19)
+    timed = gt.link_fields(p, None, gt.GroundTruthLink("segment_range", annotation_id=seg))
+    ann.add_event(p, VIDEO_ID, 3)
+    counted = gt.link_fields(p, None, gt.GroundTruthLink("count", media_id=VIDEO_ID, start_frame=0, end_frame=10,
+                                                         mode="events"))
+    with p.write() as s:
+        tasks = [Task(external_id=ext, query="?", source="manual", **fields)
+                 for ext, fields in (("when", timed), ("how-many", counted))]
+        s.add_all(tasks)
+        s.flush()
+        ids = [t.id for t in tasks]
+    add_run(p, "m", {ids[0]: {"raw_text": "from 0:00.433 to 0:00.833", "frames": [_frame(VIDEO_ID, 12)]},
+                     ids[1]: {"raw_text": "1", "frames": [_frame(VIDEO_ID, 5)]}})
+    service.score_answers(p, "fs-tiou")
+    c = build_comparison(p, "fs-tiou", n_resamples=50)
+    assert int(c.summary.loc["m", "total"]) == 1
+    split = c.evidence_split
+    assert split[["source", "evidence", "answers", "scored"]].values.tolist() == [["m", "saw", 1, 1]]
+    report = evidence.evidence_report(p, "fs-tiou")
+    assert report.split[["evidence", "answers", "scored"]].values.tolist() == [["saw", 1, 1]]
+    from fieldstudio.compare.views import load_view     # the Summary tab's read
+
+    shown = load_view(p, "fs-tiou", n_resamples=50).evidence_split
+    assert shown[["source", "evidence", "answers", "scored"]].values.tolist() == [["m", "saw", 1, 1]]

@@ -102,7 +102,8 @@ def frame_thumbnails(
     cancelled: Callable[[], bool] = lambda: False,
 ) -> dict[FrameKey, bytes]:
     """JPEG thumbnails (longest side ``THUMB_SIDE`` px) of video frames, read from the project's thumbnail cache;
-    the missing ones are decoded (exact frame access), stored in one write and returned too.
+    the missing ones are decoded (exact frame access), stored in one write and returned too. A photo's or
+    document's key (media id, 0) gives its preview, made first when it has none.
 
     Returns {(media id, frame index): JPEG bytes}; a frame that cannot be read (unknown or missing media, an index
     beyond the frame table, a decoder error) is left out, never stopping the others; after ``cancelled()`` the
@@ -118,6 +119,12 @@ def frame_thumbnails(
                 out[(media_id, index)] = jpeg
         medias = {m.id: m for m in s.scalars(select(Media).where(Media.id.in_({m for m, _ in wanted}),
                                                                  Media.kind == "video"))}
+    # a photo or document sent is shown by its preview, made here when the import made none (the CLI's)
+    stills = sorted({m for m, i in wanted if (m, i) not in out and m not in medias and i == 0})
+    if stills and make_thumbnails(project, stills):
+        for media_id in stills:
+            if (jpeg := thumbnail_jpeg(project, media_id)) is not None:
+                out[(media_id, 0)] = jpeg
     todo = [k for k in wanted if k not in out and k[0] in medias]
     if not todo:
         return out

@@ -64,3 +64,18 @@ def test_a_replaced_frame_table_drops_the_frame_thumbnails_but_keeps_the_preview
     video_index.store_frame_table(p, media_id, shorter)
     with p.read() as s:
         assert [r.frame_index for r in s.query(Thumbnail).filter_by(media_id=media_id)] == [0]
+
+
+def test_a_photo_sent_shows_its_preview_made_when_missing(project, tmp_path):
+    """A photo imported without its preview (the CLI's import makes none): the filmstrip asks for (photo, 0) and
+    gets the photo, a pure red 400x300 picture scaled to 256x192, not an empty button."""
+    photo = tmp_path / "site.png"
+    cv2.imwrite(str(photo), np.full((300, 400, 3), (0, 0, 255), np.uint8))       # BGR: red
+    library.add_paths(project, [photo])
+    media_id = library.find_media(project, "site.png").id
+    assert thumbnails.thumbnail_jpeg(project, media_id) is None
+    got = thumbnails.frame_thumbnails(project, [(media_id, 0)])
+    rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(got[(media_id, 0)], np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    assert rgb.shape == (192, 256, 3)
+    assert np.abs(rgb.astype(int) - (255, 0, 0)).max() <= 8                      # JPEG rounding only
+    assert thumbnails.thumbnail_jpeg(project, media_id) == got[(media_id, 0)]  # stored as its preview

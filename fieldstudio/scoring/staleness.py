@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from fieldstudio.scoring.scorers.scorer_info import TaskInputs
+from fieldstudio.store.content_hashes import answer_content_sha, task_truth_sha
 
 __all__ = ["Judged", "answer_sha", "truth_sha", "scorer_sha", "stale_reason", "BEFORE_HASHES", "short_text",
            "ScoreCheck"]
 
-_sha256 = hashlib.sha256
 BEFORE_HASHES = "judged before hashes were kept"
 FAILED_CALL = "no answer: the model call failed"
 """How the explanation of an answer whose model call failed begins (``ScorerInfo.score``)."""
@@ -53,26 +53,16 @@ def _sha(payload: Any) -> str:
                           .encode("utf-8")).hexdigest()
 
 
-def answer_sha(raw_text: str | None, parsed: Any, error: str | None) -> str:
-    """SHA-256 (hex) of an answer as a scorer reads it: its text, its parsed answer and its error.
-
-    ``parsed`` is the stored JSON text, as ``portable.raw_rows`` reads it on either database (a decoded value is
-    serialised first). The text is hashed as stored, not re-serialised: one call per answer must cost about a
-    microsecond at 100,000 answers, and the same value written by the same import is the same text (a value
-    re-serialised in another key order would only make the score stale, never current by mistake)."""
-    if parsed is not None and not isinstance(parsed, str):
-        parsed = json.dumps(parsed)
-    # each part as "0" (None) or "1" + its text, so that None and "" differ; one f-string, no call per part
-    text = (f"{raw_text is not None:d}{raw_text or ''}\x1f{parsed is not None:d}{parsed or ''}"
-            f"\x1f{error is not None:d}{error or ''}")
-    return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+answer_sha = answer_content_sha
+"""SHA-256 (hex) of an answer as a scorer reads it (``store.content_hashes.answer_content_sha``: its text, its
+parsed answer as the stored JSON text, its error); what ``answer.content_sha256`` holds."""
 
 
 def truth_sha(task: TaskInputs) -> str:
-    """SHA-256 (hex) of what a score of ``task`` depends on besides the answer (see the module docstring)."""
-    extra = task.extra or {}
-    return _sha([task.query, task.answer_type, task.ground_truth, task.ground_truth_extra, task.eval_func,
-                 task.tolerances, extra.get("reasoning_status")])
+    """SHA-256 (hex) of what a score of ``task`` depends on besides the answer (see the module docstring); what
+    ``task.truth_sha256`` holds (``store.content_hashes.task_truth_sha``)."""
+    return task_truth_sha(task.query, task.answer_type, task.ground_truth, task.ground_truth_extra, task.eval_func,
+                          task.tolerances, task.extra)
 
 
 def scorer_sha(name: str, version: str, params: Mapping[str, Any] | None = None, source_sha: str | None = None) -> str:

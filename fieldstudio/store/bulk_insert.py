@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import JSON, bindparam
 from sqlalchemy.orm import Session
 
+from fieldstudio.store.content_hashes import fill_rows
 from fieldstudio.store.portable import copy_rows
 
 
@@ -25,12 +26,14 @@ def insert_rows(session: Session, model: type, rows: Sequence[dict[str, Any]]) -
     Every dict names the same columns; a column named by none of them gets its default (``id`` included: give
     it when the caller needs the ids). A JSON value None is stored as SQL NULL, as the ORM stores an unset JSON
     attribute (Core would write the JSON text ``null``). The rows go in the order given (SQLite's rowid keeps
-    it: the task list's file order). Raises SQLAlchemy's errors (a duplicate key, a foreign key that names
+    it: the task list's file order). Answers and tasks get their content hash (``content_hashes.fill_rows``), as
+    the ORM's flush gives them. Raises SQLAlchemy's errors (a duplicate key, a foreign key that names
     nothing); the caller's transaction then rolls back.
     """
     if not rows:
         return
     table = model.__table__
+    rows = fill_rows(table, rows)
     if session.get_bind().dialect.name == "postgresql":
         copy_rows(session, table, rows)     # executemany there sends one INSERT per row
         return

@@ -10,7 +10,7 @@ The schema is created by the Alembic migration ``0001_initial``; later changes a
 (``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
 batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes;
 ``0006_shared_projects``: row versions, the change log, media roots; ``0007_score_hashes``: what each score
-judged, by hash).
+judged, by hash; ``0008_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``).
 Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
 JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
 sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
@@ -39,6 +39,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from fieldstudio.store import content_hashes
 
 
 BigInt = BigInteger().with_variant(Integer(), "sqlite")
@@ -251,8 +253,11 @@ class Task(Base):
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     updated_by: Mapped[str | None] = mapped_column(String(200))
+    truth_sha256: Mapped[str | None] = mapped_column(String(64))  # store.content_hashes; kept by every write
 
-    __table_args__ = (UniqueConstraint("source", "external_id", name="uq_task_source_external"),)
+    # the scoring's test of which scores still stand reads a task's hash from this index alone (scoring.currency)
+    __table_args__ = (UniqueConstraint("source", "external_id", name="uq_task_source_external"),
+                      Index("ix_task_truth", "id", "truth_sha256"))
     __mapper_args__ = {"version_id_col": version}
 
 
@@ -367,8 +372,12 @@ class Answer(Base):
     frames: Mapped[list[Any] | None] = mapped_column(JSON)  # [{media_id, frame_index, pts_s, sha256}]
     trace: Mapped[list[Any] | None] = mapped_column(JSON)  # agent steps
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    content_sha256: Mapped[str | None] = mapped_column(String(64))  # store.content_hashes; kept by every write
 
-    __table_args__ = (UniqueConstraint("run_id", "task_id", name="uq_answer_run_task"),)
+    # the scoring's test of which scores still stand reads an answer's hash, run and task from this index alone,
+    # without the row (scoring.currency)
+    __table_args__ = (UniqueConstraint("run_id", "task_id", name="uq_answer_run_task"),
+                      Index("ix_answer_content", "id", "content_sha256", "run_id", "task_id"))
 
 
 class ProviderBatch(Base):
@@ -479,3 +488,7 @@ class ChangeLog(Base):
     action: Mapped[str] = mapped_column(String(8))  # insert | update | delete
     changed_by: Mapped[str | None] = mapped_column(String(200))
     changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# the hashes a score is compared with, kept in step with every flush (schema 0008_content_hashes)
+content_hashes.listen(Answer, Task)

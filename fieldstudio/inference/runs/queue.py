@@ -55,6 +55,7 @@ from fieldstudio.inference.runs.run_records import (
 )
 from fieldstudio.inference.strategies import GENERAL_STRATEGY, get_strategy
 from fieldstudio.inference.strategies.base import Prompt, Strategy, StrategyContext, StrategyError, StrategyOutcome
+from fieldstudio.store.content_hashes import answer_hash_of
 from fieldstudio.store.models import Answer, Run, utcnow
 from fieldstudio.store.models import ModelProfile as ProfileRow
 from fieldstudio.store.project import Project
@@ -324,6 +325,7 @@ class AnswerExecutor:
             "from_cache": bool(answer_log.requests) and all(r.from_cache for r in answer_log.requests),
             "retries": answer_log.retries, "frames": frames, "trace": trace, "created_at": utcnow(),
         }
+        values["content_sha256"] = answer_hash_of(values)    # the hash a score of it is compared with
         values["b_answer_id"] = answer_id
         return values
 
@@ -331,7 +333,8 @@ class AnswerExecutor:
 #: Writes a finished answer (`AnswerExecutor.answer_values`); only a pending one, so an answer another executor
 #: finished first stays as it is.
 _ANSWER_COLUMNS = ("raw_text", "parsed", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
-                   "cached_tokens", "latency_s", "cost_usd", "from_cache", "retries", "frames", "trace", "created_at")
+                   "cached_tokens", "latency_s", "cost_usd", "from_cache", "retries", "frames", "trace", "created_at",
+                   "content_sha256")
 UPDATE_PENDING = (update(Answer).where(Answer.id == bindparam("b_answer_id"), Answer.raw_text.is_(None),
                                         Answer.error.is_(None))
                    .values({name: bindparam(name, type_=JSON(none_as_null=True)) if name in ("parsed", "frames", "trace")

@@ -51,6 +51,7 @@ from benchmarks.commands import fresh_process, in_process  # noqa: E402
 from fieldstudio.compare import comparison  # noqa: E402
 from fieldstudio.compare import report_export as report  # noqa: E402
 from fieldstudio.scoring import service as scoring  # noqa: E402
+from fieldstudio.store.bulk_insert import insert_rows  # noqa: E402
 from fieldstudio.store.models import Answer, Run, Task, new_id  # noqa: E402
 from fieldstudio.store.project import Project, copy_project  # noqa: E402
 from fieldstudio.tasks.importing import import_tasks  # noqa: E402
@@ -113,7 +114,8 @@ def perturb(gt: str, rng: random.Random) -> str:
 
 def add_answers(project: Project, tasks: list[tuple[str, str]], n_sources: int, *, seed: int = 0,
                 unique: bool = False) -> None:
-    """n_sources runs, each answering every task (answers written with one bulk insert per run)."""
+    """n_sources runs, each answering every task (answers written with one bulk insert per run, as an answer
+    import writes them: ``bulk_insert.insert_rows``, which keeps each answer's content hash)."""
     counter = 0
     for k in range(n_sources):
         rng = random.Random(seed * 1000 + k)
@@ -129,7 +131,7 @@ def add_answers(project: Project, tasks: list[tuple[str, str]], n_sources: int, 
         with project.write() as s:
             s.execute(Run.__table__.insert(), [{"id": run_id, "name": f"model-{k:03d}", "kind": "model",
                                                 "status": "done"}])
-            s.execute(Answer.__table__.insert(), rows)
+            insert_rows(s, Answer, rows)
 
 
 def timed(fn, *args, **kwargs) -> tuple[float, object]:

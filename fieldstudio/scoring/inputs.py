@@ -22,7 +22,7 @@ from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, sco
 from fieldstudio.store.project import Project
 
 __all__ = ["ScoringError", "TaskInputs", "AnswerInputs", "eval_func_of", "check_params", "score_one", "inputs_sha",
-           "read_inputs", "json_or_none"]
+           "read_inputs", "read_chunk", "json_or_none"]
 
 
 class ScoringError(FieldstudioError):
@@ -82,6 +82,15 @@ def inputs_sha(scorer: str, task: TaskInputs, answer: AnswerInputs, params: Mapp
 
 
 
+_TASK_SQL = ("SELECT id, external_id, source, query, answer_type, ground_truth, ground_truth_extra, eval_func, "
+             "tolerances, extra FROM task")
+
+
+def _task_inputs(r: tuple) -> TaskInputs:
+    """The TaskInputs of a row of ``_TASK_SQL``."""
+    return TaskInputs(*r[:6], json_or_none(r[6]), r[7], json_or_none(r[8]), json_or_none(r[9]))
+
+
 def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
                 ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
     """(answers, tasks, in_force): the answers as raw tuples (id, run_id, task_id, raw_text, parsed JSON
@@ -95,10 +104,7 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
         answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1 = 1" + clause,
                            params)
         answers.sort(key=operator.itemgetter(0))            # by answer id: see read_inputs' docstring
-        tasks = {}
-        for r in raw_rows(s, "SELECT id, external_id, source, query, answer_type, ground_truth, "
-                             "ground_truth_extra, eval_func, tolerances, extra FROM task"):
-            tasks[r[0]] = TaskInputs(*r[:6], json_or_none(r[6]), r[7], json_or_none(r[8]), json_or_none(r[9]))
+        tasks = {r[0]: _task_inputs(r) for r in raw_rows(s, _TASK_SQL)}
         rows = score_rows(s, scorer, None, with_answers=False)
     info = REGISTRY.get(scorer)
     if info is not None and info.needs_context:       # fieldstudio's own scorers: frame times, derivations
@@ -109,6 +115,24 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
         wanted = {a[0] for a in answers}
         rows = [r for r in rows if r.answer_id in wanted]
     return answers, tasks, {k[0]: v for k, v in heads(rows).items()}
+
+
+def read_chunk(session, scorer: str, chunk: Sequence[tuple], tasks: dict[str, TaskInputs]  # noqa: ANN001
+               ) -> dict[str, StoredScore]:
+    """For one chunk of a streamed scoring (raw answer tuples as ``read_inputs`` gives them, in answer-id order):
+    the score row in force per answer id of the chunk, and the inputs of the chunk's tasks not yet in ``tasks``
+    added to it (500 ids per query). Reads the scorer's rows of the chunk's answer-id range only."""
+    if not chunk:
+        return {}
+    wanted = {a[0] for a in chunk}
+    rows = [r for r in score_rows(session, scorer, None, with_answers=False,
+                                  answer_ids_between=(chunk[0][0], chunk[-1][0])) if r.answer_id in wanted]
+    missing = sorted({a[2] for a in chunk} - tasks.keys())
+    for k in range(0, len(missing), 500):
+        clause, params = in_list("id", missing[k:k + 500])
+        for r in raw_rows(session, _TASK_SQL + " WHERE 1 = 1" + clause, params):
+            tasks[r[0]] = _task_inputs(r)
+    return {k[0]: v for k, v in heads(rows).items()}
 
 
 def json_or_none(text: str | None) -> Any:

@@ -56,7 +56,8 @@ from fieldstudio import benchmarks
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.paths import resources_dir
 from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
-from fieldstudio.scoring.inputs import ScoringError, check_params, read_inputs
+from fieldstudio.scoring import currency
+from fieldstudio.scoring.inputs import ScoringError, check_params, read_chunk
 from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
 from fieldstudio.scoring.official.settings import JudgeSettings
@@ -210,36 +211,52 @@ def fs_prompt_record(scorer: str) -> dict[str, Any]:
 def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: JudgeCaller | None,
                params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled,
                source: Any = None) -> None:
-    """The body of ``score_answers``: read the inputs, score and write batch by batch into ``report``."""
-    answers, tasks, in_force = read_inputs(project, ids, scorer)
-    report.answers = total = len(answers)
-    progress(0, total)
-    batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
-    memo = Memo()
+    """The body of ``score_answers``: count the answers whose score is current by its columns in SQL
+    (``scoring.currency``), then read the others in chunks by answer id (keyset pagination), score and write
+    chunk by chunk into ``report``: what one chunk reads is freed before the next, so memory stays that of a
+    chunk whatever the number of answers."""
     version = get_scorer(scorer).version
     check = ScoreCheck(scorer, version, scorer_sha(scorer, version, params, None if source is None else source.sha256),
                        judged=judge is not None)
+    selection = currency.Selection(scorer, version, check.scorer_now, None if ids is None else tuple(ids),
+                                   judged=judge is not None)
+    with project.read() as s:
+        report.answers = total = currency.count_answers(s, selection)
+        done = currency.count_current(s, selection, report)
+    progress(done, total)
+    if done == total:
+        return                                   # every score stands: nothing to read, score or write
+    batch = JUDGE_BATCH if judge is not None else DETERMINISTIC_BATCH
+    memo = Memo()
+    tasks: dict[str, Any] = {}
+    after = ""
     with ScoreWriter(project) as writer:
-        for start in range(0, total, batch):
+        while True:
             if cancelled():
                 report.cancelled = True
                 break
+            with project.read() as s:
+                chunk = currency.to_score(s, selection, after, batch)
+                in_force = read_chunk(s, scorer, chunk, tasks)
+            if not chunk:
+                break
+            after = chunk[-1][0]
             now = utcnow()
-            chunk = answers[start:start + batch]
             if judge is None:
                 inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report, check)
                 pending: dict[str, Any] = {}
             else:
                 inserts, updates = judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
-                                                cancelled, lambda i, s=start: progress(s + i + 1, total), source,
-                                                check)
+                                                cancelled, lambda i, s=done: progress(min(s + i + 1, total), total),
+                                                source, check)
                 pending = judge.take_pending()
             writer.write(scorer, now, inserts, updates, pending, check.scorer_now)
             report.written += len(inserts) + len(updates)
             if judge is not None and judge.fatal is not None:
                 finish_judge(report, judge)
                 raise judge.fatal
-            progress(min(start + len(chunk), total), total)
+            done += len(chunk)
+            progress(min(done, total), total)
             if report.cancelled:
                 break
 

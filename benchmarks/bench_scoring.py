@@ -47,7 +47,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import generated_tasks, targets, work_folders  # noqa: E402
-from benchmarks.commands import fresh_process, in_process  # noqa: E402
+from benchmarks.commands import fresh_process, fresh_python, in_process  # noqa: E402
 from fieldstudio.compare import comparison  # noqa: E402
 from fieldstudio.compare import report_export as report  # noqa: E402
 from fieldstudio.scoring import service as scoring  # noqa: E402
@@ -132,6 +132,12 @@ def add_answers(project: Project, tasks: list[tuple[str, str]], n_sources: int, 
             s.execute(Run.__table__.insert(), [{"id": run_id, "name": f"model-{k:03d}", "kind": "model",
                                                 "status": "done"}])
             insert_rows(s, Answer, rows)
+
+
+_SCORE_ONLY = ("import sys\nfrom fieldstudio.scoring.service import score_answers\n"
+               "from fieldstudio.store.project import Project\n"
+               "with Project.open(sys.argv[1]) as p:\n    score_answers(p, 'fs-match')\n")
+"""The scoring alone, as a fresh process runs it (``fieldstudio score`` also builds and prints the summary)."""
 
 
 def timed(fn, *args, **kwargs) -> tuple[float, object]:
@@ -241,6 +247,12 @@ def main() -> None:
           f"resident memory {peak_mb:.0f} MB (target <= 300)")
     targets.declare(f"peak memory of `fieldstudio score`, {rep_big.answers:,} answers", peak_mb, 300,
                     better=targets.LOWER, reference="absolute", unit="MB")
+    copy_project(folder / "big_unscored.fieldstudio", folder / "big_service.fieldstudio")
+    _settle()
+    t_service, service_mb = fresh_python("-c", _SCORE_ONLY, str(folder / "big_service.fieldstudio"))
+    print(f"  of which the scoring alone (`score_answers` in a fresh process, streamed in chunks of "
+          f"{scoring.DETERMINISTIC_BATCH:,}): {t_service:.2f} s, peak {service_mb:.0f} MB; the rest is the summary "
+          f"table `score` prints after it (the long table of every answer in pandas) [information]")
 
     worst = project_with(folder, "worst", big, unique=True)
     _settle()

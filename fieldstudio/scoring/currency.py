@@ -18,15 +18,17 @@ takes is a subset of what the Python check keeps: the scoring's result is the sa
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.staleness import FAILED_CALL
-from fieldstudio.scoring.store import in_list, raw_rows
+from fieldstudio.scoring.store import StoredScore, in_list, raw_rows, stale_reasons
 
-__all__ = ["Selection", "count_answers", "count_current", "to_score"]
+__all__ = ["Selection", "count_answers", "count_current", "current_answer_ids", "to_score", "stale_reasons_in_force",
+           "current_by_scorer"]
 
 
 @dataclass(frozen=True)
@@ -34,25 +36,32 @@ class Selection:
     """The answers one scoring covers and what a row that stands must match.
 
     ``run_ids``: None for every run; ``scorer``, ``version``: the scorer's name and registered version;
-    ``scorer_now``: ``staleness.scorer_sha`` of the scoring (parameters and official source included);
+    ``scorer_now``: ``staleness.scorer_sha`` of the scoring (parameters and official source included), or None
+    for a reader, which cannot know the parameters and does not compare them (``staleness.stale_reason``);
     ``judged``: the scoring has a judge (an undecided or judge-failed row is then scored again)."""
 
     scorer: str
     version: str
-    scorer_now: str
+    scorer_now: str | None
     run_ids: tuple[str, ...] | None
     judged: bool
+
+    @classmethod
+    def for_reading(cls, scorer: str, version: str) -> Selection:
+        """What a reader of the scores in force compares: the answer, the ground truth and the version."""
+        return cls(scorer, version, None, None, judged=False)
 
 
 def _current_sql(sel: Selection) -> tuple[str, list]:
     """The SQL condition "score row ``s`` of answer ``a`` (task ``t``) is current by its columns", with its
     parameters. Exactly one row of the scorer for the answer is tested with one list of the answers that have
     several, made once per query (a correlated test per row cost a fifth of the query)."""
-    sql = ("s.scorer = ? AND s.author IS NULL AND s.scorer_version = ? AND s.scorer_sha256 = ? "
-           "AND s.answer_sha256 = a.content_sha256 AND s.truth_sha256 = t.truth_sha256 "
+    sql = ("s.scorer = ? AND s.author IS NULL AND s.scorer_version = ? "
+           + ("AND s.scorer_sha256 = ? " if sel.scorer_now is not None else "")
+           + "AND s.answer_sha256 = a.content_sha256 AND s.truth_sha256 = t.truth_sha256 "
            "AND s.answer_id NOT IN (SELECT answer_id FROM score WHERE scorer = ? GROUP BY answer_id "
            "HAVING count(*) > 1)")
-    params: list = [sel.scorer, sel.version, sel.scorer_now, sel.scorer]
+    params: list = [sel.scorer, sel.version, *([sel.scorer_now] if sel.scorer_now is not None else []), sel.scorer]
     if sel.judged:
         # a value the judge gave (a judge record without a failure mark; LIKE is conservative: a reply that
         # merely mentions the mark goes to the Python check), or a failed model call, which stays unscorable
@@ -104,6 +113,16 @@ def count_current(session: Session, sel: Selection, report: ScoringReport) -> in
     return len(rows)
 
 
+def current_answer_ids(session: Session, sel: Selection) -> set[str]:
+    """The ids of the answers whose score is current by its columns (the same test as ``count_current``): a
+    reader needs no stale reason for their rows in force."""
+    current, params = _current_sql(sel)
+    clause, run_params = _in_runs(sel)
+    return {r[0] for r in raw_rows(session, "SELECT s.answer_id FROM score s CROSS JOIN answer a CROSS JOIN task t "
+                                            "WHERE a.id = s.answer_id AND t.id = a.task_id AND " + current + clause,
+                                   (*params, *run_params))}
+
+
 def to_score(session: Session, sel: Selection, after: str, limit: int) -> list[tuple]:
     """The next ``limit`` answers after answer id ``after`` ("" for the first) that are not current by their
     columns, in answer-id order (keyset pagination: each call reads from where the last one stopped), as raw
@@ -114,3 +133,23 @@ def to_score(session: Session, sel: Selection, after: str, limit: int) -> list[t
                              "WHERE a.id > ?" + clause + " AND NOT EXISTS (SELECT 1 FROM score s CROSS JOIN task t "
                              "WHERE s.answer_id = a.id AND t.id = a.task_id AND " + current + ") "
                              "ORDER BY a.id LIMIT ?", (after, *run_params, *params, limit))
+
+
+def stale_reasons_in_force(session: Session, rows: Sequence[StoredScore],
+                           current: dict[str, set[str]] | None = None) -> dict[str, str]:
+    """``scoring.store.stale_reasons`` of the rows in force ``rows`` (what a reader is about to show), with the
+    rows current by their columns left out of its Python check: their reason is None by construction, and the
+    check reads and hashes each answer it is given. ``current``: scorer -> ``current_answer_ids`` (made here,
+    one query per scorer, when None; a reader going through its rows in chunks makes it once)."""
+    if current is None:
+        current = current_by_scorer(session, {r.scorer for r in rows})
+    return stale_reasons(session, [r for r in rows if r.answer_id not in current.get(r.scorer, ())])
+
+
+def current_by_scorer(session: Session, scorers: Iterable[str]) -> dict[str, set[str]]:
+    """scorer -> the answer ids current by their columns for a reader (``Selection.for_reading``); a scorer
+    this fieldstudio does not know is left out (its rows go through the Python check)."""
+    from fieldstudio.scoring.scorers import REGISTRY        # the registry imports every scorer: only when read
+
+    return {scorer: current_answer_ids(session, Selection.for_reading(scorer, REGISTRY[scorer].version))
+            for scorer in sorted(set(scorers)) if scorer in REGISTRY}

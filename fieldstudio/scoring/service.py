@@ -67,7 +67,7 @@ from fieldstudio.scoring.scoring_report import ScoringReport
 from fieldstudio.scoring.staleness import ScoreCheck, scorer_sha
 from fieldstudio.scoring.scorers import get as get_scorer
 from fieldstudio.scoring.scorers import REGISTRY
-from fieldstudio.scoring.store import ScoreWriter, hashes_now, heads, score_rows, stale_reasons, stamp_reader
+from fieldstudio.scoring.store import ScoreWriter, hashes_now, heads, score_rows, stamp_reader
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 from fieldstudio.core.progress import Cancelled, Progress
@@ -276,7 +276,7 @@ def current_scores(project: Project, scorer: str | None = None, run_ids: Sequenc
     with project.read() as s:
         in_force = heads(score_rows(s, scorer, ids))
         to_stamp = stamp_reader(s)
-        stale = stale_reasons(s, list(in_force.values()))
+        stale = currency.stale_reasons_in_force(s, list(in_force.values()))
     cols = ["score_id", "answer_id", "run_id", "task_id", "scorer", "scorer_version", "value", "correct",
             "explanation", "author", "reason", "overridden", "judge_raw", "judge_cost_usd", "created_at",
             "stale_reason"]

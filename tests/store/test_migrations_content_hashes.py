@@ -4,13 +4,13 @@ columns and keeps the rows."""
 
 from __future__ import annotations
 
-from alembic import command
 from sqlalchemy import inspect, text
 
 from fieldstudio.scoring.service import score_answers
 from fieldstudio.scoring.staleness import answer_sha
 from fieldstudio.store.portable import raw_rows
-from fieldstudio.store.project import Project, _alembic_config
+from fieldstudio.store.project import Project
+from tests.support.older_schema import downgrade
 from tests.support.scoring_fixtures import add_run, add_task
 
 BEFORE = "0007_score_hashes"
@@ -26,11 +26,8 @@ def test_an_older_project_gets_its_hashes_and_its_scores_stay_current(tmp_path):
         with p.read() as s:
             kept = dict(raw_rows(s, "SELECT id, content_sha256 FROM answer"))
             kept_truths = dict(raw_rows(s, "SELECT id, truth_sha256 FROM task"))
-        cfg = _alembic_config()
+        downgrade(p, BEFORE)                           # as an older fieldstudio left the file
         with p.engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, BEFORE)             # as an older fieldstudio left the file
-            conn.commit()
             assert "content_sha256" not in {c["name"] for c in inspect(conn).get_columns("answer")}
             assert "truth_sha256" not in {c["name"] for c in inspect(conn).get_columns("task")}
             assert conn.execute(text("SELECT count(*) FROM answer")).scalar() == 3

@@ -4,12 +4,12 @@ columns and keeps the scores."""
 
 from __future__ import annotations
 
-from alembic import command
 from sqlalchemy import inspect, text
 
 from fieldstudio.scoring import staleness
 from fieldstudio.scoring.service import current_scores, score_answers
-from fieldstudio.store.project import Project, _alembic_config
+from fieldstudio.store.project import Project
+from tests.support.older_schema import downgrade
 from tests.support.scoring_fixtures import add_run, add_task
 
 BEFORE = "0006_shared_projects"
@@ -21,11 +21,8 @@ def test_scores_from_before_the_hashes_open_stale_and_score_again(tmp_path):
         tasks = [add_task(p, f"1.1.000{i}", str(i), answer_type="count") for i in (1, 2)]
         add_run(p, "m", {t: str(i) for i, t in zip((1, 2), tasks)})
         assert score_answers(p, "fs-match").written == 2
-        cfg = _alembic_config()
+        downgrade(p, BEFORE)                           # as an older fieldstudio left the file
         with p.engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, BEFORE)             # as an older fieldstudio left the file
-            conn.commit()
             assert "answer_sha256" not in {c["name"] for c in inspect(conn).get_columns("score")}
             assert conn.execute(text("SELECT count(*) FROM score")).scalar() == 2
     with Project.open(path) as p:

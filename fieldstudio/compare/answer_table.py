@@ -58,26 +58,44 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     clause, params = in_list("a.run_id", ids)
     text_columns = "t.query, t.ground_truth" if texts else "NULL, NULL"
     answer_texts = "a.raw_text, a.error" if texts else "NULL, NULL"
-    sql = ("SELECT a.task_id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, " + text_columns
-           + ", a.run_id, r.name, a.id, " + answer_texts + ", a.prompt_tokens, a.completion_tokens, "
-           "a.reasoning_tokens, a.cost_usd, a.latency_s FROM answer a JOIN task t ON t.id = a.task_id "
-           "JOIN run r ON r.id = a.run_id WHERE 1 = 1" + clause)
     with project.read() as s:
-        rows = raw_rows(s, sql, params)
-        shown = _scores_shown(s, scorer, sorted({r[10] for r in rows}), texts) if scorer else {}
-    cols = TASK_COLUMNS + ["run_id", "run_name", "answer_id", "answer", "error", "prompt_tokens", "completion_tokens",
-                         "reasoning_tokens", "cost_usd", "latency_s"]
-    df = pd.DataFrame.from_records(rows, columns=cols)
+        # the task and run columns are read once per task and run, not once per answer: each answer's row then
+        # refers to its task's strings instead of holding copies (100,000 answers over 900 tasks held 9 copies
+        # of every task's texts per run)
+        tasks = {r[0]: r for r in raw_rows(
+            s, "SELECT t.id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, " + text_columns
+            + " FROM task t WHERE t.id IN (SELECT a.task_id FROM answer a WHERE 1 = 1" + clause + ")", params)}
+        runs = {r[0]: r for r in raw_rows(s, "SELECT id, name FROM run")}
+        rows = [r for r in raw_rows(s, "SELECT a.task_id, a.run_id, a.id, " + answer_texts + ", a.prompt_tokens, "
+                                       "a.completion_tokens, a.reasoning_tokens, a.cost_usd, a.latency_s "
+                                       "FROM answer a WHERE 1 = 1" + clause, params)
+                if r[0] in tasks and r[1] in runs]
+        shown = _scores_shown(s, scorer, sorted(r[2] for r in rows), texts) if scorer else {}
+    # a source is its run's name, with the id's first characters when two runs of the table share it
+    present = {r[1] for r in rows}
+    named: dict[str, int] = {}
+    for run_id in present:
+        named[runs[run_id][1]] = named.get(runs[run_id][1], 0) + 1
+    source_of = {run_id: f"{runs[run_id][1]} ({run_id[:6]})" if named[runs[run_id][1]] > 1 else runs[run_id][1]
+                 for run_id in present}
+    # sorted by source, then task, here (stable, as pandas' stable sort of the frame was): no copy of the frame
+    rows.sort(key=lambda r: (source_of[r[1]], tasks[r[0]][1] if tasks[r[0]][1] is not None else r[0]))
+    task_of = [tasks[r[0]] for r in rows]
+    columns = {name: [t[k] for t in task_of] for k, name in enumerate(TASK_COLUMNS)}
+    run_of = [runs[r[1]] for r in rows]
+    columns["run_id"] = [r[0] for r in run_of]
+    for k, name in enumerate(("answer_id", "answer", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+                              "cost_usd", "latency_s"), start=2):
+        columns[name] = [r[k] for r in rows]
+    columns["source"] = [source_of[r[0]] for r in run_of]
+    del task_of, run_of, rows
+    df = pd.DataFrame(columns)
+    del columns
     for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
     for c in ("category", "sub_category", "scenario"):
         df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
     df["external_id"] = df["external_id"].fillna(df["task_id"])
-    names = df.drop_duplicates("run_id").groupby("run_name")["run_id"].nunique()
-    dup = set(names[names > 1].index)
-    df["source"] = [f"{n} ({r[:6]})" if n in dup else n for n, r in zip(df["run_name"], df["run_id"])] \
-        if dup else df["run_name"]
-    df = df.drop(columns="run_name")
     heads_now = [shown.get(aid) for aid in df["answer_id"]]
     reasons = [None if h is None else h.stale_reason for h in heads_now]
     nan = float("nan")
@@ -100,7 +118,7 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
                                                    index=df.index, dtype=object), errors="coerce").astype(float)
     df["stale_reason"] = pd.Series(reasons, index=df.index, dtype=object)
     df["stale_value"] = np.where(is_stale, old_values, nan)
-    return df.sort_values(["source", "external_id"], kind="stable").reset_index(drop=True)
+    return df
 
 
 class _Shown(NamedTuple):
@@ -129,19 +147,21 @@ def _scores_shown(session, scorer: str, answer_ids: Sequence[str], texts: bool) 
     """answer id -> what the long table shows of its score in force under ``scorer`` (``answer_ids`` sorted),
     read SCORE_CHUNK answers at a time by answer-id range (the rows of 100,000 answers held at once took
     more memory than the table); ``texts=False`` drops the explanation, reason and judge reply."""
-    current = current_by_scorer(session, [scorer])
     wanted = set(answer_ids)
     out: dict[str, _Shown] = {}
+    same: dict[str, str] = {}                    # one string object per scorer name and version
     for k in range(0, len(answer_ids), SCORE_CHUNK):
         part = answer_ids[k:k + SCORE_CHUNK]
         rows = [r for r in score_rows(session, scorer, None, with_answers=False,
                                       answer_ids_between=(part[0], part[-1])) if r.answer_id in wanted]
         in_force = heads(rows)
         del rows
+        current = current_by_scorer(session, [scorer], (part[0], part[-1]))
         stale = stale_reasons_in_force(session, list(in_force.values()), current)
         for (answer_id, _), h in in_force.items():
             judge = h.judge or {}
-            out[answer_id] = _Shown(h.id, h.scorer, h.scorer_version, h.value, h.correct,
+            out[answer_id] = _Shown(h.id, same.setdefault(h.scorer, h.scorer),
+                                    same.setdefault(h.scorer_version, h.scorer_version), h.value, h.correct,
                                     h.explanation if texts else None, h.author, h.reason if texts else None,
                                     judge.get("raw") if texts else None, judge.get("model") if judge else None,
                                     judge.get("cost_usd"), stale.get(h.id))

@@ -113,11 +113,15 @@ def count_current(session: Session, sel: Selection, report: ScoringReport) -> in
     return len(rows)
 
 
-def current_answer_ids(session: Session, sel: Selection) -> set[str]:
-    """The ids of the answers whose score is current by its columns (the same test as ``count_current``): a
-    reader needs no stale reason for their rows in force."""
+def current_answer_ids(session: Session, sel: Selection, between: tuple[str, str] | None = None) -> set[str]:
+    """The ids of the answers whose score is current by its columns (the same test as ``count_current``), among
+    the answer ids in the closed range ``between`` (None: all): a reader needs no stale reason for their rows in
+    force."""
     current, params = _current_sql(sel)
     clause, run_params = _in_runs(sel)
+    if between is not None:
+        clause += " AND s.answer_id BETWEEN ? AND ?"
+        run_params = (*run_params, *between)
     return {r[0] for r in raw_rows(session, "SELECT s.answer_id FROM score s CROSS JOIN answer a CROSS JOIN task t "
                                             "WHERE a.id = s.answer_id AND t.id = a.task_id AND " + current + clause,
                                    (*params, *run_params))}
@@ -146,10 +150,12 @@ def stale_reasons_in_force(session: Session, rows: Sequence[StoredScore],
     return stale_reasons(session, [r for r in rows if r.answer_id not in current.get(r.scorer, ())])
 
 
-def current_by_scorer(session: Session, scorers: Iterable[str]) -> dict[str, set[str]]:
-    """scorer -> the answer ids current by their columns for a reader (``Selection.for_reading``); a scorer
-    this fieldstudio does not know is left out (its rows go through the Python check)."""
+def current_by_scorer(session: Session, scorers: Iterable[str],
+                      between: tuple[str, str] | None = None) -> dict[str, set[str]]:
+    """scorer -> the answer ids (in the range ``between``, None: all) current by their columns for a reader
+    (``Selection.for_reading``); a scorer this fieldstudio does not know is left out (its rows go through the
+    Python check)."""
     from fieldstudio.scoring.scorers import REGISTRY        # the registry imports every scorer: only when read
 
-    return {scorer: current_answer_ids(session, Selection.for_reading(scorer, REGISTRY[scorer].version))
+    return {scorer: current_answer_ids(session, Selection.for_reading(scorer, REGISTRY[scorer].version), between)
             for scorer in sorted(set(scorers)) if scorer in REGISTRY}

@@ -11,7 +11,7 @@ The SQL takes only the plain case, and leaves every other answer to the scoring'
 exactly one row of the scorer (so no person's override and no chain), a machine row, whose three hashes and
 version equal the answer's, the task's and the scoring's, and (with a judge) that holds a value without a
 "judge_failed" mark in its judge record or records a failed model call. An answer or task whose hash is NULL
-(written before ``0008_content_hashes`` by a path that did not know it) is never current here. What the SQL
+(written before ``0009_content_hashes`` by a path that did not know it) is never current here. What the SQL
 takes is a subset of what the Python check keeps: the scoring's result is the same, only faster.
 """
 

@@ -117,11 +117,12 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
     return answers, tasks, {k[0]: v for k, v in heads(rows).items()}
 
 
-def read_chunk(session, scorer: str, chunk: Sequence[tuple], tasks: dict[str, TaskInputs]  # noqa: ANN001
-               ) -> dict[str, StoredScore]:
+def read_chunk(project: Project, session, scorer: str, chunk: Sequence[tuple],  # noqa: ANN001
+               tasks: dict[str, TaskInputs]) -> dict[str, StoredScore]:
     """For one chunk of a streamed scoring (raw answer tuples as ``read_inputs`` gives them, in answer-id order):
     the score row in force per answer id of the chunk, and the inputs of the chunk's tasks not yet in ``tasks``
-    added to it (500 ids per query). Reads the scorer's rows of the chunk's answer-id range only."""
+    added to it (500 ids per query; with their context for the scorers that need it, as ``read_inputs`` adds it).
+    Reads the scorer's rows of the chunk's answer-id range only."""
     if not chunk:
         return {}
     wanted = {a[0] for a in chunk}
@@ -132,6 +133,11 @@ def read_chunk(session, scorer: str, chunk: Sequence[tuple], tasks: dict[str, Ta
         clause, params = in_list("id", missing[k:k + 500])
         for r in raw_rows(session, _TASK_SQL + " WHERE 1 = 1" + clause, params):
             tasks[r[0]] = _task_inputs(r)
+    info = REGISTRY.get(scorer)
+    if missing and info is not None and info.needs_context:       # fieldstudio's own scorers
+        from fieldstudio.scoring.task_context import with_context
+
+        tasks.update(with_context(project, {t: tasks[t] for t in missing if t in tasks}, info.answer_types))
     return {k[0]: v for k, v in heads(rows).items()}
 
 

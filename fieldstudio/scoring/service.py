@@ -237,7 +237,7 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
                 break
             with project.read() as s:
                 chunk = currency.to_score(s, selection, after, batch)
-                in_force = read_chunk(s, scorer, chunk, tasks)
+                in_force = read_chunk(project, s, scorer, chunk, tasks)
             if not chunk:
                 break
             after = chunk[-1][0]

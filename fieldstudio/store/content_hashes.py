@@ -15,7 +15,7 @@ The hashes are made here, below every package that writes those rows:
 Every way a row is written keeps its hash in step: the ORM's flush (``before_insert`` / ``before_update``
 listeners, registered by ``store.models``), the bulk inserts (``bulk_insert.insert_rows`` calls ``fill_rows``)
 and the Core statements that change an answer (``inference.runs.queue.UPDATE_PENDING`` binds
-``answer_hash_of``). A row whose hash is NULL (written before ``0008_content_hashes`` by a path that did not
+``answer_hash_of``). A row whose hash is NULL (written before ``0009_content_hashes`` by a path that did not
 know it) is never taken as current: the scoring hashes it in Python as before.
 """
 

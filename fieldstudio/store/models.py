@@ -10,7 +10,7 @@ The schema is created by the Alembic migration ``0001_initial``; later changes a
 (``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
 batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes;
 ``0006_shared_projects``: row versions, the change log, media roots; ``0007_score_hashes``: what each score
-judged, by hash; ``0008_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``).
+judged, by hash; ``0009_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``).
 Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
 JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
 sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
@@ -490,5 +490,5 @@ class ChangeLog(Base):
     changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-# the hashes a score is compared with, kept in step with every flush (schema 0008_content_hashes)
+# the hashes a score is compared with, kept in step with every flush (schema 0009_content_hashes)
 content_hashes.listen(Answer, Task)

@@ -1,4 +1,4 @@
-"""Migration 0008_content_hashes: the answers and tasks of an older project get their hashes filled from their
+"""Migration 0009_content_hashes: the answers and tasks of an older project get their hashes filled from their
 stored columns, so the scores written before it are current by one SQL join at once; the downgrade drops the
 columns and keeps the rows."""
 
@@ -13,7 +13,7 @@ from fieldstudio.store.project import Project
 from tests.support.older_schema import downgrade
 from tests.support.scoring_fixtures import add_run, add_task
 
-BEFORE = "0007_score_hashes"
+BEFORE = "0008_calibration_check"
 
 
 def test_an_older_project_gets_its_hashes_and_its_scores_stay_current(tmp_path):

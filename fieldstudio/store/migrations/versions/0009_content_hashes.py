@@ -1,7 +1,7 @@
 """content hashes: the answer's and the ground truth's SHA-256 on their own rows, so a current score is one join
 
-Revision ID: 0008_content_hashes
-Revises: 0007_score_hashes
+Revision ID: 0009_content_hashes
+Revises: 0008_calibration_check
 Create Date: 2026-12-04 00:00:00
 
 Issue 37 item 4. ``answer.content_sha256`` and ``task.truth_sha256`` hold the hashes a score keeps of what it
@@ -18,8 +18,8 @@ import sqlalchemy as sa
 from fieldstudio.store.content_hashes import answer_content_sha, task_truth_sha
 
 
-revision = '0008_content_hashes'
-down_revision = '0007_score_hashes'
+revision = '0009_content_hashes'
+down_revision = '0008_calibration_check'
 branch_labels = None
 depends_on = None
 

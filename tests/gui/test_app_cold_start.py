@@ -299,3 +299,66 @@ def test_a_narrow_library_dock_still_shows_the_start_and_end_of_each_name(qtbot,
     widths = _ink_widths(w.library)
     assert len(widths) >= 3 and min(widths) >= 12 * view.fontMetrics().averageCharWidth(), widths
     w.close()
+
+
+def _project_of_images(path: Path, names: list[str]) -> Path:
+    from PIL import Image
+
+    folder = path.parent / "images"
+    folder.mkdir()
+    for k, name in enumerate(names):
+        Image.new("RGB", (8, 6), (k, 2 * k, 3 * k)).save(folder / name)
+    with Project.create(path) as p:
+        assert library.add_paths(p, [folder]).imported_total == len(names)
+    return path
+
+
+def _listing(model) -> list[str]:  # noqa: ANN001 - MediaListModel
+    return [model.index(r, 0).data().splitlines()[0] for r in range(model.rowCount())]
+
+
+def test_the_library_lists_its_first_rows_then_the_rest_after_them(qtbot, tmp_path, monkeypatch):
+    """A new library model lists FIRST_ROWS names (case-insensitive order) before the first paint; the next
+    event-loop turn inserts the others after them without a reset (the rows on screen do not move)."""
+    from fieldstudio.gui.panels import library as library_panel
+
+    monkeypatch.setattr(library_panel, "FIRST_ROWS", 3)
+    path = _project_of_images(tmp_path / "p.fieldstudio", ["d.png", "b.png", "E.png", "A.png", "c.png"])
+    model = library_panel.MediaListModel(path)
+    assert _listing(model) == ["A.png", "b.png", "c.png"]
+    resets, inserted = [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    with qtbot.waitSignal(model.all_listed, timeout=5000):
+        pass
+    assert _listing(model) == ["A.png", "b.png", "c.png", "d.png", "E.png"]
+    assert inserted == [(3, 4)] and resets == []
+
+
+def test_the_library_resets_to_the_full_order_when_the_first_rows_were_not_the_first(qtbot, tmp_path, monkeypatch):
+    """SQLite lowers ASCII only: "Éb" sorts before "éa" there, after it in Python's casefold order. The full
+    list wins (a reset), and asking for the visible ids before the event loop turns lists every row at once."""
+    from fieldstudio.gui.panels import library as library_panel
+
+    monkeypatch.setattr(library_panel, "FIRST_ROWS", 2)
+    path = _project_of_images(tmp_path / "p.fieldstudio", ["éa.png", "Éb.png", "z.png"])
+    panel = library_panel.LibraryPanel(path)
+    qtbot.addWidget(panel)
+    assert _listing(panel.model) == ["z.png", "Éb.png"]
+    resets, inserted = [], []
+    panel.model.modelReset.connect(lambda: resets.append(1))
+    panel.model.rowsInserted.connect(lambda *_: inserted.append(1))
+    assert len(panel.visible_ids()) == 3  # lists the rest now
+    assert resets == [1] and inserted == []
+    assert _listing(panel.model) == ["z.png", "éa.png", "Éb.png"]
+    assert sorted(["éa.png", "Éb.png", "z.png"], key=str.casefold) == _listing(panel.model)
+
+
+def test_a_library_of_fewer_rows_than_a_screenful_is_listed_at_once(qtbot, tmp_path):
+    from fieldstudio.gui.panels.library import MediaListModel
+
+    model = MediaListModel(_project_of_images(tmp_path / "p.fieldstudio", ["b.png", "a.png"]))
+    assert _listing(model) == ["a.png", "b.png"]
+    with qtbot.waitSignal(model.all_listed, timeout=5000):
+        pass
+    assert _listing(model) == ["a.png", "b.png"]

@@ -148,6 +148,7 @@ class MediaView(QObject):
         self.loader = FrameLoader(FrameSource(project, cache_bytes=VIEWER_CACHE_BYTES), self)
         self.video = VideoController(self.canvas, self.loader, self)
         self.video.frame_shown.connect(self.state.show_frame)
+        self.video.decoding.connect(lambda i: setattr(self.state, "frame_decoding", i))
         self.video.playing_changed.connect(self.transport.set_playing)
         self.video.playing_changed.connect(lambda on: setattr(self.state, "playing", on))
         self.video.notice.connect(self.notice)

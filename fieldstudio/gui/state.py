@@ -69,6 +69,11 @@ class ViewState:
 
     ``requested`` is a :class:`FrameRequest` not yet served (see :meth:`request_frame`), else None.
 
+    ``frame_decoding`` is the index of the exact video frame the viewer has asked its decoder for and not shown
+    yet, else None: the parts that read the project for each frame (the marks, the tags) read that frame's rows
+    while the decoder works on its own thread, instead of after the picture arrived. :meth:`show_frame` sets
+    it back to None without an event.
+
     ``events.<field>`` is an :class:`Event` per field; ``events.frame`` fires once per frame shown with
     ``(frame_index, pts_seconds, frame_exact)`` after those three were set together by :meth:`show_frame`.
     """
@@ -84,6 +89,7 @@ class ViewState:
     mark_kind: str = "box"
     selection: tuple[str, ...] = ()
     requested: FrameRequest | None = None
+    frame_decoding: int | None = None
     events: _Events = field(default_factory=lambda: _Events(), repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -100,6 +106,7 @@ class ViewState:
         object.__setattr__(self, "frame_index", int(index))
         object.__setattr__(self, "pts_seconds", float(seconds))
         object.__setattr__(self, "frame_exact", bool(exact))
+        object.__setattr__(self, "frame_decoding", None)
         self.events.frame.emit((self.frame_index, self.pts_seconds, self.frame_exact))
 
     def request_frame(self, media_id: str, frame_index: int | None = None) -> None:

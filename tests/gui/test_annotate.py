@@ -287,3 +287,30 @@ def test_esc_clears_the_tool_hint(window, qtbot):
     assert window.statusBar().currentMessage().startswith("Box:")
     window.actions["select_tool"].trigger()
     assert window.statusBar().currentMessage() == ""
+
+
+def test_the_marks_of_the_frame_asked_for_are_read_while_it_decodes_and_an_edit_meanwhile_is_drawn(
+        window, qtbot, monkeypatch):
+    """Releasing the playhead asks for an exact frame: its boxes are read at once (the decoder works on its own
+    thread meanwhile) and drawn from that read when the picture arrives. A box added before the picture arrives
+    is drawn too: an edit drops the read made before it."""
+    from fieldstudio.annotations import box_tracks
+
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    p, mid = window.state.project, window.state.media.id
+    reads = []
+    real = box_tracks.boxes_on_frame
+    monkeypatch.setattr(box_tracks, "boxes_on_frame", lambda *a: reads.append(a[2]) or real(*a))
+    window.view.timeline.released.emit(12)
+    assert reads == [12] and window.state.frame_decoding == 12      # read before the picture is decoded
+    qtbot.waitUntil(lambda: window.state.frame_index == 12 and window.state.frame_exact, timeout=10000)
+    assert reads == [12] and window.state.frame_decoding is None   # the picture drew the marks read ahead
+
+    window.view.timeline.released.emit(20)
+    assert reads[-1] == 20
+    # the picture of frame 20 is queued, not yet shown: a box added now must not be lost by the read ahead
+    assert window.annotator.apply(edits.AddBox(p, mid, (80.0, 40.0, 60.0, 40.0), frame_index=20))
+    qtbot.waitUntil(lambda: window.state.frame_index == 20, timeout=10000)
+    wait_idle(window, qtbot)
+    boxes = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
+    assert [(b.rect.x(), b.rect.y(), b.rect.width(), b.rect.height()) for b in boxes] == [(80.0, 40.0, 60.0, 40.0)]

@@ -407,6 +407,33 @@ def test_tags_frame_and_media(qtbot, demo_project):
     assert items(panel.media_list) == ["live panels"]
 
 
+def test_tags_of_the_frame_being_decoded_are_read_ahead_and_a_tag_added_meanwhile_is_shown(qtbot, demo_project,
+                                                                                          monkeypatch):
+    """The viewer sets ``frame_decoding`` when it asks for an exact frame: the panel reads that frame's tags then,
+    and shows them when the frame is shown without reading again; a tag added in between is not lost."""
+    clip = mid(demo_project, demo.WORKER_CLIP)
+    panel = TagsPanel(apply_edit=EditLog())
+    qtbot.addWidget(panel)
+    panel.set_project(demo_project)
+    state = ViewState()
+    panel.follow_view(state)
+    state.media = library.find_media(demo_project, clip)
+    state.show_frame(36, 0.0)
+    assert panel.add_tag("blurry", to_frame=True) and items(panel.frame_list) == ["blurry"]
+    reads = []
+    real = views.tags_at
+    monkeypatch.setattr(views, "tags_at", lambda *a: reads.append(a[2]) or real(*a))
+    state.frame_decoding = 37
+    assert reads == [37]
+    state.show_frame(37, 0.0)
+    assert reads == [37] and items(panel.frame_list) == [] and panel.frame_title.text() == "Frame 37"
+    state.frame_decoding = 36
+    ann.add_tag(demo_project, clip, "dark", frame_index=36)   # another window's edit, then its refresh
+    panel.refresh()
+    state.show_frame(36, 0.0)
+    assert items(panel.frame_list) == ["blurry", "dark"]
+
+
 # -- annotation list --------------------------------------------------------------------------------
 def test_list_filters_and_times(qtbot, demo_project):
     clip = mid(demo_project, demo.WORKER_CLIP)

@@ -44,6 +44,7 @@ class TagsPanel(QWidget):
         self._deleted: str | None = None  # the media shown, deleted meanwhile: no tags to show or add
         self._is_video = False
         self._apply: ApplyEdit = apply_edit or do_now
+        self._read_ahead: tuple[tuple, tuple[list, list] | None] | None = None  # (project, media, frame) -> tags
 
         self.media_list = QListWidget()
         self.media_list.setToolTip("Tags of the whole media (Delete removes the selected one)")
@@ -111,10 +112,11 @@ class TagsPanel(QWidget):
 
     def follow_view(self, state: ViewState) -> None:
         """Show the tags of the media and frame ``state`` shows (gui/state.py): read again when another media or
-        another exact video frame is shown."""
+        another exact video frame is shown (that frame's tags read while the viewer decodes it)."""
         self._view = state
         state.events.media.connect(lambda _m: self.refresh())
-        state.events.frame.connect(lambda f: f[2] and self.frame_index is not None and self.refresh())
+        state.events.frame_decoding.connect(self._frame_decoding)
+        state.events.frame.connect(lambda f: f[2] and self.frame_index is not None and self._frame_shown())
         self.refresh()
 
     @property
@@ -130,8 +132,7 @@ class TagsPanel(QWidget):
 
     def refresh(self) -> None:
         """Re-read the tags (after an undo, or an edit elsewhere) and the completion list."""
-        self.media_list.clear()
-        self.frame_list.clear()
+        self._read_ahead = None
         kind = None
         if self.project is not None and self.media_id is not None:
             from fieldstudio.annotations import rows as views
@@ -141,18 +142,45 @@ class TagsPanel(QWidget):
             except NotFound:
                 self._deleted = self.media_id
         self._is_video = kind == "video"
-        on_frame = self._is_video and self.frame_index is not None
+        self._show_tags(self._read_tags())
         if self.project is not None and self.media_id is not None:
-            media_tags, frame_tags = views.tags_at(self.project, self.media_id,
-                                                   self.frame_index if on_frame else None)
-            for lst, tags in ((self.media_list, media_tags), (self.frame_list, frame_tags)):
-                for t in tags:
-                    item = QListWidgetItem(t.text or "")
-                    item.setData(TAG_ID_ROLE, t.id)
-                    lst.addItem(item)
+            from fieldstudio.annotations import rows as views
+
             self._completions.setStringList(views.project_tag_texts(self.project))
         else:
             self._completions.setStringList([])
+
+    def _read_tags(self, frame: int | None = None) -> tuple[list, list] | None:
+        """(media tags, tags of the frame shown, or of ``frame``), or None with no media shown."""
+        if self.project is None or self.media_id is None:
+            return None
+        from fieldstudio.annotations import rows as views
+
+        on_frame = self._is_video and self.frame_index is not None
+        return views.tags_at(self.project, self.media_id, frame if frame is not None else
+                             self.frame_index if on_frame else None)
+
+    def _frame_decoding(self, index: int | None) -> None:
+        # the tags of the frame the viewer waits for, read while it decodes (the same media: its kind is known)
+        if index is not None and self._is_video and self.media_id is not None:
+            self._read_ahead = ((self.project, self.media_id, index), self._read_tags(index))
+
+    def _frame_shown(self) -> None:
+        """Another exact frame of the same video: only its tags change (read ahead when the viewer asked for it)."""
+        ahead, self._read_ahead = self._read_ahead, None
+        key = (self.project, self.media_id, self.frame_index)
+        self._show_tags(ahead[1] if ahead is not None and ahead[0] == key else self._read_tags())
+
+    def _show_tags(self, tags: tuple[list, list] | None) -> None:
+        self.media_list.clear()
+        self.frame_list.clear()
+        on_frame = self._is_video and self.frame_index is not None
+        if tags is not None:
+            for lst, found in zip((self.media_list, self.frame_list), tags):
+                for t in found:
+                    item = QListWidgetItem(t.text or "")
+                    item.setData(TAG_ID_ROLE, t.id)
+                    lst.addItem(item)
         self.frame_title.setText(f"Frame {self.frame_index}" if on_frame else "This frame (videos only)")
         has_media = self.media_id is not None
         for w in (self.tag_edit, self.tag_media_button, self.media_list, self.remove_button):

@@ -51,6 +51,9 @@ class FrameMarks(QObject):
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
         self._select_next: str | None = None
         self._select_next_track: tuple[int, int] | None = None  # (track, frame): selected again after [ or ]
+        # (project, media id, frame) -> its boxes and rulers, read while the decoder makes that frame; dropped by
+        # any full refresh (an edit), so a read older than the last edit is never drawn
+        self._read_ahead: tuple[tuple, tuple[list, list]] | None = None
         canvas.scene().selectionChanged.connect(self._selection_changed)
         # captions stay inside the part of the picture on screen: placed again after a zoom or a scroll
         canvas.zoom_changed.connect(lambda _z: self.arrange_captions())
@@ -58,6 +61,7 @@ class FrameMarks(QObject):
         canvas.verticalScrollBar().valueChanged.connect(lambda _v: self.arrange_captions())
         state.events.media.connect(self._media_shown)
         state.events.frame.connect(self._frame_shown)
+        state.events.frame_decoding.connect(self._frame_decoding)
 
     @property
     def media(self):  # noqa: ANN201 - Media | None
@@ -67,6 +71,22 @@ class FrameMarks(QObject):
 
     def _media_shown(self, _media: object) -> None:
         self._grid_for = None  # the grid and the label colours are read again for the next media
+
+    def _frame_decoding(self, index: int | None) -> None:
+        """Read the marks of the exact frame ``index`` the viewer waits for, on this thread while it decodes."""
+        media, project = self.media, self.state.project
+        if index is None or media is None or project is None or media.kind != "video":
+            return
+        self._read_ahead = ((project, media.id, index), self._marks_on(project, media.id, index))
+
+    def _marks_on(self, project, media_id: str, frame: int | None) -> tuple[list, list]:  # noqa: ANN001 - Project
+        """(boxes to draw, rulers to draw) on ``frame`` of ``media_id`` (None: a photo)."""
+        from fieldstudio.annotations import box_tracks
+        from fieldstudio.annotations import annotation_records as ann
+
+        rulers = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler"])
+                  if r.frame_index is None or r.frame_index == frame]
+        return box_tracks.boxes_on_frame(project, media_id, frame), rulers
 
     def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
         if self.state.playing and not frame[2]:
@@ -115,9 +135,6 @@ class FrameMarks(QObject):
         ``frame_only`` skips what does not depend on the frame (labels, calibration grid, timeline
         markers), which keeps stepping and playback to two small queries per frame.
         """
-        from fieldstudio.annotations import box_tracks
-        from fieldstudio.annotations import annotation_records as ann
-
         selected = set(self.selected_ids())
         if self._select_next is not None:
             selected.add(self._select_next)
@@ -126,14 +143,18 @@ class FrameMarks(QObject):
         if project is None or media is None:
             return
         full = not frame_only or self._grid_for != media.id
+        frame = self.state.video_frame()
+        ahead, self._read_ahead = self._read_ahead, None
+        if full or ahead is None or ahead[0] != (project, media.id, frame):
+            ahead = (None, self._marks_on(project, media.id, frame))
+        boxes, rulers = ahead[1]
         if full:
             self.labels.reload()
             self._grid = self._make_grid(media) if self.show_grid else None
             self._grid_for = media.id
-        frame = self.state.video_frame()
         scene = self.canvas.scene()
         color = self.labels.color
-        for b in box_tracks.boxes_on_frame(project, media.id, frame):
+        for b in boxes:
             caption = " ".join(x for x in (b.label_name or "", f"#{b.track_id}" if b.track_id is not None else "",
                                            "" if b.keyframe else "(interpolated)") if x)
             item = BoxItem(b.box, color(b.label_id), caption, annotation_id=b.annotation_id,
@@ -142,8 +163,6 @@ class FrameMarks(QObject):
             item.setToolTip(_box_tip(b))
             scene.addItem(item)
             self.items.append(item)
-        rulers = [r for r in ann.list_annotations(project, media_id=media.id, kinds=["ruler"])
-                  if r.frame_index is None or r.frame_index == frame]
         for r in rulers:
             (p, q) = r.geometry
             item = RulerItem(tuple(p), tuple(q), color(r.label_id) if r.label_id else RULER_COLOR,

@@ -37,7 +37,8 @@ _RESIZE_SETTLE_MS = 250
 class VideoController(QObject):
     """Transport for the video shown in ``canvas``; frames come from ``loader``.
 
-    Signals: ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
+    Signals: ``decoding(index)`` when the exact frame ``index`` is asked of the decoder (a pause, a step, a
+    release of the playhead); ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
     scrubbing previews and frames shown while playing; while libVLC plays, at most every
     ``POSITION_INTERVAL_S`` although every picture is drawn), ``playing_changed(bool)``, ``notice(str)``
     for the status bar, ``media_changed()``, ``mode_changed(text, rate)`` when playing starts or stops or the
@@ -48,6 +49,7 @@ class VideoController(QObject):
     ``playback_stats()`` counts what was delivered and shown.
     """
 
+    decoding = Signal(int)
     frame_shown = Signal(int, float, bool)
     playing_changed = Signal(bool)
     notice = Signal(str)
@@ -123,6 +125,8 @@ class VideoController(QObject):
             return
         self.target = min(max(0, index), len(self.table) - 1)
         self._shown_token = self.loader.request(self.media.id, self.target, exact=exact)
+        if exact:
+            self.decoding.emit(self.target)
 
     def step(self, frames: int) -> None:
         """Pause and move ``frames`` frames (negative: back)."""

@@ -20,6 +20,9 @@ from fieldstudio.media.frame_table import FrameTable
 from fieldstudio.media.video import decoded_frames, error_reason, frame_pts, open_video
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+RGB_CACHE_BYTES = 32 * 1024 * 1024
+"""Converted RGB frames kept beside the decoder frames: the last 4 of a 1080p video (6 MB each), the last one of
+a 4K video (25 MB): a count of 4 kept 100 MB of 4K pictures resident."""
 
 
 class FrameReader:
@@ -40,6 +43,7 @@ class FrameReader:
         self._cache_bytes = cache_bytes
         self._frame_bytes = 0
         self._container: av.container.InputContainer | None = None
+        self._stream: av.video.stream.VideoStream | None = None
         self._decoder = None
         self._next_index: int | None = None  # index the open decoder will yield next
         self._threads = True  # frame threading, until a frame is lost to it (see _frame)
@@ -58,7 +62,8 @@ class FrameReader:
     def _reset_decoder(self) -> None:
         if self._container is not None:
             self._container.close()
-        self._container = None
+        # the stream holds the codec context and its frame pools: 150-250 MB resident at 4K until it goes
+        self._container = self._stream = None
         self._decoder = None
         self._next_index = None
 
@@ -196,7 +201,7 @@ class FrameReader:
                 rgb = np.ascontiguousarray(np.rot90(rgb, k=self.rotation // 90))
             rgb.setflags(write=False)
             self._rgb[index] = rgb
-            while len(self._rgb) > 4:
+            while len(self._rgb) > max(1, min(4, RGB_CACHE_BYTES // rgb.nbytes)):
                 self._rgb.popitem(last=False)
             return rgb
 

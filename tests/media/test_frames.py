@@ -73,6 +73,24 @@ def test_stepping_back_and_forth_uses_the_cache(clips):
         assert read_barcode(reader.get(n)) == n
 
 
+def test_converted_frames_are_kept_by_bytes_not_by_count(clips, monkeypatch):
+    """The RGB frames kept are bounded by RGB_CACHE_BYTES: room for two and a half 320 x 192 frames (184,320
+    bytes each) keeps two, so asking again for the third-newest converts it again (a new array); with the
+    default bound, four are kept as before (the same arrays come back)."""
+    path = clips["cfr_bframes"]
+    table = decoded_table.build_frame_table(path)
+    monkeypatch.setattr(frame_reader, "RGB_CACHE_BYTES", int(2.5 * 320 * 192 * 3))
+    reader = frame_reader.FrameReader(path, table)
+    first = [reader.get(n) for n in (10, 11, 12)]
+    assert reader.get(12) is first[2] and reader.get(11) is first[1]
+    again = reader.get(10)
+    assert again is not first[0] and read_barcode(again) == 10
+    monkeypatch.undo()
+    reader = frame_reader.FrameReader(path, table)
+    first = [reader.get(n) for n in (10, 11, 12, 13)]
+    assert all(reader.get(n) is f for n, f in zip((10, 11, 12, 13), first))
+
+
 def test_get_frame_through_the_project(project, clips):
     report = library.add_paths(project, [clips["vfr"], clips["rot90"]])
     assert report.imported["video"] == 2

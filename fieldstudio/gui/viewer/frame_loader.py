@@ -21,6 +21,7 @@ from fieldstudio.gui.imaging import qimage_from_rgb
 
 if TYPE_CHECKING:
     from fieldstudio.media.frames import FrameSource
+    from fieldstudio.store.models import Media
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ class FrameRequest:
     index: int
     exact: bool
     token: int
+    media: object | None = None  # the caller's Media row of media_id, read again from the project when None
 
 
 class FrameLoader(QObject):
@@ -57,11 +59,15 @@ class FrameLoader(QObject):
         self._thread = threading.Thread(target=self._loop, name="frame-loader", daemon=True)
         self._thread.start()
 
-    def request(self, media_id: str, index: int, *, exact: bool = True) -> int:
-        """Ask for a frame; an earlier request not yet started is dropped. Returns the request's token."""
+    def request(self, media_id: str, index: int, *, exact: bool = True, media: Media | None = None) -> int:
+        """Ask for a frame; an earlier request not yet started is dropped. Returns the request's token.
+
+        ``media``: the Media row of ``media_id`` the caller shows (its columns loaded), which spares the decoding
+        thread a query before each frame; without it the row is read from the project.
+        """
         with self._cond:
             self._token += 1
-            self._pending = FrameRequest(media_id, index, exact, self._token)
+            self._pending = FrameRequest(media_id, index, exact, self._token, media)
             self._cond.notify()
             return self._token
 
@@ -107,7 +113,7 @@ class FrameLoader(QObject):
                 self._busy = True
             try:
                 index = req.index
-                media = self._media(req.media_id)
+                media = req.media if req.media is not None else self._media(req.media_id)
                 if media.kind == "image":
                     # a reduced decode keeps a 12000 x 12000 photo within memory; the canvas scales it
                     # back so that coordinates stay full-resolution pixels

@@ -124,7 +124,7 @@ class VideoController(QObject):
         if self.table is None:
             return
         self.target = min(max(0, index), len(self.table) - 1)
-        self._shown_token = self.loader.request(self.media.id, self.target, exact=exact)
+        self._shown_token = self.loader.request(self.media.id, self.target, exact=exact, media=self.media)
         if exact:
             self.decoding.emit(self.target)
 
@@ -419,7 +419,7 @@ class VideoController(QObject):
                 return
         if self.loader.idle() and index != self._decoded_index:
             self.target = index
-            self._shown_token = self.loader.request(self.media.id, index, exact=True)
+            self._shown_token = self.loader.request(self.media.id, index, exact=True, media=self.media)
 
     def _end_of(self, index: int) -> float:
         """PTS seconds at which frame ``index`` stops being shown: the next frame's PTS, or for the last

@@ -61,7 +61,11 @@ def child_window(project_path: str) -> None:
     """What ``fieldstudio P`` does: ``shown`` once the window is painted with the library's first rows,
     ``listed`` once every row is listed, ``ready`` once the project is open (SQLAlchemy and the decoders
     imported on a worker thread)."""
+    import gc
+
     import fieldstudio.launch  # noqa: F401 - what the `fieldstudio` command imports first
+
+    gc.disable()  # as launch.main does until the window is on screen
     from PySide6.QtCore import QTimer
 
     from fieldstudio.gui.app import application, install_crash_hook

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import os
 import shlex
@@ -202,6 +203,7 @@ def run_gui(path: Path | None = None) -> int:
 
     window = MainWindow(path=project_ref(path) if path is not None else None)
     window.show()
+    QTimer.singleShot(0, gc.enable)  # held off by launch.main while the window's modules were imported
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would
         QTimer.singleShot(int(quit_ms), window.close)

@@ -44,3 +44,23 @@ def test_other_commands_reach_the_command_line(capsys):
         launch.main(["version"])
     assert exc.value.code in (0, None)
     assert capsys.readouterr().out.strip()
+
+
+def test_collection_is_held_off_while_the_window_starts_and_back_on_once_it_is_shown(tmp_path):
+    """`fieldstudio` imports the window's modules with the garbage collector off (their objects all live on),
+    and the running window collects again: checked on the real window, closed after it is shown."""
+    code = ("import gc, sys\nfrom PySide6.QtCore import QTimer\nimport fieldstudio.gui.app as a\n"
+            "real = a.run_gui\n"
+            "def run(p):\n"
+            "    print('during start', gc.isenabled())\n"
+            "    a.application()\n"
+            "    QTimer.singleShot(300, lambda: print('shown', gc.isenabled(), flush=True))\n"
+            "    return real(p)\n"
+            "a.run_gui = run\n"
+            "from fieldstudio import launch\nlaunch.main([])\n")
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen", "FIELDSTUDIO_QUIT_AFTER_MS": "600",
+           "FIELDSTUDIO_CONFIG_DIR": str(tmp_path / "c"), "FIELDSTUDIO_DATA_DIR": str(tmp_path / "d"),
+           "FIELDSTUDIO_LOG_DIR": str(tmp_path / "l")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["during start False", "shown True"]

@@ -131,3 +131,12 @@ def test_a_video_opens_on_its_packet_index_and_follows_the_verified_one(qtbot, t
         assert read_barcode(shown_rgb(w)) == 138 == int(w.frame_label.text().split()[1])
     finally:
         w.close()
+
+
+def test_libvlc_decodes_with_one_thread_per_core_up_to_four(monkeypatch):
+    """Each of libVLC's frame threads holds 4K pictures of its own: the count follows the cores, capped."""
+    from fieldstudio.gui.viewer import vlc_playback
+
+    for cores, threads in ((1, 1), (2, 2), (4, 4), (16, 4), (None, 1)):
+        monkeypatch.setattr(vlc_playback.os, "cpu_count", lambda c=cores: c)
+        assert vlc_playback.decoder_threads() == threads

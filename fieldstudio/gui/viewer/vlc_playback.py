@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 vlc = None  # python-vlc, imported on first use: loading libVLC is not part of the window's start-up
 _IMPORT_ERROR: str | None = None  # None until the import was tried, then "" or why it failed
 _instance = None
+MAX_DECODER_THREADS = 4
 
 
 def _load_vlc():  # noqa: ANN202 - the vlc module or None
@@ -44,6 +45,15 @@ def _load_vlc():  # noqa: ANN202 - the vlc module or None
     return vlc
 
 
+def decoder_threads() -> int:
+    """libVLC's decoding threads: one per core, at most :data:`MAX_DECODER_THREADS`.
+
+    Each frame thread holds pictures of its own: libVLC's default on two cores kept 680 MB resident while playing
+    4K on a loaded machine, two threads about 520 MB; four decode 4K30 in real time on a current laptop.
+    """
+    return max(1, min(MAX_DECODER_THREADS, os.cpu_count() or 1))
+
+
 def vlc_unavailable_reason() -> str | None:
     """None when libVLC can play; otherwise why not (shown once to the user)."""
     global _instance
@@ -53,7 +63,8 @@ def vlc_unavailable_reason() -> str | None:
         return f"libVLC could not be loaded ({_IMPORT_ERROR})"
     if _instance is None:
         try:
-            _instance = vlc.Instance(["--quiet", "--no-video-title-show", "--no-xlib", "--no-snapshot-preview"])
+            _instance = vlc.Instance(["--quiet", "--no-video-title-show", "--no-xlib", "--no-snapshot-preview",
+                                      f"--avcodec-threads={decoder_threads()}"])
         except Exception as exc:  # noqa: BLE001 - any libVLC failure means: use the decoder instead
             return f"libVLC could not start ({exc})"
         if _instance is None:

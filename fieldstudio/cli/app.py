@@ -31,6 +31,7 @@ from fieldstudio.cli import score_report as cli_report
 from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import runs as cli_runs
 from fieldstudio.cli import selftest as cli_selftest
+from fieldstudio.cli import sweep as cli_sweep
 from fieldstudio.cli import tasks as cli_tasks
 from fieldstudio.cli.output import fail, open_project, out, progress_bar, project_to_create
 
@@ -42,7 +43,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-COMMAND_GROUPS = (cli_tasks, cli_run, cli_runs, cli_report, cli_evidence, cli_benchmarks, cli_export, cli_annotations, cli_rate,
+COMMAND_GROUPS = (cli_tasks, cli_run, cli_runs, cli_sweep, cli_report, cli_evidence, cli_benchmarks, cli_export, cli_annotations, cli_rate,
                   cli_models, cli_selftest, cli_projects)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 

@@ -9,7 +9,9 @@ the report embeds it as PNG, and ``save_figure`` writes PNG or SVG atomically (t
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -23,8 +25,11 @@ from matplotlib.patches import Patch
 from fieldstudio.compare.coverage import MIN_INTERVAL_N
 from fieldstudio.core.atomic import atomic_write_bytes
 
-__all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution", "figure_bytes",
-           "save_figure", "FORMATS"]
+if TYPE_CHECKING:
+    from fieldstudio.compare.sweeps import SweepResult
+
+__all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution",
+           "sweep_plot", "figure_bytes", "save_figure", "FORMATS"]
 
 FORMATS = ("png", "svg")
 
@@ -300,6 +305,53 @@ def score_distribution(answers: pd.DataFrame, summary: pd.DataFrame | None = Non
     ax.set_yticks(np.arange(1, len(names) + 1), labels)
     ax.set_xlabel("score per answer")
     _fit(fig, left_labels=labels, title_lines=title_lines)
+    return fig
+
+
+def _sweep_panel(ax, x: np.ndarray, result: SweepResult, xlabel: str) -> None:
+    """Mean score (with its interval) and evidence coverage of each arm against ``x``; NaN x are left out."""
+    arms = result.arms
+    score = np.array([math.nan if a.score.estimate is None else a.score.estimate for a in arms], dtype=float)
+    low = np.array([math.nan if a.score.ci_low is None else a.score.ci_low for a in arms], dtype=float)
+    high = np.array([math.nan if a.score.ci_high is None else a.score.ci_high for a in arms], dtype=float)
+    cover = np.array([a.evidence_coverage for a in arms], dtype=float)
+    keep = np.isfinite(x)
+    enough = np.array([a.score.n >= MIN_INTERVAL_N for a in arms])
+    with_ci = keep & np.isfinite(score) & np.isfinite(low) & enough
+    ax.errorbar(x[with_ci], score[with_ci], yerr=np.vstack([score[with_ci] - low[with_ci], high[with_ci] - score[with_ci]]),
+                fmt="none", ecolor="#555555", capsize=4)
+    ax.plot(x[keep], score[keep], "o", color="#4c78a8", label=f"mean score (95 % interval from {MIN_INTERVAL_N} scored)", zorder=3)
+    ax.plot(x[keep], cover[keep], "s", color="#f58518", label="evidence coverage (saw / known)", zorder=3)
+    middle = (np.nanmin(x) + np.nanmax(x)) / 2 if keep.any() else 0.0
+    for xi, yi, arm in zip(x[keep], np.where(np.isfinite(score), score, cover)[keep], np.array(arms)[keep]):
+        right = xi > middle                    # names point inwards: the outermost stay inside the axes
+        ax.annotate(arm.label, (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, 5),
+                    ha="right" if right else "left", fontsize=8)
+    ax.set_ylim(-0.05, 1.1)
+    ax.margins(x=0.2)
+    ax.set_xlabel(xlabel)
+
+
+def sweep_plot(result: SweepResult) -> Figure:
+    """A sampling sweep (``compare.sweeps.sweep_result``): each arm's mean score with its 95 % bootstrap interval
+    (from ``MIN_INTERVAL_N`` scored answers on) and its evidence coverage, against the mean frames sent per answer (left) and the arm's total cost (right).
+    Arms whose cost is not fully known are left out of the right panel and named under it."""
+    fig = _figure(10.0, 4.5)
+    if not result.arms:
+        return _empty(fig, "the sweep has no arm")
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2, sharey=None)
+    frames = np.array([a.frames_sent for a in result.arms], dtype=float)
+    cost = np.array([math.nan if a.cost_known is None else a.cost_known for a in result.arms], dtype=float)
+    _sweep_panel(left, frames, result, "mean frames sent per answer")
+    left.set_ylabel("share (0-1)")
+    left.legend(fontsize=7, loc="lower right")
+    _title(left, f"{result.sweep.profile}: {short_name(result.scorer or 'no scorer')}, "
+                 f"{result.n_paired} of {result.n_tasks} tasks scored by every arm")
+    _sweep_panel(right, cost, result, "total cost of the arm (USD)")
+    unknown = [a.label for a in result.arms if a.cost_known is None]
+    _title(right, "cost against score" + (f"\ncost unknown: {', '.join(unknown)}"[:110] if unknown else ""))
+    _fit(fig, left_labels=["0.0"], ylabel=True, title_lines=2 if unknown else 1)
+    fig.subplots_adjust(wspace=0.25)
     return fig
 
 

@@ -17,6 +17,7 @@ import numpy as np
 #: Methods recorded with each frame set.
 SAMPLING_PTS = "pts"
 SAMPLING_FWA_METADATA = "fwa-metadata"
+SAMPLING_UNIFORM = "uniform"
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,16 @@ def uniform_indices(first: int, last: int, n: int) -> list[int]:
         if not out or out[-1] != index:
             out.append(index)
     return out
+
+
+def uniform_frames(seconds: np.ndarray, n: int, *, start_s: float | None = None, end_s: float | None = None
+                   ) -> list[SampledFrame]:
+    """`uniform_indices` over the frames of a time range (`span_of`), each labelled with its PTS in video time.
+
+    The frame budget of a sampling sweep's ``uniform:N`` arm. Raises ValueError as `span_of` does."""
+    first, last, _lo, _length = span_of(seconds, start_s, end_s)
+    t = seconds - seconds[0]
+    return [SampledFrame(i, float(t[i])) for i in uniform_indices(first, last, n)]
 
 
 def chunks(seconds: np.ndarray, *, start_s: float | None = None, end_s: float | None = None,

@@ -86,8 +86,12 @@ def select_tasks(project: Project, *, ids: Sequence[str] | None = None, category
 
 def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str], strategy: str = GENERAL_STRATEGY, *,
                params: dict[str, Any] | None = None, name: str | None = None,
-               vision_profile: ModelProfile | None = None, group: str | None = None) -> str:
+               vision_profile: ModelProfile | None = None, group: str | None = None,
+               sweep: dict[str, Any] | None = None) -> str:
     """Store a run of `profile` over `task_ids` with `strategy`, and one pending answer per task.
+
+    ``sweep`` (``inference.runs.sweep``) marks the run as one arm of a sampling sweep: its id, the arm's label
+    and position, kept in the run's params.
 
     The run keeps a copy of the profile's parameters without credentials (`params_without_key`), the
     strategy's name, version and template hashes, its parameters, the prices with their date, and the
@@ -112,6 +116,8 @@ def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str],
         run_params["vision_profile_name"] = vision_profile.name
     if group:
         run_params["group"] = group
+    if sweep:
+        run_params["sweep"] = dict(sweep)
     with project.write() as s:
         row = ProfileRow(name=profile.name, base_url=profile.shown_url, model=profile.model,
                          params=profile.params_without_key())

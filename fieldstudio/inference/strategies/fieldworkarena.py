@@ -53,9 +53,10 @@ SECONDS_PER_FRAME = Parameter("seconds_per_frame", float, 1.0, 1, 60, label="Sec
                               help="seconds between sampled frames")
 """Seconds between two sampled frames of a short video."""
 SAMPLING = Parameter("sampling", str, sampling.SAMPLING_PTS, advanced=True,
-                     choices=(sampling.SAMPLING_PTS, sampling.SAMPLING_FWA_METADATA),
+                     choices=(sampling.SAMPLING_PTS, sampling.SAMPLING_FWA_METADATA, sampling.SAMPLING_UNIFORM),
                      help="frame choice: on the decoded timestamps (pts), or FieldWorkArena's own computation from "
-                          "the container's frame count and rate (fwa-metadata)")
+                          "the container's frame count and rate (fwa-metadata), or max_frames frames at uniform "
+                          "intervals (uniform: a sweep's frame budget, the prompt unchanged)")
 """How the frames of a video are chosen (``inference.sampling``)."""
 
 
@@ -74,6 +75,8 @@ def video_frames(ctx: StrategyContext, inp: TaskInputSpec, *, seconds_per_frame:
         return [f for f in frames if f.frame_index < n]
     seconds = video_seconds(ctx, inp)
     try:
+        if method == sampling.SAMPLING_UNIFORM:
+            return sampling.uniform_frames(seconds, max_frames, start_s=inp.start_s, end_s=inp.end_s)
         return sampling.fwa_indices(seconds, start_s=inp.start_s, end_s=inp.end_s,
                                     seconds_per_frame=seconds_per_frame, max_frames=max_frames)
     except ValueError as exc:
@@ -141,7 +144,10 @@ def fwa_frame_count(length_s: float | None, seconds_per_frame: float = 1.0, max_
 
 
 def expected_frames(rctx: RequestContext, inp: TaskInputSpec) -> int:
-    """``fwa_frame_count`` of a video input with the run's ``seconds_per_frame`` and ``max_frames``."""
+    """``fwa_frame_count`` of a video input with the run's ``seconds_per_frame`` and ``max_frames`` (``max_frames``
+    itself with uniform sampling)."""
+    if rctx.param("sampling", sampling.SAMPLING_PTS) == sampling.SAMPLING_UNIFORM:
+        return int(rctx.param("max_frames", 30))
     return fwa_frame_count(video_length(inp), float(rctx.param("seconds_per_frame", 1.0)),
                            int(rctx.param("max_frames", 30)))
 

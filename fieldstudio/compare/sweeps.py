@@ -22,12 +22,14 @@ from fieldstudio.compare import answer_table, evidence
 from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL
 from fieldstudio.core import costs, statistics
 from fieldstudio.core.progress import Cancelled, Progress
-from fieldstudio.inference.runs.sweep import SweepRuns
+from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.inference.runs.batch import BatchResult
+from fieldstudio.inference.runs.sweep import SweepRuns, execute_sweep
 from fieldstudio.store.models import Answer
 from fieldstudio.store.portable import in_chunks
 from fieldstudio.store.project import Project
 
-__all__ = ["ArmResult", "SweepResult", "sweep_result", "sweep_frame", "score_sweep"]
+__all__ = ["ArmResult", "SweepResult", "SweepOutcome", "sweep_result", "sweep_frame", "score_sweep", "run_sweep"]
 
 
 @dataclass(frozen=True)
@@ -198,3 +200,24 @@ def score_sweep(project: Project, sweep: SweepRuns, scorer: str | None = None, j
     name = scorer or scoring.default_scorer(project, sweep.run_ids, judged=judge_profile is not None)
     scoring.score_answers(project, name, sweep.run_ids, judge_profile, progress=progress, cancelled=cancelled)
     return name
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What `run_sweep` did: the runs' ``batch`` result and the sweep's ``result`` (None when it was cancelled or
+    stopped by an error before every arm finished: nothing is scored then)."""
+
+    batch: BatchResult
+    result: SweepResult | None
+
+
+def run_sweep(project: Project, sweep: SweepRuns, profile: ModelProfile, scorer: str | None = None,
+              judge_profile: object = None, *, progress: Progress = lambda done, total: None,
+              cancelled: Cancelled = lambda: False, use_cache: bool = True) -> SweepOutcome:
+    """Answer the sweep's pending tasks (``inference.runs.sweep.execute_sweep``), score them (`score_sweep`) and read
+    the result (`sweep_result`): the one call of the Sweep dialog's worker. Raises as those three."""
+    done = execute_sweep(project, sweep, profile, progress=progress, cancelled=cancelled, use_cache=use_cache)
+    if done.cancelled or done.stopped:
+        return SweepOutcome(done, None)
+    name = score_sweep(project, sweep, scorer, judge_profile, cancelled=cancelled)
+    return SweepOutcome(done, sweep_result(project, sweep, name))

@@ -101,6 +101,11 @@ class RunChoice:
         self.start_button.setObjectName("start")
         self.start_button.setToolTip("Start the run (Ctrl+Return)")
         self.start_button.clicked.connect(self.start)
+        self.sweep_button = QPushButton("Sweep…")
+        self.sweep_button.setObjectName("sweep")
+        self.sweep_button.setToolTip("One model profile over these tasks with several frame budgets or strategies, "
+                                     "compared on the same tasks (paired differences, evidence coverage, cost)")
+        self.sweep_button.clicked.connect(lambda: self.show_sweep_dialog())
 
         inner = QWidget()
         column = QVBoxLayout(inner)
@@ -120,6 +125,7 @@ class RunChoice:
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_profiles)
         buttons.addWidget(self.start_button, 1)
+        buttons.addWidget(self.sweep_button)
         setup_layout.addLayout(buttons)
 
         for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,

@@ -28,6 +28,7 @@ from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.gui.panels.run_choice import SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, RunChoice
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table
+from fieldstudio.gui.panels.sweep_dialog import SweepDialog
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
@@ -329,6 +330,23 @@ class RunPanel(RunChoice, QWidget):
         self.status.emit(f"{'Sending' if batch else 'Running'} {len(run_ids)} run(s){note} "
                          f"{'as batches ' if batch else ''}with strategy {strategy}")
         return self._execute(run_ids, [item.profile for item in plan], as_batch=batch)
+
+    def show_sweep_dialog(self) -> SweepDialog | None:
+        """Runs ▸ Sweep…: the sampling sweep dialog over the tasks chosen here, the first ticked profile proposed."""
+        if self.project is None:
+            return None
+        try:
+            task_ids = self.task_ids_for(None)
+        except FieldstudioError as exc:
+            self._message(f"No sweep: {exc}", error=True)
+            return None
+        names = self.checked_profile_names()
+        dialog = SweepDialog(self.project, task_ids, names[0] if names else None, self)
+        dialog.status.connect(self.status)
+        dialog.runs_changed.connect(lambda: (self.history.refresh(), self.runs_changed.emit()))
+        dialog.show()
+        self._sweep_dialog = dialog
+        return dialog
 
     def resume(self, run_id: str, retry_failed: bool = False) -> workers.Worker | None:
         """Continue a run's pending answers with its stored profile (which must not have changed its model or

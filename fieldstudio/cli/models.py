@@ -69,7 +69,11 @@ def add(
     retries: Annotated[int, typer.Option(
         "--retries", help="Extra attempts after 429 / 5xx / refused connections (timeouts are not retried).")] = 2,
     max_images: Annotated[Optional[int], typer.Option(
-        "--max-images", help="Most images per request (vLLM's default is 1).")] = None,
+        "--max-images", help="Most images per request (vLLM's default is 1); more frames are thinned to it, "
+        "and the answer says so.")] = None,
+    max_request_bytes: Annotated[Optional[int], typer.Option(
+        "--max-request-bytes", help="Largest request body the endpoint accepts, bytes: a larger request is sent "
+        "at a lower JPEG quality or with fewer frames, and the answer says so.")] = None,
     detail: Annotated[str, typer.Option("--detail", help="Image detail: auto, low or high.")] = "auto",
     longest_side: Annotated[int, typer.Option(
         "--longest-side", help="Resize images so the longest side is at most this many pixels.")] = 1024,
@@ -88,7 +92,7 @@ def add(
             use_keyring=use_keyring, price_input_per_mtok=price_in, price_output_per_mtok=price_out,
             price_cached_per_mtok=price_cached, price_reasoning_per_mtok=price_reasoning,
             prices_date=prices_date, batch_api=batch_api, batch_discount=batch_discount,
-            max_images_per_request=max_images, image_detail=detail,
+            max_images_per_request=max_images, max_request_bytes=max_request_bytes, image_detail=detail,
             longest_image_side=longest_side, timeout_s=timeout, deadline_s=deadline,
             max_reply_bytes=max_reply_bytes, retries=retries, concurrency=concurrency, temperature=temperature,
             seed=seed)

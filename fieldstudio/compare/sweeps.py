@@ -46,6 +46,8 @@ class ArmResult:
         saw, never_saw: answers that were / were not sent a frame of their task's evidence (``compare.evidence``);
             answers whose coverage is unknown or whose task has no evidence are in neither.
         difference: this arm minus the first over the tasks every arm scored (None for the first arm).
+        frames_asked: mean frames per finished answer the strategy built, before the provider's limits cut any.
+        cut: why frames were cut or re-encoded (``inference.runs.request_limits``), with how many requests; "" if none.
     """
 
     label: str
@@ -62,6 +64,8 @@ class ArmResult:
     saw: int
     never_saw: int
     difference: statistics.PairedDifference | None
+    frames_asked: float = math.nan
+    cut: str = ""
 
     @property
     def evidence_coverage(self) -> float:
@@ -93,16 +97,32 @@ class SweepResult:
     n_paired: int
 
 
-def _frames_and_costs(project: Project, run_ids: Sequence[str]) -> dict[str, tuple[list[int], list[float | None]]]:
-    """Per run: the frame count of each finished answer and its cost (None when unknown)."""
-    out: dict[str, tuple[list[int], list[float | None]]] = {r: ([], []) for r in run_ids}
+@dataclass
+class _Finished:
+    """The finished answers of one run: frames sent and asked (before a provider limit cut them), costs (None
+    when unknown), and the reasons of the cuts (``request_limits.Cut``, from the answers' traces)."""
+
+    sent: list[int]
+    asked: list[int]
+    costs: list[float | None]
+    cuts: dict[str, int]
+
+
+def _finished(project: Project, run_ids: Sequence[str]) -> dict[str, _Finished]:
+    out = {r: _Finished([], [], [], {}) for r in run_ids}
     with project.read() as s:
         for part in in_chunks(list(run_ids)):
-            rows = s.execute(select(Answer.run_id, Answer.frames, Answer.cost_usd)
+            rows = s.execute(select(Answer.run_id, Answer.frames, Answer.cost_usd, Answer.trace)
                              .where(Answer.run_id.in_(part), Answer.raw_text.is_not(None) | Answer.error.is_not(None)))
-            for run_id, frames, usd in rows:
-                out[run_id][0].append(len(frames) if isinstance(frames, list) else 0)
-                out[run_id][1].append(usd)
+            for run_id, frames, usd, trace in rows:
+                cuts = [t for t in trace or [] if isinstance(t, dict) and t.get("type") == "cut"]
+                sent = len(frames) if isinstance(frames, list) else 0
+                mine = out[run_id]
+                mine.sent.append(sent)
+                mine.asked.append(sent + sum(int(c.get("asked", 0)) - int(c.get("sent", 0)) for c in cuts))
+                mine.costs.append(usd)
+                for c in cuts:
+                    mine.cuts[str(c.get("reason"))] = mine.cuts.get(str(c.get("reason")), 0) + 1
     return out
 
 
@@ -114,7 +134,7 @@ def sweep_result(project: Project, sweep: SweepRuns, scorer: str | None = None, 
     scorer = scorer or answer_table.most_scored_scorer(project, run_ids)
     answers = answer_table.load_answers(project, scorer, run_ids)
     coverage = evidence.answer_coverage(project, answers["answer_id"].tolist()).set_index("answer_id")["evidence"]
-    finished = _frames_and_costs(project, run_ids)
+    finished = _finished(project, run_ids)
     per_run = {run_id: answers[answers["run_id"] == run_id] for run_id in run_ids}
     values = {run_id: dict(zip(rows["task_id"], rows["value"].astype(float))) for run_id, rows in per_run.items()}
     scored = [{t for t, v in m.items() if not math.isnan(v)} for m in values.values()]
@@ -124,7 +144,8 @@ def sweep_result(project: Project, sweep: SweepRuns, scorer: str | None = None, 
     arms = []
     for label, run_id in sweep.arms:
         rows = per_run[run_id]
-        frames, usd = finished[run_id]
+        frames, usd = finished[run_id].sent, finished[run_id].costs
+        asked = finished[run_id].asked
         failed = int(rows["error"].notna().sum())
         answered = int((rows["answer"].notna() & rows["error"].isna()).sum())
         status = rows["answer_id"].map(coverage)
@@ -141,7 +162,9 @@ def sweep_result(project: Project, sweep: SweepRuns, scorer: str | None = None, 
             float(sum(u for u in usd if u is not None)), sum(u is not None for u in usd), sum(u is None for u in usd),
             statistics.bootstrap_ci(vals, n_resamples=n_resamples, seed=seed),
             float(verdicts.mean()) if verdicts.size else math.nan,
-            int((status == evidence.SAW).sum()), int((status == evidence.NEVER_SAW).sum()), difference))
+            int((status == evidence.SAW).sum()), int((status == evidence.NEVER_SAW).sum()), difference,
+            float(np.mean(asked)) if asked else math.nan,
+            "; ".join(f"{reason} ({n} request(s))" for reason, n in finished[run_id].cuts.items())))
     return SweepResult(sweep, scorer, tuple(arms), n_tasks, len(paired))
 
 
@@ -157,10 +180,21 @@ def _interval_text(estimate: float | None, low: float | None, high: float | None
     return fmt.format(estimate) + (f" [{fmt.format(low)}, {fmt.format(high)}]" if shown else f" [{N_TOO_SMALL}]")
 
 
+def _frames_text(arm: ArmResult) -> str:
+    """``16.0``; ``16.0 (32.0 asked: the server accepts 16 images per request (found by models test) (2 request(s)))``
+    when the provider's limits cut the frames."""
+    if math.isnan(arm.frames_sent):
+        return "—"
+    if not arm.cut:
+        return f"{arm.frames_sent:.1f}"
+    return f"{arm.frames_sent:.1f} ({arm.frames_asked:.1f} asked: {arm.cut})"
+
+
 def sweep_frame(result: SweepResult) -> pd.DataFrame:
     """The sweep table a person reads, one row per arm (the CLI prints it; the Sweep dialog and the plot show it).
 
-    Columns: arm, run (id prefix), answered (``5/6``, with failures), frames sent (mean per answer), cost (text),
+    Columns: arm, run (id prefix), answered (``5/6``, with failures), frames sent (mean per answer, with the frames
+    asked and why when a provider limit cut them), cost (text),
     score (mean of scored with its 95 % interval, and ``n/N scored``), correct (share), evidence (``saw 4 of 5``
     and the share), difference (arm minus the first arm with its paired interval, ``n paired of N``). Intervals
     are shown from ``coverage.MIN_INTERVAL_N`` values on, as in the Summary."""
@@ -178,7 +212,7 @@ def sweep_frame(result: SweepResult) -> pd.DataFrame:
         rows.append({
             "arm": arm.label, "run": arm.run_id[:8],
             "answered": f"{arm.answered}/{arm.tasks}" + (f" ({arm.failed} failed)" if arm.failed else ""),
-            "frames sent": "—" if math.isnan(arm.frames_sent) else f"{arm.frames_sent:.1f}",
+            "frames sent": _frames_text(arm),
             "cost": arm.cost_text,
             "score": _interval_text(arm.score.estimate, arm.score.ci_low, arm.score.ci_high, arm.score.n)
                      + f" ({arm.score.n}/{arm.tasks} scored)",

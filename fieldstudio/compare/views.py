@@ -401,7 +401,8 @@ class AnswerDetail:
     one), distance_s, ``frames_in_span`` (frame indices of that video that lie in it), ``span_s`` (its first and
     last frame's PTS seconds) and ``timeline`` (``evidence.video_timeline``: the video the filmstrip draws).
     ``pending_ground_truth``: the change the annotations would make to a linked ground truth, not accepted yet
-    (``tasks.ground_truth.GroundTruthChange.text``), else None.
+    (``tasks.ground_truth.GroundTruthChange.text``), else None. ``cuts``: what was cut from its requests to fit
+    the provider's limits (``inference.runs.request_limits.Cut.text``: "32 asked, 16 sent: ..."), empty when nothing.
     """
 
     answer_id: str
@@ -427,6 +428,7 @@ class AnswerDetail:
     history: list[dict[str, Any]]
     evidence: dict[str, Any] | None = None
     pending_ground_truth: str | None = None
+    cuts: tuple[str, ...] = ()
 
     @property
     def answer_text(self) -> str:
@@ -459,6 +461,7 @@ def answer_detail(project: Project, answer_id: str, scorer: str | None) -> Answe
                               t.ground_truth, a.raw_text, a.parsed, a.error, a.prompt_tokens, a.completion_tokens,
                               a.reasoning_tokens, a.cached_tokens, a.cost_usd, a.latency_s, frames, inputs, scorer,
                               None, [])
+        detail.cuts = tuple(str(t.get("text")) for t in a.trace or [] if isinstance(t, dict) and t.get("type") == "cut")
     detail.evidence = _evidence(project, detail)
     if scorer:
         scores = scoring.current_scores(project, scorer, [detail.run_id])

@@ -118,6 +118,9 @@ class ModelProfile:
         batch_discount: the provider's batch price as the fraction taken off every price above for requests
             sent as a batch (OpenAI: 0.5, half price); None: unknown, so batch answers' cost stays unknown.
         max_images_per_request: most images sent in one request (None: no limit known).
+        max_request_bytes: the largest request body the endpoint accepts, bytes (None: no limit known); a larger
+            request is sent with its images at a lower JPEG quality, or fewer of them, and the cut is stated
+            (``inference.runs.request_limits``).
         image_detail: ``detail`` of each image part: auto, low or high.
         longest_image_side: images are resized so their longest side is at most this many pixels.
         timeout_s: read timeout of one request, seconds (connect 5 s, write 60 s): the longest silence
@@ -150,6 +153,7 @@ class ModelProfile:
     batch_api: bool = False
     batch_discount: float | None = None
     max_images_per_request: int | None = None
+    max_request_bytes: int | None = None
     image_detail: str = "auto"
     longest_image_side: int = 1024
     timeout_s: float = 120.0
@@ -202,6 +206,8 @@ class ModelProfile:
             raise ProfileError(f"{self.name}: concurrency must be at least 1.")
         if self.max_images_per_request is not None and self.max_images_per_request < 1:
             raise ProfileError(f"{self.name}: max images per request must be at least 1.")
+        if self.max_request_bytes is not None and self.max_request_bytes < 1024:
+            raise ProfileError(f"{self.name}: the request size limit must be at least 1024 bytes.")
         if self.longest_image_side < 16:
             raise ProfileError(f"{self.name}: the longest image side must be at least 16 pixels.")
         if isinstance(self.capabilities, dict):

@@ -107,3 +107,42 @@ def test_the_sweep_plot_is_written(swept, tmp_path):
     path = plots.save_figure(plots.sweep_plot(sweeps.sweep_result(project, made, n_resamples=200)),
                              tmp_path / "sweep.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_a_provider_limit_cuts_an_arm_and_the_table_says_so(project, event_clip, fake_openai):
+    """A profile that takes 16 images per request: uniform:32 (frames i * 299 // 31) is thinned to positions
+    j * 31 // 15 = 0, 2, ..., 28, 31, i.e. frames 0, 19, 38, 57, 77, 96, 115, 135, 154, 173, 192, 212, 231, 250, 270,
+    299: red (100-149) is seen at 115 and 135, blue (180-195) at 192, so both saw their evidence."""
+    from fieldstudio.compare import answer_table
+
+    ids = add_event_tasks(project, event_clip)
+    fake_openai.responder = seeing_model
+    profile = fake_profile(fake_openai, max_images_per_request=16)
+    made = sweep_runs.create_sweep(project, profile, [ids["red"], ids["blue"]], [sweep_runs.parse_arm("uniform:32")])
+    sweep_runs.execute_sweep(project, made, profile)
+    sweeps.score_sweep(project, made, "fs-tiou")
+    result = sweeps.sweep_result(project, made, n_resamples=200)
+    arm = result.arms[0]
+    assert (arm.frames_sent, arm.frames_asked, arm.saw, arm.never_saw) == (16, 32, 2, 0)
+    assert sweeps.sweep_frame(result).loc[0, "frames sent"] == (
+        "16.0 (32.0 asked: the server accepts 16 images per request (the profile's limit) (2 request(s)))")
+    answers = answer_table.load_answers(project, "fs-tiou", made.run_ids).set_index("task_id")
+    # red seen at 115 (23.0 s) and 135 (27.0 s): 00:00:23-00:00:27, tIoU 4 / 9.8; blue at 192 (38.4 s) only
+    assert answers.loc[ids["red"], "value"] == pytest.approx(4 / RED_LEN)
+    assert answers.loc[ids["blue"], "answer"] == "from 00:00:38 to 00:00:38"
+
+
+def test_the_cut_is_stated_in_compare_detail(project, event_clip, fake_openai):
+    """fps 1 frame/s capped at 30 builds 30 frames of the 60 s clip; a profile limit of 10 sends 10."""
+    from fieldstudio.compare import answer_table, views
+    from fieldstudio.inference.runs import queue as run_queue
+
+    ids = add_event_tasks(project, event_clip)
+    fake_openai.responder = seeing_model
+    profile = fake_profile(fake_openai, max_images_per_request=10)
+    run_id = run_queue.create_run(project, profile, [ids["red"]], "fieldworkarena")
+    run_queue.execute_run(project, run_id, profile=profile)
+    answer_id = answer_table.load_answers(project, None, [run_id])["answer_id"].iloc[0]
+    detail = views.answer_detail(project, answer_id, None)
+    assert detail.cuts == ("30 asked, 10 sent: the server accepts 10 images per request (the profile's limit)",)
+    assert len(detail.frames) == 10

@@ -234,14 +234,50 @@ def test_malformed_json_keeps_the_raw_text(project, fake_openai):
     assert answer.raw_text == "Yes, the aisle is blocked." and answer.parsed["direct_answer"] == ""
 
 
-def test_too_many_images_is_refused_before_sending(project, clips, fake_openai):
+def test_too_many_images_are_thinned_to_the_limit_and_the_cut_is_stated(project, clips, fake_openai):
+    """The vfr clip gives 15 frames (FieldWorkArena's 1 frame/s); a limit of 5 keeps uniform_indices(0, 14, 5) =
+    positions 0, 3, 7, 10, 14 of them, each still after its own timestamp, and the answer says what was cut."""
+    from tests.support.run_fixtures import parts
+
     media = add_media(project, clips["vfr"])
     task = add_task(project, "q", [("vfr.mp4", media["vfr.mp4"])])
+    built = run_queue.create_run(project, fake_profile(fake_openai), [task], "fieldworkarena")
+    run_queue.execute_run(project, built, profile=fake_profile(fake_openai))
+    all_frames = [f["frame_index"] for f in _answers(project, built)[0].frames]
+    assert len(all_frames) == 15
     profile = fake_profile(fake_openai, max_images_per_request=5)
-    run_id = run_queue.create_run(project, profile, [task])
+    run_id = run_queue.create_run(project, profile, [task], "fieldworkarena")
+    summary = run_queue.execute_run(project, run_id, profile=profile, use_cache=False)
+    assert summary.answered == 1 and summary.errors == {}
+    content = parts(fake_openai.chat_requests()[-1])
+    kinds = [p["type"] for p in content]
+    assert kinds.count("image_url") == 5
+    assert all(content[i - 1]["text"].startswith("timestamp: ") for i, k in enumerate(kinds) if k == "image_url")
+    answer = _answers(project, run_id)[0]
+    assert [f["frame_index"] for f in answer.frames] == [all_frames[i] for i in (0, 3, 7, 10, 14)]
+    cut = [t for t in answer.trace if t["type"] == "cut"]
+    assert [c["text"] for c in cut] == ["15 asked, 5 sent: the server accepts 5 images per request (the profile's "
+                                        "limit)"]
+
+
+def test_a_limit_the_server_announces_is_kept_for_the_run(project, clips, fake_openai):
+    """vLLM-style refusal ("At most 4 image(s) may be provided in one request."): the request is sent again with 4
+    frames, and the next task's request is fitted before it is sent."""
+    from tests.support.run_fixtures import parts
+
+    media = add_media(project, clips["vfr"])
+    tasks = [add_task(project, f"q{i}", [("vfr.mp4", media["vfr.mp4"])]) for i in range(2)]
+    fake_openai.max_images = 4
+    profile = fake_profile(fake_openai)
+    run_id = run_queue.create_run(project, profile, tasks, "fieldworkarena")
     summary = run_queue.execute_run(project, run_id, profile=profile)
-    assert summary.errors == {"too_many_images": 1} and fake_openai.chat_requests() == []
-    assert "15 images" in _answers(project, run_id)[0].error
+    assert summary.answered == 2 and summary.errors == {}
+    sent = [sum(p["type"] == "image_url" for p in parts(r)) for r in fake_openai.chat_requests()]
+    assert sent == [15, 4, 4]          # refused once; then every request fitted before it is sent
+    for answer in _answers(project, run_id):
+        assert len(answer.frames) == 4
+        assert [t["text"] for t in answer.trace if t["type"] == "cut"] == [
+            "15 asked, 4 sent: the server accepts 4 images per request (announced by the server)"]
 
 
 def test_fatal_error_stops_the_run_and_leaves_answers_pending(project, fake_openai):

@@ -115,6 +115,8 @@ def detail_html(d: AnswerDetail) -> str:
         colour = {"saw": "#1b5e20", "never saw": "#b00020"}.get(ev.get("status"), "#555555")
         span = f"<br>Ground truth at {e(ev['span'])}" if ev.get("span") else ""
         parts.append(f"<p><b>Evidence</b>: <span style='color:{colour}'>{e(ev.get('text') or '')}</span>{span}</p>")
+    if d.cuts:              # frames thinned or re-encoded to the provider's limits (inference.runs.request_limits)
+        parts.append("<p><b>Cut to the provider's limits</b>: " + "<br>".join(e(c) for c in d.cuts) + "</p>")
     if d.frames:
         parts.append(f"<p><b>Frames the model saw</b> ({len(d.frames)}; click one to open it in the viewer)</p>"
                      f"<ul>{''.join(frame_item(f, ev) for f in d.frames)}</ul>")

@@ -41,6 +41,7 @@ from fieldstudio.inference.client import ChatResult, chat, cost, make_client
 from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load_tasks
 from fieldstudio.inference.base_urls import ProfileError
 from fieldstudio.inference.profiles import ModelProfile, get_profile
+from fieldstudio.inference.runs.request_limits import Cut, fit_prompt, limits_of
 from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
@@ -115,6 +116,7 @@ class AnswerLog:
         self.retries = 0
         self.flag: tuple[str, str] | None = None  # (kind, message) from the last reply: refusal, content filter
         self.unsaved: list[tuple[str, ChatResult, float | None]] = []  # paid replies not yet in the cache
+        self.cuts: list[Cut] = []  # requests made to fit the provider's limits (request_limits), stated on the answer
 
 
 def prompt_texts(messages: list[dict[str, Any]]) -> list[str]:
@@ -193,6 +195,7 @@ class AnswerExecutor:
         self.known_keys = cache.known_keys(project) if use_cache else set()
         self._lock = threading.Lock()
         self.send: Callable[[ModelProfile, Prompt, str, AnswerLog], ChatResult] = self._call_endpoint
+        self.learned_max_images: int | None = None  # a limit the server announced during this run
 
     def _call_endpoint(self, profile: ModelProfile, prompt: Prompt, key: str, answer_log: AnswerLog) -> ChatResult:
         try:
@@ -218,10 +221,11 @@ class AnswerExecutor:
             c.close()
 
     def ask_for(self, answer_log: AnswerLog) -> Callable[..., ChatResult]:
-        def ask(prompt: Prompt, profile: ModelProfile | None = None) -> ChatResult:
+        def ask(built: Prompt, profile: ModelProfile | None = None) -> ChatResult:
             profile = profile or self.profile
             if answer_log.requests and self.cancelled():
                 raise RunCancelled()
+            prompt, cut = fit_prompt(built, limits_of(profile, self.learned_max_images))
             check_prompt(profile, prompt)
             key = request_key(profile, self.strategy, prompt)
             self.save_unsaved(answer_log)  # a multi-request answer keeps every paid reply as it goes
@@ -230,8 +234,16 @@ class AnswerExecutor:
             if hit is not None:
                 (result, original), paid = hit, 0.0
             else:
-                result = self.send(profile, prompt, key, answer_log)
+                try:
+                    result = self.send(profile, prompt, key, answer_log)
+                except ModelCallError as exc:       # the server announced a limit: keep it for this run, fit again
+                    if exc.kind != "too_many_images" or not exc.max_images or len(prompt.images) <= exc.max_images:
+                        raise
+                    self.learned_max_images = exc.max_images
+                    return ask(built, profile)
                 paid = original = cost(profile, result)
+            if cut is not None:
+                answer_log.cuts.append(cut)
             answer_log.requests.append(RequestRecord(prompt.purpose, profile.name, result, hit is not None, paid,
                                                      original, list(prompt.images), key,
                                                      prompt_texts(prompt.messages)))
@@ -315,6 +327,7 @@ class AnswerExecutor:
             "original_cost_usd": r.original_cost_usd, "images": len(r.images), "cache_key": r.cache_key,
             "prompt": r.prompt_text} for r in answer_log.requests]
         trace += [{"type": "step", **step} for step in outcome.trace or []]
+        trace += [c.record() for c in answer_log.cuts]
         values = {
             "raw_text": mask_known_secrets(outcome.raw_text), "parsed": outcome.parsed,
             "error": mask_in_text(f"{outcome.error_kind}: {outcome.error}") if outcome.error_kind else None,

@@ -71,6 +71,9 @@ def add(
     max_images: Annotated[Optional[int], typer.Option(
         "--max-images", help="Most images per request (vLLM's default is 1); more frames are thinned to it, "
         "and the answer says so.")] = None,
+    cost_per_hour: Annotated[Optional[float], typer.Option(
+        "--cost-per-hour", help="USD per hour of serving, for a local model or a rented GPU without token prices: "
+        "a reply costs its latency at this rate.")] = None,
     max_request_bytes: Annotated[Optional[int], typer.Option(
         "--max-request-bytes", help="Largest request body the endpoint accepts, bytes: a larger request is sent "
         "at a lower JPEG quality or with fewer frames, and the answer says so.")] = None,
@@ -91,7 +94,7 @@ def add(
             name=name, base_url=base_url or "", model=model, preset=preset, api_key_env=api_key_env,
             use_keyring=use_keyring, price_input_per_mtok=price_in, price_output_per_mtok=price_out,
             price_cached_per_mtok=price_cached, price_reasoning_per_mtok=price_reasoning,
-            prices_date=prices_date, batch_api=batch_api, batch_discount=batch_discount,
+            prices_date=prices_date, cost_per_hour_usd=cost_per_hour, batch_api=batch_api, batch_discount=batch_discount,
             max_images_per_request=max_images, max_request_bytes=max_request_bytes, image_detail=detail,
             longest_image_side=longest_side, timeout_s=timeout, deadline_s=deadline,
             max_reply_bytes=max_reply_bytes, retries=retries, concurrency=concurrency, temperature=temperature,

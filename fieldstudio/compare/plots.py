@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from fieldstudio.compare.sweeps import SweepResult
 
 __all__ = ["short_name", "NAME_CHARS", "category_heatmap", "category_bars", "cost_vs_score", "score_distribution",
-           "sweep_plot", "figure_bytes", "save_figure", "FORMATS"]
+           "sweep_plot", "cost_frontier", "figure_bytes", "save_figure", "FORMATS"]
 
 FORMATS = ("png", "svg")
 
@@ -352,6 +352,47 @@ def sweep_plot(result: SweepResult) -> Figure:
     _title(right, "cost against score" + (f"\ncost unknown: {', '.join(unknown)}"[:110] if unknown else ""))
     _fit(fig, left_labels=["0.0"], ylabel=True, title_lines=2 if unknown else 1)
     fig.subplots_adjust(wspace=0.25)
+    return fig
+
+
+def cost_frontier(table: pd.DataFrame, *, scorer_label: str = "") -> Figure:
+    """Sources on total cost (USD) against accuracy (``compare.cost_per_correct.cost_per_correct_table`` by
+    source), the Pareto frontier drawn as a step line through the sources no other beats on both. Sources whose
+    cost is not fully known are left out and named under the plot ("cost unknown"), never drawn at $0."""
+    from fieldstudio.compare.cost_per_correct import pareto_frontier
+
+    fig = _figure(7.0, 4.5)
+    if table.empty:
+        return _empty(fig, "no source")
+    known = table[(table["cost_status"] == "complete") & table["accuracy"].notna()]
+    unknown = [str(s) for s in table.index if s not in known.index]
+    if known.empty:
+        return _empty(fig, "No source has a known cost and an accuracy.\n\nA cost is known when the answers carry "
+                      "token usage and their\nprofile a price, or the profile a cost per hour (local models).")
+    ax = fig.add_subplot()
+    x, y = known["cost_usd"].to_numpy(dtype=float), known["accuracy"].to_numpy(dtype=float)
+    on = pareto_frontier([(str(s), float(c), float(a)) for s, c, a in zip(known.index, x, y)])
+    fx = [float(known.at[s, "cost_usd"]) for s in on]
+    fy = [float(known.at[s, "accuracy"]) for s in on]
+    if len(on) > 1:
+        ax.step(fx, fy, where="post", color="#54a24b", linewidth=1.5, label="cost-accuracy frontier", zorder=2)
+    mask = np.array([str(s) in on for s in known.index])
+    ax.scatter(x[mask], y[mask], s=60, color="#54a24b", zorder=3, label="on the frontier")
+    ax.scatter(x[~mask], y[~mask], s=50, color="#4c78a8", zorder=3, label="beaten on cost and accuracy")
+    middle = (np.nanmin(x) + np.nanmax(x)) / 2
+    for xi, yi, name in zip(x, y, known.index):
+        right = xi > middle
+        ax.annotate(short_name(name), (xi, yi), textcoords="offset points", xytext=(-6 if right else 6, 4),
+                    ha="right" if right else "left", fontsize=8)
+    ax.margins(x=0.15, y=0.1)
+    ax.set_xlabel("total cost (USD)")
+    ax.set_ylabel("accuracy (share judged correct)")
+    ax.legend(fontsize=8, loc="lower right")
+    title = (_short_label(scorer_label) or "cost against accuracy")
+    if unknown:
+        title += "\ncost unknown (left out): " + ", ".join(short_name(u) for u in unknown)[:100]
+    _title(ax, title)
+    _fit(fig, left_labels=["0.00"], ylabel=True, title_lines=title.count("\n") + 1)
     return fig
 
 

@@ -14,7 +14,9 @@ one) and writes it atomically (temporary file, fsync, ``os.replace``, STYLE.md �
   source's accuracy split by evidence coverage) and notes (how the headline counts unscored answers, the
   coverage warning);
 * ``json``: per source and per category: total, n, coverage, headline, mean, ci_low, ci_high, accuracy, cost
-  (issue 8 §5), the headline rule, the coverage warning (a list of at most one) and ``evidence_split``.
+  (issue 8 §5), the headline rule, the coverage warning (a list of at most one), ``evidence_split``, and cost per
+  correct answer per source and category with its interval (``compare.cost_per_correct``; also an XLSX sheet and an
+  HTML section with the cost-accuracy frontier plot).
 
 No API key reaches an export: run parameters are not exported, and any text that looks like a key
 (``sk-...``), or equals the value of an environment variable named like a key, token or secret, is
@@ -36,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fieldstudio.compare import audit, coverage, official
+from fieldstudio.compare import audit, cost_per_correct, coverage, official
 from fieldstudio.compare.comparison import Comparison, build_comparison
 from fieldstudio.compare.report_html import render_html
 from fieldstudio.compare.report_redaction import redact, redact_frame
@@ -56,7 +58,7 @@ ANSWER_COLUMNS = ["external_id", "task_id", "category", "sub_category", "scenari
                   "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s", "scorer", "scorer_version",
                   "score_id", "value", "correct", "explanation", "overridden", "author", "reason", "judge_raw",
                   "judge_cost_usd", "stale_reason", "source_scored", "source_tasks", "source_official",
-                  "source_official_figure", "evidence", "evidence_distance_s"]
+                  "source_official_figure", "evidence", "evidence_distance_s", "source_cost_per_correct"]
 """Columns of the CSV and Parquet exports and of the XLSX sheet "answers", in this order. ``source_scored``
 and ``source_tasks``: the coverage of the row's source (answers scored / tasks of the comparison), so a
 table read alone still says what its scores cover; ``source_official`` and ``source_official_figure``: the
@@ -64,7 +66,8 @@ source's official figure as its benchmark's tool computes it, and its label (``c
 ``stale_reason``: why the row's score no longer stands (its ``value`` and ``correct`` are then empty: not a
 verdict on the answer as it is now). ``evidence``: whether a frame it was sent lies in the ground truth's span
 (``compare.evidence``: saw, never saw, unknown, no evidence) and ``evidence_distance_s`` the seconds from its
-nearest frame when it never saw it."""
+nearest frame when it never saw it. ``source_cost_per_correct``: the source's cost per correct answer with its
+interval, or why it is unknown (``compare.cost_per_correct``)."""
 """Tasks shown in the HTML grid (the CSV holds all)."""
 _EXCEL_MAX_CHARS = 32767
 
@@ -108,6 +111,8 @@ def answers_table(comparison: Comparison) -> pd.DataFrame:
         for column, of in (("source_official", "official"), ("source_official_figure", "official_figure")):
             if of in comparison.summary:
                 df[column] = df["source"].map(comparison.summary[of])
+        per_correct = _cost_tables(comparison).by_source["cost_per_correct"]
+        df["source_cost_per_correct"] = df["source"].map(per_correct)
     df["correct"] = pd.array([None if c is None or (isinstance(c, float) and math.isnan(c)) else bool(c)
                               for c in df["correct"]], dtype="boolean")
     df["overridden"] = df["overridden"].fillna(False).astype(bool)
@@ -116,6 +121,10 @@ def answers_table(comparison: Comparison) -> pd.DataFrame:
         df.loc[stale, "explanation"] = ["stale (" + str(r) + "); it said: " + str(e or "")
                                         for r, e in zip(df.loc[stale, "stale_reason"], df.loc[stale, "explanation"])]
     return redact_frame(df)
+
+
+def _cost_tables(comparison: Comparison) -> cost_per_correct.CostTables:
+    return cost_per_correct.cost_tables(comparison.answers, n_resamples=comparison.n_resamples, seed=comparison.seed)
 
 
 def _num(x: Any) -> float | int | None:
@@ -170,6 +179,8 @@ def summary_json(comparison: Comparison, project: Project | None = None) -> dict
                                     "span; never saw; unknown: frames or frame index not known; no evidence: the "
                                     "ground truth names no frame or time of a video): answers, scored, mean of "
                                     "scored, accuracy of scored",
+            "cost_per_correct": _cost_tables(comparison).to_json(),
+            "cost_per_correct_means": cost_per_correct.NOTE,
             "pairs": [{k: _num(v) for k, v in r.items()} for r in comparison.pairs.to_dict("records")],
             "judge_agreement": {"n": comparison.judge_agreement.n, "agree": comparison.judge_agreement.agree,
                                 "rate": comparison.judge_agreement.rate},
@@ -214,6 +225,7 @@ def _write_xlsx(path: Path, comparison: Comparison, answers: pd.DataFrame) -> No
               if not comparison.by_category.empty else pd.DataFrame(),
               "pairs": redact_frame(comparison.pairs), "answers": answers.astype({"correct": object}),
               "evidence": redact_frame(comparison.evidence_split),
+              "cost_per_correct": redact_frame(_cost_tables(comparison).display()),
               "official": redact_frame(official.official_table(
                   official.official_figures(comparison.answers, comparison.scorer))),
               "notes": pd.DataFrame({"note": [f"headline: {coverage.unscored_rule(comparison.scorer).text}",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from fieldstudio.compare import audit, coverage, evidence, official, plots
+from fieldstudio.compare import audit, cost_per_correct, coverage, evidence, official, plots
 from fieldstudio.compare.comparison import Comparison
 from fieldstudio.compare.report_redaction import KEYLIKE, redact, secret_values
 from fieldstudio.compare.summaries import pivot_summary, summary_cost_text
@@ -276,6 +276,15 @@ def _judge_audit_html(project: Project, comparison: Comparison, secrets: Sequenc
     return "\n".join(parts)
 
 
+def _cost_html(c: Comparison, secrets: Any) -> list[str]:
+    """The cost per correct answer section: its note, the table by source and category, the frontier plot."""
+    tables = cost_per_correct.cost_tables(c.answers, n_resamples=c.n_resamples, seed=c.seed)
+    return ["<h2>Cost per correct answer</h2>", f"<p class=\"note\">{html.escape(cost_per_correct.NOTE)}</p>",
+            _table(tables.display(), index=False, secrets=secrets), "<div class=\"plots\">",
+            _img(plots.cost_frontier(tables.by_source, scorer_label=c.scorer_label),
+                 "total cost against accuracy per source, with the cost-accuracy (Pareto) frontier"), "</div>"]
+
+
 def render_html(project: Project, comparison: Comparison) -> str:
     """The self-contained HTML report (UTF-8 text) for one comparison."""
     secrets = secret_values()
@@ -330,6 +339,7 @@ def render_html(project: Project, comparison: Comparison) -> str:
         _img(plots.cost_vs_score(c.summary, scorer_label=c.scorer_label),
              "mean score against total cost per source, with 95 % bootstrap intervals"),
         "</div>",
+        *_cost_html(c, secrets),
         "<h2>Runs</h2>", _table(_runs_table(project, c), secrets=secrets),
         "<h2>Tasks × sources</h2><p class=\"note\">Cell: score (✎ set by a person) and answer; hover for the "
         "scorer's explanation, click a long answer for its full text.</p>",

@@ -334,11 +334,15 @@ def cost(profile: ModelProfile, result: ChatResult, *, batch: bool = False) -> f
     Input: uncached prompt tokens at the input price, cached tokens at the cached price (input price if
     none is set). Output: completion tokens at the output price; when a reasoning price is set and
     reasoning tokens are reported, those (already counted inside completion_tokens) are charged at the
-    reasoning price instead, never twice. Returns None when the token counts or the input/output prices
-    are unknown: an unknown cost is never reported as 0.
+    reasoning price instead, never twice. A profile without token prices but with a cost per hour (a local
+    model, a rented GPU) charges the reply's latency at that rate. Returns None when the token counts or the
+    input/output prices (and a cost per hour with a latency) are unknown: an unknown cost is never reported as 0.
     """
     if batch:
         return cost(profile.batch_priced(), result)
+    hourly = profile.cost_per_hour_usd
+    if profile.price_input_per_mtok is None and profile.price_output_per_mtok is None and hourly is not None:
+        return None if result.latency_s is None else float(result.latency_s) * hourly / 3600.0
     if result.prompt_tokens is None or result.completion_tokens is None:
         return None
     if profile.price_input_per_mtok is None or profile.price_output_per_mtok is None:

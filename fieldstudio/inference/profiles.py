@@ -112,6 +112,9 @@ class ModelProfile:
         price_input_per_mtok, price_output_per_mtok: USD per million input / output tokens.
         price_cached_per_mtok: USD per million cached input tokens (None: charged at the input price).
         price_reasoning_per_mtok: USD per million reasoning tokens (None: charged at the output price).
+        cost_per_hour_usd: for a model served on one's own machine or a rented GPU, USD per hour of serving;
+            with no token prices set, a reply costs its latency at that rate (``client.cost``), so local models
+            have a stated cost in cost per correct answer (None: unknown, never 0).
         prices_date: the date the prices were read from the provider's list (free text, e.g. 2026-03-01).
         batch_api: the endpoint offers OpenAI's Batch API (``/v1/files`` and ``/v1/batches``), so runs of this
             profile can be sent as a batch (`fieldstudio.inference.runs.provider_batch`).
@@ -150,6 +153,7 @@ class ModelProfile:
     price_cached_per_mtok: float | None = None
     price_reasoning_per_mtok: float | None = None
     prices_date: str | None = None
+    cost_per_hour_usd: float | None = None
     batch_api: bool = False
     batch_discount: float | None = None
     max_images_per_request: int | None = None
@@ -206,6 +210,8 @@ class ModelProfile:
             raise ProfileError(f"{self.name}: concurrency must be at least 1.")
         if self.max_images_per_request is not None and self.max_images_per_request < 1:
             raise ProfileError(f"{self.name}: max images per request must be at least 1.")
+        if self.cost_per_hour_usd is not None and not self.cost_per_hour_usd >= 0:
+            raise ProfileError(f"{self.name}: the cost per hour cannot be negative.")
         if self.max_request_bytes is not None and self.max_request_bytes < 1024:
             raise ProfileError(f"{self.name}: the request size limit must be at least 1024 bytes.")
         if self.longest_image_side < 16:
@@ -261,7 +267,8 @@ class ModelProfile:
         return dataclasses.replace(self, price_input_per_mtok=scaled(self.price_input_per_mtok),
                                    price_output_per_mtok=scaled(self.price_output_per_mtok),
                                    price_cached_per_mtok=scaled(self.price_cached_per_mtok),
-                                   price_reasoning_per_mtok=scaled(self.price_reasoning_per_mtok))
+                                   price_reasoning_per_mtok=scaled(self.price_reasoning_per_mtok),
+                                   cost_per_hour_usd=None)     # a batch's latency is not serving time
 
     @property
     def shown_url(self) -> str:

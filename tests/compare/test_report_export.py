@@ -137,7 +137,8 @@ def test_xlsx_sheets_and_text_not_formulas(scored, tmp_path):
     path = tmp_path / "scores.xlsx"
     export_report(project, path)
     sheets = pd.read_excel(path, sheet_name=None, dtype={"external_id": str})
-    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official", "evidence"}
+    assert set(sheets) == {"summary", "categories", "pairs", "answers", "notes", "official", "evidence",
+                           "cost_per_correct"}
     official = sheets["official"]
     assert official[(official["source"] == "alpha") & (official["line"] == "figure")]["value"].tolist() == ["0.3333"]
     assert summary_official(sheets["summary"]) == {"alpha": "0.3333", "beta": "0.6667"}
@@ -186,7 +187,7 @@ def test_html_is_self_contained_with_tables_plots_and_no_secret(scored, tmp_path
     assert "Official figures" in text and "official FieldWorkArena correctRate 0.3333 over 3 answered" in text
     assert "1200 cm" in text and "9 meters" in text                         # the grid shows the answers
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
-    assert len(images) == 3          # scores per source with means, by category, against cost
+    assert len(images) == 4          # scores per source with means, by category, against cost; the cost frontier
     for b64 in images:
         png = base64.b64decode(b64)
         assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -302,3 +302,18 @@ def test_unknown_tokens_or_prices_give_unknown_cost():
                           price_output_per_mtok=2.0)
     assert cost(priced, result_with(None, None)) is None
     assert cost(ModelProfile(name="p", base_url="http://h/v1", model="m"), result_with(10, 10)) is None
+
+
+def test_a_local_model_with_a_cost_per_hour_pays_its_latency():
+    """$3.60 an hour is $0.001 a second: a 2.5 s reply costs $0.0025 whatever its tokens; token prices, when set,
+    win; a batch reply has no serving time, so its cost stays unknown."""
+    local = ModelProfile("local", "http://127.0.0.1:1/v1", "m", cost_per_hour_usd=3.6)
+    assert cost(local, ChatResult("x", None, None, None, None, latency_s=2.5)) == pytest.approx(0.0025)
+    assert cost(ModelProfile("free", "http://127.0.0.1:1/v1", "m", cost_per_hour_usd=0.0),
+                ChatResult("x", 10, 2, None, None, latency_s=2.5)) == 0.0
+    priced = ModelProfile("p", "http://127.0.0.1:1/v1", "m", cost_per_hour_usd=3.6, price_input_per_mtok=2.0,
+                          price_output_per_mtok=8.0)
+    assert cost(priced, ChatResult("x", 1000, 100, None, None, latency_s=2.5)) == pytest.approx(0.0028)
+    assert cost(local, ChatResult("x", 10, 2, None, None, latency_s=2.5), batch=True) is None
+    with pytest.raises(Exception, match="cost per hour cannot be negative"):
+        ModelProfile("bad", "http://127.0.0.1:1/v1", "m", cost_per_hour_usd=-1.0)

@@ -108,7 +108,8 @@ def create_run(project: Project, profile: ModelProfile, task_ids: Sequence[str],
         "strategy_params": dict(params or {}),
         "prices": {"input_per_mtok": profile.price_input_per_mtok, "output_per_mtok": profile.price_output_per_mtok,
                    "cached_per_mtok": profile.price_cached_per_mtok,
-                   "reasoning_per_mtok": profile.price_reasoning_per_mtok, "date": profile.prices_date},
+                   "reasoning_per_mtok": profile.price_reasoning_per_mtok, "date": profile.prices_date,
+                   "per_hour": profile.cost_per_hour_usd},
         "task_count": len(task_ids),
     }
     if vision_profile is not None:

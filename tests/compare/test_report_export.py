@@ -314,3 +314,20 @@ def test_long_source_names_are_shortened_in_plots(scored):
     by_category = c.by_category.rename(index={"alpha": long}, level=0)
     legend = plots.category_bars(by_category).axes[0].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == ["beta\n(3/3 scored)", short + "\n(2/3 scored)"]
+
+
+def test_cost_per_correct_in_json_csv_and_html(scored, tmp_path):
+    """alpha paid $0.25 + $0.25 + $0.50 = $1.00 for one correct answer (1200 cm = 12 m): $1.00 per correct; beta's
+    answers carry no cost: unknown, never $0."""
+    project, _ = scored
+    export_report(project, tmp_path / "r.json")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["cost_per_correct"]["alpha"]["all"]["cost_per_correct_usd"] == pytest.approx(1.0)
+    assert data["cost_per_correct"]["beta"]["all"]["cost_per_correct"] == "unknown (0 of 3 answers priced)"
+    export_report(project, tmp_path / "r.csv")
+    df = pd.read_csv(tmp_path / "r.csv")
+    assert set(zip(df["source"], df["source_cost_per_correct"])) == {
+        ("alpha", "$1.0000 [n too small]"), ("beta", "unknown (0 of 3 answers priced)")}
+    export_report(project, tmp_path / "r.html")
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<h2>Cost per correct answer</h2>" in text and "unknown (0 of 3 answers priced)" in text

@@ -5,6 +5,7 @@ numpy on the same scores), never read back from the code under test."""
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -564,3 +565,23 @@ def test_evidence_filter_shows_the_tasks_a_model_saw_or_never_saw(qtbot, media_p
     assert shown_external_ids(w) == ["seg-b"]
     w.evidence_combo.setCurrentIndex(0)
     assert len(shown_external_ids(w)) == 3
+
+
+def test_summary_cost_per_correct_tab(grid_panel, qtbot):
+    """By hand from grid_scores: every answer costs $0.001 but alpha's t2 ($0.0042); correct = score > 0.5.
+    alpha: $0.0092 for t1, t2, t4 -> $0.0031; beta: $0.006 for t1, t5 -> $0.0030; gamma (no t5): $0.005 for t1, t2,
+    t4 -> $0.0017; alpha in A: $0.0062 for t1, t2 -> $0.0031; alpha in C: t6 unscored -> no correct answer."""
+    w, *_ = grid_panel
+    w.tabs.setCurrentIndex(w.tabs.indexOf(w.summary))         # Compare ▸ Summary ▸ Cost per correct
+    tabs = w.summary.tabs
+    tabs.setCurrentIndex(tabs.indexOf(w.summary.costs))
+    qtbot.waitUntil(lambda: w.summary.costs.table.rowCount() > 0, timeout=10000)
+    cell = w.summary.costs.cell
+    assert (cell("alpha"), cell("beta"), cell("gamma")) == ("$0.0031 [n too small]", "$0.0030 [n too small]",
+                                                            "$0.0017 [n too small]")
+    assert cell("alpha", "A") == "$0.0031 [n too small]"
+    assert cell("alpha", "C") == "no correct answer ($0.0010 spent)"
+    assert w.summary.costs.frontier.figure is not None
+    shots = os.environ.get("FS_SHOTS")
+    if shots:                                            # for the closing note, looked at by a person
+        w.summary.grab().save(os.path.join(shots, "summary_cost_per_correct.png"))

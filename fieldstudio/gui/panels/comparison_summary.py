@@ -1,7 +1,7 @@
 """The comparison summary: categories x sources table (the headline mean with its 95 % bootstrap interval,
 scored / total tasks, the mean of the scored answers), the coverage of each source with the coverage
-warnings (``compare.coverage``), and the matplotlib plots embedded with the QtAgg canvas, each exportable
-as PNG or SVG.
+warnings (``compare.coverage``), the matplotlib plots embedded with the QtAgg canvas, each exportable
+as PNG or SVG, and the cost per correct answer with the cost-accuracy frontier (``compare.cost_per_correct``).
 
 The numbers come from ``comparison_view.category_cells`` (i.e. ``comparison.group_summary`` and
 ``source_summary``); the figures from ``compare.plots`` and ``comparison_view.category_bars``.
@@ -25,13 +25,16 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSplitter,
     QTableView,
+    QTableWidget,
+    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from fieldstudio.compare import coverage, evidence, plots
+from fieldstudio.compare import cost_per_correct, coverage, evidence, plots
 from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL, answered_text
 from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
@@ -205,9 +208,75 @@ class PlotTab(QWidget):
         return path
 
 
+class CostPerCorrectTab(QWidget):
+    """The table of cost per correct answer (source, category) above the frontier plot (with its Export button)."""
+
+    def __init__(self, status: Signal, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._view: ComparisonView | None = None
+        self._tables: cost_per_correct.CostTables | None = None
+        self._dirty = False
+        self.note = QLabel(cost_per_correct.NOTE)
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.table = QTableWidget(0, 0)
+        self.table.setObjectName("cost_per_correct")
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.frontier = PlotTab("cost frontier", self._frontier, status)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.frontier)
+        split.setSizes([250, 400])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.note)
+        layout.addWidget(split, 1)
+
+    def set_view(self, view: ComparisonView | None) -> None:
+        """Show ``view``'s costs (None clears); computed now when the tab is shown, else when it is next shown."""
+        self._view, self._tables, self._dirty = view, None, True
+        if self.isVisible():
+            self._fill()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._fill()
+
+    def _tables_of(self, view: ComparisonView) -> cost_per_correct.CostTables:
+        if self._tables is None:
+            self._tables = cost_per_correct.cost_tables(view.answers)
+        return self._tables
+
+    def _frontier(self, view: ComparisonView):  # noqa: ANN202 - a matplotlib Figure
+        return plots.cost_frontier(self._tables_of(view).by_source, scorer_label=view.scorer_label)
+
+    def _fill(self) -> None:
+        self._dirty = False
+        view = self._view
+        shown = self._tables_of(view).display() if view is not None and not view.answers.empty else None
+        self.table.setRowCount(0 if shown is None else len(shown))
+        if shown is not None:
+            self.table.setColumnCount(len(shown.columns))
+            self.table.setHorizontalHeaderLabels([str(c) for c in shown.columns])
+            for r, row in enumerate(shown.itertuples(index=False)):
+                for c, value in enumerate(row):
+                    self.table.setItem(r, c, QTableWidgetItem(str(value)))
+            self.table.resizeColumnsToContents()
+        self.frontier.set_view(view if shown is not None else None)
+
+    def cell(self, source: str, category: str = "all") -> str:
+        """The cost per correct a user reads for ``source`` (and ``category``); KeyError when there is none."""
+        heads = [self.table.horizontalHeaderItem(c).text() for c in range(self.table.columnCount())]
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, 0).text() == source and self.table.item(r, 1).text() == category:
+                return self.table.item(r, heads.index("cost per correct [95 % interval]")).text()
+        raise KeyError((source, category))
+
+
 class SummaryPanel(QWidget):
-    """Summary tab: the categories x sources table and three plots (score against cost, per-category bars,
-    score distributions). ``set_view(view)`` fills it; ``status`` carries messages for the status bar."""
+    """Summary tab: the categories x sources table, three plots (score against cost, per-category bars,
+    score distributions) and the cost per correct answer with the cost-accuracy frontier. ``set_view(view)`` fills it; ``status`` carries messages for the status bar."""
 
     status = Signal(str)
 
@@ -256,6 +325,8 @@ class SummaryPanel(QWidget):
         }
         for title, tab in self.plots.items():
             self.tabs.addTab(tab, title.capitalize())
+        self.costs = CostPerCorrectTab(self.status)
+        self.tabs.addTab(self.costs, "Cost per correct")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -284,6 +355,7 @@ class SummaryPanel(QWidget):
             self.evidence_label.setText(evidence_text(view.evidence_split))
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
+        self.costs.set_view(view if view is not None and not view.summary.empty else None)
 
     def cell(self, category: str, source: str) -> tuple[str, float, int]:
         """(text shown, headline mean, n scored) of a cell, as a user reads it. Raises ValueError for an unknown

@@ -26,3 +26,23 @@ def test_deadline_and_reply_cap_are_edited_and_saved(qtbot):
     saved = profiles.get_profile("slow-server")
     assert (saved.deadline_s, saved.max_reply_bytes) == (45.0, 250_000)
     assert "deadline_s" in profiles.profiles_path().read_text()
+
+
+def test_cost_per_hour_and_request_size_are_edited_and_saved(qtbot):
+    dialog = ModelProfilesDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    editor = dialog.editor
+    qtbot.mouseClick(editor.new_button, Qt.MouseButton.LeftButton)
+    assert editor.max_request.text() == "no limit" and editor.cost_per_hour.text() == ""
+    qtbot.keyClicks(editor.name, "local-gpu")
+    qtbot.keyClicks(editor.base_url, "http://127.0.0.1:9/v1")
+    qtbot.keyClicks(editor.model_id, "m")
+    editor.price_in.clear()
+    editor.price_out.clear()
+    qtbot.keyClicks(editor.cost_per_hour, "1.8")
+    editor.max_request.selectAll()
+    qtbot.keyClicks(editor.max_request.lineEdit(), "20000")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    saved = profiles.get_profile("local-gpu")
+    assert (saved.cost_per_hour_usd, saved.max_request_bytes) == (1.8, 20_000_000)

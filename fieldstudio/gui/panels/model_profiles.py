@@ -177,6 +177,10 @@ class ModelProfilesEditor(QWidget):
             edit.setPlaceholderText(hint)
         self.prices_date = QLineEdit()
         self.prices_date.setPlaceholderText("when the prices were read, e.g. 2026-03-01")
+        self.cost_per_hour = QLineEdit()
+        self.cost_per_hour.setPlaceholderText("local model or rented GPU: USD per hour; empty: unknown")
+        self.cost_per_hour.setToolTip("With no token prices, a reply costs its latency at this rate, so a local "
+                                      "model has a cost per correct answer (never a silent $0)")
         self.batch_api = QCheckBox("offers a Batch API")
         self.batch_api.setToolTip("The endpoint serves OpenAI's Batch API (/v1/files and /v1/batches): runs can be "
                                   "sent as batches, at the batch price")
@@ -185,6 +189,12 @@ class ModelProfilesEditor(QWidget):
         self.max_images = QSpinBox()
         self.max_images.setRange(0, 1000)
         self.max_images.setSpecialValueText("no limit")
+        self.max_request = QSpinBox()
+        self.max_request.setRange(0, 1_000_000)
+        self.max_request.setSuffix(" kB")
+        self.max_request.setSpecialValueText("no limit")
+        self.max_request.setToolTip("Largest request the endpoint accepts: a larger one is sent at a lower JPEG "
+                                    "quality or with fewer frames, and the answer says so")
         self.detail = QComboBox()
         self.detail.addItems(list(IMAGE_DETAILS))
         self.longest_side = QSpinBox()
@@ -218,8 +228,10 @@ class ModelProfilesEditor(QWidget):
                               ("Price in (USD/Mtok)", self.price_in), ("Price out (USD/Mtok)", self.price_out),
                               ("Price cached (USD/Mtok)", self.price_cached),
                               ("Price reasoning (USD/Mtok)", self.price_reasoning), ("Prices date", self.prices_date),
+                              ("Cost per hour (USD)", self.cost_per_hour),
                               ("Batch API", self.batch_api), ("Batch discount", self.batch_discount),
-                              ("Max images / request", self.max_images), ("Image detail", self.detail),
+                              ("Max images / request", self.max_images), ("Max request size", self.max_request),
+                              ("Image detail", self.detail),
                               ("Longest image side", self.longest_side), ("Timeout", self.timeout),
                               ("Deadline", self.deadline), ("Max reply size", self.max_reply),
                               ("Retries", self.retries), ("Concurrency", self.concurrency),
@@ -272,12 +284,14 @@ class ModelProfilesEditor(QWidget):
                             (self.price_out, p and p.price_output_per_mtok),
                             (self.price_cached, p and p.price_cached_per_mtok),
                             (self.price_reasoning, p and p.price_reasoning_per_mtok),
-                            (self.prices_date, p and p.prices_date), (self.temperature, d.temperature),
+                            (self.prices_date, p and p.prices_date), (self.cost_per_hour, d.cost_per_hour_usd),
+                            (self.temperature, d.temperature),
                             (self.seed, d.seed)):
             edit.setText(_text(value))
         self.batch_api.setChecked(d.batch_api)
         self.batch_discount.setText(_text(d.batch_discount))
         self.max_images.setValue(d.max_images_per_request or 0)
+        self.max_request.setValue((d.max_request_bytes or 0) // 1000)
         self.detail.setCurrentText(d.image_detail)
         self.longest_side.setValue(d.longest_image_side)
         self.timeout.setValue(d.timeout_s)
@@ -303,9 +317,11 @@ class ModelProfilesEditor(QWidget):
             price_output_per_mtok=_optional_float(self.price_out, "Price out"),
             price_cached_per_mtok=_optional_float(self.price_cached, "Price cached"),
             price_reasoning_per_mtok=_optional_float(self.price_reasoning, "Price reasoning"),
-            prices_date=self.prices_date.text().strip() or None, batch_api=self.batch_api.isChecked(),
+            prices_date=self.prices_date.text().strip() or None,
+            cost_per_hour_usd=_optional_float(self.cost_per_hour, "Cost per hour"), batch_api=self.batch_api.isChecked(),
             batch_discount=_optional_float(self.batch_discount, "Batch discount"),
-            max_images_per_request=self.max_images.value() or None, image_detail=self.detail.currentText(),
+            max_images_per_request=self.max_images.value() or None,
+            max_request_bytes=self.max_request.value() * 1000 or None, image_detail=self.detail.currentText(),
             longest_image_side=self.longest_side.value(), timeout_s=self.timeout.value(),
             deadline_s=self.deadline.value(), max_reply_bytes=self.max_reply.value() * 1000,
             retries=self.retries.value(), concurrency=self.concurrency.value(),

@@ -8,12 +8,18 @@ from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
 from fieldstudio.inference import profiles
 
 
-def test_deadline_and_reply_cap_are_edited_and_saved(qtbot):
+def _new_profile_form(qtbot) -> ModelProfilesDialog:
+    """The profiles dialog on screen with New clicked (keep it referenced while its editor is used)."""
     dialog = ModelProfilesDialog()
     qtbot.addWidget(dialog)
     dialog.show()
+    qtbot.mouseClick(dialog.editor.new_button, Qt.MouseButton.LeftButton)
+    return dialog
+
+
+def test_deadline_and_reply_cap_are_edited_and_saved(qtbot):
+    dialog = _new_profile_form(qtbot)
     editor = dialog.editor
-    qtbot.mouseClick(editor.new_button, Qt.MouseButton.LeftButton)
     assert editor.deadline.value() == profiles.DEFAULT_DEADLINE_S          # the defaults a new profile gets
     assert editor.max_reply.value() * 1000 == profiles.DEFAULT_MAX_REPLY_BYTES
     qtbot.keyClicks(editor.name, "slow-server")
@@ -29,11 +35,8 @@ def test_deadline_and_reply_cap_are_edited_and_saved(qtbot):
 
 
 def test_cost_per_hour_and_request_size_are_edited_and_saved(qtbot):
-    dialog = ModelProfilesDialog()
-    qtbot.addWidget(dialog)
-    dialog.show()
+    dialog = _new_profile_form(qtbot)
     editor = dialog.editor
-    qtbot.mouseClick(editor.new_button, Qt.MouseButton.LeftButton)
     assert editor.max_request.text() == "no limit" and editor.cost_per_hour.text() == ""
     qtbot.keyClicks(editor.name, "local-gpu")
     qtbot.keyClicks(editor.base_url, "http://127.0.0.1:9/v1")

@@ -112,7 +112,7 @@ def sweep_cmd(
                                                 use_cache=not no_cache)
             for line in done.outcome_lines():
                 out.print(line, markup=False)
-            if done.cancelled:
+            if done.cancelled or done.stopped:       # nothing is scored from a sweep that did not finish
                 raise typer.Exit(1)
             with progress_bar("Scoring") as update:
                 name = sweeps.score_sweep(p, sweep, scorer, judge, progress=update)

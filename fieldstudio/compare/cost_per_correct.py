@@ -49,8 +49,9 @@ def _ratio_interval(cost: np.ndarray, correct: np.ndarray, strata: np.ndarray, n
     for label in np.unique(strata):
         rows = np.flatnonzero(strata == label)
         draws = rng.integers(0, rows.size, size=(n_resamples, rows.size))
+        # correct is 0/1: the correct count of a replicate is how many of its draws fall on a correct row
         cost_sum += cost[rows][draws].sum(axis=1)
-        correct_sum += correct[rows][draws].sum(axis=1)
+        correct_sum += np.count_nonzero(correct[rows].astype(bool)[draws], axis=1)
     # a replicate without a correct answer has no ratio: it stands above every finite one ("no bound")
     big = np.finfo(float).max / 4
     ratios = np.where(correct_sum > 0, cost_sum / np.where(correct_sum > 0, correct_sum, 1), big)

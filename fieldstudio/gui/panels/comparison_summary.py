@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from fieldstudio.compare import cost_per_correct, coverage, evidence, plots
 from fieldstudio.compare.coverage import MIN_INTERVAL_N, N_TOO_SMALL, answered_text
 from fieldstudio.compare.views import ComparisonView, category_bars, cell_text
+from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_model import VALUE_ROLE, score_colour
 
 N_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -208,6 +209,10 @@ class PlotTab(QWidget):
         return path
 
 
+def _cost_tables(answers: pd.DataFrame, *, progress, cancelled) -> cost_per_correct.CostTables:  # noqa: ANN001
+    return cost_per_correct.cost_tables(answers)
+
+
 class CostPerCorrectTab(QWidget):
     """The table of cost per correct answer (source, category) above the frontier plot (with its Export button)."""
 
@@ -216,6 +221,7 @@ class CostPerCorrectTab(QWidget):
         self._view: ComparisonView | None = None
         self._tables: cost_per_correct.CostTables | None = None
         self._dirty = False
+        self.worker: workers.Worker | None = None
         self.note = QLabel(cost_per_correct.NOTE)
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
@@ -233,7 +239,8 @@ class CostPerCorrectTab(QWidget):
         layout.addWidget(split, 1)
 
     def set_view(self, view: ComparisonView | None) -> None:
-        """Show ``view``'s costs (None clears); computed now when the tab is shown, else when it is next shown."""
+        """Show ``view``'s costs (None clears); computed when the tab is shown, on a worker (the bootstrap of 886 tasks
+        x 10 sources takes about a second), then the table and the frontier are filled on the GUI thread."""
         self._view, self._tables, self._dirty = view, None, True
         if self.isVisible():
             self._fill()
@@ -243,18 +250,24 @@ class CostPerCorrectTab(QWidget):
         if self._dirty:
             self._fill()
 
-    def _tables_of(self, view: ComparisonView) -> cost_per_correct.CostTables:
-        if self._tables is None:
-            self._tables = cost_per_correct.cost_tables(view.answers)
-        return self._tables
-
     def _frontier(self, view: ComparisonView):  # noqa: ANN202 - a matplotlib Figure
-        return plots.cost_frontier(self._tables_of(view).by_source, scorer_label=view.scorer_label)
+        return plots.cost_frontier(self._tables.by_source, scorer_label=view.scorer_label)
 
     def _fill(self) -> None:
         self._dirty = False
         view = self._view
-        shown = self._tables_of(view).display() if view is not None and not view.answers.empty else None
+        if view is None or view.answers.empty:
+            self._show(view, None)
+            return
+        worker = workers.Worker(_cost_tables, view.answers)
+        worker.signals.result.connect(lambda tables, v=view: self._show(v, tables))
+        self.worker = workers.start(worker)
+
+    def _show(self, view: ComparisonView | None, tables: cost_per_correct.CostTables | None) -> None:
+        if view is not self._view:                  # a newer view came while this one was computed
+            return
+        self._tables = tables
+        shown = None if tables is None else tables.display()
         self.table.setRowCount(0 if shown is None else len(shown))
         if shown is not None:
             self.table.setColumnCount(len(shown.columns))

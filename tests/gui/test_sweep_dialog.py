@@ -69,3 +69,30 @@ def test_a_bad_arm_is_said_in_the_dialog(qtbot, project, tmp_path, fake_openai):
     assert dialog.start() is None
     assert "Not started: arm 'fps:2:30'" in dialog.message.text()
     assert fake_openai.chat_requests() == []
+
+
+def test_stop_keeps_what_finished_and_start_continues_the_same_sweep(qtbot, project, tmp_path, fake_openai):
+    from fieldstudio.inference.runs import sweep as sweep_runs
+
+    add_event_tasks(project, make_event_clip(tmp_path))
+    profile_store.add_profile(fake_profile(fake_openai))
+    fake_openai.responder = seeing_model
+    fake_openai.latency_s = 0.4
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.set_project(project)
+    dialog = panel.show_sweep_dialog()
+    dialog.arms.setPlainText("uniform:8\nuniform:16")
+    dialog.scorer.setCurrentText("fs-tiou")
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.progress.value() >= 1, timeout=30_000)
+    qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.is_running(), timeout=30_000)
+    assert "still pending" in dialog.message.text() and dialog.table.rowCount() == 0
+    asked = len(fake_openai.chat_requests())
+    assert 1 <= asked < 4
+    fake_openai.latency_s = 0.0
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.is_running() and dialog.table.rowCount() == 2, timeout=60_000)
+    assert len(sweep_runs.list_sweeps(project)) == 1                     # the same sweep, continued
+    assert len(fake_openai.chat_requests()) == 4                         # nothing finished was asked again

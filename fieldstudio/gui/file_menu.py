@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldstudio.core.wording import plural
-from fieldstudio.gui import workers
+from fieldstudio.gui import raw_cells_choice, workers
 
 if TYPE_CHECKING:
     from fieldstudio.store.project import Project
@@ -304,7 +304,12 @@ def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
     if not ok:
         return None
     suffix = exporting.SUFFIX[fmt]
-    out = QFileDialog.getSaveFileName(parent, "Export tasks", f"tasks{suffix}", f"{fmt} (*{suffix})")[0]
+    raw_cells = False
+    if fmt == "csv":        # the one format that can hold a formula: the save dialog has the raw-cells box
+        choice = raw_cells_choice.ask_save_path(parent, "Export tasks", f"tasks{suffix}", f"{fmt} (*{suffix})")
+        out, raw_cells = (choice.path, choice.raw_cells) if choice else ("", False)
+    else:
+        out = QFileDialog.getSaveFileName(parent, "Export tasks", f"tasks{suffix}", f"{fmt} (*{suffix})")[0]
     if not out:
         return None
 
@@ -320,17 +325,17 @@ def export_tasks(parent: QWidget, project: Project) -> workers.Worker | None:
         QMessageBox.information(parent, "Tasks exported", "\n".join(lines))
 
     return workers.run_with_progress(parent, "Exporting tasks…", exporting.export_tasks, project, fmt, Path(out),
-                                     title="Export tasks", done=done,
+                                     raw_cells=raw_cells, title="Export tasks", done=done,
                                      failed=lambda message: QMessageBox.critical(parent, "Export tasks: failed",
                                                                                  message))
 
 
-def _write_report(project: Project, out: Path, scorer: str | None, *, progress: Callable[[int, int], None],
-                  cancelled: Callable[[], bool]):
+def _write_report(project: Project, out: Path, scorer: str | None, raw_cells: bool, *,
+                  progress: Callable[[int, int], None], cancelled: Callable[[], bool]):
     """``compare.report.export_report`` on a worker (it reports no progress and cannot be cancelled)."""
     from fieldstudio.compare.report_export import export_report
 
-    return export_report(project, out, scorer=scorer)
+    return export_report(project, out, scorer=scorer, raw_cells=raw_cells)
 
 
 def export_report(parent: QWidget, project: Project, *, scorer: str | None = None) -> workers.Worker | None:
@@ -338,9 +343,10 @@ def export_report(parent: QWidget, project: Project, *, scorer: str | None = Non
     (HTML, CSV, XLSX, Parquet, JSON), under ``scorer`` (the Compare tab's; None: the scorer with the most
     scores); an HTML report opens in the browser."""
     caption = f"Export report (scorer {scorer}, as in the Compare tab)" if scorer else "Export report"
-    out, chosen = QFileDialog.getSaveFileName(parent, caption, "report.html", REPORT_FILTER)
-    if not out:
+    choice = raw_cells_choice.ask_save_path(parent, caption, "report.html", REPORT_FILTER)
+    if choice is None:
         return None
+    out, chosen = choice.path, choice.name_filter
     out_path = Path(out)
     if not out_path.suffix:  # the filter chosen gives the suffix
         out_path = out_path.with_suffix(chosen.rsplit("*", 1)[-1].rstrip(")") if "*" in chosen else ".html")
@@ -358,6 +364,7 @@ def export_report(parent: QWidget, project: Project, *, scorer: str | None = Non
         QMessageBox.information(parent, "Report exported", text)
 
     return workers.run_with_progress(parent, "Writing the report…", _write_report, project, out_path, scorer,
+                                     choice.raw_cells,
                                      title="Export report", done=done,
                                      failed=lambda message: QMessageBox.critical(parent, "Export report: failed",
                                                                                  message))

@@ -162,8 +162,9 @@ def test_visiting_compare_does_not_widen_the_window(qtbot, project):
 def test_export_report_from_the_window_uses_the_compare_tabs_scorer(qtbot, project, tmp_path, monkeypatch):
     """File ▸ Export report… writes the report of the scorer the Compare tab shows, whichever has the most
     scores (the report took the latter and did not say so: a fresh-eyes finding)."""
-    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
 
+    from fieldstudio.gui import raw_cells_choice
     from fieldstudio.gui.main_window import MainWindow
     from fieldstudio.scoring.service import score_answers
     from tests.support.gui_support import file_menu_action
@@ -182,7 +183,8 @@ def test_export_report_from_the_window_uses_the_compare_tabs_scorer(qtbot, proje
         with qtbot.waitSignal(panel.loaded, timeout=30000):
             panel.reload(scorer)
         out = tmp_path / f"{scorer}.csv"
-        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, o=out, **k: (str(o), ""))
+        monkeypatch.setattr(raw_cells_choice, "ask_save_path",
+                            lambda *a, o=out, **k: raw_cells_choice.SaveChoice(str(o), "", False))
         file_menu_action(win, "Export &report…").trigger()
         qtbot.waitUntil(lambda n=len(shown): len(shown) > n, timeout=60000)
         assert shown[-1].startswith(f"Wrote {out} (csv, 84 answer(s), scorer {scorer})"), shown[-1]

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import func, select
 
+from fieldstudio.gui import raw_cells_choice
 from fieldstudio.store.models import Answer, Run
 from fieldstudio.tasks.importing import import_tasks
 from tests.support.gui_support import file_menu_action, import_report, report_rows
@@ -79,7 +80,7 @@ def test_import_answers_then_export_tasks(empty_window, qtbot, monkeypatch, tmp_
     out = tmp_path / "exported.csv"
     shown: list[str] = []
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("csv", True))
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(raw_cells_choice, "ask_save_path", lambda *a, **k: raw_cells_choice.SaveChoice(str(out), "", False))
     monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
     file_menu_action(empty_window, "Export tas&ks…").trigger()
     qtbot.waitUntil(lambda: bool(shown), timeout=60000)
@@ -115,7 +116,7 @@ def test_export_report_html_opens_and_csv_has_every_answer(empty_window, qtbot, 
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *a, **k: shown.append(text))
     html = tmp_path / "report.html"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(html), ""))
+    monkeypatch.setattr(raw_cells_choice, "ask_save_path", lambda *a, **k: raw_cells_choice.SaveChoice(str(html), "", False))
     file_menu_action(empty_window, "Export &report…").trigger()
     qtbot.waitUntil(lambda: bool(opened), timeout=60000)
     assert opened == [str(html)] and "my-vlm" in html.read_text("utf-8") and not shown
@@ -123,7 +124,7 @@ def test_export_report_html_opens_and_csv_has_every_answer(empty_window, qtbot, 
     assert empty_window.statusBar().currentMessage().startswith(f"Wrote {html} (html, {len(questions)} answer(s)")
 
     table = tmp_path / "answers-out.csv"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(table), ""))
+    monkeypatch.setattr(raw_cells_choice, "ask_save_path", lambda *a, **k: raw_cells_choice.SaveChoice(str(table), "", False))
     file_menu_action(empty_window, "Export &report…").trigger()
     qtbot.waitUntil(lambda: bool(shown), timeout=60000)
     assert shown[0].startswith(f"Wrote {table} (csv, {len(questions)} answer(s)")

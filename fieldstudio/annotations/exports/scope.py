@@ -31,16 +31,19 @@ def default_output(fmt: str, folder: Path, stem: str) -> Path:
 
 
 def export_annotations_scoped(project: Project, fmt: str, out: Path, media_ids: Sequence[str] | None = None, *,
-                              write_image_files: bool = False,
+                              write_image_files: bool = False, raw_cells: bool = False,
                               progress: Progress = lambda done, total: None,
                               cancelled: Cancelled = lambda: False) -> ExportReport:
     """Export the annotations of ``media_ids`` (None: the whole project) as ``fmt`` to ``out``.
 
     ``annotation_export.export_annotations`` with a media scope; ``write_image_files`` (COCO and YOLO, the
-    command line's ``--images``) also writes the exact upright frames to images/. Output paths and errors as there.
+    command line's ``--images``) also writes the exact upright frames to images/; ``raw_cells`` (CSV, the command
+    line's ``--raw-cells``) writes cells a spreadsheet would run as formulas as stored. Output paths and errors as
+    there.
     """
     return export_annotations(project, fmt, out, media_ids=None if media_ids is None else list(media_ids),
-                              write_image_files=write_image_files, progress=progress, cancelled=cancelled)
+                              write_image_files=write_image_files, raw_cells=raw_cells, progress=progress,
+                              cancelled=cancelled)
 
 
 def summary_text(report: ExportReport) -> str:

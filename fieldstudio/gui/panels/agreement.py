@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHBoxLayout, QHeaderView,
                                QLabel, QMessageBox, QPushButton, QScrollArea, QTableView,
                                QVBoxLayout, QWidget)
 
 from fieldstudio.core.agreement import AgreementSummary
 from fieldstudio.core.statistics import Interval
-from fieldstudio.gui import workers
+from fieldstudio.gui import raw_cells_choice, workers
 from fieldstudio.ratings import rating_records as ratings
 from fieldstudio.ratings import review as rating_review
 from fieldstudio.ratings.acceptability import service as acceptability
@@ -341,20 +341,21 @@ class AgreementPanel(QWidget):
             self.open_item.emit(str(item_id))
 
     # ------------------------------------------------------------------------------------ actions
-    def export_csv(self, path: Path) -> None:
-        """Write the shown agreement tables to ``path`` (atomically, ``rating_csv.write_agreement_csv``)."""
+    def export_csv(self, path: Path, *, raw_cells: bool = False) -> None:
+        """Write the shown agreement tables to ``path`` (atomically, ``rating_csv.write_agreement_csv``); a cell a
+        spreadsheet would run as a formula gets a leading ' unless ``raw_cells``."""
         if self.summary is None:
             raise ValueError("no agreement computed yet")
-        write_agreement_csv(self.summary, Path(path), rating_set=self.set_combo.currentText())
+        write_agreement_csv(self.summary, Path(path), rating_set=self.set_combo.currentText(), raw_cells=raw_cells)
         self.status.emit(f"Wrote agreement to {path}")
 
     def _export_dialog(self) -> None:
         if self.summary is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export agreement", "agreement.csv", "CSV files (*.csv)")
-        if path:
+        choice = raw_cells_choice.ask_save_path(self, "Export agreement", "agreement.csv", "CSV files (*.csv)")
+        if choice is not None:
             try:
-                self.export_csv(Path(path))
+                self.export_csv(Path(choice.path), raw_cells=choice.raw_cells)
             except OSError as exc:
                 QMessageBox.critical(self, "Export failed", str(exc))
 

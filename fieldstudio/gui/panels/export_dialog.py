@@ -1,5 +1,5 @@
 """Export annotations: format, output path, scope (whole project / current media), the frames as image files
-(COCO and YOLO, the command line's ``--images``), in the background.
+(COCO and YOLO, the command line's ``--images``), CSV cells as stored (``--raw-cells``), in the background.
 
 The work is ``annotations.exports.scope.export_annotations_scoped`` (the same exporters the
 ``fieldstudio export`` command runs) in a ``gui.workers.Worker`` with a cancellable progress dialog,
@@ -20,6 +20,7 @@ from fieldstudio.annotations.exports.scope import (FORMAT_TITLES, default_output
                                                           summary_text)
 from fieldstudio.annotations.exports.box_images import ExportReport
 from fieldstudio.gui import workers
+from fieldstudio.gui.raw_cells_choice import raw_cells_box
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, OK_STYLE
 from fieldstudio.store.project import Project
 
@@ -69,6 +70,7 @@ class ExportDialog(QDialog):
         self.images.setObjectName("export_images")
         self.images.setToolTip("COCO and YOLO: the exact upright frames each box is on, beside the labels, so a "
                                "training tool needs nothing else (fieldstudio export --images)")
+        self.raw_cells = raw_cells_box()
         self.message = QLabel()
         self.message.setObjectName("export_message")
         self.message.setWordWrap(True)
@@ -93,6 +95,7 @@ class ExportDialog(QDialog):
         form.addRow("Save to:", path_row)
         form.addRow("Scope:", scope_row)
         form.addRow("Images:", self.images)
+        form.addRow("Cells:", self.raw_cells)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message, 1)
@@ -121,11 +124,16 @@ class ExportDialog(QDialog):
         """Whether the frames go along as image files: ticked, and the format can carry them."""
         return self.images.isChecked() and self.fmt() in IMAGE_FORMATS
 
+    def write_raw_cells(self) -> bool:
+        """Whether CSV cells go out as stored (``--raw-cells``): ticked, and the format is CSV."""
+        return self.raw_cells.isChecked() and self.fmt() == "csv"
+
     def _mark_edited(self, _text: str) -> None:
         self._path_edited = True
 
     def _format_changed(self) -> None:
         self.images.setEnabled(self.fmt() in IMAGE_FORMATS)
+        self.raw_cells.setEnabled(self.fmt() == "csv")
         if not self._path_edited:
             self.path.setText(str(default_output(self.fmt(), self.project.folder, self.project.path.stem)))
 
@@ -154,7 +162,8 @@ class ExportDialog(QDialog):
         self.message.setText("Exporting…")
         self.worker = workers.run_with_progress(self, "Exporting annotations…", export_annotations_scoped,
                                                 self.project, self.fmt(), Path(out), self.media_ids(),
-                                                write_image_files=self.write_images(), title="Exporting", done=self._finished, failed=self._failed)
+                                                write_image_files=self.write_images(), raw_cells=self.write_raw_cells(),
+                                                title="Exporting", done=self._finished, failed=self._failed)
         self.progress_dialog = self.worker.progress_dialog
         return self.worker
 

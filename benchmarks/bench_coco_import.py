@@ -101,18 +101,24 @@ def boxes_in(project: Path) -> int:
         con.close()
 
 
+def twin_projects(run: Path, media: Path) -> tuple[Path, Path]:
+    """Two copies of one new project holding ``media`` (added outside the timing) in ``run``: (ours, reference)."""
+    base = run / "base.fieldstudio"
+    in_process("new", str(base))
+    in_process("add", str(base), str(media))
+    ours, plain = run / "ours.fieldstudio", run / "reference.fieldstudio"
+    shutil.copy(base, ours)
+    shutil.copy(base, plain)
+    return ours, plain
+
+
 def main() -> None:
     photos = 100 if targets.quick() else 1000
     n = photos * PER_PHOTO
     run = work_folders.fresh_run_folder()
     folder = work_folders.random_jpegs(f"coco_photos_{photos}", photos, 48, 64, seed=36, stem="p")
     coco = coco_file(photos)
-    base = run / "base.fieldstudio"
-    in_process("new", str(base))
-    in_process("add", str(base), str(folder))
-    ours, plain = run / "ours.fieldstudio", run / "reference.fieldstudio"
-    shutil.copy(base, ours)
-    shutil.copy(base, plain)
+    ours, plain = twin_projects(run, folder)
     t_ref, mb_ref = reference_process(coco, plain)
     t_ours, mb_ours = fresh_process("annotations", "import", str(ours), str(coco), "--format", "coco")
     if boxes_in(ours) != n or boxes_in(plain) != n:

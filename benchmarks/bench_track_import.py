@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -28,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import targets, work_folders  # noqa: E402
-from benchmarks.bench_coco_import import boxes_in  # noqa: E402
-from benchmarks.commands import ROOT, fresh_process, in_process  # noqa: E402
+from benchmarks.bench_coco_import import boxes_in, twin_projects  # noqa: E402
+from benchmarks.commands import ROOT, fresh_process  # noqa: E402
 
 TRACK_LENGTH = 100
 PER_FRAME = 1000
@@ -129,12 +128,7 @@ def reference_process(kind: str, source: Path, project: Path) -> tuple[float, fl
 def measure(kind: str, media: Path, source: Path, n: int) -> None:
     """Import ``source`` (``kind``: mot or yolo) into a project holding ``media``; declare its two figures."""
     run = work_folders.fresh_run_folder(f"track_import_{kind}")
-    base = run / "base.fieldstudio"
-    in_process("new", str(base))
-    in_process("add", str(base), str(media))
-    ours, plain = run / "ours.fieldstudio", run / "reference.fieldstudio"
-    shutil.copy(base, ours)
-    shutil.copy(base, plain)
+    ours, plain = twin_projects(run, media)
     t_ref, mb_ref = reference_process(kind, source, plain)
     t_ours, mb_ours = fresh_process("annotations", "import", str(ours), str(source), "--format", kind)
     stored = boxes_in(ours)

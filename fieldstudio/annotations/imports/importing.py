@@ -371,13 +371,6 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     marks: list[tuple[mark_batches.NewMark, str | None]] = []
     counts: dict[str, dict[str, int]] = {}
 
-    def add(m: Media, b: ParsedBox, track_id: int | None) -> None:
-        label_id, create = label_of(b.label)
-        marks.append((mark_batches.NewMark(m.id, "box", frame_index=b.frame_index, geometry=list(b.box), label_id=label_id,
-                                  track_id=track_id, is_keyframe=True, attributes=b.attributes), create))
-        c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
-        c["boxes"] += 1
-
     for media_id, boxes in plain_per_media.items():
         m = medias[media_id]
         counts[m.file_name] = {"boxes": boxes, "tracks": 0, "sources": len(sources[media_id])}
@@ -402,9 +395,15 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                 run = [run[i] for i in keep]
             else:
                 run = [b for b in run if b.keyframe] or run[:1]
+            # the keyframes go into the columns as the plain boxes do (not one ORM object each: 10^5 MOT boxes
+            # peaked at 743 MB that way), stored in batches in the same transaction
+            c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
+            pts = tables[media_id].pts
             for b in run:
-                add(m, b, wanted)
-            counts[m.file_name]["tracks"] += 1
+                plain.append(media_id, b.frame_index, int(pts[b.frame_index]), b.box, label_of(b.label),
+                             b.attributes, track_id=wanted)
+            c["boxes"] += len(run)
+            c["tracks"] += 1
     marks, report.already_present = _without_present(project, marks, plain, counts,
                                                      {mid: m.file_name for mid, m in medias.items()})
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}

@@ -1,8 +1,8 @@
-"""The plain boxes of an import (no track), held in columns until they are stored: about 60 bytes a box.
+"""The boxes of an import, held in columns until they are stored: about 70 bytes a box.
 
 A COCO file of 10^6 boxes on photos is mostly such boxes; kept as one object each (the parsed box, then the mark to
 insert, then the ORM row) they took well over 1 GB. Here each box is a media number, a frame and its PTS, four
-coordinates and a label number in ``array`` columns; the rows to insert are made a batch at a time
+coordinates, a label number and a track id (0: none; MOT, CVAT and COCO tracks' keyframes) in ``array`` columns; the rows to insert are made a batch at a time
 (``mark_batches.insert_boxes``).
 """
 
@@ -30,6 +30,7 @@ class PlainBoxes:
         self.pts = array("q")
         self.coords = array("d")       # x1, y1, x2, y2 per box, upright full-resolution pixels
         self.label = array("i")
+        self.track = array("q")        # 0: no track
         self.attributes: dict[int, dict[str, Any]] = {}
         self.kept = bytearray()
 
@@ -37,8 +38,11 @@ class PlainBoxes:
         return len(self.media)
 
     def append(self, media_id: str, frame_index: int | None, pts: int | None, box: Sequence[float],
-               label: tuple[str | None, str | None], attributes: dict[str, Any] | None) -> None:
-        """Add one box: ``frame_index``/``pts`` None on a photo; ``label`` (label id, or the name to create)."""
+               label: tuple[str | None, str | None], attributes: dict[str, Any] | None,
+               track_id: int | None = None) -> None:
+        """Add one box: ``frame_index``/``pts`` None on a photo; ``label`` (label id, or the name to create);
+        ``track_id`` (>= 1) makes it a keyframe of that track (the import has checked the track has no other box
+        on that frame)."""
         number = self._media_number.get(media_id)
         if number is None:
             number = self._media_number[media_id] = len(self.media_ids)
@@ -54,6 +58,7 @@ class PlainBoxes:
         self.pts.append(0 if pts is None else pts)
         self.coords.extend(box)
         self.label.append(slot)
+        self.track.append(track_id or 0)
         self.kept.append(1)
 
     def media_id(self, i: int) -> str:
@@ -96,5 +101,5 @@ class PlainBoxes:
                    "label_id": label_ids[self.label[i]], "text": None,
                    "frame_index": None if frame < 0 else frame, "pts": None if frame < 0 else self.pts[i],
                    "end_frame_index": None, "end_pts": None, "geometry": list(self.coords[4 * i:4 * i + 4]),
-                   "attributes": self.attributes.get(i), "track_id": None, "is_keyframe": True, "on_floor": False,
+                   "attributes": self.attributes.get(i), "track_id": self.track[i] or None, "is_keyframe": True, "on_floor": False,
                    "author": None, "deleted": False, "created_at": now}

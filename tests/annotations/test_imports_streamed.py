@@ -55,18 +55,24 @@ def test_a_large_coco_file_streams_into_batches_and_again_adds_nothing(photo_pro
     assert len(ann.list_annotations(photo_project, media_id=PHOTO_ID)) == n
 
 
-def test_a_cancel_while_storing_stores_nothing(photo_project, tmp_path, monkeypatch):
-    monkeypatch.setattr(mark_batches, "BOX_BATCH", 1000)
-    n = 5000
-    write_coco(tmp_path / "big.json", n)
-    stored_so_far = []
+def import_cancelled_at_2000(project, source: Path, fmt: str, n: int):
+    """Import ``source``, cancelling once 2,000 of its ``n`` boxes are stored: (report, progress figures seen)."""
+    stored_so_far: list[int] = []
 
     def progress(done: int, total: int) -> None:
         if total == n:
             stored_so_far.append(done)
 
-    report = importing.import_annotations(photo_project, tmp_path / "big.json", "coco", progress=progress,
+    report = importing.import_annotations(project, source, fmt, progress=progress,
                                           cancelled=lambda: bool(stored_so_far) and stored_so_far[-1] >= 2000)
+    return report, stored_so_far
+
+
+def test_a_cancel_while_storing_stores_nothing(photo_project, tmp_path, monkeypatch):
+    monkeypatch.setattr(mark_batches, "BOX_BATCH", 1000)
+    n = 5000
+    write_coco(tmp_path / "big.json", n)
+    report, stored_so_far = import_cancelled_at_2000(photo_project, tmp_path / "big.json", "coco", n)
     assert report.cancelled and stored_so_far == [1000, 2000]
     assert "cancelled: nothing was stored" in report.lines()
     assert ann.list_annotations(photo_project, include_deleted=True) == [] and lab.list_labels(photo_project) == []
@@ -99,14 +105,7 @@ def test_mot_tracks_are_stored_in_batches_and_a_cancel_stores_nothing(photo_proj
     the same track ids and keyframes, one undo removes them, redo restores them, a cancel stores nothing."""
     monkeypatch.setattr(mark_batches, "BOX_BATCH", 1000)
     n = write_mot(tmp_path / "mot", 100)
-    stored_so_far = []
-
-    def progress(done: int, total: int) -> None:
-        if total == n:
-            stored_so_far.append(done)
-
-    report = importing.import_annotations(photo_project, tmp_path / "mot", "mot", progress=progress,
-                                          cancelled=lambda: bool(stored_so_far) and stored_so_far[-1] >= 2000)
+    report, stored_so_far = import_cancelled_at_2000(photo_project, tmp_path / "mot", "mot", n)
     assert report.cancelled and stored_so_far[-2:] == [1000, 2000]     # (before them: the lines read)
     assert ann.list_annotations(photo_project, include_deleted=True) == []
 

@@ -165,8 +165,10 @@ class TaskBootstrap:
         for start, counts in self._counts():
             for (rows, v, has), res in zip(prepared, out):
                 c = counts if rows is None else counts[:, rows]
+                part = res[start:start + counts.shape[0]]      # written in place: no (replicates, m) temporaries
+                np.matmul(c, v, out=part)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    res[start:start + counts.shape[0]] = (c @ v) / (c @ has)
+                    np.divide(part, c @ has, out=part)
         return out
 
     def intervals(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]], confidence: float = 0.95

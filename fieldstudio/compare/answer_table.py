@@ -70,7 +70,6 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
                                        "a.completion_tokens, a.reasoning_tokens, a.cost_usd, a.latency_s "
                                        "FROM answer a WHERE 1 = 1" + clause, params)
                 if r[0] in tasks and r[1] in runs]
-        shown = _scores_shown(s, scorer, sorted(r[2] for r in rows), texts) if scorer else {}
     # a source is its run's name, with the id's first characters when two runs of the table share it
     present = {r[1] for r in rows}
     named: dict[str, int] = {}
@@ -91,6 +90,13 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     del task_of, run_of, rows
     df = pd.DataFrame(columns)
     del columns
+    # the scores are read once the answers' rows are freed (their strings now live in the frame): holding both
+    # at once was the peak of `fieldstudio score`'s summary at 100,000 answers
+    if scorer:
+        with project.read() as s:
+            shown = _scores_shown(s, scorer, sorted(df["answer_id"]), texts)
+    else:
+        shown = {}
     for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
     for c in ("category", "sub_category", "scenario"):

@@ -133,14 +133,16 @@ class TaskBootstrap:
         rows_per_chunk = max(1, _CHUNK_CELLS // max(1, self.n))
         for start in range(0, self.n_resamples, rows_per_chunk):
             rows = min(self.n_resamples, start + rows_per_chunk) - start
-            picked = np.empty((rows, self.n), dtype=np.int64)
-            col = 0
+            counts = np.zeros((rows, self.n))
             for idx in self._strata:
-                picked[:, col:col + idx.size] = idx[rng.integers(0, idx.size, size=(rows, idx.size))]
-                col += idx.size
-            picked += (np.arange(rows, dtype=np.int64) * self.n)[:, None]
-            counts = np.bincount(picked.reshape(-1), minlength=rows * self.n).reshape(rows, self.n)
-            yield start, counts.astype(float)
+                # counted one stratum at a time (the same draws, in the same order, as drawing every stratum
+                # into one (rows, n) index array first): the int64 index arrays of the whole chunk held at once
+                # were most of a comparison's memory at 100 sources
+                drawn = rng.integers(0, idx.size, size=(rows, idx.size))
+                drawn += (np.arange(rows, dtype=np.int64) * idx.size)[:, None]
+                counts[:, idx] = np.bincount(drawn.reshape(-1), minlength=rows * idx.size).reshape(rows, idx.size)
+                del drawn
+            yield start, counts
 
     def replicate_means(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]]) -> list[np.ndarray]:
         """Replicate means of several blocks of columns from one set of draws.
@@ -163,8 +165,10 @@ class TaskBootstrap:
         for start, counts in self._counts():
             for (rows, v, has), res in zip(prepared, out):
                 c = counts if rows is None else counts[:, rows]
+                part = res[start:start + counts.shape[0]]      # written in place: no (replicates, m) temporaries
+                np.matmul(c, v, out=part)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    res[start:start + counts.shape[0]] = (c @ v) / (c @ has)
+                    np.divide(part, c @ has, out=part)
         return out
 
     def intervals(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]], confidence: float = 0.95

@@ -75,3 +75,22 @@ def test_the_same_figures_as_fwa_evaluator_and_calc_category(tmp_path):
     assert ours == printed
     dropped = [t["id"] for t in answered if "\r" in t["conversations"][0]["value"]]
     assert dropped and any(f"drops {len(dropped)} answered task" in n for n in figure.notes)
+
+
+def test_official_figures_of_a_long_table_read_only_the_columns_they_need():
+    """``compare.official.official_figures`` over a long table with every other column beside (as
+    ``load_answers`` gives it): source a answered 1.1.0001 (1.0) and 1.1.0002 (0.25), its failed call to
+    1.1.0003 (no text, an error) is not answered; source b answered 1.1.0001 (0.75) and scored nothing else:
+    correctRate 1/2 = 0.5000 and 1/1 = 1.0000."""
+    import pandas as pd
+
+    from fieldstudio.compare.official import official_figures
+
+    table = pd.DataFrame({
+        "source": ["a", "a", "a", "b"], "task_id": ["t1", "t2", "t3", "t1"],
+        "external_id": ["1.1.0001", "1.1.0002", "1.1.0003", "1.1.0001"], "value": [1.0, 0.25, float("nan"), 0.75],
+        "sub_category": ["(none)"] * 4, "query": [None] * 4, "ground_truth": [None] * 4,
+        "answer": ["x", "y", None, "z"], "error": [None, None, "timeout", None],
+        "cost_usd": [0.1, 0.2, 0.3, 0.4], "judge_raw": [None] * 4})
+    figures = official_figures(table, "fs-match")
+    assert {s: (f.printed, f.answered) for s, f in figures.items()} == {"a": ("0.5000", 2), "b": ("1.0000", 1)}

@@ -199,3 +199,18 @@ def test_resample_count_below_one_is_refused():
         st.TaskBootstrap(3, None, n_resamples=0)
     with pytest.raises(ValueError, match="n_resamples"):
         st.bootstrap_ci([0.1, 0.2], n_resamples=-1)
+
+
+def test_bootstrap_counts_are_the_draws_of_every_stratum_at_once():
+    """The counts, counted one stratum at a time, equal drawing every stratum's indices into one (replicates,
+    items) array in stratum order and counting each item per replicate (the plain reading of the resampling)."""
+    strata = np.array(list("cabbcacbbbcaa"))
+    boot = st.TaskBootstrap(strata.size, strata, n_resamples=57, seed=4)
+    (start, counts), = list(boot._counts())
+    rng = np.random.default_rng(4)
+    groups = [np.flatnonzero(strata == s) for s in ("a", "b", "c")]
+    picked = np.hstack([g[rng.integers(0, g.size, size=(57, g.size))] for g in groups])
+    expected = np.array([np.bincount(row, minlength=strata.size) for row in picked], dtype=float)
+    assert start == 0 and counts.dtype == float and np.array_equal(counts, expected)
+    for g in groups:                              # each replicate draws as many items as each stratum holds
+        assert (counts[:, g].sum(axis=1) == g.size).all()

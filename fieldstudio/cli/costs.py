@@ -35,7 +35,14 @@ def cost_cmd(
     (never $0) when some answer's cost is unknown. Local models count when their profile states a cost per hour."""
     from fieldstudio.compare import answer_table, cost_per_correct, plots
 
+    from fieldstudio.scoring import scorers
+
     try:
+        if plot is not None:
+            plots.check_plot_path(plot)
+        if scorer is not None and scorer not in scorers.REGISTRY:
+            # an unknown name would read as "0 correct" everywhere: refuse it
+            raise fail(f"--scorer {scorer!r} is not a scorer; known: {', '.join(sorted(scorers.REGISTRY))}")
         with open_project(project) as p:
             name = scorer or answer_table.most_scored_scorer(p, run or None)
             answers = answer_table.load_answers(p, name, run or None)

@@ -138,11 +138,17 @@ def sweeps_cmd(
     from fieldstudio.compare import plots
     from fieldstudio.inference.runs import sweep as sweep_runs
 
-    if plot is not None:
-        try:
+    from fieldstudio.scoring import scorers
+
+    try:
+        if plot is not None:
             plots.check_plot_path(plot)
-        except FieldstudioError as exc:
-            raise fail(str(exc)) from None
+        if scorer is not None:          # an unknown name would show a table with nothing scored: refuse it
+            scorers.get(scorer)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    except KeyError as exc:
+        raise fail(f"--scorer: {exc.args[0]}") from None
     with open_project(project) as p:
         try:
             if sweep is None:

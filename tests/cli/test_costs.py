@@ -49,7 +49,7 @@ def test_cost_prints_per_source_and_category_and_the_frontier(cost_app, tmp_path
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--scorer", "nosuch"], "--scorer 'nosuch' is not a scorer; known:"),
+    (["--scorer", "nosuch"], "--scorer: unknown scorer 'nosuch'; known:"),
     (["--plot", "frontier.jpg"], "format 'jpg' is not one of png, svg"),
     (["--plot", "missing/frontier.png"], "does not exist"),
 ])

@@ -73,3 +73,5 @@ def test_a_plot_that_cannot_be_written_is_refused_before_any_request(sweep_app, 
     assert fake_openai.requests == []
     result = CliRunner().invoke(sweep_app, ["sweeps", str(path), "latest", "--plot", str(tmp_path / "no" / "s.png")])
     assert result.exit_code == 2 and "does not exist" in result.output
+    result = CliRunner().invoke(sweep_app, ["sweeps", str(path), "latest", "--scorer", "nosuch"])
+    assert result.exit_code == 2 and "--scorer: unknown scorer 'nosuch'; known:" in result.output

@@ -35,12 +35,20 @@ def cost_cmd(
     (never $0) when some answer's cost is unknown. Local models count when their profile states a cost per hour."""
     from fieldstudio.compare import answer_table, cost_per_correct, plots
 
+    from fieldstudio.scoring import scorers
+
     try:
+        if plot is not None:
+            plots.check_plot_path(plot)
+        if scorer is not None:          # an unknown name would read as "0 correct" everywhere: refuse it
+            scorers.get(scorer)
         with open_project(project) as p:
             name = scorer or answer_table.most_scored_scorer(p, run or None)
             answers = answer_table.load_answers(p, name, run or None)
     except FieldstudioError as exc:
         raise fail(str(exc)) from None
+    except KeyError as exc:
+        raise fail(f"--scorer: {exc.args[0]}") from None
     tables = cost_per_correct.cost_tables(answers)
     if plot is not None:
         plots.save_figure(plots.cost_frontier(tables.by_source, scorer_label=name or ""), plot)

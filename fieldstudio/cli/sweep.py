@@ -89,7 +89,11 @@ def sweep_cmd(
     from fieldstudio.inference.runs import run_records
     from fieldstudio.inference.runs import sweep as sweep_runs
 
+    from fieldstudio.compare import plots
+
     try:
+        if plot is not None:        # refused before any request is paid for, not after the sweep
+            plots.check_plot_path(plot)
         profile = profile_store.get_profile(model)
         arms = [sweep_runs.parse_arm(a) for a in arm]
     except FieldstudioError as exc:
@@ -131,8 +135,20 @@ def sweeps_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """List the sweeps of PROJECT, or show one sweep's table (and write its plot) without running anything."""
+    from fieldstudio.compare import plots
     from fieldstudio.inference.runs import sweep as sweep_runs
 
+    from fieldstudio.scoring import scorers
+
+    try:
+        if plot is not None:
+            plots.check_plot_path(plot)
+        if scorer is not None:          # an unknown name would show a table with nothing scored: refuse it
+            scorers.get(scorer)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    except KeyError as exc:
+        raise fail(f"--scorer: {exc.args[0]}") from None
     with open_project(project) as p:
         try:
             if sweep is None:

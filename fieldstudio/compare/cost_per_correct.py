@@ -28,7 +28,7 @@ from fieldstudio.core import costs
 
 __all__ = ["COLUMNS", "NOTE", "CostTables", "cost_per_correct_table", "cost_tables", "cost_text", "pareto_frontier"]
 
-COLUMNS = ["answers", "priced", "scored", "correct", "cost_usd", "cost_status", "accuracy", "cost_per_correct_usd",
+COLUMNS = ["answers", "priced", "scored", "judged", "correct", "cost_usd", "cost_status", "accuracy", "cost_per_correct_usd",
            "ci_low", "ci_high", "cost_per_correct"]
 """The columns of `cost_per_correct_table` (its index: source, or (source, group))."""
 
@@ -66,12 +66,12 @@ def cost_text(row: pd.Series | dict, digits: int = 4) -> str:
     if status != "complete":        # a partial sum would under-count: the ratio is unknown
         return f"unknown ({int(row['priced'])} of {int(row['answers'])} answers priced)"
     if not row["correct"]:
-        return f"no correct answer (${row['cost_usd']:.{digits}f} spent)"
-    value = f"${row['cost_per_correct_usd']:.{digits}f}"
+        return f"no correct answer ({costs.usd_text(row['cost_usd'], digits)} spent)"
+    value = costs.usd_text(row["cost_per_correct_usd"], digits)
     if row["scored"] < MIN_INTERVAL_N or math.isnan(row["ci_low"]):
         return f"{value} [{N_TOO_SMALL}]"
-    high = "no bound" if math.isinf(row["ci_high"]) else f"{row['ci_high']:.{digits}f}"
-    return f"{value} [{row['ci_low']:.{digits}f}, {high}]"
+    high = "no bound" if math.isinf(row["ci_high"]) else costs.usd_text(row["ci_high"], digits)[1:]
+    return f"{value} [{costs.usd_text(row['ci_low'], digits)[1:]}, {high}]"
 
 
 def _row(group: pd.DataFrame, n_resamples: int, seed: int | None, strata: str | None) -> dict:
@@ -81,7 +81,7 @@ def _row(group: pd.DataFrame, n_resamples: int, seed: int | None, strata: str | 
     correct = np.nan_to_num(correct_value, nan=0.0)                # unscored: paid for, not correct
     status = costs.cost_status(priced, answers - priced)
     out = {"answers": answers, "priced": priced, "scored": int(np.isfinite(group["value"].to_numpy(dtype=float)).sum()),
-           "correct": int(correct.sum()), "cost_usd": float(np.nansum(cost)) if priced else math.nan,
+           "judged": int(np.isfinite(correct_value).sum()), "correct": int(correct.sum()), "cost_usd": float(np.nansum(cost)) if priced else math.nan,
            "cost_status": status,
            "accuracy": float(correct_value[np.isfinite(correct_value)].mean()) if np.isfinite(correct_value).any()
            else math.nan, "cost_per_correct_usd": math.nan, "ci_low": math.nan, "ci_high": math.nan}
@@ -100,7 +100,8 @@ def cost_per_correct_table(answers: pd.DataFrame, by: str | None = None, *, n_re
     """Cost per correct answer of each source (``by`` None) or each (source, ``by`` group), from the long table
     (``answer_table.load_answers``: source, cost_usd, value, correct_value and the task columns).
 
-    Columns (`COLUMNS`): answers, priced (answers with a known cost), scored, correct (the scorer's verdicts),
+    Columns (`COLUMNS`): answers, priced (answers with a known cost), scored, judged (answers the scorer judged
+    correct or not), correct (the scorer's verdicts),
     cost_usd (sum of the known costs, NaN when none is known), cost_status (complete / partial / unknown),
     accuracy (correct share of the judged answers), cost_per_correct_usd with ci_low / ci_high (NaN unless every
     cost is known and one answer is correct; ci_high is infinity when a replicate had no correct answer), and
@@ -168,8 +169,10 @@ class CostTables:
 
 def _display_row(source: str, category: str, r: pd.Series) -> list:
     cost = "unknown" if r["cost_status"] == "unknown" else (
-        f"${r['cost_usd']:.4f}" if r["cost_status"] == "complete" else f"≥ ${r['cost_usd']:.4f}")
-    accuracy = "—" if math.isnan(r["accuracy"]) else f"{r['accuracy']:.1%}"
+        costs.usd_text(r["cost_usd"]) if r["cost_status"] == "complete" else f"≥ {costs.usd_text(r['cost_usd'])}")
+    # the accuracy's denominator is the judged answers, not the answers column: say how many it covers
+    accuracy = ("—" if math.isnan(r["accuracy"])
+                else f"{r['accuracy']:.1%} ({int(r['correct'])} of {int(r['judged'])} judged)")
     return [source, category, int(r["answers"]), int(r["correct"]), accuracy, cost, r["cost_per_correct"]]
 
 

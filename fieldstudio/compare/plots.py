@@ -24,6 +24,7 @@ from matplotlib.patches import Patch
 
 from fieldstudio.compare.coverage import MIN_INTERVAL_N
 from fieldstudio.core.atomic import atomic_write_bytes
+from fieldstudio.core.errors import FieldstudioError
 
 if TYPE_CHECKING:
     from fieldstudio.compare.sweeps import SweepResult
@@ -410,6 +411,22 @@ def figure_bytes(fig: Figure, fmt: str = "png", *, dpi: int = 100, png_compressi
     else:
         fig.savefig(buf, format=fmt, dpi=dpi, metadata={"Date": None})
     return buf.getvalue()
+
+
+class PlotPathError(FieldstudioError):
+    """A plot file that cannot be written: a format other than PNG/SVG, or a folder that does not exist."""
+
+
+def check_plot_path(path: Path | str) -> Path:
+    """``path`` as a Path when a plot can be written there (suffix .png or .svg, or none: PNG; an existing folder).
+    Raises PlotPathError naming the path and the reason, so a command can refuse before it runs or pays anything."""
+    path = Path(path)
+    fmt = (path.suffix or ".png").lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise PlotPathError(f"plot {path}: format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if not path.parent.is_dir():
+        raise PlotPathError(f"plot {path}: folder {path.parent} does not exist")
+    return path
 
 
 def save_figure(fig: Figure, path: Path | str, *, dpi: int = 150) -> Path:

@@ -13,7 +13,19 @@ how many answers a mean covers.
 
 from __future__ import annotations
 
-__all__ = ["amount_text", "cost_status", "cost_text"]
+import math
+
+__all__ = ["amount_text", "cost_status", "cost_text", "usd_text"]
+
+
+def usd_text(value: float, digits: int = 4) -> str:
+    """``value`` USD as ``$0.0123`` (``digits`` decimals); a non-zero amount below the last decimal keeps two
+    significant digits (``$0.000031``), since a local model's cost per answer at a few dollars an hour would
+    otherwise read as ``$0.0000``, a known cost shown as nothing."""
+    value = float(value)
+    if value != 0 and abs(value) < 0.5 * 10 ** -digits and math.isfinite(value):
+        digits = 1 - math.floor(math.log10(abs(value)))
+    return f"${value:.{digits}f}"
 
 
 def cost_status(priced: int, unpriced: int) -> str:
@@ -31,7 +43,7 @@ def cost_text(usd: float | None, priced: int, unpriced: int, *, digits: int = 4)
     total = priced + unpriced
     if status == "unknown" or usd is None or usd != usd:
         return f"unknown ({max(priced, 0)} of {total} answers priced)"
-    amount = f"${float(usd):.{digits}f}"
+    amount = usd_text(usd, digits)
     return amount if status == "complete" else f"≥ {amount} ({priced} of {total} answers priced)"
 
 
@@ -40,4 +52,4 @@ def amount_text(value: float | None, complete: bool = True, digits: int = 4) -> 
     it sums known parts only (a lower bound). Sums over answers say how many are priced: :func:`cost_text`."""
     if value is None:
         return "?"
-    return ("" if complete else "≥ ") + f"${value:.{digits}f}"
+    return ("" if complete else "≥ ") + usd_text(value, digits)

@@ -46,3 +46,22 @@ def test_cost_prints_per_source_and_category_and_the_frontier(cost_app, tmp_path
     data = json.loads(runner.invoke(cost_app, ["cost", str(path), "--json"]).output)
     assert data["sources"]["cheap"]["categories"]["2.3"]["cost_per_correct_usd"] == pytest.approx(0.1)
     assert data["sources"]["local"]["all"]["cost_status"] == "unknown"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scorer", "nosuch"], "--scorer: unknown scorer 'nosuch'; known:"),
+    (["--plot", "frontier.jpg"], "format 'jpg' is not one of png, svg"),
+    (["--plot", "missing/frontier.png"], "does not exist"),
+])
+def test_an_unknown_scorer_or_unwritable_plot_is_one_line_and_exit_2(cost_app, tmp_path, args, message):
+    path = tmp_path / "p.fieldstudio"
+    p = Project.create(path)
+    a = add_task(p, "2.3.0001", "12 meters", eval_func="numerical_match")
+    add_run(p, "cheap", {a: {"raw_text": "12 meters", "cost_usd": 0.1}})
+    score_answers(p, "fs-match")
+    p.close()
+    args = [str(tmp_path / v) if v.endswith((".jpg", ".png")) else v for v in args]
+    result = CliRunner().invoke(cost_app, ["cost", str(path), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1

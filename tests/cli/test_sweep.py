@@ -61,3 +61,17 @@ def test_a_bad_arm_is_one_line_and_exit_2(sweep_app, tmp_path, fake_openai):
     result = CliRunner().invoke(sweep_app, ["sweep", str(path), "-m", "fake", "--arm", "fps:2:30"])
     assert result.exit_code == 2
     assert "seconds_per_frame=0.5 must be a number in [1, 60]" in result.output
+
+
+def test_a_plot_that_cannot_be_written_is_refused_before_any_request(sweep_app, tmp_path, fake_openai):
+    path = tmp_path / "p.fieldstudio"
+    Project.create(path).close()
+    profiles.add_profile(fake_profile(fake_openai))
+    result = CliRunner().invoke(sweep_app, ["sweep", str(path), "-m", "fake", "--arm", "uniform:8",
+                                            "--plot", str(tmp_path / "sweep.jpg")])
+    assert result.exit_code == 2 and "format 'jpg' is not one of png, svg" in result.output
+    assert fake_openai.requests == []
+    result = CliRunner().invoke(sweep_app, ["sweeps", str(path), "latest", "--plot", str(tmp_path / "no" / "s.png")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = CliRunner().invoke(sweep_app, ["sweeps", str(path), "latest", "--scorer", "nosuch"])
+    assert result.exit_code == 2 and "--scorer: unknown scorer 'nosuch'; known:" in result.output

@@ -88,3 +88,23 @@ def test_the_frontier_plot_leaves_unknown_costs_out_and_names_them(tmp_path):
     assert "cost unknown (left out): local" in fig.axes[0].get_title()
     path = plots.save_figure(fig, tmp_path / "frontier.png")
     assert path.stat().st_size > 5000
+
+
+def test_the_shown_accuracy_says_how_many_judged_answers_it_covers():
+    """4 answers, 3 judged (one unscored), 2 correct: 66.7 % of 3 judged, not of the 4 answers listed beside it."""
+    shown = cost_tables(_answers("known", [0.01] * 4, [1, 1, 0, None]), n_resamples=50).display()
+    row = shown[shown["category"] == "all"].iloc[0]
+    assert (row["answers"], row["correct"]) == (4, 2)
+    assert row["accuracy"] == "66.7% (2 of 3 judged)"
+
+
+def test_a_known_cost_below_the_last_decimal_is_not_shown_as_zero():
+    """A local model at $0.50 an hour answering in 0.1 s: $0.5 * 0.1 / 3600 = $0.0000139 an answer; 2 answers, 1
+    correct: $0.0000278 spent and per correct, shown with two significant digits rather than "$0.0000"."""
+    per_answer = 0.5 * 0.1 / 3600
+    shown = cost_tables(_answers("local", [per_answer] * 2, [1, 0]), n_resamples=50).display()
+    row = shown[shown["category"] == "all"].iloc[0]
+    assert row["cost"] == "$0.000028"
+    assert row["cost per correct [95 % interval]"] == "$0.000028 [n too small]"
+    never = cost_per_correct_table(_answers("never", [per_answer] * 2, [0, 0]), n_resamples=50)
+    assert never.loc["never", "cost_per_correct"] == "no correct answer ($0.000028 spent)"

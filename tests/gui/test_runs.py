@@ -320,7 +320,7 @@ def test_two_profiles_double_click_and_task_signal(qtbot, fwa_project, fake_open
     assert len(fake_openai.chat_requests()) == 4
     assert panel.history.runs_model.rowCount() == 2
     # "two" has no prices: its cost is unknown, so the total is a lower bound
-    assert panel.usage_label.text() == "Tokens: 40 in / 8 out · cost ≥ $0.0000 (2 of 4 answers priced)"
+    assert panel.usage_label.text() == "Tokens: 40 in / 8 out · cost ≥ $0.000024 (2 of 4 answers priced)"
     view = panel.history.answers
     with qtbot.waitSignal(panel.open_task) as opened:
         rect = view.visualRect(panel.history.answers_model.index(0, 0))

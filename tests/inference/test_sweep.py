@@ -61,3 +61,19 @@ def test_one_run_per_arm_listed_as_one_sweep_and_continued_after_a_cancel(projec
     assert sweep_runs.find_resumable_sweep(project, profile.name, arms, ids) is None
     with pytest.raises(SweepError, match="no sweep 'abcdef'"):
         sweep_runs.sweep_runs(project, "abcdef")
+
+
+def test_a_parameter_given_twice_in_one_arm_is_refused_not_overwritten():
+    with pytest.raises(SweepError, match="parameter 'max_frames' is given twice"):
+        parse_arm("fieldworkarena:max_frames=8:max_frames=16")
+
+
+@pytest.mark.parametrize("second", ["uniform:8.0", "uniform:08", "fieldworkarena:sampling=uniform:max_frames=8"])
+def test_two_spellings_of_one_arm_are_refused_before_any_run_is_made(project, fake_openai, second):
+    ids = [add_task(project, "question")]
+    profile = fake_profile(fake_openai)
+    with pytest.raises(SweepError, match=r"arm '.*' sends the same as arm 'uniform:8'"):
+        sweep_runs.create_sweep(project, profile, ids, [parse_arm("uniform:8"), parse_arm(second)])
+    assert sweep_runs.list_sweeps(project) == []
+    # an arm differing only by a default-valued parameter is a different arm only when the value differs
+    sweep_runs.create_sweep(project, profile, ids, [parse_arm("uniform:8"), parse_arm("uniform:9")])

@@ -120,6 +120,8 @@ def parse_arm(text: str) -> Arm:
             name, sep, value = item.partition("=")
             if not sep or not name:
                 raise SweepError(f"arm {label!r}: {item!r} is not name=value; arms are {ARM_SYNTAX}")
+            if name in params:
+                raise SweepError(f"arm {label!r}: parameter {name!r} is given twice")
             params[name] = value
         return _checked(label, head, params)
     raise SweepError(f"arm {label!r} is not known; arms are {ARM_SYNTAX}")
@@ -139,6 +141,13 @@ class SweepRuns:
         return [run_id for _, run_id in self.arms]
 
 
+def _filled(arm: Arm) -> tuple[tuple[str, str], ...]:
+    """The arm's parameters with the strategy's declared defaults filled in, sorted: what two arms are compared by."""
+    values = {p.name: p.default for p in get_strategy(arm.strategy).parameters}
+    values.update(arm.params)
+    return tuple(sorted((k, repr(v)) for k, v in values.items()))
+
+
 def create_sweep(project: Project, profile: ModelProfile, task_ids: Sequence[str], arms: Sequence[Arm]) -> SweepRuns:
     """One new run per arm of ``profile`` over ``task_ids``, named ``<profile> · <arm>``, sharing a sweep id.
 
@@ -146,10 +155,15 @@ def create_sweep(project: Project, profile: ModelProfile, task_ids: Sequence[str
     `create_run`."""
     if not arms:
         raise SweepError(f"a sweep needs at least one arm; arms are {ARM_SYNTAX}")
-    labels = [a.label for a in arms]
-    twice = sorted({x for x in labels if labels.count(x) > 1})
-    if twice:
-        raise SweepError(f"arm {twice[0]!r} is given twice")
+    # Two spellings of one arm (uniform:8, uniform:8.0, fieldworkarena:sampling=uniform:max_frames=8) would pay for
+    # the same requests twice and pair a run with its own copy, so arms are compared by what they send.
+    seen: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
+    for arm in arms:
+        key = (arm.strategy, _filled(arm))
+        if key in seen:
+            same = "is given twice" if seen[key] == arm.label else f"sends the same as arm {seen[key]!r}"
+            raise SweepError(f"arm {arm.label!r} {same}")
+        seen[key] = arm.label
     sweep_id = new_id()
     out = []
     for position, arm in enumerate(arms):

@@ -104,7 +104,7 @@ def sweep_cmd(
             task_ids = run_records.select_tasks(p, ids=ids, category=category, answer_type=answer_type, limit=limit)
             if not task_ids:
                 raise fail("no task matches; see `fieldstudio info` for what the project holds", 1)
-            sweep = None if new else sweep_runs.find_resumable_sweep(p, profile.name, arms, task_ids)
+            sweep = None if new else sweep_runs.find_resumable_sweep(p, profile, arms, task_ids)
             if sweep is None:
                 sweep = sweep_runs.create_sweep(p, profile, task_ids, arms)
                 out.print(f"sweep {sweep.sweep_id[:8]}: {profile.name} ({profile.model}), {len(arms)} arms x "

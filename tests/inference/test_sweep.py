@@ -3,6 +3,8 @@ parameters, one run per arm sharing a sweep id, listing, and continuing an unfin
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from fieldstudio.inference.runs import sweep as sweep_runs
@@ -53,12 +55,14 @@ def test_one_run_per_arm_listed_as_one_sweep_and_continued_after_a_cancel(projec
     assert sweep_runs.sweep_runs(project, made.sweep_id[:6]) == made
     done = sweep_runs.execute_sweep(project, made, profile, cancelled=lambda: True)
     assert done.cancelled
-    assert sweep_runs.find_resumable_sweep(project, profile.name, arms, ids) == made
-    assert sweep_runs.find_resumable_sweep(project, profile.name, arms[::-1], ids) is None
-    assert sweep_runs.find_resumable_sweep(project, profile.name, arms, ids[:1]) is None
+    assert sweep_runs.find_resumable_sweep(project, profile, arms, ids) == made
+    assert sweep_runs.find_resumable_sweep(project, profile, arms[::-1], ids) is None
+    assert sweep_runs.find_resumable_sweep(project, profile, arms, ids[:1]) is None
+    other_model = dataclasses.replace(profile, model="another-model")     # same name, another model: a new sweep
+    assert sweep_runs.find_resumable_sweep(project, other_model, arms, ids) is None
     sweep_runs.execute_sweep(project, made, profile)
     assert [run_summary(project, r).pending for r in made.run_ids] == [0, 0]   # blind's JSON parse fails: finished
-    assert sweep_runs.find_resumable_sweep(project, profile.name, arms, ids) is None
+    assert sweep_runs.find_resumable_sweep(project, profile, arms, ids) is None
     with pytest.raises(SweepError, match="no sweep 'abcdef'"):
         sweep_runs.sweep_runs(project, "abcdef")
 

@@ -130,7 +130,7 @@ class SweepDialog(QDialog):
             arms = [sweep_runs.parse_arm(line) for line in self.arms.toPlainText().splitlines() if line.strip()]
             if not self.task_ids:
                 raise FieldstudioError("no task is chosen in the Runs tab")
-            sweep = sweep_runs.find_resumable_sweep(self.project, profile.name, arms, self.task_ids)
+            sweep = sweep_runs.find_resumable_sweep(self.project, profile, arms, self.task_ids)
             if sweep is None:
                 sweep = sweep_runs.create_sweep(self.project, profile, self.task_ids, arms)
         except FieldstudioError as exc:

@@ -215,18 +215,26 @@ def sweep_runs(project: Project, ref: str) -> SweepRuns:
     return hits[0]
 
 
-def find_resumable_sweep(project: Project, profile_name: str, arms: Sequence[Arm],
+def find_resumable_sweep(project: Project, profile: ModelProfile, arms: Sequence[Arm],
                          task_ids: Sequence[str]) -> SweepRuns | None:
     """The newest sweep of this profile with these arm labels, in this order, over exactly these tasks, that still
-    has pending answers (what running the same sweep command again continues), else None."""
+    has pending answers (what running the same sweep command again continues), else None.
+
+    A sweep whose runs were made while the profile named another model or base URL is not continued: its answers
+    would mix two models under one arm."""
     labels = tuple(a.label for a in arms)
     wanted = set(task_ids)
     for sweep in list_sweeps(project):
-        if sweep.profile != profile_name or tuple(label for label, _ in sweep.arms) != labels:
+        if sweep.profile != profile.name or tuple(label for label, _ in sweep.arms) != labels:
             continue
         with project.read() as s:
             rows = s.execute(select(Answer.run_id, Answer.task_id, Answer.raw_text.is_(None) & Answer.error.is_(None))
                              .where(Answer.run_id.in_(sweep.run_ids))).all()
+            served = set(s.execute(select(ProfileRow.model, ProfileRow.base_url)
+                                   .join(Run, Run.profile_id == ProfileRow.id)
+                                   .where(Run.id.in_(sweep.run_ids))).all())
+        if served != {(profile.model, profile.shown_url)}:
+            return None
         per_run: dict[str, set[str]] = {}
         for run_id, task_id, _ in rows:
             per_run.setdefault(run_id, set()).add(task_id)

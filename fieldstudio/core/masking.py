@@ -24,8 +24,10 @@ MIN_SECRET_CHARS = 4
 
 _PASSWORD_IN_URL = re.compile(r"(postgres(?:ql)?(?:\+\w+)?://[^:/@\s]+):[^@\s]*@", re.IGNORECASE)
 _USERINFO_IN_URL = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)(?![^/@\s]*:\*\*\*@)[^/@\s:]*:[^/@\s]*@")
+# Any parameter whose name holds one of these words (`subscription-key`, `x-api-key`, `client_secret`), as
+# `inference.base_urls` splits them off: services name their key parameter freely.
 _SECRET_QUERY = re.compile(
-    r"([?&;](?:key|api_key|apikey|api-key|token|access_token|sig|signature|password|secret|auth)=)[^&#\s'\"<>]+",
+    r"([?&;](?:sig|[A-Za-z0-9_.-]*(?:key|token|secret|passw|signature|auth)[A-Za-z0-9_.-]*)=)[^&#\s'\"<>]+",
     re.IGNORECASE)
 _AUTH_HEADER = re.compile(r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:bearer|basic)\s+)?[^\s'\",;]+", re.IGNORECASE)
 # "Basic dXNlcjpwYXNz" / "Bearer sk-..." outside a header: the credential must not read as a plain word

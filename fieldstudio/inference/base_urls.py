@@ -19,6 +19,15 @@ _VERSION_SEGMENT = re.compile(r"^v\d+[a-z0-9]*$", re.IGNORECASE)   # v1, v2, v1b
 _PASTED_ENDPOINTS = ("/chat/completions", "/completions", "/models")
 _SECRET_QUERY_KEYS = {"key", "api_key", "apikey", "api-key", "token", "access_token", "sig", "signature", "password",
                       "secret", "auth"}
+# Services name their key parameter freely (Azure API Management's `subscription-key`, `x-api-key`,
+# `client_secret`, `auth_token`): a name holding one of these words is treated as a secret too; masking a harmless
+# parameter costs little, printing a key costs a key.
+_SECRET_NAME_WORDS = ("key", "token", "secret", "passw", "signature", "auth")
+
+
+def _is_secret_name(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in _SECRET_QUERY_KEYS or any(word in lowered for word in _SECRET_NAME_WORDS)
 
 
 class ProfileError(FieldstudioError):
@@ -43,6 +52,10 @@ def normalize_base_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ProfileError(f"{mask_url(url)} is not an http(s) address with a host name.")
+    if ";" in parts.path:
+        # `;name=value` path parameters may carry a key that no masking rule sees; the path is not echoed.
+        raise ProfileError(f"{parts.scheme}://{parts.hostname}/...: a base URL path with ';' parameters is not "
+                           f"supported; give the key with --api-key-env (or --keyring) instead.")
     path = parts.path.rstrip("/")
     for ending in _PASTED_ENDPOINTS:
         if path.endswith(ending):
@@ -69,8 +82,8 @@ def mask_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k.lower() in _SECRET_QUERY_KEYS for k, _ in pairs):
-            query = urlencode([(k, "***" if k.lower() in _SECRET_QUERY_KEYS else v) for k, v in pairs], safe="*")
+        if any(_is_secret_name(k) for k, _ in pairs):
+            query = urlencode([(k, "***" if _is_secret_name(k) else v) for k, v in pairs], safe="*")
     if netloc == parts.netloc and query == parts.query:
         return url
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
@@ -93,7 +106,7 @@ def split_url_secret(url: str) -> tuple[str, dict[str, Any] | None]:
     parts = urlsplit(url)
     userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else None
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    secret_pairs = [[k, v] for k, v in pairs if k.lower() in _SECRET_QUERY_KEYS and v]
+    secret_pairs = [[k, v] for k, v in pairs if _is_secret_name(k) and v]
     if userinfo is None and not secret_pairs:
         return url, None
     netloc = parts.netloc.rsplit("@", 1)[1] if userinfo is not None else parts.netloc

@@ -40,3 +40,16 @@ def test_a_remembered_secret_is_masked_in_any_surrounding():
 def test_short_values_are_not_remembered():
     remember_secret("ab")
     assert mask_in_text("about a cab") == "about a cab"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("GET https://apim.example/v1/models?subscription-key=Zq8S3cret&api-version=1 500",
+     "GET https://apim.example/v1/models?subscription-key=***&api-version=1 500"),
+    ("https://h/v1?X-Api-Key=Zq8S3cret", "https://h/v1?X-Api-Key=***"),
+    ("https://h/v1?client_secret=Zq8S3cret&auth_token=Zq8T0ken", "https://h/v1?client_secret=***&auth_token=***"),
+    ("https://h/v1?monkey=1&page=2", "https://h/v1?monkey=***&page=2"),
+])
+def test_query_names_holding_a_secret_word_are_masked(text, expected):
+    """Found by a hostile try: a key under a name outside the short list (`subscription-key`) was logged in clear
+    by a process that had not read it (another profile's log line, a server's echo)."""
+    assert mask_in_text(text) == expected

@@ -65,6 +65,30 @@ def test_mask_url(given, expected):
     assert mask_url(given) == expected
 
 
+@pytest.mark.parametrize("given, expected", [
+    ("https://apim.example/v1?subscription-key=S3cret&api-version=1", "https://apim.example/v1?subscription-key=***&api-version=1"),
+    ("https://h/v1?X-Api-Key=S3cret", "https://h/v1?X-Api-Key=***"),
+    ("https://h/v1?client_secret=S3cret", "https://h/v1?client_secret=***"),
+    ("https://h/v1?auth_token=S3cret", "https://h/v1?auth_token=***"),
+])
+def test_mask_url_knows_key_names_beyond_the_common_few(given, expected):
+    """Found by a hostile try: `subscription-key` (Azure API Management) and the like stayed in clear."""
+    assert mask_url(given) == expected
+
+
+def test_a_secret_under_an_unlisted_query_name_is_split_off():
+    from fieldstudio.inference.base_urls import split_url_secret
+    plain, secret = split_url_secret("https://apim.example/v1?subscription-key=S3cret&api-version=1")
+    assert "S3cret" not in plain and "api-version=1" in plain and secret["query"] == [["subscription-key", "S3cret"]]
+
+
+def test_path_parameters_are_refused_without_echoing_them():
+    """Found by a hostile try: ``http://h/v1;token=K`` was kept as ``http://h/v1;token=K/v1`` in the profile file."""
+    with pytest.raises(ProfileError) as caught:
+        normalize_base_url("http://127.0.0.1:9/v1;token=kkey789")
+    assert "kkey789" not in str(caught.value) and ";" in str(caught.value)
+
+
 # -- validation --------------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
 
-__all__ = ["ProfileError", "normalize_base_url", "mask_url", "mask_urls_in_text", "split_url_secret",
+__all__ = ["ProfileError", "normalize_base_url", "refuse_path_parameters", "mask_url", "mask_urls_in_text", "split_url_secret",
            "join_url_secret", "url_secret_values"]
 
 _VERSION_SEGMENT = re.compile(r"^v\d+[a-z0-9]*$", re.IGNORECASE)   # v1, v2, v1beta
@@ -52,10 +52,6 @@ def normalize_base_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ProfileError(f"{mask_url(url)} is not an http(s) address with a host name.")
-    if ";" in parts.path:
-        # `;name=value` path parameters may carry a key that no masking rule sees; the path is not echoed.
-        raise ProfileError(f"{parts.scheme}://{parts.hostname}/...: a base URL path with ';' parameters is not "
-                           f"supported; give the key with --api-key-env (or --keyring) instead.")
     path = parts.path.rstrip("/")
     for ending in _PASTED_ENDPOINTS:
         if path.endswith(ending):
@@ -64,6 +60,22 @@ def normalize_base_url(url: str) -> str:
     if not any(_VERSION_SEGMENT.match(segment) for segment in path.split("/")):
         path += "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def refuse_path_parameters(url: str) -> None:
+    """Raise ProfileError when `url`'s path holds ``;name=value`` parameters, without echoing the path.
+
+    They may carry a key that no masking rule sees (``http://h/v1;token=K`` was stored in clear). Checked when a
+    profile is added or changed, not when the profile file is read, so one older profile never makes the others
+    unreadable.
+    """
+    try:
+        parts = urlsplit((url or "").strip())
+    except ValueError:
+        return
+    if ";" in parts.path:
+        raise ProfileError(f"{parts.scheme}://{parts.hostname}/...: a base URL path with ';' parameters is not "
+                           f"supported; give the key with --api-key-env (or --keyring) instead.")
 
 
 def mask_url(url: str) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.user_settings import MODEL_PROFILES
 from fieldstudio.inference.base_urls import (ProfileError, join_url_secret, mask_url, normalize_base_url,
-                                             split_url_secret, url_secret_values)
+                                             refuse_path_parameters, split_url_secret, url_secret_values)
 
 KEYRING_SERVICE = "fieldstudio"
 PROFILES_FILE = MODEL_PROFILES.name
@@ -482,8 +482,10 @@ def get_profile(name: str, path: Path | None = None) -> ModelProfile:
 def add_profile(profile: ModelProfile, *, replace: bool = False, path: Path | None = None) -> Path:
     """Store a new profile (or replace one of the same name when `replace`).
 
-    Raises ProfileError if the name is taken and `replace` is False, or the file cannot be written.
+    Raises ProfileError if the name is taken and `replace` is False, the base URL has ``;`` path parameters, or
+    the file cannot be written.
     """
+    refuse_path_parameters(profile.base_url)
     profiles = load_profiles(path)
     if profile.name in profiles and not replace:
         raise ProfileError(f"A model profile called {profile.name!r} exists already (use --replace to overwrite).")
@@ -501,7 +503,9 @@ def _drop_stale_url_secret(previous: ModelProfile | None, profile: ModelProfile)
 
 
 def update_profile(profile: ModelProfile, path: Path | None = None) -> Path:
-    """Overwrite the stored profile of the same name. Raises ProfileError if there is none."""
+    """Overwrite the stored profile of the same name. Raises ProfileError if there is none, or the base URL has
+    ``;`` path parameters."""
+    refuse_path_parameters(profile.base_url)
     profiles = load_profiles(path)
     if profile.name not in profiles:
         raise ProfileError(f"No model profile called {profile.name!r}.")

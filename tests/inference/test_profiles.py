@@ -82,11 +82,21 @@ def test_a_secret_under_an_unlisted_query_name_is_split_off():
     assert "S3cret" not in plain and "api-version=1" in plain and secret["query"] == [["subscription-key", "S3cret"]]
 
 
-def test_path_parameters_are_refused_without_echoing_them():
+def test_path_parameters_are_refused_without_echoing_them(config_dir):
     """Found by a hostile try: ``http://h/v1;token=K`` was kept as ``http://h/v1;token=K/v1`` in the profile file."""
     with pytest.raises(ProfileError) as caught:
-        normalize_base_url("http://127.0.0.1:9/v1;token=kkey789")
+        store.add_profile(ModelProfile(name="p", base_url="http://127.0.0.1:9/v1;token=kkey789", model="m"))
     assert "kkey789" not in str(caught.value) and ";" in str(caught.value)
+    assert not (config_dir / "model_profiles.json").exists()
+
+
+def test_an_older_profile_with_path_parameters_leaves_the_others_readable(config_dir):
+    path = config_dir / "model_profiles.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": "fieldstudio-model-profiles", "version": 1, "profiles": [
+        {"name": "old", "base_url": "http://h/v1;x=1/v1", "model": "m"},
+        {"name": "fine", "base_url": "http://h/v1", "model": "m"}]}))
+    assert set(store.load_profiles()) == {"old", "fine"}
 
 
 # -- validation --------------------------------------------------------------------------------

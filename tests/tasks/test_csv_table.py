@@ -160,3 +160,33 @@ def test_a_csv_with_only_its_header_says_so(project, tmp_path):
     report = import_tasks(project, [write(tmp_path / "empty.csv", HEADER)])
     assert report.created == 0 and [(p.severity, p.message) for p in report.problems] == [
         ("warning", "has a header but no rows")]
+
+
+def test_reading_a_large_csv_holds_no_four_byte_copy_of_it(tmp_path):
+    """Found by robtest: a 200 MB answer CSV took 1.33 GB to refuse, `io.StringIO` holding the text again at
+    4 bytes a character (once to sniff the header, once to read the rows); now 513 MB."""
+    import tracemalloc
+
+    from fieldstudio.tasks.formats.csv_table import parse_answer_csv
+    from fieldstudio.tasks.formats.file_format import csv_first_row
+
+    path = tmp_path / "answers.csv"
+    path.write_text("task_id,answer\n" + "".join(f"t{i},{'y' * 1000}\n" for i in range(5000)))
+    size = path.stat().st_size
+    for read in (csv_first_row, parse_answer_csv):
+        tracemalloc.start()
+        try:
+            read(path)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 3.2 * size, (read.__name__, peak / size)
+
+
+def test_line_endings_read_as_from_a_file(tmp_path):
+    from fieldstudio.tasks.formats.csv_table import parse_answer_csv
+
+    path = tmp_path / "a.csv"
+    path.write_bytes(b'task_id,answer\r"t1","a\rb\r\nc"\rt2,d\r\nt3,e\nt4,f')
+    assert [(a.external_id, a.raw_text) for a in parse_answer_csv(path).answers] == [
+        ("t1", "a\rb\r\nc"), ("t2", "d"), ("t3", "e"), ("t4", "f")]

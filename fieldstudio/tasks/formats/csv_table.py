@@ -33,7 +33,6 @@ Exports quote every field that needs it (csv.QUOTE_MINIMAL) so answers with tabs
 from __future__ import annotations
 
 import csv
-import io
 import json
 import re
 from collections.abc import Iterable
@@ -42,7 +41,7 @@ from typing import Any
 
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.spreadsheet_cells import protect_cell, unprotect_cell
-from fieldstudio.tasks.formats.file_format import ANSWERS, READS_CSV, TASKS, FileFormat
+from fieldstudio.tasks.formats.file_format import ANSWERS, READS_CSV, TASKS, FileFormat, csv_lines
 from fieldstudio.tasks.formats.parsed_records import (
     ANSWER_TYPES,
     ParsedAnswer,
@@ -129,14 +128,14 @@ def _read_rows(path: Path, result: ParseResult, required: tuple[str, ...]) -> li
     except UnicodeDecodeError as exc:
         result.problem(path, None, f"is not text in UTF-8 or any encoding detected ({exc.reason} at byte {exc.start})")
         return None
-    if not text.strip():
+    if not text or text.isspace():  # not strip(): a copy of the whole text
         result.problem(path, None, "is empty")
         return None
     if encoding != "utf-8":  # a guess: say it, since a wrong one garbles every accent without an error
         result.problem(path, None, f"is not UTF-8: read as {encoding}, the encoding detected; check its non-ASCII "
                        "text (or save it as CSV UTF-8)", "warning")
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
+        reader = csv.DictReader(csv_lines(text))
         header = normalise_header(reader.fieldnames or [])
         reader.fieldnames = header
         missing = [c for c in required if c not in header]

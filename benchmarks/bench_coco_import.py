@@ -10,7 +10,8 @@ of the category) in one transaction into a copy of the same project (its schema,
 
 - time of the import vs the reference (target <= 10x, as the other imports of issue 37);
 - peak resident memory of the import (target < 1,024 MB, issue 36 item 4); the reference's peak is printed beside
-  it for scale.
+  it for scale;
+- peak resident memory of the same import run again, which finds every box present and adds nothing (< 1,024 MB).
 """
 
 from __future__ import annotations
@@ -123,13 +124,19 @@ def main() -> None:
     t_ours, mb_ours = fresh_process("annotations", "import", str(ours), str(coco), "--format", "coco")
     if boxes_in(ours) != n or boxes_in(plain) != n:
         raise SystemExit(f"expected {n:,} boxes; fieldstudio stored {boxes_in(ours):,}, the reference {boxes_in(plain):,}")
+    t_again, mb_again = fresh_process("annotations", "import", str(ours), str(coco), "--format", "coco")
+    if boxes_in(ours) != n:
+        raise SystemExit(f"the second import of the same file changed the boxes: {boxes_in(ours):,}, not {n:,}")
     size = coco.stat().st_size / 1e6
     print(f"{n:,} COCO boxes on {photos:,} photos ({size:.0f} MB): `fieldstudio annotations import` {t_ours:.1f} s, "
-          f"peak {mb_ours:.0f} MB; json.load + sqlite3 executemany {t_ref:.1f} s, peak {mb_ref:.0f} MB")
+          f"peak {mb_ours:.0f} MB; json.load + sqlite3 executemany {t_ref:.1f} s, peak {mb_ref:.0f} MB; the same "
+          f"import again (adds nothing) {t_again:.1f} s, peak {mb_again:.0f} MB")
     targets.declare(f"`fieldstudio annotations import`, {n:,} COCO boxes", t_ours / t_ref, 10, better=targets.LOWER,
                     reference="json.load + sqlite3 executemany of the same boxes")
     targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} COCO boxes", mb_ours, 1024,
                     better=targets.LOWER, reference="issue 36: under 1 GB", unit="MB")
+    targets.declare(f"peak memory of the same import again (adds nothing), {n:,} COCO boxes", mb_again, 1024,
+                    better=targets.LOWER, reference="issue 36: under 1 GB; imports are idempotent", unit="MB")
     targets.print_own_table()
 
 

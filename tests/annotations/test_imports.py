@@ -388,3 +388,23 @@ def test_negative_or_zero_sizes_are_refused_per_row_with_the_reason(source, empt
     report = importing.import_annotations(empty, tmp_path / "cvat.xml", "cvat")
     assert report.marks == 1 and report.problems == [
         ("cvat.xml track 0 frame 0", "width (xbr - xtl) -10 is negative: a box needs a size above 0; skipped")]
+
+
+@pytest.mark.parametrize("fmt, name", [("coco", "boxes.json"), ("mot", "mot")])
+def test_the_check_for_present_boxes_in_small_groups_of_media_finds_the_same(source, empty, tmp_path, monkeypatch,
+                                                                             fmt, name):
+    """The re-import check reads a group of media at a time (bounded memory at 10^6 boxes): with one key per
+    group, every media on its own, a second import still holds every box and a box twice in the file is added once."""
+    monkeypatch.setattr(importing, "PRESENT_CHECK_KEYS", 1)
+    export_annotations(source, fmt, tmp_path / name)
+    first = importing.import_annotations(empty, tmp_path / name, fmt)
+    after_first = marks(empty)
+    again = importing.import_annotations(empty, tmp_path / name, fmt)
+    assert (again.marks, again.already_present) == (0, first.marks) and marks(empty) == after_first
+    if fmt == "coco":
+        document = json.loads((tmp_path / name).read_text())
+        photo_box = next(a for a in document["annotations"] if a["image_id"] == document["images"][0]["id"])
+        document["annotations"].append({**photo_box, "id": 10_000})
+        (tmp_path / "twice.json").write_text(json.dumps(document))
+        report = importing.import_annotations(empty, tmp_path / "twice.json", "coco")
+        assert (report.marks, report.already_present) == (1, first.marks)

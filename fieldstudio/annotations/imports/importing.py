@@ -413,32 +413,57 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     return ImportPlan(project, marks, report.labels_created, report, plain)
 
 
+#: Keys compared per read (of the media concerned): bounds the memory of a re-import's check at any size.
+PRESENT_CHECK_KEYS = 50_000
+
+
 def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, str | None]], plain: PlainBoxes,
                      counts: dict[str, dict[str, int]],
                      file_names: dict[str, str]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
     """The marks the project does not hold yet, and how many marks and plain boxes it holds (plain boxes it holds
     are marked not kept in ``plain``; all are taken off `counts`' boxes per media file name; `file_names` maps
-    media ids to them). Only the boxes of media that hold marks already are compared."""
-    keys = [present_marks.mark_key(m.media_id, m.kind, m.frame_index, m.label_id, m.geometry) if create is None
-            else None for m, create in marks]        # a label still to create: no stored mark can have it
+    media ids to them). Only the boxes of media that hold marks already are compared, a group of media at a time
+    (about ``PRESENT_CHECK_KEYS`` keys: a second import of 10^6 boxes held every key and every stored mark at once)."""
     holding = present_marks.media_with_marks(project, file_names)
-    plain_rows = [i for i in range(len(plain)) if plain.media_id(i) in holding] if holding else []
-    plain_keys = [plain.key(i) for i in plain_rows]
-    asked = [k for k in keys + plain_keys if k is not None]
-    present = iter(present_marks.split_present(project, asked) if asked else [])
-    kept = []
-    for (mark, create), key in zip(marks, keys):
-        if key is not None and next(present):
-            counts[file_names[mark.media_id]]["boxes"] -= 1
+    if not holding:
+        return marks, 0
+    mark_rows: dict[str, list[int]] = {}
+    for i, (mark, create) in enumerate(marks):
+        if create is None and mark.media_id in holding:   # a label still to create: no stored mark can have it
+            mark_rows.setdefault(mark.media_id, []).append(i)
+    plain_rows: dict[str, list[int]] = {}
+    for i in range(len(plain)):
+        media_id = plain.media_id(i)
+        if media_id in holding:
+            plain_rows.setdefault(media_id, []).append(i)
+    dropped: set[int] = set()
+    held = 0
+    group: list[str] = []
+    size = 0
+    media_ids = sorted(set(mark_rows) | set(plain_rows))
+    for n, media_id in enumerate(media_ids):
+        group.append(media_id)
+        size += len(mark_rows.get(media_id, ())) + len(plain_rows.get(media_id, ()))
+        if size < PRESENT_CHECK_KEYS and n + 1 < len(media_ids):
             continue
-        kept.append((mark, create))
-    held = len(marks) - len(kept)
-    for i, key in zip(plain_rows, plain_keys):
-        if key is not None and next(present):
-            plain.kept[i] = 0
-            counts[file_names[plain.media_id(i)]]["boxes"] -= 1
-            held += 1
-    return kept, held
+        m_idx = [i for mid in group for i in mark_rows.get(mid, ())]
+        p_idx = [i for mid in group for i in plain_rows.get(mid, ()) if plain.key(i) is not None]
+        keys = [present_marks.mark_key(marks[i][0].media_id, marks[i][0].kind, marks[i][0].frame_index,
+                                       marks[i][0].label_id, marks[i][0].geometry) for i in m_idx]
+        keys += [plain.key(i) for i in p_idx]
+        present = present_marks.split_present(project, keys) if keys else []
+        for i, is_present in zip(m_idx, present[:len(m_idx)]):
+            if is_present:
+                dropped.add(i)
+                counts[file_names[marks[i][0].media_id]]["boxes"] -= 1
+        for i, is_present in zip(p_idx, present[len(m_idx):]):
+            if is_present:
+                plain.kept[i] = 0
+                counts[file_names[plain.media_id(i)]]["boxes"] -= 1
+                held += 1
+        group, size = [], 0
+    kept = [pair for i, pair in enumerate(marks) if i not in dropped]
+    return kept, held + len(dropped)
 
 
 def _key_order(key: str) -> tuple[int, str]:

@@ -439,7 +439,7 @@ def answers_import_command(
     with open_project(project) as p, progress_bar("Importing answers") as update:
         report = import_answers(p, path, model, progress=update)
     print_import_report(report)
-    raise typer.Exit(0 if report.answers_imported else 1)
+    raise typer.Exit(report.exit_code(report.answers_imported))
 
 
 class _StartByDefault(TyperGroup):

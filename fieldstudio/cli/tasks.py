@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
             report = import_tasks(p, files, progress=update)
         cli_support.print_import_report(report)
-        raise typer.Exit(0 if report.tasks_imported else 1)
+        raise typer.Exit(report.exit_code(report.tasks_imported))
 
     @app.command("export-tasks", hidden=True)  # the old spelling, kept as an alias
     @tasks_app.command("export")

@@ -69,3 +69,19 @@ def test_tasks_link_media_after_adding_the_folder(tmp_path):
     assert after.exit_code == 0
     assert f"{len(names)} task input(s) linked; {len(names)} task(s) now have all their media" in after.output
     assert "still name" not in after.output
+
+
+def test_a_whole_file_refused_by_an_import_exits_2_with_one_line_naming_it(tmp_path):
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(app, ["new", str(tmp_path / "p")]).exit_code == 0
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"x\xff\n")                                  # neither tasks nor answers, not even UTF-8
+    for command in (["tasks", "import", str(project), str(bad)],
+                    ["answers", "import", str(project), str(bad), "--model", "m"]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output
+        assert "bad.csv" in result.output and "Traceback" not in result.output
+    nothing = tmp_path / "empty.csv"
+    nothing.write_text("task_id,query\n", encoding="utf-8")      # a readable file that holds no task
+    assert runner.invoke(app, ["tasks", "import", str(project), str(nothing)]).exit_code == 1

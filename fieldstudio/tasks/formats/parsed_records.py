@@ -188,6 +188,15 @@ class ImportReport:
         """Tasks of the files now in the project: created, updated in place, or already there unchanged."""
         return self.created + self.updated + self.unchanged
 
+    def exit_code(self, imported: int) -> int:
+        """The command's exit code once ``imported`` tasks or answers are in: 0 when some are; 2 when nothing is
+        and a whole file was refused (unreadable, not the format, too deep: the one-line errors of issue 36);
+        1 when nothing is for another reason (no record in the file, every record refused on its own)."""
+        if imported:
+            return 0
+        whole_file = any(p.severity == "error" and p.record is None for p in self.problems)
+        return 2 if whole_file else 1
+
     @property
     def errors(self) -> list[ImportProblem]:
         """Problems whose record or file was not imported."""

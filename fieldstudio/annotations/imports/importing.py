@@ -447,10 +447,11 @@ def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, s
         if size < PRESENT_CHECK_KEYS and n + 1 < len(media_ids):
             continue
         m_idx = [i for mid in group for i in mark_rows.get(mid, ())]
-        p_idx = [i for mid in group for i in plain_rows.get(mid, ()) if plain.key(i) is not None]
+        p_keyed = [(i, key) for mid in group for i in plain_rows.get(mid, ()) if (key := plain.key(i)) is not None]
+        p_idx = [i for i, _ in p_keyed]
         keys = [present_marks.mark_key(marks[i][0].media_id, marks[i][0].kind, marks[i][0].frame_index,
                                        marks[i][0].label_id, marks[i][0].geometry) for i in m_idx]
-        keys += [plain.key(i) for i in p_idx]
+        keys += [key for _, key in p_keyed]
         present = present_marks.split_present(project, keys) if keys else []
         for i, is_present in zip(m_idx, present[:len(m_idx)]):
             if is_present:

@@ -4,7 +4,8 @@ This is the one service behind the viewer's tools, the annotation list and the e
 Rules:
 
 * Geometry is stored in pixels of the upright full-resolution frame: a box as ``[x1, y1, x2, y2]``
-  (clipped to the image), a ruler as ``[[x1, y1], [x2, y2]]``. Callers pass boxes as ``(x, y, w, h)``.
+  (clipped to the image), a ruler as ``[[x1, y1], [x2, y2]]``, a polygon, polyline or points mark as its
+  vertices ``[[x, y], ...]`` (``core.shapes``). Callers pass boxes as ``(x, y, w, h)``.
 * A video annotation is attached to a frame index; its PTS is read from the video's stored frame
   table (``frame_index`` rows) in the same transaction, never computed as index / fps. Seconds are
   ``pts * time_base``. A photo annotation has no frame (``frame_index`` None; 0 is accepted as "the photo").
@@ -32,13 +33,13 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fieldstudio.core import tracks
+from fieldstudio.core import shapes, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
 from fieldstudio.store.project import Project
 
-KINDS = ("box", "ruler", "segment", "event", "tag")
+KINDS = ("box", "ruler", "polygon", "polyline", "points", "segment", "event", "tag")
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")
@@ -185,13 +186,23 @@ def _ruler_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[lis
     return [[x1, y1], [x2, y2]]
 
 
+def _shape_geometry(media: Media, kind: str, vertices: Sequence[Sequence[float]]) -> list[list[float]]:
+    try:
+        return shapes.as_vertices(kind, vertices, (media.width or 0, media.height or 0))
+    except shapes.ShapeError as exc:
+        raise AnnotationError(f"{media.file_name}: {exc}") from None
+
+
 def _check_kind_media(kind: str, media: Media) -> None:
-    allowed = {"box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
-               "event": ("video",), "tag": ("image", "video", "document")}[kind]
+    if kind not in KINDS:
+        raise AnnotationError(f"unknown kind of annotation {kind!r}: use {', '.join(KINDS)}")
+    allowed = ("image", "video") if kind in shapes.SHAPE_KINDS else {
+        "box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
+        "event": ("video",), "tag": ("image", "video", "document")}[kind]
     if media.kind not in allowed:
         raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
                               f"not on a {media.kind}")
-    if media.kind == "video" and kind in ("box", "ruler", "segment", "event") and not media.frame_count:
+    if media.kind == "video" and kind != "tag" and not media.frame_count:
         raise AnnotationError(f"{media.file_name}: its frame index is not built yet; index the video "
                               "(`fieldstudio index`) before annotating it")
 
@@ -246,6 +257,8 @@ def insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None,
         row.geometry = _box_geometry(media, geometry)
     elif kind == "ruler":
         row.geometry = _ruler_geometry(media, geometry)
+    elif kind in shapes.SHAPE_KINDS:
+        row.geometry = _shape_geometry(media, kind, geometry)
     if end_frame_index is not None:
         row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
     _check_segment_ends(media, row)
@@ -286,6 +299,20 @@ def add_ruler(project: Project, media_id: str, p: Sequence[float], q: Sequence[f
     """
     return insert_annotation(project, media_id, "ruler", frame_index=frame_index, frame_required=True,
                    geometry=[p, q], on_floor=bool(on_floor), label_id=label_id, text=text, author=author)
+
+
+def add_shape(project: Project, media_id: str, kind: str, vertices: Sequence[Sequence[float]], *,
+              frame_index: int | None = None, label_id: str | None = None, attributes: dict[str, Any] | None = None,
+              text: str | None = None, author: str | None = None) -> str:
+    """Add a polygon, polyline or points mark (``kind``, see ``core.shapes``) through ``vertices``
+    ``[[x, y], ...]`` in upright image pixels (clipped to the image); returns its id.
+
+    On a video ``frame_index`` is required. Raises AnnotationError for an unknown kind, too few distinct
+    vertices, a polygon of no area or a frame not in the frame table; NotFound for an unknown media or label.
+    """
+    return insert_annotation(project, media_id, kind, frame_index=frame_index, frame_required=True,
+                             geometry=vertices, label_id=label_id, attributes=attributes or None, text=text,
+                             author=author)
 
 
 def add_segment(project: Project, media_id: str, label_id: str | None, start_frame: int,
@@ -333,7 +360,8 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
     when the row has moved on since, EditConflict (``store.changes``) names who changed it and when, and
     nothing is changed.
 
-    Fields: ``geometry`` (stored form: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``),
+    Fields: ``geometry`` (stored form: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``, polygon,
+    polyline or points ``[[x, y], ...]``),
     ``label_id``, ``text``, ``frame_index``, ``end_frame_index`` (PTS re-read from the frame table),
     ``attributes``, ``track_id``, ``is_keyframe``, ``on_floor``, ``author``. Passing the returned
     dict back (``update(project, id, **previous)``) undoes the change.
@@ -353,6 +381,8 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
                     value = _box_geometry(media, value)
                 elif row.kind == "ruler":
                     value = _ruler_geometry(media, value)
+                elif row.kind in shapes.SHAPE_KINDS:
+                    value = _shape_geometry(media, row.kind, value)
                 elif value is not None:
                     raise AnnotationError(f"a {row.kind} has no geometry")
                 row.geometry = value

@@ -12,7 +12,7 @@ from typing import Any
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import box_tracks
-from fieldstudio.annotations import mark_batches
+from fieldstudio.annotations import mark_batches, shape_marks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
@@ -48,6 +48,19 @@ def AddRuler(project: Project, media_id: str, p: Sequence[float], q: Sequence[fl
              **kwargs: Any) -> CreateAnnotation:  # noqa: N802
     """Edit: ``annotation_records.add_ruler``."""
     return CreateAnnotation(project, "Add ruler", lambda: ann.add_ruler(project, media_id, p, q, **kwargs))
+
+
+def AddShape(project: Project, media_id: str, kind: str, vertices: Sequence[Sequence[float]],  # noqa: N802
+             **kwargs: Any) -> CreateAnnotation:
+    """Edit: ``annotation_records.add_shape`` (a polygon, polyline or points mark; keyword arguments as there)."""
+    return CreateAnnotation(project, f"Add {kind}",
+                            lambda: ann.add_shape(project, media_id, kind, vertices, **kwargs))
+
+
+def CopyShape(project: Project, annotation_id: str, frame_index: int | None = None) -> CreateAnnotation:  # noqa: N802
+    """Edit: ``shape_marks.copy_shape`` (a polygon, polyline or points mark to the next frame by default)."""
+    return CreateAnnotation(project, "Copy shape to frame",
+                            lambda: shape_marks.copy_shape(project, annotation_id, frame_index))
 
 
 def AddSegment(project: Project, media_id: str, label_id: str | None, start_frame: int,
@@ -170,6 +183,14 @@ def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa:
               q: Sequence[float]) -> UpdateAnnotation:
     """Edit: move a ruler's ends."""
     return UpdateAnnotation(project, annotation_id, "Move ruler", geometry=[list(p), list(q)])
+
+
+def MoveShape(project: Project, annotation_id: str, vertices: Sequence[Sequence[float]],  # noqa: N802
+              text: str = "Move shape", expected_version: int | None = None) -> UpdateAnnotation:
+    """Edit: give a polygon, polyline or points mark new vertices ``[[x, y], ...]`` (moved, a vertex dragged,
+    inserted or deleted; ``text`` says which for the undo menu)."""
+    return UpdateAnnotation(project, annotation_id, text, geometry=[[float(x), float(y)] for x, y in vertices],
+                            expected_version=expected_version)
 
 
 def SetLabel(project: Project, annotation_id: str, label_id: str | None) -> UpdateAnnotation:  # noqa: N802

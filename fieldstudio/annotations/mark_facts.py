@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fieldstudio.annotations import box_tracks, calibrations
+from fieldstudio.annotations import box_tracks, calibrations, shape_marks
 from fieldstudio.annotations.annotation_records import AnnotationRecord, get_annotation
+from fieldstudio.core import shapes
 from fieldstudio.store.project import Project
 
 
@@ -21,7 +22,9 @@ class MarkFacts:
     ``pixels``: a box's ``(x, y, w, h)`` or a ruler's ``(x1, y1, x2, y2)``, upright image pixels; ``metres``:
     a ruler's length, or a box's bottom edge (its width where it stands) in metres, None when no calibration
     applies; ``how``: which calibration gave the metres, or how to get them; ``track``: ``(track id, first
-    keyframe, last keyframe, keyframe count)`` of a box in a track, else None.
+    keyframe, last keyframe, keyframe count)`` of a box in a track, else None. A polygon, polyline or points
+    mark: ``pixels`` is its bounding box ``(x, y, w, h)``, ``shape`` its vertex count, area and length
+    (``shape_marks.ShapeMeasure``) and ``metres`` its area in m² (polygon) or length in m (polyline).
     """
 
     record: AnnotationRecord
@@ -29,10 +32,11 @@ class MarkFacts:
     metres: float | None
     how: str
     track: tuple[int, int, int, int] | None
+    shape: shape_marks.ShapeMeasure | None = None
 
 
 def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
-    """The facts of the box or ruler ``annotation_id``. Raises NotFound for an unknown annotation, ValueError
+    """The facts of the box, ruler, polygon, polyline or points mark ``annotation_id``. Raises NotFound for an unknown annotation, ValueError
     for another kind (a segment, an event or a tag has no geometry to show here)."""
     rec = get_annotation(project, annotation_id)
     if rec.kind == "box":
@@ -45,8 +49,13 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
         (x1, y1), (x2, y2) = rec.geometry
         pixels = (float(x1), float(y1), float(x2), float(y2))
         m = calibrations.measure_ruler(project, annotation_id)
+    elif rec.kind in shapes.SHAPE_KINDS:
+        x1, y1, x2, y2 = shapes.bounds(rec.geometry)
+        measured = shape_marks.measure_vertices(project, rec.media_id, rec.kind, rec.geometry)
+        metres = measured.area_m2 if rec.kind == "polygon" else measured.length_m
+        return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), metres, measured.how, None, measured)
     else:
-        raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes and rulers have geometry")
+        raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes, rulers and shapes have geometry")
     track = None
     if rec.kind == "box" and rec.track_id is not None:
         keys = box_tracks.track_keyframes(project, rec.media_id, rec.track_id)

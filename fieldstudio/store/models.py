@@ -186,9 +186,10 @@ class Calibration(Base):
 
 
 class Annotation(Base):
-    """A box, ruler, segment, event or tag on a media.
+    """A box, ruler, polygon, polyline, points mark, segment, event or tag on a media.
 
-    ``geometry``: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]`` in upright image pixels;
+    ``geometry``: box ``[x1, y1, x2, y2]``, ruler ``[[x1, y1], [x2, y2]]``, polygon / polyline / points
+    ``[[x, y], ...]`` in upright image pixels;
     None for segments, events and tags. Video annotations carry ``frame_index`` and ``pts`` (and
     ``end_frame_index``/``end_pts`` for segments). A tag without a frame applies to the whole media.
     ``deleted`` marks a soft delete so that undo restores the same row.
@@ -197,7 +198,7 @@ class Annotation(Base):
     __tablename__ = "annotation"
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     media_id: Mapped[str] = mapped_column(ForeignKey("media.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))  # box | ruler | segment | event | tag
+    kind: Mapped[str] = mapped_column(String(16))  # box | ruler | polygon | polyline | points | segment | event | tag
     label_id: Mapped[str | None] = mapped_column(ForeignKey("label.id", ondelete="SET NULL"))
     text: Mapped[str | None] = mapped_column(Text)  # tag text, free note
     frame_index: Mapped[int | None] = mapped_column(Integer)

@@ -1,0 +1,147 @@
+"""Vertex shapes beyond boxes: polygons (a spill, a restricted zone), polylines (a walkway edge) and points.
+
+A shape is a list of vertices ``[[x, y], ...]`` in upright full-resolution image pixels (the same space as
+boxes and rulers). A polygon is closed implicitly (its last vertex joins its first; the first is not repeated);
+a polyline is open; a points mark is a set of separate points (CVAT's ``<points>``). Qt-free and store-free:
+the records (``annotations.annotation_records``), the canvas and the formats all validate and measure through
+these functions, so the numbers agree everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+Point = tuple[float, float]
+
+#: The vertex kinds and the fewest vertices each needs.
+MIN_VERTICES = {"polygon": 3, "polyline": 2, "points": 1}
+SHAPE_KINDS = tuple(MIN_VERTICES)
+
+
+class ShapeError(ValueError):
+    """A vertex list that cannot be a shape of the kind asked (too few vertices, not finite, zero area)."""
+
+
+def as_vertices(kind: str, vertices: Sequence[Sequence[float]], size: tuple[int, int] | None = None) -> list[list[float]]:
+    """Validated vertices ``[[x, y], ...]`` of a ``kind`` shape (one of :data:`SHAPE_KINDS`), as floats.
+
+    ``size``: the image's (width, height) in pixels; vertices are clipped into it (as boxes are). A polygon's
+    repeated closing vertex (equal to the first) is dropped, so does a vertex equal to the one before it.
+    Raises ShapeError for an unknown kind, a malformed list, a coordinate that is not finite, too few distinct
+    vertices, or a polygon of zero area (all vertices on one line).
+    """
+    if kind not in MIN_VERTICES:
+        raise ShapeError(f"unknown shape {kind!r}: use {', '.join(SHAPE_KINDS)}")
+    out: list[list[float]] = []
+    try:
+        for v in vertices:
+            x, y = (float(c) for c in v)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ShapeError(f"a {kind}'s vertices must be finite pixel coordinates, got {v!r}")
+            if size is not None and size[0] and size[1]:
+                x, y = min(max(x, 0.0), float(size[0])), min(max(y, 0.0), float(size[1]))
+            if kind != "points" and out and out[-1] == [x, y]:
+                continue
+            out.append([x, y])
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ShapeError):
+            raise
+        raise ShapeError(f"a {kind} needs a list of (x, y) vertices, got {vertices!r}") from None
+    if kind == "polygon" and len(out) > 1 and out[-1] == out[0]:
+        out.pop()
+    need = MIN_VERTICES[kind]
+    if len(out) < need:
+        raise ShapeError(f"a {kind} needs at least {need} distinct vertices, got {len(out)}")
+    if kind == "polygon" and polygon_area(out) <= 1e-9:
+        raise ShapeError("the polygon's vertices lie on one line: it has no area")
+    return out
+
+
+def polygon_area(vertices: Sequence[Sequence[float]]) -> float:
+    """Area of the closed polygon through ``vertices`` (shoelace formula), in the vertices' units squared.
+
+    Unsigned: the same for either winding. A self-crossing polygon gives the shoelace's net area.
+    """
+    n = len(vertices)
+    twice = 0.0
+    for i in range(n):
+        x1, y1 = vertices[i]
+        x2, y2 = vertices[(i + 1) % n]
+        twice += x1 * y2 - x2 * y1
+    return abs(twice) / 2.0
+
+
+def path_length(vertices: Sequence[Sequence[float]], *, closed: bool = False) -> float:
+    """Length of the path through ``vertices`` (``closed``: back to the first), in the vertices' units."""
+    pts = list(vertices) + ([vertices[0]] if closed and len(vertices) > 2 else [])
+    return sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:]))
+
+
+def contains(vertices: Sequence[Sequence[float]], p: Sequence[float]) -> bool:
+    """Whether point ``p`` lies inside the closed polygon ``vertices`` (even-odd rule; a point on an edge or
+    a vertex counts as inside, so "is the worker in the zone" does not flicker on the line)."""
+    x, y = float(p[0]), float(p[1])
+    n = len(vertices)
+    inside = False
+    for i in range(n):
+        (x1, y1), (x2, y2) = vertices[i], vertices[(i + 1) % n]
+        if _on_segment((x1, y1), (x2, y2), (x, y)):
+            return True
+        if (y1 > y) != (y2 > y):
+            cross_x = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
+            if x < cross_x:
+                inside = not inside
+    return inside
+
+
+def _on_segment(a: Point, b: Point, p: Point, tol: float = 1e-9) -> bool:
+    cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+    if abs(cross) > tol * max(1.0, math.hypot(b[0] - a[0], b[1] - a[1])):
+        return False
+    return min(a[0], b[0]) - tol <= p[0] <= max(a[0], b[0]) + tol and \
+        min(a[1], b[1]) - tol <= p[1] <= max(a[1], b[1]) + tol
+
+
+def nearest_edge(kind: str, vertices: Sequence[Sequence[float]], p: Sequence[float]) -> tuple[int, float, Point]:
+    """The edge of the shape nearest to ``p``: (index of its first vertex, distance in pixels, the nearest
+    point on it). A polygon's edges include the closing one (last to first); a polyline's do not.
+    Raises ShapeError for a points mark (it has no edges)."""
+    if kind == "points":
+        raise ShapeError("a points mark has no edges")
+    n = len(vertices)
+    edges = n if kind == "polygon" else n - 1
+    best: tuple[int, float, Point] | None = None
+    for i in range(edges):
+        a, b = vertices[i], vertices[(i + 1) % n]
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        length2 = dx * dx + dy * dy
+        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+        q = (a[0] + t * dx, a[1] + t * dy)
+        d = math.hypot(p[0] - q[0], p[1] - q[1])
+        if best is None or d < best[1]:
+            best = (i, d, q)
+    assert best is not None
+    return best
+
+
+def insert_vertex(kind: str, vertices: Sequence[Sequence[float]], edge: int, p: Sequence[float]) -> list[list[float]]:
+    """The vertices with ``p`` inserted on edge ``edge`` (between vertex ``edge`` and the next)."""
+    out = [list(map(float, v)) for v in vertices]
+    out.insert(edge + 1, [float(p[0]), float(p[1])])
+    return as_vertices(kind, out)
+
+
+def remove_vertex(kind: str, vertices: Sequence[Sequence[float]], index: int) -> list[list[float]]:
+    """The vertices without vertex ``index``. Raises ShapeError when the shape would have too few left."""
+    if len(vertices) <= MIN_VERTICES[kind]:
+        raise ShapeError(f"a {kind} keeps at least {MIN_VERTICES[kind]} vertices; delete the whole mark instead")
+    out = [list(map(float, v)) for i, v in enumerate(vertices) if i != index]
+    return as_vertices(kind, out)
+
+
+def bounds(vertices: Sequence[Sequence[float]]) -> tuple[float, float, float, float]:
+    """``(x1, y1, x2, y2)`` of the vertices' bounding box."""
+    xs = [float(v[0]) for v in vertices]
+    ys = [float(v[1]) for v in vertices]
+    return min(xs), min(ys), max(xs), max(ys)

@@ -73,7 +73,8 @@ class AnnotationController(QObject):
     # --- what the window and the panels use ------------------------------------------------------
     @property
     def tool(self) -> str:
-        """The current tool ("select", "box", "ruler", "scale", "floor"): the window state's ``tool``."""
+        """The current tool ("select", "box", "ruler", "polygon", "polyline", "points", "scale", "floor"): the
+        window state's ``tool``."""
         return self.state.tool
 
     def set_tool(self, tool: str) -> None:
@@ -211,7 +212,8 @@ class AnnotationController(QObject):
         self.labels.set_label(kind, record.id)
         item_kind = {"box": BoxItem, "ruler": RulerItem}.get(kind)
         for item in self.marks.selected_items():
-            if item_kind is not None and isinstance(item, item_kind) and item.annotation_id:
+            if item.annotation_id and (isinstance(item, item_kind) if item_kind is not None
+                                       else getattr(item, "kind", None) == kind):
                 self.apply(edits.SetLabel(project, item.annotation_id, record.id))
         # I or E then a key: the segment or event just marked on this frame takes the label (as a
         # selected box does), so the label can be picked after the mark as well as before
@@ -229,6 +231,9 @@ class AnnotationController(QObject):
         draw, timed, track = self.drawing, self.time_marks, self.tracking
         for aid, slot in (("select_tool", lambda: draw.set_tool("select")), ("box_tool", lambda: draw.toggle("box")),
                           ("ruler_tool", lambda: draw.toggle("ruler")), ("calibrate", draw.calibrate_key),
+                          ("polygon_tool", lambda: draw.toggle("polygon")),
+                          ("polyline_tool", lambda: draw.toggle("polyline")),
+                          ("points_tool", lambda: draw.toggle("points")),
                           ("delete_marks", draw.delete_selected), ("edit_mark", draw.edit_selected),
                           ("make_keyframe", lambda: draw.make_keyframe()), ("copy_next", track.copy_to_next_frame),
                           ("track_forward", lambda: track.track(1)), ("track_backward", lambda: track.track(-1)),

@@ -57,13 +57,19 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "select_tool": ("Select / pan", "Esc", "Select and move marks; drag the background to pan"),
     "box_tool": ("&Box tool", "B", "Draw boxes: drag a rectangle on the image"),
     "ruler_tool": ("&Ruler tool", "R", "Measure: drag from one point to another (metres once calibrated)"),
+    "polygon_tool": ("&Polygon tool", "P", "Outline an area (a spill, a zone): click each corner; Enter or a "
+                     "double-click closes it, Backspace takes the last corner back, Esc stops"),
+    "polyline_tool": ("Poly&line tool", "Shift+P", "Draw a line through several points (a walkway edge): click each "
+                      "point; Enter or a double-click ends it, Backspace takes the last back"),
+    "points_tool": ("P&oints tool", "D", "Mark points: click each one; Enter or a double-click keeps them as one "
+                    "mark, Backspace takes the last back"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
     "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
     "ask_label": ("&Ask the label of each new box", "", "A new box opens a label chooser at the pointer: Enter "
                   "keeps the current label, keys 1-9 pick one"),
-    "delete_marks": ("&Delete selected", "Delete", "Delete the selected boxes and rulers"),
+    "delete_marks": ("&Delete selected", "Delete", "Delete the selected boxes, rulers and shapes"),
     "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
-    "copy_next": ("Copy box to &next frame", "Ctrl+D", "Copy the selected boxes to the next frame and show it"),
+    "copy_next": ("Copy to &next frame", "Ctrl+D", "Copy the selected boxes and shapes to the next frame and show it"),
     "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box into a keyframe"),
     "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
                       "5 frames; stops when the target is lost or leaves the image)"),

@@ -1,7 +1,8 @@
 """The selected mark in the Properties panel: its label (a chooser), its geometry in pixels (editable) and in
 metres where calibrated, its frame, track and attributes.
 
-Shown under the media's properties while exactly one stored box or ruler is selected on the canvas; the facts
+Shown under the media's properties while exactly one stored box, ruler, polygon, polyline or points mark is
+selected on the canvas (a shape's vertices are edited on the canvas; here its vertex count, area and length); the facts
 come from ``annotations.mark_facts``. A label chosen or a number typed is an undoable edit of the viewer's stack
 (``SetLabel``, ``MoveBox``, ``MoveRuler`` through the annotation controller's ``apply``), so the canvas, the
 annotation list and linked ground truths follow it as they follow a drag.
@@ -29,14 +30,14 @@ RULER_FIELDS = ("x1", "y1", "x2", "y2")
 
 
 class MarkPropertiesPanel(QGroupBox):
-    """One selected box or ruler (hidden otherwise). ``follow(state, apply, changed)`` wires it: the state's
+    """One selected box, ruler or shape (hidden otherwise). ``follow(state, apply, changed)`` wires it: the state's
     selection and project, ``apply(edit) -> bool`` for its edits, ``changed`` (the viewer's edits, undo and
     redo) to read the mark again."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Selected mark", parent)
         self.setObjectName("mark_properties")
-        form = QFormLayout(self)
+        form = self.form = QFormLayout(self)
         self.kind = QLabel("")
         self.label = QComboBox()
         self.label.setObjectName("mark_label")
@@ -66,6 +67,10 @@ class MarkPropertiesPanel(QGroupBox):
         self.attributes = QLabel("")
         self.attributes.setWordWrap(True)
         self.metres_caption = QLabel("Metres")
+        self.geometry = QLabel("")
+        self.geometry.setObjectName("mark_shape_geometry")
+        self.geometry.setWordWrap(True)
+        form.addRow("Geometry", self.geometry)
         form.addRow(self.metres_caption, self.metres)
         form.addRow("Frame", self.frame)
         form.addRow("Track", self.track)
@@ -84,7 +89,7 @@ class MarkPropertiesPanel(QGroupBox):
         changed.connect(self.refresh)
 
     def refresh(self) -> None:
-        """Read the selected mark again (hidden unless exactly one stored box or ruler is selected)."""
+        """Read the selected mark again (hidden unless exactly one stored mark with a geometry is selected)."""
         state = self.state
         ids = state.selection if state is not None and state.project is not None else ()
         self.facts = None
@@ -115,15 +120,24 @@ class MarkPropertiesPanel(QGroupBox):
         chosen = self.label.findData(rec.label_id) if rec.label_id else -1
         self.label.setCurrentIndex(chosen if chosen >= 0 else self.label.count() - 1)
         self.label.blockSignals(False)
+        shape = facts.shape
+        for spin in self.spins:  # a shape's vertices are edited on the canvas, not as four numbers
+            self.form.setRowVisible(spin, shape is None)
+        self.form.setRowVisible(self.geometry, shape is not None)
+        self.form.setRowVisible(self.track, shape is None)
         for spin, caption, name, value in zip(self.spins, self.spin_labels,
                                               BOX_FIELDS if rec.kind == "box" else RULER_FIELDS, facts.pixels):
             caption.setText(name)
             spin.blockSignals(True)
             spin.setValue(value)
             spin.blockSignals(False)
-        self.metres.setText(f"{facts.metres:.3f} m ({facts.how})" if facts.metres is not None else facts.how)
+        unit = "m²" if rec.kind == "polygon" else "m"
+        self.metres.setText(f"{facts.metres:.3f} {unit} ({facts.how})" if facts.metres is not None else facts.how)
         # a box stands on its bottom edge: its width there is what a calibration can say in metres
-        self.metres_caption.setText("Width at its foot" if rec.kind == "box" else "Length")
+        self.metres_caption.setText({"box": "Width at its foot", "polygon": "Area", "points": "Metres"}.get(
+            rec.kind, "Length"))
+        if shape is not None:
+            self.geometry.setText(shape_text(rec.kind, shape))
         self.frame.setText("the photo" if rec.frame_index is None else f"{rec.frame_index}")
         self.track.setText("none" if facts.track is None else
                            f"#{facts.track[0]}: keyframes {facts.track[1]}–{facts.track[2]} ({facts.track[3]})")
@@ -143,7 +157,7 @@ class MarkPropertiesPanel(QGroupBox):
 
         facts = self.facts
         values = tuple(spin.value() for spin in self.spins)
-        if facts is None or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
+        if facts is None or facts.shape is not None or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
             return
         project, rec = self.state.project, facts.record
         try:
@@ -153,3 +167,13 @@ class MarkPropertiesPanel(QGroupBox):
             edit = None
         if edit is None or not self._apply(edit):
             self._show(facts)  # refused (an empty box): the stored geometry again
+
+
+def shape_text(kind: str, shape) -> str:  # noqa: ANN001 - annotations.shape_marks.ShapeMeasure
+    """A shape's pixel geometry in words: "5 vertices, area 23,450 px², perimeter 612 px"."""
+    parts = [f"{shape.vertices} {'points' if kind == 'points' else 'vertices'}"]
+    if shape.area_px is not None:
+        parts.append(f"area {shape.area_px:,.0f} px²")
+    if kind != "points":
+        parts.append(f"{'perimeter' if kind == 'polygon' else 'length'} {shape.length_px:,.0f} px")
+    return ", ".join(parts)

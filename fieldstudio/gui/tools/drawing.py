@@ -1,5 +1,6 @@
-"""Marks made and changed on the canvas: boxes (B) and rulers (R) dragged out, calibration points (C) picked,
-marks moved, edited (F2, double-click), made keyframes (Shift+K) and deleted (Delete).
+"""Marks made and changed on the canvas: boxes (B) and rulers (R) dragged out, polygons (P), polylines (Shift+P)
+and points (D) clicked (gui/tools/shape_drawing.py), calibration points (C) picked, marks moved, edited (F2,
+double-click), made keyframes (Shift+K) and deleted (Delete).
 
 :class:`CanvasTools` filters the mouse events of the canvas while a tool is active (``ViewState.tool``) and
 turns each finished gesture into one edit through ``ToolContext.apply``; what is drawn afterwards is read
@@ -14,6 +15,9 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsView
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.core.shapes import SHAPE_KINDS
+from fieldstudio.gui.tools.shape_drawing import HINTS as SHAPE_HINTS
+from fieldstudio.gui.tools.shape_drawing import ShapeDrawing
 from fieldstudio.gui.viewer.frame_marks import RULER_COLOR
 from fieldstudio.gui.viewer.overlay import BoxItem, PickedPoints, RulerItem
 
@@ -24,11 +28,11 @@ if TYPE_CHECKING:
     from fieldstudio.store.edits import Edit
 
 MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
-TOOLS = ("select", "box", "ruler", "scale", "floor")
+TOOLS = ("select", "box", "ruler", *SHAPE_KINDS, "scale", "floor")
 HINTS = {"box": "Box: drag a rectangle (Esc to stop)",
          "ruler": "Ruler: drag from one point to the other (Esc to stop)",
          "scale": "Calibrate scale: click the two ends of an object of known length (C again: a floor rectangle)",
-         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
+         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)", **SHAPE_HINTS}
 
 
 class CanvasTools(QObject):
@@ -45,7 +49,10 @@ class CanvasTools(QObject):
         self._picked: PickedPoints | None = None  # calibration points picked so far
         self._released_at: QPoint | None = None  # global pixels of the last release that ended a drag
         self.chooser = None  # the label chooser while it asks (gui/tools/label_chooser.py)
+        self.shape = ShapeDrawing(ctx, self)  # the polygon, polyline or points mark being clicked
         ctx.canvas.viewport().installEventFilter(self)
+        ctx.canvas.installEventFilter(self)  # Enter and Backspace while a shape is drawn
+        ctx.marks.shape_moved.connect(self._shape_moved)
         ctx.marks.box_moved.connect(self._box_moved)
         ctx.marks.ruler_moved.connect(self._ruler_moved)
         ctx.state.events.media.connect(self._media_shown)
@@ -57,17 +64,19 @@ class CanvasTools(QObject):
     def busy(self) -> bool:
         """True while a mark is being drawn or dragged: a redraw now would take it away."""
         scene = self.ctx.canvas.scene()
-        return self._temp is not None or (scene is not None and scene.mouseGrabberItem() is not None)
+        return self._temp is not None or self.shape.drawing or \
+            (scene is not None and scene.mouseGrabberItem() is not None)
 
     def set_tool(self, tool: str) -> None:
-        """One of :data:`TOOLS`: "select", "box", "ruler", "scale" (2 points) or "floor" (4 points)."""
+        """One of :data:`TOOLS`: "select", "box", "ruler", "polygon", "polyline", "points", "scale" (2 points) or
+        "floor" (4 points)."""
         ctx = self.ctx
         if tool != "select" and ctx.media is None:
             ctx.notify("open a photo or a video frame to annotate")
             tool = "select"
         self._drop_temp()
         ctx.state.tool = tool
-        if tool in ("box", "ruler"):
+        if tool in ("box", "ruler", *SHAPE_KINDS):
             ctx.state.mark_kind = tool
         ctx.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
                                else QGraphicsView.DragMode.NoDrag)
@@ -82,7 +91,7 @@ class CanvasTools(QObject):
         self.tool_changed.emit(tool)
 
     def toggle(self, tool: str) -> None:
-        """B / R: the box or ruler tool, or back to select when it is the current one."""
+        """B / R / P / Shift+P / D: that tool, or back to select when it is the current one."""
         self.set_tool("select" if self.tool == tool else tool)
 
     def calibrate_key(self) -> None:
@@ -99,6 +108,10 @@ class CanvasTools(QObject):
     # --- the mouse on the canvas -----------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         ctx = self.ctx
+        if obj is ctx.canvas:
+            return self._shape_key(event)
+        if ctx.media is not None and self.tool in SHAPE_KINDS:
+            return self._shape_mouse(event)
         if ctx.media is None or self.tool == "select":
             if event.type() == QEvent.Type.MouseButtonDblClick and ctx.media is not None:
                 return self._double_click(event)
@@ -121,6 +134,40 @@ class CanvasTools(QObject):
             self._finish(ctx.canvas.image_point(event.position()))
             return True
         return False
+
+    def _shape_mouse(self, event: QEvent) -> bool:
+        kind, ctx = event.type(), self.ctx
+        if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
+            ctx.pause()
+            self.shape.click(ctx.canvas.image_point(event.position()))
+            return True
+        if kind == QEvent.Type.MouseButtonDblClick and event.button() == Qt.MouseButton.LeftButton:
+            self._released_at = event.globalPosition().toPoint()
+            self.shape.finish()
+            return True
+        if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton:
+            self._released_at = event.globalPosition().toPoint()
+            return True
+        if kind == QEvent.Type.MouseMove:
+            self.shape.pointer_at(ctx.canvas.image_point(event.position()))
+        return False
+
+    def _shape_key(self, event: QEvent) -> bool:
+        """Enter finishes and Backspace takes back a vertex of the shape being drawn."""
+        if event.type() != QEvent.Type.KeyPress or self.tool not in SHAPE_KINDS or not self.shape.drawing:
+            return False
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._released_at = None
+            self.shape.finish()
+            return True
+        if event.key() == Qt.Key.Key_Backspace:
+            self.shape.back()
+            return True
+        return False
+
+    def clip(self, p: QPointF) -> QPointF:
+        """``p`` (image pixels) moved inside the picture shown."""
+        return self._clip(p)
 
     def _clip(self, p: QPointF) -> QPointF:
         w, h = self.ctx.canvas.image_size()
@@ -178,11 +225,12 @@ class CanvasTools(QObject):
                 # an uncalibrated ruler says how to get metres; a calibrated one names its calibration
                 ctx.notify(f"{m.metres:.2f} m ({m.how})" if m.metres is not None else m.how)
 
-    def ask_label(self, kind: str, rect: QRectF) -> str | None:
+    def ask_label(self, kind: str, rect: QRectF, *, preview: bool = True) -> str | None:
         """The label of the new ``kind`` mark drawn over ``rect`` (image pixels): asked in the label chooser at
         the pointer when the kind's list has labels and the user has not turned it off (Annotate ▸ Ask the label
         of each new box; gui/tools/label_chooser.py); the answer becomes the kind's current label, so Enter
-        keeps it next time. Esc keeps the current one."""
+        keeps it next time. Esc keeps the current one. ``preview``: a box is drawn over ``rect`` meanwhile (a shape
+        keeps its own draft in view instead)."""
         from fieldstudio.annotations import labels
         from fieldstudio.gui.tools.label_chooser import LabelChooser
 
@@ -197,16 +245,18 @@ class CanvasTools(QObject):
         if not records:  # nothing to choose from: the mark is unlabelled, as the status bar says
             return current
         keys = {rec.id: key for key, rec in labels.labels_by_key(ctx.project, kind).items()}
-        preview = BoxItem((rect.left(), rect.top(), rect.right(), rect.bottom()), ctx.labels.color(current), "",
-                          annotation_id=None, track_id=None, keyframe=True)
-        ctx.canvas.scene().addItem(preview)  # the box stays in view while its label is asked
+        shown = BoxItem((rect.left(), rect.top(), rect.right(), rect.bottom()), ctx.labels.color(current), "",
+                        annotation_id=None, track_id=None, keyframe=True) if preview else None
+        if shown is not None:
+            ctx.canvas.scene().addItem(shown)  # the box stays in view while its label is asked
         try:
             chooser = LabelChooser(kind, records, keys, current, ctx.canvas)
             self.chooser = chooser
             chosen, label_id = chooser.choose(self._released_at or ctx.canvas.mapToGlobal(ctx.canvas.rect().center()))
         finally:
             self.chooser = None
-            ctx.canvas.scene().removeItem(preview)
+            if shown is not None:
+                ctx.canvas.scene().removeItem(shown)
         if not chosen:
             return current
         ctx.labels.set_label(kind, label_id)
@@ -224,6 +274,7 @@ class CanvasTools(QObject):
                 item.scene().removeItem(item)
         self._temp = None
         self._picked = None
+        self.shape.cancel()
 
     def _pick(self, p: QPointF) -> None:
         if self._picked is None:
@@ -321,6 +372,13 @@ class CanvasTools(QObject):
         if ctx.apply(edit):
             ctx.marks.select_on_refresh(edit.annotation_id, alone=False)
             ctx.marks.refresh(frame_only=True)
+
+    def _shape_moved(self, item, vertices: list[list[float]], what: str) -> None:  # noqa: ANN001 - ShapeItem
+        """A polygon, polyline or points mark moved, or a vertex dragged, inserted or deleted: one edit."""
+        from fieldstudio.annotations import edits
+
+        self.ctx.apply(edits.MoveShape(self.ctx.project, item.annotation_id, vertices, what,
+                                       getattr(item, "version", None)))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits

@@ -94,18 +94,20 @@ class Tracking:
         ctx.state.request_frame(ctx.media.id, target)
 
     def copy_to_next_frame(self) -> None:
-        """The selected boxes copied to the next frame, which is then shown."""
+        """The selected boxes, polygons, polylines and points copied to the next frame, which is then shown."""
         from fieldstudio.annotations import edits
+        from fieldstudio.gui.viewer.shape_items import ShapeItem
 
         ctx = self.ctx
-        boxes = [i for i in ctx.marks.selected_items() if isinstance(i, BoxItem) and i.annotation_id]
+        marks = [i for i in ctx.marks.selected_items() if isinstance(i, (BoxItem, ShapeItem)) and i.annotation_id]
         index = ctx.frame_index()
-        if not boxes or index is None:
-            ctx.notify("select a box on a video frame to copy it to the next frame")
+        if not marks or index is None:
+            ctx.notify("select a box or a shape on a video frame to copy it to the next frame")
             return
         if index + 1 >= ctx.state.frame_count:
             ctx.notify("this is the last frame")
             return
-        done = [ctx.apply(edits.CopyBox(ctx.project, b.annotation_id, index + 1)) for b in boxes]
+        done = [ctx.apply(edits.CopyBox(ctx.project, m.annotation_id, index + 1) if isinstance(m, BoxItem) else
+                          edits.CopyShape(ctx.project, m.annotation_id, index + 1)) for m in marks]
         if any(done):
             ctx.state.request_frame(ctx.media.id, index + 1)

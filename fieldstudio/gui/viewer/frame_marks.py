@@ -1,10 +1,10 @@
-"""The marks of the frame on screen, drawn over the picture: boxes, rulers, the floor grid, and the
-timeline's segment and event markers.
+"""The marks of the frame on screen, drawn over the picture: boxes, rulers, polygons, polylines and points, the
+floor grid, and the timeline's segment and event markers.
 
 :class:`FrameMarks` rebuilds the overlay from the project whenever the state (gui/state.py) shows another
 frame or an edit was made, so what is drawn is always what is stored. It keeps the selection across a
 redraw and places the caption chips so that none covers another. Items are dragged by the user; the
-moves come out as ``box_moved`` / ``ruler_moved`` for the drawing tools to turn into edits.
+moves come out as ``box_moved`` / ``ruler_moved`` / ``shape_moved`` for the drawing tools to turn into edits.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange_captions
+from fieldstudio.gui.viewer.shape_items import ShapeItem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,13 +34,15 @@ class FrameMarks(QObject):
 
     Signals: ``markers_changed(segments, events)`` with the timeline's markers (gui/timeline.py
     SegmentMarker, EventMarker) after a full refresh of a video; ``box_moved(item, (x, y, w, h))`` and
-    ``ruler_moved(item, p, q)`` when the user dragged a mark (image pixels). ``notify(message)`` says why
+    ``ruler_moved(item, p, q)`` when the user dragged a mark (image pixels); ``shape_moved(item, vertices,
+    what)`` when a polygon, polyline or points mark was moved or a vertex dragged, inserted or deleted. ``notify(message)`` says why
     the floor grid cannot be drawn.
     """
 
     markers_changed = Signal(list, list)
     box_moved = Signal(object, object)
     ruler_moved = Signal(object, object, object)
+    shape_moved = Signal(object, object, str)
 
     def __init__(self, state: ViewState, canvas: Canvas, labels: MarkLabels, notify: Callable[[str], None],
                  parent: QObject | None = None):
@@ -79,14 +82,16 @@ class FrameMarks(QObject):
             return
         self._read_ahead = ((project, media.id, index), self._marks_on(project, media.id, index))
 
-    def _marks_on(self, project, media_id: str, frame: int | None) -> tuple[list, list]:  # noqa: ANN001 - Project
-        """(boxes to draw, rulers to draw) on ``frame`` of ``media_id`` (None: a photo)."""
+    def _marks_on(self, project, media_id: str, frame: int | None) -> tuple[list, list, list]:  # noqa: ANN001
+        """(boxes, rulers, polygons / polylines / points) to draw on ``frame`` of ``media_id`` (None: a photo)."""
         from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
+        from fieldstudio.core.shapes import SHAPE_KINDS
 
-        rulers = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler"])
-                  if r.frame_index is None or r.frame_index == frame]
-        return box_tracks.boxes_on_frame(project, media_id, frame), rulers
+        marks = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler", *SHAPE_KINDS])
+                 if r.frame_index is None or r.frame_index == frame]
+        return (box_tracks.boxes_on_frame(project, media_id, frame), [r for r in marks if r.kind == "ruler"],
+                [r for r in marks if r.kind != "ruler"])
 
     def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
         if self.state.playing and not frame[2]:
@@ -95,8 +100,8 @@ class FrameMarks(QObject):
 
     # --- selection -------------------------------------------------------------------------------
     def selected_items(self) -> list:
-        """The boxes and rulers selected on the canvas."""
-        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
+        """The boxes, rulers and shapes selected on the canvas."""
+        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem, ShapeItem))]
 
     def selected_ids(self) -> list[str]:
         """Annotation ids of the stored marks selected (an interpolated box has none)."""
@@ -106,7 +111,9 @@ class FrameMarks(QObject):
         self.state.selection = tuple(self.selected_ids())
         items = self.selected_items()
         if items and self.state.tool == "select":
-            self.state.mark_kind = "box" if isinstance(items[0], BoxItem) else "ruler"
+            first = items[0]
+            self.state.mark_kind = "box" if isinstance(first, BoxItem) else first.kind \
+                if isinstance(first, ShapeItem) else "ruler"
 
     def select_on_refresh(self, annotation_id: str, *, alone: bool = True) -> None:
         """Select this mark when it is next drawn (``alone``: the others are unselected), e.g. after a jump
@@ -147,7 +154,7 @@ class FrameMarks(QObject):
         ahead, self._read_ahead = self._read_ahead, None
         if full or ahead is None or ahead[0] != (project, media.id, frame):
             ahead = (None, self._marks_on(project, media.id, frame))
-        boxes, rulers = ahead[1]
+        boxes, rulers, shapes = ahead[1]
         if full:
             self.labels.reload()
             self._grid = self._make_grid(media) if self.show_grid else None
@@ -167,6 +174,15 @@ class FrameMarks(QObject):
             (p, q) = r.geometry
             item = RulerItem(tuple(p), tuple(q), color(r.label_id) if r.label_id else RULER_COLOR,
                              annotation_id=r.id, measure=self.measurer(r.on_floor), changed=self.ruler_moved.emit)
+            scene.addItem(item)
+            self.items.append(item)
+        for r in shapes:
+            item = ShapeItem(r.kind, r.geometry, color(r.label_id), r.label_name or "", annotation_id=r.id,
+                             changed=self.shape_moved.emit)
+            item.version = r.version
+            item.setToolTip(f"{r.label_name or '(no label)'}\n{r.kind}, {len(r.geometry)} vertices"
+                            + ("" if r.kind == "points" else
+                               "\ndrag a vertex; double-click an edge adds one; Alt+click a vertex deletes it"))
             scene.addItem(item)
             self.items.append(item)
         if self._grid is not None:
@@ -194,6 +210,8 @@ class FrameMarks(QObject):
                 chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
             elif isinstance(item, RulerItem):
                 chips.append((item.text, item.anchor_rect()))
+            elif isinstance(item, ShapeItem):
+                chips.append((item.caption, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 
     def measurer(self, on_floor: bool) -> Callable[[tuple[float, float], tuple[float, float]], str]:

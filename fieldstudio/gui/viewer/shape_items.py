@@ -1,0 +1,253 @@
+"""Polygons, polylines and points marks on the canvas, edited by their vertices (issue 32).
+
+A :class:`ShapeItem` lives in scene coordinates (upright full-resolution image pixels, as every mark; see
+overlay.py). Once selected it shows a handle on each vertex: drag a handle to move that vertex, drag inside a
+polygon (or on a polyline's line, or on a point) to move the whole mark, double-click an edge to insert a vertex
+there, Alt+click a vertex to delete it. Each gesture ends in one call of ``changed(item, vertices, what)``
+(``what`` names the edit for the undo menu: "Move polygon", "Move vertex", "Insert vertex", "Delete vertex");
+the item never writes to the project. :class:`DraftShape` is the shape being drawn (gui/tools/shape_drawing.py).
+
+A move event changes one vertex (or translates them all) and repaints: no path is rebuilt per vertex, so a
+200-vertex polygon stays well under one frame time per move (benchmarks/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from fieldstudio.annotations.colours import text_colour_for
+from fieldstudio.core import shapes
+from fieldstudio.gui.viewer.overlay import DOT_PX, GRAB_PX, HANDLE_PX, Z_BOX, CaptionChip, ScreenSizedItem, _follow_scene
+
+Z_SHAPE = Z_BOX + 2.0  # above boxes (a zone is often drawn around them), below rulers
+
+Changed = Callable[["ShapeItem", list[list[float]], str], None]
+
+
+class ShapeItem(ScreenSizedItem):
+    """A ``kind`` ("polygon", "polyline", "points") mark through ``vertices`` (image pixels).
+
+    ``changed(item, vertices, what)`` is called once when a gesture ends (see the module docstring).
+    """
+
+    def __init__(self, kind: str, vertices: list[list[float]], color: str, caption: str, *,
+                 annotation_id: str | None, changed: Changed | None = None):
+        super().__init__()
+        self.kind = kind
+        self.vertices = [QPointF(float(x), float(y)) for x, y in vertices]
+        self.annotation_id = annotation_id
+        self.color = QColor(color)
+        self._changed = changed
+        self._drag: tuple[int | None, QPointF, list[QPointF]] | None = None  # (vertex or None: all, press, before)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(Z_SHAPE)
+        self.caption = CaptionChip(self.color, caption)
+        self._bounds = QRectF()
+        self._update_bounds()
+
+    # geometry
+    def vertex_list(self) -> list[list[float]]:
+        """The vertices as ``[[x, y], ...]`` image pixels."""
+        return [[v.x(), v.y()] for v in self.vertices]
+
+    def anchor_rect(self) -> tuple[float, float, float, float]:
+        """The mark's bounding box (scene pixels), where its caption chip goes."""
+        r = self._bounds
+        return (r.left(), r.top(), r.right(), r.bottom())
+
+    def _update_bounds(self) -> None:
+        xs = [v.x() for v in self.vertices] or [0.0]
+        ys = [v.y() for v in self.vertices] or [0.0]
+        self._bounds = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+
+    def _margin(self) -> float:
+        return (max(HANDLE_PX, GRAB_PX) + 3) / self.view_scale()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        m = self._margin()
+        return self._bounds.adjusted(-m, -m, m, m)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        if self.kind == "polygon":
+            path.addPolygon(QPolygonF(self.vertices))
+            path.closeSubpath()
+        stroke = QPainterPath()
+        if self.kind == "points":
+            r = self._margin()
+            for v in self.vertices:
+                stroke.addEllipse(v, r, r)
+            return stroke
+        stroke.addPolygon(QPolygonF(self.vertices + ([self.vertices[0]] if self.kind == "polygon" else [])))
+        stroker = QPainterPathStroker()
+        stroker.setWidth(2 * self._margin())
+        return path.united(stroker.createStroke(stroke)) if self.kind == "polygon" else stroker.createStroke(stroke)
+
+    def vertex_at(self, p: QPointF) -> int | None:
+        """The index of the vertex under scene point ``p`` (within the grab distance on screen), or None."""
+        grab = GRAB_PX / self.view_scale()
+        best, best_d = None, grab
+        for i, v in enumerate(self.vertices):
+            d = QLineF(v, p).length()
+            if d <= best_d:
+                best, best_d = i, d
+        return best
+
+    # painting
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        selected = self.isSelected()
+        halo = QPen(QColor(text_colour_for(self.color.name())), 4.5 if selected else 3.2)
+        halo.setCosmetic(True)
+        pen = QPen(self.color, 2.5 if selected else 1.8)
+        pen.setCosmetic(True)
+        poly = QPolygonF(self.vertices)
+        r = DOT_PX / self.view_scale()
+        if self.kind == "points":
+            painter.setPen(halo)
+            painter.setBrush(QBrush(self.color))
+            for v in self.vertices:
+                painter.drawEllipse(v, r * 1.2, r * 1.2)
+        else:
+            for p in (halo, pen):
+                painter.setPen(p)
+                if self.kind == "polygon":
+                    fill = QColor(self.color)
+                    fill.setAlpha(70 if selected else 40)
+                    painter.setBrush(QBrush(fill) if p is pen else Qt.BrushStyle.NoBrush)
+                    painter.drawPolygon(poly)
+                else:
+                    painter.setBrush(Qt.BrushStyle.NoBrush)
+                    painter.drawPolyline(poly)
+        if selected and self.annotation_id is not None:
+            size = HANDLE_PX / self.view_scale()
+            painter.setBrush(QBrush(QColor("white")))
+            hpen = QPen(self.color, 1)
+            hpen.setCosmetic(True)
+            painter.setPen(hpen)
+            for v in self.vertices:
+                painter.drawRect(QRectF(v.x() - size / 2, v.y() - size / 2, size, size))
+
+    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
+        chip = getattr(self, "caption", None)  # itemChange runs from __init__'s setFlag, before the chip exists
+        if chip is not None:
+            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+                chip.set_selected_look(bool(value))
+            _follow_scene(chip, change, value)
+        return super().itemChange(change, value)
+
+    # editing
+    def move_vertex(self, index: int | None, to: QPointF | None = None, delta: QPointF | None = None) -> None:
+        """Put vertex ``index`` at ``to`` (scene pixels), or move every vertex from the drag's start by ``delta``
+        (``index`` None). What a mouse move does; also the benchmark's entry."""
+        self.prepareGeometryChange()
+        if index is None:
+            before = self._drag[2] if self._drag is not None else list(self.vertices)
+            self.vertices = [QPointF(v + delta) for v in before]
+        else:
+            self.vertices[index] = QPointF(to)
+        self._update_bounds()
+        self.update()
+
+    def _emit(self, what: str) -> None:
+        if self._changed is not None:
+            self._changed(self, self.vertex_list(), what)
+
+    def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().mousePressEvent(event)
+        if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
+            return
+        index = self.vertex_at(event.scenePos()) if self.isSelected() else None
+        if index is not None and event.modifiers() & Qt.KeyboardModifier.AltModifier:
+            try:
+                self.vertices = [QPointF(*v) for v in shapes.remove_vertex(self.kind, self.vertex_list(), index)]
+            except shapes.ShapeError:
+                return  # too few vertices left: the mark stays whole (Delete removes it)
+            self._emit("Delete vertex")
+            event.accept()
+            return
+        self._drag = (index, event.scenePos(), [QPointF(v) for v in self.vertices])
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._drag is None:
+            return super().mouseMoveEvent(event)
+        index, start, _before = self._drag
+        if index is None:
+            self.move_vertex(None, delta=event.scenePos() - start)
+        else:
+            self.move_vertex(index, to=event.scenePos())
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        drag, self._drag = self._drag, None
+        super().mouseReleaseEvent(event)
+        if drag is not None and self.vertices != drag[2]:
+            self._emit(f"Move {self.kind}" if drag[0] is None else "Move vertex")
+
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        """A double-click on an edge of a selected polygon or polyline inserts a vertex there."""
+        if self.annotation_id is None or self.kind == "points" or not self.isSelected():
+            return super().mouseDoubleClickEvent(event)
+        p = event.scenePos()
+        edge, distance, q = shapes.nearest_edge(self.kind, self.vertex_list(), (p.x(), p.y()))
+        if distance > self._margin() or self.vertex_at(p) is not None:
+            return super().mouseDoubleClickEvent(event)
+        self.vertices = [QPointF(*v) for v in shapes.insert_vertex(self.kind, self.vertex_list(), edge, q)]
+        self._emit("Insert vertex")
+        event.accept()
+
+    def hoverMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self.annotation_id is not None and self.isSelected() and self.vertex_at(event.scenePos()) is not None:
+            self.setCursor(Qt.CursorShape.CrossCursor)
+        elif self.annotation_id is not None:
+            self.setCursor(Qt.CursorShape.SizeAllCursor)
+        else:
+            self.unsetCursor()
+
+
+class DraftShape(ScreenSizedItem):
+    """The shape being drawn: the vertices clicked so far and a rubber band to the pointer."""
+
+    def __init__(self, kind: str, color: str):
+        super().__init__()
+        self.kind = kind
+        self.color = QColor(color)
+        self.vertices: list[QPointF] = []
+        self.pointer: QPointF | None = None
+        self.setZValue(Z_SHAPE + 1)
+
+    def set_points(self, vertices: list[QPointF], pointer: QPointF | None) -> None:
+        self.prepareGeometryChange()
+        self.vertices, self.pointer = list(vertices), pointer
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        pts = self.vertices + ([self.pointer] if self.pointer is not None else [])
+        if not pts:
+            return QRectF()
+        xs, ys = [p.x() for p in pts], [p.y() for p in pts]
+        m = (DOT_PX + 3) / self.view_scale()
+        return QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys))).adjusted(-m, -m, m, m)
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        pen = QPen(self.color, 2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        if self.kind != "points":
+            painter.drawPolyline(QPolygonF(self.vertices))
+            if self.pointer is not None and self.vertices:
+                dashed = QPen(pen)
+                dashed.setStyle(Qt.PenStyle.DashLine)
+                painter.setPen(dashed)
+                painter.drawLine(QLineF(self.vertices[-1], self.pointer))
+                if self.kind == "polygon" and len(self.vertices) > 1:
+                    painter.drawLine(QLineF(self.pointer, self.vertices[0]))
+        r = DOT_PX / self.view_scale()
+        painter.setPen(pen)
+        painter.setBrush(QBrush(self.color))
+        for v in self.vertices:
+            painter.drawEllipse(v, r, r)

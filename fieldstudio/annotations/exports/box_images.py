@@ -22,6 +22,7 @@ from sqlalchemy import select
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
+from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.models import Media
@@ -62,6 +63,18 @@ class ExportBox:
 
 
 @dataclass(frozen=True)
+class ExportShape:
+    """One polygon, polyline or points mark on an exported image: ``vertices`` ``((x, y), ...)`` upright pixels."""
+
+    annotation_id: str
+    kind: str
+    label_id: str | None
+    label_name: str | None
+    vertices: tuple[tuple[float, float], ...]
+    attributes: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class ExportImage:
     """A photo (``frame_index`` None) or a video frame, its export file name and its boxes."""
 
@@ -74,12 +87,13 @@ class ExportImage:
     pts_seconds: float | None
     file_name: str
     boxes: tuple[ExportBox, ...]
+    shapes: tuple[ExportShape, ...] = ()
 
 
 def categories(project: Project, images: list[ExportImage]) -> list[tuple[str | None, str]]:
     """(label id, name) of every label in the project's order, plus (None, 'unlabelled') when needed."""
     out: list[tuple[str | None, str]] = [(lab.id, lab.name) for lab in label_store.list_labels(project)]
-    if any(b.label_id is None for im in images for b in im.boxes):
+    if any(b.label_id is None for im in images for b in (*im.boxes, *im.shapes)):
         out.append((None, UNLABELLED))
     return out
 
@@ -89,9 +103,10 @@ def _suffix(name: str) -> str:
     return suffix if suffix in (".jpg", ".jpeg", ".png") else ".jpg"
 
 
-def collect_images(project: Project, *, keyframes_only: bool = False,
-                   media_ids: list[str] | None = None) -> tuple[list[ExportImage], list[tuple[str, str]]]:
-    """Every photo and video frame with at least one live box, ordered by media file name and frame.
+def collect_images(project: Project, *, keyframes_only: bool = False, media_ids: list[str] | None = None,
+                   with_shapes: bool = False) -> tuple[list[ExportImage], list[tuple[str, str]]]:
+    """Every photo and video frame with at least one live box (``with_shapes``: or polygon, polyline or points
+    mark, for the formats that carry them), ordered by media file name and frame.
 
     Returns (images, skipped): ``skipped`` lists (what, reason) for boxes that cannot be exported
     (e.g. a media without a known size).
@@ -101,8 +116,10 @@ def collect_images(project: Project, *, keyframes_only: bool = False,
         if media_ids is not None:
             q = q.where(Media.id.in_(media_ids))
         medias = {m.id: m for m in s.scalars(q)}
-    records = [r for r in ann.list_annotations(project, kinds=["box"]) if r.media_id in medias]
+    kinds = ["box", *SHAPE_KINDS] if with_shapes else ["box"]
+    records = [r for r in ann.list_annotations(project, kinds=kinds) if r.media_id in medias]
     per_frame: dict[tuple[str, int | None], list[ExportBox]] = {}
+    shapes_of: dict[tuple[str, int | None], list[ExportShape]] = {}
     pts_of: dict[tuple[str, int | None], float | None] = {}
     keys: dict[tuple[str, int], list[ann.AnnotationRecord]] = {}
     skipped: list[tuple[str, str]] = []
@@ -112,6 +129,12 @@ def collect_images(project: Project, *, keyframes_only: bool = False,
             skipped.append((f"box {r.id[:8]} on {m.file_name}", "the media's size is unknown (unreadable file)"))
             continue
         k = (r.media_id, r.frame_index)
+        if r.kind != "box":
+            shapes_of.setdefault(k, []).append(ExportShape(r.id, r.kind, r.label_id, r.label_name,
+                                                           tuple((float(x), float(y)) for x, y in r.geometry),
+                                                           r.attributes))
+            pts_of[k] = r.pts_seconds
+            continue
         per_frame.setdefault(k, []).append(ExportBox(r.id, r.label_id, r.label_name, tuple(r.geometry),
                                                      r.track_id, r.is_keyframe, r.attributes))
         pts_of[k] = r.pts_seconds
@@ -121,6 +144,8 @@ def collect_images(project: Project, *, keyframes_only: bool = False,
         _add_interpolated(project, medias, keys, per_frame, pts_of)
     used: set[str] = set()
     images: list[ExportImage] = []
+    for k in shapes_of:
+        per_frame.setdefault(k, [])
     for (media_id, frame), boxes in sorted(per_frame.items(), key=lambda kv: (
             medias[kv[0][0]].file_name, kv[0][0], -1 if kv[0][1] is None else kv[0][1])):
         m = medias[media_id]
@@ -130,7 +155,8 @@ def collect_images(project: Project, *, keyframes_only: bool = False,
             name = f"{PurePath(name).stem}_{media_id[:8]}{PurePath(name).suffix}"
         used.add(name)
         images.append(ExportImage(media_id, m.file_name, m.kind, int(m.width), int(m.height), frame,
-                                  pts_of.get((media_id, frame)), name, tuple(boxes)))
+                                  pts_of.get((media_id, frame)), name, tuple(boxes),
+                                  tuple(shapes_of.get((media_id, frame), ()))))
     return images, skipped
 
 

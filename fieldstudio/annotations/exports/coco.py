@@ -1,4 +1,5 @@
-"""COCO JSON export of boxes: photos and video frames as images, labels as categories.
+"""COCO JSON export of boxes, polygons (``segmentation``) and points (``keypoints``): photos and video frames as
+images, labels as categories.
 
 Format (cocodataset.org, "Data format", object detection): ``images`` [{id, file_name, width,
 height}], ``annotations`` [{id, image_id, category_id, bbox: [x, y, w, h], area, iscrowd}],
@@ -16,10 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fieldstudio import __version__
+from fieldstudio.core import shapes
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations.exports.box_images import (
     Cancelled,
     ExportReport,
+    ExportShape,
     Progress,
     categories,
     collect_images,
@@ -34,7 +37,7 @@ def coco_document(project: Project, *, keyframes_only: bool = False,
     """The COCO dictionary of the project's boxes, or of ``media_ids``' only; returns (document, images,
     skipped). Category ids are the project's (every label) whichever media are exported."""
     images, skipped = collect_images(project, keyframes_only=keyframes_only,
-                                     media_ids=None if media_ids is None else list(media_ids))
+                                     media_ids=None if media_ids is None else list(media_ids), with_shapes=True)
     scope = "" if media_ids is None else f" ({len(media_ids)} media)"
     cats = categories(project, images)
     cat_id = {label_id: i + 1 for i, (label_id, _name) in enumerate(cats)}
@@ -61,7 +64,29 @@ def coco_document(project: Project, *, keyframes_only: bool = False,
                 "id": ann_id, "image_id": image_id, "category_id": cat_id[b.label_id],
                 "bbox": [x1, y1, x2 - x1, y2 - y1], "area": (x2 - x1) * (y2 - y1), "iscrowd": 0,
                 "attributes": attrs, "fieldstudio_id": b.annotation_id})
+        for sh in im.shapes:
+            ann_id += 1
+            doc["annotations"].append(_shape_annotation(ann_id, image_id, cat_id[sh.label_id], sh))
     return doc, images, skipped
+
+
+def _shape_annotation(ann_id: int, image_id: int, category_id: int, sh: ExportShape) -> dict:
+    """A polygon as COCO ``segmentation`` (one polygon ``[x1, y1, x2, y2, ...]``, ``area`` its shoelace area,
+    ``bbox`` its bounds); a points mark as ``keypoints`` ``[x, y, 2, ...]`` (v = 2: labelled and visible) with
+    ``num_keypoints``; a polyline, which COCO has no field for, as ``fieldstudio_polyline`` beside its bbox."""
+    x1, y1, x2, y2 = shapes.bounds(sh.vertices)
+    flat = [c for v in sh.vertices for c in v]
+    out: dict = {"id": ann_id, "image_id": image_id, "category_id": category_id, "bbox": [x1, y1, x2 - x1, y2 - y1],
+                 "iscrowd": 0, "attributes": dict(sh.attributes or {}), "fieldstudio_id": sh.annotation_id,
+                 "fieldstudio_kind": sh.kind}
+    if sh.kind == "polygon":
+        out.update(segmentation=[flat], area=shapes.polygon_area(sh.vertices))
+    elif sh.kind == "points":
+        out.update(keypoints=[c for x, y in sh.vertices for c in (x, y, 2)], num_keypoints=len(sh.vertices),
+                   area=(x2 - x1) * (y2 - y1))
+    else:
+        out.update(fieldstudio_polyline=flat, area=0.0)
+    return out
 
 
 def export_coco(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,

@@ -1,4 +1,5 @@
-"""COCO JSON (object detection) in: ``images``, ``annotations`` with ``bbox`` ``[x, y, w, h]``, ``categories``.
+"""COCO JSON in: ``images``, ``annotations`` with ``bbox`` ``[x, y, w, h]``, ``categories``; an annotation with
+``segmentation`` polygons becomes a polygon, one with ``keypoints`` a points mark (``_shape``).
 
 An image is matched to a photo by its ``file_name`` (or the name's last part), or to a video frame by the
 fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``, with
@@ -22,7 +23,8 @@ from pathlib import Path, PurePath
 import ijson
 from ijson.common import ObjectBuilder
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
+from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
+                                                    size_problem)
 from fieldstudio.core.json_limits import MAX_JSON_DEPTH
 
 _FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
@@ -163,13 +165,57 @@ def _parse_file(path: Path) -> Parsed:
     return out
 
 
+def _pairs(flat: object, step: int) -> tuple[tuple[float, float], ...] | None:
+    """``[x1, y1, (v1,) x2, y2, ...]`` as ((x, y), ...) of the points kept (a keypoint with v = 0 is not
+    labelled); None when the list is not numbers in whole groups of ``step``."""
+    if not isinstance(flat, list) or len(flat) % step:
+        return None
+    try:
+        values = [float(v) for v in flat]
+    except (TypeError, ValueError):
+        return None
+    return tuple((values[i], values[i + 1]) for i in range(0, len(values), step)
+                 if step == 2 or values[i + 2] > 0)
+
+
+def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, tuple] | None:
+    """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; RLE masks
+    stay boxes), a points mark (``keypoints``, the labelled ones) or fieldstudio's ``fieldstudio_polyline``;
+    None for a plain box."""
+    seg, keypoints, line = a.get("segmentation"), a.get("keypoints"), a.get("fieldstudio_polyline")
+    if line is not None and (pts := _pairs(line, 2)) and len(pts) >= 2:
+        return "polyline", pts
+    if isinstance(seg, list) and seg and isinstance(seg[0], list):
+        pts = _pairs(seg[0], 2)
+        if pts is None or len(pts) < 3:
+            problems.append((where, "segmentation's first polygon is not 3 or more (x, y) pairs; its box is kept"))
+            return None
+        if len(seg) > 1:
+            problems.append((where, f"segmentation has {len(seg)} polygons; the first is kept"))
+        return "polygon", pts
+    if keypoints is not None:
+        pts = _pairs(keypoints, 3)
+        if pts:
+            return "points", pts
+        problems.append((where, "keypoints hold no labelled point (x, y, v > 0); its box is kept"))
+    return None
+
+
 def _box(path: Path, n: int, a: object, groups: dict, names: dict,
          problems: list[tuple[str, str]]) -> tuple[ParsedMedia, ParsedBox] | None:
-    """The n-th annotation ``a`` as (its image's group, the box), or None with a problem added."""
+    """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added."""
     where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
     if not isinstance(a, dict) or a.get("image_id") not in groups:
         problems.append((where, "names no image of the file; skipped"))
         return None
+    attrs = dict(a.get("attributes") or {}) if isinstance(a.get("attributes"), dict) else {}
+    track = attrs.pop("track_id", None)
+    keyframe = attrs.pop("keyframe", True)
+    group, frame, seconds = groups[a["image_id"]]
+    shape = _shape(a, where, problems)
+    if shape is not None:
+        return group, shape_box(*shape, names.get(a.get("category_id")), frame_index=frame, pts_seconds=seconds,
+                                attributes=attrs or None, where=where)
     try:
         x, y, w, h = (float(v) for v in a["bbox"])
     except (KeyError, TypeError, ValueError):
@@ -179,10 +225,6 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict,
     if problem:
         problems.append((where, problem))
         return None
-    attrs = dict(a.get("attributes") or {})
-    track = attrs.pop("track_id", None)
-    keyframe = attrs.pop("keyframe", True)
-    group, frame, seconds = groups[a["image_id"]]
     return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
                             None if track is None else str(track),
                             keyframe is not False and str(keyframe).lower() != "false", attrs or None, where)

@@ -34,7 +34,9 @@ class ParsedBox:
     ``normalised`` (YOLO). ``frame_index`` None means a photo (or a frame known only by ``pts_seconds``).
     ``track`` names the file's track (unique within its group); ``keyframe`` False marks a box the
     file says was interpolated (it is left to fieldstudio's interpolation). ``where`` says where in the
-    file it came from, for the report.
+    file it came from, for the report. ``shape`` ``(kind, ((x, y), ...))`` makes it a polygon, polyline or points
+    mark through those vertices (pixels, or fractions when ``normalised``; ``box`` is then their bounds, which place
+    it); such a mark is stored on its frame alone, never in a track.
     """
 
     box: tuple[float, float, float, float]
@@ -45,6 +47,16 @@ class ParsedBox:
     keyframe: bool = True
     attributes: dict[str, Any] | None = None
     where: str = ""
+    shape: tuple[str, tuple[tuple[float, float], ...]] | None = None
+
+
+def shape_box(kind: str, vertices: tuple[tuple[float, float], ...], label: str | None, **fields: Any) -> ParsedBox:
+    """A ParsedBox carrying a ``kind`` shape through ``vertices``; its ``box`` is their bounds grown to at least
+    a thousandth of a unit each way (a single point has a box to be placed by)."""
+    xs, ys = [v[0] for v in vertices], [v[1] for v in vertices]
+    pad = 1e-3
+    return ParsedBox((min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad), label,
+                     shape=(kind, tuple(vertices)), **fields)
 
 
 @dataclass

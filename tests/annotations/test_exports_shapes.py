@@ -1,0 +1,96 @@
+"""Polygons, polylines and points in COCO (issue 32 item 1): written as ``segmentation`` / ``keypoints``, loaded by
+the format's own reader (pycocotools' COCO; its ``annToMask`` rasterises the polygon, whose pixel count is checked
+against the shoelace area), and imported back onto the same media and frames, once (a second import adds nothing).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pycocotools.coco import COCO
+
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import labels as lab
+from fieldstudio.annotations.exports.export import export_annotations
+from fieldstudio.annotations.imports.importing import import_annotations
+from fieldstudio.core import shapes
+from fieldstudio.store.project import Project
+from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
+
+SPILL = [[100.0, 120.0], [300.0, 100.0], [340.0, 260.0], [150.0, 280.0]]
+EDGE = [[10.0, 400.0], [300.0, 380.0], [630.0, 390.0]]
+DOTS = [[50.0, 60.0], [70.0, 80.0]]
+
+
+@pytest.fixture
+def shaped_project(project):
+    """The test media with a polygon and a polyline on video frame 5, points on the photo, and one box."""
+    add_test_media(project)
+    spill = lab.create_label(project, "spill")
+    ann.add_shape(project, VIDEO_ID, "polygon", SPILL, frame_index=5, label_id=spill, attributes={"wet": "yes"})
+    ann.add_shape(project, VIDEO_ID, "polyline", EDGE, frame_index=5)
+    ann.add_shape(project, PHOTO_ID, "points", DOTS, label_id=spill)
+    ann.add_box(project, VIDEO_ID, (10, 10, 50, 40), spill, frame_index=5)
+    return project
+
+
+def test_coco_export_is_read_by_pycocotools_with_the_polygon_area(shaped_project, tmp_path):
+    out = tmp_path / "coco.json"
+    report = export_annotations(shaped_project, "coco", out)
+    assert report.annotations == 4
+    coco = COCO(str(out))
+    doc = json.loads(out.read_text())
+    (poly,) = [a for a in doc["annotations"] if "segmentation" in a]
+    assert poly["segmentation"] == [[c for v in SPILL for c in v]]
+    assert poly["area"] == pytest.approx(shapes.polygon_area(SPILL))
+    assert poly["bbox"] == [100.0, 100.0, 240.0, 180.0]
+    mask = coco.annToMask(coco.loadAnns([poly["id"]])[0])
+    assert mask.shape == (480, 640)
+    # the rasterised polygon covers its area to within its outline (a pixel along a ~700 px perimeter)
+    assert abs(int(mask.sum()) - poly["area"]) < shapes.path_length(SPILL, closed=True)
+    (dots,) = [a for a in doc["annotations"] if "keypoints" in a]
+    assert dots["keypoints"] == [50.0, 60.0, 2, 70.0, 80.0, 2] and dots["num_keypoints"] == 2
+    (line,) = [a for a in doc["annotations"] if "fieldstudio_polyline" in a]
+    assert coco.loadImgs(line["image_id"])[0]["frame_index"] == 5
+
+
+def test_coco_shapes_import_back_onto_their_frames_once(shaped_project, tmp_path):
+    out = tmp_path / "coco.json"
+    export_annotations(shaped_project, "coco", out)
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    report = import_annotations(target, out, "coco")
+    assert report.marks == 4 and not report.problems
+    (poly,) = ann.list_annotations(target, kinds=["polygon"])
+    assert poly.geometry == SPILL and poly.frame_index == 5 and poly.label_name == "spill"
+    assert poly.attributes == {"wet": "yes"}
+    (line,) = ann.list_annotations(target, kinds=["polyline"])
+    assert line.geometry == EDGE and line.label_id is None
+    (dots,) = ann.list_annotations(target, kinds=["points"])
+    assert dots.geometry == DOTS and dots.media_id == PHOTO_ID
+    again = import_annotations(target, out, "coco")
+    assert again.marks == 0 and again.already_present == 4
+
+
+def test_a_foreign_coco_segmentation_becomes_a_polygon_and_a_bad_one_stays_a_box(project, tmp_path):
+    add_test_media(project)
+    doc = {"images": [{"id": 1, "file_name": "site.jpg", "width": 400, "height": 300}],
+           "categories": [{"id": 3, "name": "zone"}],
+           "annotations": [
+               {"id": 1, "image_id": 1, "category_id": 3, "bbox": [10, 10, 90, 90],
+                "segmentation": [[10, 10, 100, 10, 100, 100, 10, 100], [0, 0, 5, 0, 5, 5]]},
+               {"id": 2, "image_id": 1, "category_id": 3, "bbox": [20, 20, 30, 30], "segmentation": [[1, 2]]},
+               {"id": 3, "image_id": 1, "category_id": 3, "bbox": [0, 0, 1, 1],
+                "keypoints": [5, 6, 2, 0, 0, 0, 7, 8, 1], "num_keypoints": 2}]}
+    path = tmp_path / "foreign.json"
+    path.write_text(json.dumps(doc))
+    report = import_annotations(project, path, "coco")
+    (poly,) = ann.list_annotations(project, kinds=["polygon"])
+    assert poly.geometry == [[10.0, 10.0], [100.0, 10.0], [100.0, 100.0], [10.0, 100.0]]
+    (box,) = ann.list_annotations(project, kinds=["box"])
+    assert box.geometry == [20.0, 20.0, 50.0, 50.0]
+    (dots,) = ann.list_annotations(project, kinds=["points"])
+    assert dots.geometry == [[5.0, 6.0], [7.0, 8.0]]  # the unlabelled keypoint (v = 0) is not a point
+    assert any("2 polygons; the first is kept" in why for _w, why in report.problems)
+    assert any("its box is kept" in why for _w, why in report.problems)

@@ -94,3 +94,27 @@ def test_a_foreign_coco_segmentation_becomes_a_polygon_and_a_bad_one_stays_a_box
     assert dots.geometry == [[5.0, 6.0], [7.0, 8.0]]  # the unlabelled keypoint (v = 0) is not a point
     assert any("2 polygons; the first is kept" in why for _w, why in report.problems)
     assert any("its box is kept" in why for _w, why in report.problems)
+
+
+def test_cvat_for_video_writes_shapes_as_one_frame_tracks_and_reads_them_back(shaped_project, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    report = export_annotations(shaped_project, "cvat", tmp_path / "cvat")
+    (path,) = report.files
+    root = ET.parse(path).getroot()
+    polygons = root.findall("track/polygon")
+    assert [(p.get("frame"), p.get("outside")) for p in polygons] == [("5", "0"), ("6", "1")]
+    assert polygons[0].get("points") == "100.00,120.00;300.00,100.00;340.00,260.00;150.00,280.00"
+    assert polygons[0].find("attribute").get("name") == "wet"
+    assert root.find("track/polygon/..").get("label") == "spill"
+    assert root.findall("track/polyline")[0].get("points") == "10.00,400.00;300.00,380.00;630.00,390.00"
+    assert any("on a photo" in why for _what, why in report.skipped)  # the photo's points
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    back = import_annotations(target, path, "cvat")
+    assert not back.problems
+    (poly,) = ann.list_annotations(target, kinds=["polygon"])
+    assert poly.geometry == SPILL and poly.frame_index == 5 and poly.attributes == {"wet": "yes"}
+    (line,) = ann.list_annotations(target, kinds=["polyline"])
+    assert line.geometry == EDGE and line.frame_index == 5
+    assert len(ann.list_annotations(target, kinds=["box"])) == 1

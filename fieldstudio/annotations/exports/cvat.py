@@ -12,7 +12,9 @@ Layout (CVAT's documentation, "XML annotation format", for videos)::
 
 As CVAT writes it, a track lists a box on every frame from its first to its last keyframe (``keyframe="0"``
 for the interpolated ones, by the same linear rule) and one ``outside="1"`` box on the frame after its
-last keyframe (when the video has one). A video box without a track id is written as a one-frame track.
+last keyframe (when the video has one). A video box without a track id is written as a one-frame track, and so
+is each polygon, polyline and points mark: ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..."
+z_order>`` (``<polyline>``, ``<points>`` alike) and its ``outside="1"`` copy on the next frame.
 Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
 
@@ -29,6 +31,7 @@ from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.store.models import Media, utcnow
 from fieldstudio.store.project import Project
 
@@ -40,6 +43,16 @@ def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool,
                                       "outside": "1" if outside else "0", "occluded": "0",
                                       "xtl": f"{x1:.2f}", "ytl": f"{y1:.2f}", "xbr": f"{x2:.2f}", "ybr": f"{y2:.2f}",
                                       "z_order": "0"})
+    for name, value in (attributes or {}).items():
+        a = ET.SubElement(el, "attribute", {"name": str(name)})
+        a.text = "" if value is None else str(value)
+
+
+def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence[float]], *, outside: bool = False,
+           attributes: dict | None = None) -> None:
+    points = ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)
+    el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1", "outside": "1" if outside else "0",
+                                     "occluded": "0", "points": points, "z_order": "0"})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
         a.text = "" if value is None else str(value)
@@ -81,6 +94,14 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
         last = max(keys)
         if last + 1 < n:
             _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
+    for sh in ann.list_annotations(project, media_id=media.id, kinds=list(SHAPE_KINDS)):
+        if sh.frame_index is None:
+            continue
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": sh.label_name or "", "source": "manual"})
+        out_id += 1
+        _shape(track, sh.kind, sh.frame_index, sh.geometry, attributes=sh.attributes)
+        if sh.frame_index + 1 < n:
+            _shape(track, sh.kind, sh.frame_index + 1, sh.geometry, outside=True, attributes=sh.attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
@@ -106,11 +127,12 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         medias = list(s.scalars(q.order_by(Media.file_name)))
     videos = []
     for m in medias:
-        boxes = ann.count_annotations(project, m.id)["box"]
+        counts = ann.count_annotations(project, m.id)
+        boxes = counts["box"] + sum(counts[k] for k in SHAPE_KINDS)
         if not boxes:
             continue
         if m.kind == "image":
-            report.skipped.append((m.file_name, f"{boxes} box(es) on a photo: CVAT for video holds video tracks"))
+            report.skipped.append((m.file_name, f"{boxes} mark(s) on a photo: CVAT for video holds video tracks"))
         else:
             videos.append(m)
     single = out.suffix.lower() == ".xml"

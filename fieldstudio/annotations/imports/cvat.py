@@ -6,7 +6,9 @@ track that leaves and comes back becomes one fieldstudio track per run, since a 
 box on every frame between its keyframes. ``<attribute name>`` children become box attributes. A track holding one box is imported as a plain box
 (fieldstudio writes a box outside any track that way). The video
 is matched by ``meta/task/source`` (or ``meta/source``), else the task name, else the file's stem. The
-input is one .xml file or a folder of them.
+input is one .xml file or a folder of them. ``<polygon>``, ``<polyline>`` and ``<points>`` elements (``points="x1,y1;
+x2,y2;..."``) of a track become such marks on each frame where the track is visible (fieldstudio does not
+interpolate shapes between keyframes yet, so the frames CVAT interpolated are taken as CVAT shows them).
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePath
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
+from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
+                                                    size_problem)
+
+SHAPE_TAGS = ("polygon", "polyline", "points")
 
 
 def _text(root: ET.Element, *paths: str) -> str | None:
@@ -61,6 +66,11 @@ def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems:
     """A ``<track>``'s visible runs added to ``boxes`` (see the module text)."""
     tid = track.get("id", "")
     label = track.get("label") or None
+    for el in track:
+        if el.tag in SHAPE_TAGS and el.get("outside") != "1":
+            found = _shape(path, tid, label, el, problems)
+            if found is not None:
+                boxes.append(found)
     shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
     any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
     run = 1
@@ -93,6 +103,20 @@ def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems:
         boxes[first] = dataclasses.replace(boxes[first], track=None)
 
 
+def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
+           problems: list[tuple[str, str]]) -> ParsedBox | None:
+    """A visible ``<polygon>``, ``<polyline>`` or ``<points>`` of a track as a ParsedBox carrying that shape."""
+    where = f"{path.name} track {tid} {el.tag} frame {el.get('frame')}"
+    try:
+        frame = int(el.get("frame", ""))
+        vertices = tuple((float(x), float(y)) for x, y in (p.split(",") for p in el.get("points", "").split(";")))
+    except ValueError:
+        problems.append((where, f"points {el.get('points')!r} are not x,y;x,y;...; skipped"))
+        return None
+    attrs = {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
+    return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
+
+
 def _close(run: list[ParsedBox]) -> list[ParsedBox]:
     """A run's last box is kept as a keyframe: CVAT holds the last keyframe's box up to the run's end."""
     return run[:-1] + [dataclasses.replace(run[-1], keyframe=True)] if run else run
@@ -108,7 +132,7 @@ def parse_cvat(path: Path) -> Parsed:
     for f in files:
         group = parse_cvat_file(f, out.problems)
         if group is None:
-            out.problems.append((f.name, "has no <track> with boxes (CVAT for images is not read)"))
+            out.problems.append((f.name, "has no <track> with boxes or shapes (CVAT for images is not read)"))
         else:
             out.groups.append(group)
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from pycocotools.coco import COCO
 
@@ -118,3 +119,18 @@ def test_cvat_for_video_writes_shapes_as_one_frame_tracks_and_reads_them_back(sh
     (line,) = ann.list_annotations(target, kinds=["polyline"])
     assert line.geometry == EDGE and line.frame_index == 5
     assert len(ann.list_annotations(target, kinds=["box"])) == 1
+
+
+def test_yolo_segmentation_lines_are_the_vertices_over_the_image_size_and_read_back(shaped_project, tmp_path):
+    report = export_annotations(shaped_project, "yolo", tmp_path / "yolo")
+    text = (tmp_path / "yolo" / "labels" / "walk_f000005.txt").read_text().splitlines()
+    classes = (tmp_path / "yolo" / "classes.txt").read_text().splitlines()
+    k = classes.index("spill")
+    expected = f"{k} " + " ".join(f"{x / 640:.6f} {y / 480:.6f}" for x, y in SPILL)
+    assert expected in text and len(text) == 2  # the polygon and the box; the polyline has no YOLO form
+    assert any(what.startswith("polyline") for what, _why in report.skipped)
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    import_annotations(target, tmp_path / "yolo", "yolo")
+    (poly,) = ann.list_annotations(target, kinds=["polygon"])
+    assert np.allclose(poly.geometry, SPILL, atol=640 * 5e-7) and poly.frame_index == 5

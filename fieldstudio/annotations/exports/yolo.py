@@ -5,7 +5,8 @@ Each line is ``class cx cy w h`` (Ultralytics / Darknet "YOLO format"): the 0-ba
 
     cx = (x1 + x2) / 2 / W,   cy = (y1 + y2) / 2 / H,   w = (x2 - x1) / W,   h = (y2 - y1) / H
 
-written with 6 decimals. W and H are the upright size (EXIF orientation applied), the pitfall that
+written with 6 decimals. A polygon is a segmentation line ``class x1 y1 x2 y2 ... xn yn`` (Ultralytics' segment
+format: each vertex divided by W and H); polylines and points have no YOLO form and are listed as skipped. W and H are the upright size (EXIF orientation applied), the pitfall that
 mis-scales boxes when a loader ignores it (pitfalls.md §4). With ``write_image_files`` the upright
 frames are written to ``images/`` under the same stems.
 """
@@ -36,6 +37,11 @@ def yolo_line(class_index: int, box: tuple[float, float, float, float], width: i
     return f"{class_index} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}"
 
 
+def yolo_polygon_line(class_index: int, vertices, width: int, height: int) -> str:  # noqa: ANN001 - vertex pairs
+    """``"class x1 y1 ... xn yn"``, each vertex divided by the image size (Ultralytics' segment format)."""
+    return f"{class_index} " + " ".join(f"{x / width:.6f} {y / height:.6f}" for x, y in vertices)
+
+
 def export_yolo(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
                 media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
                 cancelled: Cancelled = lambda: False) -> ExportReport:
@@ -47,7 +53,7 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
     out = Path(out)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     images, skipped = collect_images(project, keyframes_only=keyframes_only,
-                                     media_ids=None if media_ids is None else list(media_ids))
+                                     media_ids=None if media_ids is None else list(media_ids), with_shapes=True)
     cats = categories(project, images)
     index = {label_id: i for i, (label_id, _name) in enumerate(cats)}
     report = ExportReport("yolo", skipped=list(skipped), images=len(images))
@@ -57,6 +63,12 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
             report.cancelled = True
             return report
         lines = [yolo_line(index[b.label_id], b.box, im.width, im.height) for b in im.boxes]
+        for sh in im.shapes:
+            if sh.kind == "polygon":
+                lines.append(yolo_polygon_line(index[sh.label_id], sh.vertices, im.width, im.height))
+            else:
+                report.skipped.append((f"{sh.kind} {sh.annotation_id[:8]} on {im.file_name}",
+                                       "YOLO has no form for it (COCO, CVAT and CSV carry it)"))
         path = out / "labels" / f"{PurePath(im.file_name).stem}.txt"
         atomic_write_text(path, "\n".join(lines) + "\n")
         report.files.append(path)

@@ -1,5 +1,6 @@
-"""YOLO text labels in: ``class cx cy w h`` per line (fractions of the image size), class names from
-``classes.txt`` or ``data.yaml``'s ``names``.
+"""YOLO text labels in: ``class cx cy w h`` per line (fractions of the image size), or a polygon as
+``class x1 y1 ... xn yn`` (Ultralytics' segment format, 3 or more vertices), class names from ``classes.txt`` or
+``data.yaml``'s ``names``.
 
 The label files are ``labels/<image stem>.txt`` (or ``*.txt`` in the folder itself). A stem is matched to a
 photo with that stem, or to a video frame when it reads ``<video stem>_f<frame index>`` (the names
@@ -11,7 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
+from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
+                                                    size_problem)
 
 _FRAME_STEM = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?$")
 
@@ -65,6 +67,19 @@ def parse_yolo(folder: Path) -> Parsed:
             if not line.strip():
                 continue
             where = f"{f.name} line {n}"
+            fields = line.split()
+            if len(fields) >= 7 and len(fields) % 2 == 1:  # a polygon: class and 3 or more (x, y) pairs
+                try:
+                    k, values = int(fields[0]), [float(v) for v in fields[1:]]
+                except ValueError:
+                    out.problems.append((where, f"{line!r} is not 'class x1 y1 ... xn yn'; skipped"))
+                    continue
+                if not 0 <= k < len(names):
+                    out.problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))
+                    continue
+                vertices = tuple(zip(values[0::2], values[1::2]))
+                group.boxes.append(shape_box("polygon", vertices, names[k], frame_index=frame, where=where))
+                continue
             try:
                 c, cx, cy, w, h = line.split()[:5]
                 k, cx, cy, w, h = int(c), float(cx), float(cy), float(w), float(h)

@@ -134,3 +134,20 @@ def test_yolo_segmentation_lines_are_the_vertices_over_the_image_size_and_read_b
     import_annotations(target, tmp_path / "yolo", "yolo")
     (poly,) = ann.list_annotations(target, kinds=["polygon"])
     assert np.allclose(poly.geometry, SPILL, atol=640 * 5e-7) and poly.frame_index == 5
+
+
+def test_csv_rows_give_each_shape_its_vertices_bounds_length_and_area(shaped_project, tmp_path):
+    import pandas as pd
+
+    export_annotations(shaped_project, "csv", tmp_path / "a.csv")
+    df = pd.read_csv(tmp_path / "a.csv")
+    poly = df[df.kind == "polygon"].iloc[0]
+    assert poly.vertices == "100.00,120.00;300.00,100.00;340.00,260.00;150.00,280.00"
+    assert (poly.x, poly.y, poly.width, poly.height) == (100, 100, 240, 180)
+    assert poly.area_px == pytest.approx(shapes.polygon_area(SPILL), abs=1e-5)
+    assert poly.pixels == pytest.approx(shapes.path_length(SPILL, closed=True), abs=1e-5)
+    assert poly["attr:wet"] == "yes" and poly.start_frame == 5 and poly.label == "spill"
+    line = df[df.kind == "polyline"].iloc[0]
+    assert line.pixels == pytest.approx(float(np.hypot(290, 20) + np.hypot(330, 10)), abs=1e-5)
+    assert pd.isna(line.area_px)
+    assert len(df[df.kind == "points"]) == 1

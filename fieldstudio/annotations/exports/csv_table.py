@@ -1,8 +1,9 @@
-"""CSV of boxes, time segments, events, tags and ruler measurements (pandas), one row per annotation.
+"""CSV of boxes, polygons, polylines, points, time segments, events, tags and ruler measurements (pandas), one row
+per annotation.
 
 Columns: ``annotation_id, kind, media, media_id, label, text, start_frame, end_frame, start_pts,
 end_pts, start_s, end_s, duration_s, open, overlaps, pixels, metres, measured_how, x, y, width, height,
-track_id``, then one ``attr:<name>`` column per box attribute found (sorted by name): yes/no for a
+track_id, vertices, area_px, area_m2``, then one ``attr:<name>`` column per box attribute found (sorted by name): yes/no for a
 yes/no attribute, the number, choice or text as stored otherwise (``labels.check_attribute_values``).
 A box has its top-left corner and size in upright image pixels, and its frame when on a video (stored
 boxes only: keyframes and single boxes, not the frames a track interpolates).
@@ -11,7 +12,10 @@ Frames are indices in the video's frame table; ``*_pts`` are in the stream's tim
 frame tag has only a start. ``open`` marks a segment not yet ended; ``overlaps`` lists (by id, ``;``
 separated) the segments of the same label it shares frames with. Rulers carry their length in pixels
 and, when a calibration applies, in metres, computed now with the current calibration
-(``calibrations.measure_ruler``); ``measured_how`` names it or says how to calibrate.
+(``calibrations.measure_ruler``); ``measured_how`` names it or says how to calibrate. A polygon, polyline or
+points mark has its vertices as ``x,y;x,y;...`` (pixels), its bounds in x, y, width, height, its length (a
+polygon's perimeter) in ``pixels`` and ``metres``, and a polygon its area in ``area_px`` and ``area_m2``, measured
+as the Properties panel does (``shape_marks.measure_vertices``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ import pandas as pd
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import shape_marks
+from fieldstudio.core import shapes
+from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_writer
 from fieldstudio.core.spreadsheet_cells import protect_frame
@@ -31,7 +38,7 @@ from fieldstudio.store.project import Project
 
 COLUMNS = ["annotation_id", "kind", "media", "media_id", "label", "text", "start_frame", "end_frame",
            "start_pts", "end_pts", "start_s", "end_s", "duration_s", "open", "overlaps", "pixels", "metres",
-           "measured_how", "x", "y", "width", "height", "track_id"]
+           "measured_how", "x", "y", "width", "height", "track_id", "vertices", "area_px", "area_m2"]
 ATTRIBUTE_PREFIX = "attr:"
 
 
@@ -49,7 +56,7 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
                      cancelled: Cancelled = lambda: False) -> pd.DataFrame:
     """The rows described in the module docstring as a DataFrame (columns ``COLUMNS`` and the ``attr:``
     columns), of every media or of ``media_ids`` only."""
-    recs = ann.list_annotations(project, kinds=["box", "segment", "event", "ruler", "tag"])
+    recs = ann.list_annotations(project, kinds=["box", *SHAPE_KINDS, "segment", "event", "ruler", "tag"])
     if media_ids is not None:
         wanted = set(media_ids)
         recs = [r for r in recs if r.media_id in wanted]
@@ -70,6 +77,13 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
         if r.kind == "box":
             x1, y1, x2, y2 = r.geometry
             box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "track_id": r.track_id,
+                   **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
+        elif r.kind in SHAPE_KINDS:
+            x1, y1, x2, y2 = shapes.bounds(r.geometry)
+            m = shape_marks.measure_vertices(project, r.media_id, r.kind, r.geometry)
+            pixels, metres, how = m.length_px, m.length_m, m.how
+            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "area_px": m.area_px, "area_m2": m.area_m2,
+                   "vertices": ";".join(f"{x:.2f},{y:.2f}" for x, y in r.geometry),
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         rows.append({
             "annotation_id": r.id, "kind": r.kind, "media": names.get(r.media_id), "media_id": r.media_id,

@@ -32,7 +32,7 @@ def mark_row(record, file_name: str) -> dict:  # noqa: ANN001 - AnnotationRecord
 
 def register(app: typer.Typer) -> None:
     """Add the ``annotations`` group (list, import, export) and ``track`` to ``app``."""
-    group = typer.Typer(help="Annotations: list, import and export boxes, tracks, rulers, segments, events.",
+    group = typer.Typer(help="Annotations: list, import and export boxes, tracks, polygons, polylines, points, rulers, segments, events.",
                         no_args_is_help=True)
     app.add_typer(group, name="annotations")
     group.command("export")(cli_export.export)
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
     def list_cmd(
         project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
         media: Annotated[Optional[str], typer.Option("--media", "-m", help="only this media (file name or id)")] = None,
-        kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, segment, event or tag")] = None,
+        kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, polygon, polyline, points, segment, event or tag")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
     ) -> None:
         """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels).
@@ -78,7 +78,8 @@ def register(app: typer.Typer) -> None:
         media: Annotated[Optional[str], typer.Option("--media", "-m", help=(
             "put everything on this media (file name or id) instead of matching by the file's names"))] = None,
     ) -> None:
-        """Import boxes and tracks made elsewhere; labels are created as needed; one undoable edit.
+        """Import boxes, tracks, polygons, polylines and points made elsewhere (COCO segmentation and keypoints, CVAT
+        <polygon>/<polyline>/<points>, YOLO segmentation lines); labels are created as needed; one undoable edit.
 
         Prints what matched which media and what did not (with the reason). Boxes the project holds already (the
         same file imported again) are not added twice: exit 0, saying so.

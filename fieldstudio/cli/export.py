@@ -31,7 +31,9 @@ def export(
         "leave out the boxes interpolated between a track's keyframes"))] = False,
     raw_cells: cli_support.RawCellsOpt = False,
 ) -> None:
-    """Export annotations: COCO JSON or YOLO text (boxes), MOT CSV or CVAT XML (tracks), CSV (segments, events, rulers)."""
+    """Export annotations: COCO JSON (boxes, polygons as segmentation, points as keypoints), YOLO text (boxes,
+    polygons as segmentation lines), MOT CSV (tracks), CVAT XML (tracks, polygons, polylines, points), CSV (every mark:
+    segments, events, rulers, shapes with their area)."""
     from fieldstudio.annotations.exports.export import export_annotations
 
     with cli_support.open_project(project) as p:

@@ -33,13 +33,13 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fieldstudio.core import shapes, tracks
+from fieldstudio.core import shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
 from fieldstudio.store.project import Project
 
-KINDS = ("box", "ruler", "polygon", "polyline", "points", "segment", "event", "tag")
+KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event", "tag")
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")
@@ -193,10 +193,17 @@ def _shape_geometry(media: Media, kind: str, vertices: Sequence[Sequence[float]]
         raise AnnotationError(f"{media.file_name}: {exc}") from None
 
 
+def _skeleton_geometry(media: Media, template: str | None, points: Sequence[Any]) -> list[list[float] | None]:
+    try:
+        return skeletons.as_points(skeletons.template(template), points, (media.width or 0, media.height or 0))
+    except shapes.ShapeError as exc:
+        raise AnnotationError(f"{media.file_name}: {exc}") from None
+
+
 def _check_kind_media(kind: str, media: Media) -> None:
     if kind not in KINDS:
         raise AnnotationError(f"unknown kind of annotation {kind!r}: use {', '.join(KINDS)}")
-    allowed = ("image", "video") if kind in shapes.SHAPE_KINDS else {
+    allowed = ("image", "video") if kind in (*shapes.SHAPE_KINDS, "skeleton") else {
         "box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
         "event": ("video",), "tag": ("image", "video", "document")}[kind]
     if media.kind not in allowed:
@@ -259,6 +266,9 @@ def insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None,
         row.geometry = _ruler_geometry(media, geometry)
     elif kind in shapes.SHAPE_KINDS:
         row.geometry = _shape_geometry(media, kind, geometry)
+    elif kind == "skeleton":
+        row.text = row.text or skeletons.DEFAULT_TEMPLATE
+        row.geometry = _skeleton_geometry(media, row.text, geometry)
     if end_frame_index is not None:
         row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
     _check_segment_ends(media, row)
@@ -312,6 +322,21 @@ def add_shape(project: Project, media_id: str, kind: str, vertices: Sequence[Seq
     """
     return insert_annotation(project, media_id, kind, frame_index=frame_index, frame_required=True,
                              geometry=vertices, label_id=label_id, attributes=attributes or None, text=text,
+                             author=author)
+
+
+def add_skeleton(project: Project, media_id: str, points: Sequence[Sequence[float] | None], *,
+                 template: str | None = None, frame_index: int | None = None, label_id: str | None = None,
+                 attributes: dict[str, Any] | None = None, author: str | None = None) -> str:
+    """Add a keypoint skeleton: one ``[x, y]`` (pixels) or None (absent) per point of ``template`` (a name of
+    ``core.skeletons.TEMPLATES``; None: the 17 COCO body points), stored with the template's name in ``text``;
+    returns its id. Raises AnnotationError for a wrong point count, an unknown template or no point placed."""
+    try:
+        name = skeletons.template(template).name
+    except shapes.ShapeError as exc:
+        raise AnnotationError(str(exc)) from None
+    return insert_annotation(project, media_id, "skeleton", frame_index=frame_index, frame_required=True,
+                             geometry=list(points), label_id=label_id, attributes=attributes or None, text=name,
                              author=author)
 
 
@@ -383,6 +408,8 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
                     value = _ruler_geometry(media, value)
                 elif row.kind in shapes.SHAPE_KINDS:
                     value = _shape_geometry(media, row.kind, value)
+                elif row.kind == "skeleton":
+                    value = _skeleton_geometry(media, row.text, value)
                 elif value is not None:
                     raise AnnotationError(f"a {row.kind} has no geometry")
                 row.geometry = value

@@ -57,6 +57,12 @@ def AddShape(project: Project, media_id: str, kind: str, vertices: Sequence[Sequ
                             lambda: ann.add_shape(project, media_id, kind, vertices, **kwargs))
 
 
+def AddSkeleton(project: Project, media_id: str, points: Sequence[Sequence[float] | None],  # noqa: N802
+                **kwargs: Any) -> CreateAnnotation:
+    """Edit: ``annotation_records.add_skeleton`` (one point or None per template point)."""
+    return CreateAnnotation(project, "Add skeleton", lambda: ann.add_skeleton(project, media_id, points, **kwargs))
+
+
 def CopyShape(project: Project, annotation_id: str, frame_index: int | None = None) -> CreateAnnotation:  # noqa: N802
     """Edit: ``shape_marks.copy_shape`` (a polygon, polyline or points mark to the next frame by default)."""
     return CreateAnnotation(project, "Copy shape to frame",
@@ -188,9 +194,9 @@ def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa:
 def MoveShape(project: Project, annotation_id: str, vertices: Sequence[Sequence[float]],  # noqa: N802
               text: str = "Move shape", expected_version: int | None = None) -> UpdateAnnotation:
     """Edit: give a polygon, polyline or points mark new vertices ``[[x, y], ...]`` (moved, a vertex dragged,
-    inserted or deleted; ``text`` says which for the undo menu)."""
-    return UpdateAnnotation(project, annotation_id, text, geometry=[[float(x), float(y)] for x, y in vertices],
-                            expected_version=expected_version)
+    inserted or deleted; ``text`` says which for the undo menu), or a skeleton its points (None: absent)."""
+    geometry = [None if v is None else [float(v[0]), float(v[1])] for v in vertices]  # a skeleton's absent points
+    return UpdateAnnotation(project, annotation_id, text, geometry=geometry, expected_version=expected_version)
 
 
 def SetLabel(project: Project, annotation_id: str, label_id: str | None) -> UpdateAnnotation:  # noqa: N802

@@ -31,7 +31,7 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
 
 
 #: The kinds of mark with a label list, in the order the window names them.
-MARK_KINDS = ("box", "ruler", "polygon", "polyline", "points", "segment", "event")
+MARK_KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event")
 #: Labels a kind's list starts with: a ruler measures a distance, whatever label the last box had.
 DEFAULT_LABEL_NAMES = {"ruler": "distance"}
 ATTRIBUTE_TYPES = ("bool", "choice", "number", "text")

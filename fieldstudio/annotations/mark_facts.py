@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from fieldstudio.annotations import box_tracks, calibrations, shape_marks
 from fieldstudio.annotations.annotation_records import AnnotationRecord, get_annotation
-from fieldstudio.core import shapes
+from fieldstudio.core import shapes, skeletons
 from fieldstudio.store.project import Project
 
 
@@ -54,6 +54,11 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
         measured = shape_marks.measure_vertices(project, rec.media_id, rec.kind, rec.geometry)
         metres = measured.area_m2 if rec.kind == "polygon" else measured.length_m
         return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), metres, measured.how, None, measured)
+    elif rec.kind == "skeleton":
+        placed = skeletons.present(rec.geometry)
+        x1, y1, x2, y2 = shapes.bounds(placed)
+        return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), None,
+                         f"{len(placed)} of {len(rec.geometry)} points placed ({rec.text})", None)
     else:
         raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes, rulers and shapes have geometry")
     track = None

@@ -80,8 +80,9 @@ def copy_shape(project: Project, annotation_id: str, frame_index: int | None = N
     its label and attributes; returns the new mark's id. Raises AnnotationError for another kind, a mark on a
     photo, or a frame past the video's end."""
     src = get_annotation(project, annotation_id)
-    if src.kind not in shapes.SHAPE_KINDS or src.frame_index is None:
-        raise AnnotationError("only a polygon, polyline or points mark on a video frame can be copied to a frame")
+    if src.kind not in (*shapes.SHAPE_KINDS, "skeleton") or src.frame_index is None:
+        raise AnnotationError("only a polygon, polyline, points mark or skeleton on a video frame can be copied to a "
+                              "frame")
     target = src.frame_index + 1 if frame_index is None else frame_index
     return insert_annotation(project, src.media_id, src.kind, frame_index=target, frame_required=True,
-                             geometry=src.geometry, label_id=src.label_id, attributes=src.attributes)
+                             geometry=src.geometry, label_id=src.label_id, attributes=src.attributes, text=src.text)

@@ -234,6 +234,7 @@ class AnnotationController(QObject):
                           ("polygon_tool", lambda: draw.toggle("polygon")),
                           ("polyline_tool", lambda: draw.toggle("polyline")),
                           ("points_tool", lambda: draw.toggle("points")),
+                          ("skeleton_tool", lambda: draw.toggle("skeleton")),
                           ("delete_marks", draw.delete_selected), ("edit_mark", draw.edit_selected),
                           ("make_keyframe", lambda: draw.make_keyframe()), ("copy_next", track.copy_to_next_frame),
                           ("track_forward", lambda: track.track(1)), ("track_backward", lambda: track.track(-1)),

@@ -63,6 +63,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
                       "point; Enter or a double-click ends it, Backspace takes the last back"),
     "points_tool": ("P&oints tool", "D", "Mark points: click each one; Enter or a double-click keeps them as one "
                     "mark, Backspace takes the last back"),
+    "skeleton_tool": ("S&keleton tool", "Shift+D", "Place a person's 17 body points in order (nose, eyes, ears, "
+                      "shoulders, elbows, wrists, hips, knees, ankles): S skips a hidden one, Enter keeps the skeleton"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
     "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
     "ask_label": ("&Ask the label of each new box", "", "A new box opens a label chooser at the pointer: Enter "

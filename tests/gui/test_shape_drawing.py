@@ -165,3 +165,36 @@ def test_ctrl_d_copies_a_polygon_to_the_next_frame_and_properties_give_its_floor
     copies = [r for r in ann.list_annotations(p, media_id=rec.media_id, kinds=["polygon"])
               if r.frame_index == rec.frame_index + 1]
     assert len(copies) == 1 and copies[0].geometry == stored
+
+
+def test_a_skeleton_is_placed_point_by_point_with_s_skipping_hidden_ones(photo_window, qtbot):
+    w = photo_window
+    w.actions["skeleton_tool"].trigger()
+    assert w.state.tool == "skeleton"
+    placed = {}
+    for i in range(17):
+        if i in (3, 4):  # the ears are hidden: S skips them
+            qtbot.keyClick(w.view.canvas, Qt.Key.Key_S)
+            continue
+        x, y = 100.0 + (i % 4) * 12, 40.0 + i * 11
+        click(w, x, y)
+        placed[i] = (x, y)
+        if i == 5:
+            assert "left elbow (8 of 17)" not in w.statusBar().currentMessage()
+            assert "right shoulder (7 of 17)" in w.statusBar().currentMessage()
+    (sk,) = shapes_of(w, "skeleton")  # the 17th point kept it
+    assert sk.geometry[3] is None and sk.geometry[4] is None
+    assert near([sk.geometry[i] for i in placed], list(placed.values()), 0.51)
+    assert w.state.selection == (sk.id,)
+    assert w.properties.mark.geometry.text() == "15 of 17 points placed (coco-person-17)"
+    # drag the nose: one edit
+    vp = w.view.canvas.viewport()
+    w.actions["select_tool"].trigger()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, pos=_at(w, 100.0, 40.0))
+    QTest.mouseMove(vp, _at(w, 95.0, 35.0))
+    QTest.mouseMove(vp, _at(w, 90.0, 30.0))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=_at(w, 90.0, 30.0))
+    assert near([ann.get_annotation(w.state.project, sk.id).geometry[0]], [(90.0, 30.0)], 0.51)
+    assert w.annotator.undo_stack.text(w.annotator.undo_stack.count() - 1) == "Move nose"
+    undo(w, qtbot)
+    assert ann.get_annotation(w.state.project, sk.id).geometry == sk.geometry

@@ -64,14 +64,16 @@ class ExportBox:
 
 @dataclass(frozen=True)
 class ExportShape:
-    """One polygon, polyline or points mark on an exported image: ``vertices`` ``((x, y), ...)`` upright pixels."""
+    """One polygon, polyline, points mark or skeleton on an exported image: ``vertices`` ``((x, y), ...)`` upright
+    pixels (a skeleton's absent points None; ``template`` its template's name)."""
 
     annotation_id: str
     kind: str
     label_id: str | None
     label_name: str | None
-    vertices: tuple[tuple[float, float], ...]
+    vertices: tuple[tuple[float, float] | None, ...]
     attributes: dict[str, Any] | None
+    template: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ def collect_images(project: Project, *, keyframes_only: bool = False, media_ids:
         if media_ids is not None:
             q = q.where(Media.id.in_(media_ids))
         medias = {m.id: m for m in s.scalars(q)}
-    kinds = ["box", *SHAPE_KINDS] if with_shapes else ["box"]
+    kinds = ["box", *SHAPE_KINDS, "skeleton"] if with_shapes else ["box"]
     records = [r for r in ann.list_annotations(project, kinds=kinds) if r.media_id in medias]
     per_frame: dict[tuple[str, int | None], list[ExportBox]] = {}
     shapes_of: dict[tuple[str, int | None], list[ExportShape]] = {}
@@ -130,9 +132,10 @@ def collect_images(project: Project, *, keyframes_only: bool = False, media_ids:
             continue
         k = (r.media_id, r.frame_index)
         if r.kind != "box":
-            shapes_of.setdefault(k, []).append(ExportShape(r.id, r.kind, r.label_id, r.label_name,
-                                                           tuple((float(x), float(y)) for x, y in r.geometry),
-                                                           r.attributes))
+            shapes_of.setdefault(k, []).append(ExportShape(
+                r.id, r.kind, r.label_id, r.label_name,
+                tuple(None if v is None else (float(v[0]), float(v[1])) for v in r.geometry), r.attributes,
+                r.text if r.kind == "skeleton" else None))
             pts_of[k] = r.pts_seconds
             continue
         per_frame.setdefault(k, []).append(ExportBox(r.id, r.label_id, r.label_name, tuple(r.geometry),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fieldstudio import __version__
-from fieldstudio.core import shapes
+from fieldstudio.core import shapes, skeletons
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations.exports.box_images import (
     Cancelled,
@@ -49,6 +49,13 @@ def coco_document(project: Project, *, keyframes_only: bool = False,
         "annotations": [],
         "categories": [{"id": cat_id[lid], "name": name, "supercategory": ""} for lid, name in cats],
     }
+    # a label carried by skeletons is a COCO keypoint category: its points' names and the edges between them
+    for im in images:
+        for sh in im.shapes:
+            if sh.kind == "skeleton":
+                tmpl = skeletons.template(sh.template)
+                cat = doc["categories"][cat_id[sh.label_id] - 1]
+                cat.update(keypoints=list(tmpl.points), skeleton=tmpl.coco_skeleton())
     ann_id = 0
     for image_id, im in enumerate(images, start=1):
         doc["images"].append({"id": image_id, "file_name": im.file_name, "width": im.width, "height": im.height,
@@ -73,7 +80,16 @@ def coco_document(project: Project, *, keyframes_only: bool = False,
 def _shape_annotation(ann_id: int, image_id: int, category_id: int, sh: ExportShape) -> dict:
     """A polygon as COCO ``segmentation`` (one polygon ``[x1, y1, x2, y2, ...]``, ``area`` its shoelace area,
     ``bbox`` its bounds); a points mark as ``keypoints`` ``[x, y, 2, ...]`` (v = 2: labelled and visible) with
-    ``num_keypoints``; a polyline, which COCO has no field for, as ``fieldstudio_polyline`` beside its bbox."""
+    ``num_keypoints``; a skeleton as ``keypoints`` in its template's order, an absent point ``0, 0, 0`` (its label's
+    category then names the points and the edges, ``keypoints`` and ``skeleton``); a polyline, which COCO has no field for, as ``fieldstudio_polyline`` beside its bbox."""
+    if sh.kind == "skeleton":
+        placed = [v for v in sh.vertices if v is not None]
+        x1, y1, x2, y2 = shapes.bounds(placed)
+        return {"id": ann_id, "image_id": image_id, "category_id": category_id, "bbox": [x1, y1, x2 - x1, y2 - y1],
+                "area": (x2 - x1) * (y2 - y1), "iscrowd": 0, "num_keypoints": len(placed),
+                "keypoints": [c for v in sh.vertices for c in ((0.0, 0.0, 0) if v is None else (v[0], v[1], 2))],
+                "attributes": dict(sh.attributes or {}), "fieldstudio_id": sh.annotation_id,
+                "fieldstudio_kind": "skeleton"}
     x1, y1, x2, y2 = shapes.bounds(sh.vertices)
     flat = [c for v in sh.vertices for c in v]
     out: dict = {"id": ann_id, "image_id": image_id, "category_id": category_id, "bbox": [x1, y1, x2 - x1, y2 - y1],

@@ -24,7 +24,8 @@ import ijson
 from ijson.common import ObjectBuilder
 
 from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
-                                                    size_problem)
+                                                    size_problem, skeleton_box)
+from fieldstudio.core import skeletons
 from fieldstudio.core.json_limits import MAX_JSON_DEPTH
 
 _FRAME_NAME = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?\.[A-Za-z]+$")
@@ -123,6 +124,9 @@ def _parse_file(path: Path) -> Parsed:
     """One COCO JSON file: its images (as groups) and categories now, its annotations streamed by ``boxes()``."""
     images, categories = _head(path)
     names = {c.get("id"): str(c.get("name")) for c in categories if isinstance(c, dict)}
+    # keypoint categories whose point names are a skeleton template's: their keypoints are skeletons
+    skeleton_of = {c.get("id"): skeletons.template_named(c.get("keypoints")) for c in categories
+                   if isinstance(c, dict) and isinstance(c.get("keypoints"), list)}
     out = Parsed(files=[str(path)])
     groups: dict[object, tuple[ParsedMedia, int | None, float | None]] = {}
     for im in images:
@@ -152,7 +156,7 @@ def _parse_file(path: Path) -> Parsed:
                 for n, a in enumerate(ijson.items(fh, "annotations.item", use_float=True), start=1):
                     if n % 1024 == 0:
                         position[0] = fh.tell()
-                    found = _box(path, n, a, groups, names, out.problems)
+                    found = _box(path, n, a, groups, names, out.problems, skeleton_of)
                     if found is not None:
                         yield found
         except OSError as exc:
@@ -178,6 +182,18 @@ def _pairs(flat: object, step: int) -> tuple[tuple[float, float], ...] | None:
                  if step == 2 or values[i + 2] > 0)
 
 
+def _skeleton_points(flat: list, n: int) -> tuple | None:
+    """``n`` (x, y, v) triples as points, None where v = 0 (not labelled); None when malformed or none placed."""
+    if len(flat) != 3 * n:
+        return None
+    try:
+        values = [float(v) for v in flat]
+    except (TypeError, ValueError):
+        return None
+    points = tuple(None if values[i + 2] <= 0 else (values[i], values[i + 1]) for i in range(0, 3 * n, 3))
+    return points if any(p is not None for p in points) else None
+
+
 def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, tuple] | None:
     """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; RLE masks
     stay boxes), a points mark (``keypoints``, the labelled ones) or fieldstudio's ``fieldstudio_polyline``;
@@ -201,8 +217,8 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
     return None
 
 
-def _box(path: Path, n: int, a: object, groups: dict, names: dict,
-         problems: list[tuple[str, str]]) -> tuple[ParsedMedia, ParsedBox] | None:
+def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: list[tuple[str, str]],
+         skeleton_of: dict | None = None) -> tuple[ParsedMedia, ParsedBox] | None:
     """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added."""
     where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
     if not isinstance(a, dict) or a.get("image_id") not in groups:
@@ -212,6 +228,15 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict,
     track = attrs.pop("track_id", None)
     keyframe = attrs.pop("keyframe", True)
     group, frame, seconds = groups[a["image_id"]]
+    tmpl = (skeleton_of or {}).get(a.get("category_id"))
+    if tmpl is not None and isinstance(a.get("keypoints"), list):
+        points = _skeleton_points(a["keypoints"], len(tmpl.points))
+        if points is None:
+            problems.append((where, f"keypoints are not {len(tmpl.points)} (x, y, v) triples with a point placed; "
+                             "skipped"))
+            return None
+        return group, skeleton_box(tmpl.name, points, names.get(a.get("category_id")), frame_index=frame,
+                                   pts_seconds=seconds, attributes=attrs or None, where=where)
     shape = _shape(a, where, problems)
     if shape is not None:
         return group, shape_box(*shape, names.get(a.get("category_id")), frame_index=frame, pts_seconds=seconds,

@@ -37,7 +37,7 @@ from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.yolo import parse_yolo
-from fieldstudio.core import shapes, tracks
+from fieldstudio.core import shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library, video_index
 from fieldstudio.store.edits import Edit
@@ -484,14 +484,16 @@ def _shape_mark(media: Media, group: ParsedMedia, placed: ParsedBox,
     problem in ``report``) for vertices that make no such shape."""
     kind, vertices = placed.shape
     scale = (media.width or 0, media.height or 0) if group.normalised else (1.0, 1.0)
+    size = (media.width or 0, media.height or 0)
+    scaled = [None if v is None else [v[0] * scale[0], v[1] * scale[1]] for v in vertices]
     try:
-        pts = shapes.as_vertices(kind, [[x * scale[0], y * scale[1]] for x, y in vertices],
-                                 (media.width or 0, media.height or 0))
+        pts = skeletons.as_points(skeletons.template(placed.template), scaled, size) if kind == "skeleton" else \
+            shapes.as_vertices(kind, scaled, size)
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None
     return (mark_batches.NewMark(media.id, kind, frame_index=placed.frame_index, geometry=pts, label_id=label[0],
-                                 attributes=placed.attributes), label[1])
+                                 attributes=placed.attributes, text=placed.template), label[1])
 
 
 def _key_order(key: str) -> tuple[int, str]:

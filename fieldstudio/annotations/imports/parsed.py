@@ -48,6 +48,14 @@ class ParsedBox:
     attributes: dict[str, Any] | None = None
     where: str = ""
     shape: tuple[str, tuple[tuple[float, float], ...]] | None = None
+    template: str | None = None  # a skeleton's template (``shape`` kind "skeleton"; its absent points None)
+
+
+def skeleton_box(template: str, points: tuple, label: str | None, **fields: Any) -> ParsedBox:
+    """A ParsedBox carrying a skeleton of ``template``: ``points`` one (x, y) or None per template point."""
+    placed = [p for p in points if p is not None]
+    box = shape_box("points", tuple(placed), label, **fields)
+    return ParsedBox(box.box, label, shape=("skeleton", tuple(points)), template=template, **fields)
 
 
 def shape_box(kind: str, vertices: tuple[tuple[float, float], ...], label: str | None, **fields: Any) -> ParsedBox:

@@ -121,10 +121,12 @@ class MarkPropertiesPanel(QGroupBox):
         self.label.setCurrentIndex(chosen if chosen >= 0 else self.label.count() - 1)
         self.label.blockSignals(False)
         shape = facts.shape
-        for spin in self.spins:  # a shape's vertices are edited on the canvas, not as four numbers
-            self.form.setRowVisible(spin, shape is None)
-        self.form.setRowVisible(self.geometry, shape is not None)
-        self.form.setRowVisible(self.track, shape is None)
+        four = rec.kind in ("box", "ruler")  # a shape's vertices are edited on the canvas, not as four numbers
+        for spin in self.spins:
+            self.form.setRowVisible(spin, four)
+        self.form.setRowVisible(self.geometry, not four)
+        self.form.setRowVisible(self.track, four)
+        self.form.setRowVisible(self.metres, rec.kind != "skeleton")
         for spin, caption, name, value in zip(self.spins, self.spin_labels,
                                               BOX_FIELDS if rec.kind == "box" else RULER_FIELDS, facts.pixels):
             caption.setText(name)
@@ -138,6 +140,8 @@ class MarkPropertiesPanel(QGroupBox):
             rec.kind, "Length"))
         if shape is not None:
             self.geometry.setText(shape_text(rec.kind, shape))
+        elif rec.kind == "skeleton":
+            self.geometry.setText(facts.how)
         self.frame.setText("the photo" if rec.frame_index is None else f"{rec.frame_index}")
         self.track.setText("none" if facts.track is None else
                            f"#{facts.track[0]}: keyframes {facts.track[1]}–{facts.track[2]} ({facts.track[3]})")
@@ -157,7 +161,7 @@ class MarkPropertiesPanel(QGroupBox):
 
         facts = self.facts
         values = tuple(spin.value() for spin in self.spins)
-        if facts is None or facts.shape is not None or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
+        if facts is None or facts.record.kind not in ("box", "ruler") or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
             return
         project, rec = self.state.project, facts.record
         try:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsView
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.gui.tools.shape_drawing import HINTS as SHAPE_HINTS
-from fieldstudio.gui.tools.shape_drawing import ShapeDrawing
+from fieldstudio.gui.tools.shape_drawing import ShapeDrawing, SkeletonDrawing
 from fieldstudio.gui.viewer.frame_marks import RULER_COLOR
 from fieldstudio.gui.viewer.overlay import BoxItem, PickedPoints, RulerItem
 
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from fieldstudio.store.edits import Edit
 
 MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
-TOOLS = ("select", "box", "ruler", *SHAPE_KINDS, "scale", "floor")
+TOOLS = ("select", "box", "ruler", *SHAPE_KINDS, "skeleton", "scale", "floor")
+CLICKED = (*SHAPE_KINDS, "skeleton")  # the tools whose marks are clicked vertex by vertex
 HINTS = {"box": "Box: drag a rectangle (Esc to stop)",
          "ruler": "Ruler: drag from one point to the other (Esc to stop)",
          "scale": "Calibrate scale: click the two ends of an object of known length (C again: a floor rectangle)",
@@ -50,6 +51,7 @@ class CanvasTools(QObject):
         self._released_at: QPoint | None = None  # global pixels of the last release that ended a drag
         self.chooser = None  # the label chooser while it asks (gui/tools/label_chooser.py)
         self.shape = ShapeDrawing(ctx, self)  # the polygon, polyline or points mark being clicked
+        self.skeleton = SkeletonDrawing(ctx, self)  # the skeleton being placed point by point
         ctx.canvas.viewport().installEventFilter(self)
         ctx.canvas.installEventFilter(self)  # Enter and Backspace while a shape is drawn
         ctx.marks.shape_moved.connect(self._shape_moved)
@@ -64,7 +66,7 @@ class CanvasTools(QObject):
     def busy(self) -> bool:
         """True while a mark is being drawn or dragged: a redraw now would take it away."""
         scene = self.ctx.canvas.scene()
-        return self._temp is not None or self.shape.drawing or \
+        return self._temp is not None or self.shape.drawing or self.skeleton.drawing or \
             (scene is not None and scene.mouseGrabberItem() is not None)
 
     def set_tool(self, tool: str) -> None:
@@ -76,7 +78,7 @@ class CanvasTools(QObject):
             tool = "select"
         self._drop_temp()
         ctx.state.tool = tool
-        if tool in ("box", "ruler", *SHAPE_KINDS):
+        if tool in ("box", "ruler", *CLICKED):
             ctx.state.mark_kind = tool
         ctx.canvas.setDragMode(QGraphicsView.DragMode.ScrollHandDrag if tool == "select"
                                else QGraphicsView.DragMode.NoDrag)
@@ -110,7 +112,7 @@ class CanvasTools(QObject):
         ctx = self.ctx
         if obj is ctx.canvas:
             return self._shape_key(event)
-        if ctx.media is not None and self.tool in SHAPE_KINDS:
+        if ctx.media is not None and self.tool in CLICKED:
             return self._shape_mouse(event)
         if ctx.media is None or self.tool == "select":
             if event.type() == QEvent.Type.MouseButtonDblClick and ctx.media is not None:
@@ -135,33 +137,46 @@ class CanvasTools(QObject):
             return True
         return False
 
+    def _clicked(self) -> ShapeDrawing | SkeletonDrawing:
+        return self.skeleton if self.tool == "skeleton" else self.shape
+
     def _shape_mouse(self, event: QEvent) -> bool:
         kind, ctx = event.type(), self.ctx
         if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             ctx.pause()
-            self.shape.click(ctx.canvas.image_point(event.position()))
+            self._released_at = event.globalPosition().toPoint()
+            self._clicked().click(ctx.canvas.image_point(event.position()))
             return True
         if kind == QEvent.Type.MouseButtonDblClick and event.button() == Qt.MouseButton.LeftButton:
             self._released_at = event.globalPosition().toPoint()
-            self.shape.finish()
+            if self.tool == "skeleton":  # a point per click: the second click of a double-click places the next
+                self.skeleton.click(ctx.canvas.image_point(event.position()))
+            else:
+                self.shape.finish()
             return True
         if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton:
             self._released_at = event.globalPosition().toPoint()
             return True
         if kind == QEvent.Type.MouseMove:
-            self.shape.pointer_at(ctx.canvas.image_point(event.position()))
+            self._clicked().pointer_at(ctx.canvas.image_point(event.position()))
         return False
 
     def _shape_key(self, event: QEvent) -> bool:
-        """Enter finishes and Backspace takes back a vertex of the shape being drawn."""
-        if event.type() != QEvent.Type.KeyPress or self.tool not in SHAPE_KINDS or not self.shape.drawing:
+        """Enter finishes and Backspace takes back a vertex of the shape being drawn; S skips a skeleton's point."""
+        if event.type() != QEvent.Type.KeyPress or self.tool not in CLICKED:
+            return False
+        drawing = self._clicked()
+        if self.tool == "skeleton" and event.key() == Qt.Key.Key_S and not event.modifiers():
+            self.skeleton.skip()
+            return True
+        if not drawing.drawing:
             return False
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self._released_at = None
-            self.shape.finish()
+            drawing.finish()
             return True
         if event.key() == Qt.Key.Key_Backspace:
-            self.shape.back()
+            drawing.back()
             return True
         return False
 
@@ -275,6 +290,7 @@ class CanvasTools(QObject):
         self._temp = None
         self._picked = None
         self.shape.cancel()
+        self.skeleton.cancel()
 
     def _pick(self, p: QPointF) -> None:
         if self._picked is None:

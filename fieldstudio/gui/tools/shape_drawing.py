@@ -1,4 +1,5 @@
-"""Drawing polygons (P), polylines (Shift+P) and points (D) by clicks on the canvas (issue 32).
+"""Drawing polygons (P), polylines (Shift+P) and points (D) by clicks on the canvas, and keypoint skeletons
+(Shift+D) point by point (issue 32).
 
 A click adds a vertex (clipped to the picture); Enter or a double-click finishes the mark; Backspace takes the
 last vertex back; Esc (the select tool) drops the unfinished mark. A finished mark asks for its label in the label
@@ -25,6 +26,8 @@ HINTS = {
                 "one back, Esc stops",
     "points": "Points: click each point; Enter or double-click keeps them as one mark, Backspace takes the last "
               "one back, Esc stops",
+    "skeleton": "Skeleton: click the nose (1 of 17); S skips a point, Backspace takes the last back, Enter keeps "
+                "the skeleton, Esc stops",
 }
 
 
@@ -104,3 +107,94 @@ class ShapeDrawing:
                 self.ctx.state.tool)))
             self.ctx.canvas.scene().addItem(self.draft)
         self.draft.set_points(self.vertices, pointer)
+
+
+class SkeletonDrawing:
+    """The points of the skeleton being placed, in its template's order (the built-in COCO person): a click places
+    the next point, S skips it (absent: hidden or out of view), Backspace takes the last one back, Enter keeps the
+    skeleton with the points not reached absent; placing the last point keeps it."""
+
+    def __init__(self, ctx: ToolContext, tools: CanvasHost):
+        from fieldstudio.core import skeletons
+
+        self.ctx, self.tools = ctx, tools
+        self.template = skeletons.COCO_PERSON
+        self.points: list[QPointF | None] = []
+        self.draft = None
+
+    @property
+    def drawing(self) -> bool:
+        return bool(self.points)
+
+    def hint(self) -> str:
+        """What the status bar says: the next point to place."""
+        names = self.template.points
+        if len(self.points) >= len(names):
+            return "Skeleton: every point placed"
+        nxt = names[len(self.points)].replace("_", " ")
+        return (f"Skeleton: click the {nxt} ({len(self.points) + 1} of {len(names)}); S skips it, Backspace takes "
+                "the last back, Enter keeps the skeleton, Esc stops")
+
+    def click(self, p: QPointF) -> None:
+        self._add(self.tools.clip(p))
+
+    def skip(self) -> None:
+        """S: the next point is absent."""
+        self._add(None)
+
+    def pointer_at(self, p: QPointF) -> None:  # noqa: ARG002 - the same calls as ShapeDrawing
+        return
+
+    def back(self) -> None:
+        if self.points:
+            self.points.pop()
+            self._show()
+        if not self.points:
+            self.cancel()
+        self.ctx.notify(self.hint())
+
+    def cancel(self) -> None:
+        self.points = []
+        if self.draft is not None and self.draft.scene() is not None:
+            self.draft.scene().removeItem(self.draft)
+        self.draft = None
+
+    def _add(self, p: QPointF | None) -> None:
+        self.points.append(p)
+        self._show()
+        if len(self.points) >= len(self.template.points):
+            self.finish()
+        else:
+            self.ctx.notify(self.hint())
+
+    def finish(self) -> bool:
+        """Store the skeleton (the points not reached absent) as one edit, its label asked first."""
+        from fieldstudio.annotations import edits
+
+        ctx = self.ctx
+        n = len(self.template.points)
+        points = [None if p is None else [p.x(), p.y()] for p in self.points[:n]]
+        points += [None] * (n - len(points))
+        placed = [p for p in points if p is not None]
+        if not placed:
+            ctx.notify("place at least one point of the skeleton (Esc stops)")
+            return False
+        x1, y1, x2, y2 = shapes.bounds(placed)
+        label_id = self.tools.ask_label("skeleton", QRectF(QPointF(x1, y1), QPointF(x2, y2)), preview=False)
+        self.cancel()
+        edit = edits.AddSkeleton(ctx.project, ctx.media.id, points, template=self.template.name, label_id=label_id,
+                                 frame_index=ctx.frame_index())
+        if not ctx.apply(edit):
+            return False
+        ctx.marks.select_on_refresh(edit.annotation_id)
+        ctx.marks.refresh(frame_only=True)
+        ctx.notify(f"skeleton kept: {len(placed)} of {n} points placed")
+        return True
+
+    def _show(self) -> None:
+        from fieldstudio.gui.viewer.skeleton_item import DraftSkeleton
+
+        if self.draft is None:
+            self.draft = DraftSkeleton(self.template, self.ctx.labels.color(self.ctx.labels.label_of("skeleton")))
+            self.ctx.canvas.scene().addItem(self.draft)
+        self.draft.set_points(self.points)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
-from fieldstudio.gui.viewer.overlay import BoxItem
+from fieldstudio.gui.viewer.overlay import BoxItem, RulerItem
 
 if TYPE_CHECKING:
     from fieldstudio.gui.tools.context import ToolContext
@@ -94,12 +94,11 @@ class Tracking:
         ctx.state.request_frame(ctx.media.id, target)
 
     def copy_to_next_frame(self) -> None:
-        """The selected boxes, polygons, polylines and points copied to the next frame, which is then shown."""
+        """The selected boxes, polygons, polylines, points and skeletons copied to the next frame, then shown."""
         from fieldstudio.annotations import edits
-        from fieldstudio.gui.viewer.shape_items import ShapeItem
 
         ctx = self.ctx
-        marks = [i for i in ctx.marks.selected_items() if isinstance(i, (BoxItem, ShapeItem)) and i.annotation_id]
+        marks = [i for i in ctx.marks.selected_items() if not isinstance(i, RulerItem) and i.annotation_id]
         index = ctx.frame_index()
         if not marks or index is None:
             ctx.notify("select a box or a shape on a video frame to copy it to the next frame")

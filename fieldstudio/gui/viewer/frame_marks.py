@@ -88,7 +88,8 @@ class FrameMarks(QObject):
         from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.core.shapes import SHAPE_KINDS
 
-        marks = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler", *SHAPE_KINDS])
+        marks = [r for r in ann.list_annotations(project, media_id=media_id,
+                                                 kinds=["ruler", *SHAPE_KINDS, "skeleton"])
                  if r.frame_index is None or r.frame_index == frame]
         return (box_tracks.boxes_on_frame(project, media_id, frame), [r for r in marks if r.kind == "ruler"],
                 [r for r in marks if r.kind != "ruler"])
@@ -100,8 +101,9 @@ class FrameMarks(QObject):
 
     # --- selection -------------------------------------------------------------------------------
     def selected_items(self) -> list:
-        """The boxes, rulers and shapes selected on the canvas."""
-        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem, ShapeItem))]
+        """The boxes, rulers, shapes and skeletons selected on the canvas."""
+        return [i for i in self.canvas.scene().selectedItems()
+                if isinstance(i, (BoxItem, RulerItem, ShapeItem)) or getattr(i, "kind", None) == "skeleton"]
 
     def selected_ids(self) -> list[str]:
         """Annotation ids of the stored marks selected (an interpolated box has none)."""
@@ -112,8 +114,8 @@ class FrameMarks(QObject):
         items = self.selected_items()
         if items and self.state.tool == "select":
             first = items[0]
-            self.state.mark_kind = "box" if isinstance(first, BoxItem) else first.kind \
-                if isinstance(first, ShapeItem) else "ruler"
+            self.state.mark_kind = "box" if isinstance(first, BoxItem) else "ruler" \
+                if isinstance(first, RulerItem) else first.kind
 
     def select_on_refresh(self, annotation_id: str, *, alone: bool = True) -> None:
         """Select this mark when it is next drawn (``alone``: the others are unselected), e.g. after a jump
@@ -177,6 +179,11 @@ class FrameMarks(QObject):
             scene.addItem(item)
             self.items.append(item)
         for r in shapes:
+            if r.kind == "skeleton":
+                item = self._skeleton_item(r)
+                scene.addItem(item)
+                self.items.append(item)
+                continue
             item = ShapeItem(r.kind, r.geometry, color(r.label_id), r.label_name or "", annotation_id=r.id,
                              changed=self.shape_moved.emit)
             item.version = r.version
@@ -201,6 +208,19 @@ class FrameMarks(QObject):
         if full:
             self._update_timeline(media)
 
+    def _skeleton_item(self, r):  # noqa: ANN001, ANN202 - AnnotationRecord -> SkeletonItem
+        from fieldstudio.core import skeletons
+        from fieldstudio.gui.viewer.skeleton_item import SkeletonItem
+
+        template = skeletons.template(r.text)
+        item = SkeletonItem(template, r.geometry, self.labels.color(r.label_id), r.label_name or "",
+                            annotation_id=r.id, changed=self.shape_moved.emit)
+        item.version = r.version
+        placed = sum(p is not None for p in r.geometry)
+        item.setToolTip(f"{r.label_name or '(no label)'}\nskeleton, {placed} of {len(r.geometry)} points placed\n"
+                        "drag a point to move it, elsewhere to move the skeleton")
+        return item
+
     def arrange_captions(self) -> None:
         """Place the caption chips of the marks shown so that none covers another (overlay.arrange_captions)."""
         chips = []
@@ -210,7 +230,7 @@ class FrameMarks(QObject):
                 chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
             elif isinstance(item, RulerItem):
                 chips.append((item.text, item.anchor_rect()))
-            elif isinstance(item, ShapeItem):
+            elif isinstance(item, ShapeItem) or getattr(item, "kind", None) == "skeleton":
                 chips.append((item.caption, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 

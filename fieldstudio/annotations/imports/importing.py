@@ -317,7 +317,6 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     sources: dict[str, set[str]] = defaultdict(set)
     medias: dict[str, Media] = {}
     matched: dict[int, Media | None] = {}
-    shape_marks: list[tuple[mark_batches.NewMark, str | None]] = []   # polygons, polylines and points
 
     def label_of(name: str | None) -> tuple[str | None, str | None]:
         """(label id, or the name of a label to create)."""
@@ -356,10 +355,14 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             placed = _place(project, target, group, b, tables, report)
             if placed is None:
                 continue
-            if placed.shape is not None:
-                mark = _shape_mark(target, group, placed, label_of(placed.label), report)
-                if mark is not None:
-                    shape_marks.append(mark)
+            if placed.shape is not None:  # stored beside the plain boxes, in their batches, on its frame alone
+                shape = _shape_of(target, group, placed, report)
+                if shape is not None:
+                    frame = placed.frame_index
+                    pts = None if frame is None else int(tables[target.id].pts[frame])
+                    plain.append(target.id, frame, pts, shapes.bounds(skeletons.present(shape[1])),
+                                 label_of(placed.label), placed.attributes, shape=shape)
+                    plain_per_media[target.id] += 1
                 continue
             if b.track is None or target.kind != "video":
                 frame = placed.frame_index
@@ -374,15 +377,12 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         raise AnnotationImportError(str(exc)) from None
     report.problems[:0] = parsed.problems       # the file's own problems first, then those of placing its boxes
 
-    marks: list[tuple[mark_batches.NewMark, str | None]] = shape_marks
+    marks: list[tuple[mark_batches.NewMark, str | None]] = []
     counts: dict[str, dict[str, int]] = {}
 
     for media_id, boxes in plain_per_media.items():
         m = medias[media_id]
         counts[m.file_name] = {"boxes": boxes, "tracks": 0, "sources": len(sources[media_id])}
-    for mark, _name in shape_marks:  # a shape counts among the marks of its media, as a box does
-        m = medias[mark.media_id]
-        counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})["boxes"] += 1
     next_free = {mid: max(known.top.get(mid) or 0, int((m.extra or {}).get("track_ids_issued") or 0)) + 1
                  for mid, m in medias.items()}
     taken: dict[str, set[int]] = {mid: set(known.used_tracks.get(mid, set())) for mid in medias}
@@ -476,12 +476,11 @@ def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, s
     return kept, held + len(dropped)
 
 
-def _shape_mark(media: Media, group: ParsedMedia, placed: ParsedBox,
-                label: tuple[str | None, str | None],
-                report: AnnotationImportReport) -> tuple[mark_batches.NewMark, str | None] | None:
-    """The polygon, polyline or points mark of a placed ``ParsedBox`` with a ``shape``: vertices in pixels (from
-    fractions when the group is ``normalised``), clipped to the image, on the frame ``_place`` found; None (and a
-    problem in ``report``) for vertices that make no such shape."""
+def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
+              report: AnnotationImportReport) -> tuple[str, list, str | None] | None:
+    """(kind, vertices, text) of a placed ``ParsedBox`` with a ``shape``: vertices in pixels (from fractions when the
+    group is ``normalised``), clipped to the image (a skeleton's absent points None, ``text`` its template); None
+    (and a problem in ``report``) for vertices that make no such shape."""
     kind, vertices = placed.shape
     scale = (media.width or 0, media.height or 0) if group.normalised else (1.0, 1.0)
     size = (media.width or 0, media.height or 0)
@@ -492,8 +491,7 @@ def _shape_mark(media: Media, group: ParsedMedia, placed: ParsedBox,
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None
-    return (mark_batches.NewMark(media.id, kind, frame_index=placed.frame_index, geometry=pts, label_id=label[0],
-                                 attributes=placed.attributes, text=placed.template), label[1])
+    return kind, pts, (skeletons.template(placed.template).name if kind == "skeleton" else None)
 
 
 def _key_order(key: str) -> tuple[int, str]:

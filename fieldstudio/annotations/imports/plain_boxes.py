@@ -3,7 +3,8 @@
 A COCO file of 10^6 boxes on photos is mostly such boxes; kept as one object each (the parsed box, then the mark to
 insert, then the ORM row) they took well over 1 GB. Here each box is a media number, a frame and its PTS, four
 coordinates, a label number and a track id (0: none; MOT, CVAT and COCO tracks' keyframes) in ``array`` columns; the rows to insert are made a batch at a time
-(``mark_batches.insert_boxes``).
+(``mark_batches.insert_boxes``). A polygon, polyline, points mark or skeleton (issue 32) is kept the same way, with
+its kind and its vertices beside the columns (its bounds in the four coordinates).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class PlainBoxes:
         self.label = array("i")
         self.track = array("q")        # 0: no track
         self.attributes: dict[int, dict[str, Any]] = {}
+        self.shapes: dict[int, tuple[str, list, str | None]] = {}   # row -> (kind, vertices, text) of a non-box
         self.kept = bytearray()
 
     def __len__(self) -> int:
@@ -39,10 +41,11 @@ class PlainBoxes:
 
     def append(self, media_id: str, frame_index: int | None, pts: int | None, box: Sequence[float],
                label: tuple[str | None, str | None], attributes: dict[str, Any] | None,
-               track_id: int | None = None) -> None:
+               track_id: int | None = None, shape: tuple[str, list, str | None] | None = None) -> None:
         """Add one box: ``frame_index``/``pts`` None on a photo; ``label`` (label id, or the name to create);
         ``track_id`` (>= 1) makes it a keyframe of that track (the import has checked the track has no other box
-        on that frame)."""
+        on that frame). ``shape`` ``(kind, vertices, text)`` makes it that mark instead (vertices validated, in
+        pixels; ``box`` its bounds; ``text`` a skeleton's template)."""
         number = self._media_number.get(media_id)
         if number is None:
             number = self._media_number[media_id] = len(self.media_ids)
@@ -53,6 +56,8 @@ class PlainBoxes:
             self.labels.append(label)
         if attributes:
             self.attributes[len(self.media)] = attributes
+        if shape is not None:
+            self.shapes[len(self.media)] = shape
         self.media.append(number)
         self.frame.append(-1 if frame_index is None else frame_index)
         self.pts.append(0 if pts is None else pts)
@@ -71,8 +76,8 @@ class PlainBoxes:
         if create is not None:
             return None
         frame = self.frame[i]
-        return present_marks.mark_key(self.media_id(i), "box", None if frame < 0 else frame, label_id,
-                                      list(self.coords[4 * i:4 * i + 4]))
+        kind, geometry, _text = self.shapes.get(i) or ("box", list(self.coords[4 * i:4 * i + 4]), None)
+        return present_marks.mark_key(self.media_id(i), kind, None if frame < 0 else frame, label_id, geometry)
 
     def kept_count(self) -> int:
         return self.kept.count(1)
@@ -97,9 +102,10 @@ class PlainBoxes:
             if not self.kept[i]:
                 continue
             frame = self.frame[i]
-            yield {"id": new_id(), "media_id": self.media_ids[self.media[i]], "kind": "box",
-                   "label_id": label_ids[self.label[i]], "text": None,
+            kind, geometry, text = self.shapes.get(i) or ("box", list(self.coords[4 * i:4 * i + 4]), None)
+            yield {"id": new_id(), "media_id": self.media_ids[self.media[i]], "kind": kind,
+                   "label_id": label_ids[self.label[i]], "text": text,
                    "frame_index": None if frame < 0 else frame, "pts": None if frame < 0 else self.pts[i],
-                   "end_frame_index": None, "end_pts": None, "geometry": list(self.coords[4 * i:4 * i + 4]),
+                   "end_frame_index": None, "end_pts": None, "geometry": geometry,
                    "attributes": self.attributes.get(i), "track_id": self.track[i] or None, "is_keyframe": True, "on_floor": False,
                    "author": None, "deleted": False, "created_at": now}

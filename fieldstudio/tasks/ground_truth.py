@@ -30,6 +30,14 @@ Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads t
                        ``mode="max_per_frame"``: the largest number of boxes on one frame of the range (boxes
                        without a track on that frame plus tracks whose first-to-last keyframe span covers it).
                        On a photo every box counts (there is one frame). Text: ``"3"``.
+                       ``mode="skeletons"``: keypoint skeletons on a frame in the range (one frame: the people
+                       posed on it).
+``polygon_area``       a polygon's area in m² with the calibration that applies now (every vertex mapped onto
+                       the floor through its homography, or the scale's m/px squared;
+                       ``shape_marks.measure_shape``): ``"12.35 m²"`` (2 decimals). Uncalibrated: no value.
+``inside_zone``        whether a point lies inside a zone polygon on the zone's frame: ``annotation_id`` the
+                       polygon, ``label_id`` the label of the points marks tested (None: any points mark); any
+                       point of them inside (or on the edge) gives ``"yes"``, else ``"no"``.
 =====================  ====================================================================================
 
 Deleted annotations never count; a link to a deleted annotation gives no value (``LinkedValue.ok``
@@ -53,10 +61,11 @@ from fieldstudio.media import video_index
 from fieldstudio.store.models import Task
 from fieldstudio.store.project import Project
 
-LINK_KINDS = ("ruler_distance", "segment_range", "segment_duration", "event_time", "count")
-COUNT_MODES = ("objects", "max_per_frame", "events")
+LINK_KINDS = ("ruler_distance", "segment_range", "segment_duration", "event_time", "count", "polygon_area",
+              "inside_zone")
+COUNT_MODES = ("objects", "max_per_frame", "events", "skeletons")
 ANSWER_TYPE_OF = {"ruler_distance": "distance", "segment_range": "time_range", "segment_duration": "duration",
-                  "event_time": "time", "count": "count"}
+                  "event_time": "time", "count": "count", "polygon_area": "free_text", "inside_zone": "yes_no"}
 """The answer type a link's value has; linking sets the task's answer type to it."""
 LINK_KEY = "annotation_link"
 
@@ -138,10 +147,11 @@ def count_value(project: Project, link: GroundTruthLink) -> tuple[int, str]:
     labels = None if link.label_id is None else [link.label_id]
     s, e = link.start_frame, link.end_frame
     where = "" if s is None and e is None else f" in frames {'start' if s is None else s}-{'end' if e is None else e}"
-    if link.mode == "events":
-        recs = ann.list_annotations(project, media_id=link.media_id, kinds=["event"], label_ids=labels)
+    if link.mode in ("events", "skeletons"):
+        kind = "event" if link.mode == "events" else "skeleton"
+        recs = ann.list_annotations(project, media_id=link.media_id, kinds=[kind], label_ids=labels)
         n = sum(1 for r in recs if _in_range(r.frame_index, s, e))
-        return n, f"{n} event(s){where}"
+        return n, f"{n} {kind}(s){where}"
     boxes = ann.list_annotations(project, media_id=link.media_id, kinds=["box"], label_ids=labels)
     loose = [b for b in boxes if b.track_id is None]
     spans: dict[int, list[int]] = {}
@@ -182,6 +192,8 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
     if rec.deleted:
         return LinkedValue(False, None, None, f"the linked {rec.kind} was deleted; undo the delete or unlink")
     name = f"{rec.kind} {rec.label_name or ''}".strip()
+    if link.kind in ("polygon_area", "inside_zone"):
+        return _zone_value(project, link, rec, name)
     if link.kind == "ruler_distance":
         if rec.kind != "ruler":
             return LinkedValue(False, None, None, f"a distance needs a ruler, the link names a {rec.kind}")
@@ -207,6 +219,31 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
     start, end = rec.pts_seconds - origin, rec.end_pts_seconds - origin
     return LinkedValue(True, f"from {clock(start)} to {clock(end)}", (start, end),
                        f"{name}, {frames}")
+
+
+def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationRecord, name: str) -> LinkedValue:
+    """The value of a ``polygon_area`` or ``inside_zone`` link to the polygon ``rec``."""
+    from fieldstudio.annotations import shape_marks
+    from fieldstudio.core import shapes
+
+    if rec.kind != "polygon":
+        return LinkedValue(False, None, None, f"an area or a zone needs a polygon, the link names a {rec.kind}")
+    if link.kind == "polygon_area":
+        m = shape_marks.measure_shape(project, rec.id)
+        if m.area_m2 is None:
+            return LinkedValue(False, None, None, f"the polygon's area is {m.area_px:.0f} px² only: {m.how}")
+        return LinkedValue(True, f"{m.area_m2:.2f} m²", m.area_m2, f"{name}: {m.area_m2:.4f} m² ({m.how})")
+    labels = None if link.label_id is None else [link.label_id]
+    marks = [r for r in ann.list_annotations(project, media_id=rec.media_id, kinds=["points"], label_ids=labels)
+             if r.frame_index == rec.frame_index]
+    where = "the photo" if rec.frame_index is None else f"frame {rec.frame_index}"
+    if not marks:
+        return LinkedValue(False, None, None, f"no points mark{' of that label' if labels else ''} on {where} of "
+                           "the zone")
+    inside = [p for r in marks for p in r.geometry if shapes.contains(rec.geometry, p)]
+    n = sum(len(r.geometry) for r in marks)
+    return LinkedValue(True, "yes" if inside else "no", bool(inside),
+                       f"{len(inside)} of {n} point(s) inside {name} on {where}")
 
 
 def link_of(ground_truth_extra: dict[str, Any] | None) -> GroundTruthLink | None:

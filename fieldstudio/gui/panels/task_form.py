@@ -17,7 +17,9 @@ from fieldstudio.tasks import task_records as ts
 LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range", "segment_range", None),
                 ("Segment duration", "segment_duration", None), ("Event time", "event_time", None),
                 ("Count boxes: distinct objects", "count", "objects"),
-                ("Count boxes: most on one frame", "count", "max_per_frame"), ("Count events", "count", "events"))
+                ("Count boxes: most on one frame", "count", "max_per_frame"), ("Count events", "count", "events"),
+                ("Count skeletons", "count", "skeletons"), ("Polygon area (m²)", "polygon_area", None),
+                ("Points inside a zone (yes/no)", "inside_zone", None))
 """The link kinds the ground-truth link combo offers: (text, link kind, count mode)."""
 
 

@@ -16,7 +16,7 @@ from fieldstudio.tasks import task_records as ts
 
 ERROR_STYLE, WARNING_STYLE = "color: #d93025;", "color: #b06000;"
 _LINK_KINDS_OF = {"ruler_distance": ["ruler"], "segment_range": ["segment"], "segment_duration": ["segment"],
-                  "event_time": ["event", "box", "ruler"]}
+                  "event_time": ["event", "box", "ruler"], "polygon_area": ["polygon"], "inside_zone": ["polygon"]}
 
 
 class TaskGroundTruthLinks:

@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations import shape_marks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library
 from fieldstudio.store.models import Annotation, Label, Media
@@ -58,8 +59,8 @@ class AnnotationRow:
 
     ``record`` is the annotation; ``media_name`` its media's file name and ``media_status`` 'ok',
     'unreadable' or 'missing' (file gone); ``label_color`` '#rrggbb' or None; ``measurement`` a
-    ruler's length (else None) and ``measurement_text`` its display form; ``open`` a segment not yet
-    ended; ``overlaps`` the ids of segments of the same label on the same video sharing a frame.
+    ruler's length (else None) and ``measurement_text`` its display form (a polygon's area); ``open`` a
+    segment not yet ended; ``overlaps`` the ids of segments of the same label on the same video sharing a frame.
     """
 
     record: ann.AnnotationRecord
@@ -116,11 +117,18 @@ def annotation_rows(project: Project, media_id: str | None = None) -> list[Annot
     for r in records:
         measured = cal.measure_ruler(project, r.id) if r.kind == "ruler" else None
         name, status = medias.get(r.media_id, ("?", "missing"))
+        text = measurement_text(measured) if measured else _shape_text(project, r) if r.kind == "polygon" else ""
         rows.append(AnnotationRow(
             record=r, media_name=name, media_status=status, label_color=colours.get(r.label_id),
-            measurement=measured, measurement_text=measurement_text(measured) if measured else "",
+            measurement=measured, measurement_text=text,
             open=r.is_open, overlaps=tuple(overlaps.get(r.id, ()))))
     return rows
+
+
+def _shape_text(project: Project, r: ann.AnnotationRecord) -> str:
+    """A polygon's area: "3.12 m²" where calibrated, else "1,858 px²" (``shape_marks.measure_shape``)."""
+    m = shape_marks.measure_shape(project, r.id)
+    return f"{m.area_m2:.2f} m²" if m.area_m2 is not None else f"{m.area_px:,.0f} px²"
 
 
 def _status_of(project: Project, m: Media) -> str:

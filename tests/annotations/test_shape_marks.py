@@ -111,3 +111,14 @@ def test_scale_calibration_area_and_no_calibration_say_how(media_project):
 def test_inside_the_zone_agrees_with_opencv(point):
     got = shapes.contains(SPILL, point)
     assert got == (cv2.pointPolygonTest(np.float32(SPILL), point, False) >= 0)
+
+
+def test_the_annotation_list_gives_a_polygon_its_area(media_project):
+    from fieldstudio.annotations.rows import annotation_rows
+
+    p = media_project
+    ann.add_shape(p, PHOTO_ID, "polygon", [[0, 0], [80, 0], [80, 160], [0, 160]])
+    (row,) = annotation_rows(p, PHOTO_ID)
+    assert row.measurement_text == "12,800 px²"
+    cal.save_calibration(p, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=1.0)
+    assert annotation_rows(p, PHOTO_ID)[0].measurement_text == "2.00 m²"

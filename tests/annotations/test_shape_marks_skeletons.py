@@ -77,3 +77,24 @@ def test_coco_keypoints_of_skeletons_load_in_pycocotools_and_import_back(media_p
     assert back.geometry == [None if q is None else [float(q[0]), float(q[1])] for q in POSE]
     assert back.frame_index == 4 and back.label_name == "worker"
     assert json.loads(out.read_text())["annotations"][0]["fieldstudio_kind"] == "skeleton"
+
+
+def test_cvat_skeleton_element_round_trip(media_project, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    p = media_project
+    ann.add_skeleton(p, VIDEO_ID, POSE, frame_index=4, attributes={"lifting": "yes"})
+    report = export_annotations(p, "cvat", tmp_path / "cvat")
+    (path,) = report.files
+    sk = ET.parse(path).getroot().find("track/skeleton")
+    points = sk.findall("points")
+    assert sk.get("frame") == "4" and len(points) == 17
+    assert (points[0].get("label"), points[0].get("points"), points[0].get("outside")) == ("nose", "320.00,100.00", "0")
+    assert points[3].get("outside") == "1"
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    back = import_annotations(target, path, "cvat")
+    assert not back.problems
+    (rec,) = ann.list_annotations(target, kinds=["skeleton"])
+    assert rec.geometry == [None if q is None else [float(q[0]), float(q[1])] for q in POSE]
+    assert rec.frame_index == 4 and rec.attributes == {"lifting": "yes"}

@@ -14,7 +14,9 @@ As CVAT writes it, a track lists a box on every frame from its first to its last
 for the interpolated ones, by the same linear rule) and one ``outside="1"`` box on the frame after its
 last keyframe (when the video has one). A video box without a track id is written as a one-frame track, and so
 is each polygon, polyline and points mark: ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..."
-z_order>`` (``<polyline>``, ``<points>`` alike) and its ``outside="1"`` copy on the next frame.
+z_order>`` (``<polyline>``, ``<points>`` alike) and its ``outside="1"`` copy on the next frame; a skeleton as
+``<skeleton frame ...>`` holding one ``<points label="nose" points="x,y" outside="0">`` per template point (an absent
+point ``outside="1"`` at 0,0).
 Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
 
@@ -31,6 +33,7 @@ from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.core import skeletons
 from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.store.models import Media, utcnow
 from fieldstudio.store.project import Project
@@ -53,6 +56,19 @@ def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence
     points = ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)
     el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1", "outside": "1" if outside else "0",
                                      "occluded": "0", "points": points, "z_order": "0"})
+    for name, value in (attributes or {}).items():
+        a = ET.SubElement(el, "attribute", {"name": str(name)})
+        a.text = "" if value is None else str(value)
+
+
+def _skeleton(track: ET.Element, frame: int, points: Sequence, template: str | None, *, outside: bool = False,
+              attributes: dict | None = None) -> None:
+    tmpl = skeletons.template(template)
+    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": "1", "outside": "1" if outside else "0",
+                                           "occluded": "0", "z_order": "0"})
+    for name, p in zip(tmpl.points, points):
+        ET.SubElement(el, "points", {"label": name, "keyframe": "1", "outside": "1" if p is None else "0",
+                                     "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}"})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
         a.text = "" if value is None else str(value)
@@ -94,14 +110,18 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
         last = max(keys)
         if last + 1 < n:
             _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
-    for sh in ann.list_annotations(project, media_id=media.id, kinds=list(SHAPE_KINDS)):
+    for sh in ann.list_annotations(project, media_id=media.id, kinds=[*SHAPE_KINDS, "skeleton"]):
         if sh.frame_index is None:
             continue
         track = ET.SubElement(root, "track", {"id": str(out_id), "label": sh.label_name or "", "source": "manual"})
         out_id += 1
-        _shape(track, sh.kind, sh.frame_index, sh.geometry, attributes=sh.attributes)
-        if sh.frame_index + 1 < n:
-            _shape(track, sh.kind, sh.frame_index + 1, sh.geometry, outside=True, attributes=sh.attributes)
+        for frame, outside in ((sh.frame_index, False), (sh.frame_index + 1, True)):
+            if frame >= n:
+                break
+            if sh.kind == "skeleton":
+                _skeleton(track, frame, sh.geometry, sh.text, outside=outside, attributes=sh.attributes)
+            else:
+                _shape(track, sh.kind, frame, sh.geometry, outside=outside, attributes=sh.attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
@@ -128,7 +148,7 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
     videos = []
     for m in medias:
         counts = ann.count_annotations(project, m.id)
-        boxes = counts["box"] + sum(counts[k] for k in SHAPE_KINDS)
+        boxes = counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton"))
         if not boxes:
             continue
         if m.kind == "image":

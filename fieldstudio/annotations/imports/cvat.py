@@ -8,7 +8,9 @@ box on every frame between its keyframes. ``<attribute name>`` children become b
 is matched by ``meta/task/source`` (or ``meta/source``), else the task name, else the file's stem. The
 input is one .xml file or a folder of them. ``<polygon>``, ``<polyline>`` and ``<points>`` elements (``points="x1,y1;
 x2,y2;..."``) of a track become such marks on each frame where the track is visible (fieldstudio does not
-interpolate shapes between keyframes yet, so the frames CVAT interpolated are taken as CVAT shows them).
+interpolate shapes between keyframes yet, so the frames CVAT interpolated are taken as CVAT shows them). A
+``<skeleton>`` whose ``<points label>`` children name a template's points (the 17 COCO body points) becomes a
+skeleton, a point ``outside="1"`` or missing absent.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path, PurePath
 
 from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
-                                                    size_problem)
+                                                    size_problem, skeleton_box)
+from fieldstudio.core import skeletons
 
 SHAPE_TAGS = ("polygon", "polyline", "points")
 
@@ -67,8 +70,8 @@ def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems:
     tid = track.get("id", "")
     label = track.get("label") or None
     for el in track:
-        if el.tag in SHAPE_TAGS and el.get("outside") != "1":
-            found = _shape(path, tid, label, el, problems)
+        if el.tag in (*SHAPE_TAGS, "skeleton") and el.get("outside") != "1":
+            found = (_skeleton if el.tag == "skeleton" else _shape)(path, tid, label, el, problems)
             if found is not None:
                 boxes.append(found)
     shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
@@ -115,6 +118,33 @@ def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
         return None
     attrs = {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
     return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
+
+
+def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element,
+              problems: list[tuple[str, str]]) -> ParsedBox | None:
+    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of the template its points name."""
+    where = f"{path.name} track {tid} skeleton frame {el.get('frame')}"
+    parts = [p for p in el if p.tag == "points"]
+    tmpl = next((t for t in skeletons.TEMPLATES.values() if {p.get("label") for p in parts} <= set(t.points)), None)
+    if tmpl is None:
+        problems.append((where, "its points name no known skeleton template (the 17 COCO body points); skipped"))
+        return None
+    by_name: dict[str, tuple[float, float]] = {}
+    try:
+        frame = int(el.get("frame", ""))
+        for p in parts:
+            if p.get("outside") != "1":
+                x, y = p.get("points", "").split(";")[0].split(",")
+                by_name[p.get("label")] = (float(x), float(y))
+    except ValueError:
+        problems.append((where, "a point is not x,y; skipped"))
+        return None
+    points = tuple(by_name.get(name) for name in tmpl.points)
+    if not by_name:
+        problems.append((where, "no point of it is visible; skipped"))
+        return None
+    attrs = {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
+    return skeleton_box(tmpl.name, points, label, frame_index=frame, attributes=attrs or None, where=where)
 
 
 def _close(run: list[ParsedBox]) -> list[ParsedBox]:

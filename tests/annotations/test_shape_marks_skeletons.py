@@ -98,3 +98,23 @@ def test_cvat_skeleton_element_round_trip(media_project, tmp_path):
     (rec,) = ann.list_annotations(target, kinds=["skeleton"])
     assert rec.geometry == [None if q is None else [float(q[0]), float(q[1])] for q in POSE]
     assert rec.frame_index == 4 and rec.attributes == {"lifting": "yes"}
+
+
+def test_yolo_pose_line_round_trip(media_project, tmp_path):
+    p = media_project
+    worker = lab.create_label(p, "worker")
+    ann.add_skeleton(p, VIDEO_ID, POSE, frame_index=4, label_id=worker)
+    export_annotations(p, "yolo", tmp_path / "yolo")
+    (line,) = (tmp_path / "yolo" / "labels" / "walk_f000004.txt").read_text().splitlines()
+    fields = line.split()
+    assert len(fields) == 56 and fields[0] == "0"
+    # box of the placed points (290..355 x 95..330 on 640x480), then the nose over the size, then the hidden ears
+    assert [float(v) for v in fields[1:5]] == pytest.approx([322.5 / 640, 212.5 / 480, 65 / 640, 235 / 480], abs=1e-6)
+    assert fields[5:8] == ["0.500000", "0.208333", "2"] and fields[14:20] == ["0", "0", "0", "0", "0", "0"]
+    assert "kpt_shape: [17, 3]" in (tmp_path / "yolo" / "data.yaml").read_text()
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    import_annotations(target, tmp_path / "yolo", "yolo")
+    (rec,) = ann.list_annotations(target, kinds=["skeleton"])
+    assert rec.frame_index == 4 and rec.geometry[3] is None
+    assert rec.geometry[0] == pytest.approx([320.0, 100.0], abs=640 * 5e-7)

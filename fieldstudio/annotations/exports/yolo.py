@@ -6,7 +6,9 @@ Each line is ``class cx cy w h`` (Ultralytics / Darknet "YOLO format"): the 0-ba
     cx = (x1 + x2) / 2 / W,   cy = (y1 + y2) / 2 / H,   w = (x2 - x1) / W,   h = (y2 - y1) / H
 
 written with 6 decimals. A polygon is a segmentation line ``class x1 y1 x2 y2 ... xn yn`` (Ultralytics' segment
-format: each vertex divided by W and H); polylines and points have no YOLO form and are listed as skipped. W and H are the upright size (EXIF orientation applied), the pitfall that
+format: each vertex divided by W and H); a skeleton a pose line ``class cx cy w h x1 y1 v1 ... x17 y17 v17`` (its
+placed points' box, then each template point over W and H with v = 2, an absent one ``0 0 0``; ``data.yaml`` then
+gives ``kpt_shape: [17, 3]``); polylines and points have no YOLO form and are listed as skipped. W and H are the upright size (EXIF orientation applied), the pitfall that
 mis-scales boxes when a loader ignores it (pitfalls.md §4). With ``write_image_files`` the upright
 frames are written to ``images/`` under the same stems.
 """
@@ -42,6 +44,15 @@ def yolo_polygon_line(class_index: int, vertices, width: int, height: int) -> st
     return f"{class_index} " + " ".join(f"{x / width:.6f} {y / height:.6f}" for x, y in vertices)
 
 
+def yolo_pose_line(class_index: int, points, width: int, height: int) -> str:  # noqa: ANN001 - points or None
+    """``"class cx cy w h x1 y1 v1 ..."``: the placed points' box, then every point over the image size (v = 2 placed,
+    ``0 0 0`` absent), Ultralytics' pose format."""
+    placed = [p for p in points if p is not None]
+    xs, ys = [p[0] for p in placed], [p[1] for p in placed]
+    head = yolo_line(class_index, (min(xs), min(ys), max(xs), max(ys)), width, height)
+    return head + "".join(" 0 0 0" if p is None else f" {p[0] / width:.6f} {p[1] / height:.6f} 2" for p in points)
+
+
 def export_yolo(project: Project, out: Path, *, write_image_files: bool = False, keyframes_only: bool = False,
                 media_ids: Sequence[str] | None = None, progress: Progress = lambda done, total: None,
                 cancelled: Cancelled = lambda: False) -> ExportReport:
@@ -57,6 +68,7 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
     cats = categories(project, images)
     index = {label_id: i for i, (label_id, _name) in enumerate(cats)}
     report = ExportReport("yolo", skipped=list(skipped), images=len(images))
+    pose_points = 0
     total = len(images) * (2 if write_image_files else 1)
     for i, im in enumerate(images):
         if cancelled():
@@ -66,6 +78,9 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
         for sh in im.shapes:
             if sh.kind == "polygon":
                 lines.append(yolo_polygon_line(index[sh.label_id], sh.vertices, im.width, im.height))
+            elif sh.kind == "skeleton":
+                lines.append(yolo_pose_line(index[sh.label_id], sh.vertices, im.width, im.height))
+                pose_points = len(sh.vertices)
             else:
                 report.skipped.append((f"{sh.kind} {sh.annotation_id[:8]} on {im.file_name}",
                                        "YOLO has no form for it (COCO, CVAT and CSV carry it)"))
@@ -76,7 +91,8 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
         progress(i + 1, total)
     atomic_write_text(out / "classes.txt", "".join(f"{name}\n" for _lid, name in cats))
     names = "\n".join(f"  {i}: {json.dumps(name)}" for i, (_lid, name) in enumerate(cats))
-    atomic_write_text(out / "data.yaml", f"path: .\ntrain: images\nval: images\nnames:\n{names}\n")
+    pose = f"kpt_shape: [{pose_points}, 3]\n" if pose_points else ""
+    atomic_write_text(out / "data.yaml", f"path: .\ntrain: images\nval: images\n{pose}names:\n{names}\n")
     report.files += [out / "classes.txt", out / "data.yaml"]
     if write_image_files:
         write_images(project, images, out / "images", report, progress=progress, cancelled=cancelled,

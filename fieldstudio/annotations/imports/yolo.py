@@ -1,6 +1,7 @@
 """YOLO text labels in: ``class cx cy w h`` per line (fractions of the image size), or a polygon as
 ``class x1 y1 ... xn yn`` (Ultralytics' segment format, 3 or more vertices), class names from ``classes.txt`` or
-``data.yaml``'s ``names``.
+``data.yaml``'s ``names``; a pose line ``class cx cy w h x1 y1 v1 ... x17 y17 v17`` is a skeleton of the 17 COCO
+body points (v = 0: absent).
 
 The label files are ``labels/<image stem>.txt`` (or ``*.txt`` in the folder itself). A stem is matched to a
 photo with that stem, or to a video frame when it reads ``<video stem>_f<frame index>`` (the names
@@ -13,7 +14,8 @@ import re
 from pathlib import Path
 
 from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
-                                                    size_problem)
+                                                    size_problem, skeleton_box)
+from fieldstudio.core import skeletons
 
 _FRAME_STEM = re.compile(r"^(?P<stem>.+)_f(?P<frame>\d{6,})(?:_[0-9a-f]{8})?$")
 
@@ -68,6 +70,20 @@ def parse_yolo(folder: Path) -> Parsed:
                 continue
             where = f"{f.name} line {n}"
             fields = line.split()
+            if len(fields) == 5 + 3 * len(skeletons.COCO_PERSON.points):  # a pose line: a skeleton
+                try:
+                    k, values = int(fields[0]), [float(v) for v in fields[5:]]
+                except ValueError:
+                    out.problems.append((where, f"{line!r} is not a pose line; skipped"))
+                    continue
+                points = tuple(None if values[i + 2] <= 0 else (values[i], values[i + 1])
+                               for i in range(0, len(values), 3))
+                if not 0 <= k < len(names) or all(p is None for p in points):
+                    out.problems.append((where, "a pose line with an unknown class or no point placed; skipped"))
+                    continue
+                group.boxes.append(skeleton_box(skeletons.COCO_PERSON.name, points, names[k], frame_index=frame,
+                                                where=where))
+                continue
             if len(fields) >= 7 and len(fields) % 2 == 1:  # a polygon: class and 3 or more (x, y) pairs
                 try:
                     k, values = int(fields[0]), [float(v) for v in fields[1:]]

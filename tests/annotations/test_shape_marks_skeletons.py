@@ -118,3 +118,14 @@ def test_yolo_pose_line_round_trip(media_project, tmp_path):
     (rec,) = ann.list_annotations(target, kinds=["skeleton"])
     assert rec.frame_index == 4 and rec.geometry[3] is None
     assert rec.geometry[0] == pytest.approx([320.0, 100.0], abs=640 * 5e-7)
+
+
+def test_csv_row_of_a_skeleton(media_project, tmp_path):
+    import pandas as pd
+
+    ann.add_skeleton(media_project, VIDEO_ID, POSE, frame_index=4)
+    export_annotations(media_project, "csv", tmp_path / "a.csv")
+    row = pd.read_csv(tmp_path / "a.csv").iloc[0]
+    assert row.kind == "skeleton" and row.text == "coco-person-17"
+    assert row.vertices.split(";")[2:5] == ["325.00,95.00", "", ""]
+    assert (row.x, row.y, row.width, row.height) == (290, 95, 65, 235)

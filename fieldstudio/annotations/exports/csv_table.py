@@ -15,7 +15,8 @@ and, when a calibration applies, in metres, computed now with the current calibr
 (``calibrations.measure_ruler``); ``measured_how`` names it or says how to calibrate. A polygon, polyline or
 points mark has its vertices as ``x,y;x,y;...`` (pixels), its bounds in x, y, width, height, its length (a
 polygon's perimeter) in ``pixels`` and ``metres``, and a polygon its area in ``area_px`` and ``area_m2``, measured
-as the Properties panel does (``shape_marks.measure_vertices``).
+as the Properties panel does (``shape_marks.measure_vertices``). A skeleton has its template in ``text`` and its
+points in ``vertices`` in the template's order, an absent point empty (``x,y;;x,y``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
                      cancelled: Cancelled = lambda: False) -> pd.DataFrame:
     """The rows described in the module docstring as a DataFrame (columns ``COLUMNS`` and the ``attr:``
     columns), of every media or of ``media_ids`` only."""
-    recs = ann.list_annotations(project, kinds=["box", *SHAPE_KINDS, "segment", "event", "ruler", "tag"])
+    recs = ann.list_annotations(project, kinds=["box", *SHAPE_KINDS, "skeleton", "segment", "event", "ruler", "tag"])
     if media_ids is not None:
         wanted = set(media_ids)
         recs = [r for r in recs if r.media_id in wanted]
@@ -77,6 +78,11 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
         if r.kind == "box":
             x1, y1, x2, y2 = r.geometry
             box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "track_id": r.track_id,
+                   **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
+        elif r.kind == "skeleton":  # its template in text; an absent point is an empty x,y
+            x1, y1, x2, y2 = shapes.bounds([q for q in r.geometry if q is not None])
+            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1,
+                   "vertices": ";".join("" if q is None else f"{q[0]:.2f},{q[1]:.2f}" for q in r.geometry),
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         elif r.kind in SHAPE_KINDS:
             x1, y1, x2, y2 = shapes.bounds(r.geometry)

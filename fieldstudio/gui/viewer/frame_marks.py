@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange_captions
-from fieldstudio.gui.viewer.shape_items import ShapeItem
+from fieldstudio.gui.viewer.shape_items import ShapeItem, VertexItem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -103,7 +103,7 @@ class FrameMarks(QObject):
     def selected_items(self) -> list:
         """The boxes, rulers, shapes and skeletons selected on the canvas."""
         return [i for i in self.canvas.scene().selectedItems()
-                if isinstance(i, (BoxItem, RulerItem, ShapeItem)) or getattr(i, "kind", None) == "skeleton"]
+                if isinstance(i, (BoxItem, RulerItem, VertexItem))]
 
     def selected_ids(self) -> list[str]:
         """Annotation ids of the stored marks selected (an interpolated box has none)."""
@@ -230,7 +230,7 @@ class FrameMarks(QObject):
                 chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
             elif isinstance(item, RulerItem):
                 chips.append((item.text, item.anchor_rect()))
-            elif isinstance(item, ShapeItem) or getattr(item, "kind", None) == "skeleton":
+            elif isinstance(item, VertexItem):
                 chips.append((item.caption, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 

@@ -143,6 +143,15 @@ def _follow_scene(chip: CaptionChip, change, value) -> None:  # noqa: ANN001 - Q
         value.addItem(chip)
 
 
+def follow_chip(chip: CaptionChip | None, change, value) -> None:  # noqa: ANN001 - Qt change and value
+    """A mark's ``itemChange``: its chip looks selected with it and joins and leaves the scene with it."""
+    if chip is None:
+        return
+    if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+        chip.set_selected_look(bool(value))
+    _follow_scene(chip, change, value)
+
+
 def arrange_captions(chips: list[tuple[CaptionChip, tuple[float, float, float, float]]],
                      view: QGraphicsView | None) -> None:
     """Place each (chip, mark rectangle in scene pixels) so that no two chips overlap and every chip stays
@@ -261,11 +270,8 @@ class BoxItem(ScreenSizedItem):
         self.caption.setPos(self.rect.left(), self.rect.top() - h)
 
     def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
-        chip = getattr(self, "caption", None)  # itemChange runs from __init__'s setFlag, before the chip exists
-        if chip is not None:
-            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
-                chip.set_selected_look(bool(value))
-            _follow_scene(chip, change, value)
+        # itemChange runs from __init__'s setFlag, before the chip exists
+        follow_chip(getattr(self, "caption", None), change, value)
         return super().itemChange(change, value)
 
     # dragging
@@ -364,11 +370,8 @@ class RulerItem(ScreenSizedItem):
         return (mid.x(), mid.y(), mid.x(), mid.y())
 
     def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
-        chip = getattr(self, "text", None)  # itemChange runs from __init__'s setFlag, before the chip exists
-        if chip is not None:
-            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
-                chip.set_selected_look(bool(value))
-            _follow_scene(chip, change, value)
+        # itemChange runs from __init__'s setFlag, before the chip exists
+        follow_chip(getattr(self, "text", None), change, value)
         return super().itemChange(change, value)
 
     def _margin(self) -> float:

@@ -21,39 +21,37 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from fieldstudio.annotations.colours import text_colour_for
 from fieldstudio.core import shapes
-from fieldstudio.gui.viewer.overlay import DOT_PX, GRAB_PX, HANDLE_PX, Z_BOX, CaptionChip, ScreenSizedItem, _follow_scene
+from fieldstudio.gui.viewer.overlay import (DOT_PX, GRAB_PX, HANDLE_PX, Z_BOX, CaptionChip, ScreenSizedItem,
+                                            follow_chip)
 
 Z_SHAPE = Z_BOX + 2.0  # above boxes (a zone is often drawn around them), below rulers
 
 Changed = Callable[["ShapeItem", list[list[float]], str], None]
 
 
-class ShapeItem(ScreenSizedItem):
-    """A ``kind`` ("polygon", "polyline", "points") mark through ``vertices`` (image pixels).
+class VertexItem(ScreenSizedItem):
+    """What a mark made of vertices has in common (a shape, a skeleton): ``vertices`` (QPointF, or None for a
+    skeleton's absent point), its caption chip, hit-testing a vertex, and a drag of one vertex or of them all that
+    ends in ``changed(item, vertices, what)`` with ``what`` from :meth:`drag_text`."""
 
-    ``changed(item, vertices, what)`` is called once when a gesture ends (see the module docstring).
-    """
-
-    def __init__(self, kind: str, vertices: list[list[float]], color: str, caption: str, *,
-                 annotation_id: str | None, changed: Changed | None = None):
+    def __init__(self, vertices: list, color: str, caption: str, *, annotation_id: str | None,
+                 changed: Changed | None, z: float):
         super().__init__()
-        self.kind = kind
-        self.vertices = [QPointF(float(x), float(y)) for x, y in vertices]
+        self.vertices = [None if v is None else QPointF(float(v[0]), float(v[1])) for v in vertices]
         self.annotation_id = annotation_id
         self.color = QColor(color)
         self._changed = changed
-        self._drag: tuple[int | None, QPointF, list[QPointF]] | None = None  # (vertex or None: all, press, before)
+        self._drag: tuple[int | None, QPointF, list] | None = None  # (vertex or None: all, press point, before)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
-        self.setZValue(Z_SHAPE)
+        self.setZValue(z)
         self.caption = CaptionChip(self.color, caption)
         self._bounds = QRectF()
         self._update_bounds()
 
-    # geometry
-    def vertex_list(self) -> list[list[float]]:
-        """The vertices as ``[[x, y], ...]`` image pixels."""
-        return [[v.x(), v.y()] for v in self.vertices]
+    def vertex_list(self) -> list:
+        """The vertices as ``[[x, y], ...]`` image pixels (None where a skeleton's point is absent)."""
+        return [None if v is None else [v.x(), v.y()] for v in self.vertices]
 
     def anchor_rect(self) -> tuple[float, float, float, float]:
         """The mark's bounding box (scene pixels), where its caption chip goes."""
@@ -61,9 +59,78 @@ class ShapeItem(ScreenSizedItem):
         return (r.left(), r.top(), r.right(), r.bottom())
 
     def _update_bounds(self) -> None:
-        xs = [v.x() for v in self.vertices] or [0.0]
-        ys = [v.y() for v in self.vertices] or [0.0]
+        placed = [v for v in self.vertices if v is not None] or [QPointF()]
+        xs, ys = [v.x() for v in placed], [v.y() for v in placed]
         self._bounds = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+
+    def vertex_at(self, p: QPointF) -> int | None:
+        """The index of the vertex under scene point ``p`` (within the grab distance on screen), or None."""
+        grab = GRAB_PX / self.view_scale()
+        best, best_d = None, grab
+        for i, v in enumerate(self.vertices):
+            if v is not None and (d := QLineF(v, p).length()) <= best_d:
+                best, best_d = i, d
+        return best
+
+    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
+        # itemChange runs from __init__'s setFlag, before the chip exists
+        follow_chip(getattr(self, "caption", None), change, value)
+        return super().itemChange(change, value)
+
+    def move_vertex(self, index: int | None, to: QPointF | None = None, delta: QPointF | None = None) -> None:
+        """Put vertex ``index`` at ``to`` (scene pixels), or move every vertex from the drag's start by ``delta``
+        (``index`` None). What a mouse move does; also the benchmark's entry."""
+        self.prepareGeometryChange()
+        if index is None:
+            before = self._drag[2] if self._drag is not None else list(self.vertices)
+            self.vertices = [None if v is None else QPointF(v + delta) for v in before]
+        else:
+            self.vertices[index] = QPointF(to)
+        self._update_bounds()
+        self.update()
+
+    def drag_text(self, index: int | None) -> str:
+        """The undo text of a drag of vertex ``index`` (None: the whole mark)."""
+        return "Move vertex" if index is not None else "Move mark"
+
+    def _emit(self, what: str) -> None:
+        if self._changed is not None:
+            self._changed(self, self.vertex_list(), what)
+
+    def start_drag(self, event, index: int | None) -> None:  # noqa: ANN001 - QGraphicsSceneMouseEvent
+        """Begin dragging vertex ``index`` (None: the whole mark) from the press ``event``."""
+        self._drag = (index, event.scenePos(), [None if v is None else QPointF(v) for v in self.vertices])
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        if self._drag is None:
+            return super().mouseMoveEvent(event)
+        index, start, _before = self._drag
+        if index is None:
+            self.move_vertex(None, delta=event.scenePos() - start)
+        else:
+            self.move_vertex(index, to=event.scenePos())
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        drag, self._drag = self._drag, None
+        super().mouseReleaseEvent(event)
+        if drag is not None and self.vertices != drag[2]:
+            self._emit(self.drag_text(drag[0]))
+
+
+class ShapeItem(VertexItem):
+    """A ``kind`` ("polygon", "polyline", "points") mark through ``vertices`` (image pixels).
+
+    ``changed(item, vertices, what)`` is called once when a gesture ends (see the module docstring).
+    """
+
+    def __init__(self, kind: str, vertices: list[list[float]], color: str, caption: str, *,
+                 annotation_id: str | None, changed: Changed | None = None):
+        super().__init__(vertices, color, caption, annotation_id=annotation_id, changed=changed, z=Z_SHAPE)
+        self.kind = kind
+
+    def drag_text(self, index: int | None) -> str:
+        return f"Move {self.kind}" if index is None else "Move vertex"
 
     def _margin(self) -> float:
         return (max(HANDLE_PX, GRAB_PX) + 3) / self.view_scale()
@@ -87,16 +154,6 @@ class ShapeItem(ScreenSizedItem):
         stroker = QPainterPathStroker()
         stroker.setWidth(2 * self._margin())
         return path.united(stroker.createStroke(stroke)) if self.kind == "polygon" else stroker.createStroke(stroke)
-
-    def vertex_at(self, p: QPointF) -> int | None:
-        """The index of the vertex under scene point ``p`` (within the grab distance on screen), or None."""
-        grab = GRAB_PX / self.view_scale()
-        best, best_d = None, grab
-        for i, v in enumerate(self.vertices):
-            d = QLineF(v, p).length()
-            if d <= best_d:
-                best, best_d = i, d
-        return best
 
     # painting
     def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
@@ -132,31 +189,6 @@ class ShapeItem(ScreenSizedItem):
             for v in self.vertices:
                 painter.drawRect(QRectF(v.x() - size / 2, v.y() - size / 2, size, size))
 
-    def itemChange(self, change, value):  # noqa: ANN001, ANN201, N802 - Qt override
-        chip = getattr(self, "caption", None)  # itemChange runs from __init__'s setFlag, before the chip exists
-        if chip is not None:
-            if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
-                chip.set_selected_look(bool(value))
-            _follow_scene(chip, change, value)
-        return super().itemChange(change, value)
-
-    # editing
-    def move_vertex(self, index: int | None, to: QPointF | None = None, delta: QPointF | None = None) -> None:
-        """Put vertex ``index`` at ``to`` (scene pixels), or move every vertex from the drag's start by ``delta``
-        (``index`` None). What a mouse move does; also the benchmark's entry."""
-        self.prepareGeometryChange()
-        if index is None:
-            before = self._drag[2] if self._drag is not None else list(self.vertices)
-            self.vertices = [QPointF(v + delta) for v in before]
-        else:
-            self.vertices[index] = QPointF(to)
-        self._update_bounds()
-        self.update()
-
-    def _emit(self, what: str) -> None:
-        if self._changed is not None:
-            self._changed(self, self.vertex_list(), what)
-
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().mousePressEvent(event)
         if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
@@ -170,23 +202,7 @@ class ShapeItem(ScreenSizedItem):
             self._emit("Delete vertex")
             event.accept()
             return
-        self._drag = (index, event.scenePos(), [QPointF(v) for v in self.vertices])
-        event.accept()
-
-    def mouseMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
-        if self._drag is None:
-            return super().mouseMoveEvent(event)
-        index, start, _before = self._drag
-        if index is None:
-            self.move_vertex(None, delta=event.scenePos() - start)
-        else:
-            self.move_vertex(index, to=event.scenePos())
-
-    def mouseReleaseEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
-        drag, self._drag = self._drag, None
-        super().mouseReleaseEvent(event)
-        if drag is not None and self.vertices != drag[2]:
-            self._emit(f"Move {self.kind}" if drag[0] is None else "Move vertex")
+        self.start_drag(event, index)
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         """A double-click on an edge of a selected polygon or polyline inserts a vertex there."""

@@ -252,7 +252,8 @@ def main() -> None:
     t_service, service_mb = fresh_python("-c", _SCORE_ONLY, str(folder / "big_service.fieldstudio"))
     print(f"  of which the scoring alone (`score_answers` in a fresh process, streamed in chunks of "
           f"{scoring.DETERMINISTIC_BATCH:,}): {t_service:.2f} s, peak {service_mb:.0f} MB; the rest is the summary "
-          f"table `score` prints after it (the long table of every answer in pandas) [information]")
+          f"`score` prints after it (the columns of every answer it reads, `answer_table.load_summary_columns`, "
+          f"and the task bootstrap) [information]")
 
     worst = project_with(folder, "worst", big, unique=True)
     _settle()

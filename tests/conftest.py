@@ -39,7 +39,8 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 
 
 BOTH_BACKENDS = {
-    "tests.annotations.test_annotation_records", "tests.compare.test_comparison", "tests.core.test_calibration",
+    "tests.annotations.test_annotation_records", "tests.compare.test_answer_table_summary_columns",
+    "tests.compare.test_comparison", "tests.core.test_calibration",
     "tests.core.test_media_roots", "tests.core.test_tracks", "tests.inference.test_answer_import_ids",
     "tests.inference.test_queue", "tests.ratings.test_packages", "tests.ratings.test_rating_records",
     "tests.scoring.test_currency", "tests.scoring.test_service", "tests.store.test_bulk_insert",

@@ -135,7 +135,7 @@ def score_cmd(
             with progress_bar(f"Scoring ({name})") as update:
                 report = scoring.score_answers(p, name, run_ids, judge, params=params, progress=update,
                                                official_source=official_source)
-            scored = answer_table.load_answers(p, name, run_ids, texts=False)   # a summary reads no text
+            scored = answer_table.load_summary_columns(p, name, run_ids)   # a summary reads no text
             summary = summaries.summarise(scored, scorer=name, tasks=answer_table.load_scope(p, scored))[0]
         except (FieldstudioError, KeyError) as exc:
             raise fail(str(exc)) from None

@@ -1,6 +1,7 @@
 """The long table a comparison reads: one row per answer of the chosen runs, with its task and its score in force.
 
-``load_answers`` reads it (a person's override wins over the machine's score, ``scoring.store.heads``);
+``load_answers`` reads it (a person's override wins over the machine's score, ``scoring.store.heads``) and
+``load_summary_columns`` only the columns a summary reads (``fieldstudio score``: a fraction of the memory);
 ``load_scope`` reads the tasks every total counts (the project's tasks of each benchmark source some answer is
 for, answered or not, so a task nobody answered counts as missing); ``most_scored_scorer`` names the scorer with
 the most scores and ``ratings_frame`` reads the people's ratings. ``filter_tasks`` and ``filter_answers``
@@ -11,7 +12,7 @@ first characters when two runs share it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,11 +22,12 @@ from sqlalchemy import func, select
 from fieldstudio.ratings.rating_records import is_machine
 from fieldstudio.scoring.service import resolve_runs
 from fieldstudio.scoring.currency import current_by_scorer, stale_reasons_in_force
-from fieldstudio.scoring.store import heads, in_list, raw_rows, score_rows
+from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows
+from fieldstudio.store.portable import raw_row_batches
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
 from fieldstudio.store.project import Project
 
-__all__ = ["NO_GROUP", "TASK_COLUMNS", "load_answers", "load_scope", "most_scored_scorer", "ratings_frame", "task_grid",
+__all__ = ["NO_GROUP", "TASK_COLUMNS", "SUMMARY_COLUMNS", "load_answers", "load_summary_columns", "load_scope", "most_scored_scorer", "ratings_frame", "task_grid",
            "filter_tasks", "filter_answers"]
 
 
@@ -54,31 +56,9 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     Sorted by source, then task. ``texts=False`` leaves the texts (query, ground_truth, answer, error) None,
     unread: what a summary needs, in a third of the memory at 100,000 answers (``fieldstudio score``).
     """
-    ids = resolve_runs(project, run_ids)
-    clause, params = in_list("a.run_id", ids)
-    text_columns = "t.query, t.ground_truth" if texts else "NULL, NULL"
-    answer_texts = "a.raw_text, a.error" if texts else "NULL, NULL"
-    with project.read() as s:
-        # the task and run columns are read once per task and run, not once per answer: each answer's row then
-        # refers to its task's strings instead of holding copies (100,000 answers over 900 tasks held 9 copies
-        # of every task's texts per run)
-        tasks = {r[0]: r for r in raw_rows(
-            s, "SELECT t.id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, " + text_columns
-            + " FROM task t WHERE t.id IN (SELECT a.task_id FROM answer a WHERE 1 = 1" + clause + ")", params)}
-        runs = {r[0]: r for r in raw_rows(s, "SELECT id, name FROM run")}
-        rows = [r for r in raw_rows(s, "SELECT a.task_id, a.run_id, a.id, " + answer_texts + ", a.prompt_tokens, "
-                                       "a.completion_tokens, a.reasoning_tokens, a.cost_usd, a.latency_s "
-                                       "FROM answer a WHERE 1 = 1" + clause, params)
-                if r[0] in tasks and r[1] in runs]
-    # a source is its run's name, with the id's first characters when two runs of the table share it
-    present = {r[1] for r in rows}
-    named: dict[str, int] = {}
-    for run_id in present:
-        named[runs[run_id][1]] = named.get(runs[run_id][1], 0) + 1
-    source_of = {run_id: f"{runs[run_id][1]} ({run_id[:6]})" if named[runs[run_id][1]] > 1 else runs[run_id][1]
-                 for run_id in present}
-    # sorted by source, then task, here (stable, as pandas' stable sort of the frame was): no copy of the frame
-    rows.sort(key=lambda r: (source_of[r[1]], tasks[r[0]][1] if tasks[r[0]][1] is not None else r[0]))
+    found = _answers_in_order(project, run_ids, "t.query, t.ground_truth" if texts else "NULL, NULL",
+                              "a.raw_text, a.error" if texts else "NULL, NULL")
+    rows, tasks, runs = found.rows, found.tasks, found.runs
     task_of = [tasks[r[0]] for r in rows]
     columns = {name: [t[k] for t in task_of] for k, name in enumerate(TASK_COLUMNS)}
     run_of = [runs[r[1]] for r in rows]
@@ -86,8 +66,8 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     for k, name in enumerate(("answer_id", "answer", "error", "prompt_tokens", "completion_tokens", "reasoning_tokens",
                               "cost_usd", "latency_s"), start=2):
         columns[name] = [r[k] for r in rows]
-    columns["source"] = [source_of[r[0]] for r in run_of]
-    del task_of, run_of, rows
+    columns["source"] = [found.source_of[r[0]] for r in run_of]
+    del task_of, run_of, rows, found
     df = pd.DataFrame(columns)
     del columns
     # the scores are read once the answers' rows are freed (their strings now live in the frame): holding both
@@ -97,11 +77,7 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
             shown = _scores_shown(s, scorer, sorted(df["answer_id"]), texts)
     else:
         shown = {}
-    for c in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s"):
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
-    for c in ("category", "sub_category", "scenario"):
-        df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
-    df["external_id"] = df["external_id"].fillna(df["task_id"])
+    _tidy(df, ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "latency_s"))
     heads_now = [shown.get(aid) for aid in df["answer_id"]]
     reasons = [None if h is None else h.stale_reason for h in heads_now]
     nan = float("nan")
@@ -127,6 +103,147 @@ def load_answers(project: Project, scorer: str | None, run_ids: Sequence[str] | 
     return df
 
 
+class _Found(NamedTuple):
+    """The answers of a long table, sorted: ``rows`` (task_id, run_id, answer id, answer text, error,
+    prompt_tokens, completion_tokens, reasoning_tokens, cost_usd, latency_s) in source, then task order;
+    ``tasks``: task id -> (TASK_COLUMNS); ``runs``: run id -> (id, name); ``source_of``: run id -> source label."""
+
+    rows: list[tuple]
+    tasks: dict[str, tuple]
+    runs: dict[str, tuple]
+    source_of: dict[str, str]
+
+
+def _tasks_and_runs(session, clause: str, params: tuple, task_texts: str) -> tuple[dict[str, tuple], dict[str, tuple]]:  # noqa: ANN001
+    """(task id -> the task's TASK_COLUMNS, run id -> (id, name)) of the answers ``clause`` selects; ``task_texts``:
+    the SQL of the query and ground truth columns ("NULL, NULL" to read neither).
+
+    The task and run columns are read once per task and run, not once per answer: each answer's row then refers
+    to its task's strings instead of holding copies (100,000 answers over 900 tasks held 9 copies of every task's
+    texts per run)."""
+    tasks = {r[0]: r for r in raw_rows(
+        session, "SELECT t.id, t.external_id, t.category, t.sub_category, t.scenario, t.answer_type, " + task_texts
+        + " FROM task t WHERE t.id IN (SELECT a.task_id FROM answer a WHERE 1 = 1" + clause + ")", params)}
+    return tasks, {r[0]: r for r in raw_rows(session, "SELECT id, name FROM run")}
+
+
+def _source_labels(runs: dict[str, tuple], present: set[str]) -> dict[str, str]:
+    """run id -> its source label: the run's name, with the id's first characters when two runs of ``present``
+    share it."""
+    named: dict[str, int] = {}
+    for run_id in present:
+        named[runs[run_id][1]] = named.get(runs[run_id][1], 0) + 1
+    return {run_id: f"{runs[run_id][1]} ({run_id[:6]})" if named[runs[run_id][1]] > 1 else runs[run_id][1]
+            for run_id in present}
+
+
+def _answers_in_order(project: Project, run_ids: Sequence[str] | None, task_texts: str, answer_texts: str) -> _Found:
+    """The answers of the chosen runs (all when None) with their tasks and source labels, sorted by source, then
+    external id (task id when it has none), stably in the order the answer table gives them. ``task_texts``,
+    ``answer_texts``: the SQL of the two text columns read for a task (query, ground truth) and an answer (text,
+    error), e.g. "NULL, NULL" to read none."""
+    clause, params = in_list("a.run_id", resolve_runs(project, run_ids))
+    with project.read() as s:
+        tasks, runs = _tasks_and_runs(s, clause, params, task_texts)
+        rows = [r for r in raw_rows(s, "SELECT a.task_id, a.run_id, a.id, " + answer_texts + ", a.prompt_tokens, "
+                                       "a.completion_tokens, a.reasoning_tokens, a.cost_usd, a.latency_s "
+                                       "FROM answer a WHERE 1 = 1" + clause, params)
+                if r[0] in tasks and r[1] in runs]
+    source_of = _source_labels(runs, {r[1] for r in rows})
+    # sorted by source, then task, here (stable, as pandas' stable sort of the frame was): no copy of the frame
+    rows.sort(key=lambda r: (source_of[r[1]], tasks[r[0]][1] if tasks[r[0]][1] is not None else r[0]))
+    return _Found(rows, tasks, runs, source_of)
+
+
+def _tidy(df: pd.DataFrame, numbers: Sequence[str]) -> None:
+    """In place: the ``numbers`` columns as floats (NaN when unknown or not a number), empty groups ``NO_GROUP``,
+    a missing external id the task id."""
+    for c in numbers:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    for c in ("category", "sub_category", "scenario"):
+        df[c] = df[c].fillna(NO_GROUP).replace("", NO_GROUP)
+    df["external_id"] = df["external_id"].fillna(df["task_id"])
+
+
+#: The columns of ``load_summary_columns``.
+SUMMARY_COLUMNS = ["task_id", "external_id", "category", "sub_category", "scenario", "answer_type", "source", "answer",
+                   "error", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "value",
+                   "correct_value", "overridden", "judge_cost_usd", "stale_reason"]
+
+def load_summary_columns(project: Project, scorer: str, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """The columns of the long table a summary reads (``summaries.summarise`` with ``scorer`` given, the official
+    figures of ``compare.official``, ``load_scope``), one row per answer in ``load_answers``' order and with its
+    values: ``SUMMARY_COLUMNS``, where ``answer`` is None and ``error`` is the error of a failed model call (no
+    text) and None otherwise, which is all the official figures read of them (a failed call is not answered).
+    Text columns hold Python strings (object dtype), each task's and source's strings shared by its rows.
+
+    The rest (texts, ids of answers and scores, the judge's record, people's reasons) is not read, and the
+    answers are read a batch at a time: at 100,000 answers a fraction of the long table's memory (``fieldstudio
+    score``'s summary, issue 37). The same summary as over ``load_answers`` (tested); the table has no
+    ``scorer`` column, so pass ``scorer`` on."""
+    clause, params = in_list("a.run_id", resolve_runs(project, run_ids))
+    task_of: list[tuple] = []                     # per answer, in the table's order: its task's and run's rows
+    run_of: list[tuple] = []
+    answer_ids: list[str] = []
+    read: list[list[Any]] = [[] for _ in range(5)]    # the failed call's error, tokens (3), cost
+    with project.read() as s:
+        tasks, runs = _tasks_and_runs(s, clause, params, "NULL, NULL")
+        for batch in raw_row_batches(s, "SELECT a.task_id, a.run_id, a.id, CASE WHEN a.raw_text IS NULL THEN a.error "
+                                        "END, a.prompt_tokens, a.completion_tokens, a.reasoning_tokens, a.cost_usd "
+                                        "FROM answer a WHERE 1 = 1" + clause, params):
+            for r in batch:
+                if r[0] in tasks and r[1] in runs:
+                    task_of.append(tasks[r[0]])
+                    run_of.append(runs[r[1]])
+                    answer_ids.append(r[2])
+                    for column, value in zip(read, r[3:]):
+                        column.append(value)
+    source_of = _source_labels(runs, {r[0] for r in run_of})
+    # the order of load_answers (source, then external id; stable): ranks of the sorted keys, one stable argsort
+    source_rank = {label: k for k, label in enumerate(sorted(set(source_of.values())))}
+    ext = {t[0]: t[1] if t[1] is not None else t[0] for t in tasks.values()}
+    ext_rank = {key: k for k, key in enumerate(sorted(set(ext.values())))}
+    order = np.argsort(np.fromiter((source_rank[source_of[r[0]]] * len(ext_rank) + ext_rank[ext[t[0]]]
+                                    for t, r in zip(task_of, run_of)), dtype=np.int64, count=len(task_of)),
+                       kind="stable")
+    task_of = [task_of[i] for i in order]
+    columns = {name: pd.Series([t[k] for t in task_of], dtype=object) for k, name in enumerate(SUMMARY_COLUMNS[:6])}
+    del task_of
+    columns["source"] = pd.Series([source_of[run_of[i][0]] for i in order], dtype=object)
+    del run_of
+    columns["answer"] = pd.Series([None] * len(order), dtype=object)
+    for name, values in zip(("error", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd"), read):
+        columns[name] = pd.Series([values[i] for i in order], dtype=object)
+    del read
+    position = {answer_ids[i]: k for k, i in enumerate(order)}
+    del answer_ids
+    df = pd.DataFrame(columns)
+    del columns
+    _tidy(df, ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd"))
+    nan = float("nan")
+    values, correct = np.full(len(df), nan), np.full(len(df), nan)
+    overridden = np.zeros(len(df), dtype=bool)
+    judge_costs: list[Any] = [None] * len(df)
+    reasons: list[str | None] = [None] * len(df)
+    with project.read() as s:
+        for answer_id, h, reason in _in_force(s, scorer, sorted(position)):
+            i = position[answer_id]
+            overridden[i] = h.author is not None
+            judge_costs[i] = (h.judge or {}).get("cost_usd")
+            if reason is not None:                # a stale score: unscored, counted as stale
+                reasons[i] = reason
+            else:
+                values[i] = nan if h.value is None else h.value
+                correct[i] = nan if h.correct is None else float(h.correct)
+    df["value"] = values
+    df["correct_value"] = correct
+    df["overridden"] = overridden
+    df["judge_cost_usd"] = pd.to_numeric(pd.Series(judge_costs, index=df.index, dtype=object),
+                                         errors="coerce").astype(float)
+    df["stale_reason"] = pd.Series(reasons, index=df.index, dtype=object)
+    return df
+
+
 class _Shown(NamedTuple):
     """What the long table shows of an answer's score in force (``scoring.store.StoredScore``'s columns it
     uses, the judge record's raw reply, model and cost, and the stale reason)."""
@@ -145,19 +262,21 @@ class _Shown(NamedTuple):
     stale_reason: str | None
 
 
-SCORE_CHUNK = 10_000
-"""Answers whose score rows ``load_answers`` reads at a time: only what it shows of them is kept."""
+SCORE_CHUNK = 2_000
+"""Answers whose score rows ``load_answers`` and ``load_summary_columns`` read at a time: only what they show of
+them is kept (a score row with its hashes is ~0.7 kB in Python; 10,000 at a time added ~17 MB to the peak of
+``fieldstudio score`` at 100,000 answers, at the same speed once ranges were tested by index,
+``scoring.currency``)."""
 
 
-def _scores_shown(session, scorer: str, answer_ids: Sequence[str], texts: bool) -> dict[str, _Shown]:  # noqa: ANN001
-    """answer id -> what the long table shows of its score in force under ``scorer`` (``answer_ids`` sorted),
-    read SCORE_CHUNK answers at a time by answer-id range (the rows of 100,000 answers held at once took
-    more memory than the table); ``texts=False`` drops the explanation, reason and judge reply."""
+def _in_force(session, scorer: str, answer_ids: Sequence[str],  # noqa: ANN001
+              chunk: int = SCORE_CHUNK) -> Iterator[tuple[str, StoredScore, str | None]]:
+    """(answer id, its score row in force under ``scorer``, why it is stale or None) of the ``answer_ids``
+    (sorted) that have one, read ``chunk`` answers at a time by answer-id range (the rows of 100,000 answers
+    held at once took more memory than the table)."""
     wanted = set(answer_ids)
-    out: dict[str, _Shown] = {}
-    same: dict[str, str] = {}                    # one string object per scorer name and version
-    for k in range(0, len(answer_ids), SCORE_CHUNK):
-        part = answer_ids[k:k + SCORE_CHUNK]
+    for k in range(0, len(answer_ids), chunk):
+        part = answer_ids[k:k + chunk]
         rows = [r for r in score_rows(session, scorer, None, with_answers=False,
                                       answer_ids_between=(part[0], part[-1])) if r.answer_id in wanted]
         in_force = heads(rows)
@@ -165,12 +284,21 @@ def _scores_shown(session, scorer: str, answer_ids: Sequence[str], texts: bool) 
         current = current_by_scorer(session, [scorer], (part[0], part[-1]))
         stale = stale_reasons_in_force(session, list(in_force.values()), current)
         for (answer_id, _), h in in_force.items():
-            judge = h.judge or {}
-            out[answer_id] = _Shown(h.id, same.setdefault(h.scorer, h.scorer),
-                                    same.setdefault(h.scorer_version, h.scorer_version), h.value, h.correct,
-                                    h.explanation if texts else None, h.author, h.reason if texts else None,
-                                    judge.get("raw") if texts else None, judge.get("model") if judge else None,
-                                    judge.get("cost_usd"), stale.get(h.id))
+            yield answer_id, h, stale.get(h.id)
+
+
+def _scores_shown(session, scorer: str, answer_ids: Sequence[str], texts: bool) -> dict[str, _Shown]:  # noqa: ANN001
+    """answer id -> what the long table shows of its score in force under ``scorer`` (``answer_ids`` sorted;
+    ``_in_force``); ``texts=False`` drops the explanation, reason and judge reply."""
+    out: dict[str, _Shown] = {}
+    same: dict[str, str] = {}                    # one string object per scorer name and version
+    for answer_id, h, reason in _in_force(session, scorer, answer_ids):
+        judge = h.judge or {}
+        out[answer_id] = _Shown(h.id, same.setdefault(h.scorer, h.scorer),
+                                same.setdefault(h.scorer_version, h.scorer_version), h.value, h.correct,
+                                h.explanation if texts else None, h.author, h.reason if texts else None,
+                                judge.get("raw") if texts else None, judge.get("model") if judge else None,
+                                judge.get("cost_usd"), reason)
     return out
 
 

@@ -28,6 +28,7 @@ __all__ = ["CORRECT_THRESHOLD", "Agreement", "cohen_kappa", "pass_fail_agreement
 
 CORRECT_THRESHOLD = 0.5
 _CHUNK_CELLS = 4_000_000        # resample indices drawn per chunk (32 MB of int64)
+_COUNT_ROWS = 250               # replicates whose drawn values are counted at once (replicate_means)
 
 
 def _as_float(values: Any) -> np.ndarray:
@@ -167,8 +168,11 @@ class TaskBootstrap:
                 c = counts if rows is None else counts[:, rows]
                 part = res[start:start + counts.shape[0]]      # written in place: no (replicates, m) temporaries
                 np.matmul(c, v, out=part)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    np.divide(part, c @ has, out=part)
+                # the values drawn, counted _COUNT_ROWS replicates at a time: whole numbers, so exact in any
+                # order, and no (replicates, m) temporary (7 MB at 2,000 x 111 sources x 4 columns)
+                for k in range(0, part.shape[0], _COUNT_ROWS):
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        np.divide(part[k:k + _COUNT_ROWS], c[k:k + _COUNT_ROWS] @ has, out=part[k:k + _COUNT_ROWS])
         return out
 
     def intervals(self, blocks: Sequence[tuple[np.ndarray | None, np.ndarray]], confidence: float = 0.95

@@ -14,16 +14,20 @@ import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import select
 
 from fieldstudio.core.errors import MediaError, NotFound
-from fieldstudio.media import images
-from fieldstudio.media.frames import FrameSource
 from fieldstudio.store.models import DocumentPage, Media, Task, TaskInput
 from fieldstudio.store.project import Project
+
+if TYPE_CHECKING:
+    from fieldstudio.media.frames import FrameSource
+
+# The decoders (PyAV, OpenCV: ~40 MB and 0.1 s) are imported where a frame is made, not here: every command
+# line start imports this module through the strategies, and most commands never make a frame.
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,8 @@ def encode_limited(rgb: np.ndarray, *, quality: int, max_bytes: int | None = Non
     With `max_bytes`, the quality is lowered by `step` while the JPEG is larger than `max_bytes`, stopping
     once it would fall below `min_quality` (icpr2026: start 90, step 5, 250 000 bytes; benchmarks.md §1.8).
     """
+    from fieldstudio.media import images
+
     data = images.encode_jpeg(rgb, quality)
     while max_bytes is not None and len(data) > max_bytes and quality - step >= min_quality:
         quality -= step
@@ -178,6 +184,8 @@ class FrameEncoder:
     def _source(self) -> FrameSource:
         source = getattr(self._local, "source", None)
         if source is None:
+            from fieldstudio.media.frames import FrameSource
+
             source = FrameSource(self.project, max_readers=2)
             self._local.source = source
             with self._lock:
@@ -209,6 +217,8 @@ class FrameEncoder:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
+        from fieldstudio.media import images
+
         if media.kind == "image":
             from fieldstudio.media import library
 

@@ -52,15 +52,23 @@ class Selection:
         return cls(scorer, version, None, None, judged=False)
 
 
-def _current_sql(sel: Selection) -> tuple[str, list]:
+def _current_sql(sel: Selection, *, few: bool = False) -> tuple[str, list]:
     """The SQL condition "score row ``s`` of answer ``a`` (task ``t``) is current by its columns", with its
     parameters. Exactly one row of the scorer for the answer is tested with one list of the answers that have
-    several, made once per query (a correlated test per row cost a fifth of the query)."""
+    several, made once per query (a correlated test per row cost a fifth of the query over every answer). The
+    list is grouped from the answers with several rows of any scorer (``ix_score_answer_id`` alone, without
+    reading a row), whose rows alone are then read for their scorer: grouping every row of the scorer read each
+    row (0.04 s of CPU at 100,000 answers, a fifth of a re-scoring that changes nothing; now 0.02 s); with one
+    scorer that list is empty. With ``few`` (a query over a range of answer ids) the answer's other rows are looked up in
+    ``ix_score_answer_id`` instead: the list grouped the whole score table for every range."""
     sql = ("s.scorer = ? AND s.author IS NULL AND s.scorer_version = ? "
            + ("AND s.scorer_sha256 = ? " if sel.scorer_now is not None else "")
            + "AND s.answer_sha256 = a.content_sha256 AND s.truth_sha256 = t.truth_sha256 "
-           "AND s.answer_id NOT IN (SELECT answer_id FROM score WHERE scorer = ? GROUP BY answer_id "
-           "HAVING count(*) > 1)")
+           + ("AND NOT EXISTS (SELECT 1 FROM score o WHERE o.answer_id = s.answer_id AND o.scorer = ? "
+              "AND o.id <> s.id)" if few else
+              "AND s.answer_id NOT IN (SELECT answer_id FROM score WHERE scorer = ? AND answer_id IN "
+              "(SELECT answer_id FROM score GROUP BY answer_id HAVING count(*) > 1) GROUP BY answer_id "
+              "HAVING count(*) > 1)"))
     params: list = [sel.scorer, sel.version, *([sel.scorer_now] if sel.scorer_now is not None else []), sel.scorer]
     if sel.judged:
         # a value the judge gave (a judge record without a failure mark; LIKE is conservative: a reply that
@@ -117,7 +125,7 @@ def current_answer_ids(session: Session, sel: Selection, between: tuple[str, str
     """The ids of the answers whose score is current by its columns (the same test as ``count_current``), among
     the answer ids in the closed range ``between`` (None: all): a reader needs no stale reason for their rows in
     force."""
-    current, params = _current_sql(sel)
+    current, params = _current_sql(sel, few=between is not None)
     clause, run_params = _in_runs(sel)
     if between is not None:
         clause += " AND s.answer_id BETWEEN ? AND ?"

@@ -4,7 +4,8 @@
 ``plain_rows`` runs a Core ``select`` (compiled by SQLAlchemy for the session's database, so no SQL is written
 by hand) on the session's DB-API connection and returns plain tuples that look the same on both: JSON columns as
 their text (psycopg would decode them; sqlite3 hands the text), so callers decode them once, the same way.
-``raw_rows`` does the same for hand-written SQL (``?`` placeholders, as sqlite3 takes them). ``copy_rows`` writes
+``raw_rows`` does the same for hand-written SQL (``?`` placeholders, as sqlite3 takes them), and ``raw_row_batches``
+gives its rows a batch at a time. ``copy_rows`` writes
 new rows with PostgreSQL's ``COPY ... FROM STDIN`` (an import's bulk insert there: ``bulk_insert.insert_rows``).
 ``in_chunks`` cuts a list of values for ``IN (...)`` to what both accept (SQLite's and PostgreSQL's limits on
 bound parameters: 32,766 and 65,535).
@@ -60,16 +61,35 @@ def raw_rows(session: Session, sql: str, params: Sequence[Any] = ()) -> list[tup
     return _fetch(session, sql, tuple(params))
 
 
-def _fetch(session: Session, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[tuple]:
-    """Run ``sql`` on the session's DB-API connection (inside its transaction) and fetch every row; on PostgreSQL
-    ``json``/``jsonb`` values come back as text, as sqlite3 gives them."""
-    dbapi = session.connection().connection
-    cursor = dbapi.cursor()
+def raw_row_batches(session: Session, sql: str, params: Sequence[Any] = (), size: int = 10_000) -> Iterator[list[tuple]]:
+    """``raw_rows`` of ``sql`` given ``size`` rows at a time, in the order the database returns them: a reader that
+    keeps a few columns of each row never holds every row's tuple (100,000 answers: ~40 MB of tuples at once)."""
+    if session.get_bind().dialect.name == "postgresql":
+        sql = sql.replace("?", "%s")
+    cursor = _cursor(session)
+    try:
+        cursor.execute(sql, tuple(params))
+        while rows := cursor.fetchmany(size):
+            yield rows
+    finally:
+        cursor.close()
+
+
+def _cursor(session: Session) -> Any:
+    """A cursor of the session's DB-API connection (inside its transaction); on PostgreSQL ``json``/``jsonb``
+    values come back as text, as sqlite3 gives them."""
+    cursor = session.connection().connection.cursor()
     if session.get_bind().dialect.name == "postgresql":
         from psycopg.types.string import TextLoader
 
         cursor.adapters.register_loader("json", TextLoader)
         cursor.adapters.register_loader("jsonb", TextLoader)
+    return cursor
+
+
+def _fetch(session: Session, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[tuple]:
+    """Run ``sql`` on the session's DB-API connection (inside its transaction) and fetch every row."""
+    cursor = _cursor(session)
     try:
         cursor.execute(sql, params)
         return cursor.fetchall()

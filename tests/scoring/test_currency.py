@@ -158,6 +158,16 @@ def test_the_sql_takes_only_what_the_python_check_keeps(project):
                     scorer_sha256=old.scorer_sha256))                               # two machine rows
     sel = _selection()
     assert _sql_current(project, sel) == {a[0], a[5], a[7]}
+    # a reader asks range by range (answer ids in order), testing "one row" by index instead of one list
+    reader = currency.Selection.for_reading("fs-match", sel.version)
+    ordered = sorted(a)
+    with project.read() as s:
+        whole = currency.current_answer_ids(s, reader)
+        ranged = [currency.current_answer_ids(s, reader, (ordered[k], ordered[min(k + 2, 7)])) for k in (0, 3, 6)]
+    assert whole == set().union(*ranged) == {a[0], a[5], a[7]}
+    assert all(part <= set(ordered[k:k + 3]) for part, k in zip(ranged, (0, 3, 6)))
+    service.score_answers(project, "fwa-paper")              # another scorer's row beside every answer's
+    assert _sql_current(project, sel) == {a[0], a[5], a[7]}
     answers, task_inputs, in_force = read_inputs(project, None, "fs-match")
     check = ScoreCheck("fs-match", sel.version, sel.scorer_now, judged=False)
     keeps = {aid for aid, _, task_id, raw, parsed, error in answers

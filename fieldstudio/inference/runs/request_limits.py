@@ -24,7 +24,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from fieldstudio.inference import sampling
@@ -131,6 +130,8 @@ def _keep_images(prompt: Prompt, keep: set[int]) -> Prompt:
 
 def _reencoded(prompt: Prompt, quality: int) -> Prompt:
     """Every image re-encoded at ``quality`` (only those above it), in the messages and the image records."""
+    import cv2           # only when an image is re-encoded: every command line start imports this module
+
     by_url: dict[str, str] = {}
     images = []
     for im in prompt.images:

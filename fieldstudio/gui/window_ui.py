@@ -123,6 +123,11 @@ def build_menus(window: QMainWindow) -> None:
     import_pkg = packages.addAction("&Import a rater's package…")
     import_pkg.setToolTip("Merge ratings sent back by a rater; importing twice changes nothing")
     import_pkg.triggered.connect(window.import_rating_package)
+    sent = m.addAction("What &left this machine…")
+    sent.setObjectName("what_left_action")
+    sent.setToolTip("Per endpoint and day: the frames and documents model runs sent, and whether the frames were "
+                    "blurred by the profile's privacy gate")
+    sent.triggered.connect(window.what_left_dialog)
     m.addSeparator()
     m.addAction(a["quit"])
     m = window.menuBar().addMenu("&Edit")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fieldstudio.privacy import faces
-from tests.support.face_photos import MARKED_FACES, overlaps, sample_rgb
+from tests.support.face_photos import MARKED_FACES, SHARED_DATA_FACES, overlaps, sample_rgb, shared_data_frame
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +67,15 @@ def test_a_missing_model_file_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv(faces.MODEL_ENV, str(tmp_path / "absent.onnx"))
     with pytest.raises(faces.FaceModelError, match="absent.onnx cannot be read"):
         faces.FaceDetector()
+
+
+@pytest.mark.parametrize("video, index", sorted(SHARED_DATA_FACES))
+def test_the_faces_marked_in_the_shared_videos_are_found(detector, video, index):
+    from tests.support.shared_data import SHARED_DATA
+
+    path = SHARED_DATA / "media" / video
+    if not path.is_file():
+        pytest.skip(f"no shared data at {path}")
+    found = detector.detect(shared_data_frame(path, index))
+    for marked in SHARED_DATA_FACES[(video, index)]:
+        assert any(overlaps(b.as_list()[:4], marked) for b in found)

@@ -53,3 +53,23 @@ def overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float,
         cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
         return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
     return covers(a, b) or covers(b, a)
+
+
+#: Faces marked by hand in frames of the shared data's videos (`tests.support.shared_data.SHARED_DATA`, CC BY 4.0,
+#: Intel sample videos: see its README): (video path under ``media/``, frame index) -> faces (x0, y0, x1, y1).
+#: Only faces a person can see as faces (a profile counts; the back of a head does not).
+SHARED_DATA_FACES: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {
+    ("videos/store_aisle_shoppers_from_gif.mp4", 0): [(275, 74, 294, 100)],      # the man in the hat, in profile
+    ("videos/store_aisle_shoppers_from_gif.mp4", 30): [(361, 83, 384, 108)],     # the woman in teal, in profile
+}
+
+
+def shared_data_frame(video: Path, index: int) -> np.ndarray:
+    """Frame `index` (decode order of the only video stream) of a shared-data video, RGB."""
+    import av
+
+    with av.open(str(video)) as container:
+        for n, frame in enumerate(container.decode(container.streams.video[0])):
+            if n == index:
+                return frame.to_ndarray(format="rgb24")
+    raise IndexError(f"{video} has no frame {index}")

@@ -477,9 +477,16 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "codecs": ("every codec and container decodes as ffmpeg does", check_codecs),
     "pdf": ("PDF page renders and its text extracts", check_pdf),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
+    "faces": ("the face detector loads and finds a face", lambda ctx: _face_check(ctx)),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }
+
+
+def _face_check(ctx: Context) -> str:
+    from fieldstudio.selftest.face_check import check_faces
+
+    return check_faces(ctx)
 
 
 def _use_offscreen_without_display() -> str | None:

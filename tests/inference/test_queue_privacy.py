@@ -97,3 +97,20 @@ def test_the_default_gate_blurs_faces_for_an_endpoint_off_this_machine(url, rang
 
     profile = ModelProfile(name="p", base_url=url, model="m", lan_ranges=ranges)
     assert profile.privacy_mode == ("send-as-is" if local else "blur-faces")
+
+
+def test_the_run_record_keeps_the_redaction_and_verifies_the_blurred_frames(project, fake_openai, tmp_path):
+    """`runs verify` makes each blurred frame again through the same gate: the JPEG's SHA-256 is the one sent."""
+    from fieldstudio.reproducibility import record, verify
+
+    task = _photo_task(project, tmp_path)
+    profile = fake_profile(fake_openai, privacy="blur-faces")
+    run_id = run_queue.create_run(project, profile, [task])
+    run_queue.execute_run(project, run_id, profile=profile)
+    path = tmp_path / "run.jsonl"
+    record.write_record(project, run_id, path)
+    read = record.read_record(path)
+    frames = read.of("frame")
+    assert len(frames) == 2 and all(f["redaction"]["gate"] == "blur-faces" for f in frames)
+    result = verify.verify_record(read, project)
+    assert result.differences == [] and result.checked["frames"] == 2

@@ -114,3 +114,17 @@ def test_the_run_record_keeps_the_redaction_and_verifies_the_blurred_frames(proj
     assert len(frames) == 2 and all(f["redaction"]["gate"] == "blur-faces" for f in frames)
     result = verify.verify_record(read, project)
     assert result.differences == [] and result.checked["frames"] == 2
+
+
+def test_an_image_that_did_not_go_through_the_gate_is_never_sent():
+    from fieldstudio.inference.call_errors import ModelCallError
+    from fieldstudio.inference.profiles import ModelProfile
+    from fieldstudio.inference.strategies.base import Prompt
+
+    profile = ModelProfile(name="hosted", base_url="https://api.example.com/v1", model="m")
+    stray = {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/AAAA"}}
+    prompt = Prompt([{"role": "user", "content": [{"type": "text", "text": "hi"}, stray]}], [])
+    with pytest.raises(ModelCallError, match="an image that did not go through it") as caught:
+        run_queue.check_privacy(profile, prompt)
+    assert caught.value.kind == "privacy_gate"
+    run_queue.check_privacy(ModelProfile(name="local", base_url="http://127.0.0.1:1/v1", model="m"), prompt)

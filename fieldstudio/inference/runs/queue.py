@@ -178,12 +178,20 @@ def check_privacy(profile: ModelProfile, prompt: Prompt) -> None:
     """
     if profile.privacy_mode != BLUR_FACES:
         return
+    blurred = set()
     for image in prompt.images:
         redaction = getattr(image, "redaction", None)
         if not redaction or redaction.get("gate") != BLUR_FACES:
             raise ModelCallError("privacy_gate", f"{profile.name}: the privacy gate blurs faces and frame "
                                  f"{getattr(image, 'frame_index', '?')} of {getattr(image, 'file_name', '?')} was not "
                                  "blurred; nothing was sent")
+        blurred.add(image.data_url())
+    for message in prompt.messages:         # an image part that is none of the blurred frames is never sent
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url" and \
+                    (part.get("image_url") or {}).get("url") not in blurred:
+                raise ModelCallError("privacy_gate", f"{profile.name}: the privacy gate blurs faces and the request "
+                                     "holds an image that did not go through it; nothing was sent")
 
 
 def request_key(profile: ModelProfile, strategy: Strategy, prompt: Prompt) -> str:

@@ -385,6 +385,12 @@ class MainWindow(QMainWindow):
             return self._sent_dialog
         return None
 
+    def redact_dialog(self):  # noqa: ANN201 - gui.workers.Worker or None
+        """File ▸ Redact media for sharing: blurred copies of files chosen on disk (no project needed)."""
+        from fieldstudio.gui.redact_dialog import redact_dialog
+
+        return redact_dialog(self)
+
     def export_rating_package(self) -> None:
         if self.session.need_project():
             from fieldstudio.gui import rating_exchange

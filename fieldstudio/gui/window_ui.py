@@ -128,6 +128,10 @@ def build_menus(window: QMainWindow) -> None:
     sent.setToolTip("Per endpoint and day: the frames and documents model runs sent, and whether the frames were "
                     "blurred by the profile's privacy gate")
     sent.triggered.connect(window.what_left_dialog)
+    redact = m.addAction("Redact media for &sharing…")
+    redact.setObjectName("redact_action")
+    redact.setToolTip("Write copies of images and videos with every face blurred (every frame kept, audio copied)")
+    redact.triggered.connect(window.redact_dialog)
     m.addSeparator()
     m.addAction(a["quit"])
     m = window.menuBar().addMenu("&Edit")

@@ -78,6 +78,8 @@ def redact_files(paths: Sequence[Path], out_dir: Path, *, detector: FaceDetector
     out_dir.mkdir(parents=True, exist_ok=True)
     for done, source in enumerate(paths):
         progress(done, len(paths))
+        if cancelled():
+            raise RedactCancelled(f"stopped after {done} of {len(paths)} file(s); the copies written stay")
         source = Path(source)
         target = copy_path(source, out_dir)
         try:

@@ -15,6 +15,7 @@ from fieldstudio.cli.output import fail, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import test_profile
+from fieldstudio.privacy import gate
 from fieldstudio.inference.profiles import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, PRESET_KEY_ENV, PRESETS,
                                             ModelProfile)
 
@@ -82,6 +83,12 @@ def add(
         "--longest-side", help="Resize images so the longest side is at most this many pixels.")] = 1024,
     temperature: Annotated[Optional[float], typer.Option("--temperature", help="Sampling temperature.")] = 0.0,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed sent with each request.")] = None,
+    privacy: Annotated[Optional[str], typer.Option(
+        "--privacy", help="Privacy gate: local-only (refuse any endpoint not on this machine or a --lan-range), "
+        "blur-faces (faces blurred in every frame sent; the project's media are never changed) or send-as-is. "
+        "Default: blur-faces for an endpoint not on this machine, send-as-is for one on it.")] = None,
+    lan_range: Annotated[Optional[list[str]], typer.Option(
+        "--lan-range", help="A LAN range counted as local (CIDR, e.g. 192.168.1.0/24); repeat for several.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a profile of the same name.")] = False,
 ) -> None:
     """Add a model profile. Run `fieldstudio models test NAME` afterwards to check it."""
@@ -98,7 +105,8 @@ def add(
             max_images_per_request=max_images, max_request_bytes=max_request_bytes, image_detail=detail,
             longest_image_side=longest_side, timeout_s=timeout, deadline_s=deadline,
             max_reply_bytes=max_reply_bytes, retries=retries, concurrency=concurrency, temperature=temperature,
-            seed=seed)
+            seed=seed, privacy=privacy, lan_ranges=list(lan_range or []))
+        profile.privacy = profile.privacy_mode      # the default is written down, so the file says what applies
         if use_keyring:
             try:
                 store.resolve_api_key(profile)
@@ -113,11 +121,40 @@ def add(
     console = out
     console.print(f"Added model profile {profile.name!r}: {profile.model} at {profile.shown_url}")
     console.print(f"Key: {profile.key_hint()}. Saved in {path}.")
+    console.print(privacy_line(profile, chosen=privacy is not None))
     if profile.url_secret_mask:
         console.print(f"The password or key in the base URL was moved to the OS keyring (service "
                       f"{store.KEYRING_SERVICE!r}, user {profile.name + store.URL_SECRET_SUFFIX!r}); the file holds "
                       "the URL without it.")
     console.print(f"Check it with: fieldstudio models test {profile.name}")
+
+
+def privacy_line(profile: ModelProfile, *, chosen: bool = True) -> str:
+    """``Privacy gate: <mode>: <what it does>`` and, for a default, that it is the default of the endpoint."""
+    why = "" if chosen else (" (the default for an endpoint on this machine)" if profile.privacy == gate.SEND_AS_IS
+                             else " (the default for an endpoint not on this machine; change it with --privacy)")
+    ranges = f"; LAN ranges counted as local: {', '.join(profile.lan_ranges)}" if profile.lan_ranges else ""
+    return f"Privacy gate: {gate.MODES[profile.privacy_mode]}{why}{ranges}."
+
+
+@models_app.command("privacy")
+def set_privacy(
+    name: Annotated[str, typer.Argument(help="Name of the profile.")],
+    mode: Annotated[str, typer.Argument(help="local-only, blur-faces or send-as-is.")],
+    lan_range: Annotated[Optional[list[str]], typer.Option(
+        "--lan-range", help="LAN ranges counted as local (CIDR); given, they replace the profile's.")] = None,
+) -> None:
+    """Set a profile's privacy gate: what may leave this machine in a request to its endpoint."""
+    try:
+        profile = store.get_profile(name)
+        profile.privacy = gate.check_mode(mode)
+        if lan_range is not None:
+            profile.lan_ranges = list(lan_range)
+        profile = ModelProfile.from_dict(profile.to_dict())     # checked as a new profile would be
+        store.update_profile(profile)
+    except (FieldstudioError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    out.print(f"{profile.name}: {privacy_line(profile)}")
 
 
 @models_app.command("list")
@@ -131,7 +168,7 @@ def list_profiles() -> None:
     if not profiles:
         console.print("No model profiles yet. Add one with: fieldstudio models add NAME --base-url URL --model ID")
         return
-    table = Table("name", "model", "base URL", "key", "USD/Mtok in/out", "batch", "images", "tested")
+    table = Table("name", "model", "base URL", "key", "USD/Mtok in/out", "batch", "images", "privacy", "tested")
     for profile in sorted(profiles.values(), key=lambda p: p.name.lower()):
         prices = "/".join("?" if p is None else f"{p:g}"
                           for p in (profile.price_input_per_mtok, profile.price_output_per_mtok))
@@ -143,7 +180,7 @@ def list_profiles() -> None:
         batch = "no" if not profile.batch_api else (
             "yes, discount ?" if profile.batch_discount is None else f"yes, -{profile.batch_discount:.0%}")
         table.add_row(profile.name, profile.model, profile.shown_url, profile.key_hint(), prices,
-                      batch, images, tested)
+                      batch, images, profile.privacy_mode, tested)
     console.print(table)
 
 
@@ -195,4 +232,4 @@ def remove(name: Annotated[str, typer.Argument(help="Name of the profile to remo
 
 def register(app: typer.Typer) -> None:
     """Add the ``models add|list|test|remove`` group to the main command line."""
-    app.add_typer(models_app, name="models", help="Model profiles: add, list, test, remove.")
+    app.add_typer(models_app, name="models", help="Model profiles: add, list, test, privacy, remove.")

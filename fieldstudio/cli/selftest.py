@@ -39,12 +39,12 @@ def register(app: typer.Typer) -> None:
     @app.command("self-test")
     def self_test(
         only: Annotated[Optional[list[str]], typer.Option(
-            "--only", help="run only this check (repeatable): qt, vlc, frame, pdf, project, demo")] = None,
+            "--only", help="run only this check (repeatable): qt, vlc, frame, codecs, pdf, opencv, faces, project, demo")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print the results as one line of JSON")] = False,
         no_isolate: Annotated[bool, typer.Option(
             "--no-isolate", hidden=True, help="run the Qt check in this process (used by the self-test itself)")] = False,
     ) -> None:
-        """Check that this installation works: Qt window, libVLC playback, exact frames, every codec, PDF, OpenCV, projects, demo.
+        """Check that this installation works: Qt window, libVLC playback, exact frames, every codec, PDF, OpenCV, the face detector, projects, demo.
 
         Prints one row per check with PASS or FAIL and exits 0 only when all pass. Without a display
         (Linux) Qt's offscreen platform is used. The log file (see Help > Show logs) has the details.

@@ -376,6 +376,21 @@ class MainWindow(QMainWindow):
         if found and media is not None and media.id in found:
             self.state.request_frame(media.id)
 
+    def what_left_dialog(self):  # noqa: ANN201 - gui.sent_dialog.SentDialog or None
+        """File ▸ What left this machine: per endpoint and day, what the project's model runs sent."""
+        if self.session.need_project():
+            from fieldstudio.gui.sent_dialog import show_sent
+
+            self._sent_dialog = show_sent(self, self.state.project)
+            return self._sent_dialog
+        return None
+
+    def redact_dialog(self):  # noqa: ANN201 - gui.workers.Worker or None
+        """File ▸ Redact media for sharing: blurred copies of files chosen on disk (no project needed)."""
+        from fieldstudio.gui.redact_dialog import redact_dialog
+
+        return redact_dialog(self)
+
     def export_rating_package(self) -> None:
         if self.session.need_project():
             from fieldstudio.gui import rating_exchange

@@ -33,7 +33,8 @@ class ModelCallError(FieldstudioError):
     Attributes:
         kind: one of ``timeout``, ``connection``, ``not_found``, ``model_not_found``, ``auth``,
             ``permission``, ``rate_limited``, ``server_error``, ``images_rejected``, ``too_many_images``,
-            ``bad_request``, ``bad_response``, ``no_key``, ``deadline`` (the profile's overall deadline passed).
+            ``bad_request``, ``bad_response``, ``no_key``, ``deadline`` (the profile's overall deadline passed),
+            ``privacy_gate`` (the profile's privacy gate refused the request: nothing was sent).
         status: the HTTP status, or None when there was no response.
         retry_after_s: seconds the server asked us to wait (429/503), or None.
         detail: the server's own message, shortened, with URLs masked and key-like strings removed.

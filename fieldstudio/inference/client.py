@@ -108,9 +108,18 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
     that an ``OPENAI_API_KEY`` in the environment is never sent to an unrelated server. Credentials in
     the base URL (``user:password@``) are sent as HTTP Basic auth, which replaces the bearer key.
 
-    Raises ModelCallError(kind="no_key") if the profile's key source is empty.
+    Raises ModelCallError(kind="no_key") if the profile's key source is empty, and (kind="privacy_gate") if the
+    profile's privacy gate is "local only" and the endpoint is not on this machine nor in its LAN ranges: every
+    request goes through a client made here, so nothing reaches such an endpoint.
     """
     import openai
+    from fieldstudio.privacy.gate import LOCAL_ONLY, GateRefused, refuse_remote
+
+    if profile.privacy_mode == LOCAL_ONLY:
+        try:
+            refuse_remote(profile.name, profile.base_url, profile.lan_ranges)
+        except GateRefused as exc:
+            raise ModelCallError("privacy_gate", str(exc)) from None
     if api_key is None:
         try:
             api_key = resolve_api_key(profile)

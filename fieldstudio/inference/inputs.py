@@ -123,6 +123,9 @@ class EncodedImage:
         pts_s: seconds (None for photos).
         sha256: hex digest of `jpeg`; width, height: pixels of the encoded image; quality: JPEG quality used;
         max_side: the longest side asked for (None: full size), so the same frame can be made again.
+        redaction: what the privacy gate did to these pixels before they were encoded (``{"gate": "blur-faces",
+            "detector": version, "boxes": [[x0, y0, x1, y1, score], ...]}``, pixels of the encoded image), or None
+            when the frame went through unchanged.
     """
 
     media_id: str
@@ -136,6 +139,7 @@ class EncodedImage:
     height: int
     quality: int
     max_side: int | None = None
+    redaction: dict[str, Any] | None = None
 
     def data_url(self) -> str:
         """``data:image/jpeg;base64,...``."""
@@ -143,11 +147,15 @@ class EncodedImage:
 
     def record(self, request: int = 0) -> dict[str, Any]:
         """What an answer stores about this image: media, frame index, PTS, SHA-256, size sent (pixels), JPEG
-        quality and bytes, the longest side asked for, the request number."""
-        return {"media_id": self.media_id, "file_name": self.file_name, "frame_index": self.frame_index,
-                "pts": self.pts, "pts_s": self.pts_s, "sha256": self.sha256, "width": self.width,
-                "height": self.height, "quality": self.quality, "bytes": len(self.jpeg), "max_side": self.max_side,
-                "request": request}
+        quality and bytes, the longest side asked for, the request number, and the privacy gate's ``redaction``
+        (the boxes blurred and the detector's version) when it changed the pixels."""
+        out = {"media_id": self.media_id, "file_name": self.file_name, "frame_index": self.frame_index,
+               "pts": self.pts, "pts_s": self.pts_s, "sha256": self.sha256, "width": self.width,
+               "height": self.height, "quality": self.quality, "bytes": len(self.jpeg), "max_side": self.max_side,
+               "request": request}
+        if self.redaction is not None:
+            out["redaction"] = self.redaction
+        return out
 
 
 def encode_limited(rgb: np.ndarray, *, quality: int, max_bytes: int | None = None, step: int = 5,
@@ -169,11 +177,14 @@ def encode_limited(rgb: np.ndarray, *, quality: int, max_bytes: int | None = Non
 class FrameEncoder:
     """Exact frames of a project's media, resized and JPEG-encoded, for several threads at once.
 
-    `encode` is thread-safe. Call `close` when the run ends (it closes every thread's decoders).
+    `encode` is thread-safe. Call `close` when the run ends (it closes every thread's decoders). With a
+    `redactor` (the privacy gate's `fieldstudio.privacy.gate.FaceRedactor`) every frame's faces are blurred after
+    the resize and before the JPEG is made, and the image carries the redaction's record.
     """
 
-    def __init__(self, project: Project, *, cache_items: int = 256):
+    def __init__(self, project: Project, *, cache_items: int = 256, redactor: Any = None):
         self.project = project
+        self.redactor = redactor
         self._local = threading.local()
         self._sources: list[FrameSource] = []
         self._lock = threading.Lock()
@@ -209,7 +220,8 @@ class FrameEncoder:
                max_bytes: int | None = None) -> EncodedImage:
         """Frame `index` of a video (or a photo, index 0), upright, longest side at most `max_side`, as JPEG.
 
-        Raises MediaError (missing or undecodable file) or IndexError (index outside the video).
+        Raises MediaError (missing or undecodable file), IndexError (index outside the video) or, with a redactor,
+        `fieldstudio.privacy.gate.GateRefused` (no face detector, or a frame too large for it).
         """
         key = (media.id, index, max_side, quality, max_bytes)
         with self._lock:
@@ -231,9 +243,12 @@ class FrameEncoder:
             raise MediaError(media.path, "is a document; it is sent as text, not as an image")
         if max_side:
             rgb = images.fit_within(rgb, max_side)
+        redaction = None
+        if self.redactor is not None:       # on the pixels sent: the frame as resized, never the media file
+            rgb, redaction = self.redactor.redact(rgb)
         jpeg, used = encode_limited(rgb, quality=quality, max_bytes=max_bytes)
         out = EncodedImage(media.id, media.file_name, index, pts, pts_s, hashlib.sha256(jpeg).hexdigest(), jpeg,
-                           int(rgb.shape[1]), int(rgb.shape[0]), used, max_side)
+                           int(rgb.shape[1]), int(rgb.shape[0]), used, max_side, redaction)
         with self._lock:
             self._cache[key] = out
             while len(self._cache) > self._cache_items:

@@ -27,6 +27,7 @@ from typing import Any
 
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core.user_settings import MODEL_PROFILES
+from fieldstudio.privacy import gate
 from fieldstudio.inference.base_urls import (ProfileError, join_url_secret, mask_url, normalize_base_url,
                                              refuse_path_parameters, split_url_secret, url_secret_values)
 
@@ -140,6 +141,9 @@ class ModelProfile:
         capabilities: what the last `test` found.
         url_secret_mask: None, or the base URL as given, masked (``http://***@host/v1``), when its secret
             (password, query key) is kept in the OS keyring; `base_url` is then the URL without it.
+        privacy: the privacy gate (`fieldstudio.privacy.gate.MODES`: ``local-only``, ``blur-faces``,
+            ``send-as-is``), or None for the default of its endpoint (`privacy_mode`).
+        lan_ranges: LAN ranges (CIDR, e.g. ``192.168.1.0/24``) that count as local for ``local-only`` and the default.
     """
 
     name: str
@@ -169,6 +173,8 @@ class ModelProfile:
     seed: int | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)
     url_secret_mask: str | None = None
+    privacy: str | None = None
+    lan_ranges: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.name = (self.name or "").strip()
@@ -218,6 +224,18 @@ class ModelProfile:
             raise ProfileError(f"{self.name}: the longest image side must be at least 16 pixels.")
         if isinstance(self.capabilities, dict):
             self.capabilities = Capabilities.from_dict(self.capabilities)
+        self.lan_ranges = [r.strip() for r in self.lan_ranges or [] if r and r.strip()]
+        try:
+            gate.check_mode(self.privacy)
+            gate.parse_lan_ranges(self.lan_ranges)
+        except ValueError as exc:
+            raise ProfileError(f"{self.name}: {exc}.") from None
+
+    @property
+    def privacy_mode(self) -> str:
+        """The privacy gate in force: `privacy`, or for None the default of the endpoint (``blur-faces`` unless it
+        is on this machine or in `lan_ranges`; `fieldstudio.privacy.gate.default_mode`)."""
+        return self.privacy or gate.default_mode(self.base_url, self.lan_ranges)
 
     # -- serialisation -------------------------------------------------------------------------
 

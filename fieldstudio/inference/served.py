@@ -78,13 +78,18 @@ def served_model(profile: ModelProfile) -> dict[str, Any]:
     profile's model, with any ``meta``), ``props`` (llama.cpp's ``model_path``, ``model_alias``,
     ``build_info``, ``total_slots`` and the context size where ``/props`` answers, else None),
     ``quantisation`` and ``quantisation_from`` (``details.quantization_level`` from Ollama, or the type written
-    in the served model file's name, or None), and ``not_offered`` (path -> why it gave nothing). Never raises.
+    in the served model file's name, or None), and ``not_offered`` (path -> why it gave nothing). Never raises;
+    asks nothing of an endpoint a "local only" privacy gate refuses.
     """
+    from fieldstudio.privacy.gate import LOCAL_ONLY, refuse_remote
+
     started = time.monotonic()
     try:
+        if profile.privacy_mode == LOCAL_ONLY:
+            refuse_remote(profile.name, profile.base_url, profile.lan_ranges)
         base = resolve_base_url(profile).rstrip("/")
         key = resolve_api_key(profile)
-    except Exception as exc:  # noqa: BLE001 - no key or URL secret: nothing can be asked
+    except Exception as exc:  # noqa: BLE001 - no key, URL secret, or the gate: nothing can be asked
         return {"listed": None, "model_entry": None, "props": None, "quantisation": None, "quantisation_from": None,
                 "not_offered": {"/models": type(exc).__name__}}
     root = base[:-3] if base.endswith("/v1") else base

@@ -177,7 +177,8 @@ def record_lines(project: Project, run_id: str) -> Iterator[dict[str, Any]]:
             frames.append({"type": "frame", "answer_id": a.id, "session": session,
                            "media_sha256": m.sha256 if m is not None else None,
                            "file_name": f.get("file_name") or (m.file_name if m is not None else None),
-                           **{k: f.get(k) for k in FRAME_KEYS}})
+                           **{k: f.get(k) for k in FRAME_KEYS},
+                           **({"redaction": f["redaction"]} if f.get("redaction") else {})})
     yield from frames
     for scoring in kept["scorings"]:
         yield {"type": "scoring", **scoring}

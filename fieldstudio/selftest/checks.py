@@ -470,6 +470,16 @@ def check_demo(ctx: Context) -> str:
                 os.environ[key] = old
 
 
+def _face_check(ctx: Context) -> str:
+    """The privacy gate's face detector loads and finds a face (`selftest.face_check`)."""
+    from fieldstudio.selftest.face_check import FaceCheckFailed, check_faces
+
+    try:
+        return check_faces()
+    except FaceCheckFailed as exc:
+        raise CheckFailed(str(exc)) from exc
+
+
 CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "qt": ("Qt platform plugin loads, a window shows", check_qt),
     "vlc": ("libVLC plays 1 s through the video callbacks", check_vlc),
@@ -477,6 +487,7 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "codecs": ("every codec and container decodes as ffmpeg does", check_codecs),
     "pdf": ("PDF page renders and its text extracts", check_pdf),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
+    "faces": ("the face detector loads and finds a face", _face_check),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }

@@ -136,3 +136,22 @@ def test_remove_and_unknown_names(config_dir):
 def test_list_with_no_profiles(config_dir):
     result = run("list")
     assert result.exit_code == 0 and "No model profiles yet" in result.output
+
+
+def test_add_says_and_stores_the_privacy_gate_and_privacy_changes_it(config_dir):
+    hosted = run("add", "hosted", "--preset", "openai", "--model", "gpt-4o-mini")
+    assert hosted.exit_code == 0 and "Privacy gate: blur faces" in hosted.output
+    assert "default for an endpoint not on this machine" in hosted.output
+    assert stored(config_dir)["hosted"]["privacy"] == "blur-faces"
+    local = run("add", "local", "--preset", "ollama", "--model", "m")
+    assert "Privacy gate: send frames as they are (the default for an endpoint on this machine)" in local.output
+    lan = run("add", "lan", "--base-url", "http://192.168.1.5:8000", "--model", "m", "--privacy", "local-only",
+              "--lan-range", "192.168.1.0/24")
+    assert lan.exit_code == 0 and (stored(config_dir)["lan"]["privacy"], stored(config_dir)["lan"]["lan_ranges"]) \
+        == ("local-only", ["192.168.1.0/24"])
+    changed = run("privacy", "hosted", "send-as-is")
+    assert changed.exit_code == 0 and stored(config_dir)["hosted"]["privacy"] == "send-as-is"
+    refused = run("privacy", "hosted", "blur")
+    assert refused.exit_code == 1 and "unknown privacy mode 'blur'" in refused.output
+    listing = run("list").output
+    assert "local-only" in listing and "send-as-is" in listing

@@ -49,3 +49,25 @@ def test_cost_per_hour_and_request_size_are_edited_and_saved(qtbot):
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     saved = profiles.get_profile("local-gpu")
     assert (saved.cost_per_hour_usd, saved.max_request_bytes) == (1.8, 20_000_000)
+
+
+def test_the_privacy_gate_defaults_to_blur_faces_off_this_machine_and_is_saved(qtbot):
+    dialog = _new_profile_form(qtbot)
+    editor = dialog.editor
+    qtbot.keyClicks(editor.name, "hosted")
+    qtbot.keyClicks(editor.base_url, "https://api.example.com/v1")
+    qtbot.keyClicks(editor.model_id, "vlm")
+    assert editor.privacy.mode.currentData() == "blur-faces"
+    assert "not on this machine: the default is blur faces" in editor.privacy.note.text()
+    editor.base_url.clear()
+    qtbot.keyClicks(editor.base_url, "http://192.168.1.7:8000/v1")
+    assert editor.privacy.mode.currentData() == "blur-faces"          # a LAN address is local once it is listed
+    qtbot.keyClicks(editor.privacy.ranges, "192.168.1.0/24")
+    assert editor.privacy.mode.currentData() == "send-as-is"
+    editor.privacy.mode.setCurrentIndex(editor.privacy.mode.findData("local-only"))
+    editor.privacy.mode.activated.emit(editor.privacy.mode.currentIndex())   # as the user's pick
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    saved = profiles.get_profile("hosted")
+    assert (saved.privacy, saved.lan_ranges) == ("local-only", ["192.168.1.0/24"])
+    editor.select("hosted")
+    assert editor.privacy.mode.currentData() == "local-only" and editor.privacy.ranges.text() == "192.168.1.0/24"

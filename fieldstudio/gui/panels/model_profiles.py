@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
+from fieldstudio.gui.panels.privacy_gate_form import PrivacyGateForm
 from fieldstudio.gui.panels.run_tables import PROFILE_COLUMNS, RowsModel
 from fieldstudio.inference import profiles as store
 from fieldstudio.inference.probe import ProbeReport, test_profile
@@ -238,6 +239,9 @@ class ModelProfilesEditor(QWidget):
                               ("Temperature", self.temperature), ("Seed", self.seed)):
             widget.setObjectName(label.split(" (")[0].lower().replace(" ", "_").replace("/", "per"))
             form.addRow(label, widget)
+        self.privacy = PrivacyGateForm(self.form_widget)
+        self.privacy.add_rows(form)
+        self.base_url.textChanged.connect(self.privacy.url_changed)
 
     def _preset_chosen(self) -> None:
         preset = self.preset.currentData()
@@ -300,6 +304,7 @@ class ModelProfilesEditor(QWidget):
         self.retries.setValue(d.retries)
         self.concurrency.setValue(d.concurrency)
         self._key_source_changed()
+        self.privacy.show_profile(p)
         self.remove_button.setEnabled(p is not None)
 
     def form_profile(self) -> ModelProfile:
@@ -310,6 +315,7 @@ class ModelProfilesEditor(QWidget):
             base_url = self._editing.base_url      # the masked URL was left as it was: keep the credentials
         source = self.key_source.currentData()
         previous = self._editing
+        privacy, lan_ranges = self.privacy.values()
         profile = ModelProfile(
             name=self.name.text(), base_url=base_url, model=self.model_id.text(), preset=self.preset.currentData(),
             api_key_env=self.key_env.text() if source == KEY_ENV else None, use_keyring=source == KEY_KEYRING,
@@ -325,7 +331,8 @@ class ModelProfilesEditor(QWidget):
             longest_image_side=self.longest_side.value(), timeout_s=self.timeout.value(),
             deadline_s=self.deadline.value(), max_reply_bytes=self.max_reply.value() * 1000,
             retries=self.retries.value(), concurrency=self.concurrency.value(),
-            temperature=_optional_float(self.temperature, "Temperature"), seed=_optional_int(self.seed, "Seed"))
+            temperature=_optional_float(self.temperature, "Temperature"), seed=_optional_int(self.seed, "Seed"),
+            privacy=privacy, lan_ranges=lan_ranges)
         if kept_url:
             profile.url_secret_mask = previous.url_secret_mask   # its secret stays where it is (the keyring)
         if source == KEY_ENV and not profile.api_key_env:

@@ -153,6 +153,7 @@ PROFILE_COLUMNS = (
     Column("USD / Mtok in/out", _price, lambda p: "US dollars per million input / output tokens", numeric=True),
     Column("Key", lambda p: {"env": f"env {p.api_key_env}", "keyring": "OS keyring", "none": "none"}[p.key_source],
            lambda p: p.key_hint()),
+    Column("Privacy", lambda p: p.privacy_mode, lambda p: "the privacy gate: what may leave this machine"),
     Column("Tested", _tested),
 )
 

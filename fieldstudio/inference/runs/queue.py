@@ -42,6 +42,7 @@ from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load
 from fieldstudio.inference.base_urls import ProfileError
 from fieldstudio.inference.profiles import ModelProfile, get_profile
 from fieldstudio.inference.runs.request_limits import Cut, fit_prompt, limits_of
+from fieldstudio.privacy.gate import BLUR_FACES, FaceRedactor, GateRefused
 from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
@@ -66,7 +67,8 @@ log = logging.getLogger(__name__)
 
 
 #: Errors that would fail every remaining task the same way: the run stops and the answer stays pending.
-FATAL_KINDS = frozenset({"no_key", "auth", "permission", "not_found", "model_not_found", "connection"})
+FATAL_KINDS = frozenset({"no_key", "auth", "permission", "not_found", "model_not_found", "connection",
+                         "privacy_gate"})
 _PROMPT_TEXT_CHARS = 4000
 _REFUSAL = re.compile(r"^\s*(i['’]m sorry,? but |sorry,? )?i (can(no|['’])t|am unable to|won['’]t) "
                       r"(help|assist|comply|provide|answer|do that)", re.I)
@@ -162,6 +164,36 @@ def check_prompt(profile: ModelProfile, prompt: Prompt) -> None:
                              "does not accept images; use a vision model or the blind strategy")
 
 
+def redactor_for(profile: ModelProfile, vision: ModelProfile | None) -> FaceRedactor | None:
+    """The face blur a run's frames go through: one when the profile or the vision profile (agent mode) has the
+    ``blur-faces`` gate (an agent's frames may go to either), else None."""
+    modes = {p.privacy_mode for p in (profile, vision) if p is not None}
+    return FaceRedactor() if BLUR_FACES in modes else None
+
+
+def check_privacy(profile: ModelProfile, prompt: Prompt) -> None:
+    """Refuse a request whose frames the profile's ``blur-faces`` gate did not blur (the last check before sending).
+
+    Raises ModelCallError ``privacy_gate`` naming the first such frame.
+    """
+    if profile.privacy_mode != BLUR_FACES:
+        return
+    blurred = set()
+    for image in prompt.images:
+        redaction = getattr(image, "redaction", None)
+        if not redaction or redaction.get("gate") != BLUR_FACES:
+            raise ModelCallError("privacy_gate", f"{profile.name}: the privacy gate blurs faces and frame "
+                                 f"{getattr(image, 'frame_index', '?')} of {getattr(image, 'file_name', '?')} was not "
+                                 "blurred; nothing was sent")
+        blurred.add(image.data_url())
+    for message in prompt.messages:         # an image part that is none of the blurred frames is never sent
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url" and \
+                    (part.get("image_url") or {}).get("url") not in blurred:
+                raise ModelCallError("privacy_gate", f"{profile.name}: the privacy gate blurs faces and the request "
+                                     "holds an image that did not go through it; nothing was sent")
+
+
 def request_key(profile: ModelProfile, strategy: Strategy, prompt: Prompt) -> str:
     """The response-cache key of one request of `strategy` (`cache.cache_key` with the prompt's frame hashes)."""
     hashes = {im.data_url(): im.sha256 for im in prompt.images}
@@ -188,7 +220,7 @@ class AnswerExecutor:
         self.use_cache = use_cache
         self.cancelled = cancelled
         self.strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
-        self.encoder = FrameEncoder(project)
+        self.encoder = FrameEncoder(project, redactor=redactor_for(profile, vision))
         self.params = dict((run.params or {}).get("strategy_params") or {})
         self._clients: dict[str, Any] = {}
         self.tasks: dict[str, Any] = {}
@@ -227,6 +259,7 @@ class AnswerExecutor:
                 raise RunCancelled()
             prompt, cut = fit_prompt(built, limits_of(profile, self.learned_max_images))
             check_prompt(profile, prompt)
+            check_privacy(profile, prompt)
             key = request_key(profile, self.strategy, prompt)
             self.save_unsaved(answer_log)  # a multi-request answer keeps every paid reply as it goes
             maybe_cached = self.use_cache and (self.known_keys is None or key in self.known_keys)
@@ -290,6 +323,8 @@ class AnswerExecutor:
             return "pending", None
         except RequestDeferred:
             raise
+        except GateRefused as exc:          # no detector, or a frame it cannot read: would refuse every frame
+            raise ModelCallError("privacy_gate", str(exc)) from None
         except ModelCallError as exc:
             if exc.kind in FATAL_KINDS:
                 raise

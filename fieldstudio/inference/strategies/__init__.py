@@ -87,13 +87,18 @@ def preview(project: Project, task_id: str, strategy: str, profile: ModelProfile
             params: dict[str, Any] | None = None) -> list[Prompt]:
     """The request(s) a strategy would send first for a task, without sending anything (for a GUI preview).
 
-    Raises StrategyError (unknown strategy, missing media, unreadable media) or NotFound (no such task).
+    Its frames go through the profile's privacy gate as a run's would (faces blurred for ``blur-faces``).
+    Raises StrategyError (unknown strategy, missing media, unreadable media, ``privacy_gate``: no face detector)
+    or NotFound (no such task).
     """
     from fieldstudio.inference.inputs import load_task
+    from fieldstudio.privacy.gate import BLUR_FACES, FaceRedactor, GateRefused
 
-    encoder = FrameEncoder(project)
+    encoder = FrameEncoder(project, redactor=FaceRedactor() if profile.privacy_mode == BLUR_FACES else None)
     try:
         ctx = StrategyContext(project, encoder, profile, dict(params or {}))
         return get_strategy(strategy).build(ctx, load_task(project, task_id))
+    except GateRefused as exc:
+        raise StrategyError("privacy_gate", str(exc)) from None
     finally:
         encoder.close()

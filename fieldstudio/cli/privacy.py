@@ -1,0 +1,81 @@
+"""`fieldstudio sent P`: what left this machine, per endpoint and day (`inference.sent_log`); `fieldstudio redact`:
+blurred copies of images and videos for sharing (`privacy.redact_media`). Register with ``register(app)``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from fieldstudio.cli.output import fail, open_project, out, progress_bar
+from fieldstudio.core.errors import FieldstudioError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sent`` and ``redact`` commands to ``app``."""
+    app.command("sent")(sent_cmd)
+    app.command("redact")(redact_cmd)
+
+
+def sent_cmd(
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """What left this machine: per endpoint and day, the requests, frames and documents sent by model runs and
+    whether the frames were blurred by the privacy gate (replies from the response cache sent nothing)."""
+    from fieldstudio.inference.sent_log import what_left
+
+    try:
+        with open_project(project) as p:
+            rows = what_left(p)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        out.print_json(json.dumps({"sent": [r.as_dict() for r in rows]}))
+        return
+    if not rows:
+        out.print("Nothing has left this machine: no model request was sent from this project.")
+        return
+    table = Table("day (UTC)", "endpoint", "profiles", "requests", "frames", "blurred", "NOT blurred", "faces blurred",
+                  "documents", "redacted")
+    for r in rows:
+        table.add_row(r.day, r.endpoint, ", ".join(sorted(r.profiles)), str(r.requests), str(r.frames),
+                      str(r.frames_blurred), str(r.frames_unredacted), str(r.faces_blurred), str(r.documents),
+                      r.redacted)
+    out.print(table)
+    out.print("Documents are sent as their text and are never redacted.")
+
+
+def redact_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="images and videos to copy with their faces blurred")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for the copies (made if missing)")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Write blurred copies of images and videos for sharing: every face found by the face detector is blurred;
+    a video keeps every frame at its PTS and its audio (copied, not re-encoded). The files given are only read.
+    Exit 0 when every copy was written, 1 when some file could not be, 2 when nothing could run."""
+    from fieldstudio.privacy.redact_media import redact_files
+
+    try:
+        with progress_bar("Redacting") as bar:
+            report = redact_files(paths, out_dir, progress=bar)
+    except FieldstudioError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        out.print_json(json.dumps({
+            "detector": report.detector,
+            "written": [{"source": str(w.source), "copy": str(w.copy), "frames": w.frames, "faces": w.faces,
+                         "audio_streams": w.audio_streams} for w in report.written],
+            "failed": [{"source": str(s), "reason": why} for s, why in report.failed]}))
+    else:
+        for w in report.written:
+            what = "image" if w.frames == 1 and not w.audio_streams and w.copy.suffix not in (".mp4", ".mkv") else \
+                f"{w.frames} frames, {w.audio_streams} audio stream(s) copied"
+            out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})", markup=False)
+        for source, why in report.failed:
+            out.print(f"NOT copied: {why}", markup=False)
+        out.print(f"face detector: {report.detector}", markup=False)
+    raise typer.Exit(0 if not report.failed else 1)

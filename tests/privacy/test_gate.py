@@ -1,0 +1,73 @@
+"""The gate's pieces: which endpoints are local, the modes a profile accepts, the blur on a copy of the pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fieldstudio.inference.base_urls import ProfileError
+from fieldstudio.inference.profiles import ModelProfile
+from fieldstudio.privacy import gate
+from fieldstudio.privacy.blur import blur_faces, widened
+from fieldstudio.privacy.faces import FaceBox
+from tests.support.face_photos import MARKED_FACES, sample_rgb
+
+
+@pytest.mark.parametrize("url, ranges, resolve, local", [
+    ("http://localhost:8080/v1", [], False, True), ("http://127.0.0.2:1/v1", [], False, True),
+    ("http://[::1]:1/v1", [], False, True), ("http://10.1.2.3/v1", ["10.0.0.0/8"], False, True),
+    ("http://10.1.2.3/v1", ["192.168.0.0/16"], False, False), ("http://gpu-box:8000/v1", [], False, False),
+    ("http://nonexistent.invalid/v1", ["0.0.0.0/0"], True, False)])
+def test_which_endpoints_are_on_this_machine_or_the_listed_lan(url, ranges, resolve, local):
+    assert gate.endpoint_is_local(url, ranges, resolve=resolve) is local
+
+
+def test_a_bad_lan_range_or_mode_is_refused_by_the_profile():
+    with pytest.raises(ProfileError, match="'10.0.0/33' is not a LAN range"):
+        ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", lan_ranges=["10.0.0/33"])
+    with pytest.raises(ProfileError, match="unknown privacy mode 'blur'"):
+        ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", privacy="blur")
+
+
+def test_a_profile_keeps_its_gate_through_its_file(tmp_path):
+    from fieldstudio.inference.profiles import add_profile, get_profile
+
+    path = tmp_path / "profiles.json"
+    add_profile(ModelProfile(name="p", base_url="https://api.example.com/v1", model="m", privacy="local-only",
+                             lan_ranges=["192.168.1.0/24"]), path=path)
+    again = get_profile("p", path)
+    assert (again.privacy, again.lan_ranges, again.privacy_mode) == ("local-only", ["192.168.1.0/24"], "local-only")
+
+
+def test_refusing_a_remote_endpoint_names_its_host_and_the_ranges():
+    with pytest.raises(gate.GateRefused, match='"local only" and api.example.com .* \\(192.168.1.0/24\\); nothing'):
+        gate.refuse_remote("p", "https://api.example.com/v1", ["192.168.1.0/24"])
+    gate.refuse_remote("p", "http://127.0.0.1:8080/v1", [])
+
+
+def test_the_blur_changes_a_copy_inside_the_widened_box_only():
+    rgb = sample_rgb("astronaut")
+    before = rgb.copy()
+    box = FaceBox(*MARKED_FACES["astronaut"][0], 0.9)
+    out = blur_faces(rgb, [box])
+    assert np.array_equal(rgb, before)                        # the picture given is never changed
+    x0, y0, x1, y1 = widened(box, 512, 512)
+    assert (x0, y0, x1, y1) == (156, 23, 299, 212)            # 95 x 125 box widened by a quarter each side
+    outside = np.ones(rgb.shape[:2], bool)
+    outside[y0:y1, x0:x1] = False
+    assert np.array_equal(out[outside], rgb[outside])
+    assert abs(out[y0:y1, x0:x1].astype(int) - rgb[y0:y1, x0:x1]).mean() > 15
+    assert np.array_equal(blur_faces(rgb, []), rgb)
+
+
+def test_the_redactor_records_the_boxes_and_the_detector_and_refuses_without_one():
+    from fieldstudio.privacy.faces import FaceModelError
+
+    blurred, record = gate.FaceRedactor().redact(sample_rgb("astronaut"))
+    assert record["gate"] == "blur-faces" and record["detector"].startswith("centerface sha256:")
+    assert len(record["boxes"]) == 1 and len(record["boxes"][0]) == 5
+
+    def broken():
+        raise FaceModelError("the face model x.onnx cannot be loaded: damaged")
+    with pytest.raises(gate.GateRefused, match="blurs faces and the face model x.onnx cannot be loaded"):
+        gate.FaceRedactor(broken).redact(sample_rgb("astronaut"))

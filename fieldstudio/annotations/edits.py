@@ -269,6 +269,25 @@ class DeleteCalibration(Edit):
         cal.save_calibration(self.project, **cal.calibration_fields(self.before))
 
 
+class ChooseCalibration(Edit):
+    """Make the scale or the floor calibration the one in use for a media or a camera group
+    (``calibrations.choose_calibration``); undo puts the previous choice back."""
+
+    text = "Choose the calibration in use"
+
+    def __init__(self, project: Project, kind: str | None, *, media_id: str | None = None,
+                 camera_group: str | None = None):
+        self.project, self.kind = project, kind
+        self.scope = {"media_id": media_id, "camera_group": camera_group}
+        self.previous: str | None = None
+
+    def do(self) -> None:
+        self.previous = cal.choose_calibration(self.project, self.kind, **self.scope)
+
+    def undo(self) -> None:
+        cal.choose_calibration(self.project, self.previous, **self.scope)
+
+
 class SetCameraGroup(Edit):
     """Put media in a camera group (or take them out with None); undo puts each back where it was."""
 

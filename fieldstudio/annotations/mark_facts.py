@@ -38,9 +38,8 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
     if rec.kind == "box":
         x1, y1, x2, y2 = (float(v) for v in rec.geometry)
         pixels = (x1, y1, x2 - x1, y2 - y1)
-        # a box stands on its bottom edge: on the floor's plane when the floor is calibrated
-        on_floor = calibrations.calibration_for(project, rec.media_id, "floor") is not None
-        m = calibrations.measure_points(project, rec.media_id, (x1, y2), (x2, y2), on_floor=on_floor)
+        # a box stands on its bottom edge: on the floor's plane when the floor calibration is the one in use
+        m = calibrations.measure_points(project, rec.media_id, (x1, y2), (x2, y2))
     elif rec.kind == "ruler":
         (x1, y1), (x2, y2) = rec.geometry
         pixels = (float(x1), float(y1), float(x2), float(y2))

@@ -213,10 +213,11 @@ class CanvasTools(QObject):
         return label_id
 
     def _new_ruler_on_floor(self) -> bool:
-        # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
+        # the calibration in use for this media (chosen per camera group) measures it; on_floor records which
         from fieldstudio.annotations import calibrations
 
-        return calibrations.calibration_for(self.ctx.project, self.ctx.media.id, "floor") is not None
+        in_use = calibrations.calibration_in_use(self.ctx.project, self.ctx.media.id)
+        return in_use is not None and in_use.kind == "floor"
 
     def _drop_temp(self) -> None:
         for item in (self._temp, self._picked):

@@ -166,7 +166,7 @@ class FrameMarks(QObject):
         for r in rulers:
             (p, q) = r.geometry
             item = RulerItem(tuple(p), tuple(q), color(r.label_id) if r.label_id else RULER_COLOR,
-                             annotation_id=r.id, measure=self.measurer(r.on_floor), changed=self.ruler_moved.emit)
+                             annotation_id=r.id, measure=self.measurer(), changed=self.ruler_moved.emit)
             scene.addItem(item)
             self.items.append(item)
         if self._grid is not None:
@@ -196,15 +196,17 @@ class FrameMarks(QObject):
                 chips.append((item.text, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 
-    def measurer(self, on_floor: bool) -> Callable[[tuple[float, float], tuple[float, float]], str]:
-        """``measure(p, q)``: a ruler's text on the media shown, "1.23 m" or "345 px (uncalibrated)"."""
+    def measurer(self, on_floor: bool | None = None) -> Callable[[tuple[float, float], tuple[float, float]], str]:
+        """``measure(p, q)``: a ruler's text on the media shown, "1.23 m (floor)" or "345 px (uncalibrated)";
+        ``on_floor`` None measures with the calibration in use for the media."""
         from fieldstudio.annotations import calibrations
 
         project, media_id = self.state.project, self.media.id
 
         def measure(p: tuple[float, float], q: tuple[float, float]) -> str:
             m = calibrations.measure_points(project, media_id, p, q, on_floor=on_floor)
-            return f"{m.metres:.2f} m" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
+            # the caption names the calibration that gave the metres: a group may hold a scale and a floor
+            return f"{m.metres:.2f} m ({m.kind})" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
         return measure
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media

@@ -1,5 +1,7 @@
-"""`fieldstudio calibrations list|use`: which calibration measures each media; the same services as the window's
-Calibrations panel (``annotations.calibrations``: ``in_use_status``, ``ChooseCalibration``).
+"""`fieldstudio calibrations list|use`: which calibration measures each media; `fieldstudio trajectory`: a tracked
+box's path on the floor with metres walked and speed. The same services as the window's Calibrations panel
+(``annotations.calibrations``: ``in_use_status``, ``ChooseCalibration``) and Annotate ▸ Trajectory of the
+selected track (``annotations.trajectory.track_trajectory``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from fieldstudio.cli import output as cli_support
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``calibrations`` group (list, use) to ``app``."""
+    """Add the ``calibrations`` group (list, use) and ``trajectory`` to ``app``."""
     group = typer.Typer(help="Calibrations: list them with the one in use, choose which one applies.",
                         no_args_is_help=True)
     app.add_typer(group, name="calibrations")
@@ -80,3 +82,42 @@ def register(app: typer.Typer) -> None:
         note = "" if kind in kinds else f" (it has no {kind} calibration yet: the choice applies once it has one)"
         cli_support.out.print(f"{scope}: the {kind} calibration is in use{note}", markup=False)
 
+    @app.command("trajectory")
+    def trajectory_cmd(
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        media: Annotated[str, typer.Argument(help="video file name or id")],
+        track: Annotated[int, typer.Option("--track", "-t", help="track id (`annotations list` shows them)")],
+        smooth: Annotated[int, typer.Option("--smooth", min=1, help=(
+            "average the floor positions over this many frames (odd; 1: none)"))] = 1,
+        csv_path: Annotated[Optional[str], typer.Option("--csv", help="write the table to this CSV file")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print the table as a JSON list")] = False,
+    ) -> None:
+        """Print a tracked box's ground point (bottom centre) per frame on the calibrated floor: time from the
+        frame's PTS, x/y in metres, step distance, distance walked and speed, with the calibration used.
+
+        Exit 1 when no calibration applies (the table is in pixels only).
+        """
+        from fieldstudio.annotations import trajectory
+        from fieldstudio.media import library
+
+        with cli_support.open_project(project) as p:
+            video = library.find_media(p, media)
+            try:
+                result = trajectory.track_trajectory(p, video.id, track, smooth=smooth)
+            except (ValueError, trajectory.AnnotationError) as exc:
+                raise cli_support.fail(str(exc))
+        rows = result.rows()
+        if csv_path:
+            result.write_csv(csv_path)
+        if as_json:
+            cli_support.out.print_json(json.dumps(rows))
+        elif not csv_path:
+            cli_support.out.print("frame  time_s  x_m  y_m  step_m  distance_m  speed_m_s", markup=False)
+            for r in rows:
+                cells = [r["frame"], r["time_s"], r["x_m"], r["y_m"], r["step_m"], r["distance_m"], r["speed_m_s"]]
+                cli_support.out.print("  ".join("-" if v is None else str(v) for v in cells), markup=False)
+        if not as_json:
+            cli_support.out.print(result.summary(), markup=False)
+            if csv_path:
+                cli_support.out.print(f"wrote {len(rows)} row(s) to {csv_path}", markup=False)
+        raise typer.Exit(0 if result.distance_m is not None else 1)

@@ -68,6 +68,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
                       "5 frames; stops when the target is lost or leaves the image)"),
     "track_backward": ("Track &backward", "Shift+T", "Follow the selected box through the frames before this one"),
+    "trajectory": ("Tra&jectory of the selected track…", "Ctrl+J", "The selected box's track on the calibrated "
+                   "floor: its path drawn, metres walked and speed per frame, a table to export"),
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),

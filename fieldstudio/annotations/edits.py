@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import stopwatch
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import mark_batches
@@ -48,6 +49,13 @@ def AddRuler(project: Project, media_id: str, p: Sequence[float], q: Sequence[fl
              **kwargs: Any) -> CreateAnnotation:  # noqa: N802
     """Edit: ``annotation_records.add_ruler``."""
     return CreateAnnotation(project, "Add ruler", lambda: ann.add_ruler(project, media_id, p, q, **kwargs))
+
+
+def AddStopwatch(project: Project, media_id: str, start_frame: int, end_frame: int,
+                 **kwargs: Any) -> CreateAnnotation:  # noqa: N802
+    """Edit: ``stopwatch.add_stopwatch`` (the time between two frames kept as a measurement)."""
+    return CreateAnnotation(project, "Stopwatch", lambda: stopwatch.add_stopwatch(
+        project, media_id, start_frame, end_frame, **kwargs))
 
 
 def AddSegment(project: Project, media_id: str, label_id: str | None, start_frame: int,

@@ -1,7 +1,8 @@
 """`fieldstudio calibrations list|use`: which calibration measures each media; `fieldstudio trajectory`: a tracked
-box's path on the floor with metres walked and speed. The same services as the window's Calibrations panel
+box's path on the floor with metres walked and speed; `fieldstudio stopwatch`: the time between two frames. The
+same services as the window's Calibrations panel
 (``annotations.calibrations``: ``in_use_status``, ``ChooseCalibration``) and Annotate ▸ Trajectory of the
-selected track (``annotations.trajectory.track_trajectory``).
+selected track (``annotations.trajectory.track_trajectory``) and the stopwatch keys (``annotations.stopwatch``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from fieldstudio.cli import output as cli_support
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``calibrations`` group (list, use) and ``trajectory`` to ``app``."""
+    """Add the ``calibrations`` group (list, use), ``trajectory`` and ``stopwatch`` to ``app``."""
     group = typer.Typer(help="Calibrations: list them with the one in use, choose which one applies.",
                         no_args_is_help=True)
     app.add_typer(group, name="calibrations")
@@ -121,3 +122,29 @@ def register(app: typer.Typer) -> None:
             if csv_path:
                 cli_support.out.print(f"wrote {len(rows)} row(s) to {csv_path}", markup=False)
         raise typer.Exit(0 if result.distance_m is not None else 1)
+
+    @app.command("stopwatch")
+    def stopwatch_cmd(
+        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        media: Annotated[str, typer.Argument(help="video file name or id")],
+        start: Annotated[int, typer.Option("--from", help="start frame index")],
+        end: Annotated[int, typer.Option("--to", help="end frame index")],
+        keep: Annotated[bool, typer.Option("--keep", help="keep it as a measurement in the project")] = False,
+    ) -> None:
+        """Print the time between two frames of a video from their PTS (seconds and frame steps), as the window's
+        stopwatch (Alt+W, Alt+Shift+W) does; --keep stores it as the window does."""
+        from fieldstudio.annotations import stopwatch
+        from fieldstudio.annotations.annotation_records import AnnotationError
+        from fieldstudio.media import library
+
+        with cli_support.open_project(project) as p:
+            video = library.find_media(p, media)
+            try:
+                if keep:
+                    reading = stopwatch.read_stopwatch(p, stopwatch.add_stopwatch(p, video.id, start, end))
+                else:
+                    reading = stopwatch.time_between(p, video.id, start, end)
+            except AnnotationError as exc:
+                raise cli_support.fail(str(exc))
+        kept = f"  (kept: {reading.annotation_id})" if reading.annotation_id else ""
+        cli_support.out.print(f"{video.file_name}: {reading.text()}{kept}", markup=False)

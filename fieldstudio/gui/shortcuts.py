@@ -73,6 +73,10 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
+    "stopwatch_start": ("Stopwatch &start", "Alt+W", "Start a stopwatch on this frame; the status bar times the "
+                        "frames shown after it"),
+    "stopwatch_stop": ("Stopwatch st&op", "Alt+Shift+W", "Stop the stopwatch on this frame and keep the time "
+                       "between the two frames (from their PTS) in the annotation list"),
     **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} of the active tool's list (boxes, rulers, segments "
                       "or events) and give it to the selected marks of that kind") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),

@@ -38,7 +38,7 @@ from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
 from fieldstudio.store.project import Project
 
-KINDS = ("box", "ruler", "segment", "event", "tag", "stopwatch")
+KINDS = ("box", "ruler", "segment", "event", "tag", "stopwatch", "angle")
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")
@@ -185,13 +185,28 @@ def _ruler_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[lis
     return [[x1, y1], [x2, y2]]
 
 
+def _angle_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[list[float]]:
+    """An angle's three points ``[[ax, ay], [vx, vy], [bx, by]]``, the vertex in the middle; each arm non-empty."""
+    try:
+        pts = [(float(x), float(y)) for x, y in points]
+    except (TypeError, ValueError):
+        raise AnnotationError(f"{media.file_name}: an angle needs three points (x, y), got {points!r}") from None
+    if len(pts) != 3 or not all(math.isfinite(v) for p in pts for v in p):
+        raise AnnotationError(f"{media.file_name}: an angle needs three finite points, the vertex in the middle")
+    if math.dist(pts[0], pts[1]) <= 1e-9 or math.dist(pts[2], pts[1]) <= 1e-9:
+        raise AnnotationError(f"{media.file_name}: an arm of the angle has no length; click three distinct points")
+    return [list(p) for p in pts]
+
+
 def _check_kind_media(kind: str, media: Media) -> None:
     allowed = {"box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
-               "event": ("video",), "tag": ("image", "video", "document"), "stopwatch": ("video",)}[kind]
+               "event": ("video",), "tag": ("image", "video", "document"), "stopwatch": ("video",),
+               "angle": ("image", "video")}[kind]
     if media.kind not in allowed:
         raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
                               f"not on a {media.kind}")
-    if media.kind == "video" and kind in ("box", "ruler", "segment", "event", "stopwatch") and not media.frame_count:
+    if media.kind == "video" and kind in ("box", "ruler", "segment", "event", "stopwatch", "angle") and \
+            not media.frame_count:
         raise AnnotationError(f"{media.file_name}: its frame index is not built yet; index the video "
                               "(`fieldstudio index`) before annotating it")
 
@@ -247,6 +262,8 @@ def insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None,
         row.geometry = _box_geometry(media, geometry)
     elif kind == "ruler":
         row.geometry = _ruler_geometry(media, geometry)
+    elif kind == "angle":
+        row.geometry = _angle_geometry(media, geometry)
     if end_frame_index is not None:
         row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
     _check_segment_ends(media, row)
@@ -354,6 +371,8 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
                     value = _box_geometry(media, value)
                 elif row.kind == "ruler":
                     value = _ruler_geometry(media, value)
+                elif row.kind == "angle":
+                    value = _angle_geometry(media, value)
                 elif value is not None:
                     raise AnnotationError(f"a {row.kind} has no geometry")
                 row.geometry = value

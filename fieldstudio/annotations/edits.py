@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from fieldstudio.annotations import angles
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import stopwatch
 from fieldstudio.annotations import labels
@@ -178,6 +179,17 @@ def MoveRuler(project: Project, annotation_id: str, p: Sequence[float],  # noqa:
               q: Sequence[float]) -> UpdateAnnotation:
     """Edit: move a ruler's ends."""
     return UpdateAnnotation(project, annotation_id, "Move ruler", geometry=[list(p), list(q)])
+
+
+def AddAngle(project: Project, media_id: str, a: Sequence[float], vertex: Sequence[float], b: Sequence[float],
+             **kwargs: Any) -> CreateAnnotation:  # noqa: N802
+    """Edit: ``angles.add_angle`` (three points, the vertex in the middle)."""
+    return CreateAnnotation(project, "Add angle", lambda: angles.add_angle(project, media_id, a, vertex, b, **kwargs))
+
+
+def MoveAngle(project: Project, annotation_id: str, points: Sequence[Sequence[float]]) -> UpdateAnnotation:  # noqa: N802
+    """Edit: move an angle's points (``[a, vertex, b]``)."""
+    return UpdateAnnotation(project, annotation_id, "Move angle", geometry=[list(p) for p in points])
 
 
 def SetLabel(project: Project, annotation_id: str, label_id: str | None) -> UpdateAnnotation:  # noqa: N802

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import angles
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import stopwatch
 from fieldstudio.core.errors import FieldstudioError, NotFound
@@ -120,6 +121,8 @@ def annotation_rows(project: Project, media_id: str | None = None) -> list[Annot
         text = measurement_text(measured) if measured else ""
         if r.kind == "stopwatch" and r.end_frame_index is not None:      # the time it reads, from the PTS
             text = stopwatch.reading_of(r).text()
+        elif r.kind == "angle":
+            text = angles.measure_points(project, r.media_id, r.geometry).text()
         name, status = medias.get(r.media_id, ("?", "missing"))
         rows.append(AnnotationRow(
             record=r, media_name=name, media_status=status, label_color=colours.get(r.label_id),

@@ -233,7 +233,7 @@ class AnnotationController(QObject):
         """Connect the Annotate menu's tool, mark and label actions, and [ ] (keyframes), to the tools."""
         draw, timed, track = self.drawing, self.time_marks, self.tracking
         for aid, slot in (("select_tool", lambda: draw.set_tool("select")), ("box_tool", lambda: draw.toggle("box")),
-                          ("ruler_tool", lambda: draw.toggle("ruler")), ("calibrate", draw.calibrate_key),
+                          ("ruler_tool", lambda: draw.toggle("ruler")), ("angle_tool", lambda: draw.toggle("angle")), ("calibrate", draw.calibrate_key),
                           ("delete_marks", draw.delete_selected), ("edit_mark", draw.edit_selected),
                           ("make_keyframe", lambda: draw.make_keyframe()), ("copy_next", track.copy_to_next_frame),
                           ("track_forward", lambda: track.track(1)), ("track_backward", lambda: track.track(-1)),

@@ -57,6 +57,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "select_tool": ("Select / pan", "Esc", "Select and move marks; drag the background to pan"),
     "box_tool": ("&Box tool", "B", "Draw boxes: drag a rectangle on the image"),
     "ruler_tool": ("&Ruler tool", "R", "Measure: drag from one point to another (metres once calibrated)"),
+    "angle_tool": ("&Angle tool", "A", "Click a point of one arm, the vertex, then a point of the other arm: the angle in "
+                   "degrees, on the floor when the floor calibration is in use, else in the image plane"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
     "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
     "ask_label": ("&Ask the label of each new box", "", "A new box opens a label chooser at the pointer: Enter "

@@ -129,7 +129,7 @@ def build_menus(window: QMainWindow) -> None:
     m.addAction(a["undo"])
     m.addAction(a["redo"])
     m = window.menuBar().addMenu("&Annotate")
-    for aid in ("select_tool", "box_tool", "ruler_tool", "calibrate", "toggle_grid", None, "edit_mark",
+    for aid in ("select_tool", "box_tool", "ruler_tool", "angle_tool", "calibrate", "toggle_grid", None, "edit_mark",
                 "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", "trajectory", None, "segment_start", "segment_end", "event", "stopwatch_start", "stopwatch_stop",
                 None, "labels"):
         if aid is None:

@@ -139,42 +139,34 @@ class CalibrationListPanel(QWidget):
 
     def use_selected(self) -> None:
         """Make the selected calibration the one in use for its media or camera group (undoable)."""
-        from fieldstudio.annotations import rows as views
         from fieldstudio.annotations.edits import ChooseCalibration
 
-        rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        if not rows or self.project is None:
-            self._say("Select the calibration to use", error=True)
-            return
-        rec = self._records[rows[0]]
-        try:
-            self._apply(ChooseCalibration(self.project, rec.kind, media_id=rec.media_id,
-                                          camera_group=rec.camera_group))
-        except FieldstudioError as exc:
-            self._say(str(exc), error=True)
-            return
-        self._say(f"Now in use: the {rec.describe()}")
-        self.refresh()
-        for media_id in views.affected_media(self.project, rec):
-            self.calibration_changed.emit(media_id)
+        self._edit_selected("Select the calibration to use", lambda rec: ChooseCalibration(
+            self.project, rec.kind, media_id=rec.media_id, camera_group=rec.camera_group), "Now in use: the {}")
 
     def delete_selected(self) -> None:
         """Delete the selected calibration (undoable)."""
-        from fieldstudio.annotations import rows as views
         from fieldstudio.annotations.edits import DeleteCalibration
+
+        self._edit_selected("Select a calibration to delete", lambda rec: DeleteCalibration(self.project, rec.id),
+                            "Deleted the {}")
+
+    def _edit_selected(self, none_text: str, make_edit, done_text: str) -> None:  # noqa: ANN001 - record -> Edit
+        """Apply ``make_edit(selected record)``, say ``done_text`` with its description, tell the media it changes."""
+        from fieldstudio.annotations import rows as views
 
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         if not rows or self.project is None:
-            self._say("Select a calibration to delete", error=True)
+            self._say(none_text, error=True)
             return
         rec = self._records[rows[0]]
-        affected = views.affected_media(self.project, rec)
+        affected = views.affected_media(self.project, rec)   # before a delete takes the record away
         try:
-            self._apply(DeleteCalibration(self.project, rec.id))
+            self._apply(make_edit(rec))
         except FieldstudioError as exc:
             self._say(str(exc), error=True)
             return
-        self._say(f"Deleted the {rec.describe()}")
+        self._say(done_text.format(rec.describe()))
         self.refresh()
         for media_id in affected:
             self.calibration_changed.emit(media_id)

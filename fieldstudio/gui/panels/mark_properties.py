@@ -115,15 +115,20 @@ class MarkPropertiesPanel(QGroupBox):
         chosen = self.label.findData(rec.label_id) if rec.label_id else -1
         self.label.setCurrentIndex(chosen if chosen >= 0 else self.label.count() - 1)
         self.label.blockSignals(False)
+        angle = rec.kind == "angle"   # its three points are dragged on the canvas; Properties gives the degrees
+        for spin, caption in zip(self.spins, self.spin_labels):
+            spin.setVisible(not angle)
+            caption.setVisible(not angle)
         for spin, caption, name, value in zip(self.spins, self.spin_labels,
-                                              BOX_FIELDS if rec.kind == "box" else RULER_FIELDS, facts.pixels):
+                                              BOX_FIELDS if rec.kind == "box" else RULER_FIELDS,
+                                              () if angle else facts.pixels):
             caption.setText(name)
             spin.blockSignals(True)
             spin.setValue(value)
             spin.blockSignals(False)
         self.metres.setText(f"{facts.metres:.3f} m ({facts.how})" if facts.metres is not None else facts.how)
         # a box stands on its bottom edge: its width there is what a calibration can say in metres
-        self.metres_caption.setText("Width at its foot" if rec.kind == "box" else "Length")
+        self.metres_caption.setText({"box": "Width at its foot", "angle": "Angle"}.get(rec.kind, "Length"))
         self.frame.setText("the photo" if rec.frame_index is None else f"{rec.frame_index}")
         self.track.setText("none" if facts.track is None else
                            f"#{facts.track[0]}: keyframes {facts.track[1]}–{facts.track[2]} ({facts.track[3]})")
@@ -143,7 +148,7 @@ class MarkPropertiesPanel(QGroupBox):
 
         facts = self.facts
         values = tuple(spin.value() for spin in self.spins)
-        if facts is None or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
+        if facts is None or facts.record.kind == "angle" or all(abs(a - b) < 0.05 for a, b in zip(values, facts.pixels)):
             return
         project, rec = self.state.project, facts.record
         try:

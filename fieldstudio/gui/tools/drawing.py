@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from fieldstudio.store.edits import Edit
 
 MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
-TOOLS = ("select", "box", "ruler", "scale", "floor")
+TOOLS = ("select", "box", "ruler", "scale", "floor", "angle")
+PICKED = {"scale": 2, "angle": 3, "floor": 4}  # the tools made of clicked points, and how many each takes
 HINTS = {"box": "Box: drag a rectangle (Esc to stop)",
          "ruler": "Ruler: drag from one point to the other (Esc to stop)",
          "scale": "Calibrate scale: click the two ends of an object of known length (C again: a floor rectangle)",
-         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)"}
+         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)",
+         "angle": "Angle: click a point of one arm, the vertex, then a point of the other arm (Esc to stop)"}
 
 
 class CanvasTools(QObject):
@@ -48,6 +50,7 @@ class CanvasTools(QObject):
         ctx.canvas.viewport().installEventFilter(self)
         ctx.marks.box_moved.connect(self._box_moved)
         ctx.marks.ruler_moved.connect(self._ruler_moved)
+        ctx.marks.angle_moved.connect(self._angle_moved)
         ctx.state.events.media.connect(self._media_shown)
 
     @property
@@ -77,7 +80,7 @@ class CanvasTools(QObject):
             ctx.notify(HINTS[tool])
         elif self.status.currentMessage() in HINTS.values():
             self.status.clearMessage()  # the tool's hint no longer applies
-        if tool in ("scale", "floor"):
+        if tool in PICKED:
             ctx.pause()
         self.tool_changed.emit(tool)
 
@@ -93,7 +96,7 @@ class CanvasTools(QObject):
         # points picked and a drag in progress belonged to the previous media
         self._press = None
         self._drop_temp()
-        if self.tool in ("scale", "floor"):
+        if self.tool in PICKED:
             self.set_tool("select")
 
     # --- the mouse on the canvas -----------------------------------------------------------------
@@ -107,7 +110,7 @@ class CanvasTools(QObject):
         if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             ctx.pause()
             p = ctx.canvas.image_point(event.position())
-            if self.tool in ("scale", "floor"):
+            if self.tool in PICKED:
                 self._pick(p)
             else:
                 self._press = p
@@ -231,10 +234,13 @@ class CanvasTools(QObject):
             self._picked = PickedPoints()
             self.ctx.canvas.scene().addItem(self._picked)
         self._picked.add(self._clip(p))
-        need = 2 if self.tool == "scale" else 4
-        if len(self._picked.points) < need:
+        if len(self._picked.points) < PICKED[self.tool]:
             return
         points = [(q.x(), q.y()) for q in self._picked.points]
+        if self.tool == "angle":
+            self._drop_temp()
+            self._add_angle(points)
+            return
         self.set_tool("select")
         self.open_calibration_dialog(points)
 
@@ -322,6 +328,21 @@ class CanvasTools(QObject):
         if ctx.apply(edit):
             ctx.marks.select_on_refresh(edit.annotation_id, alone=False)
             ctx.marks.refresh(frame_only=True)
+
+    def _add_angle(self, points: list[tuple[float, float]]) -> None:
+        """Three points clicked with the angle tool (A): the angle is kept (one undo) and the tool stays on."""
+        from fieldstudio.annotations import angles, edits
+
+        ctx = self.ctx
+        edit = edits.AddAngle(ctx.project, ctx.media.id, *points, frame_index=ctx.frame_index())
+        if ctx.apply(edit):
+            m = angles.measure_angle(ctx.project, edit.annotation_id)
+            ctx.notify(f"angle {m.text()} ({m.how})")
+
+    def _angle_moved(self, item: object, points: list[tuple[float, float]]) -> None:
+        from fieldstudio.annotations import edits
+
+        self.ctx.apply(edits.MoveAngle(self.ctx.project, item.annotation_id, points))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits

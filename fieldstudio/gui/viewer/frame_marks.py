@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.viewer.angle_item import ANGLE_COLOR, AngleItem
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange_captions
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class FrameMarks(QObject):
     markers_changed = Signal(list, list)
     box_moved = Signal(object, object)
     ruler_moved = Signal(object, object, object)
+    angle_moved = Signal(object, object)   # (AngleItem, [a, vertex, b]) after a point was dragged
 
     def __init__(self, state: ViewState, canvas: Canvas, labels: MarkLabels, notify: Callable[[str], None],
                  parent: QObject | None = None):
@@ -84,7 +86,7 @@ class FrameMarks(QObject):
         from fieldstudio.annotations import box_tracks
         from fieldstudio.annotations import annotation_records as ann
 
-        rulers = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler"])
+        rulers = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler", "angle"])
                   if r.frame_index is None or r.frame_index == frame]
         return box_tracks.boxes_on_frame(project, media_id, frame), rulers
 
@@ -96,7 +98,7 @@ class FrameMarks(QObject):
     # --- selection -------------------------------------------------------------------------------
     def selected_items(self) -> list:
         """The boxes and rulers selected on the canvas."""
-        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem))]
+        return [i for i in self.canvas.scene().selectedItems() if isinstance(i, (BoxItem, RulerItem, AngleItem))]
 
     def selected_ids(self) -> list[str]:
         """Annotation ids of the stored marks selected (an interpolated box has none)."""
@@ -164,6 +166,12 @@ class FrameMarks(QObject):
             scene.addItem(item)
             self.items.append(item)
         for r in rulers:
+            if r.kind == "angle":
+                item = AngleItem(r.geometry, color(r.label_id) if r.label_id else ANGLE_COLOR, annotation_id=r.id,
+                                 measure=self.angle_measurer(), changed=self.angle_moved.emit)
+                scene.addItem(item)
+                self.items.append(item)
+                continue
             (p, q) = r.geometry
             item = RulerItem(tuple(p), tuple(q), color(r.label_id) if r.label_id else RULER_COLOR,
                              annotation_id=r.id, measure=self.measurer(), changed=self.ruler_moved.emit)
@@ -192,7 +200,7 @@ class FrameMarks(QObject):
             if isinstance(item, BoxItem):
                 r = item.rect
                 chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
-            elif isinstance(item, RulerItem):
+            elif isinstance(item, (RulerItem, AngleItem)):
                 chips.append((item.text, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 
@@ -207,6 +215,19 @@ class FrameMarks(QObject):
             m = calibrations.measure_points(project, media_id, p, q, on_floor=on_floor)
             # the caption names the calibration that gave the metres: a group may hold a scale and a floor
             return f"{m.metres:.2f} m ({m.kind})" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
+        return measure
+
+    def angle_measurer(self) -> Callable[[list[tuple[float, float]]], str]:
+        """``measure(points)``: an angle's text on the media shown, "37.5° on the floor" or "37.5° (image plane)"."""
+        from fieldstudio.annotations import angles
+
+        project, media_id = self.state.project, self.media.id
+
+        def measure(points: list[tuple[float, float]]) -> str:
+            try:
+                return angles.measure_points(project, media_id, points).text()
+            except ValueError:
+                return "no angle"
         return measure
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media

@@ -22,18 +22,20 @@ one. Errors: NotFound (media), AnnotationError (no such track, a video without a
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldstudio.annotations import box_tracks, calibrations
+import numpy as np
+from sqlalchemy import select
+
+from fieldstudio.annotations import calibrations
 from fieldstudio.annotations.annotation_records import AnnotationError
 from fieldstudio.core import calibration as core_cal
 from fieldstudio.core.atomic import atomic_write_text
-from fieldstudio.core.errors import CalibrationError, NotFound
+from fieldstudio.core.errors import NotFound
 from fieldstudio.media.video_index import load_frame_table
-from fieldstudio.store.models import Media
+from fieldstudio.store.models import Annotation, Media
 from fieldstudio.store.project import Project
 
 CSV_COLUMNS = ("frame", "time_s", "ground_x_px", "ground_y_px", "x_m", "y_m", "step_m", "distance_m", "speed_m_s",
@@ -133,19 +135,32 @@ def ground_point(box: Sequence[float]) -> tuple[float, float]:
     return (x1 + x2) / 2.0, y2
 
 
-def _smoothed(positions: list[tuple[float, float] | None], window: int) -> list[tuple[float, float] | None]:
-    """Centred moving average over ``window`` frames of the points that have a position (fewer at the ends)."""
+def _smoothed(xy: np.ndarray, window: int) -> np.ndarray:
+    """Centred moving average over ``window`` frames of the rows that have a position (not NaN), fewer at the ends
+    and beside a gap; rows without a position stay NaN."""
     if window <= 1:
-        return positions
-    half = window // 2
-    out: list[tuple[float, float] | None] = []
-    for i, p in enumerate(positions):
-        if p is None:
-            out.append(None)
-            continue
-        near = [q for q in positions[max(0, i - half): i + half + 1] if q is not None]
-        out.append((sum(q[0] for q in near) / len(near), sum(q[1] for q in near) / len(near)))
+        return xy
+    ok = ~np.isnan(xy[:, 0])
+    filled = np.where(ok[:, None], xy, 0.0)
+    kernel = np.ones(window)
+    sums = np.column_stack([np.convolve(filled[:, i], kernel, mode="same") for i in range(2)])
+    counts = np.convolve(ok.astype(float), kernel, mode="same")
+    out = np.full_like(xy, np.nan)
+    out[ok] = sums[ok] / counts[ok, None]
     return out
+
+
+def _keyframes(project: Project, media_id: str, track_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """(frames (K,), boxes (K, 4)) of the track's live keyframes by frame: two columns read, not whole records (a
+    track of thousands of keyframes is read again after every edit while its window is open)."""
+    with project.read() as s:
+        rows = s.execute(select(Annotation.frame_index, Annotation.geometry).where(
+            Annotation.media_id == media_id, Annotation.kind == "box", Annotation.track_id == track_id,
+            Annotation.is_keyframe.is_(True), Annotation.deleted.is_(False), Annotation.frame_index.is_not(None))
+            .order_by(Annotation.frame_index)).all()
+    frames = np.array([f for f, _g in rows], dtype=np.int64)
+    boxes = np.array([g for _f, g in rows], dtype=np.float64).reshape(-1, 4)
+    return frames, boxes
 
 
 def track_trajectory(project: Project, media_id: str, track_id: int, *, smooth: int = 1) -> Trajectory:
@@ -166,45 +181,49 @@ def track_trajectory(project: Project, media_id: str, track_id: int, *, smooth: 
     table = load_frame_table(project, media)
     if table is None or len(table) == 0:
         raise AnnotationError(f"{name}: no frame table yet (the video is being indexed); try again when it is ready")
-    boxes = box_tracks.track_boxes(project, media_id, track_id)
-    if not boxes:
+    keys, boxes = _keyframes(project, media_id, track_id)
+    if not len(keys):
         raise AnnotationError(f"{name}: no track {track_id}")
+    if keys[-1] >= len(table):
+        raise AnnotationError(f"{name}: track {track_id} reaches frame {keys[-1]}, past the frame table's "
+                              f"{len(table)} frames")
+    # every frame from the first keyframe to the last; between two keyframes the box is their linear
+    # interpolation corner by corner (core.tracks.interpolate_track's rule), here for all frames at once
+    frames = np.arange(keys[0], keys[-1] + 1)
+    corners = np.column_stack([np.interp(frames, keys, boxes[:, i]) for i in range(4)])
+    grounds = np.column_stack([(corners[:, 0] + corners[:, 2]) / 2.0, corners[:, 3]])
+    seconds = table.seconds_array()[frames] - table.seconds(0)
     record = calibrations.calibration_in_use(project, media_id)
     core = record.to_core() if record is not None else None
-    frames = sorted(boxes)
-    grounds = [ground_point(boxes[f].box) for f in frames]
-    positions: list[tuple[float, float] | None] = []
     beyond = 0
-    h = core.homography if core is not None and core.kind == "floor" else None
-    mpp = core.metres_per_pixel if core is not None and core.kind == "scale" else None
-    for g in grounds:
-        if h is not None:
-            try:
-                positions.append(core_cal.image_to_floor(h, g))
-            except CalibrationError:
-                positions.append(None)
-                beyond += 1
-        else:
-            positions.append(None if mpp is None else (g[0] * mpp, g[1] * mpp))
-    positions = _smoothed(positions, smooth)
-    t0 = table.seconds(0)
-    points: list[TrajectoryPoint] = []
-    last: tuple[float, float, float] | None = None          # (X, Y, seconds) of the last point with a position
-    walked = 0.0
-    for f, g, pos in zip(frames, grounds, positions):
-        if f >= len(table):
-            raise AnnotationError(f"{name}: track {track_id} reaches frame {f}, past the frame table's "
-                                  f"{len(table)} frames")
-        t = table.seconds(f) - t0
-        step = speed = None
-        if pos is not None and last is not None:
-            step = math.hypot(pos[0] - last[0], pos[1] - last[1])
-            walked += step
-            speed = step / (t - last[2]) if t > last[2] else None
-        if pos is not None:
-            last = (pos[0], pos[1], t)
-        points.append(TrajectoryPoint(f, t, g, boxes[f].keyframe, pos, step,
-                                      walked if pos is not None else None, speed))
+    if core is None:
+        xy = np.full_like(grounds, np.nan)
+    elif core.kind == "floor":
+        xy, ok = core_cal.image_to_floor_many(core.homography, grounds)
+        beyond = int((~ok).sum())
+    else:
+        xy = grounds * core.metres_per_pixel
+    xy = _smoothed(xy, smooth)
+    has = np.flatnonzero(~np.isnan(xy[:, 0]))
+    step = np.full(len(frames), np.nan)
+    speed = np.full(len(frames), np.nan)
+    walked = np.full(len(frames), np.nan)
+    if len(has):        # a step runs from the last point that had a position
+        d = np.hypot(*np.diff(xy[has], axis=0).T)
+        dt = np.diff(seconds[has])
+        step[has[1:]] = d
+        speed[has[1:]] = np.where(dt > 0, d / np.where(dt > 0, dt, 1.0), np.nan)
+        walked[has] = np.concatenate([[0.0], np.cumsum(d)])
+    is_key = np.isin(frames, keys)
+
+    def value(v: float) -> float | None:
+        return None if v != v else v          # NaN: no value
+    # plain Python numbers first (.tolist()): numpy scalars made one at a time cost more than the arithmetic
+    points = tuple(
+        TrajectoryPoint(f, t, (gx, gy), k, None if x != x else (x, y), value(st), value(w), value(sp))
+        for f, t, gx, gy, k, x, y, st, w, sp in zip(
+            frames.tolist(), seconds.tolist(), grounds[:, 0].tolist(), grounds[:, 1].tolist(), is_key.tolist(),
+            xy[:, 0].tolist(), xy[:, 1].tolist(), step.tolist(), walked.tolist(), speed.tolist()))
     if record is None:
         how = ("pixels only: no calibration; calibrate the floor with C (four corners of a floor rectangle) to get "
                "metres walked")
@@ -214,7 +233,7 @@ def track_trajectory(project: Project, media_id: str, track_id: int, *, smooth: 
     else:
         how = (f"{record.describe()}, in the image plane: right only for walking across the view; a floor "
                "calibration measures walking on the floor")
-    return Trajectory(media_id, track_id, tuple(points), record, how, smooth)
+    return Trajectory(media_id, track_id, points, record, how, smooth)
 
 
 def tracks_of(project: Project, media_id: str) -> list[int]:

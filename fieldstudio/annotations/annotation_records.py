@@ -39,7 +39,8 @@ from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
 from fieldstudio.store.project import Project
 
-KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event", "tag")
+KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event", "tag", "stopwatch",
+         "angle")
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")
@@ -200,12 +201,26 @@ def _skeleton_geometry(media: Media, template: str | None, points: Sequence[Any]
         raise AnnotationError(f"{media.file_name}: {exc}") from None
 
 
+def _angle_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[list[float]]:
+    """An angle's three points ``[[ax, ay], [vx, vy], [bx, by]]``, the vertex in the middle; each arm non-empty."""
+    try:
+        pts = [(float(x), float(y)) for x, y in points]
+    except (TypeError, ValueError):
+        raise AnnotationError(f"{media.file_name}: an angle needs three points (x, y), got {points!r}") from None
+    if len(pts) != 3 or not all(math.isfinite(v) for p in pts for v in p):
+        raise AnnotationError(f"{media.file_name}: an angle needs three finite points, the vertex in the middle")
+    if math.dist(pts[0], pts[1]) <= 1e-9 or math.dist(pts[2], pts[1]) <= 1e-9:
+        raise AnnotationError(f"{media.file_name}: an arm of the angle has no length; click three distinct points")
+    return [list(p) for p in pts]
+
+
 def _check_kind_media(kind: str, media: Media) -> None:
     if kind not in KINDS:
         raise AnnotationError(f"unknown kind of annotation {kind!r}: use {', '.join(KINDS)}")
     allowed = ("image", "video") if kind in (*shapes.SHAPE_KINDS, "skeleton") else {
         "box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
-        "event": ("video",), "tag": ("image", "video", "document")}[kind]
+        "event": ("video",), "tag": ("image", "video", "document"), "stopwatch": ("video",),
+        "angle": ("image", "video")}[kind]
     if media.kind not in allowed:
         raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
                               f"not on a {media.kind}")
@@ -237,8 +252,9 @@ def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = N
 
 
 def _check_segment_ends(media: Media, row: Annotation) -> None:
-    if row.kind == "segment" and row.end_frame_index is not None and row.end_frame_index < row.frame_index:
-        raise AnnotationError(f"{media.file_name}: the segment would end (frame {row.end_frame_index}) "
+    if row.kind in ("segment", "stopwatch") and row.end_frame_index is not None and \
+            row.end_frame_index < row.frame_index:
+        raise AnnotationError(f"{media.file_name}: the {row.kind} would end (frame {row.end_frame_index}) "
                               f"before it starts (frame {row.frame_index})")
 
 
@@ -269,6 +285,8 @@ def insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None,
     elif kind == "skeleton":
         row.text = row.text or skeletons.DEFAULT_TEMPLATE
         row.geometry = _skeleton_geometry(media, row.text, geometry)
+    elif kind == "angle":
+        row.geometry = _angle_geometry(media, geometry)
     if end_frame_index is not None:
         row.end_frame_index, row.end_pts = frame_pts(s, media, end_frame_index, required=True)
     _check_segment_ends(media, row)
@@ -410,13 +428,15 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
                     value = _shape_geometry(media, row.kind, value)
                 elif row.kind == "skeleton":
                     value = _skeleton_geometry(media, row.text, value)
+                elif row.kind == "angle":
+                    value = _angle_geometry(media, value)
                 elif value is not None:
                     raise AnnotationError(f"a {row.kind} has no geometry")
                 row.geometry = value
             elif key == "frame_index":
                 row.frame_index, row.pts = frame_pts(s, media, value, required=row.kind != "tag")
             elif key == "end_frame_index":
-                if row.kind != "segment":
+                if row.kind not in ("segment", "stopwatch"):
                     raise AnnotationError(f"a {row.kind} has no end frame")
                 row.end_frame_index, row.end_pts = (None, None) if value is None else frame_pts(
                     s, media, value, required=True)

@@ -17,6 +17,13 @@ so editing a calibration changes every measurement that uses it:
 * any other ruler uses the scale calibration: ``|q - p| * length_m / |p2 - p1|``
   (``core.calibration.ruler_length_m``);
 * without the calibration it needs, a ruler reads in pixels and ``how`` says how to calibrate.
+
+Which calibration applies: when a media has both a scale and a floor calibration (its own or its camera group's),
+the one *in use* measures every ruler, box and trajectory of that media; the other is kept but "not in use".
+The user chooses per camera group (or per media) with :func:`choose_calibration`; the choice is a project
+setting (``calibration_in_use``: ``{"camera_group:NAME" or "media:ID": "scale" | "floor"}``), so no column is
+needed. Without a choice the floor applies, as before the choice existed. A media's own choice wins over its
+group's. With one calibration only, that one is in use whatever the choice says.
 """
 
 from __future__ import annotations
@@ -213,6 +220,78 @@ def set_camera_group(project: Project, media_ids: Iterable[str], group: str | No
         return previous
 
 
+IN_USE_SETTING = "calibration_in_use"
+KINDS = ("scale", "floor")
+
+
+def scope_key(*, media_id: str | None = None, camera_group: str | None = None) -> str:
+    """The key of a choice in the ``calibration_in_use`` setting: ``media:ID`` or ``camera_group:NAME``."""
+    if (media_id is None) == (camera_group is None):
+        raise CalibrationError("a calibration choice is made for one media or one camera group; give exactly one")
+    return f"media:{media_id}" if media_id is not None else f"camera_group:{camera_group}"
+
+
+def chosen_kinds(project: Project) -> dict[str, str]:
+    """The choices made: {scope key: 'scale' | 'floor'}."""
+    value = project.setting(IN_USE_SETTING, None)
+    return {str(k): str(v) for k, v in value.items() if v in KINDS} if isinstance(value, dict) else {}
+
+
+def choose_calibration(project: Project, kind: str | None, *, media_id: str | None = None,
+                       camera_group: str | None = None) -> str | None:
+    """Make the ``kind`` calibration the one in use for a media or a camera group (None forgets the choice:
+    the floor applies again); returns the previous choice (for undo). Raises CalibrationError for another kind.
+
+    The choice can be made before the calibration exists; it applies once both kinds are there.
+    """
+    if kind is not None and kind not in KINDS:
+        raise CalibrationError(f"calibration kind {kind!r}: choose scale or floor")
+    key = scope_key(media_id=media_id, camera_group=camera_group)
+    choices = chosen_kinds(project)
+    previous = choices.pop(key, None)
+    if kind is not None:
+        choices[key] = kind
+    project.set_setting(IN_USE_SETTING, choices)
+    return previous
+
+
+def _in_use_kind(present: set[str], choices: dict[str, str], keys: Sequence[str]) -> str | None:
+    if len(present) < 2:
+        return next(iter(present), None)
+    for key in keys:
+        if key in choices:
+            return choices[key]
+    return "floor"
+
+
+def calibration_in_use(project: Project, media_id: str) -> CalibrationRecord | None:
+    """The calibration that measures a media's rulers, boxes and trajectories: when both a scale and a floor
+    calibration apply to it, the one chosen for the media, else for its camera group, else the floor; when one
+    applies, that one; None without any. Raises NotFound for an unknown media."""
+    found = {kind: calibration_for(project, media_id, kind) for kind in KINDS}
+    present = {k for k, rec in found.items() if rec is not None}
+    with project.read() as s:
+        group = s.get(Media, media_id).camera_group
+    keys = [scope_key(media_id=media_id)] + ([scope_key(camera_group=group)] if group else [])
+    kind = _in_use_kind(present, chosen_kinds(project), keys)
+    return None if kind is None else found[kind]
+
+
+def in_use_status(project: Project, record: CalibrationRecord) -> str:
+    """"in use", or "not in use (the floor calibration applies)" when the other kind of the same media or camera
+    group is the one in use. A group's calibration is judged within the group (a member's own choice or own
+    calibration does not change what the group's list says)."""
+    if record.media_id:
+        rec = calibration_in_use(project, record.media_id)
+        return "in use" if rec is not None and rec.id == record.id else \
+            f"not in use (the {rec.kind if rec else 'other'} calibration applies)"
+    with project.read() as s:
+        same = set(s.scalars(select(Calibration.kind).where(Calibration.camera_group == record.camera_group,
+                                                            Calibration.media_id.is_(None))))
+    kind = _in_use_kind(same, chosen_kinds(project), [scope_key(camera_group=record.camera_group)])
+    return "in use" if kind == record.kind else f"not in use (the {kind} calibration applies)"
+
+
 class Measurement(NamedTuple):
     """A ruler's length: ``pixels`` always; ``metres`` when a calibration applies (else None); ``how``
     says which calibration was used, or how to calibrate."""
@@ -221,16 +300,31 @@ class Measurement(NamedTuple):
     metres: float | None
     how: str
 
+    @property
+    def kind(self) -> str | None:
+        """'scale' or 'floor': the calibration that gave the metres (None: pixels only); read from ``how``, which
+        is that calibration's :meth:`CalibrationRecord.describe`."""
+        if self.metres is None:
+            return None
+        return "floor" if self.how.startswith("floor plane") else "scale"
+
 
 def measure_points(project: Project, media_id: str, p: Sequence[float], q: Sequence[float], *,
-                   on_floor: bool = False) -> Measurement:
+                   on_floor: bool | None = None) -> Measurement:
     """Length of a ruler from p to q (image pixels) on a media, with the calibration that applies now.
 
-    ``on_floor`` rulers use the floor calibration (ground distance through the homography), others
-    the scale calibration (metres per pixel); see the module docstring for the formulas. A point on
-    or beyond the floor's horizon gives metres None and says so.
+    ``on_floor`` None (the default): the calibration in use for the media (:func:`calibration_in_use`);
+    True: the floor calibration (ground distance through the homography); False: the scale calibration
+    (metres per pixel); see the module docstring for the formulas. A point on or beyond the floor's horizon
+    gives metres None and says so. ``how`` names the calibration used.
     """
     pixels = core_cal.pixel_distance(tuple(p), tuple(q))
+    if on_floor is None:
+        cal = calibration_in_use(project, media_id)
+        if cal is None:
+            return Measurement(pixels, None, "pixels only: no calibration; calibrate with C: a reference line over "
+                                             "an object of known length, or four corners of a floor rectangle")
+        on_floor = cal.kind == "floor"
     kind = "floor" if on_floor else "scale"
     cal = calibration_for(project, media_id, kind)
     if cal is None:
@@ -247,9 +341,10 @@ def measure_points(project: Project, media_id: str, p: Sequence[float], q: Seque
 
 
 def measure_ruler(project: Project, annotation_id: str) -> Measurement:
-    """(pixels, metres or None, how) of a stored ruler with the calibration that applies to its media now.
+    """(pixels, metres or None, how) of a stored ruler with the calibration in use for its media now.
 
-    A measurement that fails (an end beyond the floor's horizon) reads in pixels, ``how`` saying why.
+    The ruler's ``on_floor`` (how it was drawn) does not decide: the calibration in use does, so that the one
+    "not in use" measures nothing. A measurement that fails (an end beyond the floor's horizon) reads in pixels, ``how`` saying why.
     Raises NotFound for an unknown annotation, ValueError when the annotation is not a ruler.
     """
     with project.read() as s:
@@ -258,9 +353,9 @@ def measure_ruler(project: Project, annotation_id: str) -> Measurement:
             raise NotFound(f"no annotation with id {annotation_id!r} in {project.path.name}")
         if row.kind != "ruler":
             raise CalibrationError(f"annotation {annotation_id} is a {row.kind}, not a ruler")
-        media_id, geometry, on_floor = row.media_id, row.geometry, bool(row.on_floor)
+        media_id, geometry = row.media_id, row.geometry
     p, q = geometry
-    return measure_points(project, media_id, p, q, on_floor=on_floor)
+    return measure_points(project, media_id, p, q)
 
 
 def calibration_fields(record: CalibrationRecord) -> dict[str, Any]:

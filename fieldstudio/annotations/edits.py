@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from fieldstudio.annotations import angles
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import stopwatch
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import mark_batches, shape_marks
@@ -67,6 +69,13 @@ def CopyShape(project: Project, annotation_id: str, frame_index: int | None = No
     """Edit: ``shape_marks.copy_shape`` (a polygon, polyline or points mark to the next frame by default)."""
     return CreateAnnotation(project, "Copy shape to frame",
                             lambda: shape_marks.copy_shape(project, annotation_id, frame_index))
+
+
+def AddStopwatch(project: Project, media_id: str, start_frame: int, end_frame: int,
+                 **kwargs: Any) -> CreateAnnotation:  # noqa: N802
+    """Edit: ``stopwatch.add_stopwatch`` (the time between two frames kept as a measurement)."""
+    return CreateAnnotation(project, "Stopwatch", lambda: stopwatch.add_stopwatch(
+        project, media_id, start_frame, end_frame, **kwargs))
 
 
 def AddSegment(project: Project, media_id: str, label_id: str | None, start_frame: int,
@@ -199,6 +208,17 @@ def MoveShape(project: Project, annotation_id: str, vertices: Sequence[Sequence[
     return UpdateAnnotation(project, annotation_id, text, geometry=geometry, expected_version=expected_version)
 
 
+def AddAngle(project: Project, media_id: str, a: Sequence[float], vertex: Sequence[float], b: Sequence[float],
+             **kwargs: Any) -> CreateAnnotation:  # noqa: N802
+    """Edit: ``angles.add_angle`` (three points, the vertex in the middle)."""
+    return CreateAnnotation(project, "Add angle", lambda: angles.add_angle(project, media_id, a, vertex, b, **kwargs))
+
+
+def MoveAngle(project: Project, annotation_id: str, points: Sequence[Sequence[float]]) -> UpdateAnnotation:  # noqa: N802
+    """Edit: move an angle's points (``[a, vertex, b]``)."""
+    return UpdateAnnotation(project, annotation_id, "Move angle", geometry=[list(p) for p in points])
+
+
 def SetLabel(project: Project, annotation_id: str, label_id: str | None) -> UpdateAnnotation:  # noqa: N802
     """Edit: give an annotation another label."""
     return UpdateAnnotation(project, annotation_id, "Change label", label_id=label_id)
@@ -294,6 +314,25 @@ class DeleteCalibration(Edit):
 
     def undo(self) -> None:
         cal.save_calibration(self.project, **cal.calibration_fields(self.before))
+
+
+class ChooseCalibration(Edit):
+    """Make the scale or the floor calibration the one in use for a media or a camera group
+    (``calibrations.choose_calibration``); undo puts the previous choice back."""
+
+    text = "Choose the calibration in use"
+
+    def __init__(self, project: Project, kind: str | None, *, media_id: str | None = None,
+                 camera_group: str | None = None):
+        self.project, self.kind = project, kind
+        self.scope = {"media_id": media_id, "camera_group": camera_group}
+        self.previous: str | None = None
+
+    def do(self) -> None:
+        self.previous = cal.choose_calibration(self.project, self.kind, **self.scope)
+
+    def undo(self) -> None:
+        cal.choose_calibration(self.project, self.previous, **self.scope)
 
 
 class SetCameraGroup(Edit):

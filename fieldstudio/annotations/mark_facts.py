@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fieldstudio.annotations import box_tracks, calibrations, shape_marks
+from fieldstudio.annotations import angles, box_tracks, calibrations, shape_marks
 from fieldstudio.annotations.annotation_records import AnnotationRecord, get_annotation
 from fieldstudio.core import shapes, skeletons
 from fieldstudio.store.project import Project
@@ -17,14 +17,15 @@ from fieldstudio.store.project import Project
 
 @dataclass(frozen=True)
 class MarkFacts:
-    """One box or ruler as Properties shows it.
+    """One mark (a box, ruler, shape or angle) as Properties shows it.
 
     ``pixels``: a box's ``(x, y, w, h)`` or a ruler's ``(x1, y1, x2, y2)``, upright image pixels; ``metres``:
     a ruler's length, or a box's bottom edge (its width where it stands) in metres, None when no calibration
     applies; ``how``: which calibration gave the metres, or how to get them; ``track``: ``(track id, first
     keyframe, last keyframe, keyframe count)`` of a box in a track, else None. A polygon, polyline or points
     mark: ``pixels`` is its bounding box ``(x, y, w, h)``, ``shape`` its vertex count, area and length
-    (``shape_marks.ShapeMeasure``) and ``metres`` its area in m² (polygon) or length in m (polyline).
+    (``shape_marks.ShapeMeasure``) and ``metres`` its area in m² (polygon) or length in m (polyline). An
+    angle: ``pixels`` its vertex ``(x, y)``, ``metres`` None, ``how`` its degrees and the plane they are measured in.
     """
 
     record: AnnotationRecord
@@ -36,15 +37,18 @@ class MarkFacts:
 
 
 def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
-    """The facts of the box, ruler, polygon, polyline or points mark ``annotation_id``. Raises NotFound for an unknown annotation, ValueError
-    for another kind (a segment, an event or a tag has no geometry to show here)."""
+    """The facts of the box, ruler, polygon, polyline, points mark or angle ``annotation_id``. Raises NotFound for an
+    unknown annotation, ValueError for another kind (a segment, an event or a tag has no geometry to show here)."""
     rec = get_annotation(project, annotation_id)
     if rec.kind == "box":
         x1, y1, x2, y2 = (float(v) for v in rec.geometry)
         pixels = (x1, y1, x2 - x1, y2 - y1)
-        # a box stands on its bottom edge: on the floor's plane when the floor is calibrated
-        on_floor = calibrations.calibration_for(project, rec.media_id, "floor") is not None
-        m = calibrations.measure_points(project, rec.media_id, (x1, y2), (x2, y2), on_floor=on_floor)
+        # a box stands on its bottom edge: on the floor's plane when the floor calibration is the one in use
+        m = calibrations.measure_points(project, rec.media_id, (x1, y2), (x2, y2))
+    elif rec.kind == "angle":
+        m_angle = angles.measure_angle(project, annotation_id)
+        return MarkFacts(rec, tuple(float(v) for v in rec.geometry[1]), None,  # type: ignore[arg-type]
+                         f"{m_angle.text()} ({m_angle.how})", None)
     elif rec.kind == "ruler":
         (x1, y1), (x2, y2) = rec.geometry
         pixels = (float(x1), float(y1), float(x2), float(y2))

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from fieldstudio.annotations import calibrations as cal
+from fieldstudio.annotations import angles
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import shape_marks
+from fieldstudio.annotations import stopwatch
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library
 from fieldstudio.store.models import Annotation, Label, Media
@@ -79,9 +81,10 @@ class AnnotationRow:
 
     @property
     def end_text(self) -> str:
-        """A segment's end frame and duration (``'48 (3.200 s)'``), 'open' while not ended; else ''."""
+        """A segment's or a stopwatch's end frame and duration (``'48 (3.200 s)'``), 'open' while not ended;
+        else ''."""
         r = self.record
-        if r.kind != "segment":
+        if r.kind not in ("segment", "stopwatch"):
             return ""
         if r.end_frame_index is None:
             return "open"
@@ -116,8 +119,14 @@ def annotation_rows(project: Project, media_id: str | None = None) -> list[Annot
     rows = []
     for r in records:
         measured = cal.measure_ruler(project, r.id) if r.kind == "ruler" else None
+        text = measurement_text(measured) if measured else ""
+        if r.kind == "stopwatch" and r.end_frame_index is not None:      # the time it reads, from the PTS
+            text = stopwatch.reading_of(r).text()
+        elif r.kind == "angle":
+            text = angles.measure_points(project, r.media_id, r.geometry).text()
+        elif r.kind == "polygon":
+            text = _shape_text(project, r)
         name, status = medias.get(r.media_id, ("?", "missing"))
-        text = measurement_text(measured) if measured else _shape_text(project, r) if r.kind == "polygon" else ""
         rows.append(AnnotationRow(
             record=r, media_name=name, media_status=status, label_color=colours.get(r.label_id),
             measurement=measured, measurement_text=text,

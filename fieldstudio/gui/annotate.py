@@ -26,6 +26,8 @@ from fieldstudio.gui.tools.drawing import CanvasTools
 from fieldstudio.gui.tools.labels import MarkLabels
 from fieldstudio.gui.tools.time_marks import TimeMarks
 from fieldstudio.gui.tools.tracking import Tracking
+from fieldstudio.gui.tools.stopwatch_keys import StopwatchKeys
+from fieldstudio.gui.tools.trajectory_view import TrajectoryView
 from fieldstudio.gui.undo import EditCommand
 from fieldstudio.gui.viewer.frame_marks import FrameMarks
 from fieldstudio.gui.viewer.overlay import BoxItem, RulerItem
@@ -67,6 +69,9 @@ class AnnotationController(QObject):
         self.drawing = CanvasTools(ctx, status, self)
         self.time_marks = TimeMarks(ctx)
         self.tracking = Tracking(ctx)
+        self.trajectory = TrajectoryView(ctx, self)   # the open trajectory follows the track's and calibrations' edits
+        self.changed.connect(self.trajectory.refresh)
+        self.stopwatch = StopwatchKeys(ctx)
         self._label_actions: list = []  # Annotate ▸ Use label's keys 1-9 (connect_actions), named for their labels
         state.events.project.connect(self._project_changed)
 
@@ -230,7 +235,8 @@ class AnnotationController(QObject):
         """Connect the Annotate menu's tool, mark and label actions, and [ ] (keyframes), to the tools."""
         draw, timed, track = self.drawing, self.time_marks, self.tracking
         for aid, slot in (("select_tool", lambda: draw.set_tool("select")), ("box_tool", lambda: draw.toggle("box")),
-                          ("ruler_tool", lambda: draw.toggle("ruler")), ("calibrate", draw.calibrate_key),
+                          ("ruler_tool", lambda: draw.toggle("ruler")), ("angle_tool", lambda: draw.toggle("angle")),
+                          ("calibrate", draw.calibrate_key),
                           ("polygon_tool", lambda: draw.toggle("polygon")),
                           ("polyline_tool", lambda: draw.toggle("polyline")),
                           ("points_tool", lambda: draw.toggle("points")),
@@ -238,6 +244,8 @@ class AnnotationController(QObject):
                           ("delete_marks", draw.delete_selected), ("edit_mark", draw.edit_selected),
                           ("make_keyframe", lambda: draw.make_keyframe()), ("copy_next", track.copy_to_next_frame),
                           ("track_forward", lambda: track.track(1)), ("track_backward", lambda: track.track(-1)),
+                          ("trajectory", self.trajectory.show_selected), ("stopwatch_start", self.stopwatch.start),
+                          ("stopwatch_stop", self.stopwatch.stop),
                           ("prev_keyframe", lambda: track.jump_keyframe(-1)),
                           ("next_keyframe", lambda: track.jump_keyframe(1)), ("segment_start", timed.start_segment),
                           ("segment_end", timed.end_segment), ("event", timed.mark_event)):

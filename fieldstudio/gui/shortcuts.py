@@ -65,6 +65,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
                     "mark, Backspace takes the last back"),
     "skeleton_tool": ("S&keleton tool", "Shift+D", "Place a person's 17 body points in order (nose, eyes, ears, "
                       "shoulders, elbows, wrists, hips, knees, ankles): S skips a hidden one, Enter keeps the skeleton"),
+    "angle_tool": ("&Angle tool", "A", "Click a point of one arm, the vertex, then a point of the other arm: the angle in "
+                   "degrees, on the floor when the floor calibration is in use, else in the image plane"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),
     "toggle_grid": ("Show floor &grid", "Shift+G", "Draw the calibrated floor plane's grid over the image"),
     "ask_label": ("&Ask the label of each new box", "", "A new box opens a label chooser at the pointer: Enter "
@@ -76,9 +78,15 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
                       "5 frames; stops when the target is lost or leaves the image)"),
     "track_backward": ("Track &backward", "Shift+T", "Follow the selected box through the frames before this one"),
+    "trajectory": ("Tra&jectory of the selected track…", "Ctrl+J", "The selected box's track on the calibrated "
+                   "floor: its path drawn, metres walked and speed per frame, a table to export"),
     "segment_start": ("Start segment (&I)", "I", "Start a segment of the current label on this frame"),
     "segment_end": ("End segment (&O)", "O", "End the open segment of the current label on this frame"),
     "event": ("Mark &event (E)", "E", "Mark an event of the current label on this frame"),
+    "stopwatch_start": ("Stopwatch &start", "Alt+W", "Start a stopwatch on this frame; the status bar times the "
+                        "frames shown after it"),
+    "stopwatch_stop": ("Stopwatch st&op", "Alt+Shift+W", "Stop the stopwatch on this frame and keep the time "
+                       "between the two frames (from their PTS) in the annotation list"),
     **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} of the active tool's list (boxes, rulers, segments "
                       "or events) and give it to the selected marks of that kind") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),

@@ -139,9 +139,10 @@ def build_menus(window: QMainWindow) -> None:
     m.addAction(a["redo"])
     m = window.menuBar().addMenu("&Annotate")
     m.setToolTipsVisible(True)  # each tool says how it is used (its key is in the menu text)
-    for aid in ("select_tool", "box_tool", "ruler_tool", "polygon_tool", "polyline_tool", "points_tool",
+    for aid in ("select_tool", "box_tool", "ruler_tool", "angle_tool", "polygon_tool", "polyline_tool", "points_tool",
                 "skeleton_tool", "calibrate", "toggle_grid", None, "edit_mark",
-                "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", None, "segment_start", "segment_end", "event",
+                "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", "trajectory", None,
+                "segment_start", "segment_end", "event", "stopwatch_start", "stopwatch_stop",
                 None, "labels"):
         if aid is None:
             m.addSeparator()

@@ -75,13 +75,13 @@ def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types
 
 
 def _check_error_m(project: Project, ruler_id: str) -> float | None:
-    """The check error of the calibration that measures ruler ``ruler_id`` now (floor for a ruler on the floor,
-    else scale), None without one."""
+    """The check error of the calibration that measures ruler ``ruler_id`` now (the one in use for its media),
+    None without one."""
     with project.read() as s:
         row = s.get(Annotation, ruler_id)
         if row is None or row.kind != "ruler":
             return None
-        media_id, on_floor = row.media_id, bool(row.on_floor)
-    record = calibrations.calibration_for(project, media_id, "floor" if on_floor else "scale")
+        media_id = row.media_id
+    record = calibrations.calibration_in_use(project, media_id)
     done = None if record is None else record.length_check()
     return None if done is None else done.error_m

@@ -102,16 +102,21 @@ def test_floor_ruler_within_one_percent_and_follows_calibration_edits(project, f
     cal.save_calibration(project, "floor", quad, media_id=media_id, width_m=6.0, depth_m=8.0, calibration_id=cal_id)
     for r, m in zip(rulers, got):
         assert cal.measure_ruler(project, r).metres == pytest.approx(2 * m.metres, rel=1e-9)
-    # a ruler not marked on the floor needs a scale calibration
+    # a ruler drawn before the floor was calibrated (not marked on the floor) is measured by the calibration in
+    # use too, the floor, the only one (issue 32: one calibration measures a media's rulers)
     flat = ann.add_ruler(project, media_id, (10, 10), (40, 50))
-    pixels, metres, how = cal.measure_ruler(project, flat)
+    m = cal.measure_ruler(project, flat)
+    assert m.pixels == 50.0 and m.kind == "floor" and "floor plane" in m.how
+    assert m.metres == pytest.approx(cal.measure_points(project, media_id, (10, 10), (40, 50), on_floor=True).metres)
+    # asked for the scale explicitly, with no scale calibration, it reads in pixels and says how to calibrate
+    pixels, metres, how = cal.measure_points(project, media_id, (10, 10), (40, 50), on_floor=False)
     assert (pixels, metres) == (50.0, None) and "calibrate with C" in how
 
 
 def test_scale_calibration_applies_on_read(media_project):
     ruler = ann.add_ruler(media_project, PHOTO_ID, (100, 100), (220, 260))      # 3-4-5: 200 px
     pixels, metres, how = cal.measure_ruler(media_project, ruler)
-    assert pixels == 200 and metres is None and "no scale calibration" in how
+    assert pixels == 200 and metres is None and "no calibration; calibrate with C" in how
     c = cal.save_calibration(media_project, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=1.0)   # 80 px = 1 m
     assert cal.measure_ruler(media_project, ruler).metres == pytest.approx(2.5)
     cal.save_calibration(media_project, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=2.0)       # replaces it

@@ -24,7 +24,7 @@ def test_demo_info_and_frame(tmp_path):
     info = json.loads(run("info", demo, "--json").stdout)
     assert info["media"] == {"image": 4, "video": 3, "document": 1}
     assert set(info) >= {"media", "unreadable", "tasks", "annotations", "ratings", "runs", "answers", "scores"}
-    assert set(info["annotations"]) == {"box", "ruler", "segment", "event", "tag"}
+    assert set(info["annotations"]) >= {"box", "ruler", "segment", "event", "tag", "angle", "stopwatch"}
     out = tmp_path / "f.png"
     res = run("frame", demo, "worker_zone_hardhat_vest_from_gif.mp4", "--index", 40, "--out", out)
     assert "2.666667 s" in res.stdout

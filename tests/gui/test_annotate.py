@@ -120,7 +120,7 @@ def test_ruler_reads_pixels_until_calibrated_then_metres(window, qtbot):
     assert window.annotator.apply(edits.SaveCalibration(window.state.project, kind="scale", points=[(0, 0), (50, 0)],
                                                         media_id=window.state.media.id, length_m=1.0))
     item = next(i for i in window.annotator.marks.items if getattr(i, "annotation_id", None) == ruler.id)
-    assert item.text.text() == f"{length_px / 50:.2f} m"
+    assert item.text.text() == f"{length_px / 50:.2f} m (scale)"
     assert calibrations.measure_ruler(window.state.project, ruler.id).metres == pytest.approx(length_px / 50)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -59,20 +59,25 @@ class CalibrationListPanel(QWidget):
         self.project: Project | None = None
         self._apply: ApplyEdit = apply_edit or do_now
         self._records: list[cal.CalibrationRecord] = []
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Applies to", "Kind", "Reference"])
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Applies to", "Kind", "Reference", "In use"])
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.use_button = QPushButton("Use this one")
+        self.use_button.setToolTip("Measure every ruler, box and trajectory of its media or camera group with the "
+                                   "selected calibration; the other kind is kept, not in use")
         self.delete_button = QPushButton("Delete calibration")
         self.delete_button.setToolTip("Delete the selected calibration; its rulers read in pixels again (Delete)")
         self.message = QLabel()
         self.message.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.message, 1)
+        row.addWidget(self.use_button)
         row.addWidget(self.delete_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -85,6 +90,8 @@ class CalibrationListPanel(QWidget):
         self.table.addAction(action)
         self.delete_button.clicked.connect(self.delete_selected)
         self.delete_button.setAutoDefault(False)
+        self.use_button.clicked.connect(self.use_selected)
+        self.use_button.setAutoDefault(False)
 
     def set_apply_edit(self, apply_edit: ApplyEdit | None) -> None:
         """Where edits go (the window's undo stack); None does them without undo."""
@@ -120,29 +127,46 @@ class CalibrationListPanel(QWidget):
                 ref = f"{rec.length_m:g} m over {pixel_distance(*rec.points):.1f} px"
             else:
                 ref = f"{rec.width_m:g} m x {rec.depth_m:g} m floor rectangle"
-            for col, text in enumerate((scope, rec.kind, ref)):
+            status = cal.in_use_status(self.project, rec)
+            for col, text in enumerate((scope, rec.kind, ref, status)):
                 item = QTableWidgetItem(text)
                 item.setToolTip(rec.describe())
+                if status != "in use":
+                    item.setForeground(QColor("#888888"))  # kept, but it measures nothing
                 self.table.setItem(i, col, item)
         self.delete_button.setEnabled(bool(self._records))
+        self.use_button.setEnabled(bool(self._records))
+
+    def use_selected(self) -> None:
+        """Make the selected calibration the one in use for its media or camera group (undoable)."""
+        from fieldstudio.annotations.edits import ChooseCalibration
+
+        self._edit_selected("Select the calibration to use", lambda rec: ChooseCalibration(
+            self.project, rec.kind, media_id=rec.media_id, camera_group=rec.camera_group), "Now in use: the {}")
 
     def delete_selected(self) -> None:
         """Delete the selected calibration (undoable)."""
-        from fieldstudio.annotations import rows as views
         from fieldstudio.annotations.edits import DeleteCalibration
+
+        self._edit_selected("Select a calibration to delete", lambda rec: DeleteCalibration(self.project, rec.id),
+                            "Deleted the {}")
+
+    def _edit_selected(self, none_text: str, make_edit, done_text: str) -> None:  # noqa: ANN001 - record -> Edit
+        """Apply ``make_edit(selected record)``, say ``done_text`` with its description, tell the media it changes."""
+        from fieldstudio.annotations import rows as views
 
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         if not rows or self.project is None:
-            self._say("Select a calibration to delete", error=True)
+            self._say(none_text, error=True)
             return
         rec = self._records[rows[0]]
-        affected = views.affected_media(self.project, rec)
+        affected = views.affected_media(self.project, rec)   # before a delete takes the record away
         try:
-            self._apply(DeleteCalibration(self.project, rec.id))
+            self._apply(make_edit(rec))
         except FieldstudioError as exc:
             self._say(str(exc), error=True)
             return
-        self._say(f"Deleted the {rec.describe()}")
+        self._say(done_text.format(rec.describe()))
         self.refresh()
         for media_id in affected:
             self.calibration_changed.emit(media_id)
@@ -321,6 +345,11 @@ class CalibrationDialog(QDialog):
         group_row.addWidget(self.scope_group)
         group_row.addWidget(self.group_name, 1)
         scope_layout.addLayout(group_row)
+        self.use_it = QCheckBox()
+        self.use_it.setChecked(True)
+        self.use_it.setToolTip("When the media or group has the other kind of calibration too, only one measures: "
+                               "the one in use (Calibrations ▸ Use this one changes it later)")
+        scope_layout.addWidget(self.use_it)
 
         self.check_m = _metres_box(0.0)
         self.check_m.setObjectName("check_length")
@@ -378,6 +407,7 @@ class CalibrationDialog(QDialog):
             box.valueChanged.connect(self.update_preview)
         self._scopes.buttonToggled.connect(self.update_preview)
         self.group_name.currentTextChanged.connect(self.update_preview)
+        self.use_it.toggled.connect(self.update_preview)
         self.update_preview()
 
     def set_apply_edit(self, apply_edit: ApplyEdit | None) -> None:
@@ -440,19 +470,40 @@ class CalibrationDialog(QDialog):
             self.preview_label.setText("\n".join(self.preview.lines) + "\n" + self._scope_text())
         self.ok_button.setEnabled(problem is None)
 
+    def _other_kind(self) -> str | None:
+        """The other kind when the chosen scope already has it (then one of the two must be in use), else None."""
+        from fieldstudio.annotations import calibrations as cal
+
+        other = "floor" if self.kind == "scale" else "scale"
+        group = self._group()
+        for rec in cal.list_calibrations(self.project):
+            if rec.kind == other and (rec.camera_group == group if group else rec.media_id == self.media_id):
+                return other
+        return None
+
     def _scope_text(self) -> str:
         from fieldstudio.annotations import rows as views
 
         group = self._group()
+        other = self._other_kind()
+        self.use_it.setVisible(other is not None)
+        if other is not None:
+            self.use_it.setText(f"Use this {self.kind} calibration for measurements (the {other} one is kept, "
+                                "not in use)")
+            which = self.kind if self.use_it.isChecked() else f"{other} (this {self.kind} one is kept, not in use)"
+            in_use = f" It also has a {other} calibration; the one in use will be the {which}."
+        else:
+            in_use = ""
         if group is None:
-            return f"Applies to {self.media.file_name} only."
+            return f"Applies to {self.media.file_name} only.{in_use}"
         n = len(set(views.group_members(self.project, group)) | {self.media_id})
         joins = "" if self.media.camera_group == group else f" ({self.media.file_name} joins it)"
-        return f"Applies to the {n} media of camera group {group!r}{joins}."
+        return f"Applies to the {n} media of camera group {group!r}{joins}.{in_use}"
 
     def build_edit(self) -> Edit:
-        """The edit OK makes: SaveCalibration, with SetCameraGroup first when the media joins a group."""
-        from fieldstudio.annotations.edits import SaveCalibration, SetCameraGroup
+        """The edit OK makes: SaveCalibration, with SetCameraGroup first when the media joins a group and
+        ChooseCalibration after when the scope has the other kind too (the choice the dialog shows)."""
+        from fieldstudio.annotations.edits import ChooseCalibration, SaveCalibration, SetCameraGroup
         from fieldstudio.store.edits import EditGroup
 
         group = self._group()
@@ -460,14 +511,20 @@ class CalibrationDialog(QDialog):
         save = SaveCalibration(self.project, kind=self.kind, points=[list(p) for p in self.points],
                                media_id=None if group else self.media_id, camera_group=group, **self._lengths(),
                                check=None if check is None else [list(check[0]), list(check[1]), check[2]])
-        if group is None or self.media.camera_group == group:
-            return save
-        return EditGroup("Calibrate", [SetCameraGroup(self.project, [self.media_id], group), save])
+        steps = [save]
+        if group is not None and self.media.camera_group != group:
+            steps.insert(0, SetCameraGroup(self.project, [self.media_id], group))
+        other = self._other_kind()
+        if other is not None:
+            steps.append(ChooseCalibration(self.project, self.kind if self.use_it.isChecked() else other,
+                                           media_id=None if group else self.media_id, camera_group=group))
+        return save if len(steps) == 1 else EditGroup("Calibrate", steps)
 
     def accept(self) -> None:
         """Save through ``apply_edit``; on an error, say why and stay open (nothing is saved)."""
         from fieldstudio.annotations import calibrations as cal
         from fieldstudio.annotations import rows as views
+        from fieldstudio.annotations.edits import SaveCalibration
         from fieldstudio.store.edits import EditGroup
 
         self.update_preview()
@@ -481,10 +538,10 @@ class CalibrationDialog(QDialog):
             self.preview_label.setText(f"Not saved: {exc}")
             self.status.emit(f"Calibration not saved: {exc}")
             return
-        save = edit.edits[-1] if isinstance(edit, EditGroup) else edit
+        save = next(e for e in edit.edits if isinstance(e, SaveCalibration)) if isinstance(edit, EditGroup) else edit
         self.saved_id = save.calibration_id
         rec = cal.get_calibration(self.project, self.saved_id)
-        self.status.emit(f"Saved the {rec.describe()}")
+        self.status.emit(f"Saved the {rec.describe()}: {cal.in_use_status(self.project, rec)}")
         self.existing.refresh()
         for media_id in views.affected_media(self.project, rec):
             self.calibration_changed.emit(media_id)

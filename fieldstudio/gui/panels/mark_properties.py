@@ -121,14 +121,16 @@ class MarkPropertiesPanel(QGroupBox):
         self.label.setCurrentIndex(chosen if chosen >= 0 else self.label.count() - 1)
         self.label.blockSignals(False)
         shape = facts.shape
+        angle = rec.kind == "angle"  # its three points are dragged on the canvas; Properties gives the degrees
         four = rec.kind in ("box", "ruler")  # a shape's vertices are edited on the canvas, not as four numbers
         for spin in self.spins:
             self.form.setRowVisible(spin, four)
-        self.form.setRowVisible(self.geometry, not four)
+        self.form.setRowVisible(self.geometry, not four and not angle)
         self.form.setRowVisible(self.track, four)
         self.form.setRowVisible(self.metres, rec.kind != "skeleton")
         for spin, caption, name, value in zip(self.spins, self.spin_labels,
-                                              BOX_FIELDS if rec.kind == "box" else RULER_FIELDS, facts.pixels):
+                                              BOX_FIELDS if rec.kind == "box" else RULER_FIELDS,
+                                              () if angle else facts.pixels):
             caption.setText(name)
             spin.blockSignals(True)
             spin.setValue(value)
@@ -136,7 +138,8 @@ class MarkPropertiesPanel(QGroupBox):
         unit = "m²" if rec.kind == "polygon" else "m"
         self.metres.setText(f"{facts.metres:.3f} {unit} ({facts.how})" if facts.metres is not None else facts.how)
         # a box stands on its bottom edge: its width there is what a calibration can say in metres
-        self.metres_caption.setText({"box": "Width at its foot", "polygon": "Area", "points": "Metres"}.get(
+        self.metres_caption.setText({"box": "Width at its foot", "polygon": "Area", "points": "Metres",
+                                  "angle": "Angle"}.get(
             rec.kind, "Length"))
         if shape is not None:
             self.geometry.setText(shape_text(rec.kind, shape))

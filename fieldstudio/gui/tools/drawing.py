@@ -28,12 +28,15 @@ if TYPE_CHECKING:
     from fieldstudio.store.edits import Edit
 
 MIN_DRAG_PX = 3.0  # a press-release shorter than this (image pixels) is a click, not a box or ruler
-TOOLS = ("select", "box", "ruler", *SHAPE_KINDS, "skeleton", "scale", "floor")
+TOOLS = ("select", "box", "ruler", *SHAPE_KINDS, "skeleton", "scale", "floor", "angle")
 CLICKED = (*SHAPE_KINDS, "skeleton")  # the tools whose marks are clicked vertex by vertex
+PICKED = {"scale": 2, "angle": 3, "floor": 4}  # the tools made of a fixed number of clicked points, and how many
 HINTS = {"box": "Box: drag a rectangle (Esc to stop)",
          "ruler": "Ruler: drag from one point to the other (Esc to stop)",
          "scale": "Calibrate scale: click the two ends of an object of known length (C again: a floor rectangle)",
-         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)", **SHAPE_HINTS}
+         "floor": "Calibrate floor: click the 4 corners of a floor rectangle (any order)",
+         "angle": "Angle: click a point of one arm, the vertex, then a point of the other arm (Esc to stop)",
+         **SHAPE_HINTS}
 
 
 class CanvasTools(QObject):
@@ -57,6 +60,7 @@ class CanvasTools(QObject):
         ctx.marks.shape_moved.connect(self._shape_moved)
         ctx.marks.box_moved.connect(self._box_moved)
         ctx.marks.ruler_moved.connect(self._ruler_moved)
+        ctx.marks.angle_moved.connect(self._angle_moved)
         ctx.state.events.media.connect(self._media_shown)
 
     @property
@@ -88,7 +92,7 @@ class CanvasTools(QObject):
             ctx.notify(HINTS[tool])
         elif self.status.currentMessage() in HINTS.values():
             self.status.clearMessage()  # the tool's hint no longer applies
-        if tool in ("scale", "floor"):
+        if tool in PICKED:
             ctx.pause()
         self.tool_changed.emit(tool)
 
@@ -104,7 +108,7 @@ class CanvasTools(QObject):
         # points picked and a drag in progress belonged to the previous media
         self._press = None
         self._drop_temp()
-        if self.tool in ("scale", "floor"):
+        if self.tool in PICKED:
             self.set_tool("select")
 
     # --- the mouse on the canvas -----------------------------------------------------------------
@@ -122,7 +126,7 @@ class CanvasTools(QObject):
         if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             ctx.pause()
             p = ctx.canvas.image_point(event.position())
-            if self.tool in ("scale", "floor"):
+            if self.tool in PICKED:
                 self._pick(p)
             else:
                 self._press = p
@@ -278,10 +282,11 @@ class CanvasTools(QObject):
         return label_id
 
     def _new_ruler_on_floor(self) -> bool:
-        # a floor calibration, when there is one, is what a supervisor measures distances on the ground with
+        # the calibration in use for this media (chosen per camera group) measures it; on_floor records which
         from fieldstudio.annotations import calibrations
 
-        return calibrations.calibration_for(self.ctx.project, self.ctx.media.id, "floor") is not None
+        in_use = calibrations.calibration_in_use(self.ctx.project, self.ctx.media.id)
+        return in_use is not None and in_use.kind == "floor"
 
     def _drop_temp(self) -> None:
         for item in (self._temp, self._picked):
@@ -297,10 +302,13 @@ class CanvasTools(QObject):
             self._picked = PickedPoints()
             self.ctx.canvas.scene().addItem(self._picked)
         self._picked.add(self._clip(p))
-        need = 2 if self.tool == "scale" else 4
-        if len(self._picked.points) < need:
+        if len(self._picked.points) < PICKED[self.tool]:
             return
         points = [(q.x(), q.y()) for q in self._picked.points]
+        if self.tool == "angle":
+            self._drop_temp()
+            self._add_angle(points)
+            return
         self.set_tool("select")
         self.open_calibration_dialog(points)
 
@@ -395,6 +403,21 @@ class CanvasTools(QObject):
 
         self.ctx.apply(edits.MoveShape(self.ctx.project, item.annotation_id, vertices, what,
                                        getattr(item, "version", None)))
+
+    def _add_angle(self, points: list[tuple[float, float]]) -> None:
+        """Three points clicked with the angle tool (A): the angle is kept (one undo) and the tool stays on."""
+        from fieldstudio.annotations import angles, edits
+
+        ctx = self.ctx
+        edit = edits.AddAngle(ctx.project, ctx.media.id, *points, frame_index=ctx.frame_index())
+        if ctx.apply(edit):
+            m = angles.measure_angle(ctx.project, edit.annotation_id)
+            ctx.notify(f"angle {m.text()} ({m.how})")
+
+    def _angle_moved(self, item: object, points: list[tuple[float, float]]) -> None:
+        from fieldstudio.annotations import edits
+
+        self.ctx.apply(edits.MoveAngle(self.ctx.project, item.annotation_id, points))
 
     def _ruler_moved(self, item: RulerItem, p: tuple[float, float], q: tuple[float, float]) -> None:
         from fieldstudio.annotations import edits

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.viewer.angle_item import ANGLE_COLOR, AngleItem
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange_captions
 from fieldstudio.gui.viewer.shape_items import ShapeItem, VertexItem
 
@@ -43,6 +44,7 @@ class FrameMarks(QObject):
     box_moved = Signal(object, object)
     ruler_moved = Signal(object, object, object)
     shape_moved = Signal(object, object, str)
+    angle_moved = Signal(object, object)   # (AngleItem, [a, vertex, b]) after a point was dragged
 
     def __init__(self, state: ViewState, canvas: Canvas, labels: MarkLabels, notify: Callable[[str], None],
                  parent: QObject | None = None):
@@ -89,10 +91,11 @@ class FrameMarks(QObject):
         from fieldstudio.core.shapes import SHAPE_KINDS
 
         marks = [r for r in ann.list_annotations(project, media_id=media_id,
-                                                 kinds=["ruler", *SHAPE_KINDS, "skeleton"])
+                                                 kinds=["ruler", "angle", *SHAPE_KINDS, "skeleton"])
                  if r.frame_index is None or r.frame_index == frame]
-        return (box_tracks.boxes_on_frame(project, media_id, frame), [r for r in marks if r.kind == "ruler"],
-                [r for r in marks if r.kind != "ruler"])
+        return (box_tracks.boxes_on_frame(project, media_id, frame),
+                [r for r in marks if r.kind in ("ruler", "angle")],
+                [r for r in marks if r.kind not in ("ruler", "angle")])
 
     def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
         if self.state.playing and not frame[2]:
@@ -101,9 +104,9 @@ class FrameMarks(QObject):
 
     # --- selection -------------------------------------------------------------------------------
     def selected_items(self) -> list:
-        """The boxes, rulers, shapes and skeletons selected on the canvas."""
+        """The boxes, rulers, angles, shapes and skeletons selected on the canvas."""
         return [i for i in self.canvas.scene().selectedItems()
-                if isinstance(i, (BoxItem, RulerItem, VertexItem))]
+                if isinstance(i, (BoxItem, RulerItem, AngleItem, VertexItem))]
 
     def selected_ids(self) -> list[str]:
         """Annotation ids of the stored marks selected (an interpolated box has none)."""
@@ -173,9 +176,15 @@ class FrameMarks(QObject):
             scene.addItem(item)
             self.items.append(item)
         for r in rulers:
+            if r.kind == "angle":
+                item = AngleItem(r.geometry, color(r.label_id) if r.label_id else ANGLE_COLOR, annotation_id=r.id,
+                                 measure=self.angle_measurer(), changed=self.angle_moved.emit)
+                scene.addItem(item)
+                self.items.append(item)
+                continue
             (p, q) = r.geometry
             item = RulerItem(tuple(p), tuple(q), color(r.label_id) if r.label_id else RULER_COLOR,
-                             annotation_id=r.id, measure=self.measurer(r.on_floor), changed=self.ruler_moved.emit)
+                             annotation_id=r.id, measure=self.measurer(), changed=self.ruler_moved.emit)
             scene.addItem(item)
             self.items.append(item)
         for r in shapes:
@@ -228,21 +237,36 @@ class FrameMarks(QObject):
             if isinstance(item, BoxItem):
                 r = item.rect
                 chips.append((item.caption, (r.left(), r.top(), r.right(), r.bottom())))
-            elif isinstance(item, RulerItem):
+            elif isinstance(item, (RulerItem, AngleItem)):
                 chips.append((item.text, item.anchor_rect()))
             elif isinstance(item, VertexItem):
                 chips.append((item.caption, item.anchor_rect()))
         arrange_captions(chips, self.canvas)
 
-    def measurer(self, on_floor: bool) -> Callable[[tuple[float, float], tuple[float, float]], str]:
-        """``measure(p, q)``: a ruler's text on the media shown, "1.23 m" or "345 px (uncalibrated)"."""
+    def measurer(self, on_floor: bool | None = None) -> Callable[[tuple[float, float], tuple[float, float]], str]:
+        """``measure(p, q)``: a ruler's text on the media shown, "1.23 m (floor)" or "345 px (uncalibrated)";
+        ``on_floor`` None measures with the calibration in use for the media."""
         from fieldstudio.annotations import calibrations
 
         project, media_id = self.state.project, self.media.id
 
         def measure(p: tuple[float, float], q: tuple[float, float]) -> str:
             m = calibrations.measure_points(project, media_id, p, q, on_floor=on_floor)
-            return f"{m.metres:.2f} m" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
+            # the caption names the calibration that gave the metres: a group may hold a scale and a floor
+            return f"{m.metres:.2f} m ({m.kind})" if m.metres is not None else f"{m.pixels:.0f} px (uncalibrated)"
+        return measure
+
+    def angle_measurer(self) -> Callable[[list[tuple[float, float]]], str]:
+        """``measure(points)``: an angle's text on the media shown, "37.5° on the floor" or "37.5° (image plane)"."""
+        from fieldstudio.annotations import angles
+
+        project, media_id = self.state.project, self.media.id
+
+        def measure(points: list[tuple[float, float]]) -> str:
+            try:
+                return angles.measure_points(project, media_id, points).text()
+            except ValueError:
+                return "no angle"
         return measure
 
     def _make_grid(self, media) -> GridItem | None:  # noqa: ANN001 - Media

@@ -1,0 +1,244 @@
+"""The trajectory of a tracked box on the calibrated floor: where its ground point was on each frame, the distance
+walked and the speed, as Kinovea gives them.
+
+A box stands on its bottom edge, so its ground point is the bottom centre ``((x1 + x2) / 2, y2)`` (pixels). On
+every frame of the track (keyframes and the boxes interpolated between them, ``box_tracks.track_boxes``) that
+point is put on the floor with the calibration in use for the video (``calibrations.calibration_in_use``):
+
+* floor calibration: ``(X, Y) = (u / w, v / w)``, ``[u, v, w] = H [x, y, 1]`` (the homography of the floor
+  rectangle, ``core.calibration.image_to_floor``), metres on the floor;
+* scale calibration: ``(X, Y) = (x, y) * metres per pixel``, metres in the image plane (right only for motion in
+  the plane of the reference line, across the view; the trajectory says so).
+
+Step distance ``d_i = hypot(X_i - X_{i-1}, Y_i - Y_{i-1})`` (m), distance walked = the sum of the steps, speed
+``d_i / (t_i - t_{i-1})`` (m/s) with ``t`` the frame's PTS in seconds from the video's first frame (the frame
+table: a variable-rate video's real times, never index / fps). Optional smoothing: a centred moving average of
+the floor positions over ``smooth`` frames (odd; fewer at the track's ends), stated with the result, because a
+box that shakes by a pixel a frame adds distance a person did not walk. A ground point on or beyond the floor's
+horizon has no floor position: its row has none, and the step after it is measured from the last point that had
+one. Errors: NotFound (media), AnnotationError (no such track, a video without a frame table).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import select
+
+from fieldstudio.annotations import calibrations
+from fieldstudio.annotations.annotation_records import AnnotationError
+from fieldstudio.core import calibration as core_cal
+from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.core.errors import NotFound
+from fieldstudio.media.video_index import load_frame_table
+from fieldstudio.store.models import Annotation, Media
+from fieldstudio.store.project import Project
+
+CSV_COLUMNS = ("frame", "time_s", "ground_x_px", "ground_y_px", "x_m", "y_m", "step_m", "distance_m", "speed_m_s",
+               "keyframe", "calibration", "smoothed_over_frames")
+
+
+@dataclass(frozen=True)
+class TrajectoryPoint:
+    """The ground point of a track on one frame.
+
+    ``seconds``: PTS from the video's first frame; ``ground_px``: bottom centre of the box (pixels); ``position_m``:
+    (X, Y) metres (None without a calibration or beyond the floor's horizon), smoothed when the trajectory is;
+    ``step_m``: distance from the previous point with a position (None for the first); ``distance_m``: walked so
+    far; ``speed_m_s``: step over the time since that point (None for the first).
+    """
+
+    frame_index: int
+    seconds: float
+    ground_px: tuple[float, float]
+    keyframe: bool
+    position_m: tuple[float, float] | None
+    step_m: float | None
+    distance_m: float | None
+    speed_m_s: float | None
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """A track's trajectory: ``points`` by frame; ``calibration`` the one used (None: pixels only); ``how`` says
+    which calibration and in what plane, or how to calibrate; ``smooth`` the moving-average window in frames
+    (1: none)."""
+
+    media_id: str
+    track_id: int
+    points: tuple[TrajectoryPoint, ...]
+    calibration: calibrations.CalibrationRecord | None
+    how: str
+    smooth: int
+
+    @property
+    def distance_m(self) -> float | None:
+        """Metres walked over the whole track (None without a calibration)."""
+        known = [p.distance_m for p in self.points if p.distance_m is not None]
+        return known[-1] if known else None
+
+    @property
+    def duration_s(self) -> float:
+        """Seconds from the track's first frame to its last."""
+        return self.points[-1].seconds - self.points[0].seconds if self.points else 0.0
+
+    @property
+    def mean_speed_m_s(self) -> float | None:
+        """Distance walked over the track's duration (None without a calibration or a duration)."""
+        d = self.distance_m
+        return None if d is None or self.duration_s <= 0 else d / self.duration_s
+
+    def summary(self) -> str:
+        """One line: "12.34 m in 8.20 s, mean 1.50 m/s (floor plane: ...)" or the pixels-only reason."""
+        if self.distance_m is None:
+            return f"track {self.track_id}: {len(self.points)} frame(s), {self.duration_s:.2f} s; {self.how}"
+        smooth = f", positions smoothed over {self.smooth} frames" if self.smooth > 1 else ""
+        return (f"track {self.track_id}: {self.distance_m:.2f} m in {self.duration_s:.2f} s, mean "
+                f"{self.mean_speed_m_s or 0.0:.2f} m/s over {len(self.points)} frame(s){smooth} ({self.how})")
+
+    def rows(self) -> list[dict[str, object]]:
+        """The table: one dict per frame with :data:`CSV_COLUMNS` (numbers rounded for reading: 3 decimals for
+        seconds, 1 for pixels, 4 for metres and m/s; None where there is no value)."""
+        kind = self.calibration.kind if self.calibration is not None else "none"
+
+        def r(v: float | None, n: int) -> float | None:
+            return None if v is None else round(v, n)
+        return [{"frame": p.frame_index, "time_s": round(p.seconds, 3), "ground_x_px": round(p.ground_px[0], 1),
+                 "ground_y_px": round(p.ground_px[1], 1),
+                 "x_m": r(p.position_m[0], 4) if p.position_m else None,
+                 "y_m": r(p.position_m[1], 4) if p.position_m else None,
+                 "step_m": r(p.step_m, 4), "distance_m": r(p.distance_m, 4), "speed_m_s": r(p.speed_m_s, 4),
+                 "keyframe": p.keyframe, "calibration": kind, "smoothed_over_frames": self.smooth}
+                for p in self.points]
+
+    def write_csv(self, path: str | Path) -> Path:
+        """Write :meth:`rows` as CSV (header :data:`CSV_COLUMNS`, empty cells for no value), atomically."""
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for row in self.rows():
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        target = Path(path)
+        atomic_write_text(target, buffer.getvalue())
+        return target
+
+
+def ground_point(box: Sequence[float]) -> tuple[float, float]:
+    """Bottom centre ``((x1 + x2) / 2, y2)`` of a box ``(x1, y1, x2, y2)`` in pixels: where it stands."""
+    x1, _y1, x2, y2 = (float(v) for v in box)
+    return (x1 + x2) / 2.0, y2
+
+
+def _smoothed(xy: np.ndarray, window: int) -> np.ndarray:
+    """Centred moving average over ``window`` frames of the rows that have a position (not NaN), fewer at the ends
+    and beside a gap; rows without a position stay NaN."""
+    if window <= 1:
+        return xy
+    ok = ~np.isnan(xy[:, 0])
+    filled = np.where(ok[:, None], xy, 0.0)
+    kernel = np.ones(window)
+    sums = np.column_stack([np.convolve(filled[:, i], kernel, mode="same") for i in range(2)])
+    counts = np.convolve(ok.astype(float), kernel, mode="same")
+    out = np.full_like(xy, np.nan)
+    out[ok] = sums[ok] / counts[ok, None]
+    return out
+
+
+def _keyframes(project: Project, media_id: str, track_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """(frames (K,), boxes (K, 4)) of the track's live keyframes by frame: two columns read, not whole records (a
+    track of thousands of keyframes is read again after every edit while its window is open)."""
+    with project.read() as s:
+        rows = s.execute(select(Annotation.frame_index, Annotation.geometry).where(
+            Annotation.media_id == media_id, Annotation.kind == "box", Annotation.track_id == track_id,
+            Annotation.is_keyframe.is_(True), Annotation.deleted.is_(False), Annotation.frame_index.is_not(None))
+            .order_by(Annotation.frame_index)).all()
+    frames = np.array([f for f, _g in rows], dtype=np.int64)
+    boxes = np.array([g for _f, g in rows], dtype=np.float64).reshape(-1, 4)
+    return frames, boxes
+
+
+def track_trajectory(project: Project, media_id: str, track_id: int, *, smooth: int = 1) -> Trajectory:
+    """The trajectory of track ``track_id`` on video ``media_id`` (see the module docstring for the formulas).
+
+    ``smooth``: moving-average window in frames (1: none; an even number is made odd by adding one).
+    Raises NotFound (media), AnnotationError (the track has no keyframe on the video, or the video has no frame
+    table yet), ValueError (smooth < 1).
+    """
+    if smooth < 1:
+        raise ValueError(f"smooth must be 1 (none) or more frames, not {smooth}")
+    smooth = smooth + 1 if smooth % 2 == 0 else smooth
+    with project.read() as s:
+        media = s.get(Media, media_id)
+        if media is None:
+            raise NotFound(f"no media with id {media_id!r} in {project.path.name}")
+        name = media.file_name
+    table = load_frame_table(project, media)
+    if table is None or len(table) == 0:
+        raise AnnotationError(f"{name}: no frame table yet (the video is being indexed); try again when it is ready")
+    keys, boxes = _keyframes(project, media_id, track_id)
+    if not len(keys):
+        raise AnnotationError(f"{name}: no track {track_id}")
+    if keys[-1] >= len(table):
+        raise AnnotationError(f"{name}: track {track_id} reaches frame {keys[-1]}, past the frame table's "
+                              f"{len(table)} frames")
+    # every frame from the first keyframe to the last; between two keyframes the box is their linear
+    # interpolation corner by corner (core.tracks.interpolate_track's rule), here for all frames at once
+    frames = np.arange(keys[0], keys[-1] + 1)
+    corners = np.column_stack([np.interp(frames, keys, boxes[:, i]) for i in range(4)])
+    grounds = np.column_stack([(corners[:, 0] + corners[:, 2]) / 2.0, corners[:, 3]])
+    seconds = table.seconds_array()[frames] - table.seconds(0)
+    record = calibrations.calibration_in_use(project, media_id)
+    core = record.to_core() if record is not None else None
+    beyond = 0
+    if core is None:
+        xy = np.full_like(grounds, np.nan)
+    elif core.kind == "floor":
+        xy, ok = core_cal.image_to_floor_many(core.homography, grounds)
+        beyond = int((~ok).sum())
+    else:
+        xy = grounds * core.metres_per_pixel
+    xy = _smoothed(xy, smooth)
+    has = np.flatnonzero(~np.isnan(xy[:, 0]))
+    step = np.full(len(frames), np.nan)
+    speed = np.full(len(frames), np.nan)
+    walked = np.full(len(frames), np.nan)
+    if len(has):        # a step runs from the last point that had a position
+        d = np.hypot(*np.diff(xy[has], axis=0).T)
+        dt = np.diff(seconds[has])
+        step[has[1:]] = d
+        speed[has[1:]] = np.where(dt > 0, d / np.where(dt > 0, dt, 1.0), np.nan)
+        walked[has] = np.concatenate([[0.0], np.cumsum(d)])
+    is_key = np.isin(frames, keys)
+
+    def value(v: float) -> float | None:
+        return None if v != v else v          # NaN: no value
+    # plain Python numbers first (.tolist()): numpy scalars made one at a time cost more than the arithmetic
+    points = tuple(
+        TrajectoryPoint(f, t, (gx, gy), k, None if x != x else (x, y), value(st), value(w), value(sp))
+        for f, t, gx, gy, k, x, y, st, w, sp in zip(
+            frames.tolist(), seconds.tolist(), grounds[:, 0].tolist(), grounds[:, 1].tolist(), is_key.tolist(),
+            xy[:, 0].tolist(), xy[:, 1].tolist(), step.tolist(), walked.tolist(), speed.tolist()))
+    if record is None:
+        how = ("pixels only: no calibration; calibrate the floor with C (four corners of a floor rectangle) to get "
+               "metres walked")
+    elif record.kind == "floor":
+        how = record.describe() + (f"; {beyond} ground point(s) beyond the floor's horizon have no position"
+                                   if beyond else "")
+    else:
+        how = (f"{record.describe()}, in the image plane: right only for walking across the view; a floor "
+               "calibration measures walking on the floor")
+    return Trajectory(media_id, track_id, points, record, how, smooth)
+
+
+def tracks_of(project: Project, media_id: str) -> list[int]:
+    """Track ids with at least one live keyframe on a media, ascending."""
+    from fieldstudio.annotations.annotation_records import list_annotations
+
+    return sorted({r.track_id for r in list_annotations(project, media_id=media_id, kinds=["box"])
+                   if r.track_id is not None})

@@ -22,6 +22,7 @@ one. Errors: NotFound (media), AnnotationError (no such track, a video without a
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,7 +200,7 @@ def track_trajectory(project: Project, media_id: str, track_id: int, *, smooth: 
     if core is None:
         xy = np.full_like(grounds, np.nan)
     elif core.kind == "floor":
-        xy, ok = core_cal.image_to_floor_many(core.homography, grounds)
+        xy, ok = _image_to_floor_many(core.homography, grounds)
         beyond = int((~ok).sum())
     else:
         xy = grounds * core.metres_per_pixel
@@ -242,3 +243,17 @@ def tracks_of(project: Project, media_id: str) -> list[int]:
 
     return sorted({r.track_id for r in list_annotations(project, media_id=media_id, kinds=["box"])
                    if r.track_id is not None})
+
+
+def _image_to_floor_many(h_img_to_floor: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``core.calibration.image_to_floor`` of many points at once: ``points`` (N, 2) image pixels -> ((N, 2)
+    metres, (N,) bool "has a floor position"). A point on or beyond the horizon (as ``image_to_floor`` decides)
+    gets NaN and False instead of raising."""
+    h = np.asarray(h_img_to_floor, dtype=np.float64)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    uvw = np.column_stack([pts, np.ones(len(pts))]) @ h.T
+    grad = math.hypot(h[2, 0], h[2, 1])
+    ok = uvw[:, 2] / grad > core_cal.HORIZON_TOL_PX if grad > 0 else uvw[:, 2] > 0
+    out = np.full((len(pts), 2), np.nan)
+    out[ok] = uvw[ok, :2] / uvw[ok, 2:3]
+    return out, ok

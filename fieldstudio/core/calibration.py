@@ -347,20 +347,6 @@ def image_to_floor(h_img_to_floor: np.ndarray, p: Point) -> Point:
     return float(u / w), float(v / w)
 
 
-def image_to_floor_many(h_img_to_floor: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`image_to_floor` of many points at once: ``points`` (N, 2) image pixels -> ((N, 2) metres, (N,) bool
-    "has a floor position"). A point on or beyond the horizon (as :func:`image_to_floor` decides) gets NaN and
-    False instead of raising."""
-    h = np.asarray(h_img_to_floor, dtype=np.float64)
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    uvw = np.column_stack([pts, np.ones(len(pts))]) @ h.T
-    grad = math.hypot(h[2, 0], h[2, 1])
-    ok = uvw[:, 2] / grad > HORIZON_TOL_PX if grad > 0 else uvw[:, 2] > 0
-    out = np.full((len(pts), 2), np.nan)
-    out[ok] = uvw[ok, :2] / uvw[ok, 2:3]
-    return out, ok
-
-
 def floor_distance_m(h_img_to_floor: np.ndarray, p: Point, q: Point) -> float:
     """Ground distance between two image points that lie on the floor plane.
 

@@ -187,11 +187,11 @@ def _ruler_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[lis
 
 def _check_kind_media(kind: str, media: Media) -> None:
     allowed = {"box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
-               "event": ("video",), "tag": ("image", "video", "document")}[kind]
+               "event": ("video",), "behaviour": ("video",), "tag": ("image", "video", "document")}[kind]
     if media.kind not in allowed:
         raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
                               f"not on a {media.kind}")
-    if media.kind == "video" and kind in ("box", "ruler", "segment", "event") and not media.frame_count:
+    if media.kind == "video" and kind in ("box", "ruler", "segment", "event", "behaviour") and not media.frame_count:
         raise AnnotationError(f"{media.file_name}: its frame index is not built yet; index the video "
                               "(`fieldstudio index`) before annotating it")
 
@@ -219,8 +219,9 @@ def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = N
 
 
 def _check_segment_ends(media: Media, row: Annotation) -> None:
-    if row.kind == "segment" and row.end_frame_index is not None and row.end_frame_index < row.frame_index:
-        raise AnnotationError(f"{media.file_name}: the segment would end (frame {row.end_frame_index}) "
+    if (row.kind in ("segment", "behaviour") and row.end_frame_index is not None
+            and row.end_frame_index < row.frame_index):
+        raise AnnotationError(f"{media.file_name}: the {row.kind} would end (frame {row.end_frame_index}) "
                               f"before it starts (frame {row.frame_index})")
 
 
@@ -359,7 +360,7 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
             elif key == "frame_index":
                 row.frame_index, row.pts = frame_pts(s, media, value, required=row.kind != "tag")
             elif key == "end_frame_index":
-                if row.kind != "segment":
+                if row.kind not in ("segment", "behaviour"):
                     raise AnnotationError(f"a {row.kind} has no end frame")
                 row.end_frame_index, row.end_pts = (None, None) if value is None else frame_pts(
                     s, media, value, required=True)

@@ -216,7 +216,7 @@ def register(app: typer.Typer) -> None:
                 "expected": k.expected, "matched": len(m.pairs), "only_a": len(m.only_a), "only_b": len(m.only_b),
                 "tolerance_s": m.tolerance_s, "match_agreement": m.agreement}))
             return
-        for line in agreement_lines(c):
+        for line in c.lines():
             cli_support.out.print(line, markup=False)
 
     @group.command("export-events")
@@ -251,19 +251,3 @@ def register(app: typer.Typer) -> None:
             cli_support.out.print(line, markup=False)
         raise typer.Exit(0 if report.events else 1)
 
-
-def agreement_lines(c) -> list[str]:  # noqa: ANN001 - observations.CoderComparison
-    """The agreement result as the CLI prints it and the window shows it, one line each."""
-    k, m = c.kappa, c.matched
-    lines = [f"{c.media_name}: {c.coder_a} (A) against {c.coder_b} (B)",
-             f"Cohen's kappa (time slice {k.slice_s:g} s): K = {k.kappa:.3f}  "
-             f"({k.slices} slice(s) from {k.first_s:.3f} s to {k.last_s:.3f} s, {k.n} cell(s), "
-             f"{k.agreements} agree, {k.expected:.2f} by chance)",
-             f"events matched within {m.tolerance_s:g} s: {len(m.pairs)} matched, {len(m.only_a)} only in A, "
-             f"{len(m.only_b)} only in B; agreement {100 * m.agreement:.1f} %"]
-    for a, b, diff in m.pairs:
-        lines.append(f"  = {a.subject or '-'} {a.behaviour}  {a.start_s:.3f} s / {b.start_s:.3f} s ({diff:+.3f} s)")
-    for tag, left in (("A", m.only_a), ("B", m.only_b)):
-        for e in left:
-            lines.append(f"  only {tag}: {e.subject or '-'} {e.behaviour}  {e.start_s:.3f} s")
-    return lines

@@ -66,6 +66,7 @@ class Lane:
     row: int
     segments: tuple[SegmentMarker, ...]
     events: tuple[EventMarker, ...]
+    heading: str = ""  # a behaviour lane's subject, written at its left; its marks carry their behaviours' names
 
 
 def lay_out_lanes(segments: Sequence[SegmentMarker], events: Sequence[EventMarker], last: int) -> list[Lane]:
@@ -119,6 +120,7 @@ class Timeline(QWidget):
         self._segments: list[SegmentMarker] = []
         self._events: list[EventMarker] = []
         self._lanes: list[Lane] = []
+        self._behaviour_lanes: list[Lane] = []  # one per subject (and row), under the label lanes
         self._lane_scroll = QScrollBar(Qt.Orientation.Vertical, self)
         self._lane_scroll.setToolTip("More lanes: scroll (or Shift+wheel)")
         self._lane_scroll.valueChanged.connect(lambda _v: self.update())
@@ -154,6 +156,7 @@ class Timeline(QWidget):
             self._t = ()
         self._index = 0
         self._thumbs, self._loop = [], None
+        self._behaviour_lanes = []
         self.set_markers([], [])
         self._view = (self._start(), self._end())
         self.update()
@@ -183,8 +186,13 @@ class Timeline(QWidget):
         self._segments, self._events = list(segments), list(events)
         self._relayout()
 
+    def set_behaviour_lanes(self, lanes: list[Lane]) -> None:
+        """The coded behaviours' lanes (gui/behaviour_coding.py), drawn under the label lanes."""
+        self._behaviour_lanes = list(lanes)
+        self._relayout()
+
     def _relayout(self) -> None:
-        self._lanes = lay_out_lanes(self._segments, self._events, max(len(self._t) - 1, 0))
+        self._lanes = lay_out_lanes(self._segments, self._events, max(len(self._t) - 1, 0)) + self._behaviour_lanes
         height = self._height_for(len(self._lanes))
         if self.minimumHeight() != height:
             self.setMinimumHeight(height)
@@ -224,6 +232,8 @@ class Timeline(QWidget):
         """(kind "segment"/"event", label, annotation id, rectangle in widget pixels) of each mark drawn."""
         out = []
         for lane, rect in self._visible_lanes():
+            if lane.heading:
+                continue  # a behaviour lane: its marks are coded events, listed in the Behaviour dock
             for seg in lane.segments:
                 out.append(("segment", lane.label, seg.key, self._segment_rect(seg, rect)))
             for ev in lane.events:
@@ -472,7 +482,8 @@ class Timeline(QWidget):
                     p.setPen(pen)
                     p.setBrush(Qt.BrushStyle.NoBrush)
                     p.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5))
-                text = metrics.elidedText(lane.label if lane.label != NO_LABEL else "segment",
+                name = seg.label if lane.heading else lane.label if lane.label != NO_LABEL else "segment"
+                text = metrics.elidedText(name,
                                           Qt.TextElideMode.ElideRight, bar.width() - 4)
                 if text:
                     p.setPen(QColor(text_colour_for(QColor(seg.color).name())))
@@ -486,9 +497,16 @@ class Timeline(QWidget):
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
                 p.setPen(QPen(QColor(ev.color), 2))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-                text = lane.label if lane.label != NO_LABEL else "event"
+                text = ev.label if lane.heading else lane.label if lane.label != NO_LABEL else "event"
                 box = QRectF(x + 4, rect.top() + 1, metrics.horizontalAdvance(text) + 6, rect.height() - 2)
                 p.fillRect(box, QColor(ev.color))
                 p.setPen(QColor(text_colour_for(QColor(ev.color).name())))
                 p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.drawn_texts.append(text)
+            if lane.heading and lane.row == 0:
+                head = QRectF(rect.left() + 2, rect.top() + 1, metrics.horizontalAdvance(lane.heading) + 8,
+                              rect.height() - 2)
+                p.fillRect(head, QColor(0, 0, 0, 170))
+                p.setPen(QColor("#ffffff"))
+                p.drawText(head, Qt.AlignmentFlag.AlignCenter, lane.heading)
+                self.drawn_texts.append(lane.heading)

@@ -71,6 +71,22 @@ class CoderComparison:
     kappa: coder_agreement.KappaResult
     matched: coder_agreement.MatchResult
 
+    def lines(self) -> list[str]:
+        """The result as the CLI prints it and the window shows it, one line each."""
+        k, m = self.kappa, self.matched
+        out = [f"{self.media_name}: {self.coder_a} (A) against {self.coder_b} (B)",
+               f"Cohen's kappa (time slice {k.slice_s:g} s): K = {k.kappa:.3f}  "
+               f"({k.slices} slice(s) from {k.first_s:.3f} s to {k.last_s:.3f} s, {k.n} cell(s), "
+               f"{k.agreements} agree, {k.expected:.2f} by chance)",
+               f"events matched within {m.tolerance_s:g} s: {len(m.pairs)} matched, {len(m.only_a)} only in A, "
+               f"{len(m.only_b)} only in B; agreement {100 * m.agreement:.1f} %"]
+        for a, b, diff in m.pairs:
+            out.append(f"  = {a.subject or '-'} {a.behaviour}  {a.start_s:.3f} s / {b.start_s:.3f} s ({diff:+.3f} s)")
+        for tag, left in (("A", m.only_a), ("B", m.only_b)):
+            for e in left:
+                out.append(f"  only {tag}: {e.subject or '-'} {e.behaviour}  {e.start_s:.3f} s")
+        return out
+
 
 def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str, *, slice_s: float = 1.0,
                    tolerance_s: float = 1.0, with_modifiers: bool = False) -> CoderComparison:

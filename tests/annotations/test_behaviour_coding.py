@@ -12,16 +12,6 @@ from fieldstudio.annotations.behaviour import ethogram as eth
 from tests.support.annotation_fixtures import START_PTS, TIME_BASE, VIDEO_ID, hand_pts
 
 
-@pytest.fixture
-def coded(media_project):
-    e = eth.with_behaviour(eth.Ethogram(), eth.Behaviour("lift", "l", "", "state", "posture", ("heavy", "light")))
-    e = eth.with_behaviour(e, eth.Behaviour("walk", "w", "", "state", "posture"))
-    e = eth.with_behaviour(e, eth.Behaviour("enter zone", "z", "", "point"))
-    e = eth.with_subject(eth.with_subject(e, eth.Subject("A", "1")), eth.Subject("B", "2"))
-    eth.SetEthogram(media_project, e).do()
-    return media_project, e
-
-
 def _code(project, e, name, frame, subject="A", coder="ann", modifiers=()):
     edit, message = coding.code_behaviour(project, e, VIDEO_ID, name, frame, subject=subject, coder=coder,
                                           modifiers=modifiers)
@@ -33,8 +23,8 @@ def _seconds(frame: int) -> float:
     return float((hand_pts(frame) - START_PTS) * TIME_BASE)
 
 
-def test_state_starts_and_stops_on_its_key_on_the_frame_given(coded):
-    project, e = coded
+def test_state_starts_and_stops_on_its_key_on_the_frame_given(ethogram_project):
+    project, e = ethogram_project
     _, message = _code(project, e, "lift", 3, modifiers=("heavy",))
     assert message == "lift (A) starts on frame 3"
     (running,) = events.list_events(project, VIDEO_ID)
@@ -48,8 +38,8 @@ def test_state_starts_and_stops_on_its_key_on_the_frame_given(coded):
     assert done.duration_s == pytest.approx(_seconds(7) - _seconds(3))
 
 
-def test_an_exclusive_state_stops_the_running_one_on_the_same_frame_in_one_undo_step(coded):
-    project, e = coded
+def test_an_exclusive_state_stops_the_running_one_on_the_same_frame_in_one_undo_step(ethogram_project):
+    project, e = ethogram_project
     _code(project, e, "lift", 3)
     edit, message = _code(project, e, "walk", 9)
     assert message == "walk (A) starts on frame 9; lift stops (exclusive)"
@@ -63,8 +53,8 @@ def test_an_exclusive_state_stops_the_running_one_on_the_same_frame_in_one_undo_
     assert [x.behaviour for x in events.list_events(project, VIDEO_ID)] == ["lift", "walk"]
 
 
-def test_subjects_and_coders_are_apart_and_points_are_one_frame(coded):
-    project, e = coded
+def test_subjects_and_coders_are_apart_and_points_are_one_frame(ethogram_project):
+    project, e = ethogram_project
     _code(project, e, "lift", 3, subject="A")
     _code(project, e, "walk", 5, subject="B")           # B's walk does not stop A's lift
     _code(project, e, "lift", 6, subject="A", coder="bob")   # bob's lift starts; ann's keeps running
@@ -78,8 +68,8 @@ def test_subjects_and_coders_are_apart_and_points_are_one_frame(coded):
     assert [x.behaviour for x in events.list_events(project, VIDEO_ID, coder="bob")] == ["lift"]
 
 
-def test_refusals_name_the_reason(coded):
-    project, e = coded
+def test_refusals_name_the_reason(ethogram_project):
+    project, e = ethogram_project
     with pytest.raises(eth.EthogramError, match="unknown modifier"):
         _code(project, e, "lift", 3, modifiers=("medium",))
     with pytest.raises(eth.EthogramError, match="no behaviour 'run'"):
@@ -91,8 +81,8 @@ def test_refusals_name_the_reason(coded):
         _code(project, e, "enter zone", 99)
 
 
-def test_an_event_is_edited_and_undone(coded):
-    project, e = coded
+def test_an_event_is_edited_and_undone(ethogram_project):
+    project, e = ethogram_project
     _code(project, e, "lift", 3, modifiers=("heavy",))
     _code(project, e, "lift", 7)
     (ev,) = events.list_events(project, VIDEO_ID)

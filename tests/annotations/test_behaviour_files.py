@@ -24,12 +24,9 @@ def _s(frame: int) -> float:
 
 
 @pytest.fixture
-def coded(media_project):
-    e = eth.with_behaviour(eth.Ethogram(), eth.Behaviour("lift", "l", "", "state", "posture", ("heavy", "light")))
-    e = eth.with_behaviour(e, eth.Behaviour("walk", "w", "", "state", "posture"))
-    e = eth.with_behaviour(e, eth.Behaviour("enter zone", "z", "", "point"))
-    e = eth.with_subject(eth.with_subject(e, eth.Subject("A", "1")), eth.Subject("B", "2"))
-    eth.SetEthogram(media_project, e).do()
+def coded(ethogram_project):
+    """Events coded by "ann": A lifts (heavy) 3-9, walks 9-20; B enters the zone on 5 and lifts from 25 on."""
+    media_project, e = ethogram_project
     for name, frame, subject, mods in (("lift", 3, "A", ("heavy",)), ("walk", 9, "A", ()), ("enter zone", 5, "B", ()),
                                        ("walk", 20, "A", ()), ("lift", 25, "B", ())):
         edit, _ = coding.code_behaviour(media_project, e, VIDEO_ID, name, frame, subject=subject, modifiers=mods,

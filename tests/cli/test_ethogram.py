@@ -16,7 +16,7 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def project_file(tmp_path):
+def video_project_file(tmp_path):
     path = tmp_path / "site.fieldstudio"
     p = Project.create(path)
     add_test_media(p)
@@ -30,8 +30,8 @@ def run(*args: str, code: int = 0) -> str:
     return result.output
 
 
-def test_ethogram_coded_budgeted_compared_and_exported(project_file, tmp_path, wide_console):
-    p = project_file
+def test_ethogram_coded_budgeted_compared_and_exported(video_project_file, tmp_path, wide_console):
+    p = video_project_file
     run("add-behaviour", p, "lift", "--key", "l", "--group", "posture", "--modifier", "heavy")
     run("add-behaviour", p, "walk", "--key", "w", "--group", "posture")
     run("add-behaviour", p, "enter zone", "--key", "z", "--point", "--colour", "#123456")

@@ -33,11 +33,11 @@ if TYPE_CHECKING:
 _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
 
 
-def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram) -> list[Lane]:
+def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
     """The timeline's lanes of ``events``: one per subject (in the ethogram's order, then by name), each state
     event a bar and each point event a tick in its behaviour's colour; overlapping states of a subject take
-    further rows."""
-    from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker
+    further rows (a running state reaches ``last_frame``)."""
+    from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker, pack_rows
 
     colour = {b.name: b.colour for b in ethogram.behaviours}
     order = {s.name: n for n, s in enumerate(ethogram.subjects)}
@@ -45,19 +45,10 @@ def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram) -> list[La
     lanes: list[Lane] = []
     for subject in subjects:
         mine = [e for e in events if e.subject == subject]
-        rows: list[list[SegmentMarker]] = []
-        ends: list[float] = []
-        for e in sorted((e for e in mine if e.type != "point"), key=lambda e: e.frame_index):
-            bar = SegmentMarker(e.frame_index, e.end_frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
-            end = float("inf") if e.end_frame_index is None else e.end_frame_index
-            for i, row_end in enumerate(ends):
-                if e.frame_index >= row_end:
-                    rows[i].append(bar)
-                    ends[i] = end
-                    break
-            else:
-                rows.append([bar])
-                ends.append(end)
+        # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
+        bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
+                              colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
+        rows = pack_rows(bars, last_frame)
         ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
                       for e in mine if e.type == "point")
         for i, row in enumerate(rows or [[]]):
@@ -149,7 +140,8 @@ class BehaviourCoding(QObject):
         if self.state.project is None or media is None or media.kind != "video":
             timeline.set_behaviour_lanes([])
             return
-        timeline.set_behaviour_lanes(behaviour_lanes(self.panel.events, self.ethogram()))
+        timeline.set_behaviour_lanes(behaviour_lanes(self.panel.events, self.ethogram(),
+                                                     max((media.frame_count or 1) - 1, 0)))
 
     def set_coding(self, on: bool) -> None:
         if self.coding_action.isChecked() != on:

@@ -77,22 +77,29 @@ def lay_out_lanes(segments: Sequence[SegmentMarker], events: Sequence[EventMarke
         labels.setdefault(m.label or NO_LABEL, m.color)
     lanes: list[Lane] = []
     for label, color in labels.items():
-        rows: list[list[SegmentMarker]] = []
-        ends: list[int] = []
-        for seg in sorted((m for m in segments if (m.label or NO_LABEL) == label), key=lambda m: m.start):
-            end = seg.end if seg.end is not None else last
-            for i, row_end in enumerate(ends):
-                if seg.start > row_end:
-                    rows[i].append(seg)
-                    ends[i] = end
-                    break
-            else:
-                rows.append([seg])
-                ends.append(end)
+        rows = pack_rows([m for m in segments if (m.label or NO_LABEL) == label], last)
         evs = tuple(m for m in events if (m.label or NO_LABEL) == label)
         for i, row in enumerate(rows or [[]]):
             lanes.append(Lane(label, color, i, tuple(row), evs if i == 0 else ()))
     return lanes
+
+
+def pack_rows(segments: Sequence[SegmentMarker], last: int) -> list[list[SegmentMarker]]:
+    """``segments`` by start, packed into the fewest rows in which none overlaps another (an open one reaches
+    ``last``)."""
+    rows: list[list[SegmentMarker]] = []
+    ends: list[int] = []
+    for seg in sorted(segments, key=lambda m: m.start):
+        end = seg.end if seg.end is not None else last
+        for i, row_end in enumerate(ends):
+            if seg.start > row_end:
+                rows[i].append(seg)
+                ends[i] = end
+                break
+        else:
+            rows.append([seg])
+            ends.append(end)
+    return rows
 
 
 class Timeline(QWidget):

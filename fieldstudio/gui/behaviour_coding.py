@@ -3,9 +3,10 @@
 While Annotate ▸ Code behaviours by key is on, a key of the ethogram pressed on the Media tab (no Ctrl / Alt, not
 in a text field) is taken before the window's shortcuts: a subject's key makes it the current subject (again:
 no focal subject), a behaviour's key records it through ``annotations.behaviour.coding.code_behaviour`` on the
-frame the window has on screen (``ViewState.video_frame()``, the frame whose PTS the status bar shows), whether
-the video is paused, stepped or played by libVLC. While libVLC plays, that frame follows the picture every
-``video_controller.POSITION_INTERVAL_S`` (0.1 s): libVLC's pictures carry no PTS of their own. A behaviour with
+frame on screen: paused or stepped, ``ViewState.video_frame()`` (the exact frame whose PTS the status bar shows);
+while libVLC plays, the frame of the picture drawn last (``VideoController.played_frame``: libVLC's pictures carry
+no PTS, so it is the frame the playback clock had reached when that picture was drawn; the state's frame follows
+it only every 0.1 s). A behaviour with
 modifiers asks for one in a small menu at the pointer when it starts or is recorded (Esc: none). Each key is one
 undoable edit on the viewer's undo stack. Keys that are not in the ethogram keep their usual meaning.
 
@@ -220,7 +221,12 @@ class BehaviourCoding(QObject):
         from fieldstudio.annotations.behaviour import coding
         from fieldstudio.annotations.behaviour.ethogram import Subject
 
-        frame = self.state.video_frame()   # taken before a modifier menu opens: the frame of the key press
+        # taken before a modifier menu opens: the frame of the key press; while libVLC plays, the picture drawn
+        # last (the state's frame follows it only every 0.1 s)
+        frame = self.state.video_frame()
+        video = getattr(self.window.view, "video", None)
+        played = video.played_frame() if video is not None and video.playing else None
+        frame = played if played is not None and frame is not None else frame
         media, project = self.state.media, self.state.project
         item = self.ethogram().by_key(key)
         if item is None or frame is None or media is None or project is None:

@@ -213,7 +213,7 @@ def register(app: typer.Typer) -> None:
             cli_support.out.print_json(json.dumps({
                 "media": c.media_name, "coder_a": c.coder_a, "coder_b": c.coder_b, "kappa": k.kappa,
                 "slice_s": k.slice_s, "slices": k.slices, "cells": k.n, "agreements": k.agreements,
-                "expected": k.expected, "matched": len(m.pairs), "only_a": len(m.only_a), "only_b": len(m.only_b),
+                "expected": k.expected, "needleman_wunsch_identity": c.identity, "matched": len(m.pairs), "only_a": len(m.only_a), "only_b": len(m.only_b),
                 "tolerance_s": m.tolerance_s, "match_agreement": m.agreement}))
             return
         for line in c.lines():

@@ -65,3 +65,18 @@ def test_events_matched_within_the_tolerance_closest_first():
     assert len(m.only_a) == 2 and len(m.only_b) == 2 and m.agreement == pytest.approx(2 / 6)
     near = match_events([ev("lift", 1.0, 2), ev("lift", 1.3, 2)], [ev("lift", 1.2, 2)], 0.5)
     assert [(x.start_s, y.start_s) for x, y, _ in near.pairs] == [(1.3, 1.2)] and near.only_a[0].start_s == 1.0
+
+
+def test_needleman_wunsch_identity_by_hand():
+    from fieldstudio.annotations.behaviour.coder_agreement import align_identity, needleman_wunsch_identity
+
+    # X X Y / X Y Y: the diagonal scores 1 (two matches, one mismatch), any gap less: identity 2/3
+    assert align_identity("XXY", "XYY") == pytest.approx(200 / 3)
+    # A B C D / B C D E: shifted by one (A B C D - / - B C D E) scores 1 against -4 on the diagonal: 3 of 5
+    assert align_identity("ABCD", "BCDE") == pytest.approx(60.0)
+    assert align_identity("", "") == 100.0
+    # the first kappa example's slices: A walk walk walk walk walk lift ... / B walk walk walk walk lift lift ...
+    # W W W W W L L L L L / W W W W L L L L L L: the diagonal (9 of 10, score 8) beats every shift
+    a = [ev("walk", 0, 4), ev("lift", 5, 9)]
+    b = [ev("walk", 0, 3), ev("lift", 4, 9)]
+    assert needleman_wunsch_identity(a, b, 1.0) == pytest.approx(90.0)

@@ -62,6 +62,7 @@ def test_ethogram_coded_budgeted_compared_and_exported(video_project_file, tmp_p
                                "0.1", "--tolerance", "0.05", "--json"))
     assert (agreement["matched"], agreement["only_a"], agreement["only_b"]) == (3, 0, 1)
     assert agreement["match_agreement"] == pytest.approx(6 / 7)
+    assert 0 < agreement["needleman_wunsch_identity"] <= 100
     text = run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "bob", "--slice", "0.1")
     assert "Cohen's kappa (time slice 0.1 s): K = " in text and "only B: A enter zone" in text
     assert "no events coded by 'eve'" in run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "eve",

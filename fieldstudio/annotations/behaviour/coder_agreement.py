@@ -11,8 +11,12 @@ here it is sorted, so two coders who coded the same overlapping states in a diff
 Times are handled as decimals to the microsecond, as BORIS steps in ``Decimal``, so a slice falling exactly on a
 start or a stop is counted the same way every time. A state event still running counts to the last stop.
 
-**Event matching** (BORIS's Needleman-Wunsch identity aligns per-slice codes, not events; this is fieldstudio's
-own, documented rule): an event of coder A matches an event of coder B when both have the same subject and
+**Needleman-Wunsch identity** (BORIS's second figure): the per-slice codes of all subjects form one sequence per
+coder; the two are aligned globally (match +1, mismatch -1, gap -1) and the identity is the share of aligned
+positions that hold the same codes, in %.
+
+**Event matching** (BORIS's identity aligns per-slice codes, not events; this is fieldstudio's own, documented
+rule): an event of coder A matches an event of coder B when both have the same subject and
 behaviour and their starts differ by at most ``tolerance_s``; pairs are taken closest first, each event used once.
 ``agreement`` = 2 x matched / (events of A + events of B).
 """
@@ -89,11 +93,10 @@ def _code(events: Sequence[BehaviourEvent], subject: str, t: Decimal, half: Deci
     return tuple(sorted(found))
 
 
-def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float, *,
-                subjects: Sequence[str] | None = None, with_modifiers: bool = False) -> KappaResult:
-    """Cohen's kappa of coder A's events ``a`` against coder B's ``b`` per ``slice_s`` seconds (the module's
-    rule); ``subjects``: the subjects counted (default: every subject either coded). Raises FieldstudioError for a
-    slice <= 0 or when a coder has no events."""
+def _slices(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float,
+            subjects: Sequence[str] | None, with_modifiers: bool):  # noqa: ANN202 - see the return line
+    """The slice times of the module's rule and, per slice, each coder's codes of every subject:
+    ``(first, last, [(codes of A per subject, codes of B per subject), ...], subjects)``."""
     if not slice_s > 0:
         raise FieldstudioError(f"the time slice must be positive, not {slice_s}")
     if subjects is None:
@@ -108,14 +111,22 @@ def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_
     last = max(_dec(e.start_s if e.stop_s is None else e.stop_s) for e in both)
     step = _dec(slice_s)
     half = step / 2
-    pairs: list[tuple[Code, Code]] = []
-    t, slices = first, 0
+    out = []
+    t = first
     while t <= last:
-        slices += 1
-        for subject in subjects:
-            pairs.append((_code(a, subject, t, half, last, with_modifiers),
-                          _code(b, subject, t, half, last, with_modifiers)))
+        out.append((tuple(_code(a, s, t, half, last, with_modifiers) for s in subjects),
+                    tuple(_code(b, s, t, half, last, with_modifiers) for s in subjects)))
         t += step
+    return first, last, out, subjects
+
+
+def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float, *,
+                subjects: Sequence[str] | None = None, with_modifiers: bool = False) -> KappaResult:
+    """Cohen's kappa of coder A's events ``a`` against coder B's ``b`` per ``slice_s`` seconds (the module's
+    rule); ``subjects``: the subjects counted (default: every subject either coded). Raises FieldstudioError for a
+    slice <= 0 or when a coder has no events."""
+    first, last, slices, _subjects = _slices(a, b, slice_s, subjects, with_modifiers)
+    pairs: list[tuple[Code, Code]] = [pair for codes_a, codes_b in slices for pair in zip(codes_a, codes_b)]
     codes = tuple(sorted({c for pair in pairs for c in pair}))
     where = {c: i for i, c in enumerate(codes)}
     table = [[0] * len(codes) for _ in codes]
@@ -127,8 +138,52 @@ def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_
     cols = [sum(table[i][j] for i in range(len(codes))) for j in range(len(codes))]
     expected = sum(rows[i] * cols[i] / n for i in range(len(codes)))
     kappa = 1.0 if n - expected == 0 else (agreements - expected) / (n - expected)
-    return KappaResult(kappa=kappa, slice_s=slice_s, slices=slices, n=n, agreements=agreements, expected=expected,
-                       codes=codes, table=tuple(tuple(r) for r in table), first_s=float(first), last_s=float(last))
+    return KappaResult(kappa=kappa, slice_s=slice_s, slices=len(slices), n=n, agreements=agreements,
+                       expected=expected, codes=codes, table=tuple(tuple(r) for r in table), first_s=float(first),
+                       last_s=float(last))
+
+
+#: The longest sequences aligned (slices): the alignment takes time and memory as the square of their length.
+MAX_ALIGNED_SLICES = 2000
+
+
+def align_identity(seq_a: Sequence, seq_b: Sequence) -> float:
+    """Needleman-Wunsch global alignment of two sequences (match +1, mismatch -1, gap -1, the scores of BORIS's
+    ``needleman_wunsch_identity``), traced back preferring a match or mismatch, then a gap in B, then a gap in A;
+    the identity is the aligned positions holding the same element / the alignment's length x 100."""
+    m, n = len(seq_a), len(seq_b)
+    score = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m + 1):
+        score[i][0] = -i
+    for j in range(n + 1):
+        score[0][j] = -j
+    for i in range(1, m + 1):
+        row, above = score[i], score[i - 1]
+        for j in range(1, n + 1):
+            row[j] = max(above[j - 1] + (1 if seq_a[i - 1] == seq_b[j - 1] else -1), above[j] - 1, row[j - 1] - 1)
+    same = length = 0
+    i, j = m, n
+    while i > 0 or j > 0:
+        length += 1
+        if i > 0 and j > 0 and score[i][j] == score[i - 1][j - 1] + (1 if seq_a[i - 1] == seq_b[j - 1] else -1):
+            same += seq_a[i - 1] == seq_b[j - 1]
+            i, j = i - 1, j - 1
+        elif i > 0 and score[i][j] == score[i - 1][j] - 1:
+            i -= 1
+        else:
+            j -= 1
+    return 100.0 * same / length if length else 100.0
+
+
+def needleman_wunsch_identity(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float, *,
+                              subjects: Sequence[str] | None = None, with_modifiers: bool = False) -> float | None:
+    """BORIS's Needleman-Wunsch identity (%) of two coders: the sequences of each slice's codes (all subjects at
+    once; slices as for the kappa) aligned by :func:`align_identity`. None when there are more than
+    :data:`MAX_ALIGNED_SLICES` slices (choose a longer slice)."""
+    _first, _last, slices, _subjects = _slices(a, b, slice_s, subjects, with_modifiers)
+    if len(slices) > MAX_ALIGNED_SLICES:
+        return None
+    return align_identity([codes_a for codes_a, _ in slices], [codes_b for _, codes_b in slices])
 
 
 def match_events(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], tolerance_s: float) -> MatchResult:

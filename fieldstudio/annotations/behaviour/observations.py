@@ -70,6 +70,7 @@ class CoderComparison:
     coder_b: str
     kappa: coder_agreement.KappaResult
     matched: coder_agreement.MatchResult
+    identity: float | None = None
 
     def lines(self) -> list[str]:
         """The result as the CLI prints it and the window shows it, one line each."""
@@ -78,6 +79,9 @@ class CoderComparison:
                f"Cohen's kappa (time slice {k.slice_s:g} s): K = {k.kappa:.3f}  "
                f"({k.slices} slice(s) from {k.first_s:.3f} s to {k.last_s:.3f} s, {k.n} cell(s), "
                f"{k.agreements} agree, {k.expected:.2f} by chance)",
+               "Needleman-Wunsch identity (same slices): " + (
+                   f"{self.identity:.3f} %" if self.identity is not None else
+                   f"not computed (over {coder_agreement.MAX_ALIGNED_SLICES:,} slices: choose a longer slice)"),
                f"events matched within {m.tolerance_s:g} s: {len(m.pairs)} matched, {len(m.only_a)} only in A, "
                f"{len(m.only_b)} only in B; agreement {100 * m.agreement:.1f} %"]
         for a, b, diff in m.pairs:
@@ -90,8 +94,8 @@ class CoderComparison:
 
 def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str, *, slice_s: float = 1.0,
                    tolerance_s: float = 1.0, with_modifiers: bool = False) -> CoderComparison:
-    """Cohen's kappa per ``slice_s`` and event matching within ``tolerance_s`` of two coders' events on one video
-    (:mod:`coder_agreement`). Raises FieldstudioError naming the coders there are when one has no events."""
+    """Cohen's kappa and the Needleman-Wunsch identity per ``slice_s``, and event matching within ``tolerance_s``,
+    of two coders' events on one video (:mod:`coder_agreement`). Raises FieldstudioError naming the coders there are when one has no events."""
     media = library.find_media(project, media_ref)
     known = events.coders(project, media.id)
     for who in (coder_a, coder_b):
@@ -102,7 +106,8 @@ def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str,
     b = events.list_events(project, media.id, coder=coder_b)
     return CoderComparison(media.file_name, coder_a, coder_b,
                            coder_agreement.cohen_kappa(a, b, slice_s, with_modifiers=with_modifiers),
-                           coder_agreement.match_events(a, b, tolerance_s))
+                           coder_agreement.match_events(a, b, tolerance_s),
+                           coder_agreement.needleman_wunsch_identity(a, b, slice_s, with_modifiers=with_modifiers))
 
 
 def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, coder: str | None = None) -> tuple[int, int]:

@@ -157,6 +157,15 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     coding.export_events_dialog(str(tmp_path / "elan.txt"))
     assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3 + 3
 
+    # another project: nothing of this one stays on show
+    from fieldstudio.store.project import Project
+    Project.create(tmp_path / "other.fieldstudio").close()
+    assert window.open_project_path(tmp_path / "other.fieldstudio")
+    qtbot.waitUntil(lambda: window.state.project is not None and window.state.project.path.name == "other.fieldstudio")
+    assert panel.event_table.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
+    assert panel.budget_table.rowCount() == 0 and coding.subject == ""
+    assert not [lane for lane in window.view.timeline.lanes() if lane.heading]
+
 
 @pytest.mark.gui
 def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockW
                                QPlainTextEdit, QTextEdit)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
 
 if TYPE_CHECKING:
+    from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
     from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
     from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram
     from fieldstudio.gui.timeline import Lane
@@ -71,10 +71,9 @@ class BehaviourCoding(QObject):
         self.window, self.state = window, window.state
         self.subject = ""
         self._coder: str | None = None
-        self.panel = BehaviourPanel(window.annotator.apply_or_raise)
+        self._panel: BehaviourPanel | None = None  # built with the first project, not during the cold start
         self.dock = QDockWidget("Behaviour", window)
         self.dock.setObjectName("behaviour_dock")
-        self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         window.tabifyDockWidget(window.properties_dock, self.dock)
         window.properties_dock.raise_()
@@ -85,8 +84,6 @@ class BehaviourCoding(QObject):
                                       "plays or is stepped")
         self.coding_action.toggled.connect(self.set_coding)
         self._add_menu(window.annotate_menu)
-        self.panel.open_frame.connect(self.state.request_frame)
-        self.panel.status.connect(window.notify)
         self.state.events.media.connect(lambda _m: self.follow())
         self.state.events.project.connect(self._project_changed)
         window.annotator.changed.connect(self.follow)
@@ -115,6 +112,18 @@ class BehaviourCoding(QObject):
             action.setToolTip(tip)
             action.triggered.connect(slot)
 
+    @property
+    def panel(self) -> BehaviourPanel:
+        """The Behaviour dock's panel (built on first use)."""
+        if self._panel is None:
+            from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
+
+            self._panel = BehaviourPanel(self.window.annotator.apply_or_raise)
+            self._panel.open_frame.connect(self.state.request_frame)
+            self._panel.status.connect(self.window.notify)
+            self.dock.setWidget(self._panel)
+        return self._panel
+
     # --- state -----------------------------------------------------------------------------------
     def ethogram(self) -> Ethogram:
         from fieldstudio.annotations.behaviour import ethogram as eth
@@ -131,6 +140,8 @@ class BehaviourCoding(QObject):
     def follow(self) -> None:
         """The media, project or an edit changed: the dock and the lanes follow."""
         self._ethogram = None
+        if self.state.project is None and self._panel is None:
+            return
         self.panel.set_video(self.state.project, self.state.media)
         self.show_lanes()
         self._describe()
@@ -171,7 +182,8 @@ class BehaviourCoding(QObject):
 
     def _describe(self) -> None:
         if self.state.project is None:
-            self.panel.set_coding_line("")
+            if self._panel is not None:
+                self._panel.set_coding_line("")
             return
         self.panel.set_coding_line(
             f"Keys {'code behaviours' if self.coding else 'do not code (Annotate ▸ Code behaviours by key)'}"

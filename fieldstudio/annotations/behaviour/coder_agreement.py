@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
 from fieldstudio.core.errors import FieldstudioError
@@ -76,23 +76,6 @@ def _dec(seconds: float) -> Decimal:
     return Decimal(f"{seconds:.6f}")
 
 
-def _code(events: Sequence[BehaviourEvent], subject: str, t: Decimal, half: Decimal, last: Decimal,
-          with_modifiers: bool) -> Code:
-    found = []
-    for e in events:
-        if e.subject != subject:
-            continue
-        start = _dec(e.start_s)
-        if e.type == "point":
-            hit = abs(start - t) <= half
-        else:
-            stop = last if e.stop_s is None else _dec(e.stop_s)
-            hit = start <= t <= stop
-        if hit:
-            found.append(e.behaviour + (f" [{'|'.join(e.modifiers)}]" if with_modifiers and e.modifiers else ""))
-    return tuple(sorted(found))
-
-
 def _slices(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float,
             subjects: Sequence[str] | None, with_modifiers: bool):  # noqa: ANN202 - see the return line
     """The slice times of the module's rule and, per slice, each coder's codes of every subject:
@@ -110,14 +93,30 @@ def _slices(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: f
     first = min(_dec(e.start_s) for e in both)
     last = max(_dec(e.start_s if e.stop_s is None else e.stop_s) for e in both)
     step = _dec(slice_s)
-    half = step / 2
+    n = _slice_index(last - first, step, ROUND_FLOOR) + 1
+    where = {subject: k for k, subject in enumerate(subjects)}
     out = []
-    t = first
-    while t <= last:
-        out.append((tuple(_code(a, s, t, half, last, with_modifiers) for s in subjects),
-                    tuple(_code(b, s, t, half, last, with_modifiers) for s in subjects)))
-        t += step
-    return first, last, out, subjects
+    for events in (a, b):
+        # each event put on the slices it covers (not each slice asked about every event): a long observation
+        # with thousands of events stays linear in events + slices
+        codes: list[list[list[str]]] = [[[] for _ in subjects] for _ in range(n)]
+        for e in events:
+            start = _dec(e.start_s)
+            if e.type == "point":
+                lo, hi = start - step / 2 - first, start + step / 2 - first
+            else:
+                lo, hi = start - first, (last if e.stop_s is None else _dec(e.stop_s)) - first
+            name = e.behaviour + (f" [{'|'.join(e.modifiers)}]" if with_modifiers and e.modifiers else "")
+            for i in range(max(_slice_index(lo, step, ROUND_CEILING), 0), min(_slice_index(hi, step, ROUND_FLOOR),
+                                                                             n - 1) + 1):
+                codes[i][where[e.subject]].append(name)
+        out.append([tuple(tuple(sorted(c)) for c in per_subject) for per_subject in codes])
+    return first, last, list(zip(out[0], out[1])), subjects
+
+
+def _slice_index(offset: Decimal, step: Decimal, rounding: str) -> int:
+    """``offset / step`` rounded (ROUND_FLOOR or ROUND_CEILING) to a slice number, in exact decimals."""
+    return int((offset / step).to_integral_value(rounding=rounding))
 
 
 def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: float, *,

@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sqlalchemy import select
+
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation
 from fieldstudio.media.video_index import first_frame_seconds
+from fieldstudio.store.models import Annotation
 from fieldstudio.store.project import Project
 
 KIND = "behaviour"
@@ -69,6 +72,20 @@ def list_events(project: Project, media_id: str, *, coder: str | None = None) ->
     rows = ann.list_annotations(project, media_id=media_id, kinds=[KIND])
     events = [_event(r, origin) for r in rows]
     return [e for e in events if coder is None or e.coder == coder]
+
+
+def running_events(project: Project, media_id: str, *, coder: str) -> list[BehaviourEvent]:
+    """``coder``'s state events on ``media_id`` that are still running (read alone: a key press asks this, and a
+    video may hold thousands of closed events)."""
+    q = select(Annotation).where(Annotation.media_id == media_id, Annotation.kind == KIND,
+                                 Annotation.end_frame_index.is_(None), Annotation.author == coder,
+                                 Annotation.deleted.is_(False)).order_by(Annotation.frame_index, Annotation.created_at)
+    with project.read() as s:
+        rows = ann.select_records(s, q)
+    if not rows:
+        return []
+    origin = first_frame_seconds(project, media_id) or 0.0
+    return [_event(r, origin) for r in rows]
 
 
 def get_event(project: Project, event_id: str) -> BehaviourEvent:

@@ -143,13 +143,16 @@ def cohen_kappa(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_
 
 
 #: The longest sequences aligned (slices): the alignment takes time and memory as the square of their length.
-MAX_ALIGNED_SLICES = 2000
+MAX_ALIGNED_SLICES = 1000
 
 
 def align_identity(seq_a: Sequence, seq_b: Sequence) -> float:
     """Needleman-Wunsch global alignment of two sequences (match +1, mismatch -1, gap -1, the scores of BORIS's
     ``needleman_wunsch_identity``), traced back preferring a match or mismatch, then a gap in B, then a gap in A;
     the identity is the aligned positions holding the same element / the alignment's length x 100."""
+    number: dict = {}
+    seq_a = [number.setdefault(x, len(number)) for x in seq_a]   # small ints compare faster than nested tuples
+    seq_b = [number.setdefault(x, len(number)) for x in seq_b]
     m, n = len(seq_a), len(seq_b)
     score = [[0] * (n + 1) for _ in range(m + 1)]
     for i in range(m + 1):

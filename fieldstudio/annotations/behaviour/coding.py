@@ -41,8 +41,7 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         edit = events.add_event_edit(project, media_id, b.name, "point", frame_index, subject=subject,
                                      modifiers=modifiers, coder=coder)
         return edit, f"{b.name}{who} on frame {frame_index}"
-    running = [e for e in events.list_events(project, media_id, coder=coder)
-               if e.is_open and e.subject == subject]
+    running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
     same = [e for e in running if e.behaviour == b.name]
     if same:
         return events.stop_edit(project, same[0], frame_index), f"{b.name}{who} stops on frame {frame_index}"
@@ -63,5 +62,5 @@ def starts_or_records(project: Project, behaviour: Behaviour, media_id: str, *, 
     when it would stop the running state."""
     if behaviour.type == "point":
         return True
-    return not any(e.is_open and e.subject == subject and e.behaviour == behaviour.name
-                   for e in events.list_events(project, media_id, coder=coder))
+    return not any(e.subject == subject and e.behaviour == behaviour.name
+                   for e in events.running_events(project, media_id, coder=coder))

@@ -116,6 +116,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
 
     # the events tab lists them; an edit from the dock is one undoable edit
     panel = coding.panel
+    coding.show_tab(0)                                       # the tables are filled when the dock is in front
     assert panel.event_table.rowCount() == 3 and panel.event_table.item(0, 3).text() == "lift"
     panel.event_table.setCurrentCell(2, 0)
     from fieldstudio.gui.panels.behaviour_panel import EventEditDialog

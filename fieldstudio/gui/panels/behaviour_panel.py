@@ -87,6 +87,7 @@ class BehaviourPanel(QWidget):
         self.project: Project | None = None
         self.media = None  # the media shown (a store row), or None
         self.events: list[BehaviourEvent] = []
+        self._filled = True  # the tables show ``events`` (False: read since, to show when the dock comes in front)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.coding_label = QLabel("")
@@ -199,6 +200,19 @@ class BehaviourPanel(QWidget):
         self.events = []
         if self.project is not None and self.media is not None:
             self.events = behaviour_events.list_events(self.project, self.media.id)
+        self._filled = False
+        if self.isVisible() or not self.events:
+            self._fill()
+
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        """The tables are filled when the dock is in front: a key press while the video plays (and the dock is
+        behind another) costs only the events' read, which the lanes need anyway."""
+        super().showEvent(event)
+        if not self._filled:
+            self._fill()
+
+    def _fill(self) -> None:
+        self._filled = True
         t = self.event_table
         t.setRowCount(len(self.events))
         for r, e in enumerate(self.events):

@@ -121,7 +121,7 @@ def main() -> None:
     load = " ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"key press with 2,000 events coded: median {key_ms:.1f} ms of 50 (target <= {KEY_TARGET_MS:.0f} ms); "
           f"reference: sqlite3 INSERT + commit {ref_ms:.2f} ms, ratio {key_ms / ref_ms:.1f}")
-    print(f"kappa, 1 s slices over 1 h ({kappa.slices} slices x 2 subjects, 4,000 events): {kappa_s:.2f} s, "
+    print(f"kappa, 1 s slices over the coded hour ({kappa.slices} slices x 2 subjects, 4,000 events): {kappa_s:.2f} s, "
           f"K = {kappa.kappa:.3f}")
     print(f"time budget of 1 h (2,000 events, {len(rows)} rows): {budget_s * 1000:.1f} ms")
     print(f"Needleman-Wunsch identity, about 1,000 slices: {identity_s:.2f} s, {identity:.1f} %")

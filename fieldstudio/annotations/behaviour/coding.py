@@ -1,7 +1,7 @@
 """Coding by key: what one key press records, decided without Qt (the window and the tests call the same rule).
 
-A key is looked up in the ethogram: a subject's key makes that subject the current one (nothing is recorded);
-a behaviour's key records on the frame given (the frame on screen when the key was pressed):
+The window looks a key up in the ethogram (``Ethogram.by_key``): a subject's key makes that subject the current one
+(nothing is recorded); a behaviour's key records on the frame given (the frame on screen when it was pressed):
 
 * a point event: one event on that frame;
 * a state event: if the same behaviour is running for the current subject (and this coder), it stops on that
@@ -14,15 +14,11 @@ The result is one :class:`~fieldstudio.store.edits.Edit` (one undo step) with a 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from fieldstudio.annotations.behaviour import behaviour_events as events
-from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError, Subject
+from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError
 from fieldstudio.store.edits import Edit, EditGroup
 from fieldstudio.store.project import Project
-
-
-def read_key(ethogram: Ethogram, key: str) -> Behaviour | Subject | None:
-    """The behaviour or subject ``key`` codes (case-insensitive), None when it codes nothing."""
-    return ethogram.by_key(key) if key else None
 
 
 def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviour: str, frame_index: int, *,

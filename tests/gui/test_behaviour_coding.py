@@ -129,6 +129,9 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
 
     # the time budget tab shows what the service computes
     coding.show_tab(1)
+    coding.dock.setFloating(True)                            # floated, wide enough to read in the screenshot
+    coding.dock.resize(640, 520)
+    qtbot.wait(50)
     budget = observations.budget(project, mid)
     shown = [tuple(panel.budget_table.item(r, c).text() for c in range(7)) for r in range(panel.budget_table.rowCount())]
     assert shown[0][:4] == ("worker A", "lift", "state", "1")
@@ -155,6 +158,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     assert f"K = {expected.kappa.kappa:.3f}" in text and "3 matched, 0 only in A, 0 only in B" in text
     assert expected.kappa.kappa < 1.0
     _shot(coding.dock, "coder_agreement.png")
+    coding.dock.setFloating(False)
     coding.export_events_dialog(str(tmp_path / "elan.txt"))
     assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3 + 3
 

@@ -474,16 +474,25 @@ class Timeline(QWidget):
             p.setPen(QColor("#9aa0a6"))
             p.drawText(QRectF(6, LANES_TOP, self.width() - 12, LANE_H), Qt.AlignmentFlag.AlignVCenter,
                        "segments (I to start, O to end) and events (E) appear here, a lane per label")
+        inks: dict[str, str] = {}
+
+        def ink_of(colour: str) -> str:  # black or white text on a colour, worked out once per colour and paint
+            if colour not in inks:
+                inks[colour] = text_colour_for(QColor(colour).name())
+            return inks[colour]
+
         for k, (lane, rect) in enumerate(self._visible_lanes()):
             p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
             for seg in lane.segments:
                 bar = self._segment_rect(seg, rect)
+                if bar.right() < 0 or bar.left() > self.width():
+                    continue
                 color = QColor(seg.color)
                 color.setAlpha(230 if seg.end is not None else 130)
                 p.fillRect(bar, color)
                 current = seg.start <= index <= (seg.end if seg.end is not None else len(self._t) - 1)
                 if seg.end is None or current:
-                    ink = QColor(text_colour_for(QColor(seg.color).name()))
+                    ink = QColor(ink_of(seg.color))
                     pen = QPen(ink if current else QColor(seg.color), 2 if current else 1,
                                Qt.PenStyle.SolidLine if current else Qt.PenStyle.DashLine)
                     p.setPen(pen)
@@ -493,21 +502,27 @@ class Timeline(QWidget):
                 text = metrics.elidedText(name,
                                           Qt.TextElideMode.ElideRight, bar.width() - 4)
                 if text:
-                    p.setPen(QColor(text_colour_for(QColor(seg.color).name())))
+                    p.setPen(QColor(ink_of(seg.color)))
                     p.drawText(bar.adjusted(3, 0, -1, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                                text)
                     self.drawn_texts.append(text)
+            chips_end = -1.0  # a behaviour lane's ticks: a chip only where the previous one left room
             for ev in lane.events:
                 x = self.x_of_index(ev.index)
+                if x < -200 or x > self.width():
+                    continue  # off screen: an hour's coding has thousands
                 current = ev.index == index
                 p.setPen(QPen(QColor("#ffffff") if current else QColor("#000000"), 4 if current else 3.5))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
                 p.setPen(QPen(QColor(ev.color), 2))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
                 text = ev.label if lane.heading else lane.label if lane.label != NO_LABEL else "event"
+                if lane.heading and x < chips_end and not current:
+                    continue
                 box = QRectF(x + 4, rect.top() + 1, metrics.horizontalAdvance(text) + 6, rect.height() - 2)
+                chips_end = box.right()
                 p.fillRect(box, QColor(ev.color))
-                p.setPen(QColor(text_colour_for(QColor(ev.color).name())))
+                p.setPen(QColor(ink_of(ev.color)))
                 p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.drawn_texts.append(text)
             if lane.heading and lane.row == 0:

@@ -215,11 +215,11 @@ def _angle_geometry(media: Media, points: Sequence[Sequence[float]]) -> list[lis
 
 
 def _check_kind_media(kind: str, media: Media) -> None:
-    if kind not in KINDS:
+    if kind not in KINDS and kind != "behaviour":  # a coded behaviour has its own list (annotations/behaviour/)
         raise AnnotationError(f"unknown kind of annotation {kind!r}: use {', '.join(KINDS)}")
     allowed = ("image", "video") if kind in (*shapes.SHAPE_KINDS, "skeleton") else {
         "box": ("image", "video"), "ruler": ("image", "video"), "segment": ("video",),
-        "event": ("video",), "tag": ("image", "video", "document"), "stopwatch": ("video",),
+        "event": ("video",), "behaviour": ("video",), "tag": ("image", "video", "document"), "stopwatch": ("video",),
         "angle": ("image", "video")}[kind]
     if media.kind not in allowed:
         raise AnnotationError(f"{media.file_name}: a {kind} can be put on a {' or '.join(allowed)}, "
@@ -252,7 +252,7 @@ def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = N
 
 
 def _check_segment_ends(media: Media, row: Annotation) -> None:
-    if row.kind in ("segment", "stopwatch") and row.end_frame_index is not None and \
+    if row.kind in ("segment", "stopwatch", "behaviour") and row.end_frame_index is not None and \
             row.end_frame_index < row.frame_index:
         raise AnnotationError(f"{media.file_name}: the {row.kind} would end (frame {row.end_frame_index}) "
                               f"before it starts (frame {row.frame_index})")
@@ -436,7 +436,7 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
             elif key == "frame_index":
                 row.frame_index, row.pts = frame_pts(s, media, value, required=row.kind != "tag")
             elif key == "end_frame_index":
-                if row.kind not in ("segment", "stopwatch"):
+                if row.kind not in ("segment", "stopwatch", "behaviour"):
                     raise AnnotationError(f"a {row.kind} has no end frame")
                 row.end_frame_index, row.end_pts = (None, None) if value is None else frame_pts(
                     s, media, value, required=True)

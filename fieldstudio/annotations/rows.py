@@ -100,12 +100,14 @@ class AnnotationRow:
 
 
 def annotation_rows(project: Project, media_id: str | None = None) -> list[AnnotationRow]:
-    """Rows of every live annotation of ``media_id`` (None: the whole project), in list order.
+    """Rows of every live annotation of ``media_id`` (None: the whole project), in list order; not the behaviour
+    events (``annotations.behaviour.behaviour_events``).
 
     Order as ``annotations.list_annotations`` (media, frame with media-level first, kind, creation).
     Ruler lengths use the calibration that applies now (``calibrations.measure_ruler``).
     """
-    records = ann.list_annotations(project, media_id=media_id)
+    # behaviour events have their own list (the Behaviour dock, annotations/behaviour): a coded hour holds thousands
+    records = ann.list_annotations(project, media_id=media_id, kinds=ann.KINDS)
     with project.read() as s:
         q = select(Media)
         if media_id is not None:

@@ -23,6 +23,7 @@ from fieldstudio.store.project import PROJECT_SUFFIX, Project
 from fieldstudio.cli import annotations as cli_annotations
 from fieldstudio.cli import benchmarks as cli_benchmarks
 from fieldstudio.cli import costs as cli_costs
+from fieldstudio.cli import ethogram as cli_ethogram
 from fieldstudio.cli import evidence as cli_evidence
 from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import measurements as cli_measurements
@@ -47,8 +48,8 @@ app = typer.Typer(
 )
 
 COMMAND_GROUPS = (cli_tasks, cli_run, cli_runs, cli_sweep, cli_report, cli_evidence, cli_costs, cli_benchmarks,
-                  cli_export, cli_annotations, cli_measurements, cli_rate, cli_models, cli_privacy, cli_selftest,
-                  cli_projects)
+                  cli_export, cli_annotations, cli_measurements, cli_ethogram, cli_rate, cli_models, cli_privacy,
+                  cli_selftest, cli_projects)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 
 Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.

@@ -27,6 +27,7 @@ from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
+from fieldstudio.gui.behaviour_coding import BehaviourCoding
 from fieldstudio.gui.dialog_focus import FocusReturn
 from fieldstudio.gui.media_view import MediaView
 from fieldstudio.gui.panels.library import LibraryPanel
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
                                         else None)
         self._wire()
         window_ui.build_menus(self)
+        self.behaviour = BehaviourCoding(self)
         self._connect_actions()
         self._restore_layout()
         if project is not None:
@@ -441,8 +443,10 @@ class MainWindow(QMainWindow):
                 action.setEnabled(enabled)
 
     def _docks(self) -> list[QDockWidget]:
-        return [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,
-                self.calibrations_dock]
+        docks = [self.library_dock, self.properties_dock, self.annotations_dock, self.tags_dock,
+                 self.calibrations_dock]
+        behaviour = getattr(self, "behaviour", None)  # made after the menus (gui/behaviour_coding.py)
+        return docks + ([behaviour.dock] if behaviour is not None else [])
 
     def _show_logs(self) -> None:
         from fieldstudio.gui.logs_menu import show_logs

@@ -66,6 +66,7 @@ class Lane:
     row: int
     segments: tuple[SegmentMarker, ...]
     events: tuple[EventMarker, ...]
+    heading: str = ""  # a behaviour lane's subject, written at its left; its marks carry their behaviours' names
 
 
 def lay_out_lanes(segments: Sequence[SegmentMarker], events: Sequence[EventMarker], last: int) -> list[Lane]:
@@ -76,22 +77,29 @@ def lay_out_lanes(segments: Sequence[SegmentMarker], events: Sequence[EventMarke
         labels.setdefault(m.label or NO_LABEL, m.color)
     lanes: list[Lane] = []
     for label, color in labels.items():
-        rows: list[list[SegmentMarker]] = []
-        ends: list[int] = []
-        for seg in sorted((m for m in segments if (m.label or NO_LABEL) == label), key=lambda m: m.start):
-            end = seg.end if seg.end is not None else last
-            for i, row_end in enumerate(ends):
-                if seg.start > row_end:
-                    rows[i].append(seg)
-                    ends[i] = end
-                    break
-            else:
-                rows.append([seg])
-                ends.append(end)
+        rows = pack_rows([m for m in segments if (m.label or NO_LABEL) == label], last)
         evs = tuple(m for m in events if (m.label or NO_LABEL) == label)
         for i, row in enumerate(rows or [[]]):
             lanes.append(Lane(label, color, i, tuple(row), evs if i == 0 else ()))
     return lanes
+
+
+def pack_rows(segments: Sequence[SegmentMarker], last: int) -> list[list[SegmentMarker]]:
+    """``segments`` by start, packed into the fewest rows in which none overlaps another (an open one reaches
+    ``last``)."""
+    rows: list[list[SegmentMarker]] = []
+    ends: list[int] = []
+    for seg in sorted(segments, key=lambda m: m.start):
+        end = seg.end if seg.end is not None else last
+        for i, row_end in enumerate(ends):
+            if seg.start > row_end:
+                rows[i].append(seg)
+                ends[i] = end
+                break
+        else:
+            rows.append([seg])
+            ends.append(end)
+    return rows
 
 
 class Timeline(QWidget):
@@ -119,6 +127,7 @@ class Timeline(QWidget):
         self._segments: list[SegmentMarker] = []
         self._events: list[EventMarker] = []
         self._lanes: list[Lane] = []
+        self._behaviour_lanes: list[Lane] = []  # one per subject (and row), under the label lanes
         self._lane_scroll = QScrollBar(Qt.Orientation.Vertical, self)
         self._lane_scroll.setToolTip("More lanes: scroll (or Shift+wheel)")
         self._lane_scroll.valueChanged.connect(lambda _v: self.update())
@@ -154,6 +163,7 @@ class Timeline(QWidget):
             self._t = ()
         self._index = 0
         self._thumbs, self._loop = [], None
+        self._behaviour_lanes = []
         self.set_markers([], [])
         self._view = (self._start(), self._end())
         self.update()
@@ -183,8 +193,13 @@ class Timeline(QWidget):
         self._segments, self._events = list(segments), list(events)
         self._relayout()
 
+    def set_behaviour_lanes(self, lanes: list[Lane]) -> None:
+        """The coded behaviours' lanes (gui/behaviour_coding.py), drawn under the label lanes."""
+        self._behaviour_lanes = list(lanes)
+        self._relayout()
+
     def _relayout(self) -> None:
-        self._lanes = lay_out_lanes(self._segments, self._events, max(len(self._t) - 1, 0))
+        self._lanes = lay_out_lanes(self._segments, self._events, max(len(self._t) - 1, 0)) + self._behaviour_lanes
         height = self._height_for(len(self._lanes))
         if self.minimumHeight() != height:
             self.setMinimumHeight(height)
@@ -224,6 +239,8 @@ class Timeline(QWidget):
         """(kind "segment"/"event", label, annotation id, rectangle in widget pixels) of each mark drawn."""
         out = []
         for lane, rect in self._visible_lanes():
+            if lane.heading:
+                continue  # a behaviour lane: its marks are coded events, listed in the Behaviour dock
             for seg in lane.segments:
                 out.append(("segment", lane.label, seg.key, self._segment_rect(seg, rect)))
             for ev in lane.events:
@@ -457,38 +474,61 @@ class Timeline(QWidget):
             p.setPen(QColor("#9aa0a6"))
             p.drawText(QRectF(6, LANES_TOP, self.width() - 12, LANE_H), Qt.AlignmentFlag.AlignVCenter,
                        "segments (I to start, O to end) and events (E) appear here, a lane per label")
+        inks: dict[str, str] = {}
+
+        def ink_of(colour: str) -> str:  # black or white text on a colour, worked out once per colour and paint
+            if colour not in inks:
+                inks[colour] = text_colour_for(QColor(colour).name())
+            return inks[colour]
+
         for k, (lane, rect) in enumerate(self._visible_lanes()):
             p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
             for seg in lane.segments:
                 bar = self._segment_rect(seg, rect)
+                if bar.right() < 0 or bar.left() > self.width():
+                    continue
                 color = QColor(seg.color)
                 color.setAlpha(230 if seg.end is not None else 130)
                 p.fillRect(bar, color)
                 current = seg.start <= index <= (seg.end if seg.end is not None else len(self._t) - 1)
                 if seg.end is None or current:
-                    ink = QColor(text_colour_for(QColor(seg.color).name()))
+                    ink = QColor(ink_of(seg.color))
                     pen = QPen(ink if current else QColor(seg.color), 2 if current else 1,
                                Qt.PenStyle.SolidLine if current else Qt.PenStyle.DashLine)
                     p.setPen(pen)
                     p.setBrush(Qt.BrushStyle.NoBrush)
                     p.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5))
-                text = metrics.elidedText(lane.label if lane.label != NO_LABEL else "segment",
+                name = seg.label if lane.heading else lane.label if lane.label != NO_LABEL else "segment"
+                text = metrics.elidedText(name,
                                           Qt.TextElideMode.ElideRight, bar.width() - 4)
                 if text:
-                    p.setPen(QColor(text_colour_for(QColor(seg.color).name())))
+                    p.setPen(QColor(ink_of(seg.color)))
                     p.drawText(bar.adjusted(3, 0, -1, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                                text)
                     self.drawn_texts.append(text)
+            chips_end = -1.0  # a behaviour lane's ticks: a chip only where the previous one left room
             for ev in lane.events:
                 x = self.x_of_index(ev.index)
+                if x < -200 or x > self.width():
+                    continue  # off screen: an hour's coding has thousands
                 current = ev.index == index
                 p.setPen(QPen(QColor("#ffffff") if current else QColor("#000000"), 4 if current else 3.5))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
                 p.setPen(QPen(QColor(ev.color), 2))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-                text = lane.label if lane.label != NO_LABEL else "event"
+                text = ev.label if lane.heading else lane.label if lane.label != NO_LABEL else "event"
+                if lane.heading and x < chips_end and not current:
+                    continue
                 box = QRectF(x + 4, rect.top() + 1, metrics.horizontalAdvance(text) + 6, rect.height() - 2)
+                chips_end = box.right()
                 p.fillRect(box, QColor(ev.color))
-                p.setPen(QColor(text_colour_for(QColor(ev.color).name())))
+                p.setPen(QColor(ink_of(ev.color)))
                 p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.drawn_texts.append(text)
+            if lane.heading and lane.row == 0:
+                head = QRectF(rect.left() + 2, rect.top() + 1, metrics.horizontalAdvance(lane.heading) + 8,
+                              rect.height() - 2)
+                p.fillRect(head, QColor(0, 0, 0, 170))
+                p.setPen(QColor("#ffffff"))
+                p.drawText(head, Qt.AlignmentFlag.AlignCenter, lane.heading)
+                self.drawn_texts.append(lane.heading)

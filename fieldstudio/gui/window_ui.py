@@ -139,6 +139,7 @@ def build_menus(window: QMainWindow) -> None:
     m.addAction(a["redo"])
     m = window.menuBar().addMenu("&Annotate")
     m.setToolTipsVisible(True)  # each tool says how it is used (its key is in the menu text)
+    window.annotate_menu = m  # behaviour coding adds its entries (gui/behaviour_coding.py)
     for aid in ("select_tool", "box_tool", "ruler_tool", "angle_tool", "polygon_tool", "polyline_tool", "points_tool",
                 "skeleton_tool", "calibrate", "toggle_grid", None, "edit_mark",
                 "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", "trajectory", None,
@@ -155,6 +156,7 @@ def build_menus(window: QMainWindow) -> None:
     a["toggle_grid"].setCheckable(True)
     a["toggle_grid"].setChecked(True)
     m = window.menuBar().addMenu("&View")
+    window.view_menu = m
     for aid in ("zoom_in", "zoom_out", "zoom_fit", "zoom_1to1"):
         m.addAction(a[aid])
     m.addSeparator()

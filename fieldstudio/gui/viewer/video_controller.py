@@ -73,6 +73,7 @@ class VideoController(QObject):
         self._vlc_warned = False
         self._vlc_anchor: tuple[float, float, float] | None = None  # (wall clock, media s, reported s)
         self._vlc_start = 0.0
+        self._picture_at: float | None = None  # wall clock when libVLC's newest picture went on the canvas
         self._shown_token = 0
         self._timer = QTimer(self)
         self._timer.setInterval(_DECODER_TICK_MS)
@@ -312,6 +313,7 @@ class VideoController(QObject):
 
     def _play_vlc_from(self, start: float) -> None:
         self._vlc_anchor = None
+        self._picture_at = None
         self._vlc_start = start
         self._position_at = 0.0
         self._vlc.play_from(start, self.rate, self.muted)
@@ -338,6 +340,16 @@ class VideoController(QObject):
         self._stop_vlc()
         self._vlc.set_render_size(size)
         self._play_vlc_from(reached)
+
+    def played_frame(self) -> int | None:
+        """While libVLC plays: the index of the picture on the canvas, the frame its clock had reached when that
+        picture was drawn (libVLC's pictures carry no PTS, and the position the window reports follows only every
+        ``POSITION_INTERVAL_S``); None when libVLC is not playing (the frame shown is then the state's)."""
+        if self.table is None or self._vlc is None or self._direction <= 0 or self._picture_at is None \
+                or self._vlc_anchor is None:
+            return None
+        wall, base, _reported = self._vlc_anchor
+        return self.table.index_at(self.table.seconds(0) + base + (self._picture_at - wall) * self.rate)
 
     def _vlc_clock(self) -> float:
         """Playback time (s from the stream start) of the picture libVLC is showing.
@@ -369,7 +381,7 @@ class VideoController(QObject):
         if taken is None:
             return
         self.canvas.set_video_frame(taken[0], taken[1], self._full_size())
-        now = time.monotonic()
+        now = self._picture_at = time.monotonic()
         report = now - self._position_at >= POSITION_INTERVAL_S
         if not (report or (self.loop_enabled and self.loop)):
             return  # the position is read from libVLC only when it is shown or a loop end may be reached

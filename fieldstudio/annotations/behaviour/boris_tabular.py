@@ -1,0 +1,165 @@
+"""BORIS's tabular events (CSV / TSV), written and read: one observation = one video of the project.
+
+The layout is the one BORIS's ``export_tabular_events`` writes (BORIS 8 and 9, read in its source, not copied):
+one header row, then one row per START, STOP or POINT, columns
+
+    Observation id, Observation date, Description, Observation duration, Observation type, Source,
+    Time offset (s), Media duration (s), FPS, Subject, Behavior, Behavioral category,
+    [Modifier #1 .. #n], Behavior type, Time, Media file name, Image index, Image file path, Comment
+
+with the observation id = the video's file name, observation type "Media file(s)", source
+"player #1:<file name>", durations and FPS to the millisecond, the time in seconds to the millisecond (after the
+first frame), the frame index as "Image index", "NA" as image path (BORIS's value for media observations). There
+are as many "Modifier #" columns as the event with the most modifiers has. A state event still running is not
+written (BORIS refuses unpaired states); the count is returned.
+
+Reading takes BORIS's older layout too (a preamble before the header, "Status" instead of "Behavior type",
+"Modifiers" joined by "|"): each STOP closes the earliest open START of the same subject and behaviour; a frame is
+the row's "Image index" when it is a whole number, else the frame shown at that time.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+from fieldstudio.core.errors import FieldstudioError
+
+NA = "NA"
+
+
+def _delimiter(path: Path) -> str:
+    return "\t" if Path(path).suffix.lower() in (".tsv", ".tab", ".txt") else ","
+
+
+def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s: float | None,
+                 fps: float | None, description: str = "") -> tuple[list[list[str]], int]:
+    """The header and one row per START / STOP / POINT of ``events`` (one video), in time order (a STOP before a
+    START at the same time); and the number of running states left out."""
+    closed = [e for e in events if not e.is_open]
+    n_modifiers = max((len(e.modifiers) for e in closed), default=0)
+    header = ["Observation id", "Observation date", "Description", "Observation duration", "Observation type",
+              "Source", "Time offset (s)", "Media duration (s)", "FPS", "Subject", "Behavior",
+              "Behavioral category", *[f"Modifier #{i + 1}" for i in range(n_modifiers)], "Behavior type", "Time",
+              "Media file name", "Image index", "Image file path", "Comment"]
+    marks: list[tuple[float, int, BehaviourEvent, str, int]] = []
+    for e in closed:
+        if e.type == "point":
+            marks.append((e.start_s, 1, e, "POINT", e.frame_index))
+        else:
+            marks.append((e.start_s, 1, e, "START", e.frame_index))
+            marks.append((e.stop_s, 0, e, "STOP", e.end_frame_index))
+    marks.sort(key=lambda m: (round(m[0], 6), m[1]))
+    seconds = "" if duration_s is None else f"{duration_s:.3f}"
+    rows = [header]
+    for time_s, _, e, status, frame in marks:
+        modifiers = list(e.modifiers) + [""] * (n_modifiers - len(e.modifiers))
+        rows.append([file_name, "", description, seconds, "Media file(s)", f"player #1:{file_name}", "0.0",
+                     seconds, "" if fps is None else f"{fps:.3f}", e.subject, e.behaviour, "", *modifiers, status,
+                     f"{time_s:.3f}", file_name, str(frame), NA, ""])
+    return rows, len(events) - len(closed)
+
+
+def write_tabular(path: Path, rows: Sequence[Sequence[str]]) -> None:
+    """Write ``rows`` as CSV (``.csv``) or TSV (``.tsv``, ``.tab``, ``.txt``), UTF-8, as BORIS does."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, delimiter=_delimiter(path), lineterminator="\n").writerows(rows)
+
+
+@dataclass
+class ParsedEvent:
+    """One event read from a tabular file: times in seconds after the first frame, ``frame`` / ``end_frame`` when
+    the file gave them; ``stop_s`` None for a START never stopped."""
+
+    subject: str
+    behaviour: str
+    type: str
+    modifiers: tuple[str, ...]
+    start_s: float
+    stop_s: float | None
+    frame: int | None = None
+    end_frame: int | None = None
+
+
+@dataclass
+class ParsedTabular:
+    """What a file held: its ``events``, the observation ids seen and the ``problems`` (line: reason)."""
+
+    events: list[ParsedEvent] = field(default_factory=list)
+    observations: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _whole(text: str) -> int | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() and value >= 0 else None
+
+
+def read_tabular(path: Path) -> ParsedTabular:
+    """Read BORIS's tabular events (CSV or TSV, told by the content). Raises FieldstudioError when no header
+    row with "Behavior", "Time" and "Behavior type" (or "Status") is found."""
+    text = Path(path).read_text(encoding="utf-8-sig")
+    try:
+        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = _delimiter(Path(path))
+    lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    at = next((i for i, row in enumerate(lines) if "Behavior" in row and "Time" in row
+               and ("Behavior type" in row or "Status" in row)), None)
+    if at is None:
+        raise FieldstudioError(f"{Path(path).name}: not BORIS's tabular events (no header row with Behavior, "
+                               "Time and Behavior type)")
+    header = lines[at]
+    col = {name: header.index(name) for name in header if name}
+    status_col = col.get("Behavior type", col.get("Status"))
+    modifier_cols = [col[n] for n in header if n.startswith("Modifier #")]
+    out = ParsedTabular()
+    open_: dict[tuple[str, str], list[ParsedEvent]] = {}
+    for n, row in enumerate(lines[at + 1:], start=at + 2):
+        if not any(c.strip() for c in row):
+            continue
+        cell = lambda name: row[col[name]].strip() if name in col and col[name] < len(row) else ""  # noqa: E731
+        obs = cell("Observation id")
+        if obs and obs not in out.observations:
+            out.observations.append(obs)
+        status = row[status_col].strip().upper() if status_col < len(row) else ""
+        try:
+            time_s = float(cell("Time"))
+        except ValueError:
+            out.problems.append(f"line {n}: time {cell('Time')!r} is not a number; skipped")
+            continue
+        if modifier_cols:
+            modifiers = tuple(row[c].strip() for c in modifier_cols if c < len(row) and row[c].strip())
+        else:
+            modifiers = tuple(m for m in cell("Modifiers").split("|") if m)
+        frame = _whole(cell("Image index")) if "Image index" in col else None
+        subject = "" if cell("Subject") == "No focal subject" else cell("Subject")
+        key = (subject, cell("Behavior"))
+        if status == "POINT":
+            out.events.append(ParsedEvent(subject, key[1], "point", modifiers, time_s, time_s, frame, frame))
+        elif status == "START":
+            event = ParsedEvent(subject, key[1], "state", modifiers, time_s, None, frame)
+            out.events.append(event)
+            open_.setdefault(key, []).append(event)
+        elif status == "STOP":
+            if not open_.get(key):
+                out.problems.append(f"line {n}: STOP of {key[1]} ({subject or 'no subject'}) without a START; "
+                                    "skipped")
+                continue
+            event = open_[key].pop(0)
+            event.stop_s, event.end_frame = time_s, frame
+        else:
+            out.problems.append(f"line {n}: behavior type {status!r} is not START, STOP or POINT; skipped")
+    for (subject, behaviour), left in open_.items():
+        for e in left:
+            out.problems.append(f"{behaviour} ({subject or 'no subject'}) started at {e.start_s:.3f} s and never "
+                                "stops; kept running")
+    return out

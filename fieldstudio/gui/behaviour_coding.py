@@ -1,0 +1,340 @@
+"""Behaviour coding in the window: Annotate ▸ Ethogram…, coding by key, the Behaviour dock and the lanes.
+
+While Annotate ▸ Code behaviours by key is on, a key of the ethogram pressed on the Media tab (no Ctrl / Alt, not
+in a text field) is taken before the window's shortcuts: a subject's key makes it the current subject (again:
+no focal subject), a behaviour's key records it through ``annotations.behaviour.coding.code_behaviour`` on the
+frame on screen: paused or stepped, ``ViewState.video_frame()`` (the exact frame whose PTS the status bar shows);
+while libVLC plays, the frame of the picture drawn last (``VideoController.played_frame``: libVLC's pictures carry
+no PTS, so it is the frame the playback clock had reached when that picture was drawn; the state's frame follows
+it only every 0.1 s). A behaviour with
+modifiers asks for one in a small menu at the pointer when it starts or is recorded (Esc: none). Each key is one
+undoable edit on the viewer's undo stack. Keys that are not in the ethogram keep their usual meaning.
+
+The lanes: one per subject under the timeline's label lanes, state events as bars and point events as ticks in
+their behaviour's colour (rows added where a subject's states overlap).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QCursor
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFileDialog, QLineEdit, QMenu,
+                               QPlainTextEdit, QTextEdit)
+
+from fieldstudio.core.errors import FieldstudioError
+
+if TYPE_CHECKING:
+    from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
+    from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+    from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram
+    from fieldstudio.gui.timeline import Lane
+
+_TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
+
+
+def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
+    """The timeline's lanes of ``events``: one per subject (in the ethogram's order, then by name), each state
+    event a bar and each point event a tick in its behaviour's colour; overlapping states of a subject take
+    further rows (a running state reaches ``last_frame``)."""
+    from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker, pack_rows
+
+    colour = {b.name: b.colour for b in ethogram.behaviours}
+    order = {s.name: n for n, s in enumerate(ethogram.subjects)}
+    subjects = sorted({e.subject for e in events}, key=lambda s: (order.get(s, len(order)), s))
+    lanes: list[Lane] = []
+    for subject in subjects:
+        mine = [e for e in events if e.subject == subject]
+        # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
+        bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
+                              colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
+        rows = pack_rows(bars, last_frame)
+        ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
+                      for e in mine if e.type == "point")
+        for i, row in enumerate(rows or [[]]):
+            lanes.append(Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
+                              heading=subject or "no subject"))
+    return lanes
+
+
+class BehaviourCoding(QObject):
+    """The window's behaviour coding: the menu entries, the key filter, the Behaviour dock and the lanes.
+
+    ``coding`` (Annotate ▸ Code behaviours by key), ``subject`` (the current subject, "" for none) and ``coder``
+    (who the events are recorded for: ``store.changes.current_user()``) are what the keys use.
+    ``choose_modifiers(behaviour)`` asks for a modifier (tests replace it).
+    """
+
+    def __init__(self, window):  # noqa: ANN001 - MainWindow
+        super().__init__(window)
+        self.window, self.state = window, window.state
+        self.subject = ""
+        self._coder: str | None = None
+        self._panel: BehaviourPanel | None = None  # built with the first project, not during the cold start
+        self.dock = QDockWidget("Behaviour", window)
+        self.dock.setObjectName("behaviour_dock")
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        window.tabifyDockWidget(window.properties_dock, self.dock)
+        window.properties_dock.raise_()
+        self._ethogram: Ethogram | None = None
+        self.coding_action = QAction("&Code behaviours by key", window)
+        self.coding_action.setCheckable(True)
+        self.coding_action.setToolTip("The ethogram's keys record behaviours on the frame shown, while the video "
+                                      "plays or is stepped")
+        self.coding_action.toggled.connect(self.set_coding)
+        self._add_menu(window.annotate_menu)
+        self.state.events.media.connect(lambda _m: self.follow())
+        self.state.events.project.connect(self._project_changed)
+        window.annotator.changed.connect(self.follow)
+        window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
+        window.view_menu.addAction(self.dock.toggleViewAction())
+        QApplication.instance().installEventFilter(self)
+
+    def _add_menu(self, menu: QMenu) -> None:
+        menu.addSeparator()
+        for text, tip, slot in (
+                ("&Ethogram…", "Behaviours (key, colour, state or point, exclusive group, modifiers) and subjects",
+                 self.edit_ethogram),
+                (None, None, None),
+                ("Import &BORIS events…", "BORIS's tabular events (CSV / TSV) onto the video shown, as one coder's",
+                 self.import_events_dialog),
+                ("Export behaviour e&vents…", "The video's events as BORIS's tabular events (.csv, .tsv) or ELAN's "
+                 "tab-delimited text (.txt)", self.export_events_dialog),
+                ("Time &budget", "The Behaviour dock's time budget of the video shown",
+                 lambda: self.show_tab(1)),
+                ("Compare &coders…", "Cohen's kappa per time slice and events matched within a tolerance",
+                 lambda: self.show_tab(2))):
+            if text is None:
+                menu.addAction(self.coding_action)
+                continue
+            action = menu.addAction(text)
+            action.setToolTip(tip)
+            action.triggered.connect(slot)
+
+    @property
+    def panel(self) -> BehaviourPanel:
+        """The Behaviour dock's panel (built on first use)."""
+        if self._panel is None:
+            from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
+
+            self._panel = BehaviourPanel(self.window.annotator.apply_or_raise)
+            self._panel.open_frame.connect(self.state.request_frame)
+            self._panel.status.connect(self.window.notify)
+            self.dock.setWidget(self._panel)
+        return self._panel
+
+    # --- state -----------------------------------------------------------------------------------
+    def ethogram(self) -> Ethogram:
+        from fieldstudio.annotations.behaviour import ethogram as eth
+
+        if self._ethogram is None:
+            self._ethogram = eth.load(self.state.project) if self.state.project is not None else eth.Ethogram()
+        return self._ethogram
+
+    def _project_changed(self, _project: object) -> None:
+        self._ethogram = None
+        self.subject = ""
+        self.follow()
+
+    def follow(self) -> None:
+        """The media, project or an edit changed: the dock and the lanes follow."""
+        self._ethogram = None
+        if self.state.project is None and self._panel is None:
+            return
+        self.panel.set_video(self.state.project, self.state.media)
+        self.show_lanes()
+        self._describe()
+
+    def show_lanes(self) -> None:
+        timeline = self.window.view.timeline
+        media = self.state.media
+        if self.state.project is None or media is None or media.kind != "video":
+            timeline.set_behaviour_lanes([])
+            return
+        timeline.set_behaviour_lanes(behaviour_lanes(self.panel.events, self.ethogram(),
+                                                     max((media.frame_count or 1) - 1, 0)))
+
+    def set_coding(self, on: bool) -> None:
+        if self.coding_action.isChecked() != on:
+            self.coding_action.setChecked(on)
+            return
+        self._describe()
+        if on and not any(b.key for b in self.ethogram().behaviours):
+            self.window.notify("the ethogram has no behaviour with a key yet: Annotate ▸ Ethogram…")
+        elif on:
+            self.window.notify("coding behaviours: " + ", ".join(f"{b.key} {b.name}" for b in self.ethogram()
+                                                                 .behaviours if b.key))
+
+    @property
+    def coder(self) -> str:
+        """Who the keys record events for: ``$FIELDSTUDIO_USER`` or the login name (read when first needed: the
+        store is not imported during the window's cold start)."""
+        if self._coder is None:
+            from fieldstudio.store.changes import current_user
+
+            self._coder = current_user()
+        return self._coder
+
+    @property
+    def coding(self) -> bool:
+        return self.coding_action.isChecked()
+
+    def _describe(self) -> None:
+        if self.state.project is None:
+            if self._panel is not None:
+                self._panel.set_coding_line("")
+            return
+        self.panel.set_coding_line(
+            f"Keys {'code behaviours' if self.coding else 'do not code (Annotate ▸ Code behaviours by key)'}"
+            f" · subject: {self.subject or 'none'} · coder: {self.coder}")
+
+    def show_tab(self, index: int) -> None:
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.tabs.setCurrentIndex(index)
+        if index == 1:
+            self.panel.show_budget()
+
+    # --- keys ------------------------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not self.coding:
+            return False
+        item = self._key_item(event)
+        if item is None:
+            return False
+        if kind == QEvent.Type.ShortcutOverride:
+            event.accept()  # the key comes as a key press instead of triggering the window's shortcut
+            return True
+        self.press(event.text())
+        return True
+
+    def _key_item(self, event: QEvent):  # noqa: ANN202 - Behaviour | Subject | None
+        mods = event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+                                    | Qt.KeyboardModifier.MetaModifier)
+        text = event.text()
+        if mods or len(text) != 1 or not text.isprintable() or text.isspace():
+            return None
+        if self.window.modes.currentIndex() != 0 or QApplication.activeModalWidget() is not None:
+            return None
+        focus = QApplication.focusWidget()
+        if isinstance(focus, _TYPING) or (isinstance(focus, QComboBox) and focus.isEditable()):
+            return None
+        if not self.window.isActiveWindow() and QApplication.activeWindow() is not None:
+            return None
+        media = self.state.media
+        if self.state.project is None or media is None or media.kind != "video":
+            return None
+        return self.ethogram().by_key(text)
+
+    def press(self, key: str) -> str | None:
+        """What the key ``key`` does while coding (the frame is the one on screen now); the message shown."""
+        from fieldstudio.annotations.behaviour import coding
+        from fieldstudio.annotations.behaviour.ethogram import Subject
+
+        # taken before a modifier menu opens: the frame of the key press; while libVLC plays, the picture drawn
+        # last (the state's frame follows it only every 0.1 s)
+        frame = self.state.video_frame()
+        video = getattr(self.window.view, "video", None)
+        played = video.played_frame() if video is not None and video.playing else None
+        frame = played if played is not None and frame is not None else frame
+        media, project = self.state.media, self.state.project
+        item = self.ethogram().by_key(key)
+        if item is None or frame is None or media is None or project is None:
+            return None
+        if isinstance(item, Subject):
+            self.subject = "" if self.subject == item.name else item.name
+            self._describe()
+            message = f"subject: {self.subject or 'none (no focal subject)'}"
+            self.window.notify(message)
+            return message
+        modifiers: tuple[str, ...] = ()
+        if item.modifiers and coding.starts_or_records(project, item, media.id, subject=self.subject,
+                                                       coder=self.coder):
+            modifiers = self.choose_modifiers(item)
+        try:
+            edit, message = coding.code_behaviour(project, self.ethogram(), media.id, item.name, frame,
+                                                  subject=self.subject, modifiers=modifiers, coder=self.coder)
+            self.window.annotator.apply_or_raise(edit)
+        except FieldstudioError as exc:
+            self.window.notify(str(exc))
+            return str(exc)
+        self.window.notify(message)
+        return message
+
+    def choose_modifiers(self, behaviour: Behaviour) -> tuple[str, ...]:
+        """A menu of ``behaviour``'s modifiers at the pointer: the one chosen, or none (Esc or "(none)")."""
+        menu = QMenu(self.window)
+        menu.setObjectName("modifier_chooser")
+        for n, name in enumerate(behaviour.modifiers, start=1):
+            action = menu.addAction(f"&{n}  {name}" if n < 10 else name)
+            action.setData(name)
+        menu.addSeparator()
+        menu.addAction("(none)").setData("")
+        chosen = menu.exec(QCursor.pos())
+        return (chosen.data(),) if chosen is not None and chosen.data() else ()
+
+    # --- dialogs ---------------------------------------------------------------------------------
+    def edit_ethogram(self) -> None:
+        """Annotate ▸ Ethogram…"""
+        from fieldstudio.gui.ethogram_dialog import edit_ethogram
+
+        if self.state.project is None:
+            self.window.notify("open a project first")
+            return
+        if edit_ethogram(self.window, self.state.project, self.window.annotator.apply_or_raise):
+            self.follow()
+
+    def import_events_dialog(self, path: str | None = None) -> None:
+        """Annotate ▸ Import BORIS events…: onto the video shown, as the events of a coder named after the file
+        (``obs_bob.csv``: coder ``obs_bob``), so they can be compared with the window's own coder."""
+        from pathlib import Path
+
+        from fieldstudio.annotations.behaviour import observations
+
+        media = self.state.media
+        if self.state.project is None or media is None or media.kind != "video":
+            self.window.notify("show the video the events belong to first")
+            return
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "BORIS tabular events", "",
+                                                  "BORIS events (*.csv *.tsv *.txt);;All files (*)")
+            if not path:
+                return
+        coder = Path(path).stem
+        try:
+            report = observations.import_events(self.state.project, media.id, Path(path), coder=coder)
+            if report.edit is not None:
+                self.window.annotator.apply_or_raise(report.edit)
+        except FieldstudioError as exc:
+            self.window.notify(str(exc))
+            return
+        self.window.notify(f"coder {coder}: " + "; ".join(report.lines()))
+        self.follow()
+
+    def export_events_dialog(self, path: str | None = None) -> None:
+        """Annotate ▸ Export behaviour events…: the format follows the suffix (.csv, .tsv: BORIS; .txt: ELAN)."""
+        from pathlib import Path
+
+        from fieldstudio.annotations.behaviour import observations
+
+        media = self.state.media
+        if self.state.project is None or media is None or media.kind != "video":
+            self.window.notify("show the video whose events to export first")
+            return
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self.window, "Export behaviour events", f"{Path(media.file_name).stem}.csv",
+                "BORIS tabular events (*.csv);;BORIS tabular events (*.tsv);;ELAN tab-delimited text (*.txt)")
+            if not path:
+                return
+        suffix = Path(path).suffix.lower()
+        fmt = {".tsv": "boris-tsv", ".txt": "elan"}.get(suffix, "boris-csv")
+        try:
+            written, running = observations.export_events(self.state.project, media.id, Path(path), fmt)
+        except (FieldstudioError, OSError) as exc:
+            self.window.notify(str(exc))
+            return
+        self.window.notify(f"{written} event(s) written to {Path(path).name}"
+                           + (f"; {running} running state(s) left out" if running else ""))

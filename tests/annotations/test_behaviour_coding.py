@@ -1,0 +1,97 @@
+"""Coding by key on the exact frame: state events start and stop, exclusive ones stop, point events are one frame;
+each key press is one undo step; events are kept per subject and per coder."""
+
+from __future__ import annotations
+
+import pytest
+
+from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations.behaviour import behaviour_events as events
+from fieldstudio.annotations.behaviour import coding
+from fieldstudio.annotations.behaviour import ethogram as eth
+from tests.support.annotation_fixtures import START_PTS, TIME_BASE, VIDEO_ID, hand_pts
+
+
+def _code(project, e, name, frame, subject="A", coder="ann", modifiers=()):
+    edit, message = coding.code_behaviour(project, e, VIDEO_ID, name, frame, subject=subject, coder=coder,
+                                          modifiers=modifiers)
+    edit.do()
+    return edit, message
+
+
+def _seconds(frame: int) -> float:
+    return float((hand_pts(frame) - START_PTS) * TIME_BASE)
+
+
+def test_state_starts_and_stops_on_its_key_on_the_frame_given(ethogram_project):
+    project, e = ethogram_project
+    _, message = _code(project, e, "lift", 3, modifiers=("heavy",))
+    assert message == "lift (A) starts on frame 3"
+    (running,) = events.list_events(project, VIDEO_ID)
+    assert running.is_open and running.modifiers == ("heavy",) and running.coder == "ann"
+    # the PTS comes from the frame table (variable rate), seconds after the first frame
+    assert running.start_s == pytest.approx(_seconds(3)) == pytest.approx(12000 / 90000)
+    _, message = _code(project, e, "lift", 7)
+    assert message == "lift (A) stops on frame 7"
+    (done,) = events.list_events(project, VIDEO_ID)
+    assert (done.frame_index, done.end_frame_index) == (3, 7)
+    assert done.duration_s == pytest.approx(_seconds(7) - _seconds(3))
+
+
+def test_an_exclusive_state_stops_the_running_one_on_the_same_frame_in_one_undo_step(ethogram_project):
+    project, e = ethogram_project
+    _code(project, e, "lift", 3)
+    edit, message = _code(project, e, "walk", 9)
+    assert message == "walk (A) starts on frame 9; lift stops (exclusive)"
+    lift, walk = events.list_events(project, VIDEO_ID)
+    assert (lift.behaviour, lift.end_frame_index, walk.behaviour, walk.frame_index, walk.is_open) == (
+        "lift", 9, "walk", 9, True)
+    edit.undo()
+    (lift,) = events.list_events(project, VIDEO_ID)
+    assert lift.behaviour == "lift" and lift.is_open
+    edit.do()
+    assert [x.behaviour for x in events.list_events(project, VIDEO_ID)] == ["lift", "walk"]
+
+
+def test_subjects_and_coders_are_apart_and_points_are_one_frame(ethogram_project):
+    project, e = ethogram_project
+    _code(project, e, "lift", 3, subject="A")
+    _code(project, e, "walk", 5, subject="B")           # B's walk does not stop A's lift
+    _code(project, e, "lift", 6, subject="A", coder="bob")   # bob's lift starts; ann's keeps running
+    _, message = _code(project, e, "enter zone", 8, subject="B")
+    assert message == "enter zone (B) on frame 8"
+    evs = events.list_events(project, VIDEO_ID)
+    point = next(x for x in evs if x.type == "point")
+    assert (point.frame_index, point.end_frame_index, point.duration_s) == (8, 8, 0.0)
+    assert sum(x.is_open for x in evs) == 3
+    assert events.coders(project, VIDEO_ID) == ["ann", "bob"]
+    assert [x.behaviour for x in events.list_events(project, VIDEO_ID, coder="bob")] == ["lift"]
+
+
+def test_refusals_name_the_reason(ethogram_project):
+    project, e = ethogram_project
+    with pytest.raises(eth.EthogramError, match="unknown modifier"):
+        _code(project, e, "lift", 3, modifiers=("medium",))
+    with pytest.raises(eth.EthogramError, match="no behaviour 'run'"):
+        _code(project, e, "run", 3)
+    _code(project, e, "lift", 10)
+    with pytest.raises(ann.AnnotationError, match="before it"):
+        _code(project, e, "lift", 4)
+    with pytest.raises(ann.AnnotationError, match="outside"):
+        _code(project, e, "enter zone", 99)
+
+
+def test_an_event_is_edited_and_undone(ethogram_project):
+    project, e = ethogram_project
+    _code(project, e, "lift", 3, modifiers=("heavy",))
+    _code(project, e, "lift", 7)
+    (ev,) = events.list_events(project, VIDEO_ID)
+    edit = events.change_edit(project, ev, frame_index=4, subject="B", modifiers=("light",))
+    edit.do()
+    (changed,) = events.list_events(project, VIDEO_ID)
+    assert (changed.frame_index, changed.end_frame_index, changed.subject, changed.modifiers) == (4, 7, "B", ("light",))
+    with pytest.raises(ann.AnnotationError, match="before the start"):
+        events.change_edit(project, changed, frame_index=9)
+    edit.undo()
+    (back,) = events.list_events(project, VIDEO_ID)
+    assert (back.frame_index, back.subject, back.modifiers) == (3, "A", ("heavy",))

@@ -1,0 +1,73 @@
+"""`fieldstudio ethogram ...`: the ethogram edited, events coded, budget, agreement and files, from the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from fieldstudio.cli.app import app
+from fieldstudio.store.project import Project
+from tests.support.annotation_fixtures import add_test_media
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def video_project_file(tmp_path):
+    path = tmp_path / "site.fieldstudio"
+    p = Project.create(path)
+    add_test_media(p)
+    p.close()
+    return str(path)
+
+
+def run(*args: str, code: int = 0) -> str:
+    result = runner.invoke(app, ["ethogram", *args])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_ethogram_coded_budgeted_compared_and_exported(video_project_file, tmp_path, wide_console):
+    p = video_project_file
+    run("add-behaviour", p, "lift", "--key", "l", "--group", "posture", "--modifier", "heavy")
+    run("add-behaviour", p, "walk", "--key", "w", "--group", "posture")
+    run("add-behaviour", p, "enter zone", "--key", "z", "--point", "--colour", "#123456")
+    run("add-subject", p, "A", "--key", "1")
+    assert "key 'L' is already lift's" in run("add-subject", p, "B", "--key", "L", code=2)
+    shown = json.loads(run("show", p, "--json"))
+    assert [(b["name"], b["key"], b["type"], b["group"]) for b in shown["behaviours"]] == [
+        ("lift", "l", "state", "posture"), ("walk", "w", "state", "posture"), ("enter zone", "z", "point", "")]
+    assert run("code", p, "walk.mp4", "lift", "--frame", "3", "--subject", "A", "--coder", "ann",
+               "--modifier", "heavy").strip() == "lift (A) starts on frame 3"
+    assert run("code", p, "walk.mp4", "walk", "--frame", "9", "--subject", "A", "--coder", "ann").strip() == \
+        "walk (A) starts on frame 9; lift stops (exclusive)"
+    run("code", p, "walk.mp4", "walk", "--frame", "20", "--subject", "A", "--coder", "ann")
+    run("code", p, "walk.mp4", "enter zone", "--frame", "5", "--subject", "A", "--coder", "ann")
+    listed = json.loads(run("events", p, "walk.mp4", "--json"))
+    assert [(e["behaviour"], e["frame_index"], e["end_frame_index"]) for e in listed] == [
+        ("lift", 3, 9), ("enter zone", 5, 5), ("walk", 9, 20)]
+    budget = run("budget", p, "walk.mp4", "--csv", "--to", "1.0").splitlines()
+    # lift 12000..36000 ticks = 0.267 s of 1 s; walk 36000..78000 = 0.467 s
+    assert budget == ["subject,behaviour,type,count,total_duration_s,mean_duration_s,percent_of_observed",
+                      "A,lift,state,1,0.267,0.267,26.67", "A,walk,state,1,0.467,0.467,46.67",
+                      "A,enter zone,point,1,,,"]
+    run("export-events", p, "walk.mp4", str(tmp_path / "ann.csv"))
+    assert list(pd.read_csv(tmp_path / "ann.csv")["Behavior type"]) == ["START", "POINT", "STOP", "START", "STOP"]
+    assert "3 event(s) imported" in run("import-events", p, "walk.mp4", str(tmp_path / "ann.csv"), "--coder", "bob")
+    run("code", p, "walk.mp4", "enter zone", "--frame", "12", "--subject", "A", "--coder", "bob")
+    agreement = json.loads(run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "bob", "--slice",
+                               "0.1", "--tolerance", "0.05", "--json"))
+    assert (agreement["matched"], agreement["only_a"], agreement["only_b"]) == (3, 0, 1)
+    assert agreement["match_agreement"] == pytest.approx(6 / 7)
+    assert 0 < agreement["needleman_wunsch_identity"] <= 100
+    text = run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "bob", "--slice", "0.1")
+    assert "Cohen's kappa (time slice 0.1 s): K = " in text and "only B: A enter zone" in text
+    assert "no events coded by 'eve'" in run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "eve",
+                                             code=2)
+    run("export", p, str(tmp_path / "eth.json"))
+    run("remove", p, "walk")
+    assert "2 behaviour(s)" in run("show", p)
+    assert "3 behaviour(s), 1 subject(s)" in run("import", p, str(tmp_path / "eth.json"))

@@ -1,0 +1,194 @@
+"""Behaviour coding from the window: the ethogram dialog, keys recording on the frame on screen while stepping and
+while playing, the lanes per subject, the time budget, two coders compared, BORIS and ELAN files, undo per event.
+Screenshots go to /tmp/shots/ethogram/ (FIELDSTUDIO_SHOTS overrides)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from fieldstudio.annotations.behaviour import behaviour_events as events
+from fieldstudio.annotations.behaviour import ethogram as eth
+from fieldstudio.annotations.behaviour import observations
+from fieldstudio.gui.ethogram_dialog import EthogramDialog
+from tests.support.gui_support import open_media, wait_idle
+
+SHOTS = Path(os.environ.get("FIELDSTUDIO_SHOTS", "/tmp/shots/ethogram"))
+
+
+def _shot(widget, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert widget.grab().save(str(SHOTS / name))
+
+
+def _fill_ethogram(window, qtbot) -> EthogramDialog:
+    dialog = EthogramDialog(window.state.project, window.annotator.apply_or_raise, window)
+    qtbot.addWidget(dialog)
+    for b in (eth.Behaviour("lift", "l", "#e6194b", "state", "posture", ("heavy", "light")),
+              eth.Behaviour("walk", "w", "#3cb44b", "state", "posture"),
+              eth.Behaviour("enter zone", "z", "#4363d8", "point")):
+        dialog.add_behaviour_row(b)
+    dialog.add_subject_row(eth.Subject("worker A", "1"))
+    dialog.add_subject_row(eth.Subject("worker B", "2"))
+    return dialog
+
+
+def _step(window, qtbot, n: int) -> None:
+    for _ in range(n):
+        qtbot.keyClick(window.view.canvas, Qt.Key.Key_Right)
+        wait_idle(window, qtbot)
+
+
+@pytest.mark.gui
+def test_ethogram_dialog_refuses_a_clash_and_stores_one_undoable_edit(window, qtbot):
+    dialog = _fill_ethogram(window, qtbot)
+    row = dialog.add_subject_row(eth.Subject("worker C", "L"))
+    dialog.show()
+    dialog.accept()
+    assert "key 'L' is already lift's" in dialog.error.text() and dialog.isVisible()
+    _shot(dialog, "ethogram_dialog.png")
+    dialog.subjects.removeRow(row)
+    dialog.accept()
+    stored = eth.load(window.state.project)
+    assert [(b.name, b.key, b.type, b.group) for b in stored.behaviours] == [
+        ("lift", "l", "state", "posture"), ("walk", "w", "state", "posture"), ("enter zone", "z", "point", "")]
+    assert stored.behaviour("lift").modifiers == ("heavy", "light")
+    assert "ethogram" in window.actions["undo"].text().lower()
+    window.actions["undo"].trigger()
+    assert eth.load(window.state.project) == eth.Ethogram()
+
+
+@pytest.mark.gui
+def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbot, clips, tmp_path):
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    dialog = _fill_ethogram(window, qtbot)
+    dialog.accept()
+    coding.choose_modifiers = lambda b: ("heavy",)
+    coding.coding_action.trigger()                          # Annotate ▸ Code behaviours by key
+    assert coding.coding
+    project, codes = window.state.project, []
+    label_before = window.annotator.label_of("box")
+
+    def key(text: str) -> None:
+        codes.append(window.state.frame_index)
+        qtbot.keyClick(window.view.canvas, text)
+
+    key("1")                                                 # subject A; not Annotate ▸ Use label 1
+    assert coding.subject == "worker A" and window.annotator.label_of("box") == label_before
+    _step(window, qtbot, 3)
+    key("l")
+    _step(window, qtbot, 4)
+    key("w")                                                 # walk starts, lift (same group) stops: frame 7
+    key("2")
+    _step(window, qtbot, 2)
+    key("z")
+    key("1")
+    _step(window, qtbot, 3)
+    key("w")                                                 # walk stops on frame 12
+    coded = events.list_events(project, mid)
+    assert [(e.subject, e.behaviour, e.frame_index, e.end_frame_index, e.modifiers) for e in coded] == [
+        ("worker A", "lift", 3, 7, ("heavy",)), ("worker A", "walk", 7, 12, ()), ("worker B", "enter zone", 9, 9, ())]
+    assert codes[1] == 3 and window.state.frame_index == 12
+    assert {e.coder for e in coded} == {coding.coder}
+    # the PTS stored is the frame table's, the one the status bar showed
+    assert coded[0].start_s == pytest.approx(window.view.video.table.seconds(3) - window.view.video.table.seconds(0))
+
+    # lanes: one per subject, bars and ticks named after their behaviours
+    lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
+    assert [(lane.heading, [s.label for s in lane.segments], [t.label for t in lane.events]) for lane in lanes] == [
+        ("worker A", ["lift", "walk"], []), ("worker B", [], ["enter zone"])]
+    window.view.timeline.zoom(100.0, window.view.timeline.x_of_index(0))     # the 13 frames coded fill it
+    window.view.timeline.repaint()
+    assert {"worker A", "lift", "walk", "worker B", "enter zone"} <= set(window.view.timeline.drawn_texts)
+    _shot(window, "behaviour_lanes.png")
+
+    # undo per event: the last key press (walk's stop) only
+    window.actions["undo"].trigger()
+    assert events.list_events(project, mid)[1].is_open
+    window.actions["redo"].trigger()
+    assert not events.list_events(project, mid)[1].is_open
+
+    # the events tab lists them; an edit from the dock is one undoable edit
+    panel = coding.panel
+    coding.show_tab(0)                                       # the tables are filled when the dock is in front
+    assert panel.event_table.rowCount() == 3 and panel.event_table.item(0, 3).text() == "lift"
+    panel.event_table.setCurrentCell(2, 0)
+    from fieldstudio.gui.panels.behaviour_panel import EventEditDialog
+    edit = EventEditDialog(panel.selected_event(), ["worker A", "worker B"], 100)
+    edit.start.setValue(10)
+    panel.edit_selected(dialog=edit)
+    assert events.list_events(project, mid)[2].frame_index == 10
+    window.actions["undo"].trigger()
+    assert events.list_events(project, mid)[2].frame_index == 9
+
+    # the time budget tab shows what the service computes
+    coding.show_tab(1)
+    coding.dock.setFloating(True)                            # floated, wide enough to read in the screenshot
+    coding.dock.resize(640, 520)
+    qtbot.wait(50)
+    budget = observations.budget(project, mid)
+    shown = [tuple(panel.budget_table.item(r, c).text() for c in range(7)) for r in range(panel.budget_table.rowCount())]
+    assert shown[0][:4] == ("worker A", "lift", "state", "1")
+    assert shown[0][4] == f"{budget.rows[0].total_s:.3f}" and shown[0][6] == f"{budget.rows[0].percent:.2f}"
+    _shot(coding.dock, "time_budget.png")
+
+    # a second coder's BORIS file, imported from the menu, then compared
+    coding.export_events_dialog(str(tmp_path / "mine.tsv"))
+    table = pd.read_csv(tmp_path / "mine.tsv", sep="\t")
+    assert list(table["Behavior type"]) == ["START", "STOP", "START", "POINT", "STOP"]
+    table.loc[table["Behavior type"] == "POINT", "Time"] += 0.2          # the other coder saw it 0.2 s later
+    table.loc[table["Behavior type"] == "POINT", "Image index"] = float("nan")
+    table.to_csv(tmp_path / "bob.csv", index=False)
+    coding.import_events_dialog(str(tmp_path / "bob.csv"))
+    assert events.coders(project, mid) == sorted([coding.coder, "bob"])
+    coding.show_tab(2)
+    panel.coder_a.setCurrentText(coding.coder)
+    panel.coder_b.setCurrentText("bob")
+    panel.slice_s.setValue(0.1)
+    panel.tolerance.setValue(0.5)
+    qtbot.mouseClick(panel.findChild(QPushButton, "compare_coders"), Qt.MouseButton.LeftButton)
+    text = panel.agreement_text.toPlainText()
+    expected = observations.compare_coders(project, mid, coding.coder, "bob", slice_s=0.1, tolerance_s=0.5)
+    assert f"K = {expected.kappa.kappa:.3f}" in text and "3 matched, 0 only in A, 0 only in B" in text
+    assert expected.kappa.kappa < 1.0
+    _shot(coding.dock, "coder_agreement.png")
+    coding.dock.setFloating(False)
+    coding.export_events_dialog(str(tmp_path / "elan.txt"))
+    assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3 + 3
+
+    # another project: nothing of this one stays on show
+    from fieldstudio.store.project import Project
+    Project.create(tmp_path / "other.fieldstudio").close()
+    assert window.open_project_path(tmp_path / "other.fieldstudio")
+    qtbot.waitUntil(lambda: window.state.project is not None and window.state.project.path.name == "other.fieldstudio")
+    assert panel.event_table.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
+    assert panel.budget_table.rowCount() == 0 and coding.subject == ""
+    assert not [lane for lane in window.view.timeline.lanes() if lane.heading]
+
+
+@pytest.mark.gui
+def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
+    coding.follow()
+    coding.coding_action.setChecked(True)
+    window.actions["play"].trigger()
+    qtbot.waitUntil(lambda: window.state.frame_index >= 10, timeout=10000)
+    shown = window.state.frame_index
+    played = window.view.video.played_frame()      # libVLC: the picture drawn last; None when the decoder plays
+    qtbot.keyClick(window.view.canvas, "k")
+    (event,) = events.list_events(window.state.project, mid)
+    window.actions["play"].trigger()
+    # the frame on screen when the key was pressed: the newest picture, never behind the status bar's frame
+    assert event.frame_index == (played if played is not None else shown)
+    assert 0 <= event.frame_index - shown <= 4             # the status bar follows within 0.1 s (3 frames at 30 fps)
+    coding.coding_action.setChecked(False)
+    qtbot.keyClick(window.view.canvas, "k")                 # not coding: the key codes nothing
+    assert len(events.list_events(window.state.project, mid)) == 1

@@ -1,21 +1,21 @@
 """Calls to OpenAI-compatible chat endpoints: one client per profile, usage, cost, errors in plain words.
 
-Every client is created with an explicit timeout (connect 5 s, read ``profile.timeout_s``, write 60 s)
-and ``max_retries=0``: fieldstudio retries itself (``profile.retries`` extra attempts after 429, 408/409,
-5xx or a refused connection, honouring ``Retry-After``), so each attempt is logged and one call never
-makes more than ``1 + profile.retries`` requests. Timeouts are not retried: the server may still be
-working on the request, and repeating it would repeat the GPU work or the bill.
+Every client is created with an explicit timeout (connect 5 s, read ``profile.timeout_s``, write 60 s) and
+``max_retries=0``: fieldstudio retries itself (``profile.retries`` extra attempts after 429, 408/409, 5xx or a refused
+connection, honouring ``Retry-After``), so each attempt is logged and one call never makes more than ``1 +
+profile.retries`` requests. Timeouts are not retried: the server may still be working on the request, and repeating it
+would repeat the GPU work or the bill.
 
-Every call also has an overall deadline (``profile.deadline_s``: connecting, the first byte, the whole reply and
-the retries) and a size cap (``profile.max_reply_bytes``): the reply is read piece by piece
+Every call also has an overall deadline (``profile.deadline_s``: connecting, the first byte, the whole reply and the
+retries) and a size cap (``profile.max_reply_bytes``): the reply is read piece by piece
 (`fieldstudio.inference.reply_limits`), a call past its deadline fails with kind ``deadline`` (within
 ``DEADLINE_MARGIN_S`` of it: a watchdog shuts down the socket of a read still blocked at the deadline), and a reply
-past the cap is cut there and comes back with ``ChatResult.cut`` saying so; an error reply's body is read no
-further than ``ERROR_BODY_CAP_BYTES``.
+past the cap is cut there and comes back with ``ChatResult.cut`` saying so; an error reply's body is read no further
+than ``ERROR_BODY_CAP_BYTES``.
 
-Token counts the server does not report stay None, never 0, and `cost` then returns None.
-Keys are never logged; base URLs are shown as `ModelProfile.shown_url`, and every record of the HTTP layer and
-every server text kept in an error goes through `fieldstudio.core.masking.mask_in_text`.
+Token counts the server does not report stay None, never 0, and `cost` then returns None. Keys are never logged; base
+URLs are shown as `ModelProfile.shown_url`, and every record of the HTTP layer and every server text kept in an error
+goes through `fieldstudio.core.masking.mask_in_text`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fieldstudio.core.errors import FieldstudioError
@@ -40,8 +39,8 @@ from fieldstudio.inference import log_redaction  # noqa: F401  (masks the HTTP l
 from fieldstudio.inference.call_errors import ModelCallError, explain_error, server_message, where_of
 from fieldstudio.inference.profiles import ModelProfile, resolve_api_key, resolve_base_url
 from fieldstudio.inference.reply_limits import (ERROR_BODY_CAP_BYTES, CappedStream, Deadline, DeadlinePassed,
-                                                SseTooLong, Watchdog, iter_sse_events,
-                                                partial_content, read_capped, utf8_prefix)
+                                                SseTooLong, Watchdog, iter_sse_events, partial_content,
+                                                read_capped, utf8_prefix)
 
 if TYPE_CHECKING:  # the openai package takes ~0.5 s to import: only code that calls a model loads it
     import openai
@@ -108,18 +107,14 @@ def make_client(profile: ModelProfile, *, api_key: str | None = None, max_retrie
     that an ``OPENAI_API_KEY`` in the environment is never sent to an unrelated server. Credentials in
     the base URL (``user:password@``) are sent as HTTP Basic auth, which replaces the bearer key.
 
-    Raises ModelCallError(kind="no_key") if the profile's key source is empty, and (kind="privacy_gate") if the
-    profile's privacy gate is "local only" and the endpoint is not on this machine nor in its LAN ranges: every
-    request goes through a client made here, so nothing reaches such an endpoint.
+    Raises ModelCallError(kind="no_key") if the profile's key source is empty, and (kind="privacy_gate") for a
+    "local only" profile whose endpoint is off this machine and its LAN ranges (every request has a client from here).
     """
     import openai
-    from fieldstudio.privacy.gate import LOCAL_ONLY, GateRefused, refuse_remote
+    from fieldstudio.privacy.gate import remote_refusal
 
-    if profile.privacy_mode == LOCAL_ONLY:
-        try:
-            refuse_remote(profile.name, profile.base_url, profile.lan_ranges)
-        except GateRefused as exc:
-            raise ModelCallError("privacy_gate", str(exc)) from None
+    if refusal := remote_refusal(profile.name, profile.privacy_mode, profile.base_url, profile.lan_ranges):
+        raise ModelCallError("privacy_gate", refusal)
     if api_key is None:
         try:
             api_key = resolve_api_key(profile)

@@ -102,6 +102,18 @@ def check_mode(mode: str | None) -> str | None:
     return mode
 
 
+def remote_refusal(profile_name: str, mode: str, base_url: str, lan_ranges: Sequence[str]) -> str | None:
+    """Why a profile with privacy ``mode`` may not reach ``base_url`` (the text of :func:`refuse_remote`'s
+    GateRefused for a ``local-only`` profile off this machine and its ranges), or None when it may."""
+    if mode != LOCAL_ONLY:
+        return None
+    try:
+        refuse_remote(profile_name, base_url, lan_ranges)
+    except GateRefused as exc:
+        return str(exc)
+    return None
+
+
 def refuse_remote(profile_name: str, base_url: str, lan_ranges: Sequence[str]) -> None:
     """For a ``local-only`` profile: raise GateRefused unless its endpoint is on this machine or a listed range."""
     try:

@@ -210,6 +210,8 @@ class MainWindow(QMainWindow):
 
         indexer.indexed.connect(self.view.index_changed)
         indexer.thumbnails_made.connect(lambda _n: self.library is not None and self.library.reload())
+        indexer.page_read.connect(self.view.ocr_page_read)
+        indexer.page_read.connect(lambda _m: self.library is not None and self.library.reload())
         if self.indexing_status is not None:
             self.statusBar().removeWidget(self.indexing_status)
             self.indexing_status.deleteLater()

@@ -122,6 +122,20 @@ def read_pages(project: Project, media_ids: Sequence[str] | None = None, *,
     return report
 
 
+def read_next_page(project: Project, skip: set[tuple[str, int]] = frozenset(), *,
+                   started: Callable[[PageToRead, int], None] = lambda page, left: None) -> PageRead | None:
+    """OCR the first page ``pages_to_read`` names that is not in ``skip`` ((media id, page number) pairs: those that
+    failed before), after ``started(page, pages left including it)``; None when no page is left.
+
+    The window's background work calls it one page at a time. Raises OcrUnavailable, ProjectReadOnly.
+    """
+    todo = [t for t in pages_to_read(project) if (t.media_id, t.page_number) not in skip]
+    if not todo:
+        return None
+    started(todo[0], len(todo))
+    return read_page(project, todo[0])
+
+
 @dataclass(frozen=True)
 class StoredWord:
     """A word OCR read, as stored: text, confidence, box (x0, y0, x1, y1) in PDF points of the displayed page."""
@@ -163,7 +177,8 @@ def search_words(words: dict[int, list[StoredWord]], query: str
     The phrase's first word may end a stored word and its last may begin one ("tagout" finds "Lockout/Tagout"'s
     word only if it is inside it: any word containing the query's single word matches); the words between must
     be equal. A phrase may run across lines.
-    Returns, for each page with a hit, in page order: (page number, one rectangle per word of each hit, PDF points).
+    Returns, for each page with a hit, in page order: (page number, hit rectangles in PDF points): one rectangle
+    per line part of each hit, as ``documents.search_text`` gives.
     """
     needle = _fold(query).split()
     if not needle:
@@ -181,7 +196,20 @@ def search_words(words: dict[int, list[StoredWord]], query: str
                 ok = (window[0].endswith(needle[0]) and window[-1].startswith(needle[-1])
                       and window[1:-1] == needle[1:-1])
             if ok:
-                rects.extend(w.box for w in words[page][start:start + n])
+                rects.extend(_line_parts([w.box for w in words[page][start:start + n]]))
         if rects:
             hits.append((page, rects))
     return hits
+
+
+def _line_parts(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """The words' boxes joined into one rectangle per line: a word starts a new line when it does not overlap the
+    previous one vertically or lies left of it."""
+    parts: list[list[float]] = []
+    for x0, y0, x1, y1 in boxes:
+        last = parts[-1] if parts else None
+        if last is not None and x0 >= last[0] and min(y1, last[3]) > max(y0, last[1]):
+            last[:] = [last[0], min(last[1], y0), max(last[2], x1), max(last[3], y1)]
+        else:
+            parts.append([x0, y0, x1, y1])
+    return [tuple(p) for p in parts]

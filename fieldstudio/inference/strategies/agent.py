@@ -42,6 +42,7 @@ from fieldstudio.inference.strategies.base import (
     Strategy,
     StrategyContext,
     StrategyOutcome,
+    document_sources,
     encode_frame,
     image_part,
     input_size,
@@ -230,7 +231,8 @@ def analysis_prompt(ctx: StrategyContext, action: str, inp: TaskInputSpec, query
     else:
         parts, images = [text_part(f"Text of the document {inp.name}:\n{document_text(ctx.project, inp.media)}")], []
     return Prompt([{"role": "system", "content": query}, {"role": "user", "content": parts}], images,
-                  purpose=f"{action} {inp.name}", max_tokens=ctx.params.get("max_tokens"))
+                  purpose=f"{action} {inp.name}", max_tokens=ctx.params.get("max_tokens"),
+                  documents=document_sources(ctx, [inp]) if action not in ("analyze_image", "analyze_video") else [])
 
 
 def _build(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:

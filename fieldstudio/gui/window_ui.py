@@ -133,7 +133,7 @@ def build_menus(window: QMainWindow) -> None:
     for aid in ("select_tool", "box_tool", "ruler_tool", "polygon_tool", "polyline_tool", "points_tool",
                 "skeleton_tool", "calibrate", "toggle_grid", None, "edit_mark",
                 "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", None, "segment_start", "segment_end", "event",
-                None, "labels"):
+                None, "read_text", None, "labels"):
         if aid is None:
             m.addSeparator()
         else:

@@ -191,5 +191,15 @@ def _split_words(words: tuple[OcrWord, ...]) -> tuple[OcrWord, ...]:
 
 
 def text_of(lines: list[OcrLine]) -> str:
-    """The lines' text joined with newlines, in the order given."""
-    return "\n".join(line.text for line in lines)
+    """The lines' text in the order given: a line beside the previous one (their heights overlap by half the
+    smaller) follows it after a space ("4.2" "bar" read as two pieces of one row), else after a newline."""
+    out: list[str] = []
+    previous = None
+    for line in lines:
+        if previous is not None:
+            overlap = min(line.box[3], previous.box[3]) - max(line.box[1], previous.box[1])
+            smaller = min(line.box[3] - line.box[1], previous.box[3] - previous.box[1])
+            out.append(" " if line.box[0] > previous.box[0] and overlap >= 0.5 * smaller else "\n")
+        out.append(line.text)
+        previous = line
+    return "".join(out)

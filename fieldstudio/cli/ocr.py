@@ -1,6 +1,7 @@
 """`fieldstudio ocr P [--media NAME]`: read the text of the scanned document pages that need OCR
 (``media.document_ocr``, as the window does in the background after an import); ``fieldstudio add`` runs the same
-service after adding documents. Register with ``register(app)``."""
+service after adding documents. `fieldstudio ocr-answers P [--task ID]`: the OCR-only baseline answer source
+(``inference.runs.ocr_answers``). Register with ``register(app)``."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from fieldstudio.core.wording import plural
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``ocr`` command to ``app``."""
+    """Add the ``ocr`` and ``ocr-answers`` commands to ``app``."""
     app.command("ocr")(ocr_cmd)
+    app.command("ocr-answers")(ocr_answers_cmd)
 
 
 def ocr_cmd(
@@ -57,3 +59,49 @@ def read_scanned_pages(p, media_ids: list[str] | None) -> int:  # noqa: ANN001 -
     for r in report.failed:
         out.print(f"  {r.page.file_name} page {r.page.page_number + 1}: {r.error}", markup=False, highlight=False)
     return len(report.failed)
+
+
+def ocr_answers_cmd(
+    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    task: Annotated[Optional[list[str]], typer.Option(
+        "--task", help="task id or external id (repeat for several; default: every task)")] = None,
+) -> None:
+    """Answer PROJECT's tasks with the text OCR reads in their photos and video frames, and nothing else: the
+    answer source "OCR only", a baseline the Compare grid sets beside the models (score it like any run).
+    Exit 0 when every task with a photo or video was answered, 1 when none has one or some could not be read."""
+    from fieldstudio.inference.runs.ocr_answers import SOURCE_NAME, answer_by_ocr
+    from fieldstudio.media import ocr
+    with open_project(project) as p:
+        try:
+            ids = None if not task else _task_ids(p, task)
+            with progress_bar("Reading text in the tasks' media (OCR)") as update:
+                run_id, written, failed = answer_by_ocr(p, ids, progress=update)
+        except ocr.OcrUnavailable as exc:
+            raise fail(f"OCR cannot run: {exc}") from None
+        except FieldstudioError as exc:
+            raise fail(str(exc)) from None
+    if run_id is None:
+        out.print("OCR only: no task has a photo or a video to read", markup=False)
+        raise typer.Exit(1)
+    out.print(f"{SOURCE_NAME} (run {run_id[:8]}): {plural(written, 'answer')} written", markup=False)
+    for task_id, reason in failed:
+        out.print(f"  task {task_id[:8]}: {reason}", markup=False, highlight=False)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _task_ids(p, refs: list[str]) -> list[str]:  # noqa: ANN001 - Project
+    """Task ids for ids or external (benchmark) ids; fails naming those that name no task."""
+    from fieldstudio.core.errors import NotFound
+    from fieldstudio.tasks.task_records import get_task, tasks_by_external_id
+
+    external = tasks_by_external_id(p, refs)
+    out = []
+    for ref in refs:
+        if ref in external:
+            out.extend(external[ref].values())
+            continue
+        try:
+            out.append(get_task(p, ref).id)
+        except NotFound:
+            raise fail(f"no task {ref!r} in the project") from None
+    return out

@@ -37,3 +37,26 @@ def test_add_reads_the_new_scanned_pages(tmp_path, wide_console):
     added = runner.invoke(app, ["add", project, str(pdf)])
     assert added.exit_code == 0, added.output
     assert "read 1 page, " in added.output
+
+
+def test_ocr_answers_makes_the_baseline_source(tmp_path, wide_console):
+    from tests.support.text_photo import write_text_photo
+
+    photo = write_text_photo(tmp_path / "gauge.png")
+    project = str(tmp_path / "p.fieldstudio")
+    runner = CliRunner()
+    assert runner.invoke(app, ["new", project]).exit_code == 0
+    assert runner.invoke(app, ["add", project, str(photo)]).exit_code == 0
+    none = runner.invoke(app, ["ocr-answers", project])
+    assert none.exit_code == 1 and "no task has a photo or a video" in none.output
+    from fieldstudio.media.library import find_media
+    from fieldstudio.store.project import Project
+    from fieldstudio.tasks.task_records import create_task
+
+    with Project.open(project) as p:
+        create_task(p, query="Gauge?", external_id="G-1", ground_truth="4.2 bar",
+                    inputs=[{"name": "gauge.png", "media_id": find_media(p, "gauge.png").id}])
+    made = runner.invoke(app, ["ocr-answers", project, "--task", "G-1"])
+    assert made.exit_code == 0, made.output
+    assert "OCR only (run " in made.output and "1 answer written" in made.output
+    assert runner.invoke(app, ["ocr-answers", project, "--task", "nope"]).exit_code == 2

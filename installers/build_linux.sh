@@ -36,6 +36,8 @@ else
   py="$venv/bin/python"
   "$py" -m pip install -q --upgrade pip >/dev/null
   "$py" -m pip install -q -e "$root"
+  # the OCR models' package (issue 34): --no-deps, since it asks for an OpenCV wheel that must not sit beside ours
+  "$py" -m pip install -q --no-deps "rapidocr==3.10.0"
 fi
 "$py" -m pip show pyinstaller >/dev/null 2>&1 || "$py" -m pip install -q "pyinstaller>=6.10"
 # opencv-python (the GUI wheel) carries its own Qt and breaks PySide6 (pitfalls.md section 6)

@@ -22,6 +22,8 @@ venv="$root/build/venv"
 py="$venv/bin/python"
 "$py" -m pip install -q --upgrade pip
 "$py" -m pip install -q -e "$root[build]"
+# the OCR models' package (issue 34): --no-deps, since it asks for an OpenCV wheel that must not sit beside ours
+"$py" -m pip install -q --no-deps "rapidocr==3.10.0"
 version="$("$py" -c 'import fieldstudio; print(fieldstudio.__version__)')"
 export FIELDSTUDIO_VERSION="$version"
 arch="$(uname -m)"

@@ -30,6 +30,8 @@ if (-not (Test-Path "$venv\Scripts\python.exe")) { & $Python -m venv $venv }
 $py = "$venv\Scripts\python.exe"
 & $py -m pip install -q --upgrade pip
 & $py -m pip install -q -e ".[build]"
+# the OCR models' package (issue 34): --no-deps, since it asks for an OpenCV wheel that must not sit beside ours
+& $py -m pip install -q --no-deps "rapidocr==3.10.0"
 & $py -m pip show opencv-python 2>$null
 if ($LASTEXITCODE -eq 0) { throw "opencv-python (GUI wheel) is installed; use opencv-python-headless only" }
 $version = & $py -c "import fieldstudio; print(fieldstudio.__version__)"

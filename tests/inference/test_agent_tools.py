@@ -93,3 +93,23 @@ def test_read_text_and_list_annotations(demo_project, fake_openai, tmp_path):
     events = list_annotations(p, media_id=clip.id, kinds=("event", "segment"))
     assert events and len(steps[1]["result"].splitlines()) == len(events)
     assert all(r.label_name in steps[1]["result"] for r in events if r.label_name)
+
+
+def test_follow_object_gives_the_box_the_clip_puts_there(project, tmp_path, fake_openai):
+    from tests.support.run_fixtures import add_media
+    from tests.support.tracking_clips import iou, make_clip, truth
+
+    clip = make_clip(tmp_path / "wave.mp4", "wave", frames=60)
+    media = add_media(project, clip)
+    task = add_task(project, "Where is the block at frame 40?", [("wave.mp4", media["wave.mp4"])])
+    x1, y1, x2, y2 = truth(10, "wave")
+    fake_openai.queue(Reply(text=f'follow_object("wave.mp4", "10", "{x1},{y1},{x2 - x1},{y2 - y1}", "40")'),
+                      Reply(text='send_msg_to_user("there")'))
+    profile = fake_profile(fake_openai)
+    run_id = run_queue.create_run(project, profile, [task], "agent", params={"local_tools": "on",
+                                                                            "tool_calling": "off"})
+    run_queue.execute_run(project, run_id, profile=profile)
+    step = [t for t in _answer(project, run_id).trace if t["type"] == "step"][0]
+    assert step["action"] == "follow_object" and step["result"].startswith("on frame 40: ")
+    x, y, w, h = (float(v) for v in step["result"].split(": ")[1].split(" ")[0].split(","))
+    assert iou((x, y, x + w, y + h), truth(40, "wave")) >= 0.7

@@ -6,13 +6,15 @@ what the supervisor already has: the calibrations, OCR and the annotations (issu
   homography; the scale calibration when ``on_floor`` is "no"), as a ruler drawn there would read.
 * ``read_text(path, frame, region)``: the text OCR reads in a region ``"x,y,w,h"`` of a photo or video frame (""
   for the whole frame), or on a document's page (``frame`` is then the 1-based page number).
+* ``follow_object(path, frame, box, to_frame)``: the tracker (CSRT, ``annotations.tracking``) follows the box
+  ``"x,y,w,h"`` from ``frame`` to ``to_frame``; its box there, or where and why it lost the object.
 * ``list_annotations(path)``: the events and segments annotated on a clip, with their labels and times.
 
 Arguments are strings, as the FieldWorkArena actions' are. A tool's result is a short text for the planner; a
 tool that cannot answer (no calibration, a point beyond the horizon, no such frame) says why in its result.
 Each call and its result are the agent's trace steps (``action``, ``args``, ``result``, ``local: true``).
-Not done here: following an object between frames (the tracker) and detecting people (OpenCV's HOG detector is
-not in the bundle's minimal OpenCV build).
+Not done here: detecting people (OpenCV's HOG detector is not in the minimal OpenCV build, which lacks
+``objdetect``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ LOCAL_TOOLS: dict[str, tuple[tuple[str, ...], str]] = {
                   "Text read by OCR on this machine in a photo or video frame (frame: 0-based index; region: "
                   "\"x,y,w,h\" in pixels, or \"\" for the whole frame) or on a document page (frame: the "
                   "1-based page number; region \"\")."),
+    "follow_object": (("path", "frame", "box", "to_frame"),
+                      "Follow an object through a video with the tracker on this machine: box \"x,y,w,h\" in pixels "
+                      "on frame (0-based); gives its box on to_frame, or where and why it was lost."),
     "list_annotations": (("path",),
                          "The events and segments annotated on a video, with their labels and times."),
 }
@@ -91,6 +96,21 @@ def _read(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: AN
     return read.text or "no text found there"
 
 
+def _follow(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: ANN001
+    from fieldstudio.annotations.tracking import TrackStart, follow_box
+
+    if inp.kind != "video":
+        return f"{inp.name} is a {inp.kind}: follow_object needs a video"
+    x, y, w, h = _numbers(args.get("box", ""), 4, "box")
+    frame, to_frame = _frame(inp, args.get("frame", "0")), _frame(inp, args.get("to_frame", "0"))
+    start = TrackStart(inp.media.id, frame, (x, y, x + w, y + h), None, None, None, None)
+    result = follow_box(project, start, to_frame)
+    last = result.last_frame
+    x1, y1, x2, y2 = result.boxes[last]
+    where = f"on frame {last}: {x1:.0f},{y1:.0f},{x2 - x1:.0f},{y2 - y1:.0f} (x,y,w,h)"
+    return where if result.stop == "reached" else f"{result.stop}: {result.message}; last box {where}"
+
+
 def _annotations(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: ANN001, ARG001
     from fieldstudio.annotations.annotation_records import list_annotations
 
@@ -110,4 +130,4 @@ def _annotations(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # n
 
 
 _TOOLS: dict[str, Callable[[Any, TaskInputSpec, dict[str, str]], str]] = {
-    "measure_distance": _measure, "read_text": _read, "list_annotations": _annotations}
+    "measure_distance": _measure, "read_text": _read, "follow_object": _follow, "list_annotations": _annotations}

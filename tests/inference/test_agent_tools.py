@@ -5,8 +5,6 @@ them (the same tasks, to compare)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from sqlalchemy import select
 
@@ -15,18 +13,8 @@ from fieldstudio.annotations.calibrations import measure_ruler
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.media.library import find_media
 from fieldstudio.store.models import Answer
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import Reply, tool_reply
 from tests.support.run_fixtures import add_task, fake_profile
-
-
-def _tool_reply(name: str, **arguments: str) -> Reply:
-    body = {"id": "c", "object": "chat.completion", "created": 0, "model": "fake-vlm",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": None,
-                "tool_calls": [{"id": "call_1", "type": "function",
-                                "function": {"name": name, "arguments": json.dumps(arguments)}}]}}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
-    return Reply(body=json.dumps(body))
 
 
 def _answer(project, run_id):
@@ -43,9 +31,9 @@ def test_an_agent_measures_the_demo_floor_within_the_rulers_value(demo_project, 
     (x1, y1), (x2, y2) = ruler.geometry
     task = add_task(p, "How far is the worker from the column base, in metres?", [(photo.file_name, photo.id)])
     fake_openai.queue(
-        _tool_reply("measure_distance", path=photo.file_name, frame="0", points=f"{x1},{y1},{x2},{y2}",
+        tool_reply("measure_distance", path=photo.file_name, frame="0", points=f"{x1},{y1},{x2},{y2}",
                     on_floor="yes"),
-        _tool_reply("send_msg_to_user", text="about the distance measured"))
+        tool_reply("send_msg_to_user", text="about the distance measured"))
     profile = fake_profile(fake_openai)
     run_id = run_queue.create_run(p, profile, [task], "agent", params={"local_tools": "on"})
     run_queue.execute_run(p, run_id, profile=profile)
@@ -59,9 +47,9 @@ def test_an_agent_measures_the_demo_floor_within_the_rulers_value(demo_project, 
     assert f"{metres:.3f} m" in second.body["messages"][1]["content"]   # the planner saw the result
 
     # the same task without local tools: not offered, and a call of one is an invalid step
-    fake_openai.queue(_tool_reply("measure_distance", path=photo.file_name, frame="0", points="1,2,3,4",
+    fake_openai.queue(tool_reply("measure_distance", path=photo.file_name, frame="0", points="1,2,3,4",
                                   on_floor="yes"),
-                      _tool_reply("send_msg_to_user", text="unknown"))
+                      tool_reply("send_msg_to_user", text="unknown"))
     without = run_queue.create_run(p, profile, [task], "agent")
     run_queue.execute_run(p, without, profile=profile)
     plain = fake_openai.chat_requests()[2]

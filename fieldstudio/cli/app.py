@@ -29,6 +29,7 @@ from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import measurements as cli_measurements
 from fieldstudio.cli import models as cli_models
 from fieldstudio.cli import privacy as cli_privacy
+from fieldstudio.cli import ocr as cli_ocr
 from fieldstudio.cli import projects as cli_projects
 from fieldstudio.cli import rate as cli_rate
 from fieldstudio.cli import score_report as cli_report
@@ -49,7 +50,7 @@ app = typer.Typer(
 
 COMMAND_GROUPS = (cli_tasks, cli_run, cli_runs, cli_sweep, cli_report, cli_evidence, cli_costs, cli_benchmarks,
                   cli_export, cli_annotations, cli_measurements, cli_ethogram, cli_rate, cli_models, cli_privacy,
-                  cli_selftest, cli_projects)
+                  cli_selftest, cli_projects, cli_ocr)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 
 Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.
@@ -98,11 +99,13 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
 def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
         paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
         no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now"),
+        no_ocr: bool = typer.Option(False, "--no-ocr", help="do not read scanned pages now (`fieldstudio ocr` later)"),
         max_image_pixels: int = typer.Option(
             250_000_000, "--max-image-pixels", min=1,
             help="refuse images whose header claims more pixels (width x height) than this")) -> None:
     """Add media files or folders to PROJECT; prints counts and every file that could not be read.
 
+    Scanned pages of new documents are read by OCR (``--no-ocr``: later, with `fieldstudio ocr`).
     Run again after an interrupted add, it finishes the frame indexes and thumbnails of the media added before.
     Exit 0 when anything was imported or finished, or every file was in the project already; else 1."""
     from fieldstudio.media import inventory, library, thumbnails, video_index
@@ -128,6 +131,8 @@ def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or 
             if todo.without_thumbnail:
                 with progress_bar("Thumbnails") as update:
                     thumbnails.make_thumbnails(p, todo.without_thumbnail, progress=update)
+            if not no_ocr and report.imported.get("document"):
+                cli_ocr.read_scanned_pages(p, report.media_ids)
             if earlier:
                 out.print(f"finished {len(earlier)} media added before (frame index, thumbnails): an earlier add "
                           "was interrupted", markup=False)
@@ -189,8 +194,9 @@ def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or
         flags += f"; DAMAGED: {v['damaged']}" if v.get("damaged") else ""
         out.print(f"  {v['file_name']}: {v['frames'] or '?'} frames, {dur}{flags}", markup=False)
     for d in summary["documents"]:
-        ocr = d["needs_ocr_pages"]
+        ocr, read = d["needs_ocr_pages"], d["ocr_read_pages"]
         flags = f"; scanned, needs OCR: page{'s' if len(ocr) > 1 else ''} {', '.join(map(str, ocr))}" if ocr else ""
+        flags += f"; text read by OCR: page{'s' if len(read) > 1 else ''} {', '.join(map(str, read))}" if read else ""
         pages = plural(d["pages"], "page") if d["pages"] else "? pages"
         out.print(f"  {d['file_name']}: {pages}{flags}", markup=False)
     a = summary["annotations"]

@@ -2,8 +2,9 @@
 
 Every video first gets its packet index (demuxing only: a long video opens at once), then its decoded
 index, which verifies the packet index and replaces it where they differ (``video_index.index_next_video``).
-The video on screen goes first at each stage. When every index is done, the thumbnails an interrupted ``add``
-left unmade are made (``inventory.unfinished_media``) and ``thumbnails_made`` tells the library. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
+The video on screen goes first at each stage. When every index is done, the scanned document pages are read by OCR,
+one per step (``media.document_ocr``, ``page_read`` tells the library and the document view), then the thumbnails an
+interrupted ``add`` left unmade are made (``inventory.unfinished_media``) and ``thumbnails_made`` tells the library. The work runs on a ``gui.workers`` worker, on a thread of lower CPU
 priority than the window's; pausing cancels the video in progress, which starts again on resume.
 """
 
@@ -45,14 +46,39 @@ def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INDEXING_NICE)
         except OSError:
             pass
+    ocr_skip, reading = kwargs.pop("ocr_skip", None), kwargs.pop("reading", None)
     step = video_index.index_next_video(project, prefer, **kwargs)
-    if step is None:   # every index done: the thumbnails an interrupted add left unmade come next
+    if step is None and ocr_skip is not None:  # every index done: the scanned pages, one per step
+        step = _read_next_page(project, ocr_skip, reading)
+    if step is None:   # and then the thumbnails an interrupted add left unmade
         from fieldstudio.media import inventory, thumbnails
 
         missing = inventory.unfinished_media(project).without_thumbnail
         if missing:
             return ThumbnailsMade(thumbnails.make_thumbnails(project, missing, cancelled=kwargs["cancelled"]))
     return step
+
+
+def _read_next_page(project, skip, reading):  # noqa: ANN001, ANN202
+    from fieldstudio.media import document_ocr, ocr
+
+    try:
+        done = document_ocr.read_next_page(
+            project, skip, started=lambda page, left: reading(f"{page.file_name} page {page.page_number + 1}", left))
+    except ocr.OcrUnavailable as exc:
+        return OcrStopped(str(exc))
+    return None if done is None else PageReadStep(done)
+
+
+class PageReadStep:
+    """The indexer's step after the videos: one scanned page read by OCR (``read``: document_ocr.PageRead)."""
+
+    def __init__(self, read):  # noqa: ANN001
+        self.read = read
+
+
+class OcrStopped(str):
+    """OCR cannot run here (the reason): the indexer reads no more pages until the project is opened again."""
 
 
 class ThumbnailsMade(int):
@@ -98,7 +124,9 @@ class BackgroundIndexer(QObject):
     text_changed = Signal(str, bool)
     indexed = Signal(object)
     thumbnails_made = Signal(int)
+    page_read = Signal(str)  # media id of a document whose scanned page OCR has just read
     _started = Signal(str, str, bool)  # from the worker thread: media id, file name, packet stage
+    _reading = Signal(str, int)  # from the worker thread: "file page N" read by OCR now, pages left
 
     def __init__(self, project, parent: QObject | None = None):  # noqa: ANN001 - Project
         super().__init__(parent)
@@ -113,6 +141,8 @@ class BackgroundIndexer(QObject):
         self._counts: dict[str, int] = {}
         self._percent = 0
         self._started.connect(self._on_started)
+        self._reading.connect(self._on_reading)
+        self._ocr_skip: set[tuple[str, int]] | None = set()  # pages that failed; None: OCR cannot run here
         # a pool of its own: its thread keeps the lower priority, and other work never waits behind indexing
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
@@ -123,7 +153,9 @@ class BackgroundIndexer(QObject):
         if self._stopped or self.paused or self._worker is not None or self.project.read_only:
             return
         self._idle.clear()
-        worker = workers.Worker(_index_next_gently, self.project, self.prefer, self._idle, started=self._started.emit)
+        worker = workers.Worker(_index_next_gently, self.project, self.prefer, self._idle, started=self._started.emit,
+                                ocr_skip=None if self._ocr_skip is None else set(self._ocr_skip),
+                                reading=self._reading.emit)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.result.connect(self._on_result)
         worker.signals.error.connect(self._on_error)
@@ -154,6 +186,10 @@ class BackgroundIndexer(QObject):
         self._current, self._percent = (file_name, packets), 0
         self._emit_text()
 
+    def _on_reading(self, what: str, left: int) -> None:
+        self._current, self._percent = (what, None), 0
+        self._emit_text()
+
     def _on_progress(self, done: int, total: int) -> None:
         percent = int(100 * done / total) if total else 0
         if percent != self._percent:
@@ -168,6 +204,20 @@ class BackgroundIndexer(QObject):
             if step:
                 self.thumbnails_made.emit(int(step))
             step = None
+        if isinstance(step, OcrStopped):
+            log.warning("scanned pages are not read: %s", step)
+            self._ocr_skip = None
+            self.start()  # the thumbnails may still be due
+            return
+        if isinstance(step, PageReadStep):
+            if step.read.error:
+                log.warning("OCR of %s page %d: %s", step.read.page.file_name, step.read.page.page_number + 1,
+                            step.read.error)
+                self._ocr_skip.add((step.read.page.media_id, step.read.page.page_number))
+            else:
+                self.page_read.emit(step.read.page.media_id)
+            self.start()
+            return
         if step is None:  # nothing left
             self._current = ("", True)
             self._emit_text(done=True)
@@ -191,6 +241,9 @@ class BackgroundIndexer(QObject):
             self.text_changed.emit("", False)
             return
         name, packets = self._current
+        if packets is None:  # a scanned page being read
+            self.text_changed.emit("Indexing paused" if self.paused else f"Reading text (OCR): {name}", self.paused)
+            return
         counts = (f"{c.get('packets', 0) + c.get('ready', 0)} of {total} videos viewable, "
                   f"{c.get('ready', 0)} verified") if total else ""
         if self.paused:

@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
                           ("timeline_zoom_out", lambda: v.timeline.zoom(0.5)),
                           ("next_media", lambda: self._step_media(1)), ("prev_media", lambda: self._step_media(-1)),
                           ("find", self._find), ("shortcuts", self.show_shortcuts), ("labels", self.labels_dialog),
+                          ("read_text", self.read_text_here),
                           ("export_annotations", self.export_dialog),
                           ("import_annotations", self.import_annotations_dialog)):
             a[aid].triggered.connect(slot)
@@ -212,6 +213,8 @@ class MainWindow(QMainWindow):
 
         indexer.indexed.connect(self.view.index_changed)
         indexer.thumbnails_made.connect(lambda _n: self.library is not None and self.library.reload())
+        indexer.page_read.connect(self.view.ocr_page_read)
+        indexer.page_read.connect(lambda _m: self.library is not None and self.library.reload())
         if self.indexing_status is not None:
             self.statusBar().removeWidget(self.indexing_status)
             self.indexing_status.deleteLater()
@@ -298,6 +301,12 @@ class MainWindow(QMainWindow):
         shown = media.id if media is not None else requested.media_id if requested is not None else None
         current = ids.index(shown) if shown in ids else -1
         self.library.select(ids[(current + step) % len(ids)])
+
+    def read_text_here(self) -> None:
+        """Annotate ▸ Read text here: OCR of the selected box or the frame on screen (gui/read_text.py)."""
+        from fieldstudio.gui.read_text import read_text_here
+
+        read_text_here(self)
 
     def _find(self) -> None:
         if self.view.showing_document():

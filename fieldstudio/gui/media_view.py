@@ -128,7 +128,7 @@ class MediaView(QObject):
             doc.canvas.pointer_moved.connect(self.pointer_moved)
             doc.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(doc.canvas, z))
             doc.notice.connect(self.notice)
-            doc.page_shown.connect(lambda p, n: self.position_text.emit(f"page {p + 1} / {n}", ""))
+            doc.page_shown.connect(lambda p, n: self.position_text.emit(f"page {p + 1} / {n}", doc.page_note(p)))
         return self._document
 
     def showing_document(self) -> bool:
@@ -238,7 +238,7 @@ class MediaView(QObject):
         """Show one media: a video at the frame requested (else frame 0), a photo fitted, a document at page 1.
         A media that cannot be read says why on the empty page."""
         project = self.state.project
-        from fieldstudio.media import library, video_index
+        from fieldstudio.media import document_ocr, library, video_index
 
         try:
             media = library.find_media(project, media_id)
@@ -269,7 +269,7 @@ class MediaView(QObject):
         if media.kind == "document":
             self.stack.setCurrentWidget(self.document)
             try:
-                self.document.open(path, media.page_count)
+                self.document.open(path, media.page_count, document_ocr.page_words(project, media.id))
             except FieldstudioError as exc:
                 self.notice.emit(str(exc))
             return
@@ -324,6 +324,15 @@ class MediaView(QObject):
         self.transport.set_position(0, len(table), table.seconds(0), media.duration_s)
         self.transport.set_index_source(media.index_status)
         self._start_strip(media.id)
+
+    def ocr_page_read(self, media_id: str) -> None:
+        """OCR read a scanned page of a document in the background (gui/indexing.py): the document on screen
+        searches its words from now on."""
+        from fieldstudio.media import document_ocr
+
+        media = self.state.media
+        if media is not None and media.id == media_id and self.showing_document():
+            self.document.set_ocr_words(document_ocr.page_words(self.state.project, media_id))
 
     def index_changed(self, step) -> None:  # noqa: ANN001 - media.video_index.IndexStep
         """A video's frame index was built or replaced in the background (gui/indexing.py): the video on

@@ -90,6 +90,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     **{f"label_{k}": (f"Label {k}", str(k), f"Use label {k} of the active tool's list (boxes, rulers, segments "
                       "or events) and give it to the selected marks of that kind") for k in range(1, 10)},
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
+    "read_text": ("&Read text here", "Ctrl+Shift+R", "Read the text in the selected box, or in the whole frame, "
+                  "by OCR on this machine: copy it, or suggest it as a task's ground truth or a rating's field"),
     "import_annotations": ("Import a&nnotations…", "", "Boxes and tracks from COCO, YOLO, MOT or CVAT files (one undo)"),
     "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT, CVAT or CSV files"),
 }

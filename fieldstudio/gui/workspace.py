@@ -22,7 +22,7 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from fieldstudio.gui.panels.roles import (ChoosesTasksToRun, EditsAForm, FollowsView, ReviewsItems, RunsInBackground,
-                                          SelectsTasks, ShowsScores, Undoable)
+                                          SelectsTasks, ShowsScores, TakesTextSuggestion, Undoable)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -190,6 +190,14 @@ class Workspace:
     def annotations_changed(self) -> None:
         """The viewer's marks changed: ground truths linked to annotations follow the edit."""
         self._tell("on_annotations_changed")
+
+    def text_targets(self) -> list[tuple[str, Callable[[str], None]]]:
+        """The forms of the built panels that can take a text read now: (what it fills, the call that fills it)."""
+        out = []
+        for panel in self.panels.values():
+            if isinstance(panel, TakesTextSuggestion) and (target := panel.text_target()) is not None:
+                out.append((target, panel.suggest_text))
+        return out
 
     def current_scorer(self) -> str | None:
         """The scorer a built panel shows scores of (Compare), for the report of what it shows; else None."""

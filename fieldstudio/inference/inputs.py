@@ -113,6 +113,16 @@ def document_text(project: Project, media: Media) -> str:
     return "\n".join(p or "" for p in pages)
 
 
+def document_page_text(project: Project, media: Media, page_number: int) -> str:
+    """The text of one page (0-based) of a document: its text layer's, or OCR's for a scanned page read; "" when
+    the page has none. Raises IndexError when the document has no such page."""
+    with project.read() as s:
+        row = s.get(DocumentPage, (media.id, page_number))
+    if row is None:
+        raise IndexError(f"{media.file_name} has no page {page_number + 1}")
+    return row.text or ""
+
+
 @dataclass(frozen=True)
 class EncodedImage:
     """One JPEG sent to a model.
@@ -263,5 +273,5 @@ class FrameEncoder:
             source.close()
 
 
-__all__ = ["TaskInputSpec", "TaskSpec", "load_tasks", "load_task", "document_text", "EncodedImage",
+__all__ = ["TaskInputSpec", "TaskSpec", "load_tasks", "load_task", "document_text", "document_page_text", "EncodedImage",
            "encode_limited", "FrameEncoder", "NotFound"]

@@ -68,6 +68,8 @@ _LIGATURES = str.maketrans({
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
     "\ufb05": "st", "\ufb06": "st",
 })
+#: The same table for other readers of document text (OCR'd words are searched as the text layer is).
+LIGATURES = _LIGATURES
 
 #: A PDF's "%PDF-" header must lie in its first 1024 bytes; "%%EOF" in (about) its last 1024.
 _HEADER_WINDOW = 1024

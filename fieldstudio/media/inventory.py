@@ -8,7 +8,7 @@ window reads the media table itself. Counts per kind are ``library.media_counts`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from sqlalchemy import func, select
@@ -80,12 +80,13 @@ def video_summaries(project: Project) -> list[VideoSummary]:
 
 @dataclass
 class DocumentSummary:
-    """One readable document as ``fieldstudio info`` lists it: ``pages`` (None when unknown) and the pages, from 1,
-    that hold no text layer and need OCR."""
+    """One readable document as ``fieldstudio info`` lists it: ``pages`` (None when unknown), the pages, from 1,
+    that hold no text layer and wait for OCR, and those whose text OCR has read."""
 
     file_name: str
     pages: int | None
     needs_ocr_pages: list[int]
+    ocr_read_pages: list[int] = field(default_factory=list)  # from 1: scanned pages whose text OCR has read
 
 
 def document_summaries(project: Project) -> list[DocumentSummary]:
@@ -96,11 +97,13 @@ def document_summaries(project: Project) -> list[DocumentSummary]:
                               .where(Media.kind == "document", Media.status == "ok")
                               .order_by(Media.file_name, Media.path, Media.id)).all()
         scanned: dict[str, list[int]] = {}
-        for media_id, page in s.execute(select(DocumentPage.media_id, DocumentPage.page_number)
-                                        .where(DocumentPage.needs_ocr.is_(True))
-                                        .order_by(DocumentPage.page_number)):
-            scanned.setdefault(media_id, []).append(page + 1)
-    return [DocumentSummary(f, n, scanned.get(i, [])) for i, f, n in documents]
+        read: dict[str, list[int]] = {}
+        for media_id, page, engine in s.execute(select(DocumentPage.media_id, DocumentPage.page_number,
+                                                       DocumentPage.ocr_engine)
+                                                .where(DocumentPage.needs_ocr.is_(True))
+                                                .order_by(DocumentPage.page_number)):
+            (scanned if engine is None else read).setdefault(media_id, []).append(page + 1)
+    return [DocumentSummary(f, n, scanned.get(i, []), read.get(i, [])) for i, f, n in documents]
 
 
 def media_roots_in_use(project: Project) -> list[str]:

@@ -342,6 +342,25 @@ def check_pdf(ctx: Context) -> str:
             f"{len(hits)} page(s); PyMuPDF {pymupdf.VersionBind}, layout analysis {layout}")
 
 
+def check_ocr(ctx: Context) -> str:
+    """Read, with the bundled OCR models, a heading of page 1 of the sample PDF (rendered, its text layer unused)."""
+    from fieldstudio.media import documents, ocr
+
+    spec = ctx.expected["pdf"]
+    zoom = 150 / 72
+    image = documents.render_page(ctx.sample(spec["file"]), int(spec["page"]), zoom=zoom)
+    # the first heading, "What is the OSHA standard for / control of hazardous energy sources?", in PDF points
+    x0, y0, x1, y1 = 120.0, 170.0, 330.0, 205.0
+    try:
+        lines = ocr.read_text(image, region=(x0 * zoom, y0 * zoom, (x1 - x0) * zoom, (y1 - y0) * zoom))
+    except ocr.OcrUnavailable as exc:
+        raise CheckFailed(str(exc)) from None
+    text = " ".join(ocr.text_of(lines).split())
+    if "hazardous energy" not in text.lower():
+        raise CheckFailed(f"the OCR models read {text!r} where the heading says 'control of hazardous energy'")
+    return f"read {text!r} ({ocr.engine_version()})"
+
+
 # -- project ---------------------------------------------------------------------------------------------
 
 
@@ -486,6 +505,7 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "frame": ("exact frame decodes and matches its hash", check_frame),
     "codecs": ("every codec and container decodes as ffmpeg does", check_codecs),
     "pdf": ("PDF page renders and its text extracts", check_pdf),
+    "ocr": ("OCR models load and read a heading of the sample PDF", check_ocr),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
     "faces": ("the face detector loads and finds a face", _face_check),
     "project": ("project created, migrated, written, read back", check_project),

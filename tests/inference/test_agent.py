@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from sqlalchemy import select
 
 from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.inference.strategies.agent import ActionParseError, parse_text_action
 from fieldstudio.store.models import Answer
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import Reply, tool_reply
 from tests.support.run_fixtures import add_media, add_task, decode_rgb, fake_profile, jpeg_of, parts
 from tests.support.video_fixtures import read_barcode
-
-
-def tool_reply(name: str, **arguments: str) -> Reply:
-    """A completion whose message is one tool call (raw body, as an OpenAI server sends it)."""
-    body = {"id": "c", "object": "chat.completion", "created": 0, "model": "fake-vlm",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": None,
-                "tool_calls": [{"id": "call_1", "type": "function",
-                                "function": {"name": name, "arguments": json.dumps(arguments)}}]}}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
-    return Reply(body=json.dumps(body))
 
 
 def _run(project, server, task, **params):

@@ -40,7 +40,7 @@ def test_info_shows_the_pages_that_need_ocr(tmp_path, scanned_pdf):
     text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
     assert "site manual.pdf: 3 pages; scanned, needs OCR: page 2" in text
     data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
-    assert data["documents"] == [{"file_name": "site manual.pdf", "pages": 3, "needs_ocr_pages": [2]}]
+    assert data["documents"] == [{"file_name": "site manual.pdf", "pages": 3, "needs_ocr_pages": [2], "ocr_read_pages": []}]
 
 
 def test_library_panel_badges_a_scanned_document(qtbot, tmp_path, scanned_pdf):

@@ -260,3 +260,14 @@ def test_show_logs_opens_the_log_folder(qapp, tmp_path, monkeypatch):
     monkeypatch.setattr(logs_menu.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     logs_menu.show_logs()
     assert opened == [str(tmp_path / "logs")]
+
+
+def test_ocr_check_reads_the_heading_and_fails_without_models(monkeypatch, tmp_path):
+    from fieldstudio.media import ocr
+
+    (result,) = selftest.run_checks(["ocr"])
+    assert result.passed and "hazardous energy" in result.detail and "rapidocr" in result.detail
+    monkeypatch.setattr(ocr, "_engine", None)
+    monkeypatch.setattr(ocr, "models_dir", lambda: tmp_path)
+    (result,) = selftest.run_checks(["ocr"])
+    assert not result.passed and "detection model is missing" in result.detail

@@ -178,6 +178,17 @@ class FakeOpenAI:
         return scripted(request) if callable(scripted) else scripted
 
 
+def tool_reply(name: str, **arguments: str) -> Reply:
+    """A completion whose message is one tool call (raw body, as an OpenAI server sends it)."""
+    body = {"id": "c", "object": "chat.completion", "created": 0, "model": "fake-vlm",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)}}]}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+    return Reply(body=json.dumps(body))
+
+
 def _error_body(status: int, message: str) -> bytes:
     kind = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
             429: "rate_limit_error"}.get(status, "server_error")

@@ -432,6 +432,28 @@ class RaterPanel(QWidget):
     def _mark_dirty(self) -> None:
         self._dirty = True
 
+    def _text_field(self) -> str | None:
+        """The documentation field a text read would fill: the first empty text field, else the first text field."""
+        from PySide6.QtWidgets import QLineEdit
+
+        texts = [name for name, w in self.form.field_edits.items()
+                 if isinstance(w, QLineEdit) and w.placeholderText().startswith("text")]
+        return next((n for n in texts if not self.form.field_edits[n].text().strip()), texts[0] if texts else None)
+
+    def text_target(self) -> str | None:
+        """A text documentation field of the item being rated (Annotate ▸ Read text here); None without one."""
+        name = self._text_field() if self.item is not None else None
+        return None if name is None else f"“{name}” of the item rated"
+
+    def suggest_text(self, text: str) -> None:
+        """Put the text read into that field, unsaved: it is saved with the rating, when the rater saves it."""
+        name = self._text_field()
+        if name is None:
+            return
+        self.form.field_edits[name].setText(" ".join(text.split()))
+        self._mark_dirty()
+        self.status.emit(f"“{name}” filled with the text read (OCR): check it; it is saved with your rating")
+
     # ------------------------------------------------------------------------------------ display
     def _show(self, item: ratings.ItemView | None) -> None:
         self.item = item

@@ -100,3 +100,14 @@ class ReviewsItems(Protocol):
 
     def show_item(self, item_id: str, *, review: bool = False) -> None:
         """Show rating item ``item_id`` (``review``: as a reviewer, with the ratings given)."""
+
+
+@runtime_checkable
+class TakesTextSuggestion(Protocol):
+    """Its form can take text read elsewhere (Annotate ▸ Read text here) as a suggestion the person checks and saves."""
+
+    def text_target(self) -> str | None:
+        """What the text would fill, for the button ("ground truth of task T-3"); None when nothing can take it now."""
+
+    def suggest_text(self, text: str) -> None:
+        """Put ``text`` into that field, unsaved (the form becomes dirty), and say so."""

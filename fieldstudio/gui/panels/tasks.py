@@ -435,6 +435,18 @@ class TaskEditorPanel(TaskGroundTruthLinks, QWidget):
         state.events.frame.connect(lambda _f: self._update_use_buttons())
         self._update_use_buttons()
 
+    def text_target(self) -> str | None:
+        """The open task's ground truth, when it is typed (not linked to an annotation); else None."""
+        if self.record is None or self.ground_truth.isReadOnly() or not self.form.isEnabled():
+            return None
+        return f"ground truth of task {self.record.external_id or self.record.id[:8]}"
+
+    def suggest_text(self, text: str) -> None:
+        """Annotate ▸ Read text here: the text read becomes the ground truth in the form, unsaved, for the person
+        to check and Save (or Revert)."""
+        self.ground_truth.setPlainText(text)
+        self.status.emit("Ground truth filled with the text read (OCR): check it, then Save or Revert")
+
     def on_ground_truth_changed(self, _task_id: str) -> None:
         """A ground truth was changed in another tab (Compare): read the tasks again."""
         self.reload()

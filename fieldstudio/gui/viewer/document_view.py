@@ -1,6 +1,7 @@
 """Safety manuals next to the footage: PDF pages (PyMuPDF) with page navigation, zoom and text search;
 text files as text. Every hit on the page shown is highlighted; the current one (Enter: the next) is
-drawn stronger and scrolled into view.
+drawn stronger and scrolled into view. Scanned pages are searched in the words OCR read on them
+(``media.document_ocr``), given to ``open`` or ``set_ocr_words``; the page line says when a page's text is OCR's.
 
 A PDF page is rendered at ``RENDER_ZOOM`` pixels per PDF point, so search hits (PDF points) are drawn at
 ``RENDER_ZOOM`` times their coordinates in the canvas.
@@ -37,6 +38,7 @@ class DocumentView(QWidget):
         self.hits: list[tuple[int, QRectF]] = []
         self.hit_index = -1
         self._query = ""
+        self.ocr_words: dict = {}  # page -> media.document_ocr.StoredWord list of the pages OCR read
 
         self.canvas = Canvas()
         self.text = QPlainTextEdit()
@@ -75,11 +77,13 @@ class DocumentView(QWidget):
         QShortcut(QKeySequence(QKeySequence.StandardKey.MoveToPreviousPage), self, lambda: self.show_page(self.page - 1))
         QShortcut(QKeySequence(QKeySequence.StandardKey.MoveToNextPage), self, lambda: self.show_page(self.page + 1))
 
-    def open(self, path: Path, page_count: int | None = None) -> None:
-        """Show the document at ``path`` from its first page. Raises MediaError when it cannot be read."""
+    def open(self, path: Path, page_count: int | None = None, ocr_words: dict | None = None) -> None:
+        """Show the document at ``path`` from its first page; ``ocr_words``: the words OCR read on its scanned
+        pages (``document_ocr.page_words``), searched with its text layer. Raises MediaError when it cannot be read."""
         from fieldstudio.media import documents
 
         self.path = Path(path)
+        self.ocr_words = dict(ocr_words or {})
         self.hits, self.hit_index, self._query = [], -1, ""
         self.hit_label.clear()
         self.search.clear()
@@ -97,6 +101,17 @@ class DocumentView(QWidget):
         self._set_page_controls(True)
         self.page = -1
         self.show_page(0)
+
+    def set_ocr_words(self, ocr_words: dict) -> None:
+        """OCR has read more pages (in the background): search them too, and search again if a query is shown."""
+        self.ocr_words = dict(ocr_words)
+        self.page_shown.emit(self.page, self.page_count)
+        if self._query:
+            self.find(self._query)
+
+    def page_note(self, page: int) -> str:
+        """What the page line says of a page's text: "text read by OCR" for a scanned page OCR read, else ""."""
+        return "text read by OCR" if page in self.ocr_words else ""
 
     def _set_page_controls(self, enabled: bool) -> None:
         for w in (self.prev_btn, self.next_btn, self.page_box):
@@ -151,11 +166,14 @@ class DocumentView(QWidget):
             return int(found)
         if self.path is None:
             return 0
+        from fieldstudio.media.document_ocr import search_words
+
         try:
             pages = documents.search_text(self.path, query)
         except MediaError as exc:
             self.notice.emit(str(exc))
             return 0
+        pages = sorted(pages + search_words(self.ocr_words, query), key=lambda hit: hit[0])
         z = RENDER_ZOOM
         self.hits = [(p, QRectF(x0 * z, y0 * z, (x1 - x0) * z, (y1 - y0) * z)) for p, rects in pages
                      for (x0, y0, x1, y1) in rects]

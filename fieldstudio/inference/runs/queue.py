@@ -28,7 +28,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import JSON, bindparam, func, select, update
@@ -108,6 +108,7 @@ class RequestRecord:
     images: list
     cache_key: str
     prompt_text: list[str]
+    documents: list = field(default_factory=list)  # where OCR'd document text came from (Prompt.documents)
 
 
 class AnswerLog:
@@ -279,7 +280,7 @@ class AnswerExecutor:
                 answer_log.cuts.append(cut)
             answer_log.requests.append(RequestRecord(prompt.purpose, profile.name, result, hit is not None, paid,
                                                      original, list(prompt.images), key,
-                                                     prompt_texts(prompt.messages)))
+                                                     prompt_texts(prompt.messages), list(prompt.documents)))
             answer_log.flag = reply_flag(result)
             if hit is None and answer_log.flag is None:  # refusals and filtered replies are not cached: a retry
                 answer_log.unsaved.append((key, result, paid))  # (--retry-failed) asks the endpoint again
@@ -360,7 +361,8 @@ class AnswerExecutor:
             "reasoning_tokens": r.result.reasoning_tokens, "latency_s": r.result.latency_s,
             "finish_reason": r.result.finish_reason, "attempts": r.result.attempts, "cost_usd": r.cost_usd,
             "original_cost_usd": r.original_cost_usd, "images": len(r.images), "cache_key": r.cache_key,
-            "prompt": r.prompt_text} for r in answer_log.requests]
+            "prompt": r.prompt_text, **({"documents_ocr": r.documents} if r.documents else {})}
+            for r in answer_log.requests]
         trace += [{"type": "step", **step} for step in outcome.trace or []]
         trace += [c.record() for c in answer_log.cuts]
         values = {

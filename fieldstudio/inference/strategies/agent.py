@@ -30,6 +30,7 @@ from fieldstudio.core.parameters import Parameter
 from fieldstudio.inference.call_errors import ModelCallError
 from fieldstudio.inference.client import ChatResult
 from fieldstudio.inference.inputs import TaskInputSpec, TaskSpec, document_text
+from fieldstudio.inference.strategies.agent_tools import LOCAL_TOOLS, run_tool
 from fieldstudio.inference.strategies.base import (
     DETAIL,
     MAX_SIDE,
@@ -42,6 +43,7 @@ from fieldstudio.inference.strategies.base import (
     Strategy,
     StrategyContext,
     StrategyOutcome,
+    document_sources,
     encode_frame,
     image_part,
     input_size,
@@ -86,20 +88,33 @@ TOOL_CALLING = Parameter("tool_calling", str, "auto", choices=("auto", "off"), a
 """Whether the planner is offered OpenAI function tools."""
 
 
+LOCAL_TOOLS_PARAM = Parameter("local_tools", str, "off", choices=("off", "on"), label="Local tools",
+                              help="on: the planner may also call tools computed on this machine: measure_distance "
+                                   "(calibrations), read_text (OCR), follow_object (tracker), list_annotations; off: FieldWorkArena's "
+                                   "actions only")
+"""Whether the planner is offered the local tools (``agent_tools``); a run with and one without compare them."""
+
+
+def actions_of(local: bool) -> dict[str, tuple[str, ...]]:
+    """The actions a planner may call: FieldWorkArena's, plus the local tools when ``local``."""
+    return {**ACTIONS, **{n: params for n, (params, _d) in LOCAL_TOOLS.items()}} if local else ACTIONS
+
+
 class ActionParseError(ValueError):
     """A planner reply holds no valid action; the message says why (shown to the planner next step)."""
 
 
-def tools() -> list[dict[str, Any]]:
-    """The four actions as OpenAI function tools."""
+def tools(local: bool = False) -> list[dict[str, Any]]:
+    """The four actions (and the local tools when ``local``) as OpenAI function tools."""
     descriptions = {
         "analyze_image": "A vision model looks at the photo at `path` and answers `query`.",
         "analyze_video": "A vision model looks at frames sampled from the video at `path` and answers `query`.",
         "analyze_document": "A model reads the document at `path` and answers `query`.",
         "send_msg_to_user": "Give the final answer to the task; this ends the task.",
+        **{n: d for n, (_p, d) in LOCAL_TOOLS.items()},
     }
     out = []
-    for name, params in ACTIONS.items():
+    for name, params in actions_of(local).items():
         props = {p: {"type": "string"} for p in params}
         out.append({"type": "function", "function": {
             "name": name, "description": descriptions[name],
@@ -107,15 +122,16 @@ def tools() -> list[dict[str, Any]]:
     return out
 
 
-def parse_text_action(text: str) -> tuple[str, dict[str, str]]:
+def parse_text_action(text: str, actions: dict[str, tuple[str, ...]] = ACTIONS) -> tuple[str, dict[str, str]]:
     """The one action in a planner's text reply: (name, {argument: value}).
 
-    The reply (or its fenced code block) must hold exactly one call of a known action in Python syntax,
-    whose arguments are string literals, positional or by name, all present. Raises ActionParseError.
+    The reply (or its fenced code block) must hold exactly one call of a known action (of ``actions``) in Python
+    syntax, whose arguments are string literals, positional or by name, all present. Raises ActionParseError.
     """
     blocks = _FENCE.findall(text or "")
     code = "\n".join(blocks) if blocks else (text or "")
-    starts = list(_ACTION_START.finditer(code))
+    start_of = _ACTION_START if actions is ACTIONS else re.compile(r"\b(" + "|".join(actions) + r")\s*\(")
+    starts = list(start_of.finditer(code))
     if not starts:
         raise ActionParseError("no action found; reply with exactly one action call such as "
                                'send_msg_to_user("...")')
@@ -138,9 +154,9 @@ def parse_text_action(text: str) -> tuple[str, dict[str, str]]:
     if call is None:
         raise ActionParseError("the action is not a valid call with string arguments in double quotes")
     name = call.func.id if isinstance(call.func, ast.Name) else None
-    if name not in ACTIONS:
+    if name not in actions:
         raise ActionParseError(f"unknown action {name!r}")
-    params = ACTIONS[name]
+    params = actions[name]
     values: dict[str, str] = {}
     if len(call.args) > len(params):
         raise ActionParseError(f"{name} takes {len(params)} argument(s): {', '.join(params)}")
@@ -162,7 +178,8 @@ def _string(node: ast.AST, name: str) -> str:
     raise ActionParseError(f"the arguments of {name} must be strings in quotes")
 
 
-def parse_tool_call(result: ChatResult) -> tuple[str, dict[str, str]] | None:
+def parse_tool_call(result: ChatResult, actions: dict[str, tuple[str, ...]] = ACTIONS
+                    ) -> tuple[str, dict[str, str]] | None:
     """The first tool call of a reply as (name, arguments), None when it has none. Raises ActionParseError."""
     try:
         calls = result.raw["choices"][0]["message"].get("tool_calls") or []
@@ -172,15 +189,15 @@ def parse_tool_call(result: ChatResult) -> tuple[str, dict[str, str]] | None:
         return None
     function = calls[0].get("function") or {}
     name = function.get("name")
-    if name not in ACTIONS:
+    if name not in actions:
         raise ActionParseError(f"unknown action {name!r}")
     try:
         args = json.loads(function.get("arguments") or "{}")
     except ValueError:
         raise ActionParseError(f"the arguments of {name} are not valid JSON") from None
-    if not isinstance(args, dict) or any(not isinstance(args.get(p), str) for p in ACTIONS[name]):
-        raise ActionParseError(f"{name} needs string arguments {', '.join(ACTIONS[name])}")
-    return name, {p: args[p] for p in ACTIONS[name]}
+    if not isinstance(args, dict) or any(not isinstance(args.get(p), str) for p in actions[name]):
+        raise ActionParseError(f"{name} needs string arguments {', '.join(actions[name])}")
+    return name, {p: args[p] for p in actions[name]}
 
 
 def _basename(path: str) -> str:
@@ -208,8 +225,12 @@ def _planner_prompt(ctx: StrategyContext, task: TaskSpec, results: dict[str, lis
         for query, answer in entries or []:
             analysed.append(f"{inp.name} (asked: {query}): {answer}")
     text = fwa_goal(task) + "\n\n# Analyzed results\n" + ("\n".join(analysed) or "(no input data)")
+    local = ctx.param("local_tools", "off") == "on"
+    if local:  # said in the text too, for a planner that reads actions as text
+        text += "\n\n# Local tools (also callable as actions)\n" + "\n".join(
+            f"{n}({', '.join(p)}): {d}" for n, (p, d) in LOCAL_TOOLS.items())
     text += "\n\n# Actions so far\n" + ("\n".join(history) or "(none)") + "\n\nChoose the next action."
-    extra = {"tools": tools(), "tool_choice": "auto"} if use_tools else None
+    extra = {"tools": tools(local), "tool_choice": "auto"} if use_tools else None
     return Prompt([{"role": "system", "content": system}, {"role": "user", "content": text}], [],
                   purpose=f"plan step {len(history) + 1}", max_tokens=ctx.params.get("max_tokens"), extra_body=extra)
 
@@ -230,7 +251,8 @@ def analysis_prompt(ctx: StrategyContext, action: str, inp: TaskInputSpec, query
     else:
         parts, images = [text_part(f"Text of the document {inp.name}:\n{document_text(ctx.project, inp.media)}")], []
     return Prompt([{"role": "system", "content": query}, {"role": "user", "content": parts}], images,
-                  purpose=f"{action} {inp.name}", max_tokens=ctx.params.get("max_tokens"))
+                  purpose=f"{action} {inp.name}", max_tokens=ctx.params.get("max_tokens"),
+                  documents=document_sources(ctx, [inp]) if action not in ("analyze_image", "analyze_video") else [])
 
 
 def _build(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
@@ -247,6 +269,7 @@ def execute_agent(ctx: StrategyContext, task: TaskSpec, ask: Ask) -> StrategyOut
     history: list[str] = []
     trace: list[dict[str, Any]] = []
     last_text: str | None = None
+    actions = actions_of(ctx.param("local_tools", "off") == "on")
     for step in range(1, max_steps + 1):
         prompt = _planner_prompt(ctx, task, results, history, use_tools)
         try:
@@ -261,9 +284,9 @@ def execute_agent(ctx: StrategyContext, task: TaskSpec, ask: Ask) -> StrategyOut
         last_text = reply.text
         entry: dict[str, Any] = {"step": step, "reply": reply.text}
         try:
-            parsed = parse_tool_call(reply)
+            parsed = parse_tool_call(reply, actions)
             entry["via"] = "tool" if parsed else "text"
-            name, args = parsed or parse_text_action(reply.text)
+            name, args = parsed or parse_text_action(reply.text, actions)
         except ActionParseError as exc:
             entry.update(action=None, problem=str(exc))
             trace.append(entry)
@@ -276,6 +299,14 @@ def execute_agent(ctx: StrategyContext, task: TaskSpec, ask: Ask) -> StrategyOut
             parsed_answer["steps"] = step
             return StrategyOutcome(args["text"], parsed_answer, kind, message, trace)
         inp = resolve_input(task, args["path"])
+        if name in LOCAL_TOOLS:
+            observation = (run_tool(ctx.project, name, inp, args) if inp is not None else
+                           f"unknown path {args['path']!r}; the input data are: "
+                           f"{', '.join(i.name for i in task.inputs)}")
+            entry.update(local=True, result=observation)
+            trace.append(entry)
+            history.append(f"{step}. {name}({', '.join(repr(v) for v in args.values())}): {observation}")
+            continue
         wanted = _KIND_OF_ACTION[name]
         if inp is None:
             observation = f"unknown path {args['path']!r}; the input data are: {', '.join(i.name for i in task.inputs)}"
@@ -319,6 +350,6 @@ AGENT = Strategy("agent", "1", "Agent mode: analyze_image, analyze_video, analyz
                  templates=("strategy_agent", "strategy_agent_text_format", "strategy_agent_tools_format",
                             "strategy_fieldworkarena_goal"),
                  parameters=(MAX_FRAMES, SECONDS_PER_FRAME, MAX_SIDE, DETAIL, MAX_STEPS, SAMPLING, TOOL_CALLING,
-                             MAX_TOKENS),
+                             LOCAL_TOOLS_PARAM, MAX_TOKENS),
                  approximate=True)
 """FieldWorkArena's agent mode."""

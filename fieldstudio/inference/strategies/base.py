@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,8 @@ class Prompt:
         images: every image in `messages`, in order, with its frame index, PTS and SHA-256.
         purpose: what the request is for (``answer``, ``describe 00:00:00-00:00:30``, ``analyze_video``...).
         max_tokens, response_format, extra_body: passed to the endpoint when not None.
+        documents: for each document whose text in `messages` OCR read (some or all pages), where that text came
+            from (``document_sources``); the request's trace entry states it. Not part of the cache key.
     """
 
     messages: list[dict[str, Any]]
@@ -73,6 +75,7 @@ class Prompt:
     max_tokens: int | None = None
     response_format: dict[str, Any] | None = None
     extra_body: dict[str, Any] | None = None
+    documents: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -306,6 +309,21 @@ def document_part(ctx: StrategyContext, inp: TaskInputSpec) -> dict[str, Any]:
     else:
         note = f"The following is the content of the provided text file {inp.name}:"
     return text_part(f"{note}\n{text}")
+
+
+def document_sources(ctx: StrategyContext, inputs: Sequence[TaskInputSpec]) -> list[dict[str, Any]]:
+    """For each document input with pages OCR read: ``{"document": name, "media_id": id, "ocr_pages": [1-based],
+    "ocr_engine": "rapidocr ..."}`` (the text sent of those pages is OCR's, not a text layer's)."""
+    from fieldstudio.media.document_ocr import ocr_pages_of
+
+    out = []
+    for inp in inputs:
+        if inp.kind == "document" and inp.media is not None:
+            pages, engine = ocr_pages_of(ctx.project, inp.media.id)
+            if pages:
+                out.append({"document": inp.name, "media_id": inp.media.id, "ocr_pages": [p + 1 for p in pages],
+                            "ocr_engine": engine})
+    return out
 
 
 def output_instruction(task: TaskSpec) -> str:

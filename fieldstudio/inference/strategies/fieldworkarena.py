@@ -26,6 +26,7 @@ from fieldstudio.inference.strategies.base import (
     StrategyContext,
     StrategyError,
     document_part,
+    document_sources,
     encode_frame,
     image_part,
     input_size,
@@ -128,7 +129,8 @@ def build_fieldworkarena(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
     parts, encoded = media_parts_fwa(ctx, task)
     messages = [{"role": "system", "content": template("strategy_fieldworkarena")},
                 {"role": "user", "content": [text_part(fwa_goal(task)), *parts]}]
-    return [Prompt(messages, encoded, max_tokens=ctx.params.get("max_tokens"))]
+    return [Prompt(messages, encoded, max_tokens=ctx.params.get("max_tokens"),
+                   documents=document_sources(ctx, task.inputs))]
 
 
 def fwa_frame_count(length_s: float | None, seconds_per_frame: float = 1.0, max_frames: int = 30) -> int:

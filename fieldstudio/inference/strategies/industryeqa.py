@@ -26,6 +26,7 @@ from fieldstudio.inference.strategies.base import (
     StrategyContext,
     StrategyError,
     document_part,
+    document_sources,
     encode_frame,
     image_part,
     input_size,
@@ -101,7 +102,8 @@ def build_industryeqa(ctx: StrategyContext, task: TaskSpec) -> list[Prompt]:
             encoded.append(image)
         elif inp.kind == "document":
             parts.append(document_part(ctx, inp))
-    return [Prompt([{"role": "user", "content": parts}], encoded, max_tokens=ctx.params.get("max_tokens"))]
+    return [Prompt([{"role": "user", "content": parts}], encoded, max_tokens=ctx.params.get("max_tokens"),
+                   documents=document_sources(ctx, task.inputs))]
 
 
 def requests_industryeqa(task: TaskSpec, rctx: RequestContext) -> list[Request]:

@@ -1,0 +1,132 @@
+"""OCR of scanned pages (issue 34 item 2): a real manual's page, its text layer dropped, becomes searchable; the
+words read are checked against the words of the original's own text layer, by text and by position."""
+
+from __future__ import annotations
+
+import collections
+import re
+import statistics
+
+import pytest
+
+from fieldstudio.media import document_ocr, inventory, library, ocr
+from fieldstudio.store.project import Project
+from tests.support.scanned_manual import scan_first_page
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^\w]", "", text).casefold()
+
+
+@pytest.fixture(scope="module")
+def ocr_project(tmp_path_factory):
+    """A project holding the scanned page, read once by ``read_pages``: (project, media id, report, layer words)."""
+    folder = tmp_path_factory.mktemp("ocr")
+    pdf, layer_words = scan_first_page(folder)
+    p = Project.create(folder / "p.fieldstudio")
+    media_id = library.add_paths(p, [pdf]).media_ids[0]
+    waiting = document_ocr.pages_to_read(p)
+    steps = []
+    report = document_ocr.read_pages(p, progress=lambda done, total: steps.append((done, total)))
+    yield p, media_id, waiting, report, steps, layer_words
+    p.close()
+
+
+def test_the_scanned_page_waits_for_ocr_then_is_read(ocr_project):
+    p, media_id, waiting, report, steps, _ = ocr_project
+    assert [(w.media_id, w.page_number) for w in waiting] == [(media_id, 0)]
+    assert steps == [(0, 1), (1, 1)]
+    assert not report.failed and [r.page.page_number for r in report.read] == [0]
+    assert document_ocr.pages_to_read(p) == []
+    pages, engine = document_ocr.ocr_pages_of(p, media_id)
+    assert pages == [0] and engine.startswith("rapidocr ") and "PP-OCRv6" in engine
+    summary = inventory.document_summaries(p)[0]
+    assert (summary.needs_ocr_pages, summary.ocr_read_pages) == ([], [1])
+
+
+def test_words_read_match_the_original_text_layer(ocr_project):
+    p, media_id, _, report, _, layer_words = ocr_project
+    words = document_ocr.page_words(p, media_id)[0]
+    assert report.read[0].words == len(words)
+    truth = collections.Counter(n for n in (_norm(t) for t, _ in layer_words) if n)
+    read = collections.Counter(n for n in (_norm(w.text) for w in words) if n)
+    common = sum((truth & read).values())
+    assert common / sum(truth.values()) >= 0.95      # recall of the text layer's words
+    assert common / sum(read.values()) >= 0.95       # and few words that are not there
+    # position: words that occur once on both sides lie where the text layer puts them (PDF points)
+    layer_box = {_norm(t): b for t, b in layer_words}
+    read_box = {_norm(w.text): w.box for w in words}
+    once = [t for t in truth if truth[t] == 1 and read[t] == 1]
+    assert len(once) >= 50
+    errors = [max(abs(layer_box[t][i] - read_box[t][i]) for i in range(4)) for t in once]
+    assert statistics.median(errors) <= 3.0 and max(errors) <= 10.0
+
+
+def test_search_finds_a_phrase_where_the_original_text_layer_has_it(ocr_project):
+    from fieldstudio.media import documents
+    from tests.support.scanned_manual import MANUAL
+
+    p, media_id, _, _, _, _ = ocr_project
+    hits = document_ocr.search_words(document_ocr.page_words(p, media_id), "Hazardous ENERGY")
+    assert [page for page, _ in hits] == [0]
+    # the original PDF's own search (its text layer): a rectangle per line part of each hit
+    original = [r for page, rects in documents.search_text(MANUAL, "hazardous energy") if page == 0 for r in rects]
+    assert len(original) >= 5
+
+    def overlaps(a, b) -> bool:
+        return min(a[2], b[2]) - max(a[0], b[0]) > 0 and min(a[3], b[3]) - max(a[1], b[1]) > 0
+
+    found = [r for r in hits[0][1]]
+    matched = [o for o in original if any(overlaps(o, r) for r in found)]
+    assert len(matched) >= 0.8 * len(original)           # most of the text layer's hits are found
+    assert all(any(overlaps(r, o) for o in original) for r in found)  # and nothing where it has none
+    assert document_ocr.search_words(document_ocr.page_words(p, media_id), "no such phrase anywhere") == []
+
+
+def test_the_page_text_is_the_document_text_models_get(ocr_project):
+    from fieldstudio.inference.inputs import document_text
+    from fieldstudio.media.library import find_media
+
+    p, media_id, _, _, _, _ = ocr_project
+    text = document_text(p, find_media(p, media_id))
+    assert "lockout" in text.casefold() and "hazardous energy" in text.casefold()
+
+
+def test_missing_models_refuse_and_leave_the_page_waiting(tmp_path, monkeypatch):
+    pdf, _ = scan_first_page(tmp_path)
+    monkeypatch.setattr(ocr, "_engine", None)
+    monkeypatch.setattr(ocr, "models_dir", lambda: tmp_path / "no models")
+    with Project.create(tmp_path / "p.fieldstudio") as p:
+        library.add_paths(p, [pdf])
+        with pytest.raises(ocr.OcrUnavailable, match="detection model is missing"):
+            document_ocr.read_pages(p)
+        assert len(document_ocr.pages_to_read(p)) == 1
+
+
+def test_a_missing_file_is_reported_and_the_others_go_on(tmp_path):
+    pdf, _ = scan_first_page(tmp_path)
+    with Project.create(tmp_path / "p.fieldstudio") as p:
+        library.add_paths(p, [pdf])
+        pdf.unlink()
+        report = document_ocr.read_pages(p)
+        assert not report.read and "missing" in report.failed[0].error
+        assert len(document_ocr.pages_to_read(p)) == 1
+
+
+def test_read_text_of_a_region_gives_boxes_in_the_whole_image():
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", (640, 240), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    draw.text((40, 30), "VALVE 12", fill="black", font=font)
+    draw.text((340, 150), "PUMP 7", fill="black", font=font)
+    rgb = np.asarray(image)
+    lines = ocr.read_text(rgb, region=(320, 120, 320, 120))
+    assert [ln.text.replace(" ", "") for ln in lines] == ["PUMP7"]
+    x0, y0, x1, y1 = lines[0].box
+    assert 320 <= x0 < 360 and 140 <= y0 < 170 and x1 > 420
+    assert [w.text for w in lines[0].words] == ["PUMP", "7"]
+    with pytest.raises(ValueError, match="less than"):
+        ocr.read_text(rgb, region=(636, 0, 40, 40))

@@ -117,8 +117,10 @@ class FrameMarks(QObject):
         items = self.selected_items()
         if items and self.state.tool == "select":
             first = items[0]
-            self.state.mark_kind = "box" if isinstance(first, BoxItem) else "ruler" \
-                if isinstance(first, RulerItem) else first.kind
+            kind = "box" if isinstance(first, BoxItem) else "ruler" if isinstance(first, RulerItem) else \
+                getattr(first, "kind", None)  # an angle has no label list of its own: the keys keep the last one
+            if kind is not None:
+                self.state.mark_kind = kind
 
     def select_on_refresh(self, annotation_id: str, *, alone: bool = True) -> None:
         """Select this mark when it is next drawn (``alone``: the others are unselected), e.g. after a jump

@@ -16,14 +16,15 @@ a ratio against a reference measured in the same run:
   (target <= 1.2x, issue 37; it was 1.5x)
 
 Playback (frames shown against frames libVLC delivered) and the memory while playing are measured by
-``bench_playback.py``. The child processes are this same file run with ``--child``; they print one JSON line.
+``bench_playback.py``. The child processes run ``viewer_children.py``, which imports nothing of the benchmarks'
+own (their imports, ~20 ms quiet and 50-65 ms at load 9, were counted in both windows' start and made the ratio
+look smaller than a user's); they print one JSON line.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -37,125 +38,7 @@ from benchmarks import targets, work_folders  # noqa: E402
 N_MEDIA = 5000
 COLD_START_TARGET = 2.0
 RELEASE_TARGET = 1.2
-
-
-# --- children ------------------------------------------------------------------------------------
-def child_bare() -> None:
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMainWindow
-
-    app = QApplication(sys.argv)
-    w = QMainWindow()
-    w.resize(1200, 800)
-    w.show()
-
-    def shown() -> None:
-        w.repaint()  # the same as the window's child: painted, not only mapped
-        print(json.dumps({"shown": time.time()}), flush=True)
-        app.quit()
-
-    QTimer.singleShot(0, shown)
-    app.exec()
-
-
-def child_window(project_path: str) -> None:
-    """What ``fieldstudio P`` does: ``shown`` once the window is painted with the library's first rows,
-    ``listed`` once every row is listed, ``ready`` once the project is open (SQLAlchemy and the decoders
-    imported on a worker thread)."""
-    import gc
-
-    import fieldstudio.launch  # noqa: F401 - what the `fieldstudio` command imports first
-
-    gc.disable()  # as launch.main does until the window is on screen
-    from PySide6.QtCore import QTimer
-
-    from fieldstudio.gui.app import application, install_crash_hook
-    from fieldstudio.gui.main_window import MainWindow
-
-    install_crash_hook()  # as run_gui: logging to the user's log folder
-    app = application()
-    out: dict = {}
-    windows: list = []
-
-    def shown() -> None:
-        # queued before the window's own start of the background open, so this is the paint a user sees
-        # first, before the worker competes for the interpreter
-        w = windows[0]
-        w.repaint()  # the library's visible rows and their thumbnails are drawn
-        out.update(shown=time.time(), rows_shown=w.library.model.rowCount() if w.library else 0)
-        if w.library is not None:
-            w.library.model.all_listed.connect(listed)
-
-    def listed() -> None:
-        out.update(listed=time.time(), rows=windows[0].library.model.rowCount())
-        finish()
-
-    def ready() -> None:
-        out["ready"] = time.time()
-        finish()
-
-    def finish() -> None:
-        if "ready" in out and "listed" in out:
-            print(json.dumps(out), flush=True)
-            app.quit()
-
-    QTimer.singleShot(0, shown)
-    w = MainWindow(path=Path(project_path))
-    windows.append(w)
-    w.project_opened.connect(ready)
-    w.show()
-    app.exec()
-
-
-def child_release(project_path: str) -> None:
-    """The exact frame after a playhead release: time from the release (``timeline.released``) to the exact
-    frame being shown, on 20 random indices of the project's first video; after each, the reference: a lone
-    ``FrameReader`` of the same clip getting the same index in this process, with the window idle. Interleaved,
-    both are measured under the same load (two cores shared with other work swing a decode 2-3x within a
-    minute, so a reference measured after the window, in another process, compared two different machines)."""
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QThreadPool
-    from PySide6.QtTest import QTest
-
-    from fieldstudio.gui.app import application
-    from fieldstudio.gui.main_window import MainWindow
-    from fieldstudio.media import decoded_table, frame_reader, library
-    from fieldstudio.store.project import Project
-
-    application()
-    w = MainWindow(Project.open(Path(project_path)))
-    w.resize(1400, 900)
-    w.show()
-    mid = w.library.visible_ids()[0]
-    w.library.select(mid)
-    while w.view.video is None or not w.view.loader.idle():
-        QTest.qWait(50)
-    # the timeline's thumbnail strip decodes in the background after opening: measure after it, as the
-    # reference has the machine to itself
-    while QThreadPool.globalInstance().activeThreadCount():
-        QTest.qWait(50)
-    QTest.qWait(300)
-
-    clip = library.require_file(w.view.loader.source.project, w.view.video.media)
-    reference = frame_reader.FrameReader(clip, decoded_table.build_frame_table(clip))
-    table = w.view.video.table
-    indices = random.Random(11).sample(range(len(table)), 20)
-    latencies, ra = [], []
-    for i in indices:
-        # wait in an event loop, not by polling: a busy main thread would take the GIL from the decoder
-        loop = QEventLoop()
-        conn = w.view.video.frame_shown.connect(lambda idx, _s, exact, i=i: exact and idx == i and loop.quit())
-        clock = QElapsedTimer()
-        clock.start()
-        w.view.timeline.released.emit(i)
-        loop.exec()
-        latencies.append(clock.nsecsElapsed() / 1e9)
-        w.view.video.frame_shown.disconnect(conn)
-        t = time.perf_counter()
-        reference.get(i)
-        ra.append(time.perf_counter() - t)
-    reference.close()
-    print(json.dumps({"release_s": latencies, "reference_s": ra, "indices": indices}), flush=True)
-    w.close()
+CHILDREN = Path(__file__).with_name("viewer_children.py")
 
 
 # --- parent --------------------------------------------------------------------------------------
@@ -167,7 +50,7 @@ def _child(*args: str) -> dict:
     if not env["QT_QPA_PLATFORM"]:
         env.pop("QT_QPA_PLATFORM")
     start = time.time()
-    done = subprocess.run([sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(CHILDREN), *args], env=env, capture_output=True, text=True,
                           timeout=600)
     if done.returncode != 0:
         raise SystemExit(f"child {args} failed:\n{done.stderr[-3000:]}")
@@ -236,15 +119,6 @@ def bench_release(run: Path) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        kind, *rest = sys.argv[2:]
-        if kind == "bare":
-            child_bare()
-        elif kind == "window":
-            child_window(rest[0])
-        else:
-            child_release(rest[0])
-        return
     parts = [a for a in sys.argv[1:] if not a.startswith("--")] or ["cold", "release"]  # e.g. ``bench_viewer.py release`` for one part
     run = work_folders.fresh_run_folder()
     if "cold" in parts:

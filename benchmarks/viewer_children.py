@@ -47,8 +47,9 @@ def child_window(project_path: str) -> None:
 
     from fieldstudio.gui.app import application, install_crash_hook
     from fieldstudio.gui.main_window import MainWindow
+    from fieldstudio.logs import setup_logging
 
-    install_crash_hook()  # as run_gui: logging to the user's log folder
+    install_crash_hook(open_log_file=False)  # as run_gui: the log file is opened once the window is shown
     app = application()
     out: dict = {}
     windows: list = []
@@ -82,6 +83,7 @@ def child_window(project_path: str) -> None:
     windows.append(w)
     w.project_opened.connect(ready)
     w.show()
+    QTimer.singleShot(0, setup_logging)  # as run_gui, after the paint measured (queued before it)
     app.exec()
 
 

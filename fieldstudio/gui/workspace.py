@@ -17,10 +17,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from fieldstudio.gui import workers
 from fieldstudio.gui.panels.roles import (ChoosesTasksToRun, EditsAForm, FollowsView, ReviewsItems, RunsInBackground,
                                           SelectsTasks, ShowsScores, Undoable)
 
@@ -45,13 +46,30 @@ TABS = (
 )
 
 
+#: How long after a project is shown the tabs' modules start importing in the background: the first frame and the
+#: library's thumbnails come first.
+TAB_IMPORT_DELAY_MS = 1000
+
+
+def import_tab_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+    """Worker: import the modules of the evaluation tabs (:data:`TABS`; pandas and matplotlib with them, 1-3 s on
+    two loaded cores), so that a tab's first opening builds its panel without importing them on the GUI thread.
+    Safe to run more than once; cheap after the first."""
+    for k, (_name, module, *_rest) in enumerate(TABS):
+        if cancelled():
+            return
+        importlib.import_module(f"fieldstudio.gui.panels.{module}")
+        progress(k + 1, len(TABS))
+
+
 class Workspace:
     """Builds the evaluation tabs into ``modes`` (the window's central tabs; the Media tab is index 0).
 
     ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; a panel's request
     to show a frame is made to ``state``; ``set_viewer_mode(on)`` is called with True when the Media tab
     comes forward and False for another tab. Undoable panels' stacks join ``undo_group``, whose active stack
-    follows the tab in front (``media_stack`` on the Media tab).
+    follows the tab in front (``media_stack`` on the Media tab). Once a project is shown, the tabs' modules are
+    imported on a worker (:func:`import_tab_modules`); ``tabs_imported`` is set when that is done.
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack,
@@ -67,6 +85,8 @@ class Workspace:
         self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
                          lambda: modes.setCurrentIndex(0))
         self._last_index = 0
+        self.tabs_imported = False
+        self._importing = None  # the worker of import_tab_modules while it runs
         for name, _module, _cls, title, key, tip in TABS:
             page = QWidget()
             page.setObjectName(f"{name}_page")
@@ -178,6 +198,11 @@ class Workspace:
         self.project = project
         for panel in self.panels.values():
             panel.set_project(project)
+        if project is not None and not self.tabs_imported and self._importing is None:
+            # the first opening of Compare imported pandas and matplotlib on the GUI thread: a 1-3 s stall
+            self._importing = workers.Worker(import_tab_modules)
+            self._importing.signals.result.connect(lambda _r: setattr(self, "tabs_imported", True))
+            QTimer.singleShot(TAB_IMPORT_DELAY_MS, lambda w=self._importing: workers.start(w))
 
     def tasks_imported(self) -> None:
         """Tasks or answers changed outside the panels (an import): the panels that show them read them again."""

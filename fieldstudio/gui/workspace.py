@@ -14,7 +14,9 @@ stack, a form to save, a task list to run ...) is recognised by its protocol. Ad
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
@@ -49,17 +51,27 @@ TABS = (
 #: How long after a project is shown the tabs' modules start importing in the background: the first frame and the
 #: library's thumbnails come first.
 TAB_IMPORT_DELAY_MS = 1000
+_exiting = threading.Event()
+atexit.register(_exiting.set)
 
 
-def import_tab_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+def import_tab_modules(*, progress, cancelled) -> bool:  # noqa: ANN001 - worker callables
     """Worker: import the modules of the evaluation tabs (:data:`TABS`; pandas and matplotlib with them, 1-3 s on
     two loaded cores), so that a tab's first opening builds its panel without importing them on the GUI thread.
-    Safe to run more than once; cheap after the first."""
+    Safe to run more than once; cheap after the first. True when every module is imported; False when it stopped
+    between modules because ``cancelled()``, or because the interpreter is exiting (an import cut short by the exit
+    is dropped quietly; any other failure is raised)."""
     for k, (_name, module, *_rest) in enumerate(TABS):
-        if cancelled():
-            return
-        importlib.import_module(f"fieldstudio.gui.panels.{module}")
+        if cancelled() or _exiting.is_set():
+            return False
+        try:
+            importlib.import_module(f"fieldstudio.gui.panels.{module}")
+        except Exception:
+            if _exiting.is_set():  # e.g. "can't register atexit after shutdown" from a module imported meanwhile
+                return False
+            raise
         progress(k + 1, len(TABS))
+    return True
 
 
 class Workspace:
@@ -195,13 +207,16 @@ class Workspace:
         for panel in self.panels.values():
             if project is None and isinstance(panel, RunsInBackground) and panel.is_running():
                 panel.cancel()
+        if project is None and self._importing is not None and not self.tabs_imported:
+            self._importing.cancel()  # the window closes (or the project does): no tab will be opened
+            self._importing = None
         self.project = project
         for panel in self.panels.values():
             panel.set_project(project)
         if project is not None and not self.tabs_imported and self._importing is None:
             # the first opening of Compare imported pandas and matplotlib on the GUI thread: a 1-3 s stall
             self._importing = workers.Worker(import_tab_modules)
-            self._importing.signals.result.connect(lambda _r: setattr(self, "tabs_imported", True))
+            self._importing.signals.result.connect(lambda done: done and setattr(self, "tabs_imported", True))
             QTimer.singleShot(TAB_IMPORT_DELAY_MS, lambda w=self._importing: workers.start(w))
 
     def tasks_imported(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fieldstudio.gui import workspace
+from tests.support.gui_support import blank_window
 
 
 def test_the_tabs_modules_are_imported_in_the_background_once_a_project_is_shown(empty_window, qtbot):
@@ -16,8 +17,22 @@ def test_the_tabs_modules_are_imported_in_the_background_once_a_project_is_shown
 
 def test_the_import_stops_between_modules_when_cancelled():
     seen = []
-    workspace.import_tab_modules(progress=lambda done, total: seen.append((done, total)), cancelled=lambda: True)
+    assert not workspace.import_tab_modules(progress=lambda done, total: seen.append((done, total)),
+                                            cancelled=lambda: True)
     assert seen == []
-    workspace.import_tab_modules(progress=lambda done, total: seen.append((done, total)),
-                                 cancelled=lambda: len(seen) >= 2)
+    assert not workspace.import_tab_modules(progress=lambda done, total: seen.append((done, total)),
+                                            cancelled=lambda: len(seen) >= 2)
     assert seen == [(1, len(workspace.TABS)), (2, len(workspace.TABS))]
+    assert workspace.import_tab_modules(progress=lambda done, total: None, cancelled=lambda: False)
+
+
+def test_closing_the_project_before_the_import_starts_cancels_it(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr(workspace, "TAB_IMPORT_DELAY_MS", 1500)
+    window = blank_window(qtbot, tmp_path / "p.fieldstudio")
+    ws = window.workspace
+    importing = ws._importing
+    assert importing is not None and not ws.tabs_imported
+    window.session.close()                        # the project closes within the delay
+    assert ws._importing is None and importing._cancel.is_set()
+    qtbot.wait(2000)
+    assert not ws.tabs_imported                   # the cancelled worker imported nothing and said so

@@ -113,7 +113,7 @@ def main() -> None:
     # what the window does once a project is shown: the tabs' modules imported on a worker
     mark = clock.nsecsElapsed()
     t0 = time.perf_counter()
-    warm = workers.Worker(import_tab_modules)
+    warm = workers.Worker(import_tab_modules, opened)
     imported: list[bool] = []
     warm.signals.finished.connect(lambda: imported.append(True))
     workers.start(warm)

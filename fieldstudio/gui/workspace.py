@@ -55,12 +55,18 @@ _exiting = threading.Event()
 atexit.register(_exiting.set)
 
 
-def import_tab_modules(*, progress, cancelled) -> bool:  # noqa: ANN001 - worker callables
+def import_tab_modules(project: Project | None = None, *, progress, cancelled) -> bool:  # noqa: ANN001
     """Worker: import the modules of the evaluation tabs (:data:`TABS`; pandas and matplotlib with them, 1-3 s on
-    two loaded cores), so that a tab's first opening builds its panel without importing them on the GUI thread.
-    Safe to run more than once; cheap after the first. True when every module is imported; False when it stopped
-    between modules because ``cancelled()``, or because the interpreter is exiting (an import cut short by the exit
-    is dropped quietly; any other failure is raised)."""
+    two loaded cores, ~130 MB resident), so that a tab's first opening builds its panel without importing them on
+    the GUI thread. With a ``project`` that holds no task yet (media only: its tabs have nothing to show) nothing
+    is imported. Safe to run more than once; cheap after the first. True when every module is imported; False
+    when there was no task, or it stopped between modules because ``cancelled()`` or because the interpreter is
+    exiting (an import cut short by the exit is dropped quietly; any other failure is raised)."""
+    if project is not None:
+        from fieldstudio.tasks.task_records import count_tasks
+
+        if not count_tasks(project):
+            return False
     for k, (_name, module, *_rest) in enumerate(TABS):
         if cancelled() or _exiting.is_set():
             return False
@@ -80,8 +86,9 @@ class Workspace:
     ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; a panel's request
     to show a frame is made to ``state``; ``set_viewer_mode(on)`` is called with True when the Media tab
     comes forward and False for another tab. Undoable panels' stacks join ``undo_group``, whose active stack
-    follows the tab in front (``media_stack`` on the Media tab). Once a project is shown, the tabs' modules are
-    imported on a worker (:func:`import_tab_modules`); ``tabs_imported`` is set when that is done.
+    follows the tab in front (``media_stack`` on the Media tab). Once a project with tasks is shown (or tasks are
+    imported), the tabs' modules are imported on a worker (:func:`import_tab_modules`); ``tabs_imported`` is set
+    when that is done.
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack,
@@ -213,15 +220,26 @@ class Workspace:
         self.project = project
         for panel in self.panels.values():
             panel.set_project(project)
-        if project is not None and not self.tabs_imported and self._importing is None:
-            # the first opening of Compare imported pandas and matplotlib on the GUI thread: a 1-3 s stall
-            self._importing = workers.Worker(import_tab_modules)
-            self._importing.signals.result.connect(lambda done: done and setattr(self, "tabs_imported", True))
-            QTimer.singleShot(TAB_IMPORT_DELAY_MS, lambda w=self._importing: workers.start(w))
+        self._import_tabs_soon(TAB_IMPORT_DELAY_MS)
+
+    def _import_tabs_soon(self, delay_ms: int) -> None:
+        # the first opening of Compare imported pandas and matplotlib on the GUI thread: a 1-3 s stall
+        if self.project is None or self.tabs_imported or self._importing is not None:
+            return
+        worker = self._importing = workers.Worker(import_tab_modules, self.project)
+        worker.signals.result.connect(lambda done, w=worker: self._tabs_import_ended(w, done))
+        worker.signals.error.connect(lambda _message, w=worker: self._tabs_import_ended(w, False))
+        QTimer.singleShot(delay_ms, lambda: workers.start(worker))
+
+    def _tabs_import_ended(self, worker: workers.Worker, done: bool) -> None:
+        self.tabs_imported = self.tabs_imported or done
+        if self._importing is worker:
+            self._importing = None  # not done (no task yet): tried again when tasks are imported
 
     def tasks_imported(self) -> None:
         """Tasks or answers changed outside the panels (an import): the panels that show them read them again."""
         self._tell("on_tasks_imported")
+        self._import_tabs_soon(0)
 
     def ratings_imported(self) -> None:
         """Rating sets changed outside the panels (a package was merged): the rating tabs read them again."""

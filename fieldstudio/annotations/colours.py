@@ -11,6 +11,7 @@ black or white text rather than text in the label's colour over the picture.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 #: Colours given to new labels (Okabe-Ito colour-blind-safe palette, then a few extra).
 PALETTE = ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7",
@@ -45,6 +46,7 @@ def contrast_ratio(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+@lru_cache(maxsize=256)  # each box and caption asks at every paint, 60+ times a second while a video plays
 def text_colour_for(background: str) -> str:
     """Black or white, whichever contrasts more with ``background`` (always >= 4.58:1)."""
     return BLACK if contrast_ratio(background, BLACK) >= contrast_ratio(background, WHITE) else WHITE

@@ -16,7 +16,7 @@ from types import TracebackType
 from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from fieldstudio.logs import log_path, setup_logging
+from fieldstudio.logs import hold_records, log_path, setup_logging
 from fieldstudio.store.location import project_ref
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ def crash_hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackT
         sys.__excepthook__(exc_type, exc, tb)
         return
     log.critical("unexpected error\n%s", "".join(traceback.format_exception(exc_type, exc, tb)).rstrip())
+    setup_logging()  # the dialog names the log file: it is open from here on, with the records held before
     if _showing_crash or QApplication.instance() is None:
         return
     _showing_crash = True
@@ -114,6 +115,7 @@ def _qt_message(kind: QtMsgType, context: object, message: str) -> None:
     if kind == QtMsgType.QtFatalMsg:
         # Qt aborts right after this handler returns (exit 134, "Aborted"): say why on the terminal instead
         print(f"error: {platform_failure(_platform_notes, message)}", file=sys.stderr, flush=True)
+        setup_logging()  # records held until the first paint (hold_records) reach the file
         logging.shutdown()
         os._exit(2)
 
@@ -157,12 +159,17 @@ def _thread_exception(args: threading.ExceptHookArgs) -> None:
     log.critical("unexpected error in thread %s", name, exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
 
 
-def install_crash_hook() -> None:
+def install_crash_hook(*, open_log_file: bool = True) -> None:
     """Log to the platform's log folder and show unexpected errors in a dialog instead of vanishing.
 
     Qt's own messages (warnings about plugins, fonts, ...) and errors in other threads go to the log too.
+    ``open_log_file=False`` holds the records in memory (``logs.hold_records``) until the caller calls
+    ``logs.setup_logging`` (the window does once it is on screen); an error or a fatal Qt message opens it.
     """
-    setup_logging()
+    if open_log_file:
+        setup_logging()
+    else:
+        hold_records()
     sys.excepthook = crash_hook
     threading.excepthook = _thread_exception
     qInstallMessageHandler(_qt_message)
@@ -197,13 +204,14 @@ def run_gui(path: Path | None = None) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    install_crash_hook()
+    install_crash_hook(open_log_file=False)  # opened once the window is on screen: see hold_records
     app = application()
     from fieldstudio.gui.main_window import MainWindow
 
     window = MainWindow(path=project_ref(path) if path is not None else None)
     window.show()
     QTimer.singleShot(0, gc.enable)  # held off by launch.main while the window's modules were imported
+    QTimer.singleShot(0, setup_logging)
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would
         QTimer.singleShot(int(quit_ms), window.close)

@@ -14,13 +14,16 @@ stack, a form to save, a task list to run ...) is recognised by its protocol. Ad
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import threading
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from fieldstudio.gui import workers
 from fieldstudio.gui.panels.roles import (ChoosesTasksToRun, EditsAForm, FollowsView, ReviewsItems, RunsInBackground,
                                           SelectsTasks, ShowsScores, TakesTextSuggestion, Undoable)
 
@@ -45,13 +48,47 @@ TABS = (
 )
 
 
+#: How long after a project is shown the tabs' modules start importing in the background: the first frame and the
+#: library's thumbnails come first.
+TAB_IMPORT_DELAY_MS = 1000
+_exiting = threading.Event()
+atexit.register(_exiting.set)
+
+
+def import_tab_modules(project: Project | None = None, *, progress, cancelled) -> bool:  # noqa: ANN001
+    """Worker: import the modules of the evaluation tabs (:data:`TABS`; pandas and matplotlib with them, 1-3 s on
+    two loaded cores, ~130 MB resident), so that a tab's first opening builds its panel without importing them on
+    the GUI thread. With a ``project`` that holds no task yet (media only: its tabs have nothing to show) nothing
+    is imported. Safe to run more than once; cheap after the first. True when every module is imported; False
+    when there was no task, or it stopped between modules because ``cancelled()`` or because the interpreter is
+    exiting (an import cut short by the exit is dropped quietly; any other failure is raised)."""
+    if project is not None:
+        from fieldstudio.tasks.task_records import count_tasks
+
+        if not count_tasks(project):
+            return False
+    for k, (_name, module, *_rest) in enumerate(TABS):
+        if cancelled() or _exiting.is_set():
+            return False
+        try:
+            importlib.import_module(f"fieldstudio.gui.panels.{module}")
+        except Exception:
+            if _exiting.is_set():  # e.g. "can't register atexit after shutdown" from a module imported meanwhile
+                return False
+            raise
+        progress(k + 1, len(TABS))
+    return True
+
+
 class Workspace:
     """Builds the evaluation tabs into ``modes`` (the window's central tabs; the Media tab is index 0).
 
     ``window`` gets the tab keys (Alt+1..6); ``notify(message)`` shows a panel's status; a panel's request
     to show a frame is made to ``state``; ``set_viewer_mode(on)`` is called with True when the Media tab
     comes forward and False for another tab. Undoable panels' stacks join ``undo_group``, whose active stack
-    follows the tab in front (``media_stack`` on the Media tab).
+    follows the tab in front (``media_stack`` on the Media tab). Once a project with tasks is shown (or tasks are
+    imported), the tabs' modules are imported on a worker (:func:`import_tab_modules`); ``tabs_imported`` is set
+    when that is done.
     """
 
     def __init__(self, window: QWidget, modes: QTabWidget, undo_group: QUndoGroup, media_stack: QUndoStack,
@@ -67,6 +104,8 @@ class Workspace:
         self._add_action("&Media", "Alt+1", "The viewer: library, photos, video frames and documents",
                          lambda: modes.setCurrentIndex(0))
         self._last_index = 0
+        self.tabs_imported = False
+        self._importing = None  # the worker of import_tab_modules while it runs
         for name, _module, _cls, title, key, tip in TABS:
             page = QWidget()
             page.setObjectName(f"{name}_page")
@@ -175,13 +214,32 @@ class Workspace:
         for panel in self.panels.values():
             if project is None and isinstance(panel, RunsInBackground) and panel.is_running():
                 panel.cancel()
+        if project is None and self._importing is not None and not self.tabs_imported:
+            self._importing.cancel()  # the window closes (or the project does): no tab will be opened
+            self._importing = None
         self.project = project
         for panel in self.panels.values():
             panel.set_project(project)
+        self._import_tabs_soon(TAB_IMPORT_DELAY_MS)
+
+    def _import_tabs_soon(self, delay_ms: int) -> None:
+        # the first opening of Compare imported pandas and matplotlib on the GUI thread: a 1-3 s stall
+        if self.project is None or self.tabs_imported or self._importing is not None:
+            return
+        worker = self._importing = workers.Worker(import_tab_modules, self.project)
+        worker.signals.result.connect(lambda done, w=worker: self._tabs_import_ended(w, done))
+        worker.signals.error.connect(lambda _message, w=worker: self._tabs_import_ended(w, False))
+        QTimer.singleShot(delay_ms, lambda: workers.start(worker))
+
+    def _tabs_import_ended(self, worker: workers.Worker, done: bool) -> None:
+        self.tabs_imported = self.tabs_imported or done
+        if self._importing is worker:
+            self._importing = None  # not done (no task yet): tried again when tasks are imported
 
     def tasks_imported(self) -> None:
         """Tasks or answers changed outside the panels (an import): the panels that show them read them again."""
         self._tell("on_tasks_imported")
+        self._import_tabs_soon(0)
 
     def ratings_imported(self) -> None:
         """Rating sets changed outside the panels (a package was merged): the rating tabs read them again."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
-from fieldstudio.gui.imaging import qimage_from_rgb
+from fieldstudio.gui.imaging import screen_image_from_rgb
 
 if TYPE_CHECKING:
     from fieldstudio.media.frames import FrameSource
@@ -123,7 +123,7 @@ class FrameLoader(QObject):
                     if not req.exact:
                         index = self.source.reader(media).table.keyframe_at_or_before(index)
                     rgb = self.source.get(media, index).rgb
-                image = qimage_from_rgb(rgb)
+                image = screen_image_from_rgb(rgb)  # the GUI thread makes its pixmap without a conversion
             except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
                 log.exception("decoding %s frame %s failed", req.media_id, req.index)
                 self.failed.emit(req.token, req.media_id, str(exc))

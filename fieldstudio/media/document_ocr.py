@@ -83,7 +83,7 @@ def read_page(project: Project, page: PageToRead) -> PageRead:
     except MediaError as exc:
         return PageRead(page, error=exc.reason)
     scale = size[0] / rgb.shape[1]  # points per pixel (render_page may lower the zoom of a huge page)
-    lines = ocr.read_text(rgb)
+    lines = ocr.read_text(rgb, page=True)
     words = [w for line in lines for w in line.words]
     engine = ocr.engine_version()
     with project.write() as s:

@@ -130,3 +130,23 @@ def test_read_text_of_a_region_gives_boxes_in_the_whole_image():
     assert [w.text for w in lines[0].words] == ["PUMP", "7"]
     with pytest.raises(ValueError, match="less than"):
         ocr.read_text(rgb, region=(636, 0, 40, 40))
+
+
+def test_the_sessions_sleep_between_runs_are_made_once_and_a_page_is_detected_smaller(monkeypatch):
+    import numpy as np
+    from rapidocr.inference_engine.onnxruntime import OrtInferSession
+
+    engines = ocr._load()
+    assert ocr._load() is engines
+    sessions = [engines[kind]._load_det_model().session.session for kind in ("page", "scene")]
+    assert sessions[0] is sessions[1]
+    assert sessions[0].get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    shapes = []
+    run = OrtInferSession.__call__
+    monkeypatch.setattr(OrtInferSession, "__call__", lambda self, batch: shapes.append(batch.shape) or run(self, batch))
+    rgb = np.full((1650, 1275, 3), 255, np.uint8)  # a 150-dpi Letter page as document_ocr renders it
+    rgb[800:830, 200:900] = 0
+    ocr.read_text(rgb, page=True)
+    ocr.read_text(rgb)
+    detected = [s for s in shapes if s[2] > 48]  # the recogniser's batches are 48 px tall
+    assert [max(s[2:]) for s in detected] == [ocr.PAGE_DETECTION_SIDE, 1664]

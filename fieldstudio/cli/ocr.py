@@ -69,7 +69,7 @@ def ocr_answers_cmd(
     """Answer PROJECT's tasks with the text OCR reads in their photos and video frames, and nothing else: the
     answer source "OCR only", a baseline the Compare grid sets beside the models (score it like any run).
     Exit 0 when every task with a photo or video was answered, 1 when none has one or some could not be read."""
-    from fieldstudio.inference.runs.ocr_answers import SOURCE_NAME, answer_by_ocr
+    from fieldstudio.inference.runs.ocr_answers import answer_by_ocr, outcome_text
     from fieldstudio.media import ocr
     with open_project(project) as p:
         try:
@@ -80,12 +80,10 @@ def ocr_answers_cmd(
             raise fail(f"OCR cannot run: {exc}") from None
         except FieldstudioError as exc:
             raise fail(str(exc)) from None
+    for line in outcome_text(run_id, written, failed).splitlines():
+        out.print(line, markup=False, highlight=False)
     if run_id is None:
-        out.print("OCR only: no task has a photo or a video to read", markup=False)
         raise typer.Exit(1)
-    out.print(f"{SOURCE_NAME} (run {run_id[:8]}): {plural(written, 'answer')} written", markup=False)
-    for task_id, reason in failed:
-        out.print(f"  task {task_id[:8]}: {reason}", markup=False, highlight=False)
     raise typer.Exit(1 if failed else 0)
 
 

@@ -21,7 +21,8 @@ SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
 
 class RunChoice:
     """The widgets of the choice of a run and what they say, for ``RunPanel`` to inherit (with QWidget). They call
-    back ``show_profiles_dialog``, ``start`` and ``_setup_changed``, which the panel defines."""
+    back ``show_profiles_dialog``, ``start``, ``show_sweep_dialog``, ``answer_by_ocr`` and ``_setup_changed``, which the
+    panel defines."""
 
     project: Project | None
     _strategy_chosen: bool
@@ -106,6 +107,12 @@ class RunChoice:
         self.sweep_button.setToolTip("One model profile over these tasks with several frame budgets or strategies, "
                                      "compared on the same tasks (paired differences, evidence coverage, cost)")
         self.sweep_button.clicked.connect(lambda: self.show_sweep_dialog())
+        self.ocr_button = QPushButton("OCR only…")
+        self.ocr_button.setObjectName("ocr_only")
+        self.ocr_button.setToolTip("Answer these tasks with the text OCR reads in their photos and video frames, on "
+                                   "this machine (no model profile): the answer source \"OCR only\", a baseline "
+                                   "for Compare")
+        self.ocr_button.clicked.connect(lambda: self.answer_by_ocr())
 
         inner = QWidget()
         column = QVBoxLayout(inner)
@@ -126,6 +133,7 @@ class RunChoice:
         buttons.addWidget(self.edit_profiles)
         buttons.addWidget(self.start_button, 1)
         buttons.addWidget(self.sweep_button)
+        buttons.addWidget(self.ocr_button)
         setup_layout.addLayout(buttons)
 
         for signal in (self.scope.currentIndexChanged, self.category.currentIndexChanged,

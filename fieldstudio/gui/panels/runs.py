@@ -32,6 +32,7 @@ from fieldstudio.gui.panels.sweep_dialog import SweepDialog
 from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.runs import batch as run_batch
 from fieldstudio.inference.runs import estimate as run_estimate
+from fieldstudio.inference.runs import ocr_answers
 from fieldstudio.inference.runs import provider_batch
 from fieldstudio.inference.runs import views as run_views
 from fieldstudio.inference.runs.batch import BatchResult
@@ -60,6 +61,7 @@ class RunPanel(RunChoice, QWidget):
         super().__init__(parent)
         self.project: Project | None = None
         self.worker: workers.Worker | None = None
+        self._ocr_worker: workers.Worker | None = None
         self.active_runs: list[str] = []
         self._started_at = 0.0
         self._done_at_start = 0
@@ -347,6 +349,40 @@ class RunPanel(RunChoice, QWidget):
         dialog.show()
         self._sweep_dialog = dialog
         return dialog
+
+    def answer_by_ocr(self) -> workers.Worker | None:
+        """"OCR only…": answer the tasks chosen here with the text OCR reads in their photos and sampled video frames
+        (`ocr_answers.answer_by_ocr`, no model profile), in a worker behind a progress dialog whose Cancel stops it
+        after the task being read. The answer source "OCR only" is then in the history and in Compare."""
+        if self.project is None or self.worker is not None or self._ocr_worker is not None:
+            return None
+        try:
+            task_ids = self.task_ids_for(None)
+        except FieldstudioError as exc:
+            self._message(f"No OCR answers: {exc}", error=True)
+            return None
+        self._message("")
+        self.status.emit(f"Reading the text in the photos and frames of {len(task_ids)} task(s) (OCR)…")
+        worker = workers.run_with_progress(
+            self, f"Reading the text in the photos and video frames of {len(task_ids)} task(s) (OCR)…",
+            ocr_answers.answer_by_ocr, self.project, task_ids, title=ocr_answers.SOURCE_NAME,
+            done=self._ocr_answers_done,
+            failed=lambda message: self._message(f"OCR-only answers failed: {message}", error=True))
+        worker.signals.finished.connect(self._ocr_finished)
+        self._ocr_worker = worker
+        self.ocr_button.setEnabled(False)
+        return worker
+
+    def _ocr_answers_done(self, result: tuple) -> None:
+        run_id, written, failed = result
+        self._message(ocr_answers.outcome_text(run_id, written, failed), error=run_id is None or bool(failed))
+        if run_id is not None:
+            self.history.refresh(select=run_id)
+            self.runs_changed.emit()
+
+    def _ocr_finished(self) -> None:
+        self._ocr_worker = None
+        self.ocr_button.setEnabled(True)
 
     def resume(self, run_id: str, retry_failed: bool = False) -> workers.Worker | None:
         """Continue a run's pending answers with its stored profile (which must not have changed its model or

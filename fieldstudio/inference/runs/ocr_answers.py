@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import select
 
 from fieldstudio.core.errors import MediaError
+from fieldstudio.core.wording import plural
 from fieldstudio.inference import sampling
 from fieldstudio.inference.inputs import load_tasks
 from fieldstudio.media import ocr
@@ -80,6 +81,16 @@ def answer_by_ocr(project: Project, task_ids: Sequence[str] | None = None, *,
         run.status = "cancelled" if cancelled() else "done"
         run.finished_at = utcnow()
     return run_id, written, failed
+
+
+def outcome_text(run_id: str | None, written: int, failed: list[tuple[str, str]]) -> str:
+    """What `answer_by_ocr` did, in plain words for both fronts: a first line, then one line per task not read."""
+    if run_id is None:
+        return f"{SOURCE_NAME}: no task has a photo or a video to read"
+    lines = [f"{SOURCE_NAME} (run {run_id[:8]}): {plural(written, 'answer')} written"
+             + (f", {plural(len(failed), 'task')} not read" if failed else "")]
+    lines += [f"  task {task_id[:8]}: {reason}" for task_id, reason in failed]
+    return "\n".join(lines)
 
 
 def _read_task(project: Project, task) -> list[dict]:  # noqa: ANN001 - inputs.TaskSpec

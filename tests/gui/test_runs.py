@@ -21,19 +21,11 @@ from fieldstudio.inference import profiles as profile_store
 from fieldstudio.store.models import Answer, Run, Task
 from fieldstudio.store.project import Project
 from tests.support.fake_openai import Reply
+from tests.support.gui_support import run_panel as make_panel
 
 pytestmark = pytest.mark.gui
 
 PLANTED_KEY = "sk-planted-GuiRunsKey7Qx2v"
-
-
-def make_panel(qtbot, project) -> RunPanel:  # noqa: ANN001
-    panel = RunPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1300, 900)
-    panel.show()
-    panel.set_project(project)
-    return panel
 
 
 def add_profile_through_dialog(qtbot, panel: RunPanel, *, name: str, base_url: str, price_in: str = "",

@@ -11,29 +11,20 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from sqlalchemy import select
 
-from fieldstudio.gui.panels.runs import RunPanel
 from fieldstudio.inference.runs import ocr_answers
 from fieldstudio.store.models import Answer, Run
+from tests.support.gui_support import run_panel
 from tests.support.run_fixtures import add_media, add_task
 from tests.support.text_photo import write_text_photo
 
 pytestmark = pytest.mark.gui
 
 
-def _panel(qtbot, project) -> RunPanel:
-    panel = RunPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1300, 900)
-    panel.show()
-    panel.set_project(project)
-    return panel
-
-
 def test_ocr_only_answers_the_chosen_tasks_from_the_runs_tab(qtbot, project, tmp_path):
     media = add_media(project, write_text_photo(tmp_path / "gauge.png"))
     reading = add_task(project, "What does the gauge read?", [("gauge.png", media["gauge.png"])])
     add_task(project, "How many metres is 12 feet?")            # no photo: nothing to read, no answer
-    panel = _panel(qtbot, project)
+    panel = run_panel(qtbot, project)
     assert panel.ocr_button.isEnabled()
     with qtbot.waitSignal(panel.runs_changed, timeout=120_000):
         qtbot.mouseClick(panel.ocr_button, Qt.MouseButton.LeftButton)
@@ -62,7 +53,7 @@ def test_cancel_stops_after_the_task_being_read(qtbot, project, tmp_path, monkey
         return read_task(p, task)
 
     monkeypatch.setattr(ocr_answers, "_read_task", held)
-    panel = _panel(qtbot, project)
+    panel = run_panel(qtbot, project)
     worker = panel.answer_by_ocr()
     qtbot.waitUntil(reading.is_set, timeout=30_000)
     worker.progress_dialog.findChild(QPushButton).click()       # the progress dialog's Cancel

@@ -107,3 +107,15 @@ def report_rows(dialog) -> list[tuple[str, ...]]:
     """The import report's table, row by row, as the cells' texts."""
     t = dialog.table
     return [tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount())]
+
+
+def run_panel(qtbot, project: Project):  # noqa: ANN001, ANN201 - QtBot -> RunPanel
+    """The Runs tab's panel on its own, shown at 1300 x 900 with ``project`` open."""
+    from fieldstudio.gui.panels.runs import RunPanel
+
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1300, 900)
+    panel.show()
+    panel.set_project(project)
+    return panel

@@ -55,8 +55,23 @@ def as_vertices(kind: str, vertices: Sequence[Sequence[float]], size: tuple[int,
     if len(out) < need:
         raise ShapeError(f"a {kind} needs at least {need} distinct vertices, got {len(out)}")
     if kind == "polygon" and polygon_area(out) <= 1e-9:
-        raise ShapeError("the polygon's vertices lie on one line: it has no area")
+        if _on_one_line(out):
+            raise ShapeError("the polygon's vertices lie on one line: it has no area")
+        # e.g. a bowtie: its two lobes' signed areas cancel, so no area in m² could be given for it
+        raise ShapeError("the polygon crosses itself and its parts cancel out (signed area 0): draw each part as "
+                         "its own polygon")
     return out
+
+
+def _on_one_line(vertices: Sequence[Sequence[float]]) -> bool:
+    """True when every vertex lies on the line through the first vertex and the one farthest from it (within
+    1e-9 px of it)."""
+    x0, y0 = vertices[0]
+    fx, fy = max(vertices, key=lambda v: math.hypot(v[0] - x0, v[1] - y0))
+    length = math.hypot(fx - x0, fy - y0)
+    if length == 0:
+        return True
+    return all(abs((fx - x0) * (y - y0) - (fy - y0) * (x - x0)) / length <= 1e-9 for x, y in vertices)
 
 
 def polygon_area(vertices: Sequence[Sequence[float]]) -> float:

@@ -111,3 +111,24 @@ def test_budget_of_a_video_over_its_frames(coded):
     assert walk.percent == pytest.approx(100 * (_s(20) - _s(9)) / _s(29))
     running = next(r for r in result.rows if (r.subject, r.behaviour) == ("B", "lift"))
     assert running.total_s == pytest.approx(_s(29) - _s(25))
+
+
+def test_boris_file_in_utf16_read_other_bytes_refused_and_times_past_the_end_reported(coded, tmp_path):
+    # found by a fresh-eyes review: a non-UTF-8 file raised a traceback; a stop past the video's end was moved silently
+    observations.export_events(coded, VIDEO_ID, tmp_path / "obs.tsv", "boris-tsv")
+    text = (tmp_path / "obs.tsv").read_text(encoding="utf-8")
+    (tmp_path / "utf16.tsv").write_text(text, encoding="utf-16")  # a byte-order mark, as a spreadsheet saves it
+    assert observations.import_events(coded, VIDEO_ID, tmp_path / "utf16.tsv", coder="u16").events == 3
+    (tmp_path / "bin.csv").write_bytes(b"Behavior,Time\n\xff\x00garbage\n")
+    with pytest.raises(FieldstudioError, match=r"bin.csv: not BORIS's tabular events: byte 14 is not UTF-8 text"):
+        observations.import_events(coded, VIDEO_ID, tmp_path / "bin.csv", coder="x")
+    end = _s(29)
+    lines = ["Time\tMedia file path\tTotal length\tFPS\tSubject\tBehavior\tBehavioral category\tComment\tStatus",
+             f"{_s(2):.3f}\twalk.mp4\t1.267\t22.5\tC\tcarry\t\t\tSTART",
+             f"{end + 99:.3f}\twalk.mp4\t1.267\t22.5\tC\tcarry\t\t\tSTOP"]
+    (tmp_path / "late.tsv").write_text("\n".join(lines) + "\n")
+    report = observations.import_events(coded, VIDEO_ID, tmp_path / "late.tsv", coder="late")
+    assert report.problems == [f"the stop of carry (C) at {end + 99:.3f} s is past the video's end ({end:.3f} s): "
+                               "put on its last frame 29"]
+    report.edit.do()
+    assert [(e.frame_index, e.end_frame_index) for e in events.list_events(coded, VIDEO_ID, coder="late")] == [(2, 29)]

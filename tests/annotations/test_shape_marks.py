@@ -122,3 +122,13 @@ def test_the_annotation_list_gives_a_polygon_its_area(media_project):
     assert row.measurement_text == "12,800 px²"
     cal.save_calibration(p, "scale", [(0, 0), (0, 80)], media_id=PHOTO_ID, length_m=1.0)
     assert annotation_rows(p, PHOTO_ID)[0].measurement_text == "2.00 m²"
+
+
+def test_a_polygon_of_no_area_is_refused_with_its_true_reason():
+    # found by a fresh-eyes review: a bowtie (two lobes whose signed areas cancel) was called "on one line"
+    with pytest.raises(shapes.ShapeError, match="lie on one line"):
+        shapes.as_vertices("polygon", [[0, 0], [10, 10], [20, 20]], (100, 100))
+    with pytest.raises(shapes.ShapeError, match="crosses itself"):
+        shapes.as_vertices("polygon", [[10, 10], [50, 50], [50, 10], [10, 50]], (100, 100))
+    assert shapes.as_vertices("polygon", [[10, 10], [50, 10], [50, 50], [10, 50]], (100, 100)) == \
+        [[10, 10], [50, 10], [50, 50], [10, 50]]

@@ -105,7 +105,14 @@ def _whole(text: str) -> int | None:
 def read_tabular(path: Path) -> ParsedTabular:
     """Read BORIS's tabular events (CSV or TSV, told by the content). Raises FieldstudioError when no header
     row with "Behavior", "Time" and "Behavior type" (or "Status") is found."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    data = Path(path).read_bytes()
+    # BORIS writes UTF-8; a spreadsheet may save UTF-16 with its byte-order mark. Anything else is refused, not guessed
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise FieldstudioError(f"{Path(path).name}: not BORIS's tabular events: byte {exc.start} is not "
+                               f"{'UTF-16' if encoding == 'utf-16' else 'UTF-8'} text") from None
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;")
         delimiter = dialect.delimiter

@@ -164,8 +164,17 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
     origin = first_frame_seconds(project, media.id) or 0.0
     last = len(table) - 1
 
-    def frame_of(seconds: float, given: int | None) -> int:
-        return given if given is not None and 0 <= given <= last else table.index_at(seconds + origin)
+    end_s = table.seconds(last) - origin  # the last frame's time, seconds after the first frame
+    step_s = end_s / last if last else 0.0
+    past_end: list[str] = []
+
+    def frame_of(seconds: float, given: int | None, what: str) -> int:
+        if given is not None and 0 <= given <= last:
+            return given
+        if seconds > end_s + step_s:  # beyond the video: the event is put on its last frame, and the report says so
+            past_end.append(f"{what} at {seconds:.3f} s is past the video's end ({end_s:.3f} s): put on its last "
+                            f"frame {last}")
+        return table.index_at(seconds + origin)
 
     ethogram = eth.load(project)
     report = EventImport(edit=None, problems=list(parsed.problems))
@@ -187,12 +196,14 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
             ethogram = eth.with_subject(ethogram, eth.Subject(name=e.subject))
             known_s.add(e.subject)
             report.new_subjects.append(e.subject)
-        start = frame_of(e.start_s, e.frame)
-        stop = None if e.stop_s is None else frame_of(e.stop_s, e.end_frame)
+        who = f"{e.behaviour} ({e.subject})" if e.subject else e.behaviour
+        start = frame_of(e.start_s, e.frame, f"the start of {who}")
+        stop = None if e.stop_s is None else frame_of(e.stop_s, e.end_frame, f"the stop of {who}")
         edits.append(events.add_event_edit(project, media.id, e.behaviour, e.type, start, subject=e.subject,
                                            modifiers=e.modifiers, coder=coder, end_frame_index=stop))
     if report.new_behaviours or report.new_subjects or ethogram != eth.load(project):
         edits.insert(0, eth.SetEthogram(project, ethogram, text="Add imported behaviours"))
+    report.problems.extend(past_end)
     report.events = len(parsed.events)
     if edits:
         report.edit = EditGroup(f"Import {report.events} behaviour event(s)", edits)

@@ -103,28 +103,27 @@ def check_mode(mode: str | None) -> str | None:
 
 
 def remote_refusal(profile_name: str, mode: str, base_url: str, lan_ranges: Sequence[str]) -> str | None:
-    """Why a profile with privacy ``mode`` may not reach ``base_url`` (the text of :func:`refuse_remote`'s
-    GateRefused for a ``local-only`` profile off this machine and its ranges), or None when it may."""
+    """Why a profile with privacy ``mode`` may not reach ``base_url``: for a ``local-only`` profile whose endpoint
+    is not on this machine nor in ``lan_ranges``, or whose URL or ranges cannot be read, the reason; else None."""
     if mode != LOCAL_ONLY:
         return None
     try:
-        refuse_remote(profile_name, base_url, lan_ranges)
-    except GateRefused as exc:
-        return str(exc)
-    return None
+        local = endpoint_is_local(base_url, lan_ranges)
+    except ValueError as exc:
+        return f"{profile_name}: {exc}"
+    if local:
+        return None
+    listed = ", ".join(lan_ranges) or "none listed"
+    return (f"{profile_name}: the privacy gate is \"local only\" and {endpoint_host(base_url) or '?'} "
+            f"is not on this machine nor in the profile's LAN ranges ({listed}); nothing was sent. "
+            "Add its range to the profile, or choose another privacy mode")
 
 
 def refuse_remote(profile_name: str, base_url: str, lan_ranges: Sequence[str]) -> None:
-    """For a ``local-only`` profile: raise GateRefused unless its endpoint is on this machine or a listed range."""
-    try:
-        local = endpoint_is_local(base_url, lan_ranges)
-    except ValueError as exc:
-        raise GateRefused(f"{profile_name}: {exc}") from None
-    if not local:
-        listed = ", ".join(lan_ranges) or "none listed"
-        raise GateRefused(f"{profile_name}: the privacy gate is \"local only\" and {endpoint_host(base_url) or '?'} "
-                          f"is not on this machine nor in the profile's LAN ranges ({listed}); nothing was sent. "
-                          "Add its range to the profile, or choose another privacy mode")
+    """For a ``local-only`` profile: raise GateRefused with :func:`remote_refusal`'s reason unless its endpoint is
+    on this machine or a listed range."""
+    if why := remote_refusal(profile_name, LOCAL_ONLY, base_url, lan_ranges):
+        raise GateRefused(why)
 
 
 class FaceRedactor:

@@ -36,26 +36,33 @@ PER_PHOTO = 1000
 CATEGORIES = ("person", "forklift", "cart")
 
 
+def write_coco(path: Path, photos: int, file_prefix: str, annotations, categories: list[dict],  # noqa: ANN001
+               head: str = "") -> None:
+    """Stream a COCO file to ``path``: ``photos`` 64x48 images ``<file_prefix>00000.jpg``..., then for each image
+    ``annotations(image_id, first_id)``'s dicts (ids from 1, in order), then ``categories``; ``head``: JSON members
+    written before ``images`` (with their trailing comma). One writer for every benchmark's COCO input."""
+    with path.open("w", encoding="utf-8") as f:
+        f.write("{" + head + '"images": [')
+        f.write(", ".join(json.dumps({"id": i, "file_name": f"{file_prefix}{i:05d}.jpg", "width": 64, "height": 48})
+                          for i in range(photos)))
+        f.write('], "annotations": [')
+        k = 0
+        for i in range(photos):
+            parts = [json.dumps(a) for a in annotations(i, k + 1)]
+            k += len(parts)
+            f.write(("" if i == 0 else ", ") + ", ".join(parts))
+        f.write('], "categories": ' + json.dumps(categories) + "}")
+
+
 def coco_file(photos: int) -> Path:
     """The COCO file of ``photos`` x PER_PHOTO boxes on ``p_00000.jpg``..., made once."""
-    def make(path: Path) -> None:
-        with path.open("w", encoding="utf-8") as f:
-            f.write('{"info": {"description": "fieldstudio benchmark"}, "images": [')
-            f.write(", ".join(json.dumps({"id": i, "file_name": f"p_{i:05d}.jpg", "width": 64, "height": 48})
-                              for i in range(photos)))
-            f.write('], "annotations": [')
-            k = 0
-            for i in range(photos):
-                parts = []
-                for j in range(PER_PHOTO):
-                    k += 1
-                    parts.append(json.dumps({"id": k, "image_id": i, "category_id": 1 + j % 3, "iscrowd": 0,
-                                             "bbox": [j % 50 + 0.5, j % 30 + 0.25, 5.5, 7.25], "area": 39.875}))
-                f.write(("" if i == 0 else ", ") + ", ".join(parts))
-            f.write('], "categories": ' + json.dumps([{"id": n + 1, "name": c} for n, c in enumerate(CATEGORIES)])
-                    + "}")
+    def boxes(i: int, first: int) -> list[dict]:
+        return [{"id": first + j, "image_id": i, "category_id": 1 + j % 3, "iscrowd": 0,
+                 "bbox": [j % 50 + 0.5, j % 30 + 0.25, 5.5, 7.25], "area": 39.875} for j in range(PER_PHOTO)]
 
-    return work_folders.made_once(f"coco_{photos * PER_PHOTO}.json", make)
+    return work_folders.made_once(f"coco_{photos * PER_PHOTO}.json", lambda path: write_coco(
+        path, photos, "p_", boxes, [{"id": n + 1, "name": c} for n, c in enumerate(CATEGORIES)],
+        head='"info": {"description": "fieldstudio benchmark"}, '))
 
 
 def reference(coco: Path, project: Path) -> int:

@@ -15,7 +15,6 @@ Run with ``python benchmarks/bench_shapes.py [--quick]`` (``--quick``: 10^4 poly
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sqlite3
@@ -27,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import targets, work_folders  # noqa: E402
+from benchmarks.bench_coco_import import write_coco  # noqa: E402
 from benchmarks.commands import fresh_process, fresh_python, in_process  # noqa: E402
 
 MOVES = 300
@@ -85,28 +85,19 @@ def drag_ms(kind: str) -> list[float]:
 
 def coco_polygons(photos: int) -> Path:
     """A COCO file of ``photos`` x PER_PHOTO 8-vertex polygons on the 64x48 photos ``s_00000.jpg``..., made once."""
-    def make(path: Path) -> None:
-        with path.open("w", encoding="utf-8") as f:
-            f.write('{"images": [')
-            f.write(", ".join(json.dumps({"id": i, "file_name": f"s_{i:05d}.jpg", "width": 64, "height": 48})
-                              for i in range(photos)))
-            f.write('], "annotations": [')
-            k = 0
-            for i in range(photos):
-                parts = []
-                for j in range(PER_PHOTO):
-                    k += 1
-                    cx, cy, r = 10 + j % 44, 10 + j % 28, 4 + j % 5
-                    ring = [round(c, 2) for v in range(VERTICES) for c in (
-                        cx + r * math.cos(2 * math.pi * v / VERTICES), cy + r * math.sin(2 * math.pi * v / VERTICES))]
-                    parts.append(json.dumps({"id": k, "image_id": i, "category_id": 1 + j % 3, "iscrowd": 0,
-                                             "segmentation": [ring], "bbox": [cx - r, cy - r, 2 * r, 2 * r],
-                                             "area": 2.83 * r * r}))
-                f.write(("" if i == 0 else ", ") + ", ".join(parts))
-            f.write('], "categories": [{"id": 1, "name": "spill"}, {"id": 2, "name": "zone"}, '
-                    '{"id": 3, "name": "puddle"}]}')
+    def polygons(i: int, first: int) -> list[dict]:
+        out = []
+        for j in range(PER_PHOTO):
+            cx, cy, r = 10 + j % 44, 10 + j % 28, 4 + j % 5
+            ring = [round(c, 2) for v in range(VERTICES) for c in (
+                cx + r * math.cos(2 * math.pi * v / VERTICES), cy + r * math.sin(2 * math.pi * v / VERTICES))]
+            out.append({"id": first + j, "image_id": i, "category_id": 1 + j % 3, "iscrowd": 0,
+                        "segmentation": [ring], "bbox": [cx - r, cy - r, 2 * r, 2 * r], "area": 2.83 * r * r})
+        return out
 
-    return work_folders.made_once(f"coco_polygons_{photos * PER_PHOTO}.json", make)
+    return work_folders.made_once(f"coco_polygons_{photos * PER_PHOTO}.json", lambda path: write_coco(
+        path, photos, "s_", polygons, [{"id": 1, "name": "spill"}, {"id": 2, "name": "zone"},
+                                       {"id": 3, "name": "puddle"}]))
 
 
 def polygons_in(project: Path) -> int:

@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("list")
     def list_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         media: Annotated[Optional[str], typer.Option("--media", "-m", help="only this media (file name or id)")] = None,
         kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, polygon, polyline, points, segment, event or tag")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("import")
     def import_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         source: Annotated[Path, typer.Argument(help="COCO .json, YOLO folder, MOT gt.txt or folder, CVAT .xml "
                                                "or a folder of them")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot or cvat")],
@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("track")
     def track_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         media: Annotated[str, typer.Argument(help="video file name or id")],
         box: Annotated[str, typer.Option("--box", help="id of a box on the video (`annotations list`)")],
         to: Annotated[int, typer.Option("--to", help="frame index to track to (before the box: backward)")],

@@ -38,7 +38,7 @@ from fieldstudio.cli import runs as cli_runs
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import sweep as cli_sweep
 from fieldstudio.cli import tasks as cli_tasks
-from fieldstudio.cli.output import fail, open_project, out, progress_bar, project_to_create
+from fieldstudio.cli.output import ProjectArg, fail, open_project, out, progress_bar, project_to_create
 
 app = typer.Typer(
     add_completion=False,
@@ -96,7 +96,7 @@ def print_add_report(report) -> None:  # noqa: ANN001 - AddReport
 
 
 @app.command()
-def add(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
+def add(project: ProjectArg,
         paths: list[Path] = typer.Argument(..., help="files or folders (folders are searched recursively)"),
         no_index: bool = typer.Option(False, "--no-index", help="do not build the frame index of new videos now"),
         no_ocr: bool = typer.Option(False, "--no-ocr", help="do not read scanned pages now (`fieldstudio ocr` later)"),
@@ -174,7 +174,7 @@ def project_summary(p: Project) -> dict:
 
 
 @app.command()
-def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
+def info(project: ProjectArg,
          as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
     """Print what PROJECT holds: media per kind (videos' frames, documents' pages needing OCR), unreadable files,
     tasks, annotations, ratings, runs, scores."""
@@ -208,7 +208,7 @@ def info(project: str = typer.Argument(..., help="project file (.fieldstudio) or
 
 
 @app.command()
-def frame(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
+def frame(project: ProjectArg,
           media: str = typer.Argument(..., help="media file name or id"),
           index: int = typer.Option(0, "--index", "-n", help="frame index (0-based, presentation order)"),
           out_path: Path = typer.Option(..., "--out", "-o", help="image file to write (.png or .jpg)")) -> None:
@@ -228,7 +228,7 @@ def frame(project: str = typer.Argument(..., help="project file (.fieldstudio) o
 
 
 @app.command()
-def relink(project: str = typer.Argument(..., help="project file (.fieldstudio) or PostgreSQL URL"),
+def relink(project: ProjectArg,
            folder: Path = typer.Argument(..., help="folder to search for moved files")) -> None:
     """Find moved media files in FOLDER by their SHA-256 and update their paths."""
     from fieldstudio.media import library

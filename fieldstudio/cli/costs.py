@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fieldstudio.cli.output import fail, open_project, out
+from fieldstudio.cli.output import ProjectArg, fail, open_project, out
 from fieldstudio.core.errors import FieldstudioError
 
 
@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
 
 
 def cost_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[Optional[list[str]], typer.Option(
         "--run", help="run id, id prefix or name (repeat for several; default: every run)")] = None,
     scorer: Annotated[Optional[str], typer.Option(

@@ -14,7 +14,7 @@ import typer
 
 from fieldstudio.cli import output as cli_support
 
-ProjectArg = Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")]
+cli_support.ProjectArg = cli_support.ProjectArg
 MediaArg = Annotated[str, typer.Argument(help="video file name or id")]
 CoderOpt = Annotated[Optional[str], typer.Option("--coder", help="only this coder's events (default: everyone's)")]
 
@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(group, name="ethogram")
 
     @group.command("show")
-    def show_cmd(project: ProjectArg,
+    def show_cmd(project: cli_support.ProjectArg,
                  as_json: Annotated[bool, typer.Option("--json", help="print the ethogram as JSON")] = False) -> None:
         """Print the behaviours (key, type, colour, exclusive group, modifiers) and the subjects (key)."""
         from fieldstudio.annotations.behaviour import ethogram as eth
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("add-behaviour")
     def add_behaviour_cmd(
-        project: ProjectArg,
+        project: cli_support.ProjectArg,
         name: Annotated[str, typer.Argument(help="the behaviour's name (its code)")],
         key: Annotated[str, typer.Option("--key", help="the one key that codes it")],
         point: Annotated[bool, typer.Option("--point", help="a point event (one frame); default: a state event")] = False,
@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         cli_support.out.print(f"behaviour {b.name}: key {b.key}, {b.type}, {b.colour}", markup=False)
 
     @group.command("add-subject")
-    def add_subject_cmd(project: ProjectArg, name: Annotated[str, typer.Argument(help="the subject's name")],
+    def add_subject_cmd(project: cli_support.ProjectArg, name: Annotated[str, typer.Argument(help="the subject's name")],
                         key: Annotated[str, typer.Option("--key", help="the key that selects it")] = "") -> None:
         """Add a subject, or replace the one of that name."""
         from fieldstudio.annotations.behaviour import ethogram as eth
@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
         cli_support.out.print(f"subject {name}" + (f": key {key}" if key else ""), markup=False)
 
     @group.command("remove")
-    def remove_cmd(project: ProjectArg, name: Annotated[str, typer.Argument(help="behaviour or subject")]) -> None:
+    def remove_cmd(project: cli_support.ProjectArg, name: Annotated[str, typer.Argument(help="behaviour or subject")]) -> None:
         """Remove a behaviour or a subject from the ethogram (events already coded keep its name)."""
         from fieldstudio.annotations.behaviour import ethogram as eth
 
@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
         cli_support.out.print(f"removed {name}", markup=False)
 
     @group.command("import")
-    def import_cmd(project: ProjectArg, source: Annotated[Path, typer.Argument(
+    def import_cmd(project: cli_support.ProjectArg, source: Annotated[Path, typer.Argument(
             help="a BORIS project file (.boris) or an ethogram JSON written by `ethogram export`")]) -> None:
         """Replace the ethogram with the one in SOURCE (BORIS's behaviours, subjects, modifiers, exclusions)."""
         from fieldstudio.annotations.behaviour import ethogram as eth
@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
                               markup=False)
 
     @group.command("export")
-    def export_cmd(project: ProjectArg, target: Annotated[Path, typer.Argument(help="JSON file to write")]) -> None:
+    def export_cmd(project: cli_support.ProjectArg, target: Annotated[Path, typer.Argument(help="JSON file to write")]) -> None:
         """Write the ethogram as JSON (read back by `ethogram import`)."""
         from fieldstudio.annotations.behaviour import ethogram as eth
         from fieldstudio.core.atomic import atomic_write_text
@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("code")
     def code_cmd(
-        project: ProjectArg, media: MediaArg,
+        project: cli_support.ProjectArg, media: MediaArg,
         behaviour: Annotated[str, typer.Argument(help="behaviour name")],
         frame: Annotated[int, typer.Option("--frame", help="frame index the event is recorded on")],
         subject: Annotated[str, typer.Option("--subject", help="subject name (default: no focal subject)")] = "",
@@ -143,7 +143,7 @@ def register(app: typer.Typer) -> None:
         cli_support.out.print(message, markup=False)
 
     @group.command("events")
-    def events_cmd(project: ProjectArg, media: MediaArg, coder: CoderOpt = None,
+    def events_cmd(project: cli_support.ProjectArg, media: MediaArg, coder: CoderOpt = None,
                    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False) -> None:
         """List the behaviour events of a video: start and stop (frame, seconds), subject, behaviour, modifiers,
         coder."""
@@ -168,7 +168,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("budget")
     def budget_cmd(
-        project: ProjectArg, media: MediaArg, coder: CoderOpt = None,
+        project: cli_support.ProjectArg, media: MediaArg, coder: CoderOpt = None,
         start: Annotated[Optional[float], typer.Option("--from", help="observed from (s; default 0)")] = None,
         end: Annotated[Optional[float], typer.Option("--to", help="observed to (s; default the video's "
                                                      "duration)")] = None,
@@ -192,7 +192,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("agreement")
     def agreement_cmd(
-        project: ProjectArg, media: MediaArg,
+        project: cli_support.ProjectArg, media: MediaArg,
         coder_a: Annotated[str, typer.Option("--coder-a", help="first coder")],
         coder_b: Annotated[str, typer.Option("--coder-b", help="second coder")],
         slice_s: Annotated[float, typer.Option("--slice", help="time slice (s) of Cohen's kappa")] = 1.0,
@@ -221,7 +221,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("export-events")
     def export_events_cmd(
-        project: ProjectArg, media: MediaArg, target: Annotated[Path, typer.Argument(help="file to write")],
+        project: cli_support.ProjectArg, media: MediaArg, target: Annotated[Path, typer.Argument(help="file to write")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="boris-csv, boris-tsv or elan")] = "boris-csv",
         coder: CoderOpt = None,
     ) -> None:
@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("import-events")
     def import_events_cmd(
-        project: ProjectArg, media: MediaArg,
+        project: cli_support.ProjectArg, media: MediaArg,
         source: Annotated[Path, typer.Argument(help="BORIS tabular events (.csv or .tsv)")],
         coder: Annotated[str, typer.Option("--coder", help="whose events these are (e.g. the BORIS observer)")],
     ) -> None:

@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 
 def export(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: cli_support.ProjectArg,
     fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot, cvat or csv")],
     out: Annotated[Path, typer.Option("--out", "-o", help=(
         "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "

@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("list")
     def list_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
     ) -> None:
         """Print every calibration: what it applies to, its kind and size, and whether it is in use.
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("use")
     def use_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         kind: Annotated[str, typer.Argument(help="scale or floor: the calibration that measures from now on")],
         camera_group: Annotated[Optional[str], typer.Option("--group", "-g", help="for this camera group")] = None,
         media: Annotated[Optional[str], typer.Option("--media", "-m", help=(
@@ -85,7 +85,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("trajectory")
     def trajectory_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         media: Annotated[str, typer.Argument(help="video file name or id")],
         track: Annotated[int, typer.Option("--track", "-t", help="track id (`annotations list` shows them)")],
         smooth: Annotated[int, typer.Option("--smooth", min=1, help=(
@@ -125,7 +125,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("stopwatch")
     def stopwatch_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         media: Annotated[str, typer.Argument(help="video file name or id")],
         start: Annotated[int, typer.Option("--from", help="start frame index")],
         end: Annotated[int, typer.Option("--to", help="end frame index")],

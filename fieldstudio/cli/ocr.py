@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from fieldstudio.cli.output import fail, open_project, out, progress_bar
+from fieldstudio.cli.output import ProjectArg, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.wording import plural
 
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 
 def ocr_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     media: Annotated[Optional[list[str]], typer.Option(
         "--media", help="document file name or id (repeat for several; default: every document)")] = None,
 ) -> None:
@@ -62,7 +62,7 @@ def read_scanned_pages(p, media_ids: list[str] | None) -> int:  # noqa: ANN001 -
 
 
 def ocr_answers_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     task: Annotated[Optional[list[str]], typer.Option(
         "--task", help="task id or external id (repeat for several; default: every task)")] = None,
 ) -> None:

@@ -24,6 +24,9 @@ RawCellsOpt = Annotated[bool, typer.Option(
     "(=, +, -, @ first; by default they get a leading ')")]
 """The ``--raw-cells`` option of every command that writes a CSV (``core.spreadsheet_cells``)."""
 
+ProjectArg = Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")]
+"""The project argument of every command that opens an existing project (``open_project`` reads it)."""
+
 out = Console(soft_wrap=True, highlight=False)
 """Results, on stdout."""
 err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from fieldstudio.cli.output import fail, open_project, out, progress_bar
+from fieldstudio.cli.output import ProjectArg, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
 
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 
 def sent_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """What left this machine: per endpoint and day, the requests, frames and documents sent by model runs and

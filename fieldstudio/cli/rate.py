@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from fieldstudio.cli.output import RawCellsOpt, fail, open_project, out
+from fieldstudio.cli.output import ProjectArg, RawCellsOpt, fail, open_project, out
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.project import Project
 
@@ -22,7 +22,7 @@ ratings_app = typer.Typer(help="Rating sets: create, import ratings, agreement b
 acceptability_app = typer.Typer(help="The programmatic acceptability scorer: measure, tune on raters, score.",
                                 no_args_is_help=True)
 
-ProjectArg = Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")]
+ProjectArg = ProjectArg
 SetOpt = Annotated[str, typer.Option("--set", help="rating set name (or id)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 

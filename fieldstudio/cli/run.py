@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 from rich.table import Table
 
 from fieldstudio import benchmarks
-from fieldstudio.cli.output import err, fail, open_project, out, print_import_report, progress_bar
+from fieldstudio.cli.output import ProjectArg, err, fail, open_project, out, print_import_report, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.wording import or_list
 from fieldstudio.inference import profiles as profile_store
@@ -113,7 +113,7 @@ def print_summary(summary: run_queue.RunSummary) -> None:
 
 
 def run_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     model: Annotated[str, typer.Option("--model", "-m", help="model profile name (`fieldstudio models list`)")],
     strategy: Annotated[Optional[str], typer.Option(
         "--strategy", "-s", help=f"prompt strategy: {', '.join(strategy_names())} "
@@ -246,7 +246,7 @@ def _run_as_batch(p: Project, run_id: str, profile: profile_store.ModelProfile |
 
 
 def batch_status_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[Optional[str], typer.Argument(help="run id (or its first 6+ characters); default: every run")]
     = None,
     refresh: Annotated[bool, typer.Option("--refresh/--no-refresh", help="ask the provider about open batches "
@@ -292,7 +292,7 @@ def batch_status_command(
 
 
 def batch_resume_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="send the failed answers again (only those)")]
     = False,
@@ -316,7 +316,7 @@ def batch_resume_command(
 
 
 def batch_import_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
     path: Annotated[Path, typer.Argument(help="output JSONL of `vllm run-batch -o` (or a batch output / error "
                                          "file downloaded by hand)")],
@@ -336,7 +336,7 @@ def batch_import_command(
 
 
 def batch_cancel_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[str, typer.Argument(help="run id (or its first 6+ characters)")],
 ) -> None:
     """Cancel RUN's open batches (the provider stops them; what finished is still collected by batch-resume).
@@ -360,7 +360,7 @@ def _clip(text: str | None, width: int = 60) -> str:
 
 
 def answers_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     run: Annotated[Optional[str], typer.Option("--run", "-r", help="run id (or its first 6+ characters)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -422,7 +422,7 @@ class _ListByDefault(TyperGroup):
 
 
 def answers_import_command(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     path: Annotated[Path, typer.Argument(help=ANSWER_FILES_HELP)],
     model: Annotated[str, typer.Option("--model", "--name", help="name of this answer source (the model)")],
     fmt: Annotated[str, typer.Option("--format", "-f", help=ANSWER_FORMAT_HELP)] = "auto",

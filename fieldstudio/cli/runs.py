@@ -15,14 +15,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from fieldstudio.cli.output import err, fail, open_project, out, progress_bar
+from fieldstudio.cli.output import ProjectArg, err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.store.location import is_database_url
 
 runs_app = typer.Typer(help="A run's reproducibility record (record, verify) and moving runs between projects "
                             "(export, import).", no_args_is_help=True)
 
-ProjectArg = Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")]
+ProjectArg = ProjectArg
 RunArg = Annotated[str, typer.Argument(help="run id or its first 6 or more characters (`fieldstudio answers P` lists them)")]
 
 

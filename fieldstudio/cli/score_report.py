@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fieldstudio.cli.output import RawCellsOpt, err, fail, open_project, out, progress_bar
+from fieldstudio.cli.output import ProjectArg, RawCellsOpt, err, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 
 __all__ = ["register", "score_cmd", "report_cmd"]
@@ -104,7 +104,7 @@ _SCORER_HELP = _scorer_help()
 
 
 def score_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     scorer: Annotated[Optional[str], typer.Option(
         "--scorer", help=_SCORER_HELP)] = None,
     run: Annotated[Optional[list[str]], typer.Option(
@@ -164,7 +164,7 @@ def score_cmd(
 
 
 def report_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     out_path: Annotated[Path, typer.Option("--out", "-o", help="file to write (.html, .csv, .xlsx, .parquet, .json)")],
     fmt: Annotated[Optional[str], typer.Option(
         "--format", help="html, csv, xlsx, parquet or json (default: from the suffix of --out)")] = None,

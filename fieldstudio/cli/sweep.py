@@ -16,7 +16,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fieldstudio.cli.output import fail, open_project, out, progress_bar
+from fieldstudio.cli.output import ProjectArg, fail, open_project, out, progress_bar
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.inference.runs.sweep import ARM_SYNTAX
 
@@ -62,7 +62,7 @@ def _show(p, sweep, scorer: str | None, plot: Path | None, as_json: bool) -> Non
 
 
 def sweep_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     model: Annotated[str, typer.Option("--model", "-m", help="model profile name (`fieldstudio models list`)")],
     arm: Annotated[list[str], typer.Option("--arm", "-a", help=f"one arm (repeat): {ARM_SYNTAX}")],
     tasks: Annotated[str, typer.Option("--tasks", "-t", help="'all', or comma-separated task ids / benchmark ids")] = "all",
@@ -126,7 +126,7 @@ def sweep_cmd(
 
 
 def sweeps_cmd(
-    project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+    project: ProjectArg,
     sweep: Annotated[Optional[str], typer.Argument(help="sweep id or its first 6+ characters; 'latest'; none: list "
                                                   "the sweeps")] = None,
     scorer: Annotated[Optional[str], typer.Option("--scorer", help="whose scores are read (default: the most used)")

@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
     @app.command("import-tasks", hidden=True)  # the old spelling, kept as an alias
     @tasks_app.command("import")
     def tasks_import_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         files: Annotated[list[Path], typer.Argument(help="task files or folders")],
         fmt: Annotated[str, typer.Option("--format", "-f", help=IMPORT_FORMAT_HELP)] = "auto",
     ) -> None:
@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
     @app.command("export-tasks", hidden=True)  # the old spelling, kept as an alias
     @tasks_app.command("export")
     def export_tasks_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         fmt: Annotated[str, typer.Option("--format", "-f", help=EXPORT_FORMAT_HELP)],
         out: Annotated[Path, typer.Option("--out", "-o", help="file to write (a folder gets tasks.<ext>)")],
         source: Annotated[Optional[str], typer.Option("--source", help=SOURCE_HELP)] = None,
@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
 
     @tasks_app.command("link-media")
     def tasks_link_media_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
     ) -> None:
         """Link tasks whose inputs named media not in the project to media added since (after `fieldstudio add`)."""
         from fieldstudio.tasks.importing import link_missing_media
@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("refresh-ground-truth")
     def refresh_ground_truth_cmd(
-        project: Annotated[str, typer.Argument(help="project file (.fieldstudio) or PostgreSQL URL")],
+        project: cli_support.ProjectArg,
         apply: Annotated[bool, typer.Option(
             "--apply", help="store the listed changes (without it nothing is changed: the list is what would "
                             "change; the scores that judged the earlier ground truths then read as stale)")] = False,

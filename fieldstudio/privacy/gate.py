@@ -170,3 +170,9 @@ class FaceRedactor:
                 from None
         return blur_faces(rgb, boxes), {"gate": self.mode, "detector": detector.version,
                                         "boxes": [b.as_list() for b in boxes]}
+
+
+def redactor_for(*modes: str | None) -> FaceRedactor | None:
+    """The face blur frames go through when any of ``modes`` (privacy modes of the profiles that may receive
+    them: a run's profile and, in agent mode, its vision profile) is ``blur-faces``; None when none is."""
+    return FaceRedactor() if BLUR_FACES in modes else None

@@ -42,7 +42,7 @@ from fieldstudio.inference.inputs import FrameEncoder, TaskSpec, load_task, load
 from fieldstudio.inference.base_urls import ProfileError
 from fieldstudio.inference.profiles import ModelProfile, get_profile
 from fieldstudio.inference.runs.request_limits import Cut, fit_prompt, limits_of
-from fieldstudio.privacy.gate import BLUR_FACES, FaceRedactor, GateRefused
+from fieldstudio.privacy.gate import BLUR_FACES, GateRefused, redactor_for
 from fieldstudio.inference.runs.run_context import add_record_entry, session_entry
 from fieldstudio.inference.runs.run_records import (
     RunSummary,
@@ -165,13 +165,6 @@ def check_prompt(profile: ModelProfile, prompt: Prompt) -> None:
                              "does not accept images; use a vision model or the blind strategy")
 
 
-def redactor_for(profile: ModelProfile, vision: ModelProfile | None) -> FaceRedactor | None:
-    """The face blur a run's frames go through: one when the profile or the vision profile (agent mode) has the
-    ``blur-faces`` gate (an agent's frames may go to either), else None."""
-    modes = {p.privacy_mode for p in (profile, vision) if p is not None}
-    return FaceRedactor() if BLUR_FACES in modes else None
-
-
 def check_privacy(profile: ModelProfile, prompt: Prompt) -> None:
     """Refuse a request whose frames the profile's ``blur-faces`` gate did not blur (the last check before sending).
 
@@ -221,7 +214,7 @@ class AnswerExecutor:
         self.use_cache = use_cache
         self.cancelled = cancelled
         self.strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
-        self.encoder = FrameEncoder(project, redactor=redactor_for(profile, vision))
+        self.encoder = FrameEncoder(project, redactor=redactor_for(profile.privacy_mode, vision and vision.privacy_mode))
         self.params = dict((run.params or {}).get("strategy_params") or {})
         self._clients: dict[str, Any] = {}
         self.tasks: dict[str, Any] = {}

@@ -92,9 +92,9 @@ def preview(project: Project, task_id: str, strategy: str, profile: ModelProfile
     or NotFound (no such task).
     """
     from fieldstudio.inference.inputs import load_task
-    from fieldstudio.privacy.gate import BLUR_FACES, FaceRedactor, GateRefused
+    from fieldstudio.privacy.gate import GateRefused, redactor_for
 
-    encoder = FrameEncoder(project, redactor=FaceRedactor() if profile.privacy_mode == BLUR_FACES else None)
+    encoder = FrameEncoder(project, redactor=redactor_for(profile.privacy_mode))
     try:
         ctx = StrategyContext(project, encoder, profile, dict(params or {}))
         return get_strategy(strategy).build(ctx, load_task(project, task_id))

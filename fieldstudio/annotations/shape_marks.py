@@ -34,17 +34,21 @@ class ShapeMeasure:
     area_m2: float | None
     length_m: float | None
     how: str
+    calibration: calibrations.CalibrationRecord | None = None
+    """The calibration that gave the metres (None: pixels only)."""
 
 
 def measure_vertices(project: Project, media_id: str, kind: str,
                      vertices: Sequence[Sequence[float]]) -> ShapeMeasure:
-    """Measure a ``kind`` shape through ``vertices`` (pixels) on ``media_id`` with the calibration that applies
-    now (the floor's, else the scale's). Raises NotFound for an unknown media, ShapeError for bad vertices."""
+    """Measure a ``kind`` shape through ``vertices`` (pixels) on ``media_id`` with the calibration in use for it
+    (``calibrations.calibration_in_use``: the floor's unless a person chose the scale's, as for rulers).
+    Raises NotFound for an unknown media, ShapeError for bad vertices."""
     pts = shapes.as_vertices(kind, vertices)
     closed = kind == "polygon"
     area_px = shapes.polygon_area(pts) if closed else None
     length_px = 0.0 if kind == "points" else shapes.path_length(pts, closed=closed)
-    floor = calibrations.calibration_for(project, media_id, "floor")
+    record = calibrations.calibration_in_use(project, media_id)
+    floor = record if record is not None and record.kind == "floor" else None
     if floor is not None:
         try:
             h = floor.to_core().homography
@@ -52,15 +56,16 @@ def measure_vertices(project: Project, media_id: str, kind: str,
         except CalibrationError as exc:
             return ShapeMeasure(len(pts), area_px, length_px, None, None, f"pixels only: {exc}")
         return ShapeMeasure(len(pts), area_px, length_px, shapes.polygon_area(metres) if closed else None,
-                            None if kind == "points" else shapes.path_length(metres, closed=closed), floor.describe())
-    scale = calibrations.calibration_for(project, media_id, "scale")
+                            None if kind == "points" else shapes.path_length(metres, closed=closed), floor.describe(),
+                            floor)
+    scale = record if record is not None and record.kind == "scale" else None
     if scale is not None:
         try:
             m_per_px = scale.to_core().metres_per_pixel
         except CalibrationError as exc:
             return ShapeMeasure(len(pts), area_px, length_px, None, None, f"pixels only: {exc}")
         return ShapeMeasure(len(pts), area_px, length_px, None if area_px is None else area_px * m_per_px ** 2,
-                            None if kind == "points" else length_px * m_per_px, scale.describe())
+                            None if kind == "points" else length_px * m_per_px, scale.describe(), scale)
     return ShapeMeasure(len(pts), area_px, length_px, None, None,
                         "pixels only: no calibration; calibrate the floor (C twice: four corners of a floor "
                         "rectangle) to read the area in m²")

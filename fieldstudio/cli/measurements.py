@@ -1,5 +1,6 @@
 """`fieldstudio calibrations list|use`: which calibration measures each media; `fieldstudio trajectory`: a tracked
-box's path on the floor with metres walked and speed; `fieldstudio stopwatch`: the time between two frames. The
+box's path on the floor with metres walked and speed; `fieldstudio stopwatch`: the time between two frames;
+`fieldstudio zone`: whether a subject is inside a zone polygon, frame by frame (``annotations.zones``). The
 same services as the window's Calibrations panel
 (``annotations.calibrations``: ``in_use_status``, ``ChooseCalibration``) and Annotate ▸ Trajectory of the
 selected track (``annotations.trajectory.track_trajectory``) and the stopwatch keys (``annotations.stopwatch``).
@@ -16,7 +17,7 @@ from fieldstudio.cli import output as cli_support
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``calibrations`` group (list, use), ``trajectory`` and ``stopwatch`` to ``app``."""
+    """Add the ``calibrations`` group (list, use), ``trajectory``, ``stopwatch`` and ``zone`` to ``app``."""
     group = typer.Typer(help="Calibrations: list them with the one in use, choose which one applies.",
                         no_args_is_help=True)
     app.add_typer(group, name="calibrations")
@@ -148,3 +149,52 @@ def register(app: typer.Typer) -> None:
                 raise cli_support.fail(str(exc))
         kept = f"  (kept: {reading.annotation_id})" if reading.annotation_id else ""
         cli_support.out.print(f"{video.file_name}: {reading.text()}{kept}", markup=False)
+
+    @app.command("zone")
+    def zone_cmd(
+        project: cli_support.ProjectArg,
+        zone: Annotated[str, typer.Argument(help="the zone polygon's annotation id (`annotations list --kind polygon`)")],
+        subject: Annotated[str, typer.Option("--subject", help=(
+            "points (points marks), skeleton (its points, or --point) or box (its ground point, bottom centre; a "
+            "track's on every frame)"))] = "points",
+        label: Annotated[Optional[str], typer.Option("--label", help="only the subject marks of this label")] = None,
+        track: Annotated[Optional[int], typer.Option("--track", help="with --subject box: this track only")] = None,
+        point: Annotated[Optional[str], typer.Option("--point", help=(
+            "with --subject skeleton: this point only (e.g. left_ankle)"))] = None,
+        start: Annotated[Optional[int], typer.Option("--from-frame", help="first frame (inclusive)")] = None,
+        end: Annotated[Optional[int], typer.Option("--to-frame", help="last frame (inclusive)")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print the frames as a JSON list")] = False,
+    ) -> None:
+        """Print, frame by frame, whether the subject is inside the zone (any tested point inside or on the edge),
+        and the answers "inside on any frame" and "inside on every frame". Without frames: the zone's own frame.
+        The zone applies to every frame asked (a fixed camera). Exit 1 when the subject is on no frame asked."""
+        from fieldstudio.annotations import labels, zones
+        from fieldstudio.core.errors import FieldstudioError
+
+        with cli_support.open_project(project) as p:
+            label_id = None
+            if label is not None:
+                found = labels.find_label(p, label)
+                if found is None:
+                    raise cli_support.fail(f"no label {label!r} in the project")
+                label_id = found.id
+            try:
+                check = zones.check_zone(p, zone, subject=subject, label_id=label_id, track_id=track, point=point,
+                                         start_frame=start, end_frame=end)
+            except FieldstudioError as exc:
+                raise cli_support.fail(str(exc)) from None
+        rows = [{"frame": f.frame_index, "inside": f.is_inside, "points_tested": f.tested, "points_inside": f.inside}
+                for f in check.frames]
+        if as_json:
+            cli_support.out.print_json(json.dumps(rows))
+        else:
+            cli_support.out.print("frame  inside  points_inside/tested", markup=False)
+            for r in rows:
+                cli_support.out.print(f"{'-' if r['frame'] is None else r['frame']}  {'yes' if r['inside'] else 'no'}"
+                                      f"  {r['points_inside']}/{r['points_tested']}", markup=False)
+            cli_support.out.print(check.explain("any"), markup=False)
+            answers = {m: check.answer(m) for m in zones.ANSWER_MODES}
+            cli_support.out.print("inside on any frame: " + {True: "yes", False: "no", None: "-"}[answers["any"]]
+                                  + "; on every frame: " + {True: "yes", False: "no", None: "-"}[answers["all"]],
+                                  markup=False)
+        raise typer.Exit(0 if rows else 1)

@@ -1,9 +1,9 @@
-"""`fieldstudio tasks import|export|link-media` and `fieldstudio refresh-ground-truth`: task sets in and out of a
-project, and their inputs linked to media added later.
+"""`fieldstudio tasks import|export|link-media|ground-truth` and `fieldstudio refresh-ground-truth`: task sets in and
+out of a project, their inputs linked to media added later, and a task's ground truth linked to annotations.
 
 ``tasks export`` calls ``fieldstudio.tasks.exporting.export_tasks``; ``refresh-ground-truth`` calls
 ``fieldstudio.tasks.ground_truth.pending_changes`` (and ``apply_changes`` with ``--apply``) — the same services
-the task editor uses.
+the task editor uses; ``tasks ground-truth`` makes the task editor's links (``tasks.ground_truth.link_fields``).
 """
 
 from __future__ import annotations
@@ -98,6 +98,77 @@ def register(app: typer.Typer) -> None:
             if len(report.still_missing) > 10:
                 cli_support.out.print(f"  ... and {len(report.still_missing) - 10} more")
 
+    @tasks_app.command("ground-truth")
+    def tasks_ground_truth_cmd(
+        project: cli_support.ProjectArg,
+        task: Annotated[str, typer.Argument(help="task id or external id")],
+        polygon: Annotated[Optional[str], typer.Option("--from-polygon", help=(
+            "the area in m² of this polygon (annotation id) through the calibration in use: an area task"))] = None,
+        zone: Annotated[Optional[str], typer.Option("--zone", help=(
+            "whether the subject is inside this zone polygon (annotation id): a yes/no task"))] = None,
+        skeletons: Annotated[Optional[str], typer.Option("--count-skeletons", help=(
+            "the number of skeletons on this media (file name or id) in the frames: a count task"))] = None,
+        subject: Annotated[str, typer.Option("--subject", help=(
+            "with --zone: points (points marks), skeleton (its points, or --point) or box (its ground point, "
+            "bottom centre; a track's on every frame)"))] = "points",
+        label: Annotated[Optional[str], typer.Option("--label", help="only the subject marks of this label")] = None,
+        track: Annotated[Optional[int], typer.Option("--track", help="with --subject box: this track only")] = None,
+        point: Annotated[Optional[str], typer.Option("--point", help=(
+            "with --subject skeleton: this point only (e.g. left_ankle)"))] = None,
+        start: Annotated[Optional[int], typer.Option("--from-frame", help="first frame (inclusive)")] = None,
+        end: Annotated[Optional[int], typer.Option("--to-frame", help="last frame (inclusive)")] = None,
+        every: Annotated[bool, typer.Option("--all", help=(
+            "with --zone: yes only when inside on every frame the subject is seen (default: on any frame)"))] = False,
+        unlink: Annotated[bool, typer.Option("--unlink", help="remove the link (the ground truth text stays)")] = False,
+    ) -> None:
+        """Link a task's ground truth to annotations, as the task editor's "Link" does: a polygon's area in m²
+        (--from-polygon), whether a subject is inside a zone on a frame or a frame range (--zone; without frames,
+        the zone's own frame), or the count of skeletons (--count-skeletons). Prints the value and what it was
+        computed from; afterwards `refresh-ground-truth` lists what later edits would change."""
+        from fieldstudio.annotations import labels
+        from fieldstudio.core.errors import FieldstudioError
+        from fieldstudio.media import library
+        from fieldstudio.tasks import ground_truth as gt
+        from fieldstudio.tasks import task_records as ts
+
+        chosen = [name for name, v in (("--from-polygon", polygon), ("--zone", zone),
+                                       ("--count-skeletons", skeletons)) if v] + (["--unlink"] if unlink else [])
+        if len(chosen) != 1:
+            raise cli_support.fail("give one of --from-polygon ID, --zone ID, --count-skeletons MEDIA or --unlink"
+                                   + (f" (got {', '.join(chosen)})" if chosen else ""))
+        with cli_support.open_project(project) as p:
+            task_id = _task_id(p, task)
+            record = ts.get_task(p, task_id)
+            label_id = None
+            if label is not None:
+                found = labels.find_label(p, label)
+                if found is None:
+                    raise cli_support.fail(f"no label {label!r} in the project")
+                label_id = found.id
+            if polygon:
+                link = gt.GroundTruthLink("polygon_area", annotation_id=polygon)
+            elif zone:
+                link = gt.GroundTruthLink("inside_zone", annotation_id=zone, label_id=label_id, start_frame=start,
+                                          end_frame=end, mode="all" if every else "any", subject=subject,
+                                          track_id=track, point=point)
+            elif skeletons:
+                link = gt.GroundTruthLink("count", media_id=library.find_media(p, skeletons).id, label_id=label_id,
+                                          start_frame=start, end_frame=end, mode="skeletons")
+            else:
+                link = None
+            try:
+                fields = gt.link_fields(p, record.ground_truth_extra, link)
+                ts.update_task(p, task_id, expected_version=record.version, **fields)
+            except FieldstudioError as exc:
+                raise cli_support.fail(f"{task}: {exc}") from None
+            value = gt.compute(p, link) if link is not None else None
+        name = record.external_id or task_id
+        if value is None:
+            cli_support.out.print(f"{name}: unlinked; the ground truth stays {record.ground_truth!r}", markup=False)
+            return
+        cli_support.out.print(f"{name}: ground truth {value.text!r} ({fields['answer_type']}) from "
+                              f"{value.explanation}", markup=False)
+
     @app.command("refresh-ground-truth")
     def refresh_ground_truth_cmd(
         project: cli_support.ProjectArg,
@@ -124,3 +195,20 @@ def register(app: typer.Typer) -> None:
                                   + ("; nothing changed: run again with --apply to store them" if pending else ""))
         for c in changes:
             cli_support.out.print(f"  {c.text}", markup=False)
+
+
+def _task_id(p, ref: str) -> str:  # noqa: ANN001 - Project
+    """The id of the task ``ref`` names (its id, or an external id one task has); fails naming the choices."""
+    from fieldstudio.core.errors import NotFound
+    from fieldstudio.tasks.task_records import get_task, tasks_by_external_id
+
+    by_source = tasks_by_external_id(p, [ref]).get(ref, {})
+    if len(by_source) == 1:
+        return next(iter(by_source.values()))
+    if len(by_source) > 1:
+        raise cli_support.fail(f"{ref!r} names a task of each of {', '.join(sorted(by_source))}: give its id "
+                               f"({', '.join(by_source.values())})")
+    try:
+        return get_task(p, ref).id
+    except NotFound:
+        raise cli_support.fail(f"no task {ref!r} in the project") from None

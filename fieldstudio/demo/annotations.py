@@ -7,10 +7,10 @@ media (``sample_data/media``); ``sample_data/demo/README.md`` says how each was 
     {"labels": [{"name", "colour", "kinds" (optional), "attributes" (optional, see annotations.labels)}],
      "camera_groups": [{"name", "media": [file name, ...]}],
      "calibrations": [{"kind": "floor" or "scale", "camera_group", "points", "width_m", "depth_m", "length_m"}],
-     "annotations": [{"media": file name, "kind": "box" | "ruler" | "segment" | "event" | "tag",
+     "annotations": [{"media": file name, "kind": "box" | "ruler" | "polygon" | "segment" | "event" | "tag",
                       "label", "frame", "track", "attributes", "text",
                       "box": [x1, y1, x2, y2] (box), "points": [[x, y], [x, y]] and "on_floor" (ruler),
-                      "end_frame" (segment)}]}
+                      "points": [[x, y], ...] (polygon vertices), "end_frame" (segment)}]}
 
 Coordinates are upright full-resolution pixels; keys other than ``media`` and ``kind`` may be left out.
 The task set adds a few annotations of its own from a file of the same format (``demo.tasks``).
@@ -144,6 +144,9 @@ def _add_one(project: Project, media_id: str, a: dict[str, Any], label_id: dict[
         p, q = a["points"]
         return ann.add_ruler(project, media_id, p, q, frame_index=a.get("frame"), on_floor=bool(a.get("on_floor")),
                              label_id=label, text=a.get("text"))
+    if kind == "polygon":
+        return ann.add_shape(project, media_id, "polygon", a["points"], frame_index=a.get("frame"), label_id=label,
+                             text=a.get("text"))
     if kind == "segment":
         return ann.add_segment(project, media_id, label, a["frame"], a.get("end_frame"), text=a.get("text"))
     if kind == "event":

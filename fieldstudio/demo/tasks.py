@@ -10,8 +10,8 @@ label, frame, track and text, or for a count the file, label, mode and frame ran
 the file was written. ``sample_data/tasks/README.md`` says how the ground truth was made.
 
 ``add_demo_tasks`` runs after ``demo.annotations.add_demo_annotations``: it adds the annotations the set
-needs of its own (``sample_data/demo/task_annotations.json``: two more floor rulers and three shopper
-tracks), then one task per row, with linked ground truth recomputed through ``tasks.ground_truth``.
+needs of its own (``sample_data/demo/task_annotations.json``: two more floor rulers, a floor polygon and three
+shopper tracks), then one task per row, with linked ground truth recomputed through ``tasks.ground_truth``.
 ``write_sample_task_file`` writes the set back in the same form, so a demo built from the file exports the
 file again.
 """
@@ -194,6 +194,7 @@ def sample_task_records(project: Project, task_ids: list[str] | None = None) -> 
         gt_extra = dict(record.ground_truth_extra or {})
         link = gt.link_of(gt_extra)
         gt_extra.pop(gt.LINK_KEY, None)
+        gt_extra.pop(gt.BASIS_KEY, None)    # ids of this project; linking on import measures it again
         if gt_extra:
             kept["ground_truth_extra"] = gt_extra
         if link is not None:

@@ -9,6 +9,8 @@ scoring so that the scorers stay pure (``TaskInputs.context``, filled for scorer
   ``derived_value`` the value the annotations give now (a pending change when it differs from the task's);
 * ``derived_m``: for a ground truth linked to a ruler, the ruler's length in metres unrounded (the ground truth's
   text gives it to the centimetre);
+* ``derived_m2``: for a ground truth linked to a polygon's area, the area in m² unrounded (its text gives it to
+  0.01 m²);
 * ``check_error_m``: for a ground truth linked to a ruler, the error in metres of the independent check kept with
   the calibration that measures it (``CalibrationRecord.length_check``), None when that calibration has no check.
 """
@@ -70,6 +72,8 @@ def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types
                 context["check_error_m"] = _check_error_m(project, link.annotation_id)
                 if value.ok:      # the ground truth's text is rounded to the centimetre; the ruler is not
                     context["derived_m"] = float(value.value)
+            if link.kind == "polygon_area" and value.ok:   # the text is rounded to 0.01 m²; the polygon is not
+                context["derived_m2"] = float(value.value)
         out[t.id] = t._replace(context=context)
     return out
 

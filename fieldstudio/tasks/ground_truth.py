@@ -35,9 +35,15 @@ Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads t
 ``polygon_area``       a polygon's area in m² with the calibration that applies now (every vertex mapped onto
                        the floor through its homography, or the scale's m/px squared;
                        ``shape_marks.measure_shape``): ``"12.35 m²"`` (2 decimals). Uncalibrated: no value.
-``inside_zone``        whether a point lies inside a zone polygon on the zone's frame: ``annotation_id`` the
-                       polygon, ``label_id`` the label of the points marks tested (None: any points mark); any
-                       point of them inside (or on the edge) gives ``"yes"``, else ``"no"``.
+                       The link's value keeps which polygon, which calibration and the unrounded area
+                       (:func:`basis_of`): a change of either is a pending change even when the rounded text
+                       stays the same, so the scores that judged it read as stale once it is accepted.
+``inside_zone``        whether the subject stood inside a zone polygon (``annotations.zones``): ``annotation_id``
+                       the polygon, ``subject`` "points" (default), "skeleton" (``point``: one point name) or
+                       "box" (its ground point, bottom centre; ``track_id``: one track), ``label_id`` the
+                       subject's label (None: any), ``start_frame``/``end_frame`` the frames (None and None: the
+                       zone's own frame), ``mode`` "any" (default: inside on some frame) or "all" (on every
+                       frame where the subject is seen): ``"yes"`` or ``"no"``.
 =====================  ====================================================================================
 
 Deleted annotations never count; a link to a deleted annotation gives no value (``LinkedValue.ok``
@@ -65,9 +71,11 @@ LINK_KINDS = ("ruler_distance", "segment_range", "segment_duration", "event_time
               "inside_zone")
 COUNT_MODES = ("objects", "max_per_frame", "events", "skeletons")
 ANSWER_TYPE_OF = {"ruler_distance": "distance", "segment_range": "time_range", "segment_duration": "duration",
-                  "event_time": "time", "count": "count", "polygon_area": "free_text", "inside_zone": "yes_no"}
+                  "event_time": "time", "count": "count", "polygon_area": "area", "inside_zone": "yes_no"}
 """The answer type a link's value has; linking sets the task's answer type to it."""
 LINK_KEY = "annotation_link"
+BASIS_KEY = "derived_basis"
+"""``Task.ground_truth_extra`` key: what a linked value was measured from when it was stored (:func:`basis_of`)."""
 
 
 class LinkError(FieldstudioError):
@@ -79,7 +87,9 @@ class GroundTruthLink:
     """What a task's ground truth is computed from.
 
     ``annotation_id`` for the one-annotation kinds; ``media_id``, ``label_id`` (None: any label),
-    ``start_frame``/``end_frame`` (inclusive frame indices, None: open) and ``mode`` for ``count``.
+    ``start_frame``/``end_frame`` (inclusive frame indices, None: open) and ``mode`` for ``count``;
+    ``inside_zone`` also reads ``label_id``, the frames, ``mode`` ("any"/"all"), ``subject``, ``track_id`` and
+    ``point`` (module docstring).
     """
 
     kind: str
@@ -89,6 +99,9 @@ class GroundTruthLink:
     start_frame: int | None = None
     end_frame: int | None = None
     mode: str = "objects"
+    subject: str | None = None
+    track_id: int | None = None
+    point: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object stored in ``ground_truth_extra["annotation_link"]`` (None values left out)."""
@@ -100,7 +113,8 @@ class GroundTruthLink:
         if not isinstance(value, dict) or value.get("kind") not in LINK_KINDS:
             return None
         return cls(**{k: value.get(k) for k in ("kind", "annotation_id", "media_id", "label_id", "start_frame",
-                                                 "end_frame")}, mode=value.get("mode") or "objects")
+                                                 "end_frame", "subject", "track_id", "point")},
+                   mode=value.get("mode") or ("any" if value.get("kind") == "inside_zone" else "objects"))
 
 
 @dataclass(frozen=True)
@@ -112,6 +126,9 @@ class LinkedValue:
     text: str | None
     value: Any
     explanation: str
+    basis: dict[str, Any] | None = None
+    """What the value was measured from, kept with the ground truth (:func:`basis_of`); None for the kinds whose
+    text says it all."""
 
 
 def clock(seconds: float) -> str:
@@ -223,27 +240,64 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
 
 def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationRecord, name: str) -> LinkedValue:
     """The value of a ``polygon_area`` or ``inside_zone`` link to the polygon ``rec``."""
-    from fieldstudio.annotations import shape_marks
-    from fieldstudio.core import shapes
+    from fieldstudio.annotations import shape_marks, zones
 
     if rec.kind != "polygon":
         return LinkedValue(False, None, None, f"an area or a zone needs a polygon, the link names a {rec.kind}")
     if link.kind == "polygon_area":
         m = shape_marks.measure_shape(project, rec.id)
         if m.area_m2 is None:
-            return LinkedValue(False, None, None, f"the polygon's area is {m.area_px:.0f} px² only: {m.how}")
-        return LinkedValue(True, f"{m.area_m2:.2f} m²", m.area_m2, f"{name}: {m.area_m2:.4f} m² ({m.how})")
-    labels = None if link.label_id is None else [link.label_id]
-    marks = [r for r in ann.list_annotations(project, media_id=rec.media_id, kinds=["points"], label_ids=labels)
-             if r.frame_index == rec.frame_index]
-    where = "the photo" if rec.frame_index is None else f"frame {rec.frame_index}"
-    if not marks:
-        return LinkedValue(False, None, None, f"no points mark{' of that label' if labels else ''} on {where} of "
-                           "the zone")
-    inside = [p for r in marks for p in r.geometry if shapes.contains(rec.geometry, p)]
-    n = sum(len(r.geometry) for r in marks)
-    return LinkedValue(True, "yes" if inside else "no", bool(inside),
-                       f"{len(inside)} of {n} point(s) inside {name} on {where}")
+            px = "no area" if m.area_px is None else f"{m.area_px:.0f} px² only"
+            return LinkedValue(False, None, None, f"the polygon has {px}: {m.how}")
+        return LinkedValue(True, f"{m.area_m2:.2f} m²", m.area_m2, f"{name}: {m.area_m2:.4f} m² ({m.how})",
+                           basis_of(rec, m))
+    mode = link.mode if link.mode in zones.ANSWER_MODES else "any"
+    try:
+        check = zones.check_zone(project, rec.id, subject=link.subject or "points", label_id=link.label_id,
+                                 track_id=link.track_id, point=link.point, start_frame=link.start_frame,
+                                 end_frame=link.end_frame)
+    except (FieldstudioError, ValueError) as exc:
+        return LinkedValue(False, None, None, str(exc))
+    answer = check.answer(mode)
+    if answer is None:
+        return LinkedValue(False, None, None, f"no {check.subject} on {check.range_text} of the zone")
+    return LinkedValue(True, "yes" if answer else "no", answer, check.explain(mode))
+
+
+def basis_of(rec: ann.AnnotationRecord, measure: Any) -> dict[str, Any]:
+    """What a polygon's area was measured from: ``polygon`` (its id), ``polygon_sha256`` (of its frame and
+    vertices), ``calibration`` (the id of the calibration that measured it), ``calibration_sha256`` (of its kind,
+    points and lengths) and ``area_m2`` unrounded. Stored with the ground truth (``BASIS_KEY``) so that a change
+    of the polygon or the calibration is seen even when the area's text, rounded to 0.01 m², does not change."""
+    import hashlib
+    import json
+
+    def sha(payload: Any) -> str:
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+    calibration = measure.calibration
+    return {"polygon": rec.id, "polygon_sha256": sha([rec.frame_index, rec.geometry]),
+            "calibration": None if calibration is None else calibration.id,
+            "calibration_sha256": None if calibration is None else sha(
+                [calibration.kind, calibration.points, calibration.length_m, calibration.width_m,
+                 calibration.depth_m]),
+            "area_m2": measure.area_m2}
+
+
+def _basis_change(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
+    """Why a value whose text did not change is still a change: "the polygon's vertices changed" ..."""
+    if not before:
+        return "the ground truth keeps what it is measured from (polygon, calibration, unrounded area) from now on"
+    what = [text for key, text in (("polygon_sha256", "the polygon's vertices"),
+                                   ("calibration", "the calibration in use"),
+                                   ("calibration_sha256", "the calibration's points or lengths"))
+            if before.get(key) != after.get(key)]
+    if "the calibration in use" in what and "the calibration's points or lengths" in what:
+        what.remove("the calibration's points or lengths")
+    area = after.get("area_m2")
+    was = before.get("area_m2")
+    return (f"{' and '.join(what) or 'what it was measured from'} changed"
+            + (f" ({was:.4f} → {area:.4f} m², the same to 0.01 m²)" if isinstance(was, float) and area else ""))
 
 
 def link_of(ground_truth_extra: dict[str, Any] | None) -> GroundTruthLink | None:
@@ -262,11 +316,15 @@ def link_fields(project: Project, ground_truth_extra: dict[str, Any] | None,
     extra = dict(ground_truth_extra or {})
     if link is None:
         extra.pop(LINK_KEY, None)
+        extra.pop(BASIS_KEY, None)
         return {"ground_truth_extra": extra or None, "ground_truth_annotation_id": None}
     value = compute(project, link)
     if not value.ok:
         raise LinkError(f"no ground truth from this link: {value.explanation}")
     extra[LINK_KEY] = link.to_json()
+    extra.pop(BASIS_KEY, None)
+    if value.basis is not None:
+        extra[BASIS_KEY] = value.basis
     return {"ground_truth": value.text, "answer_type": ANSWER_TYPE_OF[link.kind], "ground_truth_extra": extra,
             "ground_truth_annotation_id": link.annotation_id}
 
@@ -284,6 +342,13 @@ class GroundTruthChange:
     new: str | None
     ok: bool
     explanation: str
+    new_extra: dict[str, Any] | None = None
+    """The ``ground_truth_extra`` to store with ``new`` when what it was measured from changed (``BASIS_KEY``);
+    None: the extra fields stay."""
+
+    def fields(self) -> dict[str, Any]:
+        """The task fields that store this change (for ``tasks.update_task`` and ``UpdateTask``)."""
+        return {"ground_truth": self.new, **({} if self.new_extra is None else {"ground_truth_extra": self.new_extra})}
 
     @property
     def text(self) -> str:
@@ -315,13 +380,17 @@ def pending_changes(project: Project, task_ids: Iterable[str] | None = None) -> 
             continue
         value = compute(project, link)
         locked = lock_reason(source, extra)
+        stored_basis = (gt_extra or {}).get(BASIS_KEY)
+        moved = value.ok and value.basis is not None and value.basis != stored_basis
         if not value.ok:
             out.append(GroundTruthChange(task_id, external_id, old, old, False, value.explanation))
-        elif value.text != old and locked:
+        elif (value.text != old or moved) and locked:
             out.append(GroundTruthChange(task_id, external_id, old, old, False,
                                          f"{locked} (the annotations give {value.text!r})"))
-        elif value.text != old:
-            out.append(GroundTruthChange(task_id, external_id, old, value.text, True, value.explanation))
+        elif value.text != old or moved:
+            why = value.explanation + ("" if value.text != old else f"; {_basis_change(stored_basis, value.basis)}")
+            out.append(GroundTruthChange(task_id, external_id, old, value.text, True, why,
+                                         {**gt_extra, BASIS_KEY: value.basis} if moved else None))
     return out
 
 
@@ -362,7 +431,8 @@ def apply_changes(project: Project, changes: Iterable[GroundTruthChange]) -> lis
             for c in wanted:
                 row = s.get(Task, c.task_id)
                 if row is not None and row.ground_truth == c.old:
-                    row.ground_truth = c.new
+                    for key, value in c.fields().items():
+                        setattr(row, key, value)
                     done.append(c)
     return done
 
@@ -378,4 +448,4 @@ def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> l
 
 __all__ = ["LINK_KINDS", "COUNT_MODES", "ANSWER_TYPE_OF", "GroundTruthLink", "LinkedValue", "LinkError",
            "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock",
-           "pending_changes", "apply_changes", "lock_reason", "unlock_fields", "UNLOCKED_KEY"]
+           "pending_changes", "apply_changes", "lock_reason", "unlock_fields", "UNLOCKED_KEY", "BASIS_KEY", "basis_of"]

@@ -35,6 +35,7 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
 from fieldstudio.core import matchers
+from fieldstudio.core.area_units import parse_area
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.changes import check_version
@@ -47,6 +48,7 @@ ANSWER_TYPES: dict[str, str] = {
     "yes_no": "Yes / no",
     "count": "Count",
     "distance": "Distance (m)",
+    "area": "Area (m²)",
     "duration": "Duration (s)",
     "time": "Time point",
     "time_range": "Time range",
@@ -56,7 +58,7 @@ ANSWER_TYPES: dict[str, str] = {
     "json_report": "JSON report",
 }
 """Answer types the editor offers, with their display names. The importers' types
-(``records.ANSWER_TYPES``) are a subset; ``duration``, ``choice`` and ``list`` are made only here."""
+(``records.ANSWER_TYPES``) are a subset; ``duration``, ``area``, ``choice`` and ``list`` are made only here."""
 TOLERANCE_KEYS = {"r_th": "relative distance error (ratio, e.g. 0.5)", "T_th": "time error in seconds"}
 EDITABLE = ("external_id", "query", "answer_type", "ground_truth", "ground_truth_extra",
             "ground_truth_annotation_id", "eval_func", "output_format", "category", "sub_category", "scenario",
@@ -131,8 +133,8 @@ def ground_truth_issue(answer_type: str, ground_truth: str | None) -> str | None
     """Why ``ground_truth`` cannot be read as ``answer_type`` by the matchers, or None when it can.
 
     yes_no: ``parse_yes_no``; count: ``parse_count`` (one whole number); distance: ``parse_length_m`` (a
-    number with a length unit); duration and time: ``parse_time_s`` (one time); time_range:
-    ``parse_time_range_s`` (two times, start not after end), and for these three no time of day with AM or
+    number with a length unit); area: ``core.area_units.parse_area`` (a number with an area unit); duration and
+    time: ``parse_time_s`` (one time); time_range: ``parse_time_range_s`` (two times, start not after end), and for these three no time of day with AM or
     PM (``time_of_day_issue``: a time in a video counts from its start); choice: ``parse_choice`` (a letter A-E);
     json_report: ``extract_json``; free_text and list: anything. An empty ground truth is not checked.
     """
@@ -145,6 +147,8 @@ def ground_truth_issue(answer_type: str, ground_truth: str | None) -> str | None
         return "a count must hold exactly one whole number (digits or words), e.g. 3"
     if answer_type == "distance" and matchers.parse_length_m(gt) is None:
         return "a distance needs one number with a unit, e.g. 2.5 m"
+    if answer_type == "area" and parse_area(gt) is None:
+        return "an area needs one number with an area unit, e.g. 0.78 m² (or m2, cm², square metres)"
     if answer_type in ("duration", "time", "time_range") and (clock := matchers.time_of_day_issue(gt)):
         return clock
     if answer_type in ("duration", "time") and matchers.parse_time_s(gt) is None:

@@ -237,7 +237,7 @@ def test_prompts_are_ours_and_filled():
 def test_registry_lists_every_scorer():
     assert {"fwa-official", "fwa-logic+fs-prompt", "fs-match", "fwa-paper", "llm-match", "llm-match+fs-prompt",
             "eqa-direct", "eqa-direct+fs-prompt", "eqa-reasoning", "eqa-reasoning+fs-prompt", "acceptability",
-            "documentation", "fs-tiou", "fs-distance", "fs-count"} == set(REGISTRY)
+            "documentation", "fs-tiou", "fs-distance", "fs-count", "fs-area"} == set(REGISTRY)
     info = REGISTRY["fwa-official"]
     assert info.version and info.description and info.function is off.score
     assert info.needs_judge and info.benchmark == "fieldworkarena"

@@ -19,8 +19,12 @@ LINK_CHOICES = (("Ruler distance", "ruler_distance", None), ("Segment time range
                 ("Count boxes: distinct objects", "count", "objects"),
                 ("Count boxes: most on one frame", "count", "max_per_frame"), ("Count events", "count", "events"),
                 ("Count skeletons", "count", "skeletons"), ("Polygon area (m²)", "polygon_area", None),
-                ("Points inside a zone (yes/no)", "inside_zone", None))
-"""The link kinds the ground-truth link combo offers: (text, link kind, count mode)."""
+                ("Points inside a zone (yes/no)", "inside_zone", "points/any"),
+                ("Anyone inside a zone, any frame: box ground point (yes/no)", "inside_zone", "box/any"),
+                ("Inside a zone on every frame: box ground point (yes/no)", "inside_zone", "box/all"),
+                ("Skeleton inside a zone, any frame (yes/no)", "inside_zone", "skeleton/any"))
+"""The link kinds the ground-truth link combo offers: (text, link kind, count mode; for a zone "subject/answer",
+the frames being the chosen input's, else the zone's own frame)."""
 
 
 
@@ -139,7 +143,12 @@ def build_form(panel: QWidget) -> None:
     panel.link_kind = QComboBox()
     for text, kind, mode in LINK_CHOICES:
         panel.link_kind.addItem(text, f"{kind}/{mode}" if mode else kind)
+    # the longest choice names a zone's subject and answer; elided, it must not widen the form past the window
+    panel.link_kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    panel.link_kind.setMinimumContentsLength(20)
     panel.link_target = QComboBox()
+    panel.link_target.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    panel.link_target.setMinimumContentsLength(10)
     panel.link_target.setToolTip("The annotation (or, for counts, the label) the ground truth comes from")
     panel.link_button = QPushButton("Link")
     panel.unlink_button = QPushButton("Unlink")

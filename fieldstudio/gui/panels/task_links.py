@@ -41,7 +41,8 @@ class TaskGroundTruthLinks:
         self.accept_all_button.setText(f"Accept all ({len(self.pending)})" if self.pending else "Accept all")
         if link is None:
             self.link_label.setText("Not linked: the ground truth is typed in. Link it to a ruler, a segment, "
-                                    "an event or a count of boxes to keep it computed from the annotations.")
+                                    "an event, a polygon's area, a zone or a count to keep it computed from the "
+                                    "annotations.")
             self.link_label.setStyleSheet("")
             return
         value = gt.compute(self.project, link)
@@ -90,6 +91,11 @@ class TaskGroundTruthLinks:
         if kind == "count":
             link = gt.GroundTruthLink("count", media_id=item.get("media_id"), label_id=self.link_target.currentData(),
                                       start_frame=item.get("start_frame"), end_frame=item.get("end_frame"), mode=mode)
+        elif kind == "inside_zone":
+            subject, _, answer = (mode or "points/any").partition("/")
+            link = gt.GroundTruthLink(kind, annotation_id=self.link_target.currentData(), subject=subject,
+                                      mode=answer or "any", start_frame=item.get("start_frame"),
+                                      end_frame=item.get("end_frame"))
         else:
             link = gt.GroundTruthLink(kind, annotation_id=self.link_target.currentData())
         try:
@@ -138,7 +144,7 @@ class TaskGroundTruthLinks:
         if change is None or self.project is None:
             return
         if self._push(ts.UpdateTask(self.project, change.task_id, "Accept ground truth from annotations",
-                                    ground_truth=change.new)):
+                                    **change.fields())):
             self.status.emit(f"Ground truth of task {change.text}: accepted")
             self._find_pending()
             self.after_edit(change.task_id)
@@ -162,7 +168,7 @@ class TaskGroundTruthLinks:
             return
         self.undo_stack.beginMacro(f"Accept {len(changes)} ground truth(s) from annotations")
         done = [c for c in changes if self._push(ts.UpdateTask(self.project, c.task_id, "Accept ground truth "
-                                                                "from annotations", ground_truth=c.new))]
+                                                                "from annotations", **c.fields()))]
         self.undo_stack.endMacro()
         self.status.emit(f"{len(done)} ground truth(s) accepted from annotations: "
                          + ", ".join(c.external_id or c.task_id for c in done[:5]) + (" …" if len(done) > 5 else ""))
@@ -171,6 +177,7 @@ class TaskGroundTruthLinks:
 
 
 def _link_choice(data: str | None) -> tuple[str | None, str | None]:
-    """("count", "objects") from the link-kind combo's data "count/objects"; (kind, None) for the others."""
+    """("count", "objects") from the link-kind combo's data "count/objects", ("inside_zone", "box/all") from
+    "inside_zone/box/all"; (kind, None) for the others."""
     kind, _, mode = (data or "").partition("/")
     return kind or None, mode or None

@@ -14,12 +14,13 @@ matchers are "fs-match". One module per family: ``fwa_official`` and ``fs_match`
 (FieldWorkArena), ``llm_match`` (OpenEQA LLM-Match, IndustryEQA direct and reasoning), ``acceptability``
 and ``documentation`` (proof-of-work photos), ``temporal_iou`` (``fs-tiou``, fieldstudio's temporal IoU of
 time-range answers), ``distance`` (``fs-distance``: a length against a calibrated ruler's) and ``count``
-(``fs-count``: a whole number against the count of events or tracks); ``judge`` holds fieldstudio's judge prompts.
+(``fs-count``: a whole number against the count of events or tracks), ``area`` (``fs-area``: an area against a
+calibrated polygon's); ``judge`` holds fieldstudio's judge prompts.
 """
 
 from __future__ import annotations
 
-from fieldstudio.scoring.scorers import (acceptability, count, distance, documentation, fs_match, fwa_official,
+from fieldstudio.scoring.scorers import (acceptability, area, count, distance, documentation, fs_match, fwa_official,
                                          fwa_paper, llm_match, temporal_iou)
 from fieldstudio.scoring.scorers.result import ScoreResult, unscored
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, Arguments, ScorerInfo, TaskInputs
@@ -29,7 +30,7 @@ __all__ = ["ScorerInfo", "TaskInputs", "AnswerInputs", "Arguments", "REGISTRY", 
 REGISTRY: dict[str, ScorerInfo] = {
     info.name: info for info in (
         fwa_official.INFO, fwa_official.FS_PROMPT_INFO, fs_match.INFO, fwa_paper.INFO, *llm_match.SCORERS,
-        acceptability.INFO, documentation.INFO, temporal_iou.INFO, distance.INFO, count.INFO,
+        acceptability.INFO, documentation.INFO, temporal_iou.INFO, distance.INFO, count.INFO, area.INFO,
     )
 }
 """Every scorer by name."""

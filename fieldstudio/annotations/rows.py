@@ -137,9 +137,12 @@ def annotation_rows(project: Project, media_id: str | None = None) -> list[Annot
 
 
 def _shape_text(project: Project, r: ann.AnnotationRecord) -> str:
-    """A polygon's area: "3.12 m²" where calibrated, else "1,858 px²" (``shape_marks.measure_shape``)."""
+    """A polygon's area: "3.12 m²" where calibrated, else "1,858 px²", or "no area: edges cross at (x, y)"
+    (``shape_marks.measure_shape``)."""
     m = shape_marks.measure_shape(project, r.id)
-    return f"{m.area_m2:.2f} m²" if m.area_m2 is not None else f"{m.area_px:,.0f} px²"
+    if m.area_m2 is not None:
+        return f"{m.area_m2:.2f} m²"
+    return f"{m.area_px:,.0f} px²" if m.area_px is not None else m.how.split(";")[0]
 
 
 def _status_of(project: Project, m: Media) -> str:

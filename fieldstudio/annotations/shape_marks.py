@@ -6,7 +6,9 @@ upright image pixels) and their geometry rules ``core.shapes``. Measuring: on a 
 every vertex is taken to lie on the floor plane and mapped through its homography (``core.calibration
 .image_to_floor``), so a polygon's area is the shoelace area of the mapped vertices in m² (exact for a flat
 polygon on the floor: a homography maps straight edges to straight edges); with only a scale calibration the
-pixel area is multiplied by (metres per pixel)². Qt-free; both fronts ask these functions.
+pixel area is multiplied by (metres per pixel)². A polygon whose edges cross or touch (``core.shapes.first_crossing``)
+gets no area at all, in pixels or metres: its shoelace area is the net of lobes wound in opposite directions, not
+the ground it covers, and the reason names where the edges cross. Qt-free; both fronts ask these functions.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ def measure_vertices(project: Project, media_id: str, kind: str,
     Raises NotFound for an unknown media, ShapeError for bad vertices."""
     pts = shapes.as_vertices(kind, vertices)
     closed = kind == "polygon"
+    crossing = shapes.first_crossing(pts) if closed else None
+    if crossing is not None:
+        # the shoelace would give the net of opposite lobes, not the ground covered: no area rather than a wrong one
+        return ShapeMeasure(len(pts), None, shapes.path_length(pts, closed=True), None, None,
+                            f"no area: edges cross at ({crossing[0]:.1f}, {crossing[1]:.1f}); a polygon whose edges "
+                            "cross has no single area: move the vertices so that they do not, or draw each part as "
+                            "its own polygon")
     area_px = shapes.polygon_area(pts) if closed else None
     length_px = 0.0 if kind == "points" else shapes.path_length(pts, closed=closed)
     record = calibrations.calibration_in_use(project, media_id)

@@ -266,8 +266,12 @@ def test_demo_coco_folder_export_imports_through_the_cli(demo_project, demo_copy
     assert res.exit_code == 0, res.output
     assert demo_marks(demo_copy) == demo_marks(demo_project)
     assert demo_every_frame(demo_copy) == demo_every_frame(demo_project)
-    box_labels = {m[1] for m in demo_marks(demo_project)}
-    assert {r.name for r in lab.list_labels(demo_copy)} == box_labels
+    # COCO carries boxes and polygons (the demo's floor zone) with their labels
+    shape_labels = {m[1] for m in demo_marks(demo_project)} | {
+        r.label_name for r in ann.list_annotations(demo_project, kinds=["polygon"])}
+    assert {r.name for r in lab.list_labels(demo_copy)} == shape_labels
+    assert [r.geometry for r in ann.list_annotations(demo_copy, kinds=["polygon"])] == [
+        r.geometry for r in ann.list_annotations(demo_project, kinds=["polygon"])]
 
 
 def test_coco_folder_of_several_json_files(source, empty, tmp_path):

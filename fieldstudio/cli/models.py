@@ -26,8 +26,9 @@ models_app = typer.Typer(
 
 
 def _fail(message: str) -> typer.Exit:
-    """Profile errors exit 1 (the profile is wrong, not the program)."""
-    return fail(message, code=1)
+    """A refused profile command exits 2 on one line, as every other command's refusal does; exit 1 is kept for
+    "ran, but the model cannot answer" (``models test``)."""
+    return fail(message, code=2)
 
 
 @models_app.command("add")

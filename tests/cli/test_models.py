@@ -45,7 +45,7 @@ def test_add_takes_a_deadline_and_a_reply_size_cap(config_dir):
     assert result.exit_code == 0, result.output
     assert (stored(config_dir)["slow"]["deadline_s"], stored(config_dir)["slow"]["max_reply_bytes"]) == (90.0, 200_000)
     refused = run("add", "tiny", "--preset", "ollama", "--model", "m", "--max-reply-bytes", "10")
-    assert refused.exit_code == 1 and "reply size cap must be at least 1024 bytes" in refused.output
+    assert refused.exit_code == 2 and "reply size cap must be at least 1024 bytes" in refused.output
 
 
 def test_hosted_preset_uses_its_usual_key_variable(config_dir):
@@ -55,13 +55,13 @@ def test_hosted_preset_uses_its_usual_key_variable(config_dir):
 
 def test_add_needs_a_base_url_or_preset(config_dir):
     result = run("add", "x", "--model", "m")
-    assert result.exit_code == 1 and "base URL is needed" in result.output
+    assert result.exit_code == 2 and "base URL is needed" in result.output
 
 
 def test_duplicate_names_are_refused_unless_replaced(config_dir):
     assert run("add", "a", "--base-url", "http://h:8000", "--model", "m1").exit_code == 0
     again = run("add", "a", "--base-url", "http://h:8000", "--model", "m2")
-    assert again.exit_code == 1 and "exists already" in again.output
+    assert again.exit_code == 2 and "exists already" in again.output
     assert run("add", "a", "--base-url", "http://h:8000", "--model", "m2", "--replace").exit_code == 0
     assert stored(config_dir)["a"]["model"] == "m2"
 
@@ -83,14 +83,14 @@ def test_the_key_is_never_printed_or_stored(config_dir, monkeypatch, memory_keyr
 
 def test_a_url_password_without_a_keyring_is_refused(config_dir, no_keyring):
     result = run("add", "hosted", "--base-url", "https://fsuser:url-Secret-77@api.example.com/v1", "--model", "m")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "holds a password or key" in result.output and "url-Secret-77" not in result.output
     assert not (config_dir / "model_profiles.json").exists()
 
 
 def test_a_key_given_as_the_variable_name_is_refused(config_dir):
     result = run("add", "oops", "--base-url", "http://h/v1", "--model", "m", "--api-key-env", PLANTED_KEY)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert PLANTED_KEY not in result.output
     assert not (config_dir / "model_profiles.json").exists()
 
@@ -130,7 +130,7 @@ def test_remove_and_unknown_names(config_dir):
     assert stored(config_dir) == {}
     for command in ("remove", "test"):
         result = run(command, "a")
-        assert result.exit_code == 1 and "No model profile called 'a'" in result.output
+        assert result.exit_code == 2 and "No model profile called 'a'" in result.output
 
 
 def test_list_with_no_profiles(config_dir):
@@ -152,6 +152,6 @@ def test_add_says_and_stores_the_privacy_gate_and_privacy_changes_it(config_dir)
     changed = run("privacy", "hosted", "send-as-is")
     assert changed.exit_code == 0 and stored(config_dir)["hosted"]["privacy"] == "send-as-is"
     refused = run("privacy", "hosted", "blur")
-    assert refused.exit_code == 1 and "unknown privacy mode 'blur'" in refused.output
+    assert refused.exit_code == 2 and "unknown privacy mode 'blur'" in refused.output
     listing = run("list").output
     assert "local-only" in listing and "send-as-is" in listing

@@ -20,14 +20,32 @@ from fieldstudio.cli import output as cli_support
 IMPORT_FORMATS = ("coco", "yolo", "mot", "cvat")
 
 
-def mark_row(record, file_name: str) -> dict:  # noqa: ANN001 - AnnotationRecord
-    """One stored mark as ``annotations list --json`` prints it."""
+def mark_row(record, file_name: str, measurement: dict | None = None) -> dict:  # noqa: ANN001 - AnnotationRecord
+    """One stored mark as ``annotations list --json`` prints it; ``measurement`` (``measurement_of``) for an angle or
+    a stopwatch."""
     return {"id": record.id, "media": file_name, "media_id": record.media_id, "kind": record.kind,
             "label": record.label_name, "frame_index": record.frame_index, "pts": record.pts,
             "pts_seconds": record.pts_seconds, "end_frame_index": record.end_frame_index,
             "end_pts_seconds": record.end_pts_seconds, "geometry": record.geometry, "track_id": record.track_id,
             "keyframe": record.is_keyframe if record.kind == "box" else None, "attributes": record.attributes,
-            "text": record.text}
+            "text": record.text, "measurement": measurement}
+
+
+def measurement_of(project, record) -> dict | None:  # noqa: ANN001 - Project, AnnotationRecord
+    """What an angle or a stopwatch reads now: ``{"degrees", "image_degrees", "plane", "how", "text"}`` (measured
+    with the calibration in use, ``angles.measure_angle``) or ``{"start_frame", "end_frame", "start_s", "end_s",
+    "seconds", "frames", "text"}`` (``stopwatch.reading_of``, PTS seconds); None for another kind."""
+    from fieldstudio.annotations import angles, stopwatch
+
+    if record.kind == "angle":
+        a = angles.measure_angle(project, record.id)
+        return {"degrees": a.degrees, "image_degrees": a.image_degrees, "plane": "floor" if a.on_floor else "image",
+                "how": a.how, "text": a.text()}
+    if record.kind == "stopwatch":
+        w = stopwatch.reading_of(record)
+        return {"start_frame": w.start_frame, "end_frame": w.end_frame, "start_s": w.start_s, "end_s": w.end_s,
+                "seconds": w.seconds, "frames": w.frames, "text": w.text()}
+    return None
 
 
 def register(app: typer.Typer) -> None:
@@ -41,10 +59,11 @@ def register(app: typer.Typer) -> None:
     def list_cmd(
         project: cli_support.ProjectArg,
         media: Annotated[Optional[str], typer.Option("--media", "-m", help="only this media (file name or id)")] = None,
-        kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, polygon, polyline, points, segment, event or tag")] = None,
+        kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, polygon, polyline, points, skeleton, segment, event, tag, angle or stopwatch")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
     ) -> None:
-        """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels).
+        """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels); an angle with
+        its degrees and plane, a stopwatch with its seconds and frames (measured now).
 
         A track's interpolated boxes are not stored marks and are not listed; its keyframes are.
         """
@@ -57,15 +76,16 @@ def register(app: typer.Typer) -> None:
             media_id = library.find_media(p, media).id if media else None
             names = inventory.media_names(p)
             records = ann.list_annotations(p, media_id=media_id, kinds=[kind] if kind else None)
-        rows = [mark_row(r, names.get(r.media_id, r.media_id)) for r in records]
+            rows = [mark_row(r, names.get(r.media_id, r.media_id), measurement_of(p, r)) for r in records]
         if as_json:
             cli_support.out.print_json(json.dumps(rows))
             return
         for r in rows:
             frame = "" if r["frame_index"] is None else f" frame {r['frame_index']} ({r['pts_seconds']:.3f} s)"
             track = "" if r["track_id"] is None else f" track {r['track_id']}"
+            read = f"  {r['measurement']['text']}" if r["measurement"] else ""
             cli_support.out.print(f"{r['id']}  {r['media']}{frame}  {r['kind']} {r['label'] or '(no label)'}"
-                                  f"{track}  {r['geometry'] if r['geometry'] is not None else r['text'] or ''}",
+                                  f"{track}  {r['geometry'] if r['geometry'] is not None else r['text'] or ''}{read}",
                                   markup=False)
         cli_support.out.print(f"{len(rows)} mark(s)")
 

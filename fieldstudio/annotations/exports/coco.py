@@ -8,6 +8,9 @@ in pixels of the upright image (floats, not rounded). Extra keys carry what COCO
 an image's ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``; an annotation's
 ``attributes`` (free attributes, plus ``track_id`` and ``keyframe`` as CVAT writes them) and
 ``fieldstudio_id``. Video frames are named ``<stem>_f000123.jpg`` (see ``box_images``).
+Angles and stopwatches are left out: COCO has no field for a measurement (an angle's three points would read as
+keypoints of an object that is not there) nor for a time between two frames; the CSV export and CVAT (angles) keep
+them.
 """
 
 from __future__ import annotations

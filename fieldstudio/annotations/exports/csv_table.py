@@ -1,10 +1,10 @@
-"""CSV of boxes, polygons, polylines, points, time segments, events, tags and ruler measurements (pandas), one row
-per annotation.
+"""CSV of boxes, polygons, polylines, points, time segments, events, tags, rulers, angles and stopwatches (pandas),
+one row per annotation.
 
 Columns: ``annotation_id, kind, media, media_id, label, text, start_frame, end_frame, start_pts,
 end_pts, start_s, end_s, duration_s, open, overlaps, pixels, metres, measured_how, x, y, width, height,
-track_id, vertices, area_px, area_m2``, then one ``attr:<name>`` column per box attribute found (sorted by name): yes/no for a
-yes/no attribute, the number, choice or text as stored otherwise (``labels.check_attribute_values``).
+track_id, vertices, area_px, area_m2, degrees, image_degrees, plane``, then one ``attr:<name>`` column per box
+attribute found (sorted by name): yes/no for a yes/no attribute, the number, choice or text as stored otherwise (``labels.check_attribute_values``).
 A box has its top-left corner and size in upright image pixels, and its frame when on a video (stored
 boxes only: keyframes and single boxes, not the frames a track interpolates).
 Frames are indices in the video's frame table; ``*_pts`` are in the stream's time base and ``*_s`` are
@@ -17,6 +17,11 @@ points mark has its vertices as ``x,y;x,y;...`` (pixels), its bounds in x, y, wi
 polygon's perimeter) in ``pixels`` and ``metres``, and a polygon its area in ``area_px`` and ``area_m2``, measured
 as the Properties panel does (``shape_marks.measure_vertices``). A skeleton has its template in ``text`` and its
 points in ``vertices`` in the template's order, an absent point empty (``x,y;;x,y``).
+An angle has its three points in ``vertices`` (arm end, vertex, arm end), its angle in ``degrees`` (on the floor
+when the floor calibration is in use and the points have a floor position, else in the image plane), the image
+plane's in ``image_degrees``, ``plane`` "floor" or "image", and the calibration in ``measured_how``
+(``angles.measure_angle``, measured now). A stopwatch has its start and end frames, their PTS and seconds, and
+``duration_s`` (end PTS − start PTS, ``stopwatch.reading_of``); ``measured_how`` repeats it in words.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fieldstudio.annotations import angles, stopwatch
 from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import shape_marks
@@ -39,7 +45,8 @@ from fieldstudio.store.project import Project
 
 COLUMNS = ["annotation_id", "kind", "media", "media_id", "label", "text", "start_frame", "end_frame",
            "start_pts", "end_pts", "start_s", "end_s", "duration_s", "open", "overlaps", "pixels", "metres",
-           "measured_how", "x", "y", "width", "height", "track_id", "vertices", "area_px", "area_m2"]
+           "measured_how", "x", "y", "width", "height", "track_id", "vertices", "area_px", "area_m2", "degrees",
+           "image_degrees", "plane"]
 ATTRIBUTE_PREFIX = "attr:"
 
 
@@ -57,7 +64,8 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
                      cancelled: Cancelled = lambda: False) -> pd.DataFrame:
     """The rows described in the module docstring as a DataFrame (columns ``COLUMNS`` and the ``attr:``
     columns), of every media or of ``media_ids`` only."""
-    recs = ann.list_annotations(project, kinds=["box", *SHAPE_KINDS, "skeleton", "segment", "event", "ruler", "tag"])
+    recs = ann.list_annotations(project, kinds=["box", *SHAPE_KINDS, "skeleton", "segment", "event", "ruler", "tag",
+                                                "angle", "stopwatch"])
     if media_ids is not None:
         wanted = set(media_ids)
         recs = [r for r in recs if r.media_id in wanted]
@@ -84,6 +92,13 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
             box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1,
                    "vertices": ";".join("" if q is None else f"{q[0]:.2f},{q[1]:.2f}" for q in r.geometry),
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
+        elif r.kind == "angle":
+            a = angles.measure_angle(project, r.id)
+            how = a.how
+            box = {"vertices": ";".join(f"{x:.2f},{y:.2f}" for x, y in r.geometry), "degrees": a.degrees,
+                   "image_degrees": a.image_degrees, "plane": "floor" if a.on_floor else "image"}
+        elif r.kind == "stopwatch":
+            how = stopwatch.reading_of(r).text()
         elif r.kind in SHAPE_KINDS:
             x1, y1, x2, y2 = shapes.bounds(r.geometry)
             m = shape_marks.measure_vertices(project, r.media_id, r.kind, r.geometry)

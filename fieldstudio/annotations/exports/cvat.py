@@ -16,7 +16,10 @@ last keyframe (when the video has one). A video box without a track id is writte
 is each polygon, polyline and points mark: ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..."
 z_order>`` (``<polyline>``, ``<points>`` alike) and its ``outside="1"`` copy on the next frame; a skeleton as
 ``<skeleton frame ...>`` holding one ``<points label="nose" points="x,y" outside="0">`` per template point (an absent
-point ``outside="1"`` at 0,0).
+point ``outside="1"`` at 0,0). An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
+them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
+with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
+it an angle again (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
 Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
 
@@ -28,9 +31,11 @@ from pathlib import Path, PurePath
 
 from sqlalchemy import select
 
+from fieldstudio.annotations import angles
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core import skeletons
@@ -122,6 +127,17 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
                 _skeleton(track, frame, sh.geometry, sh.text, outside=outside, attributes=sh.attributes)
             else:
                 _shape(track, sh.kind, frame, sh.geometry, outside=outside, attributes=sh.attributes)
+    for rec in ann.list_annotations(project, media_id=media.id, kinds=["angle"]):
+        if rec.frame_index is None or rec.frame_index >= n:
+            continue
+        measured = angles.measure_angle(project, rec.id)
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": rec.label_name or "", "source": "manual"})
+        out_id += 1
+        attributes = {ANGLE_KIND_ATTRIBUTE: "angle", "degrees": f"{measured.degrees:.4f}",
+                      "plane": "floor" if measured.on_floor else "image", "measured_how": measured.how}
+        for frame, outside in ((rec.frame_index, False), (rec.frame_index + 1, True)):
+            if frame < n:
+                _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
@@ -148,7 +164,7 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
     videos = []
     for m in medias:
         counts = ann.count_annotations(project, m.id)
-        boxes = counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton"))
+        boxes = counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle"))
         if not boxes:
             continue
         if m.kind == "image":

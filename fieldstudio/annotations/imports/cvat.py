@@ -10,7 +10,8 @@ input is one .xml file or a folder of them. ``<polygon>``, ``<polyline>`` and ``
 x2,y2;..."``) of a track become such marks on each frame where the track is visible (fieldstudio does not
 interpolate shapes between keyframes yet, so the frames CVAT interpolated are taken as CVAT shows them). A
 ``<skeleton>`` whose ``<points label>`` children name a template's points (the 17 COCO body points) becomes a
-skeleton, a point ``outside="1"`` or missing absent.
+skeleton, a point ``outside="1"`` or missing absent. A ``<polyline>`` of three points with the attribute
+``fieldstudio_kind`` "angle" (fieldstudio's export) becomes an angle, measured again with the calibration in use.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from pathlib import Path, PurePath
 from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
                                                     size_problem, skeleton_box)
 from fieldstudio.core import skeletons
+
+ANGLE_KIND_ATTRIBUTE = "fieldstudio_kind"
+"""The attribute that marks a ``<polyline>`` as a fieldstudio angle (``exports.cvat`` writes it)."""
 
 SHAPE_TAGS = ("polygon", "polyline", "points")
 
@@ -117,6 +121,12 @@ def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
         problems.append((where, f"points {el.get('points')!r} are not x,y;x,y;...; skipped"))
         return None
     attrs = {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
+    if el.tag == "polyline" and attrs.get(ANGLE_KIND_ATTRIBUTE) == "angle":
+        if len(vertices) != 3:
+            problems.append((where, f"an angle needs 3 points (arm, vertex, arm), got {len(vertices)}; skipped"))
+            return None
+        # degrees, plane and measured_how were measured when written: the angle is measured again when read
+        return shape_box("angle", vertices, label, frame_index=frame, where=where)
     return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
 
 

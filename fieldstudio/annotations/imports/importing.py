@@ -486,8 +486,14 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
     size = (media.width or 0, media.height or 0)
     scaled = [None if v is None else [v[0] * scale[0], v[1] * scale[1]] for v in vertices]
     try:
-        pts = skeletons.as_points(skeletons.template(placed.template), scaled, size) if kind == "skeleton" else \
-            shapes.as_vertices(kind, scaled, size)
+        if kind == "skeleton":
+            pts = skeletons.as_points(skeletons.template(placed.template), scaled, size)
+        elif kind == "angle":       # three points, none repeated next to another (an arm needs a length)
+            pts = shapes.as_vertices("points", scaled, size)
+            if len(pts) != 3 or pts[0] == pts[1] or pts[1] == pts[2]:
+                raise shapes.ShapeError("an angle needs three points with arms of some length")
+        else:
+            pts = shapes.as_vertices(kind, scaled, size)
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None

@@ -15,6 +15,29 @@ import typer
 
 from fieldstudio.cli import output as cli_support
 
+# the zone subject's options, shared by `zone` and `tasks ground-truth --zone`
+SubjectOpt = Annotated[str, typer.Option("--subject", help=(
+    "points (points marks), skeleton (its points, or --point) or box (its ground point, bottom centre; a track's "
+    "on every frame)"))]
+LabelOpt = Annotated[Optional[str], typer.Option("--label", help="only the subject marks of this label")]
+TrackOpt = Annotated[Optional[int], typer.Option("--track", help="with --subject box: this track only")]
+PointOpt = Annotated[Optional[str], typer.Option("--point", help=(
+    "with --subject skeleton: this point only (e.g. left_ankle)"))]
+FromFrameOpt = Annotated[Optional[int], typer.Option("--from-frame", help="first frame (inclusive)")]
+ToFrameOpt = Annotated[Optional[int], typer.Option("--to-frame", help="last frame (inclusive)")]
+
+
+def label_id_named(p, name: str | None) -> str | None:  # noqa: ANN001 - Project
+    """The id of the label called ``name`` (None for None); fails, exit 2, naming it when there is none."""
+    from fieldstudio.annotations import labels
+
+    if name is None:
+        return None
+    found = labels.find_label(p, name)
+    if found is None:
+        raise cli_support.fail(f"no label {name!r} in the project")
+    return found.id
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``calibrations`` group (list, use), ``trajectory``, ``stopwatch`` and ``zone`` to ``app``."""
@@ -154,30 +177,22 @@ def register(app: typer.Typer) -> None:
     def zone_cmd(
         project: cli_support.ProjectArg,
         zone: Annotated[str, typer.Argument(help="the zone polygon's annotation id (`annotations list --kind polygon`)")],
-        subject: Annotated[str, typer.Option("--subject", help=(
-            "points (points marks), skeleton (its points, or --point) or box (its ground point, bottom centre; a "
-            "track's on every frame)"))] = "points",
-        label: Annotated[Optional[str], typer.Option("--label", help="only the subject marks of this label")] = None,
-        track: Annotated[Optional[int], typer.Option("--track", help="with --subject box: this track only")] = None,
-        point: Annotated[Optional[str], typer.Option("--point", help=(
-            "with --subject skeleton: this point only (e.g. left_ankle)"))] = None,
-        start: Annotated[Optional[int], typer.Option("--from-frame", help="first frame (inclusive)")] = None,
-        end: Annotated[Optional[int], typer.Option("--to-frame", help="last frame (inclusive)")] = None,
+        subject: SubjectOpt = "points",
+        label: LabelOpt = None,
+        track: TrackOpt = None,
+        point: PointOpt = None,
+        start: FromFrameOpt = None,
+        end: ToFrameOpt = None,
         as_json: Annotated[bool, typer.Option("--json", help="print the frames as a JSON list")] = False,
     ) -> None:
         """Print, frame by frame, whether the subject is inside the zone (any tested point inside or on the edge),
         and the answers "inside on any frame" and "inside on every frame". Without frames: the zone's own frame.
         The zone applies to every frame asked (a fixed camera). Exit 1 when the subject is on no frame asked."""
-        from fieldstudio.annotations import labels, zones
+        from fieldstudio.annotations import zones
         from fieldstudio.core.errors import FieldstudioError
 
         with cli_support.open_project(project) as p:
-            label_id = None
-            if label is not None:
-                found = labels.find_label(p, label)
-                if found is None:
-                    raise cli_support.fail(f"no label {label!r} in the project")
-                label_id = found.id
+            label_id = label_id_named(p, label)
             try:
                 check = zones.check_zone(p, zone, subject=subject, label_id=label_id, track_id=track, point=point,
                                          start_frame=start, end_frame=end)

@@ -14,6 +14,8 @@ from typing import Annotated, Optional
 import typer
 
 from fieldstudio.cli import output as cli_support
+from fieldstudio.cli.measurements import (FromFrameOpt, LabelOpt, PointOpt, SubjectOpt, ToFrameOpt, TrackOpt,
+                                          label_id_named)
 from fieldstudio.core.wording import or_list
 from fieldstudio.tasks import formats
 
@@ -108,15 +110,12 @@ def register(app: typer.Typer) -> None:
             "whether the subject is inside this zone polygon (annotation id): a yes/no task"))] = None,
         skeletons: Annotated[Optional[str], typer.Option("--count-skeletons", help=(
             "the number of skeletons on this media (file name or id) in the frames: a count task"))] = None,
-        subject: Annotated[str, typer.Option("--subject", help=(
-            "with --zone: points (points marks), skeleton (its points, or --point) or box (its ground point, "
-            "bottom centre; a track's on every frame)"))] = "points",
-        label: Annotated[Optional[str], typer.Option("--label", help="only the subject marks of this label")] = None,
-        track: Annotated[Optional[int], typer.Option("--track", help="with --subject box: this track only")] = None,
-        point: Annotated[Optional[str], typer.Option("--point", help=(
-            "with --subject skeleton: this point only (e.g. left_ankle)"))] = None,
-        start: Annotated[Optional[int], typer.Option("--from-frame", help="first frame (inclusive)")] = None,
-        end: Annotated[Optional[int], typer.Option("--to-frame", help="last frame (inclusive)")] = None,
+        subject: SubjectOpt = "points",
+        label: LabelOpt = None,
+        track: TrackOpt = None,
+        point: PointOpt = None,
+        start: FromFrameOpt = None,
+        end: ToFrameOpt = None,
         every: Annotated[bool, typer.Option("--all", help=(
             "with --zone: yes only when inside on every frame the subject is seen (default: on any frame)"))] = False,
         unlink: Annotated[bool, typer.Option("--unlink", help="remove the link (the ground truth text stays)")] = False,
@@ -125,7 +124,6 @@ def register(app: typer.Typer) -> None:
         (--from-polygon), whether a subject is inside a zone on a frame or a frame range (--zone; without frames,
         the zone's own frame), or the count of skeletons (--count-skeletons). Prints the value and what it was
         computed from; afterwards `refresh-ground-truth` lists what later edits would change."""
-        from fieldstudio.annotations import labels
         from fieldstudio.core.errors import FieldstudioError
         from fieldstudio.media import library
         from fieldstudio.tasks import ground_truth as gt
@@ -139,12 +137,7 @@ def register(app: typer.Typer) -> None:
         with cli_support.open_project(project) as p:
             task_id = _task_id(p, task)
             record = ts.get_task(p, task_id)
-            label_id = None
-            if label is not None:
-                found = labels.find_label(p, label)
-                if found is None:
-                    raise cli_support.fail(f"no label {label!r} in the project")
-                label_id = found.id
+            label_id = label_id_named(p, label)
             if polygon:
                 link = gt.GroundTruthLink("polygon_area", annotation_id=polygon)
             elif zone:

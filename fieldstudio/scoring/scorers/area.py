@@ -65,13 +65,11 @@ def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -
     if not task.ground_truth:
         return "the task has no ground truth"
     context = task.context or {}
-    # the unrounded area only while the task's ground truth is its current value (not a pending change)
-    current = context.get("derived_value") is not None and context.get("derived_value") == task.ground_truth
     return Arguments((task.ground_truth, answer.raw_text),
                      {"tolerance_pct": float(params.get("tolerance_pct", TOLERANCE_PCT.default)),
                       "tolerance_m2": float(params.get("tolerance_m2", TOLERANCE_M2.default)),
                       "derived_from": context.get("derived_from"),
-                      "truth_m2": context.get("derived_m2") if current else None})
+                      "truth_m2": task.unrounded("derived_m2")})
 
 
 INFO = ScorerInfo(

@@ -86,12 +86,10 @@ def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -
     if not task.ground_truth:
         return "the task has no ground truth"
     context = task.context or {}
-    # the unrounded ruler only while the task's ground truth is its current value (not a pending change)
-    current = context.get("derived_value") is not None and context.get("derived_value") == task.ground_truth
     return Arguments((task.ground_truth, answer.raw_text),
                      {"default_tolerance_pct": float(params.get("default_tolerance_pct", 5.0)),
                       "check_error_m": context.get("check_error_m"), "derived_from": context.get("derived_from"),
-                      "truth_m": context.get("derived_m") if current else None})
+                      "truth_m": task.unrounded("derived_m")})
 
 
 INFO = ScorerInfo(

@@ -36,6 +36,14 @@ class TaskInputs(NamedTuple):
     """Facts read from the project for the scorers that declare ``needs_context`` (``scoring.task_context``:
     the frame times of the task's video, what a linked ground truth was derived from); None for the others."""
 
+    def unrounded(self, key: str) -> Any:
+        """The linked value's unrounded number ``context[key]`` ("derived_m", "derived_m2") while the task's ground
+        truth is the value the annotations give now, else None: a pending change (the text not yet accepted) is
+        judged by the text as stored, never by the annotations' newer value."""
+        context = self.context or {}
+        current = context.get("derived_value") is not None and context.get("derived_value") == self.ground_truth
+        return context.get(key) if current else None
+
 
 class AnswerInputs(NamedTuple):
     """The answer columns a scorer reads."""

@@ -43,8 +43,8 @@ BOTH_BACKENDS = {
     "tests.compare.test_comparison", "tests.core.test_calibration",
     "tests.core.test_media_roots", "tests.core.test_tracks", "tests.inference.test_answer_import_ids",
     "tests.inference.test_queue", "tests.ratings.test_packages", "tests.ratings.test_rating_records",
-    "tests.scoring.test_currency", "tests.scoring.test_service", "tests.store.test_bulk_insert",
-    "tests.store.test_data_version", "tests.store.test_engine_backends", "tests.store.test_engine_two_writers",
+    "tests.scoring.test_currency", "tests.scoring.test_currency_records", "tests.scoring.test_service", "tests.store.test_bulk_insert",
+    "tests.store.test_data_version", "tests.store.test_write_generation", "tests.store.test_engine_backends", "tests.store.test_engine_two_writers",
     "tests.tasks.test_exporting",
 }
 """The store tests: their ``project`` fixture runs once on SQLite and once on PostgreSQL (issue 22)."""

@@ -56,7 +56,7 @@ from fieldstudio import benchmarks
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.paths import resources_dir
 from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
-from fieldstudio.scoring import currency
+from fieldstudio.scoring import currency, currency_records
 from fieldstudio.scoring.inputs import ScoringError, check_params, read_chunk
 from fieldstudio.scoring.judged import finish_judge, judge_chunk
 from fieldstudio.scoring.judging import JudgeCaller, load_judge
@@ -211,7 +211,8 @@ def fs_prompt_record(scorer: str) -> dict[str, Any]:
 def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: JudgeCaller | None,
                params: Mapping[str, Any], report: ScoringReport, progress: Progress, cancelled: Cancelled,
                source: Any = None) -> None:
-    """The body of ``score_answers``: count the answers whose score is current by its columns in SQL
+    """The body of ``score_answers``: return the counts of the last scoring of this selection when they still
+    stand (``scoring.currency_records``), else count the answers whose score is current by its columns in SQL
     (``scoring.currency``), then read the others in chunks by answer id (keyset pagination), score and write
     chunk by chunk into ``report``: what one chunk reads is freed before the next, so memory stays that of a
     chunk whatever the number of answers."""
@@ -221,8 +222,11 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
     selection = currency.Selection(scorer, version, check.scorer_now, None if ids is None else tuple(ids),
                                    judged=judge is not None)
     with project.read() as s:
-        report.answers = total = currency.count_answers(s, selection)
-        done = currency.count_current(s, selection, report)
+        if currency_records.restore(s, selection, report):
+            progress(report.answers, report.answers)
+            return                               # every score stood and nothing changed since: as counted then
+    done = currency_records.count(project, selection, report)
+    total = report.answers
     progress(done, total)
     if done == total:
         return                                   # every score stands: nothing to read, score or write
@@ -259,6 +263,10 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
             progress(min(done, total), total)
             if report.cancelled:
                 break
+    if report.written and not report.cancelled:
+        # counted again, with the rows just written, so that the next scoring of this selection can return at
+        # once (when every answer is now current by its columns)
+        currency_records.count(project, selection, ScoringReport(scorer, version))
 
 
 # ---------------------------------------------------------------- reading and overriding

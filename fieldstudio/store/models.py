@@ -464,6 +464,27 @@ class Score(Base):
     judged_truth: Mapped[str | None] = mapped_column(Text)
 
 
+class ScoreCurrency(Base):
+    """A scoring's finding that every answer it covers had a current score, kept until the answers, the tasks
+    or the scores change (``scoring.currency_records``; issue 37 item 4).
+
+    ``selection``: SHA-256 of what the scoring covered (scorer, version, parameters, runs, judge or not,
+    fieldstudio's version); ``generation``: the project's write generation then (``store.write_generation``);
+    ``answer_rows``, ``task_rows``, ``score_rows``: the three tables' row counts then (an insert raises one);
+    ``counts``: the scoring's counts (``ScoringReport`` fields). Updates and deletes of those tables are caught
+    by triggers (migration ``0011_score_currency``), inserts by the row counts.
+    """
+
+    __tablename__ = "score_currency"
+    selection: Mapped[str] = mapped_column(String(64), primary_key=True)
+    generation: Mapped[int] = mapped_column(BigInteger)
+    answer_rows: Mapped[int] = mapped_column(BigInteger)
+    task_rows: Mapped[int] = mapped_column(BigInteger)
+    score_rows: Mapped[int] = mapped_column(BigInteger)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class JudgeAuditMark(Base):
     """A person's verdict on one judged score (the judge audit, issue 18 §5): was the answer correct?
 

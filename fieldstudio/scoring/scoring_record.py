@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldstudio import __version__
-from fieldstudio.inference.runs.run_context import add_record_entry
+from fieldstudio.inference.runs.run_context import add_record_entries
 from fieldstudio.scoring.scoring_report import ScoringReport
 from fieldstudio.scoring.staleness import scorer_sha
 from fieldstudio.store.models import utcnow
@@ -39,9 +39,9 @@ def scoring_entry(report: ScoringReport, params: Mapping[str, Any], judge: Any, 
 
 def record_scoring(project: Project, report: ScoringReport, params: Mapping[str, Any], judge: Any,
                    source: Any) -> None:
-    """Append the scoring's entry to every run it scored answers of (one short write per run)."""
-    for run_id in report.per_run:
-        add_record_entry(project, run_id, "scorings", scoring_entry(report, params, judge, source, run_id))
+    """Append the scoring's entry to every run it scored answers of (one short write for them all)."""
+    add_record_entries(project, "scorings", {run_id: scoring_entry(report, params, judge, source, run_id)
+                                             for run_id in report.per_run})
 
 
 __all__ = ["scoring_entry", "record_scoring"]

@@ -50,3 +50,15 @@ def test_entries_of_an_unknown_kind_or_run_are_refused(project):
         run_context.add_record_entry(project, "x", "notes", {})
     with pytest.raises(NotFound):
         run_context.add_record_entry(project, "no-such-run", "sessions", {})
+
+
+def test_entries_of_several_runs_are_added_in_one_write_or_not_at_all(project):
+    from tests.support.scoring_fixtures import add_run
+
+    first, second = add_run(project, "a", {}), add_run(project, "b", {})
+    run_context.add_record_entries(project, "scorings", {first: {"n": 1}, second: {"n": 2}})
+    with pytest.raises(NotFound):
+        run_context.add_record_entries(project, "scorings", {first: {"n": 3}, "no-such-run": {"n": 4}})
+    with project.read() as s:
+        kept = {r: run_context.record_entries(s.get(Run, r).params)["scorings"] for r in (first, second)}
+    assert kept == {first: [{"n": 1}], second: [{"n": 2}]}      # the refused call left the first run alone too

@@ -11,6 +11,7 @@ from them and the stored answers, frames and scores by ``fieldstudio.reproducibi
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from fieldstudio import __version__
@@ -28,15 +29,24 @@ def add_record_entry(project: Project, run_id: str, kind: str, entry: dict[str, 
     """Append ``entry`` to the run's record list ``kind`` ("sessions" or "scorings") in one short write.
 
     Raises NotFound for an unknown run, ValueError for another kind, ProjectReadOnly."""
+    add_record_entries(project, kind, {run_id: entry})
+
+
+def add_record_entries(project: Project, kind: str, entries: Mapping[str, dict[str, Any]]) -> None:
+    """Append each entry of ``entries`` (run id -> entry) to its run's record list ``kind``, all in one write (a
+    scoring of 111 runs made 111 commits, most of a scoring that re-scored one task's answers).
+
+    Raises NotFound for an unknown run (nothing is then written), ValueError for another kind, ProjectReadOnly."""
     if kind not in ("sessions", "scorings"):
         raise ValueError(f"a run record holds sessions and scorings, not {kind!r}")
     with project.write() as s:
-        run = s.get(Run, run_id)
-        if run is None:
-            raise NotFound(f"no run {run_id!r} in {project.path.name}")
-        params = copy.deepcopy(run.params or {})   # a new object: SQLAlchemy sees a JSON change only by assignment
-        params.setdefault(RECORD_KEY, {}).setdefault(kind, []).append(entry)
-        run.params = params
+        for run_id, entry in entries.items():
+            run = s.get(Run, run_id)
+            if run is None:
+                raise NotFound(f"no run {run_id!r} in {project.path.name}")
+            params = copy.deepcopy(run.params or {})   # a new object: SQLAlchemy sees a JSON change only by assignment
+            params.setdefault(RECORD_KEY, {}).setdefault(kind, []).append(entry)
+            run.params = params
 
 
 def record_entries(params: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
@@ -65,4 +75,4 @@ def session_entry(profile: ModelProfile, vision: ModelProfile | None = None, *, 
     return entry
 
 
-__all__ = ["RECORD_KEY", "add_record_entry", "record_entries", "session_entry"]
+__all__ = ["RECORD_KEY", "add_record_entry", "add_record_entries", "record_entries", "session_entry"]

@@ -117,17 +117,29 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
     return answers, tasks, {k[0]: v for k, v in heads(rows).items()}
 
 
+BY_IDS = 2_000
+"""A chunk of at most this many answers reads its score rows by answer id (500 to a query), a longer one by
+the range of its answer ids (one query, which reads the rows of other answers in between too)."""
+
+
 def read_chunk(project: Project, session, scorer: str, chunk: Sequence[tuple],  # noqa: ANN001
                tasks: dict[str, TaskInputs]) -> dict[str, StoredScore]:
     """For one chunk of a streamed scoring (raw answer tuples as ``read_inputs`` gives them, in answer-id order):
     the score row in force per answer id of the chunk, and the inputs of the chunk's tasks not yet in ``tasks``
     added to it (500 ids per query; with their context for the scorers that need it, as ``read_inputs`` adds it).
-    Reads the scorer's rows of the chunk's answer-id range only."""
+    Reads the scorer's rows of the chunk's answer ids (``BY_IDS``) or of their range."""
     if not chunk:
         return {}
     wanted = {a[0] for a in chunk}
-    rows = [r for r in score_rows(session, scorer, None, with_answers=False,
-                                  answer_ids_between=(chunk[0][0], chunk[-1][0])) if r.answer_id in wanted]
+    if len(chunk) <= BY_IDS:
+        # a short chunk may be a few answers spread over every answer id (one task's answers in 111 runs): its
+        # range would read nearly every score row of the scorer (100,000 for 111 answers)
+        ids = [a[0] for a in chunk]
+        rows = [r for k in range(0, len(ids), 500)
+                for r in score_rows(session, scorer, None, with_answers=False, answer_ids=ids[k:k + 500])]
+    else:
+        rows = [r for r in score_rows(session, scorer, None, with_answers=False,
+                                      answer_ids_between=(chunk[0][0], chunk[-1][0])) if r.answer_id in wanted]
     missing = sorted({a[2] for a in chunk} - tasks.keys())
     for k in range(0, len(missing), 500):
         clause, params = in_list("id", missing[k:k + 500])

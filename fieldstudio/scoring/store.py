@@ -336,7 +336,8 @@ def in_list(column: str, values: Sequence[Any] | None) -> tuple[str, tuple]:
 
 
 def score_rows(session, scorer: str | None, run_ids: Sequence[str] | None, *,  # noqa: ANN001
-               with_answers: bool = True, answer_ids_between: tuple[str, str] | None = None) -> list[StoredScore]:
+               with_answers: bool = True, answer_ids_between: tuple[str, str] | None = None,
+               answer_ids: Sequence[str] | None = None) -> list[StoredScore]:
     """Every score row of ``scorer`` (all when None) over the answers of ``run_ids`` (all when None), read
     with one Core query through the DB-API (``portable.plain_rows``: the ORM's per-row result processing took
     most of the time on 100,000 rows).
@@ -344,7 +345,7 @@ def score_rows(session, scorer: str | None, run_ids: Sequence[str] | None, *,  #
     ``with_answers=False`` skips the join with the answer table (its random primary-key lookups cost more
     than reading the scores): ``run_id`` and ``task_id`` are then None and ``run_ids`` must be None.
     ``answer_ids_between`` (first, last) keeps the rows of the answer ids in that closed range (a chunk of a
-    streamed scoring).
+    streamed scoring); ``answer_ids`` keeps those of the answer ids given (at most 500: one ``IN`` list).
     """
     t, a = Score.__table__, Answer.__table__
     cols = (t.c.id, t.c.answer_id, t.c.scorer, t.c.scorer_version, t.c.value, t.c.correct, t.c.explanation,
@@ -362,6 +363,8 @@ def score_rows(session, scorer: str | None, run_ids: Sequence[str] | None, *,  #
         q = q.where(a.c.run_id.in_(list(run_ids)))
     if answer_ids_between is not None:
         q = q.where(t.c.answer_id.between(*answer_ids_between))
+    if answer_ids is not None:
+        q = q.where(t.c.answer_id.in_(list(answer_ids)))
     rows = portable.plain_rows(session, q)
     loads = json.loads
     return [StoredScore(r[0], r[1], r[2], r[3], r[4], None if r[5] is None else bool(r[5]), r[6],

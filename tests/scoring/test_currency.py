@@ -215,3 +215,28 @@ def test_streamed_scoring_gives_the_same_report_in_small_chunks_and_cancels_betw
         assert currency.count_current(s, _selection(), counted) == 14
     assert (counted.scored, counted.unscored, counted.per_run, counted.unscored_reasons) == \
            (whole.scored, whole.unscored, whole.per_run, whole.unscored_reasons)
+
+
+def test_a_chunk_reads_the_same_rows_in_force_by_its_ids_as_by_its_range(project, monkeypatch):
+    """``inputs.read_chunk``: a short chunk reads its score rows by answer id, a long one by its id range; both give
+    the same row in force per answer (a person's override included) and nothing of the answers in between."""
+    from fieldstudio.scoring import inputs
+
+    tasks = [add_task(project, f"1.1.{i:04d}", str(i % 3), answer_type="count") for i in range(6)]
+    add_run(project, "m1", {t: str(i % 2) for i, t in enumerate(tasks)})
+    add_run(project, "m2", {t: "1" for t in tasks})
+    service.score_answers(project, "fs-match")
+    in_force = service.current_scores(project, "fs-match").sort_values("answer_id")
+    service.override_score(project, in_force["score_id"].iloc[2], 1.0, "checked by hand", "ana")
+    with project.read() as s:
+        every = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer ORDER BY id")
+    chunk = [every[1], every[2], every[7], every[10]]            # spread: other answers lie between them
+    results = []
+    for by_ids in (inputs.BY_IDS, 0):
+        monkeypatch.setattr(inputs, "BY_IDS", by_ids)
+        with project.read() as s:
+            results.append(inputs.read_chunk(project, s, "fs-match", chunk, {}))
+    by_id, by_range = results
+    assert by_id.keys() == by_range.keys() == {a[0] for a in chunk}
+    assert {k: v.id for k, v in by_id.items()} == {k: v.id for k, v in by_range.items()}
+    assert by_id[every[2][0]].author == "ana"                    # the override is the row in force

@@ -51,7 +51,7 @@ def counts_made(monkeypatch) -> list[int]:
 
 
 @pytest.fixture
-def scored(project, tmp_path):
+def scored_once(project, tmp_path):
     """A project with three tasks and one imported answer source, scored once with fs-match."""
     import_tasks(project, [_csv(tmp_path / "t.csv", TASKS)])
     import_answers(project, _csv(tmp_path / "a.csv", ANSWERS), "vlm")
@@ -74,12 +74,12 @@ def _answer_id(project, external_id: str) -> str:
         return s.scalar(select(Answer.id).join(Task, Task.id == Answer.task_id).where(Task.external_id == external_id))
 
 
-def test_a_scoring_after_a_scoring_returns_the_kept_counts_without_counting(scored, counts_made):
-    again = service.score_answers(scored, "fs-match")
+def test_a_scoring_after_a_scoring_returns_the_kept_counts_without_counting(scored_once, counts_made):
+    again = service.score_answers(scored_once, "fs-match")
     assert counts_made == []
     # the same counts as a full count in SQL of the same project (made here without the kept finding)
     full = ScoringReport("fs-match", again.version, judge=None)
-    with scored.read() as s:
+    with scored_once.read() as s:
         sel = currency.Selection("fs-match", again.version, None, None, judged=False)
         full.answers = currency.count_answers(s, sel)
         currency.count_current(s, sel, full)
@@ -89,15 +89,15 @@ def test_a_scoring_after_a_scoring_returns_the_kept_counts_without_counting(scor
     assert list(again.per_run.values()) == [[2, 1]]
 
 
-def test_another_selection_is_not_answered_by_a_finding_of_the_first(scored, counts_made):
+def test_another_selection_is_not_answered_by_a_finding_of_the_first(scored_once, counts_made):
     """Other parameters, a judge, or one run of several: each is counted on its own."""
-    other = service.score_answers(scored, "fwa-paper")          # another scorer: scored from nothing
+    other = service.score_answers(scored_once, "fwa-paper")          # another scorer: scored_once from nothing
     assert other.written == 3 and len(counts_made) == 2          # counted before and after writing
     counts_made.clear()
-    fs = service.score_answers(scored, "fs-match")               # fwa-paper's rows were inserted since
+    fs = service.score_answers(scored_once, "fs-match")               # fwa-paper's rows were inserted since
     assert (fs.current, fs.written) == (3, 0) and len(counts_made) == 1
     counts_made.clear()
-    assert service.score_answers(scored, "fs-match").current == 3 and counts_made == []
+    assert service.score_answers(scored_once, "fs-match").current == 3 and counts_made == []
 
 
 def _import_changed_answer(project, tmp_path):
@@ -129,47 +129,47 @@ def _raw_update(project, tmp_path):
 
 @pytest.mark.parametrize("change", [_import_changed_answer, _import_changed_task, _edit_task, _promote, _raw_update],
                          ids=["answer import", "task import", "task editor", "promotion", "plain SQL update"])
-def test_every_change_of_an_answer_or_a_task_is_scored_again(scored, counts_made, tmp_path, change):
-    assert service.score_answers(scored, "fs-match").current == 3 and counts_made == []
-    change(scored, tmp_path)
-    after = service.score_answers(scored, "fs-match")
+def test_every_change_of_an_answer_or_a_task_is_scored_again(scored_once, counts_made, tmp_path, change):
+    assert service.score_answers(scored_once, "fs-match").current == 3 and counts_made == []
+    change(scored_once, tmp_path)
+    after = service.score_answers(scored_once, "fs-match")
     assert counts_made, "the scoring returned a finding kept before the change"
     assert (after.answers, after.current, after.stale, after.written) == (3, 2, 1, 1)
     counts_made.clear()
-    assert service.score_answers(scored, "fs-match").current == 3 and counts_made == []
+    assert service.score_answers(scored_once, "fs-match").current == 3 and counts_made == []
 
 
-def test_a_persons_override_is_a_new_score_row_and_is_counted(scored, counts_made):
-    score_id = service.current_scores(scored, "fs-match").set_index("task_id").loc[_task_id(scored, "b"), "score_id"]
-    service.override_score(scored, score_id, 1.0, "the count includes the hidden one", "ana")
-    after = service.score_answers(scored, "fs-match")
+def test_a_persons_override_is_a_new_score_row_and_is_counted(scored_once, counts_made):
+    score_id = service.current_scores(scored_once, "fs-match").set_index("task_id").loc[_task_id(scored_once, "b"), "score_id"]
+    service.override_score(scored_once, score_id, 1.0, "the count includes the hidden one", "ana")
+    after = service.score_answers(scored_once, "fs-match")
     assert counts_made
     assert (after.current, after.kept_overrides, after.written) == (3, 1, 0)
     # not every answer is current by its columns (two rows of the scorer): nothing kept, counted every time
     counts_made.clear()
-    assert service.score_answers(scored, "fs-match").kept_overrides == 1 and counts_made
+    assert service.score_answers(scored_once, "fs-match").kept_overrides == 1 and counts_made
 
 
-def test_new_answers_a_deleted_run_and_a_new_task_are_counted(scored, counts_made, tmp_path):
-    new_run = add_run(scored, "second", {_task_id(scored, "a"): "3", _task_id(scored, "b"): "4"})   # ORM inserts
-    after = service.score_answers(scored, "fs-match")
+def test_new_answers_a_deleted_run_and_a_new_task_are_counted(scored_once, counts_made, tmp_path):
+    new_run = add_run(scored_once, "second", {_task_id(scored_once, "a"): "3", _task_id(scored_once, "b"): "4"})   # ORM inserts
+    after = service.score_answers(scored_once, "fs-match")
     assert counts_made and (after.answers, after.current, after.written, after.scored) == (5, 3, 2, 4)
     counts_made.clear()
-    delete_run(scored, new_run)                                  # its answers and scores go by cascade
-    gone = service.score_answers(scored, "fs-match")
+    delete_run(scored_once, new_run)                                  # its answers and scores go by cascade
+    gone = service.score_answers(scored_once, "fs-match")
     assert counts_made and (gone.answers, gone.current, gone.written) == (3, 3, 0)
     counts_made.clear()
-    task_records.create_task(scored, task_id="d", query="how many?", answer_type="count", ground_truth="1")
-    assert service.score_answers(scored, "fs-match").current == 3 and counts_made   # a task insert counts too
+    task_records.create_task(scored_once, task_id="d", query="how many?", answer_type="count", ground_truth="1")
+    assert service.score_answers(scored_once, "fs-match").current == 3 and counts_made   # a task insert counts too
 
 
-def test_a_deleted_score_is_scored_again_even_when_an_insert_keeps_the_row_count(scored, counts_made):
-    a_id = _answer_id(scored, "a")
-    with scored.engine.begin() as conn:     # one transaction: the score table keeps its row count
+def test_a_deleted_score_is_scored_again_even_when_an_insert_keeps_the_row_count(scored_once, counts_made):
+    a_id = _answer_id(scored_once, "a")
+    with scored_once.engine.begin() as conn:     # one transaction: the score table keeps its row count
         conn.execute(text("INSERT INTO score (id, answer_id, scorer, scorer_version, created_at) "
                           "VALUES ('other', :i, 'count', '1.0', '2026-01-01 00:00:00')"), {"i": a_id})
         conn.execute(text("DELETE FROM score WHERE answer_id = :i AND scorer = 'fs-match'"), {"i": a_id})
-    after = service.score_answers(scored, "fs-match")
+    after = service.score_answers(scored_once, "fs-match")
     assert counts_made and (after.current, after.written) == (2, 1)
 
 
@@ -182,8 +182,8 @@ def test_a_cancelled_scoring_keeps_nothing(project, tmp_path, counts_made):
         assert s.scalars(select(ScoreCurrency)).all() == []
 
 
-def test_the_finding_is_kept_with_the_state_it_was_counted_in(scored):
-    with scored.read() as s:
+def test_the_finding_is_kept_with_the_state_it_was_counted_in(scored_once):
+    with scored_once.read() as s:
         (row,) = s.scalars(select(ScoreCurrency)).all()
         counts = {t: s.scalar(text(f"SELECT count(*) FROM {t}")) for t in ("answer", "task", "score")}
     assert (row.answer_rows, row.task_rows, row.score_rows) == (counts["answer"], counts["task"], counts["score"])

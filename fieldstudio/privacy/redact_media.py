@@ -222,13 +222,28 @@ def choose_encoder(time_base: Fraction, pts: Sequence[int], available: Sequence[
                      "which MPEG-4 Part 2 cannot write, and this FFmpeg has no H.264 or MJPEG encoder")
 
 
-def _video_pts(path: Path) -> list[int]:
-    """Every video packet's PTS (the first video stream), read without decoding."""
+def _video_facts(path: Path) -> tuple[list[int], list[int] | None, int]:
+    """The first video stream's packet PTS (read without decoding), and the display matrix (9 int32, None when
+    there is none) and rotation (degrees counter-clockwise, 0-359) of its first frame.
+
+    Read before the copy is written: the container's header, which carries the matrix, goes out with the first
+    packet muxed, and an audio packet may come before the first video frame decodes."""
     container = open_video(path)
+    matrix, rotation, pts = None, 0, []
     try:
-        return [p.pts for p in container.demux(container.streams.video[0]) if p.pts is not None]
+        video = container.streams.video[0]
+        first = None
+        for packet in container.demux(video):
+            if packet.pts is not None:
+                pts.append(packet.pts)
+            if first is None:
+                first = next(iter(_decode(video, packet)), None)
+                if first is not None:
+                    matrix = _display_matrix(first)
+                    rotation = int(round(first.rotation)) % 360 if matrix is not None else 0
     finally:
         container.close()
+    return pts, matrix, rotation
 
 
 def _display_matrix(frame) -> list[int] | None:  # noqa: ANN001 - a PyAV VideoFrame
@@ -254,10 +269,9 @@ def _encode(container, target: Path, detector: FaceDetector, cancelled: Cancelle
 
     video = container.streams.video[0]
     audio = list(container.streams.audio)
-    codec, codec_time_base = choose_encoder(Fraction(video.time_base), _video_pts(Path(container.name)),
-                                            available_encoders())
+    pts, matrix, rotation = _video_facts(Path(container.name))
+    codec, codec_time_base = choose_encoder(Fraction(video.time_base), pts, available_encoders())
     out = av.open(str(target), "w")
-    rotation = 0
     try:
         stream = out.add_stream(codec, rate=video.average_rate or video.guessed_rate or 25)
         stream.width, stream.height = video.codec_context.width, video.codec_context.height
@@ -265,6 +279,8 @@ def _encode(container, target: Path, detector: FaceDetector, cancelled: Cancelle
         stream.time_base = video.time_base          # every frame keeps its PTS in the source's time base
         stream.codec_context.time_base = codec_time_base
         stream.codec_context.max_b_frames = 0       # no reordering: DTS = PTS, no edit list moves the start
+        if matrix is not None:
+            stream.set_display_matrix(matrix)
         if codec == "libx264":
             stream.codec_context.options = {"crf": "18", "preset": "veryfast"}
         elif codec in ("mpeg4", "mjpeg"):           # a fixed quantiser of 2: near the source's quality
@@ -280,11 +296,6 @@ def _encode(container, target: Path, detector: FaceDetector, cancelled: Cancelle
             for frame in _decode(video, packet):
                 if cancelled():
                     raise RedactCancelled(f"stopped at frame {frames} of {target.name}")
-                if frames == 0:                     # before the first frame is encoded, as PyAV requires
-                    matrix = _display_matrix(frame)
-                    if matrix is not None:
-                        stream.set_display_matrix(matrix)
-                        rotation = int(round(frame.rotation))
                 rgb, found = _find_and_blur(frame.to_ndarray(format="rgb24"), rotation, detector)
                 faces += found
                 made = av.VideoFrame.from_ndarray(rgb, format="rgb24")

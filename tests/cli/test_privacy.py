@@ -89,9 +89,10 @@ def test_redact_keeps_the_rotation_and_blurs_the_face_as_the_picture_is_shown(tm
     if encoders:
         monkeypatch.setattr(redact_media, "ENCODERS", encoders)
     photo = write_sample(tmp_path, "astronaut")
-    coded = tmp_path / "coded.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", str(photo), "-vf", "transpose=clock",
-                    "-frames:v", "3", "-r", "5", "-c:v", "libx264", "-pix_fmt", "yuv420p", str(coded)], check=True)
+    coded = tmp_path / "coded.mp4"       # with audio: its first packet may be muxed before the first video frame
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", str(photo), "-f", "lavfi", "-i",
+                    "sine=frequency=440:duration=0.6", "-vf", "transpose=clock", "-frames:v", "3", "-r", "5",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", str(coded)], check=True)
     clip = tmp_path / "rotated.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(coded), "-metadata:s:v:0", "rotate=90", "-c", "copy",
                     str(clip)], check=True)

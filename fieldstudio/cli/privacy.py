@@ -25,7 +25,8 @@ def sent_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """What left this machine: per endpoint and day, the requests, frames and documents sent by model runs and
-    whether the frames were blurred by the privacy gate (replies from the response cache sent nothing)."""
+    whether the frames were blurred by the privacy gate, and the judge requests of scoring with the characters of
+    text they sent (replies from the response cache sent nothing)."""
     from fieldstudio.inference.sent_log import what_left
 
     try:
@@ -40,13 +41,14 @@ def sent_cmd(
         out.print("Nothing has left this machine: no model request was sent from this project.")
         return
     table = Table("day (UTC)", "endpoint", "profiles", "requests", "frames", "blurred", "NOT blurred", "faces blurred",
-                  "documents", "redacted")
+                  "documents", "redacted", "judge requests", "judge characters")
     for r in rows:
         table.add_row(r.day, r.endpoint, ", ".join(sorted(r.profiles)), str(r.requests), str(r.frames),
                       str(r.frames_blurred), str(r.frames_unredacted), str(r.faces_blurred), str(r.documents),
-                      r.redacted)
+                      r.redacted, str(r.judge_requests), str(r.judge_characters))
     out.print(table)
-    out.print("Documents are sent as their text and are never redacted.")
+    out.print("Documents are sent as their text and are never redacted. Judge requests (scoring) send answer and "
+              "reference texts, never a frame.")
 
 
 def redact_cmd(

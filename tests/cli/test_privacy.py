@@ -165,3 +165,40 @@ def test_sent_lists_per_endpoint_and_day_what_left_and_whether_it_was_blurred(pr
     assert row["faces_blurred"] == 2 and row["redacted"] == "some" and len(row["detectors"]) == 1
     table = runner.invoke(app, ["sent", str(project.path)])
     assert "NOT blurred" in table.output and fake_openai.base_url in table.output
+
+
+def test_sent_counts_the_judge_requests_and_the_characters_they_sent(project, fake_openai, wide_console):
+    from fieldstudio.inference import profiles
+    from fieldstudio.inference.profiles import ModelProfile
+    from fieldstudio.scoring.service import score_answers
+    from tests.support.fake_openai import Reply
+    from tests.support.scoring_fixtures import add_run
+    from tests.support.scoring_fixtures import add_task as add_scored_task
+
+    profiles.add_profile(ModelProfile(name="judge", base_url=fake_openai.base_url, model="j", retries=0))
+    fake_openai.responder = lambda request: Reply(text="correct")
+    tasks = [add_scored_task(project, f"1.1.000{i}", f"A worker carries box {i}", eval_func="fuzzy_match")
+             for i in range(3)]
+    add_run(project, "a", {t: f"box {i} is carried" for i, t in enumerate(tasks)})
+    score_answers(project, "fwa-logic+fs-prompt", None, "judge")
+    received = fake_openai.chat_requests()
+    assert len(received) == 3
+    # what the server received, counted on its side: every message's text
+    characters = sum(len(m["content"]) for r in received for m in r.body["messages"])
+    result = runner.invoke(app, ["sent", str(project.path), "--json"])
+    [row] = json.loads(result.output)["sent"]
+    assert row["endpoint"] == fake_openai.base_url and row["profiles"] == ["judge"]
+    assert (row["judge_requests"], row["judge_characters"]) == (3, characters)
+    assert (row["requests"], row["frames"], row["redacted"]) == (0, 0, "no frames")
+    with project.write() as s:           # a changed answer is judged again: one more request, appended
+        from fieldstudio.store.models import Answer
+
+        s.query(Answer).filter(Answer.raw_text == "box 2 is carried").one().raw_text = "box 2 is carried by a worker"
+    score_answers(project, "fwa-logic+fs-prompt", None, "judge")
+    received = fake_openai.chat_requests()
+    assert len(received) == 4
+    [row] = json.loads(runner.invoke(app, ["sent", str(project.path), "--json"]).output)["sent"]
+    assert (row["judge_requests"], row["judge_characters"]) == (
+        4, sum(len(m["content"]) for r in received for m in r.body["messages"]))
+    table = runner.invoke(app, ["sent", str(project.path)])
+    assert "judge characters" in table.output and "never a frame" in table.output

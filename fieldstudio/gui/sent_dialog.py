@@ -64,7 +64,7 @@ class SentDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)
-        self.resize(1000, 360)
+        self.resize(1240, 360)
 
 
 def show_sent(parent: QWidget, project: Project) -> SentDialog:

@@ -78,7 +78,8 @@ internal="$bundle/_internal"
 # that links GTK 3 (Qt draws its own dialogs), with the libraries only they needed.
 # The two FFmpeg builds inside, libVLC's (the system's) and PyAV's (the wheel's), are replaced by the same
 # releases built with their decoders only (decoder_ffmpeg.sh; about 130 and 50 MB less: fieldstudio decodes,
-# it never encodes or streams). FIELDSTUDIO_SYSTEM_FFMPEG=1 keeps the bundled builds; so does a failed build,
+# it never streams; PyAV's build keeps FFmpeg's own MPEG-4 and MJPEG encoders and the MP4 and Matroska muxers,
+# with which `fieldstudio redact` writes blurred copies of videos). FIELDSTUDIO_SYSTEM_FFMPEG=1 keeps the bundled builds; so does a failed build,
 # with a note.
 replace=()
 if [ -z "${FIELDSTUDIO_SYSTEM_FFMPEG:-}" ]; then

@@ -25,7 +25,8 @@ def sent_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """What left this machine: per endpoint and day, the requests, frames and documents sent by model runs and
-    whether the frames were blurred by the privacy gate (replies from the response cache sent nothing)."""
+    whether the frames were blurred by the privacy gate, and the judge requests of scoring with the characters of
+    text they sent (replies from the response cache sent nothing)."""
     from fieldstudio.inference.sent_log import what_left
 
     try:
@@ -40,22 +41,25 @@ def sent_cmd(
         out.print("Nothing has left this machine: no model request was sent from this project.")
         return
     table = Table("day (UTC)", "endpoint", "profiles", "requests", "frames", "blurred", "NOT blurred", "faces blurred",
-                  "documents", "redacted")
+                  "documents", "redacted", "judge requests", "judge characters")
     for r in rows:
         table.add_row(r.day, r.endpoint, ", ".join(sorted(r.profiles)), str(r.requests), str(r.frames),
                       str(r.frames_blurred), str(r.frames_unredacted), str(r.faces_blurred), str(r.documents),
-                      r.redacted)
+                      r.redacted, str(r.judge_requests), str(r.judge_characters))
     out.print(table)
-    out.print("Documents are sent as their text and are never redacted.")
+    out.print("Documents are sent as their text and are never redacted. Judge requests (scoring) send answer and "
+              "reference texts, never a frame.")
 
 
 def redact_cmd(
     paths: Annotated[list[Path], typer.Argument(help="images and videos to copy with their faces blurred")],
-    out_dir: Annotated[Path, typer.Option("--out", help="folder for the copies (made if missing)")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for the copies (created if missing; never a folder "
+                                                         "of the originals)")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Write blurred copies of images and videos for sharing: every face found by the face detector is blurred;
-    a video keeps every frame at its PTS and its audio (copied, not re-encoded). The files given are only read.
+    a video keeps every frame at its PTS, its rotation and its audio (copied, not re-encoded). The files given are
+    only read; --out may not be a folder of theirs, and a copy never overwrites a file (a taken name gets _2, _3).
     Exit 0 when every copy was written, 1 when some file could not be, 2 when nothing could run."""
     from fieldstudio.privacy.redact_media import redact_files
 
@@ -67,14 +71,22 @@ def redact_cmd(
     if as_json:
         out.print_json(json.dumps({
             "detector": report.detector,
+            "created_folder": str(report.created_folder) if report.created_folder else None,
+            "renamed": [{"taken": taken, "written": name} for taken, name in report.renamed],
             "written": [{"source": str(w.source), "copy": str(w.copy), "frames": w.frames, "faces": w.faces,
-                         "audio_streams": w.audio_streams} for w in report.written],
+                         "audio_streams": w.audio_streams, "encoder": w.encoder, "rotation": w.rotation}
+                        for w in report.written],
             "failed": [{"source": str(s), "reason": why} for s, why in report.failed]}))
     else:
+        if report.created_folder:
+            out.print(f"created folder {report.created_folder}", markup=False)
         for w in report.written:
-            what = "image" if w.frames == 1 and not w.audio_streams and w.copy.suffix not in (".mp4", ".mkv") else \
-                f"{w.frames} frames, {w.audio_streams} audio stream(s) copied"
+            what = "image" if not w.encoder else \
+                f"{w.frames} frames encoded with {w.encoder}, {w.audio_streams} audio stream(s) copied" + \
+                (f", rotation {w.rotation}° kept" if w.rotation else "")
             out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})", markup=False)
+        for taken, name in report.renamed:
+            out.print(f"{taken} already existed (not overwritten): written as {name}", markup=False)
         for source, why in report.failed:
             out.print(f"NOT copied: {why}", markup=False)
         out.print(f"face detector: {report.detector}", markup=False)

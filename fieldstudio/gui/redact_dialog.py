@@ -37,7 +37,10 @@ def start_redaction(parent: QWidget, files: list[Path], folder: Path) -> workers
 def report_text(report: RedactReport) -> str:
     """What was written and what was not, in plain words."""
     lines = [f"{w.copy.name}: {w.faces} face(s) blurred in {w.frames} frame(s)"
-             + (f", {w.audio_streams} audio stream(s) copied" if w.audio_streams else "") for w in report.written]
+             + (f" (encoded with {w.encoder})" if w.encoder else "")
+             + (f", {w.audio_streams} audio stream(s) copied" if w.audio_streams else "")
+             + (f", rotation {w.rotation}° kept" if w.rotation else "") for w in report.written]
+    lines += [f"{taken} already existed (not overwritten): written as {name}" for taken, name in report.renamed]
     lines += [f"NOT copied: {why}" for _, why in report.failed]
     folder = report.written[0].copy.parent if report.written else None
     head = f"{len(report.written)} blurred cop{'y' if len(report.written) == 1 else 'ies'} written" + (

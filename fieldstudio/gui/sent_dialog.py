@@ -1,5 +1,5 @@
 """File ▸ What left this machine: per endpoint and day, the requests, frames and documents the project's model runs
-sent, and whether the frames were blurred by the privacy gate (`inference.sent_log.what_left`, as `fieldstudio
+sent (and the judge requests of scoring, text only), and whether the frames were blurred by the privacy gate (`inference.sent_log.what_left`, as `fieldstudio
 sent` prints it)."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ SENT_COLUMNS = (
     Column("Documents", lambda r: str(r.documents), lambda r: "documents are sent as their text, never redacted",
            numeric=True),
     Column("Redacted", lambda r: r.redacted),
+    Column("Judge requests", lambda r: str(r.judge_requests), lambda r: "scoring's judge requests that reached the "
+           "endpoint: answer and reference texts, never a frame", numeric=True),
+    Column("Judge characters", lambda r: str(r.judge_characters), numeric=True),
 )
 
 
@@ -46,10 +49,13 @@ class SentDialog(QDialog):
         self.table.horizontalHeader().setStretchLastSection(True)
         frames = sum(r.frames for r in self.rows)
         unblurred = sum(r.frames_unredacted for r in self.rows)
+        judged = sum(r.judge_requests for r in self.rows)
+        characters = sum(r.judge_characters for r in self.rows)
         self.summary = QLabel(
             "Nothing has left this machine: no model request was sent from this project." if not self.rows else
             f"{frames} frame(s) sent to {len({r.endpoint for r in self.rows})} endpoint(s); {unblurred} of them NOT "
-            "blurred. Documents are sent as their text and are never redacted. Judge calls send answer texts only.")
+            f"blurred. Documents are sent as their text and are never redacted. {judged} judge request(s) sent "
+            f"{characters:,} characters of answer and reference text, never a frame.")
         self.summary.setObjectName("sent_summary")
         self.summary.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -58,7 +64,7 @@ class SentDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)
-        self.resize(1000, 360)
+        self.resize(1240, 360)
 
 
 def show_sent(parent: QWidget, project: Project) -> SentDialog:

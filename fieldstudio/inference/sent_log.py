@@ -6,7 +6,9 @@ request it went in and, when the gate blurred it, ``redaction``: the boxes and t
 ``trace`` (per request: the profile it went to and whether the response cache answered it, in which case nothing
 left), and its task's document inputs (sent as their text; never redacted). The endpoint is the profile's base URL
 as the run copied it (masked, never a secret): the run's profile, or the vision profile of an agent run.
-Judge calls (scoring) send answer texts, no frame; they are not listed here.
+Judge calls (scoring) send answer and reference texts, never a frame: each one that reached its endpoint is a
+``judge_request`` row (`scoring.judging.JudgeCaller`), counted per endpoint and day as judge requests and the
+characters of text sent.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from fieldstudio.store.models import Answer, Media, ModelProfile, Run, TaskInput
+from fieldstudio.store.models import Answer, JudgeRequest, Media, ModelProfile, Run, TaskInput
 from fieldstudio.store.project import Project
 
 
@@ -32,6 +34,8 @@ class SentDay:
         frames: frames sent; frames_blurred: of those, how many went through the ``blur-faces`` gate;
             faces_blurred: the boxes blurred in them; frames_unredacted = frames - frames_blurred.
         documents: documents sent as text (never redacted).
+        judge_requests: judge requests (scoring: text only) that reached the endpoint; judge_characters: the
+            characters of prompt and system text they sent.
         detectors: the face detector versions that made the boxes.
         runs: the runs (names) that sent.
     """
@@ -44,6 +48,8 @@ class SentDay:
     frames_blurred: int = 0
     faces_blurred: int = 0
     documents: int = 0
+    judge_requests: int = 0
+    judge_characters: int = 0
     detectors: set[str] = field(default_factory=set)
     runs: set[str] = field(default_factory=set)
 
@@ -63,12 +69,15 @@ class SentDay:
         return {"endpoint": self.endpoint, "day": self.day, "profiles": sorted(self.profiles),
                 "requests": self.requests, "frames": self.frames, "frames_blurred": self.frames_blurred,
                 "frames_unredacted": self.frames_unredacted, "faces_blurred": self.faces_blurred,
-                "documents": self.documents, "redacted": self.redacted, "detectors": sorted(self.detectors),
+                "documents": self.documents, "judge_requests": self.judge_requests,
+                "judge_characters": self.judge_characters, "redacted": self.redacted,
+                "detectors": sorted(self.detectors),
                 "runs": sorted(self.runs)}
 
 
 def what_left(project: Project) -> list[SentDay]:
-    """Per endpoint and day (newest day first, then endpoint), what the project's model runs sent. Reads only."""
+    """Per endpoint and day (newest day first, then endpoint), what the project's model runs and judge calls
+    sent. Reads only."""
     with project.read() as s:
         rows = s.execute(
             select(Answer.task_id, Answer.frames, Answer.trace, Answer.created_at, Run.name, Run.params,
@@ -79,7 +88,14 @@ def what_left(project: Project) -> list[SentDay]:
         for task_id, in s.execute(select(TaskInput.task_id).join(Media, Media.id == TaskInput.media_id)
                                   .where(Media.kind == "document")):
             documents[task_id] += 1
+        judged = s.execute(select(JudgeRequest.endpoint, JudgeRequest.profile, JudgeRequest.sent_at,
+                                  JudgeRequest.characters)).all()
     days: dict[tuple[str, str], SentDay] = {}
+    for endpoint, profile, sent_at, characters in judged:
+        row = _row(days, endpoint, sent_at.strftime("%Y-%m-%d") if sent_at else "unknown")
+        row.judge_requests += 1
+        row.judge_characters += characters
+        row.profiles.add(profile)
     for task_id, frames, trace, created, run_name, params, profile_name, base_url in rows:
         endpoints = {profile_name: base_url or "?"}
         vision = (params or {}).get("vision_profile") or {}

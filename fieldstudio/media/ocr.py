@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.media.ocr_columns import reading_order
 
 #: The model files read, in the ``rapidocr`` package's ``models`` folder.
 DETECTION_MODEL = "PP-OCRv6_det_small.onnx"
@@ -158,8 +159,9 @@ def read_text(rgb: np.ndarray, region: tuple[float, float, float, float] | None 
         page: the image is a rendered document page (body text of a known size): the detector sees it at most
             PAGE_DETECTION_SIDE px long. False (a frame, a photo, a region) keeps every pixel for detection.
     Returns:
-        The lines read, top to bottom and left to right within a row (columns are not told apart), boxes in pixels of ``rgb``
-        (not of the region). An image with no text gives [].
+        The lines read in reading order (``media.ocr_columns``: columns found by their gutter are read one after
+        the other, each top to bottom; otherwise top to bottom, left to right within a row), boxes in pixels of
+        ``rgb`` (not of the region). An image with no text gives [].
     Raises:
         ValueError: the image is not (H, W, 3) uint8, or the region lies outside it or is smaller than
             MIN_SIDE pixels, or it is larger than MAX_PIXELS (refused with the reason).
@@ -197,7 +199,7 @@ def read_text(rgb: np.ndarray, region: tuple[float, float, float, float] | None 
         if not words:
             words = (OcrWord(str(text), float(score), box),)
         lines.append(OcrLine(str(text), float(score), box, _split_words(words)))
-    return lines  # RapidOCR gives them top to bottom, left to right within a row
+    return reading_order(lines)     # RapidOCR gives them top to bottom, left to right within a row
 
 
 def _bounds(quad) -> tuple[float, float, float, float]:  # noqa: ANN001 - 4 (x, y) points

@@ -16,7 +16,7 @@ from typing import Any
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.scoring.official.settings import JudgeSettings
-from fieldstudio.store.models import ResponseCache
+from fieldstudio.store.models import ResponseCache, utcnow
 from fieldstudio.store.project import Project
 
 __all__ = ["JUDGE_MAX_TOKENS", "UNREACHABLE_ANSWERS", "JudgeCaller", "JudgeUnreachable", "load_judge"]
@@ -65,7 +65,7 @@ class JudgeCaller:
     ``pending`` until the caller writes them in its batch transaction. An empty reply is never cached,
     and ``forget_answer`` drops the current answer's new replies (a reply the scorer could not use: the
     next scoring asks again). ``calls`` lists the requests made for the current answer (``begin_answer``
-    clears it). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised; so is
+    clears it); ``sent`` the requests that reached the endpoint (``take_sent``). A fatal error (bad key, unknown model or endpoint) is kept in ``fatal`` and re-raised; so is
     a :class:`JudgeUnreachable` once ``UNREACHABLE_ANSWERS`` answers in a row failed to connect (any reply
     resets the count).
     """
@@ -83,6 +83,7 @@ class JudgeCaller:
         self._chat = chat or model_client.chat
         self._openai = None
         self.pending: dict[str, dict[str, Any]] = {}
+        self.sent: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []
         self.fatal: Exception | None = None
         self.unreachable_answers = 0
@@ -182,6 +183,8 @@ class JudgeCaller:
             else:
                 result = self._chat(profile, messages, max_tokens=cap, client=self._openai, extra_body=extra_body)
         except FieldstudioError as exc:
+            if not _cannot_connect(exc):              # the text reached the endpoint even though the call failed
+                self._record_sent(prompt, eff["system"])
             if getattr(exc, "kind", None) in _FATAL_KINDS:
                 self.fatal = exc
             elif _cannot_connect(exc) and not self._answer_unreachable:
@@ -191,6 +194,7 @@ class JudgeCaller:
                     self.fatal = self._unreachable(exc)
             raise
         self.unreachable_answers = 0
+        self._record_sent(prompt, eff["system"])
         cost = self._client.cost(self.profile, result)
         self.requests += 1
         if cost is None:
@@ -212,6 +216,17 @@ class JudgeCaller:
         return JudgeUnreachable(
             f"judge profile {self.profile.name!r}: the judge at {url} does not answer: is the server running? "
             f"({self.unreachable_answers} answers in a row could not connect; last error: {last})")
+
+    def _record_sent(self, prompt: str, system: str | None) -> None:
+        self.sent.append({"sent_at": utcnow(), "endpoint": self.profile.shown_url, "profile": self.profile.name,
+                          "model": self.profile.model, "characters": len(prompt) + len(system or "")})
+
+    def take_sent(self) -> list[dict[str, Any]]:
+        """The requests that reached the endpoint since the last call (``sent_at``, ``endpoint`` (masked),
+        ``profile``, ``model``, ``characters`` of text sent), to be written by the caller as ``JudgeRequest``
+        rows; replies from the response cache and calls that could not connect are not among them."""
+        out, self.sent = self.sent, []
+        return out
 
     def take_pending(self) -> dict[str, dict[str, Any]]:
         """The new cache entries since the last call, to be written by the caller."""

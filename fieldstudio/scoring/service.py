@@ -249,12 +249,13 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
             if judge is None:
                 inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report, check)
                 pending: dict[str, Any] = {}
+                sent: list[dict[str, Any]] = []
             else:
                 inserts, updates = judge_chunk(scorer, chunk, tasks, in_force, judge, params, report,
                                                 cancelled, lambda i, s=done: progress(min(s + i + 1, total), total),
                                                 source, check)
-                pending = judge.take_pending()
-            writer.write(scorer, now, inserts, updates, pending, check.scorer_now)
+                pending, sent = judge.take_pending(), judge.take_sent()
+            writer.write(scorer, now, inserts, updates, pending, check.scorer_now, judge_requests=sent)
             report.written += len(inserts) + len(updates)
             if judge is not None and judge.fatal is not None:
                 finish_judge(report, judge)

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 import numpy as np
-from sqlalchemy import bindparam, func, literal_column, null, select, update
+from sqlalchemy import bindparam, func, insert, literal_column, null, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -27,7 +27,7 @@ from fieldstudio.core.errors import ProjectReadOnly
 from fieldstudio.scoring.scorers.scorer_info import TaskInputs
 from fieldstudio.scoring.staleness import Judged, answer_sha, stale_reason, truth_sha
 from fieldstudio.store import portable
-from fieldstudio.store.models import Answer, ResponseCache, Score, Task, utcnow
+from fieldstudio.store.models import Answer, JudgeRequest, ResponseCache, Score, Task, utcnow
 from fieldstudio.store.project import Project
 
 
@@ -100,7 +100,8 @@ class ScoreWriter:
                 self._conn = None
 
     def write(self, scorer: str, created_at: datetime, inserts: Sequence[tuple] | PlainInserts, updates: Sequence[tuple],
-              pending: Mapping[str, dict[str, Any]], scorer_sha: str | None = None) -> None:
+              pending: Mapping[str, dict[str, Any]], scorer_sha: str | None = None, *,
+              judge_requests: Sequence[Mapping[str, Any]] = ()) -> None:
         """One write transaction.
 
         Args:
@@ -113,9 +114,12 @@ class ScoreWriter:
             updates: (score_id, scorer_version, ... judged_truth) per changed row, the same fields after the id.
             pending: new judge cache entries (cache key -> response); existing keys are left alone.
             scorer_sha: the ``Score.scorer_sha256`` of every inserted or updated row (``staleness.scorer_sha``).
+            judge_requests: the judge requests that reached their endpoint (``JudgeCaller.take_sent``), appended
+                as ``JudgeRequest`` rows of `scorer`.
         """
-        if not (inserts or updates or pending):
+        if not (inserts or updates or pending or judge_requests):
             return
+        sent = [{**r, "scorer": scorer} for r in judge_requests]
         if self._conn is None:
             with self.project.write() as s:
                 _write_core(s, scorer, scorer_sha, created_at,
@@ -123,6 +127,7 @@ class ScoreWriter:
                 for key, response in pending.items():
                     if s.get(ResponseCache, key) is None:
                         s.add(ResponseCache(key=key, response=response))
+                s.add_all(JudgeRequest(**r) for r in sent)
             return
         try:
             with self._conn.begin():
@@ -131,6 +136,8 @@ class ScoreWriter:
                 if pending:
                     self._conn.execute(portable.insert_ignoring_duplicates(ResponseCache, "sqlite"),
                                        [{"key": k, "response": v, "created_at": utcnow()} for k, v in pending.items()])
+                if sent:
+                    self._conn.execute(insert(JudgeRequest), sent)
         except OperationalError as exc:
             if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
                 raise ProjectReadOnly(f"{self.project.path}: cannot be written ({exc.orig})") from exc

@@ -489,14 +489,17 @@ def check_demo(ctx: Context) -> str:
                 os.environ[key] = old
 
 
-def _face_check(ctx: Context) -> str:
-    """The privacy gate's face detector loads and finds a face (`selftest.face_check`)."""
-    from fieldstudio.selftest.face_check import FaceCheckFailed, check_faces
+def _privacy_check(name: str) -> Callable[[Context], str]:
+    """The check `name` of `selftest.face_check` (``check_faces``: the face detector loads and finds a face;
+    ``check_redaction``: `redact` writes frame-exact copies of videos), its FaceCheckFailed shown as CheckFailed."""
+    def run(ctx: Context) -> str:
+        from fieldstudio.selftest import face_check
 
-    try:
-        return check_faces()
-    except FaceCheckFailed as exc:
-        raise CheckFailed(str(exc)) from exc
+        try:
+            return getattr(face_check, name)()
+        except face_check.FaceCheckFailed as exc:
+            raise CheckFailed(str(exc)) from exc
+    return run
 
 
 CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
@@ -507,7 +510,8 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "pdf": ("PDF page renders and its text extracts", check_pdf),
     "ocr": ("OCR models load and read a heading of the sample PDF", check_ocr),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
-    "faces": ("the face detector loads and finds a face", _face_check),
+    "faces": ("the face detector loads and finds a face", _privacy_check("check_faces")),
+    "redact": ("blurred copies of videos keep every frame's time", _privacy_check("check_redaction")),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }

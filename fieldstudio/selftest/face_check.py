@@ -1,10 +1,13 @@
-"""The self-test's check of the privacy gate's face detector: the model file loads in onnxruntime and finds the
+"""The self-test's checks of the privacy gate: the face detector's model file loads in onnxruntime and finds the
 shopper's face in frame 0 of the demo's store clip (``sample_data/media/videos/store_aisle_shoppers_from_gif.mp4``,
-CC BY 4.0, Intel), a face marked by hand at (275, 74)-(294, 100)."""
+CC BY 4.0, Intel), a face marked by hand at (275, 74)-(294, 100); and `fieldstudio redact` writes a blurred copy of
+a video with this installation's FFmpeg (the Linux bundle's keeps only its native MPEG-4 and MJPEG encoders)."""
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 from fieldstudio.core.paths import sample_data_dir
 
@@ -46,3 +49,42 @@ def check_faces() -> str:
                           f"({x:g}, {y:g})")
     return (f"{detector.version}: the face at ({x:g}, {y:g}) found (score {hit[0].score:.2f}); loaded in "
             f"{loaded_s:.2f} s, {found_s:.2f} s for the frame")
+
+
+#: Clips of the codecs self-check (6 frames each) that `check_redaction` copies: an MP4 in 1/10240 and an MPEG-TS in
+#: 1/90000 (which MPEG-4 Part 2 can only write by coarsening the time base to the frames' own step).
+REDACT_CLIPS = ("selftest/codecs/h264.mp4", "selftest/codecs/h264.ts")
+
+
+def _pts_seconds(path: Path) -> list[float]:
+    import av
+
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        return [round(float(f.pts * stream.time_base), 6) for f in container.decode(stream)]
+
+
+def check_redaction() -> str:
+    """`redact` writes a copy of each of `REDACT_CLIPS` whose frames decode at the source's times. Raises
+    FaceCheckFailed naming the clip and what differs (no encoder, a frame lost or moved)."""
+    from fieldstudio.core.errors import MediaError
+    from fieldstudio.privacy.faces import FaceDetector, FaceModelError
+    from fieldstudio.privacy.redact_media import copy_path, redact_video
+
+    try:
+        detector = FaceDetector()
+    except FaceModelError as exc:
+        raise FaceCheckFailed(str(exc)) from exc
+    done = []
+    with tempfile.TemporaryDirectory(prefix="fieldstudio-redact-") as folder:
+        for relative in REDACT_CLIPS:
+            source = sample_data_dir() / relative
+            try:
+                copy = redact_video(source, copy_path(source, Path(folder)), detector)
+            except MediaError as exc:
+                raise FaceCheckFailed(f"{source.name}: {exc}") from exc
+            want, got = _pts_seconds(source), _pts_seconds(copy.copy)
+            if got != want:
+                raise FaceCheckFailed(f"{source.name}: the copy's frames are at {got} s, the source's at {want} s")
+            done.append(f"{source.name} -> {copy.copy.suffix[1:]} ({copy.encoder}, {copy.frames} frames)")
+    return "copies keep every frame at its time: " + ", ".join(done)

@@ -11,7 +11,8 @@ The schema is created by the Alembic migration ``0001_initial``; later changes a
 batches of runs; ``0005_label_kinds_attributes``: each label's kinds and typed attributes;
 ``0006_shared_projects``: row versions, the change log, media roots; ``0007_score_hashes``: what each score
 judged, by hash; ``0009_content_hashes``: the same hashes on the answer and task rows, ``store.content_hashes``;
-``0010_ocr_words``: the words OCR read on scanned pages, ``media.document_ocr``).
+``0010_ocr_words``: the words OCR read on scanned pages, ``media.document_ocr``; ``0011_score_currency``: a scoring's kept finding that every score is current, ``scoring.currency_records``; ``0012_judge_requests``: each
+judge request that left this machine, ``inference.sent_log``).
 Every type here is portable between SQLite and PostgreSQL (issue 22): ids are text, JSON is SQLAlchemy's
 JSON (``json`` on PostgreSQL), times are timezone-aware ``DateTime`` (``timestamptz``), PTS and byte
 sizes are 64-bit. Annotations, tasks and ratings carry a ``version`` (SQLAlchemy's version counter:
@@ -513,6 +514,26 @@ class ResponseCache(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class JudgeRequest(Base):
+    """One judge request (scoring) that reached its endpoint: text only, never a frame (issue 34, "What left this
+    machine"). Appended by the scoring writer (`scoring.store`) in the transaction of the scores it served, and
+    never updated: re-scoring or clearing the response cache leaves the record. A reply from the response cache
+    sent nothing and has no row; a call that could not connect has none either.
+
+    ``endpoint`` is the profile's masked base URL (no secret), ``characters`` the prompt and system text sent.
+    Added by migration ``0012_judge_requests``.
+    """
+
+    __tablename__ = "judge_request"
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    endpoint: Mapped[str] = mapped_column(Text)
+    profile: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    scorer: Mapped[str] = mapped_column(String(60))
+    characters: Mapped[int] = mapped_column(Integer)
 
 
 class ChangeLog(Base):

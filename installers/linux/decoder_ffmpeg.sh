@@ -9,7 +9,8 @@
 #   fieldstudio only ever decodes with it (exact frames and the frame index), never encodes or streams.
 # This script builds the same release (same sonames and symbol versions, so what links it loads it unchanged)
 # from Debian's own source package, with every native decoder, demuxer, parser and bitstream filter and none
-# of the encoders, muxers, devices, network protocols or external libraries; slim_bundle.py --replace then puts
+# of the encoders, muxers, devices, network protocols or external libraries (PyAV's build keeps two native
+# encoders and two muxers for `fieldstudio redact`, see below); slim_bundle.py --replace then puts
 # it in the place of the bundled build, after checking that it exports every symbol the bundle imports from it.
 #
 # Usage:
@@ -77,8 +78,11 @@ case "$mode" in
     why="for PyAV's FFmpeg $wanted"
     dav1d_flag=(--enable-libdav1d)
     pkg-config --exists dav1d || die "libdav1d-dev is not installed (apt install libdav1d-dev): PyAV decodes AV1 with it"
-    # libavfilter and libavdevice stay (PyAV links them) but hold only what PyAV's own graph code may ask for
+    # libavfilter and libavdevice stay (PyAV links them) but hold only what PyAV's own graph code may ask for.
+    # One exception to "decoders only": `fieldstudio redact` writes blurred copies of videos, so FFmpeg's own
+    # MPEG-4 Part 2 and MJPEG encoders (LGPL, no external library) and the MP4 and Matroska muxers stay
     flags=(--disable-filters --enable-filter=buffer,buffersink,abuffer,abuffersink,format,aformat,null,anull,scale,aresample
+           --enable-encoder=mpeg4,mjpeg --enable-muxer=mp4,matroska
            "${dav1d_flag[@]}")
     ;;
   *) die "unknown mode '$mode' (vlc or pyav)" ;;

@@ -28,5 +28,6 @@ def test_the_menu_entry_lists_what_each_endpoint_was_sent(empty_window, fake_ope
              for c in range(model.columnCount())}
     assert (cells["Endpoint"], cells["Frames"], cells["Blurred"], cells["Not blurred"], cells["Faces blurred"],
             cells["Redacted"]) == (fake_openai.base_url, "1", "1", "0", "1", "all")
+    assert (cells["Judge requests"], cells["Judge characters"]) == ("0", "0")     # no scoring yet
     assert "1 frame(s) sent to 1 endpoint(s); 0 of them NOT blurred" in dialog.summary.text()
     dialog.close()

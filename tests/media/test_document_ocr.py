@@ -150,3 +150,37 @@ def test_the_sessions_sleep_between_runs_are_made_once_and_a_page_is_detected_sm
     ocr.read_text(rgb)
     detected = [s for s in shapes if s[2] > 48]  # the recogniser's batches are 48 px tall
     assert [max(s[2:]) for s in detected] == [ocr.PAGE_DETECTION_SIDE, 1664]
+
+
+def _in_layer_order(lines: list[str], layer: str) -> tuple[int, int]:
+    """(consecutive pairs of `lines` that the text layer has in the same order, pairs compared): each line that
+    the layer holds once (its first 24 letters and digits) is placed where the layer has it."""
+    places = []
+    for line in lines:
+        key = re.sub(r"[^a-z0-9]", "", line.casefold())[:24]
+        if len(key) >= 12 and layer.count(key) == 1:
+            places.append(layer.index(key))
+    return sum(b > a for a, b in zip(places, places[1:])), len(places) - 1
+
+
+def test_a_two_column_page_is_read_column_after_column(ocr_project):
+    # the fact sheet's page 1 is set in two columns; its text layer (the PDF's own content order) reads the left
+    # column, then the right: the text models get must follow it, where reading rows across the gutter does not
+    from sqlalchemy import select
+
+    from fieldstudio.store.models import DocumentPage, OcrWord
+
+    p, media_id, _, _, _, layer_words = ocr_project
+    layer = re.sub(r"[^a-z0-9]", "", " ".join(w for w, _ in layer_words).casefold())
+    with p.read() as s:
+        [text] = s.scalars(select(DocumentPage.text).where(DocumentPage.media_id == media_id)).all()
+        words = s.execute(select(OcrWord.text, OcrWord.y0, OcrWord.x0).where(OcrWord.media_id == media_id)).all()
+    in_order, compared = _in_layer_order(text.splitlines(), layer)
+    assert compared >= 50 and in_order / compared >= 0.95
+    # the same words by rows (top to bottom, left to right, as OCR gave them before): about a third out of order
+    rows: dict[int, list] = collections.defaultdict(list)
+    for word, y0, x0 in words:
+        rows[round(y0 / 6)].append((x0, word))
+    by_rows = [" ".join(w for _, w in sorted(r)) for _, r in sorted(rows.items())]
+    in_order_rows, compared_rows = _in_layer_order(by_rows, layer)
+    assert in_order_rows / compared_rows < 0.8

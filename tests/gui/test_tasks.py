@@ -19,36 +19,17 @@ from fieldstudio.gui.panels.tasks import TaskEditorPanel
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from fieldstudio.tasks import task_records as ts
 from fieldstudio.tasks.importing import import_tasks
-from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
+from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID
 from tests.support.shared_data import SHARED_DATA
+from tests.support.task_editor import choose, panel, rows  # noqa: F401 - panel is the fixture
 
 FWA_GT = sorted((SHARED_DATA / "fieldworkarena" / "ground_truth").glob("Tasks_*.json"))
-
-
-@pytest.fixture
-def panel(qtbot, project):
-    add_test_media(project)
-    w = TaskEditorPanel()
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    w.set_project(project)
-    return w
-
-
-def rows(project) -> list[Task]:
-    with project.read() as s:
-        return list(s.scalars(select(Task).order_by(Task.created_at)))
 
 
 def replace_text(qtbot, widget, text: str) -> None:
     widget.setFocus()
     widget.selectAll()
     qtbot.keyClicks(widget, text)
-
-
-def choose(combo, data) -> None:
-    combo.setCurrentIndex(combo.findData(data))
 
 
 def test_new_edit_save_undo_redo(qtbot, panel, project):

@@ -15,8 +15,8 @@ from fieldstudio.annotations import calibrations as cal
 from fieldstudio.core.calibration import order_floor_corners
 from fieldstudio.tasks import ground_truth as gt
 from fieldstudio.tasks import task_records as ts
-from tests.gui.test_tasks import choose, panel, rows  # noqa: F401 - panel is the fixture
 from tests.support.annotation_fixtures import VIDEO_ID
+from tests.support.task_editor import choose, panel, rows  # noqa: F401 - panel is the fixture
 
 ZONE = [[100, 300], [400, 290], [420, 420], [90, 430]]
 QUAD = [(120, 460), (560, 450), (470, 250), (200, 255)]

@@ -37,7 +37,7 @@ from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.yolo import parse_yolo
-from fieldstudio.core import shapes, skeletons, tracks
+from fieldstudio.core import shape_tracks, shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library, video_index
 from fieldstudio.store.edits import Edit
@@ -355,9 +355,12 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             placed = _place(project, target, group, b, tables, report)
             if placed is None:
                 continue
-            if placed.shape is not None:  # stored beside the plain boxes, in their batches, on its frame alone
+            if placed.shape is not None:  # stored beside the plain boxes, in their batches
                 shape = _shape_of(target, group, placed, report)
-                if shape is not None:
+                if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
+                    per_track[(target.id, b.track)].append(dataclasses.replace(
+                        placed, shape=shape[:2], template=shape[2]))
+                elif shape is not None:
                     frame = placed.frame_index
                     pts = None if frame is None else int(tables[target.id].pts[frame])
                     plain.append(target.id, frame, pts, shapes.bounds(skeletons.present(shape[1])),
@@ -399,7 +402,11 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                 wanted = max(next_free[media_id], max(taken[media_id], default=0) + 1)
             taken[media_id].add(wanted)
             next_free[media_id] = max(next_free[media_id], wanted + 1)
-            if (media_id, key) in dense_tracks:
+            if run[0].shape is not None:   # the file's keyframes, and the frames interpolation would not give back
+                keep = shape_tracks.needed_keyframes(frames, [b.shape[1] for b in run], [b.keyframe for b in run],
+                                                     DENSE_TOL_PX)   # CVAT rounds vertices as MOT boxes: 0.01 px
+                run = [run[i] for i in keep]
+            elif (media_id, key) in dense_tracks:
                 keep = dense_keyframes(frames, np.array([b.box for b in run], dtype=float))
                 run = [run[i] for i in keep]
             else:
@@ -409,8 +416,10 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
             pts = tables[media_id].pts
             for b in run:
-                plain.append(media_id, b.frame_index, int(pts[b.frame_index]), b.box, label_of(b.label),
-                             b.attributes, track_id=wanted)
+                shape = None if b.shape is None else (*b.shape, b.template)
+                plain.append(media_id, b.frame_index, int(pts[b.frame_index]),
+                             b.box if shape is None else shapes.bounds(skeletons.present(shape[1])),
+                             label_of(b.label), b.attributes, track_id=wanted, shape=shape)
             c["boxes"] += len(run)
             c["tracks"] += 1
     marks, report.already_present = _without_present(project, marks, plain, counts,

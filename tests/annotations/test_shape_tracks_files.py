@@ -134,3 +134,20 @@ def test_coco_and_yolo_write_the_interpolated_shape_on_each_frame_between_keyfra
     # class, then each vertex over the image size (640 x 480)
     assert [float(v) for v in line[1:]] == pytest.approx([110 / 640, 105 / 480, 215 / 640, 105 / 480,
                                                           210 / 640, 210 / 480, 105 / 640, 205 / 480], abs=5.001e-7)
+
+
+@pytest.mark.parametrize("fmt, out", [("yolo", "yolo"), ("coco", "coco.json"), ("cvat", "cvat")])
+def test_a_round_trip_into_the_project_holding_the_marks_adds_nothing(tracked_project, tmp_path, fmt, out):
+    """The frames a track interpolates come back from YOLO and COCO as marks on each frame (and YOLO's fractions
+    rounded to 6 decimals): each matches the track's own interpolated mark, so nothing is added (the last stop
+    found 305 boxes added again on a YOLO round trip)."""
+    p = tracked_project
+    zone = lab.find_label(p, "zone").id
+    walker = box_tracks.next_track_id(p, VIDEO_ID)
+    ann.add_box(p, VIDEO_ID, (10.3, 20.7, 50.1, 80.9), zone, frame_index=0, track_id=walker)
+    ann.add_box(p, VIDEO_ID, (110.3, 40.7, 60.1, 90.9), zone, frame_index=9, track_id=walker)
+    before = len(ann.list_annotations(p))
+    export_annotations(p, fmt, tmp_path / out)
+    report = import_annotations(p, tmp_path / out, fmt)
+    assert report.marks == 0 and report.already_present > 0, report.lines()
+    assert len(ann.list_annotations(p)) == before

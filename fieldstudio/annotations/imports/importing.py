@@ -423,7 +423,8 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             c["boxes"] += len(run)
             c["tracks"] += 1
     marks, report.already_present = _without_present(project, marks, plain, counts,
-                                                     {mid: m.file_name for mid, m in medias.items()})
+                                                     {mid: m.file_name for mid, m in medias.items()},
+                                                     lambda media_id: match_tolerance(fmt, medias[media_id]))
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}
     report.marks = len(marks) + plain.kept_count()
     used = {name for _m, name in marks if name is not None} | plain.kept_label_names()
@@ -435,9 +436,20 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
 PRESENT_CHECK_KEYS = 50_000
 
 
+def match_tolerance(fmt: str, media: Media) -> float:
+    """How far (pixels per coordinate) a mark read from a ``fmt`` file may lie from the project's own and still be
+    that mark, from the format's rounding: YOLO writes fractions of the image size with 6 decimals, so a centre or
+    a size is off by up to half a unit of the 6th decimal times the size, a corner (centre - size / 2) by up to 0.75
+    of one: taken as 1e-6 x the larger side; MOT and CVAT write pixels with 2 decimals (a corner from left + width:
+    0.01), taken as ``DENSE_TOL_PX``; COCO writes floats unrounded (0)."""
+    if fmt == "yolo":
+        return 1e-6 * max(media.width or 0, media.height or 0)
+    return DENSE_TOL_PX if fmt in ("mot", "cvat") else 0.0
+
+
 def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, str | None]], plain: PlainBoxes,
-                     counts: dict[str, dict[str, int]],
-                     file_names: dict[str, str]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
+                     counts: dict[str, dict[str, int]], file_names: dict[str, str],
+                     tolerance: Callable[[str], float]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
     """The marks the project does not hold yet, and how many marks and plain boxes it holds (plain boxes it holds
     are marked not kept in ``plain``; all are taken off `counts`' boxes per media file name; `file_names` maps
     media ids to them). Only the boxes of media that hold marks already are compared, a group of media at a time
@@ -470,7 +482,7 @@ def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, s
         keys = [present_marks.mark_key(marks[i][0].media_id, marks[i][0].kind, marks[i][0].frame_index,
                                        marks[i][0].label_id, marks[i][0].geometry) for i in m_idx]
         keys += [key for _, key in p_keyed]
-        present = present_marks.split_present(project, keys) if keys else []
+        present = present_marks.split_present(project, keys, tolerance) if keys else []
         for i, is_present in zip(m_idx, present[:len(m_idx)]):
             if is_present:
                 dropped.add(i)

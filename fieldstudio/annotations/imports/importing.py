@@ -32,6 +32,7 @@ from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import present_marks
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
+from fieldstudio.annotations.imports.import_report import AnnotationImportReport
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
@@ -57,52 +58,6 @@ DENSE_TOL_PX = 0.011
 
 class AnnotationImportError(FieldstudioError):
     """An annotation file cannot be imported at all (unknown format, unreadable file, unknown --media)."""
-
-
-@dataclass
-class AnnotationImportReport:
-    """What an import stored and what it left out.
-
-    ``matched``: media file name -> {"boxes", "tracks", "sources"} counts of what is stored; ``unmatched``: (what
-    in the file, why no media was found); ``problems``: (where in the file, what was wrong) for single boxes
-    skipped; ``already_present``: boxes the project holds already (`present_marks`), not stored again.
-    """
-
-    format: str
-    source: str
-    files: list[str] = field(default_factory=list)
-    matched: dict[str, dict[str, int]] = field(default_factory=dict)
-    unmatched: list[tuple[str, str]] = field(default_factory=list)
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    labels_created: list[str] = field(default_factory=list)
-    marks: int = 0
-    already_present: int = 0
-    cancelled: bool = False
-
-    def lines(self) -> list[str]:
-        """The report as the command line prints it and the window shows it."""
-        out = [f"{self.format}: {self.marks} box(es) from {len(self.files)} file(s) onto {len(self.matched)} media"]
-        for name, c in sorted(self.matched.items()):
-            out.append(f"  {name}: {c['boxes']} box(es), {c['tracks']} track(s) (from {c['sources']} "
-                       f"{'group' if c['sources'] == 1 else 'groups'} of the file)")
-        if self.already_present:
-            out.append(f"already in the project: {self.already_present} box(es) (an earlier import of this file?): "
-                       "not added again")
-        if self.labels_created:
-            out.append(f"labels created: {', '.join(self.labels_created)}")
-        if self.unmatched:
-            out.append(f"not matched to any media ({len(self.unmatched)}):")
-            out += [f"  {what}: {why}" for what, why in self.unmatched[:50]]
-            if len(self.unmatched) > 50:
-                out.append(f"  ... and {len(self.unmatched) - 50} more")
-        if self.problems:
-            out.append(f"boxes skipped ({len(self.problems)}):")
-            out += [f"  {where}: {why}" for where, why in self.problems[:50]]
-            if len(self.problems) > 50:
-                out.append(f"  ... and {len(self.problems) - 50} more")
-        if self.cancelled:
-            out.append("cancelled: nothing was stored")
-        return out
 
 
 class ImportAnnotations(Edit):
@@ -198,7 +153,7 @@ class ImportPlan:
         if not self.marks and not self.plain.kept_count():
             return None
         return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations "
-                                 f"({self.report.marks} boxes)", self.marks, self.new_labels, self.plain,
+                                 f"({self.report.marks} marks)", self.marks, self.new_labels, self.plain,
                                  progress=progress, cancelled=cancelled)
 
 
@@ -427,6 +382,9 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                                                      lambda media_id: match_tolerance(fmt, medias[media_id]))
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}
     report.marks = len(marks) + plain.kept_count()
+    report.kinds = plain.kept_kinds()
+    for mark, _name in marks:
+        report.kinds[mark.kind] = report.kinds.get(mark.kind, 0) + 1
     used = {name for _m, name in marks if name is not None} | plain.kept_label_names()
     report.labels_created = sorted(used, key=new_labels.index)
     return ImportPlan(project, marks, report.labels_created, report, plain)

@@ -82,6 +82,15 @@ class PlainBoxes:
     def kept_count(self) -> int:
         return self.kept.count(1)
 
+    def kept_kinds(self) -> dict[str, int]:
+        """How many kept rows of each kind ("box", "polygon", ..., "skeleton")."""
+        out: dict[str, int] = {}
+        for i, keep in enumerate(self.kept):
+            if keep:
+                kind = self.shapes[i][0] if i in self.shapes else "box"
+                out[kind] = out.get(kind, 0) + 1
+        return out
+
     def kept_label_names(self) -> set[str]:
         """The names of the labels to create that a kept box needs."""
         slots = {slot for slot, keep in zip(self.label, self.kept) if keep}

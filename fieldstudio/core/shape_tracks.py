@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fieldstudio.core.tracks import keyframe_spans
+
 Vertices = tuple  # ((x, y) | None, ...): a skeleton's absent points are None
 
 
@@ -78,22 +80,11 @@ def interpolate_shape_track(keyframes: Iterable[tuple[int, Sequence]],
         keys[int(f)] = _as_tuple(vertices)
     if not keys:
         return {}
-    order = sorted(keys)
-    first, last = order[0], order[-1]
-    wanted = range(first, last + 1) if frames is None else sorted({int(f) for f in frames})
     out: dict[int, TrackShape] = {}
-    j = 0
-    for f in wanted:
-        if f < first or f > last:
-            continue
-        if f in keys:
+    for f, f0, f1 in keyframe_spans(sorted(keys), frames):
+        if f0 == f1:
             out[f] = TrackShape(f, keys[f], True, (f, f))
-            continue
-        while order[j + 1] < f:
-            j += 1
-        f0, f1 = order[j], order[j + 1]  # wanted is sorted, so j only moves forward
-        got = lerp_vertices(keys[f0], keys[f1], (f - f0) / (f1 - f0))
-        if got is not None:
+        elif (got := lerp_vertices(keys[f0], keys[f1], (f - f0) / (f1 - f0))) is not None:
             out[f] = TrackShape(f, got, False, (f0, f1))
     return out
 

@@ -70,7 +70,7 @@ def split_present(project: Project, keys: Sequence[Hashable],
                              .where(Annotation.media_id.in_(media_ids[start:start + 500]),
                                     Annotation.deleted.is_(False)))
             for media_id, kind, frame, label_id, geometry, track_id, keyframe in rows:
-                held.setdefault((media_id, kind, frame, label_id), []).append([_flat(geometry), False])
+                held.setdefault((media_id, kind, frame, label_id), []).append([_pairs(geometry), False])
                 if track_id is not None and keyframe and frame is not None and kind in TRACKED:
                     tracked.setdefault((media_id, "box" if kind == "box" else "shape", track_id), []).append(
                         (frame, kind, label_id, geometry))
@@ -81,8 +81,9 @@ def split_present(project: Project, keys: Sequence[Hashable],
     for key in keys:
         # the format's rounding, plus the key's own (``mark_key`` rounds), plus float noise of the conversions
         tol = (0.0 if tolerance is None else tolerance(key[0])) + default + 1e-9
-        want = _flat(key[4])
-        found = next((c for c in held.get(key[:4], ()) if not c[1] and _close(c[0], want, tol)), None)
+        want = _pairs(key[4])
+        found = next((c for c in held.get(key[:4], ())
+                      if not c[1] and shape_tracks.vertices_close(c[0], want, tol)), None)
         if found is not None:
             found[1] = True
         present.append(found is not None)
@@ -105,26 +106,12 @@ def _add_interpolated(held: dict[Hashable, list[list]], media_id: str, what: str
             continue
         before = keys[bisect.bisect_left(frames, frame) - 1]
         geometry = mark.box if what == "box" else mark.vertices
-        held.setdefault((media_id, before[1], frame, before[2]), []).append([_flat(geometry), False])
+        held.setdefault((media_id, before[1], frame, before[2]), []).append([_pairs(geometry), False])
 
 
-def _flat(geometry: Any) -> tuple:
-    """A geometry's numbers in order (a skeleton's absent point as None)."""
-    out: list = []
-    for v in geometry or ():
-        if isinstance(v, (list, tuple)):
-            out.extend(v)
-        else:
-            out.append(v)
-    return tuple(out)
-
-
-def _close(a: tuple, b: tuple, tol: float) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if (x is None) != (y is None):
-            return False
-        if x is not None and abs(float(x) - float(y)) > tol:
-            return False
-    return True
+def _pairs(geometry: Any) -> tuple:
+    """A geometry as (x, y) pairs (a skeleton's absent point None): a box's four numbers as its two corners."""
+    values = list(geometry or ())
+    if values and not isinstance(values[0], (list, tuple)) and values[0] is not None:
+        return tuple(zip(values[0::2], values[1::2]))
+    return tuple(None if v is None else tuple(v) for v in values)

@@ -235,8 +235,7 @@ TRACK_KINDS = ("box", *shapes.SHAPE_KINDS, "skeleton")
 
 def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = None) -> None:
     """A track has at most one live keyframe per frame (a box, or a shape of a shape track). ``taken``: in a batch
-    (``add_many``), the (media, track, frame) of every live keyframe stored or added so far, checked instead of the
-    database (and the row's own added)."""
+    (``add_many``), the (media, track, frame) of every live keyframe stored or added so far, checked instead."""
     if row.kind not in TRACK_KINDS or row.track_id is None or row.deleted or not row.is_keyframe:
         return
     what = "a box" if row.kind == "box" else "a shape"

@@ -151,3 +151,5 @@ def test_a_round_trip_into_the_project_holding_the_marks_adds_nothing(tracked_pr
     report = import_annotations(p, tmp_path / out, fmt)
     assert report.marks == 0 and report.already_present > 0, report.lines()
     assert len(ann.list_annotations(p)) == before
+    held = next(line for line in report.lines() if line.startswith("already in the project"))
+    assert "polygon(s)" in held and "box(es)" in held      # named by kind, not all called boxes

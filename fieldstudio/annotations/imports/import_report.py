@@ -29,20 +29,21 @@ class AnnotationImportReport:
     already_present: int = 0
     cancelled: bool = False
     kinds: dict[str, int] = field(default_factory=dict)   # the marks to store, by kind
+    present_kinds: dict[str, int] = field(default_factory=dict)   # the (plain or keyframe) marks held already
 
     def lines(self) -> list[str]:
         """The report as the command line prints it and the window shows it; marks are named by kind ("3
         polygon(s), 2 skeleton(s)"), "box(es)" only when all are boxes."""
-        noun = "box(es)" if set(self.kinds) <= {"box"} else "mark(s)"
-        kinds = ", ".join(f"{n} {PLURAL.get(kind, kind + '(s)')}" for kind, n in sorted(self.kinds.items()))
-        what = f"{self.marks} {noun}" + (f" ({kinds})" if noun != "box(es)" else "")
+        noun = "box(es)" if set(self.kinds) | set(self.present_kinds) <= {"box"} else "mark(s)"
+        what = f"{self.marks} {noun}" + (f" ({_kinds(self.kinds)})" if noun != "box(es)" and self.kinds else "")
         out = [f"{self.format}: {what} from {len(self.files)} file(s) onto {len(self.matched)} media"]
         for name, c in sorted(self.matched.items()):
             out.append(f"  {name}: {c['boxes']} {noun}, {c['tracks']} track(s) (from {c['sources']} "
                        f"{'group' if c['sources'] == 1 else 'groups'} of the file)")
         if self.already_present:
-            out.append(f"already in the project: {self.already_present} {noun} (an earlier import of this file?): "
-                       "not added again")
+            held = f" ({_kinds(self.present_kinds)})" if noun != "box(es)" and self.present_kinds else ""
+            out.append(f"already in the project: {self.already_present} {noun}{held} (an earlier import of this "
+                       "file?): not added again")
         if self.labels_created:
             out.append(f"labels created: {', '.join(self.labels_created)}")
         if self.unmatched:
@@ -58,3 +59,8 @@ class AnnotationImportReport:
         if self.cancelled:
             out.append("cancelled: nothing was stored")
         return out
+
+
+def _kinds(counts: dict[str, int]) -> str:
+    """"3 polygon(s), 2 skeleton(s)"."""
+    return ", ".join(f"{n} {PLURAL.get(kind, kind + '(s)')}" for kind, n in sorted(counts.items()))

@@ -382,7 +382,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                                                      lambda media_id: match_tolerance(fmt, medias[media_id]))
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}
     report.marks = len(marks) + plain.kept_count()
-    report.kinds = plain.kept_kinds()
+    report.kinds, report.present_kinds = plain.kept_kinds(), plain.kept_kinds(kept=False)
     for mark, _name in marks:
         report.kinds[mark.kind] = report.kinds.get(mark.kind, 0) + 1
     used = {name for _m, name in marks if name is not None} | plain.kept_label_names()

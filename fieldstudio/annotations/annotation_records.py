@@ -229,26 +229,30 @@ def _check_kind_media(kind: str, media: Media) -> None:
                               "(`fieldstudio index`) before annotating it")
 
 
+#: The kinds a track can hold (a box track, or a shape track of one of the vertex kinds: ``annotations.shape_tracks``).
+TRACK_KINDS = ("box", *shapes.SHAPE_KINDS, "skeleton")
+
+
 def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = None) -> None:
-    """A track has at most one live keyframe box per frame. ``taken``: in a batch (``add_many``), the
-    (media, track, frame) of every live keyframe box stored or added so far, checked instead of the database
-    (and the row's own added)."""
-    if row.kind != "box" or row.track_id is None or row.deleted or not row.is_keyframe:
+    """A track has at most one live keyframe per frame (a box, or a shape of a shape track). ``taken``: in a batch
+    (``add_many``), the (media, track, frame) of every live keyframe stored or added so far, checked instead."""
+    if row.kind not in TRACK_KINDS or row.track_id is None or row.deleted or not row.is_keyframe:
         return
+    what = "a box" if row.kind == "box" else "a shape"
     if taken is not None:
         key = (row.media_id, row.track_id, row.frame_index)
         if key in taken:
-            raise AnnotationError(f"track {row.track_id} already has a box on frame {row.frame_index}; "
-                                  "move that box instead of adding another")
+            raise AnnotationError(f"track {row.track_id} already has {what} on frame {row.frame_index}; "
+                                  f"move that {what[2:]} instead of adding another")
         taken.add(key)
         return
     clash = s.scalars(select(Annotation.id).where(
-        Annotation.media_id == row.media_id, Annotation.kind == "box", Annotation.track_id == row.track_id,
+        Annotation.media_id == row.media_id, Annotation.kind.in_(TRACK_KINDS), Annotation.track_id == row.track_id,
         Annotation.frame_index.is_(None) if row.frame_index is None else Annotation.frame_index == row.frame_index,
         Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True), Annotation.id != row.id)).first()
     if clash is not None:
-        raise AnnotationError(f"track {row.track_id} already has a box on frame {row.frame_index}; "
-                              "move that box instead of adding another")
+        raise AnnotationError(f"track {row.track_id} already has {what} on frame {row.frame_index}; "
+                              f"move that {what[2:]} instead of adding another")
 
 
 def _check_segment_ends(media: Media, row: Annotation) -> None:
@@ -331,31 +335,35 @@ def add_ruler(project: Project, media_id: str, p: Sequence[float], q: Sequence[f
 
 def add_shape(project: Project, media_id: str, kind: str, vertices: Sequence[Sequence[float]], *,
               frame_index: int | None = None, label_id: str | None = None, attributes: dict[str, Any] | None = None,
-              text: str | None = None, author: str | None = None) -> str:
+              text: str | None = None, author: str | None = None, track_id: int | None = None) -> str:
     """Add a polygon, polyline or points mark (``kind``, see ``core.shapes``) through ``vertices``
     ``[[x, y], ...]`` in upright image pixels (clipped to the image); returns its id.
 
-    On a video ``frame_index`` is required. Raises AnnotationError for an unknown kind, too few distinct
-    vertices, a polygon of no area or a frame not in the frame table; NotFound for an unknown media or label.
+    On a video ``frame_index`` is required and ``track_id`` makes it a keyframe of that shape track
+    (``annotations.shape_tracks``). Raises AnnotationError for an unknown kind, too few distinct vertices, a
+    polygon of no area, a frame not in the frame table or a second keyframe of the track on the frame; NotFound
+    for an unknown media or label.
     """
     return insert_annotation(project, media_id, kind, frame_index=frame_index, frame_required=True,
                              geometry=vertices, label_id=label_id, attributes=attributes or None, text=text,
-                             author=author)
+                             author=author, track_id=track_id)
 
 
 def add_skeleton(project: Project, media_id: str, points: Sequence[Sequence[float] | None], *,
                  template: str | None = None, frame_index: int | None = None, label_id: str | None = None,
-                 attributes: dict[str, Any] | None = None, author: str | None = None) -> str:
+                 attributes: dict[str, Any] | None = None, author: str | None = None,
+                 track_id: int | None = None) -> str:
     """Add a keypoint skeleton: one ``[x, y]`` (pixels) or None (absent) per point of ``template`` (a name of
     ``core.skeletons.TEMPLATES``; None: the 17 COCO body points), stored with the template's name in ``text``;
-    returns its id. Raises AnnotationError for a wrong point count, an unknown template or no point placed."""
+    returns its id. ``track_id`` makes it a keyframe of that shape track. Raises AnnotationError for a wrong point
+    count, an unknown template or no point placed."""
     try:
         name = skeletons.template(template).name
     except shapes.ShapeError as exc:
         raise AnnotationError(str(exc)) from None
     return insert_annotation(project, media_id, "skeleton", frame_index=frame_index, frame_required=True,
                              geometry=list(points), label_id=label_id, attributes=attributes or None, text=name,
-                             author=author)
+                             author=author, track_id=track_id)
 
 
 def add_segment(project: Project, media_id: str, label_id: str | None, start_frame: int,

@@ -14,7 +14,7 @@ from fieldstudio.annotations import calibrations as cal
 from fieldstudio.annotations import stopwatch
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import box_tracks
-from fieldstudio.annotations import mark_batches, shape_marks
+from fieldstudio.annotations import mark_batches, shape_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
@@ -66,9 +66,18 @@ def AddSkeleton(project: Project, media_id: str, points: Sequence[Sequence[float
 
 
 def CopyShape(project: Project, annotation_id: str, frame_index: int | None = None) -> CreateAnnotation:  # noqa: N802
-    """Edit: ``shape_marks.copy_shape`` (a polygon, polyline or points mark to the next frame by default)."""
+    """Edit: ``shape_tracks.copy_shape`` (a polygon, polyline, points mark or skeleton to the next frame by default,
+    as a keyframe of its track)."""
     return CreateAnnotation(project, "Copy shape to frame",
-                            lambda: shape_marks.copy_shape(project, annotation_id, frame_index))
+                            lambda: shape_tracks.copy_shape(project, annotation_id, frame_index))
+
+
+def KeyShape(project: Project, media_id: str, track_id: int, frame_index: int,  # noqa: N802
+             vertices: Sequence | None = None, text: str = "Make keyframe") -> CreateAnnotation:
+    """Edit: ``shape_tracks.key_shape`` (a shape track's keyframe on ``frame_index``: where ``vertices`` say, by
+    default the shape the track shows there); ``text`` names it in the undo menu ("Move vertex", ...)."""
+    return CreateAnnotation(project, text,
+                            lambda: shape_tracks.key_shape(project, media_id, track_id, frame_index, vertices))
 
 
 def AddStopwatch(project: Project, media_id: str, start_frame: int, end_frame: int,

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from fieldstudio.annotations.annotation_records import KINDS, AnnotationError, insert_row
+from fieldstudio.annotations.annotation_records import KINDS, TRACK_KINDS, AnnotationError, insert_row
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media
 from fieldstudio.store import changes
 from fieldstudio.store.portable import in_chunks
@@ -139,12 +139,12 @@ def _read_ahead(s: Session, marks: Sequence[NewMark]) -> tuple[set[tuple], list[
         for part in in_chunks(wanted, _CHUNK):
             loaded += s.scalars(select(FrameIndexRow).where(FrameIndexRow.media_id == media_id,
                                                             FrameIndexRow.frame_index.in_(part))).all()
-    tracked = {(m.media_id, m.track_id) for m in marks if m.kind == "box" and m.track_id is not None}
+    tracked = {(m.media_id, m.track_id) for m in marks if m.kind in TRACK_KINDS and m.track_id is not None}
     taken: set[tuple] = set()
     for media_id in {media for media, _ in tracked}:
         track_ids = [t for media, t in tracked if media == media_id]
         for part in in_chunks(track_ids, _CHUNK):
             taken.update(s.execute(select(Annotation.media_id, Annotation.track_id, Annotation.frame_index).where(
-                Annotation.media_id == media_id, Annotation.kind == "box", Annotation.track_id.in_(part),
+                Annotation.media_id == media_id, Annotation.kind.in_(TRACK_KINDS), Annotation.track_id.in_(part),
                 Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True))).all())
     return taken, loaded

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fieldstudio.annotations import angles, box_tracks, calibrations, shape_marks
+from fieldstudio.annotations import angles, box_tracks, calibrations, shape_marks, shape_tracks
 from fieldstudio.annotations.annotation_records import AnnotationRecord, get_annotation
+from fieldstudio.core import shape_tracks as core_shape_tracks
 from fieldstudio.core import shapes, skeletons
 from fieldstudio.store.project import Project
 
@@ -26,6 +27,8 @@ class MarkFacts:
     mark: ``pixels`` is its bounding box ``(x, y, w, h)``, ``shape`` its vertex count, area and length
     (``shape_marks.ShapeMeasure``) and ``metres`` its area in m² (polygon) or length in m (polyline). An
     angle: ``pixels`` its vertex ``(x, y)``, ``metres`` None, ``how`` its degrees and the plane they are measured in.
+    A shape of a track has ``track`` as a box has, and ``track_note`` says why the frames next to it are not
+    interpolated (keyframes of different vertex counts), else None.
     """
 
     record: AnnotationRecord
@@ -34,6 +37,7 @@ class MarkFacts:
     how: str
     track: tuple[int, int, int, int] | None
     shape: shape_marks.ShapeMeasure | None = None
+    track_note: str | None = None
 
 
 def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
@@ -57,12 +61,14 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
         x1, y1, x2, y2 = shapes.bounds(rec.geometry)
         measured = shape_marks.measure_vertices(project, rec.media_id, rec.kind, rec.geometry)
         metres = measured.area_m2 if rec.kind == "polygon" else measured.length_m
-        return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), metres, measured.how, None, measured)
+        track, note = _shape_track(project, rec)
+        return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), metres, measured.how, track, measured, note)
     elif rec.kind == "skeleton":
         placed = skeletons.present(rec.geometry)
         x1, y1, x2, y2 = shapes.bounds(placed)
+        track, note = _shape_track(project, rec)
         return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), None,
-                         f"{len(placed)} of {len(rec.geometry)} points placed ({rec.text})", None)
+                         f"{len(placed)} of {len(rec.geometry)} points placed ({rec.text})", track, track_note=note)
     else:
         raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes, rulers and shapes have geometry")
     track = None
@@ -71,3 +77,23 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
         if keys:
             track = (rec.track_id, keys[0].frame_index, keys[-1].frame_index, len(keys))
     return MarkFacts(rec, pixels, m.metres, m.how, track)
+
+
+def _shape_track(project: Project, rec: AnnotationRecord) -> tuple[tuple[int, int, int, int] | None, str | None]:
+    """(track, track_note) of a shape: its track's keyframe range and count, and why the frames between it and the
+    keyframes next to it are not interpolated (``core.shape_tracks.gap_reason``), if they are not."""
+    if rec.track_id is None or rec.frame_index is None:
+        return None, None
+    keys = shape_tracks.shape_keyframes(project, rec.media_id, rec.track_id)
+    if not keys:
+        return None, None
+    frames = [k.frame_index for k in keys]
+    notes = []
+    if rec.frame_index in frames:
+        i = frames.index(rec.frame_index)
+        for a, b in ((i - 1, i), (i, i + 1)):
+            if 0 <= a and b < len(keys):
+                why = core_shape_tracks.gap_reason(frames[a], keys[a].geometry, frames[b], keys[b].geometry)
+                if why:
+                    notes.append(why)
+    return (rec.track_id, frames[0], frames[-1], len(keys)), "; ".join(notes) or None

@@ -1,5 +1,5 @@
-"""Polygons, polylines and points marks (issue 32): copied to another frame, and measured in metres through the
-calibration that applies to their media.
+"""Polygons, polylines and points marks (issue 32) measured in metres through the calibration that applies to their
+media (copied to another frame and kept in tracks by ``annotations.shape_tracks``).
 
 Their storage is ``annotation_records`` (kinds "polygon", "polyline", "points"; vertices ``[[x, y], ...]`` in
 upright image pixels) and their geometry rules ``core.shapes``. Measuring: on a media with a floor calibration
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fieldstudio.annotations import calibrations
-from fieldstudio.annotations.annotation_records import AnnotationError, get_annotation, insert_annotation
+from fieldstudio.annotations.annotation_records import AnnotationError, get_annotation
 from fieldstudio.core import calibration as core_cal
 from fieldstudio.core import shapes
 from fieldstudio.core.errors import CalibrationError
@@ -88,15 +88,3 @@ def measure_shape(project: Project, annotation_id: str) -> ShapeMeasure:
         raise AnnotationError(f"annotation {annotation_id} is a {rec.kind}, not a polygon, polyline or points")
     return measure_vertices(project, rec.media_id, rec.kind, rec.geometry)
 
-
-def copy_shape(project: Project, annotation_id: str, frame_index: int | None = None) -> str:
-    """Copy a polygon, polyline or points mark on a video frame to another frame (default: the next one) with
-    its label and attributes; returns the new mark's id. Raises AnnotationError for another kind, a mark on a
-    photo, or a frame past the video's end."""
-    src = get_annotation(project, annotation_id)
-    if src.kind not in (*shapes.SHAPE_KINDS, "skeleton") or src.frame_index is None:
-        raise AnnotationError("only a polygon, polyline, points mark or skeleton on a video frame can be copied to a "
-                              "frame")
-    target = src.frame_index + 1 if frame_index is None else frame_index
-    return insert_annotation(project, src.media_id, src.kind, frame_index=target, frame_required=True,
-                             geometry=src.geometry, label_id=src.label_id, attributes=src.attributes, text=src.text)

@@ -17,7 +17,7 @@ decoded frame. Outside the first and last keyframes a track has no box.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 Box = tuple[float, float, float, float]
@@ -111,23 +111,29 @@ def interpolate_track(keyframes: Mapping[int, Sequence[float]] | Iterable[tuple[
         keys[int(f)] = tuple(float(v) for v in box)  # type: ignore[assignment]
     if not keys:
         return {}
-    order = sorted(keys)
+    out: dict[int, TrackBox] = {}
+    for f, f0, f1 in keyframe_spans(sorted(keys), frames):
+        if f0 == f1:
+            out[f] = TrackBox(f, keys[f], True, (f, f))
+        else:
+            out[f] = TrackBox(f, lerp_box(keys[f0], keys[f1], (f - f0) / (f1 - f0)), False, (f0, f1))
+    return out
+
+
+def keyframe_spans(order: Sequence[int], frames: Iterable[int] | None = None) -> Iterator[tuple[int, int, int]]:
+    """For each frame wanted (default every frame from the first keyframe to the last; frames outside that span
+    left out), ``(frame, f0, f1)``: ``(f, f, f)`` on a keyframe, else the consecutive keyframes ``f0 < f < f1``
+    around it. ``order``: the keyframes' frame indices, ascending, at least one. The walk of both box tracks
+    (here) and shape tracks (``core.shape_tracks``)."""
     first, last = order[0], order[-1]
     wanted = range(first, last + 1) if frames is None else sorted({int(f) for f in frames})
-    out: dict[int, TrackBox] = {}
     j = 0
     for f in wanted:
         if f < first or f > last:
             continue
-        if f in keys:
-            out[f] = TrackBox(f, keys[f], True, (f, f))
-            continue
-        while order[j + 1] < f:
-            j += 1
-        f0, f1 = order[j], order[j + 1]  # wanted is sorted, so j only moves forward
-        t = (f - f0) / (f1 - f0)
-        out[f] = TrackBox(f, lerp_box(keys[f0], keys[f1], t), False, (f0, f1))
-    return out
+        while order[j] < f and order[j + 1] <= f:
+            j += 1                      # wanted is sorted, so j only moves forward
+        yield (f, f, f) if order[j] == f else (f, order[j], order[j + 1])
 
 
 def overlapping_pairs(intervals: Sequence[tuple[str, int, int | None]]) -> list[tuple[str, str]]:

@@ -35,8 +35,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "first_frame": ("First frame", "Home", "Go to the video's first frame"),
     "last_frame": ("Last frame", "End", "Go to the video's last frame"),
     "prev_keyframe": ("Previous keyframe of the track", "[",
-                      "Go to the previous keyframe of the selected box's track"),
-    "next_keyframe": ("Next keyframe of the track", "]", "Go to the next keyframe of the selected box's track"),
+                      "Go to the previous keyframe of the selected box's or shape's track"),
+    "next_keyframe": ("Next keyframe of the track", "]", "Go to the next keyframe of the selected box's or shape's track"),
     "go_to": ("&Go to time or frame…", "Ctrl+G", "Jump to a frame number or a time"),
     "loop_start": ("Loop start here", "Ctrl+[", "Start the loop range at this frame"),
     "loop_end": ("Loop end here", "Ctrl+]", "End the loop range at this frame"),
@@ -74,7 +74,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "delete_marks": ("&Delete selected", "Delete", "Delete the selected boxes, rulers and shapes"),
     "edit_mark": ("&Edit selected…", "F2", "Label, attributes and track of the selected box"),
     "copy_next": ("Copy to &next frame", "Ctrl+D", "Copy the selected boxes and shapes to the next frame and show it"),
-    "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box into a keyframe"),
+    "make_keyframe": ("Make &keyframe", "Shift+K", "Turn the selected interpolated box or shape into a keyframe; "
+                      "with none selected, key the last selected shape's track on this frame (extends it)"),
     "track_forward": ("&Track forward", "T", "Follow the selected box through the next frames (keyframes every "
                       "5 frames; stops when the target is lost or leaves the image)"),
     "track_backward": ("Track &backward", "Shift+T", "Follow the selected box through the frames before this one"),

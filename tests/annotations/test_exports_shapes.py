@@ -82,6 +82,8 @@ def test_a_foreign_coco_segmentation_becomes_a_polygon_and_a_bad_one_stays_a_box
                {"id": 1, "image_id": 1, "category_id": 3, "bbox": [10, 10, 90, 90],
                 "segmentation": [[10, 10, 100, 10, 100, 100, 10, 100], [0, 0, 5, 0, 5, 5]]},
                {"id": 2, "image_id": 1, "category_id": 3, "bbox": [20, 20, 30, 30], "segmentation": [[1, 2]]},
+               {"id": 4, "image_id": 1, "category_id": 3, "bbox": [60, 60, 10, 10],
+                "segmentation": [[60, 60, 70, 60, 70]]},
                {"id": 3, "image_id": 1, "category_id": 3, "bbox": [0, 0, 1, 1],
                 "keypoints": [5, 6, 2, 0, 0, 0, 7, 8, 1], "num_keypoints": 2}]}
     path = tmp_path / "foreign.json"
@@ -89,12 +91,18 @@ def test_a_foreign_coco_segmentation_becomes_a_polygon_and_a_bad_one_stays_a_box
     report = import_annotations(project, path, "coco")
     (poly,) = ann.list_annotations(project, kinds=["polygon"])
     assert poly.geometry == [[10.0, 10.0], [100.0, 10.0], [100.0, 100.0], [10.0, 100.0]]
-    (box,) = ann.list_annotations(project, kinds=["box"])
-    assert box.geometry == [20.0, 20.0, 50.0, 50.0]
+    boxes = ann.list_annotations(project, kinds=["box"])
+    assert sorted(b.geometry for b in boxes) == [[20.0, 20.0, 50.0, 50.0], [60.0, 60.0, 70.0, 70.0]]
     (dots,) = ann.list_annotations(project, kinds=["points"])
     assert dots.geometry == [[5.0, 6.0], [7.0, 8.0]]  # the unlabelled keypoint (v = 0) is not a point
     assert any("2 polygons; the first is kept" in why for _w, why in report.problems)
-    assert any("its box is kept" in why for _w, why in report.problems)
+    problems = dict(report.problems)
+    assert problems["foreign.json annotation 2"] == ("segmentation's first polygon is not 3 or more (x, y) number "
+                                                     "pairs: kept as a box from its bbox, not as a polygon")
+    assert problems["foreign.json annotation 4"].startswith("segmentation's first polygon has 5 values, an odd number")
+    lines = report.lines()
+    assert lines[0] == "coco: 4 mark(s) (2 box(es), 1 points mark(s), 1 polygon(s)) from 1 file(s) onto 1 media"
+    assert "not imported as written (3):" in lines and not any("skipped" in line for line in lines)
 
 
 def test_cvat_for_video_writes_shapes_as_one_frame_tracks_and_reads_them_back(shaped_project, tmp_path):

@@ -5,7 +5,8 @@ named ``<video stem>_f<frame index, 6 digits>.jpg`` (``walk_f000123.jpg``), phot
 (``.jpg``/``.png``; other formats become ``.jpg``); a name used twice gets the media id's first 8
 characters added. Boxes are in upright full-resolution pixels, so written images are the upright
 decoded pixels (EXIF orientation and video rotation applied), never the original file.
-Tracks contribute their interpolated boxes on the frames between keyframes unless ``keyframes_only``.
+Tracks contribute their interpolated boxes on the frames between keyframes unless ``keyframes_only``, and shape
+tracks their interpolated polygons, polylines, points and skeletons (``core.shape_tracks``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from sqlalchemy import select
 
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.core import tracks
+from fieldstudio.core import shape_tracks, tracks
 from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.core.atomic import atomic_write_bytes
 from fieldstudio.core.errors import FieldstudioError
@@ -67,7 +68,7 @@ class ExportShape:
     """One polygon, polyline, points mark or skeleton on an exported image: ``vertices`` ``((x, y), ...)`` upright
     pixels (a skeleton's absent points None; ``template`` its template's name)."""
 
-    annotation_id: str
+    annotation_id: str | None   # None: a shape track's interpolated shape
     kind: str
     label_id: str | None
     label_name: str | None
@@ -124,6 +125,7 @@ def collect_images(project: Project, *, keyframes_only: bool = False, media_ids:
     shapes_of: dict[tuple[str, int | None], list[ExportShape]] = {}
     pts_of: dict[tuple[str, int | None], float | None] = {}
     keys: dict[tuple[str, int], list[ann.AnnotationRecord]] = {}
+    shape_keys: dict[tuple[str, int], list[ann.AnnotationRecord]] = {}
     skipped: list[tuple[str, str]] = []
     for r in records:
         m = medias[r.media_id]
@@ -132,11 +134,10 @@ def collect_images(project: Project, *, keyframes_only: bool = False, media_ids:
             continue
         k = (r.media_id, r.frame_index)
         if r.kind != "box":
-            shapes_of.setdefault(k, []).append(ExportShape(
-                r.id, r.kind, r.label_id, r.label_name,
-                tuple(None if v is None else (float(v[0]), float(v[1])) for v in r.geometry), r.attributes,
-                r.text if r.kind == "skeleton" else None))
+            shapes_of.setdefault(k, []).append(_export_shape(r, r.id, r.geometry))
             pts_of[k] = r.pts_seconds
+            if r.track_id is not None and r.is_keyframe and r.frame_index is not None:
+                shape_keys.setdefault((r.media_id, r.track_id), []).append(r)
             continue
         per_frame.setdefault(k, []).append(ExportBox(r.id, r.label_id, r.label_name, tuple(r.geometry),
                                                      r.track_id, r.is_keyframe, r.attributes))
@@ -145,6 +146,8 @@ def collect_images(project: Project, *, keyframes_only: bool = False, media_ids:
             keys.setdefault((r.media_id, r.track_id), []).append(r)
     if not keyframes_only:
         _add_interpolated(project, medias, keys, per_frame, pts_of)
+        _add_interpolated_shapes(shape_keys, shapes_of)
+        _pts_of_interpolated(project, medias, shapes_of, pts_of)
     used: set[str] = set()
     images: list[ExportImage] = []
     for k in shapes_of:
@@ -185,6 +188,42 @@ def _add_interpolated(project: Project, medias: dict[str, Media],
                     tables[media_id] = video_index.load_frame_table(project, medias[media_id])
                 table = tables[media_id]
                 pts_of[(media_id, f)] = table.seconds(f) if table is not None and f < len(table) else None
+
+
+def _export_shape(r: ann.AnnotationRecord, annotation_id: str | None, vertices) -> ExportShape:  # noqa: ANN001
+    return ExportShape(annotation_id, r.kind, r.label_id, r.label_name,
+                       tuple(None if v is None else (float(v[0]), float(v[1])) for v in vertices), r.attributes,
+                       r.text if r.kind == "skeleton" else None)
+
+
+def _add_interpolated_shapes(shape_keys: dict[tuple[str, int], list[ann.AnnotationRecord]],
+                             shapes_of: dict[tuple[str, int | None], list[ExportShape]]) -> None:
+    """Add each shape track's interpolated shapes (``core.shape_tracks``: frames strictly between keyframes of one
+    vertex count), with the label and attributes of the keyframe before."""
+    for (media_id, _track_id), recs in shape_keys.items():
+        recs.sort(key=lambda r: r.frame_index)
+        by_frame = {r.frame_index: r for r in recs}
+        before = recs[0]
+        for f, got in shape_tracks.interpolate_shape_track([(r.frame_index, r.geometry) for r in recs]).items():
+            before = by_frame.get(f, before)
+            if not got.keyframe:
+                shapes_of.setdefault((media_id, f), []).append(_export_shape(before, None, got.vertices))
+
+
+def _pts_of_interpolated(project: Project, medias: dict[str, Media],
+                         shapes_of: dict[tuple[str, int | None], list[ExportShape]],
+                         pts_of: dict[tuple[str, int | None], float | None]) -> None:
+    """The PTS (seconds, from the frame table) of the frames only an interpolated shape is on."""
+    from fieldstudio.media import video_index
+
+    tables: dict[str, Any] = {}
+    for media_id, f in shapes_of:
+        if (media_id, f) in pts_of or f is None:
+            continue
+        if media_id not in tables:
+            tables[media_id] = video_index.load_frame_table(project, medias[media_id])
+        table = tables[media_id]
+        pts_of[(media_id, f)] = table.seconds(f) if table is not None and f < len(table) else None
 
 
 def encode_image(rgb: np.ndarray, file_name: str) -> bytes:

@@ -16,7 +16,8 @@ and, when a calibration applies, in metres, computed now with the current calibr
 points mark has its vertices as ``x,y;x,y;...`` (pixels), its bounds in x, y, width, height, its length (a
 polygon's perimeter) in ``pixels`` and ``metres``, and a polygon its area in ``area_px`` and ``area_m2``, measured
 as the Properties panel does (``shape_marks.measure_vertices``). A skeleton has its template in ``text`` and its
-points in ``vertices`` in the template's order, an absent point empty (``x,y;;x,y``).
+points in ``vertices`` in the template's order, an absent point empty (``x,y;;x,y``). A shape of a track has its
+``track_id``; as for boxes, the rows are the stored keyframes (COCO and YOLO write a track's interpolated shapes).
 An angle has its three points in ``vertices`` (arm end, vertex, arm end), its angle in ``degrees`` (on the floor
 when the floor calibration is in use and the points have a floor position, else in the image plane), the image
 plane's in ``image_degrees``, ``plane`` "floor" or "image", and the calibration in ``measured_how``
@@ -89,7 +90,7 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         elif r.kind == "skeleton":  # its template in text; an absent point is an empty x,y
             x1, y1, x2, y2 = shapes.bounds([q for q in r.geometry if q is not None])
-            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1,
+            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "track_id": r.track_id,
                    "vertices": ";".join("" if q is None else f"{q[0]:.2f},{q[1]:.2f}" for q in r.geometry),
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         elif r.kind == "angle":
@@ -103,7 +104,8 @@ def annotation_table(project: Project, *, media_ids: Sequence[str] | None = None
             x1, y1, x2, y2 = shapes.bounds(r.geometry)
             m = shape_marks.measure_vertices(project, r.media_id, r.kind, r.geometry)
             pixels, metres, how = m.length_px, m.length_m, m.how
-            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "area_px": m.area_px, "area_m2": m.area_m2,
+            box = {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1, "track_id": r.track_id,
+                   "area_px": m.area_px, "area_m2": m.area_m2,
                    "vertices": ";".join(f"{x:.2f},{y:.2f}" for x, y in r.geometry),
                    **{ATTRIBUTE_PREFIX + k: _cell(v) for k, v in (r.attributes or {}).items()}}
         rows.append({

@@ -13,10 +13,13 @@ Layout (CVAT's documentation, "XML annotation format", for videos)::
 As CVAT writes it, a track lists a box on every frame from its first to its last keyframe (``keyframe="0"``
 for the interpolated ones, by the same linear rule) and one ``outside="1"`` box on the frame after its
 last keyframe (when the video has one). A video box without a track id is written as a one-frame track, and so
-is each polygon, polyline and points mark: ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..."
-z_order>`` (``<polyline>``, ``<points>`` alike) and its ``outside="1"`` copy on the next frame; a skeleton as
-``<skeleton frame ...>`` holding one ``<points label="nose" points="x,y" outside="0">`` per template point (an absent
-point ``outside="1"`` at 0,0). An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
+is each polygon, polyline and points mark outside any track. A shape track (``annotations.shape_tracks``) is a
+``<track>`` of ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..." z_order>`` (``<polyline>``,
+``<points>`` alike) on every frame from its first keyframe to its last, the interpolated ones ``keyframe="0"``
+(vertex by vertex), ``outside="1"`` after its last keyframe and after a keyframe whose next one has another vertex
+count (fieldstudio draws nothing between those); a skeleton as ``<skeleton frame ...>`` holding one ``<points
+label="nose" points="x,y" outside="0">`` per template point (an absent point ``outside="1"`` at 0,0).
+An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
 with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
 it an angle again (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
@@ -39,6 +42,8 @@ from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.core import skeletons
+from fieldstudio.annotations.shape_tracks import SHAPE_TRACK_KINDS
+from fieldstudio.core import shape_tracks
 from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.store.models import Media, utcnow
 from fieldstudio.store.project import Project
@@ -57,9 +62,10 @@ def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool,
 
 
 def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence[float]], *, outside: bool = False,
-           attributes: dict | None = None) -> None:
+           attributes: dict | None = None, keyframe: bool = True) -> None:
     points = ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)
-    el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1", "outside": "1" if outside else "0",
+    el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1" if keyframe else "0",
+                                     "outside": "1" if outside else "0",
                                      "occluded": "0", "points": points, "z_order": "0"})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
@@ -67,16 +73,46 @@ def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence
 
 
 def _skeleton(track: ET.Element, frame: int, points: Sequence, template: str | None, *, outside: bool = False,
-              attributes: dict | None = None) -> None:
+              attributes: dict | None = None, keyframe: bool = True) -> None:
     tmpl = skeletons.template(template)
-    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": "1", "outside": "1" if outside else "0",
+    key = "1" if keyframe else "0"
+    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "outside": "1" if outside else "0",
                                            "occluded": "0", "z_order": "0"})
     for name, p in zip(tmpl.points, points):
-        ET.SubElement(el, "points", {"label": name, "keyframe": "1", "outside": "1" if p is None else "0",
+        ET.SubElement(el, "points", {"label": name, "keyframe": key, "outside": "1" if p is None else "0",
                                      "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}"})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
         a.text = "" if value is None else str(value)
+
+
+def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int) -> None:
+    """A shape track's elements (``keys`` its keyframes, or one shape outside any track) on every frame from its
+    first keyframe to its last, as CVAT writes a track: ``keyframe="1"`` on the keyframes, ``keyframe="0"`` on the
+    frames interpolated vertex by vertex between them (``core.shape_tracks``), and ``outside="1"`` on the frame
+    after a keyframe that is followed by frames fieldstudio does not interpolate (keyframes of different vertex
+    counts) and on the frame after the last keyframe (when the video has one)."""
+    keys = sorted(keys, key=lambda r: r.frame_index)
+    by_frame = {r.frame_index: r for r in keys}
+    got = shape_tracks.interpolate_shape_track([(r.frame_index, r.geometry) for r in keys])
+    kind, template = keys[0].kind, keys[0].text
+    current = keys[0]
+
+    def write(frame: int, vertices: Sequence, *, keyframe: bool, outside: bool = False) -> None:
+        if kind == "skeleton":
+            _skeleton(track, frame, vertices, template, outside=outside, attributes=current.attributes,
+                      keyframe=keyframe)
+        else:
+            _shape(track, kind, frame, vertices, outside=outside, attributes=current.attributes, keyframe=keyframe)
+
+    for f in range(keys[0].frame_index, keys[-1].frame_index + 1):
+        current = by_frame.get(f, current)
+        if f in got:
+            write(f, got[f].vertices, keyframe=got[f].keyframe)
+        elif f - 1 in by_frame:  # the frames after this keyframe are not interpolated: the track leaves here
+            write(f, by_frame[f - 1].geometry, keyframe=True, outside=True)
+    if keys[-1].frame_index + 1 < n:
+        write(keys[-1].frame_index + 1, keys[-1].geometry, keyframe=True, outside=True)
 
 
 def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
@@ -115,18 +151,13 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
         last = max(keys)
         if last + 1 < n:
             _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
-    for sh in ann.list_annotations(project, media_id=media.id, kinds=[*SHAPE_KINDS, "skeleton"]):
-        if sh.frame_index is None:
-            continue
-        track = ET.SubElement(root, "track", {"id": str(out_id), "label": sh.label_name or "", "source": "manual"})
+    shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
+                  if r.frame_index is not None]
+    for key in dict.fromkeys(r.track_id if r.track_id is not None else r.id for r in shape_recs):
+        keys = [r for r in shape_recs if (r.track_id if r.track_id is not None else r.id) == key]
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": keys[0].label_name or "", "source": "manual"})
         out_id += 1
-        for frame, outside in ((sh.frame_index, False), (sh.frame_index + 1, True)):
-            if frame >= n:
-                break
-            if sh.kind == "skeleton":
-                _skeleton(track, frame, sh.geometry, sh.text, outside=outside, attributes=sh.attributes)
-            else:
-                _shape(track, sh.kind, frame, sh.geometry, outside=outside, attributes=sh.attributes)
+        _shape_track(track, keys, n)
     for rec in ann.list_annotations(project, media_id=media.id, kinds=["angle"]):
         if rec.frame_index is None or rec.frame_index >= n:
             continue

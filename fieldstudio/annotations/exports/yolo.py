@@ -82,7 +82,7 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
                 lines.append(yolo_pose_line(index[sh.label_id], sh.vertices, im.width, im.height))
                 pose_points = len(sh.vertices)
             else:
-                report.skipped.append((f"{sh.kind} {sh.annotation_id[:8]} on {im.file_name}",
+                report.skipped.append((f"{sh.kind} {(sh.annotation_id or 'interpolated')[:8]} on {im.file_name}",
                                        "YOLO has no form for it (COCO, CVAT and CSV carry it)"))
         path = out / "labels" / f"{PurePath(im.file_name).stem}.txt"
         atomic_write_text(path, "\n".join(lines) + "\n")

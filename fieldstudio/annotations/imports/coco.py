@@ -204,7 +204,11 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
     if isinstance(seg, list) and seg and isinstance(seg[0], list):
         pts = _pairs(seg[0], 2)
         if pts is None or len(pts) < 3:
-            problems.append((where, "segmentation's first polygon is not 3 or more (x, y) pairs; its box is kept"))
+            n = len(seg[0])
+            why = (f"has {n} values, an odd number (x, y pairs expected)" if n % 2 else
+                   "is not 3 or more (x, y) number pairs")
+            problems.append((where, f"segmentation's first polygon {why}: kept as a box from its bbox, "
+                                    "not as a polygon"))
             return None
         if len(seg) > 1:
             problems.append((where, f"segmentation has {len(seg)} polygons; the first is kept"))

@@ -7,10 +7,14 @@ box on every frame between its keyframes. ``<attribute name>`` children become b
 (fieldstudio writes a box outside any track that way). The video
 is matched by ``meta/task/source`` (or ``meta/source``), else the task name, else the file's stem. The
 input is one .xml file or a folder of them. ``<polygon>``, ``<polyline>`` and ``<points>`` elements (``points="x1,y1;
-x2,y2;..."``) of a track become such marks on each frame where the track is visible (fieldstudio does not
-interpolate shapes between keyframes yet, so the frames CVAT interpolated are taken as CVAT shows them). A
-``<skeleton>`` whose ``<points label>`` children name a template's points (the 17 COCO body points) becomes a
-skeleton, a point ``outside="1"`` or missing absent. A ``<polyline>`` of three points with the attribute
+x2,y2;..."``) of a track become a shape track (``annotations.shape_tracks``): its ``keyframe="1"`` elements are
+keyframes, and of the ``keyframe="0"`` ones (frames CVAT interpolated, by its own rule, which for polygons resamples
+the outline) those that fieldstudio's per-vertex interpolation between the kept ones does not give back within the
+file's rounding are kept as keyframes too, so every frame shows what the file shows. ``outside="1"`` ends a visible
+run; the next run is another track unless its first shape has another vertex count than the last one before (then
+nothing is interpolated across the gap anyway, and the track goes on). A track of one visible shape is that shape
+alone. A ``<skeleton>`` whose ``<points label>`` children name a template's points (the 17 COCO body points)
+becomes a skeleton, a point ``outside="1"`` or missing absent. A ``<polyline>`` of three points with the attribute
 ``fieldstudio_kind`` "angle" (fieldstudio's export) becomes an angle, measured again with the calibration in use.
 """
 
@@ -73,11 +77,7 @@ def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems:
     """A ``<track>``'s visible runs added to ``boxes`` (see the module text)."""
     tid = track.get("id", "")
     label = track.get("label") or None
-    for el in track:
-        if el.tag in (*SHAPE_TAGS, "skeleton") and el.get("outside") != "1":
-            found = (_skeleton if el.tag == "skeleton" else _shape)(path, tid, label, el, problems)
-            if found is not None:
-                boxes.append(found)
+    _read_shape_track(path, track, tid, label, boxes, problems)
     shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
     any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
     run = 1
@@ -108,6 +108,38 @@ def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems:
         # a track of one visible box (then "outside") is how a box outside any track is written (ours,
         # and CVAT's own shapes exported for video): it comes back as that plain box
         boxes[first] = dataclasses.replace(boxes[first], track=None)
+
+
+def _frame_of(el: ET.Element) -> int:
+    try:
+        return int(el.get("frame", ""))
+    except ValueError:
+        return -1  # read (and reported) by the element's own parser
+
+
+def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None, boxes: list[ParsedBox],
+                      problems: list[tuple[str, str]]) -> None:
+    """A ``<track>``'s polygons, polylines, points and skeletons added to ``boxes`` as one shape track per visible
+    run (see the module text); a track of one visible shape as that shape alone."""
+    first = len(boxes)
+    run, last, after_outside = 1, None, False
+    for el in sorted((e for e in track if e.tag in (*SHAPE_TAGS, "skeleton")), key=_frame_of):
+        if el.get("outside") == "1":
+            after_outside = last is not None
+            continue
+        found = (_skeleton if el.tag == "skeleton" else _shape)(path, tid, label, el, problems)
+        if found is None:
+            continue
+        # fieldstudio interpolates between keyframes of one vertex count only: across an "outside" gap between two
+        # such keyframes the object really left, so what follows is another track; between keyframes of different
+        # counts nothing is interpolated anyway, so the track goes on (as fieldstudio's own export writes it)
+        if after_outside and len(found.shape[1]) == len(last.shape[1]):
+            run += 1
+        after_outside, last = False, found
+        boxes.append(dataclasses.replace(found, track=tid if run == 1 else f"{tid}#{run}",
+                                         keyframe=el.get("keyframe") != "0"))
+    if len(boxes) - first == 1:
+        boxes[first] = dataclasses.replace(boxes[first], track=None, keyframe=True)
 
 
 def _shape(path: Path, tid: str, label: str | None, el: ET.Element,

@@ -32,12 +32,13 @@ from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import present_marks
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
+from fieldstudio.annotations.imports.import_report import AnnotationImportReport
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.yolo import parse_yolo
-from fieldstudio.core import shapes, skeletons, tracks
+from fieldstudio.core import shape_tracks, shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.media import library, video_index
 from fieldstudio.store.edits import Edit
@@ -57,52 +58,6 @@ DENSE_TOL_PX = 0.011
 
 class AnnotationImportError(FieldstudioError):
     """An annotation file cannot be imported at all (unknown format, unreadable file, unknown --media)."""
-
-
-@dataclass
-class AnnotationImportReport:
-    """What an import stored and what it left out.
-
-    ``matched``: media file name -> {"boxes", "tracks", "sources"} counts of what is stored; ``unmatched``: (what
-    in the file, why no media was found); ``problems``: (where in the file, what was wrong) for single boxes
-    skipped; ``already_present``: boxes the project holds already (`present_marks`), not stored again.
-    """
-
-    format: str
-    source: str
-    files: list[str] = field(default_factory=list)
-    matched: dict[str, dict[str, int]] = field(default_factory=dict)
-    unmatched: list[tuple[str, str]] = field(default_factory=list)
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    labels_created: list[str] = field(default_factory=list)
-    marks: int = 0
-    already_present: int = 0
-    cancelled: bool = False
-
-    def lines(self) -> list[str]:
-        """The report as the command line prints it and the window shows it."""
-        out = [f"{self.format}: {self.marks} box(es) from {len(self.files)} file(s) onto {len(self.matched)} media"]
-        for name, c in sorted(self.matched.items()):
-            out.append(f"  {name}: {c['boxes']} box(es), {c['tracks']} track(s) (from {c['sources']} "
-                       f"{'group' if c['sources'] == 1 else 'groups'} of the file)")
-        if self.already_present:
-            out.append(f"already in the project: {self.already_present} box(es) (an earlier import of this file?): "
-                       "not added again")
-        if self.labels_created:
-            out.append(f"labels created: {', '.join(self.labels_created)}")
-        if self.unmatched:
-            out.append(f"not matched to any media ({len(self.unmatched)}):")
-            out += [f"  {what}: {why}" for what, why in self.unmatched[:50]]
-            if len(self.unmatched) > 50:
-                out.append(f"  ... and {len(self.unmatched) - 50} more")
-        if self.problems:
-            out.append(f"boxes skipped ({len(self.problems)}):")
-            out += [f"  {where}: {why}" for where, why in self.problems[:50]]
-            if len(self.problems) > 50:
-                out.append(f"  ... and {len(self.problems) - 50} more")
-        if self.cancelled:
-            out.append("cancelled: nothing was stored")
-        return out
 
 
 class ImportAnnotations(Edit):
@@ -198,7 +153,7 @@ class ImportPlan:
         if not self.marks and not self.plain.kept_count():
             return None
         return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations "
-                                 f"({self.report.marks} boxes)", self.marks, self.new_labels, self.plain,
+                                 f"({self.report.marks} marks)", self.marks, self.new_labels, self.plain,
                                  progress=progress, cancelled=cancelled)
 
 
@@ -355,9 +310,12 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             placed = _place(project, target, group, b, tables, report)
             if placed is None:
                 continue
-            if placed.shape is not None:  # stored beside the plain boxes, in their batches, on its frame alone
+            if placed.shape is not None:  # stored beside the plain boxes, in their batches
                 shape = _shape_of(target, group, placed, report)
-                if shape is not None:
+                if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
+                    per_track[(target.id, b.track)].append(dataclasses.replace(
+                        placed, shape=shape[:2], template=shape[2]))
+                elif shape is not None:
                     frame = placed.frame_index
                     pts = None if frame is None else int(tables[target.id].pts[frame])
                     plain.append(target.id, frame, pts, shapes.bounds(skeletons.present(shape[1])),
@@ -399,7 +357,11 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                 wanted = max(next_free[media_id], max(taken[media_id], default=0) + 1)
             taken[media_id].add(wanted)
             next_free[media_id] = max(next_free[media_id], wanted + 1)
-            if (media_id, key) in dense_tracks:
+            if run[0].shape is not None:   # the file's keyframes, and the frames interpolation would not give back
+                keep = shape_tracks.needed_keyframes(frames, [b.shape[1] for b in run], [b.keyframe for b in run],
+                                                     DENSE_TOL_PX)   # CVAT rounds vertices as MOT boxes: 0.01 px
+                run = [run[i] for i in keep]
+            elif (media_id, key) in dense_tracks:
                 keep = dense_keyframes(frames, np.array([b.box for b in run], dtype=float))
                 run = [run[i] for i in keep]
             else:
@@ -409,14 +371,20 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             c = counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})
             pts = tables[media_id].pts
             for b in run:
-                plain.append(media_id, b.frame_index, int(pts[b.frame_index]), b.box, label_of(b.label),
-                             b.attributes, track_id=wanted)
+                shape = None if b.shape is None else (*b.shape, b.template)
+                plain.append(media_id, b.frame_index, int(pts[b.frame_index]),
+                             b.box if shape is None else shapes.bounds(skeletons.present(shape[1])),
+                             label_of(b.label), b.attributes, track_id=wanted, shape=shape)
             c["boxes"] += len(run)
             c["tracks"] += 1
     marks, report.already_present = _without_present(project, marks, plain, counts,
-                                                     {mid: m.file_name for mid, m in medias.items()})
+                                                     {mid: m.file_name for mid, m in medias.items()},
+                                                     lambda media_id: match_tolerance(fmt, medias[media_id]))
     report.matched = {name: c for name, c in counts.items() if c["boxes"]}
     report.marks = len(marks) + plain.kept_count()
+    report.kinds, report.present_kinds = plain.kept_kinds(), plain.kept_kinds(kept=False)
+    for mark, _name in marks:
+        report.kinds[mark.kind] = report.kinds.get(mark.kind, 0) + 1
     used = {name for _m, name in marks if name is not None} | plain.kept_label_names()
     report.labels_created = sorted(used, key=new_labels.index)
     return ImportPlan(project, marks, report.labels_created, report, plain)
@@ -426,9 +394,20 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
 PRESENT_CHECK_KEYS = 50_000
 
 
+def match_tolerance(fmt: str, media: Media) -> float:
+    """How far (pixels per coordinate) a mark read from a ``fmt`` file may lie from the project's own and still be
+    that mark, from the format's rounding: YOLO writes fractions of the image size with 6 decimals, so a centre or
+    a size is off by up to half a unit of the 6th decimal times the size, a corner (centre - size / 2) by up to 0.75
+    of one: taken as 1e-6 x the larger side; MOT and CVAT write pixels with 2 decimals (a corner from left + width:
+    0.01), taken as ``DENSE_TOL_PX``; COCO writes floats unrounded (0)."""
+    if fmt == "yolo":
+        return 1e-6 * max(media.width or 0, media.height or 0)
+    return DENSE_TOL_PX if fmt in ("mot", "cvat") else 0.0
+
+
 def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, str | None]], plain: PlainBoxes,
-                     counts: dict[str, dict[str, int]],
-                     file_names: dict[str, str]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
+                     counts: dict[str, dict[str, int]], file_names: dict[str, str],
+                     tolerance: Callable[[str], float]) -> tuple[list[tuple[mark_batches.NewMark, str | None]], int]:
     """The marks the project does not hold yet, and how many marks and plain boxes it holds (plain boxes it holds
     are marked not kept in ``plain``; all are taken off `counts`' boxes per media file name; `file_names` maps
     media ids to them). Only the boxes of media that hold marks already are compared, a group of media at a time
@@ -461,7 +440,7 @@ def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, s
         keys = [present_marks.mark_key(marks[i][0].media_id, marks[i][0].kind, marks[i][0].frame_index,
                                        marks[i][0].label_id, marks[i][0].geometry) for i in m_idx]
         keys += [key for _, key in p_keyed]
-        present = present_marks.split_present(project, keys) if keys else []
+        present = present_marks.split_present(project, keys, tolerance) if keys else []
         for i, is_present in zip(m_idx, present[:len(m_idx)]):
             if is_present:
                 dropped.add(i)

@@ -82,6 +82,16 @@ class PlainBoxes:
     def kept_count(self) -> int:
         return self.kept.count(1)
 
+    def kept_kinds(self, kept: bool = True) -> dict[str, int]:
+        """How many kept rows (``kept`` False: rows not kept, the project holds them) of each kind ("box",
+        "polygon", ..., "skeleton")."""
+        out: dict[str, int] = {}
+        for i, keep in enumerate(self.kept):
+            if bool(keep) == kept:
+                kind = self.shapes[i][0] if i in self.shapes else "box"
+                out[kind] = out.get(kind, 0) + 1
+        return out
+
     def kept_label_names(self) -> set[str]:
         """The names of the labels to create that a kept box needs."""
         slots = {slot for slot, keep in zip(self.label, self.kept) if keep}

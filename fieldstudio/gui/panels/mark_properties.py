@@ -64,6 +64,7 @@ class MarkPropertiesPanel(QGroupBox):
         self.frame = QLabel("")
         self.track = QLabel("")
         self.track.setObjectName("mark_track")
+        self.track.setWordWrap(True)
         self.attributes = QLabel("")
         self.attributes.setWordWrap(True)
         self.metres_caption = QLabel("Metres")
@@ -126,7 +127,7 @@ class MarkPropertiesPanel(QGroupBox):
         for spin in self.spins:
             self.form.setRowVisible(spin, four)
         self.form.setRowVisible(self.geometry, not four and not angle)
-        self.form.setRowVisible(self.track, four)
+        self.form.setRowVisible(self.track, four or facts.track is not None)
         self.form.setRowVisible(self.metres, rec.kind != "skeleton")
         for spin, caption, name, value in zip(self.spins, self.spin_labels,
                                               BOX_FIELDS if rec.kind == "box" else RULER_FIELDS,
@@ -146,8 +147,9 @@ class MarkPropertiesPanel(QGroupBox):
         elif rec.kind == "skeleton":
             self.geometry.setText(facts.how)
         self.frame.setText("the photo" if rec.frame_index is None else f"{rec.frame_index}")
-        self.track.setText("none" if facts.track is None else
-                           f"#{facts.track[0]}: keyframes {facts.track[1]}–{facts.track[2]} ({facts.track[3]})")
+        self.track.setText(("none" if facts.track is None else
+                            f"#{facts.track[0]}: keyframes {facts.track[1]}–{facts.track[2]} ({facts.track[3]})")
+                           + (f"\n{facts.track_note}" if facts.track_note else ""))
         self.attributes.setText(format_attributes(rec.attributes) or "none (F2 edits them)")
 
     def _label_chosen(self, index: int) -> None:

@@ -20,6 +20,7 @@ from fieldstudio.gui.tools.shape_drawing import HINTS as SHAPE_HINTS
 from fieldstudio.gui.tools.shape_drawing import ShapeDrawing, SkeletonDrawing
 from fieldstudio.gui.viewer.frame_marks import RULER_COLOR
 from fieldstudio.gui.viewer.overlay import BoxItem, PickedPoints, RulerItem
+from fieldstudio.gui.viewer.shape_items import VertexItem
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QStatusBar
@@ -358,17 +359,29 @@ class CanvasTools(QObject):
         BoxEditorDialog(ctx.project, annotation_id, ctx.apply, ctx.canvas.window()).exec()
 
     def make_keyframe(self, item: BoxItem | None = None) -> None:
-        """Shift+K (or a double-click on it): an interpolated box of a track becomes a keyframe where it is."""
+        """Shift+K (or a double-click on it): an interpolated box or shape of a track becomes a keyframe where it is.
+        With none selected, the track of the shape selected last is keyed on the frame shown (the shape of its
+        keyframe before, or the interpolated one): a shape track is extended to a later frame this way, its
+        vertices then dragged there."""
         from fieldstudio.annotations import edits
 
         ctx = self.ctx
-        boxes = [item] if item is not None else [i for i in ctx.marks.selected_items() if isinstance(i, BoxItem)]
-        boxes = [b for b in boxes if b.annotation_id is None and b.track_id is not None]
-        if not boxes:
-            ctx.notify("select an interpolated (dashed) box of a track to make it a keyframe")
+        marks = [item] if item is not None else [i for i in ctx.marks.selected_items()
+                                                 if isinstance(i, (BoxItem, VertexItem))]
+        marks = [m for m in marks if m.annotation_id is None and m.track_id is not None]
+        frame = ctx.frame_index()
+        last = ctx.marks.last_shape_track
+        if not marks and frame is not None and last is not None and ctx.media is not None and last[0] == ctx.media.id:
+            if ctx.apply(edits.KeyShape(ctx.project, ctx.media.id, last[1], frame)):
+                ctx.notify(f"track #{last[1]} keyed on frame {frame}: drag its vertices to where the object is")
             return
-        for b in boxes:
-            ctx.apply(edits.MakeKeyframe(ctx.project, ctx.media.id, b.track_id, ctx.frame_index()))
+        if not marks:
+            ctx.notify("select an interpolated (dashed) box or shape of a track to make it a keyframe, or select a "
+                       "shape, go to a later frame and press Shift+K to extend its track there")
+            return
+        for m in marks:
+            ctx.apply(edits.MakeKeyframe(ctx.project, ctx.media.id, m.track_id, frame) if isinstance(m, BoxItem)
+                      else edits.KeyShape(ctx.project, ctx.media.id, m.track_id, frame))
 
     def delete_selected(self) -> None:
         """Delete: the marks selected on the canvas, in one edit."""
@@ -401,8 +414,15 @@ class CanvasTools(QObject):
         """A polygon, polyline or points mark moved, or a vertex dragged, inserted or deleted: one edit."""
         from fieldstudio.annotations import edits
 
-        self.ctx.apply(edits.MoveShape(self.ctx.project, item.annotation_id, vertices, what,
-                                       getattr(item, "version", None)))
+        ctx = self.ctx
+        if item.annotation_id is not None:
+            ctx.apply(edits.MoveShape(ctx.project, item.annotation_id, vertices, what, getattr(item, "version", None)))
+            return
+        # a track's interpolated shape: this frame becomes a keyframe where the vertices were left (one undo)
+        edit = edits.KeyShape(ctx.project, ctx.media.id, item.track_id, ctx.frame_index(), vertices, what)
+        if ctx.apply(edit):
+            ctx.marks.select_on_refresh(edit.annotation_id, alone=False)
+            ctx.marks.refresh(frame_only=True)
 
     def _add_angle(self, points: list[tuple[float, float]]) -> None:
         """Three points clicked with the angle tool (A): the angle is kept (one undo) and the tool stays on."""

@@ -94,7 +94,7 @@ class ShapeDrawing:
         label_id = self.tools.ask_label(kind, QRectF(QPointF(x1, y1), QPointF(x2, y2)), preview=False)
         self.cancel()
         edit = edits.AddShape(ctx.project, ctx.media.id, kind, vertices, label_id=label_id,
-                              frame_index=ctx.frame_index())
+                              frame_index=ctx.frame_index(), track_id=new_track(ctx))
         if not ctx.apply(edit):
             return False
         ctx.marks.select_on_refresh(edit.annotation_id)
@@ -183,7 +183,7 @@ class SkeletonDrawing:
         label_id = self.tools.ask_label("skeleton", QRectF(QPointF(x1, y1), QPointF(x2, y2)), preview=False)
         self.cancel()
         edit = edits.AddSkeleton(ctx.project, ctx.media.id, points, template=self.template.name, label_id=label_id,
-                                 frame_index=ctx.frame_index())
+                                 frame_index=ctx.frame_index(), track_id=new_track(ctx))
         if not ctx.apply(edit):
             return False
         ctx.marks.select_on_refresh(edit.annotation_id)
@@ -198,3 +198,13 @@ class SkeletonDrawing:
             self.draft = DraftSkeleton(self.template, self.ctx.labels.color(self.ctx.labels.label_of("skeleton")))
             self.ctx.canvas.scene().addItem(self.draft)
         self.draft.set_points(self.points)
+
+
+def new_track(ctx: ToolContext) -> int | None:
+    """A new track id for a shape drawn on a video frame (None on a photo): as a new box, every shape on a video
+    starts its own track, so Ctrl+D and Shift+K add keyframes to it (annotations.shape_tracks)."""
+    from fieldstudio.annotations import box_tracks
+
+    if ctx.media is None or ctx.media.kind != "video" or ctx.frame_index() is None or ctx.project.read_only:
+        return None
+    return box_tracks.next_track_id(ctx.project, ctx.media.id)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 from fieldstudio.gui.viewer.overlay import BoxItem, RulerItem
+from fieldstudio.gui.viewer.shape_items import VertexItem
 
 if TYPE_CHECKING:
     from fieldstudio.gui.tools.context import ToolContext
@@ -36,6 +37,11 @@ class Tracking:
         project, media, frame = ctx.project, ctx.media, ctx.frame_index()
         boxes = [i for i in ctx.marks.selected_items() if isinstance(i, BoxItem) and i.editable]
         if media is None or media.kind != "video" or frame is None or len(boxes) != 1:
+            if any(isinstance(i, VertexItem) for i in ctx.marks.selected_items()):
+                # CSRT follows a rectangle; moving a polygon's or skeleton's vertices from it would be a guess
+                ctx.notify("the tracker (T) follows boxes; a shape's track is kept by its keyframes: Ctrl+D copies it "
+                           "to the next frame, Shift+K on a later frame extends it there, frames between interpolate")
+                return None
             ctx.notify("select one box on a video frame to track it (T forward, Shift+T backward)")
             return None
         if project.read_only:
@@ -74,17 +80,17 @@ class Tracking:
 
     def jump_keyframe(self, step: int) -> None:
         """[ / ]: show the previous (``step`` -1) or next (+1) keyframe of the selected box's track."""
-        from fieldstudio.annotations import box_tracks
-        from fieldstudio.annotations import annotation_records as ann
+        from fieldstudio.annotations import box_tracks, shape_tracks
 
         ctx = self.ctx
         index = ctx.frame_index()
-        tracks = [i.track_id for i in ctx.marks.selected_items() if isinstance(i, BoxItem) and i.track_id is not None]
-        if index is None or not tracks:
-            ctx.notify("select a box of a track on a video frame to go to its keyframes")
+        marks = [i for i in ctx.marks.selected_items() if isinstance(i, (BoxItem, VertexItem)) and i.track_id is not None]
+        if index is None or not marks:
+            ctx.notify("select a box or shape of a track on a video frame to go to its keyframes")
             return
-        track = tracks[0]
-        frames = [r.frame_index for r in box_tracks.track_keyframes(ctx.project, ctx.media.id, track)]
+        track = marks[0].track_id
+        keys = box_tracks.track_keyframes if isinstance(marks[0], BoxItem) else shape_tracks.shape_keyframes
+        frames = [r.frame_index for r in keys(ctx.project, ctx.media.id, track)]
         target = max((f for f in frames if f < index), default=None) if step < 0 else \
             min((f for f in frames if f > index), default=None)
         if target is None:

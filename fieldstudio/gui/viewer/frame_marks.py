@@ -56,6 +56,8 @@ class FrameMarks(QObject):
         self._grid_for: str | None = None  # media id the grid (and label colours) were read for
         self._select_next: str | None = None
         self._select_next_track: tuple[int, int] | None = None  # (track, frame): selected again after [ or ]
+        # (media id, track id) of the last shape of a track selected: Shift+K keys that track on a later frame
+        self.last_shape_track: tuple[str, int] | None = None
         # (project, media id, frame) -> its boxes and rulers, read while the decoder makes that frame; dropped by
         # any full refresh (an edit), so a read older than the last edit is never drawn
         self._read_ahead: tuple[tuple, tuple[list, list]] | None = None
@@ -86,16 +88,13 @@ class FrameMarks(QObject):
 
     def _marks_on(self, project, media_id: str, frame: int | None) -> tuple[list, list, list]:  # noqa: ANN001
         """(boxes, rulers, polygons / polylines / points) to draw on ``frame`` of ``media_id`` (None: a photo)."""
-        from fieldstudio.annotations import box_tracks
+        from fieldstudio.annotations import box_tracks, shape_tracks
         from fieldstudio.annotations import annotation_records as ann
-        from fieldstudio.core.shapes import SHAPE_KINDS
 
-        marks = [r for r in ann.list_annotations(project, media_id=media_id,
-                                                 kinds=["ruler", "angle", *SHAPE_KINDS, "skeleton"])
+        marks = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler", "angle"])
                  if r.frame_index is None or r.frame_index == frame]
-        return (box_tracks.boxes_on_frame(project, media_id, frame),
-                [r for r in marks if r.kind in ("ruler", "angle")],
-                [r for r in marks if r.kind not in ("ruler", "angle")])
+        return (box_tracks.boxes_on_frame(project, media_id, frame), marks,
+                shape_tracks.shapes_on_frame(project, media_id, frame))
 
     def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
         if self.state.playing and not frame[2]:
@@ -115,6 +114,9 @@ class FrameMarks(QObject):
     def _selection_changed(self) -> None:
         self.state.selection = tuple(self.selected_ids())
         items = self.selected_items()
+        tracked = [i for i in items if isinstance(i, VertexItem) and i.track_id is not None]
+        if tracked and self.media is not None:
+            self.last_shape_track = (self.media.id, tracked[0].track_id)
         if items and self.state.tool == "select":
             first = items[0]
             kind = "box" if isinstance(first, BoxItem) else "ruler" if isinstance(first, RulerItem) else \
@@ -192,15 +194,11 @@ class FrameMarks(QObject):
         for r in shapes:
             if r.kind == "skeleton":
                 item = self._skeleton_item(r)
-                scene.addItem(item)
-                self.items.append(item)
-                continue
-            item = ShapeItem(r.kind, r.geometry, color(r.label_id), r.label_name or "", annotation_id=r.id,
-                             changed=self.shape_moved.emit)
-            item.version = r.version
-            item.setToolTip(f"{r.label_name or '(no label)'}\n{r.kind}, {len(r.geometry)} vertices"
-                            + ("" if r.kind == "points" else
-                               "\ndrag a vertex; double-click an edge adds one; Alt+click a vertex deletes it"))
+            else:
+                item = ShapeItem(r.kind, r.vertices, color(r.label_id), _shape_caption(r),
+                                 annotation_id=r.annotation_id, changed=self.shape_moved.emit)
+                item.setToolTip(_shape_tip(r))
+            item.version, item.track_id, item.keyframe = r.version, r.track_id, r.keyframe
             scene.addItem(item)
             self.items.append(item)
         if self._grid is not None:
@@ -212,24 +210,21 @@ class FrameMarks(QObject):
             follow, self._select_next_track = self._select_next_track[0], None
         for item in self.items:
             if getattr(item, "annotation_id", None) in selected or \
-                    (follow is not None and isinstance(item, BoxItem) and item.track_id == follow):
+                    (follow is not None and isinstance(item, (BoxItem, VertexItem)) and item.track_id == follow):
                 item.setSelected(True)
                 if item.annotation_id == self._select_next:
                     self._select_next = None
         if full:
             self._update_timeline(media)
 
-    def _skeleton_item(self, r):  # noqa: ANN001, ANN202 - AnnotationRecord -> SkeletonItem
+    def _skeleton_item(self, r):  # noqa: ANN001, ANN202 - shape_tracks.FrameShape -> SkeletonItem
         from fieldstudio.core import skeletons
         from fieldstudio.gui.viewer.skeleton_item import SkeletonItem
 
-        template = skeletons.template(r.text)
-        item = SkeletonItem(template, r.geometry, self.labels.color(r.label_id), r.label_name or "",
-                            annotation_id=r.id, changed=self.shape_moved.emit)
-        item.version = r.version
-        placed = sum(p is not None for p in r.geometry)
-        item.setToolTip(f"{r.label_name or '(no label)'}\nskeleton, {placed} of {len(r.geometry)} points placed\n"
-                        "drag a point to move it, elsewhere to move the skeleton")
+        template = skeletons.template(r.template)
+        item = SkeletonItem(template, r.vertices, self.labels.color(r.label_id), _shape_caption(r),
+                            annotation_id=r.annotation_id, changed=self.shape_moved.emit)
+        item.setToolTip(_shape_tip(r))
         return item
 
     def arrange_captions(self) -> None:
@@ -318,3 +313,26 @@ def _box_tip(b: box_tracks.FrameBox) -> str:
         parts.append("interpolated: drag or resize it to correct it, or double-click (Shift+K), "
                      "to make it a keyframe")
     return "\n".join(parts)
+
+
+def _shape_caption(r) -> str:  # noqa: ANN001 - shape_tracks.FrameShape
+    """A shape's chip: its label, its track and "(interpolated)" on a frame between keyframes."""
+    return " ".join(x for x in (r.label_name or "", f"#{r.track_id}" if r.track_id is not None else "",
+                                "" if r.keyframe else "(interpolated)") if x)
+
+
+def _shape_tip(r) -> str:  # noqa: ANN001 - shape_tracks.FrameShape
+    """A shape's tooltip: label, kind and vertices, its track, how to edit it, and why frames next to it are not
+    interpolated."""
+    if r.kind == "skeleton":
+        placed = sum(p is not None for p in r.vertices)
+        lines = [f"skeleton, {placed} of {len(r.vertices)} points placed",
+                 "drag a point to move it, elsewhere to move the skeleton"]
+    else:
+        lines = [f"{r.kind}, {len(r.vertices)} vertices"]
+        if r.kind != "points":
+            lines.append("drag a vertex; double-click an edge adds one; Alt+click a vertex deletes it")
+    if r.track_id is not None:
+        lines.insert(1, f"track {r.track_id}" + ("" if r.keyframe else
+                                                 ": interpolated; an edit here makes this frame a keyframe"))
+    return "\n".join([r.label_name or "(no label)", *lines] + ([r.note] if r.note else []))

@@ -102,7 +102,9 @@ class CaptionChip(QGraphicsItem):
     def setText(self, text: str) -> None:  # noqa: N802 - reads like QGraphicsSimpleTextItem's
         self.prepareGeometryChange()
         self._text = text
-        m = QFontMetricsF(self._font)
+        bold = QFont(self._font)
+        bold.setBold(True)  # measured bold: a selected chip draws its text bold, which clipped both ends before
+        m = QFontMetricsF(bold)
         self._size = (m.horizontalAdvance(text) + 2 * CHIP_PAD_X, m.height() + 2 * CHIP_PAD_Y) if text else (0.0, 0.0)
         self.setVisible(bool(text))
         self.update()

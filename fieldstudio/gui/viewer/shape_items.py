@@ -39,6 +39,10 @@ class VertexItem(ScreenSizedItem):
         super().__init__()
         self.vertices = [None if v is None else QPointF(float(v[0]), float(v[1])) for v in vertices]
         self.annotation_id = annotation_id
+        # a shape track's frame: an interpolated one (no annotation_id, keyframe False) is drawn dashed and edited
+        # like a stored one; the drawing tool turns its edit into a keyframe (annotations.shape_tracks.key_shape)
+        self.track_id: int | None = None
+        self.keyframe = True
         self.color = QColor(color)
         self._changed = changed
         self._drag: tuple[int | None, QPointF, list] | None = None  # (vertex or None: all, press point, before)
@@ -48,6 +52,11 @@ class VertexItem(ScreenSizedItem):
         self.caption = CaptionChip(self.color, caption)
         self._bounds = QRectF()
         self._update_bounds()
+
+    @property
+    def editable(self) -> bool:
+        """A stored mark, or a track's interpolated shape (its edit makes a keyframe); not a mark being drawn."""
+        return self.annotation_id is not None or (self.track_id is not None and not self.keyframe)
 
     def vertex_list(self) -> list:
         """The vertices as ``[[x, y], ...]`` image pixels (None where a skeleton's point is absent)."""
@@ -162,6 +171,8 @@ class ShapeItem(VertexItem):
         halo.setCosmetic(True)
         pen = QPen(self.color, 2.5 if selected else 1.8)
         pen.setCosmetic(True)
+        if not self.keyframe:
+            pen.setStyle(Qt.PenStyle.DashLine)   # interpolated, as a track's boxes are
         poly = QPolygonF(self.vertices)
         r = DOT_PX / self.view_scale()
         if self.kind == "points":
@@ -180,7 +191,7 @@ class ShapeItem(VertexItem):
                 else:
                     painter.setBrush(Qt.BrushStyle.NoBrush)
                     painter.drawPolyline(poly)
-        if selected and self.annotation_id is not None:
+        if selected and self.editable:
             size = HANDLE_PX / self.view_scale()
             painter.setBrush(QBrush(QColor("white")))
             hpen = QPen(self.color, 1)
@@ -191,7 +202,7 @@ class ShapeItem(VertexItem):
 
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().mousePressEvent(event)
-        if event.button() != Qt.MouseButton.LeftButton or self.annotation_id is None:
+        if event.button() != Qt.MouseButton.LeftButton or not self.editable:
             return
         index = self.vertex_at(event.scenePos()) if self.isSelected() else None
         if index is not None and event.modifiers() & Qt.KeyboardModifier.AltModifier:
@@ -206,7 +217,7 @@ class ShapeItem(VertexItem):
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         """A double-click on an edge of a selected polygon or polyline inserts a vertex there."""
-        if self.annotation_id is None or self.kind == "points" or not self.isSelected():
+        if not self.editable or self.kind == "points" or not self.isSelected():
             return super().mouseDoubleClickEvent(event)
         p = event.scenePos()
         edge, distance, q = shapes.nearest_edge(self.kind, self.vertex_list(), (p.x(), p.y()))
@@ -217,9 +228,9 @@ class ShapeItem(VertexItem):
         event.accept()
 
     def hoverMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
-        if self.annotation_id is not None and self.isSelected() and self.vertex_at(event.scenePos()) is not None:
+        if self.editable and self.isSelected() and self.vertex_at(event.scenePos()) is not None:
             self.setCursor(Qt.CursorShape.CrossCursor)
-        elif self.annotation_id is not None:
+        elif self.editable:
             self.setCursor(Qt.CursorShape.SizeAllCursor)
         else:
             self.unsetCursor()

@@ -23,11 +23,13 @@ Z_SKELETON = Z_BOX + 3.0
 
 
 def _paint_skeleton(item: ScreenSizedItem, painter: QPainter, points: list[QPointF | None],
-                    edges: tuple[tuple[int, int], ...], color: QColor, selected: bool) -> None:
+                    edges: tuple[tuple[int, int], ...], color: QColor, selected: bool, dashed: bool = False) -> None:
     halo = QPen(QColor(text_colour_for(color.name())), 4.5 if selected else 3.5)
     halo.setCosmetic(True)
     pen = QPen(color, 2.5 if selected else 2.0)
     pen.setCosmetic(True)
+    if dashed:  # a track's interpolated skeleton
+        pen.setStyle(Qt.PenStyle.DashLine)
     lines = [QLineF(points[a], points[b]) for a, b in edges
              if a < len(points) and b < len(points) and points[a] is not None and points[b] is not None]
     for p in (halo, pen):
@@ -73,20 +75,21 @@ class SkeletonItem(VertexItem):
         return out
 
     def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
-        _paint_skeleton(self, painter, self.vertices, self.template.edges, self.color, self.isSelected())
+        _paint_skeleton(self, painter, self.vertices, self.template.edges, self.color, self.isSelected(),
+                        dashed=not self.keyframe)
 
     def drag_text(self, index: int | None) -> str:
         return "Move skeleton" if index is None else f"Move {self.template.points[index]}"
 
     def mousePressEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().mousePressEvent(event)
-        if event.button() == Qt.MouseButton.LeftButton and self.annotation_id is not None:
+        if event.button() == Qt.MouseButton.LeftButton and self.editable:
             self.start_drag(event, self.vertex_at(event.scenePos()) if self.isSelected() else None)
 
     def hoverMoveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         index = self.vertex_at(event.scenePos()) if self.isSelected() else None
         self.setToolTip(self.template.points[index] if index is not None else "")
-        if self.annotation_id is not None:
+        if self.editable:
             self.setCursor(Qt.CursorShape.CrossCursor if index is not None else Qt.CursorShape.SizeAllCursor)
 
 

@@ -38,24 +38,38 @@ def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram, last_frame
     """The timeline's lanes of ``events``: one per subject (in the ethogram's order, then by name), each state
     event a bar and each point event a tick in its behaviour's colour; overlapping states of a subject take
     further rows (a running state reaches ``last_frame``)."""
+    by_subject = events_by_subject(events)
+    return [lane for subject in subject_order(by_subject, ethogram)
+            for lane in subject_lanes(subject, by_subject[subject], ethogram, last_frame)]
+
+
+def events_by_subject(events: list[BehaviourEvent]) -> dict[str, list[BehaviourEvent]]:
+    """``events`` grouped by subject, each group in the order given."""
+    out: dict[str, list[BehaviourEvent]] = {}
+    for e in events:
+        out.setdefault(e.subject, []).append(e)
+    return out
+
+
+def subject_order(subjects, ethogram: Ethogram) -> list[str]:  # noqa: ANN001 - Iterable[str]
+    """The subjects in the lanes' order: the ethogram's, then the others by name."""
+    order = {s.name: n for n, s in enumerate(ethogram.subjects)}
+    return sorted(subjects, key=lambda s: (order.get(s, len(order)), s))
+
+
+def subject_lanes(subject: str, mine: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
+    """The lanes of one subject's events ``mine`` (see ``behaviour_lanes``)."""
     from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker, pack_rows
 
     colour = {b.name: b.colour for b in ethogram.behaviours}
-    order = {s.name: n for n, s in enumerate(ethogram.subjects)}
-    subjects = sorted({e.subject for e in events}, key=lambda s: (order.get(s, len(order)), s))
-    lanes: list[Lane] = []
-    for subject in subjects:
-        mine = [e for e in events if e.subject == subject]
-        # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
-        bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
-                              colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
-        rows = pack_rows(bars, last_frame)
-        ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
-                      for e in mine if e.type == "point")
-        for i, row in enumerate(rows or [[]]):
-            lanes.append(Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
-                              heading=subject or "no subject"))
-    return lanes
+    # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
+    bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
+                          colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
+    rows = pack_rows(bars, last_frame)
+    ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
+                  for e in mine if e.type == "point")
+    return [Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
+                 heading=subject or "no subject") for i, row in enumerate(rows or [[]])]
 
 
 class BehaviourCoding(QObject):
@@ -86,8 +100,11 @@ class BehaviourCoding(QObject):
         self._add_menu(window.annotate_menu)
         self.state.events.media.connect(lambda _m: self.follow())
         self.state.events.project.connect(self._project_changed)
-        window.annotator.changed.connect(self.follow)
+        # an edit re-reads only the events it touched (annotations.edits.annotation_ids_of), an edit that does not
+        # say (the ethogram, a batch) everything
+        window.annotator.edited.connect(self._edited)
         window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
+        self._lanes: dict[str, list[Lane]] | None = None  # per subject, None: to be laid out again
         window.view_menu.addAction(self.dock.toggleViewAction())
         QApplication.instance().installEventFilter(self)
 
@@ -138,22 +155,51 @@ class BehaviourCoding(QObject):
         self.follow()
 
     def follow(self) -> None:
-        """The media, project or an edit changed: the dock and the lanes follow."""
+        """The media, project or ethogram changed: the dock and the lanes read everything again."""
         self._ethogram = None
+        self._lanes = None
         if self.state.project is None and self._panel is None:
             return
         self.panel.set_video(self.state.project, self.state.media)
         self.show_lanes()
         self._describe()
 
+    def _edited(self, edit: object) -> None:
+        """An edit was done, undone or redone: the events it touched are read again, and the lanes of their
+        subjects laid out again (a key press with thousands of events coded stays within a frame's time)."""
+        from fieldstudio.annotations.edits import annotation_ids_of
+
+        ids = annotation_ids_of(edit)
+        if ids is None or self._panel is None or self._lanes is None:
+            self.follow()
+            return
+        subjects = self.panel.update_events(ids)
+        if not subjects:
+            return
+        mine = events_by_subject(self.panel.events)
+        for subject in subjects:
+            self._lanes.pop(subject, None)
+            if subject in mine:
+                self._lanes[subject] = subject_lanes(subject, mine[subject], self.ethogram(), self._last_frame())
+        self.show_lanes()
+
+    def _last_frame(self) -> int:
+        media = self.state.media
+        return max((media.frame_count or 1) - 1, 0) if media is not None else 0
+
     def show_lanes(self) -> None:
+        """The lanes under the timeline: laid out per subject once, then only a changed subject's again."""
         timeline = self.window.view.timeline
         media = self.state.media
-        if self.state.project is None or media is None or media.kind != "video":
+        if self.state.project is None or media is None or media.kind != "video" or self._panel is None:
             timeline.set_behaviour_lanes([])
             return
-        timeline.set_behaviour_lanes(behaviour_lanes(self.panel.events, self.ethogram(),
-                                                     max((media.frame_count or 1) - 1, 0)))
+        if self._lanes is None:
+            by_subject = events_by_subject(self.panel.events)
+            self._lanes = {s: subject_lanes(s, mine, self.ethogram(), self._last_frame())
+                           for s, mine in by_subject.items()}
+        order = subject_order(self._lanes, self.ethogram())
+        timeline.set_behaviour_lanes([lane for s in order for lane in self._lanes[s]])
 
     def set_coding(self, on: bool) -> None:
         if self.coding_action.isChecked() != on:

@@ -117,8 +117,8 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     # the events tab lists them; an edit from the dock is one undoable edit
     panel = coding.panel
     coding.show_tab(0)                                       # the tables are filled when the dock is in front
-    assert panel.event_table.rowCount() == 3 and panel.event_table.item(0, 3).text() == "lift"
-    panel.event_table.setCurrentCell(2, 0)
+    assert panel.model.rowCount() == 3 and panel.model.index(0, 3).data() == "lift"
+    panel.select_row(2)
     from fieldstudio.gui.panels.behaviour_panel import EventEditDialog
     edit = EventEditDialog(panel.selected_event(), ["worker A", "worker B"], 100)
     edit.start.setValue(10)
@@ -167,7 +167,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     Project.create(tmp_path / "other.fieldstudio").close()
     assert window.open_project_path(tmp_path / "other.fieldstudio")
     qtbot.waitUntil(lambda: window.state.project is not None and window.state.project.path.name == "other.fieldstudio")
-    assert panel.event_table.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
+    assert panel.model.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
     assert panel.budget_table.rowCount() == 0 and coding.subject == ""
     assert not [lane for lane in window.view.timeline.lanes() if lane.heading]
 
@@ -192,3 +192,49 @@ def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
     coding.coding_action.setChecked(False)
     qtbot.keyClick(window.view.canvas, "k")                 # not coding: the key codes nothing
     assert len(events.list_events(window.state.project, mid)) == 1
+
+
+@pytest.mark.gui
+def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(window, qtbot, clips, monkeypatch):
+    from fieldstudio.annotations.behaviour import coding as service
+    from fieldstudio.gui.behaviour_coding import behaviour_lanes
+
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    ethogram = eth.Ethogram((eth.Behaviour("lift", "l", "#e6194b", "state", "posture"),
+                             eth.Behaviour("walk", "w", "#3cb44b", "state", "posture"),
+                             eth.Behaviour("look", "k", "#4363d8", "point")),
+                            (eth.Subject("A", "1"), eth.Subject("B", "2")))
+    project = window.state.project
+    eth.SetEthogram(project, ethogram).do()
+    for k in range(60):                                       # coded before: read once when the video is shown
+        edit, _ = service.code_behaviour(project, ethogram, mid, "look", 2 + k * 4, subject="AB"[k % 2], coder="ann")
+        edit.do()
+    coding.follow()
+    coding.coding_action.setChecked(True)
+    coding.show_tab(0)
+    reads, list_reads = [], []
+    monkeypatch.setattr(window.side, "refresh", lambda: reads.append("annotation list"))
+    full_read = events.list_events
+    monkeypatch.setattr(events, "list_events", lambda *a, **k: list_reads.append(1) or full_read(*a, **k))
+    for frame, key in ((10, "1"), (10, "l"), (11, "k"), (14, "w"), (14, "2"), (15, "l"), (19, "l"), (20, "1"),
+                       (25, "w")):
+        window.state.request_frame(mid, frame)
+        qtbot.waitUntil(lambda frame=frame: window.state.frame_index == frame)
+        qtbot.keyClick(window.view.canvas, key)
+    window.actions["undo"].trigger()                         # walk's stop on 25 taken back: walk runs again
+    window.actions["undo"].trigger()                         # B's lift stop on 19 taken back
+    window.actions["redo"].trigger()
+    assert reads == [] and list_reads == []                  # neither the annotation list nor every event re-read
+    stored = full_read(project, mid)
+    assert len(stored) == 60 + 4
+    assert coding.panel.events == stored                     # the rows changed one by one are what a read gives
+    shown = [tuple(coding.panel.model.index(r, c).data() for c in range(6)) for r in range(len(stored))]
+    assert [row[3] for row in shown] == [e.behaviour for e in stored]
+    assert [row[1] for row in shown if row[3] == "walk"] == ["running"]
+    lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
+    assert lanes == behaviour_lanes(stored, ethogram, max(window.state.media.frame_count - 1, 0))
+    # an edit that does not say which rows it touched (the ethogram) reads everything again
+    eth_edit = eth.SetEthogram(project, ethogram)
+    window.annotator.apply_or_raise(eth_edit)
+    assert list_reads == [1]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from fieldstudio.gui.timeline import Lane
 
 _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
+MAX_RECENT_CODERS = 10
 
 
 def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
@@ -76,7 +77,7 @@ class BehaviourCoding(QObject):
     """The window's behaviour coding: the menu entries, the key filter, the Behaviour dock and the lanes.
 
     ``coding`` (Annotate ▸ Code behaviours by key), ``subject`` (the current subject, "" for none) and ``coder``
-    (who the events are recorded for: ``store.changes.current_user()``) are what the keys use.
+    (who the events are recorded for: the dock's Coder chooser, ``choose_coder``) are what the keys use.
     ``choose_modifiers(behaviour)`` asks for a modifier (tests replace it).
     """
 
@@ -138,6 +139,7 @@ class BehaviourCoding(QObject):
             self._panel = BehaviourPanel(self.window.annotator.apply_or_raise)
             self._panel.open_frame.connect(self.state.request_frame)
             self._panel.status.connect(self.window.notify)
+            self._panel.coder_chosen.connect(self.choose_coder)
             self.dock.setWidget(self._panel)
         return self._panel
 
@@ -162,6 +164,7 @@ class BehaviourCoding(QObject):
             return
         self.panel.set_video(self.state.project, self.state.media)
         self.show_lanes()
+        self._offer_coders()
         self._describe()
 
     def _edited(self, edit: object) -> None:
@@ -214,13 +217,44 @@ class BehaviourCoding(QObject):
 
     @property
     def coder(self) -> str:
-        """Who the keys record events for: ``$FIELDSTUDIO_USER`` or the login name (read when first needed: the
-        store is not imported during the window's cold start)."""
+        """Who the keys record events for: the Coder chooser's name (the one chosen last, kept in the user's
+        settings), else ``$FIELDSTUDIO_USER`` or the login name (read when first needed: the store is not
+        imported during the window's cold start)."""
         if self._coder is None:
+            from fieldstudio.core import user_settings
+            from fieldstudio.gui import settings
             from fieldstudio.store.changes import current_user
 
-            self._coder = current_user()
+            recent = settings.get(user_settings.CODERS)
+            self._coder = recent[0] if recent else current_user()
         return self._coder
+
+    def choose_coder(self, name: str) -> None:
+        """The Behaviour dock's Coder chooser: the keys record ``name``'s events from now on (kept first among the
+        recent coders); the keys go back to the video."""
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        name = name.strip()
+        if not name:
+            self._offer_coders()
+            return
+        self._coder = name
+        recent = [name, *[c for c in settings.get(user_settings.CODERS) if c != name]][:MAX_RECENT_CODERS]
+        settings.set(user_settings.CODERS, recent)
+        self._offer_coders()
+        self._describe()
+        self.window.notify(f"coder: {name} (the keys record {name}'s events)")
+        self.window.view.canvas.setFocus()
+
+    def _offer_coders(self) -> None:
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        if self._panel is None:
+            return
+        names = list(dict.fromkeys([self.coder, *settings.get(user_settings.CODERS), *self.panel.video_coders]))
+        self.panel.offer_coders(names, self.coder)
 
     @property
     def coding(self) -> bool:

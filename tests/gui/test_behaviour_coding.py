@@ -238,3 +238,38 @@ def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(
     eth_edit = eth.SetEthogram(project, ethogram)
     window.annotator.apply_or_raise(eth_edit)
     assert list_reads == [1]
+
+
+@pytest.mark.gui
+def test_the_coder_chooser_names_the_events_coder_and_the_coders_compared(window, qtbot, clips):
+    from fieldstudio.core import user_settings
+    from fieldstudio.gui import settings
+
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
+    coding.follow()
+    coding.coding_action.setChecked(True)
+    first = coding.coder                                     # nothing chosen yet: the login name (or FIELDSTUDIO_USER)
+    qtbot.keyClick(window.view.canvas, "k")
+    chooser = coding.panel.coder_choice
+    assert chooser.currentText() == first
+    chooser.setFocus()
+    chooser.lineEdit().selectAll()
+    qtbot.keyClicks(chooser.lineEdit(), "Dana Coder")
+    assert not events.list_events(window.state.project, mid, coder="Dana Coderk")  # typing a name codes nothing
+    qtbot.keyClick(chooser.lineEdit(), Qt.Key.Key_Return)
+    assert coding.coder == "Dana Coder" and "coder: Dana Coder" in coding.panel.coding_label.text()
+    window.state.request_frame(mid, 5)
+    qtbot.waitUntil(lambda: window.state.frame_index == 5)
+    qtbot.keyClick(window.view.canvas, "k")                  # the keys went back to the video
+    coded = events.list_events(window.state.project, mid)
+    assert [(e.frame_index, e.coder) for e in coded] == [(0, first), (5, "Dana Coder")]
+    assert settings.get(user_settings.CODERS)[0] == "Dana Coder"
+    assert [chooser.itemText(i) for i in range(chooser.count())][:2] == ["Dana Coder", first]
+    # the Coders tab compares the coder chosen with the video's other coder
+    assert (coding.panel.coder_a.currentText(), coding.panel.coder_b.currentText()) == ("Dana Coder", first)
+    chooser.setCurrentIndex(1)
+    chooser.activated.emit(1)                                # picked from the list
+    assert coding.coder == first
+    assert (coding.panel.coder_a.currentText(), coding.panel.coder_b.currentText()) == (first, "Dana Coder")

@@ -78,11 +78,13 @@ class BehaviourPanel(QWidget):
     """The dock's widget. ``set_video(project, media)`` follows the media shown; ``refresh()`` re-reads every
     event, ``update_events(ids)`` only those one edit touched (a key press while coding).
 
-    Signals: ``open_frame(media_id, frame_index)`` (double-click), ``status(str)``.
+    Signals: ``open_frame(media_id, frame_index)`` (double-click), ``status(str)``, ``coder_chosen(name)`` (the
+    Coder chooser: a name picked or typed, Enter).
     """
 
     open_frame = Signal(str, int)
     status = Signal(str)
+    coder_chosen = Signal(str)
 
     def __init__(self, apply_edit: Callable[[Edit], None], parent: QWidget | None = None):
         super().__init__(parent)
@@ -91,6 +93,7 @@ class BehaviourPanel(QWidget):
         self.media = None  # the media shown (a store row), or None
         self.model = EventTableModel(self)
         self._coders: list[str] = []  # the coders of ``events``, as the choosers list them
+        self._chosen = ""  # the Coder chooser's coder (``offer_coders``)
         # the time budget shown is computed again after a short idle, and only while its tab is in front
         self._budget_stale = False
         self._budget_timer = QTimer(self)
@@ -103,6 +106,20 @@ class BehaviourPanel(QWidget):
         self.coding_label.setObjectName("coding_label")
         self.coding_label.setWordWrap(True)
         layout.addWidget(self.coding_label)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Coder:"))
+        self.coder_choice = QComboBox()
+        self.coder_choice.setObjectName("coder_chooser")
+        self.coder_choice.setEditable(True)
+        self.coder_choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)  # the window keeps the list
+        self.coder_choice.setToolTip("Who the keys record events for (each event's coder): the coders chosen "
+                                     "before and this video's, or type a new name and press Enter. The Coders "
+                                     "tab compares this coder with another")
+        self.coder_choice.activated.connect(lambda _i: self.coder_chosen.emit(self.coder_choice.currentText()))
+        self.coder_choice.lineEdit().returnPressed.connect(
+            lambda: self.coder_chosen.emit(self.coder_choice.currentText()))
+        row.addWidget(self.coder_choice, 1)
+        layout.addLayout(row)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs)
         self.tabs.addTab(self._events_tab(), "Events")
@@ -267,6 +284,7 @@ class BehaviourPanel(QWidget):
             combo.addItems(items)
             combo.setCurrentText(keep if keep in items else items[min(index, len(items) - 1)] if items else "")
             combo.blockSignals(False)
+        self._compare_chosen()
 
     def _budget_changed(self) -> None:
         """The events changed: a time budget on show is computed again once the keys pause (and its tab is in
@@ -283,6 +301,29 @@ class BehaviourPanel(QWidget):
         """A time budget that went stale while the dock was behind another is computed when it comes in front."""
         super().showEvent(event)
         self._budget_if_shown()
+
+    def offer_coders(self, names: list[str], current: str) -> None:
+        """The Coder chooser lists ``names`` (recent first) with ``current`` chosen; the Coders tab compares
+        ``current`` (coder A) with another coder of the video (coder B) when it has coded this video."""
+        self.coder_choice.blockSignals(True)
+        self.coder_choice.clear()
+        self.coder_choice.addItems(names)
+        self.coder_choice.setCurrentText(current)
+        self.coder_choice.blockSignals(False)
+        self._chosen = current
+        self._compare_chosen()
+
+    def _compare_chosen(self) -> None:
+        """Coder A is the coder chosen (when they coded this video), coder B another coder."""
+        if self._chosen in self._coders:
+            self.coder_a.setCurrentText(self._chosen)
+            if self.coder_b.currentText() == self._chosen:
+                self.coder_b.setCurrentText(next((c for c in self._coders if c != self._chosen), self._chosen))
+
+    @property
+    def video_coders(self) -> list[str]:
+        """The coders of the video shown's events, sorted."""
+        return list(self._coders)
 
     def set_coding_line(self, text: str) -> None:
         """The line above the tabs: whether keys code, the current subject, the coder."""

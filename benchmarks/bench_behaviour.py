@@ -83,8 +83,8 @@ WINDOW_PRESSES = 40
 
 
 def window_project(path: Path, clip: Path, events: int) -> Path:
-    """A project with ``clip`` indexed, the ethogram of ``make_project`` and ``events`` coded by "ann" (half
-    states started and stopped, half points, over two subjects)."""
+    """A project with ``clip`` indexed, ``ETHOGRAM`` and ``events`` coded by "ann" (half states started and
+    stopped, half points, over two subjects)."""
     from fieldstudio.media import library, video_index
 
     with Project.create(path) as p:
@@ -93,12 +93,12 @@ def window_project(path: Path, clip: Path, events: int) -> Path:
         mid = report.media_ids[0]
         eth.SetEthogram(p, ETHOGRAM).do()
         ethogram = eth.load(p)
-        for k in range(events // 3):
-            frame = k * (WINDOW_CLIP_FRAMES - 10) // max(events // 3, 1)
+        for k in range(events // 2):  # a state (started and stopped) and a point event
+            frame = k * (WINDOW_CLIP_FRAMES - 10) // max(events // 2, 1)
             for f, name in ((frame, "lift"), (frame + 1, "lift"), (frame + 2, "look")):
                 edit, _ = coding.code_behaviour(p, ethogram, mid, name, f, subject="AB"[k % 2], coder="ann")
                 edit.do()
-        assert len(behaviour_events.list_events(p, mid)) == 3 * (events // 3)
+        assert len(behaviour_events.list_events(p, mid)) == 2 * (events // 2)
     return path
 
 

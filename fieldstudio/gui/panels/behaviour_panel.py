@@ -145,6 +145,7 @@ class BehaviourPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(50)
         header.setStretchLastSection(True)
+        self.event_table.setWordWrap(False)  # one line per event, every row the same height
         self.event_table.doubleClicked.connect(self._show_event)
         v.addWidget(self.event_table)
         row = QHBoxLayout()
@@ -254,6 +255,11 @@ class BehaviourPanel(QWidget):
         self.model.set_events(events)
         if events:
             self.event_table.resizeColumnsToContents()
+            # the first rows measured: the frame and time columns as wide as the video's last frame needs
+            last = max((self.media.frame_count or 1) - 1, 0)
+            widest = self.event_table.fontMetrics().horizontalAdvance(f"{last}  00:00:00.000") + 16
+            for column in (0, 1):
+                self.event_table.setColumnWidth(column, max(self.event_table.columnWidth(column), widest))
         self._follow_coders()
         self._budget_changed()
 

@@ -182,7 +182,7 @@ def frames_recorded_while_playing(project_path: Path, presses: int = 60) -> list
     for _ in range(presses):
         end = time.monotonic() + pace.uniform(0.1, 0.4)
         shown.wait(lambda: time.monotonic() >= end)
-        picture = rgb_from_qimage(w.view.canvas.image())
+        picture = rgb_from_qimage(w.view.canvas.video_item.image())  # libVLC's picture on show
         on_screen = read_barcode(cv2.resize(picture, (W, H), interpolation=cv2.INTER_LINEAR))
         before = {e.id for e in behaviour_events.list_events(w.state.project, shown.media.id)}
         QTest.keyClick(w.view.canvas, "k")  # sent at once: no other picture is drawn before the key is handled

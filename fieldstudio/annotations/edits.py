@@ -468,14 +468,30 @@ def annotation_ids_of(edit: Edit) -> frozenset[str] | None:
     """The ids of the annotations ``edit`` creates, changes or deletes (after its ``do()``: a creation knows its
     id then), so a view can re-read those rows only; None when the edit is of another kind or holds one (a
     calibration, a label, a batch import): the view must re-read everything. An edit group's are its members'."""
-    if type(edit) is EditGroup:
-        out: set[str] = set()
-        for member in edit.edits:
-            ids = annotation_ids_of(member)
-            if ids is None:
-                return None
-            out |= ids
-        return frozenset(out)
+    return _over_members(edit, _ids_of_one)
+
+
+def annotation_kinds_of(edit: Edit) -> frozenset[str] | None:
+    """The kinds of the annotations ``edit`` touches when every one of its rows states it (the behaviour coding's
+    edits do: a key press need not redraw the boxes or re-read the annotation list, which never hold behaviour
+    events); None when any row's kind is not stated."""
+    return _over_members(edit, _kind_of_one)
+
+
+def _over_members(edit: Edit, one: Callable[[Edit], frozenset[str] | None]) -> frozenset[str] | None:
+    """``one(edit)``, or for an edit group the union over its members (None as soon as one member gives None)."""
+    if type(edit) is not EditGroup:
+        return one(edit)
+    out: set[str] = set()
+    for member in edit.edits:
+        part = _over_members(member, one)
+        if part is None:
+            return None
+        out |= part
+    return frozenset(out)
+
+
+def _ids_of_one(edit: Edit) -> frozenset[str] | None:
     if type(edit) in (CreateAnnotation, UpdateAnnotation):
         return None if edit.annotation_id is None else frozenset((edit.annotation_id,))
     if type(edit) is DeleteAnnotations:
@@ -483,17 +499,6 @@ def annotation_ids_of(edit: Edit) -> frozenset[str] | None:
     return None
 
 
-def annotation_kinds_of(edit: Edit) -> frozenset[str] | None:
-    """The kinds of the annotations ``edit`` touches when every one of its rows states it (the behaviour coding's
-    edits do: a key press need not redraw the boxes or re-read the annotation list, which never hold behaviour
-    events); None when any row's kind is not stated."""
-    if type(edit) is EditGroup:
-        out: set[str] = set()
-        for member in edit.edits:
-            kinds = annotation_kinds_of(member)
-            if kinds is None:
-                return None
-            out |= kinds
-        return frozenset(out)
+def _kind_of_one(edit: Edit) -> frozenset[str] | None:
     kind = getattr(edit, "kind", None) if type(edit) in (CreateAnnotation, UpdateAnnotation) else None
     return None if kind is None else frozenset((kind,))

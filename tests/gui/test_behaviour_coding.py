@@ -44,6 +44,15 @@ def _step(window, qtbot, n: int) -> None:
         wait_idle(window, qtbot)
 
 
+def _coding_look(window, qtbot, clips):
+    """The B-frames clip shown, an ethogram of one point event "look" (key k), coding on: (coding, media id)."""
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
+    window.behaviour.follow()
+    window.behaviour.coding_action.setChecked(True)
+    return window.behaviour, mid
+
+
 @pytest.mark.gui
 def test_ethogram_dialog_refuses_a_clash_and_stores_one_undoable_edit(window, qtbot):
     dialog = _fill_ethogram(window, qtbot)
@@ -174,11 +183,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
 
 @pytest.mark.gui
 def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
-    coding = window.behaviour
-    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
-    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
-    coding.follow()
-    coding.coding_action.setChecked(True)
+    coding, mid = _coding_look(window, qtbot, clips)
     window.actions["play"].trigger()
     qtbot.waitUntil(lambda: window.state.frame_index >= 10, timeout=10000)
     shown = window.state.frame_index
@@ -245,11 +250,7 @@ def test_the_coder_chooser_names_the_events_coder_and_the_coders_compared(window
     from fieldstudio.core import user_settings
     from fieldstudio.gui import settings
 
-    coding = window.behaviour
-    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
-    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
-    coding.follow()
-    coding.coding_action.setChecked(True)
+    coding, mid = _coding_look(window, qtbot, clips)
     first = coding.coder                                     # nothing chosen yet: the login name (or FIELDSTUDIO_USER)
     qtbot.keyClick(window.view.canvas, "k")
     chooser = coding.panel.coder_choice

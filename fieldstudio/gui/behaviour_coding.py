@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from fieldstudio.gui.timeline import Lane
 
 _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
+# measured by benchmarks/bench_behaviour.py (a barcode clip, the frame read back from the picture on show)
+PLAYING_BOUND = ("The ethogram's keys record behaviours on the frame shown. Paused or stepping: exactly that frame. "
+                 "While the video plays, libVLC's pictures carry no time stamp: the frame recorded is the playback "
+                 "clock's at the picture on show, measured from 7 frames before it to 2 after on a loaded "
+                 "machine; pause or step to put an event on the exact frame")
 MAX_RECENT_CODERS = 10
 
 
@@ -95,8 +100,7 @@ class BehaviourCoding(QObject):
         self._ethogram: Ethogram | None = None
         self.coding_action = QAction("&Code behaviours by key", window)
         self.coding_action.setCheckable(True)
-        self.coding_action.setToolTip("The ethogram's keys record behaviours on the frame shown, while the video "
-                                      "plays or is stepped")
+        self.coding_action.setToolTip(PLAYING_BOUND)
         self.coding_action.toggled.connect(self.set_coding)
         self._add_menu(window.annotate_menu)
         self.state.events.media.connect(lambda _m: self.follow())

@@ -35,7 +35,7 @@ _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
 # measured by benchmarks/bench_behaviour.py (a barcode clip, the frame read back from the picture on show)
 PLAYING_BOUND = ("The ethogram's keys record behaviours on the frame shown. Paused or stepping: exactly that frame. "
                  "While the video plays, libVLC's pictures carry no time stamp: the frame recorded is the playback "
-                 "clock's at the picture on show, measured from 7 frames before it to 2 after on a loaded "
+                 "clock's at the picture on show, measured from 9 frames before it to 2 after on a loaded "
                  "machine; pause or step to put an event on the exact frame")
 MAX_RECENT_CODERS = 10
 

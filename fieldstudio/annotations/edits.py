@@ -18,15 +18,16 @@ from fieldstudio.annotations import mark_batches, shape_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.core import tracks
 from fieldstudio.core.errors import NotFound
-from fieldstudio.store.edits import Edit
+from fieldstudio.store.edits import Edit, EditGroup
 from fieldstudio.store.project import Project
 
 
 class CreateAnnotation(Edit):
-    """Create an annotation with ``create()`` (first do), then restore / soft-delete the same row."""
+    """Create an annotation with ``create()`` (first do), then restore / soft-delete the same row. ``kind``: the
+    row's kind when the caller states it (see ``annotation_kinds_of``)."""
 
-    def __init__(self, project: Project, text: str, create: Callable[[], str]):
-        self.project, self.text, self._create = project, text, create
+    def __init__(self, project: Project, text: str, create: Callable[[], str], *, kind: str | None = None):
+        self.project, self.text, self._create, self.kind = project, text, create, kind
         self.annotation_id: str | None = None
 
     def do(self) -> None:
@@ -167,13 +168,14 @@ class UpdateAnnotation(Edit):
     """Change fields of one annotation (``annotations.update``); undo writes the previous values back.
 
     ``expected_version``: the version of the record the change was made from; the first ``do()`` raises
-    EditConflict (nothing changed) when someone changed the row since (``store.changes``).
+    EditConflict (nothing changed) when someone changed the row since (``store.changes``). ``kind``: the row's
+    kind when the caller states it (see ``annotation_kinds_of``).
     """
 
     def __init__(self, project: Project, annotation_id: str, text: str = "Edit annotation", *,
-                 expected_version: int | None = None, **changes: Any):
+                 expected_version: int | None = None, kind: str | None = None, **changes: Any):
         self.project, self.annotation_id, self.text, self.changes = project, annotation_id, text, changes
-        self.expected_version = expected_version
+        self.expected_version, self.kind = expected_version, kind
         self.previous: dict[str, Any] | None = None
 
     @property
@@ -469,3 +471,43 @@ class WithDefaultLabel(Edit):
         self.inner.undo()
         if self.created is not None:
             self.created.undo()
+
+
+def annotation_ids_of(edit: Edit) -> frozenset[str] | None:
+    """The ids of the annotations ``edit`` creates, changes or deletes (after its ``do()``: a creation knows its
+    id then), so a view can re-read those rows only; None when the edit is of another kind or holds one (a
+    calibration, a label, a batch import): the view must re-read everything. An edit group's are its members'."""
+    return _over_members(edit, _ids_of_one)
+
+
+def annotation_kinds_of(edit: Edit) -> frozenset[str] | None:
+    """The kinds of the annotations ``edit`` touches when every one of its rows states it (the behaviour coding's
+    edits do: a key press need not redraw the boxes or re-read the annotation list, which never hold behaviour
+    events); None when any row's kind is not stated."""
+    return _over_members(edit, _kind_of_one)
+
+
+def _over_members(edit: Edit, one: Callable[[Edit], frozenset[str] | None]) -> frozenset[str] | None:
+    """``one(edit)``, or for an edit group the union over its members (None as soon as one member gives None)."""
+    if type(edit) is not EditGroup:
+        return one(edit)
+    out: set[str] = set()
+    for member in edit.edits:
+        part = _over_members(member, one)
+        if part is None:
+            return None
+        out |= part
+    return frozenset(out)
+
+
+def _ids_of_one(edit: Edit) -> frozenset[str] | None:
+    if type(edit) in (CreateAnnotation, UpdateAnnotation):
+        return None if edit.annotation_id is None else frozenset((edit.annotation_id,))
+    if type(edit) is DeleteAnnotations:
+        return frozenset(edit.annotation_ids)
+    return None
+
+
+def _kind_of_one(edit: Edit) -> frozenset[str] | None:
+    kind = getattr(edit, "kind", None) if type(edit) in (CreateAnnotation, UpdateAnnotation) else None
+    return None if kind is None else frozenset((kind,))

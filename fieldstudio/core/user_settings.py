@@ -153,6 +153,9 @@ ASK_LABEL: Setting[bool] = Setting(
     "A new box asks for its label in a chooser at the pointer (Enter keeps the current one; keys 1-9 pick)")
 RATER: Setting[str] = Setting(
     "rating", "rater", str, "", "The rater name used last in Rate (empty: the operating system's user name)")
+CODERS: Setting[list[str]] = Setting(
+    "behaviour", "coders", list[str], [],
+    "The coders chosen in the Behaviour dock's Coder chooser, newest first (empty: the operating system's user name)")
 LAST_JUDGE: Setting[str] = Setting(
     "scoring", "last_judge", str, "", "The model profile the Score dialog last scored with as judge")
 SHORTCUTS = SettingGroup(
@@ -160,7 +163,7 @@ SHORTCUTS = SettingGroup(
 
 #: Every setting, every group of settings and every file, in the order a listing would show them.
 SETTINGS: tuple[Setting[Any], ...] = (RECENT_PROJECTS, WINDOW_GEOMETRY, WINDOW_STATE, TRACKING_KEYFRAME_EVERY,
-                                      ASK_LABEL, RATER, LAST_JUDGE)
+                                      ASK_LABEL, RATER, CODERS, LAST_JUDGE)
 GROUPS: tuple[SettingGroup, ...] = (SHORTCUTS,)
 FILES: tuple[UserFile, ...] = (WINDOW_INI, MODEL_PROFILES, OFFICIAL_SOURCES, MEDIA_ROOTS)
 

@@ -43,13 +43,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+BEHAVIOUR_ONLY = frozenset(("behaviour",))  # annotations.behaviour.behaviour_events.KIND, not imported at start
+
 
 class AnnotationController(QObject):
     """Tools, overlay and undo stack for the media that ``state`` says is shown in ``canvas``.
 
     It reads the project, media, frame on screen and playing flag from ``state`` (gui/state.py) and
     reports through ``notify(message)`` and ``status`` (the status bar, for the tools' hints). Signal
-    ``changed()`` after any annotation, label or calibration change (panels refresh). The overlay's
+    ``changed()`` after any annotation, label or calibration change (panels refresh), just after ``edited(edit)``
+    naming the edit done, undone or redone (a view that can re-read only the rows it touched,
+    ``annotations.edits.annotation_ids_of``, listens to that one instead). The overlay's
     ``marks.markers_changed`` feeds the timeline, ``labels.label_shown`` the status bar's label read-out.
 
     Each kind of mark has its own current label (``label_of(kind)``): a box, a ruler, a segment and an
@@ -57,6 +61,7 @@ class AnnotationController(QObject):
     """
 
     changed = Signal()
+    edited = Signal(object)  # the Edit done, undone or redone; ``changed`` follows
 
     def __init__(self, state: ViewState, canvas: Canvas, notify: Callable[[str], None], status: QStatusBar,
                  parent: QObject | None = None):
@@ -146,14 +151,25 @@ class AnnotationController(QObject):
             raise FieldstudioError(f"{project.path.name} is read-only: the change was not made")
         edit.do()
         self.undo_stack.push(EditCommand(edit, self._after_undo))
+        self._edited(edit)
+
+    def _edited(self, edit: Edit) -> None:
+        """After ``edit`` was done, undone or redone: the marks and the panels follow. An edit of behaviour
+        events only tells ``edited`` (the Behaviour dock and its lanes): the marks on the frame, the timeline's
+        segments and the annotation list never hold them, and a key press must stay within a frame's time."""
+        from fieldstudio.annotations.edits import annotation_kinds_of
+
+        if annotation_kinds_of(edit) == BEHAVIOUR_ONLY:
+            self.edited.emit(edit)
+            return
         self.refresh()
+        self.edited.emit(edit)
         self.changed.emit()
 
     def push_done(self, edit: Edit) -> None:
         """Put an edit already done (on a worker: a large import) on the undo stack, as ``apply_or_raise`` does."""
         self.undo_stack.push(EditCommand(edit, self._after_undo))
-        self.refresh()
-        self.changed.emit()
+        self._edited(edit)
 
     def _after_undo(self, edit: Edit, op: str, error: str | None) -> None:
         """After an undo or redo of this stack: what was done, and where when it is not on screen, in the
@@ -162,8 +178,7 @@ class AnnotationController(QObject):
             self.notify(error)
         else:
             self.notify(f"{'Undid' if op == 'undo' else 'Redid'} {edit.text.lower()}{self._where(edit)}")
-        self.refresh()
-        self.changed.emit()
+        self._edited(edit)
 
     def _where(self, edit: Edit) -> str:
         """" on <file>, frame N" for an edit of a mark that is not on the media and frame shown, else ""."""

@@ -32,37 +32,57 @@ if TYPE_CHECKING:
     from fieldstudio.gui.timeline import Lane
 
 _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
+# measured by benchmarks/bench_behaviour.py (a barcode clip, the frame read back from the picture on show)
+PLAYING_BOUND = ("The ethogram's keys record behaviours on the frame shown. Paused or stepping: exactly that frame. "
+                 "While the video plays, libVLC's pictures carry no time stamp: the frame recorded is the playback "
+                 "clock's at the picture on show, measured from 9 frames before it to 2 after on a loaded "
+                 "machine; pause or step to put an event on the exact frame")
+MAX_RECENT_CODERS = 10
 
 
 def behaviour_lanes(events: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
     """The timeline's lanes of ``events``: one per subject (in the ethogram's order, then by name), each state
     event a bar and each point event a tick in its behaviour's colour; overlapping states of a subject take
     further rows (a running state reaches ``last_frame``)."""
+    by_subject = events_by_subject(events)
+    return [lane for subject in subject_order(by_subject, ethogram)
+            for lane in subject_lanes(subject, by_subject[subject], ethogram, last_frame)]
+
+
+def events_by_subject(events: list[BehaviourEvent]) -> dict[str, list[BehaviourEvent]]:
+    """``events`` grouped by subject, each group in the order given."""
+    out: dict[str, list[BehaviourEvent]] = {}
+    for e in events:
+        out.setdefault(e.subject, []).append(e)
+    return out
+
+
+def subject_order(subjects, ethogram: Ethogram) -> list[str]:  # noqa: ANN001 - Iterable[str]
+    """The subjects in the lanes' order: the ethogram's, then the others by name."""
+    order = {s.name: n for n, s in enumerate(ethogram.subjects)}
+    return sorted(subjects, key=lambda s: (order.get(s, len(order)), s))
+
+
+def subject_lanes(subject: str, mine: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
+    """The lanes of one subject's events ``mine`` (see ``behaviour_lanes``)."""
     from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker, pack_rows
 
     colour = {b.name: b.colour for b in ethogram.behaviours}
-    order = {s.name: n for n, s in enumerate(ethogram.subjects)}
-    subjects = sorted({e.subject for e in events}, key=lambda s: (order.get(s, len(order)), s))
-    lanes: list[Lane] = []
-    for subject in subjects:
-        mine = [e for e in events if e.subject == subject]
-        # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
-        bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
-                              colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
-        rows = pack_rows(bars, last_frame)
-        ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
-                      for e in mine if e.type == "point")
-        for i, row in enumerate(rows or [[]]):
-            lanes.append(Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
-                              heading=subject or "no subject"))
-    return lanes
+    # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
+    bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
+                          colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
+    rows = pack_rows(bars, last_frame)
+    ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
+                  for e in mine if e.type == "point")
+    return [Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
+                 heading=subject or "no subject") for i, row in enumerate(rows or [[]])]
 
 
 class BehaviourCoding(QObject):
     """The window's behaviour coding: the menu entries, the key filter, the Behaviour dock and the lanes.
 
     ``coding`` (Annotate ▸ Code behaviours by key), ``subject`` (the current subject, "" for none) and ``coder``
-    (who the events are recorded for: ``store.changes.current_user()``) are what the keys use.
+    (who the events are recorded for: the dock's Coder chooser, ``choose_coder``) are what the keys use.
     ``choose_modifiers(behaviour)`` asks for a modifier (tests replace it).
     """
 
@@ -80,14 +100,16 @@ class BehaviourCoding(QObject):
         self._ethogram: Ethogram | None = None
         self.coding_action = QAction("&Code behaviours by key", window)
         self.coding_action.setCheckable(True)
-        self.coding_action.setToolTip("The ethogram's keys record behaviours on the frame shown, while the video "
-                                      "plays or is stepped")
+        self.coding_action.setToolTip(PLAYING_BOUND)
         self.coding_action.toggled.connect(self.set_coding)
         self._add_menu(window.annotate_menu)
         self.state.events.media.connect(lambda _m: self.follow())
         self.state.events.project.connect(self._project_changed)
-        window.annotator.changed.connect(self.follow)
+        # an edit re-reads only the events it touched (annotations.edits.annotation_ids_of), an edit that does not
+        # say (the ethogram, a batch) everything
+        window.annotator.edited.connect(self._edited)
         window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
+        self._lanes: dict[str, list[Lane]] | None = None  # per subject, None: to be laid out again
         window.view_menu.addAction(self.dock.toggleViewAction())
         QApplication.instance().installEventFilter(self)
 
@@ -121,6 +143,7 @@ class BehaviourCoding(QObject):
             self._panel = BehaviourPanel(self.window.annotator.apply_or_raise)
             self._panel.open_frame.connect(self.state.request_frame)
             self._panel.status.connect(self.window.notify)
+            self._panel.coder_chosen.connect(self.choose_coder)
             self.dock.setWidget(self._panel)
         return self._panel
 
@@ -138,22 +161,52 @@ class BehaviourCoding(QObject):
         self.follow()
 
     def follow(self) -> None:
-        """The media, project or an edit changed: the dock and the lanes follow."""
+        """The media, project or ethogram changed: the dock and the lanes read everything again."""
         self._ethogram = None
+        self._lanes = None
         if self.state.project is None and self._panel is None:
             return
         self.panel.set_video(self.state.project, self.state.media)
         self.show_lanes()
+        self._offer_coders()
         self._describe()
 
+    def _edited(self, edit: object) -> None:
+        """An edit was done, undone or redone: the events it touched are read again, and the lanes of their
+        subjects laid out again (a key press with thousands of events coded stays within a frame's time)."""
+        from fieldstudio.annotations.edits import annotation_ids_of
+
+        ids = annotation_ids_of(edit)
+        if ids is None or self._panel is None or self._lanes is None:
+            self.follow()
+            return
+        subjects = self.panel.update_events(ids)
+        if not subjects:
+            return
+        mine = events_by_subject(self.panel.events)
+        for subject in subjects:
+            self._lanes.pop(subject, None)
+            if subject in mine:
+                self._lanes[subject] = subject_lanes(subject, mine[subject], self.ethogram(), self._last_frame())
+        self.show_lanes()
+
+    def _last_frame(self) -> int:
+        media = self.state.media
+        return max((media.frame_count or 1) - 1, 0) if media is not None else 0
+
     def show_lanes(self) -> None:
+        """The lanes under the timeline: laid out per subject once, then only a changed subject's again."""
         timeline = self.window.view.timeline
         media = self.state.media
-        if self.state.project is None or media is None or media.kind != "video":
+        if self.state.project is None or media is None or media.kind != "video" or self._panel is None:
             timeline.set_behaviour_lanes([])
             return
-        timeline.set_behaviour_lanes(behaviour_lanes(self.panel.events, self.ethogram(),
-                                                     max((media.frame_count or 1) - 1, 0)))
+        if self._lanes is None:
+            by_subject = events_by_subject(self.panel.events)
+            self._lanes = {s: subject_lanes(s, mine, self.ethogram(), self._last_frame())
+                           for s, mine in by_subject.items()}
+        order = subject_order(self._lanes, self.ethogram())
+        timeline.set_behaviour_lanes([lane for s in order for lane in self._lanes[s]])
 
     def set_coding(self, on: bool) -> None:
         if self.coding_action.isChecked() != on:
@@ -168,13 +221,44 @@ class BehaviourCoding(QObject):
 
     @property
     def coder(self) -> str:
-        """Who the keys record events for: ``$FIELDSTUDIO_USER`` or the login name (read when first needed: the
-        store is not imported during the window's cold start)."""
+        """Who the keys record events for: the Coder chooser's name (the one chosen last, kept in the user's
+        settings), else ``$FIELDSTUDIO_USER`` or the login name (read when first needed: the store is not
+        imported during the window's cold start)."""
         if self._coder is None:
+            from fieldstudio.core import user_settings
+            from fieldstudio.gui import settings
             from fieldstudio.store.changes import current_user
 
-            self._coder = current_user()
+            recent = settings.get(user_settings.CODERS)
+            self._coder = recent[0] if recent else current_user()
         return self._coder
+
+    def choose_coder(self, name: str) -> None:
+        """The Behaviour dock's Coder chooser: the keys record ``name``'s events from now on (kept first among the
+        recent coders); the keys go back to the video."""
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        name = name.strip()
+        if not name:
+            self._offer_coders()
+            return
+        self._coder = name
+        recent = [name, *[c for c in settings.get(user_settings.CODERS) if c != name]][:MAX_RECENT_CODERS]
+        settings.set(user_settings.CODERS, recent)
+        self._offer_coders()
+        self._describe()
+        self.window.notify(f"coder: {name} (the keys record {name}'s events)")
+        self.window.view.canvas.setFocus()
+
+    def _offer_coders(self) -> None:
+        from fieldstudio.core import user_settings
+        from fieldstudio.gui import settings
+
+        if self._panel is None:
+            return
+        names = list(dict.fromkeys([self.coder, *settings.get(user_settings.CODERS), *self.panel.video_coders]))
+        self.panel.offer_coders(names, self.coder)
 
     @property
     def coding(self) -> bool:

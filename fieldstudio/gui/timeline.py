@@ -315,6 +315,23 @@ class Timeline(QWidget):
         i = bisect.bisect_right(self._t, self._x_to_t(x) + 1e-9) - 1
         return min(max(i, 0), len(self._t) - 1)
 
+    def _xs_of(self, frames: np.ndarray) -> np.ndarray:
+        """``x_of_index`` of many frames at once."""
+        import numpy as np
+
+        a, b = self._view
+        t = self._t[np.clip(frames, 0, len(self._t) - 1)]
+        return (t - a) / (b - a) * self.width() if b > a else np.zeros(len(frames))
+
+    def _bar_ends(self, ends: np.ndarray) -> np.ndarray:
+        """Where bars ending on frames ``ends`` end (-1: the last frame): the next frame's PTS, the clip's end
+        after the last frame (as ``_segment_rect``)."""
+        import numpy as np
+
+        last = len(self._t) - 1
+        after = np.where(ends < 0, last, ends) + 1
+        return np.where(after <= last, self._xs_of(np.minimum(after, last)), self._t_to_x(self._end()))
+
     def x_of_index(self, index: int) -> float:
         """Pixel x of frame ``index``'s PTS."""
         if not len(self._t):
@@ -483,6 +500,13 @@ class Timeline(QWidget):
 
         for k, (lane, rect) in enumerate(self._visible_lanes()):
             p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
+            if lane.heading:  # a subject's coded behaviours: thousands of marks, drawn in batches
+                from fieldstudio.gui.behaviour_lane_paint import paint_behaviour_lane
+
+                self.drawn_texts += paint_behaviour_lane(p, lane, rect, self._xs_of, self._bar_ends, index,
+                                                         self.width(), metrics, ink_of)
+                self._paint_heading(p, lane, rect, metrics)
+                continue
             for seg in lane.segments:
                 bar = self._segment_rect(seg, rect)
                 if bar.right() < 0 or bar.left() > self.width():
@@ -498,7 +522,7 @@ class Timeline(QWidget):
                     p.setPen(pen)
                     p.setBrush(Qt.BrushStyle.NoBrush)
                     p.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5))
-                name = seg.label if lane.heading else lane.label if lane.label != NO_LABEL else "segment"
+                name = lane.label if lane.label != NO_LABEL else "segment"
                 text = metrics.elidedText(name,
                                           Qt.TextElideMode.ElideRight, bar.width() - 4)
                 if text:
@@ -506,29 +530,28 @@ class Timeline(QWidget):
                     p.drawText(bar.adjusted(3, 0, -1, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                                text)
                     self.drawn_texts.append(text)
-            chips_end = -1.0  # a behaviour lane's ticks: a chip only where the previous one left room
             for ev in lane.events:
                 x = self.x_of_index(ev.index)
                 if x < -200 or x > self.width():
-                    continue  # off screen: an hour's coding has thousands
+                    continue
                 current = ev.index == index
                 p.setPen(QPen(QColor("#ffffff") if current else QColor("#000000"), 4 if current else 3.5))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
                 p.setPen(QPen(QColor(ev.color), 2))
                 p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
-                text = ev.label if lane.heading else lane.label if lane.label != NO_LABEL else "event"
-                if lane.heading and x < chips_end and not current:
-                    continue
+                text = lane.label if lane.label != NO_LABEL else "event"
                 box = QRectF(x + 4, rect.top() + 1, metrics.horizontalAdvance(text) + 6, rect.height() - 2)
-                chips_end = box.right()
                 p.fillRect(box, QColor(ev.color))
                 p.setPen(QColor(ink_of(ev.color)))
                 p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                 self.drawn_texts.append(text)
-            if lane.heading and lane.row == 0:
-                head = QRectF(rect.left() + 2, rect.top() + 1, metrics.horizontalAdvance(lane.heading) + 8,
-                              rect.height() - 2)
-                p.fillRect(head, QColor(0, 0, 0, 170))
-                p.setPen(QColor("#ffffff"))
-                p.drawText(head, Qt.AlignmentFlag.AlignCenter, lane.heading)
-                self.drawn_texts.append(lane.heading)
+
+    def _paint_heading(self, p: QPainter, lane: Lane, rect: QRectF, metrics: QFontMetricsF) -> None:
+        """A behaviour lane's subject, at its left (on its first row)."""
+        if lane.row == 0:
+            head = QRectF(rect.left() + 2, rect.top() + 1, metrics.horizontalAdvance(lane.heading) + 8,
+                          rect.height() - 2)
+            p.fillRect(head, QColor(0, 0, 0, 170))
+            p.setPen(QColor("#ffffff"))
+            p.drawText(head, Qt.AlignmentFlag.AlignCenter, lane.heading)
+            self.drawn_texts.append(lane.heading)

@@ -95,3 +95,25 @@ def test_an_event_is_edited_and_undone(ethogram_project):
     edit.undo()
     (back,) = events.list_events(project, VIDEO_ID)
     assert (back.frame_index, back.subject, back.modifiers) == (3, "A", ("heavy",))
+
+
+def test_a_key_press_names_the_rows_it_touches_for_the_window_to_read_again(ethogram_project):
+    from fieldstudio.annotations.edits import AddBox, annotation_ids_of, annotation_kinds_of
+
+    project, e = ethogram_project
+    start, _ = _code(project, e, "lift", 3)
+    (lift,) = events.list_events(project, VIDEO_ID)
+    assert annotation_ids_of(start) == {lift.id} and annotation_kinds_of(start) == {"behaviour"}
+    switch, _ = _code(project, e, "walk", 7)                 # walk starts, lift (same group) stops: one group
+    walk = [x for x in events.list_events(project, VIDEO_ID) if x.behaviour == "walk"][0]
+    assert annotation_ids_of(switch) == {lift.id, walk.id} and annotation_kinds_of(switch) == {"behaviour"}
+    assert events.events_with_ids(project, VIDEO_ID, annotation_ids_of(switch)) == events.list_events(project,
+                                                                                                      VIDEO_ID)
+    switch.undo()                                            # the rows it names are read again: walk is gone
+    (left,) = events.list_events(project, VIDEO_ID)
+    assert events.events_with_ids(project, VIDEO_ID, annotation_ids_of(switch)) == [left]
+    assert left.id == lift.id and left.is_open
+    box = AddBox(project, VIDEO_ID, (1, 1, 5, 5), frame_index=2)
+    box.do()
+    assert annotation_kinds_of(box) is None                  # a box edit does not say: everything is redrawn
+    assert events.events_with_ids(project, VIDEO_ID, annotation_ids_of(box)) == []  # not a behaviour event

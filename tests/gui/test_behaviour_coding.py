@@ -44,6 +44,15 @@ def _step(window, qtbot, n: int) -> None:
         wait_idle(window, qtbot)
 
 
+def _coding_look(window, qtbot, clips):
+    """The B-frames clip shown, an ethogram of one point event "look" (key k), coding on: (coding, media id)."""
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
+    window.behaviour.follow()
+    window.behaviour.coding_action.setChecked(True)
+    return window.behaviour, mid
+
+
 @pytest.mark.gui
 def test_ethogram_dialog_refuses_a_clash_and_stores_one_undoable_edit(window, qtbot):
     dialog = _fill_ethogram(window, qtbot)
@@ -117,8 +126,8 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     # the events tab lists them; an edit from the dock is one undoable edit
     panel = coding.panel
     coding.show_tab(0)                                       # the tables are filled when the dock is in front
-    assert panel.event_table.rowCount() == 3 and panel.event_table.item(0, 3).text() == "lift"
-    panel.event_table.setCurrentCell(2, 0)
+    assert panel.model.rowCount() == 3 and panel.model.index(0, 3).data() == "lift"
+    panel.select_row(2)
     from fieldstudio.gui.panels.behaviour_panel import EventEditDialog
     edit = EventEditDialog(panel.selected_event(), ["worker A", "worker B"], 100)
     edit.start.setValue(10)
@@ -167,18 +176,14 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     Project.create(tmp_path / "other.fieldstudio").close()
     assert window.open_project_path(tmp_path / "other.fieldstudio")
     qtbot.waitUntil(lambda: window.state.project is not None and window.state.project.path.name == "other.fieldstudio")
-    assert panel.event_table.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
+    assert panel.model.rowCount() == 0 and panel.agreement_text.toPlainText() == ""
     assert panel.budget_table.rowCount() == 0 and coding.subject == ""
     assert not [lane for lane in window.view.timeline.lanes() if lane.heading]
 
 
 @pytest.mark.gui
 def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
-    coding = window.behaviour
-    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
-    eth.SetEthogram(window.state.project, eth.Ethogram((eth.Behaviour("look", "k", "#4363d8", "point"),))).do()
-    coding.follow()
-    coding.coding_action.setChecked(True)
+    coding, mid = _coding_look(window, qtbot, clips)
     window.actions["play"].trigger()
     qtbot.waitUntil(lambda: window.state.frame_index >= 10, timeout=10000)
     shown = window.state.frame_index
@@ -192,3 +197,80 @@ def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
     coding.coding_action.setChecked(False)
     qtbot.keyClick(window.view.canvas, "k")                 # not coding: the key codes nothing
     assert len(events.list_events(window.state.project, mid)) == 1
+
+
+@pytest.mark.gui
+def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(window, qtbot, clips, monkeypatch):
+    from fieldstudio.annotations.behaviour import coding as service
+    from fieldstudio.gui.behaviour_coding import behaviour_lanes
+
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    ethogram = eth.Ethogram((eth.Behaviour("lift", "l", "#e6194b", "state", "posture"),
+                             eth.Behaviour("walk", "w", "#3cb44b", "state", "posture"),
+                             eth.Behaviour("look", "k", "#4363d8", "point")),
+                            (eth.Subject("A", "1"), eth.Subject("B", "2")))
+    project = window.state.project
+    eth.SetEthogram(project, ethogram).do()
+    for k in range(60):                                       # coded before: read once when the video is shown
+        edit, _ = service.code_behaviour(project, ethogram, mid, "look", 2 + k * 4, subject="AB"[k % 2], coder="ann")
+        edit.do()
+    coding.follow()
+    coding.coding_action.setChecked(True)
+    coding.show_tab(0)
+    reads, list_reads = [], []
+    monkeypatch.setattr(window.side, "refresh", lambda: reads.append("annotation list"))
+    full_read = events.list_events
+    monkeypatch.setattr(events, "list_events", lambda *a, **k: list_reads.append(1) or full_read(*a, **k))
+    for frame, key in ((10, "1"), (10, "l"), (11, "k"), (14, "w"), (14, "2"), (15, "l"), (19, "l"), (20, "1"),
+                       (25, "w")):
+        window.state.request_frame(mid, frame)
+        qtbot.waitUntil(lambda frame=frame: window.state.frame_index == frame)
+        qtbot.keyClick(window.view.canvas, key)
+    window.actions["undo"].trigger()                         # walk's stop on 25 taken back: walk runs again
+    window.actions["undo"].trigger()                         # B's lift stop on 19 taken back
+    window.actions["redo"].trigger()
+    assert reads == [] and list_reads == []                  # neither the annotation list nor every event re-read
+    stored = full_read(project, mid)
+    assert len(stored) == 60 + 4
+    assert coding.panel.events == stored                     # the rows changed one by one are what a read gives
+    shown = [tuple(coding.panel.model.index(r, c).data() for c in range(6)) for r in range(len(stored))]
+    assert [row[3] for row in shown] == [e.behaviour for e in stored]
+    assert [row[1] for row in shown if row[3] == "walk"] == ["running"]
+    lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
+    assert lanes == behaviour_lanes(stored, ethogram, max(window.state.media.frame_count - 1, 0))
+    # an edit that does not say which rows it touched (the ethogram) reads everything again
+    eth_edit = eth.SetEthogram(project, ethogram)
+    window.annotator.apply_or_raise(eth_edit)
+    assert list_reads == [1]
+
+
+@pytest.mark.gui
+def test_the_coder_chooser_names_the_events_coder_and_the_coders_compared(window, qtbot, clips):
+    from fieldstudio.core import user_settings
+    from fieldstudio.gui import settings
+
+    coding, mid = _coding_look(window, qtbot, clips)
+    first = coding.coder                                     # nothing chosen yet: the login name (or FIELDSTUDIO_USER)
+    qtbot.keyClick(window.view.canvas, "k")
+    chooser = coding.panel.coder_choice
+    assert chooser.currentText() == first
+    chooser.setFocus()
+    chooser.lineEdit().selectAll()
+    qtbot.keyClicks(chooser.lineEdit(), "Dana Coder")
+    assert not events.list_events(window.state.project, mid, coder="Dana Coderk")  # typing a name codes nothing
+    qtbot.keyClick(chooser.lineEdit(), Qt.Key.Key_Return)
+    assert coding.coder == "Dana Coder" and "coder: Dana Coder" in coding.panel.coding_label.text()
+    window.state.request_frame(mid, 5)
+    qtbot.waitUntil(lambda: window.state.frame_index == 5)
+    qtbot.keyClick(window.view.canvas, "k")                  # the keys went back to the video
+    coded = events.list_events(window.state.project, mid)
+    assert [(e.frame_index, e.coder) for e in coded] == [(0, first), (5, "Dana Coder")]
+    assert settings.get(user_settings.CODERS)[0] == "Dana Coder"
+    assert [chooser.itemText(i) for i in range(chooser.count())][:2] == ["Dana Coder", first]
+    # the Coders tab compares the coder chosen with the video's other coder
+    assert (coding.panel.coder_a.currentText(), coding.panel.coder_b.currentText()) == ("Dana Coder", first)
+    chooser.setCurrentIndex(1)
+    chooser.activated.emit(1)                                # picked from the list
+    assert coding.coder == first
+    assert (coding.panel.coder_a.currentText(), coding.panel.coder_b.currentText()) == (first, "Dana Coder")

@@ -71,13 +71,24 @@ def _event(r: ann.AnnotationRecord, origin: float) -> BehaviourEvent:
 def list_events(project: Project, media_id: str, *, coder: str | None = None) -> list[BehaviourEvent]:
     """The live behaviour events on ``media_id`` (of ``coder`` only, if given), by start frame then creation.
 
-    Read as plain rows, not ORM objects: the window reads them after every key press, and an hour's coding holds
+    Read as plain rows, not ORM objects: the window reads them when a video is shown, and an hour's coding holds
     thousands."""
+    where = [] if coder is None else [Annotation.author == coder]
+    return _read_events(project, media_id, where)
+
+
+def events_with_ids(project: Project, media_id: str, ids: Iterable[str]) -> list[BehaviourEvent]:
+    """The live behaviour events on ``media_id`` among ``ids`` (the rows one edit touched), by start frame then
+    creation; an id that is deleted, not a behaviour event or on another media is left out. A key press reads its
+    own event this way, not the thousands already coded."""
+    ids = list(ids)
+    return _read_events(project, media_id, [Annotation.id.in_(ids)]) if ids else []
+
+
+def _read_events(project: Project, media_id: str, where: list) -> list[BehaviourEvent]:
     q = select(Annotation.id, Annotation.attributes, Annotation.frame_index, Annotation.pts,
                Annotation.end_frame_index, Annotation.end_pts, Annotation.author, Annotation.version).where(
-        Annotation.media_id == media_id, Annotation.kind == KIND, Annotation.deleted.is_(False))
-    if coder is not None:
-        q = q.where(Annotation.author == coder)
+        Annotation.media_id == media_id, Annotation.kind == KIND, Annotation.deleted.is_(False), *where)
     q = q.order_by(Annotation.frame_index, Annotation.created_at, Annotation.id)
     with project.read() as s:
         media = s.get(Media, media_id)
@@ -152,7 +163,7 @@ def add_event_edit(project: Project, media_id: str, behaviour: str, type_: str, 
     text = f"Code {behaviour}" + (f" ({subject})" if subject else "")
     return CreateAnnotation(project, text, lambda: ann.insert_annotation(
         project, media_id, KIND, frame_index=frame_index, frame_required=True, end_frame_index=end_frame_index,
-        attributes=attrs, author=coder))
+        attributes=attrs, author=coder), kind=KIND)
 
 
 def stop_edit(project: Project, event: BehaviourEvent, frame_index: int) -> UpdateAnnotation:
@@ -161,7 +172,7 @@ def stop_edit(project: Project, event: BehaviourEvent, frame_index: int) -> Upda
         raise ann.AnnotationError(f"{event.behaviour} started on frame {event.frame_index}; it cannot stop on "
                                   f"frame {frame_index}, before it")
     return UpdateAnnotation(project, event.id, f"Stop {event.behaviour} on frame {frame_index}",
-                            end_frame_index=frame_index)
+                            end_frame_index=frame_index, kind=KIND)
 
 
 def change_edit(project: Project, event: BehaviourEvent, *, frame_index: int | None = None,
@@ -187,4 +198,4 @@ def change_edit(project: Project, event: BehaviourEvent, *, frame_index: int | N
                                             event.subject if subject is None else subject,
                                             event.modifiers if modifiers is None else modifiers, event.type)
     return UpdateAnnotation(project, event.id, f"Edit {event.behaviour} event", expected_version=event.version,
-                            **changes)
+                            kind=KIND, **changes)

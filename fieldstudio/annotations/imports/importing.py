@@ -461,9 +461,11 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
     group is ``normalised``), clipped to the image (a skeleton's absent points None, ``text`` its template); None
     (and a problem in ``report``) for vertices that make no such shape."""
     kind, vertices = placed.shape
-    scale = (media.width or 0, media.height or 0) if group.normalised else (1.0, 1.0)
     size = (media.width or 0, media.height or 0)
-    scaled = [None if v is None else [v[0] * scale[0], v[1] * scale[1]] for v in vertices]
+    if group.normalised:
+        scaled = [None if v is None else [v[0] * size[0], v[1] * size[1]] for v in vertices]
+    else:  # pixels already: validated as they are (as_vertices makes them floats)
+        scaled = list(vertices)
     try:
         if kind == "skeleton":
             pts = skeletons.as_points(skeletons.template(placed.template), scaled, size)
@@ -494,10 +496,8 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
             report.problems.append((b.where, f"{media.file_name}'s size is unknown; YOLO fractions cannot be placed"))
             return None
         box = (box[0] * width, box[1] * height, box[2] * width, box[3] * height)
-    try:
-        box = tracks.normalise_xyxy(box)
-        if width and height:
-            box = tracks.clip_xyxy(box, width, height)
+    try:  # clip_xyxy normalises the corners first
+        box = tracks.clip_xyxy(box, width, height) if width and height else tracks.normalise_xyxy(box)
     except ValueError as exc:
         report.problems.append((b.where, str(exc)))
         return None

@@ -13,22 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from collections.abc import Iterable
+
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QSpinBox, QTableView, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui.imaging import format_pts
+from fieldstudio.gui.panels.behaviour_event_model import EventTableModel
 
 if TYPE_CHECKING:
     from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
     from fieldstudio.store.edits import Edit
     from fieldstudio.store.project import Project
 
-EVENT_COLUMNS = ("Start", "Stop", "Subject", "Behaviour", "Modifiers", "Coder")
 BUDGET_COLUMNS = ("Subject", "Behaviour", "Type", "Count", "Total (s)", "Mean (s)", "% observed")
 ALL_CODERS = "(all coders)"
+BUDGET_IDLE_MS = 300  # the shown time budget is computed again this long after the last key press
 
 
 def _table(columns: tuple[str, ...], name: str) -> QTableWidget:
@@ -73,39 +75,78 @@ class EventEditDialog(QDialog):
 
 
 class BehaviourPanel(QWidget):
-    """The dock's widget. ``set_video(project, media)`` follows the media shown; ``refresh()`` after any edit.
+    """The dock's widget. ``set_video(project, media)`` follows the media shown; ``refresh()`` re-reads every
+    event, ``update_events(ids)`` only those one edit touched (a key press while coding).
 
-    Signals: ``open_frame(media_id, frame_index)`` (double-click), ``status(str)``.
+    Signals: ``open_frame(media_id, frame_index)`` (double-click), ``status(str)``, ``coder_chosen(name)`` (the
+    Coder chooser: a name picked or typed, Enter).
     """
 
     open_frame = Signal(str, int)
     status = Signal(str)
+    coder_chosen = Signal(str)
 
     def __init__(self, apply_edit: Callable[[Edit], None], parent: QWidget | None = None):
         super().__init__(parent)
         self.apply_edit = apply_edit
         self.project: Project | None = None
         self.media = None  # the media shown (a store row), or None
-        self.events: list[BehaviourEvent] = []
-        self._filled = True  # the tables show ``events`` (False: read since, to show when the dock comes in front)
+        self.model = EventTableModel(self)
+        self._coders: list[str] = []  # the coders of ``events``, as the choosers list them
+        self._chosen = ""  # the Coder chooser's coder (``offer_coders``)
+        # the time budget shown is computed again after a short idle, and only while its tab is in front
+        self._budget_stale = False
+        self._budget_timer = QTimer(self)
+        self._budget_timer.setSingleShot(True)
+        self._budget_timer.setInterval(BUDGET_IDLE_MS)
+        self._budget_timer.timeout.connect(self._budget_if_shown)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.coding_label = QLabel("")
         self.coding_label.setObjectName("coding_label")
         self.coding_label.setWordWrap(True)
         layout.addWidget(self.coding_label)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Coder:"))
+        self.coder_choice = QComboBox()
+        self.coder_choice.setObjectName("coder_chooser")
+        self.coder_choice.setEditable(True)
+        self.coder_choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)  # the window keeps the list
+        self.coder_choice.setToolTip("Who the keys record events for (each event's coder): the coders chosen "
+                                     "before and this video's, or type a new name and press Enter. The Coders "
+                                     "tab compares this coder with another")
+        self.coder_choice.activated.connect(lambda _i: self.coder_chosen.emit(self.coder_choice.currentText()))
+        self.coder_choice.lineEdit().returnPressed.connect(
+            lambda: self.coder_chosen.emit(self.coder_choice.currentText()))
+        row.addWidget(self.coder_choice, 1)
+        layout.addLayout(row)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs)
         self.tabs.addTab(self._events_tab(), "Events")
         self.tabs.addTab(self._budget_tab(), "Time budget")
         self.tabs.addTab(self._coders_tab(), "Coders")
+        self.tabs.currentChanged.connect(lambda _i: self._budget_if_shown())
 
     # --- building --------------------------------------------------------------------------------
     def _events_tab(self) -> QWidget:
         page = QWidget()
         v = QVBoxLayout(page)
-        self.event_table = _table(EVENT_COLUMNS, "behaviour_events")
-        self.event_table.cellDoubleClicked.connect(self._show_event)
+        # a model view: a key press inserts or changes one row, whatever the number of events coded
+        self.event_table = QTableView()
+        self.event_table.setObjectName("behaviour_events")
+        self.event_table.setModel(self.model)
+        self.event_table.verticalHeader().setVisible(False)
+        self.event_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.event_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.event_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.event_table.horizontalHeader()
+        # widths measured once per video on the first rows, never per row inserted (ResizeToContents would measure
+        # every row on each insert)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(50)
+        header.setStretchLastSection(True)
+        self.event_table.setWordWrap(False)  # one line per event, every row the same height
+        self.event_table.doubleClicked.connect(self._show_event)
         v.addWidget(self.event_table)
         row = QHBoxLayout()
         edit = QPushButton("Edit…")
@@ -199,37 +240,48 @@ class BehaviourPanel(QWidget):
         self.media = media if media is not None and media.kind == "video" else None
         self.refresh()
 
+    @property
+    def events(self) -> list[BehaviourEvent]:
+        """The events of the video shown, in the list's order (start frame, then creation)."""
+        return self.model.events
+
     def refresh(self) -> None:
-        """Read the events and the coders again (after an edit, an undo or another media)."""
+        """Read every event and the coders again (another media, or an edit that does not name its rows)."""
         from fieldstudio.annotations.behaviour import behaviour_events
 
-        self.events = []
+        events = []
         if self.project is not None and self.media is not None:
-            self.events = behaviour_events.list_events(self.project, self.media.id)
-        self._filled = False
-        if self.isVisible() or not self.events:
-            self._fill()
+            events = behaviour_events.list_events(self.project, self.media.id)
+        self.model.set_events(events)
+        if events:
+            self.event_table.resizeColumnsToContents()
+            # the first rows measured: the frame and time columns as wide as the video's last frame needs
+            last = max((self.media.frame_count or 1) - 1, 0)
+            widest = self.event_table.fontMetrics().horizontalAdvance(f"{last}  00:00:00.000") + 16
+            for column in (0, 1):
+                self.event_table.setColumnWidth(column, max(self.event_table.columnWidth(column), widest))
+        self._follow_coders()
+        self._budget_changed()
 
-    def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
-        """The tables are filled when the dock is in front: a key press while the video plays (and the dock is
-        behind another) costs only the events' read, which the lanes need anyway."""
-        super().showEvent(event)
-        if not self._filled:
-            self._fill()
+    def update_events(self, ids: Iterable[str]) -> set[str]:
+        """Read again only the events ``ids`` (those one edit created, changed or deleted: a key press, an undo)
+        and change their rows; the subjects whose events changed."""
+        from fieldstudio.annotations.behaviour import behaviour_events
 
-    def _fill(self) -> None:
-        self._filled = True
-        t = self.event_table
-        t.setRowCount(len(self.events))
-        for r, e in enumerate(self.events):
-            stop = "running" if e.is_open else f"{e.end_frame_index}  {format_pts(e.stop_s)}"
-            cells = (f"{e.frame_index}  {format_pts(e.start_s)}", "" if e.type == "point" else stop,
-                     e.subject, e.behaviour, ", ".join(e.modifiers), e.coder)
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, e.id)
-                t.setItem(r, c, item)
+        if self.project is None or self.media is None:
+            return set()
+        ids = list(ids)
+        subjects = self.model.update(ids, behaviour_events.events_with_ids(self.project, self.media.id, ids))
+        if subjects:
+            self._follow_coders()
+            self._budget_changed()
+        return subjects
+
+    def _follow_coders(self) -> None:
         coders = sorted({e.coder for e in self.events})
+        if coders == self._coders:
+            return
+        self._coders = coders
         for combo, items, index in ((self.budget_coder, [ALL_CODERS, *coders], 0), (self.coder_a, coders, 0),
                                     (self.coder_b, coders, 1)):
             keep = combo.currentText()
@@ -238,8 +290,46 @@ class BehaviourPanel(QWidget):
             combo.addItems(items)
             combo.setCurrentText(keep if keep in items else items[min(index, len(items) - 1)] if items else "")
             combo.blockSignals(False)
+        self._compare_chosen()
+
+    def _budget_changed(self) -> None:
+        """The events changed: a time budget on show is computed again once the keys pause (and its tab is in
+        front); one never shown is not computed at all."""
         if self.budget_table.rowCount() or self.budget_note.text():
+            self._budget_stale = True
+            self._budget_timer.start()
+
+    def _budget_if_shown(self) -> None:
+        if self._budget_stale and self.isVisible() and self.tabs.currentIndex() == 1:
             self.show_budget()
+
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        """A time budget that went stale while the dock was behind another is computed when it comes in front."""
+        super().showEvent(event)
+        self._budget_if_shown()
+
+    def offer_coders(self, names: list[str], current: str) -> None:
+        """The Coder chooser lists ``names`` (recent first) with ``current`` chosen; the Coders tab compares
+        ``current`` (coder A) with another coder of the video (coder B) when it has coded this video."""
+        self.coder_choice.blockSignals(True)
+        self.coder_choice.clear()
+        self.coder_choice.addItems(names)
+        self.coder_choice.setCurrentText(current)
+        self.coder_choice.blockSignals(False)
+        self._chosen = current
+        self._compare_chosen()
+
+    def _compare_chosen(self) -> None:
+        """Coder A is the coder chosen (when they coded this video), coder B another coder."""
+        if self._chosen in self._coders:
+            self.coder_a.setCurrentText(self._chosen)
+            if self.coder_b.currentText() == self._chosen:
+                self.coder_b.setCurrentText(next((c for c in self._coders if c != self._chosen), self._chosen))
+
+    @property
+    def video_coders(self) -> list[str]:
+        """The coders of the video shown's events, sorted."""
+        return list(self._coders)
 
     def set_coding_line(self, text: str) -> None:
         """The line above the tabs: whether keys code, the current subject, the coder."""
@@ -247,20 +337,24 @@ class BehaviourPanel(QWidget):
 
     # --- events ----------------------------------------------------------------------------------
     def selected_event(self) -> BehaviourEvent | None:
-        row = self.event_table.currentRow()
+        row = self.event_table.currentIndex().row()
         return self.events[row] if 0 <= row < len(self.events) else None
 
-    def _show_event(self, row: int, _col: int) -> None:
+    def select_row(self, row: int) -> None:
+        """Make ``row`` of the events the current one (as a click on it)."""
+        self.event_table.setCurrentIndex(self.model.index(row, 0))
+
+    def _show_event(self, index: QModelIndex) -> None:
+        row = index.row()
         if 0 <= row < len(self.events) and self.media is not None:
             self.open_frame.emit(self.media.id, self.events[row].frame_index)
 
     def _apply(self, edit: Edit) -> bool:
         try:
-            self.apply_edit(edit)
+            self.apply_edit(edit)  # the window's edits tell the panel which rows changed (update_events)
         except FieldstudioError as exc:
             self.status.emit(str(exc))
             return False
-        self.refresh()
         return True
 
     def edit_selected(self, *, dialog: EventEditDialog | None = None) -> None:
@@ -302,6 +396,7 @@ class BehaviourPanel(QWidget):
         """Fill the time budget for the coder and interval chosen."""
         from fieldstudio.annotations.behaviour import observations
 
+        self._budget_stale = False
         self.budget_table.setRowCount(0)
         if self.project is None or self.media is None:
             self.budget_note.setText("show a video to see its time budget")

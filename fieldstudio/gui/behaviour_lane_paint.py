@@ -10,7 +10,7 @@ fits) are drawn one by one. What is drawn is the same as drawing each mark on it
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
@@ -18,13 +18,12 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 if TYPE_CHECKING:
     import numpy as np
 
-    from fieldstudio.gui.timeline import Lane
 
-
-def paint_behaviour_lane(p: QPainter, lane: Lane, rect: QRectF, xs_of: Callable[[np.ndarray], np.ndarray],
+def paint_behaviour_lane(p: QPainter, lane: Any, rect: QRectF, xs_of: Callable[[np.ndarray], np.ndarray],
                          bar_ends: Callable[[np.ndarray], np.ndarray], index: int, width: float,
                          metrics: QFontMetricsF, ink_of: Callable[[str], str]) -> list[str]:
-    """Draw ``lane`` (its ``heading`` set: a subject's lane) in ``rect``; the texts drawn.
+    """Draw ``lane`` (a ``gui.timeline.Lane``, its ``heading`` set: a subject's lane) in ``rect``; the texts drawn.
+    The type is not imported: ``gui.timeline`` imports this module.
 
     ``xs_of(frames)``: pixel x of each frame's PTS; ``bar_ends(ends)``: pixel x where a bar ending on each frame
     ends (its next frame's PTS); ``index``: the frame shown (its bars and ticks highlighted); ``width``: the

@@ -168,8 +168,9 @@ def test_label_set_add_rename_recolour_delete(qtbot, demo_project):
     qtbot.addWidget(dlg)
     activate(qtbot, dlg)
     table = dlg.table
-    # every label: the demo's 9 (person .. forklift for boxes, two segment labels, an event, "distance")
-    assert table.rowCount() == 9
+    # every label: the demo's 10 (person .. forklift for boxes, two segment labels, an event, "distance",
+    # the task set's polygon label "floor zone")
+    assert table.rowCount() == 10
     dlg.show_kind.setCurrentIndex(dlg.show_kind.findData("box"))         # the boxes' list and its keys
     assert table.rowCount() == 5
     assert [table.item(i, KEY_COL).text() for i in range(5)] == [str(k) for k in range(1, 6)]
@@ -560,9 +561,11 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     n_images, n_boxes, _ = expected_boxes(demo_project)
     run_export(qtbot, dlg, "coco", tmp_path / "all.json")
     doc = json.loads((tmp_path / "all.json").read_text())
-    assert (len(doc["images"]), len(doc["annotations"])) == (n_images, n_boxes)
+    n_polygons = db_count(demo_project, kind="polygon")                  # the task set's floor zone: 1
+    assert n_polygons == 1
+    assert (len(doc["images"]), len(doc["annotations"])) == (n_images, n_boxes + n_polygons)
     assert len(doc["categories"]) == len(labels.list_labels(demo_project))
-    assert f"Exported {n_boxes} boxes on {n_images} image(s)/frame(s) as COCO." in dlg.message.text()
+    assert f"Exported {n_boxes + n_polygons} annotation(s) on {n_images} image(s)/frame(s) as COCO." in dlg.message.text()
     assert str(tmp_path / "all.json") in dlg.message.text()
     shot(dlg, "export_dialog")
 
@@ -570,7 +573,8 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     assert (clip_images, clip_tracked) == (71, 142)     # two tracks spanning frames 0-70 (hand-counted)
     run_export(qtbot, dlg, "coco", tmp_path / "clip.json", media=True)
     part = json.loads((tmp_path / "clip.json").read_text())
-    assert (len(part["images"]), len(part["annotations"])) == (clip_images, clip_boxes)
+    assert (len(part["images"]), len(part["annotations"])) == \
+        (clip_images, clip_boxes + db_count(demo_project, media_id=clip, kind="polygon"))
     assert {im["fieldstudio_media_id"] for im in part["images"]} == {clip}
     # the same boxes as the project export's images of that clip
     whole = {im["id"]: im["file_name"] for im in doc["images"] if im["fieldstudio_media_id"] == clip}
@@ -578,7 +582,7 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     assert sorted((whole[a["image_id"]], tuple(a["bbox"])) for a in doc["annotations"] if a["image_id"] in whole) == \
         sorted((mine[a["image_id"]], tuple(a["bbox"])) for a in part["annotations"])
 
-    table_kinds = ("box", "segment", "event", "ruler", "tag")
+    table_kinds = ("box", "polygon", "segment", "event", "ruler", "tag")
     run_export(qtbot, dlg, "csv", tmp_path / "all.csv")
     with open(tmp_path / "all.csv", newline="") as fh:
         kinds = Counter(r["kind"] for r in csv.DictReader(fh))
@@ -599,7 +603,9 @@ def test_export_dialog_formats_and_scope(qtbot, demo_project, tmp_path):
     run_export(qtbot, dlg, "yolo", tmp_path / "yolo")
     label_files = list((tmp_path / "yolo" / "labels").glob("*.txt"))
     assert len(label_files) == n_images
-    assert sum(len(f.read_text().split()) // 5 for f in label_files) == n_boxes
+    lines = [line.split() for f in label_files for line in f.read_text().splitlines()]
+    assert sum(len(v) == 5 for v in lines) == n_boxes                      # class cx cy w h
+    assert sum(len(v) == 7 for v in lines) == n_polygons                   # class and the triangle's 3 vertices
 
     (tmp_path / "afile").write_text("x")
     run_export(qtbot, dlg, "yolo", tmp_path / "afile")

@@ -50,7 +50,9 @@ def summary_text(report: ExportReport) -> str:
     """What the user reads after an export: counts, where the files are, what was left out."""
     if report.cancelled:
         return "The export was cancelled; files already written stay, the rest were not written."
-    what = {"coco": "boxes", "yolo": "boxes", "mot": "track boxes", "cvat": "tracks", "csv": "rows"}.get(report.format, "annotations")
+    # COCO and YOLO hold boxes and shapes (polygons, points, skeletons): "annotation(s)", as their files call them
+    what = {"coco": "annotation(s)", "yolo": "annotation(s)", "mot": "track boxes", "cvat": "tracks",
+            "csv": "rows"}.get(report.format, "annotations")
     lines = [f"Exported {report.annotations} {what}"
              + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot")
                else f" of {report.images} video(s)" if report.format == "cvat" else "")

@@ -92,6 +92,8 @@ def walk(window, qtbot) -> dict[str, list[str]]:  # noqa: ANN001 - MainWindow, Q
         panel = window.workspace.show_panel(name)
         if name == "comparison":
             qtbot.waitUntil(lambda p=panel: p.view is not None or p.project is None, timeout=20000)
+        if name == "tasks":
+            qtbot.waitUntil(lambda p=panel: not p.loading(), timeout=20000)
         qtbot.wait(200)
         seen[name] = shown_texts(window)
     window.modes.setCurrentIndex(0)
@@ -108,6 +110,7 @@ def set_state_everywhere(w, qtbot) -> None:  # noqa: ANN001 - MainWindow, QtBot
     wait_idle(w, qtbot)
     w.actions["ruler_tool"].trigger()
     tasks = w.workspace.show_panel("tasks")
+    qtbot.waitUntil(lambda: not tasks.loading(), timeout=20000)     # the tasks are read on a worker
     first = task_records.list_tasks(p)[0]
     assert tasks.select_task(first.id)
     runs = w.workspace.show_panel("runs")

@@ -356,3 +356,27 @@ def test_proposed_strategy_follows_the_chosen_tasks_until_the_user_picks_one(qtb
         qtbot.wait(400)                                  # past the 200 ms estimate timer
         assert panel.strategy.currentData() == "blind"
         panel.set_project(None)
+
+
+def test_an_opened_projects_tasks_and_runs_are_read_on_a_worker(qtbot, fwa_project):
+    """Opening a project reads its tasks' facets and its runs on a worker: the panel is empty until ``loaded``,
+    then shows what the project holds, counted here straight from the database."""
+    with fwa_project.write() as s:
+        s.add(Run(name="imported run", kind="imported"))
+    with fwa_project.read() as s:
+        tasks = s.execute(select(Task.category)).scalars().all()
+    per_category: dict[str, int] = {}
+    for c in tasks:
+        if c is not None:
+            per_category[c] = per_category.get(c, 0) + 1
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_project(fwa_project)
+    assert panel.loading() and panel.history.runs_model.rows == [] and panel.category.count() == 0
+    with qtbot.waitSignal(panel.loaded, timeout=20000):
+        pass
+    assert not panel.loading()
+    assert [panel.category.itemText(i) for i in range(panel.category.count())] == [
+        f"{c} ({n})" for c, n in sorted(per_category.items())]
+    assert [r.name for r in panel.history.runs_model.rows] == ["imported run"]

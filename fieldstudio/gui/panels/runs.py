@@ -16,7 +16,9 @@ same choice) continues without asking a finished task again.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidgetItem, QProgressBar, QPushButton, QSplitter,
@@ -39,6 +41,22 @@ from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.strategies import default_strategy_for, get_strategy
 from fieldstudio.store.project import Project
 
+@dataclass
+class Opening:
+    """What the Runs tab reads of a project it opens: its tasks' ``facets`` (``run_views.task_facets``), the
+    ``strategy`` ``fieldstudio run`` would choose (``default_strategy_for``) and its ``runs`` (``run_views.list_runs``,
+    newest first)."""
+
+    facets: run_views.TaskFacets
+    strategy: str
+    runs: list[run_views.RunRow]
+
+
+def read_opening(project: Project, *, progress=None, cancelled=None) -> Opening:  # noqa: ANN001 - a worker's
+    """The :class:`Opening` of ``project``, without Qt (a worker reads it)."""
+    return Opening(run_views.task_facets(project), default_strategy_for(project), run_views.list_runs(project))
+
+
 REFRESH_MS = 250
 #: Seconds between two polls of a provider batch while the panel waits for it.
 BATCH_POLL_S = 30.0
@@ -51,16 +69,20 @@ class RunPanel(RunChoice, QWidget):
         status(str): one-line messages for the status bar.
         open_task(str): a task id, when an answer row is double-clicked.
         runs_changed(): a run was created, finished, stopped or deleted (e.g. to refresh a comparison).
+        loaded(): an opened project's tasks and runs are shown (read on a worker, ``read_opening``).
     """
 
     status = Signal(str)
     open_task = Signal(str)
     runs_changed = Signal()
+    loaded = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.project: Project | None = None
         self.worker: workers.Worker | None = None
+        self._opening: workers.Worker | None = None   # reading an opened project's facets and runs
+        self._opening_generation = 0
         self._ocr_worker: workers.Worker | None = None
         self.active_runs: list[str] = []
         self._started_at = 0.0
@@ -144,16 +166,49 @@ class RunPanel(RunChoice, QWidget):
         self.setEnabled(project is not None)
         self._forget_choice()
         self.reload_profiles()
+        self._opening_generation += 1
+        if self._opening is not None:
+            self._opening.cancel()
+            self._opening = None
         if project is None:
             self.history.set_project(None)
             self.category.clear()
+            self.loaded.emit()
             return
-        self._read_facets()
-        # the strategy `fieldstudio run` chooses for every task of the project, until the user picks one
+        # the project's facets and runs are read on a worker (150-300 ms of SQL on the window's thread before)
         self._strategy_chosen = False
-        self._select_strategy(default_strategy_for(project))
-        self.history.set_project(project)
+        self.history.set_project(project, rows=[])
+        gen = self._opening_generation
+        worker = self._opening = workers.Worker(read_opening, project)
+        worker.signals.result.connect(lambda opening: self._opened(gen, opening))
+        worker.signals.error.connect(lambda message: self._open_failed(gen, message))
+        workers.start(worker)
+
+    def loading(self) -> bool:
+        """True while the opened project's tasks and runs are being read (``loaded`` comes when they are shown)."""
+        return self._opening is not None
+
+    def _opened(self, gen: int, opening: Opening) -> None:
+        if gen != self._opening_generation or not shiboken6.isValid(self.history):
+            return                       # another project was opened since, or the panel is gone
+        self._opening = None
+        self._show_facets(opening.facets)
+        if not self._strategy_chosen:  # the strategy `fieldstudio run` chooses, until the user picks one
+            self._select_strategy(opening.strategy)
+        self.history.refresh(rows=opening.runs)
         self._setup_changed()
+        self.loaded.emit()
+
+    def _open_failed(self, gen: int, message: str) -> None:
+        if gen != self._opening_generation or not shiboken6.isValid(self.history):
+            return
+        self._opening = None
+        self._message(f"Could not read the project's tasks and runs: {message}", error=True)
+
+    def _open_now(self) -> None:
+        """The opened project's read, done here (something changed before the worker's read came)."""
+        if self._opening is not None and self.project is not None:
+            self._opened(self._opening_generation, read_opening(self.project))
 
     def _forget_choice(self) -> None:
         """The task choice and the live read-outs of the project left: a scope, ids or a run of another
@@ -182,7 +237,9 @@ class RunPanel(RunChoice, QWidget):
     def _read_facets(self) -> None:
         """The categories, scenarios and answer types of the project's tasks, keeping the ones chosen that
         still exist."""
-        facets = run_views.task_facets(self.project)
+        self._show_facets(run_views.task_facets(self.project))
+
+    def _show_facets(self, facets: run_views.TaskFacets) -> None:
         for combo, values, any_text in ((self.category, facets.categories, None),
                                         (self.scenario, facets.scenarios, "any scenario"),
                                         (self.answer_type, facets.answer_types, "any answer type")):
@@ -200,6 +257,7 @@ class RunPanel(RunChoice, QWidget):
         """Tasks were imported (File menu, Import a benchmark…): their categories, scenarios and answer types
         join the choice and the count follows."""
         if self.project is not None:
+            self._open_now()
             self._read_facets()
             self._setup_changed()
 

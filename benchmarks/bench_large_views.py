@@ -110,8 +110,8 @@ def main() -> None:
 
     opened(f"the Tasks tab, {n_tasks:,} tasks", lambda: panel(TaskEditorPanel, projects[tasks_path]),
            lambda v: v.loaded)
-    opened(f"the Runs tab, {N_TASKS} tasks x 20 runs", lambda: panel(RunPanel, projects[runs_path]))
-    opened(f"the Runs tab, {n_tasks:,} tasks", lambda: panel(RunPanel, projects[tasks_path]))
+    opened(f"the Runs tab, {N_TASKS} tasks x 20 runs", lambda: panel(RunPanel, projects[runs_path]), lambda v: v.loaded)
+    opened(f"the Runs tab, {n_tasks:,} tasks", lambda: panel(RunPanel, projects[tasks_path]), lambda v: v.loaded)
     opened(f"the media library, {N_MEDIA:,} media", lambda: library(media_path), lambda v: v.model.all_listed)
     heart.stop()
     print(f"  [information] {IDLE_MS / 1000:.0f} s with nothing to do: longest gap of the heartbeat {idle_gap:.0f} ms "

@@ -133,7 +133,8 @@ class RunHistory(QWidget):
                                                            | QItemSelectionModel.SelectionFlag.Rows)
                 self._show_run(i)
                 break
-        self.runs.resizeColumnsToContents()
+        if self.runs_model.rows:        # measuring the cells costs 40 ms and more; an empty list has none
+            self.runs.resizeColumnsToContents()
         self._fit_batch_column()
 
     def _fit_batch_column(self) -> None:

@@ -16,7 +16,7 @@ same choice) continues without asking a finished task again.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidgetItem, 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
-from fieldstudio.gui.panels.run_choice import SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, RunChoice
+from fieldstudio.gui.panels.run_choice import (SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, EstimateAnswer, EstimateAsk,
+                                              RunChoice, estimate_for)
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table
 from fieldstudio.gui.panels.sweep_dialog import SweepDialog
@@ -82,6 +83,8 @@ class RunPanel(RunChoice, QWidget):
         self.project: Project | None = None
         self.worker: workers.Worker | None = None
         self._opening: workers.Worker | None = None   # reading an opened project's facets and runs
+        self._estimating: workers.Worker | None = None    # the last estimate asked of a worker
+        self._estimate_generation = 0
         self._opening_generation = 0
         self._ocr_worker: workers.Worker | None = None
         self.active_runs: list[str] = []
@@ -90,7 +93,7 @@ class RunPanel(RunChoice, QWidget):
         self._last_progress = (0, 0)
         self._strategy_chosen = self._proposing = False   # once a strategy is picked, the tasks no longer move it
         self._profiles_dialog: ModelProfilesDialog | None = None
-        self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self.update_estimate)
+        self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self._estimate_soon)
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh_live)
 
         setup = self._build_setup()
@@ -191,12 +194,18 @@ class RunPanel(RunChoice, QWidget):
     def _opened(self, gen: int, opening: Opening) -> None:
         if gen != self._opening_generation or not shiboken6.isValid(self.history):
             return                       # another project was opened since, or the panel is gone
-        self._opening = None
         self._show_facets(opening.facets)
         if not self._strategy_chosen:  # the strategy `fieldstudio run` chooses, until the user picks one
             self._select_strategy(opening.strategy)
-        self.history.refresh(rows=opening.runs)
         self._setup_changed()
+        # the run list in the next step: its columns' measure is 40 ms and more of the window's thread by itself
+        QTimer.singleShot(1, self, lambda: self._show_runs(gen, opening.runs))
+
+    def _show_runs(self, gen: int, rows: list[run_views.RunRow]) -> None:
+        if gen != self._opening_generation:
+            return
+        self._opening = None
+        self.history.refresh(rows=rows)
         self.loaded.emit()
 
     def _open_failed(self, gen: int, message: str) -> None:
@@ -208,7 +217,9 @@ class RunPanel(RunChoice, QWidget):
     def _open_now(self) -> None:
         """The opened project's read, done here (something changed before the worker's read came)."""
         if self._opening is not None and self.project is not None:
-            self._opened(self._opening_generation, read_opening(self.project))
+            opening = read_opening(self.project)
+            self._opened(self._opening_generation, opening)
+            self._show_runs(self._opening_generation, opening.runs)
 
     def _forget_choice(self) -> None:
         """The task choice and the live read-outs of the project left: a scope, ids or a run of another
@@ -332,35 +343,55 @@ class RunPanel(RunChoice, QWidget):
                                  f"collect them; batch price: {discounts}")
 
     def update_estimate(self) -> None:
-        """Count the chosen tasks and estimate requests, tokens and cost for each checked profile."""
+        """Count the chosen tasks and estimate requests, tokens and cost for each checked profile, here."""
         if self.project is None:
             return
         try:
-            base = self.task_ids_for(None)
-            if not self._strategy_chosen and base:   # follow the chosen tasks, as `fieldstudio run` does
-                self._select_strategy(default_strategy_for(self.project, base))
-            strategy = self.strategy.currentData()
-            profiles = self.selected_profiles()
-            estimates = []
-            for profile in profiles:
-                ids = self.task_ids_for(profile) if self.unanswered.isChecked() else base
-                item = run_batch.plan_batch(self.project, [profile], ids, strategy, new=self.new_run.isChecked())[0] \
-                    if ids else None
-                todo = item.pending_task_ids if item else []
-                priced = profile.batch_priced() if self.as_batch.isChecked() else profile
-                estimates.append(run_estimate.estimate_run(self.project, priced, todo, strategy,
-                                                           params=self.strategy_params()))
+            ask = self.estimate_ask()
         except FieldstudioError as exc:
-            self.task_count.setText(str(exc))
+            self._show_estimate(EstimateAnswer(error=str(exc)), None)
+            return
+        answer = estimate_for(self.project, ask)
+        if answer.propose is not None:    # the tasks propose another strategy: shown, and its estimate made
+            self._select_strategy(answer.propose)
+            ask = replace(self.estimate_ask(), strategy_chosen=True)
+            answer = estimate_for(self.project, ask)
+        self._show_estimate(answer, ask)
+
+    def _estimate_soon(self) -> None:
+        """:meth:`update_estimate` on a worker (the form's timer calls this): the window's thread only reads the
+        form and shows the answer."""
+        if self.project is None:
+            return
+        self._estimate_generation += 1
+        try:
+            ask = self.estimate_ask()
+        except FieldstudioError as exc:
+            self._show_estimate(EstimateAnswer(error=str(exc)), None)
+            return
+        gen, project = self._estimate_generation, self.project
+        worker = self._estimating = workers.Worker(estimate_for, project, ask)
+        worker.signals.result.connect(lambda answer: gen == self._estimate_generation and project is self.project
+                                      and shiboken6.isValid(self.task_count) and self._show_estimate(answer, ask))
+        workers.start(worker)
+
+    def _show_estimate(self, answer: EstimateAnswer, ask: EstimateAsk | None) -> None:
+        if answer.error is not None:
+            self.task_count.setText(answer.error)
             self.estimate.setText("")
             self.start_button.setEnabled(False)
             return
-        self.task_count.setText(f"{len(base)} task(s) chosen")
-        self.start_button.setEnabled(bool(base and profiles) and self.worker is None)
-        if not profiles:
+        if answer.propose is not None:     # the tasks propose another strategy: shown, then estimated again
+            self._select_strategy(answer.propose)
+            if self.strategy.currentData() == answer.propose:
+                self._estimate_timer.start()
+                return
+        self.task_count.setText(f"{len(answer.base)} task(s) chosen")
+        self.start_button.setEnabled(bool(answer.base and ask and ask.profiles) and self.worker is None)
+        if not (ask and ask.profiles):
             self.estimate.setText("Tick at least one model profile (or add one with \"Model profiles…\").")
             return
-        self.estimate.setText(run_estimate.describe(estimates, as_batch=self.as_batch.isChecked()))
+        self.estimate.setText(run_estimate.describe(answer.estimates, as_batch=ask.as_batch))
 
     # -- running -----------------------------------------------------------------------------------
 

@@ -286,23 +286,15 @@ class RunChoice:
         """The run the form describes, read here on the window's thread for :func:`estimate_for` (on a worker).
         Raises FieldstudioError when the form names no tasks to read (no ids typed, no category)."""
         assert self.project is not None
-        scope = self.scope.currentData()
-        ids = None
-        if scope == SCOPE_IDS:
-            ids = [t for t in self.task_ids.text().replace(",", " ").split() if t.strip()]
-            if not ids:
-                raise FieldstudioError("type the task ids to run on")
-        if scope == SCOPE_CATEGORY and self.category.currentData() is None:
-            raise FieldstudioError("choose a category" if self.category.count()
-                                   else "no category to choose: this project's tasks have none")
-        return EstimateAsk(ids, self.category.currentData() if scope == SCOPE_CATEGORY else None,
-                           self.scenario.currentData(), self.answer_type.currentData(), self.unanswered.isChecked(),
+        ids, category = self._scope_asked()
+        return EstimateAsk(ids, category, self.scenario.currentData(), self.answer_type.currentData(),
+                           self.unanswered.isChecked(),
                            self.new_run.isChecked(), self.as_batch.isChecked(), self.selected_profiles(),
                            self.strategy.currentData(), self._strategy_chosen, self.strategy_params())
 
-    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
-        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
-        assert self.project is not None
+    def _scope_asked(self) -> tuple[list[str] | None, str | None]:
+        """(the task ids typed or None, the category chosen or None) of the scope. Raises FieldstudioError when the
+        scope names nothing: no ids typed, no category chosen."""
         scope = self.scope.currentData()
         ids = None
         if scope == SCOPE_IDS:
@@ -313,8 +305,13 @@ class RunChoice:
             # no category is not "every category": the count must say what Start would send
             raise FieldstudioError("choose a category" if self.category.count()
                                    else "no category to choose: this project's tasks have none")
-        return select_tasks(self.project, ids=ids,
-                            category=self.category.currentData() if scope == SCOPE_CATEGORY else None,
-                            scenario=self.scenario.currentData(), answer_type=self.answer_type.currentData(),
+        return ids, self.category.currentData() if scope == SCOPE_CATEGORY else None
+
+    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
+        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
+        assert self.project is not None
+        ids, category = self._scope_asked()
+        return select_tasks(self.project, ids=ids, category=category, scenario=self.scenario.currentData(),
+                            answer_type=self.answer_type.currentData(),
                             unanswered_by=profile.name if profile is not None and self.unanswered.isChecked()
                             else None)

@@ -117,6 +117,12 @@ def main() -> None:
     print(f"  [information] {IDLE_MS / 1000:.0f} s with nothing to do: longest gap of the heartbeat {idle_gap:.0f} ms "
           "(the machine's load alone)")
     targets.print_own_table()
+    # the views' workers (the Runs tab's estimate of 100,000 tasks) end before the views go: a view whose last
+    # reference a worker's thread dropped would be destroyed there, and Qt waits for the GUI thread meanwhile
+    from PySide6.QtCore import QThreadPool
+
+    while not QThreadPool.globalInstance().waitForDone(100):
+        settle(50)
     for view in keep:
         if hasattr(view, "set_project"):
             view.set_project(None)

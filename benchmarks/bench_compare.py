@@ -3,9 +3,10 @@
 Run with ``python benchmarks/bench_compare.py [--quick]`` (``--quick``: 8 sources instead of 20). The project
 holds 900 generated FieldWorkArena-shaped tasks (``generated_tasks.py``, as ``bench_scoring.py``; the issue's
 figure is for 886) and one run per source answering every task, scored with fs-match. The Compare panel
-(``gui.panels.comparison.ComparisonPanel``) is shown offscreen in this process, a 5 ms QTimer heartbeat runs on
-the GUI thread from before anything of the panel is imported, and the gaps between its beats are the stalls a
-user feels:
+(``gui.panels.comparison.ComparisonPanel``) is shown offscreen in this process, whose QApplication is made as the
+window makes it (``gui.app.application``: a 1 ms interpreter switch interval), a 5 ms QTimer heartbeat runs on
+the GUI thread from before anything of the panel is imported (``heartbeat``), and the gaps between its beats are
+the stalls a user feels:
 
 - the longest GUI-thread stall of the first opening in this process, as a click on the Compare tab makes it:
   the panel's module imported (if it is not yet), the panel built and shown, ``set_project``, until the grid,
@@ -36,10 +37,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from benchmarks import targets, work_folders  # noqa: E402
 from benchmarks.bench_scoring import N_TASKS, project_with  # noqa: E402
+from benchmarks.heartbeat import BEAT_MS, Heartbeat, run_until, settle  # noqa: E402
 
 STALL_TARGET_MS = 100.0
 RELOAD_TARGET_MS = 300.0
-BEAT_MS = 5
 IDLE_MS = 3000
 
 
@@ -62,56 +63,26 @@ def main() -> None:
     path = project.path
     project.close()
 
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
+    from fieldstudio.gui.app import application
 
-    app = QApplication.instance() or QApplication([])
+    app = application()    # as the window makes it (its switch interval and heap bounds)
     from fieldstudio.gui import workers
     from fieldstudio.gui.workspace import import_tab_modules
     from fieldstudio.store.project import Project
 
-    clock = QElapsedTimer()
-    clock.start()
-    beats: list[int] = []
-    heart = QTimer()
-    heart.setInterval(BEAT_MS)
-    heart.timeout.connect(lambda: beats.append(clock.nsecsElapsed()))
-    heart.start()
-
+    heart = Heartbeat()
+    longest_gap_ms = heart.longest_gap_ms
     panels: list = []  # the panel, once the click built it
 
-    def wait_loaded(start) -> float:
-        """Call ``start(hear)``, which connects ``hear`` to the panel's ``loaded`` before the panel loads, run the
-        event loop until ``loaded`` and 200 ms more; (seconds to loaded)."""
-        loop = QEventLoop()
-        done: list[float] = []
-
-        def hear() -> None:
-            done.append(time.perf_counter())
-            QTimer.singleShot(200, loop.quit)
-
-        QTimer.singleShot(300_000, loop.quit)    # a stuck load ends the benchmark instead of hanging it
-        t0 = time.perf_counter()
-        start(hear)
-        loop.exec()
-        panels[0].loaded.disconnect(hear)
-        if not done:
-            raise SystemExit("the Compare panel never emitted loaded")
-        return done[0] - t0
-
-    def longest_gap_ms(since: int) -> float:
-        stamps = [since, *(b for b in beats if b > since)]
-        return max((b - a for a, b in zip(stamps, stamps[1:])), default=0.0) / 1e6
-
-    def settle(ms: int) -> None:
-        loop = QEventLoop()
-        QTimer.singleShot(ms, loop.quit)
-        loop.exec()
+    def wait_loaded(start) -> float:  # noqa: ANN001
+        """Call ``start()``, the click or reload, and run the event loop until the panel's ``loaded`` and 200 ms
+        more; (seconds to loaded)."""
+        return run_until(lambda: (start(), panels[0].loaded)[1], after_ms=200)
 
     settle(300)
     opened = Project.open(path)
     # what the window does once a project is shown: the tabs' modules imported on a worker
-    mark = clock.nsecsElapsed()
+    mark = heart.mark()
     t0 = time.perf_counter()
     warm = workers.Worker(import_tab_modules, opened)
     imported: list[bool] = []
@@ -121,13 +92,13 @@ def main() -> None:
         settle(20)
     import_s, import_gap = time.perf_counter() - t0, longest_gap_ms(mark)
     settle(300)
-    mark = clock.nsecsElapsed()
+    mark = heart.mark()
     settle(IDLE_MS)     # the same heartbeat with nothing to do: what the machine's load alone costs
     idle_gap = longest_gap_ms(mark)
     rss_before = _rss_mb()
-    mark = clock.nsecsElapsed()
+    mark = heart.mark()
 
-    def click(hear) -> None:  # noqa: ANN001
+    def click() -> None:
         """What Workspace.panel does on the first click on the Compare tab."""
         import importlib
 
@@ -135,7 +106,6 @@ def main() -> None:
         panels.append(panel)
         panel.resize(1600, 1000)
         panel.show()
-        panel.loaded.connect(hear)
         panel.set_project(opened)
 
     first_s = wait_loaded(click)
@@ -148,14 +118,13 @@ def main() -> None:
     reloads, reload_gaps = [], []
     for _ in range(3):
         settle(100)
-        mark = clock.nsecsElapsed()
-        reloads.append(wait_loaded(lambda hear: (panel.loaded.connect(hear), panel.reload(panel.current_scorer())))
-                       * 1000)
+        mark = heart.mark()
+        reloads.append(wait_loaded(lambda: panel.reload(panel.current_scorer())) * 1000)
         reload_gaps.append(longest_gap_ms(mark))
     settle(100)
     opened.set_setting("bench_compare", time.time())       # a commit: the kept view is not used
-    mark = clock.nsecsElapsed()
-    changed_ms = wait_loaded(lambda hear: (panel.loaded.connect(hear), panel.reload(panel.current_scorer()))) * 1000
+    mark = heart.mark()
+    changed_ms = wait_loaded(lambda: panel.reload(panel.current_scorer())) * 1000
     changed_gap = longest_gap_ms(mark)
     heart.stop()
     reload_ms, reload_gap = statistics.median(reloads), max(reload_gaps)

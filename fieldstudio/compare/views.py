@@ -37,6 +37,7 @@ from fieldstudio.compare import answer_table, audit, coverage, evidence, summari
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
+from fieldstudio.scoring.deterministic import gc_paused
 from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.store.data_version import data_version
 from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput
@@ -274,8 +275,11 @@ def load_view(project: Project, scorer: str | None = None, run_ids: Sequence[str
         if version is not None and _last is not None and key in _last[0]:
             progress(3, 3)
             return _last[1]
-    view = _read_view(project, scorer, run_ids, n_resamples=n_resamples, seed=seed, progress=progress,
-                      cancelled=cancelled)
+    # the read allocates ~10^5 short-lived containers (frames' dicts, score rows): the collector's full walks they
+    # set off held the interpreter lock 200-350 ms on two loaded cores, and the window's thread waited (issue 37)
+    with gc_paused():
+        view = _read_view(project, scorer, run_ids, n_resamples=n_resamples, seed=seed, progress=progress,
+                          cancelled=cancelled)
     if version is not None and not cancelled():
         with _last_lock:   # found again by the scorer asked for (None: the most scored) and by the one chosen
             _last = ([key, (*key[:2], view.scorer, *key[3:])], view)

@@ -15,6 +15,7 @@ stack, a form to save, a task list to run ...) is recognised by its protocol. Ad
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import threading
 from typing import TYPE_CHECKING
@@ -58,10 +59,11 @@ atexit.register(_exiting.set)
 def import_tab_modules(project: Project | None = None, *, progress, cancelled) -> bool:  # noqa: ANN001
     """Worker: import the modules of the evaluation tabs (:data:`TABS`; pandas and matplotlib with them, 1-3 s on
     two loaded cores, ~130 MB resident), so that a tab's first opening builds its panel without importing them on
-    the GUI thread. With a ``project`` that holds no task yet (media only: its tabs have nothing to show) nothing
-    is imported. Safe to run more than once; cheap after the first. True when every module is imported; False
-    when there was no task, or it stopped between modules because ``cancelled()`` or because the interpreter is
-    exiting (an import cut short by the exit is dropped quietly; any other failure is raised)."""
+    the GUI thread; then every object alive is set aside from the garbage collector's full walks (``gc.freeze``,
+    see ``app.start_collector``). With a ``project`` that holds no task yet (media only: its tabs have nothing to
+    show) nothing is imported. Safe to run more than once; cheap after the first. True when every module is
+    imported; False when there was no task, or it stopped between modules because ``cancelled()`` or because the
+    interpreter is exiting (an import cut short by the exit is dropped quietly; any other failure is raised)."""
     if project is not None:
         from fieldstudio.tasks.task_records import count_tasks
 
@@ -77,6 +79,8 @@ def import_tab_modules(project: Project | None = None, *, progress, cancelled) -
                 return False
             raise
         progress(k + 1, len(TABS))
+    # the modules just imported (pandas, matplotlib: ~100,000 objects) live on: no full collection walks them
+    gc.freeze()
     return True
 
 

@@ -144,3 +144,29 @@ def test_media_target_frames_seen_then_time_range(project, clips):
     with project.read() as s:
         a3 = s.query(Answer).filter_by(task_id=t3).one().id
     assert cv.media_target(project, cv.answer_detail(project, a3, None)) is None
+
+
+def test_load_view_reads_with_the_collector_paused_and_turns_it_back_on(project, monkeypatch):
+    """The read allocates ~10^5 short-lived containers; a full collection they set off in the worker held the
+    interpreter lock for 200-380 ms (issue 37). Paused while reading, on again after, and off stays off."""
+    import gc
+
+    during: list[bool] = []
+    read = cv._read_view
+
+    def spy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        during.append(gc.isenabled())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(cv, "_read_view", spy)
+    monkeypatch.setattr(cv, "_last", None)
+    assert gc.isenabled()
+    cv.load_view(project, SCORER, n_resamples=10)
+    assert during == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        monkeypatch.setattr(cv, "_last", None)
+        cv.load_view(project, SCORER, n_resamples=10)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

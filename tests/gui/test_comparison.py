@@ -201,6 +201,22 @@ def _section_centre(header, col):  # noqa: ANN001
     return QPoint(x, header.height() // 2)
 
 
+def test_the_first_order_is_the_task_id_order_without_a_sort(grid_panel, qtbot):
+    """A load shows the model's rows as they come (task-id order, ``build_grid``) instead of asking Qt to sort them
+    through Python; sorting by the Task column again, after another column, gives the same order."""
+    w, *_ = grid_panel
+    by_id = sorted(t[0] for t in TASKS.values())
+    assert w.proxy.sortColumn() == -1
+    assert shown_external_ids(w) == by_id
+    w.table.sortByColumn(column_of(w, "alpha"), Qt.SortOrder.AscendingOrder)
+    assert shown_external_ids(w) != by_id
+    w.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    assert shown_external_ids(w) == by_id
+    with qtbot.waitSignal(w.loaded, timeout=20000):                   # a reload keeps that order
+        w.reload(SCORER)
+    assert shown_external_ids(w) == by_id and w.proxy.sortColumn() == -1
+
+
 def test_wrong_only_and_sort_together(grid_panel):
     w, *_ = grid_panel
     w.wrong_check.setChecked(True)
@@ -509,10 +525,10 @@ def test_the_loaded_view_is_shown_in_steps_grid_first_then_summary_then_audit(qt
     fill_summary = w.summary.set_view
     inside_grid_step: list[bool] = []
 
-    def summary_step(view):  # noqa: ANN001, ANN202
+    def summary_step(view, texts=None):  # noqa: ANN001, ANN202
         import inspect
         inside_grid_step.append(any(f.function == "_show" for f in inspect.stack()))
-        return fill_summary(view)
+        return fill_summary(view, texts)
 
     monkeypatch.setattr(w.summary, "set_view", summary_step)
     with qtbot.waitSignal(w.loaded, timeout=20000):

@@ -40,6 +40,7 @@ def test_import_the_ground_truth_folder(empty_window, qtbot, monkeypatch):
     with_media = {r["id"] for r in records if (r["input_data"].split() if isinstance(r["input_data"], str)
                                                else r["input_data"])}
     tasks_panel = empty_window.workspace.show_panel("tasks")
+    qtbot.waitUntil(lambda: not tasks_panel.loading(), timeout=20000)   # read on a worker
     assert tasks_panel.count_label.text() == "0 of 0 tasks"
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(GROUND_TRUTH))
     file_menu_action(empty_window, "Import tasks from a f&older…").trigger()

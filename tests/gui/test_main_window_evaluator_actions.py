@@ -164,6 +164,7 @@ def test_import_a_benchmark_folder_from_the_welcome_screen(qtbot, tmp_path, monk
     assert all(i.toolTip() == i.text() for i in cells)
     assert w.state.project is not None and w.state.project.path == out.resolve()
     tasks_panel = w.workspace.show_panel("tasks")
+    qtbot.waitUntil(lambda: not tasks_panel.loading(), timeout=20000)   # read on a worker
     assert tasks_panel.count_label.text() == f"{len(ids)} of {len(ids)} tasks"
     shot(dialog, "import_benchmark_report")
 

@@ -92,6 +92,8 @@ def walk(window, qtbot) -> dict[str, list[str]]:  # noqa: ANN001 - MainWindow, Q
         panel = window.workspace.show_panel(name)
         if name == "comparison":
             qtbot.waitUntil(lambda p=panel: p.view is not None or p.project is None, timeout=20000)
+        if name in ("tasks", "runs"):                                 # read on a worker
+            qtbot.waitUntil(lambda p=panel: not p.loading(), timeout=20000)
         qtbot.wait(200)
         seen[name] = shown_texts(window)
     window.modes.setCurrentIndex(0)
@@ -108,9 +110,11 @@ def set_state_everywhere(w, qtbot) -> None:  # noqa: ANN001 - MainWindow, QtBot
     wait_idle(w, qtbot)
     w.actions["ruler_tool"].trigger()
     tasks = w.workspace.show_panel("tasks")
+    qtbot.waitUntil(lambda: not tasks.loading(), timeout=20000)     # the tasks are read on a worker
     first = task_records.list_tasks(p)[0]
     assert tasks.select_task(first.id)
     runs = w.workspace.show_panel("runs")
+    qtbot.waitUntil(lambda: not runs.loading(), timeout=20000)      # its facets are read on a worker
     runs.scope.setCurrentIndex(runs.scope.findData("category"))
     runs.category.setCurrentIndex(1)
     runs.task_ids.setText(first.external_id)
@@ -167,6 +171,7 @@ def test_one_category_never_stands_for_every_task(demo_window, qtbot, tmp_path):
     assert w.open_project_path(tmp_path / "c.fieldstudio")
     profiles.add_profile(profiles.ModelProfile(name="local", base_url="http://127.0.0.1:9/v1", model="m"))
     runs = w.workspace.show_panel("runs")
+    qtbot.waitUntil(lambda: not runs.loading(), timeout=20000)
     runs.reload_profiles()
     assert runs.checked_profile_names() == ["local"]
     runs.scope.setCurrentIndex(runs.scope.findData("category"))

@@ -28,14 +28,16 @@ def panel_on_run(qtbot, tmp_path, clips, fake_openai):
     qtbot.addWidget(panel)
     panel.resize(1300, 900)
     panel.show()
-    panel.set_project(run.project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(run.project)
     history = panel.history
     row = next(i for i, r in enumerate(history.runs_model.rows) if r.id == run.run_id)
     history.runs.selectionModel().setCurrentIndex(history.runs_model.index(row, 0),
                                                   QItemSelectionModel.SelectionFlag.ClearAndSelect
                                                   | QItemSelectionModel.SelectionFlag.Rows)
     yield panel, run
-    panel.set_project(None)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(None)
     run.project.close()
 
 
@@ -88,14 +90,16 @@ def test_export_then_import_into_another_project_through_the_menu(qtbot, panel_o
     add_task(target, "how many?", [("h264.mkv", ids["h264.mkv"])], external_id="t1", source="manual", ground_truth="4")
     add_task(target, "how many now?", [("h264.mov", ids["h264.mov"])], external_id="t2", source="manual",
              ground_truth="5")
-    panel.set_project(target)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(target)
     assert panel.history.runs_model.rows == []
     _answer(monkeypatch, "getOpenFileName", out)
     with qtbot.waitSignal(panel.runs_changed, timeout=20000):
         records.import_action.trigger()
     assert "1 run, 2 answers, 2 scores" in records.last_dialog.text()
     assert [r.id for r in panel.history.runs_model.rows] == [run.run_id]
-    panel.set_project(None)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(None)
     target.close()
 
 

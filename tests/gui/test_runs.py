@@ -356,3 +356,51 @@ def test_proposed_strategy_follows_the_chosen_tasks_until_the_user_picks_one(qtb
         qtbot.wait(400)                                  # past the 200 ms estimate timer
         assert panel.strategy.currentData() == "blind"
         panel.set_project(None)
+
+
+def test_an_opened_projects_tasks_and_runs_are_read_on_a_worker(qtbot, fwa_project):
+    """Opening a project reads its tasks' facets and its runs on a worker: the panel is empty until ``loaded``,
+    then shows what the project holds, counted here straight from the database."""
+    with fwa_project.write() as s:
+        s.add(Run(name="imported run", kind="imported"))
+    with fwa_project.read() as s:
+        tasks = s.execute(select(Task.category)).scalars().all()
+    per_category: dict[str, int] = {}
+    for c in tasks:
+        if c is not None:
+            per_category[c] = per_category.get(c, 0) + 1
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_project(fwa_project)
+    assert panel.loading() and panel.history.runs_model.rows == [] and panel.category.count() == 0
+    with qtbot.waitSignal(panel.loaded, timeout=20000):
+        pass
+    assert not panel.loading()
+    assert [panel.category.itemText(i) for i in range(panel.category.count())] == [
+        f"{c} ({n})" for c, n in sorted(per_category.items())]
+    assert [r.name for r in panel.history.runs_model.rows] == ["imported run"]
+
+
+def test_the_forms_estimate_is_made_on_a_worker(qtbot, fwa_project, monkeypatch):
+    """A change of the form estimates the run on a worker (at 100,000 tasks the window's thread spent seconds on
+    it); the count shown is the tasks of the category chosen, counted here from the database."""
+    import threading
+
+    from fieldstudio.gui.panels import runs as runs_panel
+
+    on_gui_thread: list[bool] = []
+    estimate = runs_panel.estimate_for
+
+    def spy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        return estimate(*args, **kwargs)
+
+    monkeypatch.setattr(runs_panel, "estimate_for", spy)
+    panel = make_panel(qtbot, fwa_project)
+    with fwa_project.read() as s:
+        in_21 = len(s.execute(select(Task.id).where(Task.category == "2.1")).all())
+    panel.scope.setCurrentIndex(panel.scope.findData("category"))
+    panel.category.setCurrentIndex(panel.category.findData("2.1"))
+    qtbot.waitUntil(lambda: panel.task_count.text() == f"{in_21} task(s) chosen", timeout=20000)
+    assert on_gui_thread and not any(on_gui_thread)

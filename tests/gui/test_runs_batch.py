@@ -51,7 +51,8 @@ def test_run_as_batch_is_offered_where_the_profile_allows_and_collects_the_answe
     qtbot.addWidget(panel)
     panel.resize(1300, 900)
     panel.show()
-    panel.set_project(text_project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(text_project)
     _add_profile(qtbot, panel, "plain", fake_batch_api.base_url, batch=False)
     _add_profile(qtbot, panel, "batchy", fake_batch_api.base_url, batch=True)
     stored = profile_store.get_profile("batchy")

@@ -31,7 +31,8 @@ def test_a_sweep_from_the_runs_tab_shows_its_table_and_plot(qtbot, project, tmp_
     qtbot.addWidget(panel)
     panel.resize(1300, 900)
     panel.show()
-    panel.set_project(project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(project)
     qtbot.mouseClick(panel.sweep_button, Qt.MouseButton.LeftButton)
     dialog = panel._sweep_dialog
     assert dialog.isVisible() and dialog.profile.currentText() == "fake"
@@ -63,7 +64,8 @@ def test_a_bad_arm_is_said_in_the_dialog(qtbot, project, tmp_path, fake_openai):
     profile_store.add_profile(fake_profile(fake_openai))
     panel = RunPanel()
     qtbot.addWidget(panel)
-    panel.set_project(project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(project)
     dialog = panel.show_sweep_dialog()
     dialog.arms.setPlainText("uniform:8\nfps:2:30")
     assert dialog.start() is None
@@ -80,7 +82,8 @@ def test_stop_keeps_what_finished_and_start_continues_the_same_sweep(qtbot, proj
     fake_openai.latency_s = 0.4
     panel = RunPanel()
     qtbot.addWidget(panel)
-    panel.set_project(project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(project)
     dialog = panel.show_sweep_dialog()
     dialog.arms.setPlainText("uniform:8\nuniform:16")
     dialog.scorer.setCurrentText("fs-tiou")

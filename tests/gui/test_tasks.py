@@ -19,7 +19,7 @@ from fieldstudio.gui.panels.tasks import TaskEditorPanel
 from fieldstudio.store.models import Answer, Run, Task, TaskInput
 from fieldstudio.tasks import task_records as ts
 from fieldstudio.tasks.importing import import_tasks
-from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID
+from tests.support.annotation_fixtures import PHOTO_ID, VIDEO_ID, add_test_media
 from tests.support.shared_data import SHARED_DATA
 from tests.support.task_editor import choose, panel, rows  # noqa: F401 - panel is the fixture
 
@@ -272,7 +272,8 @@ def test_fieldworkarena_tasks_listed_and_filtered(qtbot, project, tmp_path):
     qtbot.addWidget(w)
     w.resize(1400, 860)
     w.show()
-    w.set_project(project)
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
     records = [r for f in FWA_GT for r in json.loads(f.read_text(encoding="utf-8"))]
     per_category = Counter(r["id"][:-5] for r in records)
     assert w.count_label.text() == "886 of 886 tasks"
@@ -330,3 +331,28 @@ def test_an_imported_benchmark_task_is_locked_until_unlocked(qtbot, panel, proje
     assert rows(project)[0].ground_truth == "1"
     panel.undo_stack.undo()
     assert panel.lock_box.isChecked() and not panel.pending
+
+
+def test_the_tasks_are_read_on_a_worker_and_an_edit_meanwhile_is_not_undone(qtbot, project):
+    """Opening a project reads its tasks on a worker (``loaded`` when shown); a task made before that read is shown
+    stays in the list: the late read is dropped, not shown over it."""
+    add_test_media(project)
+    for k in range(3):
+        ts.create_task(project, query=f"question {k}?", external_id=f"e{k}")
+    w = TaskEditorPanel()
+    qtbot.addWidget(w)
+    w.show()
+    loaded: list[bool] = []
+    w.loaded.connect(lambda: loaded.append(True))
+    w.set_project(project)
+    assert w.loading() and w.count_label.text() == "loading…"
+    qtbot.mouseClick(w.new_button, Qt.MouseButton.LeftButton)      # an edit before the read is shown
+    assert not w.loading() and w.count_label.text() == "4 of 4 tasks" and loaded == [True]
+    qtbot.wait(500)                                                 # the worker's read, if it ended, is dropped
+    assert w.count_label.text() == "4 of 4 tasks" and loaded == [True] and len(rows(project)) == 4
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
+    assert w.count_label.text() == "4 of 4 tasks" and loaded == [True, True]
+    w.search.setText("QUESTION 1")                                  # the model's own filter, case-insensitive
+    assert w.count_label.text() == "1 of 4 tasks" and w.visible_task_ids() == [
+        t.id for t in rows(project) if t.query == "question 1?"]

@@ -117,5 +117,6 @@ def run_panel(qtbot, project: Project):  # noqa: ANN001, ANN201 - QtBot -> RunPa
     qtbot.addWidget(panel)
     panel.resize(1300, 900)
     panel.show()
-    panel.set_project(project)
+    with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
+        panel.set_project(project)
     return panel

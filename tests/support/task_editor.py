@@ -18,7 +18,8 @@ def panel(qtbot, project):
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    w.set_project(project)
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
     return w
 
 

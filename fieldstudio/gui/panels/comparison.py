@@ -52,7 +52,7 @@ from fieldstudio.gui.panels.comparison_model import (
     grid_text,
 )
 from fieldstudio.gui.panels.comparison_score import ScoreDialog
-from fieldstudio.gui.panels.comparison_summary import SummaryPanel
+from fieldstudio.gui.panels.comparison_summary import SummaryPanel, SummaryTexts, summary_texts
 from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.store.project import Project
 
@@ -61,6 +61,9 @@ log = logging.getLogger(__name__)
 __all__ = ["ComparisonPanel"]
 
 _ALL = None
+STEP_GAP_MS = 1
+"""Between two steps of showing a load: a timer, not a posted event (0 ms), so that the timers already due, the
+user's input and the paint run between the steps (Qt sent the posted steps one after the other in one turn)."""
 SOURCE_WIDTH_PX = (170, 320)
 """Narrowest and widest a source column starts (its header's name decides between them)."""
 
@@ -89,6 +92,7 @@ class ComparisonPanel(QWidget):
         self._generation = 0
         self._worker: workers.Worker | None = None
         self._keep_cell: tuple[str, str] | None = None
+        self._summary_texts: SummaryTexts | None = None   # of the view shown, made by the worker
 
         # filters
         self.scorer_combo = QComboBox()
@@ -281,16 +285,17 @@ class ComparisonPanel(QWidget):
         gen = self._generation
         if self._worker is not None:
             self._worker.cancel()
-        worker = workers.Worker(_load_with_text, self.project, scorer, self.view, self.model.text)
+        worker = workers.Worker(_load_with_text, self.project, scorer, self.view, self.model.text, self._summary_texts)
         worker.signals.result.connect(lambda loaded: self._on_loaded(gen, *loaded))
         worker.signals.error.connect(lambda msg: self._on_error(gen, msg))
         self._worker = worker
         self.count_label.setText("loading…")
         workers.start(worker)
 
-    def _on_loaded(self, gen: int, view: cv.ComparisonView, text: GridText) -> None:
+    def _on_loaded(self, gen: int, view: cv.ComparisonView, text: GridText, summary: SummaryTexts | None) -> None:
         if gen != self._generation or not shiboken6.isValid(self.table):
             return                       # a newer reload is on its way, or the panel is gone
+        self._summary_texts = summary
         self._show(view, text, gen)      # _worker stays set until the last step is shown
 
     def _on_error(self, gen: int, message: str) -> None:
@@ -307,6 +312,11 @@ class ComparisonPanel(QWidget):
         current = self._current_cell_key()
         self.view = view
         self._fill_combos(view)
+        header = self.table.horizontalHeader()
+        if header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
+            # the grid's rows come in task-id order already (build_grid), and Qt's sort of 900 rows called the
+            # model from Python 35,000 times (40-100 ms of this step): the proxy keeps the model's order
+            self.proxy.sort(-1)
         self.model.set_grid(view.grid if view is not None else None, text)
         self.proxy.refilter()
         self._set_enabled(view is not None)
@@ -316,16 +326,17 @@ class ComparisonPanel(QWidget):
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
         if gen is None:
+            self._summary_texts = None
             self.summary.set_view(view)
             self._show_audit(view)
             return
-        QTimer.singleShot(0, self, lambda: self._show_summary(gen, view))
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
 
     def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
         if gen != self._generation:
             return                       # a newer load shows its own
-        self.summary.set_view(view)
-        QTimer.singleShot(0, self, lambda: gen == self._generation and self._show_audit(view))
+        self.summary.set_view(view, self._summary_texts)
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_audit(view))
 
     def _show_audit(self, view: cv.ComparisonView | None) -> None:
         self._worker = None
@@ -567,8 +578,12 @@ class ComparisonPanel(QWidget):
 
 
 def _load_with_text(project: Project, scorer: str | None, shown: cv.ComparisonView | None, shown_text: GridText,
-                    *, progress: Progress, cancelled: Cancelled) -> tuple[cv.ComparisonView, GridText]:
-    """(the view of ``compare.views.load_view``, its grid's texts): both made in the worker, off the GUI thread.
-    The view shown (``shown``, with ``shown_text``) when the project has not changed since (the same object)."""
+                    shown_summary: SummaryTexts | None, *, progress: Progress,
+                    cancelled: Cancelled) -> tuple[cv.ComparisonView, GridText, SummaryTexts | None]:
+    """(the view of ``compare.views.load_view``, its grid's texts, its Summary's texts or None without a summary):
+    all made in the worker, off the GUI thread. The view shown (``shown``, with ``shown_text`` and
+    ``shown_summary``) when the project has not changed since (the same object)."""
     view = cv.load_view(project, scorer, progress=progress, cancelled=cancelled)
-    return view, shown_text if view is shown else grid_text(view.grid)
+    if view is shown:
+        return view, shown_text, shown_summary
+    return view, grid_text(view.grid), None if view.summary.empty else summary_texts(view)

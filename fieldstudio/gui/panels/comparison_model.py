@@ -185,8 +185,8 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _DISPLAY:
             return (self._ext[r], self._cat[r], self._gt[r])[c] if k < 0 else self._text[r, k]
         if k < 0:
-            if role == _SORT:
-                return (self._ext[r], self._cat[r], self._gt[r])[c]
+            if role == _SORT:   # the rows come in task-id order (build_grid): a task's row is its rank
+                return r if c == 0 else (self._cat[r], self._gt[r])[c - 1]
             if role == _TOOLTIP and c == 2:
                 gt = self._grid.tasks.at[r, "ground_truth"]
                 return None if gt is None else str(gt)[:2000]

@@ -4,6 +4,8 @@ widgets and reads them; ``RunPanel`` (``gui/panels/runs.py``) adds the estimate,
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
@@ -17,6 +19,66 @@ from fieldstudio.inference.strategies import REGISTRY, form_parameters, get_stra
 from fieldstudio.store.project import Project
 
 SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
+
+
+@dataclass(frozen=True)
+class EstimateAsk:
+    """A run as the form describes it (``RunChoice.estimate_ask``): the tasks (``ids`` typed, or None; a
+    ``category``, ``scenario``, ``answer_type``, None for any; only those a profile has not answered yet with
+    ``unanswered``), ``new_run``, ``as_batch``, the checked ``profiles``, the ``strategy`` shown, whether the user
+    chose it (``strategy_chosen``; else the tasks propose one) and its ``params``."""
+
+    ids: list[str] | None
+    category: str | None
+    scenario: str | None
+    answer_type: str | None
+    unanswered: bool
+    new_run: bool
+    as_batch: bool
+    profiles: list[ModelProfile]
+    strategy: str
+    strategy_chosen: bool
+    params: dict
+
+
+@dataclass
+class EstimateAnswer:
+    """What :func:`estimate_for` found: the chosen tasks (``base``), the strategy they propose when the user chose
+    none and it is not the one shown (``propose``: show it and estimate again; ``estimates`` is then empty), the
+    estimate of each profile (``run_estimate.estimate_run``), or the ``error`` that stops the run."""
+
+    base: list[str] = field(default_factory=list)
+    propose: str | None = None
+    estimates: list = field(default_factory=list)
+    error: str | None = None
+
+
+def estimate_for(project: Project, ask: EstimateAsk, *, progress=None, cancelled=None) -> EstimateAnswer:  # noqa: ANN001
+    """The tasks, proposed strategy and estimates of ``ask``, without Qt (a worker makes them: at 100,000 tasks the
+    window's thread spent seconds on them after every change of the form)."""
+    from fieldstudio.inference.runs import batch as run_batch
+    from fieldstudio.inference.runs import estimate as run_estimate
+    from fieldstudio.inference.strategies import default_strategy_for
+
+    def chosen(unanswered_by: str | None) -> list[str]:
+        return select_tasks(project, ids=ask.ids, category=ask.category, scenario=ask.scenario,
+                            answer_type=ask.answer_type, unanswered_by=unanswered_by)
+    try:
+        base = chosen(None)
+        if not ask.strategy_chosen and base:   # follow the chosen tasks, as `fieldstudio run` does
+            proposed = default_strategy_for(project, base)
+            if proposed != ask.strategy:
+                return EstimateAnswer(base, proposed)
+        estimates = []
+        for profile in ask.profiles:
+            ids = chosen(profile.name) if ask.unanswered else base
+            item = run_batch.plan_batch(project, [profile], ids, ask.strategy, new=ask.new_run)[0] if ids else None
+            todo = item.pending_task_ids if item else []
+            priced = profile.batch_priced() if ask.as_batch else profile
+            estimates.append(run_estimate.estimate_run(project, priced, todo, ask.strategy, params=ask.params))
+    except FieldstudioError as exc:
+        return EstimateAnswer(error=str(exc))
+    return EstimateAnswer(base, None, estimates)
 
 
 class RunChoice:
@@ -220,9 +282,19 @@ class RunChoice:
         stored = profile_store.load_profiles()
         return [stored[n] for n in names if n in stored]
 
-    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
-        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
+    def estimate_ask(self) -> EstimateAsk:
+        """The run the form describes, read here on the window's thread for :func:`estimate_for` (on a worker).
+        Raises FieldstudioError when the form names no tasks to read (no ids typed, no category)."""
         assert self.project is not None
+        ids, category = self._scope_asked()
+        return EstimateAsk(ids, category, self.scenario.currentData(), self.answer_type.currentData(),
+                           self.unanswered.isChecked(),
+                           self.new_run.isChecked(), self.as_batch.isChecked(), self.selected_profiles(),
+                           self.strategy.currentData(), self._strategy_chosen, self.strategy_params())
+
+    def _scope_asked(self) -> tuple[list[str] | None, str | None]:
+        """(the task ids typed or None, the category chosen or None) of the scope. Raises FieldstudioError when the
+        scope names nothing: no ids typed, no category chosen."""
         scope = self.scope.currentData()
         ids = None
         if scope == SCOPE_IDS:
@@ -233,8 +305,13 @@ class RunChoice:
             # no category is not "every category": the count must say what Start would send
             raise FieldstudioError("choose a category" if self.category.count()
                                    else "no category to choose: this project's tasks have none")
-        return select_tasks(self.project, ids=ids,
-                            category=self.category.currentData() if scope == SCOPE_CATEGORY else None,
-                            scenario=self.scenario.currentData(), answer_type=self.answer_type.currentData(),
+        return ids, self.category.currentData() if scope == SCOPE_CATEGORY else None
+
+    def task_ids_for(self, profile: ModelProfile | None) -> list[str]:
+        """The tasks chosen (for `profile` when "not answered yet" is ticked). Raises NotFound for an unknown id."""
+        assert self.project is not None
+        ids, category = self._scope_asked()
+        return select_tasks(self.project, ids=ids, category=category, scenario=self.scenario.currentData(),
+                            answer_type=self.answer_type.currentData(),
                             unanswered_by=profile.name if profile is not None and self.unanswered.isChecked()
                             else None)

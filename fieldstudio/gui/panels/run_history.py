@@ -102,7 +102,8 @@ class RunHistory(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(split)
 
-    def set_project(self, project: Project | None) -> None:
+    def set_project(self, project: Project | None, rows: list[run_views.RunRow] | None = None) -> None:
+        """Show ``project``'s runs: ``rows`` when given (read elsewhere, e.g. on a worker), else read here."""
         self.project = project
         self.records.set_project(project)
         self.answers_model.set_rows([])
@@ -110,20 +111,21 @@ class RunHistory(QWidget):
         if project is None:
             self.runs_model.set_rows([])
         else:
-            self.refresh()
+            self.refresh(rows=rows)
 
     def set_busy(self, run_ids: set[str]) -> None:
         """Mark the runs being executed (empty: none); Resume and Delete are disabled for them."""
         self.busy_runs = set(run_ids)
         self._update_buttons()
 
-    def refresh(self, select: str | None = None) -> None:
-        """Reload the run list (newest first); keep the selection, or select run `select`."""
+    def refresh(self, select: str | None = None, rows: list[run_views.RunRow] | None = None) -> None:
+        """Reload the run list (newest first; ``rows`` when given, read elsewhere); keep the selection, or select
+        run `select`."""
         if self.project is None:
             return
         current = self.selected_run()
         keep = select or (current.id if current else None)
-        self.runs_model.set_rows(run_views.list_runs(self.project))
+        self.runs_model.set_rows(run_views.list_runs(self.project) if rows is None else rows)
         for i, row in enumerate(self.runs_model.rows):
             if row.id == keep:
                 self.runs.selectionModel().setCurrentIndex(self.runs_model.index(i, 0),
@@ -131,7 +133,8 @@ class RunHistory(QWidget):
                                                            | QItemSelectionModel.SelectionFlag.Rows)
                 self._show_run(i)
                 break
-        self.runs.resizeColumnsToContents()
+        if self.runs_model.rows:        # measuring the cells costs 40 ms and more; an empty list has none
+            self.runs.resizeColumnsToContents()
         self._fit_batch_column()
 
     def _fit_batch_column(self) -> None:

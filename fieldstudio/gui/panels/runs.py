@@ -16,7 +16,9 @@ same choice) continues without asking a finished task again.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidgetItem, QProgressBar, QPushButton, QSplitter,
@@ -25,7 +27,8 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidgetItem, 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
-from fieldstudio.gui.panels.run_choice import SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, RunChoice
+from fieldstudio.gui.panels.run_choice import (SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS, EstimateAnswer, EstimateAsk,
+                                              RunChoice, estimate_for)
 from fieldstudio.gui.panels.run_history import RunHistory
 from fieldstudio.gui.panels.run_tables import ERROR_COLUMNS, RowsModel, duration, make_table
 from fieldstudio.gui.panels.sweep_dialog import SweepDialog
@@ -39,6 +42,22 @@ from fieldstudio.inference.runs.batch import BatchResult
 from fieldstudio.inference.strategies import default_strategy_for, get_strategy
 from fieldstudio.store.project import Project
 
+@dataclass
+class Opening:
+    """What the Runs tab reads of a project it opens: its tasks' ``facets`` (``run_views.task_facets``), the
+    ``strategy`` ``fieldstudio run`` would choose (``default_strategy_for``) and its ``runs`` (``run_views.list_runs``,
+    newest first)."""
+
+    facets: run_views.TaskFacets
+    strategy: str
+    runs: list[run_views.RunRow]
+
+
+def read_opening(project: Project, *, progress=None, cancelled=None) -> Opening:  # noqa: ANN001 - a worker's
+    """The :class:`Opening` of ``project``, without Qt (a worker reads it)."""
+    return Opening(run_views.task_facets(project), default_strategy_for(project), run_views.list_runs(project))
+
+
 REFRESH_MS = 250
 #: Seconds between two polls of a provider batch while the panel waits for it.
 BATCH_POLL_S = 30.0
@@ -51,16 +70,22 @@ class RunPanel(RunChoice, QWidget):
         status(str): one-line messages for the status bar.
         open_task(str): a task id, when an answer row is double-clicked.
         runs_changed(): a run was created, finished, stopped or deleted (e.g. to refresh a comparison).
+        loaded(): an opened project's tasks and runs are shown (read on a worker, ``read_opening``).
     """
 
     status = Signal(str)
     open_task = Signal(str)
     runs_changed = Signal()
+    loaded = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.project: Project | None = None
         self.worker: workers.Worker | None = None
+        self._opening: workers.Worker | None = None   # reading an opened project's facets and runs
+        self._estimating: workers.Worker | None = None    # the last estimate asked of a worker
+        self._estimate_generation = 0
+        self._opening_generation = 0
         self._ocr_worker: workers.Worker | None = None
         self.active_runs: list[str] = []
         self._started_at = 0.0
@@ -68,7 +93,7 @@ class RunPanel(RunChoice, QWidget):
         self._last_progress = (0, 0)
         self._strategy_chosen = self._proposing = False   # once a strategy is picked, the tasks no longer move it
         self._profiles_dialog: ModelProfilesDialog | None = None
-        self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self.update_estimate)
+        self._estimate_timer = QTimer(self, singleShot=True, interval=200, timeout=self._estimate_soon)
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh_live)
 
         setup = self._build_setup()
@@ -144,16 +169,57 @@ class RunPanel(RunChoice, QWidget):
         self.setEnabled(project is not None)
         self._forget_choice()
         self.reload_profiles()
+        self._opening_generation += 1
+        if self._opening is not None:
+            self._opening.cancel()
+            self._opening = None
         if project is None:
             self.history.set_project(None)
             self.category.clear()
+            self.loaded.emit()
             return
-        self._read_facets()
-        # the strategy `fieldstudio run` chooses for every task of the project, until the user picks one
+        # the project's facets and runs are read on a worker (150-300 ms of SQL on the window's thread before)
         self._strategy_chosen = False
-        self._select_strategy(default_strategy_for(project))
-        self.history.set_project(project)
+        self.history.set_project(project, rows=[])
+        gen = self._opening_generation
+        worker = self._opening = workers.Worker(read_opening, project)
+        worker.signals.result.connect(lambda opening: self._opened(gen, opening))
+        worker.signals.error.connect(lambda message: self._open_failed(gen, message))
+        workers.start(worker)
+
+    def loading(self) -> bool:
+        """True while the opened project's tasks and runs are being read (``loaded`` comes when they are shown)."""
+        return self._opening is not None
+
+    def _opened(self, gen: int, opening: Opening) -> None:
+        if gen != self._opening_generation or not shiboken6.isValid(self.history):
+            return                       # another project was opened since, or the panel is gone
+        self._show_facets(opening.facets)
+        if not self._strategy_chosen:  # the strategy `fieldstudio run` chooses, until the user picks one
+            self._select_strategy(opening.strategy)
         self._setup_changed()
+        # the run list in the next step: its columns' measure is 40 ms and more of the window's thread by itself
+        QTimer.singleShot(1, self, lambda: self._show_runs(gen, opening.runs))
+
+    def _show_runs(self, gen: int, rows: list[run_views.RunRow]) -> None:
+        if gen != self._opening_generation:
+            return
+        self._opening = None
+        self.history.refresh(rows=rows)
+        self.loaded.emit()
+
+    def _open_failed(self, gen: int, message: str) -> None:
+        if gen != self._opening_generation or not shiboken6.isValid(self.history):
+            return
+        self._opening = None
+        self._message(f"Could not read the project's tasks and runs: {message}", error=True)
+
+    def _open_now(self) -> None:
+        """The opened project's read, done here (something changed before the worker's read came)."""
+        if self._opening is not None and self.project is not None:
+            opening = read_opening(self.project)
+            self._opened(self._opening_generation, opening)
+            self._show_runs(self._opening_generation, opening.runs)
 
     def _forget_choice(self) -> None:
         """The task choice and the live read-outs of the project left: a scope, ids or a run of another
@@ -182,7 +248,9 @@ class RunPanel(RunChoice, QWidget):
     def _read_facets(self) -> None:
         """The categories, scenarios and answer types of the project's tasks, keeping the ones chosen that
         still exist."""
-        facets = run_views.task_facets(self.project)
+        self._show_facets(run_views.task_facets(self.project))
+
+    def _show_facets(self, facets: run_views.TaskFacets) -> None:
         for combo, values, any_text in ((self.category, facets.categories, None),
                                         (self.scenario, facets.scenarios, "any scenario"),
                                         (self.answer_type, facets.answer_types, "any answer type")):
@@ -200,6 +268,7 @@ class RunPanel(RunChoice, QWidget):
         """Tasks were imported (File menu, Import a benchmark…): their categories, scenarios and answer types
         join the choice and the count follows."""
         if self.project is not None:
+            self._open_now()
             self._read_facets()
             self._setup_changed()
 
@@ -274,35 +343,55 @@ class RunPanel(RunChoice, QWidget):
                                  f"collect them; batch price: {discounts}")
 
     def update_estimate(self) -> None:
-        """Count the chosen tasks and estimate requests, tokens and cost for each checked profile."""
+        """Count the chosen tasks and estimate requests, tokens and cost for each checked profile, here."""
         if self.project is None:
             return
         try:
-            base = self.task_ids_for(None)
-            if not self._strategy_chosen and base:   # follow the chosen tasks, as `fieldstudio run` does
-                self._select_strategy(default_strategy_for(self.project, base))
-            strategy = self.strategy.currentData()
-            profiles = self.selected_profiles()
-            estimates = []
-            for profile in profiles:
-                ids = self.task_ids_for(profile) if self.unanswered.isChecked() else base
-                item = run_batch.plan_batch(self.project, [profile], ids, strategy, new=self.new_run.isChecked())[0] \
-                    if ids else None
-                todo = item.pending_task_ids if item else []
-                priced = profile.batch_priced() if self.as_batch.isChecked() else profile
-                estimates.append(run_estimate.estimate_run(self.project, priced, todo, strategy,
-                                                           params=self.strategy_params()))
+            ask = self.estimate_ask()
         except FieldstudioError as exc:
-            self.task_count.setText(str(exc))
+            self._show_estimate(EstimateAnswer(error=str(exc)), None)
+            return
+        answer = estimate_for(self.project, ask)
+        if answer.propose is not None:    # the tasks propose another strategy: shown, and its estimate made
+            self._select_strategy(answer.propose)
+            ask = replace(self.estimate_ask(), strategy_chosen=True)
+            answer = estimate_for(self.project, ask)
+        self._show_estimate(answer, ask)
+
+    def _estimate_soon(self) -> None:
+        """:meth:`update_estimate` on a worker (the form's timer calls this): the window's thread only reads the
+        form and shows the answer."""
+        if self.project is None:
+            return
+        self._estimate_generation += 1
+        try:
+            ask = self.estimate_ask()
+        except FieldstudioError as exc:
+            self._show_estimate(EstimateAnswer(error=str(exc)), None)
+            return
+        gen, project = self._estimate_generation, self.project
+        worker = self._estimating = workers.Worker(estimate_for, project, ask)
+        worker.signals.result.connect(lambda answer: gen == self._estimate_generation and project is self.project
+                                      and shiboken6.isValid(self.task_count) and self._show_estimate(answer, ask))
+        workers.start(worker)
+
+    def _show_estimate(self, answer: EstimateAnswer, ask: EstimateAsk | None) -> None:
+        if answer.error is not None:
+            self.task_count.setText(answer.error)
             self.estimate.setText("")
             self.start_button.setEnabled(False)
             return
-        self.task_count.setText(f"{len(base)} task(s) chosen")
-        self.start_button.setEnabled(bool(base and profiles) and self.worker is None)
-        if not profiles:
+        if answer.propose is not None:     # the tasks propose another strategy: shown, then estimated again
+            self._select_strategy(answer.propose)
+            if self.strategy.currentData() == answer.propose:
+                self._estimate_timer.start()
+                return
+        self.task_count.setText(f"{len(answer.base)} task(s) chosen")
+        self.start_button.setEnabled(bool(answer.base and ask and ask.profiles) and self.worker is None)
+        if not (ask and ask.profiles):
             self.estimate.setText("Tick at least one model profile (or add one with \"Model profiles…\").")
             return
-        self.estimate.setText(run_estimate.describe(estimates, as_batch=self.as_batch.isChecked()))
+        self.estimate.setText(run_estimate.describe(answer.estimates, as_batch=ask.as_batch))
 
     # -- running -----------------------------------------------------------------------------------
 

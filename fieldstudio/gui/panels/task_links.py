@@ -128,8 +128,13 @@ class TaskGroundTruthLinks:
 
     def _find_pending(self) -> None:
         """Read the pending ground-truth changes; the status bar names the tasks whose change is new."""
+        self._set_pending([c for c in gt.pending_changes(self.project) if c.ok])
+
+    def _set_pending(self, changes: list[gt.GroundTruthChange]) -> None:
+        """Keep ``changes`` (the pending ones that can be made) as pending; the status bar names the tasks whose
+        change is new."""
         before = {k: (c.old, c.new) for k, c in self.pending.items()}
-        self.pending = {c.task_id: c for c in gt.pending_changes(self.project) if c.ok}
+        self.pending = {c.task_id: c for c in changes}
         new = [c for k, c in self.pending.items() if before.get(k) != (c.old, c.new)]
         if len(new) == 1:
             self.status.emit(f"Ground truth of task {new[0].text}: pending; accept it in the Tasks tab")

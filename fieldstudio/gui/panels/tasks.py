@@ -5,7 +5,7 @@ their undoable edits, frames <-> seconds) and ``fieldstudio.tasks.ground_truth``
 from annotations, kept linked). Each Save, New, Duplicate, Delete and Link is one undoable edit committed
 at once (Ctrl+Z / Ctrl+Shift+Z while the list has focus, or the Undo / Redo buttons).
 
-Signals: ``open_media_at(media_id, frame)`` asks the window to show a task's input at its start frame;
+Signals: ``loaded()`` once an opened project's tasks are shown; ``open_media_at(media_id, frame)`` asks the window to show a task's input at its start frame;
 ``status(text)`` for the status bar; ``run_on_tasks(task_ids)`` from the list's context menu ("Run model on
 these tasks…", gui/panels/run_menu.py). Slots: ``set_project``, ``follow_view(state)`` (the window's state:
 "Use current frame" takes the frame it shows) and ``refresh_ground_truths()`` (connect it to annotation or
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 
+import shiboken6
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (QSpinBox,
@@ -25,9 +26,9 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.panels import task_form
 from fieldstudio.gui.panels.run_menu import RunTasksMenu
 from fieldstudio.gui.panels.task_links import ERROR_STYLE, WARNING_STYLE, TaskGroundTruthLinks
-from fieldstudio.gui.panels.task_table import TASK_ID_ROLE
+from fieldstudio.gui import workers
+from fieldstudio.gui.panels.task_table import TASK_ID_ROLE, TaskListing, read_listing
 from fieldstudio.gui.undo import EditCommand
-from fieldstudio.media import inventory
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.changes import EditConflict
 from fieldstudio.store.project import Project
@@ -43,6 +44,7 @@ class TaskEditorPanel(TaskGroundTruthLinks, QWidget):
     open_media_at = Signal(str, int)
     status = Signal(str)
     run_on_tasks = Signal(list)
+    loaded = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -55,6 +57,8 @@ class TaskEditorPanel(TaskGroundTruthLinks, QWidget):
         self._loading = False
         self.dirty = False
         self.pending: dict[str, gt.GroundTruthChange] = {}   # task id -> change the annotations would make
+        self._generation = 0                                  # the project opened; a newer one drops older reads
+        self._worker: workers.Worker | None = None            # reading the opened project's tasks
         self._build_list()
         self._build_form()
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -81,29 +85,69 @@ class TaskEditorPanel(TaskGroundTruthLinks, QWidget):
 
     # ------------------------------------------------------------ project and list
     def set_project(self, project: Project | None) -> None:
-        """Show the tasks of ``project`` (None: nothing). Clears the undo history."""
+        """Show the tasks of ``project`` (None: nothing), read on a worker (``task_table.read_listing``; 2-3 s at
+        100,000 tasks); ``loaded`` is emitted once they are shown. Clears the undo history."""
         self.project = project
         self.undo_stack.clear()
         self.record = None
         self.pending = {}
-        if project is not None:
-            self._find_pending()
-        self.reload()
+        self._generation += 1
+        if self._worker is not None:
+            self._worker.cancel()
+            self._worker = None
+        if project is None:
+            self._show_listing(TaskListing(), None)
+            self.loaded.emit()
+            return
+        gen = self._generation
+        worker = self._worker = workers.Worker(read_listing, project)
+        worker.signals.result.connect(lambda listing: self._opened(gen, listing))
+        worker.signals.error.connect(lambda message: self._open_failed(gen, message))
+        self.count_label.setText("loading…")
+        workers.start(worker)
+
+    def loading(self) -> bool:
+        """True while the opened project's tasks are being read (``loaded`` comes when they are shown)."""
+        return self._worker is not None
+
+    def _opened(self, gen: int, listing: TaskListing) -> None:
+        if gen != self._generation or not shiboken6.isValid(self.table):
+            return                       # another project was opened since, or the panel is gone
+        self._worker = None
+        self._set_pending(listing.pending)
+        self._show_listing(listing, None)
+        self.loaded.emit()
+
+    def _open_failed(self, gen: int, message: str) -> None:
+        if gen != self._generation or not shiboken6.isValid(self.table):
+            return
+        self._worker = None
+        self.count_label.setText("")
+        self.status.emit(f"Could not read the tasks: {message}")
 
     def reload(self, select_id: str | None = None) -> None:
         """Read the tasks and media again; keep (or move to ``select_id``) the chosen task."""
         keep = select_id or (self.record.id if self.record else None)
-        rows = ts.list_tasks(self.project) if self.project else []
-        self.media = {}
-        if self.project is not None:
-            for choice in inventory.media_choices(self.project):
-                self.media[choice.id] = (choice.file_name, choice.kind, choice.frame_count)
-        self.model.set_rows(rows)
+        opening = self._worker is not None
+        if opening:                      # an edit before the opened project's tasks came: they are read here
+            self._generation += 1
+            self._worker.cancel()
+            self._worker = None
+        listing = read_listing(self.project, with_pending=opening) if self.project else TaskListing()
+        if opening:
+            self._set_pending(listing.pending)
+        self._show_listing(listing, keep)
+        if opening:
+            self.loaded.emit()
+
+    def _show_listing(self, listing: TaskListing, keep: str | None) -> None:
+        self.media = listing.media
+        self.model.set_rows(listing.rows)
         current_cat = self.category_filter.currentData()
         self.category_filter.blockSignals(True)
         self.category_filter.clear()
         self.category_filter.addItem("All categories", None)
-        cats = sorted({r.category or "" for r in rows})
+        cats = listing.categories
         for c in cats:
             self.category_filter.addItem(c or "(none)", c)
         i = self.category_filter.findData(current_cat)
@@ -125,7 +169,7 @@ class TaskEditorPanel(TaskGroundTruthLinks, QWidget):
 
     def _refilter(self) -> None:
         self.proxy.set_filter(self.category_filter.currentData(), self.type_filter.currentData(), self.search.text())
-        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} tasks")
+        self.count_label.setText(f"{self.proxy.rowCount()} of {len(self.model.all_rows)} tasks")
 
     def visible_task_ids(self) -> list[str]:
         """Task ids shown after filtering, top to bottom."""

@@ -499,6 +499,16 @@ def _face_check(ctx: Context) -> str:
         raise CheckFailed(str(exc)) from exc
 
 
+def _people_check(ctx: Context) -> str:
+    """OpenCV's HOG people detector is there and finds the demo's worker (`selftest.people_check`)."""
+    from fieldstudio.selftest.people_check import PeopleCheckFailed, check_people
+
+    try:
+        return check_people()
+    except PeopleCheckFailed as exc:
+        raise CheckFailed(str(exc)) from exc
+
+
 CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "qt": ("Qt platform plugin loads, a window shows", check_qt),
     "vlc": ("libVLC plays 1 s through the video callbacks", check_vlc),
@@ -508,6 +518,7 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "ocr": ("OCR models load and read a heading of the sample PDF", check_ocr),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
     "faces": ("the face detector loads and finds a face", _face_check),
+    "people": ("the people detector finds the demo's worker", _people_check),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }

@@ -18,29 +18,19 @@ so that a change that loses people shows.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import targets  # noqa: E402
+from benchmarks.bench_faces import median_seconds  # noqa: E402
 from fieldstudio.core.box_overlap import match_boxes  # noqa: E402
 from fieldstudio.media import people  # noqa: E402
 from tests.support.face_photos import shared_data_frame  # noqa: E402
 from tests.support.people_frames import MARKED_PEOPLE  # noqa: E402
 from tests.support.shared_data import SHARED_DATA  # noqa: E402
-
-
-def _median_seconds(action, passes: int) -> float:  # noqa: ANN001
-    times = []
-    for _ in range(passes):
-        t = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -69,9 +59,9 @@ def main() -> None:
         print(f"    {Path(key[0]).name} #{key[1]}: {hits}/{len(marked)} people, {len(boxes)} box(es)")
     office = frames[("videos/office_people_walking_one_by_one_first40s.mp4", 100)]
     frame_1080p = cv2.resize(office, (1920, 1080), interpolation=cv2.INTER_CUBIC)
-    per_1080p = _median_seconds(lambda: people.detect_people(frame_1080p), 3)
+    per_1080p = median_seconds(lambda: people.detect_people(frame_1080p), 3)
     small = frames[("videos/worker_zone_hardhat_vest_from_gif.mp4", 45)]
-    per_small = _median_seconds(lambda: people.detect_people(small), 5)
+    per_small = median_seconds(lambda: people.detect_people(small), 5)
     hits, found, total = results[people.MIN_SCORE]
     print(f"precision {hits}/{found}, recall {hits}/{total} at IoU 0.5; 1080p frame {per_1080p:.2f} s; "
           f"480x270 frame {per_small:.2f} s")

@@ -83,6 +83,10 @@ def test_also_blurring_whole_people_blurs_the_worker_and_records_the_detector(mo
     rgb = shared_data_frame(SHARED_DATA / "media" / WORKER_CLIP, 45)
     x0, y0, x1, y1 = MARKED_PEOPLE[(WORKER_CLIP, 45)][0]
     legs = (slice(y0 + (y1 - y0) // 2, y1), slice(x0, x1))          # no face there: only a body blur changes it
+    with monkeypatch.context() as m:
+        m.setattr(people, "available", lambda: False)                 # an OpenCV without the people detector
+        with pytest.raises(gate.GateRefused, match="also blurs whole people and this OpenCV .* no frame was sent"):
+            gate.FaceRedactor(bodies=True).redact(rgb)
     if hog_available():
         faces_only, plain = gate.FaceRedactor().redact(rgb)
         assert "body_detector" not in plain and np.array_equal(faces_only[legs], rgb[legs])
@@ -93,6 +97,3 @@ def test_also_blurring_whole_people_blurs_the_worker_and_records_the_detector(mo
         assert gate.redactor_for("send-as-is", "blur-faces", bodies=True).bodies
     else:
         pytest.skip(NO_HOG_REASON)
-    monkeypatch.setattr(people, "available", lambda: False)          # an OpenCV without the people detector
-    with pytest.raises(gate.GateRefused, match="also blurs whole people and this OpenCV .* no frame was sent"):
-        gate.FaceRedactor(bodies=True).redact(rgb)

@@ -125,7 +125,7 @@ def _descriptor():
     with _lock:
         if _hog is None:
             hog = cv2.HOGDescriptor()
-            hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+            hog.setSVMDetector(cv2.HOGDescriptor.getDefaultPeopleDetector())  # the form both 4.x and 5.x bind
             _hog = hog
         return _hog
 

@@ -1,5 +1,5 @@
-"""Annotate ▸ Detect people…: the HOG detector's proposals (``annotations.people_proposals``) on the frame shown or a
-frame range, drawn on the canvas as dashed "proposed" boxes with their score, accepted (as ordinary boxes with the
+"""Annotate ▸ Detect people…: the HOG detector's proposals (``annotations.people_proposals``) on the frame shown or
+a frame range, drawn on the canvas as dashed "proposed" boxes with their score, accepted (as ordinary boxes with the
 chosen label), or rejected, one by one or all at once. Every accept and every reject is one step of the viewer's
 undo stack (an accepted box undone comes back as a proposal; a rejected proposal undone comes back too). An accepted
 box is edited (moved, resized) and tracked (T) like any box.

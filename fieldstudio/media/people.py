@@ -9,7 +9,8 @@ The detector (the parameters stated, so a result can be made again):
 - window 64 x 128 px (the default people detector: a standing person about 96 px tall inside it);
 - ``winStride`` (8, 8), ``padding`` (8, 8), pyramid ``scale`` 1.1 (1.05 found the same people here in twice the
   time), ``hitThreshold`` 0 (the SVM margin from which a window counts), OpenCV's grouping of overlapping windows
-  (``groupThreshold`` 2: at least three windows), then our greedy non-maximum suppression at IoU `NMS_IOU` (the grouping keeps boxes nested in others);
+  (``groupThreshold`` 2: at least three windows), then our greedy non-maximum suppression at IoU `NMS_IOU` (the
+  grouping keeps boxes nested in others);
 - the box given is the window less the margin the detector was trained with (16 px of the 64 x 128 window on each
   side: the person stands in the middle 32 x 96 px), so that it is the person's box, as one is marked by hand;
 - a box's score is the SVM margin OpenCV gives the group (about 0-3; higher is surer); boxes below ``min_score``

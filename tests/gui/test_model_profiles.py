@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
@@ -83,6 +85,11 @@ def test_also_blurring_whole_people_is_a_blur_faces_choice_and_is_saved(qtbot):
     assert "people's bodies are not blurred" in editor.privacy.note.text()
     qtbot.mouseClick(editor.privacy.bodies, Qt.MouseButton.LeftButton)
     assert "whole people are blurred too" in editor.privacy.note.text()
+    if shots := os.environ.get("FS_SHOTS"):
+        from PySide6.QtWidgets import QScrollArea
+
+        dialog.findChild(QScrollArea).ensureWidgetVisible(editor.privacy.note)
+        dialog.grab().save(f"{shots}/profile_blur_bodies.png")
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     assert profiles.get_profile("hosted-bodies").privacy_bodies is True
     editor.select("hosted-bodies")

@@ -60,7 +60,8 @@ def _marked() -> list[tuple[str, np.ndarray, list[Box], list[Box]]]:
     return out
 
 
-def _median_seconds(action, passes: int) -> float:  # noqa: ANN001
+def median_seconds(action, passes: int) -> float:  # noqa: ANN001
+    """The median of ``passes`` timings of ``action()``, in seconds (bench_people.py times its detector with it)."""
     times = []
     for _ in range(passes):
         t = time.perf_counter()
@@ -91,11 +92,11 @@ def main() -> None:
         print(f"  skimage {name} (no people): {len(detector.detect(sample_rgb(name)))} box(es)")
     frame = np.full((1080, 1920, 3), 120, np.uint8)
     frame[300:812, 700:1212] = sample_rgb("astronaut")
-    per_1080p = _median_seconds(lambda: blur_faces(frame, detector.detect(frame)), 3)
+    per_1080p = median_seconds(lambda: blur_faces(frame, detector.detect(frame)), 3)
     from fieldstudio.media.images import fit_within
 
     gate_frame = fit_within(frame, 1024)
-    per_gate = _median_seconds(lambda: blur_faces(gate_frame, detector.detect(gate_frame)), 5)
+    per_gate = median_seconds(lambda: blur_faces(gate_frame, detector.detect(gate_frame)), 5)
     print(f"1080p frame {per_1080p:.2f} s; {gate_frame.shape[1]}x{gate_frame.shape[0]} "
           f"frame {per_gate:.2f} s")
     targets.declare(f"face recall on {total} faces marked by hand", found / total, 1.0, better=targets.HIGHER,

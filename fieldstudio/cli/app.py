@@ -37,6 +37,7 @@ from fieldstudio.cli import run as cli_run
 from fieldstudio.cli import runs as cli_runs
 from fieldstudio.cli import selftest as cli_selftest
 from fieldstudio.cli import sweep as cli_sweep
+from fieldstudio.cli import people as cli_people
 from fieldstudio.cli import tasks as cli_tasks
 from fieldstudio.cli.output import ProjectArg, fail, open_project, out, progress_bar, project_to_create
 
@@ -50,7 +51,7 @@ app = typer.Typer(
 
 COMMAND_GROUPS = (cli_tasks, cli_run, cli_runs, cli_sweep, cli_report, cli_evidence, cli_costs, cli_benchmarks,
                   cli_export, cli_annotations, cli_measurements, cli_ethogram, cli_rate, cli_models, cli_privacy,
-                  cli_selftest, cli_projects, cli_ocr)
+                  cli_selftest, cli_projects, cli_ocr, cli_people)
 """The modules that add their commands to ``app`` (each has ``register(app)``); the project commands are below.
 
 Each command imports its services when it runs, so ``fieldstudio --help`` loads only typer and these modules.

@@ -135,7 +135,9 @@ def privacy_line(profile: ModelProfile, *, chosen: bool = True) -> str:
     why = "" if chosen else (" (the default for an endpoint on this machine)" if profile.privacy == gate.SEND_AS_IS
                              else " (the default for an endpoint not on this machine; change it with --privacy)")
     ranges = f"; LAN ranges counted as local: {', '.join(profile.lan_ranges)}" if profile.lan_ranges else ""
-    return f"Privacy gate: {gate.MODES[profile.privacy_mode]}{why}{ranges}."
+    bodies = ("; whole people blurred too (HOG people detector)"
+              if profile.privacy_bodies and profile.privacy_mode == gate.BLUR_FACES else "")
+    return f"Privacy gate: {gate.MODES[profile.privacy_mode]}{why}{bodies}{ranges}."
 
 
 @models_app.command("privacy")
@@ -144,11 +146,18 @@ def set_privacy(
     mode: Annotated[str, typer.Argument(help="local-only, blur-faces or send-as-is.")],
     lan_range: Annotated[Optional[list[str]], typer.Option(
         "--lan-range", help="LAN ranges counted as local (CIDR); given, they replace the profile's.")] = None,
+    bodies: Annotated[Optional[bool], typer.Option(
+        "--bodies/--no-bodies", help="blur-faces: also blur whole people (OpenCV's HOG people detector), or not; "
+        "not given, the profile's choice stays.")] = None,
 ) -> None:
     """Set a profile's privacy gate: what may leave this machine in a request to its endpoint."""
     try:
         profile = store.get_profile(name)
         profile.privacy = gate.check_mode(mode)
+        if bodies is not None:
+            if bodies and mode != gate.BLUR_FACES:
+                raise ValueError(f"--bodies goes with blur-faces: {mode} blurs nothing")
+            profile.privacy_bodies = bodies
         if lan_range is not None:
             profile.lan_ranges = list(lan_range)
         profile = ModelProfile.from_dict(profile.to_dict())     # checked as a new profile would be

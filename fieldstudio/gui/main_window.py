@@ -135,7 +135,7 @@ class MainWindow(QMainWindow):
                           ("timeline_zoom_out", lambda: v.timeline.zoom(0.5)),
                           ("next_media", lambda: self._step_media(1)), ("prev_media", lambda: self._step_media(-1)),
                           ("find", self._find), ("shortcuts", self.show_shortcuts), ("labels", self.labels_dialog),
-                          ("read_text", self.read_text_here),
+                          ("read_text", self.read_text_here), ("detect_people", self.detect_people),
                           ("export_annotations", self.export_dialog),
                           ("import_annotations", self.import_annotations_dialog)):
             a[aid].triggered.connect(slot)
@@ -307,6 +307,12 @@ class MainWindow(QMainWindow):
         from fieldstudio.gui.read_text import read_text_here
 
         read_text_here(self)
+
+    def detect_people(self) -> None:
+        """Annotate ▸ Detect people…: proposals of the HOG people detector to accept or reject (gui/people_dialog.py)."""
+        from fieldstudio.gui.people_dialog import detect_people_dialog
+
+        detect_people_dialog(self)
 
     def _find(self) -> None:
         if self.view.showing_document():

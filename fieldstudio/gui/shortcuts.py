@@ -93,6 +93,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
     "labels": ("&Labels…", "Ctrl+Shift+L", "Edit the project's labels and their colours"),
     "read_text": ("&Read text here", "Ctrl+Shift+R", "Read the text in the selected box, or in the whole frame, "
                   "by OCR on this machine: copy it, or suggest it as a task's ground truth or a rating's field"),
+    "detect_people": ("Detect &people…", "Ctrl+Shift+P", "Propose boxes around the people on the frame shown or a "
+                      "frame range (OpenCV's HOG detector, on this machine); accept, reject or edit each (one undo)"),
     "import_annotations": ("Import a&nnotations…", "", "Boxes and tracks from COCO, YOLO, MOT or CVAT files (one undo)"),
     "export_annotations": ("&Export annotations…", "Ctrl+Shift+E", "COCO, YOLO, MOT, CVAT or CSV files"),
 }

@@ -144,7 +144,7 @@ def build_menus(window: QMainWindow) -> None:
                 "skeleton_tool", "calibrate", "toggle_grid", None, "edit_mark",
                 "delete_marks", "copy_next", "make_keyframe", "track_forward", "track_backward", "trajectory", None,
                 "segment_start", "segment_end", "event", "stopwatch_start", "stopwatch_stop",
-                None, "read_text", None, "labels"):
+                None, "read_text", "detect_people", None, "labels"):
         if aid is None:
             m.addSeparator()
         else:

@@ -144,6 +144,8 @@ class ModelProfile:
         privacy: the privacy gate (`fieldstudio.privacy.gate.MODES`: ``local-only``, ``blur-faces``,
             ``send-as-is``), or None for the default of its endpoint (`privacy_mode`).
         lan_ranges: LAN ranges (CIDR, e.g. ``192.168.1.0/24``) that count as local for ``local-only`` and the default.
+        privacy_bodies: with ``blur-faces``, also blur whole people (the boxes of OpenCV's HOG people detector,
+            ``fieldstudio.media.people``); ignored by the other modes.
     """
 
     name: str
@@ -175,6 +177,7 @@ class ModelProfile:
     url_secret_mask: str | None = None
     privacy: str | None = None
     lan_ranges: list[str] = field(default_factory=list)
+    privacy_bodies: bool = False
 
     def __post_init__(self) -> None:
         self.name = (self.name or "").strip()

@@ -26,7 +26,7 @@ def widened(box: FaceBox, width: int, height: int, margin: float = MARGIN) -> tu
 
 def blur_faces(rgb: np.ndarray, boxes: Iterable[FaceBox], *, margin: float = MARGIN) -> np.ndarray:
     """A copy of the RGB uint8 picture (H x W x 3) with every box (widened by `margin`) blurred; the picture given
-    is never changed. With no boxes the copy equals the picture."""
+    is never changed. A box is anything with ``x0, y0, x1, y1`` in pixels (a face, or a person of ``media.people``). With no boxes the copy equals the picture."""
     out = rgb.copy()
     height, width = rgb.shape[:2]
     for box in boxes:

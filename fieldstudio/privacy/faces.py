@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fieldstudio.core.box_overlap import suppress
 from fieldstudio.core.errors import FieldstudioError
 
 MODEL_FILE = "centerface.onnx"
@@ -197,20 +198,7 @@ def _starts(length: int, step: int) -> list[int]:
 
 def _suppress(boxes: list[FaceBox]) -> list[FaceBox]:
     """Greedy non-maximum suppression: the best box of each overlapping group (IoU above `NMS_IOU`)."""
-    kept: list[FaceBox] = []
-    for box in sorted(boxes, key=lambda b: -b.score):
-        if all(_iou(box, k) <= NMS_IOU for k in kept):
-            kept.append(box)
-    return kept
-
-
-def _iou(a: FaceBox, b: FaceBox) -> float:
-    w = min(a.x1, b.x1) - max(a.x0, b.x0)
-    h = min(a.y1, b.y1) - max(a.y0, b.y0)
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter)
+    return suppress(boxes, NMS_IOU, lambda b: (b.x0, b.y0, b.x1, b.y1), lambda b: b.score)
 
 
 _shared: FaceDetector | None = None

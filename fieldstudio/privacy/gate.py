@@ -2,11 +2,13 @@
 
 Three modes (`MODES`): ``local-only`` refuses every request to an endpoint that is not on this machine (loopback)
 or in the LAN ranges the profile lists; ``blur-faces`` blurs every face in each frame before it is encoded for a
-request (the pixels sent, never the project's media) and records the boxes and the detector's version; ``send-as-is``
+request (the pixels sent, never the project's media) and records the boxes and the detector's version, and with the
+profile's "also blur whole people" (``bodies``) the people the HOG detector finds as well; ``send-as-is``
 sends frames unchanged. A profile that names no mode gets `default_mode`: ``blur-faces`` for an endpoint that is not
 local, ``send-as-is`` for one on this machine.
 
-When the face detector cannot be loaded, or a frame is too large for it, `FaceRedactor.redact` raises `GateRefused`:
+When the face detector (or, for bodies, the people detector) cannot be loaded, or a frame is too large for it,
+`FaceRedactor.redact` raises `GateRefused`:
 the frame is never sent unblurred, and the run stops saying why.
 """
 
@@ -131,14 +133,19 @@ class FaceRedactor:
 
     Args:
         detector: makes the face detector on first use (default: the process's shared CenterFace detector).
+        bodies: also blur whole people: the boxes of OpenCV's HOG people detector (``media.people``), each
+            widened by `BODY_MARGIN`.
     """
 
     mode = BLUR_FACES
+    #: Each side of a person's box is widened by this fraction of its size (an arm or a foot the box may miss).
+    BODY_MARGIN = 0.1
 
-    def __init__(self, detector: Callable[[], FaceDetector] | None = None):
+    def __init__(self, detector: Callable[[], FaceDetector] | None = None, *, bodies: bool = False):
         if detector is None:
             from fieldstudio.privacy.faces import shared_detector as detector
         self._make = detector
+        self.bodies = bodies
         self._detector: FaceDetector | None = None
         self._lock = threading.Lock()
 
@@ -156,9 +163,10 @@ class FaceRedactor:
 
     def redact(self, rgb: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         """(the picture with its faces blurred, its record: ``{"gate": "blur-faces", "detector": version,
-        "boxes": [[x0, y0, x1, y1, score], ...]}`` in pixels of the picture given).
+        "boxes": [[x0, y0, x1, y1, score], ...]}`` in pixels of the picture given; with ``bodies`` also
+        ``"body_detector": version, "body_boxes": [[x0, y0, x1, y1, score], ...]``).
 
-        Raises GateRefused when the detector cannot be loaded or the picture is too large for it."""
+        Raises GateRefused when a detector cannot be loaded or the picture is too large for it."""
         from fieldstudio.privacy.blur import blur_faces
         from fieldstudio.privacy.faces import FaceImageTooLarge
 
@@ -168,11 +176,23 @@ class FaceRedactor:
         except FaceImageTooLarge as exc:
             raise GateRefused(f"the privacy gate cannot look for faces in this frame: {exc}; it was not sent") \
                 from None
-        return blur_faces(rgb, boxes), {"gate": self.mode, "detector": detector.version,
-                                        "boxes": [b.as_list() for b in boxes]}
+        record = {"gate": self.mode, "detector": detector.version, "boxes": [b.as_list() for b in boxes]}
+        blurred = blur_faces(rgb, boxes)
+        if self.bodies:
+            from fieldstudio.media import people
+
+            try:
+                found = people.detect_people(rgb)
+            except FieldstudioError as exc:     # no HOG in this OpenCV, or a picture too large for it
+                raise GateRefused(f"the privacy gate also blurs whole people and {exc}; no frame was sent") \
+                    from None
+            blurred = blur_faces(blurred, found, margin=self.BODY_MARGIN)
+            record.update(body_detector=people.detector_version(), body_boxes=[b.as_list() for b in found])
+        return blurred, record
 
 
-def redactor_for(*modes: str | None) -> FaceRedactor | None:
+def redactor_for(*modes: str | None, bodies: bool = False) -> FaceRedactor | None:
     """The face blur frames go through when any of ``modes`` (privacy modes of the profiles that may receive
-    them: a run's profile and, in agent mode, its vision profile) is ``blur-faces``; None when none is."""
-    return FaceRedactor() if BLUR_FACES in modes else None
+    them: a run's profile and, in agent mode, its vision profile) is ``blur-faces``; None when none is.
+    ``bodies``: one of those profiles also blurs whole people."""
+    return FaceRedactor(bodies=bodies) if BLUR_FACES in modes else None

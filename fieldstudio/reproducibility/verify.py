@@ -145,7 +145,7 @@ def _check_frames(project: Project, record: RunRecord, media: dict[str, Media], 
     todo = [(key, f) for key, f in distinct.items() if key[0] in media]
     why = ("; " + "; ".join(differ)) if differ else "; the decoder versions are the same as in the record"
     encoder = FrameEncoder(project, cache_items=1)
-    blurring = None                  # frames the privacy gate blurred are made again through the same gate
+    blurring: dict[bool, FrameEncoder] = {}   # frames the privacy gate blurred, made again through the same gate
     try:
         for done, (key, f) in enumerate(todo, 1):
             if cancelled():
@@ -155,12 +155,13 @@ def _check_frames(project: Project, record: RunRecord, media: dict[str, Media], 
             # the recorded longest side; a record without it gives the sent size's longest side
             max_side = f.get("max_side") or max(int(f.get("width") or 0), int(f.get("height") or 0)) or None
             label = f"frame {index} of {media_row.file_name}"
-            if f.get("redaction") and blurring is None:
+            bodies = bool((f.get("redaction") or {}).get("body_detector"))   # "also blur whole people"
+            if f.get("redaction") and bodies not in blurring:
                 from fieldstudio.privacy.gate import FaceRedactor
 
-                blurring = FrameEncoder(project, cache_items=1, redactor=FaceRedactor())
+                blurring[bodies] = FrameEncoder(project, cache_items=1, redactor=FaceRedactor(bodies=bodies))
             try:
-                made = (blurring if f.get("redaction") else encoder).encode(
+                made = (blurring[bodies] if f.get("redaction") else encoder).encode(
                     media_row, index, max_side=max_side, quality=int(f.get("quality") or 85))
             except (MediaError, IndexError, FieldstudioError) as exc:
                 result.differences.append(f"{label}: cannot be decoded here ({exc})")
@@ -174,8 +175,8 @@ def _check_frames(project: Project, record: RunRecord, media: dict[str, Media], 
             progress(done, len(todo))
     finally:
         encoder.close()
-        if blurring is not None:
-            blurring.close()
+        for made_again in blurring.values():
+            made_again.close()
 
 
 def _check_tasks(project: Project, record: RunRecord, result: Verification) -> None:

@@ -489,15 +489,17 @@ def check_demo(ctx: Context) -> str:
                 os.environ[key] = old
 
 
-def _privacy_check(name: str) -> Callable[[Context], str]:
-    """The check `name` of `selftest.face_check` (``check_faces``: the face detector loads and finds a face;
-    ``check_redaction``: `redact` writes frame-exact copies of videos), its FaceCheckFailed shown as CheckFailed."""
+def _check_of(module: str, name: str, failure: str) -> Callable[[Context], str]:
+    """The check ``name`` of ``fieldstudio.selftest.<module>`` (``face_check.check_faces``: the face detector loads
+    and finds a face; ``face_check.check_redaction``: `redact` writes frame-exact copies of videos;
+    ``people_check.check_people``: HOG finds the demo's worker), its exception ``failure`` shown as CheckFailed."""
     def run(ctx: Context) -> str:
-        from fieldstudio.selftest import face_check
+        import importlib
 
+        checks = importlib.import_module(f"fieldstudio.selftest.{module}")
         try:
-            return getattr(face_check, name)()
-        except face_check.FaceCheckFailed as exc:
+            return getattr(checks, name)()
+        except getattr(checks, failure) as exc:
             raise CheckFailed(str(exc)) from exc
     return run
 
@@ -510,8 +512,11 @@ CHECKS: dict[str, tuple[str, Callable[[Context], str]]] = {
     "pdf": ("PDF page renders and its text extracts", check_pdf),
     "ocr": ("OCR models load and read a heading of the sample PDF", check_ocr),
     "opencv": ("OpenCV loads, CSRT tracks, JPEG round-trips", check_opencv),
-    "faces": ("the face detector loads and finds a face", _privacy_check("check_faces")),
-    "redact": ("blurred copies of videos keep every frame's time", _privacy_check("check_redaction")),
+    "faces": ("the face detector loads and finds a face", _check_of("face_check", "check_faces", "FaceCheckFailed")),
+    "redact": ("blurred copies of videos keep every frame's time",
+               _check_of("face_check", "check_redaction", "FaceCheckFailed")),
+    "people": ("the people detector finds the demo's worker",
+               _check_of("people_check", "check_people", "PeopleCheckFailed")),
     "project": ("project created, migrated, written, read back", check_project),
     "demo": ("demo project opens in the main window", check_demo),
 }

@@ -3,8 +3,8 @@
 #
 # The opencv-contrib-python-headless wheel carries every OpenCV and contrib module (DNN, video I/O with its own
 # FFmpeg, stitching, ...) and OpenBLAS with gfortran: about 180 MB of the Linux bundle. fieldstudio calls
-# core, imgproc (colour, resize, blur, perspective), imgcodecs (JPEG and PNG in and out) and the contrib CSRT
-# tracker (tracking, with video). This script builds the same release from its source distribution on PyPI
+# core, imgproc (colour, resize, blur, perspective), imgcodecs (JPEG and PNG in and out), the contrib CSRT
+# tracker (tracking, with video) and the HOG people detector (objdetect; xobjdetect from OpenCV 5). This script builds the same release from its source distribution on PyPI
 # (the same package name, version and cv2 module, built by the project's own setup.py) with those modules and
 # their dependencies only, no FFmpeg, GStreamer, LAPACK, OpenCL or IPP (whose binaries setup would download),
 # and keeps the wheel in CACHE_DIR for the next build.
@@ -27,8 +27,10 @@ version="$("$py" -c "import importlib.metadata as m; print(m.version('$dist'))" 
 
 # the modules: fieldstudio's calls (cv2 in fieldstudio/ and tests/), the tracker's dependencies, and features (features2d before OpenCV 5), without
 # which the build's typing-stub step fails (the stubs name cv2.Feature2D)
-case "$version" in 4.*) features=features2d ;; *) features=features ;; esac
-modules="core,imgproc,imgcodecs,$features,video,tracking,python3"
+# and the HOG people detector ("Detect people", the agent's detect_people, bodies in the privacy gate: issue 34),
+# which is objdetect's in OpenCV 4 and the contrib xobjdetect's from OpenCV 5 (cmake adds objdetect beneath it)
+case "$version" in 4.*) features=features2d hog=objdetect ;; *) features=features hog=xobjdetect ;; esac
+modules="core,imgproc,imgcodecs,$features,video,tracking,$hog,python3"
 cmake_args=(-DBUILD_LIST="$modules" -DWITH_FFMPEG=OFF -DWITH_GSTREAMER=OFF -DWITH_V4L=OFF -DWITH_IPP=OFF
             -DWITH_LAPACK=OFF -DWITH_EIGEN=OFF -DWITH_OPENCL=OFF -DWITH_ADE=OFF -DWITH_PROTOBUF=OFF
             -DBUILD_PROTOBUF=OFF -DWITH_OPENEXR=OFF -DBUILD_OPENEXR=OFF -DWITH_TBB=OFF -DWITH_ITT=OFF)

@@ -153,5 +153,12 @@ def test_add_says_and_stores_the_privacy_gate_and_privacy_changes_it(config_dir)
     assert changed.exit_code == 0 and stored(config_dir)["hosted"]["privacy"] == "send-as-is"
     refused = run("privacy", "hosted", "blur")
     assert refused.exit_code == 2 and "unknown privacy mode 'blur'" in refused.output
+    bodies = run("privacy", "hosted", "blur-faces", "--bodies")
+    assert bodies.exit_code == 0 and "whole people blurred too" in bodies.output
+    assert stored(config_dir)["hosted"]["privacy_bodies"] is True
+    assert run("privacy", "hosted", "send-as-is", "--bodies").exit_code == 2      # bodies go with blur-faces
+    kept = run("privacy", "hosted", "blur-faces")                                 # not given: the choice stays
+    assert "whole people blurred too" in kept.output and stored(config_dir)["hosted"]["privacy_bodies"] is True
+    run("privacy", "hosted", "send-as-is")
     listing = run("list").output
     assert "local-only" in listing and "send-as-is" in listing

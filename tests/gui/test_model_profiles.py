@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 
 from fieldstudio.gui.panels.model_profiles import ModelProfilesDialog
@@ -71,3 +73,27 @@ def test_the_privacy_gate_defaults_to_blur_faces_off_this_machine_and_is_saved(q
     assert (saved.privacy, saved.lan_ranges) == ("local-only", ["192.168.1.0/24"])
     editor.select("hosted")
     assert editor.privacy.mode.currentData() == "local-only" and editor.privacy.ranges.text() == "192.168.1.0/24"
+
+
+def test_also_blurring_whole_people_is_a_blur_faces_choice_and_is_saved(qtbot):
+    dialog = _new_profile_form(qtbot)
+    editor = dialog.editor
+    qtbot.keyClicks(editor.name, "hosted-bodies")
+    qtbot.keyClicks(editor.base_url, "https://api.example.com/v1")
+    qtbot.keyClicks(editor.model_id, "vlm")
+    assert editor.privacy.bodies.isEnabled() and not editor.privacy.bodies.isChecked()
+    assert "people's bodies are not blurred" in editor.privacy.note.text()
+    qtbot.mouseClick(editor.privacy.bodies, Qt.MouseButton.LeftButton)
+    assert "whole people are blurred too" in editor.privacy.note.text()
+    if shots := os.environ.get("FS_SHOTS"):
+        from PySide6.QtWidgets import QScrollArea
+
+        dialog.findChild(QScrollArea).ensureWidgetVisible(editor.privacy.note)
+        dialog.grab().save(f"{shots}/profile_blur_bodies.png")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert profiles.get_profile("hosted-bodies").privacy_bodies is True
+    editor.select("hosted-bodies")
+    assert editor.privacy.bodies.isChecked()
+    editor.privacy.mode.setCurrentIndex(editor.privacy.mode.findData("send-as-is"))
+    editor.privacy.mode.activated.emit(editor.privacy.mode.currentIndex())
+    assert not editor.privacy.bodies.isEnabled() and not editor.privacy.blur_bodies()   # nothing to blur

@@ -1,6 +1,6 @@
 """The agent's local tools (issue 34 item 4), driven by a scripted fake server: measure_distance through the demo's
 floor calibration gives the distance the demo's ruler reads; read_text gives what OCR reads; list_annotations the
-clip's events and segments; each call and its result are trace steps; a run without local tools is not offered
+clip's events and segments; detect_people the worker where marked by hand; each call and its result are trace steps; a run without local tools is not offered
 them (the same tasks, to compare)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from fieldstudio.inference.runs import queue as run_queue
 from fieldstudio.media.library import find_media
 from fieldstudio.store.models import Answer
 from tests.support.fake_openai import Reply, tool_reply
+from tests.support.people_frames import NO_HOG_REASON, hog_available
 from tests.support.run_fixtures import add_task, fake_profile
 
 
@@ -101,3 +102,27 @@ def test_follow_object_gives_the_box_the_clip_puts_there(project, tmp_path, fake
     assert step["action"] == "follow_object" and step["result"].startswith("on frame 40: ")
     x, y, w, h = (float(v) for v in step["result"].split(": ")[1].split(" ")[0].split(","))
     assert iou((x, y, x + w, y + h), truth(40, "wave")) >= 0.7
+
+
+@pytest.mark.skipif(not hog_available(), reason=NO_HOG_REASON)
+def test_detect_people_finds_the_worker_where_marked(demo_project, fake_openai):
+    from fieldstudio.core.box_overlap import box_iou
+    from tests.support.people_frames import MARKED_PEOPLE, WORKER_CLIP
+
+    p = demo_project
+    photo = find_media(p, "ppe_worker_hardhat_vest_warehouse_zone_frame045.png")   # frame 45 of the worker clip
+    task = add_task(p, "How many people are in the zone?", [(photo.file_name, photo.id)])
+    fake_openai.queue(tool_reply("detect_people", path=photo.file_name, frame="0"),
+                      tool_reply("send_msg_to_user", text="one"))
+    profile = fake_profile(fake_openai)
+    run_id = run_queue.create_run(p, profile, [task], "agent", params={"local_tools": "on"})
+    run_queue.execute_run(p, run_id, profile=profile)
+    first, second = fake_openai.chat_requests()
+    assert "detect_people" in [t["function"]["name"] for t in first.body["tools"]]
+    step = [t for t in _answer(p, run_id).trace if t["type"] == "step"][0]
+    assert step["action"] == "detect_people" and step["local"] is True
+    head, *boxes = step["result"].splitlines()
+    assert "on frame 0 (opencv-hog " in head and boxes
+    x, y, w, h = (float(v) for v in boxes[0].split(" ")[0].split(","))
+    assert box_iou((x, y, x + w, y + h), MARKED_PEOPLE[(WORKER_CLIP, 45)][0]) >= 0.5
+    assert boxes[0] in second.body["messages"][1]["content"]            # the planner saw the boxes

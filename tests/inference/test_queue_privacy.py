@@ -128,3 +128,34 @@ def test_an_image_that_did_not_go_through_the_gate_is_never_sent():
         run_queue.check_privacy(profile, prompt)
     assert caught.value.kind == "privacy_gate"
     run_queue.check_privacy(ModelProfile(name="local", base_url="http://127.0.0.1:1/v1", model="m"), prompt)
+
+
+def test_blurring_whole_people_in_a_run_is_recorded_and_verified(project, fake_openai, tmp_path):
+    """A blur-faces profile that also blurs whole people: the worker's legs (no face there) reach the server blurred,
+    the answer's frame keeps the people detector's version and boxes, and `runs verify` makes the frame again."""
+    from fieldstudio.core.box_overlap import box_iou
+    from fieldstudio.media import people
+    from fieldstudio.reproducibility import record, verify
+    from tests.support.people_frames import MARKED_PEOPLE, NO_HOG_REASON, WORKER_CLIP, hog_available, worker_photo
+
+    if not hog_available():
+        pytest.skip(NO_HOG_REASON)
+    photo = worker_photo(tmp_path)
+    ids = add_media(project, photo)
+    task = add_task(project, "Is the worker wearing a vest?", [(photo.name, ids[photo.name])])
+    profile = fake_profile(fake_openai, privacy="blur-faces", privacy_bodies=True)
+    run_id = run_queue.create_run(project, profile, [task])
+    run_queue.execute_run(project, run_id, profile=profile)
+    original = decode_rgb(photo.read_bytes())
+    (sent,) = _sent_images(_chat_requests(fake_openai)[-1])
+    x0, y0, x1, y1 = MARKED_PEOPLE[(WORKER_CLIP, 45)][0]
+    legs = (slice(y0 + (y1 - y0) // 2, y1), slice(x0, x1))
+    assert abs(sent[legs].astype(int) - original[legs]).mean() > 8
+    with project.read() as s:
+        (frame,) = s.scalars(select(Answer.frames)).one()
+    assert frame["redaction"]["body_detector"] == people.detector_version()
+    assert any(box_iou(b[:4], (x0, y0, x1, y1)) >= 0.5 for b in frame["redaction"]["body_boxes"])
+    path = tmp_path / "run.jsonl"
+    record.write_record(project, run_id, path)
+    result = verify.verify_record(record.read_record(path), project)
+    assert result.differences == [] and result.checked["frames"] == 1

@@ -71,3 +71,29 @@ def test_the_redactor_records_the_boxes_and_the_detector_and_refuses_without_one
         raise FaceModelError("the face model x.onnx cannot be loaded: damaged")
     with pytest.raises(gate.GateRefused, match="blurs faces and the face model x.onnx cannot be loaded"):
         gate.FaceRedactor(broken).redact(sample_rgb("astronaut"))
+
+
+def test_also_blurring_whole_people_blurs_the_worker_and_records_the_detector(monkeypatch):
+    from fieldstudio.core.box_overlap import box_iou
+    from fieldstudio.media import people
+    from tests.support.face_photos import shared_data_frame
+    from tests.support.people_frames import MARKED_PEOPLE, NO_HOG_REASON, WORKER_CLIP, hog_available
+    from tests.support.shared_data import SHARED_DATA
+
+    rgb = shared_data_frame(SHARED_DATA / "media" / WORKER_CLIP, 45)
+    x0, y0, x1, y1 = MARKED_PEOPLE[(WORKER_CLIP, 45)][0]
+    legs = (slice(y0 + (y1 - y0) // 2, y1), slice(x0, x1))          # no face there: only a body blur changes it
+    with monkeypatch.context() as m:
+        m.setattr(people, "available", lambda: False)                 # an OpenCV without the people detector
+        with pytest.raises(gate.GateRefused, match="also blurs whole people and this OpenCV .* no frame was sent"):
+            gate.FaceRedactor(bodies=True).redact(rgb)
+    if hog_available():
+        faces_only, plain = gate.FaceRedactor().redact(rgb)
+        assert "body_detector" not in plain and np.array_equal(faces_only[legs], rgb[legs])
+        blurred, record = gate.FaceRedactor(bodies=True).redact(rgb)
+        assert record["body_detector"] == people.detector_version() and record["detector"] == plain["detector"]
+        assert any(box_iou(b[:4], (x0, y0, x1, y1)) >= 0.5 for b in record["body_boxes"])
+        assert abs(blurred[legs].astype(int) - rgb[legs]).mean() > 8
+        assert gate.redactor_for("send-as-is", "blur-faces", bodies=True).bodies
+    else:
+        pytest.skip(NO_HOG_REASON)

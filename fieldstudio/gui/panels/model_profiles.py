@@ -332,7 +332,7 @@ class ModelProfilesEditor(QWidget):
             deadline_s=self.deadline.value(), max_reply_bytes=self.max_reply.value() * 1000,
             retries=self.retries.value(), concurrency=self.concurrency.value(),
             temperature=_optional_float(self.temperature, "Temperature"), seed=_optional_int(self.seed, "Seed"),
-            privacy=privacy, lan_ranges=lan_ranges)
+            privacy=privacy, lan_ranges=lan_ranges, privacy_bodies=self.privacy.blur_bodies())
         if kept_url:
             profile.url_secret_mask = previous.url_secret_mask   # its secret stays where it is (the keyring)
         if source == KEY_ENV and not profile.api_key_env:

@@ -3,7 +3,7 @@ what the gate does for the endpoint typed (``blur faces`` is the default for an 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
 
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.privacy import gate
@@ -12,7 +12,8 @@ _LABELS = {gate.BLUR_FACES: "Blur faces", gate.LOCAL_ONLY: "Local only", gate.SE
 
 
 class PrivacyGateForm:
-    """Three form rows: "Privacy gate" (a choice), "LAN ranges" and the note. Until the user picks a mode, the choice
+    """Four form rows: "Privacy gate" (a choice), "Also blur whole people" (with blur faces), "LAN ranges" and the
+    note. Until the user picks a mode, the choice
     follows the endpoint's default (`gate.default_mode`) as the base URL is typed."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -21,6 +22,11 @@ class PrivacyGateForm:
         for mode, label in _LABELS.items():
             self.mode.addItem(label, mode)
             self.mode.setItemData(self.mode.count() - 1, gate.MODES[mode], 3)      # Qt.ToolTipRole
+        self.bodies = QCheckBox("Also blur whole people", parent)
+        self.bodies.setObjectName("privacy_bodies")
+        self.bodies.setToolTip("With blur faces: also blur every person OpenCV's HOG people detector finds (boxes "
+                               "and the detector's version kept with each answer; HOG misses people seen from "
+                               "above or partly hidden)")
         self.ranges = QLineEdit(parent)
         self.ranges.setObjectName("lan_ranges")
         self.ranges.setPlaceholderText("counted as local, e.g. 192.168.1.0/24, 10.0.0.0/8")
@@ -31,10 +37,12 @@ class PrivacyGateForm:
         self._chosen = False
         self.mode.activated.connect(self._picked)
         self.ranges.textChanged.connect(lambda _text: self._follow())
+        self.bodies.toggled.connect(lambda _on: self._follow())
 
     def add_rows(self, form: QFormLayout) -> None:
         """Put the three rows at the end of `form`."""
         form.addRow("Privacy gate", self.mode)
+        form.addRow("", self.bodies)
         form.addRow("LAN ranges", self.ranges)
         form.addRow("", self.note)
 
@@ -43,6 +51,7 @@ class PrivacyGateForm:
         self._chosen = profile is not None and profile.privacy is not None
         self._url = profile.base_url if profile else ""
         self.ranges.setText(", ".join(profile.lan_ranges) if profile else "")
+        self.bodies.setChecked(bool(profile and profile.privacy_bodies))
         self._select(profile.privacy_mode if profile else gate.default_mode(""))
         self._follow()
 
@@ -50,6 +59,10 @@ class PrivacyGateForm:
         """The base URL typed: a gate not picked by the user becomes that endpoint's default."""
         self._url = url.strip()
         self._follow()
+
+    def blur_bodies(self) -> bool:
+        """Whether the profile saved also blurs whole people (only with blur faces)."""
+        return self.bodies.isChecked() and self.mode.currentData() == gate.BLUR_FACES
 
     def values(self) -> tuple[str, list[str]]:
         """(the mode, the LAN ranges) for the profile saved."""
@@ -71,6 +84,9 @@ class PrivacyGateForm:
         where = "on this machine or a listed LAN range" if default == gate.SEND_AS_IS else "not on this machine"
         note = (f"This endpoint is {where}: the default is {_LABELS[default].lower()}. "
                 f"{_LABELS[self.mode.currentData()]}: {gate.MODES[self.mode.currentData()]}.")
-        if self.mode.currentData() == gate.BLUR_FACES:
-            note += " The boxes blurred are kept with each answer; people's bodies are not blurred."
+        blurring = self.mode.currentData() == gate.BLUR_FACES
+        self.bodies.setEnabled(blurring)
+        if blurring:
+            note += (" The boxes blurred are kept with each answer; " + (
+                "whole people are blurred too." if self.bodies.isChecked() else "people's bodies are not blurred."))
         self.note.setText(note)

@@ -214,7 +214,9 @@ class AnswerExecutor:
         self.use_cache = use_cache
         self.cancelled = cancelled
         self.strategy = get_strategy(run.strategy or GENERAL_STRATEGY)
-        self.encoder = FrameEncoder(project, redactor=redactor_for(profile.privacy_mode, vision and vision.privacy_mode))
+        self.encoder = FrameEncoder(project, redactor=redactor_for(
+            profile.privacy_mode, vision and vision.privacy_mode,
+            bodies=profile.privacy_bodies or bool(vision and vision.privacy_bodies)))
         self.params = dict((run.params or {}).get("strategy_params") or {})
         self._clients: dict[str, Any] = {}
         self.tasks: dict[str, Any] = {}

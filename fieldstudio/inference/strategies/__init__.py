@@ -94,7 +94,7 @@ def preview(project: Project, task_id: str, strategy: str, profile: ModelProfile
     from fieldstudio.inference.inputs import load_task
     from fieldstudio.privacy.gate import GateRefused, redactor_for
 
-    encoder = FrameEncoder(project, redactor=redactor_for(profile.privacy_mode))
+    encoder = FrameEncoder(project, redactor=redactor_for(profile.privacy_mode, bodies=profile.privacy_bodies))
     try:
         ctx = StrategyContext(project, encoder, profile, dict(params or {}))
         return get_strategy(strategy).build(ctx, load_task(project, task_id))

@@ -90,7 +90,8 @@ TOOL_CALLING = Parameter("tool_calling", str, "auto", choices=("auto", "off"), a
 
 LOCAL_TOOLS_PARAM = Parameter("local_tools", str, "off", choices=("off", "on"), label="Local tools",
                               help="on: the planner may also call tools computed on this machine: measure_distance "
-                                   "(calibrations), read_text (OCR), follow_object (tracker), list_annotations; off: FieldWorkArena's "
+                                   "(calibrations), read_text (OCR), follow_object (tracker), detect_people (HOG), list_annotations; "
+                                   "off: FieldWorkArena's "
                                    "actions only")
 """Whether the planner is offered the local tools (``agent_tools``); a run with and one without compare them."""
 

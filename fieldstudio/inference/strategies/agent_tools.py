@@ -8,13 +8,13 @@ what the supervisor already has: the calibrations, OCR and the annotations (issu
   for the whole frame), or on a document's page (``frame`` is then the 1-based page number).
 * ``follow_object(path, frame, box, to_frame)``: the tracker (CSRT, ``annotations.tracking``) follows the box
   ``"x,y,w,h"`` from ``frame`` to ``to_frame``; its box there, or where and why it lost the object.
+* ``detect_people(path, frame)``: the people OpenCV's HOG detector finds on a photo or video frame (``media.people``,
+  as "Detect people" in the window): each box ``x,y,w,h`` in upright full-resolution pixels with its score.
 * ``list_annotations(path)``: the events and segments annotated on a clip, with their labels and times.
 
 Arguments are strings, as the FieldWorkArena actions' are. A tool's result is a short text for the planner; a
 tool that cannot answer (no calibration, a point beyond the horizon, no such frame) says why in its result.
 Each call and its result are the agent's trace steps (``action``, ``args``, ``result``, ``local: true``).
-Not done here: detecting people (OpenCV's HOG detector is not in the minimal OpenCV build, which lacks
-``objdetect``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ LOCAL_TOOLS: dict[str, tuple[tuple[str, ...], str]] = {
     "follow_object": (("path", "frame", "box", "to_frame"),
                       "Follow an object through a video with the tracker on this machine: box \"x,y,w,h\" in pixels "
                       "on frame (0-based); gives its box on to_frame, or where and why it was lost."),
+    "detect_people": (("path", "frame"),
+                      "People found on this machine by a HOG people detector in a photo or video frame (frame: "
+                      "0-based index, 0 for a photo): one line per person, its box \"x,y,w,h\" in pixels and a "
+                      "score (higher is surer; it misses people much smaller than 100 px or seen from above)."),
     "list_annotations": (("path",),
                          "The events and segments annotated on a video, with their labels and times."),
 }
@@ -111,6 +115,22 @@ def _follow(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: 
     return where if result.stop == "reached" else f"{result.stop}: {result.message}; last box {where}"
 
 
+def _people(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: ANN001
+    from fieldstudio.media import people
+    from fieldstudio.media.frames import get_frame
+
+    if inp.kind not in ("image", "video"):
+        return f"{inp.name} is a {inp.kind}: detect_people needs a photo or a video frame"
+    index = _frame(inp, args.get("frame", "0"))
+    found = people.detect_people(get_frame(project, inp.media.id, index).rgb)
+    if not found:
+        return f"no person found on frame {index} ({people.detector_version()})"
+    lines = [f"{len(found)} {'person' if len(found) == 1 else 'people'} on frame {index} "
+             f"({people.detector_version()}; x,y,w,h score):"]
+    lines += [f"{b.x0:.0f},{b.y0:.0f},{b.x1 - b.x0:.0f},{b.y1 - b.y0:.0f} {b.score:.2f}" for b in found]
+    return "\n".join(lines)
+
+
 def _annotations(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # noqa: ANN001, ARG001
     from fieldstudio.annotations.annotation_records import list_annotations
 
@@ -130,4 +150,5 @@ def _annotations(project, inp: TaskInputSpec, args: dict[str, str]) -> str:  # n
 
 
 _TOOLS: dict[str, Callable[[Any, TaskInputSpec, dict[str, str]], str]] = {
-    "measure_distance": _measure, "read_text": _read, "follow_object": _follow, "list_annotations": _annotations}
+    "measure_distance": _measure, "read_text": _read, "follow_object": _follow, "detect_people": _people,
+    "list_annotations": _annotations}

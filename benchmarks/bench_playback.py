@@ -13,7 +13,8 @@ without arguments):
   the clip's frame rate times the speed (120 a second for 1080p30 at 4x, twice what a 60 Hz screen shows); one
   delivered and not shown was replaced by the next before the GUI thread took it (counted as "replaced"), so the
   ratio is the share of libVLC's pictures the window kept up with, whatever the screen's refresh. The pictures
-  shown a second are printed beside it.
+  shown a second, and those libVLC decoded but dropped itself as late (never delivered: its media statistics'
+  ``lost_pictures``), are printed beside it.
 - ``index``: the packet index of a 60 min 1080p30 clip vs ``ffprobe -show_entries packet=pts_time``
   (target <= 1.0x); time from adding the file (after the copy into the library) to its first exact
   frame decoded (target <= 2 s); the decoded index of the 60 s 1080p clip vs ``ffprobe -show_entries
@@ -156,10 +157,17 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     _wait(int(seconds * 1000 / 2))
     stats = w.view.video.playback_stats()
     played_s = time.monotonic() - started
+    lost = None  # pictures libVLC decoded and dropped itself, late, before its display (never delivered to us)
+    if w.view.video._vlc is not None and w.view.video._vlc.player.get_media() is not None:
+        import vlc
+
+        media_stats = vlc.MediaStats()
+        if w.view.video._vlc.player.get_media().get_stats(media_stats):
+            lost = media_stats.lost_pictures
     render = list(w.view.video._vlc.render_size) if w.view.video._vlc is not None else None
     w.view.video.pause()
     sampler.stop()
-    print(json.dumps({**stats, "seconds": played_s, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
+    print(json.dumps({**stats, "seconds": played_s, "lost_by_libvlc": lost, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
                       "render_size": render, "status": status, "decoded_frames": w.view.video._decoded_index}),
           flush=True)
     w.close()
@@ -267,6 +275,8 @@ def _play_line(what: str, out: dict, target: float | None) -> float:
     ratio = out["shown"] / out["delivered"] if out["delivered"] else float("nan")
     goal = f" (target >= {target:.2f})" if target else ""
     rate = f" ({out['shown'] / out['seconds']:.0f} shown a second)" if out.get("seconds") else ""
+    if out.get("lost_by_libvlc") is not None:
+        rate += f"; {out['lost_by_libvlc']} dropped by libVLC itself, late, before delivering them"
     print(f"{what}: {out['shown']} shown / {out['delivered']} delivered by libVLC = {ratio:.3f}{goal}{rate}; "
           f"{out['dropped']} replaced before the canvas took them; libVLC scaled to {out['render_size']}; "
           f"{out['boxes_playing']} boxes on top; peak RSS {out['peak_rss_mb']:.0f} MB; status {out['status']}")

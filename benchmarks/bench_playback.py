@@ -9,7 +9,12 @@ without arguments):
   and under Xvfb (when ``Xvfb`` is installed), then 1080p offscreen at 0.25x and 4x and shuttled
   backwards (J, J: the frame decoder at -2x, for information); peak resident memory while playing
   1080p and while playing 4K (each target <= 600 MB, the 4K one set by issue 37). "Shown" is a picture the
-  canvas painted (``VideoFrameItem.painted``); "delivered" is a picture libVLC displayed into our buffers.
+  canvas painted (``VideoFrameItem.painted``); "delivered" is a picture libVLC displayed into our buffers, at
+  the clip's frame rate times the speed (120 a second for 1080p30 at 4x, twice what a 60 Hz screen shows); one
+  delivered and not shown was replaced by the next before the GUI thread took it (counted as "replaced"), so the
+  ratio is the share of libVLC's pictures the window kept up with, whatever the screen's refresh. The pictures
+  shown a second, and those libVLC decoded but dropped itself as late (never delivered: its media statistics'
+  ``lost_pictures``), are printed beside it.
 - ``index``: the packet index of a 60 min 1080p30 clip vs ``ffprobe -show_entries packet=pts_time``
   (target <= 1.0x); time from adding the file (after the copy into the library) to its first exact
   frame decoded (target <= 2 s); the decoded index of the 60 s 1080p clip vs ``ffprobe -show_entries
@@ -143,6 +148,7 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     else:
         w.view.video.set_rate(rate)
         w.view.video.play()
+    started = time.monotonic()
     _wait(int(seconds * 1000 / 2))
     status.append(w.frame_label.text())
     boxes_playing = sum(isinstance(i, BoxItem) and i.isVisible() for i in w.view.canvas.scene().items())
@@ -150,10 +156,18 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
         w.grab().save(os.environ["BENCH_SCREENSHOT"])
     _wait(int(seconds * 1000 / 2))
     stats = w.view.video.playback_stats()
+    played_s = time.monotonic() - started
+    lost = None  # pictures libVLC decoded and dropped itself, late, before its display (never delivered to us)
+    if w.view.video._vlc is not None and w.view.video._vlc.player.get_media() is not None:
+        import vlc
+
+        media_stats = vlc.MediaStats()
+        if w.view.video._vlc.player.get_media().get_stats(media_stats):
+            lost = media_stats.lost_pictures
     render = list(w.view.video._vlc.render_size) if w.view.video._vlc is not None else None
     w.view.video.pause()
     sampler.stop()
-    print(json.dumps({**stats, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
+    print(json.dumps({**stats, "seconds": played_s, "lost_by_libvlc": lost, "peak_rss_mb": max(peak), "boxes": boxes, "boxes_playing": boxes_playing,
                       "render_size": render, "status": status, "decoded_frames": w.view.video._decoded_index}),
           flush=True)
     w.close()
@@ -260,7 +274,10 @@ def _play_line(what: str, out: dict, target: float | None) -> float:
     """Print one playing run; returns its shown / delivered ratio."""
     ratio = out["shown"] / out["delivered"] if out["delivered"] else float("nan")
     goal = f" (target >= {target:.2f})" if target else ""
-    print(f"{what}: {out['shown']} shown / {out['delivered']} delivered by libVLC = {ratio:.3f}{goal}; "
+    rate = f" ({out['shown'] / out['seconds']:.0f} shown a second)" if out.get("seconds") else ""
+    if out.get("lost_by_libvlc") is not None:
+        rate += f"; {out['lost_by_libvlc']} dropped by libVLC itself, late, before delivering them"
+    print(f"{what}: {out['shown']} shown / {out['delivered']} delivered by libVLC = {ratio:.3f}{goal}{rate}; "
           f"{out['dropped']} replaced before the canvas took them; libVLC scaled to {out['render_size']}; "
           f"{out['boxes_playing']} boxes on top; peak RSS {out['peak_rss_mb']:.0f} MB; status {out['status']}")
     return ratio

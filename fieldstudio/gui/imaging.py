@@ -37,6 +37,19 @@ def screen_image_from_rgb(rgb: np.ndarray) -> QImage:
     return QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).convertToFormat(QImage.Format.Format_RGB32)
 
 
+def screen_image_from_bgra(bgra: np.ndarray) -> QImage:
+    """A QImage (Format_RGB32) holding its own copy of an (H, W, 4) uint8 array of B, G, R, 255 (what
+    ``FrameReader.get_bgra`` makes): the same image as ``screen_image_from_rgb`` of its RGB, by a copy instead
+    of a conversion. Raises ValueError for another shape or dtype."""
+    import numpy as np
+
+    if bgra.ndim != 3 or bgra.shape[2] != 4 or bgra.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 4) uint8 array, got {bgra.shape} {bgra.dtype}")
+    bgra = np.ascontiguousarray(bgra)
+    h, w, _ = bgra.shape
+    return QImage(bgra.data, w, h, 4 * w, QImage.Format.Format_RGB32).copy()
+
+
 def rgb_from_qimage(image: QImage) -> np.ndarray:
     """An (H, W, 3) uint8 RGB copy of any QImage (converted to RGB888 first)."""
     import numpy as np

@@ -97,18 +97,23 @@ class FrameSource:
         """
         if isinstance(media, str):
             media = library.find_media(self.project, media)
-        if media.status != "ok":
-            raise MediaError(library.media_path(self.project, media), media.error or "is unreadable")
+        _check_readable(self.project, media)
         if media.kind == "image":
             if index != 0:
                 raise IndexError(f"{media.file_name}: a photo has only frame 0")
             rgb = images.read_image(library.require_file(self.project, media))
             return Frame(rgb, media.id, 0, None, None)
-        if media.kind != "video":
-            raise MediaError(library.media_path(self.project, media), "is a document, not an image or video")
         r = self.reader(media)
         rgb = r.get(index)
         return Frame(rgb, media.id, index, int(r.table.pts[index]), r.seconds(index))
+
+    def get_bgra(self, media: Media, index: int) -> np.ndarray:
+        """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen
+        (``FrameReader.get_bgra``). Raises as ``get``; MediaError for a photo too."""
+        _check_readable(self.project, media)
+        if media.kind != "video":
+            raise MediaError(library.media_path(self.project, media), "is not a video")
+        return self.reader(media).get_bgra(index)
 
     def close(self) -> None:
         """Close every open decoder."""
@@ -116,6 +121,14 @@ class FrameSource:
             for r in self._readers.values():
                 r.close()
             self._readers.clear()
+
+
+def _check_readable(project: Project, media: Media) -> None:
+    """Raises MediaError unless ``media`` is a readable photo or video."""
+    if media.status != "ok":
+        raise MediaError(library.media_path(project, media), media.error or "is unreadable")
+    if media.kind not in ("image", "video"):
+        raise MediaError(library.media_path(project, media), "is a document, not an image or video")
 
 
 def get_frame(project: Project, media: Media | str, index: int = 0) -> Frame:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtGui import QImage, QPixmap, qRgb
 
-from fieldstudio.gui.imaging import rgb_from_qimage, screen_image_from_rgb
+from fieldstudio.gui.imaging import rgb_from_qimage, screen_image_from_bgra, screen_image_from_rgb
 
 
 def test_a_frame_for_the_screen_keeps_every_pixel_and_owns_them(qapp):
@@ -26,3 +27,16 @@ def test_its_pixmap_shares_the_pixels_instead_of_converting_them(qapp):
     assert QPixmap.fromImage(image).toImage().cacheKey() == image.cacheKey()
     converted = QImage(image).convertToFormat(QImage.Format.Format_RGB888)
     assert QPixmap.fromImage(converted).toImage().cacheKey() != converted.cacheKey()
+
+
+def test_a_bgra_frame_for_the_screen_is_the_same_image_by_a_copy(qapp):
+    rng = np.random.default_rng(5)
+    rgb = rng.integers(0, 256, size=(6, 9, 3), dtype=np.uint8)
+    bgra = np.dstack([rgb[..., 2], rgb[..., 1], rgb[..., 0], np.full(rgb.shape[:2], 255, np.uint8)])
+    image = screen_image_from_bgra(bgra)
+    bgra[:] = 0                                          # the image holds its own pixels
+    assert image.format() == QImage.Format.Format_RGB32
+    assert image == screen_image_from_rgb(rgb)
+    assert np.array_equal(rgb_from_qimage(image), rgb)
+    with pytest.raises(ValueError):
+        screen_image_from_bgra(rgb)

@@ -54,6 +54,10 @@ def test_pixels_equal_ffmpeg(clips, name, n):
     assert ours.shape == theirs.shape
     assert np.abs(ours.astype(int) - theirs.astype(int)).mean() < 1.0
     assert read_barcode(ours, probe.rotation) == n
+    # the viewer's picture (Qt's RGB32 bytes, B, G, R, 255): the same swscale conversion, to the byte, and opaque
+    bgra = reader.get_bgra(n)
+    assert bgra.shape == (*ours.shape[:2], 4) and (bgra[..., 3] == 255).all()
+    assert np.array_equal(bgra[..., 2::-1], ours)
 
 
 @pytest.mark.parametrize("deg", [90, 180, 270])

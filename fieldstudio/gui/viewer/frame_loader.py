@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
-from fieldstudio.gui.imaging import screen_image_from_rgb
+from fieldstudio.gui.imaging import screen_image_from_bgra, screen_image_from_rgb
 
 if TYPE_CHECKING:
     from fieldstudio.media.frames import FrameSource
@@ -117,13 +117,14 @@ class FrameLoader(QObject):
                 if media.kind == "image":
                     # a reduced decode keeps a 12000 x 12000 photo within memory; the canvas scales it
                     # back so that coordinates stay full-resolution pixels
-                    rgb = images.read_image(library.require_file(self.source.project, media),
-                                            max_side=MAX_DISPLAY_SIDE)
+                    # RGB32: the GUI thread makes its pixmap without a conversion
+                    image = screen_image_from_rgb(images.read_image(library.require_file(self.source.project, media),
+                                                                    max_side=MAX_DISPLAY_SIDE))
                 else:
                     if not req.exact:
                         index = self.source.reader(media).table.keyframe_at_or_before(index)
-                    rgb = self.source.get(media, index).rgb
-                image = screen_image_from_rgb(rgb)  # the GUI thread makes its pixmap without a conversion
+                    # made in the pixmap's format by the decoder's own conversion: no second pass over the picture
+                    image = screen_image_from_bgra(self.source.get_bgra(media, index))
             except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
                 log.exception("decoding %s frame %s failed", req.media_id, req.index)
                 self.failed.emit(req.token, req.media_id, str(exc))

@@ -31,11 +31,11 @@ CLOCK_TIP = ("(clock): coded while libVLC played, and the picture shown at the k
 def event_cells(e: BehaviourEvent) -> tuple[str, ...]:
     """The texts of ``e``'s row, one per column of ``EVENT_COLUMNS`` (start and stop as frame and PTS time; a frame
     left on the playback clock's estimate says "(clock)")."""
-    def mark(found: str) -> str:
-        return "  (clock)" if found == "clock" else ""
+    def mark(found: str) -> str:  # right after the frame: a narrow column elides the time, not the mark
+        return " (clock)" if found == "clock" else ""
 
-    stop = "running" if e.is_open else f"{e.end_frame_index}  {format_pts(e.stop_s)}{mark(e.end_frame_found)}"
-    return (f"{e.frame_index}  {format_pts(e.start_s)}{mark(e.frame_found)}", "" if e.type == "point" else stop,
+    stop = "running" if e.is_open else f"{e.end_frame_index}{mark(e.end_frame_found)}  {format_pts(e.stop_s)}"
+    return (f"{e.frame_index}{mark(e.frame_found)}  {format_pts(e.start_s)}", "" if e.type == "point" else stop,
             e.subject, e.behaviour, ", ".join(e.modifiers), e.coder)
 
 

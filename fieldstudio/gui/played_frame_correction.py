@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QObject
 
 from fieldstudio.core.errors import FieldstudioError
 
 if TYPE_CHECKING:
+    import numpy as np  # not at import: the window's cold start imports no numpy
+
     from fieldstudio.media.frames import FrameSource
     from fieldstudio.media.picture_match import PictureMatch
     from fieldstudio.store.edits import Edit

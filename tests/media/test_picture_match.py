@@ -63,3 +63,11 @@ def test_a_picture_of_no_frame_nearby_stays_on_the_clock(clip):
 def test_an_estimate_outside_the_video_is_refused(clip):
     with pytest.raises(ValueError, match="outside"):
         pm.match_picture(clip.get(0), clip.get, 120, len(clip))
+
+
+def test_with_one_frame_to_compare_only_the_threshold_decides(clip):
+    # frame 0: no frame before it, so its run cannot start earlier
+    alone = pm.match_picture(_shown(clip.get(0)), clip.get, 0, len(clip), radius=0)
+    assert (alone.found, alone.frame_index, alone.second) == (pm.PICTURE, 0, None), alone.why
+    other = pm.match_picture(_shown(clip.get(100)), clip.get, 0, len(clip), radius=0)
+    assert (other.found, other.frame_index, other.second) == (pm.CLOCK, 0, None), other.why

@@ -125,6 +125,10 @@ def register(app: typer.Typer) -> None:
         modifier: Annotated[Optional[list[str]], typer.Option("--modifier", help="modifier (repeat)")] = None,
         coder: Annotated[Optional[str], typer.Option("--coder", help="who codes (default: $FIELDSTUDIO_USER "
                                                      "or the login name)")] = None,
+        picture: Annotated[Optional[Path], typer.Option(
+            "--picture", help="the picture on show when the key was pressed while playing (a screenshot of the "
+            "video): recorded on the frame whose pixels it shows, searched 12 frames either side of --frame "
+            "(frame_found picture); with no clear match on --frame (frame_found clock)")] = None,
     ) -> None:
         """Record a behaviour as its key would in the window: a point event, a state's start or its stop (and the
         stop of the running exclusive states)."""
@@ -137,10 +141,14 @@ def register(app: typer.Typer) -> None:
             video = library.find_media(p, media)
             if subject:
                 eth.load(p).subject(subject)
+            found, why = "", ""
+            if picture is not None:
+                frame, found, why = _frame_of_picture(p, video, picture, frame)
             edit, message = coding.code_behaviour(p, eth.load(p), video.id, behaviour, frame, subject=subject,
-                                                  modifiers=tuple(modifier or ()), coder=coder or current_user())
+                                                  modifiers=tuple(modifier or ()), coder=coder or current_user(),
+                                                  found=found)
             edit.do()
-        cli_support.out.print(message, markup=False)
+        cli_support.out.print(message + (f" (found by the {found}: {why})" if found else ""), markup=False)
 
     @group.command("events")
     def events_cmd(project: cli_support.ProjectArg, media: MediaArg, coder: CoderOpt = None,
@@ -156,12 +164,17 @@ def register(app: typer.Typer) -> None:
             cli_support.out.print_json(json.dumps([
                 {"id": e.id, "behaviour": e.behaviour, "subject": e.subject, "modifiers": list(e.modifiers),
                  "type": e.type, "frame_index": e.frame_index, "start_s": e.start_s,
-                 "end_frame_index": e.end_frame_index, "stop_s": e.stop_s, "coder": e.coder} for e in rows]))
+                 "end_frame_index": e.end_frame_index, "stop_s": e.stop_s, "coder": e.coder,
+                 "frame_found": e.frame_found or None, "end_frame_found": e.end_frame_found or None} for e in rows]))
             return
         for e in rows:
-            stop = "running" if e.is_open else f"{e.end_frame_index} ({e.stop_s:.3f} s)"
+            def by(found: str) -> str:
+                return ", clock" if found == "clock" else ""
+
+            stop = "running" if e.is_open else f"{e.end_frame_index} ({e.stop_s:.3f} s{by(e.end_frame_found)})"
             cli_support.out.print(
-                f"{e.id}  {e.subject or '-'}  {e.behaviour}  {e.type}  frame {e.frame_index} ({e.start_s:.3f} s)"
+                f"{e.id}  {e.subject or '-'}  {e.behaviour}  {e.type}  frame {e.frame_index} ({e.start_s:.3f} s"
+                f"{by(e.frame_found)})"
                 + ("" if e.type == "point" else f" to {stop}")
                 + (f"  [{', '.join(e.modifiers)}]" if e.modifiers else "") + f"  by {e.coder}", markup=False)
         cli_support.out.print(f"{len(rows)} event(s)")
@@ -251,3 +264,18 @@ def register(app: typer.Typer) -> None:
             cli_support.out.print(line, markup=False)
         raise typer.Exit(0 if report.events else 1)
 
+
+
+def _frame_of_picture(project, video, picture: Path, estimate: int) -> tuple[int, str, str]:  # noqa: ANN001
+    """The frame ``picture`` shows near ``estimate`` (``media.picture_match``), how it was found, and why."""
+    from fieldstudio.media.frames import FrameSource
+    from fieldstudio.media.images import read_image
+    from fieldstudio.media.picture_match import match_picture
+
+    source = FrameSource(project, max_readers=1)
+    try:
+        reader = source.reader(video)
+        match = match_picture(read_image(picture), reader.get, estimate, len(reader))
+    finally:
+        source.close()
+    return match.frame_index, match.found, match.why

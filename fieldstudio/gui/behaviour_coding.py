@@ -4,9 +4,11 @@ While Annotate ▸ Code behaviours by key is on, a key of the ethogram pressed o
 in a text field) is taken before the window's shortcuts: a subject's key makes it the current subject (again:
 no focal subject), a behaviour's key records it through ``annotations.behaviour.coding.code_behaviour`` on the
 frame on screen: paused or stepped, ``ViewState.video_frame()`` (the exact frame whose PTS the status bar shows);
-while libVLC plays, the frame of the picture drawn last (``VideoController.played_frame``: libVLC's pictures carry
-no PTS, so it is the frame the playback clock had reached when that picture was drawn; the state's frame follows
-it only every 0.1 s). A behaviour with
+while libVLC plays, first the frame of the picture drawn last (``VideoController.played_frame``: libVLC's pictures
+carry no PTS, so it is the frame the playback clock had reached when that picture was drawn; the state's frame
+follows it only every 0.1 s), marked "clock"; then that picture, kept at the key press, is matched to the exact
+frames around the estimate on a worker and the event moved to the frame it shows
+(``gui.played_frame_correction``, a separate undo step "Frame corrected"). A behaviour with
 modifiers asks for one in a small menu at the pointer when it starts or is recorded (Esc: none). Each key is one
 undoable edit on the viewer's undo stack. Keys that are not in the ethogram keep their usual meaning.
 
@@ -24,6 +26,8 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockW
                                QPlainTextEdit, QTextEdit)
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.imaging import rgb_from_qimage
+from fieldstudio.gui.played_frame_correction import PlayedFrameCorrection
 
 if TYPE_CHECKING:
     from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
@@ -34,9 +38,10 @@ if TYPE_CHECKING:
 _TYPING = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
 # measured by benchmarks/bench_behaviour.py (a barcode clip, the frame read back from the picture on show)
 PLAYING_BOUND = ("The ethogram's keys record behaviours on the frame shown. Paused or stepping: exactly that frame. "
-                 "While the video plays, libVLC's pictures carry no time stamp: the frame recorded is the playback "
-                 "clock's at the picture on show, measured from 9 frames before it to 2 after on a loaded "
-                 "machine; pause or step to put an event on the exact frame")
+                 "While the video plays, libVLC's pictures carry no time stamp: the event is recorded at once on the "
+                 "playback clock's frame, then moved to the frame whose pixels match the picture that was on show "
+                 "(searched 12 frames either side; a separate undo step \"Frame corrected\"). Where no frame "
+                 "matches clearly, it stays on the clock's frame, shown \"(clock)\" in the Events list")
 MAX_RECENT_CODERS = 10
 
 
@@ -110,6 +115,7 @@ class BehaviourCoding(QObject):
         window.annotator.edited.connect(self._edited)
         window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
         self._lanes: dict[str, list[Lane]] | None = None  # per subject, None: to be laid out again
+        self.correction = PlayedFrameCorrection(window)
         window.view_menu.addAction(self.dock.toggleViewAction())
         QApplication.instance().installEventFilter(self)
 
@@ -156,6 +162,7 @@ class BehaviourCoding(QObject):
         return self._ethogram
 
     def _project_changed(self, _project: object) -> None:
+        self.correction.close()
         self._ethogram = None
         self.subject = ""
         self.follow()
@@ -322,7 +329,11 @@ class BehaviourCoding(QObject):
         frame = self.state.video_frame()
         video = getattr(self.window.view, "video", None)
         played = video.played_frame() if video is not None and video.playing else None
-        frame = played if played is not None and frame is not None else frame
+        picture = None
+        if played is not None and frame is not None:
+            frame = played
+            shown = self.window.view.canvas.video_item.image()  # libVLC's picture on show
+            picture = None if shown.isNull() else rgb_from_qimage(shown)
         media, project = self.state.media, self.state.project
         item = self.ethogram().by_key(key)
         if item is None or frame is None or media is None or project is None:
@@ -339,11 +350,14 @@ class BehaviourCoding(QObject):
             modifiers = self.choose_modifiers(item)
         try:
             edit, message = coding.code_behaviour(project, self.ethogram(), media.id, item.name, frame,
-                                                  subject=self.subject, modifiers=modifiers, coder=self.coder)
+                                                  subject=self.subject, modifiers=modifiers, coder=self.coder,
+                                                  found="clock" if picture is not None else "")
             self.window.annotator.apply_or_raise(edit)
         except FieldstudioError as exc:
             self.window.notify(str(exc))
             return str(exc)
+        if picture is not None:
+            self.correction.submit(project, media, edit, frame, picture)
         self.window.notify(message)
         return message
 

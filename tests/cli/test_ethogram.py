@@ -71,3 +71,30 @@ def test_ethogram_coded_budgeted_compared_and_exported(video_project_file, tmp_p
     run("remove", p, "walk")
     assert "2 behaviour(s)" in run("show", p)
     assert "3 behaviour(s), 1 subject(s)" in run("import", p, str(tmp_path / "eth.json"))
+
+
+def test_code_with_the_picture_shown_records_on_the_frame_it_shows(tmp_path, clips, wide_console):
+    """``--picture``: a screenshot taken while playing goes on the frame whose pixels it shows near ``--frame``;
+    a picture of no frame nearby stays on ``--frame``, marked clock (listed so)."""
+    import cv2
+
+    from tests.support.run_fixtures import add_media
+    from tests.support.video_fixtures import ffmpeg_frame
+
+    path = tmp_path / "play.fieldstudio"
+    p = Project.create(path)
+    add_media(p, clips["cfr_bframes"])
+    p.close()
+    clip = clips["cfr_bframes"].name
+    shot, far = tmp_path / "shot.png", tmp_path / "far.png"
+    # frames decoded by the ffmpeg CLI, scaled as a player would show them (PNG holds BGR for OpenCV)
+    cv2.imwrite(str(shot), cv2.resize(ffmpeg_frame(clips["cfr_bframes"], 57), (600, 360))[..., ::-1])
+    cv2.imwrite(str(far), cv2.resize(ffmpeg_frame(clips["cfr_bframes"], 200), (600, 360))[..., ::-1])
+    run("add-behaviour", str(path), "look", "--key", "k", "--point")
+    out = run("code", str(path), clip, "look", "--frame", "60", "--picture", str(shot), "--coder", "ann")
+    assert out.startswith("look on frame 57 (found by the picture: frame 57 shows the picture")
+    out = run("code", str(path), clip, "look", "--frame", "120", "--picture", str(far), "--coder", "ann")
+    assert out.startswith("look on frame 120 (found by the clock: no frame within 12 of 120")
+    listed = json.loads(run("events", str(path), clip, "--json"))
+    assert [(e["frame_index"], e["frame_found"]) for e in listed] == [(57, "picture"), (120, "clock")]
+    assert "frame 120 (4.000 s, clock)" in run("events", str(path), clip)

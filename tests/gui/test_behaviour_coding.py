@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import cv2
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from fieldstudio.annotations.behaviour import ethogram as eth
 from fieldstudio.annotations.behaviour import observations
 from fieldstudio.gui.ethogram_dialog import EthogramDialog
 from tests.support.gui_support import open_media, wait_idle
+from tests.support.video_fixtures import ffmpeg_frame, read_barcode
 
 SHOTS = Path(os.environ.get("FIELDSTUDIO_SHOTS", "/tmp/shots/ethogram"))
 
@@ -197,6 +199,51 @@ def test_a_key_while_playing_records_the_frame_on_screen(window, qtbot, clips):
     coding.coding_action.setChecked(False)
     qtbot.keyClick(window.view.canvas, "k")                 # not coding: the key codes nothing
     assert len(events.list_events(window.state.project, mid)) == 1
+
+
+def _press_while_playing(window, qtbot, monkeypatch, picture, estimate: int) -> None:
+    """Press "k" as if libVLC played and showed ``picture`` (RGB) with its clock at ``estimate``; wait for the
+    match."""
+    from fieldstudio.gui.imaging import qimage_from_rgb
+
+    video = window.view.video
+    monkeypatch.setattr(type(video), "playing", property(lambda _self: True))
+    monkeypatch.setattr(video, "played_frame", lambda: estimate)
+    window.view.canvas.video_item.set_frame(qimage_from_rgb(cv2.resize(picture, (641, 385))), 1)
+    qtbot.keyClick(window.view.canvas, "k")
+    monkeypatch.undo()
+    qtbot.waitUntil(lambda: window.behaviour.correction.pending == 0, timeout=10000)
+
+
+@pytest.mark.gui
+def test_a_key_while_playing_moves_to_the_frame_whose_picture_was_shown(window, qtbot, clips, monkeypatch):
+    coding, mid = _coding_look(window, qtbot, clips)
+    clip = clips["cfr_bframes"]
+    shown = ffmpeg_frame(clip, 57)  # decoded by the ffmpeg CLI, not by fieldstudio
+    _press_while_playing(window, qtbot, monkeypatch, shown, 60)
+    (event,) = events.list_events(window.state.project, mid)
+    assert (event.frame_index, event.frame_found) == (57, "picture")
+    assert read_barcode(shown) == 57  # the picture shown is frame 57, read back from its barcode
+    assert "frame corrected: 60 to 57" in window.statusBar().currentMessage()
+    assert window.actions["undo"].text().startswith("&Undo Frame corrected: 60 to 57")
+    window.actions["undo"].trigger()  # the correction alone: back on the clock's estimate
+    (event,) = events.list_events(window.state.project, mid)
+    assert (event.frame_index, event.frame_found) == (60, "clock")
+    window.actions["redo"].trigger()
+    # a picture of no frame near the estimate: the event stays there, "(clock)" in the Events list
+    _press_while_playing(window, qtbot, monkeypatch, ffmpeg_frame(clip, 200), 120)
+    late = [e for e in events.list_events(window.state.project, mid) if e.frame_index == 120]
+    assert [e.frame_found for e in late] == ["clock"]
+    model = coding.panel.event_table.model()
+    cells = [model.index(r, 0).data() for r in range(model.rowCount())]
+    assert any(c.startswith("57  ") and "(clock)" not in c for c in cells)
+    assert any(c.startswith("120 (clock)  00:00:0") for c in cells)
+    assert model.index(cells.index(next(c for c in cells if c.startswith("120"))), 0).data(
+        Qt.ItemDataRole.ToolTipRole).startswith("(clock): coded while libVLC played")
+    coding.show_tab(0)
+    window.resizeDocks([coding.dock], [560], Qt.Orientation.Horizontal)
+    coding.panel.event_table.resizeColumnToContents(0)
+    _shot(window, "frame_found_by_picture_and_clock.png")
 
 
 @pytest.mark.gui

@@ -54,8 +54,9 @@ def _ffmpeg() -> str:
 
 
 def encode(out: Path, frames: int, *, fps: int = 30, args: list[str], input_args: list[str] | None = None,
-           filters: str | None = None) -> Path:
-    """Pipe ``frames`` barcode frames into ffmpeg with encoder ``args``; returns ``out``."""
+           filters: str | None = None, numbers: list[int] | None = None) -> Path:
+    """Pipe ``frames`` barcode frames into ffmpeg with encoder ``args`` (frame n carries ``numbers[n]`` when
+    given, e.g. a number repeated for a static run; n otherwise); returns ``out``."""
     cmd = [_ffmpeg(), "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{W}x{H}",
            "-r", str(fps), *(input_args or []), "-i", "-"]
     if filters:
@@ -64,7 +65,7 @@ def encode(out: Path, frames: int, *, fps: int = 30, args: list[str], input_args
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     for n in range(frames):
-        proc.stdin.write(barcode_frame(n).tobytes())
+        proc.stdin.write(barcode_frame(n if numbers is None else numbers[n]).tobytes())
     proc.stdin.close()
     if proc.wait() != 0:
         raise RuntimeError(f"ffmpeg failed for {out}")

@@ -3,7 +3,10 @@
 A row holds the start frame (``frame_index``, its PTS read from the frame table), the stop frame
 (``end_frame_index``; None while a state event is still running; the start frame for a point event), and in
 ``attributes``: ``behaviour``, ``subject`` ("" for no focal subject), ``modifiers`` (a list) and ``type``
-("state" | "point", kept so an event stays readable after the ethogram changes). ``author`` is the coder.
+("state" | "point", kept so an event stays readable after the ethogram changes); for a frame coded while libVLC
+played, how it was found: ``frame_found`` (the start) and ``end_frame_found`` (the stop), ``"picture"`` (matched
+to the picture on show, ``media.picture_match``) or ``"clock"`` (the playback clock's estimate; absent when the
+frame was the one shown paused or stepped). ``author`` is the coder.
 
 Times are seconds after the video's first frame (``start_s``, ``stop_s``): the clock of BORIS's and ELAN's
 files, and of every other time fieldstudio shows. Edits go through :mod:`fieldstudio.annotations.edits` (create,
@@ -45,6 +48,8 @@ class BehaviourEvent:
     stop_s: float | None
     coder: str
     version: int = 1
+    frame_found: str = ""
+    end_frame_found: str = ""
 
     @property
     def is_open(self) -> bool:
@@ -65,7 +70,8 @@ def _event(r: ann.AnnotationRecord, origin: float) -> BehaviourEvent:
         frame_index=int(r.frame_index or 0), start_s=(r.pts_seconds or 0.0) - origin,
         end_frame_index=r.end_frame_index,
         stop_s=None if r.end_pts_seconds is None else r.end_pts_seconds - origin,
-        coder=r.author or "", version=r.version)
+        coder=r.author or "", version=r.version, frame_found=str(attrs.get("frame_found", "")),
+        end_frame_found=str(attrs.get("end_frame_found", "")))
 
 
 def list_events(project: Project, media_id: str, *, coder: str | None = None) -> list[BehaviourEvent]:
@@ -107,7 +113,8 @@ def _read_events(project: Project, media_id: str, where: list) -> list[Behaviour
             subject=str(attrs.get("subject", "")), modifiers=tuple(attrs.get("modifiers") or ()),
             type=str(attrs.get("type", "state")), frame_index=int(frame or 0),
             start_s=(pts or 0) * tick - origin, end_frame_index=end_frame,
-            stop_s=None if end_pts is None else end_pts * tick - origin, coder=author or "", version=version or 1))
+            stop_s=None if end_pts is None else end_pts * tick - origin, coder=author or "", version=version or 1,
+            frame_found=str(attrs.get("frame_found", "")), end_frame_found=str(attrs.get("end_frame_found", ""))))
     return out
 
 
@@ -144,43 +151,56 @@ def media_with_events(project: Project) -> list[str]:
     return sorted({r.media_id for r in ann.list_annotations(project, kinds=[KIND])})
 
 
-def _attributes(behaviour: str, subject: str, modifiers: Iterable[str], type_: str) -> dict:
-    return {"behaviour": behaviour, "subject": subject, "modifiers": list(modifiers), "type": type_}
+def _attributes(behaviour: str, subject: str, modifiers: Iterable[str], type_: str, frame_found: str = "",
+                end_frame_found: str = "") -> dict:
+    attrs = {"behaviour": behaviour, "subject": subject, "modifiers": list(modifiers), "type": type_}
+    if frame_found:
+        attrs["frame_found"] = frame_found
+    if end_frame_found:
+        attrs["end_frame_found"] = end_frame_found
+    return attrs
 
 
 def add_event_edit(project: Project, media_id: str, behaviour: str, type_: str, frame_index: int, *,
                    subject: str = "", modifiers: Sequence[str] = (), coder: str,
-                   end_frame_index: int | None = None) -> CreateAnnotation:
+                   end_frame_index: int | None = None, frame_found: str = "") -> CreateAnnotation:
     """Edit creating one event on ``frame_index`` (a point event's stop is the same frame; a state event stays
-    open when ``end_frame_index`` is None). Raises AnnotationError on ``do()`` for a frame outside the video or a
-    stop before the start."""
+    open when ``end_frame_index`` is None); ``frame_found``: how a frame coded while playing was found (see the
+    module). Raises AnnotationError on ``do()`` for a frame outside the video or a stop before the start."""
     if type_ == "point":
         end_frame_index = frame_index
     if end_frame_index is not None and end_frame_index < frame_index:
         raise ann.AnnotationError(f"{behaviour}: the event would stop (frame {end_frame_index}) before it starts "
                                   f"(frame {frame_index})")
-    attrs = _attributes(behaviour, subject, modifiers, type_)
+    attrs = _attributes(behaviour, subject, modifiers, type_, frame_found,
+                        frame_found if type_ == "point" else "")
     text = f"Code {behaviour}" + (f" ({subject})" if subject else "")
     return CreateAnnotation(project, text, lambda: ann.insert_annotation(
         project, media_id, KIND, frame_index=frame_index, frame_required=True, end_frame_index=end_frame_index,
         attributes=attrs, author=coder), kind=KIND)
 
 
-def stop_edit(project: Project, event: BehaviourEvent, frame_index: int) -> UpdateAnnotation:
-    """Edit stopping the running state ``event`` on ``frame_index`` (not before its start: AnnotationError)."""
+def stop_edit(project: Project, event: BehaviourEvent, frame_index: int, *, found: str = "") -> UpdateAnnotation:
+    """Edit stopping the running state ``event`` on ``frame_index`` (not before its start: AnnotationError);
+    ``found``: how a stop coded while playing was found (``end_frame_found``, see the module)."""
     if frame_index < event.frame_index:
         raise ann.AnnotationError(f"{event.behaviour} started on frame {event.frame_index}; it cannot stop on "
                                   f"frame {frame_index}, before it")
-    return UpdateAnnotation(project, event.id, f"Stop {event.behaviour} on frame {frame_index}",
-                            end_frame_index=frame_index, kind=KIND)
+    changes: dict = {"end_frame_index": frame_index}
+    if found or event.end_frame_found:
+        changes["attributes"] = _attributes(event.behaviour, event.subject, event.modifiers, event.type,
+                                            event.frame_found, found)
+    return UpdateAnnotation(project, event.id, f"Stop {event.behaviour} on frame {frame_index}", kind=KIND,
+                            **changes)
 
 
 def change_edit(project: Project, event: BehaviourEvent, *, frame_index: int | None = None,
                 end_frame_index: int | None = None, subject: str | None = None,
-                modifiers: Sequence[str] | None = None, behaviour: str | None = None) -> UpdateAnnotation:
-    """Edit changing an event's start or stop frame, subject, modifiers or behaviour (what is given), refused as a
-    stale edit when the row changed since ``event`` was read. A point event's stop follows its start.
-    Raises AnnotationError when the stop would come before the start."""
+                modifiers: Sequence[str] | None = None, behaviour: str | None = None, frame_found: str | None = None,
+                end_frame_found: str | None = None) -> UpdateAnnotation:
+    """Edit changing an event's start or stop frame, subject, modifiers, behaviour or how its frames were found
+    (what is given), refused as a stale edit when the row changed since ``event`` was read. A point event's stop
+    follows its start. Raises AnnotationError when the stop would come before the start."""
     start = event.frame_index if frame_index is None else frame_index
     stop = event.end_frame_index if end_frame_index is None else end_frame_index
     if event.type == "point":
@@ -193,9 +213,11 @@ def change_edit(project: Project, event: BehaviourEvent, *, frame_index: int | N
         changes["frame_index"] = start
     if stop != event.end_frame_index:
         changes["end_frame_index"] = stop
-    if subject is not None or modifiers is not None or behaviour is not None:
+    if any(v is not None for v in (subject, modifiers, behaviour, frame_found, end_frame_found)):
         changes["attributes"] = _attributes(event.behaviour if behaviour is None else behaviour,
                                             event.subject if subject is None else subject,
-                                            event.modifiers if modifiers is None else modifiers, event.type)
+                                            event.modifiers if modifiers is None else modifiers, event.type,
+                                            event.frame_found if frame_found is None else frame_found,
+                                            event.end_frame_found if end_frame_found is None else end_frame_found)
     return UpdateAnnotation(project, event.id, f"Edit {event.behaviour} event", expected_version=event.version,
                             kind=KIND, **changes)

@@ -9,6 +9,11 @@ The window looks a key up in the ethogram (``Ethogram.by_key``): a subject's key
   subject stops on that same frame first.
 
 The result is one :class:`~fieldstudio.store.edits.Edit` (one undo step) with a line saying what it did.
+
+While libVLC plays, the frame given is the playback clock's estimate (``found="clock"``, kept in the events'
+attributes); once the picture shown at the key press has been matched to its exact frame
+(``media.picture_match``), ``frame_correction`` gives the separate undo step "Frame corrected" that moves what
+the key recorded (a start, a point, a stop, the exclusive stops) to that frame, marked ``"picture"``.
 """
 
 from __future__ import annotations
@@ -17,14 +22,16 @@ from collections.abc import Sequence
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
 from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError
+from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation
 from fieldstudio.store.edits import Edit, EditGroup
 from fieldstudio.store.project import Project
 
 
 def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviour: str, frame_index: int, *,
-                   subject: str = "", modifiers: Sequence[str] = (), coder: str) -> tuple[Edit, str]:
+                   subject: str = "", modifiers: Sequence[str] = (), coder: str,
+                   found: str = "") -> tuple[Edit, str]:
     """The edit recording ``behaviour`` for ``subject`` on ``frame_index`` by ``coder`` (see the module's rule),
-    and its one-line description. Modifiers must be among the behaviour's (EthogramError otherwise); a stopping
+    and its one-line description. ``found``: how the frame was found while playing ("clock"; "" paused). Modifiers must be among the behaviour's (EthogramError otherwise); a stopping
     state keeps the modifiers it started with. Raises EthogramError for an unknown behaviour, AnnotationError
     for a stop before the running state's start."""
     b = ethogram.behaviour(behaviour)
@@ -35,20 +42,20 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
     who = f" ({subject})" if subject else ""
     if b.type == "point":
         edit = events.add_event_edit(project, media_id, b.name, "point", frame_index, subject=subject,
-                                     modifiers=modifiers, coder=coder)
+                                     modifiers=modifiers, coder=coder, frame_found=found)
         return edit, f"{b.name}{who} on frame {frame_index}"
     running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
     same = [e for e in running if e.behaviour == b.name]
     if same:
-        return events.stop_edit(project, same[0], frame_index), f"{b.name}{who} stops on frame {frame_index}"
+        return events.stop_edit(project, same[0], frame_index, found=found), f"{b.name}{who} stops on frame {frame_index}"
     exclusive = {x.name for x in ethogram.exclusive_with(b)}
     stopped = [e for e in running if e.behaviour in exclusive]
     start = events.add_event_edit(project, media_id, b.name, "state", frame_index, subject=subject,
-                                  modifiers=modifiers, coder=coder)
+                                  modifiers=modifiers, coder=coder, frame_found=found)
     message = f"{b.name}{who} starts on frame {frame_index}"
     if not stopped:
         return start, message
-    stops = [events.stop_edit(project, e, frame_index) for e in stopped]
+    stops = [events.stop_edit(project, e, frame_index, found=found) for e in stopped]
     message += "; " + ", ".join(e.behaviour for e in stopped) + " stops (exclusive)"
     return EditGroup(f"Code {b.name}{who}", [*stops, start]), message
 
@@ -60,3 +67,34 @@ def starts_or_records(project: Project, behaviour: Behaviour, media_id: str, *, 
         return True
     return not any(e.subject == subject and e.behaviour == behaviour.name
                    for e in events.running_events(project, media_id, coder=coder))
+
+
+def frame_correction(project: Project, media_id: str, key_edit: Edit, estimate: int,
+                     frame_index: int) -> Edit | None:
+    """The edit "Frame corrected" moving what ``key_edit`` (a ``code_behaviour`` edit on ``media_id``, done)
+    recorded on the clock's ``estimate`` to ``frame_index``, the frame matched to the picture shown, marked ``"picture"``: the
+    start of the events it created (a point's stop follows), the stop of the events it stopped. None when
+    nothing is left to move (the key's edit was undone, or its events were edited since: their frame or how it
+    was found is no longer the estimate's). Raises AnnotationError when a stop would come before its start."""
+    starts, stops = _recorded_by(key_edit)
+    edits: list[Edit] = []
+    for e in events.events_with_ids(project, media_id, starts | stops):
+        if e.id in starts and e.frame_index == estimate and e.frame_found == "clock":
+            edits.append(events.change_edit(project, e, frame_index=frame_index, frame_found="picture",
+                                            end_frame_found="picture" if e.type == "point" else None))
+        elif e.id in stops and e.end_frame_index == estimate and e.end_frame_found == "clock":
+            edits.append(events.change_edit(project, e, end_frame_index=frame_index, end_frame_found="picture"))
+    if not edits:
+        return None
+    for edit in edits:
+        edit.text = f"Frame corrected: {estimate} to {frame_index}"
+    return edits[0] if len(edits) == 1 else EditGroup(f"Frame corrected: {estimate} to {frame_index}", edits)
+
+
+def _recorded_by(edit: Edit) -> tuple[set[str], set[str]]:
+    """The ids of the events ``edit`` created and of those it stopped."""
+    members = edit.edits if isinstance(edit, EditGroup) else [edit]
+    starts = {m.annotation_id for m in members if isinstance(m, CreateAnnotation) and m.annotation_id}
+    stops = {m.annotation_id for m in members if isinstance(m, UpdateAnnotation)}
+    return starts, stops
+

@@ -23,11 +23,20 @@ EVENT_COLUMNS = ("Start", "Stop", "Subject", "Behaviour", "Modifiers", "Coder")
 EVENT_ID_ROLE = Qt.ItemDataRole.UserRole
 
 
+CLOCK_TIP = ("(clock): coded while libVLC played, and the picture shown at the key press matched no frame near "
+             "the playback clock's estimate (libVLC gives no time stamp): the frame is that estimate, perhaps a few "
+             "frames off; step to the right frame and edit it")
+
+
 def event_cells(e: BehaviourEvent) -> tuple[str, ...]:
-    """The texts of ``e``'s row, one per column of ``EVENT_COLUMNS`` (start and stop as frame and PTS time)."""
-    stop = "running" if e.is_open else f"{e.end_frame_index}  {format_pts(e.stop_s)}"
-    return (f"{e.frame_index}  {format_pts(e.start_s)}", "" if e.type == "point" else stop, e.subject, e.behaviour,
-            ", ".join(e.modifiers), e.coder)
+    """The texts of ``e``'s row, one per column of ``EVENT_COLUMNS`` (start and stop as frame and PTS time; a frame
+    left on the playback clock's estimate says "(clock)")."""
+    def mark(found: str) -> str:  # right after the frame: a narrow column elides the time, not the mark
+        return " (clock)" if found == "clock" else ""
+
+    stop = "running" if e.is_open else f"{e.end_frame_index}{mark(e.end_frame_found)}  {format_pts(e.stop_s)}"
+    return (f"{e.frame_index}{mark(e.frame_found)}  {format_pts(e.start_s)}", "" if e.type == "point" else stop,
+            e.subject, e.behaviour, ", ".join(e.modifiers), e.coder)
 
 
 class EventTableModel(QAbstractTableModel):
@@ -54,6 +63,8 @@ class EventTableModel(QAbstractTableModel):
             return event_cells(e)[index.column()]
         if role == EVENT_ID_ROLE:
             return e.id
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (0, 1):
+            return CLOCK_TIP if (e.frame_found, e.end_frame_found)[index.column()] == "clock" else None
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802

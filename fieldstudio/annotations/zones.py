@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.annotations import labels
+from fieldstudio.annotations import labels, skeleton_templates
 from fieldstudio.annotations.box_tracks import track_boxes
 from fieldstudio.annotations.shape_tracks import shape_keyframes, track_shapes
 from fieldstudio.annotations.trajectory import ground_point
@@ -130,24 +130,28 @@ def subject_points(project: Project, media_id: str, *, subject: str = "points", 
                     out.setdefault(f, []).append(ground_point(tb.box))
         return dict(sorted(out.items(), key=lambda kv: -1 if kv[0] is None else kv[0]))
     recs = ann.list_annotations(project, media_id=media_id, kinds=[subject], label_ids=labels, track_id=track_id)
+    known = skeleton_templates.known(project) if subject == "skeleton" else {}
+
+    def tmpl(name: str | None) -> skeletons.SkeletonTemplate:
+        return skeletons.template(name, known)
     for r in recs:
         if r.track_id is None and _in(r.frame_index, start_frame, end_frame):
-            _add_points(out, r.frame_index, r.geometry, r.text if subject == "skeleton" else None, point)
+            _add_points(out, r.frame_index, r.geometry, tmpl(r.text) if subject == "skeleton" else None, point)
     for t in sorted({r.track_id for r in recs if r.track_id is not None}):
-        template = next((r.text for r in recs if r.track_id == t), None) if subject == "skeleton" else None
+        template = tmpl(next(r.text for r in recs if r.track_id == t)) if subject == "skeleton" else None
         for f, shape in track_shapes(project, media_id, t).items():
             if _in(f, start_frame, end_frame):
                 _add_points(out, f, shape.vertices, template, point)
     return dict(sorted(out.items(), key=lambda kv: -1 if kv[0] is None else kv[0]))
 
 
-def _add_points(out: dict, frame: int | None, vertices: list, template: str | None, point: str | None) -> None:
+def _add_points(out: dict, frame: int | None, vertices: list, tmpl: skeletons.SkeletonTemplate | None,
+                point: str | None) -> None:
     """Adds a points mark's vertices (``template`` None) or a skeleton's placed points (``point``: that one only)
     to ``out[frame]``."""
-    if template is None:
+    if tmpl is None:
         pts = [tuple(p) for p in vertices if p is not None]
     else:
-        tmpl = skeletons.template(template)
         if point is not None and point not in tmpl.points:
             raise ZoneError(f"no skeleton point {point!r} in {tmpl.name}; use one of {', '.join(tmpl.points)}")
         chosen = vertices if point is None else [vertices[tmpl.points.index(point)]]

@@ -75,21 +75,27 @@ def test_a_label_template_is_used_by_its_skeletons_and_guarded_while_they_exist(
     assert st.template_for_label(p, hand) is skeletons.COCO_PERSON and not st.describe(p, hand)["own"]
 
 
-def test_five_point_template_to_coco_pycocotools_and_back(media_project, tmp_path):
-    p = media_project
+def _exported_hand(p, tmp_path):  # noqa: ANN001, ANN202 - Project, Path -> (Path, Project)
+    """A hand with its own 5-point template and one skeleton in ``p``, exported to COCO; and an empty copy project
+    holding the same media."""
     hand = lab.create_label(p, "hand")
     st.SetSkeletonTemplate(p, hand, HAND, LIMBS).do()
     ann.add_skeleton(p, VIDEO_ID, POINTS, frame_index=4, label_id=hand)
     out = tmp_path / "coco.json"
     export_annotations(p, "coco", out)
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    return out, target
+
+
+def test_five_point_template_to_coco_pycocotools_and_back(media_project, tmp_path):
+    out, target = _exported_hand(media_project, tmp_path)
     coco = COCO(str(out))
     (cat,) = [c for c in coco.loadCats(coco.getCatIds()) if c["name"] == "hand"]
     assert cat["keypoints"] == HAND and cat["skeleton"] == [[1, 2], [1, 3], [1, 4], [1, 5]]   # 1-based in COCO
     (a,) = coco.loadAnns(coco.getAnnIds(catIds=[cat["id"]]))
     assert a["num_keypoints"] == 4 and len(a["keypoints"]) == 15 and a["keypoints"][3:6] == [0.0, 0.0, 0]
 
-    target = Project.create(tmp_path / "copy.fieldstudio")
-    add_test_media(target)
     report = import_annotations(target, out, "coco")
     assert report.marks == 1 and not report.problems
     assert "label hand: skeleton template set from the file, 5 points (wrist, thumb, index, middle, little), " \
@@ -106,14 +112,7 @@ def test_five_point_template_to_coco_pycocotools_and_back(media_project, tmp_pat
 
 
 def test_an_import_whose_points_differ_from_the_labels_own_template_skips_those_skeletons(media_project, tmp_path):
-    p = media_project
-    hand = lab.create_label(p, "hand")
-    st.SetSkeletonTemplate(p, hand, HAND, LIMBS).do()
-    ann.add_skeleton(p, VIDEO_ID, POINTS, frame_index=4, label_id=hand)
-    out = tmp_path / "coco.json"
-    export_annotations(p, "coco", out)
-    target = Project.create(tmp_path / "copy.fieldstudio")
-    add_test_media(target)
+    out, target = _exported_hand(media_project, tmp_path)
     other = lab.create_label(target, "hand")
     st.SetSkeletonTemplate(target, other, ["a", "b"], [(0, 1)]).do()
     report = import_annotations(target, out, "coco")
@@ -122,16 +121,9 @@ def test_an_import_whose_points_differ_from_the_labels_own_template_skips_those_
 
 
 def test_the_import_is_one_undo_with_its_template(media_project, tmp_path):
-    p = media_project
-    hand = lab.create_label(p, "hand")
-    st.SetSkeletonTemplate(p, hand, HAND, LIMBS).do()
-    ann.add_skeleton(p, VIDEO_ID, POINTS, frame_index=4, label_id=hand)
-    out = tmp_path / "coco.json"
-    export_annotations(p, "coco", out)
-    target = Project.create(tmp_path / "copy.fieldstudio")
-    add_test_media(target)
     from fieldstudio.annotations.imports.importing import plan_import
 
+    out, target = _exported_hand(media_project, tmp_path)
     edit = plan_import(target, out, "coco").edit()
     edit.do()
     assert st.known(target)

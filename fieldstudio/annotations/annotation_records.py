@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 from fieldstudio.core import shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.changes import check_version
-from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, new_id, utcnow
+from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, ProjectSetting, new_id, utcnow
 from fieldstudio.store.project import Project
 
 KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event", "tag", "stopwatch",
@@ -194,9 +194,14 @@ def _shape_geometry(media: Media, kind: str, vertices: Sequence[Sequence[float]]
         raise AnnotationError(f"{media.file_name}: {exc}") from None
 
 
-def _skeleton_geometry(media: Media, template: str | None, points: Sequence[Any]) -> list[list[float] | None]:
+def _skeleton_geometry(s: Session, media: Media, template: str | None, label_id: str | None,
+                       points: Sequence[Any]) -> tuple[str, list[list[float] | None]]:
+    """(template name, checked points); ``template`` None: label ``label_id``'s own template, else COCO's."""
+    known = skeletons.templates_from_setting(getattr(s.get(ProjectSetting, "skeleton_templates"), "value", None))
+    own = None if label_id is None else skeletons.label_template_name(label_id)
     try:
-        return skeletons.as_points(skeletons.template(template), points, (media.width or 0, media.height or 0))
+        tmpl = skeletons.template(template or (own if own in known else None), known)
+        return tmpl.name, skeletons.as_points(tmpl, points, (media.width or 0, media.height or 0))
     except shapes.ShapeError as exc:
         raise AnnotationError(f"{media.file_name}: {exc}") from None
 
@@ -287,8 +292,7 @@ def insert_row(s: Session, media_id: str, kind: str, *, frame_index: int | None,
     elif kind in shapes.SHAPE_KINDS:
         row.geometry = _shape_geometry(media, kind, geometry)
     elif kind == "skeleton":
-        row.text = row.text or skeletons.DEFAULT_TEMPLATE
-        row.geometry = _skeleton_geometry(media, row.text, geometry)
+        row.text, row.geometry = _skeleton_geometry(s, media, row.text, row.label_id, geometry)
     elif kind == "angle":
         row.geometry = _angle_geometry(media, geometry)
     if end_frame_index is not None:
@@ -353,16 +357,12 @@ def add_skeleton(project: Project, media_id: str, points: Sequence[Sequence[floa
                  template: str | None = None, frame_index: int | None = None, label_id: str | None = None,
                  attributes: dict[str, Any] | None = None, author: str | None = None,
                  track_id: int | None = None) -> str:
-    """Add a keypoint skeleton: one ``[x, y]`` (pixels) or None (absent) per point of ``template`` (a name of
-    ``core.skeletons.TEMPLATES``; None: the 17 COCO body points), stored with the template's name in ``text``;
-    returns its id. ``track_id`` makes it a keyframe of that shape track. Raises AnnotationError for a wrong point
-    count, an unknown template or no point placed."""
-    try:
-        name = skeletons.template(template).name
-    except shapes.ShapeError as exc:
-        raise AnnotationError(str(exc)) from None
+    """Add a keypoint skeleton: one ``[x, y]`` (pixels) or None (absent) per point of ``template`` (a template name,
+    ``core.skeletons``; None: the label's own template, else the 17 COCO body points), stored with the template's
+    name in ``text``; returns its id. ``track_id`` makes it a keyframe of that shape track. Raises AnnotationError
+    for a wrong point count, an unknown template or no point placed."""
     return insert_annotation(project, media_id, "skeleton", frame_index=frame_index, frame_required=True,
-                             geometry=list(points), label_id=label_id, attributes=attributes or None, text=name,
+                             geometry=list(points), label_id=label_id, attributes=attributes or None, text=template,
                              author=author, track_id=track_id)
 
 
@@ -435,7 +435,7 @@ def update(project: Project, annotation_id: str, *, expected_version: int | None
                 elif row.kind in shapes.SHAPE_KINDS:
                     value = _shape_geometry(media, row.kind, value)
                 elif row.kind == "skeleton":
-                    value = _skeleton_geometry(media, row.text, value)
+                    value = _skeleton_geometry(s, media, row.text, None, value)[1]
                 elif row.kind == "angle":
                     value = _angle_geometry(media, value)
                 elif value is not None:

@@ -67,8 +67,9 @@ def mark_facts(project: Project, annotation_id: str) -> MarkFacts:
         placed = skeletons.present(rec.geometry)
         x1, y1, x2, y2 = shapes.bounds(placed)
         track, note = _shape_track(project, rec)
+        source = "its label's template" if (rec.text or "").startswith(skeletons.LABEL_OWN) else rec.text
         return MarkFacts(rec, (x1, y1, x2 - x1, y2 - y1), None,
-                         f"{len(placed)} of {len(rec.geometry)} points placed ({rec.text})", track, track_note=note)
+                         f"{len(placed)} of {len(rec.geometry)} points placed ({source})", track, track_note=note)
     else:
         raise ValueError(f"annotation {annotation_id} is a {rec.kind}: only boxes, rulers and shapes have geometry")
     track = None

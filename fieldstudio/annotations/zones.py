@@ -1,16 +1,20 @@
 """Is the subject inside the zone, frame by frame (issue 32 item 1): a zone polygon, a subject (points marks, a
 skeleton's points or a box's ground point) and, per frame, whether the subject stood inside it.
 
-The zone is one polygon mark, and it applies to every frame asked: a zone drawn once on a fixed camera's view (the
-restricted area does not move in the picture). A camera that moves needs a zone per frame, which this check does
-not guess (another polygon of the same label on a frame may be another zone); check each frame's polygon on its
-own frame instead.
+The zone is one polygon mark. Without a track it applies to every frame asked: a zone drawn once on a fixed
+camera's view (the restricted area does not move in the picture). A zone polygon kept as a shape track (a camera
+that pans: its keyframes moved with the view) is the track's polygon on each frame, interpolated vertex by vertex
+between keyframes (``shape_tracks.track_shapes``); a frame where the track has no polygon (outside its keyframes,
+or between keyframes of different vertex counts) is not checked. Another untracked polygon of the same label on a
+frame may be another zone, so this check never guesses a zone per frame from loose polygons.
 
 The subject, on each frame of the range where it appears:
 
 * ``points``: every point of the points marks of the subject label on that frame;
 * ``skeleton``: the placed points of the skeletons of the subject label (``point`` names one point of the
   template, e.g. "left_ankle": only that one; absent points are never tested);
+* a points mark or skeleton kept as a shape track is read on every frame from its first to its last keyframe,
+  interpolated between keyframes (``shape_tracks.track_shapes``); ``track_id`` picks one track;
 * ``box``: the ground point of each box of the subject label, the bottom centre ``((x1 + x2) / 2, y2)`` where a
   person stands (``trajectory.ground_point``); a track's box on every frame from its first to its last keyframe,
   interpolated between keyframes (``box_tracks.track_boxes``); ``track_id`` picks one track.
@@ -19,7 +23,7 @@ A frame is "inside" when any tested point of the subject on it lies inside the z
 ``core.shapes.contains``; checked against OpenCV's ``pointPolygonTest`` in the tests). Frames where the subject
 does not appear are not frames of the answer: "all" means every frame on which the subject was seen.
 The range: ``start_frame`` to ``end_frame`` (inclusive; None open); without either, the zone's own frame (a zone on
-a photo: the photo). Qt-free; the task editor, ``fieldstudio zone`` and the ground-truth links call it.
+a photo: the photo; a zone track: its first to its last keyframe). Qt-free; the task editor, ``fieldstudio zone`` and the ground-truth links call it.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fieldstudio.annotations import annotation_records as ann
-from fieldstudio.annotations import labels
+from fieldstudio.annotations import labels, skeleton_templates
 from fieldstudio.annotations.box_tracks import track_boxes
+from fieldstudio.annotations.shape_tracks import shape_keyframes, track_shapes
 from fieldstudio.annotations.trajectory import ground_point
 from fieldstudio.core import shapes, skeletons
 from fieldstudio.store.project import Project
@@ -85,9 +90,13 @@ class ZoneCheck:
                 f"({points_in} of {points} point(s) inside; {self.range_text}); asked: inside {rule}")
 
 
-def _range(zone: ann.AnnotationRecord, start: int | None, end: int | None) -> tuple[int | None, int | None, str]:
+def _range(zone: ann.AnnotationRecord, start: int | None, end: int | None,
+           zone_track: dict | None) -> tuple[int | None, int | None, str]:
     if zone.frame_index is None:
         return None, None, "the photo"
+    if start is None and end is None and zone_track:
+        first, last = min(zone_track), max(zone_track)
+        return first, last, f"frames {first}-{last}, the zone track's"
     if start is None and end is None:
         return zone.frame_index, zone.frame_index, f"frame {zone.frame_index}, the zone's"
     return start, end, f"frames {'start' if start is None else start}-{'end' if end is None else end}"
@@ -120,20 +129,35 @@ def subject_points(project: Project, media_id: str, *, subject: str = "points", 
                 if _in(f, start_frame, end_frame):
                     out.setdefault(f, []).append(ground_point(tb.box))
         return dict(sorted(out.items(), key=lambda kv: -1 if kv[0] is None else kv[0]))
-    for r in ann.list_annotations(project, media_id=media_id, kinds=[subject], label_ids=labels):
-        if not _in(r.frame_index, start_frame, end_frame):
-            continue
-        if subject == "points":
-            pts = [tuple(p) for p in r.geometry]
-        else:
-            tmpl = skeletons.template(r.text)
-            if point is not None and point not in tmpl.points:
-                raise ZoneError(f"no skeleton point {point!r} in {tmpl.name}; use one of {', '.join(tmpl.points)}")
-            chosen = r.geometry if point is None else [r.geometry[tmpl.points.index(point)]]
-            pts = [tuple(p) for p in chosen if p is not None]
-        if pts:
-            out.setdefault(r.frame_index, []).extend(pts)
-    return out
+    recs = ann.list_annotations(project, media_id=media_id, kinds=[subject], label_ids=labels, track_id=track_id)
+    known = skeleton_templates.known(project) if subject == "skeleton" else {}
+
+    def tmpl(name: str | None) -> skeletons.SkeletonTemplate:
+        return skeletons.template(name, known)
+    for r in recs:
+        if r.track_id is None and _in(r.frame_index, start_frame, end_frame):
+            _add_points(out, r.frame_index, r.geometry, tmpl(r.text) if subject == "skeleton" else None, point)
+    for t in sorted({r.track_id for r in recs if r.track_id is not None}):
+        template = tmpl(next(r.text for r in recs if r.track_id == t)) if subject == "skeleton" else None
+        for f, shape in track_shapes(project, media_id, t).items():
+            if _in(f, start_frame, end_frame):
+                _add_points(out, f, shape.vertices, template, point)
+    return dict(sorted(out.items(), key=lambda kv: -1 if kv[0] is None else kv[0]))
+
+
+def _add_points(out: dict, frame: int | None, vertices: list, tmpl: skeletons.SkeletonTemplate | None,
+                point: str | None) -> None:
+    """Adds a points mark's vertices (``template`` None) or a skeleton's placed points (``point``: that one only)
+    to ``out[frame]``."""
+    if tmpl is None:
+        pts = [tuple(p) for p in vertices if p is not None]
+    else:
+        if point is not None and point not in tmpl.points:
+            raise ZoneError(f"no skeleton point {point!r} in {tmpl.name}; use one of {', '.join(tmpl.points)}")
+        chosen = vertices if point is None else [vertices[tmpl.points.index(point)]]
+        pts = [tuple(p) for p in chosen if p is not None]
+    if pts:
+        out.setdefault(frame, []).extend(pts)
 
 
 def check_zone(project: Project, zone_id: str, *, subject: str = "points", label_id: str | None = None,
@@ -145,11 +169,15 @@ def check_zone(project: Project, zone_id: str, *, subject: str = "points", label
     if zone.kind != "polygon" or zone.deleted:
         raise ZoneError(f"a zone must be a polygon, annotation {zone_id} is a{' deleted' if zone.deleted else ''} "
                         f"{zone.kind}")
-    start, end, range_text = _range(zone, start_frame, end_frame)
+    zone_track = None
+    if zone.track_id is not None and len(shape_keyframes(project, zone.media_id, zone.track_id)) > 1:
+        zone_track = {f: sh.vertices for f, sh in track_shapes(project, zone.media_id, zone.track_id).items()}
+    start, end, range_text = _range(zone, start_frame, end_frame, zone_track)
     found = subject_points(project, zone.media_id, subject=subject, label_id=label_id, track_id=track_id,
                            point=point, start_frame=start, end_frame=end)
-    frames = tuple(ZoneFrame(f, len(pts), sum(1 for p in pts if shapes.contains(zone.geometry, p)))
-                   for f, pts in found.items())
+    outline = (lambda f: zone.geometry) if zone_track is None else zone_track.get
+    frames = tuple(ZoneFrame(f, len(pts), sum(1 for p in pts if shapes.contains(outline(f), p)))
+                   for f, pts in found.items() if outline(f) is not None)
     what = {"points": "points", "skeleton": f"skeleton point {point}" if point else "skeleton points",
             "box": f"track {track_id}'s ground point" if track_id is not None else "box ground points"}[subject]
     label = "" if label_id is None else f" of {labels.get_label(project, label_id).name}"

@@ -1,4 +1,4 @@
-"""`fieldstudio annotations list|import|export` and `fieldstudio track`: marks in and out of a project.
+"""`fieldstudio annotations list|import|export|skeleton` and `fieldstudio track`: marks in and out of a project.
 
 ``annotations export`` is the top-level ``export`` (cli/export.py) under this group; ``annotations import``
 calls ``fieldstudio.annotations.imports.importing.import_annotations``, ``track`` calls
@@ -16,6 +16,7 @@ import typer
 
 from fieldstudio.cli import export as cli_export
 from fieldstudio.cli import output as cli_support
+from fieldstudio.cli import skeleton_templates as cli_skeleton_templates
 
 IMPORT_FORMATS = ("coco", "yolo", "mot", "cvat")
 
@@ -54,6 +55,7 @@ def register(app: typer.Typer) -> None:
                         no_args_is_help=True)
     app.add_typer(group, name="annotations")
     group.command("export")(cli_export.export)
+    group.command("skeleton")(cli_skeleton_templates.skeleton_cmd)
 
     @group.command("list")
     def list_cmd(

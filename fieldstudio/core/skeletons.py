@@ -3,14 +3,18 @@ drawn between them; a skeleton mark stores one ``[x, y]`` or None (absent: hidde
 point of its template, in upright image pixels.
 
 The built-in template is COCO's person: the 17 body keypoints in COCO's order and its 19 limbs (COCO "keypoints"
-category: ``keypoints`` names and ``skeleton`` pairs, 1-based there, 0-based here). Qt-free and store-free.
+category: ``keypoints`` names and ``skeleton`` pairs, 1-based there, 0-based here). A project may give a label its
+own template (a hand's 5 points, a forklift's 4 corners): the project setting ``skeleton_templates``
+``{label id: {"points": [names], "limbs": [[i, j], ...]}}`` (:func:`templates_from_setting`), named
+``label:<label id>`` (:func:`label_template_name`) in the marks that use it. Qt-free and store-free.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from fieldstudio.core.shapes import ShapeError
 
@@ -42,18 +46,70 @@ TEMPLATES = {COCO_PERSON.name: COCO_PERSON}
 DEFAULT_TEMPLATE = COCO_PERSON.name
 
 
-def template(name: str | None) -> SkeletonTemplate:
-    """The template ``name`` (None: the built-in COCO person). Raises ShapeError for an unknown name."""
-    found = TEMPLATES.get(name or DEFAULT_TEMPLATE)
+def template(name: str | None, known: Mapping[str, SkeletonTemplate] | None = None) -> SkeletonTemplate:
+    """The template ``name`` among the built-in ones and ``known`` (a project's, :func:`templates_from_setting`);
+    None: the built-in COCO person. Raises ShapeError for an unknown name."""
+    every = {**TEMPLATES, **(known or {})}
+    found = every.get(name or DEFAULT_TEMPLATE)
     if found is None:
-        raise ShapeError(f"unknown skeleton template {name!r}: use {', '.join(TEMPLATES)}")
+        raise ShapeError(f"unknown skeleton template {name!r}: use {', '.join(every)}")
     return found
 
 
-def template_named(point_names: Sequence[str] | None) -> SkeletonTemplate | None:
+def template_named(point_names: Sequence[str] | None,
+                   known: Mapping[str, SkeletonTemplate] | None = None) -> SkeletonTemplate | None:
     """The template whose points are ``point_names`` in that order (a COCO category's ``keypoints``), or None."""
     names = tuple(str(n) for n in point_names or ())
-    return next((t for t in TEMPLATES.values() if t.points == names), None)
+    return next((t for t in {**TEMPLATES, **(known or {})}.values() if t.points == names), None)
+
+
+#: The template name an importer gives a skeleton whose template is its label's own, before the label has an id.
+LABEL_OWN = "label:"
+
+
+def label_template_name(label_id: str) -> str:
+    """The name marks store for the template of label ``label_id``."""
+    return f"label:{label_id}"
+
+
+def make_template(name: str, points: Sequence[str], limbs: Sequence[Sequence[int]]) -> SkeletonTemplate:
+    """A checked template: ``points`` unique non-empty names (stripped), ``limbs`` pairs of 0-based indices into
+    them, no limb from a point to itself, none twice. Raises ShapeError (one line) otherwise."""
+    names = tuple(str(n).strip() for n in points)
+    if not names:
+        raise ShapeError("a skeleton template needs at least one point name")
+    if any(not n for n in names):
+        raise ShapeError(f"point {names.index('') + 1} of the skeleton template has an empty name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ShapeError(f"point name(s) {', '.join(twice)} given twice in the skeleton template")
+    edges: list[tuple[int, int]] = []
+    for limb in limbs:
+        try:
+            a, b = (int(i) for i in limb)
+        except (TypeError, ValueError):
+            raise ShapeError(f"a limb is two point numbers, got {limb!r}") from None
+        if not (0 <= a < len(names) and 0 <= b < len(names)):
+            raise ShapeError(f"limb {a}-{b} names a point outside 0..{len(names) - 1}")
+        if a == b:
+            raise ShapeError(f"limb {a}-{b} joins point {names[a]} to itself")
+        if (a, b) in edges or (b, a) in edges:
+            raise ShapeError(f"limb {a}-{b} ({names[a]}-{names[b]}) given twice")
+        edges.append((a, b))
+    return SkeletonTemplate(name, names, tuple(edges))
+
+
+def templates_from_setting(value: Any) -> dict[str, SkeletonTemplate]:
+    """{template name: template} of a project's ``skeleton_templates`` setting (None: none); entries that do not
+    make a template (a hand-edited file) are left out, so the label falls back to the COCO person."""
+    out: dict[str, SkeletonTemplate] = {}
+    for label_id, entry in (value or {}).items() if isinstance(value, dict) else ():
+        try:
+            out[label_template_name(label_id)] = make_template(label_template_name(label_id), entry["points"],
+                                                               entry.get("limbs", ()))
+        except (ShapeError, KeyError, TypeError, AttributeError):
+            continue
+    return out
 
 
 def as_points(tmpl: SkeletonTemplate, points: Sequence[Sequence[float] | None],

@@ -408,6 +408,15 @@ class MainWindow(QMainWindow):
 
         return redact_dialog(self)
 
+    def skeleton_template_dialog(self) -> None:
+        """Annotate ▸ Skeleton template of a label…, on the skeleton tool's current label; redraws the frame after."""
+        if self.session.need_project():
+            from fieldstudio.gui.skeleton_template_dialog import edit_skeleton_template
+
+            if edit_skeleton_template(self, self.state.project, self.annotator.apply_or_raise,
+                                      self.annotator.labels.label_of("skeleton")):
+                self.annotator.refresh()
+
     def export_rating_package(self) -> None:
         if self.session.need_project():
             from fieldstudio.gui import rating_exchange

@@ -63,8 +63,8 @@ DEFAULTS: dict[str, tuple[str, str, str]] = {
                       "point; Enter or a double-click ends it, Backspace takes the last back"),
     "points_tool": ("P&oints tool", "D", "Mark points: click each one; Enter or a double-click keeps them as one "
                     "mark, Backspace takes the last back"),
-    "skeleton_tool": ("S&keleton tool", "Shift+D", "Place a person's 17 body points in order (nose, eyes, ears, "
-                      "shoulders, elbows, wrists, hips, knees, ankles): S skips a hidden one, Enter keeps the skeleton"),
+    "skeleton_tool": ("S&keleton tool", "Shift+D", "Place the skeleton label's template points in order (a person's "
+                      "17 COCO body points unless the label has its own): S skips a hidden one, Enter keeps it"),
     "angle_tool": ("&Angle tool", "A", "Click a point of one arm, the vertex, then a point of the other arm: the angle in "
                    "degrees, on the floor when the floor calibration is in use, else in the image plane"),
     "calibrate": ("&Calibrate…", "C", "Click 2 ends of an object of known length; press C again for 4 floor corners"),

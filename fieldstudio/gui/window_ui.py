@@ -150,6 +150,11 @@ def build_menus(window: QMainWindow) -> None:
         else:
             m.addAction(a[aid])
     m.addAction(a["ask_label"])
+    skeleton = m.addAction("Skeleton &template of a label…")
+    skeleton.setObjectName("skeleton_template_action")
+    skeleton.setToolTip("The points (in order) and limbs Shift+D places for a label; the 17 COCO body points "
+                        "unless it has its own")
+    skeleton.triggered.connect(window.skeleton_template_dialog)
     labels_menu = m.addMenu("Use &label")
     for k in range(1, 10):
         labels_menu.addAction(a[f"label_{k}"])

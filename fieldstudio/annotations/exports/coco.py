@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fieldstudio import __version__
+from fieldstudio.annotations import skeleton_templates
 from fieldstudio.core import shapes, skeletons
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations.exports.box_images import (
@@ -53,10 +54,11 @@ def coco_document(project: Project, *, keyframes_only: bool = False,
         "categories": [{"id": cat_id[lid], "name": name, "supercategory": ""} for lid, name in cats],
     }
     # a label carried by skeletons is a COCO keypoint category: its points' names and the edges between them
+    known = skeleton_templates.known(project)  # a label's own template, else the COCO person
     for im in images:
         for sh in im.shapes:
             if sh.kind == "skeleton":
-                tmpl = skeletons.template(sh.template)
+                tmpl = skeletons.template(sh.template, known)
                 cat = doc["categories"][cat_id[sh.label_id] - 1]
                 cat.update(keypoints=list(tmpl.points), skeleton=tmpl.coco_skeleton())
     ann_id = 0

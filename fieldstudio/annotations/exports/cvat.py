@@ -41,6 +41,7 @@ from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
 from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.annotations import skeleton_templates
 from fieldstudio.core import skeletons
 from fieldstudio.annotations.shape_tracks import SHAPE_TRACK_KINDS
 from fieldstudio.core import shape_tracks
@@ -72,9 +73,8 @@ def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence
         a.text = "" if value is None else str(value)
 
 
-def _skeleton(track: ET.Element, frame: int, points: Sequence, template: str | None, *, outside: bool = False,
-              attributes: dict | None = None, keyframe: bool = True) -> None:
-    tmpl = skeletons.template(template)
+def _skeleton(track: ET.Element, frame: int, points: Sequence, tmpl: skeletons.SkeletonTemplate, *,
+              outside: bool = False, attributes: dict | None = None, keyframe: bool = True) -> None:
     key = "1" if keyframe else "0"
     el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "outside": "1" if outside else "0",
                                            "occluded": "0", "z_order": "0"})
@@ -86,16 +86,19 @@ def _skeleton(track: ET.Element, frame: int, points: Sequence, template: str | N
         a.text = "" if value is None else str(value)
 
 
-def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int) -> None:
+def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int,
+                 known: dict[str, skeletons.SkeletonTemplate]) -> None:
     """A shape track's elements (``keys`` its keyframes, or one shape outside any track) on every frame from its
     first keyframe to its last, as CVAT writes a track: ``keyframe="1"`` on the keyframes, ``keyframe="0"`` on the
     frames interpolated vertex by vertex between them (``core.shape_tracks``), and ``outside="1"`` on the frame
     after a keyframe that is followed by frames fieldstudio does not interpolate (keyframes of different vertex
-    counts) and on the frame after the last keyframe (when the video has one)."""
+    counts) and on the frame after the last keyframe (when the video has one). ``known``: the project's skeleton
+    templates (``skeleton_templates.known``)."""
     keys = sorted(keys, key=lambda r: r.frame_index)
     by_frame = {r.frame_index: r for r in keys}
     got = shape_tracks.interpolate_shape_track([(r.frame_index, r.geometry) for r in keys])
-    kind, template = keys[0].kind, keys[0].text
+    kind = keys[0].kind
+    template = skeletons.template(keys[0].text, known) if kind == "skeleton" else None
     current = keys[0]
 
     def write(frame: int, vertices: Sequence, *, keyframe: bool, outside: bool = False) -> None:
@@ -153,11 +156,12 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
             _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
     shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
                   if r.frame_index is not None]
+    known = skeleton_templates.known(project)
     for key in dict.fromkeys(r.track_id if r.track_id is not None else r.id for r in shape_recs):
         keys = [r for r in shape_recs if (r.track_id if r.track_id is not None else r.id) == key]
         track = ET.SubElement(root, "track", {"id": str(out_id), "label": keys[0].label_name or "", "source": "manual"})
         out_id += 1
-        _shape_track(track, keys, n)
+        _shape_track(track, keys, n, known)
     for rec in ann.list_annotations(project, media_id=media.id, kinds=["angle"]):
         if rec.frame_index is None or rec.frame_index >= n:
             continue

@@ -78,9 +78,13 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
         for sh in im.shapes:
             if sh.kind == "polygon":
                 lines.append(yolo_polygon_line(index[sh.label_id], sh.vertices, im.width, im.height))
-            elif sh.kind == "skeleton":
+            elif sh.kind == "skeleton" and pose_points in (0, len(sh.vertices)):
                 lines.append(yolo_pose_line(index[sh.label_id], sh.vertices, im.width, im.height))
                 pose_points = len(sh.vertices)
+            elif sh.kind == "skeleton":   # data.yaml's kpt_shape gives one point count for the whole set
+                report.skipped.append((f"skeleton {(sh.annotation_id or 'interpolated')[:8]} on {im.file_name}",
+                                       f"its {len(sh.vertices)} points are not the {pose_points} of the set's first "
+                                       "skeleton (YOLO pose has one kpt_shape; COCO and CVAT carry it)"))
             else:
                 report.skipped.append((f"{sh.kind} {(sh.annotation_id or 'interpolated')[:8]} on {im.file_name}",
                                        "YOLO has no form for it (COCO, CVAT and CSV carry it)"))

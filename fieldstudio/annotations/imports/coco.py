@@ -1,5 +1,7 @@
 """COCO JSON in: ``images``, ``annotations`` with ``bbox`` ``[x, y, w, h]``, ``categories``; an annotation with
-``segmentation`` polygons becomes a polygon, one with ``keypoints`` a points mark (``_shape``).
+``segmentation`` polygons becomes a polygon, one with ``keypoints`` a points mark (``_shape``), or a skeleton when
+its category names its keypoints: the 17 COCO body points, or other names, which become the label's own skeleton
+template (``annotations.skeleton_templates``, set by the import).
 
 An image is matched to a photo by its ``file_name`` (or the name's last part), or to a video frame by the
 fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``, with
@@ -124,10 +126,10 @@ def _parse_file(path: Path) -> Parsed:
     """One COCO JSON file: its images (as groups) and categories now, its annotations streamed by ``boxes()``."""
     images, categories = _head(path)
     names = {c.get("id"): str(c.get("name")) for c in categories if isinstance(c, dict)}
-    # keypoint categories whose point names are a skeleton template's: their keypoints are skeletons
-    skeleton_of = {c.get("id"): skeletons.template_named(c.get("keypoints")) for c in categories
-                   if isinstance(c, dict) and isinstance(c.get("keypoints"), list)}
     out = Parsed(files=[str(path)])
+    # keypoint categories: their keypoints are skeletons, of a built-in template or of the label's own
+    skeleton_of = {c.get("id"): _category_template(c, names, out) for c in categories
+                   if isinstance(c, dict) and isinstance(c.get("keypoints"), list)}
     groups: dict[object, tuple[ParsedMedia, int | None, float | None]] = {}
     for im in images:
         if not isinstance(im, dict) or "id" not in im:
@@ -180,6 +182,22 @@ def _pairs(flat: object, step: int) -> tuple[tuple[float, float], ...] | None:
         return None
     return tuple((values[i], values[i + 1]) for i in range(0, len(values), step)
                  if step == 2 or values[i + 2] > 0)
+
+
+def _category_template(category: dict, names: dict, out: Parsed) -> skeletons.SkeletonTemplate | None:
+    """The skeleton template of a keypoint category: the built-in one its ``keypoints`` names, else one made of its
+    names and ``skeleton`` (1-based pairs), given to its label (``out.templates``); None when they make none (the
+    keypoints are then points marks)."""
+    found = skeletons.template_named(category["keypoints"])
+    if found is not None or not category["keypoints"]:
+        return found
+    try:
+        limbs = [(int(a) - 1, int(b) - 1) for a, b in category.get("skeleton") or ()]
+        made = skeletons.make_template(skeletons.LABEL_OWN, category["keypoints"], limbs)
+    except (skeletons.ShapeError, TypeError, ValueError):
+        return None
+    out.templates[names.get(category.get("id"))] = made
+    return made
 
 
 def _skeleton_points(flat: list, n: int) -> tuple | None:

@@ -42,9 +42,11 @@ def _text(root: ET.Element, *paths: str) -> str | None:
     return None
 
 
-def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -> ParsedMedia | None:
+def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
+                    templates: dict | None = None) -> ParsedMedia | None:
     """One CVAT for video XML file as a group (None when it has no tracks); a box with no size is skipped, its
-    reason added to `problems`. The file is read with ``iterparse``, each ``<track>`` dropped once read, so the
+    reason added to `problems`; ``templates`` gets label name -> the skeleton template its points name (when not the
+    built-in one: ``Parsed.templates``). The file is read with ``iterparse``, each ``<track>`` dropped once read, so the
     tree of a large file is never held whole. Raises ImportFormatError."""
     problems = [] if problems is None else problems
     boxes: list[ParsedBox] = []
@@ -61,7 +63,7 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -
                 names = [n for n in (_text(node, "task/source", "source"), _text(node, "task/name")) if n]
                 node.clear()
             elif node.tag == "track":
-                _read_track(path, node, boxes, problems)
+                _read_track(path, node, boxes, problems, {} if templates is None else templates)
                 node.clear()
                 if len(root) and root[-1] is node:
                     root.remove(node)  # the root keeps its children: drop each track once read
@@ -73,11 +75,12 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None) -
     return group if group.boxes else None
 
 
-def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems: list[tuple[str, str]]) -> None:
+def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems: list[tuple[str, str]],
+                templates: dict) -> None:
     """A ``<track>``'s visible runs added to ``boxes`` (see the module text)."""
     tid = track.get("id", "")
     label = track.get("label") or None
-    _read_shape_track(path, track, tid, label, boxes, problems)
+    _read_shape_track(path, track, tid, label, boxes, problems, templates)
     shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
     any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
     run = 1
@@ -118,7 +121,7 @@ def _frame_of(el: ET.Element) -> int:
 
 
 def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None, boxes: list[ParsedBox],
-                      problems: list[tuple[str, str]]) -> None:
+                      problems: list[tuple[str, str]], templates: dict) -> None:
     """A ``<track>``'s polygons, polylines, points and skeletons added to ``boxes`` as one shape track per visible
     run (see the module text); a track of one visible shape as that shape alone."""
     first = len(boxes)
@@ -127,7 +130,8 @@ def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None
         if el.get("outside") == "1":
             after_outside = last is not None
             continue
-        found = (_skeleton if el.tag == "skeleton" else _shape)(path, tid, label, el, problems)
+        found = _skeleton(path, tid, label, el, problems, templates) if el.tag == "skeleton" else \
+            _shape(path, tid, label, el, problems)
         if found is None:
             continue
         # fieldstudio interpolates between keyframes of one vertex count only: across an "outside" gap between two
@@ -162,14 +166,28 @@ def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
     return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
 
 
-def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element,
-              problems: list[tuple[str, str]]) -> ParsedBox | None:
-    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of the template its points name."""
+def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element, problems: list[tuple[str, str]],
+              templates: dict) -> ParsedBox | None:
+    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of the template its points name: the
+    built-in one, else one of its points in their order (no limbs: the track does not hold them) given to its label
+    (``templates``, the first one read per label)."""
     where = f"{path.name} track {tid} skeleton frame {el.get('frame')}"
     parts = [p for p in el if p.tag == "points"]
     tmpl = next((t for t in skeletons.TEMPLATES.values() if {p.get("label") for p in parts} <= set(t.points)), None)
+    if tmpl is None and label is not None:
+        try:
+            tmpl = templates.setdefault(label, skeletons.make_template(
+                skeletons.LABEL_OWN, [p.get("label") or "" for p in parts], ()))
+        except skeletons.ShapeError as exc:
+            problems.append((where, f"its points make no skeleton template ({exc}); skipped"))
+            return None
+        if {p.get("label") for p in parts} - set(tmpl.points):
+            problems.append((where, f"its points are not those of the other skeletons of {label} "
+                             f"({', '.join(tmpl.points)}); skipped"))
+            return None
     if tmpl is None:
-        problems.append((where, "its points name no known skeleton template (the 17 COCO body points); skipped"))
+        problems.append((where, "its points name no known skeleton template (the 17 COCO body points) and it has "
+                         "no label to give one; skipped"))
         return None
     by_name: dict[str, tuple[float, float]] = {}
     try:
@@ -202,7 +220,7 @@ def parse_cvat(path: Path) -> Parsed:
         raise ImportFormatError(f"{path}: no CVAT .xml file")
     out = Parsed(files=[str(f) for f in files])
     for f in files:
-        group = parse_cvat_file(f, out.problems)
+        group = parse_cvat_file(f, out.problems, out.templates)
         if group is None:
             out.problems.append((f.name, "has no <track> with boxes or shapes (CVAT for images is not read)"))
         else:

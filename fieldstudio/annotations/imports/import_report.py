@@ -30,6 +30,7 @@ class AnnotationImportReport:
     cancelled: bool = False
     kinds: dict[str, int] = field(default_factory=dict)   # the marks to store, by kind
     present_kinds: dict[str, int] = field(default_factory=dict)   # the (plain or keyframe) marks held already
+    notes: list[str] = field(default_factory=list)   # what else the import does or did not (skeleton templates)
 
     def lines(self) -> list[str]:
         """The report as the command line prints it and the window shows it; marks are named by kind ("3
@@ -46,6 +47,7 @@ class AnnotationImportReport:
                        "file?): not added again")
         if self.labels_created:
             out.append(f"labels created: {', '.join(self.labels_created)}")
+        out += self.notes
         if self.unmatched:
             out.append(f"not matched to any media ({len(self.unmatched)}):")
             out += [f"  {what}: {why}" for what, why in self.unmatched[:50]]

@@ -30,6 +30,7 @@ from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import present_marks
+from fieldstudio.annotations import skeleton_templates
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
 from fieldstudio.annotations.imports.import_report import AnnotationImportReport
@@ -68,12 +69,14 @@ class ImportAnnotations(Edit):
     def __init__(self, project: Project, text: str, marks: list[tuple[mark_batches.NewMark, str | None]],
                  new_labels: list[str], plain: PlainBoxes | None = None, *,
                  progress: Callable[[int, int], None] = lambda done, total: None,
-                 cancelled: Callable[[], bool] = lambda: False):
+                 cancelled: Callable[[], bool] = lambda: False, templates: dict | None = None):
         self.project, self.text = project, text
         self.marks, self.new_labels, self.plain = marks, new_labels, plain
         self.progress, self.is_cancelled = progress, cancelled
         self.cancelled = False
         self._labels = [edits.CreateLabel(project, name) for name in new_labels]
+        self.templates = templates or {}   # label name -> the skeleton template the file gives it
+        self._templates: list[Edit] = []
         self._boxes: edits.CreateMany | None = None
         self._plain_ids: list[str] | None = None
 
@@ -90,6 +93,13 @@ class ImportAnnotations(Edit):
                 e.do()
                 done.append(e)
             ids = {e.name: e.label_id for e in self._labels}
+            if not self._templates:
+                self._templates = [skeleton_templates.SetSkeletonTemplate(
+                    self.project, ids.get(name) or label_store.find_label(self.project, name).id, t.points, t.edges,
+                ) for name, t in self.templates.items()]
+            for e in self._templates:
+                e.do()
+                done.append(e)
             if self._boxes is None and self._plain_ids is None:
                 self._first_do(ids, done)
                 return
@@ -131,7 +141,7 @@ class ImportAnnotations(Edit):
             ann.delete_many(self.project, self._plain_ids)
         if self._boxes is not None:
             self._boxes.undo()
-        for e in reversed(self._labels):
+        for e in reversed([*self._labels, *self._templates]):
             e.undo()
 
 
@@ -145,6 +155,7 @@ class ImportPlan:
     new_labels: list[str]
     report: AnnotationImportReport
     plain: PlainBoxes = field(default_factory=PlainBoxes)
+    templates: dict = field(default_factory=dict)   # label name -> skeleton template to give it
 
     def edit(self, *, progress: Callable[[int, int], None] = lambda done, total: None,
              cancelled: Callable[[], bool] = lambda: False) -> ImportAnnotations | None:
@@ -154,7 +165,7 @@ class ImportPlan:
             return None
         return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations "
                                  f"({self.report.marks} marks)", self.marks, self.new_labels, self.plain,
-                                 progress=progress, cancelled=cancelled)
+                                 progress=progress, cancelled=cancelled, templates=self.templates)
 
 
 def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL_PX) -> list[int]:
@@ -297,6 +308,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
 
     for group in parsed.groups:
         target_of(group)
+    own, adopt = _label_templates(project, parsed, existing_labels, report)
     try:
         for n, (group, b) in enumerate(parsed.boxes(), start=1):
             if n % 4096 == 1:
@@ -311,7 +323,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             if placed is None:
                 continue
             if placed.shape is not None:  # stored beside the plain boxes, in their batches
-                shape = _shape_of(target, group, placed, report)
+                shape = _shape_of(target, group, placed, report, own)
                 if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
                     per_track[(target.id, b.track)].append(dataclasses.replace(
                         placed, shape=shape[:2], template=shape[2]))
@@ -387,7 +399,29 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         report.kinds[mark.kind] = report.kinds.get(mark.kind, 0) + 1
     used = {name for _m, name in marks if name is not None} | plain.kept_label_names()
     report.labels_created = sorted(used, key=new_labels.index)
-    return ImportPlan(project, marks, report.labels_created, report, plain)
+    adopt = {name: t for name, t in adopt.items() if name in used or name in existing_labels}
+    report.notes += [f"label {name}: skeleton template set from the file, {len(t.points)} points "
+                     f"({', '.join(t.points)}), {len(t.edges)} limb(s)" for name, t in adopt.items()]
+    return ImportPlan(project, marks, report.labels_created, report, plain, adopt)
+
+
+def _label_templates(project: Project, parsed: Parsed, existing: dict[str, str],
+                     report: AnnotationImportReport) -> tuple[dict, dict]:
+    """(label name -> the template its skeletons are read with, label name -> the template the import gives it) for
+    the templates the file gives labels (``parsed.templates``): a label that has the same points already keeps
+    its own; a label with other points keeps them, and the file's skeletons of it are skipped (``_shape_of``)."""
+    own, adopt = {}, {}
+    known = skeleton_templates.known(project)
+    for name, tmpl in parsed.templates.items():
+        have = known.get(skeletons.label_template_name(existing[name])) if name in existing else None
+        if have is None:
+            own[name] = adopt[name] = tmpl
+        elif have.points == tmpl.points:
+            own[name] = have
+        else:
+            report.notes.append(f"label {name} has its own skeleton template ({', '.join(have.points)}), not the "
+                                f"file's ({', '.join(tmpl.points)}): its skeletons are skipped")
+    return own, adopt
 
 
 #: Keys compared per read (of the media concerned): bounds the memory of a re-import's check at any size.
@@ -455,11 +489,12 @@ def _without_present(project: Project, marks: list[tuple[mark_batches.NewMark, s
     return kept, held + len(dropped)
 
 
-def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
-              report: AnnotationImportReport) -> tuple[str, list, str | None] | None:
+def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: AnnotationImportReport,
+              own: dict | None = None) -> tuple[str, list, str | None] | None:
     """(kind, vertices, text) of a placed ``ParsedBox`` with a ``shape``: vertices in pixels (from fractions when the
-    group is ``normalised``), clipped to the image (a skeleton's absent points None, ``text`` its template); None
-    (and a problem in ``report``) for vertices that make no such shape."""
+    group is ``normalised``), clipped to the image (a skeleton's absent points None, ``text`` its template: ``own``
+    label name -> template for one named ``LABEL_OWN``); None (and a problem in ``report``) for vertices that make
+    no such shape."""
     kind, vertices = placed.shape
     size = (media.width or 0, media.height or 0)
     if group.normalised:
@@ -468,7 +503,11 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
         scaled = list(vertices)
     try:
         if kind == "skeleton":
-            pts = skeletons.as_points(skeletons.template(placed.template), scaled, size)
+            tmpl = (own or {}).get(placed.label) if placed.template == skeletons.LABEL_OWN else \
+                skeletons.template(placed.template)
+            if tmpl is None:
+                return None   # the label's own template has other points (said once in the report's notes)
+            pts = skeletons.as_points(tmpl, scaled, size)
         elif kind == "angle":       # three points, none repeated next to another (an arm needs a length)
             pts = shapes.as_vertices("points", scaled, size)
             if len(pts) != 3 or pts[0] == pts[1] or pts[1] == pts[2]:
@@ -478,7 +517,7 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None
-    return kind, pts, (skeletons.template(placed.template).name if kind == "skeleton" else None)
+    return kind, pts, (tmpl.name if kind == "skeleton" else None)
 
 
 def _key_order(key: str) -> tuple[int, str]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from fieldstudio.core.skeletons import SkeletonTemplate
+
 
 def size_problem(width: float, height: float, *, names: tuple[str, str] = ("width", "height")) -> str | None:
     """Why a box of this size is refused (a negative, zero or not finite width or height), or None.
@@ -100,6 +102,9 @@ class Parsed:
     problems: list[tuple[str, str]] = field(default_factory=list)
     streams: list[tuple[Callable[[], Iterator[tuple[ParsedMedia, ParsedBox]]], Callable[[], tuple[int, int]]]] = \
         field(default_factory=list)
+    #: label name -> the skeleton template the file gives it (a COCO keypoint category whose points are not a
+    #: built-in template's); its skeletons name ``core.skeletons.LABEL_OWN``
+    templates: dict[str, SkeletonTemplate] = field(default_factory=dict)
 
     def add(self, other: "Parsed") -> None:
         """Take in another file's result (a folder of files)."""
@@ -107,6 +112,7 @@ class Parsed:
         self.files += other.files
         self.problems += other.problems
         self.streams += other.streams
+        self.templates.update(other.templates)
 
     def boxes(self) -> Iterator[tuple[ParsedMedia, ParsedBox]]:
         """Every (group, box): the groups' lists, then the streams (read as this is iterated; once only).

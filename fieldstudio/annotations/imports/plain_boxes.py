@@ -14,6 +14,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 from fieldstudio.annotations import present_marks
+from fieldstudio.core import skeletons
 from fieldstudio.store.models import new_id, utcnow
 
 
@@ -113,6 +114,8 @@ class PlainBoxes:
                 continue
             frame = self.frame[i]
             kind, geometry, text = self.shapes.get(i) or ("box", list(self.coords[4 * i:4 * i + 4]), None)
+            if text == skeletons.LABEL_OWN:   # a skeleton of its label's own template, named now the label has an id
+                text = skeletons.label_template_name(label_ids[self.label[i]])
             yield {"id": new_id(), "media_id": self.media_ids[self.media[i]], "kind": kind,
                    "label_id": label_ids[self.label[i]], "text": text,
                    "frame_index": None if frame < 0 else frame, "pts": None if frame < 0 else self.pts[i],

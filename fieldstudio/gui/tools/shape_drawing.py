@@ -110,9 +110,10 @@ class ShapeDrawing:
 
 
 class SkeletonDrawing:
-    """The points of the skeleton being placed, in its template's order (the built-in COCO person): a click places
-    the next point, S skips it (absent: hidden or out of view), Backspace takes the last one back, Enter keeps the
-    skeleton with the points not reached absent; placing the last point keeps it."""
+    """The points of the skeleton being placed, in its template's order (the skeleton label's own template, taken
+    when the first point is placed; else the built-in COCO person): a click places the next point, S skips it
+    (absent: hidden or out of view), Backspace takes the last one back, Enter keeps the skeleton with the points
+    not reached absent; placing the last point keeps it."""
 
     def __init__(self, ctx: ToolContext, tools: CanvasHost):
         from fieldstudio.core import skeletons
@@ -160,6 +161,11 @@ class SkeletonDrawing:
         self.draft = None
 
     def _add(self, p: QPointF | None) -> None:
+        if not self.points:
+            from fieldstudio.annotations import skeleton_templates
+
+            self.template = skeleton_templates.template_for_label(self.ctx.project,
+                                                                  self.ctx.labels.label_of("skeleton"))
         self.points.append(p)
         self._show()
         if len(self.points) >= len(self.template.points):

@@ -218,10 +218,10 @@ class FrameMarks(QObject):
             self._update_timeline(media)
 
     def _skeleton_item(self, r):  # noqa: ANN001, ANN202 - shape_tracks.FrameShape -> SkeletonItem
-        from fieldstudio.core import skeletons
+        from fieldstudio.annotations import skeleton_templates
         from fieldstudio.gui.viewer.skeleton_item import SkeletonItem
 
-        template = skeletons.template(r.template)
+        template = skeleton_templates.template_of(self.state.project, r.template)
         item = SkeletonItem(template, r.vertices, self.labels.color(r.label_id), _shape_caption(r),
                             annotation_id=r.annotation_id, changed=self.shape_moved.emit)
         item.setToolTip(_shape_tip(r))

@@ -216,14 +216,14 @@ def test_marks_attach_to_the_frame_on_screen_when_a_frame_fails_to_decode(window
     open_media(window, qtbot, "cfr_bframes.mp4")
     window.go_to("#5")
     wait_idle(window, qtbot)
-    source, real_get = window.view.loader.source, window.view.loader.source.get
+    source, real_get = window.view.loader.source, window.view.loader.source.get_bgra
 
-    def get(media, index=0):  # noqa: ANN001 - a damaged stretch of the file, as a half-copied clip has
+    def get_bgra(media, index=0):  # noqa: ANN001 - a damaged stretch of the file, as a half-copied clip has
         if index >= 200:
             raise MediaError("clip.mp4", f"frame {index} could not be decoded")
         return real_get(media, index)
 
-    source.get = get
+    source.get_bgra = get_bgra  # the loader decodes the screen's picture through get_bgra
     window.go_to("#280")  # cannot be decoded: the picture stays on frame 5, and so does the position
     wait_idle(window, qtbot)
     assert "could not be decoded" in window.statusBar().currentMessage()

@@ -18,7 +18,7 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def project_file(tmp_path):
+def skeleton_project(tmp_path):
     path = tmp_path / "site.fieldstudio"
     p = Project.create(path)
     add_test_media(p)
@@ -33,8 +33,8 @@ def run(*args: str, code: int = 0) -> str:
     return result.output
 
 
-def test_show_set_refuse_reset(project_file, wide_console):
-    p = project_file
+def test_show_set_refuse_reset(skeleton_project, wide_console):
+    p = skeleton_project
     shown = run("skeleton", p, "hand")
     assert "hand: the built-in COCO person, 17 points" in shown and "  16  right_ankle" in shown
     out = run("skeleton", p, "hand", "--points", "wrist,thumb,index,middle,little", "--limbs", "0-1,0-2,0-3,0-4")

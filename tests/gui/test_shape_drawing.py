@@ -11,50 +11,21 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import calibrations
 from fieldstudio.core.calibration import order_floor_corners
-from tests.support.gui_support import open_media, wait_idle
+from tests.support.gui_support import wait_idle
+from tests.support.shape_window import _at, click, near, photo_window, shapes_of  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.gui
-PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
 ZONE = [(60.0, 50.0), (200.0, 60.0), (220.0, 180.0), (80.0, 200.0)]
-
-
-def _at(window, x: float, y: float) -> QPoint:  # noqa: ANN001
-    return window.view.canvas.mapFromScene(QPointF(x, y))
-
-
-def click(window, x: float, y: float, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # noqa: ANN001
-    vp = window.view.canvas.viewport()
-    QTest.mouseMove(vp, _at(window, x, y))
-    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, modifier, _at(window, x, y))
-
-
-def shapes_of(window, kind: str) -> list[ann.AnnotationRecord]:  # noqa: ANN001
-    return ann.list_annotations(window.state.project, media_id=window.state.media.id, kinds=[kind])
-
-
-def near(got, want, tol: float) -> bool:  # noqa: ANN001 - vertex lists
-    """Every coordinate of ``got`` within ``tol`` pixels of ``want`` (same shape)."""
-    return np.shape(got) == np.shape(want) and bool(np.allclose(got, want, atol=tol, rtol=0))
 
 
 def undo(window, qtbot) -> None:  # noqa: ANN001
     qtbot.keyClick(window.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-
-
-@pytest.fixture
-def photo_window(window, qtbot):
-    open_media(window, qtbot, PHOTO)
-    window.view.canvas.set_zoom(2.0)
-    qtbot.wait(50)
-    window.view.canvas.centerOn(140.0, 125.0)
-    qtbot.wait(20)
-    return window
 
 
 def test_a_polygon_is_clicked_closed_by_enter_and_undone_in_one_step(photo_window, qtbot):

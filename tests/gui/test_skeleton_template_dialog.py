@@ -16,7 +16,7 @@ from fieldstudio.annotations import labels as lab
 from fieldstudio.annotations import skeleton_templates as st
 from fieldstudio.core import skeletons
 from fieldstudio.gui.skeleton_template_dialog import SkeletonTemplateDialog
-from tests.gui.test_shape_drawing import click, near, photo_window, shapes_of  # noqa: F401 - fixture
+from tests.support.shape_window import click, near, photo_window, shapes_of  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.gui
 HAND = ["wrist", "thumb", "index", "middle", "little"]

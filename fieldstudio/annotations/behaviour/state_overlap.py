@@ -1,0 +1,52 @@
+"""The rule that keeps one coder's state record consistent: for one subject, a behaviour's state intervals never
+overlap one another, nor those of a behaviour of the same mutually exclusive group.
+
+Intervals are in frames, ``[start, stop]``; two intervals that only touch (one stops on the frame the next starts,
+as a key press stopping one exclusive state and starting the next makes them) do not overlap. A running state
+reaches to the end of the video. Point events have no duration and are never in the way. Because of this rule a
+time budget can never give one subject more than 100 % of the observed time in one behaviour or one exclusive
+group.
+
+Coding (:mod:`coding`) and importing events (:mod:`observations`) call :func:`in_the_way` before they store a start
+or a stop, and refuse the event when it names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+from fieldstudio.annotations.behaviour.ethogram import Ethogram, EthogramError
+
+
+def _sharing(ethogram: Ethogram, behaviour: str) -> set[str]:
+    """``behaviour`` and the behaviours of its exclusive group (only itself when the ethogram no longer has it)."""
+    try:
+        b = ethogram.behaviour(behaviour)
+    except EthogramError:
+        return {behaviour}
+    return {behaviour, *(x.name for x in ethogram.exclusive_with(b))}
+
+
+def in_the_way(ethogram: Ethogram, stored: Iterable[BehaviourEvent], *, behaviour: str, subject: str, start: int,
+               stop: int | None, ignore: Iterable[str] = ()) -> BehaviourEvent | None:
+    """The first state event among ``stored`` (one coder's, on one video) that the state interval
+    ``[start, stop]`` of ``behaviour`` for ``subject`` would overlap (``stop`` None: still running), or None.
+    Events whose id is in ``ignore`` (the event being stopped, the running states a start stops) are skipped."""
+    sharing = _sharing(ethogram, behaviour)
+    skip = set(ignore)
+    end = float("inf") if stop is None else stop
+    for e in stored:
+        if e.id in skip or e.type == "point" or e.subject != subject or e.behaviour not in sharing:
+            continue
+        e_end = float("inf") if e.end_frame_index is None else e.end_frame_index
+        if e.frame_index < end and start < e_end:
+            return e
+    return None
+
+
+def describe(e: BehaviourEvent) -> str:
+    """The interval in the way, as a refusal names it: "A is already standing from frame 20 to 40"."""
+    who = e.subject or "the record"
+    until = "on (still running)" if e.end_frame_index is None else f"to {e.end_frame_index}"
+    return f"{who} is already {e.behaviour} from frame {e.frame_index} {until} (coded by {e.coder})"

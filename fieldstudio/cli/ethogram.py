@@ -249,5 +249,5 @@ def register(app: typer.Typer) -> None:
                 report.edit.do()
         for line in report.lines():
             cli_support.out.print(line, markup=False)
-        raise typer.Exit(0 if report.events else 1)
+        raise typer.Exit(0 if report.events or report.already else 1)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
-from fieldstudio.annotations.behaviour import boris_tabular, coder_agreement, elan_text, time_budget
+from fieldstudio.annotations.behaviour import boris_tabular, coder_agreement, elan_text, state_overlap, time_budget
 from fieldstudio.annotations.behaviour import ethogram as eth
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media import library
@@ -133,10 +133,11 @@ def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, cod
 @dataclass
 class EventImport:
     """What an import of events would store: ``edit`` (one undo step: the events and the ethogram's new
-    entries), how many ``events``, the behaviours and subjects it adds to the ethogram, and ``problems``."""
+    entries), how many ``events`` (``already``: as many left out, being in the project already), the behaviours and subjects it adds to the ethogram, and ``problems``."""
 
     edit: Edit | None
     events: int = 0
+    already: int = 0
     new_behaviours: list[str] = field(default_factory=list)
     new_subjects: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -144,6 +145,8 @@ class EventImport:
     def lines(self) -> list[str]:
         """The import report, one line each."""
         out = [f"{self.events} event(s) imported"]
+        if self.already:
+            out.append(f"already in the project: {self.already} event(s)")
         if self.new_behaviours:
             out.append(f"added to the ethogram (no key yet): {', '.join(self.new_behaviours)}")
         if self.new_subjects:
@@ -151,11 +154,18 @@ class EventImport:
         return out + self.problems
 
 
+def _identity(subject: str, behaviour: str, start: int, stop: int | None, modifiers) -> tuple:  # noqa: ANN001
+    """What makes two events of one coder on one video the same event."""
+    return subject, behaviour, start, stop, tuple(sorted(modifiers))
+
+
 def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
                   progress: Callable[[int, int], None] | None = None) -> EventImport:
     """Read BORIS's tabular events from ``path`` and build the edit storing them on ``media_ref`` as ``coder``'s
     (not applied: the caller applies it, the window on its undo stack). Behaviours and subjects the ethogram lacks
-    are added to it. Raises FieldstudioError for a file that is not BORIS's tabular events."""
+    are added to it. An event already stored (same subject, behaviour, frames and modifiers by ``coder``) is not
+    added again; a state overlapping ``coder``'s record (:mod:`state_overlap`) is not stored, and its line is
+    reported. Raises FieldstudioError for a file that is not BORIS's tabular events."""
     media = library.find_media(project, media_ref)
     parsed = boris_tabular.read_tabular(Path(path))
     table = load_frame_table(project, media)
@@ -181,6 +191,8 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
     known_b = {b.name for b in ethogram.behaviours}
     known_s = {s.name for s in ethogram.subjects}
     edits: list[Edit] = []
+    recorded = events.list_events(project, media.id, coder=coder)
+    stored = {_identity(x.subject, x.behaviour, x.frame_index, x.end_frame_index, x.modifiers) for x in recorded}
     for e in parsed.events:
         if e.behaviour not in known_b:
             ethogram = eth.with_behaviour(ethogram, eth.Behaviour(name=e.behaviour, key="", colour="", type=e.type,
@@ -199,12 +211,28 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
         who = f"{e.behaviour} ({e.subject})" if e.subject else e.behaviour
         start = frame_of(e.start_s, e.frame, f"the start of {who}")
         stop = None if e.stop_s is None else frame_of(e.stop_s, e.end_frame, f"the stop of {who}")
+        if e.type == "point":
+            stop = start
+        identity = _identity(e.subject, e.behaviour, start, stop, e.modifiers)
+        if identity in stored:
+            report.already += 1
+            continue
+        if e.type != "point" and (in_way := state_overlap.in_the_way(
+                ethogram, recorded, behaviour=e.behaviour, subject=e.subject, start=start, stop=stop)) is not None:
+            report.problems.append(f"line {e.line}: {who} from frame {start}"
+                                   + ("" if stop is None else f" to {stop}")
+                                   + f" not imported: {state_overlap.describe(in_way)}")
+            continue
+        stored.add(identity)
+        # later lines of the file are checked against this one too
+        recorded.append(events.BehaviourEvent(f"line {e.line}", media.id, e.behaviour, e.subject, e.modifiers, e.type,
+                                              start, e.start_s, stop, e.stop_s, coder))
         edits.append(events.add_event_edit(project, media.id, e.behaviour, e.type, start, subject=e.subject,
                                            modifiers=e.modifiers, coder=coder, end_frame_index=stop))
+        report.events += 1
     if report.new_behaviours or report.new_subjects or ethogram != eth.load(project):
         edits.insert(0, eth.SetEthogram(project, ethogram, text="Add imported behaviours"))
     report.problems.extend(past_end)
-    report.events = len(parsed.events)
     if edits:
         report.edit = EditGroup(f"Import {report.events} behaviour event(s)", edits)
     return report

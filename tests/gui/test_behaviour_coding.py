@@ -169,7 +169,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     _shot(coding.dock, "coder_agreement.png")
     coding.dock.setFloating(False)
     coding.export_events_dialog(str(tmp_path / "elan.txt"))
-    assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3 + 3
+    assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3      # the chosen coder's, never bob's too
 
     # another project: nothing of this one stays on show
     from fieldstudio.store.project import Project
@@ -218,6 +218,7 @@ def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(
     coding.follow()
     coding.coding_action.setChecked(True)
     coding.show_tab(0)
+    coding.panel.all_coders.setChecked(True)                  # ann's events listed too, with the window's coder's
     reads, list_reads = [], []
     monkeypatch.setattr(window.side, "refresh", lambda: reads.append("annotation list"))
     full_read = events.list_events
@@ -238,7 +239,8 @@ def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(
     assert [row[3] for row in shown] == [e.behaviour for e in stored]
     assert [row[1] for row in shown if row[3] == "walk"] == ["running"]
     lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
-    assert lanes == behaviour_lanes(stored, ethogram, max(window.state.media.frame_count - 1, 0))
+    mine = [e for e in stored if e.coder == coding.coder]    # the lanes: the chosen coder's only
+    assert len(mine) == 4 and lanes == behaviour_lanes(mine, ethogram, max(window.state.media.frame_count - 1, 0))
     # an edit that does not say which rows it touched (the ethogram) reads everything again
     eth_edit = eth.SetEthogram(project, ethogram)
     window.annotator.apply_or_raise(eth_edit)

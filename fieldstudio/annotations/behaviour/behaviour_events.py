@@ -111,6 +111,15 @@ def _read_events(project: Project, media_id: str, where: list) -> list[Behaviour
     return out
 
 
+def state_events(project: Project, media_id: str, *, coder: str, subject: str,
+                 behaviours: Iterable[str]) -> list[BehaviourEvent]:
+    """``coder``'s state events of ``subject`` on ``media_id`` whose behaviour is among ``behaviours`` (what a new
+    start or stop may overlap), by start frame; read alone, as a key press must not read every event coded."""
+    where = [Annotation.author == coder, Annotation.attributes["subject"].as_string() == subject,
+             Annotation.attributes["behaviour"].as_string().in_(list(behaviours))]
+    return [e for e in _read_events(project, media_id, where) if e.type != "point"]
+
+
 def running_events(project: Project, media_id: str, *, coder: str) -> list[BehaviourEvent]:
     """``coder``'s state events on ``media_id`` that are still running (read alone: a key press asks this, and a
     video may hold thousands of closed events)."""

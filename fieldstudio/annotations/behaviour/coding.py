@@ -45,7 +45,8 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         return edit, f"{b.name}{who} on frame {frame_index}"
     running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
     same = [e for e in running if e.behaviour == b.name]
-    recorded = events.list_events(project, media_id, coder=coder)
+    recorded = events.state_events(project, media_id, coder=coder, subject=subject,
+                                   behaviours=state_overlap.sharing(ethogram, b.name))
     if same:
         stop = events.stop_edit(project, same[0], frame_index)  # refuses a stop before the start first
         _refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index, [same[0].id])

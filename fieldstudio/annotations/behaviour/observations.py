@@ -51,10 +51,28 @@ def observed_interval(project: Project, media_id: str, start_s: float | None = N
     return (0.0 if start_s is None else start_s), end
 
 
+def one_coder(project: Project, media_id: str, file_name: str, coder: str | None) -> str | None:
+    """The coder whose record to read: ``coder``, or the video's only coder when None (None when there is none).
+    Raises FieldstudioError naming the coders when ``coder`` coded nothing here, or when it is None and several
+    did: their records are never added together (two coders' states would overlap, and BORIS pairs START and STOP
+    within one observation)."""
+    known = events.coders(project, media_id)
+    if coder is None:
+        if len(known) > 1:
+            raise FieldstudioError(f"{file_name}: {len(known)} coders recorded events ({', '.join(known)}); "
+                                   "choose one coder")
+        return known[0] if known else None
+    if coder not in known:
+        raise FieldstudioError(f"{file_name}: no events coded by {coder!r}; coders: {', '.join(known) or 'none'}")
+    return coder
+
+
 def budget(project: Project, media_ref: str, *, start_s: float | None = None, end_s: float | None = None,
            coder: str | None = None) -> Budget:
-    """The time budget of ``media_ref``'s events (of ``coder`` only, if given) over the observed interval."""
+    """The time budget of ``media_ref``'s events, one coder's (``coder``, or the only coder: see
+    :func:`one_coder`, whose refusals it raises) over the observed interval."""
     media = library.find_media(project, media_ref)
+    coder = one_coder(project, media.id, media.file_name, coder)
     start, end = observed_interval(project, media.id, start_s, end_s)
     order = [b.name for b in eth.load(project).behaviours]
     rows = time_budget.time_budget(events.list_events(project, media.id, coder=coder), start, end, order)
@@ -97,11 +115,8 @@ def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str,
     """Cohen's kappa and the Needleman-Wunsch identity per ``slice_s``, and event matching within ``tolerance_s``,
     of two coders' events on one video (:mod:`coder_agreement`). Raises FieldstudioError naming the coders there are when one has no events."""
     media = library.find_media(project, media_ref)
-    known = events.coders(project, media.id)
     for who in (coder_a, coder_b):
-        if who not in known:
-            raise FieldstudioError(f"{media.file_name}: no events coded by {who!r}; coders: "
-                                   f"{', '.join(known) or 'none'}")
+        one_coder(project, media.id, media.file_name, who)
     a = events.list_events(project, media.id, coder=coder_a)
     b = events.list_events(project, media.id, coder=coder_b)
     return CoderComparison(media.file_name, coder_a, coder_b,
@@ -111,11 +126,13 @@ def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str,
 
 
 def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, coder: str | None = None) -> tuple[int, int]:
-    """Write ``media_ref``'s events (of ``coder`` only, if given) to ``path`` as ``fmt`` (one of
-    :data:`EXPORT_FORMATS`); returns (events written, running states left out)."""
+    """Write ``media_ref``'s events, one coder's (``coder``, or the only coder: see :func:`one_coder`, whose
+    refusals it raises), to ``path`` as ``fmt`` (one of :data:`EXPORT_FORMATS`); returns (events written, running
+    states left out)."""
     if fmt not in EXPORT_FORMATS:
         raise FieldstudioError(f"format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
     media = library.find_media(project, media_ref)
+    coder = one_coder(project, media.id, media.file_name, coder)
     evs = events.list_events(project, media.id, coder=coder)
     if fmt == "elan":
         Path(path).write_text(elan_text.elan_text(evs), encoding="utf-8")

@@ -19,7 +19,7 @@ from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
 from fieldstudio.annotations.behaviour.ethogram import Ethogram, EthogramError
 
 
-def _sharing(ethogram: Ethogram, behaviour: str) -> set[str]:
+def sharing(ethogram: Ethogram, behaviour: str) -> set[str]:
     """``behaviour`` and the behaviours of its exclusive group (only itself when the ethogram no longer has it)."""
     try:
         b = ethogram.behaviour(behaviour)
@@ -33,11 +33,11 @@ def in_the_way(ethogram: Ethogram, stored: Iterable[BehaviourEvent], *, behaviou
     """The first state event among ``stored`` (one coder's, on one video) that the state interval
     ``[start, stop]`` of ``behaviour`` for ``subject`` would overlap (``stop`` None: still running), or None.
     Events whose id is in ``ignore`` (the event being stopped, the running states a start stops) are skipped."""
-    sharing = _sharing(ethogram, behaviour)
+    shared = sharing(ethogram, behaviour)
     skip = set(ignore)
     end = float("inf") if stop is None else stop
     for e in stored:
-        if e.id in skip or e.type == "point" or e.subject != subject or e.behaviour not in sharing:
+        if e.id in skip or e.type == "point" or e.subject != subject or e.behaviour not in shared:
             continue
         e_end = float("inf") if e.end_frame_index is None else e.end_frame_index
         if e.frame_index < end and start < e_end:

@@ -175,3 +175,24 @@ def test_random_codings_never_give_a_subject_over_100_percent_of_a_group(ethogra
         for subject in "AB":
             share = sum(r.percent or 0.0 for r in rows if r.subject == subject and r.behaviour in ("lift", "walk"))
             assert share <= 100.0 + 1e-9
+
+
+def test_an_edit_moving_a_state_onto_another_is_refused(ethogram_project):
+    """The dock's Edit…: ann's A lift 3-7 and walk 7-12; lift's stop moved to 9, or walk moved to subject B where B
+    walks 8-10, would overlap; lift's stop moved to 5 is fine."""
+    from fieldstudio.annotations.behaviour import state_overlap
+
+    project, e = ethogram_project
+    _code(project, e, "lift", 3)
+    _code(project, e, "walk", 7)
+    _code(project, e, "walk", 12)
+    _code(project, e, "walk", 8, subject="B")
+    _code(project, e, "walk", 10, subject="B")
+    lift, walk, _b = events.list_events(project, VIDEO_ID)
+    with pytest.raises(ann.AnnotationError, match="lift from frame 3 to 9 refused: A is already walk from frame 7 "
+                                                  "to 12"):
+        state_overlap.change_edit(project, e, lift, end_frame_index=9)
+    with pytest.raises(ann.AnnotationError, match="B is already walk from frame 8 to 10"):
+        state_overlap.change_edit(project, e, walk, subject="B")
+    state_overlap.change_edit(project, e, lift, end_frame_index=5).do()
+    assert events.list_events(project, VIDEO_ID)[0].end_frame_index == 5

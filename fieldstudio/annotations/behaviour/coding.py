@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fieldstudio.annotations.annotation_records import AnnotationError
 from fieldstudio.annotations.behaviour import behaviour_events as events
 from fieldstudio.annotations.behaviour import state_overlap
 from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError
@@ -49,11 +48,12 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
                                    behaviours=state_overlap.sharing(ethogram, b.name))
     if same:
         stop = events.stop_edit(project, same[0], frame_index)  # refuses a stop before the start first
-        _refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index, [same[0].id])
+        state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index,
+                                     [same[0].id])
         return stop, f"{b.name}{who} stops on frame {frame_index}"
     exclusive = {x.name for x in ethogram.exclusive_with(b)}
     stopped = [e for e in running if e.behaviour in exclusive]
-    _refuse_overlap(ethogram, recorded, b.name, subject, frame_index, None, [e.id for e in stopped])
+    state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, frame_index, None, [e.id for e in stopped])
     start = events.add_event_edit(project, media_id, b.name, "state", frame_index, subject=subject,
                                   modifiers=modifiers, coder=coder)
     message = f"{b.name}{who} starts on frame {frame_index}"
@@ -62,15 +62,6 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
     stops = [events.stop_edit(project, e, frame_index) for e in stopped]
     message += "; " + ", ".join(e.behaviour for e in stopped) + " stops (exclusive)"
     return EditGroup(f"Code {b.name}{who}", [*stops, start]), message
-
-
-def _refuse_overlap(ethogram: Ethogram, recorded: list, behaviour: str, subject: str, start: int,
-                    stop: int | None, ignore: list[str]) -> None:
-    """AnnotationError when ``[start, stop]`` would overlap a state already recorded (see the module's rule)."""
-    if (e := state_overlap.in_the_way(ethogram, recorded, behaviour=behaviour, subject=subject, start=start,
-                                      stop=stop, ignore=ignore)) is not None:
-        span = f"from frame {start}" + ("" if stop is None else f" to {stop}")
-        raise AnnotationError(f"{behaviour} {span} refused: {state_overlap.describe(e)}")
 
 
 def starts_or_records(project: Project, behaviour: Behaviour, media_id: str, *, subject: str, coder: str) -> bool:

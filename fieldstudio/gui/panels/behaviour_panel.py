@@ -397,8 +397,8 @@ class BehaviourPanel(QWidget):
 
     def edit_selected(self, *, dialog: EventEditDialog | None = None) -> None:
         """Edit… on the selected event (``dialog``: a filled one, for tests, accepted as is)."""
-        from fieldstudio.annotations.behaviour import behaviour_events
         from fieldstudio.annotations.behaviour import ethogram as eth
+        from fieldstudio.annotations.behaviour import state_overlap
 
         event = self.selected_event()
         if event is None or self.project is None:
@@ -411,8 +411,8 @@ class BehaviourPanel(QWidget):
                 return
         modifiers = tuple(m.strip() for m in dialog.modifiers.text().split(",") if m.strip())
         try:
-            edit = behaviour_events.change_edit(
-                self.project, event, frame_index=dialog.start.value(),
+            edit = state_overlap.change_edit(
+                self.project, eth.load(self.project), event, frame_index=dialog.start.value(),
                 end_frame_index=dialog.stop.value() if dialog.stop.isEnabled() else None,
                 subject=dialog.subject.currentText(), modifiers=modifiers)
         except FieldstudioError as exc:

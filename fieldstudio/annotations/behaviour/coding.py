@@ -44,8 +44,11 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         return edit, f"{b.name}{who} on frame {frame_index}"
     running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
     same = [e for e in running if e.behaviour == b.name]
+    # what the new state may overlap: the states running past its start (that start is the running one's when
+    # this key stops it)
     recorded = events.state_events(project, media_id, coder=coder, subject=subject,
-                                   behaviours=state_overlap.sharing(ethogram, b.name))
+                                   behaviours=state_overlap.sharing(ethogram, b.name),
+                                   after=same[0].frame_index if same else frame_index)
     if same:
         stop = events.stop_edit(project, same[0], frame_index)  # refuses a stop before the start first
         state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index,

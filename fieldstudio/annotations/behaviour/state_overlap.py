@@ -79,6 +79,6 @@ def change_edit(project: Project, ethogram: Ethogram, event: BehaviourEvent, *, 
         stop = event.end_frame_index if end_frame_index is None else end_frame_index
         who = event.subject if subject is None else subject
         stored = events.state_events(project, event.media_id, coder=event.coder, subject=who,
-                                     behaviours=sharing(ethogram, event.behaviour))
+                                     behaviours=sharing(ethogram, event.behaviour), after=start, before=stop)
         refuse_overlap(ethogram, stored, event.behaviour, who, start, stop, [event.id])
     return edit

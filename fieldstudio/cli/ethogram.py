@@ -17,6 +17,8 @@ from fieldstudio.cli import output as cli_support
 cli_support.ProjectArg = cli_support.ProjectArg
 MediaArg = Annotated[str, typer.Argument(help="video file name or id")]
 CoderOpt = Annotated[Optional[str], typer.Option("--coder", help="only this coder's events (default: everyone's)")]
+OneCoderOpt = Annotated[Optional[str], typer.Option("--coder", help="whose events (needed when several coders "
+                                                    "coded the video: their records are never added together)")]
 
 
 def register(app: typer.Typer) -> None:
@@ -181,7 +183,7 @@ def register(app: typer.Typer) -> None:
 
     @group.command("budget")
     def budget_cmd(
-        project: cli_support.ProjectArg, media: MediaArg, coder: CoderOpt = None,
+        project: cli_support.ProjectArg, media: MediaArg, coder: OneCoderOpt = None,
         start: Annotated[Optional[float], typer.Option("--from", help="observed from (s; default 0)")] = None,
         end: Annotated[Optional[float], typer.Option("--to", help="observed to (s; default the video's "
                                                      "duration)")] = None,
@@ -236,7 +238,7 @@ def register(app: typer.Typer) -> None:
     def export_events_cmd(
         project: cli_support.ProjectArg, media: MediaArg, target: Annotated[Path, typer.Argument(help="file to write")],
         fmt: Annotated[str, typer.Option("--format", "-f", help="boris-csv, boris-tsv or elan")] = "boris-csv",
-        coder: CoderOpt = None,
+        coder: OneCoderOpt = None,
     ) -> None:
         """Write a video's events as BORIS's tabular events (CSV or TSV) or ELAN's tab-delimited text."""
         from fieldstudio.annotations.behaviour import observations
@@ -262,7 +264,7 @@ def register(app: typer.Typer) -> None:
                 report.edit.do()
         for line in report.lines():
             cli_support.out.print(line, markup=False)
-        raise typer.Exit(0 if report.events else 1)
+        raise typer.Exit(0 if report.events or report.already else 1)
 
 
 

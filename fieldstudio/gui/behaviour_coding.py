@@ -173,6 +173,7 @@ class BehaviourCoding(QObject):
         self._lanes = None
         if self.state.project is None and self._panel is None:
             return
+        self.panel.choose(self.coder)  # before reading: the table and the lanes show this coder's events
         self.panel.set_video(self.state.project, self.state.media)
         self.show_lanes()
         self._offer_coders()
@@ -190,7 +191,7 @@ class BehaviourCoding(QObject):
         subjects = self.panel.update_events(ids)
         if not subjects:
             return
-        mine = events_by_subject(self.panel.events)
+        mine = events_by_subject(self.panel.coder_events)
         for subject in subjects:
             self._lanes.pop(subject, None)
             if subject in mine:
@@ -209,7 +210,7 @@ class BehaviourCoding(QObject):
             timeline.set_behaviour_lanes([])
             return
         if self._lanes is None:
-            by_subject = events_by_subject(self.panel.events)
+            by_subject = events_by_subject(self.panel.coder_events)
             self._lanes = {s: subject_lanes(s, mine, self.ethogram(), self._last_frame())
                            for s, mine in by_subject.items()}
         order = subject_order(self._lanes, self.ethogram())
@@ -254,6 +255,8 @@ class BehaviourCoding(QObject):
         recent = [name, *[c for c in settings.get(user_settings.CODERS) if c != name]][:MAX_RECENT_CODERS]
         settings.set(user_settings.CODERS, recent)
         self._offer_coders()
+        self._lanes = None  # the lanes show the chosen coder's events
+        self.show_lanes()
         self._describe()
         self.window.notify(f"coder: {name} (the keys record {name}'s events)")
         self.window.view.canvas.setFocus()
@@ -412,7 +415,8 @@ class BehaviourCoding(QObject):
         self.follow()
 
     def export_events_dialog(self, path: str | None = None) -> None:
-        """Annotate ▸ Export behaviour events…: the format follows the suffix (.csv, .tsv: BORIS; .txt: ELAN)."""
+        """Annotate ▸ Export behaviour events…: the chosen coder's (one observation per file); the format follows
+        the suffix (.csv, .tsv: BORIS; .txt: ELAN)."""
         from pathlib import Path
 
         from fieldstudio.annotations.behaviour import observations
@@ -430,9 +434,10 @@ class BehaviourCoding(QObject):
         suffix = Path(path).suffix.lower()
         fmt = {".tsv": "boris-tsv", ".txt": "elan"}.get(suffix, "boris-csv")
         try:
-            written, running = observations.export_events(self.state.project, media.id, Path(path), fmt)
+            written, running = observations.export_events(self.state.project, media.id, Path(path), fmt,
+                                                           coder=self.coder)
         except (FieldstudioError, OSError) as exc:
             self.window.notify(str(exc))
             return
-        self.window.notify(f"{written} event(s) written to {Path(path).name}"
+        self.window.notify(f"{written} event(s) of {self.coder} written to {Path(path).name}"
                            + (f"; {running} running state(s) left out" if running else ""))

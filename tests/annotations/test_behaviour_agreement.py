@@ -52,7 +52,7 @@ def test_subjects_each_count_modifiers_when_asked_and_full_agreement_is_one():
     assert modif.kappa == pytest.approx(1 / 3)
     with pytest.raises(FieldstudioError, match="no events"):
         cohen_kappa(a, [], 1.0)
-    with pytest.raises(FieldstudioError, match="positive"):
+    with pytest.raises(FieldstudioError, match="1 ms or more"):
         cohen_kappa(a, b, 0)
 
 
@@ -80,3 +80,16 @@ def test_needleman_wunsch_identity_by_hand():
     a = [ev("walk", 0, 4), ev("lift", 5, 9)]
     b = [ev("walk", 0, 3), ev("lift", 4, 9)]
     assert needleman_wunsch_identity(a, b, 1.0) == pytest.approx(90.0)
+
+
+def test_a_slice_below_a_millisecond_or_making_over_a_million_slices_is_refused():
+    """The tester's 1e-7 s slice divided by zero (times are kept to the microsecond); 1e-6 s on 4.7 s made 4.7 M
+    slices. 0 to 1000 s at 1 ms is 1,000,001 slices: refused; at 1 s, 1,001: counted."""
+    a, b = [ev("walk", 0, 1000)], [ev("walk", 0, 1000)]
+    for tiny in (0.0000001, 0.0009, 0.0, -1.0):
+        with pytest.raises(FieldstudioError, match="1 ms or more"):
+            cohen_kappa(a, b, tiny)
+    with pytest.raises(FieldstudioError, match=r"makes 1,000,001 slices .* over 1,000,000: choose a slice of "
+                                               r"0\.001 s or more"):
+        cohen_kappa(a, b, 0.001)
+    assert cohen_kappa(a, b, 1.0).slices == 1001

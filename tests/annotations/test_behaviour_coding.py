@@ -117,3 +117,82 @@ def test_a_key_press_names_the_rows_it_touches_for_the_window_to_read_again(etho
     box.do()
     assert annotation_kinds_of(box) is None                  # a box edit does not say: everything is redrawn
     assert events.events_with_ids(project, VIDEO_ID, annotation_ids_of(box)) == []  # not a behaviour event
+
+
+def test_coding_on_an_earlier_frame_is_refused_when_it_would_overlap_the_record(ethogram_project):
+    """The tester's case: lift 0-20 then walk (same exclusive group) 20-25; walk coded again on frame 3 would make
+    walk 3-... overlap lift 0-20; a stop on 27 of a walk started on 22 inside walk 20-25 likewise."""
+    project, e = ethogram_project
+    _code(project, e, "lift", 0)
+    _code(project, e, "walk", 20)          # lift 0-20, walk starts 20
+    _code(project, e, "walk", 25)          # walk 20-25
+    before = events.list_events(project, VIDEO_ID)
+    with pytest.raises(ann.AnnotationError, match=r"A is already lift from frame 0 to 20 \(coded by ann\)"):
+        _code(project, e, "walk", 3)
+    with pytest.raises(ann.AnnotationError, match="A is already walk from frame 20 to 25"):
+        _code(project, e, "lift", 22)      # lift's group holds walk 20-25
+    assert events.list_events(project, VIDEO_ID) == before   # nothing stored
+    # touching is not overlapping: walk starts on 25, where the last one stopped; another subject or coder is apart
+    _, message = _code(project, e, "walk", 25)
+    assert message == "walk (A) starts on frame 25"
+    _code(project, e, "walk", 3, subject="B")
+    _code(project, e, "lift", 3, coder="bob")
+
+
+def test_a_stop_that_would_swallow_a_later_interval_is_refused(ethogram_project):
+    """An open state (imported or left running) stopped past an interval recorded after its start."""
+    project, e = ethogram_project
+    events.add_event_edit(project, VIDEO_ID, "walk", "state", 10, subject="A", coder="ann",
+                          end_frame_index=15).do()
+    events.add_event_edit(project, VIDEO_ID, "lift", "state", 2, subject="A", coder="ann").do()   # running
+    with pytest.raises(ann.AnnotationError, match="lift from frame 2 to 20 refused: A is already walk from frame "
+                                                  "10 to 15"):
+        _code(project, e, "lift", 20)
+    _, message = _code(project, e, "lift", 10)       # stopping where walk starts is fine
+    assert message == "lift (A) stops on frame 10"
+
+
+def test_random_codings_never_give_a_subject_over_100_percent_of_a_group(ethogram_project):
+    """Random key presses (some refused) on random frames by two coders; each coder's budget per subject: lift and
+    walk (one exclusive group) sum to at most 100 % of the observed time."""
+    import random
+
+    from fieldstudio.annotations.behaviour import time_budget
+
+    project, e = ethogram_project
+    rng = random.Random(32)
+    refused = 0
+    for _ in range(120):
+        try:
+            _code(project, e, rng.choice(["lift", "walk", "enter zone"]), rng.randrange(30),
+                  subject=rng.choice("AB"), coder=rng.choice(["ann", "bob"]))
+        except ann.AnnotationError:
+            refused += 1
+    assert 0 < refused < 120
+    end = _seconds(29)
+    for coder in ("ann", "bob"):
+        rows = time_budget.time_budget(events.list_events(project, VIDEO_ID, coder=coder), 0.0, end)
+        for subject in "AB":
+            share = sum(r.percent or 0.0 for r in rows if r.subject == subject and r.behaviour in ("lift", "walk"))
+            assert share <= 100.0 + 1e-9
+
+
+def test_an_edit_moving_a_state_onto_another_is_refused(ethogram_project):
+    """The dock's Edit…: ann's A lift 3-7 and walk 7-12; lift's stop moved to 9, or walk moved to subject B where B
+    walks 8-10, would overlap; lift's stop moved to 5 is fine."""
+    from fieldstudio.annotations.behaviour import state_overlap
+
+    project, e = ethogram_project
+    _code(project, e, "lift", 3)
+    _code(project, e, "walk", 7)
+    _code(project, e, "walk", 12)
+    _code(project, e, "walk", 8, subject="B")
+    _code(project, e, "walk", 10, subject="B")
+    lift, walk, _b = events.list_events(project, VIDEO_ID)
+    with pytest.raises(ann.AnnotationError, match="lift from frame 3 to 9 refused: A is already walk from frame 7 "
+                                                  "to 12"):
+        state_overlap.change_edit(project, e, lift, end_frame_index=9)
+    with pytest.raises(ann.AnnotationError, match="B is already walk from frame 8 to 10"):
+        state_overlap.change_edit(project, e, walk, subject="B")
+    state_overlap.change_edit(project, e, lift, end_frame_index=5).do()
+    assert events.list_events(project, VIDEO_ID)[0].end_frame_index == 5

@@ -132,3 +132,34 @@ def test_boris_file_in_utf16_read_other_bytes_refused_and_times_past_the_end_rep
                                "put on its last frame 29"]
     report.edit.do()
     assert [(e.frame_index, e.end_frame_index) for e in events.list_events(coded, VIDEO_ID, coder="late")] == [(2, 29)]
+
+
+def test_importing_the_same_file_twice_adds_nothing_the_second_time(coded, tmp_path):
+    observations.export_events(coded, VIDEO_ID, tmp_path / "obs.tsv", "boris-tsv")
+    first = observations.import_events(coded, VIDEO_ID, tmp_path / "obs.tsv", coder="boris")
+    first.edit.do()
+    again = observations.import_events(coded, VIDEO_ID, tmp_path / "obs.tsv", coder="boris")
+    assert (again.events, again.already, again.edit) == (0, 3, None)
+    assert again.lines()[:2] == ["0 event(s) imported", "already in the project: 3 event(s)"]
+    assert len(events.list_events(coded, VIDEO_ID, coder="boris")) == 3
+    # another coder's copy is not "already there": each coder's record is their own
+    assert observations.import_events(coded, VIDEO_ID, tmp_path / "obs.tsv", coder="carol").events == 3
+
+
+def test_imported_states_overlapping_the_record_are_reported_by_line_and_not_stored(coded, tmp_path):
+    """ann has A lift 3-9 (group posture with walk); the file's A walk 5-6 overlaps it, and its second C carry 4-7
+    overlaps its own first one, 2-6."""
+    rows = [("A", "walk", "START", 5), ("A", "walk", "STOP", 6), ("C", "carry", "START", 2), ("C", "carry", "STOP", 6),
+            ("C", "carry", "START", 4), ("C", "carry", "STOP", 7)]
+    lines = ["Observation id\tobs 1", "", "Media file(s)", "", "Time\tMedia file path\tTotal length\tFPS\tSubject\t"
+             "Behavior\tBehavioral category\tComment\tStatus"]
+    lines += [f"{_s(f):.3f}\twalk.mp4\t1.267\t22.5\t{s}\t{b}\t\t\t{st}" for s, b, st, f in rows]
+    (tmp_path / "over.tsv").write_text("\n".join(lines) + "\n")
+    report = observations.import_events(coded, VIDEO_ID, tmp_path / "over.tsv", coder="ann")
+    assert report.events == 1
+    assert report.problems == [
+        "line 6: walk (A) from frame 5 to 6 not imported: A is already lift from frame 3 to 9 (coded by ann)",
+        "line 10: carry (C) from frame 4 to 7 not imported: C is already carry from frame 2 to 6 (coded by ann)"]
+    report.edit.do()
+    assert [(e.behaviour, e.frame_index, e.end_frame_index) for e in events.list_events(coded, VIDEO_ID, coder="ann")
+            if e.subject == "C"] == [("carry", 2, 6)]

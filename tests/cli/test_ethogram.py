@@ -98,3 +98,30 @@ def test_code_with_the_picture_shown_records_on_the_frame_it_shows(tmp_path, cli
     listed = json.loads(run("events", str(path), clip, "--json"))
     assert [(e["frame_index"], e["frame_found"]) for e in listed] == [(57, "picture"), (120, "clock")]
     assert "frame 120 (4.000 s, clock)" in run("events", str(path), clip)
+
+
+def test_the_key_clash_names_the_owner_and_coders_are_never_added_together(video_project_file, tmp_path,
+                                                                           wide_console):
+    """eyes32 items 3, 12, 14: alice and bob both code A lift; without --coder budget and export refuse and name
+    them; --coder nobody is refused like agreement's; a coded state overlapping the record is refused (exit 2)."""
+    p = video_project_file
+    run("add-behaviour", p, "lift", "--key", "l", "--group", "posture")
+    run("add-behaviour", p, "stand", "--key", "s", "--group", "posture")
+    run("add-subject", p, "A", "--key", "1")
+    assert "behaviour 'x': key '1' is already A's" in run("add-behaviour", p, "x", "--key", "1", code=2)
+    assert "subject 'B': key 'L' is already lift's" in run("add-subject", p, "B", "--key", "L", code=2)
+    for coder, stop in (("alice", "20"), ("bob", "22")):
+        run("code", p, "walk.mp4", "lift", "--frame", "0", "--subject", "A", "--coder", coder)
+        run("code", p, "walk.mp4", "lift", "--frame", stop, "--subject", "A", "--coder", coder)
+    refusal = "walk.mp4: 2 coders recorded events (alice, bob); choose one coder"
+    assert refusal in run("budget", p, "walk.mp4", code=2)
+    assert refusal in run("export-events", p, "walk.mp4", str(tmp_path / "all.tsv"), code=2)
+    assert not (tmp_path / "all.tsv").exists()
+    assert "no events coded by 'nobody'; coders: alice, bob" in run("budget", p, "walk.mp4", "--coder", "nobody",
+                                                                     code=2)
+    # alice's alone: frame 20 is 78000 ticks of 1/90000 s = 0.867 s of the first 1 s (both coders: 1.8 s, 180 %)
+    assert "A,lift,state,1,0.867,0.867,86.67" in run("budget", p, "walk.mp4", "--coder", "alice", "--csv", "--to", "1")
+    # frame 3 is inside alice's lift 0-20, which is in stand's exclusive group: refused, nothing stored
+    assert "A is already lift from frame 0 to 20 (coded by alice)" in run(
+        "code", p, "walk.mp4", "stand", "--frame", "3", "--subject", "A", "--coder", "alice", code=2)
+    assert len(json.loads(run("events", p, "walk.mp4", "--coder", "alice", "--json"))) == 1

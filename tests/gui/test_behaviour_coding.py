@@ -171,7 +171,7 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     _shot(coding.dock, "coder_agreement.png")
     coding.dock.setFloating(False)
     coding.export_events_dialog(str(tmp_path / "elan.txt"))
-    assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3 + 3
+    assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3      # the chosen coder's, never bob's too
 
     # another project: nothing of this one stays on show
     from fieldstudio.store.project import Project
@@ -265,6 +265,7 @@ def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(
     coding.follow()
     coding.coding_action.setChecked(True)
     coding.show_tab(0)
+    coding.panel.all_coders.setChecked(True)                  # ann's events listed too, with the window's coder's
     reads, list_reads = [], []
     monkeypatch.setattr(window.side, "refresh", lambda: reads.append("annotation list"))
     full_read = events.list_events
@@ -285,7 +286,8 @@ def test_a_key_changes_only_its_rows_and_lanes_yet_shows_what_a_full_read_shows(
     assert [row[3] for row in shown] == [e.behaviour for e in stored]
     assert [row[1] for row in shown if row[3] == "walk"] == ["running"]
     lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
-    assert lanes == behaviour_lanes(stored, ethogram, max(window.state.media.frame_count - 1, 0))
+    mine = [e for e in stored if e.coder == coding.coder]    # the lanes: the chosen coder's only
+    assert len(mine) == 4 and lanes == behaviour_lanes(mine, ethogram, max(window.state.media.frame_count - 1, 0))
     # an edit that does not say which rows it touched (the ethogram) reads everything again
     eth_edit = eth.SetEthogram(project, ethogram)
     window.annotator.apply_or_raise(eth_edit)
@@ -321,3 +323,47 @@ def test_the_coder_chooser_names_the_events_coder_and_the_coders_compared(window
     chooser.activated.emit(1)                                # picked from the list
     assert coding.coder == first
     assert (coding.panel.coder_a.currentText(), coding.panel.coder_b.currentText()) == (first, "Dana Coder")
+
+
+@pytest.mark.gui
+def test_the_window_shows_the_chosen_coders_record_and_refuses_an_overlap(window, qtbot, clips):
+    """eyes32 items 1, 3, 14: bob coded A lift 0-20 before; the window's coder codes A lift 2-6. The Events table
+    and the lanes show the window's coder's event only ("(all coders)" lists bob's too); the Time budget is
+    computed for the window's coder when its tab first comes in front; walk on frame 4 (inside lift 2-6, one
+    exclusive group) is refused in the status bar and stores nothing."""
+    from fieldstudio.annotations.behaviour import coding as service
+
+    coding = window.behaviour
+    mid = open_media(window, qtbot, clips["cfr_bframes"].name)
+    ethogram = eth.Ethogram((eth.Behaviour("lift", "l", "#e6194b", "state", "posture"),
+                             eth.Behaviour("walk", "w", "#3cb44b", "state", "posture")), (eth.Subject("A", "1"),))
+    project = window.state.project
+    eth.SetEthogram(project, ethogram).do()
+    me = coding.coder
+    for who, frame in (("bob", 0), ("bob", 20), (me, 2), (me, 6)):
+        service.code_behaviour(project, ethogram, mid, "lift", frame, subject="A", coder=who)[0].do()
+    coding.follow()
+    panel = coding.panel
+    coding.show_tab(0)
+    assert [(e.coder, e.frame_index, e.end_frame_index) for e in panel.events] == [(me, 2, 6)]
+    lanes = [lane for lane in window.view.timeline.lanes() if lane.heading]
+    assert [[(s.start, s.end) for s in lane.segments] for lane in lanes] == [[(2, 5)]]   # up to its stop
+    panel.all_coders.setChecked(True)
+    assert [(e.coder, e.frame_index) for e in panel.events] == [("bob", 0), (me, 2)]
+    assert panel.model.index(0, 5).data() == "bob"                       # the Coder column says whose
+    assert len([lane for lane in window.view.timeline.lanes() if lane.heading][0].segments) == 1
+    coding.show_tab(1)                                                   # no Update pressed
+    qtbot.waitUntil(lambda: panel.budget_table.rowCount() == 1)
+    mine = observations.budget(project, mid, coder=me).rows[0]
+    assert panel.budget_coder.currentText() == me and f"coder {me}" in panel.budget_note.text()
+    assert panel.budget_table.item(0, 4).text() == f"{mine.total_s:.3f}"
+    assert mine.percent < 100
+    _shot(coding.dock, "chosen_coder_budget.png")
+    coding.coding_action.setChecked(True)
+    window.state.request_frame(mid, 4)
+    qtbot.waitUntil(lambda: window.state.frame_index == 4)
+    qtbot.keyClick(window.view.canvas, "1")
+    qtbot.keyClick(window.view.canvas, "w")
+    assert "A is already lift from frame 2 to 6" in window.statusBar().currentMessage()
+    assert len(events.list_events(project, mid)) == 2
+    _shot(window, "overlap_refused.png")

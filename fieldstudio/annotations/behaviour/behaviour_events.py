@@ -118,6 +118,21 @@ def _read_events(project: Project, media_id: str, where: list) -> list[Behaviour
     return out
 
 
+def state_events(project: Project, media_id: str, *, coder: str, subject: str, behaviours: Iterable[str],
+                 after: int, before: int | None = None) -> list[BehaviourEvent]:
+    """``coder``'s state events of ``subject`` on ``media_id`` whose behaviour is among ``behaviours`` and that
+    run past frame ``after`` and start before frame ``before`` (None: any start): what the state
+    ``[after, before]`` may overlap, by start frame. Read alone, the frames first, as a key press must not read
+    every event coded."""
+    where = [Annotation.author == coder,
+             (Annotation.end_frame_index.is_(None)) | (Annotation.end_frame_index > after)]
+    if before is not None:
+        where.append(Annotation.frame_index < before)
+    found = _read_events(project, media_id, where)
+    wanted = set(behaviours)
+    return [e for e in found if e.type != "point" and e.subject == subject and e.behaviour in wanted]
+
+
 def running_events(project: Project, media_id: str, *, coder: str) -> list[BehaviourEvent]:
     """``coder``'s state events on ``media_id`` that are still running (read alone: a key press asks this, and a
     video may hold thousands of closed events)."""

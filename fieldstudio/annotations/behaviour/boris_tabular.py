@@ -73,7 +73,7 @@ def write_tabular(path: Path, rows: Sequence[Sequence[str]]) -> None:
 @dataclass
 class ParsedEvent:
     """One event read from a tabular file: times in seconds after the first frame, ``frame`` / ``end_frame`` when
-    the file gave them; ``stop_s`` None for a START never stopped."""
+    the file gave them; ``stop_s`` None for a START never stopped; ``line``: the file's line of its START or POINT."""
 
     subject: str
     behaviour: str
@@ -83,6 +83,7 @@ class ParsedEvent:
     stop_s: float | None
     frame: int | None = None
     end_frame: int | None = None
+    line: int = 0
 
 
 @dataclass
@@ -151,9 +152,9 @@ def read_tabular(path: Path) -> ParsedTabular:
         subject = "" if cell("Subject") == "No focal subject" else cell("Subject")
         key = (subject, cell("Behavior"))
         if status == "POINT":
-            out.events.append(ParsedEvent(subject, key[1], "point", modifiers, time_s, time_s, frame, frame))
+            out.events.append(ParsedEvent(subject, key[1], "point", modifiers, time_s, time_s, frame, frame, n))
         elif status == "START":
-            event = ParsedEvent(subject, key[1], "state", modifiers, time_s, None, frame)
+            event = ParsedEvent(subject, key[1], "state", modifiers, time_s, None, frame, line=n)
             out.events.append(event)
             open_.setdefault(key, []).append(event)
         elif status == "STOP":

@@ -72,6 +72,11 @@ class MatchResult:
         return 1.0 if total == 0 else 2 * len(self.pairs) / total
 
 
+#: The shortest time slice (s) and the most slices of one comparison (each slice holds a code per subject and coder).
+MIN_SLICE_S = 0.001
+MAX_SLICES = 1_000_000
+
+
 def _dec(seconds: float) -> Decimal:
     return Decimal(f"{seconds:.6f}")
 
@@ -80,8 +85,9 @@ def _slices(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: f
             subjects: Sequence[str] | None, with_modifiers: bool):  # noqa: ANN202 - see the return line
     """The slice times of the module's rule and, per slice, each coder's codes of every subject:
     ``(first, last, [(codes of A per subject, codes of B per subject), ...], subjects)``."""
-    if not slice_s > 0:
-        raise FieldstudioError(f"the time slice must be positive, not {slice_s}")
+    if not slice_s >= MIN_SLICE_S:
+        raise FieldstudioError(f"the time slice must be {MIN_SLICE_S * 1000:g} ms or more, not {slice_s:g} s "
+                               "(times are kept to the microsecond, and a frame lasts several milliseconds)")
     if subjects is None:
         subjects = sorted({e.subject for e in (*a, *b)})
     a = [e for e in a if e.subject in subjects]
@@ -94,6 +100,10 @@ def _slices(a: Sequence[BehaviourEvent], b: Sequence[BehaviourEvent], slice_s: f
     last = max(_dec(e.start_s if e.stop_s is None else e.stop_s) for e in both)
     step = _dec(slice_s)
     n = _slice_index(last - first, step, ROUND_FLOOR) + 1
+    if n > MAX_SLICES:
+        # every slice holds a code per subject and coder: millions of them take minutes and gigabytes
+        raise FieldstudioError(f"a {slice_s:g} s slice makes {n:,} slices from {first} s to {last} s, over "
+                               f"{MAX_SLICES:,}: choose a slice of {float(last - first) / MAX_SLICES:.4g} s or more")
     where = {subject: k for k, subject in enumerate(subjects)}
     out = []
     for events in (a, b):

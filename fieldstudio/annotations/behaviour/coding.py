@@ -8,6 +8,10 @@ The window looks a key up in the ethogram (``Ethogram.by_key``): a subject's key
   frame; otherwise it starts there, and every running state of the same mutually exclusive group for that
   subject stops on that same frame first.
 
+Either is refused (AnnotationError naming the interval in the way, nothing stored) when the state would overlap
+another of the same behaviour, or of its exclusive group, for that subject and coder (:mod:`state_overlap`): coding
+on an earlier frame never rewrites what is already recorded.
+
 The result is one :class:`~fieldstudio.store.edits.Edit` (one undo step) with a line saying what it did.
 
 While libVLC plays, the frame given is the playback clock's estimate (``found="clock"``, kept in the events'
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
+from fieldstudio.annotations.behaviour import state_overlap
 from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError
 from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation
 from fieldstudio.store.edits import Edit, EditGroup
@@ -46,10 +51,19 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         return edit, f"{b.name}{who} on frame {frame_index}"
     running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
     same = [e for e in running if e.behaviour == b.name]
+    # what the new state may overlap: the states running past its start (that start is the running one's when
+    # this key stops it)
+    recorded = events.state_events(project, media_id, coder=coder, subject=subject,
+                                   behaviours=state_overlap.sharing(ethogram, b.name),
+                                   after=same[0].frame_index if same else frame_index)
     if same:
-        return events.stop_edit(project, same[0], frame_index, found=found), f"{b.name}{who} stops on frame {frame_index}"
+        stop = events.stop_edit(project, same[0], frame_index, found=found)  # refuses a stop before the start first
+        state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index,
+                                     [same[0].id])
+        return stop, f"{b.name}{who} stops on frame {frame_index}"
     exclusive = {x.name for x in ethogram.exclusive_with(b)}
     stopped = [e for e in running if e.behaviour in exclusive]
+    state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, frame_index, None, [e.id for e in stopped])
     start = events.add_event_edit(project, media_id, b.name, "state", frame_index, subject=subject,
                                   modifiers=modifiers, coder=coder, frame_found=found)
     message = f"{b.name}{who} starts on frame {frame_index}"

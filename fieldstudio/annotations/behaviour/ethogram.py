@@ -160,11 +160,24 @@ def save(project: Project, ethogram: Ethogram) -> None:
     project.set_setting(SETTING_KEY, checked(ethogram).to_json())
 
 
+def _key_free(ethogram: Ethogram, kind: str, item: Behaviour | Subject) -> None:
+    """EthogramError naming the owner when ``item``'s key is another entry's (the one added is the one refused:
+    :func:`checked` alone would name whichever of the two comes later)."""
+    if not item.key:
+        return
+    others = [*(b for b in ethogram.behaviours if kind != "behaviour" or b.name != item.name),
+              *(s for s in ethogram.subjects if kind != "subject" or s.name != item.name)]
+    owner = next((o for o in others if o.key and o.key.lower() == item.key.lower()), None)
+    if owner is not None:
+        raise EthogramError(f"{kind} {item.name!r}: key {item.key!r} is already {owner.name}'s")
+
+
 def with_behaviour(ethogram: Ethogram, behaviour: Behaviour) -> Ethogram:
     """``ethogram`` with ``behaviour`` added, or replacing the one of the same name; a colour is taken from
     :data:`PALETTE` when ``behaviour.colour`` is empty. Checked (EthogramError)."""
     if not behaviour.colour:
         behaviour = replace(behaviour, colour=PALETTE[len(ethogram.behaviours) % len(PALETTE)])
+    _key_free(ethogram, "behaviour", behaviour)
     kept = [b for b in ethogram.behaviours if b.name != behaviour.name]
     at = next((i for i, b in enumerate(ethogram.behaviours) if b.name == behaviour.name), len(kept))
     kept.insert(at, behaviour)
@@ -173,6 +186,7 @@ def with_behaviour(ethogram: Ethogram, behaviour: Behaviour) -> Ethogram:
 
 def with_subject(ethogram: Ethogram, subject: Subject) -> Ethogram:
     """``ethogram`` with ``subject`` added or replacing the one of the same name. Checked (EthogramError)."""
+    _key_free(ethogram, "subject", subject)
     kept = [s for s in ethogram.subjects if s.name != subject.name]
     at = next((i for i, s in enumerate(ethogram.subjects) if s.name == subject.name), len(kept))
     kept.insert(at, subject)

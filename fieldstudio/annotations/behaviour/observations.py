@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
-from fieldstudio.annotations.behaviour import boris_tabular, coder_agreement, elan_text, time_budget
+from fieldstudio.annotations.behaviour import boris_tabular, coder_agreement, elan_text, state_overlap, time_budget
 from fieldstudio.annotations.behaviour import ethogram as eth
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media import library
@@ -51,10 +51,28 @@ def observed_interval(project: Project, media_id: str, start_s: float | None = N
     return (0.0 if start_s is None else start_s), end
 
 
+def one_coder(project: Project, media_id: str, file_name: str, coder: str | None) -> str | None:
+    """The coder whose record to read: ``coder``, or the video's only coder when None (None when there is none).
+    Raises FieldstudioError naming the coders when ``coder`` coded nothing here, or when it is None and several
+    did: their records are never added together (two coders' states would overlap, and BORIS pairs START and STOP
+    within one observation)."""
+    known = events.coders(project, media_id)
+    if coder is None:
+        if len(known) > 1:
+            raise FieldstudioError(f"{file_name}: {len(known)} coders recorded events ({', '.join(known)}); "
+                                   "choose one coder")
+        return known[0] if known else None
+    if coder not in known:
+        raise FieldstudioError(f"{file_name}: no events coded by {coder!r}; coders: {', '.join(known) or 'none'}")
+    return coder
+
+
 def budget(project: Project, media_ref: str, *, start_s: float | None = None, end_s: float | None = None,
            coder: str | None = None) -> Budget:
-    """The time budget of ``media_ref``'s events (of ``coder`` only, if given) over the observed interval."""
+    """The time budget of ``media_ref``'s events, one coder's (``coder``, or the only coder: see
+    :func:`one_coder`, whose refusals it raises) over the observed interval."""
     media = library.find_media(project, media_ref)
+    coder = one_coder(project, media.id, media.file_name, coder)
     start, end = observed_interval(project, media.id, start_s, end_s)
     order = [b.name for b in eth.load(project).behaviours]
     rows = time_budget.time_budget(events.list_events(project, media.id, coder=coder), start, end, order)
@@ -97,11 +115,8 @@ def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str,
     """Cohen's kappa and the Needleman-Wunsch identity per ``slice_s``, and event matching within ``tolerance_s``,
     of two coders' events on one video (:mod:`coder_agreement`). Raises FieldstudioError naming the coders there are when one has no events."""
     media = library.find_media(project, media_ref)
-    known = events.coders(project, media.id)
     for who in (coder_a, coder_b):
-        if who not in known:
-            raise FieldstudioError(f"{media.file_name}: no events coded by {who!r}; coders: "
-                                   f"{', '.join(known) or 'none'}")
+        one_coder(project, media.id, media.file_name, who)
     a = events.list_events(project, media.id, coder=coder_a)
     b = events.list_events(project, media.id, coder=coder_b)
     return CoderComparison(media.file_name, coder_a, coder_b,
@@ -111,11 +126,13 @@ def compare_coders(project: Project, media_ref: str, coder_a: str, coder_b: str,
 
 
 def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, coder: str | None = None) -> tuple[int, int]:
-    """Write ``media_ref``'s events (of ``coder`` only, if given) to ``path`` as ``fmt`` (one of
-    :data:`EXPORT_FORMATS`); returns (events written, running states left out)."""
+    """Write ``media_ref``'s events, one coder's (``coder``, or the only coder: see :func:`one_coder`, whose
+    refusals it raises), to ``path`` as ``fmt`` (one of :data:`EXPORT_FORMATS`); returns (events written, running
+    states left out)."""
     if fmt not in EXPORT_FORMATS:
         raise FieldstudioError(f"format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
     media = library.find_media(project, media_ref)
+    coder = one_coder(project, media.id, media.file_name, coder)
     evs = events.list_events(project, media.id, coder=coder)
     if fmt == "elan":
         Path(path).write_text(elan_text.elan_text(evs), encoding="utf-8")
@@ -133,10 +150,11 @@ def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, cod
 @dataclass
 class EventImport:
     """What an import of events would store: ``edit`` (one undo step: the events and the ethogram's new
-    entries), how many ``events``, the behaviours and subjects it adds to the ethogram, and ``problems``."""
+    entries), how many ``events`` (``already``: as many left out, being in the project already), the behaviours and subjects it adds to the ethogram, and ``problems``."""
 
     edit: Edit | None
     events: int = 0
+    already: int = 0
     new_behaviours: list[str] = field(default_factory=list)
     new_subjects: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -144,6 +162,8 @@ class EventImport:
     def lines(self) -> list[str]:
         """The import report, one line each."""
         out = [f"{self.events} event(s) imported"]
+        if self.already:
+            out.append(f"already in the project: {self.already} event(s)")
         if self.new_behaviours:
             out.append(f"added to the ethogram (no key yet): {', '.join(self.new_behaviours)}")
         if self.new_subjects:
@@ -151,11 +171,18 @@ class EventImport:
         return out + self.problems
 
 
+def _identity(subject: str, behaviour: str, start: int, stop: int | None, modifiers) -> tuple:  # noqa: ANN001
+    """What makes two events of one coder on one video the same event."""
+    return subject, behaviour, start, stop, tuple(sorted(modifiers))
+
+
 def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
                   progress: Callable[[int, int], None] | None = None) -> EventImport:
     """Read BORIS's tabular events from ``path`` and build the edit storing them on ``media_ref`` as ``coder``'s
     (not applied: the caller applies it, the window on its undo stack). Behaviours and subjects the ethogram lacks
-    are added to it. Raises FieldstudioError for a file that is not BORIS's tabular events."""
+    are added to it. An event already stored (same subject, behaviour, frames and modifiers by ``coder``) is not
+    added again; a state overlapping ``coder``'s record (:mod:`state_overlap`) is not stored, and its line is
+    reported. Raises FieldstudioError for a file that is not BORIS's tabular events."""
     media = library.find_media(project, media_ref)
     parsed = boris_tabular.read_tabular(Path(path))
     table = load_frame_table(project, media)
@@ -181,6 +208,8 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
     known_b = {b.name for b in ethogram.behaviours}
     known_s = {s.name for s in ethogram.subjects}
     edits: list[Edit] = []
+    recorded = events.list_events(project, media.id, coder=coder)
+    stored = {_identity(x.subject, x.behaviour, x.frame_index, x.end_frame_index, x.modifiers) for x in recorded}
     for e in parsed.events:
         if e.behaviour not in known_b:
             ethogram = eth.with_behaviour(ethogram, eth.Behaviour(name=e.behaviour, key="", colour="", type=e.type,
@@ -199,12 +228,28 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
         who = f"{e.behaviour} ({e.subject})" if e.subject else e.behaviour
         start = frame_of(e.start_s, e.frame, f"the start of {who}")
         stop = None if e.stop_s is None else frame_of(e.stop_s, e.end_frame, f"the stop of {who}")
+        if e.type == "point":
+            stop = start
+        identity = _identity(e.subject, e.behaviour, start, stop, e.modifiers)
+        if identity in stored:
+            report.already += 1
+            continue
+        if e.type != "point" and (in_way := state_overlap.in_the_way(
+                ethogram, recorded, behaviour=e.behaviour, subject=e.subject, start=start, stop=stop)) is not None:
+            report.problems.append(f"line {e.line}: {who} from frame {start}"
+                                   + ("" if stop is None else f" to {stop}")
+                                   + f" not imported: {state_overlap.describe(in_way)}")
+            continue
+        stored.add(identity)
+        # later lines of the file are checked against this one too
+        recorded.append(events.BehaviourEvent(f"line {e.line}", media.id, e.behaviour, e.subject, e.modifiers, e.type,
+                                              start, e.start_s, stop, e.stop_s, coder))
         edits.append(events.add_event_edit(project, media.id, e.behaviour, e.type, start, subject=e.subject,
                                            modifiers=e.modifiers, coder=coder, end_frame_index=stop))
+        report.events += 1
     if report.new_behaviours or report.new_subjects or ethogram != eth.load(project):
         edits.insert(0, eth.SetEthogram(project, ethogram, text="Add imported behaviours"))
     report.problems.extend(past_end)
-    report.events = len(parsed.events)
     if edits:
         report.edit = EditGroup(f"Import {report.events} behaviour event(s)", edits)
     return report

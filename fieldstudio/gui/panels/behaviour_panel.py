@@ -1,10 +1,12 @@
 """The Behaviour dock: the coded events of the video shown, its time budget, and two coders compared.
 
 Three tabs over the Qt-free services of ``annotations/behaviour`` (the CLI's ``fieldstudio ethogram`` calls the
-same): **Events** lists each event (start and stop as frame and PTS time, subject, behaviour, modifiers, coder);
+same): **Events** lists the chosen coder's events (every coder's with "(all coders)" ticked; start and stop as
+frame and PTS time, subject, behaviour, modifiers, coder);
 double-click shows its start frame, Edit… changes its frames, subject or modifiers, Delete removes it, each one
 undoable edit through ``apply_edit``. **Time budget** shows count, total and mean duration and % of the observed
-time per subject and behaviour, over the video or a chosen interval, for one coder or all. **Coders** compares two
+time per subject and behaviour, over the video or a chosen interval, for one coder (the chosen one by default; two
+coders' records are never added together), computed when the tab comes in front. **Coders** compares two
 coders: Cohen's kappa per time slice and events matched within a tolerance.
 """
 
@@ -92,10 +94,11 @@ class BehaviourPanel(QWidget):
         self.project: Project | None = None
         self.media = None  # the media shown (a store row), or None
         self.model = EventTableModel(self)
-        self._coders: list[str] = []  # the coders of ``events``, as the choosers list them
+        self._coders: list[str] = []  # the coders of the video's events, as the choosers list them
+        self._video_coders: set[str] = set()
         self._chosen = ""  # the Coder chooser's coder (``offer_coders``)
         # the time budget shown is computed again after a short idle, and only while its tab is in front
-        self._budget_stale = False
+        self._budget_stale = True  # computed when its tab first comes in front
         self._budget_timer = QTimer(self)
         self._budget_timer.setSingleShot(True)
         self._budget_timer.setInterval(BUDGET_IDLE_MS)
@@ -149,6 +152,12 @@ class BehaviourPanel(QWidget):
         self.event_table.doubleClicked.connect(self._show_event)
         v.addWidget(self.event_table)
         row = QHBoxLayout()
+        self.all_coders = QCheckBox(ALL_CODERS)
+        self.all_coders.setObjectName("all_coders")
+        self.all_coders.setToolTip("list every coder's events (the Coder column says whose); the lanes always show "
+                                   "the chosen coder's")
+        self.all_coders.toggled.connect(lambda _on: self.refresh())
+        row.addWidget(self.all_coders)
         edit = QPushButton("Edit…")
         edit.clicked.connect(self.edit_selected)
         delete = QPushButton("Delete")
@@ -236,22 +245,41 @@ class BehaviourPanel(QWidget):
             self.agreement_text.clear()
             self.budget_table.setRowCount(0)
             self.budget_note.setText("")
+            self._budget_stale = True
         self.project = project
         self.media = media if media is not None and media.kind == "video" else None
         self.refresh()
 
     @property
     def events(self) -> list[BehaviourEvent]:
-        """The events of the video shown, in the list's order (start frame, then creation)."""
+        """The events listed (the chosen coder's, or every coder's), in the list's order (start frame, then
+        creation)."""
         return self.model.events
+
+    @property
+    def coder_events(self) -> list[BehaviourEvent]:
+        """The chosen coder's events of the video shown, in the list's order: what the lanes draw."""
+        return [e for e in self.model.events if e.coder == self._chosen]
+
+    def choose(self, coder: str) -> None:
+        """Whose events the table (unless "(all coders)"), the lanes and the time budget show; read at the next
+        :meth:`refresh`."""
+        self._chosen = coder
+
+    def _shown(self, read: list[BehaviourEvent]) -> list[BehaviourEvent]:
+        return read if self.all_coders.isChecked() else [e for e in read if e.coder == self._chosen]
 
     def refresh(self) -> None:
         """Read every event and the coders again (another media, or an edit that does not name its rows)."""
         from fieldstudio.annotations.behaviour import behaviour_events
 
         events = []
+        self._video_coders = set()
         if self.project is not None and self.media is not None:
-            events = behaviour_events.list_events(self.project, self.media.id)
+            everyone = self.all_coders.isChecked()
+            events = behaviour_events.list_events(self.project, self.media.id,
+                                                  coder=None if everyone else self._chosen)
+            self._video_coders = set(behaviour_events.coders(self.project, self.media.id))
         self.model.set_events(events)
         if events:
             self.event_table.resizeColumnsToContents()
@@ -271,18 +299,20 @@ class BehaviourPanel(QWidget):
         if self.project is None or self.media is None:
             return set()
         ids = list(ids)
-        subjects = self.model.update(ids, behaviour_events.events_with_ids(self.project, self.media.id, ids))
-        if subjects:
+        read = behaviour_events.events_with_ids(self.project, self.media.id, ids)
+        self._video_coders |= {e.coder for e in read}
+        subjects = self.model.update(ids, self._shown(read))
+        if subjects or not self._video_coders <= set(self._coders):
             self._follow_coders()
             self._budget_changed()
         return subjects
 
     def _follow_coders(self) -> None:
-        coders = sorted({e.coder for e in self.events})
+        coders = sorted(self._video_coders)
         if coders == self._coders:
             return
         self._coders = coders
-        for combo, items, index in ((self.budget_coder, [ALL_CODERS, *coders], 0), (self.coder_a, coders, 0),
+        for combo, items, index in ((self.budget_coder, coders, 0), (self.coder_a, coders, 0),
                                     (self.coder_b, coders, 1)):
             keep = combo.currentText()
             combo.blockSignals(True)
@@ -300,7 +330,7 @@ class BehaviourPanel(QWidget):
             self._budget_timer.start()
 
     def _budget_if_shown(self) -> None:
-        if self._budget_stale and self.isVisible() and self.tabs.currentIndex() == 1:
+        if self._budget_stale and self.isVisible() and self.tabs.currentIndex() == 1 and self.media is not None:
             self.show_budget()
 
     def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
@@ -316,12 +346,20 @@ class BehaviourPanel(QWidget):
         self.coder_choice.addItems(names)
         self.coder_choice.setCurrentText(current)
         self.coder_choice.blockSignals(False)
+        changed = current != self._chosen
         self._chosen = current
+        if changed:
+            self.refresh()
         self._compare_chosen()
 
     def _compare_chosen(self) -> None:
-        """Coder A is the coder chosen (when they coded this video), coder B another coder."""
+        """Coder A and the time budget's coder are the coder chosen (when they coded this video), coder B another
+        coder."""
         if self._chosen in self._coders:
+            if self.budget_coder.currentText() != self._chosen:
+                self.budget_coder.setCurrentText(self._chosen)
+                self._budget_stale = True
+                self._budget_if_shown()
             self.coder_a.setCurrentText(self._chosen)
             if self.coder_b.currentText() == self._chosen:
                 self.coder_b.setCurrentText(next((c for c in self._coders if c != self._chosen), self._chosen))
@@ -359,8 +397,8 @@ class BehaviourPanel(QWidget):
 
     def edit_selected(self, *, dialog: EventEditDialog | None = None) -> None:
         """Edit… on the selected event (``dialog``: a filled one, for tests, accepted as is)."""
-        from fieldstudio.annotations.behaviour import behaviour_events
         from fieldstudio.annotations.behaviour import ethogram as eth
+        from fieldstudio.annotations.behaviour import state_overlap
 
         event = self.selected_event()
         if event is None or self.project is None:
@@ -373,8 +411,8 @@ class BehaviourPanel(QWidget):
                 return
         modifiers = tuple(m.strip() for m in dialog.modifiers.text().split(",") if m.strip())
         try:
-            edit = behaviour_events.change_edit(
-                self.project, event, frame_index=dialog.start.value(),
+            edit = state_overlap.change_edit(
+                self.project, eth.load(self.project), event, frame_index=dialog.start.value(),
                 end_frame_index=dialog.stop.value() if dialog.stop.isEnabled() else None,
                 subject=dialog.subject.currentText(), modifiers=modifiers)
         except FieldstudioError as exc:
@@ -405,13 +443,13 @@ class BehaviourPanel(QWidget):
         try:
             result = observations.budget(self.project, self.media.id, start_s=self.budget_from.value() or None,
                                          end_s=self.budget_to.value() or None,
-                                         coder=None if coder in ("", ALL_CODERS) else coder)
+                                         coder=coder or None)
         except FieldstudioError as exc:
             self.budget_note.setText(str(exc))
             return
         self.budget_note.setText(f"observed {result.start_s:.3f} s to {result.end_s:.3f} s "
                                  f"({result.end_s - result.start_s:.3f} s)" + (f", coder {result.coder}"
-                                                                               if result.coder else ", all coders"))
+                                                                               if result.coder else ", no events"))
         self.budget_table.setRowCount(len(result.rows))
         for r, row in enumerate(result.rows):
             s, b, kind, n, total, mean, pct = row.cells()

@@ -4,8 +4,9 @@
 An image is matched to a photo by its ``file_name`` (or the name's last part), or to a video frame by the
 fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``, with
 the video found by the id or by the ``<video stem>_f<frame>.jpg`` name. ``attributes.track_id`` and
-``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box part of a track; a box marked
-``keyframe: false`` was interpolated and is left to fieldstudio's interpolation.
+``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box, polygon, polyline, points mark or skeleton
+part of a track; one marked ``keyframe: false`` was interpolated and is left to fieldstudio's interpolation (a
+shape's is kept as a keyframe only where interpolation would not give it back).
 
 The file is streamed (``ijson``): ``images`` and ``categories`` are read first (one pass that keeps those lists only
 and checks the document's nesting), then ``annotations`` one at a time while the import places and stores them, so a file of 10^6 boxes is never
@@ -232,6 +233,8 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
     track = attrs.pop("track_id", None)
     keyframe = attrs.pop("keyframe", True)
     group, frame, seconds = groups[a["image_id"]]
+    track = None if track is None else str(track)
+    keyframe = keyframe is not False and str(keyframe).lower() != "false"
     tmpl = (skeleton_of or {}).get(a.get("category_id"))
     if tmpl is not None and isinstance(a.get("keypoints"), list):
         points = _skeleton_points(a["keypoints"], len(tmpl.points))
@@ -240,11 +243,12 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
                              "skipped"))
             return None
         return group, skeleton_box(tmpl.name, points, names.get(a.get("category_id")), frame_index=frame,
-                                   pts_seconds=seconds, attributes=attrs or None, where=where)
+                                   pts_seconds=seconds, attributes=attrs or None, where=where, track=track,
+                                   keyframe=keyframe)
     shape = _shape(a, where, problems)
     if shape is not None:
         return group, shape_box(*shape, names.get(a.get("category_id")), frame_index=frame, pts_seconds=seconds,
-                                attributes=attrs or None, where=where)
+                                attributes=attrs or None, where=where, track=track, keyframe=keyframe)
     try:
         x, y, w, h = (float(v) for v in a["bbox"])
     except (KeyError, TypeError, ValueError):
@@ -254,6 +258,5 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
     if problem:
         problems.append((where, problem))
         return None
-    return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
-                            None if track is None else str(track),
-                            keyframe is not False and str(keyframe).lower() != "false", attrs or None, where)
+    return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds, track, keyframe,
+                            attrs or None, where)

@@ -128,6 +128,8 @@ def _parse_file(path: Path) -> Parsed:
     # keypoint categories whose point names are a skeleton template's: their keypoints are skeletons
     skeleton_of = {c.get("id"): skeletons.template_named(c.get("keypoints")) for c in categories
                    if isinstance(c, dict) and isinstance(c.get("keypoints"), list)}
+    point_counts = {c.get("id"): len(c["keypoints"]) for c in categories
+                    if isinstance(c, dict) and isinstance(c.get("keypoints"), list) and c["keypoints"]}
     out = Parsed(files=[str(path)])
     groups: dict[object, tuple[ParsedMedia, int | None, float | None]] = {}
     for im in images:
@@ -157,7 +159,7 @@ def _parse_file(path: Path) -> Parsed:
                 for n, a in enumerate(ijson.items(fh, "annotations.item", use_float=True), start=1):
                     if n % 1024 == 0:
                         position[0] = fh.tell()
-                    found = _box(path, n, a, groups, names, out.problems, skeleton_of)
+                    found = _box(path, n, a, groups, names, out.problems, skeleton_of, point_counts)
                     if found is not None:
                         yield found
         except OSError as exc:
@@ -195,11 +197,17 @@ def _skeleton_points(flat: list, n: int) -> tuple | None:
     return points if any(p is not None for p in points) else None
 
 
-def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, tuple] | None:
-    """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; RLE masks
-    stay boxes), a points mark (``keypoints``, the labelled ones) or fieldstudio's ``fieldstudio_polyline``;
-    None for a plain box."""
+SKIP = ("skip", ())   # what ``_shape`` gives for an annotation refused whole
+
+
+def _shape(a: dict, where: str, problems: list[tuple[str, str]], named: int | None = None) -> tuple[str, tuple] | None:
+    """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; an RLE mask
+    stays a box, reported), a points mark (``keypoints``, the labelled ones) or fieldstudio's
+    ``fieldstudio_polyline``; None for a plain box; ``SKIP`` (and a problem) for keypoints that are not whole
+    (x, y, v) triples, or not the ``named`` points its category lists."""
     seg, keypoints, line = a.get("segmentation"), a.get("keypoints"), a.get("fieldstudio_polyline")
+    if isinstance(seg, dict):
+        problems.append((where, "segmentation is an RLE mask: kept as a box from its bbox, not as a polygon"))
     if line is not None and (pts := _pairs(line, 2)) and len(pts) >= 2:
         return "polyline", pts
     if isinstance(seg, list) and seg and isinstance(seg[0], list):
@@ -215,6 +223,15 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
             problems.append((where, f"segmentation has {len(seg)} polygons; the first is kept"))
         return "polygon", pts
     if keypoints is not None:
+        n = len(keypoints) if isinstance(keypoints, list) else None
+        if n is None or n % 3:
+            problems.append((where, f"keypoints hold {n if n is not None else 'no list of'} values, not (x, y, v) "
+                                    "triples; skipped"))
+            return SKIP
+        if named is not None and n != 3 * named:
+            problems.append((where, f"keypoints hold {n // 3} (x, y, v) triples, its category names {named} points; "
+                                    "skipped"))
+            return SKIP
         pts = _pairs(keypoints, 3)
         if pts:
             return "points", pts
@@ -223,8 +240,9 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
 
 
 def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: list[tuple[str, str]],
-         skeleton_of: dict | None = None) -> tuple[ParsedMedia, ParsedBox] | None:
-    """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added."""
+         skeleton_of: dict | None = None, point_counts: dict | None = None) -> tuple[ParsedMedia, ParsedBox] | None:
+    """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added.
+    ``point_counts``: {category id: how many keypoints the category names}."""
     where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
     if not isinstance(a, dict) or a.get("image_id") not in groups:
         problems.append((where, "names no image of the file; skipped"))
@@ -245,7 +263,9 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
         return group, skeleton_box(tmpl.name, points, names.get(a.get("category_id")), frame_index=frame,
                                    pts_seconds=seconds, attributes=attrs or None, where=where, track=track,
                                    keyframe=keyframe)
-    shape = _shape(a, where, problems)
+    shape = _shape(a, where, problems, (point_counts or {}).get(a.get("category_id")))
+    if shape is SKIP:
+        return None
     if shape is not None:
         return group, shape_box(*shape, names.get(a.get("category_id")), frame_index=frame, pts_seconds=seconds,
                                 attributes=attrs or None, where=where, track=track, keyframe=keyframe)

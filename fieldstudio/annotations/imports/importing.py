@@ -17,6 +17,7 @@ exported and re-imported track has the same keyframes and the same box on every 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -466,6 +467,7 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
         scaled = [None if v is None else [v[0] * size[0], v[1] * size[1]] for v in vertices]
     else:  # pixels already: validated as they are (as_vertices makes them floats)
         scaled = list(vertices)
+    far = _far_outside(scaled, size)
     try:
         if kind == "skeleton":
             pts = skeletons.as_points(skeletons.template(placed.template), scaled, size)
@@ -478,7 +480,28 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox,
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None
+    if far:
+        report.problems.append((placed.where, far))
     return kind, pts, (skeletons.template(placed.template).name if kind == "skeleton" else None)
+
+
+# a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes
+# the shape, so it is reported
+FAR_OUTSIDE = 0.05
+
+
+def _far_outside(vertices: list, size: tuple[int, int]) -> str | None:
+    """Why the vertices (pixels) are reported when clipped into ``size`` (width, height): how many lie more than
+    ``FAR_OUTSIDE`` of the image's size past an edge; None when none do or the size is unknown."""
+    w, h = size
+    if not (w and h):
+        return None
+    mx, my = FAR_OUTSIDE * w, FAR_OUTSIDE * h
+    far = [v for v in vertices if v is not None and (not -mx <= v[0] <= w + mx or not -my <= v[1] <= h + my)]
+    if not far:
+        return None
+    return (f"{len(far)} vertex(es) far outside the {w} x {h} image (e.g. ({far[0][0]:g}, {far[0][1]:g})): "
+            "clipped to its edge, the shape changed")
 
 
 def _key_order(key: str) -> tuple[int, str]:
@@ -498,8 +521,13 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
         box = (box[0] * width, box[1] * height, box[2] * width, box[3] * height)
     try:  # clip_xyxy normalises the corners first
         box = tracks.clip_xyxy(box, width, height) if width and height else tracks.normalise_xyxy(box)
-    except ValueError as exc:
-        report.problems.append((b.where, str(exc)))
+    except ValueError as exc:   # a shape's bounds are its vertices': name the shape, not the box they make
+        message = str(exc)
+        if b.shape is not None:
+            bad = next((list(v) for v in b.shape[1] if v is not None and not all(map(math.isfinite, v))), None)
+            message = (f"a {b.shape[0]}'s vertices must be finite numbers, got {bad!r}; skipped" if bad else
+                       f"the {b.shape[0]} lies wholly outside the {width} x {height} image; skipped")
+        report.problems.append((b.where, message))
         return None
     frame = b.frame_index
     if media.kind == "image":

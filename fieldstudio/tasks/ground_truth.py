@@ -246,9 +246,10 @@ def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationReco
         return LinkedValue(False, None, None, f"an area or a zone needs a polygon, the link names a {rec.kind}")
     if link.kind == "polygon_area":
         m = shape_marks.measure_shape(project, rec.id)
+        if m.area_px is None:   # ``how`` says why ("no area: edges cross at ..."): the area is gone, not unscaled
+            return LinkedValue(False, None, None, f"the area can no longer be measured: the polygon has {m.how}")
         if m.area_m2 is None:
-            px = "no area" if m.area_px is None else f"{m.area_px:.0f} px² only"
-            return LinkedValue(False, None, None, f"the polygon has {px}: {m.how}")
+            return LinkedValue(False, None, None, f"the polygon has {m.area_px:.0f} px² only: {m.how}")
         return LinkedValue(True, f"{m.area_m2:.2f} m²", m.area_m2, f"{name}: {m.area_m2:.4f} m² ({m.how})",
                            basis_of(rec, m))
     mode = link.mode if link.mode in zones.ANSWER_MODES else "any"

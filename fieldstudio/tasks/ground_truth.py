@@ -240,7 +240,7 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
 
 def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationRecord, name: str) -> LinkedValue:
     """The value of a ``polygon_area`` or ``inside_zone`` link to the polygon ``rec``."""
-    from fieldstudio.annotations import shape_marks, zones
+    from fieldstudio.annotations import shape_marks, zone_limits, zones
 
     if rec.kind != "polygon":
         return LinkedValue(False, None, None, f"an area or a zone needs a polygon, the link names a {rec.kind}")
@@ -254,6 +254,7 @@ def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationReco
                            basis_of(rec, m))
     mode = link.mode if link.mode in zones.ANSWER_MODES else "any"
     try:
+        zone_limits.check_frame_range(project, rec.id, link.start_frame, link.end_frame)
         check = zones.check_zone(project, rec.id, subject=link.subject or "points", label_id=link.label_id,
                                  track_id=link.track_id, point=link.point, start_frame=link.start_frame,
                                  end_frame=link.end_frame)

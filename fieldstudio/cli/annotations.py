@@ -22,8 +22,8 @@ IMPORT_FORMATS = ("coco", "yolo", "mot", "cvat")
 
 
 def mark_row(record, file_name: str, measurement: dict | None = None) -> dict:  # noqa: ANN001 - AnnotationRecord
-    """One stored mark as ``annotations list --json`` prints it; ``measurement`` (``measurement_of``) for an angle or
-    a stopwatch."""
+    """One stored mark as ``annotations list --json`` prints it; ``measurement`` (``measurement_of``) for a polygon,
+    a polyline, an angle or a stopwatch."""
     return {"id": record.id, "media": file_name, "media_id": record.media_id, "kind": record.kind,
             "label": record.label_name, "frame_index": record.frame_index, "pts": record.pts,
             "pts_seconds": record.pts_seconds, "end_frame_index": record.end_frame_index,
@@ -33,11 +33,17 @@ def mark_row(record, file_name: str, measurement: dict | None = None) -> dict:  
 
 
 def measurement_of(project, record) -> dict | None:  # noqa: ANN001 - Project, AnnotationRecord
-    """What an angle or a stopwatch reads now: ``{"degrees", "image_degrees", "plane", "how", "text"}`` (measured
+    """What a polygon or polyline measures now: ``{"area_px", "area_m2", "length_px", "length_m", "how", "text"}``
+    (``shape_marks.measure_shape``: metres through the calibration in use, None without one; a polygon's length its
+    perimeter, its area None when its edges cross); what an angle or a stopwatch reads now: ``{"degrees", "image_degrees", "plane", "how", "text"}`` (measured
     with the calibration in use, ``angles.measure_angle``) or ``{"start_frame", "end_frame", "start_s", "end_s",
     "seconds", "frames", "text"}`` (``stopwatch.reading_of``, PTS seconds); None for another kind."""
-    from fieldstudio.annotations import angles, stopwatch
+    from fieldstudio.annotations import angles, shape_marks, stopwatch
 
+    if record.kind in ("polygon", "polyline"):
+        m = shape_marks.measure_shape(project, record.id)
+        return {"area_px": m.area_px, "area_m2": m.area_m2, "length_px": m.length_px, "length_m": m.length_m,
+                "how": m.how, "text": _shape_reading(record.kind, m)}
     if record.kind == "angle":
         a = angles.measure_angle(project, record.id)
         return {"degrees": a.degrees, "image_degrees": a.image_degrees, "plane": "floor" if a.on_floor else "image",
@@ -47,6 +53,17 @@ def measurement_of(project, record) -> dict | None:  # noqa: ANN001 - Project, A
         return {"start_frame": w.start_frame, "end_frame": w.end_frame, "start_s": w.start_s, "end_s": w.end_s,
                 "seconds": w.seconds, "frames": w.frames, "text": w.text()}
     return None
+
+
+def _shape_reading(kind: str, m) -> str:  # noqa: ANN001 - shape_marks.ShapeMeasure
+    """"area 41,000 px² = 4.10 m², perimeter 820.0 px = 8.20 m" (a polygon; "length ..." a polyline); the metres
+    only where a calibration applies, and a polygon whose edges cross says so."""
+    if kind == "polygon" and m.area_px is None:
+        return m.how.split(";")[0]
+    what, size = ("area", f"{m.area_px:,.0f} px²" + ("" if m.area_m2 is None else f" = {m.area_m2:.2f} m²")) \
+        if kind == "polygon" else ("length", "")
+    run = f"{m.length_px:,.1f} px" + ("" if m.length_m is None else f" = {m.length_m:.2f} m")
+    return f"area {size}, perimeter {run}" if what == "area" else f"length {run}"
 
 
 def register(app: typer.Typer) -> None:
@@ -64,8 +81,9 @@ def register(app: typer.Typer) -> None:
         kind: Annotated[Optional[str], typer.Option("--kind", help="only box, ruler, polygon, polyline, points, skeleton, segment, event, tag, angle or stopwatch")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print a JSON list")] = False,
     ) -> None:
-        """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels); an angle with
-        its degrees and plane, a stopwatch with its seconds and frames (measured now).
+        """Print every stored mark with its id, kind, label, frame index, PTS and geometry (pixels); a polygon with
+        its area and perimeter (px, and m with a calibration), a polyline with its length, an angle with its degrees
+        and plane, a stopwatch with its seconds and frames (measured now).
 
         A track's interpolated boxes are not stored marks and are not listed; its keyframes are.
         """

@@ -187,13 +187,18 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print, frame by frame, whether the subject is inside the zone (any tested point inside or on the edge),
         and the answers "inside on any frame" and "inside on every frame". Without frames: the zone's own frame.
-        The zone applies to every frame asked (a fixed camera). Exit 1 when the subject is on no frame asked."""
-        from fieldstudio.annotations import zones
+        The zone applies to every frame asked (a fixed camera). Exit 1 when the subject is on no frame asked; exit 2
+        for a range that is no frames of the zone's video (reversed, before 0, past its last frame). A zone whose
+        edges cross gets its inside rule printed (even-odd)."""
+        from fieldstudio.annotations import annotation_records as ann
+        from fieldstudio.annotations import zone_limits, zones
         from fieldstudio.core.errors import FieldstudioError
 
         with cli_support.open_project(project) as p:
             label_id = label_id_named(p, label)
             try:
+                zone_limits.check_frame_range(p, zone, start, end)
+                rule = zone_limits.inside_rule(ann.get_annotation(p, zone).geometry)
                 check = zones.check_zone(p, zone, subject=subject, label_id=label_id, track_id=track, point=point,
                                          start_frame=start, end_frame=end)
             except FieldstudioError as exc:
@@ -208,6 +213,8 @@ def register(app: typer.Typer) -> None:
                 cli_support.out.print(f"{'-' if r['frame'] is None else r['frame']}  {'yes' if r['inside'] else 'no'}"
                                       f"  {r['points_inside']}/{r['points_tested']}", markup=False)
             cli_support.out.print(check.explain("any"), markup=False)
+            if rule:
+                cli_support.out.print(rule, markup=False)
             answers = {m: check.answer(m) for m in zones.ANSWER_MODES}
             cli_support.out.print("inside on any frame: " + {True: "yes", False: "no", None: "-"}[answers["any"]]
                                   + "; on every frame: " + {True: "yes", False: "no", None: "-"}[answers["all"]],

@@ -177,15 +177,19 @@ def register(app: typer.Typer) -> None:
             changes = pending_changes(p)
             stored = apply_changes(p, changes) if apply else []
         pending = [c for c in changes if c.ok]
+        kept = len(changes) - len(pending)
+        kept_text = (f"; {kept} kept as stored (listed below: the annotations give no value for them now, or the "
+                     "task is locked)" if kept else "")
         if apply:
             cli_support.out.print(f"{len(stored)} linked ground truth(s) changed from annotations"
                                   + (f" ({len(pending) - len(stored)} edited meanwhile, left alone)"
                                      if len(stored) < len(pending) else "")
                                   + ("; their earlier scores are stale: score again (fieldstudio score)"
-                                     if stored else ""))
+                                     if stored else "") + kept_text)
         else:
             cli_support.out.print(f"{len(pending)} pending ground-truth change(s) from annotations"
-                                  + ("; nothing changed: run again with --apply to store them" if pending else ""))
+                                  + ("; nothing changed: run again with --apply to store them" if pending else "")
+                                  + kept_text)
         for c in changes:
             cli_support.out.print(f"  {c.text}", markup=False)
 

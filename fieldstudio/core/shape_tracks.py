@@ -106,7 +106,7 @@ def needed_keyframes(frames: Sequence[int], shapes: Sequence[Sequence], forced: 
     """Positions (into ``frames``, ascending frame indices) to keep as keyframes of a shape track a file lists on
     many frames (CVAT writes every frame of a track): each ``forced`` one (the file's own keyframes) and, between
     them, the fewest more such that per-vertex interpolation between the kept ones gives every listed shape back
-    to within ``tol`` pixels (greedy from the first, as ``annotations.imports.importing.dense_keyframes`` does for
+    to within ``tol`` pixels (greedy from the first, as ``core.tracks.dense_keyframes`` does for
     boxes). The first and last are always kept."""
     n = len(frames)
     if n <= 2:

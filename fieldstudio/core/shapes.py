@@ -29,8 +29,9 @@ def as_vertices(kind: str, vertices: Sequence[Sequence[float]], size: tuple[int,
 
     ``size``: the image's (width, height) in pixels; vertices are clipped into it (as boxes are). A polygon's
     repeated closing vertex (equal to the first) is dropped, so does a vertex equal to the one before it.
-    Raises ShapeError for an unknown kind, a malformed list, a coordinate that is not finite, too few distinct
-    vertices, or a polygon of zero area (all vertices on one line).
+    Raises ShapeError for an unknown kind, a malformed list, a coordinate that is not finite, every vertex beyond
+    one edge of the image (wholly outside it), too few distinct vertices, or a polygon of zero area (all vertices on
+    one line).
     """
     if kind not in MIN_VERTICES:
         raise ShapeError(f"unknown shape {kind!r}: use {', '.join(SHAPE_KINDS)}")
@@ -45,6 +46,9 @@ def as_vertices(kind: str, vertices: Sequence[Sequence[float]], size: tuple[int,
             raise ShapeError(f"a {kind}'s vertices must be finite pixel coordinates, got {list(bad)!r}")
     if size is not None and size[0] and size[1]:
         w, h = float(size[0]), float(size[1])
+        if pts and (all(x < 0.0 for x, _ in pts) or all(x > w for x, _ in pts) or all(y < 0.0 for _, y in pts)
+                    or all(y > h for _, y in pts)):   # clipping would fold it onto the edge: say where it is
+            raise ShapeError(f"the {kind} lies wholly outside the {size[0]} x {size[1]} image")
         # conditional expressions, not min(max()): two builtin calls per coordinate were a tenth of an import
         pts = [(x if 0.0 <= x <= w else (0.0 if x < 0.0 else w), y if 0.0 <= y <= h else (0.0 if y < 0.0 else h))
                for x, y in pts]

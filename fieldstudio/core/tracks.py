@@ -20,6 +20,8 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 Box = tuple[float, float, float, float]
 
 
@@ -155,3 +157,42 @@ def overlapping_pairs(intervals: Sequence[tuple[str, int, int | None]]) -> list[
                 break
             pairs.append((ida, idb))
     return pairs
+
+
+# MOT writes left, top, width and height rounded to 0.01 px: a rounded box is off its true value by up
+# to 0.005 per coordinate, and so is a box interpolated from rounded keyframes, so an interpolated frame
+# of the export differs from the line through its rounded keyframes by up to 0.01 (plus float noise).
+# Compared on x2/y2 instead, the rounding of width adds to that of left (0.02), which is why the
+# comparison is made on (left, top, width, height).
+DENSE_TOL_PX = 0.011
+
+
+def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL_PX) -> list[int]:
+    """Positions (into ``frames``) to keep as keyframes of a track given on consecutive frames.
+
+    Greedy from the first box: the next keyframe is the farthest box such that linear interpolation
+    between the current keyframe and it gives every box between to within ``tol`` pixels per coordinate
+    of (left, top, width, height), the coordinates MOT files round (interpolation is linear in either
+    form, so this changes only where the rounding is measured). The first and last boxes are always
+    kept. ``boxes`` is (n, 4) ``(x1, y1, x2, y2)``.
+    """
+    n = len(frames)
+    if n <= 2:
+        return list(range(n))
+    f = np.asarray(frames, dtype=float)
+    boxes = np.asarray(boxes, dtype=float)
+    boxes = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
+    keep = [0]
+    a = 0
+    while a < n - 1:
+        b = a + 1
+        while b + 1 < n:
+            c = b + 1
+            t = ((f[a + 1:c] - f[a]) / (f[c] - f[a]))[:, None]
+            pred = (1 - t) * boxes[a] + t * boxes[c]
+            if np.abs(pred - boxes[a + 1:c]).max() > tol:
+                break
+            b = c
+        keep.append(b)
+        a = b
+    return keep

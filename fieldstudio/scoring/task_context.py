@@ -7,6 +7,8 @@ scoring so that the scorers stay pure (``TaskInputs.context``, filled for scorer
 * ``derived_from``: what a linked ground truth was computed from (``tasks.ground_truth.compute``'s explanation:
   "3 event(s) in frames 0-29", "ruler: 2.4312 m (floor plane: 4.00 m x 3.00 m rectangle (this media))"), and
   ``derived_value`` the value the annotations give now (a pending change when it differs from the task's);
+* ``derived_broken``: why a linked ground truth gives no value now (its polygon lost its area, its annotation was
+  deleted, ...): the stored text is then not what the annotations say;
 * ``derived_m``: for a ground truth linked to a ruler, the ruler's length in metres unrounded (the ground truth's
   text gives it to the centimetre);
 * ``derived_m2``: for a ground truth linked to a polygon's area, the area in m² unrounded (its text gives it to
@@ -68,6 +70,8 @@ def with_context(project: Project, tasks: Mapping[str, TaskInputs], answer_types
             value = ground_truth.compute(project, link)
             if value.ok:
                 context.update(derived_from=value.explanation, derived_value=value.text)
+            else:
+                context["derived_broken"] = value.explanation
             if link.kind == "ruler_distance" and link.annotation_id:
                 context["check_error_m"] = _check_error_m(project, link.annotation_id)
                 if value.ok:      # the ground truth's text is rounded to the centimetre; the ruler is not

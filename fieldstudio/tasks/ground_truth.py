@@ -240,19 +240,21 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
 
 def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationRecord, name: str) -> LinkedValue:
     """The value of a ``polygon_area`` or ``inside_zone`` link to the polygon ``rec``."""
-    from fieldstudio.annotations import shape_marks, zones
+    from fieldstudio.annotations import shape_marks, zone_limits, zones
 
     if rec.kind != "polygon":
         return LinkedValue(False, None, None, f"an area or a zone needs a polygon, the link names a {rec.kind}")
     if link.kind == "polygon_area":
         m = shape_marks.measure_shape(project, rec.id)
+        if m.area_px is None:   # ``how`` says why ("no area: edges cross at ..."): the area is gone, not unscaled
+            return LinkedValue(False, None, None, f"the area can no longer be measured: the polygon has {m.how}")
         if m.area_m2 is None:
-            px = "no area" if m.area_px is None else f"{m.area_px:.0f} px² only"
-            return LinkedValue(False, None, None, f"the polygon has {px}: {m.how}")
+            return LinkedValue(False, None, None, f"the polygon has {m.area_px:.0f} px² only: {m.how}")
         return LinkedValue(True, f"{m.area_m2:.2f} m²", m.area_m2, f"{name}: {m.area_m2:.4f} m² ({m.how})",
                            basis_of(rec, m))
     mode = link.mode if link.mode in zones.ANSWER_MODES else "any"
     try:
+        zone_limits.check_frame_range(project, rec.id, link.start_frame, link.end_frame)
         check = zones.check_zone(project, rec.id, subject=link.subject or "points", label_id=link.label_id,
                                  track_id=link.track_id, point=link.point, start_frame=link.start_frame,
                                  end_frame=link.end_frame)

@@ -129,6 +129,26 @@ def test_cvat_for_video_writes_shapes_as_one_frame_tracks_and_reads_them_back(sh
     assert len(ann.list_annotations(target, kinds=["box"])) == 1
 
 
+def test_cvat_puts_unlabelled_marks_under_a_declared_label_and_reads_them_back_unlabelled(shaped_project, tmp_path):
+    """CVAT refuses a label its task does not declare, so an unlabelled mark is never written ``label=""``: the
+    polyline (no label) is in a track labelled "unlabelled", which ``<meta><labels>`` declares once."""
+    import xml.etree.ElementTree as ET
+
+    (path,) = export_annotations(shaped_project, "cvat", tmp_path / "cvat").files
+    root = ET.parse(path).getroot()
+    declared = [el.findtext("name") for el in root.findall("meta/task/labels/label")]
+    used = {t.get("label") for t in root.findall("track")}
+    assert "" not in used and used <= set(declared)
+    assert declared.count("unlabelled") == 1
+    assert root.find("track/polyline/..").get("label") == "unlabelled"
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    import_annotations(target, path, "cvat")
+    (line,) = ann.list_annotations(target, kinds=["polyline"])
+    assert line.label_id is None
+    assert "unlabelled" not in [x.name for x in lab.list_labels(target)]
+
+
 def test_yolo_segmentation_lines_are_the_vertices_over_the_image_size_and_read_back(shaped_project, tmp_path):
     report = export_annotations(shaped_project, "yolo", tmp_path / "yolo")
     text = (tmp_path / "yolo" / "labels" / "walk_f000005.txt").read_text().splitlines()

@@ -153,3 +153,26 @@ def test_a_round_trip_into_the_project_holding_the_marks_adds_nothing(tracked_pr
     assert len(ann.list_annotations(p)) == before
     held = next(line for line in report.lines() if line.startswith("already in the project"))
     assert "polygon(s)" in held and "box(es)" in held      # named by kind, not all called boxes
+
+
+def test_coco_carries_shape_tracks_and_a_fresh_project_gets_the_same_tracks_back(tracked_project, tmp_path):
+    """COCO shapes carry ``track_id`` and ``keyframe`` in their attributes as boxes do (the last check found 13
+    loose polygons from a 2-keyframe track): the interpolated frames are marked ``keyframe: false`` and the import
+    rebuilds the same keyframes in one track each, nothing loose."""
+    export_annotations(tracked_project, "coco", tmp_path / "coco.json")
+    doc = json.loads((tmp_path / "coco.json").read_text())
+    frames = {im["id"]: im["frame_index"] for im in doc["images"]}
+    polys = sorted((frames[a["image_id"]], a["attributes"]["keyframe"]) for a in doc["annotations"]
+                   if a.get("fieldstudio_kind") == "polygon")
+    assert polys == [(4, True), (5, False), (6, False), (7, False), (8, True), (12, True)]
+    assert len({a["attributes"]["track_id"] for a in doc["annotations"] if "fieldstudio_kind" in a}) == 2
+    target = Project.create(tmp_path / "copy.fieldstudio")
+    add_test_media(target)
+    report = import_annotations(target, tmp_path / "coco.json", "coco")
+    assert not report.problems, report.lines()
+    for kind in ("polygon", "skeleton"):
+        got = _keyframes(target, kind)
+        assert None not in got                                  # no loose shape
+        assert list(got.values()) == list(_keyframes(tracked_project, kind).values())
+    again = import_annotations(target, tmp_path / "coco.json", "coco")
+    assert again.marks == 0

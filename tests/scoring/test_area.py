@@ -98,5 +98,48 @@ def test_scored_in_a_project_against_the_linked_polygon_unrounded(media_project)
     assert d.loc["near", "explanation"].startswith("0.5706 m² vs 0.5650 m² (polygon: 0.5650 m² (scale: 1.00 m")
 
 
+def test_a_polygon_whose_edges_now_cross_leaves_its_area_unscored_and_pending(media_project):
+    """The linked triangle made to cross itself (a vertex moved over the opposite edge): the ground truth "0.56 m²"
+    can no longer be measured, so the refresh keeps it and says why once (no doubled "no area: no area:"), and
+    fs-area leaves the answer that matched the old area unscored instead of marking it correct."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.annotations import calibrations
+    from fieldstudio.compare.answer_table import load_answers
+    from fieldstudio.scoring import service
+    from fieldstudio.store.models import Task
+    from fieldstudio.tasks import ground_truth as gt
+    from tests.support.annotation_fixtures import PHOTO_ID
+    from tests.support.scoring_fixtures import add_run
+
+    p = media_project
+    calibrations.save_calibration(p, "scale", [(0, 0), (100, 0)], media_id=PHOTO_ID, length_m=1.0)
+    spill = ann.add_shape(p, PHOTO_ID, "polygon", [[0, 0], [100, 0], [0, 113]])
+    fields = gt.link_fields(p, None, gt.GroundTruthLink("polygon_area", annotation_id=spill))
+    with p.write() as s:
+        task = Task(external_id="spill", query="How large is the spill?", source="manual", **fields)
+        s.add(task)
+        s.flush()
+        task_id = task.id
+    add_run(p, "m", {task_id: "0.565 m²"})
+    # (100,0)-(0,113) and (60,113)-(0,0) cross: the net shoelace area (2260 px²) is not the ground covered
+    ann.update_geometry(p, spill, [[0, 0], [100, 0], [0, 113], [60, 113]])
+    (change,) = gt.pending_changes(p)
+    assert not change.ok and change.new == change.old == fields["ground_truth"]
+    assert change.explanation.startswith("the area can no longer be measured: the polygon has no area: edges cross")
+    assert "no area: no area" not in change.text
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+
+    listed = CliRunner().invoke(app, ["refresh-ground-truth", str(p.path)], env={"COLUMNS": "400"})
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.startswith("0 pending ground-truth change(s) from annotations; 1 kept as stored")
+    assert f"spill: keeps {fields['ground_truth']!r}: the area can no longer be measured" in listed.output
+    service.score_answers(p, "fs-area")
+    d = load_answers(p, "fs-area").set_index("external_id")
+    assert pd_isna(d.loc["spill", "value"])
+    assert d.loc["spill", "explanation"].startswith("the ground truth cannot be measured: the area can no longer")
+
+
 def pd_isna(value) -> bool:
     return value is None or value != value

@@ -75,6 +75,8 @@ class ExportShape:
     vertices: tuple[tuple[float, float] | None, ...]
     attributes: dict[str, Any] | None
     template: str | None = None
+    track_id: int | None = None   # the shape track it is part of (a keyframe, or interpolated when no id)
+    keyframe: bool = True
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ def _add_interpolated(project: Project, medias: dict[str, Media],
 def _export_shape(r: ann.AnnotationRecord, annotation_id: str | None, vertices) -> ExportShape:  # noqa: ANN001
     return ExportShape(annotation_id, r.kind, r.label_id, r.label_name,
                        tuple(None if v is None else (float(v[0]), float(v[1])) for v in vertices), r.attributes,
-                       r.text if r.kind == "skeleton" else None)
+                       r.text if r.kind == "skeleton" else None, r.track_id, annotation_id is not None)
 
 
 def _add_interpolated_shapes(shape_keys: dict[tuple[str, int], list[ann.AnnotationRecord]],

@@ -86,19 +86,22 @@ def _shape_annotation(ann_id: int, image_id: int, category_id: int, sh: ExportSh
     """A polygon as COCO ``segmentation`` (one polygon ``[x1, y1, x2, y2, ...]``, ``area`` its shoelace area,
     ``bbox`` its bounds); a points mark as ``keypoints`` ``[x, y, 2, ...]`` (v = 2: labelled and visible) with
     ``num_keypoints``; a skeleton as ``keypoints`` in its template's order, an absent point ``0, 0, 0`` (its label's
-    category then names the points and the edges, ``keypoints`` and ``skeleton``); a polyline, which COCO has no field for, as ``fieldstudio_polyline`` beside its bbox."""
+    category then names the points and the edges, ``keypoints`` and ``skeleton``); a polyline, which COCO has no field for, as ``fieldstudio_polyline`` beside its bbox.
+    A shape of a shape track carries ``track_id`` and ``keyframe`` in its ``attributes``, as boxes do."""
+    attrs = dict(sh.attributes or {})
+    if sh.track_id is not None:
+        attrs.update(track_id=sh.track_id, keyframe=sh.keyframe)
     if sh.kind == "skeleton":
         placed = [v for v in sh.vertices if v is not None]
         x1, y1, x2, y2 = shapes.bounds(placed)
         return {"id": ann_id, "image_id": image_id, "category_id": category_id, "bbox": [x1, y1, x2 - x1, y2 - y1],
                 "area": (x2 - x1) * (y2 - y1), "iscrowd": 0, "num_keypoints": len(placed),
                 "keypoints": [c for v in sh.vertices for c in ((0.0, 0.0, 0) if v is None else (v[0], v[1], 2))],
-                "attributes": dict(sh.attributes or {}), "fieldstudio_id": sh.annotation_id,
-                "fieldstudio_kind": "skeleton"}
+                "attributes": attrs, "fieldstudio_id": sh.annotation_id, "fieldstudio_kind": "skeleton"}
     x1, y1, x2, y2 = shapes.bounds(sh.vertices)
     flat = [c for v in sh.vertices for c in v]
     out: dict = {"id": ann_id, "image_id": image_id, "category_id": category_id, "bbox": [x1, y1, x2 - x1, y2 - y1],
-                 "iscrowd": 0, "attributes": dict(sh.attributes or {}), "fieldstudio_id": sh.annotation_id,
+                 "iscrowd": 0, "attributes": attrs, "fieldstudio_id": sh.annotation_id,
                  "fieldstudio_kind": sh.kind}
     if sh.kind == "polygon":
         out.update(segmentation=[flat], area=shapes.polygon_area(sh.vertices))

@@ -23,7 +23,8 @@ An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` 
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
 with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
 it an angle again (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
-Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
+Marks without a label are in tracks labelled ``unlabelled``, a label the file declares (CVAT refuses a label it
+does not know, and an empty one). Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
-from fieldstudio.annotations.exports.box_images import Cancelled, ExportError, ExportReport, Progress
+from fieldstudio.annotations.exports.box_images import UNLABELLED, Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations import skeleton_templates
 from fieldstudio.core import skeletons
@@ -48,6 +49,8 @@ from fieldstudio.core import shape_tracks
 from fieldstudio.core.shapes import SHAPE_KINDS
 from fieldstudio.store.models import Media, utcnow
 from fieldstudio.store.project import Project
+
+UNLABELLED_COLOUR = "#808080"   # the declared label of unlabelled marks: a neutral grey
 
 
 def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool, outside: bool = False,
@@ -180,6 +183,16 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
             _box(track, b.frame_index, b.geometry, keyframe=True, attributes=b.attributes)
             if b.frame_index + 1 < n:
                 _box(track, b.frame_index + 1, b.geometry, keyframe=True, outside=True, attributes=b.attributes)
+    # CVAT refuses a track whose label the task does not declare ("Label '' is not registered for this task"):
+    # unlabelled marks go under "unlabelled", declared, as COCO's category of that name (the import reads it back
+    # as no label when the project has no label of that name)
+    unlabelled = [t for t in root.findall("track") if not t.get("label")]
+    for t in unlabelled:
+        t.set("label", UNLABELLED)
+    if unlabelled and all(el.findtext("name") != UNLABELLED for el in labels_el):
+        el = ET.SubElement(labels_el, "label")
+        ET.SubElement(el, "name").text = UNLABELLED
+        ET.SubElement(el, "color").text = UNLABELLED_COLOUR
     ET.indent(root, space="  ")
     return ET.ElementTree(root), out_id
 

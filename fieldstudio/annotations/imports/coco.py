@@ -6,8 +6,9 @@ template (``annotations.skeleton_templates``, set by the import).
 An image is matched to a photo by its ``file_name`` (or the name's last part), or to a video frame by the
 fields fieldstudio's own export writes: ``fieldstudio_media_id``, ``frame_index`` and ``pts_seconds``, with
 the video found by the id or by the ``<video stem>_f<frame>.jpg`` name. ``attributes.track_id`` and
-``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box part of a track; a box marked
-``keyframe: false`` was interpolated and is left to fieldstudio's interpolation.
+``attributes.keyframe`` (fieldstudio's and CVAT's export) make the box, polygon, polyline, points mark or skeleton
+part of a track; one marked ``keyframe: false`` was interpolated and is left to fieldstudio's interpolation (a
+shape's is kept as a keyframe only where interpolation would not give it back).
 
 The file is streamed (``ijson``): ``images`` and ``categories`` are read first (one pass that keeps those lists only
 and checks the document's nesting), then ``annotations`` one at a time while the import places and stores them, so a file of 10^6 boxes is never
@@ -126,6 +127,8 @@ def _parse_file(path: Path) -> Parsed:
     """One COCO JSON file: its images (as groups) and categories now, its annotations streamed by ``boxes()``."""
     images, categories = _head(path)
     names = {c.get("id"): str(c.get("name")) for c in categories if isinstance(c, dict)}
+    point_counts = {c.get("id"): len(c["keypoints"]) for c in categories
+                    if isinstance(c, dict) and isinstance(c.get("keypoints"), list) and c["keypoints"]}
     out = Parsed(files=[str(path)])
     # keypoint categories: their keypoints are skeletons, of a built-in template or of the label's own
     skeleton_of = {c.get("id"): _category_template(c, names, out) for c in categories
@@ -158,7 +161,7 @@ def _parse_file(path: Path) -> Parsed:
                 for n, a in enumerate(ijson.items(fh, "annotations.item", use_float=True), start=1):
                     if n % 1024 == 0:
                         position[0] = fh.tell()
-                    found = _box(path, n, a, groups, names, out.problems, skeleton_of)
+                    found = _box(path, n, a, groups, names, out.problems, skeleton_of, point_counts)
                     if found is not None:
                         yield found
         except OSError as exc:
@@ -212,11 +215,17 @@ def _skeleton_points(flat: list, n: int) -> tuple | None:
     return points if any(p is not None for p in points) else None
 
 
-def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, tuple] | None:
-    """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; RLE masks
-    stay boxes), a points mark (``keypoints``, the labelled ones) or fieldstudio's ``fieldstudio_polyline``;
-    None for a plain box."""
+SKIP = ("skip", ())   # what ``_shape`` gives for an annotation refused whole
+
+
+def _shape(a: dict, where: str, problems: list[tuple[str, str]], named: int | None = None) -> tuple[str, tuple] | None:
+    """(kind, vertices) of an annotation that is a polygon (``segmentation`` polygons: the first one; an RLE mask
+    stays a box, reported), a points mark (``keypoints``, the labelled ones) or fieldstudio's
+    ``fieldstudio_polyline``; None for a plain box; ``SKIP`` (and a problem) for keypoints that are not whole
+    (x, y, v) triples, or not the ``named`` points its category lists."""
     seg, keypoints, line = a.get("segmentation"), a.get("keypoints"), a.get("fieldstudio_polyline")
+    if isinstance(seg, dict):
+        problems.append((where, "segmentation is an RLE mask: kept as a box from its bbox, not as a polygon"))
     if line is not None and (pts := _pairs(line, 2)) and len(pts) >= 2:
         return "polyline", pts
     if isinstance(seg, list) and seg and isinstance(seg[0], list):
@@ -232,6 +241,15 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
             problems.append((where, f"segmentation has {len(seg)} polygons; the first is kept"))
         return "polygon", pts
     if keypoints is not None:
+        n = len(keypoints) if isinstance(keypoints, list) else None
+        if n is None or n % 3:
+            problems.append((where, f"keypoints hold {n if n is not None else 'no list of'} values, not (x, y, v) "
+                                    "triples; skipped"))
+            return SKIP
+        if named is not None and n != 3 * named:
+            problems.append((where, f"keypoints hold {n // 3} (x, y, v) triples, its category names {named} points; "
+                                    "skipped"))
+            return SKIP
         pts = _pairs(keypoints, 3)
         if pts:
             return "points", pts
@@ -240,8 +258,9 @@ def _shape(a: dict, where: str, problems: list[tuple[str, str]]) -> tuple[str, t
 
 
 def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: list[tuple[str, str]],
-         skeleton_of: dict | None = None) -> tuple[ParsedMedia, ParsedBox] | None:
-    """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added."""
+         skeleton_of: dict | None = None, point_counts: dict | None = None) -> tuple[ParsedMedia, ParsedBox] | None:
+    """The n-th annotation ``a`` as (its image's group, the box or shape), or None with a problem added.
+    ``point_counts``: {category id: how many keypoints the category names}."""
     where = f"{path.name} annotation {a.get('id', n) if isinstance(a, dict) else n}"
     if not isinstance(a, dict) or a.get("image_id") not in groups:
         problems.append((where, "names no image of the file; skipped"))
@@ -250,6 +269,8 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
     track = attrs.pop("track_id", None)
     keyframe = attrs.pop("keyframe", True)
     group, frame, seconds = groups[a["image_id"]]
+    track = None if track is None else str(track)
+    keyframe = keyframe is not False and str(keyframe).lower() != "false"
     tmpl = (skeleton_of or {}).get(a.get("category_id"))
     if tmpl is not None and isinstance(a.get("keypoints"), list):
         points = _skeleton_points(a["keypoints"], len(tmpl.points))
@@ -258,11 +279,14 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
                              "skipped"))
             return None
         return group, skeleton_box(tmpl.name, points, names.get(a.get("category_id")), frame_index=frame,
-                                   pts_seconds=seconds, attributes=attrs or None, where=where)
-    shape = _shape(a, where, problems)
+                                   pts_seconds=seconds, attributes=attrs or None, where=where, track=track,
+                                   keyframe=keyframe)
+    shape = _shape(a, where, problems, (point_counts or {}).get(a.get("category_id")))
+    if shape is SKIP:
+        return None
     if shape is not None:
         return group, shape_box(*shape, names.get(a.get("category_id")), frame_index=frame, pts_seconds=seconds,
-                                attributes=attrs or None, where=where)
+                                attributes=attrs or None, where=where, track=track, keyframe=keyframe)
     try:
         x, y, w, h = (float(v) for v in a["bbox"])
     except (KeyError, TypeError, ValueError):
@@ -272,6 +296,5 @@ def _box(path: Path, n: int, a: object, groups: dict, names: dict, problems: lis
     if problem:
         problems.append((where, problem))
         return None
-    return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds,
-                            None if track is None else str(track),
-                            keyframe is not False and str(keyframe).lower() != "false", attrs or None, where)
+    return group, ParsedBox((x, y, x + w, y + h), names.get(a.get("category_id")), frame, seconds, track, keyframe,
+                            attrs or None, where)

@@ -17,6 +17,7 @@ exported and re-imported track has the same keyframes and the same box on every 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, Pa
 from fieldstudio.annotations.imports.yolo import parse_yolo
 from fieldstudio.core import shape_tracks, shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.tracks import DENSE_TOL_PX, dense_keyframes
 from fieldstudio.media import library, video_index
 from fieldstudio.store.edits import Edit
 from fieldstudio.store.models import Annotation, Media
@@ -49,12 +51,6 @@ from fieldstudio.store.project import Project
 FORMATS = ("coco", "yolo", "mot", "cvat")
 PARSERS: dict[str, Callable[[Path], Parsed]] = {"coco": parse_coco, "yolo": parse_yolo, "mot": parse_mot,
                                                 "cvat": parse_cvat}
-# MOT writes left, top, width and height rounded to 0.01 px: a rounded box is off its true value by up
-# to 0.005 per coordinate, and so is a box interpolated from rounded keyframes, so an interpolated frame
-# of the export differs from the line through its rounded keyframes by up to 0.01 (plus float noise).
-# Compared on x2/y2 instead, the rounding of width adds to that of left (0.02), which is why the
-# comparison is made on (left, top, width, height).
-DENSE_TOL_PX = 0.011
 
 
 class AnnotationImportError(FieldstudioError):
@@ -166,37 +162,6 @@ class ImportPlan:
         return ImportAnnotations(self.project, f"Import {self.report.format.upper()} annotations "
                                  f"({self.report.marks} marks)", self.marks, self.new_labels, self.plain,
                                  progress=progress, cancelled=cancelled, templates=self.templates)
-
-
-def dense_keyframes(frames: list[int], boxes: np.ndarray, tol: float = DENSE_TOL_PX) -> list[int]:
-    """Positions (into ``frames``) to keep as keyframes of a track given on consecutive frames.
-
-    Greedy from the first box: the next keyframe is the farthest box such that linear interpolation
-    between the current keyframe and it gives every box between to within ``tol`` pixels per coordinate
-    of (left, top, width, height), the coordinates MOT files round (interpolation is linear in either
-    form, so this changes only where the rounding is measured). The first and last boxes are always
-    kept. ``boxes`` is (n, 4) ``(x1, y1, x2, y2)``.
-    """
-    n = len(frames)
-    if n <= 2:
-        return list(range(n))
-    f = np.asarray(frames, dtype=float)
-    boxes = np.asarray(boxes, dtype=float)
-    boxes = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
-    keep = [0]
-    a = 0
-    while a < n - 1:
-        b = a + 1
-        while b + 1 < n:
-            c = b + 1
-            t = ((f[a + 1:c] - f[a]) / (f[c] - f[a]))[:, None]
-            pred = (1 - t) * boxes[a] + t * boxes[c]
-            if np.abs(pred - boxes[a + 1:c]).max() > tol:
-                break
-            b = c
-        keep.append(b)
-        a = b
-    return keep
 
 
 def _runs(items: list[ParsedBox]) -> list[list[ParsedBox]]:
@@ -501,6 +466,7 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
         scaled = [None if v is None else [v[0] * size[0], v[1] * size[1]] for v in vertices]
     else:  # pixels already: validated as they are (as_vertices makes them floats)
         scaled = list(vertices)
+    far = _far_outside(scaled, size)
     try:
         if kind == "skeleton":
             tmpl = (own or {}).get(placed.label) if placed.template == skeletons.LABEL_OWN else \
@@ -517,7 +483,28 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
     except shapes.ShapeError as exc:
         report.problems.append((placed.where, f"{exc}; skipped"))
         return None
+    if far:
+        report.problems.append((placed.where, far))
     return kind, pts, (tmpl.name if kind == "skeleton" else None)
+
+
+# a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes
+# the shape, so it is reported
+FAR_OUTSIDE = 0.05
+
+
+def _far_outside(vertices: list, size: tuple[int, int]) -> str | None:
+    """Why the vertices (pixels) are reported when clipped into ``size`` (width, height): how many lie more than
+    ``FAR_OUTSIDE`` of the image's size past an edge; None when none do or the size is unknown."""
+    w, h = size
+    if not (w and h):
+        return None
+    mx, my = FAR_OUTSIDE * w, FAR_OUTSIDE * h
+    far = [v for v in vertices if v is not None and (not -mx <= v[0] <= w + mx or not -my <= v[1] <= h + my)]
+    if not far:
+        return None
+    return (f"{len(far)} vertex(es) far outside the {w} x {h} image (e.g. ({far[0][0]:g}, {far[0][1]:g})): "
+            "clipped to its edge, the shape changed")
 
 
 def _key_order(key: str) -> tuple[int, str]:
@@ -537,8 +524,13 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
         box = (box[0] * width, box[1] * height, box[2] * width, box[3] * height)
     try:  # clip_xyxy normalises the corners first
         box = tracks.clip_xyxy(box, width, height) if width and height else tracks.normalise_xyxy(box)
-    except ValueError as exc:
-        report.problems.append((b.where, str(exc)))
+    except ValueError as exc:   # a shape's bounds are its vertices': name the shape, not the box they make
+        message = str(exc)
+        if b.shape is not None:
+            bad = next((list(v) for v in b.shape[1] if v is not None and not all(map(math.isfinite, v))), None)
+            message = (f"a {b.shape[0]}'s vertices must be finite numbers, got {bad!r}; skipped" if bad else
+                       f"the {b.shape[0]} lies wholly outside the {width} x {height} image; skipped")
+        report.problems.append((b.where, message))
         return None
     frame = b.frame_index
     if media.kind == "image":

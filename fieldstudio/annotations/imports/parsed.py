@@ -38,7 +38,8 @@ class ParsedBox:
     file says was interpolated (it is left to fieldstudio's interpolation). ``where`` says where in the
     file it came from, for the report. ``shape`` ``(kind, ((x, y), ...))`` makes it a polygon, polyline or points
     mark through those vertices (pixels, or fractions when ``normalised``; ``box`` is then their bounds, which place
-    it); such a mark is stored on its frame alone, never in a track.
+    it); with a ``track`` it is a keyframe of a shape track (``keyframe`` False: kept only where interpolation
+    would not give it back), else stored on its frame alone.
     """
 
     box: tuple[float, float, float, float]

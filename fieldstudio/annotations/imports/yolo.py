@@ -5,7 +5,9 @@ body points (v = 0: absent).
 
 The label files are ``labels/<image stem>.txt`` (or ``*.txt`` in the folder itself). A stem is matched to a
 photo with that stem, or to a video frame when it reads ``<video stem>_f<frame index>`` (the names
-fieldstudio's export gives frames). YOLO has no tracks.
+fieldstudio's export gives frames). YOLO has no tracks. A line of 5 values after the class (a detector's box with
+its confidence, or a polygon cut short) is kept as a box and reported; one of 7 or more values that are not a pose
+line nor whole (x, y) pairs is reported and skipped, never read as a box.
 """
 
 from __future__ import annotations
@@ -96,6 +98,14 @@ def parse_yolo(folder: Path) -> Parsed:
                 vertices = tuple(zip(values[0::2], values[1::2]))
                 group.boxes.append(shape_box("polygon", vertices, names[k], frame_index=frame, where=where))
                 continue
+            if len(fields) > 6:   # neither a box, a box with a confidence, a polygon nor a pose line
+                out.problems.append((where, f"{len(fields) - 1} values after the class, an odd number: not the "
+                                            "(x, y) pairs of a polygon nor 'cx cy w h'; skipped"))
+                continue
+            if len(fields) == 6:   # a box with a confidence, as detectors write it, or a polygon cut short
+                out.problems.append((where, "5 values after the class: not the 3 or more (x, y) pairs of a "
+                                            "polygon; kept as a box from the first four (cx cy w h), the fifth "
+                                            f"({fields[5]}) ignored"))
             try:
                 c, cx, cy, w, h = line.split()[:5]
                 k, cx, cy, w, h = int(c), float(cx), float(cy), float(w), float(h)

@@ -11,7 +11,9 @@ answer is compared with the unrounded area (``context["derived_m2"]``), as ``fs-
 Correct when |answer − ground truth| ≤ max(``tolerance_pct`` % of the ground truth, ``tolerance_m2``) (value 1,
 else 0): both stated parameters, the relative one for large areas, the absolute one so that a small area is not
 held to a fraction of a pixel. The explanation names the polygon and calibration the ground truth came from
-(``context["derived_from"]``) and the tolerance used.
+(``context["derived_from"]``) and the tolerance used. While the link gives no value (the polygon's edges now cross,
+it was deleted, the calibration is gone: ``context["derived_broken"]``) the answer is left unscored, "the ground
+truth cannot be measured", not scored against the area stored before.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -
     if not task.ground_truth:
         return "the task has no ground truth"
     context = task.context or {}
+    if context.get("derived_broken"):   # the stored area is no longer what its polygon gives: not scored against it
+        return f"the ground truth cannot be measured: {context['derived_broken']}"
     return Arguments((task.ground_truth, answer.raw_text),
                      {"tolerance_pct": float(params.get("tolerance_pct", TOLERANCE_PCT.default)),
                       "tolerance_m2": float(params.get("tolerance_m2", TOLERANCE_M2.default)),

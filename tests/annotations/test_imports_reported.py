@@ -62,8 +62,8 @@ def test_coco_keypoints_of_the_wrong_length_rle_and_far_vertices_are_reported(me
     ]
     report = import_annotations(media, _coco(tmp_path, anns, tri), "coco")
     problems = dict(report.problems)
-    assert problems["foreign.json annotation 1"] == ("keypoints hold 2 (x, y, v) triples, its category names 3 "
-                                                     "points; skipped")
+    # the category names its own points: they become label tool's skeleton template, whose 3 points a skeleton needs
+    assert problems["foreign.json annotation 1"] == "keypoints are not 3 (x, y, v) triples with a point placed; skipped"
     assert problems["foreign.json annotation 2"] == "keypoints hold 4 values, not (x, y, v) triples; skipped"
     assert problems["foreign.json annotation 3"] == ("segmentation is an RLE mask: kept as a box from its bbox, "
                                                      "not as a polygon")
@@ -72,8 +72,8 @@ def test_coco_keypoints_of_the_wrong_length_rle_and_far_vertices_are_reported(me
     assert problems["foreign.json annotation 5"] == "the polygon lies wholly outside the 400 x 300 image; skipped"
     assert "foreign.json annotation 6" not in problems
     kinds = sorted((r.kind, r.geometry) for r in ann.list_annotations(media))
-    assert kinds == [("box", [5.0, 6.0, 15.0, 26.0]), ("points", [[10.0, 10.0], [20.0, 20.0], [30.0, 10.0]]),
-                     ("polygon", [[400.0, 10.0], [20.0, 270.0], [30.0, 5.0]])]
+    assert kinds == [("box", [5.0, 6.0, 15.0, 26.0]), ("polygon", [[400.0, 10.0], [20.0, 270.0], [30.0, 5.0]]),
+                     ("skeleton", [[10.0, 10.0], [20.0, 20.0], [30.0, 10.0]])]
 
 
 def test_a_vertex_just_past_the_edge_is_clipped_without_a_note(media, tmp_path):

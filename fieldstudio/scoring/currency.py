@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.staleness import FAILED_CALL
-from fieldstudio.scoring.store import StoredScore, in_list, raw_rows, sent_only, stale_reasons
+from fieldstudio.scoring.store import StoredScore, in_list, pending_sql, raw_rows, sent_only, stale_reasons
 
 __all__ = ["Selection", "count_answers", "count_never_sent", "count_current", "current_answer_ids", "to_score", "stale_reasons_in_force",
            "current_by_scorer"]
@@ -94,8 +94,7 @@ def count_answers(session: Session, sel: Selection) -> int:
 def count_never_sent(session: Session, run_ids: Sequence[str] | None) -> int:
     """The number of pending answers of ``run_ids`` (None: every run), which the scoring leaves out: never sent."""
     clause, params = in_list("a.run_id", run_ids)
-    return raw_rows(session, "SELECT count(*) FROM answer a WHERE a.raw_text IS NULL AND a.error IS NULL" + clause,
-                    params)[0][0]
+    return raw_rows(session, "SELECT count(*) FROM answer a WHERE " + pending_sql("a") + clause, params)[0][0]
 
 
 def count_current(session: Session, sel: Selection, report: ScoringReport) -> int:

@@ -74,7 +74,8 @@ def redact_cmd(
             "created_folder": str(report.created_folder) if report.created_folder else None,
             "renamed": [{"taken": taken, "written": name} for taken, name in report.renamed],
             "written": [{"source": str(w.source), "copy": str(w.copy), "frames": w.frames, "faces": w.faces,
-                         "audio_streams": w.audio_streams, "encoder": w.encoder, "rotation": w.rotation}
+                         "audio_streams": w.audio_streams, "encoder": w.encoder, "rotation": w.rotation,
+                         "damage": w.damage}
                         for w in report.written],
             "failed": [{"source": str(s), "reason": why} for s, why in report.failed]}))
     else:
@@ -84,7 +85,8 @@ def redact_cmd(
             what = "image" if not w.encoder else \
                 f"{w.frames} frames encoded with {w.encoder}, {w.audio_streams} audio stream(s) copied" + \
                 (f", rotation {w.rotation}° kept" if w.rotation else "")
-            out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})", markup=False)
+            out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})"
+                      + (f"; the source is DAMAGED, {w.damage}" if w.damage else ""), markup=False)
         for taken, name in report.renamed:
             out.print(f"{taken} already existed (not overwritten): written as {name}", markup=False)
         for source, why in report.failed:

@@ -50,7 +50,8 @@ class RedactCancelled(FieldstudioError):
 class Redacted:
     """One copy written: ``source``, ``copy``, ``frames`` (1 for an image), ``faces`` blurred in all of them,
     ``audio_streams`` copied, the video ``encoder`` (FFmpeg's name; "" for an image) and the display ``rotation``
-    kept (degrees counter-clockwise, 0 when none)."""
+    kept (degrees counter-clockwise, 0 when none); ``damage``: why the source decodes only partly (a truncated
+    JPEG: the copy holds the part that decodes), else None."""
 
     source: Path
     copy: Path
@@ -59,6 +60,7 @@ class Redacted:
     audio_streams: int = 0
     encoder: str = ""
     rotation: int = 0
+    damage: str | None = None
 
 
 @dataclass
@@ -75,7 +77,8 @@ class RedactReport:
 
 
 class OutFolderRefused(FieldstudioError):
-    """The output folder of `redact_files` is one that holds an original: nothing was written."""
+    """The output folder of `redact_files` is a file, an original or one that holds an original, or a source does
+    not exist: nothing was written and no folder made."""
 
 
 def copy_path(source: Path, out_dir: Path) -> Path:
@@ -98,15 +101,23 @@ def free_path(target: Path) -> Path:
 
 
 def refuse_out_folder(paths: Sequence[Path], out_dir: Path) -> None:
-    """Raise OutFolderRefused when `out_dir` (symbolic links and ``..`` resolved) is the folder of one of `paths`
-    (blurred copies beside the originals are easy to mistake for them and to share the wrong one) or is one of
-    `paths` itself."""
+    """Raise OutFolderRefused when `out_dir` (symbolic links and ``..`` resolved) is one of `paths`, an existing
+    file, or the folder of one of `paths` (blurred copies beside the originals are easy to mistake for them and to
+    share the wrong one), or when one of `paths` does not exist (checked before any folder is made)."""
     out = out_dir.resolve()
     for source in paths:
         resolved = Path(source).resolve()
-        if out in (resolved, resolved.parent):
+        if out == resolved:
+            raise OutFolderRefused(f"--out {out_dir} is one of the originals: give a folder for the copies")
+        if out == resolved.parent:
             raise OutFolderRefused(f"--out {out_dir} is the folder of the original {Path(source).name}: "
                                    "choose a folder that holds no original")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutFolderRefused(f"--out {out_dir} is a file; give a folder")
+    missing = [str(p) for p in paths if not Path(p).is_file()]
+    if missing:
+        raise OutFolderRefused(f"{missing[0]} does not exist or is not a file"
+                               + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "") + ": nothing written")
 
 
 def redact_files(paths: Sequence[Path], out_dir: Path, *, detector: FaceDetector | None = None,
@@ -152,12 +163,13 @@ def redact_files(paths: Sequence[Path], out_dir: Path, *, detector: FaceDetector
 
 
 def redact_image(source: Path, target: Path, detector: FaceDetector) -> Redacted:
-    """The image's blurred copy at `target` (upright: EXIF orientation applied). Raises MediaError or
-    FaceImageTooLarge."""
+    """The image's blurred copy at `target` (upright: EXIF orientation applied), with the damage of a truncated JPEG
+    (``images.jpeg_damage``). Raises MediaError or FaceImageTooLarge."""
     rgb = images.read_image(source)
     boxes = detector.detect(rgb)
     images.write_image(target, blur_faces(rgb, boxes))
-    return Redacted(source, target, 1, len(boxes))
+    damage = images.jpeg_damage(source) if source.suffix.lower() in (".jpg", ".jpeg") else None
+    return Redacted(source, target, 1, len(boxes), damage=damage)
 
 
 def redact_video(source: Path, target: Path, detector: FaceDetector, *,

@@ -130,6 +130,32 @@ def test_redact_out_refuses_the_originals_folder_says_it_creates_one_and_never_o
     assert (out / "astronaut_redacted.png").read_bytes() == before and (out / "astronaut_redacted_2.png").exists()
 
 
+def test_redact_refuses_a_file_an_original_or_a_missing_source_as_out_before_making_a_folder(tmp_path):
+    photo = write_sample(tmp_path, "astronaut")
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    new = tmp_path / "new"
+    for args, said in ((["--out", str(a_file)], f"--out {a_file} is a file; give a folder"),
+                       (["--out", str(photo)], f"--out {photo} is one of the originals"),
+                       ([str(tmp_path / "gone.jpg"), "--out", str(new)], f"{tmp_path / 'gone.jpg'} does not exist")):
+        refused = runner.invoke(app, ["redact", str(photo), *args])
+        assert refused.exit_code == 2 and said in refused.output and len(refused.output.strip().splitlines()) == 1
+    assert not new.exists() and a_file.read_text() == "x"
+
+
+def test_redact_names_a_truncated_jpeg_as_damaged(tmp_path):
+    from PIL import Image
+
+    whole = tmp_path / "whole.jpg"
+    Image.fromarray(sample_rgb("astronaut")).save(whole, quality=90)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])     # half the scan data: a cut-off copy
+    result = runner.invoke(app, ["redact", str(whole), str(cut), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0
+    lines = {line.split(":")[0].rsplit("/", 1)[-1]: line for line in result.output.splitlines() if "blurred" in line}
+    assert "DAMAGED, truncated" in lines["cut_redacted.jpg"] and "DAMAGED" not in lines["whole_redacted.jpg"]
+
+
 def test_redact_copies_an_image_and_reports_what_it_cannot_read(tmp_path):
     photo = write_sample(tmp_path, "astronaut")
     junk = tmp_path / "notes.txt"

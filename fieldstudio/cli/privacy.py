@@ -40,15 +40,16 @@ def sent_cmd(
     if not rows:
         out.print("Nothing has left this machine: no model request was sent from this project.")
         return
-    table = Table("day (UTC)", "endpoint", "profiles", "requests", "frames", "blurred", "NOT blurred", "faces blurred",
-                  "documents", "redacted", "judge requests", "judge characters")
+    # one short block per day and endpoint: twelve columns were unreadable at 80 characters
     for r in rows:
-        table.add_row(r.day, r.endpoint, ", ".join(sorted(r.profiles)), str(r.requests), str(r.frames),
-                      str(r.frames_blurred), str(r.frames_unredacted), str(r.faces_blurred), str(r.documents),
-                      r.redacted, str(r.judge_requests), str(r.judge_characters))
-    out.print(table)
-    out.print("Documents are sent as their text and are never redacted. Judge requests (scoring) send answer and "
-              "reference texts, never a frame.")
+        out.print(f"{r.day} (UTC)  {r.endpoint}", markup=False)
+        out.print(f"  profiles: {', '.join(sorted(r.profiles)) or '-'}", markup=False)
+        out.print(f"  model requests: {r.requests}; documents: {r.documents}", markup=False)
+        out.print(f"  frames: {r.frames} ({r.frames_blurred} blurred, {r.frames_unredacted} NOT blurred; "
+                  f"{r.faces_blurred} face(s) blurred; redacted: {r.redacted})", markup=False)
+        out.print(f"  judge requests: {r.judge_requests} ({r.judge_characters} characters)", markup=False)
+    out.print("Documents are sent as their text and are never redacted.")
+    out.print("Judge requests (scoring) send answer and reference texts, never a frame.")
 
 
 def redact_cmd(

@@ -172,7 +172,7 @@ def test_redact_copies_an_image_and_reports_what_it_cannot_read(tmp_path):
 
 
 def test_sent_lists_per_endpoint_and_day_what_left_and_whether_it_was_blurred(project, fake_openai, tmp_path,
-                                                                            wide_console):
+                                                                            monkeypatch):
     ids = add_media(project, write_sample(tmp_path, "astronaut"), write_sample(tmp_path, "camera"))
     task = add_task(project, "Who?", [("astronaut.png", ids["astronaut.png"]), ("camera.png", ids["camera.png"])])
     empty = runner.invoke(app, ["sent", str(project.path)])
@@ -189,8 +189,11 @@ def test_sent_lists_per_endpoint_and_day_what_left_and_whether_it_was_blurred(pr
     assert row["endpoint"] == fake_openai.base_url and row["profiles"] == ["fake", "plain"]
     assert (row["requests"], row["frames"], row["frames_blurred"], row["frames_unredacted"]) == (2, 4, 2, 2)
     assert row["faces_blurred"] == 2 and row["redacted"] == "some" and len(row["detectors"]) == 1
+    monkeypatch.setenv("COLUMNS", "80")
     table = runner.invoke(app, ["sent", str(project.path)])
-    assert "NOT blurred" in table.output and fake_openai.base_url in table.output
+    assert fake_openai.base_url in table.output and "frames: 4 (2 blurred, 2 NOT blurred; 2 face(s) blurred" \
+        in table.output
+    assert max(len(line) for line in table.output.splitlines()) <= 80 and "…" not in table.output
 
 
 def test_sent_counts_the_judge_requests_and_the_characters_they_sent(project, fake_openai, wide_console):
@@ -227,4 +230,5 @@ def test_sent_counts_the_judge_requests_and_the_characters_they_sent(project, fa
     assert (row["judge_requests"], row["judge_characters"]) == (
         4, sum(len(m["content"]) for r in received for m in r.body["messages"]))
     table = runner.invoke(app, ["sent", str(project.path)])
-    assert "judge characters" in table.output and "never a frame" in table.output
+    assert f"judge requests: 4 ({row['judge_characters']} characters)" in table.output
+    assert "never a frame" in table.output

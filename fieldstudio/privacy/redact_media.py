@@ -19,13 +19,14 @@ audio codec).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import gcd
 from pathlib import Path
 
 import numpy as np
 
+from fieldstudio.core.box_overlap import box_iou
 from fieldstudio.core.errors import FieldstudioError, MediaError
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.media import images
@@ -267,12 +268,36 @@ def _display_matrix(frame) -> list[int] | None:  # noqa: ANN001 - a PyAV VideoFr
 
 
 def _find_and_blur(rgb: np.ndarray, rotation: int, detector: FaceDetector) -> tuple[np.ndarray, int]:
-    """`rgb` (coded orientation) with its faces blurred, found on the picture turned upright (`rotation` degrees
-    counter-clockwise, a multiple of 90, as the display shows it: a detector misses faces lying on their side)."""
+    """`rgb` (coded orientation) with its faces blurred and how many: found on the picture as the display shows it
+    (turned `rotation` degrees counter-clockwise, a multiple of 90) and, when it is turned, on the coded picture too
+    (a detector misses faces lying on their side: a tag that turns upright faces sideways would leave them all).
+    The union is blurred, a face found both ways (IoU >= 0.5) counted once."""
     turns = (rotation // 90) % 4
-    upright = np.rot90(rgb, turns)
-    boxes = detector.detect(np.ascontiguousarray(upright))
+    upright = np.ascontiguousarray(np.rot90(rgb, turns))
+    boxes = list(detector.detect(upright))
+    if turns:
+        height, width = rgb.shape[:2]
+        for coded in detector.detect(np.ascontiguousarray(rgb)):
+            shown = _turned(coded, turns, width, height)
+            if all(box_iou(_xyxy(shown), _xyxy(k)) < _SAME_FACE_IOU for k in boxes):
+                boxes.append(shown)
     return np.ascontiguousarray(np.rot90(blur_faces(upright, boxes), -turns)), len(boxes)
+
+
+_SAME_FACE_IOU = 0.5
+
+
+def _xyxy(box: FaceBox) -> tuple[float, float, float, float]:
+    return box.x0, box.y0, box.x1, box.y1
+
+
+def _turned(box: FaceBox, turns: int, width: int, height: int) -> FaceBox:
+    """`box` of a `width` x `height` picture, in the picture turned `turns` x 90° counter-clockwise (as np.rot90):
+    one turn takes the point (x, y) to (y, width - x)."""
+    for _ in range(turns):
+        box = replace(box, x0=box.y0, y0=width - box.x1, x1=box.y1, y1=width - box.x0)
+        width, height = height, width
+    return box
 
 
 def _encode(container, target: Path, detector: FaceDetector, cancelled: Cancelled,  # noqa: ANN001 - PyAV objects

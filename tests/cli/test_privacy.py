@@ -111,6 +111,47 @@ def test_redact_keeps_the_rotation_and_blurs_the_face_as_the_picture_is_shown(tm
         assert not any(overlaps(f, face) for f in lbp_faces(ffmpeg_frame(copy, n)))
 
 
+def _coded_frames(path: Path) -> list:
+    """Every frame as stored (no rotation applied), RGB."""
+    import av
+
+    with av.open(str(path)) as container:
+        return [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+
+
+def _haar_faces(rgb) -> list:
+    """OpenCV's Haar frontal-face cascade (independent of CenterFace): boxes (x0, y0, x1, y1)."""
+    import cv2
+
+    cascade = cv2.CascadeClassifier(cv2.data.haarcascades + "haarcascade_frontalface_default.xml")
+    found = cascade.detectMultiScale(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), 1.1, 5, minSize=(40, 40))
+    return [(x, y, x + w, y + h) for x, y, w, h in found]
+
+
+def test_redact_blurs_faces_a_rotation_tag_turns_sideways(tmp_path):
+    """An upright clip tagged rotate=90 shows its face lying on its side; the face is found on the stored picture
+    too and blurred: OpenCV's Haar cascade finds it in the original's stored frames and in none of the copy's."""
+    photo = write_sample(tmp_path, "astronaut")
+    coded = tmp_path / "coded.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", str(photo), "-frames:v", "3", "-r", "5",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", str(coded)], check=True)
+    clip = tmp_path / "sideways.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(coded), "-metadata:s:v:0", "rotate=90", "-c", "copy",
+                    str(clip)], check=True)
+    assert _probe(clip, "v:0", "stream_side_data=rotation")
+    face = MARKED_FACES["astronaut"][0]
+    assert all(any(overlaps(f, face) for f in _haar_faces(rgb)) for rgb in _coded_frames(clip))
+    result = runner.invoke(app, ["redact", str(clip), "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    [written] = json.loads(result.output)["written"]
+    assert written["faces"] >= 3 and written["rotation"] in (90, 270)
+    copied = _coded_frames(Path(written["copy"]))
+    assert len(copied) == 3
+    for rgb in copied:
+        assert not any(overlaps(f, face) for f in _haar_faces(rgb))
+        assert not any(overlaps(f, face) for f in lbp_faces(rgb))
+
+
 def test_redact_out_refuses_the_originals_folder_says_it_creates_one_and_never_overwrites(tmp_path):
     photo = write_sample(tmp_path, "astronaut")
     for beside in (tmp_path, tmp_path / "sub" / ".."):

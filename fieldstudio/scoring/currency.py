@@ -27,8 +27,8 @@ from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.staleness import FAILED_CALL
 from fieldstudio.scoring.store import StoredScore, in_list, pending_sql, raw_rows, sent_only, stale_reasons
 
-__all__ = ["Selection", "count_answers", "count_never_sent", "count_current", "current_answer_ids", "to_score", "stale_reasons_in_force",
-           "current_by_scorer"]
+__all__ = ["Selection", "count_answers", "count_never_sent", "count_current", "current_answer_ids", "to_score",
+           "stale_reasons_in_force", "current_by_scorer"]
 
 
 @dataclass(frozen=True)

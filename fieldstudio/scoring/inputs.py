@@ -95,8 +95,8 @@ def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
                 ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
     """(answers, tasks, in_force): the answers that were sent (``store.sent_only``) as raw tuples (id, run_id,
     task_id, raw_text, parsed JSON text, error) sorted by answer id, every task's inputs by id, and the score
-    row in force per answer id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins' random lookups
-    cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
+    row in force per answer id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins'
+    random lookups cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
     ``score.answer_id`` index and of the answer table's key (the foreign key check), so a batch's commit
     writes few pages; runs are mixed across batches (a cancelled scoring leaves part of every run)."""
     clause, params = in_list("run_id", ids)

@@ -9,6 +9,7 @@ a second pass over the same frames proposes only what is new.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,8 @@ class PeopleFound:
     frames_read: tuple[int, ...]
     cancelled: bool
     detector: str
+    already_boxed: int = 0
+    """People the detector found that a box on their frame already holds (IoU >= ``KNOWN_IOU``): not proposed."""
 
 
 def frames_to_read(frame_count: int, first: int | None = None, last: int | None = None, every: int = 1) -> range:
@@ -87,11 +90,14 @@ def parse_frames(text: str) -> tuple[int, int]:
 def frames_of(project: Project, media_id: str, first: int | None = None, last: int | None = None,
               every: int = 1) -> range:
     """`frames_to_read` on a video of the project (its frame index built first when it has none); ``range(1)`` for
-    a photo. Raises DetectPeopleError (a document, a range outside the video), NotFound, MediaError."""
+    a photo, which takes no range (``first`` and ``last`` None). Raises DetectPeopleError (a document, a range on a
+    photo, a range outside the video), NotFound, MediaError."""
     from fieldstudio.media.video_index import index_videos
 
     media = library.find_media(project, media_id)
     if media.kind == "image":
+        if first is not None or last is not None:
+            raise DetectPeopleError(f"{media.file_name} is a photo: it has no frames to choose (frames are for videos)")
         return range(1)
     if media.kind != "video":
         raise DetectPeopleError(f"{media.file_name} is a {media.kind}: people are detected on photos and videos")
@@ -107,15 +113,19 @@ def propose_people(project: Project, media_id: str, frames: Iterable[int] | None
     """Run the people detector on ``frames`` of a video (default: frame 0) or on a photo; nothing is stored.
 
     ``progress(done, total)`` counts frames; ``cancelled()`` is polled between frames (the proposals of the frames
-    read so far are kept). Raises DetectPeopleError (a document), PeopleDetectorUnavailable, PeopleImageTooLarge,
+    read so far are kept). Raises DetectPeopleError (a document, a ``min_score`` that is not a number),
+    PeopleDetectorUnavailable, PeopleImageTooLarge,
     MediaError / IndexError (a frame that cannot be decoded), NotFound (unknown media).
     """
+    if not math.isfinite(min_score):
+        raise DetectPeopleError(f"the minimum score must be a number, not {min_score}")
     media = library.find_media(project, media_id)
     if media.kind not in ("image", "video"):
         raise DetectPeopleError(f"{media.file_name} is a {media.kind}: people are detected on photos and videos")
     todo = [0] if media.kind == "image" or frames is None else list(frames)
     found: list[PersonProposal] = []
     read: list[int] = []
+    boxed = 0
     stopped = False
     source = FrameSource(project, max_readers=1)
     try:
@@ -130,11 +140,13 @@ def propose_people(project: Project, media_id: str, frames: Iterable[int] | None
             for b in people.detect_people(frame.rgb, min_score=min_score):
                 if all(box_iou(b.xyxy, k) < KNOWN_IOU for k in known):
                     found.append(PersonProposal(media.id, index, b.xyxy, b.score))
+                else:
+                    boxed += 1
             read.append(index)
             progress(n + 1, len(todo))
     finally:
         source.close()
-    return PeopleFound(tuple(found), tuple(read), stopped, people.detector_version())
+    return PeopleFound(tuple(found), tuple(read), stopped, people.detector_version(), boxed)
 
 
 def accept_edit(project: Project, proposals: Sequence[PersonProposal], label_id: str | None = None,

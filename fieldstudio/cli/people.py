@@ -33,14 +33,17 @@ def detect_people_cmd(
 ) -> None:
     """Propose boxes around the people in a photo or video frames with OpenCV's HOG people detector, on this
     machine. A person already boxed on that frame (IoU >= 0.5) is not proposed again. Exit 0 when some were
-    proposed, 1 when none."""
+    proposed or every person found is already boxed, 1 when none was found."""
     from fieldstudio.annotations import labels, people_proposals as pp
     from fieldstudio.media import library
 
     with open_project(project) as p:
         try:
             found_media = library.find_media(p, media)
-            first, last = pp.parse_frames(frames) if frames else (0, 0)
+            if frames:
+                first, last = pp.parse_frames(frames)
+            else:               # a video's default is its frame 0; a photo takes no range
+                first = last = 0 if found_media.kind == "video" else None
             todo = pp.frames_of(p, found_media.id, first, last, every)
             with progress_bar("Detecting people") as update:
                 found = pp.propose_people(p, found_media.id, todo, progress=update,
@@ -55,7 +58,8 @@ def detect_people_cmd(
         name = found_media.file_name
     if as_json:
         out.print_json(json.dumps({"media": name, "detector": found.detector, "frames_read": list(found.frames_read),
-                                   "proposals": [x.record() for x in found.proposals], "stored": stored}))
+                                   "proposals": [x.record() for x in found.proposals], "stored": stored,
+                                   "already_boxed": found.already_boxed}))
     else:
         out.print(f"{name}: {len(found.proposals)} people proposed on {len(found.frames_read)} frame(s) "
                   f"({found.detector})", markup=False)
@@ -63,6 +67,8 @@ def detect_people_cmd(
             x0, y0, x1, y1 = x.box
             out.print(f"  frame {x.frame_index}: x={x0:.0f} y={y0:.0f} w={x1 - x0:.0f} h={y1 - y0:.0f} "
                       f"score {x.score:.2f}", markup=False)
+        if found.already_boxed:
+            out.print(f"{found.already_boxed} already boxed, {len(found.proposals)} new", markup=False)
         if accept:
             out.print(f"stored {stored} box(es) labelled {label!r}", markup=False)
-    raise typer.Exit(0 if found.proposals else 1)
+    raise typer.Exit(0 if found.proposals or found.already_boxed else 1)

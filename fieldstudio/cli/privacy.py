@@ -40,15 +40,16 @@ def sent_cmd(
     if not rows:
         out.print("Nothing has left this machine: no model request was sent from this project.")
         return
-    table = Table("day (UTC)", "endpoint", "profiles", "requests", "frames", "blurred", "NOT blurred", "faces blurred",
-                  "documents", "redacted", "judge requests", "judge characters")
+    # one short block per day and endpoint: twelve columns were unreadable at 80 characters
     for r in rows:
-        table.add_row(r.day, r.endpoint, ", ".join(sorted(r.profiles)), str(r.requests), str(r.frames),
-                      str(r.frames_blurred), str(r.frames_unredacted), str(r.faces_blurred), str(r.documents),
-                      r.redacted, str(r.judge_requests), str(r.judge_characters))
-    out.print(table)
-    out.print("Documents are sent as their text and are never redacted. Judge requests (scoring) send answer and "
-              "reference texts, never a frame.")
+        out.print(f"{r.day} (UTC)  {r.endpoint}", markup=False)
+        out.print(f"  profiles: {', '.join(sorted(r.profiles)) or '-'}", markup=False)
+        out.print(f"  model requests: {r.requests}; documents: {r.documents}", markup=False)
+        out.print(f"  frames: {r.frames} ({r.frames_blurred} blurred, {r.frames_unredacted} NOT blurred; "
+                  f"{r.faces_blurred} face(s) blurred; redacted: {r.redacted})", markup=False)
+        out.print(f"  judge requests: {r.judge_requests} ({r.judge_characters} characters)", markup=False)
+    out.print("Documents are sent as their text and are never redacted.")
+    out.print("Judge requests (scoring) send answer and reference texts, never a frame.")
 
 
 def redact_cmd(
@@ -74,7 +75,8 @@ def redact_cmd(
             "created_folder": str(report.created_folder) if report.created_folder else None,
             "renamed": [{"taken": taken, "written": name} for taken, name in report.renamed],
             "written": [{"source": str(w.source), "copy": str(w.copy), "frames": w.frames, "faces": w.faces,
-                         "audio_streams": w.audio_streams, "encoder": w.encoder, "rotation": w.rotation}
+                         "audio_streams": w.audio_streams, "encoder": w.encoder, "rotation": w.rotation,
+                         "damage": w.damage}
                         for w in report.written],
             "failed": [{"source": str(s), "reason": why} for s, why in report.failed]}))
     else:
@@ -84,7 +86,8 @@ def redact_cmd(
             what = "image" if not w.encoder else \
                 f"{w.frames} frames encoded with {w.encoder}, {w.audio_streams} audio stream(s) copied" + \
                 (f", rotation {w.rotation}° kept" if w.rotation else "")
-            out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})", markup=False)
+            out.print(f"{w.copy}: {w.faces} face(s) blurred ({what})"
+                      + (f"; the source is DAMAGED, {w.damage}" if w.damage else ""), markup=False)
         for taken, name in report.renamed:
             out.print(f"{taken} already existed (not overwritten): written as {name}", markup=False)
         for source, why in report.failed:

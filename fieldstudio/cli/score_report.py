@@ -145,6 +145,9 @@ def score_cmd(
               + report.currency_text + f"; {report.written} rows written")
     for reason, n in report.unscored_reasons.most_common(3):
         out.print(f"  unscored: {n} x {reason}")
+    if report.never_sent:
+        out.print(f"  not run: {report.never_sent} answer(s) never sent (the run stopped before asking them): not "
+                  "scored, missing in the summary; `fieldstudio run` with that profile again sends them")
     if report.judge:
         cost = "unknown" if report.judge_cost_usd is None else f"{report.judge_cost_usd:.4g} USD"
         out.print(f"judge {report.judge}: {report.judge_calls} calls, {report.judge_cache_hits} from the cache, "

@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from fieldstudio.ratings.rating_records import is_machine
 from fieldstudio.scoring.service import resolve_runs
 from fieldstudio.scoring.currency import current_by_scorer, stale_reasons_in_force
-from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows
+from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows, sent_only
 from fieldstudio.store.portable import raw_row_batches
 from fieldstudio.store.models import Answer, Rating, RatingItem, RatingSet, Score, Task
 from fieldstudio.store.project import Project
@@ -143,6 +143,7 @@ def _answers_in_order(project: Project, run_ids: Sequence[str] | None, task_text
     ``answer_texts``: the SQL of the two text columns read for a task (query, ground truth) and an answer (text,
     error), e.g. "NULL, NULL" to read none."""
     clause, params = in_list("a.run_id", resolve_runs(project, run_ids))
+    clause += sent_only("a")             # a pending answer was never asked: its task is missing for that run
     with project.read() as s:
         tasks, runs = _tasks_and_runs(s, clause, params, task_texts)
         rows = [r for r in raw_rows(s, "SELECT a.task_id, a.run_id, a.id, " + answer_texts + ", a.prompt_tokens, "
@@ -182,6 +183,7 @@ def load_summary_columns(project: Project, scorer: str, run_ids: Sequence[str] |
     score``'s summary, issue 37). The same summary as over ``load_answers`` (tested); the table has no
     ``scorer`` column, so pass ``scorer`` on."""
     clause, params = in_list("a.run_id", resolve_runs(project, run_ids))
+    clause += sent_only("a")             # a pending answer was never asked: its task is missing for that run
     task_of: list[tuple] = []                     # per answer, in the table's order: its task's and run's rows
     run_of: list[tuple] = []
     answer_ids: list[str] = []

@@ -39,7 +39,8 @@ def report_text(report: RedactReport) -> str:
     lines = [f"{w.copy.name}: {w.faces} face(s) blurred in {w.frames} frame(s)"
              + (f" (encoded with {w.encoder})" if w.encoder else "")
              + (f", {w.audio_streams} audio stream(s) copied" if w.audio_streams else "")
-             + (f", rotation {w.rotation}° kept" if w.rotation else "") for w in report.written]
+             + (f", rotation {w.rotation}° kept" if w.rotation else "")
+             + (f"; the source is DAMAGED, {w.damage}" if w.damage else "") for w in report.written]
     lines += [f"{taken} already existed (not overwritten): written as {name}" for taken, name in report.renamed]
     lines += [f"NOT copied: {why}" for _, why in report.failed]
     folder = report.written[0].copy.parent if report.written else None

@@ -45,16 +45,28 @@ class GateRefused(FieldstudioError):
     """The privacy gate refused a request: nothing was sent; the message says why and what to change."""
 
 
-def parse_lan_ranges(ranges: Sequence[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    """The networks of LAN ranges written as CIDR (``192.168.1.0/24``, ``fd00::/8``) or single addresses.
+#: The widest LAN range accepted per IP version (``parse_lan_ranges``): 10.0.0.0/8 is the widest private IPv4 block.
+_WIDEST_PREFIX = {4: 8, 6: 32}
 
-    Raises ValueError naming the first range that is not one."""
+
+def parse_lan_ranges(ranges: Sequence[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks of LAN ranges written as CIDR (``192.168.1.0/24``, ``fd12:3456:789a::/48``) or single addresses.
+
+    A range counts as local only when it is a private, loopback or link-local one no wider than /8 (IPv4) or /32
+    (IPv6): a public range, or one as wide as the internet, would make "local only" mean nothing.
+    Raises ValueError naming the first range that is not one, or that is refused."""
     out = []
     for text in ranges:
         try:
-            out.append(ipaddress.ip_network(text.strip(), strict=False))
+            net = ipaddress.ip_network(text.strip(), strict=False)
         except ValueError:
             raise ValueError(f"{text!r} is not a LAN range (write it as 192.168.1.0/24 or one address)") from None
+        if not (net.is_private or net.is_loopback or net.is_link_local):
+            raise ValueError(f"{text!r} is not a private, loopback or link-local range: it cannot count as local")
+        if net.prefixlen < _WIDEST_PREFIX[net.version]:
+            raise ValueError(f"{text!r} is wider than /{_WIDEST_PREFIX[net.version]}: name the LAN's own range, "
+                             "e.g. 192.168.1.0/24")
+        out.append(net)
     return out
 
 

@@ -19,13 +19,14 @@ audio codec).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import gcd
 from pathlib import Path
 
 import numpy as np
 
+from fieldstudio.core.box_overlap import box_iou
 from fieldstudio.core.errors import FieldstudioError, MediaError
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.media import images
@@ -50,7 +51,8 @@ class RedactCancelled(FieldstudioError):
 class Redacted:
     """One copy written: ``source``, ``copy``, ``frames`` (1 for an image), ``faces`` blurred in all of them,
     ``audio_streams`` copied, the video ``encoder`` (FFmpeg's name; "" for an image) and the display ``rotation``
-    kept (degrees counter-clockwise, 0 when none)."""
+    kept (degrees counter-clockwise, 0 when none); ``damage``: why the source decodes only partly (a truncated
+    JPEG: the copy holds the part that decodes), else None."""
 
     source: Path
     copy: Path
@@ -59,6 +61,7 @@ class Redacted:
     audio_streams: int = 0
     encoder: str = ""
     rotation: int = 0
+    damage: str | None = None
 
 
 @dataclass
@@ -75,7 +78,8 @@ class RedactReport:
 
 
 class OutFolderRefused(FieldstudioError):
-    """The output folder of `redact_files` is one that holds an original: nothing was written."""
+    """The output folder of `redact_files` is a file, an original or one that holds an original, or a source does
+    not exist: nothing was written and no folder made."""
 
 
 def copy_path(source: Path, out_dir: Path) -> Path:
@@ -98,15 +102,23 @@ def free_path(target: Path) -> Path:
 
 
 def refuse_out_folder(paths: Sequence[Path], out_dir: Path) -> None:
-    """Raise OutFolderRefused when `out_dir` (symbolic links and ``..`` resolved) is the folder of one of `paths`
-    (blurred copies beside the originals are easy to mistake for them and to share the wrong one) or is one of
-    `paths` itself."""
+    """Raise OutFolderRefused when `out_dir` (symbolic links and ``..`` resolved) is one of `paths`, an existing
+    file, or the folder of one of `paths` (blurred copies beside the originals are easy to mistake for them and to
+    share the wrong one), or when one of `paths` does not exist (checked before any folder is made)."""
     out = out_dir.resolve()
     for source in paths:
         resolved = Path(source).resolve()
-        if out in (resolved, resolved.parent):
+        if out == resolved:
+            raise OutFolderRefused(f"--out {out_dir} is one of the originals: give a folder for the copies")
+        if out == resolved.parent:
             raise OutFolderRefused(f"--out {out_dir} is the folder of the original {Path(source).name}: "
                                    "choose a folder that holds no original")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutFolderRefused(f"--out {out_dir} is a file; give a folder")
+    missing = [str(p) for p in paths if not Path(p).is_file()]
+    if missing:
+        raise OutFolderRefused(f"{missing[0]} does not exist or is not a file"
+                               + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "") + ": nothing written")
 
 
 def redact_files(paths: Sequence[Path], out_dir: Path, *, detector: FaceDetector | None = None,
@@ -152,12 +164,13 @@ def redact_files(paths: Sequence[Path], out_dir: Path, *, detector: FaceDetector
 
 
 def redact_image(source: Path, target: Path, detector: FaceDetector) -> Redacted:
-    """The image's blurred copy at `target` (upright: EXIF orientation applied). Raises MediaError or
-    FaceImageTooLarge."""
+    """The image's blurred copy at `target` (upright: EXIF orientation applied), with the damage of a truncated JPEG
+    (``images.jpeg_damage``). Raises MediaError or FaceImageTooLarge."""
     rgb = images.read_image(source)
     boxes = detector.detect(rgb)
     images.write_image(target, blur_faces(rgb, boxes))
-    return Redacted(source, target, 1, len(boxes))
+    damage = images.jpeg_damage(source) if source.suffix.lower() in (".jpg", ".jpeg") else None
+    return Redacted(source, target, 1, len(boxes), damage=damage)
 
 
 def redact_video(source: Path, target: Path, detector: FaceDetector, *,
@@ -255,12 +268,36 @@ def _display_matrix(frame) -> list[int] | None:  # noqa: ANN001 - a PyAV VideoFr
 
 
 def _find_and_blur(rgb: np.ndarray, rotation: int, detector: FaceDetector) -> tuple[np.ndarray, int]:
-    """`rgb` (coded orientation) with its faces blurred, found on the picture turned upright (`rotation` degrees
-    counter-clockwise, a multiple of 90, as the display shows it: a detector misses faces lying on their side)."""
+    """`rgb` (coded orientation) with its faces blurred and how many: found on the picture as the display shows it
+    (turned `rotation` degrees counter-clockwise, a multiple of 90) and, when it is turned, on the coded picture too
+    (a detector misses faces lying on their side: a tag that turns upright faces sideways would leave them all).
+    The union is blurred, a face found both ways (IoU >= 0.5) counted once."""
     turns = (rotation // 90) % 4
-    upright = np.rot90(rgb, turns)
-    boxes = detector.detect(np.ascontiguousarray(upright))
+    upright = np.ascontiguousarray(np.rot90(rgb, turns))
+    boxes = list(detector.detect(upright))
+    if turns:
+        height, width = rgb.shape[:2]
+        for coded in detector.detect(np.ascontiguousarray(rgb)):
+            shown = _turned(coded, turns, width, height)
+            if all(box_iou(_xyxy(shown), _xyxy(k)) < _SAME_FACE_IOU for k in boxes):
+                boxes.append(shown)
     return np.ascontiguousarray(np.rot90(blur_faces(upright, boxes), -turns)), len(boxes)
+
+
+_SAME_FACE_IOU = 0.5
+
+
+def _xyxy(box: FaceBox) -> tuple[float, float, float, float]:
+    return box.x0, box.y0, box.x1, box.y1
+
+
+def _turned(box: FaceBox, turns: int, width: int, height: int) -> FaceBox:
+    """`box` of a `width` x `height` picture, in the picture turned `turns` x 90° counter-clockwise (as np.rot90):
+    one turn takes the point (x, y) to (y, width - x)."""
+    for _ in range(turns):
+        box = replace(box, x0=box.y0, y0=width - box.x1, x1=box.y1, y1=width - box.x0)
+        width, height = height, width
+    return box
 
 
 def _encode(container, target: Path, detector: FaceDetector, cancelled: Cancelled,  # noqa: ANN001 - PyAV objects

@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session
 
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.staleness import FAILED_CALL
-from fieldstudio.scoring.store import StoredScore, in_list, raw_rows, stale_reasons
+from fieldstudio.scoring.store import StoredScore, in_list, pending_sql, raw_rows, sent_only, stale_reasons
 
-__all__ = ["Selection", "count_answers", "count_current", "current_answer_ids", "to_score", "stale_reasons_in_force",
-           "current_by_scorer"]
+__all__ = ["Selection", "count_answers", "count_never_sent", "count_current", "current_answer_ids", "to_score",
+           "stale_reasons_in_force", "current_by_scorer"]
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,21 @@ def _current_sql(sel: Selection, *, few: bool = False) -> tuple[str, list]:
 
 
 def _in_runs(sel: Selection) -> tuple[str, tuple]:
-    return in_list("a.run_id", sel.run_ids)
+    """The filter on answer ``a`` of the scoring: its runs, and only answers that were sent (``store.sent_only``)."""
+    clause, params = in_list("a.run_id", sel.run_ids)
+    return clause + sent_only("a"), params
 
 
 def count_answers(session: Session, sel: Selection) -> int:
     """The number of answers the scoring covers."""
     clause, params = _in_runs(sel)
     return raw_rows(session, "SELECT count(*) FROM answer a WHERE 1 = 1" + clause, params)[0][0]
+
+
+def count_never_sent(session: Session, run_ids: Sequence[str] | None) -> int:
+    """The number of pending answers of ``run_ids`` (None: every run), which the scoring leaves out: never sent."""
+    clause, params = in_list("a.run_id", run_ids)
+    return raw_rows(session, "SELECT count(*) FROM answer a WHERE " + pending_sql("a") + clause, params)[0][0]
 
 
 def count_current(session: Session, sel: Selection, report: ScoringReport) -> int:

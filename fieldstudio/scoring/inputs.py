@@ -18,7 +18,7 @@ from fieldstudio.scoring.scorers import REGISTRY, ScoreResult
 from fieldstudio.scoring.scorers import get as get_scorer
 from fieldstudio.scoring.scorers.fwa_official import eval_func_of
 from fieldstudio.scoring.scorers.scorer_info import AnswerInputs, TaskInputs
-from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows
+from fieldstudio.scoring.store import StoredScore, heads, in_list, raw_rows, score_rows, sent_only
 from fieldstudio.store.project import Project
 
 __all__ = ["ScoringError", "TaskInputs", "AnswerInputs", "eval_func_of", "check_params", "score_one", "inputs_sha",
@@ -93,16 +93,16 @@ def _task_inputs(r: tuple) -> TaskInputs:
 
 def read_inputs(project: Project, ids: Sequence[str] | None, scorer: str
                 ) -> tuple[list[tuple], dict[str, TaskInputs], dict[str, StoredScore]]:
-    """(answers, tasks, in_force): the answers as raw tuples (id, run_id, task_id, raw_text, parsed JSON
-    text, error) sorted by answer id, every task's inputs by id, and the score row in force per answer
-    id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins' random lookups
-    cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
+    """(answers, tasks, in_force): the answers that were sent (``store.sent_only``) as raw tuples (id, run_id,
+    task_id, raw_text, parsed JSON text, error) sorted by answer id, every task's inputs by id, and the score
+    row in force per answer id. Raw SQL without joins: on 100,000 answers the ORM's row processing and the joins'
+    random lookups cost more than the scoring. Answer-id order makes each batch of score rows a narrow range of the
     ``score.answer_id`` index and of the answer table's key (the foreign key check), so a batch's commit
     writes few pages; runs are mixed across batches (a cancelled scoring leaves part of every run)."""
     clause, params = in_list("run_id", ids)
     with project.read() as s:
-        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer WHERE 1 = 1" + clause,
-                           params)
+        answers = raw_rows(s, "SELECT id, run_id, task_id, raw_text, parsed, error FROM answer a WHERE 1 = 1" + clause
+                           + sent_only("a"), params)
         answers.sort(key=operator.itemgetter(0))            # by answer id: see read_inputs' docstring
         tasks = {r[0]: _task_inputs(r) for r in raw_rows(s, _TASK_SQL)}
         rows = score_rows(s, scorer, None, with_answers=False)

@@ -28,7 +28,8 @@ class ScoringReport:
     (the benchmark's files with their versions and fingerprints, or fieldstudio's own templates);
     ``judge_settings``: the settings the judge was asked with (``JudgeSettings.describe``), and
     ``official_model`` the benchmark's own judge model when it differs from the one asked;
-    ``per_run``: run id -> (scored, unscored).
+    ``per_run``: run id -> (scored, unscored); ``never_sent``: answers of the runs left out because a run stopped
+    before asking them (pending: not scored, missing in the summaries; ``store.sent_only``).
     """
 
     scorer: str
@@ -54,6 +55,7 @@ class ScoringReport:
     official_model: str | None = None
     unscored_reasons: Counter = field(default_factory=Counter)
     per_run: dict[str, list[int]] = field(default_factory=dict)
+    never_sent: int = 0
 
     @property
     def currency_text(self) -> str:

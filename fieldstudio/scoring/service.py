@@ -194,6 +194,8 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     if judge is not None:
         finish_judge(report, judge)
     report.per_run = dict(sorted(report.per_run.items()))
+    with project.read() as s:
+        report.never_sent = currency.count_never_sent(s, ids)
     if report.written:  # a scoring that changed nothing leaves the records as they are
         record_scoring(project, report, params, judge, source)
     return report

@@ -44,7 +44,7 @@ def insert_transferred_scores(session: Session, rows: Sequence[dict[str, Any]]) 
 
 __all__ = ["ScoreWriter", "PlainInserts", "StoredScore", "score_rows", "raw_rows", "heads", "in_list", "stamp_reader",
            "uuid7_hex_many", "stale_scores_of", "count_scores", "ROW_FIELDS",
-           "insert_transferred_scores", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB"]
+           "insert_transferred_scores", "FAST_SQLITE_WRITES", "WRITE_CACHE_KIB", "sent_only", "pending_sql"]
 
 FAST_SQLITE_WRITES = True
 """Write score rows to SQLite with the DB-API's executemany (False: SQLAlchemy Core, as for PostgreSQL)."""
@@ -340,6 +340,21 @@ def in_list(column: str, values: Sequence[Any] | None) -> tuple[str, tuple]:
         return "", ()
     values = tuple(values)
     return (f" AND {column} IN ({', '.join('?' * len(values))})", values) if values else (" AND 1 = 0", ())
+
+
+def sent_only(alias: str = "a") -> str:
+    """The raw SQL filter `` AND <the answer was sent>`` for answer table ``alias``: it holds a reply (an empty one
+    too) or the error of a failed call, or it was imported (an imported null prediction is the benchmark's "no
+    prediction"). A *pending* answer of a model run (both NULL: a run stopped by the privacy gate, a face model that
+    did not load, a lost connection, or not reached yet) was never asked, so it is not scored and the summaries
+    count its task as missing for that run, not as a "no prediction" 0; resuming the run sends it."""
+    return f" AND NOT {pending_sql(alias)}"
+
+
+def pending_sql(alias: str = "a") -> str:
+    """The raw SQL condition "answer ``alias`` is a model run's pending answer, never sent" (see ``sent_only``)."""
+    return (f"({alias}.raw_text IS NULL AND {alias}.error IS NULL "
+            f"AND {alias}.run_id IN (SELECT id FROM run WHERE kind = 'model'))")
 
 
 def score_rows(session, scorer: str | None, run_ids: Sequence[str] | None, *,  # noqa: ANN001

@@ -149,6 +149,13 @@ def test_add_says_and_stores_the_privacy_gate_and_privacy_changes_it(config_dir)
               "--lan-range", "192.168.1.0/24")
     assert lan.exit_code == 0 and (stored(config_dir)["lan"]["privacy"], stored(config_dir)["lan"]["lan_ranges"]) \
         == ("local-only", ["192.168.1.0/24"])
+    for wide in ("0.0.0.0/0", "8.8.8.0/24"):          # the whole internet, a public range: refused in one line
+        refused = run("add", "wide", "--base-url", "http://192.168.1.5:8000", "--model", "m", "--privacy",
+                      "local-only", "--lan-range", wide)
+        assert refused.exit_code == 2 and f"'{wide}' is not a private" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1 and "wide" not in stored(config_dir)
+    assert run("privacy", "lan", "local-only", "--lan-range", "::/0").exit_code == 2
+    assert stored(config_dir)["lan"]["lan_ranges"] == ["192.168.1.0/24"]
     changed = run("privacy", "hosted", "send-as-is")
     assert changed.exit_code == 0 and stored(config_dir)["hosted"]["privacy"] == "send-as-is"
     refused = run("privacy", "hosted", "blur")

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from fieldstudio.cli.app import app
 from fieldstudio.core.box_overlap import box_iou
-from tests.support.people_frames import MARKED_PEOPLE, NO_HOG_REASON, WORKER_CLIP, hog_available
+from tests.support.people_frames import MARKED_PEOPLE, NO_HOG_REASON, WORKER_CLIP, hog_available, worker_photo
 from tests.support.shared_data import SHARED_DATA
 
 pytestmark = pytest.mark.skipif(not hog_available(), reason=NO_HOG_REASON)
@@ -35,7 +35,22 @@ def test_detect_people_range_accept_json(tmp_path, wide_console):
     assert box_iou(best["box"], MARKED_PEOPLE[(WORKER_CLIP, 45)][0]) >= 0.5
     listed = runner.invoke(app, ["annotations", "list", project]).output
     assert "frame 45" in listed and "box person" in listed
-    again = runner.invoke(app, ["detect-people", project, "worker.mp4", "--frames", "45"])
-    assert again.exit_code == 1 and "0 people proposed" in again.output
+    again = runner.invoke(app, ["detect-people", project, "worker.mp4", "--frames", "45", "--accept"])
+    assert again.exit_code == 0 and "0 people proposed" in again.output          # nothing new: not a failure
+    assert f"{record['stored']} already boxed, 0 new" in again.output and "stored 0 box(es)" in again.output
+    for bad in (["--min-score", "nan"], ["--min-score", "inf"]):
+        refused = runner.invoke(app, ["detect-people", project, "worker.mp4", *bad])
+        assert refused.exit_code == 2 and "must be a number" in refused.output
     outside = runner.invoke(app, ["detect-people", project, "worker.mp4", "--frames", "60-99"])
     assert outside.exit_code == 2 and "not within the video's 0-70" in outside.output
+
+
+def test_detect_people_on_a_photo_refuses_frames(tmp_path):
+    project = str(tmp_path / "p.fieldstudio")
+    runner = CliRunner()
+    assert runner.invoke(app, ["new", project]).exit_code == 0
+    photo = worker_photo(tmp_path)
+    assert runner.invoke(app, ["add", project, str(photo)]).exit_code == 0
+    refused = runner.invoke(app, ["detect-people", project, photo.name, "--frames", "0-5"])
+    assert refused.exit_code == 2 and "is a photo: it has no frames to choose" in refused.output
+    assert runner.invoke(app, ["detect-people", project, photo.name]).exit_code == 0

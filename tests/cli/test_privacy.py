@@ -111,6 +111,47 @@ def test_redact_keeps_the_rotation_and_blurs_the_face_as_the_picture_is_shown(tm
         assert not any(overlaps(f, face) for f in lbp_faces(ffmpeg_frame(copy, n)))
 
 
+def _coded_frames(path: Path) -> list:
+    """Every frame as stored (no rotation applied), RGB."""
+    import av
+
+    with av.open(str(path)) as container:
+        return [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+
+
+def _haar_faces(rgb) -> list:
+    """OpenCV's Haar frontal-face cascade (independent of CenterFace): boxes (x0, y0, x1, y1)."""
+    import cv2
+
+    cascade = cv2.CascadeClassifier(cv2.data.haarcascades + "haarcascade_frontalface_default.xml")
+    found = cascade.detectMultiScale(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), 1.1, 5, minSize=(40, 40))
+    return [(x, y, x + w, y + h) for x, y, w, h in found]
+
+
+def test_redact_blurs_faces_a_rotation_tag_turns_sideways(tmp_path):
+    """An upright clip tagged rotate=90 shows its face lying on its side; the face is found on the stored picture
+    too and blurred: OpenCV's Haar cascade finds it in the original's stored frames and in none of the copy's."""
+    photo = write_sample(tmp_path, "astronaut")
+    coded = tmp_path / "coded.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", str(photo), "-frames:v", "3", "-r", "5",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", str(coded)], check=True)
+    clip = tmp_path / "sideways.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(coded), "-metadata:s:v:0", "rotate=90", "-c", "copy",
+                    str(clip)], check=True)
+    assert _probe(clip, "v:0", "stream_side_data=rotation")
+    face = MARKED_FACES["astronaut"][0]
+    assert all(any(overlaps(f, face) for f in _haar_faces(rgb)) for rgb in _coded_frames(clip))
+    result = runner.invoke(app, ["redact", str(clip), "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    [written] = json.loads(result.output)["written"]
+    assert written["faces"] >= 3 and written["rotation"] in (90, 270)
+    copied = _coded_frames(Path(written["copy"]))
+    assert len(copied) == 3
+    for rgb in copied:
+        assert not any(overlaps(f, face) for f in _haar_faces(rgb))
+        assert not any(overlaps(f, face) for f in lbp_faces(rgb))
+
+
 def test_redact_out_refuses_the_originals_folder_says_it_creates_one_and_never_overwrites(tmp_path):
     photo = write_sample(tmp_path, "astronaut")
     for beside in (tmp_path, tmp_path / "sub" / ".."):
@@ -130,6 +171,32 @@ def test_redact_out_refuses_the_originals_folder_says_it_creates_one_and_never_o
     assert (out / "astronaut_redacted.png").read_bytes() == before and (out / "astronaut_redacted_2.png").exists()
 
 
+def test_redact_refuses_a_file_an_original_or_a_missing_source_as_out_before_making_a_folder(tmp_path):
+    photo = write_sample(tmp_path, "astronaut")
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    new = tmp_path / "new"
+    for args, said in ((["--out", str(a_file)], f"--out {a_file} is a file; give a folder"),
+                       (["--out", str(photo)], f"--out {photo} is one of the originals"),
+                       ([str(tmp_path / "gone.jpg"), "--out", str(new)], f"{tmp_path / 'gone.jpg'} does not exist")):
+        refused = runner.invoke(app, ["redact", str(photo), *args])
+        assert refused.exit_code == 2 and said in refused.output and len(refused.output.strip().splitlines()) == 1
+    assert not new.exists() and a_file.read_text() == "x"
+
+
+def test_redact_names_a_truncated_jpeg_as_damaged(tmp_path):
+    from PIL import Image
+
+    whole = tmp_path / "whole.jpg"
+    Image.fromarray(sample_rgb("astronaut")).save(whole, quality=90)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])     # half the scan data: a cut-off copy
+    result = runner.invoke(app, ["redact", str(whole), str(cut), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0
+    lines = {line.split(":")[0].rsplit("/", 1)[-1]: line for line in result.output.splitlines() if "blurred" in line}
+    assert "DAMAGED, truncated" in lines["cut_redacted.jpg"] and "DAMAGED" not in lines["whole_redacted.jpg"]
+
+
 def test_redact_copies_an_image_and_reports_what_it_cannot_read(tmp_path):
     photo = write_sample(tmp_path, "astronaut")
     junk = tmp_path / "notes.txt"
@@ -146,7 +213,7 @@ def test_redact_copies_an_image_and_reports_what_it_cannot_read(tmp_path):
 
 
 def test_sent_lists_per_endpoint_and_day_what_left_and_whether_it_was_blurred(project, fake_openai, tmp_path,
-                                                                            wide_console):
+                                                                            monkeypatch):
     ids = add_media(project, write_sample(tmp_path, "astronaut"), write_sample(tmp_path, "camera"))
     task = add_task(project, "Who?", [("astronaut.png", ids["astronaut.png"]), ("camera.png", ids["camera.png"])])
     empty = runner.invoke(app, ["sent", str(project.path)])
@@ -163,8 +230,11 @@ def test_sent_lists_per_endpoint_and_day_what_left_and_whether_it_was_blurred(pr
     assert row["endpoint"] == fake_openai.base_url and row["profiles"] == ["fake", "plain"]
     assert (row["requests"], row["frames"], row["frames_blurred"], row["frames_unredacted"]) == (2, 4, 2, 2)
     assert row["faces_blurred"] == 2 and row["redacted"] == "some" and len(row["detectors"]) == 1
+    monkeypatch.setenv("COLUMNS", "80")
     table = runner.invoke(app, ["sent", str(project.path)])
-    assert "NOT blurred" in table.output and fake_openai.base_url in table.output
+    assert fake_openai.base_url in table.output and "frames: 4 (2 blurred, 2 NOT blurred; 2 face(s) blurred" \
+        in table.output
+    assert max(len(line) for line in table.output.splitlines()) <= 80 and "…" not in table.output
 
 
 def test_sent_counts_the_judge_requests_and_the_characters_they_sent(project, fake_openai, wide_console):
@@ -201,4 +271,5 @@ def test_sent_counts_the_judge_requests_and_the_characters_they_sent(project, fa
     assert (row["judge_requests"], row["judge_characters"]) == (
         4, sum(len(m["content"]) for r in received for m in r.body["messages"]))
     table = runner.invoke(app, ["sent", str(project.path)])
-    assert "judge characters" in table.output and "never a frame" in table.output
+    assert f"judge requests: 4 ({row['judge_characters']} characters)" in table.output
+    assert "never a frame" in table.output

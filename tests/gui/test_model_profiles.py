@@ -75,6 +75,17 @@ def test_the_privacy_gate_defaults_to_blur_faces_off_this_machine_and_is_saved(q
     assert editor.privacy.mode.currentData() == "local-only" and editor.privacy.ranges.text() == "192.168.1.0/24"
 
 
+def test_a_lan_range_as_wide_as_the_internet_is_not_saved(qtbot):
+    dialog = _new_profile_form(qtbot)
+    editor = dialog.editor
+    for field, typed in ((editor.name, "wide"), (editor.base_url, "http://192.168.1.7:8000/v1"),
+                         (editor.model_id, "vlm"), (editor.privacy.ranges, "0.0.0.0/0")):
+        qtbot.keyClicks(field, typed)
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert "Not saved" in editor.result.toPlainText() and "'0.0.0.0/0' is not a private" in editor.result.toPlainText()
+    assert "wide" not in {p.name for p in profiles.load_profiles()}
+
+
 def test_also_blurring_whole_people_is_a_blur_faces_choice_and_is_saved(qtbot):
     dialog = _new_profile_form(qtbot)
     editor = dialog.editor

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ from tests.support.face_photos import MARKED_FACES, sample_rgb
     ("http://localhost:8080/v1", [], False, True), ("http://127.0.0.2:1/v1", [], False, True),
     ("http://[::1]:1/v1", [], False, True), ("http://10.1.2.3/v1", ["10.0.0.0/8"], False, True),
     ("http://10.1.2.3/v1", ["192.168.0.0/16"], False, False), ("http://gpu-box:8000/v1", [], False, False),
-    ("http://nonexistent.invalid/v1", ["0.0.0.0/0"], True, False)])
+    ("http://nonexistent.invalid/v1", ["10.0.0.0/8"], True, False)])
 def test_which_endpoints_are_on_this_machine_or_the_listed_lan(url, ranges, resolve, local):
     assert gate.endpoint_is_local(url, ranges, resolve=resolve) is local
 
@@ -27,6 +29,23 @@ def test_a_bad_lan_range_or_mode_is_refused_by_the_profile():
         ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", lan_ranges=["10.0.0/33"])
     with pytest.raises(ProfileError, match="unknown privacy mode 'blur'"):
         ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", privacy="blur")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("0.0.0.0/0", "not a private"), ("8.8.8.0/24", "not a private"), ("10.0.0.0/7", "not a private"),
+    ("100.64.0.0/10", "not a private"), ("::/0", "not a private"), ("2001:4860::/32", "not a private"),
+    ("fd00::/8", "wider than /32"), ("fc00::/7", "wider than /32")])
+def test_a_lan_range_that_is_public_or_too_wide_is_refused(text, why):
+    """By hand from RFC 1918, 6598, 4193: only private, loopback or link-local ranges of at least /8 or /32."""
+    with pytest.raises(ProfileError, match=f"'{re.escape(text)}' is {why}"):
+        ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", lan_ranges=[text])
+    assert gate.remote_refusal("p", gate.LOCAL_ONLY, "http://10.0.0.1/v1", [text]) is not None   # refused, not sent
+
+
+@pytest.mark.parametrize("text", ["10.0.0.0/8", "172.16.0.0/12", "192.168.1.0/24", "192.168.1.7", "127.0.0.0/8",
+                                  "169.254.0.0/16", "fe80::/64", "fd12:3456::/32", "fd12:3456:789a::/48"])
+def test_a_private_loopback_or_link_local_lan_range_is_accepted(text):
+    assert ModelProfile(name="p", base_url="http://10.0.0.1/v1", model="m", lan_ranges=[text]).lan_ranges == [text]
 
 
 def test_a_profile_keeps_its_gate_through_its_file(tmp_path):

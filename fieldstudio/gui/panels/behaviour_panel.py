@@ -151,13 +151,13 @@ class BehaviourPanel(QWidget):
         self.event_table.setWordWrap(False)  # one line per event, every row the same height
         self.event_table.doubleClicked.connect(self._show_event)
         v.addWidget(self.event_table)
-        row = QHBoxLayout()
         self.all_coders = QCheckBox(ALL_CODERS)
         self.all_coders.setObjectName("all_coders")
         self.all_coders.setToolTip("list every coder's events (the Coder column says whose); the lanes always show "
                                    "the chosen coder's")
         self.all_coders.toggled.connect(lambda _on: self.refresh())
-        row.addWidget(self.all_coders)
+        v.addWidget(self.all_coders)  # on its own line: beside the buttons it widened the dock, and so the window
+        row = QHBoxLayout()
         edit = QPushButton("Edit…")
         edit.clicked.connect(self.edit_selected)
         delete = QPushButton("Delete")

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fieldstudio.core.box_overlap import suppress
+from fieldstudio.core.detector_input import checked_size
 from fieldstudio.core.errors import FieldstudioError
 
 WIN_STRIDE = (8, 8)
@@ -141,12 +142,8 @@ def detect_people(rgb: np.ndarray, *, min_score: float = MIN_SCORE) -> list[Pers
     """
     import cv2
 
-    if rgb.ndim != 3 or rgb.shape[2] != 3:
-        raise ValueError(f"an RGB picture is H x W x 3, not {rgb.shape}")
-    height, width = rgb.shape[:2]
-    if height * width > MAX_PIXELS:
-        raise PeopleImageTooLarge(f"{width} x {height} pixels is more than the people detector reads "
-                                  f"({MAX_PIXELS // 1_000_000} MP)")
+    height, width = checked_size(rgb, max_pixels=MAX_PIXELS, too_large=PeopleImageTooLarge,
+                                 reader="the people detector")
     hog = _descriptor()
     factor = min(1.0, WORK_SIDE / max(height, width))
     picture = rgb if factor == 1.0 else cv2.resize(

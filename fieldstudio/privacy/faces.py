@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from fieldstudio.core.box_overlap import suppress
+from fieldstudio.core.detector_input import checked_size
 from fieldstudio.core.errors import FieldstudioError
 
 MODEL_FILE = "centerface.onnx"
@@ -144,12 +145,8 @@ class FaceDetector:
 
         Raises FaceImageTooLarge when it has more than `MAX_PIXELS` pixels, ValueError when it is not H x W x 3.
         """
-        if rgb.ndim != 3 or rgb.shape[2] != 3:
-            raise ValueError(f"an RGB picture is H x W x 3, not {rgb.shape}")
-        height, width = rgb.shape[:2]
-        if height * width > MAX_PIXELS:
-            raise FaceImageTooLarge(f"{width} x {height} pixels is more than the face detector reads "
-                                    f"({MAX_PIXELS // 1_000_000} MP); shrink the picture first")
+        height, width = checked_size(rgb, max_pixels=MAX_PIXELS, too_large=FaceImageTooLarge,
+                                     reader="the face detector", advice="shrink the picture first")
         if max(height, width) <= WHOLE_SIDE:
             return _suppress(self._pass(rgb, 0, 0, 1.0))
         boxes: list[FaceBox] = []

@@ -65,10 +65,11 @@ def clip_xyxy(box: Sequence[float], width: float, height: float) -> Box:
 
 def _finite(values: Sequence[float], n: int, name: str) -> tuple[float, ...]:
     try:
-        out = tuple(float(v) for v in values)
+        out = tuple(map(float, values))
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {n} numbers, got {values!r}") from None
-    if len(out) != n or not all(math.isfinite(v) for v in out):
+    # a NaN or an infinity makes the sum NaN or infinite; a finite sum proves every value finite
+    if len(out) != n or not (math.isfinite(sum(out)) or all(map(math.isfinite, out))):
         raise ValueError(f"{name} must be {n} finite numbers, got {values!r}")
     return out
 

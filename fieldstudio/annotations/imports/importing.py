@@ -20,6 +20,7 @@ import dataclasses
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
@@ -500,6 +501,11 @@ def _far_outside(vertices: list, size: tuple[int, int]) -> str | None:
     if not (w and h):
         return None
     mx, my = FAR_OUTSIDE * w, FAR_OUTSIDE * h
+    placed = [v for v in vertices if v is not None]
+    xs, ys = list(map(itemgetter(0), placed)), list(map(itemgetter(1), placed))
+    if not xs or (-mx <= min(xs) and max(xs) <= w + mx and -my <= min(ys) and max(ys) <= h + my):
+        return None   # the bounds are near the image: no vertex is far outside (a NaN may hide here: the caller
+                      # refuses a vertex that is not finite before it reports this)
     far = [v for v in vertices if v is not None and (not -mx <= v[0] <= w + mx or not -my <= v[1] <= h + my)]
     if not far:
         return None
@@ -537,7 +543,7 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
         if frame not in (None, 0):
             report.problems.append((b.where, f"{media.file_name} is a photo; the box is on frame {frame}"))
             return None
-        return dataclasses.replace(b, box=box, frame_index=None)
+        return b.placed(box, None)
     if media.id not in tables:
         tables[media.id] = video_index.load_frame_table(project, media)
     table = tables[media.id]
@@ -559,7 +565,7 @@ def _place(project: Project, media: Media, group: ParsedMedia, b: ParsedBox, tab
             report.problems.append((b.where, f"frame {frame} of {media.file_name} is at {here:.6f} s in the frame "
                                     f"table but the file says {b.pts_seconds:.6f} s (another video?)"))
             return None
-    return dataclasses.replace(b, box=box, frame_index=frame)
+    return b.placed(box, frame)
 
 
 def store_import(project: Project, source: Path, fmt: str, *, media: str | None = None,

@@ -252,3 +252,28 @@ def bounds(vertices: Sequence[Sequence[float]]) -> tuple[float, float, float, fl
     """``(x1, y1, x2, y2)`` of the vertices' bounding box."""
     xs, ys = list(map(float, map(_X, vertices))), list(map(float, map(_Y, vertices)))
     return min(xs), min(ys), max(xs), max(ys)
+
+
+# a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes
+# the shape, so it is reported
+FAR_OUTSIDE = 0.05
+
+
+def far_outside(vertices: list, size: tuple[int, int]) -> str | None:
+    """Why the vertices (pixels; None: a skeleton's absent point) are reported when clipped into ``size`` (width,
+    height): how many lie more than ``FAR_OUTSIDE`` of the image's size past an edge; None when none do or the size
+    is unknown. An import says it beside the shape it clipped."""
+    w, h = size
+    if not (w and h):
+        return None
+    mx, my = FAR_OUTSIDE * w, FAR_OUTSIDE * h
+    placed = [v for v in vertices if v is not None]
+    xs, ys = list(map(_X, placed)), list(map(_Y, placed))
+    if not xs or (-mx <= min(xs) and max(xs) <= w + mx and -my <= min(ys) and max(ys) <= h + my):
+        return None   # the bounds are near the image: no vertex is far outside (a NaN may hide here: the caller
+                      # refuses a vertex that is not finite before it reports this)
+    far = [v for v in vertices if v is not None and (not -mx <= v[0] <= w + mx or not -my <= v[1] <= h + my)]
+    if not far:
+        return None
+    return (f"{len(far)} vertex(es) far outside the {w} x {h} image (e.g. ({far[0][0]:g}, {far[0][1]:g})): "
+            "clipped to its edge, the shape changed")

@@ -20,7 +20,6 @@ import dataclasses
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
@@ -40,6 +39,7 @@ from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
+from fieldstudio.annotations.imports.photo_shapes import PhotoShapes
 from fieldstudio.annotations.imports.yolo import parse_yolo
 from fieldstudio.core import shape_tracks, shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
@@ -275,6 +275,36 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     for group in parsed.groups:
         target_of(group)
     own, adopt = _label_templates(project, parsed, existing_labels, report)
+
+    def place_one(group: ParsedMedia, target: Media, b: ParsedBox) -> None:
+        placed = _place(project, target, group, b, tables, report)
+        if placed is None:
+            return
+        if placed.shape is not None:  # stored beside the plain boxes, in their batches
+            shape = _shape_of(target, group, placed, report, own)
+            if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
+                per_track[(target.id, b.track)].append(dataclasses.replace(placed, shape=shape[:2], template=shape[2]))
+            elif shape is not None:
+                frame = placed.frame_index
+                pts = None if frame is None else int(tables[target.id].pts[frame])
+                plain.append(target.id, frame, pts, shapes.bounds(skeletons.present(shape[1])),
+                             label_of(placed.label), placed.attributes, shape=shape)
+                plain_per_media[target.id] += 1
+        elif b.track is None or target.kind != "video":
+            frame = placed.frame_index
+            pts = None if frame is None else int(tables[target.id].pts[frame])
+            plain.append(target.id, frame, pts, placed.box, label_of(placed.label), placed.attributes)
+            plain_per_media[target.id] += 1
+        else:
+            per_track[(target.id, b.track)].append(placed)
+            if group.dense:
+                dense_tracks.add((target.id, b.track))
+
+    def keep_shape(target: Media, b: ParsedBox, kind: str, vertices: list, bounds: tuple) -> None:
+        plain.append(target.id, None, None, bounds, label_of(b.label), b.attributes, shape=(kind, vertices, None))
+        plain_per_media[target.id] += 1
+
+    on_photos = PhotoShapes(place_one, keep_shape)   # shapes on photos, checked a batch at a time
     try:
         for n, (group, b) in enumerate(parsed.boxes(), start=1):
             if n % 4096 == 1:
@@ -285,30 +315,12 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             target = target_of(group)
             if target is None:
                 continue
-            placed = _place(project, target, group, b, tables, report)
-            if placed is None:
-                continue
-            if placed.shape is not None:  # stored beside the plain boxes, in their batches
-                shape = _shape_of(target, group, placed, report, own)
-                if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
-                    per_track[(target.id, b.track)].append(dataclasses.replace(
-                        placed, shape=shape[:2], template=shape[2]))
-                elif shape is not None:
-                    frame = placed.frame_index
-                    pts = None if frame is None else int(tables[target.id].pts[frame])
-                    plain.append(target.id, frame, pts, shapes.bounds(skeletons.present(shape[1])),
-                                 label_of(placed.label), placed.attributes, shape=shape)
-                    plain_per_media[target.id] += 1
-                continue
-            if b.track is None or target.kind != "video":
-                frame = placed.frame_index
-                pts = None if frame is None else int(tables[target.id].pts[frame])
-                plain.append(target.id, frame, pts, placed.box, label_of(placed.label), placed.attributes)
-                plain_per_media[target.id] += 1
-            else:
-                per_track[(target.id, b.track)].append(placed)
-                if group.dense:
-                    dense_tracks.add((target.id, b.track))
+            if on_photos.takes(target, group, b):
+                on_photos.add(group, target, b)
+            else:   # the shapes held first: the report lists problems in the file's order
+                on_photos.flush()
+                place_one(group, target, b)
+        on_photos.flush()
     except ImportFormatError as exc:
         raise AnnotationImportError(str(exc)) from None
     report.problems[:0] = parsed.problems       # the file's own problems first, then those of placing its boxes
@@ -467,7 +479,7 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
         scaled = [None if v is None else [v[0] * size[0], v[1] * size[1]] for v in vertices]
     else:  # pixels already: validated as they are (as_vertices makes them floats)
         scaled = list(vertices)
-    far = _far_outside(scaled, size)
+    far = shapes.far_outside(scaled, size)
     try:
         if kind == "skeleton":
             tmpl = (own or {}).get(placed.label) if placed.template == skeletons.LABEL_OWN else \
@@ -487,30 +499,6 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
     if far:
         report.problems.append((placed.where, far))
     return kind, pts, (tmpl.name if kind == "skeleton" else None)
-
-
-# a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes
-# the shape, so it is reported
-FAR_OUTSIDE = 0.05
-
-
-def _far_outside(vertices: list, size: tuple[int, int]) -> str | None:
-    """Why the vertices (pixels) are reported when clipped into ``size`` (width, height): how many lie more than
-    ``FAR_OUTSIDE`` of the image's size past an edge; None when none do or the size is unknown."""
-    w, h = size
-    if not (w and h):
-        return None
-    mx, my = FAR_OUTSIDE * w, FAR_OUTSIDE * h
-    placed = [v for v in vertices if v is not None]
-    xs, ys = list(map(itemgetter(0), placed)), list(map(itemgetter(1), placed))
-    if not xs or (-mx <= min(xs) and max(xs) <= w + mx and -my <= min(ys) and max(ys) <= h + my):
-        return None   # the bounds are near the image: no vertex is far outside (a NaN may hide here: the caller
-                      # refuses a vertex that is not finite before it reports this)
-    far = [v for v in vertices if v is not None and (not -mx <= v[0] <= w + mx or not -my <= v[1] <= h + my)]
-    if not far:
-        return None
-    return (f"{len(far)} vertex(es) far outside the {w} x {h} image (e.g. ({far[0][0]:g}, {far[0][1]:g})): "
-            "clipped to its edge, the shape changed")
 
 
 def _key_order(key: str) -> tuple[int, str]:

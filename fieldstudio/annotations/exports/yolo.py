@@ -8,7 +8,8 @@ Each line is ``class cx cy w h`` (Ultralytics / Darknet "YOLO format"): the 0-ba
 written with 6 decimals. A polygon is a segmentation line ``class x1 y1 x2 y2 ... xn yn`` (Ultralytics' segment
 format: each vertex divided by W and H); a skeleton a pose line ``class cx cy w h x1 y1 v1 ... x17 y17 v17`` (its
 placed points' box, then each template point over W and H with v = 2, an absent one ``0 0 0``; ``data.yaml`` then
-gives ``kpt_shape: [17, 3]``); polylines and points have no YOLO form and are listed as skipped. W and H are the upright size (EXIF orientation applied), the pitfall that
+gives Ultralytics' ``kpt_shape: [N, 3]`` for the set, one N, and ``kpt_names`` ``{class index: [point names]}``,
+no ``flip_idx``: which point mirrors which is not known for a label's own template); polylines and points have no YOLO form and are listed as skipped. W and H are the upright size (EXIF orientation applied), the pitfall that
 mis-scales boxes when a loader ignores it (pitfalls.md §4). With ``write_image_files`` the upright
 frames are written to ``images/`` under the same stems.
 """
@@ -28,6 +29,7 @@ from fieldstudio.annotations.exports.box_images import (
     collect_images,
     write_images,
 )
+from fieldstudio.annotations import skeleton_templates
 from fieldstudio.store.project import Project
 
 
@@ -69,6 +71,8 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
     index = {label_id: i for i, (label_id, _name) in enumerate(cats)}
     report = ExportReport("yolo", skipped=list(skipped), images=len(images))
     pose_points = 0
+    templates: dict = {}                          # template name -> template, read once
+    point_names: dict[int, tuple[str, ...]] = {}   # class index -> its skeletons' point names (kpt_names)
     total = len(images) * (2 if write_image_files else 1)
     for i, im in enumerate(images):
         if cancelled():
@@ -81,6 +85,9 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
             elif sh.kind == "skeleton" and pose_points in (0, len(sh.vertices)):
                 lines.append(yolo_pose_line(index[sh.label_id], sh.vertices, im.width, im.height))
                 pose_points = len(sh.vertices)
+                if sh.template not in templates:
+                    templates[sh.template] = skeleton_templates.template_of(project, sh.template)
+                point_names.setdefault(index[sh.label_id], templates[sh.template].points)
             elif sh.kind == "skeleton":   # data.yaml's kpt_shape gives one point count for the whole set
                 report.skipped.append((f"skeleton {(sh.annotation_id or 'interpolated')[:8]} on {im.file_name}",
                                        f"its {len(sh.vertices)} points are not the {pose_points} of the set's first "
@@ -96,6 +103,8 @@ def export_yolo(project: Project, out: Path, *, write_image_files: bool = False,
     atomic_write_text(out / "classes.txt", "".join(f"{name}\n" for _lid, name in cats))
     names = "\n".join(f"  {i}: {json.dumps(name)}" for i, (_lid, name) in enumerate(cats))
     pose = f"kpt_shape: [{pose_points}, 3]\n" if pose_points else ""
+    if point_names:   # Ultralytics reads kpt_shape; kpt_names gives each class's points their names back on import
+        pose += "kpt_names:\n" + "".join(f"  {k}: {json.dumps(list(point_names[k]))}\n" for k in sorted(point_names))
     atomic_write_text(out / "data.yaml", f"path: .\ntrain: images\nval: images\n{pose}names:\n{names}\n")
     report.files += [out / "classes.txt", out / "data.yaml"]
     if write_image_files:

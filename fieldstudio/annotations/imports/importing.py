@@ -399,6 +399,17 @@ def _label_templates(project: Project, parsed: Parsed, existing: dict[str, str],
         else:
             report.notes.append(f"label {name} has its own skeleton template ({', '.join(have.points)}), not the "
                                 f"file's ({', '.join(tmpl.points)}): its skeletons are skipped")
+    for name, count in parsed.point_counts.items():   # points the file counts but does not name (YOLO pose)
+        have = known.get(skeletons.label_template_name(existing[name])) if name in existing else None
+        if have is not None:     # the label's own template, when it has as many points; else each line refused
+            own[name] = have if len(have.points) == count else (
+                f"label {name}'s skeleton template has {len(have.points)} points ({', '.join(have.points)}), "
+                f"the file's pose lines {count}; skipped")
+        elif count == len(skeletons.COCO_PERSON.points):
+            own[name] = skeletons.COCO_PERSON
+        else:
+            own[name] = adopt[name] = skeletons.make_template(skeletons.LABEL_OWN,
+                                                             [str(i + 1) for i in range(count)], [])
     return own, adopt
 
 
@@ -484,6 +495,9 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
         if kind == "skeleton":
             tmpl = (own or {}).get(placed.label) if placed.template == skeletons.LABEL_OWN else \
                 skeletons.template(placed.template)
+            if isinstance(tmpl, str):   # why the label's template cannot take this file's skeletons
+                report.problems.append((placed.where, tmpl))
+                return None
             if tmpl is None:
                 return None   # the label's own template has other points (said once in the report's notes)
             pts = skeletons.as_points(tmpl, scaled, size)

@@ -130,6 +130,9 @@ class Parsed:
     #: label name -> the skeleton template the file gives it (a COCO keypoint category whose points are not a
     #: built-in template's); its skeletons name ``core.skeletons.LABEL_OWN``
     templates: dict[str, SkeletonTemplate] = field(default_factory=dict)
+    #: label name -> how many points the file's skeletons of it have, when the file does not name them (YOLO pose
+    #: without ``kpt_names``): read with the label's own template of that many points (``importing``)
+    point_counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, other: "Parsed") -> None:
         """Take in another file's result (a folder of files)."""
@@ -138,6 +141,7 @@ class Parsed:
         self.problems += other.problems
         self.streams += other.streams
         self.templates.update(other.templates)
+        self.point_counts.update(other.point_counts)
 
     def boxes(self) -> Iterator[tuple[ParsedMedia, ParsedBox]]:
         """Every (group, box): the groups' lists, then the streams (read as this is iterated; once only).

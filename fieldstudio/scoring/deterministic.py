@@ -7,14 +7,13 @@ takes a column-wise fast path (``score_new``), and the cyclic garbage collector 
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from fieldstudio.core.garbage_collection import gc_paused  # noqa: F401 - imported from here by others
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, eval_func_of, inputs_sha, json_or_none, score_one
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.scorers import ScoreResult
@@ -25,29 +24,6 @@ __all__ = ["MEMO_SIZE", "ResultRow", "Memo", "score_chunk", "score_new", "gc_pau
 
 MEMO_SIZE = 200_000
 """Distinct (task reference, answer text) results remembered by one ``score_answers`` call."""
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (``gc.disable``) for a block, restoring its state after.
-
-    Reading 100,000 answer tuples and building as many score rows allocates hundreds of thousands of
-    container objects, each a candidate for the collector: it ran ~900 times and took a quarter of the
-    deterministic scoring time (0.5-0.9 s of 2.5 s on 100,000 answers, benchmarks/bench_scoring.py)
-    while finding almost nothing to free, since those rows hold no reference cycles. Reference counting
-    still frees everything as usual; only cycles wait for the collector, which runs again after the block.
-    What is still alive when the block ends is walked by the collector's first pass after it (every object
-    allocated meanwhile is in its youngest generation), so ``score_answers`` frees the answers before.
-    Used only without a judge: a judged scoring can last minutes. The collector's switch is global to the
-    process (Python documents no per-thread one), so another thread's cycles also wait for the block.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _memo_prefix(scorer: str, task: TaskInputs) -> tuple | None:

@@ -17,8 +17,12 @@ is each polygon, polyline and points mark outside any track. A shape track (``an
 ``<track>`` of ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..." z_order>`` (``<polyline>``,
 ``<points>`` alike) on every frame from its first keyframe to its last, the interpolated ones ``keyframe="0"``
 (vertex by vertex), ``outside="1"`` after its last keyframe and after a keyframe whose next one has another vertex
-count (fieldstudio draws nothing between those); a skeleton as ``<skeleton frame ...>`` holding one ``<points
-label="nose" points="x,y" outside="0">`` per template point (an absent point ``outside="1"`` at 0,0).
+count (fieldstudio draws nothing between those); a skeleton as CVAT writes one: ``<skeleton frame keyframe z_order>``
+holding one ``<points label="nose" keyframe outside occluded points="x,y">`` per template point (an absent point
+``outside="1"`` at 0,0; where the track is not shown, every point ``outside="1"``), its label declared a skeleton
+in ``<meta>`` with its points as sub-labels and its limbs in ``<svg>`` (``annotations.cvat_labels``). Each point
+also carries ``frame``, which CVAT does not read: datumaro 1.13's CVAT importer knows no skeletons, reads each
+point of a track as a one-point ``points`` mark of the track's label, and refuses the file without it.
 An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
 with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
@@ -35,7 +39,7 @@ from pathlib import Path, PurePath
 
 from sqlalchemy import select
 
-from fieldstudio.annotations import angles
+from fieldstudio.annotations import angles, cvat_labels
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
@@ -79,11 +83,13 @@ def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence
 def _skeleton(track: ET.Element, frame: int, points: Sequence, tmpl: skeletons.SkeletonTemplate, *,
               outside: bool = False, attributes: dict | None = None, keyframe: bool = True) -> None:
     key = "1" if keyframe else "0"
-    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "outside": "1" if outside else "0",
-                                           "occluded": "0", "z_order": "0"})
+    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "z_order": "0"})
     for name, p in zip(tmpl.points, points):
-        ET.SubElement(el, "points", {"label": name, "keyframe": key, "outside": "1" if p is None else "0",
-                                     "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}"})
+        # "frame" is not CVAT's (its reader takes the <skeleton>'s): datumaro 1.13, which knows no skeletons, reads
+        # each point as a one-point <points> of the track and fails on one without a frame
+        ET.SubElement(el, "points", {"label": name, "keyframe": key, "outside": "1" if outside or p is None else "0",
+                                     "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}",
+                                     "frame": str(frame)})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
         a.text = "" if value is None else str(value)
@@ -121,8 +127,11 @@ def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int,
         write(keys[-1].frame_index + 1, keys[-1].geometry, keyframe=True, outside=True)
 
 
-def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
-    """The CVAT for video XML of one video's boxes; returns (tree, number of tracks)."""
+def cvat_document(project: Project, media: Media,
+                  left_out: list[tuple[str, str]] | None = None) -> tuple[ET.ElementTree, int]:
+    """The CVAT for video XML of one video's marks; returns (tree, number of tracks). A skeleton track whose template
+    is not that of its label's first skeleton track is left out, (what, why) added to ``left_out``."""
+    left_out = [] if left_out is None else left_out
     root = ET.Element("annotations")
     ET.SubElement(root, "version").text = "1.1"
     meta = ET.SubElement(root, "meta")
@@ -160,8 +169,19 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
     shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
                   if r.frame_index is not None]
     known = skeleton_templates.known(project)
+    skeleton_labels: dict[str, skeletons.SkeletonTemplate] = {}   # label name ("" none) -> its skeletons' template
     for key in dict.fromkeys(r.track_id if r.track_id is not None else r.id for r in shape_recs):
         keys = [r for r in shape_recs if (r.track_id if r.track_id is not None else r.id) == key]
+        if keys[0].kind == "skeleton":
+            tmpl = skeletons.template(keys[0].text, known)
+            if skeleton_labels.setdefault(keys[0].label_name or "", tmpl) is not tmpl:
+                # CVAT declares one template per skeleton label
+                first = skeleton_labels[keys[0].label_name or ""]
+                left_out.append((f"{media.file_name} skeleton track of {keys[0].label_name or UNLABELLED} "
+                                 f"from frame {keys[0].frame_index}",
+                                 f"its template ({len(tmpl.points)} points) is not that of the label's first skeleton "
+                                 f"({len(first.points)} points): CVAT gives a skeleton label one template"))
+                continue
         track = ET.SubElement(root, "track", {"id": str(out_id), "label": keys[0].label_name or "", "source": "manual"})
         out_id += 1
         _shape_track(track, keys, n, known)
@@ -193,6 +213,9 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
         el = ET.SubElement(labels_el, "label")
         ET.SubElement(el, "name").text = UNLABELLED
         ET.SubElement(el, "color").text = UNLABELLED_COLOUR
+    if "" in skeleton_labels:
+        skeleton_labels[UNLABELLED] = skeleton_labels.pop("")
+    cvat_labels.declare_skeletons(labels_el, skeleton_labels)
     ET.indent(root, space="  ")
     return ET.ElementTree(root), out_id
 
@@ -227,7 +250,7 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         if cancelled():
             report.cancelled = True
             return report
-        tree, n_tracks = cvat_document(project, m)
+        tree, n_tracks = cvat_document(project, m, report.skipped)
         stem = PurePath(m.file_name).stem
         name = stem if stem not in used else f"{stem}_{m.id[:8]}"
         used.add(name)

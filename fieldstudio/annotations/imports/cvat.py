@@ -13,8 +13,10 @@ the outline) those that fieldstudio's per-vertex interpolation between the kept 
 file's rounding are kept as keyframes too, so every frame shows what the file shows. ``outside="1"`` ends a visible
 run; the next run is another track unless its first shape has another vertex count than the last one before (then
 nothing is interpolated across the gap anyway, and the track goes on). A track of one visible shape is that shape
-alone. A ``<skeleton>`` whose ``<points label>`` children name a template's points (the 17 COCO body points)
-becomes a skeleton, a point ``outside="1"`` or missing absent. A ``<polyline>`` of three points with the attribute
+alone. A ``<skeleton>`` becomes a skeleton of its label's template: the one ``<meta>`` declares (points as
+sub-labels, limbs in its ``<svg>``: ``annotations.cvat_labels``), else the one its ``<points label>`` children name
+(the 17 COCO body points), else one of those names; a point ``outside="1"`` or missing is absent, and a skeleton
+all of whose points are outside is the track leaving (CVAT gives a ``<skeleton>`` no ``outside`` of its own). A ``<polyline>`` of three points with the attribute
 ``fieldstudio_kind`` "angle" (fieldstudio's export) becomes an angle, measured again with the calibration in use.
 """
 
@@ -24,6 +26,7 @@ import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePath
 
+from fieldstudio.annotations import cvat_labels
 from fieldstudio.annotations.imports.parsed import (ImportFormatError, Parsed, ParsedBox, ParsedMedia, shape_box,
                                                     size_problem, skeleton_box)
 from fieldstudio.core import skeletons
@@ -51,6 +54,7 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
     problems = [] if problems is None else problems
     boxes: list[ParsedBox] = []
     names: list[str] = []
+    declared: dict[str, skeletons.SkeletonTemplate] = {}
     try:
         events = ET.iterparse(path, events=("start", "end"))
         _event, root = next(events)
@@ -61,9 +65,10 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
                 continue
             if node.tag == "meta":
                 names = [n for n in (_text(node, "task/source", "source"), _text(node, "task/name")) if n]
+                declared = cvat_labels.read_skeletons(node)
                 node.clear()
             elif node.tag == "track":
-                _read_track(path, node, boxes, problems, {} if templates is None else templates)
+                _read_track(path, node, boxes, problems, {} if templates is None else templates, declared)
                 node.clear()
                 if len(root) and root[-1] is node:
                     root.remove(node)  # the root keeps its children: drop each track once read
@@ -76,11 +81,12 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
 
 
 def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems: list[tuple[str, str]],
-                templates: dict) -> None:
-    """A ``<track>``'s visible runs added to ``boxes`` (see the module text)."""
+                templates: dict, declared: dict[str, skeletons.SkeletonTemplate]) -> None:
+    """A ``<track>``'s visible runs added to ``boxes`` (see the module text); ``declared``: the skeleton labels of
+    the file's ``<meta>`` (``cvat_labels.read_skeletons``)."""
     tid = track.get("id", "")
     label = track.get("label") or None
-    _read_shape_track(path, track, tid, label, boxes, problems, templates)
+    _read_shape_track(path, track, tid, label, boxes, problems, templates, declared)
     shapes = sorted((b for b in track if b.tag == "box"), key=lambda b: int(b.get("frame", "0")))
     any_keyframe_flag = any(b.get("keyframe") is not None for b in shapes)
     run = 1
@@ -120,17 +126,27 @@ def _frame_of(el: ET.Element) -> int:
         return -1  # read (and reported) by the element's own parser
 
 
+def _outside(el: ET.Element) -> bool:
+    """Whether a track's element is not shown: ``outside="1"``, or a ``<skeleton>`` all of whose points are (CVAT
+    writes a skeleton track's end that way: its ``<skeleton>`` has no ``outside``)."""
+    if el.tag == "skeleton" and el.get("outside") is None:
+        parts = [p for p in el if p.tag == "points"]
+        return bool(parts) and all(p.get("outside") == "1" for p in parts)
+    return el.get("outside") == "1"
+
+
 def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None, boxes: list[ParsedBox],
-                      problems: list[tuple[str, str]], templates: dict) -> None:
+                      problems: list[tuple[str, str]], templates: dict,
+                      declared: dict[str, skeletons.SkeletonTemplate]) -> None:
     """A ``<track>``'s polygons, polylines, points and skeletons added to ``boxes`` as one shape track per visible
     run (see the module text); a track of one visible shape as that shape alone."""
     first = len(boxes)
     run, last, after_outside = 1, None, False
     for el in sorted((e for e in track if e.tag in (*SHAPE_TAGS, "skeleton")), key=_frame_of):
-        if el.get("outside") == "1":
+        if _outside(el):
             after_outside = last is not None
             continue
-        found = _skeleton(path, tid, label, el, problems, templates) if el.tag == "skeleton" else \
+        found = _skeleton(path, tid, label, el, problems, templates, declared) if el.tag == "skeleton" else \
             _shape(path, tid, label, el, problems)
         if found is None:
             continue
@@ -167,13 +183,17 @@ def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
 
 
 def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element, problems: list[tuple[str, str]],
-              templates: dict) -> ParsedBox | None:
-    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of the template its points name: the
-    built-in one, else one of its points in their order (no limbs: the track does not hold them) given to its label
-    (``templates``, the first one read per label)."""
+              templates: dict, declared: dict[str, skeletons.SkeletonTemplate]) -> ParsedBox | None:
+    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of its label's template: the one the
+    file's ``<meta>`` declares (``declared``: its points and limbs), else the built-in one its points name, else one
+    of its points in their order (no limbs) given to its label (``templates``, the first one read per label)."""
     where = f"{path.name} track {tid} skeleton frame {el.get('frame')}"
     parts = [p for p in el if p.tag == "points"]
-    tmpl = next((t for t in skeletons.TEMPLATES.values() if {p.get("label") for p in parts} <= set(t.points)), None)
+    tmpl = declared.get(label or "")
+    if tmpl is not None and tmpl is not skeletons.COCO_PERSON:
+        tmpl = templates.setdefault(label, tmpl)
+    tmpl = tmpl or next((t for t in skeletons.TEMPLATES.values()
+                         if {p.get("label") for p in parts} <= set(t.points)), None)
     if tmpl is None and label is not None:
         try:
             tmpl = templates.setdefault(label, skeletons.make_template(
@@ -181,13 +201,13 @@ def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element, problems:
         except skeletons.ShapeError as exc:
             problems.append((where, f"its points make no skeleton template ({exc}); skipped"))
             return None
-        if {p.get("label") for p in parts} - set(tmpl.points):
-            problems.append((where, f"its points are not those of the other skeletons of {label} "
-                             f"({', '.join(tmpl.points)}); skipped"))
-            return None
     if tmpl is None:
         problems.append((where, "its points name no known skeleton template (the 17 COCO body points) and it has "
                          "no label to give one; skipped"))
+        return None
+    if {p.get("label") for p in parts} - set(tmpl.points):
+        problems.append((where, f"its points are not those of the other skeletons of {label} "
+                         f"({', '.join(tmpl.points)}); skipped"))
         return None
     by_name: dict[str, tuple[float, float]] = {}
     try:

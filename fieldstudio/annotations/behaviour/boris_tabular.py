@@ -1,6 +1,7 @@
 """BORIS's tabular events (CSV / TSV), written and read: one observation = one video of the project.
 
-The layout is the one BORIS's ``export_tabular_events`` writes (BORIS 8 and 9, read in its source, not copied):
+The layout is the one BORIS's ``export_tabular_events`` writes (BORIS 8 to 10, read in its source, not copied; the
+tests run BORIS 10.0.2's own writer on the same events and compare the files byte for byte):
 one header row, then one row per START, STOP or POINT, columns
 
     Observation id, Observation date, Description, Observation duration, Observation type, Source,
@@ -38,8 +39,10 @@ def _delimiter(path: Path) -> str:
 
 def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s: float | None,
                  fps: float | None, description: str = "") -> tuple[list[list[str]], int]:
-    """The header and one row per START / STOP / POINT of ``events`` (one video), in time order (a STOP before a
-    START at the same time); and the number of running states left out."""
+    """The header and one row per START / STOP / POINT of ``events`` (one video), in BORIS's order: it keeps an
+    observation's events sorted as lists (time, subject, behaviour, modifiers), so events at one time go by subject,
+    then behaviour, then modifiers (a STOP before a START of the same ones); and the number of running states left
+    out."""
     closed = [e for e in events if not e.is_open]
     n_modifiers = max((len(e.modifiers) for e in closed), default=0)
     header = ["Observation id", "Observation date", "Description", "Observation duration", "Observation type",
@@ -53,7 +56,7 @@ def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s
         else:
             marks.append((e.start_s, 1, e, "START", e.frame_index))
             marks.append((e.stop_s, 0, e, "STOP", e.end_frame_index))
-    marks.sort(key=lambda m: (round(m[0], 6), m[1]))
+    marks.sort(key=lambda m: (round(m[0], 6), m[2].subject, m[2].behaviour, "|".join(m[2].modifiers), m[1]))
     seconds = "" if duration_s is None else f"{duration_s:.3f}"
     rows = [header]
     for time_s, _, e, status, frame in marks:
@@ -65,9 +68,10 @@ def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s
 
 
 def write_tabular(path: Path, rows: Sequence[Sequence[str]]) -> None:
-    """Write ``rows`` as CSV (``.csv``) or TSV (``.tsv``, ``.tab``, ``.txt``), UTF-8, as BORIS does."""
+    """Write ``rows`` as CSV (``.csv``) or TSV (``.tsv``, ``.tab``, ``.txt``), UTF-8 with CRLF line ends, as BORIS
+    does (its tablib writes them so: the tests compare our file with BORIS's byte for byte)."""
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f, delimiter=_delimiter(path), lineterminator="\n").writerows(rows)
+        csv.writer(f, delimiter=_delimiter(path), lineterminator="\r\n").writerows(rows)
 
 
 @dataclass

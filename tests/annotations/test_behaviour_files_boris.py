@@ -7,8 +7,9 @@ BORIS has no reader of its tabular events: its only imports of coded events are
 comment), both methods of its main window. So the layout is checked against the code that defines it: BORIS's own
 writer, ``boris/export_observation.py`` ``export_tabular_events`` (what Observations ▸ Export events ▸ Tabular
 events runs, headless), is given an observation holding the events the test codes (times from the hand-written
-frame table), and writes the same table as our export, cell for cell; our import reads BORIS's file back as those
-events. Three behaviours for two subjects: point and state events, modifiers, a state stopped by an exclusive one.
+frame table), and writes the same bytes as our export; our import reads BORIS's file back as those events. And the
+closest reader BORIS has, its spreadsheet import, loads our ``boris-xlsx`` sheet into an observation. Three
+behaviours for two subjects: point and state events, modifiers, a state stopped by an exclusive one.
 """
 
 from __future__ import annotations
@@ -115,3 +116,51 @@ def test_our_import_reads_borises_own_file_as_the_coded_events(two_subjects_code
                    ("A", "lift", "state", 3, 9, ("heavy",)),
                    ("A", "walk", "state", 9, 20, ()), ("B", "enter zone", "point", 5, 5, ()),
                    ("B", "enter zone", "point", 22, 22, ()), ("B", "lift", "state", 12, 18, ("light",))]
+
+
+class _SilentBox:
+    """Stands in for BORIS's QMessageBox: its import reports success in a modal box nobody would close here."""
+
+    shown: list[str] = []
+
+    @classmethod
+    def information(cls, _parent, _title, text, *args):
+        cls.shown.append(text)
+
+    warning = critical = information
+
+
+def test_borises_spreadsheet_import_loads_our_sheet_into_an_observation(two_subjects_coded, tmp_path, monkeypatch):
+    """BORIS's only import of events from a file besides a project: ``load_observations_from_spreadsheet`` (a method
+    of its main window: it needs the project ``pj``, the open observation's id, and two refreshers) reads our
+    ``boris-xlsx`` export into the open observation; BORIS's own ``events_start_stop`` then pairs the STARTs and
+    STOPs as ours."""
+    path = tmp_path / "ours.xlsx"
+    assert observations.export_events(two_subjects_coded, VIDEO_ID, path, "boris-xlsx") == (7, 0)
+    cfg, importer, project_functions = boris("config"), boris("import_observations"), boris("project_functions")
+    monkeypatch.setattr(importer, "QMessageBox", _SilentBox)
+
+    class Window:   # the attributes of BORIS's main window the import uses
+        pj = {cfg.OBSERVATIONS: {"walk": {cfg.EVENTS: []}}}
+        observationId = "walk"
+
+        def load_tw_events(self, _obs_id):
+            pass
+
+        def project_changed(self):
+            pass
+
+    window = Window()
+    assert importer.load_observations_from_spreadsheet(window, str(path)) is None   # 1 would be a missing column
+    assert _SilentBox.shown[-1] == "Observations imported successfully"
+    got = window.pj[cfg.OBSERVATIONS]["walk"][cfg.EVENTS]
+    assert [(t, s, c, m) for t, s, c, m, _comment in got] == [
+        (pytest.approx(_s(f), abs=5e-4), subject, code, modifier) for f, subject, code, modifier in BORIS_EVENTS]
+    ethogram = {"0": {cfg.TYPE: cfg.STATE_EVENT, cfg.BEHAVIOR_CODE: "lift"},
+                "1": {cfg.TYPE: cfg.STATE_EVENT, cfg.BEHAVIOR_CODE: "walk"},
+                "2": {cfg.TYPE: cfg.POINT_EVENT, cfg.BEHAVIOR_CODE: "enter zone"}}
+    flagged = project_functions.events_start_stop(ethogram, got, cfg.LIVE)
+    assert [(e[1], e[2], e[-1]) for e in flagged] == [
+        ("A", "lift", "START"), ("A", "enter zone", "POINT"), ("B", "enter zone", "POINT"), ("A", "lift", "STOP"),
+        ("A", "walk", "START"), ("B", "lift", "START"), ("B", "lift", "STOP"), ("A", "walk", "STOP"),
+        ("B", "enter zone", "POINT"), ("A", "enter zone", "POINT")]

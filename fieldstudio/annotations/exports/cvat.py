@@ -44,6 +44,7 @@ from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
+from fieldstudio.annotations.exports import cvat_images
 from fieldstudio.annotations.exports.box_images import UNLABELLED, Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations import skeleton_templates
@@ -220,11 +221,15 @@ def cvat_document(project: Project, media: Media,
     return ET.ElementTree(root), out_id
 
 
+PHOTOS_STEM = "photos"   # the CVAT for images file of a folder export: photos.xml
+
+
 def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
                 progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> ExportReport:
-    """Write one CVAT for video 1.1 XML per video with boxes into the folder ``out`` (``<stem>.xml``; a second
-    video of the same stem gets ``<stem>_<id8>.xml``). ``out`` may be an ``.xml`` path when one video has
-    boxes. Photos' boxes are not in CVAT for video (listed in ``report.skipped``)."""
+    """Write one CVAT for video 1.1 XML per video with marks into the folder ``out`` (``<stem>.xml``; a second
+    video of the same stem gets ``<stem>_<id8>.xml``) and one CVAT for images 1.1 XML of every photo with marks
+    (``photos.xml``, ``exports.cvat_images``). ``out`` may be an ``.xml`` path when that makes one file. Raises
+    ExportError when ``out`` is an ``.xml`` path and several files would be written."""
     out = Path(out)
     report = ExportReport("cvat")
     with project.read() as s:
@@ -232,20 +237,17 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         if media_ids is not None:
             q = q.where(Media.id.in_(list(media_ids)))
         medias = list(s.scalars(q.order_by(Media.file_name)))
-    videos = []
+    videos, photos = [], []
     for m in medias:
         counts = ann.count_annotations(project, m.id)
-        boxes = counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle"))
-        if not boxes:
-            continue
-        if m.kind == "image":
-            report.skipped.append((m.file_name, f"{boxes} mark(s) on a photo: CVAT for video holds video tracks"))
-        else:
-            videos.append(m)
+        if counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle")):
+            (photos if m.kind == "image" else videos).append(m)
     single = out.suffix.lower() == ".xml"
-    if single and len(videos) > 1:
-        raise ExportError(f"{out}: {len(videos)} videos have boxes; give a folder for one .xml per video")
+    if single and len(videos) + bool(photos) > 1:
+        raise ExportError(f"{out}: {len(videos)} video(s) and {len(photos)} photo(s) have marks, which make "
+                          f"{len(videos) + bool(photos)} CVAT files; give a folder")
     used: set[str] = set()
+    total = len(videos) + bool(photos)
     for i, m in enumerate(videos):
         if cancelled():
             report.cancelled = True
@@ -254,12 +256,22 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         stem = PurePath(m.file_name).stem
         name = stem if stem not in used else f"{stem}_{m.id[:8]}"
         used.add(name)
-        path = out if single else out / f"{name}.xml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, '<?xml version="1.0" encoding="utf-8"?>\n'
-                          + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
-        report.files.append(path)
-        report.images += 1
-        report.annotations += n_tracks
-        progress(i + 1, len(videos))
+        _write(out if single else out / f"{name}.xml", tree, report, n_tracks)
+        progress(i + 1, total)
+    if photos and not cancelled():
+        tree, n_marks = cvat_images.cvat_images_document(project, photos, report.skipped)
+        name = PHOTOS_STEM if PHOTOS_STEM not in used else f"{PHOTOS_STEM}_cvat_images"
+        _write(out if single else out / f"{name}.xml", tree, report, n_marks)
+        report.images += len(photos) - 1     # _write counted the file as one
+        progress(total, total)
+    report.cancelled = cancelled()
     return report
+
+
+def _write(path: Path, tree: ET.ElementTree, report: ExportReport, n: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, '<?xml version="1.0" encoding="utf-8"?>\n'
+                      + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+    report.files.append(path)
+    report.images += 1
+    report.annotations += n

@@ -1,4 +1,8 @@
-"""CVAT "for video 1.1" XML in: ``<track id label>`` elements of ``<box frame keyframe outside xtl ytl xbr ybr>``.
+"""CVAT 1.1 XML in, both layouts: "for video" (``<track>`` elements, below) and "for images" (``<image id name>``
+elements holding ``<box label xtl ytl xbr ybr>``, ``<polygon>``, ``<polyline>``, ``<points label points>`` and
+``<skeleton label>`` marks, each image matched to a photo by its name, the name's last part, or its stem).
+
+For video: ``<track id label>`` elements of ``<box frame keyframe outside xtl ytl xbr ybr>``.
 
 CVAT writes every frame of a track, ``keyframe="1"`` on the frames a person set; the rest were interpolated
 and are left to fieldstudio's interpolation (the same linear rule). ``outside="1"`` ends a visible run: a
@@ -46,13 +50,16 @@ def _text(root: ET.Element, *paths: str) -> str | None:
 
 
 def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
-                    templates: dict | None = None) -> ParsedMedia | None:
-    """One CVAT for video XML file as a group (None when it has no tracks); a box with no size is skipped, its
-    reason added to `problems`; ``templates`` gets label name -> the skeleton template its points name (when not the
-    built-in one: ``Parsed.templates``). The file is read with ``iterparse``, each ``<track>`` dropped once read, so the
-    tree of a large file is never held whole. Raises ImportFormatError."""
+                    templates: dict | None = None) -> list[ParsedMedia]:
+    """One CVAT XML file's groups: its video's tracks as one group (CVAT for video), one group per ``<image>`` with
+    marks (CVAT for images); a mark that cannot be read is skipped, its reason added to `problems`; ``templates``
+    gets label name -> the skeleton template its points name (when not the built-in one: ``Parsed.templates``).
+    The file is read with ``iterparse``, each ``<track>`` and ``<image>`` dropped once read, so the tree of a large
+    file is never held whole. Raises ImportFormatError."""
     problems = [] if problems is None else problems
+    templates = {} if templates is None else templates
     boxes: list[ParsedBox] = []
+    images: list[ParsedMedia] = []
     names: list[str] = []
     declared: dict[str, skeletons.SkeletonTemplate] = {}
     try:
@@ -67,8 +74,11 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
                 names = [n for n in (_text(node, "task/source", "source"), _text(node, "task/name")) if n]
                 declared = cvat_labels.read_skeletons(node)
                 node.clear()
-            elif node.tag == "track":
-                _read_track(path, node, boxes, problems, {} if templates is None else templates, declared)
+            elif node.tag in ("track", "image"):
+                if node.tag == "track":
+                    _read_track(path, node, boxes, problems, templates, declared)
+                else:
+                    images.append(_read_image(path, node, problems, templates, declared))
                 node.clear()
                 if len(root) and root[-1] is node:
                     root.remove(node)  # the root keeps its children: drop each track once read
@@ -77,7 +87,39 @@ def parse_cvat_file(path: Path, problems: list[tuple[str, str]] | None = None,
     names = [*names, path.stem]
     names += [PurePath(n).stem for n in names]
     group = ParsedMedia(path.name, tuple(dict.fromkeys(names)), "video", boxes=boxes)
-    return group if group.boxes else None
+    return [g for g in (group, *images) if g.boxes]
+
+
+def _read_image(path: Path, image: ET.Element, problems: list[tuple[str, str]], templates: dict,
+                declared: dict[str, skeletons.SkeletonTemplate]) -> ParsedMedia:
+    """An ``<image id name>`` of CVAT for images as the group of its marks: ``<box>``, ``<polygon>``,
+    ``<polyline>``, ``<points>`` (an angle as in a track) and ``<skeleton>``, each with its own ``label``; found by
+    its name, the name's last part and stem."""
+    name = image.get("name", "")
+    here = f"{path.name} image {image.get('id', '')} ({name})"
+    marks: list[ParsedBox] = []
+    for el in image:
+        label = el.get("label") or None
+        where = f"{here} {el.tag}"
+        if el.tag == "box":
+            attrs = {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
+            try:
+                box = tuple(float(el.get(k, "")) for k in ("xtl", "ytl", "xbr", "ybr"))
+            except ValueError:
+                problems.append((where, "a box needs xtl, ytl, xbr and ybr numbers; skipped"))
+                continue
+            problem = size_problem(box[2] - box[0], box[3] - box[1], names=("width (xbr - xtl)", "height (ybr - ytl)"))
+            if problem:
+                problems.append((where, problem))
+                continue
+            marks.append(ParsedBox(box, label, attributes=attrs or None, where=where))
+        elif el.tag in (*SHAPE_TAGS, "skeleton"):
+            found = _skeleton(where, label, el, None, problems, templates, declared) if el.tag == "skeleton" else \
+                _shape(where, label, el, None, problems)
+            if found is not None:
+                marks.append(found)
+    names = (name, PurePath(name).name, PurePath(name).stem)
+    return ParsedMedia(here, tuple(dict.fromkeys(n for n in names if n)), "image", boxes=marks)
 
 
 def _read_track(path: Path, track: ET.Element, boxes: list[ParsedBox], problems: list[tuple[str, str]],
@@ -146,8 +188,12 @@ def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None
         if _outside(el):
             after_outside = last is not None
             continue
-        found = _skeleton(path, tid, label, el, problems, templates, declared) if el.tag == "skeleton" else \
-            _shape(path, tid, label, el, problems)
+        where = f"{path.name} track {tid} {el.tag} frame {el.get('frame')}"
+        if _frame_of(el) < 0:
+            problems.append((where, "its frame is not a whole number; skipped"))
+            continue
+        found = _skeleton(where, label, el, _frame_of(el), problems, templates, declared) if el.tag == "skeleton" \
+            else _shape(where, label, el, _frame_of(el), problems)
         if found is None:
             continue
         # fieldstudio interpolates between keyframes of one vertex count only: across an "outside" gap between two
@@ -162,12 +208,11 @@ def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None
         boxes[first] = dataclasses.replace(boxes[first], track=None, keyframe=True)
 
 
-def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
+def _shape(where: str, label: str | None, el: ET.Element, frame: int | None,
            problems: list[tuple[str, str]]) -> ParsedBox | None:
-    """A visible ``<polygon>``, ``<polyline>`` or ``<points>`` of a track as a ParsedBox carrying that shape."""
-    where = f"{path.name} track {tid} {el.tag} frame {el.get('frame')}"
+    """A visible ``<polygon>``, ``<polyline>`` or ``<points>`` (of a track on ``frame``, or of an image: None) as a
+    ParsedBox carrying that shape."""
     try:
-        frame = int(el.get("frame", ""))
         vertices = tuple((float(x), float(y)) for x, y in (p.split(",") for p in el.get("points", "").split(";")))
     except ValueError:
         problems.append((where, f"points {el.get('points')!r} are not x,y;x,y;...; skipped"))
@@ -182,12 +227,12 @@ def _shape(path: Path, tid: str, label: str | None, el: ET.Element,
     return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
 
 
-def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element, problems: list[tuple[str, str]],
+def _skeleton(where: str, label: str | None, el: ET.Element, frame: int | None, problems: list[tuple[str, str]],
               templates: dict, declared: dict[str, skeletons.SkeletonTemplate]) -> ParsedBox | None:
-    """A visible ``<skeleton>`` of a track as a ParsedBox carrying a skeleton of its label's template: the one the
-    file's ``<meta>`` declares (``declared``: its points and limbs), else the built-in one its points name, else one
-    of its points in their order (no limbs) given to its label (``templates``, the first one read per label)."""
-    where = f"{path.name} track {tid} skeleton frame {el.get('frame')}"
+    """A visible ``<skeleton>`` (of a track on ``frame``, or of an image: None) as a ParsedBox carrying a skeleton of
+    its label's template: the one the file's ``<meta>`` declares (``declared``: its points and limbs), else the
+    built-in one its points name, else one of its points in their order (no limbs) given to its label
+    (``templates``, the first one read per label)."""
     parts = [p for p in el if p.tag == "points"]
     tmpl = declared.get(label or "")
     if tmpl is not None and tmpl is not skeletons.COCO_PERSON:
@@ -211,7 +256,6 @@ def _skeleton(path: Path, tid: str, label: str | None, el: ET.Element, problems:
         return None
     by_name: dict[str, tuple[float, float]] = {}
     try:
-        frame = int(el.get("frame", ""))
         for p in parts:
             if p.get("outside") != "1":
                 x, y = p.get("points", "").split(";")[0].split(",")
@@ -233,16 +277,15 @@ def _close(run: list[ParsedBox]) -> list[ParsedBox]:
 
 
 def parse_cvat(path: Path) -> Parsed:
-    """Read a CVAT for video XML file or every ``*.xml`` in a folder. Raises ImportFormatError."""
+    """Read a CVAT XML file (for video or for images) or every ``*.xml`` in a folder. Raises ImportFormatError."""
     path = Path(path)
     files = [path] if path.is_file() else sorted(path.glob("*.xml"))
     if not files:
         raise ImportFormatError(f"{path}: no CVAT .xml file")
     out = Parsed(files=[str(f) for f in files])
     for f in files:
-        group = parse_cvat_file(f, out.problems, out.templates)
-        if group is None:
-            out.problems.append((f.name, "has no <track> with boxes or shapes (CVAT for images is not read)"))
-        else:
-            out.groups.append(group)
+        groups = parse_cvat_file(f, out.problems, out.templates)
+        if not groups:
+            out.problems.append((f.name, "has no <track> or <image> with boxes or shapes"))
+        out.groups += groups
     return out

@@ -60,7 +60,7 @@ def test_photos_are_written_as_cvat_for_images_and_read_back_as_the_same_marks(m
     assert image.find("polygon").get("points") == "100.00,120.00;300.00,100.00;340.00,260.00;150.00,280.00"
     lines = {x.get("label"): x for x in image.findall("polyline")}
     assert {k: x.get("points") for k, x in lines.items()} == {"unlabelled": "10.00,290.00;390.00,280.00",
-                                                              "worker": "60.00,100.00;100.00,100.00;100.00,60.00"}
+                                                              "worker": "60.0000,100.0000;100.0000,100.0000;100.0000,60.0000"}
     assert lines["worker"].find("attribute[@name='degrees']").text == "90.0000"
     skeleton = image.find("skeleton")
     assert skeleton.get("label") == "hand"
@@ -107,3 +107,29 @@ def test_datumaro_reads_the_photos_marks(marked_photo, tmp_path):
     (box,) = [a for a in item.annotations if a.type.name == "bbox"]
     assert box.attributes["vest"] == "no"
     assert [g[1] for g in got if g[1] in HAND] == HAND              # the template's order
+
+
+def test_an_angle_whose_file_degrees_differ_from_the_angle_measured_again_is_reported(project, tmp_path):
+    """Arms of about 10 px through points with many decimals: the file's points (4 decimals) give back the written
+    degrees within 0.01°, so our own file reports nothing; a file whose degrees were changed (or measured with another
+    calibration) is reported in one line of the summary, with the angle measured again."""
+    add_test_media(project)
+    short = [[100.123456, 100.98765], [105.5555, 108.4444], [112.3333, 101.7777]]
+    angles.add_angle(project, PHOTO_ID, *short)
+    (path,) = export_annotations(project, "cvat", tmp_path / "cvat").files
+    fresh = Project.create(tmp_path / "fresh.fieldstudio")
+    add_test_media(fresh)
+    report = import_annotations(fresh, path, "cvat")
+    assert report.marks == 1 and not any("measured again" in line for line in report.lines())
+    written = float(ET.parse(path).getroot().find(".//polyline/attribute[@name='degrees']").text)
+    assert written == pytest.approx(angles.angle_degrees(*short), abs=5e-5)
+
+    tree = ET.parse(path)
+    tree.getroot().find(".//polyline/attribute[@name='degrees']").text = "80.0000"
+    tree.write(tmp_path / "edited.xml")
+    other = Project.create(tmp_path / "other.fieldstudio")
+    add_test_media(other)
+    lines = import_annotations(other, tmp_path / "edited.xml", "cvat").lines()
+    (note,) = [line for line in lines if "measured again" in line]
+    assert note == (f"edited.xml image 0 (site.jpg) polyline: the file's angle is 80.0000°, measured again "
+                    f"{angles.angle_degrees(*short):.4f}° in the image plane (no floor calibration in use)")

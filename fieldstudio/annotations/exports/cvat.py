@@ -25,8 +25,9 @@ also carries ``frame``, which CVAT does not read: datumaro 1.13's CVAT importer 
 point of a track as a one-point ``points`` mark of the track's label, and refuses the file without it.
 An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
-with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
-it an angle again (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
+with the calibration in use when written) and ``measured_how`` (which calibration), its points with 4 decimals;
+fieldstudio's CVAT import makes it an angle again, measured again, and says so where that differs from ``degrees``
+by more than 0.01° (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
 Marks without a label are in tracks labelled ``unlabelled``, a label the file declares (CVAT refuses a label it
 does not know, and an empty one). Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
@@ -71,8 +72,8 @@ def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool,
 
 
 def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence[float]], *, outside: bool = False,
-           attributes: dict | None = None, keyframe: bool = True) -> None:
-    points = ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)
+           attributes: dict | None = None, keyframe: bool = True, digits: int = 2) -> None:
+    points = ";".join(f"{x:.{digits}f},{y:.{digits}f}" for x, y in vertices)
     el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1" if keyframe else "0",
                                      "outside": "1" if outside else "0",
                                      "occluded": "0", "points": points, "z_order": "0"})
@@ -196,7 +197,8 @@ def cvat_document(project: Project, media: Media,
                       "plane": "floor" if measured.on_floor else "image", "measured_how": measured.how}
         for frame, outside in ((rec.frame_index, False), (rec.frame_index + 1, True)):
             if frame < n:
-                _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes)
+                _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes,
+                       digits=cvat_images.ANGLE_DIGITS)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})

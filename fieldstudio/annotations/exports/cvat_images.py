@@ -15,7 +15,8 @@ Layout (CVAT's documentation, "XML annotation format", for images)::
 One ``<image>`` per photo with marks, ``id`` 0, 1, ... in file-name order, ``name`` its file name. A skeleton holds
 one ``<points>`` per point of its template (an absent point ``outside="1"`` at 0,0), its label declared a skeleton
 in ``<meta>`` (``annotations.cvat_labels``). An angle is a ``<polyline>`` through its three points with the
-attributes ``fieldstudio_kind`` "angle", ``degrees``, ``plane`` and ``measured_how``, as in the video layout.
+attributes ``fieldstudio_kind`` "angle", ``degrees``, ``plane`` and ``measured_how`` and its points with 4
+decimals, as in the video layout.
 Unlabelled marks are under the declared label ``unlabelled``. Coordinates: upright pixels, 2 decimals.
 datumaro's CVAT importer reads this file when the photos sit in an ``images/`` folder beside it (the layout of
 CVAT's own export with images).
@@ -38,6 +39,10 @@ from fieldstudio.store.project import Project
 
 IMAGE_KINDS = ("box", *SHAPE_KINDS, "skeleton", "angle")
 UNLABELLED_COLOUR = "#808080"
+# an angle's points with 4 decimals: rounded to 2 (CVAT's), each point moves up to 0.007 px, which turns a 10 px arm by
+# up to 0.08°, so the file's degrees could not be checked on import to 0.01° (imports.importing.ANGLE_TOLERANCE_DEG);
+# with 4, under 0.001° per arm
+ANGLE_DIGITS = 4
 
 
 def _mark(parent: ET.Element, tag: str, label: str, coords: dict[str, str], attributes: dict | None) -> ET.Element:
@@ -47,8 +52,8 @@ def _mark(parent: ET.Element, tag: str, label: str, coords: dict[str, str], attr
     return el
 
 
-def _points(vertices: Sequence[Sequence[float]]) -> dict[str, str]:
-    return {"points": ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)}
+def _points(vertices: Sequence[Sequence[float]], digits: int = 2) -> dict[str, str]:
+    return {"points": ";".join(f"{x:.{digits}f},{y:.{digits}f}" for x, y in vertices)}
 
 
 def cvat_images_document(project: Project, photos: Sequence[Media],
@@ -84,7 +89,7 @@ def cvat_images_document(project: Project, photos: Sequence[Media],
                                             "ybr": f"{y2:.2f}"}, rec.attributes)
             elif rec.kind == "angle":
                 measured = angles.measure_angle(project, rec.id)
-                _mark(image, "polyline", label, _points(rec.geometry), {
+                _mark(image, "polyline", label, _points(rec.geometry, ANGLE_DIGITS), {
                     ANGLE_KIND_ATTRIBUTE: "angle", "degrees": f"{measured.degrees:.4f}",
                     "plane": "floor" if measured.on_floor else "image", "measured_how": measured.how})
             elif rec.kind == "skeleton":

@@ -222,8 +222,14 @@ def _shape(where: str, label: str | None, el: ET.Element, frame: int | None,
         if len(vertices) != 3:
             problems.append((where, f"an angle needs 3 points (arm, vertex, arm), got {len(vertices)}; skipped"))
             return None
-        # degrees, plane and measured_how were measured when written: the angle is measured again when read
-        return shape_box("angle", vertices, label, frame_index=frame, where=where)
+        # degrees, plane and measured_how were measured when written: the angle is measured again when read, and
+        # the import says where that differs from the file's degrees
+        try:
+            written = float(attrs["degrees"]) if attrs.get("degrees") else None
+        except ValueError:
+            problems.append((where, f"degrees {attrs['degrees']!r} is not a number; the angle is measured again"))
+            written = None
+        return shape_box("angle", vertices, label, frame_index=frame, where=where, written_degrees=written)
     return shape_box(el.tag, vertices, label, frame_index=frame, attributes=attrs or None, where=where)
 
 

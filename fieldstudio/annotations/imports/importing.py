@@ -26,7 +26,7 @@ from pathlib import Path, PurePath
 import numpy as np
 from sqlalchemy import func, select
 
-from fieldstudio.annotations import edits
+from fieldstudio.annotations import angles, edits
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
@@ -289,6 +289,8 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
                 continue
             if placed.shape is not None:  # stored beside the plain boxes, in their batches
                 shape = _shape_of(target, group, placed, report, own)
+                if shape is not None and shape[0] == "angle" and placed.written_degrees is not None:
+                    _compare_angle(project, target, placed, shape[1], report)
                 if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
                     per_track[(target.id, b.track)].append(dataclasses.replace(
                         placed, shape=shape[:2], template=shape[2]))
@@ -486,6 +488,24 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
     if far:
         report.problems.append((placed.where, far))
     return kind, pts, (tmpl.name if kind == "skeleton" else None)
+
+
+#: An angle whose file gives degrees more than this far from the angle measured again on import is reported
+ANGLE_TOLERANCE_DEG = 0.01
+
+
+def _compare_angle(project: Project, media: Media, placed: ParsedBox, points: list,
+                   report: AnnotationImportReport) -> None:
+    """One note in ``report`` when the angle through ``points`` (pixels), measured again with the calibration in use
+    for ``media``, is more than ANGLE_TOLERANCE_DEG from the degrees its file wrote (another calibration, or points
+    moved by hand in the file)."""
+    try:
+        measured = angles.measure_points(project, media.id, points)
+    except ValueError:
+        return   # no arm length: refused by _shape_of already
+    if abs(measured.degrees - placed.written_degrees) > ANGLE_TOLERANCE_DEG:
+        report.notes.append(f"{placed.where}: the file's angle is {placed.written_degrees:.4f}°, measured again "
+                            f"{measured.degrees:.4f}° {measured.how}")
 
 
 # a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes

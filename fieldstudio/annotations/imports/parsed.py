@@ -52,6 +52,7 @@ class ParsedBox:
     where: str = ""
     shape: tuple[str, tuple[tuple[float, float], ...]] | None = None
     template: str | None = None  # a skeleton's template (``shape`` kind "skeleton"; its absent points None)
+    written_degrees: float | None = None  # an angle's degrees as its file gives them (compared on import)
 
 
 def skeleton_box(template: str, points: tuple, label: str | None, **fields: Any) -> ParsedBox:

@@ -27,7 +27,10 @@ An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` 
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
 with the calibration in use when written) and ``measured_how`` (which calibration), its points with 4 decimals;
 fieldstudio's CVAT import makes it an angle again, measured again, and says so where that differs from ``degrees``
-by more than 0.01° (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
+by more than 0.01° (CVAT itself shows a polyline). A stopwatch (CVAT has no time interval) is a track of one
+``<points>`` at 0,0 shown on every frame from its start frame to its end frame (keyframes there), ``outside="1"``
+after, with the attributes ``fieldstudio_kind`` "stopwatch", ``seconds`` (end PTS - start PTS) and ``text``;
+fieldstudio's CVAT import makes it a stopwatch again.
 Marks without a label are in tracks labelled ``unlabelled``, a label the file declares (CVAT refuses a label it
 does not know, and an empty one). Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
@@ -40,7 +43,7 @@ from pathlib import Path, PurePath
 
 from sqlalchemy import select
 
-from fieldstudio.annotations import angles, cvat_labels
+from fieldstudio.annotations import angles, cvat_labels, stopwatch
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
@@ -199,6 +202,21 @@ def cvat_document(project: Project, media: Media,
             if frame < n:
                 _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes,
                        digits=cvat_images.ANGLE_DIGITS)
+    for rec in ann.list_annotations(project, media_id=media.id, kinds=["stopwatch"]):
+        if rec.frame_index is None or rec.end_frame_index is None or rec.end_frame_index >= n:
+            continue
+        # CVAT has no time interval: a track shown from the start frame to the end frame is one, a single point at
+        # the corner (fieldstudio_kind tells fieldstudio's import it is a stopwatch)
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": rec.label_name or "", "source": "manual"})
+        out_id += 1
+        reading = stopwatch.reading_of(rec)
+        attributes = {ANGLE_KIND_ATTRIBUTE: "stopwatch", "seconds": f"{reading.seconds:.6f}",
+                      **({"text": rec.text} if rec.text else {})}
+        for frame in range(rec.frame_index, rec.end_frame_index + 1):
+            _shape(track, "points", frame, [(0.0, 0.0)], attributes=attributes,
+                   keyframe=frame in (rec.frame_index, rec.end_frame_index))
+        if rec.end_frame_index + 1 < n:
+            _shape(track, "points", rec.end_frame_index + 1, [(0.0, 0.0)], outside=True, attributes=attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
@@ -242,7 +260,7 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
     videos, photos = [], []
     for m in medias:
         counts = ann.count_annotations(project, m.id)
-        if counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle")):
+        if counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle", "stopwatch")):
             (photos if m.kind == "image" else videos).append(m)
     single = out.suffix.lower() == ".xml"
     if single and len(videos) + bool(photos) > 1:

@@ -40,7 +40,7 @@ from fieldstudio.store.project import Project
 IMAGE_KINDS = ("box", *SHAPE_KINDS, "skeleton", "angle")
 UNLABELLED_COLOUR = "#808080"
 # an angle's points with 4 decimals: rounded to 2 (CVAT's), each point moves up to 0.007 px, which turns a 10 px arm by
-# up to 0.08°, so the file's degrees could not be checked on import to 0.01° (imports.importing.ANGLE_TOLERANCE_DEG);
+# up to 0.08°, so the file's degrees could not be checked on import to 0.01° (imports.measurements.ANGLE_TOLERANCE_DEG);
 # with 4, under 0.001° per arm
 ANGLE_DIGITS = 4
 

@@ -21,7 +21,8 @@ alone. A ``<skeleton>`` becomes a skeleton of its label's template: the one ``<m
 sub-labels, limbs in its ``<svg>``: ``annotations.cvat_labels``), else the one its ``<points label>`` children name
 (the 17 COCO body points), else one of those names; a point ``outside="1"`` or missing is absent, and a skeleton
 all of whose points are outside is the track leaving (CVAT gives a ``<skeleton>`` no ``outside`` of its own). A ``<polyline>`` of three points with the attribute
-``fieldstudio_kind`` "angle" (fieldstudio's export) becomes an angle, measured again with the calibration in use.
+``fieldstudio_kind`` "angle" (fieldstudio's export) becomes an angle, measured again with the calibration in use,
+and a track of ``<points>`` with ``fieldstudio_kind`` "stopwatch" a stopwatch from its first shown frame to its last.
 """
 
 from __future__ import annotations
@@ -182,6 +183,9 @@ def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None
                       declared: dict[str, skeletons.SkeletonTemplate]) -> None:
     """A ``<track>``'s polygons, polylines, points and skeletons added to ``boxes`` as one shape track per visible
     run (see the module text); a track of one visible shape as that shape alone."""
+    if any(e.tag == "points" and _attributes(e).get(ANGLE_KIND_ATTRIBUTE) == "stopwatch" for e in track):
+        _read_stopwatch(path, track, tid, label, boxes, problems)
+        return
     first = len(boxes)
     run, last, after_outside = 1, None, False
     for el in sorted((e for e in track if e.tag in (*SHAPE_TAGS, "skeleton")), key=_frame_of):
@@ -206,6 +210,26 @@ def _read_shape_track(path: Path, track: ET.Element, tid: str, label: str | None
                                          keyframe=el.get("keyframe") != "0"))
     if len(boxes) - first == 1:
         boxes[first] = dataclasses.replace(boxes[first], track=None, keyframe=True)
+
+
+def _attributes(el: ET.Element) -> dict[str, str]:
+    return {a.get("name"): (a.text or "") for a in el if a.tag == "attribute" and a.get("name")}
+
+
+def _read_stopwatch(path: Path, track: ET.Element, tid: str, label: str | None, boxes: list[ParsedBox],
+                    problems: list[tuple[str, str]]) -> None:
+    """A stopwatch track (fieldstudio's export: a ``<points>`` track with ``fieldstudio_kind`` "stopwatch", shown
+    from its start frame to its end frame) added to ``boxes`` as a stopwatch from its first shown frame to its last
+    (its ``text`` attribute kept)."""
+    shown = [e for e in track if e.tag == "points" and e.get("outside") != "1"]
+    frames = sorted(f for f in map(_frame_of, shown) if f >= 0)
+    where = f"{path.name} track {tid} stopwatch"
+    if not frames:
+        problems.append((where, "it is shown on no frame; skipped"))
+        return
+    text = _attributes(shown[0]).get("text")
+    boxes.append(ParsedBox((0.0, 0.0, 1e-3, 1e-3), label, frame_index=frames[0], shape=("stopwatch", ()),
+                           end_frame_index=frames[-1], attributes={"text": text} if text else None, where=where))
 
 
 def _shape(where: str, label: str | None, el: ET.Element, frame: int | None,

@@ -26,7 +26,7 @@ from pathlib import Path, PurePath
 import numpy as np
 from sqlalchemy import func, select
 
-from fieldstudio.annotations import angles, edits
+from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import mark_batches
 from fieldstudio.annotations import annotation_records as ann
@@ -38,6 +38,7 @@ from fieldstudio.annotations.imports.import_report import AnnotationImportReport
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
+from fieldstudio.annotations.imports import measurements
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.yolo import parse_yolo
 from fieldstudio.core import shape_tracks, shapes, skeletons, tracks
@@ -274,6 +275,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     for group in parsed.groups:
         target_of(group)
     own, adopt = _label_templates(project, parsed, existing_labels, report)
+    stopwatches: list[tuple[mark_batches.NewMark, str | None]] = []
     try:
         for n, (group, b) in enumerate(parsed.boxes(), start=1):
             if n % 4096 == 1:
@@ -287,10 +289,15 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             placed = _place(project, target, group, b, tables, report)
             if placed is None:
                 continue
+            if placed.shape is not None and placed.shape[0] == "stopwatch":   # CVAT: no vertices, two frames
+                stopwatch = measurements.stopwatch_of(target, placed, len(tables[target.id].pts), label_of, report)
+                if stopwatch is not None:
+                    stopwatches.append(stopwatch)
+                continue
             if placed.shape is not None:  # stored beside the plain boxes, in their batches
                 shape = _shape_of(target, group, placed, report, own)
                 if shape is not None and shape[0] == "angle" and placed.written_degrees is not None:
-                    _compare_angle(project, target, placed, shape[1], report)
+                    measurements.compare_angle(project, target, placed, shape[1], report)
                 if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
                     per_track[(target.id, b.track)].append(dataclasses.replace(
                         placed, shape=shape[:2], template=shape[2]))
@@ -314,8 +321,11 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         raise AnnotationImportError(str(exc)) from None
     report.problems[:0] = parsed.problems       # the file's own problems first, then those of placing its boxes
 
-    marks: list[tuple[mark_batches.NewMark, str | None]] = []
+    marks: list[tuple[mark_batches.NewMark, str | None]] = list(stopwatches)
     counts: dict[str, dict[str, int]] = {}
+    for mark, _name in stopwatches:
+        m = medias[mark.media_id]
+        counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})["boxes"] += 1
 
     for media_id, boxes in plain_per_media.items():
         m = medias[media_id]
@@ -488,24 +498,6 @@ def _shape_of(media: Media, group: ParsedMedia, placed: ParsedBox, report: Annot
     if far:
         report.problems.append((placed.where, far))
     return kind, pts, (tmpl.name if kind == "skeleton" else None)
-
-
-#: An angle whose file gives degrees more than this far from the angle measured again on import is reported
-ANGLE_TOLERANCE_DEG = 0.01
-
-
-def _compare_angle(project: Project, media: Media, placed: ParsedBox, points: list,
-                   report: AnnotationImportReport) -> None:
-    """One note in ``report`` when the angle through ``points`` (pixels), measured again with the calibration in use
-    for ``media``, is more than ANGLE_TOLERANCE_DEG from the degrees its file wrote (another calibration, or points
-    moved by hand in the file)."""
-    try:
-        measured = angles.measure_points(project, media.id, points)
-    except ValueError:
-        return   # no arm length: refused by _shape_of already
-    if abs(measured.degrees - placed.written_degrees) > ANGLE_TOLERANCE_DEG:
-        report.notes.append(f"{placed.where}: the file's angle is {placed.written_degrees:.4f}°, measured again "
-                            f"{measured.degrees:.4f}° {measured.how}")
 
 
 # a vertex this far past an edge (a share of the image's size) is not an annotator's overshoot: clipping it changes

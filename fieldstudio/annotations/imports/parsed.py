@@ -53,6 +53,7 @@ class ParsedBox:
     shape: tuple[str, tuple[tuple[float, float], ...]] | None = None
     template: str | None = None  # a skeleton's template (``shape`` kind "skeleton"; its absent points None)
     written_degrees: float | None = None  # an angle's degrees as its file gives them (compared on import)
+    end_frame_index: int | None = None  # a stopwatch's end frame (``shape`` kind "stopwatch", no vertices)
 
 
 def skeleton_box(template: str, points: tuple, label: str | None, **fields: Any) -> ParsedBox:

@@ -29,6 +29,9 @@ INSTALL = ("pip install --no-deps --ignore-requires-python --target DIR <pyproje
 def _reader(module: str) -> ModuleType:
     folder = os.environ.get(READERS_DIR_ENV)
     if folder and folder not in sys.path:
+        # openpyxl chooses at its import whether to write through lxml and read through defusedxml, which the
+        # folder brings: imported first, the rest of the session writes XLSX as the project's environment does
+        import openpyxl  # noqa: F401
         sys.path.append(folder)
     try:
         return importlib.import_module(module)

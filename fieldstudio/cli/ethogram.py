@@ -237,10 +237,13 @@ def register(app: typer.Typer) -> None:
     @group.command("export-events")
     def export_events_cmd(
         project: cli_support.ProjectArg, media: MediaArg, target: Annotated[Path, typer.Argument(help="file to write")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help="boris-csv, boris-tsv or elan")] = "boris-csv",
+        fmt: Annotated[str, typer.Option("--format", "-f", help=(
+            "boris-csv, boris-tsv (BORIS's tabular events), boris-xlsx (the sheet BORIS's Observations > Import "
+            "observations reads into an open observation) or elan"))] = "boris-csv",
         coder: OneCoderOpt = None,
     ) -> None:
-        """Write a video's events as BORIS's tabular events (CSV or TSV) or ELAN's tab-delimited text."""
+        """Write a video's events as BORIS's tabular events (CSV or TSV), the XLSX sheet BORIS imports into an
+        observation, or ELAN's tab-delimited text."""
         from fieldstudio.annotations.behaviour import observations
 
         with cli_support.open_project(project) as p:

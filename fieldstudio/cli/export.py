@@ -24,7 +24,7 @@ def export(
     fmt: Annotated[str, typer.Option("--format", "-f", help="coco, yolo, mot, cvat or csv")],
     out: Annotated[Path, typer.Option("--out", "-o", help=(
         "coco: a .json file (or a folder for annotations.json); csv: a .csv file; "
-        "yolo, mot and cvat: a folder (cvat: an .xml file when one video has boxes)"))],
+        "yolo, mot and cvat: a folder (cvat: an .xml file when that makes one file: one video, or photos only)"))],
     images: Annotated[bool, typer.Option("--images", help=(
         "coco and yolo: also write the exact upright frames to images/"))] = False,
     keyframes_only: Annotated[bool, typer.Option("--keyframes-only", help=(
@@ -32,7 +32,7 @@ def export(
     raw_cells: cli_support.RawCellsOpt = False,
 ) -> None:
     """Export annotations: COCO JSON (boxes, polygons as segmentation, points as keypoints), YOLO text (boxes,
-    polygons as segmentation lines), MOT CSV (tracks), CVAT XML (tracks, polygons, polylines, points), CSV (every mark:
+    polygons as segmentation lines), MOT CSV (tracks), CVAT XML (for video: tracks, shapes and skeletons per video; for images: photos.xml), CSV (every mark:
     segments, events, rulers, shapes with their area)."""
     from fieldstudio.annotations.exports.export import export_annotations
 

@@ -28,7 +28,7 @@ CHOICES = {
     "coco": ("COCO JSON (boxes on photos and frames)", "COCO JSON (*.json);;All files (*)"),
     "yolo": ("YOLO folder (classes.txt or data.yaml, labels/)", None),
     "mot": ("MOT Challenge folder (sequences with gt/gt.txt)", None),
-    "cvat": ("CVAT for video 1.1 XML (tracks)", "CVAT XML (*.xml);;All files (*)"),
+    "cvat": ("CVAT 1.1 XML, for video (tracks) or for images (photos)", "CVAT XML (*.xml);;All files (*)"),
 }
 
 

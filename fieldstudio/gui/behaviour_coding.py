@@ -127,8 +127,9 @@ class BehaviourCoding(QObject):
                 (None, None, None),
                 ("Import &BORIS events…", "BORIS's tabular events (CSV / TSV) onto the video shown, as one coder's",
                  self.import_events_dialog),
-                ("Export behaviour e&vents…", "The video's events as BORIS's tabular events (.csv, .tsv) or ELAN's "
-                 "tab-delimited text (.txt)", self.export_events_dialog),
+                ("Export behaviour e&vents…", "The video's events as BORIS's tabular events (.csv, .tsv), the sheet "
+                 "BORIS imports into an observation (.xlsx) or ELAN's tab-delimited text (.txt)",
+                 self.export_events_dialog),
                 ("Time &budget", "The Behaviour dock's time budget of the video shown",
                  lambda: self.show_tab(1)),
                 ("Compare &coders…", "Cohen's kappa per time slice and events matched within a tolerance",
@@ -416,7 +417,7 @@ class BehaviourCoding(QObject):
 
     def export_events_dialog(self, path: str | None = None) -> None:
         """Annotate ▸ Export behaviour events…: the chosen coder's (one observation per file); the format follows
-        the suffix (.csv, .tsv: BORIS; .txt: ELAN)."""
+        the suffix (.csv, .tsv: BORIS's tabular events; .xlsx: the sheet BORIS imports; .txt: ELAN)."""
         from pathlib import Path
 
         from fieldstudio.annotations.behaviour import observations
@@ -428,11 +429,12 @@ class BehaviourCoding(QObject):
         if path is None:
             path, _ = QFileDialog.getSaveFileName(
                 self.window, "Export behaviour events", f"{Path(media.file_name).stem}.csv",
-                "BORIS tabular events (*.csv);;BORIS tabular events (*.tsv);;ELAN tab-delimited text (*.txt)")
+                "BORIS tabular events (*.csv);;BORIS tabular events (*.tsv);;"
+                "BORIS sheet for Import observations (*.xlsx);;ELAN tab-delimited text (*.txt)")
             if not path:
                 return
         suffix = Path(path).suffix.lower()
-        fmt = {".tsv": "boris-tsv", ".txt": "elan"}.get(suffix, "boris-csv")
+        fmt = {".tsv": "boris-tsv", ".xlsx": "boris-xlsx", ".txt": "elan"}.get(suffix, "boris-csv")
         try:
             written, running = observations.export_events(self.state.project, media.id, Path(path), fmt,
                                                            coder=self.coder)

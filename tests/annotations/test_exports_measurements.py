@@ -1,6 +1,6 @@
 """Angles and stopwatches in the annotation exports (issue 32 item 3): the CSV's own columns (degrees, plane,
 calibration; start/end frames, PTS, seconds), CVAT's one-frame polyline with attributes read back as an angle
-(once), COCO leaving both out, and `annotations list` reading them.
+and its one-point track from start to end frame read back as a stopwatch (once), COCO leaving both out, and `annotations list` reading them.
 
 Times come from the hand-written frame table of ``tests/support/annotation_fixtures.py`` (time base 1/90000 s):
 frame 3 = 13800 ticks, frame 7 = 28800 ticks, so the stopwatch from 3 to 7 reads 15000 / 90000 = 0.166667 s.
@@ -66,7 +66,7 @@ def test_csv_gives_angles_and_stopwatches_their_own_columns(measured, tmp_path):
     assert sw.measured_how == "0.167 s, 4 frames (frame 3 to 7)"
 
 
-def test_cvat_keeps_an_angle_as_a_polyline_and_reads_it_back_once(measured, tmp_path):
+def test_cvat_keeps_an_angle_and_a_stopwatch_and_reads_them_back_once(measured, tmp_path):
     p, angle, _watch = measured
     report = export_annotations(p, "cvat", tmp_path / "cvat")
     (path,) = report.files
@@ -76,7 +76,12 @@ def test_cvat_keeps_an_angle_as_a_polyline_and_reads_it_back_once(measured, tmp_
     attrs = {a.get("name"): a.text for a in line.findall("attribute")}
     assert attrs["fieldstudio_kind"] == "angle" and attrs["plane"] == "floor"
     assert float(attrs["degrees"]) == pytest.approx(_floor_degrees(ARMS), abs=1e-3)
-    assert "stopwatch" not in path.read_text()                            # CVAT has no time interval
+    # CVAT has no time interval: the stopwatch is a one-point track shown from frame 3 to 7, keyed on both
+    (watch_track,) = [t for t in root.findall("track") if t.find("points") is not None]
+    rows = [(int(e.get("frame")), e.get("keyframe"), e.get("outside")) for e in watch_track.findall("points")]
+    assert rows == [(3, "1", "0"), (4, "0", "0"), (5, "0", "0"), (6, "0", "0"), (7, "1", "0"), (8, "1", "1")]
+    watch_attrs = {a.get("name"): a.text for a in watch_track.find("points").findall("attribute")}
+    assert watch_attrs == {"fieldstudio_kind": "stopwatch", "seconds": f"{15000 / 90000:.6f}"}
     target = Project.create(tmp_path / "copy.fieldstudio")
     add_test_media(target)
     cal.save_calibration(target, "floor", QUAD, media_id=VIDEO_ID, width_m=4.0, depth_m=6.0)
@@ -86,8 +91,13 @@ def test_cvat_keeps_an_angle_as_a_polyline_and_reads_it_back_once(measured, tmp_
     assert copy.geometry == ARMS and copy.frame_index == 5 and copy.attributes is None
     assert angles.measure_angle(target, copy.id).degrees == pytest.approx(_floor_degrees(ARMS), abs=1e-3)
     assert not ann.list_annotations(target, kinds=["polyline"])
-    import_annotations(target, path, "cvat")
-    assert len(ann.list_annotations(target, kinds=["angle"])) == 1      # a second import adds nothing
+    (watch,) = ann.list_annotations(target, kinds=["stopwatch"])
+    reading = stopwatch.reading_of(watch)
+    assert (reading.start_frame, reading.end_frame) == (3, 7) and reading.seconds == pytest.approx(15000 / 90000)
+    assert not ann.list_annotations(target, kinds=["points"])
+    again = import_annotations(target, path, "cvat")
+    assert again.marks == 0                                             # a second import adds nothing
+    assert [len(ann.list_annotations(target, kinds=[k])) for k in ("angle", "stopwatch")] == [1, 1]
 
 
 def test_coco_leaves_them_out_and_annotations_list_reads_them(measured, tmp_path, monkeypatch):

@@ -92,8 +92,8 @@ def test_mot_round_trip_recovers_the_keyframes(source, empty, tmp_path):
 
 def test_cvat_round_trip(source, empty, tmp_path):
     report_out = export_annotations(source, "cvat", tmp_path / "cvat")
-    (xml,) = report_out.files
-    assert xml.name == "walk.xml" and report_out.skipped[0][0] == "site.jpg"
+    xml, photos = report_out.files                 # CVAT for video, and CVAT for images for the photo's box
+    assert (xml.name, photos.name) == ("walk.xml", "photos.xml") and not report_out.skipped
     root = ET.parse(xml).getroot()
     boxes = root.findall("track/box")
     # every frame of each track, the interpolated ones with keyframe="0", and one outside box after track 1
@@ -104,6 +104,8 @@ def test_cvat_round_trip(source, empty, tmp_path):
     assert marks(empty) == marks(source, video_only=True)
     assert every_frame(empty) == every_frame(source)
     assert not report.problems and not report.unmatched
+    importing.import_annotations(empty, photos, "cvat")
+    assert marks(empty) == marks(source)
 
 
 def test_one_undo_removes_the_import_and_its_labels(source, empty, tmp_path):
@@ -317,18 +319,19 @@ def test_demo_cvat_round_trip_gives_the_same_video_boxes(demo_project, demo_copy
     videos = {n for n in names.values() if n.endswith(".mp4")}
     on_videos = [m for m in demo_marks(demo_project) if m[0] in videos]
     assert any(m[4] is None for m in on_videos)       # the demo's vest box on frame 45 is in no track
-    # CVAT for video carries video boxes only; a box outside any track comes back as that plain box
-    assert demo_marks(demo_copy) == on_videos
+    # a box outside any track comes back as that plain box; the photos' marks come from photos.xml (CVAT for images)
+    assert [m for m in demo_marks(demo_copy) if m[0] in videos] == on_videos
+    assert demo_marks(demo_copy) == demo_marks(demo_project)
     assert demo_keyframes(demo_copy) == demo_keyframes(demo_project)
 
 
-@pytest.mark.parametrize("fmt, name", [("coco", "boxes.json"), ("mot", "mot"), ("cvat", "boxes.xml")])
+@pytest.mark.parametrize("fmt, name", [("coco", "boxes.json"), ("mot", "mot"), ("cvat", "cvat")])
 def test_importing_the_same_file_again_adds_nothing_and_says_so(source, empty, tmp_path, fmt, name):
     """A second import (or one after a kill that landed just after the first one's commit) stores no box twice;
     the command line says so and exits 0. After an undo, the import stores the boxes again."""
     export_annotations(source, fmt, tmp_path / name)
     first = importing.import_annotations(empty, tmp_path / name, fmt)
-    assert first.marks == (7 if fmt == "coco" else 6) and first.already_present == 0    # MOT, CVAT: the video
+    assert first.marks == (6 if fmt == "mot" else 7) and first.already_present == 0    # MOT: the video only
     after_first = marks(empty)
     result = CliRunner().invoke(app, ["annotations", "import", str(empty.path), str(tmp_path / name), "--format", fmt])
     assert result.exit_code == 0, result.output

@@ -134,8 +134,8 @@ def test_the_import_is_one_undo_with_its_template(media_project, tmp_path):
 
 
 def test_cvat_round_trip_of_a_five_point_skeleton_and_yolo_keeps_one_point_count(media_project, tmp_path):
-    """CVAT names each point of a <skeleton>: a fresh project gets the hand's 5 points (no limbs: the track does not
-    hold them); YOLO pose has one kpt_shape per set, so a 17-point skeleton beside the 5-point one is left out, said
+    """CVAT declares a skeleton label's points (sub-labels) and limbs (its <svg>): a fresh project gets the hand's 5
+    points and its 4 limbs; YOLO pose has one kpt_shape per set, so a 17-point skeleton beside the 5-point one is left out, said
     so."""
     p = media_project
     out, target = _exported_hand(p, tmp_path)
@@ -143,7 +143,8 @@ def test_cvat_round_trip_of_a_five_point_skeleton_and_yolo_keeps_one_point_count
     report = import_annotations(target, tmp_path / "cvat.xml", "cvat")
     assert report.marks == 1 and not report.problems
     assert "label hand: skeleton template set from the file, 5 points (wrist, thumb, index, middle, little), " \
-           "0 limb(s)" in report.lines()
+           "4 limb(s)" in report.lines()
+    assert st.template_for_label(target, lab.find_label(target, "hand").id).edges == tuple(LIMBS)
     (back,) = ann.list_annotations(target, kinds=["skeleton"])
     assert back.geometry == [None if q is None else [float(q[0]), float(q[1])] for q in POINTS]
     assert import_annotations(target, tmp_path / "cvat.xml", "cvat").marks == 0

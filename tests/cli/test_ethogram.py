@@ -56,6 +56,11 @@ def test_ethogram_coded_budgeted_compared_and_exported(video_project_file, tmp_p
                       "A,enter zone,point,1,,,"]
     run("export-events", p, "walk.mp4", str(tmp_path / "ann.csv"))
     assert list(pd.read_csv(tmp_path / "ann.csv")["Behavior type"]) == ["START", "POINT", "STOP", "START", "STOP"]
+    run("export-events", p, "walk.mp4", str(tmp_path / "ann.xlsx"), "--format", "boris-xlsx")
+    sheet = pd.read_excel(tmp_path / "ann.xlsx", dtype=str, keep_default_na=False)
+    assert list(sheet.columns) == ["time", "subject", "code", "modifier", "comment"]
+    assert sheet[["code", "modifier"]].values.tolist() == [["lift", "heavy"], ["enter zone", ""], ["lift", "heavy"],
+                                                          ["walk", ""], ["walk", ""]]
     assert "3 event(s) imported" in run("import-events", p, "walk.mp4", str(tmp_path / "ann.csv"), "--coder", "bob")
     run("code", p, "walk.mp4", "enter zone", "--frame", "12", "--subject", "A", "--coder", "bob")
     agreement = json.loads(run("agreement", p, "walk.mp4", "--coder-a", "ann", "--coder-b", "bob", "--slice",

@@ -172,6 +172,8 @@ def test_keys_code_on_the_frame_shown_lanes_budget_coders_and_files(window, qtbo
     coding.dock.setFloating(False)
     coding.export_events_dialog(str(tmp_path / "elan.txt"))
     assert pd.read_csv(tmp_path / "elan.txt", sep="\t").shape[0] == 3      # the chosen coder's, never bob's too
+    coding.export_events_dialog(str(tmp_path / "for_boris.xlsx"))       # the sheet BORIS's import reads
+    assert list(pd.read_excel(tmp_path / "for_boris.xlsx")["code"]) == list(table["Behavior"])
 
     # another project: nothing of this one stays on show
     from fieldstudio.store.project import Project

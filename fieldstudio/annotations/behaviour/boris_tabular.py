@@ -1,6 +1,7 @@
 """BORIS's tabular events (CSV / TSV), written and read: one observation = one video of the project.
 
-The layout is the one BORIS's ``export_tabular_events`` writes (BORIS 8 and 9, read in its source, not copied):
+The layout is the one BORIS's ``export_tabular_events`` writes (BORIS 8 to 10, read in its source, not copied; the
+tests run BORIS 10.0.2's own writer on the same events and compare the files byte for byte):
 one header row, then one row per START, STOP or POINT, columns
 
     Observation id, Observation date, Description, Observation duration, Observation type, Source,
@@ -12,6 +13,10 @@ with the observation id = the video's file name, observation type "Media file(s)
 first frame), the frame index as "Image index", "NA" as image path (BORIS's value for media observations). There
 are as many "Modifier #" columns as the event with the most modifiers has. A state event still running is not
 written (BORIS refuses unpaired states); the count is returned.
+
+BORIS reads no tabular events file (its event imports take a ``.boris`` project or a spreadsheet): to bring events
+into BORIS, :func:`import_sheet_rows` writes the XLSX sheet its Observations ▸ Import observations reads into an open
+observation (columns time, subject, code, modifier, comment).
 
 Reading takes BORIS's older layout too (a preamble before the header, "Status" instead of "Behavior type",
 "Modifiers" joined by "|"): each STOP closes the earliest open START of the same subject and behaviour; a frame is
@@ -27,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import FieldstudioError
 
 NA = "NA"
@@ -36,16 +42,9 @@ def _delimiter(path: Path) -> str:
     return "\t" if Path(path).suffix.lower() in (".tsv", ".tab", ".txt") else ","
 
 
-def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s: float | None,
-                 fps: float | None, description: str = "") -> tuple[list[list[str]], int]:
-    """The header and one row per START / STOP / POINT of ``events`` (one video), in time order (a STOP before a
-    START at the same time); and the number of running states left out."""
-    closed = [e for e in events if not e.is_open]
-    n_modifiers = max((len(e.modifiers) for e in closed), default=0)
-    header = ["Observation id", "Observation date", "Description", "Observation duration", "Observation type",
-              "Source", "Time offset (s)", "Media duration (s)", "FPS", "Subject", "Behavior",
-              "Behavioral category", *[f"Modifier #{i + 1}" for i in range(n_modifiers)], "Behavior type", "Time",
-              "Media file name", "Image index", "Image file path", "Comment"]
+def _marks(closed: Sequence[BehaviourEvent]) -> list[tuple[float, int, BehaviourEvent, str, int]]:
+    """(time in s, 0 for a STOP else 1, event, START / STOP / POINT, frame) of each stopped state's start and stop and
+    each point, in BORIS's order (see :func:`tabular_rows`)."""
     marks: list[tuple[float, int, BehaviourEvent, str, int]] = []
     for e in closed:
         if e.type == "point":
@@ -53,10 +52,54 @@ def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s
         else:
             marks.append((e.start_s, 1, e, "START", e.frame_index))
             marks.append((e.stop_s, 0, e, "STOP", e.end_frame_index))
-    marks.sort(key=lambda m: (round(m[0], 6), m[1]))
+    marks.sort(key=lambda m: (round(m[0], 6), m[2].subject, m[2].behaviour, "|".join(m[2].modifiers), m[1]))
+    return marks
+
+
+#: The columns BORIS's Observations ▸ Import observations reads from a spreadsheet (``import_observations.py``
+#: ``load_observations_from_spreadsheet``: any order, any case), the only event import of BORIS besides a project.
+IMPORT_SHEET_COLUMNS = ("time", "subject", "code", "modifier", "comment")
+
+
+def import_sheet_rows(events: Sequence[BehaviourEvent]) -> tuple[list[list], int]:
+    """The header and one row per START / STOP / POINT of ``events`` as BORIS's spreadsheet import reads them into
+    the open observation: time in seconds after the first frame (a number, to the millisecond), subject, behaviour
+    code, the modifiers joined by "|" (BORIS's modifier string: a STOP repeats its START's, which is how BORIS pairs
+    them), no comment; in BORIS's order. Returns (rows, running states left out)."""
+    closed = [e for e in events if not e.is_open]
+    rows: list[list] = [list(IMPORT_SHEET_COLUMNS)]
+    for time_s, _, e, _status, _frame in _marks(closed):
+        rows.append([round(time_s, 3), e.subject, e.behaviour, "|".join(e.modifiers), ""])
+    return rows, len(events) - len(closed)
+
+
+def write_import_sheet(path: Path, rows: Sequence[Sequence]) -> None:
+    """Write ``rows`` as the first sheet of an XLSX workbook (BORIS reads sheet 0 with openpyxl), atomically."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("events")
+    for row in rows:
+        sheet.append(list(row))
+    with atomic_path(Path(path)) as tmp:
+        book.save(tmp)
+
+
+def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s: float | None,
+                 fps: float | None, description: str = "") -> tuple[list[list[str]], int]:
+    """The header and one row per START / STOP / POINT of ``events`` (one video), in BORIS's order: it keeps an
+    observation's events sorted as lists (time, subject, behaviour, modifiers), so events at one time go by subject,
+    then behaviour, then modifiers (a STOP before a START of the same ones); and the number of running states left
+    out."""
+    closed = [e for e in events if not e.is_open]
+    n_modifiers = max((len(e.modifiers) for e in closed), default=0)
+    header = ["Observation id", "Observation date", "Description", "Observation duration", "Observation type",
+              "Source", "Time offset (s)", "Media duration (s)", "FPS", "Subject", "Behavior",
+              "Behavioral category", *[f"Modifier #{i + 1}" for i in range(n_modifiers)], "Behavior type", "Time",
+              "Media file name", "Image index", "Image file path", "Comment"]
     seconds = "" if duration_s is None else f"{duration_s:.3f}"
     rows = [header]
-    for time_s, _, e, status, frame in marks:
+    for time_s, _, e, status, frame in _marks(closed):
         modifiers = list(e.modifiers) + [""] * (n_modifiers - len(e.modifiers))
         rows.append([file_name, "", description, seconds, "Media file(s)", f"player #1:{file_name}", "0.0",
                      seconds, "" if fps is None else f"{fps:.3f}", e.subject, e.behaviour, "", *modifiers, status,
@@ -65,9 +108,10 @@ def tabular_rows(events: Sequence[BehaviourEvent], *, file_name: str, duration_s
 
 
 def write_tabular(path: Path, rows: Sequence[Sequence[str]]) -> None:
-    """Write ``rows`` as CSV (``.csv``) or TSV (``.tsv``, ``.tab``, ``.txt``), UTF-8, as BORIS does."""
+    """Write ``rows`` as CSV (``.csv``) or TSV (``.tsv``, ``.tab``, ``.txt``), UTF-8 with CRLF line ends, as BORIS
+    does (its tablib writes them so: the tests compare our file with BORIS's byte for byte)."""
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f, delimiter=_delimiter(path), lineterminator="\n").writerows(rows)
+        csv.writer(f, delimiter=_delimiter(path), lineterminator="\r\n").writerows(rows)
 
 
 @dataclass

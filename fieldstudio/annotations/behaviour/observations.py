@@ -20,7 +20,7 @@ from fieldstudio.media.video_index import first_frame_seconds, load_frame_table
 from fieldstudio.store.edits import Edit, EditGroup
 from fieldstudio.store.project import Project
 
-EXPORT_FORMATS = ("boris-csv", "boris-tsv", "elan")
+EXPORT_FORMATS = ("boris-csv", "boris-tsv", "boris-xlsx", "elan")
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,10 @@ def export_events(project: Project, media_ref: str, path: Path, fmt: str, *, cod
     if fmt == "elan":
         Path(path).write_text(elan_text.elan_text(evs), encoding="utf-8")
         return sum(not e.is_open for e in evs), sum(e.is_open for e in evs)
+    if fmt == "boris-xlsx":
+        rows, running = boris_tabular.import_sheet_rows(evs)
+        boris_tabular.write_import_sheet(Path(path).with_suffix(".xlsx"), rows)
+        return len(evs) - running, running
     duration = media.duration_s if media.duration_s is not None else observed_interval(project, media.id)[1]
     rows, running = boris_tabular.tabular_rows(evs, file_name=media.file_name, duration_s=duration,
                                                fps=media.avg_fps, description=f"coded by {coder}" if coder else "")

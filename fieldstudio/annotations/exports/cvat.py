@@ -17,12 +17,20 @@ is each polygon, polyline and points mark outside any track. A shape track (``an
 ``<track>`` of ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..." z_order>`` (``<polyline>``,
 ``<points>`` alike) on every frame from its first keyframe to its last, the interpolated ones ``keyframe="0"``
 (vertex by vertex), ``outside="1"`` after its last keyframe and after a keyframe whose next one has another vertex
-count (fieldstudio draws nothing between those); a skeleton as ``<skeleton frame ...>`` holding one ``<points
-label="nose" points="x,y" outside="0">`` per template point (an absent point ``outside="1"`` at 0,0).
+count (fieldstudio draws nothing between those); a skeleton as CVAT writes one: ``<skeleton frame keyframe z_order>``
+holding one ``<points label="nose" keyframe outside occluded points="x,y">`` per template point (an absent point
+``outside="1"`` at 0,0; where the track is not shown, every point ``outside="1"``), its label declared a skeleton
+in ``<meta>`` with its points as sub-labels and its limbs in ``<svg>`` (``annotations.cvat_labels``). Each point
+also carries ``frame``, which CVAT does not read: datumaro 1.13's CVAT importer knows no skeletons, reads each
+point of a track as a one-point ``points`` mark of the track's label, and refuses the file without it.
 An angle (three points, the vertex in the middle) is a one-frame ``<polyline>`` through
 them with the attributes ``fieldstudio_kind`` "angle", ``degrees`` and ``plane`` ("floor" or "image", measured
-with the calibration in use when written) and ``measured_how`` (which calibration); fieldstudio's CVAT import makes
-it an angle again (CVAT itself shows a polyline). A stopwatch is left out: CVAT for video has no time interval.
+with the calibration in use when written) and ``measured_how`` (which calibration), its points with 4 decimals;
+fieldstudio's CVAT import makes it an angle again, measured again, and says so where that differs from ``degrees``
+by more than 0.01° (CVAT itself shows a polyline). A stopwatch (CVAT has no time interval) is a track of one
+``<points>`` at 0,0 shown on every frame from its start frame to its end frame (keyframes there), ``outside="1"``
+after, with the attributes ``fieldstudio_kind`` "stopwatch", ``seconds`` (end PTS - start PTS) and ``text``;
+fieldstudio's CVAT import makes it a stopwatch again.
 Marks without a label are in tracks labelled ``unlabelled``, a label the file declares (CVAT refuses a label it
 does not know, and an empty one). Coordinates are upright pixels with 2 decimals; frames are frame-table indices. Files are written atomically.
 """
@@ -35,11 +43,12 @@ from pathlib import Path, PurePath
 
 from sqlalchemy import select
 
-from fieldstudio.annotations import angles
+from fieldstudio.annotations import angles, cvat_labels, stopwatch
 from fieldstudio.annotations import labels as label_store
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
+from fieldstudio.annotations.exports import cvat_images
 from fieldstudio.annotations.exports.box_images import UNLABELLED, Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
 from fieldstudio.annotations import skeleton_templates
@@ -66,8 +75,8 @@ def _box(track: ET.Element, frame: int, box: Sequence[float], *, keyframe: bool,
 
 
 def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence[float]], *, outside: bool = False,
-           attributes: dict | None = None, keyframe: bool = True) -> None:
-    points = ";".join(f"{x:.2f},{y:.2f}" for x, y in vertices)
+           attributes: dict | None = None, keyframe: bool = True, digits: int = 2) -> None:
+    points = ";".join(f"{x:.{digits}f},{y:.{digits}f}" for x, y in vertices)
     el = ET.SubElement(track, kind, {"frame": str(frame), "keyframe": "1" if keyframe else "0",
                                      "outside": "1" if outside else "0",
                                      "occluded": "0", "points": points, "z_order": "0"})
@@ -79,11 +88,13 @@ def _shape(track: ET.Element, kind: str, frame: int, vertices: Sequence[Sequence
 def _skeleton(track: ET.Element, frame: int, points: Sequence, tmpl: skeletons.SkeletonTemplate, *,
               outside: bool = False, attributes: dict | None = None, keyframe: bool = True) -> None:
     key = "1" if keyframe else "0"
-    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "outside": "1" if outside else "0",
-                                           "occluded": "0", "z_order": "0"})
+    el = ET.SubElement(track, "skeleton", {"frame": str(frame), "keyframe": key, "z_order": "0"})
     for name, p in zip(tmpl.points, points):
-        ET.SubElement(el, "points", {"label": name, "keyframe": key, "outside": "1" if p is None else "0",
-                                     "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}"})
+        # "frame" is not CVAT's (its reader takes the <skeleton>'s): datumaro 1.13, which knows no skeletons, reads
+        # each point as a one-point <points> of the track and fails on one without a frame
+        ET.SubElement(el, "points", {"label": name, "keyframe": key, "outside": "1" if outside or p is None else "0",
+                                     "occluded": "0", "points": "0.00,0.00" if p is None else f"{p[0]:.2f},{p[1]:.2f}",
+                                     "frame": str(frame)})
     for name, value in (attributes or {}).items():
         a = ET.SubElement(el, "attribute", {"name": str(name)})
         a.text = "" if value is None else str(value)
@@ -121,8 +132,11 @@ def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int,
         write(keys[-1].frame_index + 1, keys[-1].geometry, keyframe=True, outside=True)
 
 
-def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
-    """The CVAT for video XML of one video's boxes; returns (tree, number of tracks)."""
+def cvat_document(project: Project, media: Media,
+                  left_out: list[tuple[str, str]] | None = None) -> tuple[ET.ElementTree, int]:
+    """The CVAT for video XML of one video's marks; returns (tree, number of tracks). A skeleton track whose template
+    is not that of its label's first skeleton track is left out, (what, why) added to ``left_out``."""
+    left_out = [] if left_out is None else left_out
     root = ET.Element("annotations")
     ET.SubElement(root, "version").text = "1.1"
     meta = ET.SubElement(root, "meta")
@@ -160,8 +174,19 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
     shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
                   if r.frame_index is not None]
     known = skeleton_templates.known(project)
+    skeleton_labels: dict[str, skeletons.SkeletonTemplate] = {}   # label name ("" none) -> its skeletons' template
     for key in dict.fromkeys(r.track_id if r.track_id is not None else r.id for r in shape_recs):
         keys = [r for r in shape_recs if (r.track_id if r.track_id is not None else r.id) == key]
+        if keys[0].kind == "skeleton":
+            tmpl = skeletons.template(keys[0].text, known)
+            if skeleton_labels.setdefault(keys[0].label_name or "", tmpl) is not tmpl:
+                # CVAT declares one template per skeleton label
+                first = skeleton_labels[keys[0].label_name or ""]
+                left_out.append((f"{media.file_name} skeleton track of {keys[0].label_name or UNLABELLED} "
+                                 f"from frame {keys[0].frame_index}",
+                                 f"its template ({len(tmpl.points)} points) is not that of the label's first skeleton "
+                                 f"({len(first.points)} points): CVAT gives a skeleton label one template"))
+                continue
         track = ET.SubElement(root, "track", {"id": str(out_id), "label": keys[0].label_name or "", "source": "manual"})
         out_id += 1
         _shape_track(track, keys, n, known)
@@ -175,7 +200,23 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
                       "plane": "floor" if measured.on_floor else "image", "measured_how": measured.how}
         for frame, outside in ((rec.frame_index, False), (rec.frame_index + 1, True)):
             if frame < n:
-                _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes)
+                _shape(track, "polyline", frame, rec.geometry, outside=outside, attributes=attributes,
+                       digits=cvat_images.ANGLE_DIGITS)
+    for rec in ann.list_annotations(project, media_id=media.id, kinds=["stopwatch"]):
+        if rec.frame_index is None or rec.end_frame_index is None or rec.end_frame_index >= n:
+            continue
+        # CVAT has no time interval: a track shown from the start frame to the end frame is one, a single point at
+        # the corner (fieldstudio_kind tells fieldstudio's import it is a stopwatch)
+        track = ET.SubElement(root, "track", {"id": str(out_id), "label": rec.label_name or "", "source": "manual"})
+        out_id += 1
+        reading = stopwatch.reading_of(rec)
+        attributes = {ANGLE_KIND_ATTRIBUTE: "stopwatch", "seconds": f"{reading.seconds:.6f}",
+                      **({"text": rec.text} if rec.text else {})}
+        for frame in range(rec.frame_index, rec.end_frame_index + 1):
+            _shape(track, "points", frame, [(0.0, 0.0)], attributes=attributes,
+                   keyframe=frame in (rec.frame_index, rec.end_frame_index))
+        if rec.end_frame_index + 1 < n:
+            _shape(track, "points", rec.end_frame_index + 1, [(0.0, 0.0)], outside=True, attributes=attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
             track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
@@ -193,15 +234,22 @@ def cvat_document(project: Project, media: Media) -> tuple[ET.ElementTree, int]:
         el = ET.SubElement(labels_el, "label")
         ET.SubElement(el, "name").text = UNLABELLED
         ET.SubElement(el, "color").text = UNLABELLED_COLOUR
+    if "" in skeleton_labels:
+        skeleton_labels[UNLABELLED] = skeleton_labels.pop("")
+    cvat_labels.declare_skeletons(labels_el, skeleton_labels)
     ET.indent(root, space="  ")
     return ET.ElementTree(root), out_id
 
 
+PHOTOS_STEM = "photos"   # the CVAT for images file of a folder export: photos.xml
+
+
 def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
                 progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> ExportReport:
-    """Write one CVAT for video 1.1 XML per video with boxes into the folder ``out`` (``<stem>.xml``; a second
-    video of the same stem gets ``<stem>_<id8>.xml``). ``out`` may be an ``.xml`` path when one video has
-    boxes. Photos' boxes are not in CVAT for video (listed in ``report.skipped``)."""
+    """Write one CVAT for video 1.1 XML per video with marks into the folder ``out`` (``<stem>.xml``; a second
+    video of the same stem gets ``<stem>_<id8>.xml``) and one CVAT for images 1.1 XML of every photo with marks
+    (``photos.xml``, ``exports.cvat_images``). ``out`` may be an ``.xml`` path when that makes one file. Raises
+    ExportError when ``out`` is an ``.xml`` path and several files would be written."""
     out = Path(out)
     report = ExportReport("cvat")
     with project.read() as s:
@@ -209,34 +257,41 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         if media_ids is not None:
             q = q.where(Media.id.in_(list(media_ids)))
         medias = list(s.scalars(q.order_by(Media.file_name)))
-    videos = []
+    videos, photos = [], []
     for m in medias:
         counts = ann.count_annotations(project, m.id)
-        boxes = counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle"))
-        if not boxes:
-            continue
-        if m.kind == "image":
-            report.skipped.append((m.file_name, f"{boxes} mark(s) on a photo: CVAT for video holds video tracks"))
-        else:
-            videos.append(m)
+        if counts["box"] + sum(counts[k] for k in (*SHAPE_KINDS, "skeleton", "angle", "stopwatch")):
+            (photos if m.kind == "image" else videos).append(m)
     single = out.suffix.lower() == ".xml"
-    if single and len(videos) > 1:
-        raise ExportError(f"{out}: {len(videos)} videos have boxes; give a folder for one .xml per video")
+    if single and len(videos) + bool(photos) > 1:
+        raise ExportError(f"{out}: {len(videos)} video(s) and {len(photos)} photo(s) have marks, which make "
+                          f"{len(videos) + bool(photos)} CVAT files; give a folder")
     used: set[str] = set()
+    total = len(videos) + bool(photos)
     for i, m in enumerate(videos):
         if cancelled():
             report.cancelled = True
             return report
-        tree, n_tracks = cvat_document(project, m)
+        tree, n_tracks = cvat_document(project, m, report.skipped)
         stem = PurePath(m.file_name).stem
         name = stem if stem not in used else f"{stem}_{m.id[:8]}"
         used.add(name)
-        path = out if single else out / f"{name}.xml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, '<?xml version="1.0" encoding="utf-8"?>\n'
-                          + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
-        report.files.append(path)
-        report.images += 1
-        report.annotations += n_tracks
-        progress(i + 1, len(videos))
+        _write(out if single else out / f"{name}.xml", tree, report, n_tracks)
+        progress(i + 1, total)
+    if photos and not cancelled():
+        tree, n_marks = cvat_images.cvat_images_document(project, photos, report.skipped)
+        name = PHOTOS_STEM if PHOTOS_STEM not in used else f"{PHOTOS_STEM}_cvat_images"
+        _write(out if single else out / f"{name}.xml", tree, report, n_marks)
+        report.images += len(photos) - 1     # _write counted the file as one
+        progress(total, total)
+    report.cancelled = cancelled()
     return report
+
+
+def _write(path: Path, tree: ET.ElementTree, report: ExportReport, n: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, '<?xml version="1.0" encoding="utf-8"?>\n'
+                      + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+    report.files.append(path)
+    report.images += 1
+    report.annotations += n

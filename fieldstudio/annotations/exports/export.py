@@ -1,7 +1,7 @@
 """One entry point for annotation exports: ``export_annotations(project, fmt, out)``.
 
 Formats: ``coco`` (boxes, JSON file), ``yolo`` (boxes, folder of text files), ``mot`` (tracks,
-folder of MOT sequences), ``cvat`` (tracks, CVAT for video 1.1 XML per video), ``csv`` (segments, events, tags and ruler measurements, CSV file).
+folder of MOT sequences), ``cvat`` (CVAT for video 1.1 XML per video, CVAT for images 1.1 XML of the photos), ``csv`` (segments, events, tags and ruler measurements, CSV file).
 Every file is written atomically (a temporary file, fsync, ``os.replace``).
 """
 
@@ -29,8 +29,8 @@ def export_annotations(project: Project, fmt: str, out: Path, *, media_ids: Sequ
     """Export the project's annotations (or ``media_ids``' only) as ``fmt`` (one of FORMATS) to ``out``.
 
     ``out`` is a file for coco (``.json``; a folder gets ``annotations.json``) and csv (``.csv``; a
-    folder gets ``annotations.csv``), a folder for yolo, mot and cvat (cvat: an ``.xml`` file when one
-    video has boxes). ``write_image_files`` (coco, yolo)
+    folder gets ``annotations.csv``), a folder for yolo, mot and cvat (cvat: an ``.xml`` file when that makes
+    one file: one video with marks, or photos only). ``write_image_files`` (coco, yolo)
     also writes the exact upright frames; ``keyframes_only`` leaves out interpolated track boxes; ``raw_cells``
     (csv) writes cells exactly as stored, even those a spreadsheet would run as a formula.
     Raises ExportError for an unknown format or an output that is an existing file where a folder

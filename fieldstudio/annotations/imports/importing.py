@@ -35,9 +35,11 @@ from fieldstudio.annotations import skeleton_templates
 from fieldstudio.annotations.exports.box_images import UNLABELLED
 from fieldstudio.annotations.imports.coco import parse_coco
 from fieldstudio.annotations.imports.import_report import AnnotationImportReport
+from fieldstudio.annotations.imports.label_templates import label_templates
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
 from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
+from fieldstudio.annotations.imports import measurements
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.photo_shapes import PhotoShapes
 from fieldstudio.annotations.imports.yolo import parse_yolo
@@ -275,14 +277,22 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
 
     for group in parsed.groups:
         target_of(group)
-    own, adopt = _label_templates(project, parsed, existing_labels, report)
+    own, adopt = label_templates(project, parsed, existing_labels, report)
+    stopwatches: list[tuple[mark_batches.NewMark, str | None]] = []
 
     def place_one(group: ParsedMedia, target: Media, b: ParsedBox) -> None:
         placed = _place(project, target, group, b, tables, report)
         if placed is None:
             return
+        if placed.shape is not None and placed.shape[0] == "stopwatch":   # CVAT: no vertices, two frames
+            stopwatch = measurements.stopwatch_of(target, placed, len(tables[target.id].pts), label_of, report)
+            if stopwatch is not None:
+                stopwatches.append(stopwatch)
+            return
         if placed.shape is not None:  # stored beside the plain boxes, in their batches
             shape = _shape_of(target, group, placed, report, own)
+            if shape is not None and shape[0] == "angle" and placed.written_degrees is not None:
+                measurements.compare_angle(project, target, placed, shape[1], report)
             if shape is not None and b.track is not None and target.kind == "video":   # a shape track's
                 per_track[(target.id, b.track)].append(dataclasses.replace(placed, shape=shape[:2], template=shape[2]))
             elif shape is not None:
@@ -326,8 +336,11 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
         raise AnnotationImportError(str(exc)) from None
     report.problems[:0] = parsed.problems       # the file's own problems first, then those of placing its boxes
 
-    marks: list[tuple[mark_batches.NewMark, str | None]] = []
+    marks: list[tuple[mark_batches.NewMark, str | None]] = list(stopwatches)
     counts: dict[str, dict[str, int]] = {}
+    for mark, _name in stopwatches:
+        m = medias[mark.media_id]
+        counts.setdefault(m.file_name, {"boxes": 0, "tracks": 0, "sources": len(sources[m.id])})["boxes"] += 1
 
     for media_id, boxes in plain_per_media.items():
         m = medias[media_id]
@@ -382,36 +395,6 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     report.notes += [f"label {name}: skeleton template set from the file, {len(t.points)} points "
                      f"({', '.join(t.points)}), {len(t.edges)} limb(s)" for name, t in adopt.items()]
     return ImportPlan(project, marks, report.labels_created, report, plain, adopt)
-
-
-def _label_templates(project: Project, parsed: Parsed, existing: dict[str, str],
-                     report: AnnotationImportReport) -> tuple[dict, dict]:
-    """(label name -> the template its skeletons are read with, label name -> the template the import gives it) for
-    the templates the file gives labels (``parsed.templates``): a label that has the same points already keeps
-    its own; a label with other points keeps them, and the file's skeletons of it are skipped (``_shape_of``)."""
-    own, adopt = {}, {}
-    known = skeleton_templates.known(project)
-    for name, tmpl in parsed.templates.items():
-        have = known.get(skeletons.label_template_name(existing[name])) if name in existing else None
-        if have is None:
-            own[name] = adopt[name] = tmpl
-        elif have.points == tmpl.points:
-            own[name] = have
-        else:
-            report.notes.append(f"label {name} has its own skeleton template ({', '.join(have.points)}), not the "
-                                f"file's ({', '.join(tmpl.points)}): its skeletons are skipped")
-    for name, count in parsed.point_counts.items():   # points the file counts but does not name (YOLO pose)
-        have = known.get(skeletons.label_template_name(existing[name])) if name in existing else None
-        if have is not None:     # the label's own template, when it has as many points; else each line refused
-            own[name] = have if len(have.points) == count else (
-                f"label {name}'s skeleton template has {len(have.points)} points ({', '.join(have.points)}), "
-                f"the file's pose lines {count}; skipped")
-        elif count == len(skeletons.COCO_PERSON.points):
-            own[name] = skeletons.COCO_PERSON
-        else:
-            own[name] = adopt[name] = skeletons.make_template(skeletons.LABEL_OWN,
-                                                             [str(i + 1) for i in range(count)], [])
-    return own, adopt
 
 
 #: Keys compared per read (of the media concerned): bounds the memory of a re-import's check at any size.

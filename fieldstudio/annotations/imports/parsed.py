@@ -54,6 +54,8 @@ class ParsedBox:
     where: str = ""
     shape: tuple[str, tuple[tuple[float, float], ...]] | None = None
     template: str | None = None  # a skeleton's template (``shape`` kind "skeleton"; its absent points None)
+    written_degrees: float | None = None  # an angle's degrees as its file gives them (compared on import)
+    end_frame_index: int | None = None  # a stopwatch's end frame (``shape`` kind "stopwatch", no vertices)
 
     @classmethod
     def made(cls, box: tuple[float, float, float, float], label: str | None, **fields: Any) -> "ParsedBox":

@@ -196,3 +196,28 @@ def test_an_edit_moving_a_state_onto_another_is_refused(ethogram_project):
         state_overlap.change_edit(project, e, walk, subject="B")
     state_overlap.change_edit(project, e, lift, end_frame_index=5).do()
     assert events.list_events(project, VIDEO_ID)[0].end_frame_index == 5
+
+
+def test_a_key_press_is_one_store_session_and_one_commit_and_reads_back_what_it_stored(ethogram_project):
+    from sqlalchemy import event
+
+    project, e = ethogram_project
+    _code(project, e, "lift", 3)
+    seen = {"connections": 0, "commits": 0}
+    for engine in (project.engine, project.read_engine):
+        event.listen(engine, "connect", lambda *_a: seen.__setitem__("connections", seen["connections"] + 1))
+        event.listen(engine, "commit", lambda *_a: seen.__setitem__("commits", seen["commits"] + 1))
+    key = coding.record_key(project, e, VIDEO_ID, "walk", 7, subject="A", coder="ann")  # lift stops, walk starts
+    assert seen == {"connections": 1, "commits": 1}
+    assert key.message == "walk (A) starts on frame 7; lift stops (exclusive)"
+    assert key.events == events.list_events(project, VIDEO_ID)   # both rows, as a later read finds them
+    assert [(x.behaviour, x.frame_index, x.end_frame_index) for x in key.events] == [("lift", 3, 7), ("walk", 7, None)]
+    assert key.touched == {x.id for x in key.events}
+    seen.update(connections=0, commits=0)
+    with pytest.raises(ann.AnnotationError, match="lift from frame 5 refused: A is already lift from frame 3 to 7"):
+        coding.record_key(project, e, VIDEO_ID, "lift", 5, subject="A", coder="ann")
+    assert seen == {"connections": 1, "commits": 0}              # refused: rolled back, nothing stored
+    assert events.list_events(project, VIDEO_ID) == key.events
+    key.edit.undo()                                               # one undo step, as a key press always was
+    (left,) = events.list_events(project, VIDEO_ID)
+    assert (left.behaviour, left.frame_index, left.end_frame_index) == ("lift", 3, None)

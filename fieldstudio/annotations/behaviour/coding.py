@@ -73,7 +73,7 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         return start, message
     stops = [events.stop_edit(project, e, frame_index, found=found) for e in stopped]
     message += "; " + ", ".join(e.behaviour for e in stopped) + " stops (exclusive)"
-    return EditGroup(f"Code {b.name}{who}", [*stops, start]), message
+    return EditGroup(f"Code {b.name}{who}", [*stops, start], project=project), message
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,8 @@ def frame_correction(project: Project, media_id: str, key_edit: Edit, estimate: 
         return None
     for edit in edits:
         edit.text = f"Frame corrected: {estimate} to {frame_index}"
-    return edits[0] if len(edits) == 1 else EditGroup(f"Frame corrected: {estimate} to {frame_index}", edits)
+    return edits[0] if len(edits) == 1 else EditGroup(f"Frame corrected: {estimate} to {frame_index}", edits,
+                                                      project=project)
 
 
 def _recorded_by(edit: Edit) -> tuple[set[str], set[str]]:

@@ -34,6 +34,8 @@ from fieldstudio.store.schema_revisions import (MIGRATIONS, file_revision, head_
                                                 read_only_connection, sqlite_uri)
 
 PROJECT_SUFFIX = ".fieldstudio"
+#: Seconds after a project's last write before its write-ahead log is folded back into the file (``_hold_log_open``).
+CHECKPOINT_AFTER_S = 1.0
 _UPGRADE_LOCK = threading.Lock()
 
 
@@ -71,6 +73,7 @@ class Project:
         # SQLite: one idle connection held while the project is open (see ``_hold_log_open``)
         self._log_holder: sqlite3.Connection | None = None
         self._log_holder_lock = threading.Lock()
+        self._checkpoint_timer: threading.Timer | None = None
         self._unit = threading.local()  # this thread's open unit of work, if any (see ``unit_of_work``)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
@@ -306,14 +309,17 @@ class Project:
                 self._unit.session = None
 
     def _hold_log_open(self) -> None:
-        """Keep one idle connection on a writable project file from its first write until ``close()``.
+        """Keep one idle connection on a writable project file from its first write until ``close()``, and fold the
+        write-ahead log back into the file once writes pause (``CHECKPOINT_AFTER_S``).
 
         Sessions use a connection each (NullPool). When the file's last connection closes, SQLite checkpoints the
-        write-ahead log into the file and deletes it, and the next write makes it afresh: measured at 20-40 ms of
-        a behaviour key press (an insert and a read-back) against 6 ms with this connection held. Held, the log is
-        folded back by SQLite's automatic checkpoints (every 1,000 pages) and by ``close()``. The connection only
-        reads the schema once, so it holds no read snapshot that would stop a checkpoint."""
-        if self._log_holder is not None or self.read_only or self.is_shared:
+        log into the file (an fsync) and deletes it, and the next write makes it afresh: measured at 20-40 ms of a
+        behaviour key press (an insert and a read-back) against 6 ms with this connection held. The checkpoint is
+        not given up, only moved off the write: a passive one on a timer thread after the last write of a burst,
+        so the project file alone holds every change about a second after it (a copy of the file, a crash that
+        leaves the log behind). The connection only reads the schema once, so it holds no read snapshot that would
+        stop a checkpoint."""
+        if self.read_only or self.is_shared:
             return
         with self._log_holder_lock:
             if self._log_holder is None:
@@ -321,6 +327,18 @@ class Project:
                 # a connection opens the file's log and shared memory on its first read, not when made
                 holder.execute("SELECT count(*) FROM sqlite_master").fetchall()
                 self._log_holder = holder
+            if self._checkpoint_timer is not None:
+                self._checkpoint_timer.cancel()
+            self._checkpoint_timer = threading.Timer(CHECKPOINT_AFTER_S, self._fold_log_back)
+            self._checkpoint_timer.daemon = True
+            self._checkpoint_timer.start()
+
+    def _fold_log_back(self) -> None:
+        """A passive checkpoint (it never waits for a writer or a reader: what it cannot copy now, the next does)."""
+        with self._log_holder_lock:
+            if self._log_holder is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._log_holder.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     # -- settings ------------------------------------------------------------------------------------
     @property
@@ -365,6 +383,8 @@ class Project:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         with self._log_holder_lock:
+            if self._checkpoint_timer is not None:
+                self._checkpoint_timer.cancel()
             if self._log_holder is not None:   # the file's last connection: its log is folded back and deleted
                 self._log_holder.close()
                 self._log_holder = None

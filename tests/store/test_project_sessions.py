@@ -97,3 +97,27 @@ def test_the_write_ahead_log_stays_while_the_project_is_open_and_is_folded_back_
     project.close()
     assert sorted(f.name for f in tmp_path.iterdir()) == ["p.fieldstudio"]
     assert [_stored(path, f"k{n}") for n in range(3)] == [0, 1, 2]
+
+
+def test_the_file_alone_holds_each_write_about_a_second_after_it(tmp_path):
+    """The log is folded back off the write (a timer after the last write), so the file copied alone, without its
+    log, holds the write once that timer has run."""
+    import shutil
+    import time
+
+    from fieldstudio.store import project as project_module
+
+    path = tmp_path / "p.fieldstudio"
+    with Project.create(path) as project:
+        project.set_setting("marker", 41)
+        project.set_setting("marker", 42)
+        copied = tmp_path / "alone" / "copy.fieldstudio"
+        copied.parent.mkdir()
+        deadline = time.monotonic() + project_module.CHECKPOINT_AFTER_S + 10
+        while True:
+            shutil.copyfile(path, copied)        # the file alone, as a user's file manager copies it
+            if _stored(copied, "marker") == 42 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert _stored(copied, "marker") == 42
+        assert (tmp_path / "p.fieldstudio-wal").exists()   # still open: the log stays, folded back

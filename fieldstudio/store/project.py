@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
-from fieldstudio.store import location
+from fieldstudio.store import location, log_checkpoints
 from fieldstudio.store.changes import current_user, stamp_changes
 from fieldstudio.store.engine import make_engine, make_pg_engines
 from fieldstudio.store.models import ProjectSetting, utcnow
@@ -73,7 +73,6 @@ class Project:
         # SQLite: one idle connection held while the project is open (see ``_hold_log_open``)
         self._log_holder: sqlite3.Connection | None = None
         self._log_holder_lock = threading.Lock()
-        self._checkpoint_timer: threading.Timer | None = None
         self._unit = threading.local()  # this thread's open unit of work, if any (see ``unit_of_work``)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
@@ -303,6 +302,10 @@ class Project:
             return
         with self.write() as session:
             self._unit.session = session
+            # the session's identity map is weak: rows its reads load are kept for the unit, so reading the same
+            # media or frame again (the check, the insert and the read-back each do) is not another query
+            kept: list[object] = []
+            event.listen(session, "loaded_as_persistent", lambda _s, row: kept.append(row))
             try:
                 yield session
             finally:
@@ -315,26 +318,24 @@ class Project:
         Sessions use a connection each (NullPool). When the file's last connection closes, SQLite checkpoints the
         log into the file (an fsync) and deletes it, and the next write makes it afresh: measured at 20-40 ms of a
         behaviour key press (an insert and a read-back) against 6 ms with this connection held. The checkpoint is
-        not given up, only moved off the write: a passive one on a timer thread after the last write of a burst,
-        so the project file alone holds every change about a second after it (a copy of the file, a crash that
-        leaves the log behind). The connection only reads the schema once, so it holds no read snapshot that would
-        stop a checkpoint."""
+        not given up, only moved off the write: a passive one after the last write of a burst (on one thread for
+        the process, ``store.log_checkpoints``), so the project file alone holds every change about a second after
+        it (a copy of the file, a crash that leaves the log behind). The connection only reads the schema once, so
+        it holds no read snapshot that would stop a checkpoint."""
         if self.read_only or self.is_shared:
             return
-        with self._log_holder_lock:
-            if self._log_holder is None:
-                holder = sqlite3.connect(sqlite_uri(self.path), uri=True, check_same_thread=False)
-                # a connection opens the file's log and shared memory on its first read, not when made
-                holder.execute("SELECT count(*) FROM sqlite_master").fetchall()
-                self._log_holder = holder
-            if self._checkpoint_timer is not None:
-                self._checkpoint_timer.cancel()
-            self._checkpoint_timer = threading.Timer(CHECKPOINT_AFTER_S, self._fold_log_back)
-            self._checkpoint_timer.daemon = True
-            self._checkpoint_timer.start()
+        if self._log_holder is None:
+            with self._log_holder_lock:
+                if self._log_holder is None:
+                    holder = sqlite3.connect(sqlite_uri(self.path), uri=True, check_same_thread=False)
+                    # a connection opens the file's log and shared memory on its first read, not when made
+                    holder.execute("SELECT count(*) FROM sqlite_master").fetchall()
+                    self._log_holder = holder
+        log_checkpoints.after_write(self, CHECKPOINT_AFTER_S)
 
-    def _fold_log_back(self) -> None:
-        """A passive checkpoint (it never waits for a writer or a reader: what it cannot copy now, the next does)."""
+    def fold_log_back(self) -> None:
+        """A passive checkpoint of the write-ahead log into the file (it never waits for a writer or a reader: what
+        it cannot copy now, the next one does); called by ``store.log_checkpoints`` once writes pause."""
         with self._log_holder_lock:
             if self._log_holder is not None:
                 with contextlib.suppress(sqlite3.Error):
@@ -382,9 +383,8 @@ class Project:
         if not self.read_only and not self.is_shared:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        log_checkpoints.forget(self)
         with self._log_holder_lock:
-            if self._checkpoint_timer is not None:
-                self._checkpoint_timer.cancel()
             if self._log_holder is not None:   # the file's last connection: its log is folded back and deleted
                 self._log_holder.close()
                 self._log_holder = None

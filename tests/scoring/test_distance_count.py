@@ -175,10 +175,9 @@ def test_a_broken_ruler_link_leaves_its_distance_unscored_and_a_changed_calibrat
     from fieldstudio.annotations import calibrations
     from fieldstudio.compare.answer_table import load_answers
     from fieldstudio.scoring import service
-    from fieldstudio.store.models import Task
     from fieldstudio.tasks import ground_truth as gt
     from tests.support.annotation_fixtures import PHOTO_ID
-    from tests.support.scoring_fixtures import add_run
+    from tests.support.scoring_fixtures import add_run, add_task
 
     p = media_project
     calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.0)
@@ -186,11 +185,7 @@ def test_a_broken_ruler_link_leaves_its_distance_unscored_and_a_changed_calibrat
     fields = gt.link_fields(p, None, gt.GroundTruthLink("ruler_distance", annotation_id=ruler))
     basis = fields["ground_truth_extra"][gt.BASIS_KEY]
     assert fields["ground_truth"] == "0.44 m" and basis["ruler"] == ruler and basis["length_m"] == pytest.approx(0.436)
-    with p.write() as s:
-        task = Task(external_id="gap", query="How wide is the gap?", source="manual", **fields)
-        s.add(task)
-        s.flush()
-        task_id = task.id
+    task_id = add_task(p, "gap", source="manual", query="How wide is the gap?", **fields)
     add_run(p, "m", {task_id: "0.436 m"})
     assert gt.pending_changes(p) == []
     calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.001)

@@ -1,7 +1,6 @@
 """Annotations: boxes, rulers, time segments, events and tags, each edit one short write transaction.
 
-This is the one service behind the viewer's tools, the annotation list and the exporters (no Qt).
-Rules:
+This is the one service behind the viewer's tools, the annotation list and the exporters (no Qt). Rules:
 
 * Geometry is stored in pixels of the upright full-resolution frame: a box as ``[x1, y1, x2, y2]``
   (clipped to the image), a ruler as ``[[x1, y1], [x2, y2]]``, a polygon, polyline or points mark as its
@@ -15,10 +14,10 @@ Rules:
 * A box with a ``track_id`` is a keyframe of that track (one per frame); boxes on the frames between
   two keyframes are interpolated on read (``annotations.box_tracks``, ``fieldstudio.core.tracks``).
 * Annotations on a media whose file went missing stay and are listed as usual; only reading pixels
-  (exports with images) needs the file.
+  (exports with images) needs the file. Behaviour events' states never overlap (``behaviour.store_rule``).
 
-Errors: NotFound for an unknown media or annotation, AnnotationError for bad input (each message says
-what is wrong and how to fix it), ProjectReadOnly when the project cannot be written.
+Errors: NotFound for an unknown media or annotation, AnnotationError for bad input (each message says what is
+wrong and how to fix it), ProjectReadOnly when the project cannot be written.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from fieldstudio.annotations.behaviour import store_rule
 from fieldstudio.core import shapes, skeletons, tracks
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.store.changes import check_version
@@ -41,6 +41,7 @@ from fieldstudio.store.project import Project
 
 KINDS = ("box", "ruler", "polygon", "polyline", "points", "skeleton", "segment", "event", "tag", "stopwatch",
          "angle")
+store_rule.register()  # the store refuses overlapping behaviour states however they are written
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")

@@ -38,9 +38,12 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
     Use as ``raise fail(...)``. Code 2 is an error; commands use 1 for "ran, but found nothing to do".
     """
+    from fieldstudio.core.file_names import printable_text
+
     err.print("[red]error:[/red] ", end="")
-    # one line, never wrapped: a server's or a library's message may hold line breaks and tabs
-    err.print(" ".join(str(message).split()), markup=False, soft_wrap=True)
+    # one line, never wrapped: a server's or a library's message may hold line breaks and tabs; a path in a folder
+    # whose name is not UTF-8 prints its bytes as \xNN
+    err.print(" ".join(printable_text(str(message)).split()), markup=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -95,8 +98,10 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
 
 def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records.ImportReport
     """Print formats, tasks per category, missing media, unmapped tasks and every problem."""
-    for file, fmt in report.formats.items():
-        out.print(f"{file}: {fmt}", markup=False)
+    from fieldstudio.core.file_names import printable_path
+
+    for file, fmt in report.formats.items():   # a folder whose name is not UTF-8 prints as \xNN, not as "?"
+        out.print(f"{printable_path(file)}: {fmt}", markup=False)
     if report.tasks_imported:
         out.print(f"tasks: {report.created} created, {report.updated} updated"
                   + (f", {report.unchanged} unchanged" if report.unchanged else ""))

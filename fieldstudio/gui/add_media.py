@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from fieldstudio.core.file_names import printable_path
 from fieldstudio.core.wording import plural
 from fieldstudio.gui import workers
 from fieldstudio.media.ingest import add_index_thumbnail
@@ -33,7 +34,8 @@ def summary_text(report: AddReport) -> str:
         lines += [f"  {path.name}: {reason}" for path, reason in report.damaged[:20]]
     if report.unreadable:
         lines.append(f"{len(report.unreadable)} file(s) could not be read:")
-        lines += [f"  {path.name}: {reason}" for path, reason in report.unreadable[:20]]
+        # a name that is not UTF-8 shows its bytes as \xNN (as stored), not as replacement characters
+        lines += [f"  {printable_path(path.name)}: {reason}" for path, reason in report.unreadable[:20]]
         if len(report.unreadable) > 20:
             lines.append(f"  … and {len(report.unreadable) - 20} more")
     return "\n".join(lines)

@@ -32,6 +32,7 @@ from fieldstudio.gui.played_frame_correction import PlayedFrameCorrection
 if TYPE_CHECKING:
     from fieldstudio.gui.panels.behaviour_panel import BehaviourPanel
     from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+    from fieldstudio.annotations.behaviour.coding import KeyRecord
     from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram
     from fieldstudio.gui.timeline import Lane
 
@@ -115,6 +116,7 @@ class BehaviourCoding(QObject):
         window.annotator.edited.connect(self._edited)
         window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
         self._lanes: dict[str, list[Lane]] | None = None  # per subject, None: to be laid out again
+        self._read_back: KeyRecord | None = None  # the key press being pushed: its events as its commit stored them
         self.correction = PlayedFrameCorrection(window)
         window.view_menu.addAction(self.dock.toggleViewAction())
         QApplication.instance().installEventFilter(self)
@@ -189,7 +191,8 @@ class BehaviourCoding(QObject):
         if ids is None or self._panel is None or self._lanes is None:
             self.follow()
             return
-        subjects = self.panel.update_events(ids)
+        key = self._read_back
+        subjects = self.panel.update_events(ids, key.events if key is not None and key.edit is edit else None)
         if not subjects:
             return
         mine = events_by_subject(self.panel.coder_events)
@@ -353,13 +356,19 @@ class BehaviourCoding(QObject):
                                                        coder=self.coder):
             modifiers = self.choose_modifiers(item)
         try:
-            edit, message = coding.code_behaviour(project, self.ethogram(), media.id, item.name, frame,
-                                                  subject=self.subject, modifiers=modifiers, coder=self.coder,
-                                                  found="clock" if picture is not None else "")
-            self.window.annotator.apply_or_raise(edit)
+            # one store session and one commit: the check, the insert and the read-back of what it touched
+            key = coding.record_key(project, self.ethogram(), media.id, item.name, frame, subject=self.subject,
+                                    modifiers=modifiers, coder=self.coder,
+                                    found="clock" if picture is not None else "")
         except FieldstudioError as exc:
             self.window.notify(str(exc))
             return str(exc)
+        edit, message = key.edit, key.message
+        self._read_back = key
+        try:
+            self.window.annotator.push_done(edit)  # the dock takes the events read back (``_edited``)
+        finally:
+            self._read_back = None
         if picture is not None:
             self.correction.submit(project, media, edit, frame, picture)
         self.window.notify(message)

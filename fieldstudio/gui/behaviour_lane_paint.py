@@ -51,7 +51,11 @@ def paint_behaviour_lane(p: QPainter, lane: Any, rect: QRectF, xs_of: Callable[[
             c.setAlpha(230 if closed else 130)
             p.setBrush(c)
             p.drawRects(bars)
-        for k in np.flatnonzero(shown & ((w > 8) | (starts <= index))):
+        # one by one only the bars that get more than their fill: a name (wider than 8 px), the outline of a running
+        # state or of the bar on the frame shown (not every bar started before it: an hour's record, every key)
+        running = np.fromiter((s.end is None for s in segs), dtype=bool, count=len(segs))
+        current = (starts <= index) & (running | (ends >= index))
+        for k in np.flatnonzero(shown & ((w > 8) | running | current)):
             seg = segs[k]
             bar = QRectF(float(x0[k]), rect.top(), float(w[k]), rect.height())
             current = seg.start <= index <= (seg.end if seg.end is not None else index)

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select
 
 from fieldstudio.core import media_roots
 from fieldstudio.core.errors import MediaError, NotFound
-from fieldstudio.core.file_names import printable_path
+from fieldstudio.core.file_names import printable_path, undecodable_name
 from fieldstudio.media import images, video
 from fieldstudio.store.library_rows import resolve_media_path
 from fieldstudio.store.models import DocumentPage, Media, new_id
@@ -68,14 +68,6 @@ def content_kind(path: Path) -> str | None:
         if any(head[at:at + len(magic)] == magic for at, magic in table):
             return kind
     return None
-
-
-def _name_is_utf8(path: Path) -> bool:
-    try:
-        os.fsencode(path).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 @dataclass
@@ -223,8 +215,9 @@ def add_paths(
     two imports of the same files at once store each file once; a file stored as unreadable that reads now
     replaces its unreadable row. Rows are written in short transactions of up to 200.
     Images whose header claims more than ``max_image_pixels`` (width x height; default 250 megapixels)
-    are refused as decompression bombs, and so are files whose name is not valid UTF-8 (the project
-    stores names as text; they are stored as unreadable under ``printable_path`` of the name).
+    are refused as decompression bombs, and so are files whose name, or a folder's on the way, is not valid
+    UTF-8 (the project stores names as text; they are stored as unreadable under ``printable_path`` of the name,
+    the reason naming the folder at fault, ``core.file_names.undecodable_name``).
 
     Returns an AddReport. A file that cannot be read never stops the others: it is reported with
     its reason and stored as ``unreadable``. Raises ProjectReadOnly if the project cannot be written.
@@ -271,8 +264,8 @@ def add_paths(
         if cancelled():
             report.cancelled = True
             break
-        if not _name_is_utf8(path):
-            reason = "its name is not valid UTF-8 (rename the file to import it)"
+        reason = undecodable_name(path)
+        if reason is not None:
             report.unreadable.append((path, reason))
             shown = printable_path(stored_path(project, path))
             if shown not in known_unreadable:

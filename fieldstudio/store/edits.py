@@ -13,9 +13,14 @@ sees one "Calibrate" in the Edit menu and one Ctrl+Z takes back both.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fieldstudio.core.errors import FieldstudioError
+
+if TYPE_CHECKING:
+    from fieldstudio.store.project import Project
 
 
 class Edit:
@@ -36,18 +41,27 @@ class Edit:
 class EditGroup(Edit):
     """Several edits done in order and undone in reverse order, as one undo step.
 
-    Each member still commits its own transaction (the members are ordinary edits). If a member's
+    Each member commits its own transaction (the members are ordinary edits; but see ``project``). If a member's
     ``do()`` raises, the members already done in this call are undone (newest first) before the error
     propagates, so a failed group leaves the project as it was. ``undo()`` undoes every member,
-    newest first. ``text`` is what the Edit menu shows.
+    newest first. ``text`` is what the Edit menu shows. Given the ``project`` its members write to, the group is
+    done and undone in one unit of work (``Project.unit_of_work``): one commit, and the store's checks judge
+    where the members end together, not each step (moving a stop and the next start past each other).
     """
 
-    def __init__(self, text: str, edits: Sequence[Edit]):
+    def __init__(self, text: str, edits: Sequence[Edit], *, project: Project | None = None):
         if not edits:
             raise FieldstudioError("an edit group needs at least one edit")
-        self.text, self.edits = text, list(edits)
+        self.text, self.edits, self.project = text, list(edits), project
+
+    def _unit(self) -> contextlib.AbstractContextManager:
+        return self.project.unit_of_work() if self.project is not None else contextlib.nullcontext()
 
     def do(self) -> None:
+        with self._unit():
+            self._do()
+
+    def _do(self) -> None:
         done: list[Edit] = []
         try:
             for edit in self.edits:
@@ -59,5 +73,6 @@ class EditGroup(Edit):
             raise
 
     def undo(self) -> None:
-        for edit in reversed(self.edits):
-            edit.undo()
+        with self._unit():
+            for edit in reversed(self.edits):
+                edit.undo()

@@ -14,7 +14,8 @@ Link kinds and the value they give (texts chosen so ``core/matchers.py`` reads t
 =====================  ====================================================================================
 ``ruler_distance``     a ruler's length in metres with the calibration that applies now
                        (``calibrations.measure_ruler``; scale or floor homography): ``"2.35 m"`` (2 decimals).
-                       A ruler without calibration gives no value.
+                       A ruler without calibration gives no value. As for ``polygon_area``, the value keeps which
+                       ruler, which calibration and the unrounded length (:func:`ruler_basis`).
 ``segment_range``      a closed segment's start and end in seconds after the video's first frame (PTS from the
                        frame table minus the first frame's: the clock of the timestamps sent with frames and of
                        a typed reference): ``"from 00:00:01.200 to 00:00:03.500"`` (millisecond precision).
@@ -217,7 +218,8 @@ def compute(project: Project, link: GroundTruthLink) -> LinkedValue:
         m = cal.measure_ruler(project, rec.id)
         if m.metres is None:
             return LinkedValue(False, None, None, f"the ruler reads {m.pixels:.1f} px only: {m.how}")
-        return LinkedValue(True, f"{m.metres:.2f} m", m.metres, f"{name}: {m.metres:.4f} m ({m.how})")
+        return LinkedValue(True, f"{m.metres:.2f} m", m.metres, f"{name}: {m.metres:.4f} m ({m.how})",
+                           ruler_basis(rec, cal.calibration_in_use(project, rec.media_id), m.metres))
     # one clock for every time: seconds after the video's first frame (a stream may start at PTS 1.5 s)
     origin = (video_index.first_frame_seconds(project, rec.media_id) or 0.0) if rec.pts_seconds is not None else 0.0
     if link.kind == "event_time":
@@ -266,40 +268,55 @@ def _zone_value(project: Project, link: GroundTruthLink, rec: ann.AnnotationReco
     return LinkedValue(True, "yes" if answer else "no", answer, check.explain(mode))
 
 
+def _sha(payload: Any) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _calibration_basis(calibration: cal.CalibrationRecord | None) -> dict[str, Any]:
+    return {"calibration": None if calibration is None else calibration.id,
+            "calibration_sha256": None if calibration is None else _sha(
+                [calibration.kind, calibration.points, calibration.length_m, calibration.width_m,
+                 calibration.depth_m])}
+
+
 def basis_of(rec: ann.AnnotationRecord, measure: Any) -> dict[str, Any]:
     """What a polygon's area was measured from: ``polygon`` (its id), ``polygon_sha256`` (of its frame and
     vertices), ``calibration`` (the id of the calibration that measured it), ``calibration_sha256`` (of its kind,
     points and lengths) and ``area_m2`` unrounded. Stored with the ground truth (``BASIS_KEY``) so that a change
     of the polygon or the calibration is seen even when the area's text, rounded to 0.01 m², does not change."""
-    import hashlib
-    import json
+    return {"polygon": rec.id, "polygon_sha256": _sha([rec.frame_index, rec.geometry]),
+            **_calibration_basis(measure.calibration), "area_m2": measure.area_m2}
 
-    def sha(payload: Any) -> str:
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
-    calibration = measure.calibration
-    return {"polygon": rec.id, "polygon_sha256": sha([rec.frame_index, rec.geometry]),
-            "calibration": None if calibration is None else calibration.id,
-            "calibration_sha256": None if calibration is None else sha(
-                [calibration.kind, calibration.points, calibration.length_m, calibration.width_m,
-                 calibration.depth_m]),
-            "area_m2": measure.area_m2}
+def ruler_basis(rec: ann.AnnotationRecord, calibration: cal.CalibrationRecord | None, metres: float) -> dict[str, Any]:
+    """What a ruler's length was measured from, as :func:`basis_of` for a polygon: ``ruler`` (its id),
+    ``ruler_sha256`` (of its frame and ends), ``calibration`` and ``calibration_sha256`` (the calibration in use
+    that measured it) and ``length_m`` unrounded: a moved end or another calibration is a pending change even when
+    the length's text, rounded to the centimetre, does not change."""
+    return {"ruler": rec.id, "ruler_sha256": _sha([rec.frame_index, rec.geometry]), **_calibration_basis(calibration),
+            "length_m": metres}
 
 
 def _basis_change(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
     """Why a value whose text did not change is still a change: "the polygon's vertices changed" ..."""
+    ruler = "ruler" in after
     if not before:
-        return "the ground truth keeps what it is measured from (polygon, calibration, unrounded area) from now on"
-    what = [text for key, text in (("polygon_sha256", "the polygon's vertices"),
+        return (f"the ground truth keeps what it is measured from ({'ruler' if ruler else 'polygon'}, calibration, "
+                f"unrounded {'length' if ruler else 'area'}) from now on")
+    what = [text for key, text in (("polygon_sha256", "the polygon's vertices"), ("ruler_sha256", "the ruler's ends"),
                                    ("calibration", "the calibration in use"),
                                    ("calibration_sha256", "the calibration's points or lengths"))
             if before.get(key) != after.get(key)]
     if "the calibration in use" in what and "the calibration's points or lengths" in what:
         what.remove("the calibration's points or lengths")
-    area = after.get("area_m2")
-    was = before.get("area_m2")
+    key, unit, rounding = ("length_m", "m", "1 cm") if ruler else ("area_m2", "m²", "0.01 m²")
+    value, was = after.get(key), before.get(key)
     return (f"{' and '.join(what) or 'what it was measured from'} changed"
-            + (f" ({was:.4f} → {area:.4f} m², the same to 0.01 m²)" if isinstance(was, float) and area else ""))
+            + (f" ({was:.4f} → {value:.4f} {unit}, the same to {rounding})" if isinstance(was, float) and value
+               else ""))
 
 
 def link_of(ground_truth_extra: dict[str, Any] | None) -> GroundTruthLink | None:
@@ -450,4 +467,5 @@ def refresh_linked(project: Project, task_ids: Iterable[str] | None = None) -> l
 
 __all__ = ["LINK_KINDS", "COUNT_MODES", "ANSWER_TYPE_OF", "GroundTruthLink", "LinkedValue", "LinkError",
            "GroundTruthChange", "compute", "count_value", "link_of", "link_fields", "refresh_linked", "clock",
-           "pending_changes", "apply_changes", "lock_reason", "unlock_fields", "UNLOCKED_KEY", "BASIS_KEY", "basis_of"]
+           "pending_changes", "apply_changes", "lock_reason", "unlock_fields", "UNLOCKED_KEY", "BASIS_KEY", "basis_of",
+           "ruler_basis"]

@@ -139,17 +139,21 @@ def test_coding_on_an_earlier_frame_is_refused_when_it_would_overlap_the_record(
     _code(project, e, "lift", 3, coder="bob")
 
 
-def test_a_stop_that_would_swallow_a_later_interval_is_refused(ethogram_project):
-    """An open state (imported or left running) stopped past an interval recorded after its start."""
+def test_an_open_state_swallowing_a_later_interval_is_refused_by_the_store_itself(ethogram_project):
+    """An open state started before an interval recorded after it (as a raw write, an import or an old file could
+    make it): refused when stored, whatever wrote it, so a stop can never swallow that interval."""
     project, e = ethogram_project
     events.add_event_edit(project, VIDEO_ID, "walk", "state", 10, subject="A", coder="ann",
                           end_frame_index=15).do()
-    events.add_event_edit(project, VIDEO_ID, "lift", "state", 2, subject="A", coder="ann").do()   # running
-    with pytest.raises(ann.AnnotationError, match="lift from frame 2 to 20 refused: A is already walk from frame "
-                                                  "10 to 15"):
-        _code(project, e, "lift", 20)
-    _, message = _code(project, e, "lift", 10)       # stopping where walk starts is fine
-    assert message == "lift (A) stops on frame 10"
+    running = events.add_event_edit(project, VIDEO_ID, "lift", "state", 2, subject="A", coder="ann")
+    with pytest.raises(ann.AnnotationError, match="^lift from frame 2 refused: A is already walk from frame 10 to 15"):
+        running.do()
+    assert [(x.behaviour, x.frame_index, x.end_frame_index) for x in events.list_events(project, VIDEO_ID)] == [
+        ("walk", 10, 15)]
+    with pytest.raises(ann.AnnotationError, match="^lift from frame 2 refused: A is already walk from frame 10"):
+        _code(project, e, "lift", 2)                 # by key too (coding's own check names it first)
+    _, message = _code(project, e, "lift", 15)       # starting where walk stops is fine
+    assert message == "lift (A) starts on frame 15"
 
 
 def test_random_codings_never_give_a_subject_over_100_percent_of_a_group(ethogram_project):
@@ -196,3 +200,28 @@ def test_an_edit_moving_a_state_onto_another_is_refused(ethogram_project):
         state_overlap.change_edit(project, e, walk, subject="B")
     state_overlap.change_edit(project, e, lift, end_frame_index=5).do()
     assert events.list_events(project, VIDEO_ID)[0].end_frame_index == 5
+
+
+def test_a_key_press_is_one_store_session_and_one_commit_and_reads_back_what_it_stored(ethogram_project):
+    from sqlalchemy import event
+
+    project, e = ethogram_project
+    _code(project, e, "lift", 3)
+    seen = {"connections": 0, "commits": 0}
+    for engine in (project.engine, project.read_engine):
+        event.listen(engine, "connect", lambda *_a: seen.__setitem__("connections", seen["connections"] + 1))
+        event.listen(engine, "commit", lambda *_a: seen.__setitem__("commits", seen["commits"] + 1))
+    key = coding.record_key(project, e, VIDEO_ID, "walk", 7, subject="A", coder="ann")  # lift stops, walk starts
+    assert seen == {"connections": 1, "commits": 1}
+    assert key.message == "walk (A) starts on frame 7; lift stops (exclusive)"
+    assert key.events == events.list_events(project, VIDEO_ID)   # both rows, as a later read finds them
+    assert [(x.behaviour, x.frame_index, x.end_frame_index) for x in key.events] == [("lift", 3, 7), ("walk", 7, None)]
+    assert key.touched == {x.id for x in key.events}
+    seen.update(connections=0, commits=0)
+    with pytest.raises(ann.AnnotationError, match="lift from frame 5 refused: A is already lift from frame 3 to 7"):
+        coding.record_key(project, e, VIDEO_ID, "lift", 5, subject="A", coder="ann")
+    assert seen == {"connections": 1, "commits": 0}              # refused: rolled back, nothing stored
+    assert events.list_events(project, VIDEO_ID) == key.events
+    key.edit.undo()                                               # one undo step, as a key press always was
+    (left,) = events.list_events(project, VIDEO_ID)
+    assert (left.behaviour, left.frame_index, left.end_frame_index) == ("lift", 3, None)

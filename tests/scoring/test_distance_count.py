@@ -164,3 +164,44 @@ def test_a_linked_ruler_is_compared_unrounded_not_as_its_centimetre_text(media_p
     assert (d.loc["exact", "value"], d.loc["text", "value"]) == (1.0, 0.0)
     assert d.loc["text", "explanation"].startswith("0.4400 m vs 0.4360 m (")
     assert d.loc["text", "explanation"].endswith("check error 0.001 m → tolerance ±0.002 m): wrong, off by +0.0040 m")
+
+
+def test_a_broken_ruler_link_leaves_its_distance_unscored_and_a_changed_calibration_is_pending(media_project):
+    """As fs-area for a polygon: 1.00 m over 1000 px, the ruler (0,0)-(0,436) is 0.436 m, "0.44 m". The calibration
+    re-saved as 1.001 m over 1000 px gives 0.436436 m, still "0.44 m" to the centimetre, yet a pending change (the
+    calibration's lengths changed); the calibration deleted, the ruler reads pixels only and the answer that matched
+    is left unscored; the ruler deleted, likewise."""
+    from fieldstudio.annotations import annotation_records as ann
+    from fieldstudio.annotations import calibrations
+    from fieldstudio.compare.answer_table import load_answers
+    from fieldstudio.scoring import service
+    from fieldstudio.tasks import ground_truth as gt
+    from tests.support.annotation_fixtures import PHOTO_ID
+    from tests.support.scoring_fixtures import add_run, add_task
+
+    p = media_project
+    calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.0)
+    ruler = ann.add_ruler(p, PHOTO_ID, (0, 0), (0, 436))
+    fields = gt.link_fields(p, None, gt.GroundTruthLink("ruler_distance", annotation_id=ruler))
+    basis = fields["ground_truth_extra"][gt.BASIS_KEY]
+    assert fields["ground_truth"] == "0.44 m" and basis["ruler"] == ruler and basis["length_m"] == pytest.approx(0.436)
+    task_id = add_task(p, "gap", source="manual", query="How wide is the gap?", **fields)
+    add_run(p, "m", {task_id: "0.436 m"})
+    assert gt.pending_changes(p) == []
+    calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.001)
+    (change,) = gt.pending_changes(p)
+    assert change.ok and change.old == change.new == "0.44 m"
+    assert change.explanation.endswith("the calibration's points or lengths changed (0.4360 → 0.4364 m, the same to "
+                                       "1 cm)")
+    calibrations.delete_calibration(p, calibrations.calibration_for(p, PHOTO_ID, "scale").id)
+    (change,) = gt.pending_changes(p)
+    assert not change.ok and change.new == change.old == "0.44 m"
+    assert change.explanation.startswith("the ruler reads 436.0 px only")
+    service.score_answers(p, "fs-distance")
+    d = load_answers(p, "fs-distance").set_index("external_id")
+    assert d.loc["gap", "value"] is None or d.loc["gap", "value"] != d.loc["gap", "value"]   # NaN: unscored
+    assert d.loc["gap", "explanation"].startswith("the ground truth cannot be measured: the ruler reads 436.0 px only")
+    calibrations.save_calibration(p, "scale", [(0, 0), (1000, 0)], media_id=PHOTO_ID, length_m=1.0)
+    ann.delete(p, ruler)
+    (change,) = gt.pending_changes(p)
+    assert not change.ok and change.explanation == "the linked ruler was deleted; undo the delete or unlink"

@@ -102,9 +102,8 @@ def _read_events(project: Project, media_id: str, where: list) -> list[Behaviour
             raise NotFound(f"no media with id {media_id!r}")
         rows = s.execute(q).all()
         tick = float(Fraction(media.time_base_num or 1, media.time_base_den or 1))
-        first = s.scalar(select(FrameIndexRow.pts).where(FrameIndexRow.media_id == media_id,
-                                                         FrameIndexRow.frame_index == 0))
-    origin = float(first) * tick if first is not None else 0.0
+        first = s.get(FrameIndexRow, (media_id, 0))  # by key: read once per session (a key press reads several)
+    origin = float(first.pts) * tick if first is not None else 0.0
     out = []
     for id_, attrs, frame, pts, end_frame, end_pts, author, version in rows:
         attrs = attrs or {}
@@ -136,15 +135,7 @@ def state_events(project: Project, media_id: str, *, coder: str, subject: str, b
 def running_events(project: Project, media_id: str, *, coder: str) -> list[BehaviourEvent]:
     """``coder``'s state events on ``media_id`` that are still running (read alone: a key press asks this, and a
     video may hold thousands of closed events)."""
-    q = select(Annotation).where(Annotation.media_id == media_id, Annotation.kind == KIND,
-                                 Annotation.end_frame_index.is_(None), Annotation.author == coder,
-                                 Annotation.deleted.is_(False)).order_by(Annotation.frame_index, Annotation.created_at)
-    with project.read() as s:
-        rows = ann.select_records(s, q)
-    if not rows:
-        return []
-    origin = first_frame_seconds(project, media_id) or 0.0
-    return [_event(r, origin) for r in rows]
+    return _read_events(project, media_id, [Annotation.end_frame_index.is_(None), Annotation.author == coder])
 
 
 def get_event(project: Project, event_id: str) -> BehaviourEvent:

@@ -23,11 +23,13 @@ the key recorded (a start, a point, a stop, the exclusive stops) to that frame, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
 from fieldstudio.annotations.behaviour import state_overlap
+from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
 from fieldstudio.annotations.behaviour.ethogram import Behaviour, Ethogram, EthogramError
-from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation
+from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation, annotation_ids_of
 from fieldstudio.store.edits import Edit, EditGroup
 from fieldstudio.store.project import Project
 
@@ -71,7 +73,34 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         return start, message
     stops = [events.stop_edit(project, e, frame_index, found=found) for e in stopped]
     message += "; " + ", ".join(e.behaviour for e in stopped) + " stops (exclusive)"
-    return EditGroup(f"Code {b.name}{who}", [*stops, start]), message
+    return EditGroup(f"Code {b.name}{who}", [*stops, start], project=project), message
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """What one key press stored (:func:`record_key`): ``edit`` (done: one undo step), ``message`` (its one line),
+    ``touched`` (the ids of the events it created or changed) and ``events`` (those events as stored, read back in
+    the same transaction)."""
+
+    edit: Edit
+    message: str
+    touched: frozenset[str]
+    events: list[BehaviourEvent]
+
+
+def record_key(project: Project, ethogram: Ethogram, media_id: str, behaviour: str, frame_index: int, *,
+               subject: str = "", modifiers: Sequence[str] = (), coder: str, found: str = "") -> KeyRecord:
+    """:func:`code_behaviour` and its edit done, in one store session and one commit (``Project.unit_of_work``):
+    what the state may overlap is read, checked and written under one write lock, and the touched events are
+    read back in the same transaction (a window redraws only them). Raises as :func:`code_behaviour` (nothing
+    stored), and ProjectReadOnly."""
+    with project.unit_of_work():
+        edit, message = code_behaviour(project, ethogram, media_id, behaviour, frame_index, subject=subject,
+                                       modifiers=modifiers, coder=coder, found=found)
+        edit.do()
+        touched = annotation_ids_of(edit) or frozenset()
+        read = events.events_with_ids(project, media_id, touched)
+    return KeyRecord(edit, message, touched, read)
 
 
 def starts_or_records(project: Project, behaviour: Behaviour, media_id: str, *, subject: str, coder: str) -> bool:
@@ -102,7 +131,8 @@ def frame_correction(project: Project, media_id: str, key_edit: Edit, estimate: 
         return None
     for edit in edits:
         edit.text = f"Frame corrected: {estimate} to {frame_index}"
-    return edits[0] if len(edits) == 1 else EditGroup(f"Frame corrected: {estimate} to {frame_index}", edits)
+    return edits[0] if len(edits) == 1 else EditGroup(f"Frame corrected: {estimate} to {frame_index}", edits,
+                                                      project=project)
 
 
 def _recorded_by(edit: Edit) -> tuple[set[str], set[str]]:

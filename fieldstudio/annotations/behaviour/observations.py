@@ -255,5 +255,5 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
         edits.insert(0, eth.SetEthogram(project, ethogram, text="Add imported behaviours"))
     report.problems.extend(past_end)
     if edits:
-        report.edit = EditGroup(f"Import {report.events} behaviour event(s)", edits)
+        report.edit = EditGroup(f"Import {report.events} behaviour event(s)", edits, project=project)
     return report

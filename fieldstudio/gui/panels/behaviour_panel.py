@@ -291,15 +291,19 @@ class BehaviourPanel(QWidget):
         self._follow_coders()
         self._budget_changed()
 
-    def update_events(self, ids: Iterable[str]) -> set[str]:
+    def update_events(self, ids: Iterable[str], read: list[BehaviourEvent] | None = None) -> set[str]:
         """Read again only the events ``ids`` (those one edit created, changed or deleted: a key press, an undo)
-        and change their rows; the subjects whose events changed."""
+        and change their rows; the subjects whose events changed. ``read``: those of ``ids`` that are live on the
+        video, as already read back by the edit's own transaction (a key press), instead of reading them here."""
         from fieldstudio.annotations.behaviour import behaviour_events
 
         if self.project is None or self.media is None:
             return set()
         ids = list(ids)
-        read = behaviour_events.events_with_ids(self.project, self.media.id, ids)
+        if read is None:
+            read = behaviour_events.events_with_ids(self.project, self.media.id, ids)
+        else:
+            read = [e for e in read if e.media_id == self.media.id]
         self._video_coders |= {e.coder for e in read}
         subjects = self.model.update(ids, self._shown(read))
         if subjects or not self._video_coders <= set(self._coders):

@@ -14,6 +14,9 @@ independent check: twice its error (a known length measured through the calibrat
 LengthCheck``; ``TaskInputs.context["check_error_m"]``), since the ruler and the check both carry that error;
 without a check it is the stated default, ``default_tolerance_pct`` of the ground truth (5 %). The explanation
 names the ruler and calibration the ground truth came from (``context["derived_from"]``) and the tolerance used.
+While the link gives no value (the ruler was deleted, no calibration applies to it any more, an end is beyond the
+floor's horizon: ``context["derived_broken"]``) the answer is left unscored, "the ground truth cannot be measured",
+as ``fs-area`` does, not scored against the length stored before.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ def _inputs(task: TaskInputs, answer: AnswerInputs, params: Mapping[str, Any]) -
     if not task.ground_truth:
         return "the task has no ground truth"
     context = task.context or {}
+    if context.get("derived_broken"):   # the stored length is no longer what its ruler gives: not scored against it
+        return f"the ground truth cannot be measured: {context['derived_broken']}"
     return Arguments((task.ground_truth, answer.raw_text),
                      {"default_tolerance_pct": float(params.get("default_tolerance_pct", 5.0)),
                       "check_error_m": context.get("check_error_m"), "derived_from": context.get("derived_from"),

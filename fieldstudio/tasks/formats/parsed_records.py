@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fieldstudio.core.file_names import printable_path
 from fieldstudio.core.json_limits import JsonLimitError, load_json
 
 ANSWER_TYPES = ("distance", "time_range", "time", "count", "json_report", "yes_no", "free_text")
@@ -116,7 +117,8 @@ class ImportProblem:
     severity: str = "error"
 
     def __str__(self) -> str:
-        where = f"{self.file} [{self.record}]" if self.record else self.file
+        file = printable_path(self.file)  # bytes that are not UTF-8 (a folder's name) as \xNN
+        where = f"{file} [{self.record}]" if self.record else file
         return f"{self.severity}: {where}: {self.message}"
 
 

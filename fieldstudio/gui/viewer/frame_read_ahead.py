@@ -24,7 +24,8 @@ class FrameReadAhead:
     """The read-ahead of one window's ``ViewState``: use :meth:`of` (one per state, made on first use)."""
 
     def __init__(self, state: ViewState):
-        self.state = state
+        # weak: the state's event holds this object, and the registry's entry must go with the state
+        self._state = weakref.ref(state)
         # ((project, media id, frame), contents, the parts that took it)
         self._ahead: tuple[tuple, FrameContents, set[str]] | None = None
         state.events.frame_decoding.connect(self._decoding)
@@ -40,7 +41,8 @@ class FrameReadAhead:
     def _decoding(self, index: int | None) -> None:
         from fieldstudio.annotations.frame_contents import read_frame
 
-        media, project = self.state.media, self.state.project
+        state = self._state()
+        media, project = (state.media, state.project) if state is not None else (None, None)
         if index is None or media is None or project is None or media.kind != "video":
             return
         self._ahead = None  # a failed read leaves nothing of the frame before

@@ -15,6 +15,10 @@ import time
 # this clone's fieldstudio, not an installed one (os.path: pathlib is not imported yet in the bare window)
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+# releases measured, each beside its reference: one decode swings 3x within a minute on two loaded cores, and with
+# 20 the ratio of the medians ranged 1.03-2.02 over five runs at load 6-8; 40 pairs make the medians steadier
+RELEASES = 40
+
 
 def child_bare() -> None:
     from PySide6.QtCore import QTimer
@@ -89,7 +93,7 @@ def child_window(project_path: str) -> None:
 
 def child_release(project_path: str) -> None:
     """The exact frame after a playhead release: time from the release (``timeline.released``) to the exact
-    frame being shown, on 20 random indices of the project's first video; beside each, the reference: a lone
+    frame being shown, on ``RELEASES`` random indices of the project's first video; beside each, the reference: a lone
     ``FrameReader`` of the same clip getting the same index in this process, with the window idle (first or
     second in turn: the second decode of a frame finds warm caches). Interleaved,
     both are measured under the same load (two cores shared with other work swing a decode 2-3x within a
@@ -122,7 +126,7 @@ def child_release(project_path: str) -> None:
     clip = library.require_file(w.view.loader.source.project, w.view.video.media)
     reference = frame_reader.FrameReader(clip, decoded_table.build_frame_table(clip))
     table = w.view.video.table
-    indices = random.Random(11).sample(range(len(table)), 20)
+    indices = random.Random(11).sample(range(len(table)), RELEASES)
     latencies, ra = [], []
 
     def release(i: int) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.annotations.annotation_records import (AnnotationError, AnnotationRecord, get_annotation,
@@ -24,8 +24,8 @@ from fieldstudio.core import tracks
 from fieldstudio.store.models import Annotation
 from fieldstudio.store.project import Project
 
-__all__ = ["next_track_id", "track_keyframes", "track_boxes", "FrameBox", "boxes_on_frame", "make_keyframe",
-           "copy_box"]
+__all__ = ["next_track_id", "track_keyframes", "track_boxes", "FrameBox", "boxes_on_frame", "frame_boxes",
+           "keyframes_around", "make_keyframe", "copy_box"]
 
 
 def _top_track_id(s: Session, media_id: str) -> int:
@@ -93,26 +93,29 @@ def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> 
     Reads only the boxes on the frame and, per track, the keyframes just before and after it, so
     stepping through a long video with many boxes stays quick.
     """
+    with project.read() as s:
+        return frame_boxes(s, media_id, frame_index)
+
+
+def frame_boxes(s: Session, media_id: str, frame_index: int | None) -> list[FrameBox]:
+    """:func:`boxes_on_frame` in the open session ``s`` (two queries, three when a track spans the frame), for a
+    caller that reads more of the frame in the same session (``annotations.frame_contents``)."""
     live_boxes = (Annotation.media_id == media_id) & (Annotation.kind == "box") & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
-    with project.read() as s:
-        here = select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
-        out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes, r.version)
-               for r in here]
-        if frame_index is None:
-            return out
-        keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
-        before = dict(s.execute(select(Annotation.track_id, func.max(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index < frame_index).group_by(Annotation.track_id)).all())
-        after = dict(s.execute(select(Annotation.track_id, func.min(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index > frame_index).group_by(Annotation.track_id)).all())
-        drawn = {b.track_id for b in out if b.track_id is not None}
-        spans = {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
-        if not spans:
-            return out
-        frames = sorted({f for span in spans.values() for f in span})
-        keys = select_records(s, select(Annotation).where(
-            keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(frames)))
+    here = select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
+    out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes, r.version)
+           for r in here]
+    if frame_index is None:
+        return out
+    keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
+    before, after = keyframes_around(s, keyed, frame_index)
+    drawn = {b.track_id for b in out if b.track_id is not None}
+    spans = {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
+    if not spans:
+        return out
+    frames = sorted({f for span in spans.values() for f in span})
+    keys = select_records(s, select(Annotation).where(
+        keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(frames)))
     by_key = {(r.track_id, r.frame_index): r for r in keys}
     for track_id in sorted(spans):
         f0, f1 = spans[track_id]
@@ -120,6 +123,16 @@ def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> 
         box = tracks.interpolate_track([(f0, k0.geometry), (f1, k1.geometry)], [frame_index])[frame_index].box
         out.append(FrameBox(None, track_id, k0.label_id, k0.label_name, box, False, k0.attributes))
     return out
+
+
+def keyframes_around(s: Session, keyed, frame_index: int) -> tuple[dict[int, int], dict[int, int]]:  # noqa: ANN001
+    """({track: its last keyframe before ``frame_index``}, {track: its first keyframe after it}) among the
+    annotations the SQL condition ``keyed`` selects, in one grouped query (was one query each way)."""
+    rows = s.execute(select(Annotation.track_id,
+                            func.max(case((Annotation.frame_index < frame_index, Annotation.frame_index))),
+                            func.min(case((Annotation.frame_index > frame_index, Annotation.frame_index))))
+                     .where(keyed).group_by(Annotation.track_id)).all()
+    return ({t: f for t, f, _ in rows if f is not None}, {t: f for t, _, f in rows if f is not None})
 
 
 def make_keyframe(project: Project, media_id: str, track_id: int, frame_index: int,

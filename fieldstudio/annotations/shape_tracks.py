@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from fieldstudio.annotations import box_tracks
 from fieldstudio.annotations.annotation_records import (AnnotationError, AnnotationRecord, get_annotation,
@@ -71,22 +72,25 @@ def shapes_on_frame(project: Project, media_id: str, frame_index: int | None) ->
     """Every polygon, polyline, points mark and skeleton to draw on a frame (None: a photo): those stored there, and
     the interpolated shapes of the tracks spanning it. A keyframe next to frames left uninterpolated carries the
     reason in ``note``. Reads the shapes on the frame and, per track, the keyframes just before and after it."""
+    with project.read() as s:
+        return frame_shapes(s, media_id, frame_index)
+
+
+def frame_shapes(s: Session, media_id: str, frame_index: int | None) -> list[FrameShape]:
+    """:func:`shapes_on_frame` in the open session ``s`` (two queries, three when a track has a keyframe on either
+    side), for a caller that reads more of the frame in the same session (``annotations.frame_contents``)."""
     live = (Annotation.media_id == media_id) & Annotation.kind.in_(SHAPE_TRACK_KINDS) & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
-    with project.read() as s:
-        here = select_records(s, select(Annotation).where(live, frame_cond).order_by(Annotation.created_at))
-        if frame_index is None:
-            return [_stored(r) for r in here]
-        keyed = live & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
-        before = dict(s.execute(select(Annotation.track_id, func.max(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index < frame_index).group_by(Annotation.track_id)).all())
-        after = dict(s.execute(select(Annotation.track_id, func.min(Annotation.frame_index)).where(
-            keyed, Annotation.frame_index > frame_index).group_by(Annotation.track_id)).all())
-        wanted = {(t, f) for t, f in before.items()} | {(t, f) for t, f in after.items()}
-        frames = sorted({f for _t, f in wanted})
-        near = select_records(s, select(Annotation).where(
-            keyed, Annotation.track_id.in_(sorted({t for t, _f in wanted})), Annotation.frame_index.in_(frames))) \
-            if wanted else []
+    here = select_records(s, select(Annotation).where(live, frame_cond).order_by(Annotation.created_at))
+    if frame_index is None:
+        return [_stored(r) for r in here]
+    keyed = live & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
+    before, after = box_tracks.keyframes_around(s, keyed, frame_index)
+    wanted = {(t, f) for t, f in before.items()} | {(t, f) for t, f in after.items()}
+    frames = sorted({f for _t, f in wanted})
+    near = select_records(s, select(Annotation).where(
+        keyed, Annotation.track_id.in_(sorted({t for t, _f in wanted})), Annotation.frame_index.in_(frames))) \
+        if wanted else []
     by_key = {(r.track_id, r.frame_index): r for r in near}
     out: list[FrameShape] = []
     drawn = set()

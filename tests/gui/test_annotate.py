@@ -291,20 +291,23 @@ def test_esc_clears_the_tool_hint(window, qtbot):
 
 def test_the_marks_of_the_frame_asked_for_are_read_while_it_decodes_and_an_edit_meanwhile_is_drawn(
         window, qtbot, monkeypatch):
-    """Releasing the playhead asks for an exact frame: its boxes are read at once (the decoder works on its own
-    thread meanwhile) and drawn from that read when the picture arrives. A box added before the picture arrives
-    is drawn too: an edit drops the read made before it."""
-    from fieldstudio.annotations import box_tracks
+    """Releasing the playhead asks for an exact frame: its boxes (and its tags, in the same read) are read at once
+    (the decoder works on its own thread meanwhile) and drawn from that read when the picture arrives. A box added
+    before the picture arrives is drawn too: an edit drops the read made before it."""
+    from fieldstudio.annotations import frame_contents, rows
 
     open_media(window, qtbot, "cfr_bframes.mp4")
     p, mid = window.state.project, window.state.media.id
-    reads = []
-    real = box_tracks.boxes_on_frame
-    monkeypatch.setattr(box_tracks, "boxes_on_frame", lambda *a: reads.append(a[2]) or real(*a))
+    reads, tag_reads = [], []
+    real = frame_contents.read_frame
+    monkeypatch.setattr(frame_contents, "read_frame", lambda *a: reads.append(a[2]) or real(*a))
+    real_tags = rows.tags_at
+    monkeypatch.setattr(rows, "tags_at", lambda *a: tag_reads.append(a[2]) or real_tags(*a))
     window.view.timeline.released.emit(12)
     assert reads == [12] and window.state.frame_decoding == 12      # read before the picture is decoded
     qtbot.waitUntil(lambda: window.state.frame_index == 12 and window.state.frame_exact, timeout=10000)
-    assert reads == [12] and window.state.frame_decoding is None   # the picture drew the marks read ahead
+    # the picture drew the marks, and the tags panel listed the tags, from the one read made ahead
+    assert reads == [12] and tag_reads == [] and window.state.frame_decoding is None
 
     window.view.timeline.released.emit(20)
     assert reads[-1] == 20

@@ -410,24 +410,31 @@ def test_tags_frame_and_media(qtbot, demo_project):
 
 def test_tags_of_the_frame_being_decoded_are_read_ahead_and_a_tag_added_meanwhile_is_shown(qtbot, demo_project,
                                                                                           monkeypatch):
-    """The viewer sets ``frame_decoding`` when it asks for an exact frame: the panel reads that frame's tags then,
-    and shows them when the frame is shown without reading again; a tag added in between is not lost."""
+    """The viewer sets ``frame_decoding`` when it asks for an exact frame: that frame's rows are read then (once for
+    the marks and the tags, gui/viewer/frame_read_ahead.py), and the panel shows its tags when the frame is shown
+    without reading again; a tag added in between is not lost."""
+    from fieldstudio.annotations import frame_contents
+
     clip = mid(demo_project, demo.WORKER_CLIP)
     panel = TagsPanel(apply_edit=EditLog())
     qtbot.addWidget(panel)
     panel.set_project(demo_project)
-    state = ViewState()
+    state = ViewState(project=demo_project)
     panel.follow_view(state)
     state.media = library.find_media(demo_project, clip)
     state.show_frame(36, 0.0)
     assert panel.add_tag("blurry", to_frame=True) and items(panel.frame_list) == ["blurry"]
-    reads = []
-    real = views.tags_at
-    monkeypatch.setattr(views, "tags_at", lambda *a: reads.append(a[2]) or real(*a))
+    ann.add_tag(demo_project, clip, "rain", frame_index=37)
+    reads, tag_reads = [], []
+    real = frame_contents.read_frame
+    monkeypatch.setattr(frame_contents, "read_frame", lambda *a: reads.append(a[2]) or real(*a))
+    real_tags = views.tags_at
+    monkeypatch.setattr(views, "tags_at", lambda *a: tag_reads.append(a[2]) or real_tags(*a))
     state.frame_decoding = 37
     assert reads == [37]
     state.show_frame(37, 0.0)
-    assert reads == [37] and items(panel.frame_list) == [] and panel.frame_title.text() == "Frame 37"
+    assert reads == [37] and tag_reads == [] and items(panel.frame_list) == ["rain"]
+    assert panel.frame_title.text() == "Frame 37"
     state.frame_decoding = 36
     ann.add_tag(demo_project, clip, "dark", frame_index=36)   # another window's edit, then its refresh
     panel.refresh()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCompleter, QGridLayout, QHBox
 
 from fieldstudio.core.errors import FieldstudioError, NotFound
 from fieldstudio.gui.panels.edit_support import ERROR_STYLE, ApplyEdit, do_now
+from fieldstudio.gui.viewer.frame_read_ahead import FrameReadAhead
 
 if TYPE_CHECKING:
     from fieldstudio.gui.state import ViewState
@@ -44,7 +45,7 @@ class TagsPanel(QWidget):
         self._deleted: str | None = None  # the media shown, deleted meanwhile: no tags to show or add
         self._is_video = False
         self._apply: ApplyEdit = apply_edit or do_now
-        self._read_ahead: tuple[tuple, tuple[list, list] | None] | None = None  # (project, media, frame) -> tags
+        self._read_ahead: FrameReadAhead | None = None  # the window's read of the frame the viewer decodes
 
         self.media_list = QListWidget()
         self.media_list.setToolTip("Tags of the whole media (Delete removes the selected one)")
@@ -114,8 +115,8 @@ class TagsPanel(QWidget):
         """Show the tags of the media and frame ``state`` shows (gui/state.py): read again when another media or
         another exact video frame is shown (that frame's tags read while the viewer decodes it)."""
         self._view = state
+        self._read_ahead = FrameReadAhead.of(state)
         state.events.media.connect(lambda _m: self.refresh())
-        state.events.frame_decoding.connect(self._frame_decoding)
         state.events.frame.connect(lambda f: f[2] and self.frame_index is not None and self._frame_shown())
         self.refresh()
 
@@ -132,7 +133,8 @@ class TagsPanel(QWidget):
 
     def refresh(self) -> None:
         """Re-read the tags (after an undo, or an edit elsewhere) and the completion list."""
-        self._read_ahead = None
+        if self._read_ahead is not None:
+            self._read_ahead.drop()
         kind = None
         if self.project is not None and self.media_id is not None:
             from fieldstudio.annotations import rows as views
@@ -160,16 +162,10 @@ class TagsPanel(QWidget):
         return views.tags_at(self.project, self.media_id, frame if frame is not None else
                              self.frame_index if on_frame else None)
 
-    def _frame_decoding(self, index: int | None) -> None:
-        # the tags of the frame the viewer waits for, read while it decodes (the same media: its kind is known)
-        if index is not None and self._is_video and self.media_id is not None:
-            self._read_ahead = ((self.project, self.media_id, index), self._read_tags(index))
-
     def _frame_shown(self) -> None:
         """Another exact frame of the same video: only its tags change (read ahead when the viewer asked for it)."""
-        ahead, self._read_ahead = self._read_ahead, None
-        key = (self.project, self.media_id, self.frame_index)
-        self._show_tags(ahead[1] if ahead is not None and ahead[0] == key else self._read_tags())
+        ahead = self._read_ahead.take("tags", self.project, self.media_id, self.frame_index) if self._is_video else None
+        self._show_tags((ahead.media_tags, ahead.frame_tags) if ahead is not None else self._read_tags())
 
     def _show_tags(self, tags: tuple[list, list] | None) -> None:
         self.media_list.clear()

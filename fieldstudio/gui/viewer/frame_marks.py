@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.viewer.angle_item import ANGLE_COLOR, AngleItem
+from fieldstudio.gui.viewer.frame_read_ahead import FrameReadAhead
 from fieldstudio.gui.viewer.overlay import BoxItem, GridItem, RulerItem, arrange_captions
 from fieldstudio.gui.viewer.shape_items import ShapeItem, VertexItem
 
@@ -58,9 +59,9 @@ class FrameMarks(QObject):
         self._select_next_track: tuple[int, int] | None = None  # (track, frame): selected again after [ or ]
         # (media id, track id) of the last shape of a track selected: Shift+K keys that track on a later frame
         self.last_shape_track: tuple[str, int] | None = None
-        # (project, media id, frame) -> its boxes and rulers, read while the decoder makes that frame; dropped by
-        # any full refresh (an edit), so a read older than the last edit is never drawn
-        self._read_ahead: tuple[tuple, tuple[list, list]] | None = None
+        # the rows of the frame the decoder makes, read meanwhile; dropped by any full refresh (an edit), so a read
+        # older than the last edit is never drawn
+        self.read_ahead = FrameReadAhead.of(state)
         canvas.scene().selectionChanged.connect(self._selection_changed)
         # captions stay inside the part of the picture on screen: placed again after a zoom or a scroll
         canvas.zoom_changed.connect(lambda _z: self.arrange_captions())
@@ -68,7 +69,6 @@ class FrameMarks(QObject):
         canvas.verticalScrollBar().valueChanged.connect(lambda _v: self.arrange_captions())
         state.events.media.connect(self._media_shown)
         state.events.frame.connect(self._frame_shown)
-        state.events.frame_decoding.connect(self._frame_decoding)
 
     @property
     def media(self):  # noqa: ANN201 - Media | None
@@ -78,23 +78,6 @@ class FrameMarks(QObject):
 
     def _media_shown(self, _media: object) -> None:
         self._grid_for = None  # the grid and the label colours are read again for the next media
-
-    def _frame_decoding(self, index: int | None) -> None:
-        """Read the marks of the exact frame ``index`` the viewer waits for, on this thread while it decodes."""
-        media, project = self.media, self.state.project
-        if index is None or media is None or project is None or media.kind != "video":
-            return
-        self._read_ahead = ((project, media.id, index), self._marks_on(project, media.id, index))
-
-    def _marks_on(self, project, media_id: str, frame: int | None) -> tuple[list, list, list]:  # noqa: ANN001
-        """(boxes, rulers, polygons / polylines / points) to draw on ``frame`` of ``media_id`` (None: a photo)."""
-        from fieldstudio.annotations import box_tracks, shape_tracks
-        from fieldstudio.annotations import annotation_records as ann
-
-        marks = [r for r in ann.list_annotations(project, media_id=media_id, kinds=["ruler", "angle"])
-                 if r.frame_index is None or r.frame_index == frame]
-        return (box_tracks.boxes_on_frame(project, media_id, frame), marks,
-                shape_tracks.shapes_on_frame(project, media_id, frame))
 
     def _frame_shown(self, frame: tuple[int, float, bool]) -> None:
         if self.state.playing and not frame[2]:
@@ -160,10 +143,14 @@ class FrameMarks(QObject):
             return
         full = not frame_only or self._grid_for != media.id
         frame = self.state.video_frame()
-        ahead, self._read_ahead = self._read_ahead, None
-        if full or ahead is None or ahead[0] != (project, media.id, frame):
-            ahead = (None, self._marks_on(project, media.id, frame))
-        boxes, rulers, shapes = ahead[1]
+        contents = None if full else self.read_ahead.take("marks", project, media.id, frame)
+        if contents is None:
+            from fieldstudio.annotations.frame_contents import read_frame
+
+            # any other redraw may follow an edit: a read made before it must not be shown by anyone
+            self.read_ahead.drop()
+            contents = read_frame(project, media.id, frame)
+        boxes, rulers, shapes = contents.boxes, contents.measures, contents.shapes
         if full:
             self.labels.reload()
             self._grid = self._make_grid(media) if self.show_grid else None

@@ -19,7 +19,7 @@ import math
 import shiboken6
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -196,15 +196,17 @@ class ComparisonPanel(QWidget):
         gl.addWidget(self.coverage_label)
         gl.addWidget(splitter, 1)
 
-        self.summary = SummaryPanel()
-        self.summary.status.connect(self.status)
+        # the Summary and Judge audit pages are built in later event-loop turns (or when first asked for: the
+        # ``summary`` and ``audit`` properties): built with the grid, the click that opens the tab stalled the
+        # window 20 ms more on a quiet machine, 100 ms more under load (issue 37)
+        self._summary: SummaryPanel | None = None
+        self._audit: JudgeAuditPanel | None = None
+        self.undo_stack = QUndoStack(self)   # the audit's marks; in the window's undo group from the start
         self.tabs = QTabWidget()
         self.tabs.addTab(grid_page, "Grid")
-        self.tabs.addTab(self.summary, "Summary")
-        self.audit = JudgeAuditPanel()
-        self.audit.status.connect(self.status)
-        self.tabs.addTab(self.audit, "Judge audit")
-        self.undo_stack = self.audit.undo_stack        # the audit's marks; in the window's undo group
+        self.tabs.addTab(QWidget(), "Summary")          # placeholders until the pages are built
+        self.tabs.addTab(QWidget(), "Judge audit")
+        self.tabs.currentChanged.connect(self._build_page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -233,6 +235,45 @@ class ComparisonPanel(QWidget):
             self.addAction(action)
         self.run_menu = RunTasksMenu(self.table, self.selected_task_ids, self.shown_task_ids, self.run_on_tasks.emit)
         self._set_enabled(False)
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: self._build_page(1))
+
+    @property
+    def summary(self) -> SummaryPanel:
+        """The Summary page (built now if it is not yet)."""
+        if self._summary is None:
+            self._summary = SummaryPanel()
+            self._summary.status.connect(self.status)
+            self._put_page(1, self._summary, "Summary")
+        return self._summary
+
+    @property
+    def audit(self) -> JudgeAuditPanel:
+        """The Judge audit page (built now if it is not yet), whose marks go on ``undo_stack``."""
+        if self._audit is None:
+            self._audit = JudgeAuditPanel(undo_stack=self.undo_stack)
+            self._audit.status.connect(self.status)
+            self._put_page(2, self._audit, "Judge audit")
+        return self._audit
+
+    def _put_page(self, index: int, page: QWidget, title: str) -> None:
+        """Put ``page`` in place of tab ``index``'s placeholder; the tab shown stays shown."""
+        current = self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        self.tabs.insertTab(index, page, title)
+        self.tabs.removeTab(index + 1)
+        placeholder.deleteLater()
+        self.tabs.setCurrentIndex(current)
+
+    def _build_page(self, index: int) -> None:
+        """Build the page of tab ``index`` (1 Summary, 2 Judge audit) if it is not yet; the Summary's build is
+        followed by the Judge audit's one event-loop turn later, each a short step."""
+        if index == 1:
+            built = self._summary is not None
+            _ = self.summary
+            if not built:
+                QTimer.singleShot(STEP_GAP_MS, self, lambda: self._build_page(2))
+        elif index == 2:
+            _ = self.audit
 
     def selected_task_ids(self) -> list[str]:
         """Task ids of the rows with a selected cell, in the grid's order (repeats removed by the menu)."""

@@ -1,12 +1,13 @@
 """The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
-a person's overrides and promotions, the summary tab (tables with coverage, intervals and plots) and the
+a person's overrides and promotions (``comparison_edits``), the summary tab (tables with coverage, intervals and plots) and the
 judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
 All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
-moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The loaded view is shown in
-steps, one event-loop turn each (the grid, then the Summary, then the Judge audit), so that the window never
-stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
+moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The panel is built in steps
+(the grid's page, then the Summary's, then the Judge audit's) and a loaded view is shown in steps, one event-loop
+turn each (the grid's rows, then its filters and count, then the Summary, then the Judge audit), so that the window
+never stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
 project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel
 never computes a statistic itself.
 """
@@ -14,7 +15,6 @@ never computes a statistic itself.
 from __future__ import annotations
 
 import logging
-import math
 
 import shiboken6
 
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QTableView,
@@ -43,7 +42,8 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
-from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
+from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane
+from fieldstudio.gui.panels.comparison_edits import GridEdits
 from fieldstudio.gui.panels.comparison_model import (
     TASK_COLUMNS,
     ComparisonFilterProxy,
@@ -61,14 +61,18 @@ log = logging.getLogger(__name__)
 __all__ = ["ComparisonPanel"]
 
 _ALL = None
-STEP_GAP_MS = 1
-"""Between two steps of showing a load: a timer, not a posted event (0 ms), so that the timers already due, the
-user's input and the paint run between the steps (Qt sent the posted steps one after the other in one turn)."""
+STEP_GAP_MS = 10
+"""Between two steps of building the panel or showing a load: a timer, not a posted event (0 ms), so that the
+user's input and the paint run between the steps (Qt sent the posted steps one after the other in one turn); and
+10 ms, not 1: Qt fires the timers that are due in the order of their due times, so a 1 ms step, due before the
+window's other timers (a 5 ms heartbeat, playback's frames), ran right after the paint of the step before it and
+the two made one stall (issue 37: 60-70 ms of the 100 ms under load). Any timer of a period up to 10 ms now runs
+between two steps."""
 SOURCE_WIDTH_PX = (170, 320)
 """Narrowest and widest a source column starts (its header's name decides between them)."""
 
 
-class ComparisonPanel(QWidget):
+class ComparisonPanel(GridEdits, QWidget):
     """Tasks x sources grid with filters and a detail pane, plus a Summary tab.
 
     Signals: ``open_media_at(media_id, frame_index)`` asks the window to show a media at a frame (the first
@@ -347,31 +351,46 @@ class ComparisonPanel(QWidget):
         self.status.emit(f"Could not load the comparison: {message}")
 
     def _show(self, view: cv.ComparisonView | None, text: GridText | None = None, gen: int | None = None) -> None:
-        """Show ``view``: the grid now, the Summary and the Judge audit in the next event-loop turns (each step
-        under 100 ms at 900 x 20), then ``loaded``. ``gen``: the load this is; a newer one drops the later steps
-        (it shows its own). None shows everything at once (the view cleared)."""
+        """Show ``view``: the grid's rows now, its filters, count and selected cell, the Summary and the Judge audit
+        in the next event-loop turns (each step with its paint under 100 ms at 900 x 20), then ``loaded``. ``gen``:
+        the load this is; a newer one drops the later steps (it shows its own). None shows everything at once (the
+        view cleared)."""
         current = self._current_cell_key()
         self.view = view
-        self._fill_combos(view)
         header = self.table.horizontalHeader()
         if header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
             # the grid's rows come in task-id order already (build_grid), and Qt's sort of 900 rows called the
             # model from Python 35,000 times (40-100 ms of this step): the proxy keeps the model's order
             self.proxy.sort(-1)
-        self.model.set_grid(view.grid if view is not None else None, text)
-        self.proxy.refilter()
+        grid = view.grid if view is not None else None
+        # the rows the filters keep, before the model resets (or updates in place: the proxy's dynamic filter asks
+        # the changed rows again), so that a load filters them once, not once more in a refilter
+        self.proxy.prepare(grid)
+        self.model.set_grid(grid, text)
+        if gen is None:
+            self._show_filters(view, current)
+            self._summary_texts = None
+            self.summary.set_view(view)
+            self._show_audit(view)
+            return
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_filters(view, current, gen))
+
+    def _show_filters(self, view: cv.ComparisonView | None, current: tuple[str, str] | None,
+                      gen: int | None = None) -> None:
+        """The step after the grid's rows: the filters' choices, the count and coverage, the cell selected before
+        the load (or the one an edit asked to keep); then the Summary's step when ``gen`` is given."""
+        filters = self.proxy.filters()
+        self._fill_combos(view)
+        if self.proxy.filters() != filters:
+            self.proxy.refilter()     # a category (scenario, type) chosen before is not in this view
         self._set_enabled(view is not None)
         self._update_count()
         keep = self._keep_cell or current
         self._keep_cell = None
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
-        if gen is None:
-            self._summary_texts = None
-            self.summary.set_view(view)
-            self._show_audit(view)
-            return
-        QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
+        if gen is not None:
+            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
 
     def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
         if gen != self._generation:
@@ -542,80 +561,6 @@ class ComparisonPanel(QWidget):
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
-
-    def open_override_dialog(self) -> OverrideDialog | None:
-        """Open the override dialog (non-blocking) for the answer shown; OK writes the new score."""
-        d = self.detail.detail
-        if d is None or self.view is None or not self.view.scorer:
-            return None
-        dialog = OverrideDialog(d, self.view.grid.scale, self)
-        dialog.accepted.connect(lambda: self._apply_override(d, dialog))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-        return dialog
-
-    def _apply_override(self, d: cv.AnswerDetail, dialog: OverrideDialog) -> None:
-        try:
-            cv.set_score(self.project, d.answer_id, self.view.scorer, dialog.chosen_value(), dialog.reason.text(),
-                         dialog.person.text())
-        except FieldstudioError as exc:
-            self._warn("The score was not changed", str(exc))
-            return
-        self._after_edit(d, f"Score of {d.external_id} / {d.source} set by {dialog.person.text().strip()}")
-
-    def open_promote_dialog(self) -> PromoteDialog | None:
-        """Open the promote dialog (non-blocking) for the answer shown; OK makes it the ground truth."""
-        d = self.detail.detail
-        if d is None:
-            return None
-        dialog = PromoteDialog(d, self)
-        dialog.accepted.connect(lambda: self._apply_promote(d, dialog))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-        return dialog
-
-    def _apply_promote(self, d: cv.AnswerDetail, dialog: PromoteDialog) -> None:
-        try:
-            task_id = cv.promote(self.project, d.answer_id, dialog.person.text(), dialog.reason.text())
-        except FieldstudioError as exc:
-            self._warn("The ground truth was not changed", str(exc))
-            return
-        self.ground_truth_changed.emit(task_id)
-        self._after_edit(d, f"Ground truth of {d.external_id} is now the answer of {d.source}; score again to update")
-
-    def _after_edit(self, d: cv.AnswerDetail, message: str) -> None:
-        """Show the edited cell at once, then reload everything (summaries) in the background."""
-        g = self.model.grid
-        new = cv.answer_detail(self.project, d.answer_id, self.view.scorer)
-        try:
-            row, k = g.cell_of(d.task_id, self._source_label(d))
-        except KeyError:
-            row = None
-        if row is not None:
-            s = new.score or {}
-            value = math.nan if s.get("value") is None else float(s["value"])
-            correct = math.nan if s.get("correct") is None else float(bool(s["correct"]))
-            self.model.update_cell(row, k, value, correct, bool(s.get("author")), s.get("score_id"))
-            self.model.update_ground_truth(row, new.ground_truth or "")
-        self.detail.show_detail(new, has_media=cv.media_target(self.project, new) is not None,
-                                scorer=self.view.scorer, project=self.project)
-        self.status.emit(message)
-        self._keep_cell = (d.task_id, self._source_label(d))
-        self.reload(self.view.scorer)
-
-    def _source_label(self, d: cv.AnswerDetail) -> str:
-        """The grid's source label of an answer (run names that repeat carry an id prefix)."""
-        g = self.model.grid
-        if d.source in g.sources:
-            return d.source
-        tagged = f"{d.source} ({d.run_id[:6]})"
-        return tagged if tagged in g.sources else d.source
-
-    def _warn(self, title: str, text: str) -> None:
-        self.status.emit(f"{title}: {text}")
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.finished.connect(box.deleteLater)
-        box.open()
 
 
 def _load_with_text(project: Project, scorer: str | None, shown: cv.ComparisonView | None, shown_text: GridText,

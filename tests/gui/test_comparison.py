@@ -525,10 +525,10 @@ def test_the_loaded_view_is_shown_in_steps_grid_first_then_summary_then_audit(qt
     fill_summary = w.summary.set_view
     inside_grid_step: list[bool] = []
 
-    def summary_step(view, texts=None):  # noqa: ANN001, ANN202
+    def summary_step(view, texts=None, **fit):  # noqa: ANN001, ANN003, ANN202
         import inspect
-        inside_grid_step.append(any(f.function == "_show" for f in inspect.stack()))
-        return fill_summary(view, texts)
+        inside_grid_step.append(any(f.function in ("_show", "_show_rows") for f in inspect.stack()))
+        return fill_summary(view, texts, **fit)
 
     monkeypatch.setattr(w.summary, "set_view", summary_step)
     with qtbot.waitSignal(w.loaded, timeout=20000):

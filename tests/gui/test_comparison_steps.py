@@ -101,3 +101,26 @@ def test_the_rows_a_load_shows_first_are_those_the_filters_keep(qtbot, scored):
     assert at_reset == [{"1.1.0001", "1.1.0002", "1.1.0003"}]  # no reset this time
     assert _shown(w) == {"1.1.0000", "1.1.0001", "1.1.0002", "1.1.0003"}
     assert sorted(asked) == [0, 1, 2, 3]                        # the changed rows asked again, once each
+
+
+def test_the_summary_fitted_in_a_later_step_has_the_widths_of_one_fitted_at_once(qtbot, scored):
+    from PySide6.QtWidgets import QHeaderView
+
+    from fieldstudio.compare.views import load_view
+    from fieldstudio.gui.panels.comparison_summary import SummaryPanel
+
+    project, _ = scored
+    view = load_view(project, SCORER)
+    at_once, later = SummaryPanel(), SummaryPanel()
+    for panel in (at_once, later):
+        qtbot.addWidget(panel)
+        panel.resize(1200, 700)
+        panel.show()
+    at_once.set_view(view)
+    later.set_view(view, fit=False)
+    assert later.table.horizontalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.Interactive
+    later.fit_columns()
+    widths = [[p.table.columnWidth(c) for c in range(p.table_model.columnCount())] for p in (at_once, later)]
+    heights = [[p.table.rowHeight(r) for r in range(p.table_model.rowCount())] for p in (at_once, later)]
+    assert widths[0] == widths[1] and heights[0] == heights[1] and len(widths[0]) == 2
+    assert later.table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.ResizeToContents

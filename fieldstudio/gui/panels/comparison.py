@@ -6,7 +6,7 @@ All reads and writes are services of ``fieldstudio.compare.views`` (built on ``c
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
 moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The panel is built in steps
 (the grid's page, then the Summary's, then the Judge audit's) and a loaded view is shown in steps, one event-loop
-turn each (the grid's rows, then its filters and count, then the Summary, then the Judge audit), so that the window
+turn each (the filters, then the grid's rows, then the Summary, its columns fitted, then the Judge audit), so that the window
 never stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
 project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel
 never computes a statistic itself.
@@ -351,12 +351,29 @@ class ComparisonPanel(GridEdits, QWidget):
         self.status.emit(f"Could not load the comparison: {message}")
 
     def _show(self, view: cv.ComparisonView | None, text: GridText | None = None, gen: int | None = None) -> None:
-        """Show ``view``: the grid's rows now, its filters, count and selected cell, the Summary and the Judge audit
-        in the next event-loop turns (each step with its paint under 100 ms at 900 x 20), then ``loaded``. ``gen``:
-        the load this is; a newer one drops the later steps (it shows its own). None shows everything at once (the
-        view cleared)."""
+        """Show ``view``: the filters' choices and the coverage line now, the grid's rows, count and selected cell in
+        the next event-loop turn, then the Summary and the Judge audit, each step with its paint under 100 ms at
+        900 x 20; then ``loaded``. The lines that change the panel's layout come first, while the grid is empty
+        (first load) or unchanged, so that the grid is painted once. ``gen``: the load this is; a newer one drops
+        the later steps (it shows its own). None shows everything at once (the view cleared)."""
         current = self._current_cell_key()
-        self.view = view
+        self._fill_combos(view)
+        self._set_enabled(view is not None)
+        self._show_coverage(view.grid if view is not None else None)
+        if gen is None:
+            self._show_rows(view, text, current)
+            self._summary_texts = None
+            self.summary.set_view(view)
+            self._show_audit(view)
+            return
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_rows(view, text, current,
+                                                                                                  gen))
+
+    def _show_rows(self, view: cv.ComparisonView | None, text: GridText | None, current: tuple[str, str] | None,
+                   gen: int | None = None) -> None:
+        """The step of the grid's rows: filtered once, with the filters set; the count; the cell selected before the
+        load (or the one an edit asked to keep); then the Summary's step when ``gen`` is given."""
+        self.view = view                 # with the model's texts: a reload passes both to the worker
         header = self.table.horizontalHeader()
         if header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
             # the grid's rows come in task-id order already (build_grid), and Qt's sort of 900 rows called the
@@ -367,23 +384,6 @@ class ComparisonPanel(GridEdits, QWidget):
         # the changed rows again), so that a load filters them once, not once more in a refilter
         self.proxy.prepare(grid)
         self.model.set_grid(grid, text)
-        if gen is None:
-            self._show_filters(view, current)
-            self._summary_texts = None
-            self.summary.set_view(view)
-            self._show_audit(view)
-            return
-        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_filters(view, current, gen))
-
-    def _show_filters(self, view: cv.ComparisonView | None, current: tuple[str, str] | None,
-                      gen: int | None = None) -> None:
-        """The step after the grid's rows: the filters' choices, the count and coverage, the cell selected before
-        the load (or the one an edit asked to keep); then the Summary's step when ``gen`` is given."""
-        filters = self.proxy.filters()
-        self._fill_combos(view)
-        if self.proxy.filters() != filters:
-            self.proxy.refilter()     # a category (scenario, type) chosen before is not in this view
-        self._set_enabled(view is not None)
         self._update_count()
         keep = self._keep_cell or current
         self._keep_cell = None
@@ -395,7 +395,11 @@ class ComparisonPanel(GridEdits, QWidget):
     def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
         if gen != self._generation:
             return                       # a newer load shows its own
-        self.summary.set_view(view, self._summary_texts)
+        self.summary.set_view(view, self._summary_texts, fit=False)
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._fit_summary(gen, view))
+
+    def _fit_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
+        self.summary.fit_columns()       # the Summary table's columns fitted to its cells, a step of its own
         QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_audit(view))
 
     def _show_audit(self, view: cv.ComparisonView | None) -> None:
@@ -455,19 +459,10 @@ class ComparisonPanel(GridEdits, QWidget):
             w.setEnabled(on)
         self.score_button.setEnabled(self.project is not None)
 
-    # ------------------------------------------------------------ filters
-    def _apply_filters(self, *_args: object) -> None:
-        self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
-                               answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
-                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
-                               evidence=self.evidence_combo.currentData(), search=self.search_edit.text())
-        self._update_count()
-
-    def _update_count(self) -> None:
-        total = self.model.rowCount()
-        shown = self.proxy.rowCount()
-        self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
-        g = self.model.grid
+    def _show_coverage(self, g: cv.GridData | None) -> None:
+        """The line under the filters: each source's scored answers of the grid's tasks, the coverage warning and
+        the judged answers the matchers decide otherwise (the whole grid, whatever the filters)."""
+        total = g.shape[0] if g is not None else 0
         flagged = int(g.flag.sum()) if g is not None and total else 0
         shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
         gap = (max(shares) - min(shares)) if shares else 0.0
@@ -478,6 +473,18 @@ class ComparisonPanel(GridEdits, QWidget):
                                         if gap > coverage.COVERAGE_GAP + 1e-12 else "")
                                      + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
                                         if flagged else "")) if g and total else "")
+
+    # ------------------------------------------------------------ filters
+    def _apply_filters(self, *_args: object) -> None:
+        self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
+                               answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
+                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
+                               evidence=self.evidence_combo.currentData(), search=self.search_edit.text())
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = self.model.rowCount()
+        self.count_label.setText(f"{self.proxy.rowCount()} of {total} tasks" if total else "no answers yet")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
                                     "elsewhere (File ▸ Import answers…); then score them (Score…)")
         self.detail.text.setPlaceholderText(

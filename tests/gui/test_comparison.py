@@ -19,6 +19,7 @@ from fieldstudio.gui.panels.comparison import ComparisonPanel
 from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, ComparisonFilterProxy,
                                                      ComparisonTableModel, score_colour)
 from fieldstudio.store.models import Answer, Score, Task
+from tests.support.gui_support import open_comparison as open_panel
 from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
@@ -73,17 +74,6 @@ def grid_scores(project):
                             correct=None if v is None else v > 0.5, judge=judge,
                             explanation="count 3 = 3" if (source, key) == ("alpha", "t2") else "by the test"))
     return project, ids, runs
-
-
-def open_panel(qtbot, project) -> ComparisonPanel:  # noqa: ANN001 - Project
-    """A ComparisonPanel on screen at 1400x800, once it has loaded ``project``."""
-    w = ComparisonPanel()
-    qtbot.addWidget(w)
-    w.resize(1400, 800)
-    w.show()
-    with qtbot.waitSignal(w.loaded, timeout=20000):
-        w.set_project(project)
-    return w
 
 
 @pytest.fixture

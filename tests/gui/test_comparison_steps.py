@@ -9,6 +9,7 @@ from sqlalchemy import update
 from fieldstudio.gui.panels.comparison import ComparisonPanel
 from fieldstudio.gui.panels.comparison_model import ComparisonFilterProxy
 from fieldstudio.store.models import Answer, Score
+from tests.support.gui_support import open_comparison
 from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
@@ -38,16 +39,6 @@ def _shown(w: ComparisonPanel) -> set[str]:
     return {m.index(r, 0).data() for r in range(m.rowCount())}
 
 
-def _open(qtbot, project) -> ComparisonPanel:  # noqa: ANN001
-    w = ComparisonPanel()
-    qtbot.addWidget(w)
-    w.resize(1200, 700)
-    w.show()
-    with qtbot.waitSignal(w.loaded, timeout=20000):
-        w.set_project(project)
-    return w
-
-
 def test_the_summary_and_audit_pages_are_built_after_the_grid(qtbot):
     w = ComparisonPanel()
     qtbot.addWidget(w)
@@ -74,13 +65,13 @@ def test_a_load_filters_the_rows_once(qtbot, scored, monkeypatch):
     keep = ComparisonFilterProxy.filterAcceptsRow
     monkeypatch.setattr(ComparisonFilterProxy, "filterAcceptsRow",
                         lambda self, row, parent: asked.append(row) or keep(self, row, parent))
-    _open(qtbot, project)
+    open_comparison(qtbot, project, (1200, 700))
     assert sorted(asked) == [0, 1, 2, 3]                        # each row once (it was twice: reset, then refilter)
 
 
 def test_the_rows_a_load_shows_first_are_those_the_filters_keep(qtbot, scored):
     project, ids = scored
-    w = _open(qtbot, project)
+    w = open_comparison(qtbot, project, (1200, 700))
     w.wrong_check.setChecked(True)
     assert _shown(w) == {"1.1.0001", "1.1.0002"}                # t2, t3 (external ids 1.1.0001, 1.1.0002)
     at_reset: list[set[str]] = []

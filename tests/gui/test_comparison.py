@@ -194,7 +194,7 @@ def _section_centre(header, col):  # noqa: ANN001
 def test_the_first_order_is_the_task_id_order_without_a_sort(grid_panel, qtbot):
     """A load shows the model's rows as they come (task-id order, ``build_grid``) instead of asking Qt to sort them
     through Python; sorting by the Task column again, after another column, gives the same order."""
-    w, *_ = grid_panel
+    w, project, *_ = grid_panel
     by_id = sorted(t[0] for t in TASKS.values())
     assert w.proxy.sortColumn() == -1
     assert shown_external_ids(w) == by_id
@@ -202,6 +202,7 @@ def test_the_first_order_is_the_task_id_order_without_a_sort(grid_panel, qtbot):
     assert shown_external_ids(w) != by_id
     w.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert shown_external_ids(w) == by_id
+    project.set_setting("test", 1)     # a commit: the reload reads and shows the view again (else nothing to show)
     with qtbot.waitSignal(w.loaded, timeout=20000):                   # a reload keeps that order
         w.reload(SCORER)
     assert shown_external_ids(w) == by_id and w.proxy.sortColumn() == -1

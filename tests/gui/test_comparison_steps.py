@@ -115,3 +115,21 @@ def test_the_summary_fitted_in_a_later_step_has_the_widths_of_one_fitted_at_once
     heights = [[p.table.rowHeight(r) for r in range(p.table_model.rowCount())] for p in (at_once, later)]
     assert widths[0] == widths[1] and heights[0] == heights[1] and len(widths[0]) == 2
     assert later.table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.ResizeToContents
+
+
+def test_a_reload_with_nothing_committed_shows_nothing_again(qtbot, scored):
+    project, ids = scored
+    w = open_comparison(qtbot, project, (1200, 700))
+    view = w.view
+    shown: list[str] = []
+    w.model.modelReset.connect(lambda: shown.append("grid reset"))
+    w.model.dataChanged.connect(lambda *_: shown.append("grid changed"))
+    w.summary.table_model.modelReset.connect(lambda: shown.append("summary"))
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.reload(SCORER)
+    assert w.view is view and shown == [] and w._worker is None
+    _add_source(project, ids, "gamma", {"t1": 1.0})          # a commit: read and shown again
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.reload(SCORER)
+    assert w.view is not view and shown == ["grid reset", "summary"]
+    assert w.model.grid.sources == ["alpha", "beta", "gamma"]

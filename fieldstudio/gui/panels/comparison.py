@@ -97,6 +97,7 @@ class ComparisonPanel(GridEdits, QWidget):
         self._worker: workers.Worker | None = None
         self._keep_cell: tuple[str, str] | None = None
         self._summary_texts: SummaryTexts | None = None   # of the view shown, made by the worker
+        self._shown_view: cv.ComparisonView | None = None  # the view whose every step is shown
 
         # filters
         self.scorer_combo = QComboBox()
@@ -340,6 +341,12 @@ class ComparisonPanel(GridEdits, QWidget):
     def _on_loaded(self, gen: int, view: cv.ComparisonView, text: GridText, summary: SummaryTexts | None) -> None:
         if gen != self._generation or not shiboken6.isValid(self.table):
             return                       # a newer reload is on its way, or the panel is gone
+        if view is self.view and view is self._shown_view:
+            # load_view gave the view shown back (nothing was committed since it was read), and every step of it is
+            # shown: nothing to show again (a warm reload took five steps and their paints for the same pixels)
+            self._worker = None
+            self._announce(view)
+            return
         self._summary_texts = summary
         self._show(view, text, gen)      # _worker stays set until the last step is shown
 
@@ -408,6 +415,11 @@ class ComparisonPanel(GridEdits, QWidget):
         flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
         self.audit.set_view(self.project, view.scorer if view is not None else None,
                             view.answers if view is not None else None, flagged)
+        self._shown_view = view
+        self._announce(view)
+
+    def _announce(self, view: cv.ComparisonView | None) -> None:
+        """The status line of a load shown, then ``loaded``."""
         if view is not None and self.isVisible():  # a load that ends behind another tab must not overwrite its status
             self.status.emit(f"Comparison: {view.grid.shape[0]} tasks x {len(view.grid.sources)} sources, "
                              f"scorer {view.scorer or 'none'}")

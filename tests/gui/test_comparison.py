@@ -19,6 +19,7 @@ from fieldstudio.gui.panels.comparison import ComparisonPanel
 from fieldstudio.gui.panels.comparison_model import (SORT_ROLE, TASK_COLUMNS, ComparisonFilterProxy,
                                                      ComparisonTableModel, score_colour)
 from fieldstudio.store.models import Answer, Score, Task
+from tests.support.gui_support import open_comparison as open_panel
 from tests.support.scoring_fixtures import add_run, add_task, scored_now
 
 SCORER = "fs-match"
@@ -73,17 +74,6 @@ def grid_scores(project):
                             correct=None if v is None else v > 0.5, judge=judge,
                             explanation="count 3 = 3" if (source, key) == ("alpha", "t2") else "by the test"))
     return project, ids, runs
-
-
-def open_panel(qtbot, project) -> ComparisonPanel:  # noqa: ANN001 - Project
-    """A ComparisonPanel on screen at 1400x800, once it has loaded ``project``."""
-    w = ComparisonPanel()
-    qtbot.addWidget(w)
-    w.resize(1400, 800)
-    w.show()
-    with qtbot.waitSignal(w.loaded, timeout=20000):
-        w.set_project(project)
-    return w
 
 
 @pytest.fixture
@@ -204,7 +194,7 @@ def _section_centre(header, col):  # noqa: ANN001
 def test_the_first_order_is_the_task_id_order_without_a_sort(grid_panel, qtbot):
     """A load shows the model's rows as they come (task-id order, ``build_grid``) instead of asking Qt to sort them
     through Python; sorting by the Task column again, after another column, gives the same order."""
-    w, *_ = grid_panel
+    w, project, *_ = grid_panel
     by_id = sorted(t[0] for t in TASKS.values())
     assert w.proxy.sortColumn() == -1
     assert shown_external_ids(w) == by_id
@@ -212,6 +202,7 @@ def test_the_first_order_is_the_task_id_order_without_a_sort(grid_panel, qtbot):
     assert shown_external_ids(w) != by_id
     w.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert shown_external_ids(w) == by_id
+    project.set_setting("test", 1)     # a commit: the reload reads and shows the view again (else nothing to show)
     with qtbot.waitSignal(w.loaded, timeout=20000):                   # a reload keeps that order
         w.reload(SCORER)
     assert shown_external_ids(w) == by_id and w.proxy.sortColumn() == -1
@@ -525,10 +516,10 @@ def test_the_loaded_view_is_shown_in_steps_grid_first_then_summary_then_audit(qt
     fill_summary = w.summary.set_view
     inside_grid_step: list[bool] = []
 
-    def summary_step(view, texts=None):  # noqa: ANN001, ANN202
+    def summary_step(view, texts=None, **fit):  # noqa: ANN001, ANN003, ANN202
         import inspect
-        inside_grid_step.append(any(f.function == "_show" for f in inspect.stack()))
-        return fill_summary(view, texts)
+        inside_grid_step.append(any(f.function in ("_show", "_show_rows") for f in inspect.stack()))
+        return fill_summary(view, texts, **fit)
 
     monkeypatch.setattr(w.summary, "set_view", summary_step)
     with qtbot.waitSignal(w.loaded, timeout=20000):

@@ -120,3 +120,16 @@ def run_panel(qtbot, project: Project):  # noqa: ANN001, ANN201 - QtBot -> RunPa
     with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
         panel.set_project(project)
     return panel
+
+
+def open_comparison(qtbot, project: Project, size: tuple[int, int] = (1400, 800)):  # noqa: ANN001, ANN201
+    """A ComparisonPanel on screen at ``size``, once it has loaded ``project``."""
+    from fieldstudio.gui.panels.comparison import ComparisonPanel
+
+    w = ComparisonPanel()
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.set_project(project)
+    return w

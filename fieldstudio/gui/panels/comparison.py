@@ -1,12 +1,13 @@
 """The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
-a person's overrides and promotions, the summary tab (tables with coverage, intervals and plots) and the
+a person's overrides and promotions (``comparison_edits``), the summary tab (tables with coverage, intervals and plots) and the
 judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
 All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
 ``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
-moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The loaded view is shown in
-steps, one event-loop turn each (the grid, then the Summary, then the Judge audit), so that the window never
-stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
+moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The panel is built in steps
+(the grid's page, then the Summary's, then the Judge audit's) and a loaded view is shown in steps, one event-loop
+turn each (the filters, then the grid's rows, then the Summary, its columns fitted, then the Judge audit), so that the window
+never stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
 project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel
 never computes a statistic itself.
 """
@@ -14,12 +15,11 @@ never computes a statistic itself.
 from __future__ import annotations
 
 import logging
-import math
 
 import shiboken6
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QTableView,
@@ -43,7 +42,8 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
-from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane, OverrideDialog, PromoteDialog
+from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane
+from fieldstudio.gui.panels.comparison_edits import GridEdits
 from fieldstudio.gui.panels.comparison_model import (
     TASK_COLUMNS,
     ComparisonFilterProxy,
@@ -61,14 +61,18 @@ log = logging.getLogger(__name__)
 __all__ = ["ComparisonPanel"]
 
 _ALL = None
-STEP_GAP_MS = 1
-"""Between two steps of showing a load: a timer, not a posted event (0 ms), so that the timers already due, the
-user's input and the paint run between the steps (Qt sent the posted steps one after the other in one turn)."""
+STEP_GAP_MS = 10
+"""Between two steps of building the panel or showing a load: a timer, not a posted event (0 ms), so that the
+user's input and the paint run between the steps (Qt sent the posted steps one after the other in one turn); and
+10 ms, not 1: Qt fires the timers that are due in the order of their due times, so a 1 ms step, due before the
+window's other timers (a 5 ms heartbeat, playback's frames), ran right after the paint of the step before it and
+the two made one stall (issue 37: 60-70 ms of the 100 ms under load). Any timer of a period up to 10 ms now runs
+between two steps."""
 SOURCE_WIDTH_PX = (170, 320)
 """Narrowest and widest a source column starts (its header's name decides between them)."""
 
 
-class ComparisonPanel(QWidget):
+class ComparisonPanel(GridEdits, QWidget):
     """Tasks x sources grid with filters and a detail pane, plus a Summary tab.
 
     Signals: ``open_media_at(media_id, frame_index)`` asks the window to show a media at a frame (the first
@@ -93,6 +97,7 @@ class ComparisonPanel(QWidget):
         self._worker: workers.Worker | None = None
         self._keep_cell: tuple[str, str] | None = None
         self._summary_texts: SummaryTexts | None = None   # of the view shown, made by the worker
+        self._shown_view: cv.ComparisonView | None = None  # the view whose every step is shown
 
         # filters
         self.scorer_combo = QComboBox()
@@ -196,15 +201,17 @@ class ComparisonPanel(QWidget):
         gl.addWidget(self.coverage_label)
         gl.addWidget(splitter, 1)
 
-        self.summary = SummaryPanel()
-        self.summary.status.connect(self.status)
+        # the Summary and Judge audit pages are built in later event-loop turns (or when first asked for: the
+        # ``summary`` and ``audit`` properties): built with the grid, the click that opens the tab stalled the
+        # window 20 ms more on a quiet machine, 100 ms more under load (issue 37)
+        self._summary: SummaryPanel | None = None
+        self._audit: JudgeAuditPanel | None = None
+        self.undo_stack = QUndoStack(self)   # the audit's marks; in the window's undo group from the start
         self.tabs = QTabWidget()
         self.tabs.addTab(grid_page, "Grid")
-        self.tabs.addTab(self.summary, "Summary")
-        self.audit = JudgeAuditPanel()
-        self.audit.status.connect(self.status)
-        self.tabs.addTab(self.audit, "Judge audit")
-        self.undo_stack = self.audit.undo_stack        # the audit's marks; in the window's undo group
+        self.tabs.addTab(QWidget(), "Summary")          # placeholders until the pages are built
+        self.tabs.addTab(QWidget(), "Judge audit")
+        self.tabs.currentChanged.connect(self._build_page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -233,6 +240,45 @@ class ComparisonPanel(QWidget):
             self.addAction(action)
         self.run_menu = RunTasksMenu(self.table, self.selected_task_ids, self.shown_task_ids, self.run_on_tasks.emit)
         self._set_enabled(False)
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: self._build_page(1))
+
+    @property
+    def summary(self) -> SummaryPanel:
+        """The Summary page (built now if it is not yet)."""
+        if self._summary is None:
+            self._summary = SummaryPanel()
+            self._summary.status.connect(self.status)
+            self._put_page(1, self._summary, "Summary")
+        return self._summary
+
+    @property
+    def audit(self) -> JudgeAuditPanel:
+        """The Judge audit page (built now if it is not yet), whose marks go on ``undo_stack``."""
+        if self._audit is None:
+            self._audit = JudgeAuditPanel(undo_stack=self.undo_stack)
+            self._audit.status.connect(self.status)
+            self._put_page(2, self._audit, "Judge audit")
+        return self._audit
+
+    def _put_page(self, index: int, page: QWidget, title: str) -> None:
+        """Put ``page`` in place of tab ``index``'s placeholder; the tab shown stays shown."""
+        current = self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        self.tabs.insertTab(index, page, title)
+        self.tabs.removeTab(index + 1)
+        placeholder.deleteLater()
+        self.tabs.setCurrentIndex(current)
+
+    def _build_page(self, index: int) -> None:
+        """Build the page of tab ``index`` (1 Summary, 2 Judge audit) if it is not yet; the Summary's build is
+        followed by the Judge audit's one event-loop turn later, each a short step."""
+        if index == 1:
+            built = self._summary is not None
+            _ = self.summary
+            if not built:
+                QTimer.singleShot(STEP_GAP_MS, self, lambda: self._build_page(2))
+        elif index == 2:
+            _ = self.audit
 
     def selected_task_ids(self) -> list[str]:
         """Task ids of the rows with a selected cell, in the grid's order (repeats removed by the menu)."""
@@ -295,6 +341,12 @@ class ComparisonPanel(QWidget):
     def _on_loaded(self, gen: int, view: cv.ComparisonView, text: GridText, summary: SummaryTexts | None) -> None:
         if gen != self._generation or not shiboken6.isValid(self.table):
             return                       # a newer reload is on its way, or the panel is gone
+        if view is self.view and view is self._shown_view:
+            # load_view gave the view shown back (nothing was committed since it was read), and every step of it is
+            # shown: nothing to show again (a warm reload took five steps and their paints for the same pixels)
+            self._worker = None
+            self._announce(view)
+            return
         self._summary_texts = summary
         self._show(view, text, gen)      # _worker stays set until the last step is shown
 
@@ -306,36 +358,55 @@ class ComparisonPanel(QWidget):
         self.status.emit(f"Could not load the comparison: {message}")
 
     def _show(self, view: cv.ComparisonView | None, text: GridText | None = None, gen: int | None = None) -> None:
-        """Show ``view``: the grid now, the Summary and the Judge audit in the next event-loop turns (each step
-        under 100 ms at 900 x 20), then ``loaded``. ``gen``: the load this is; a newer one drops the later steps
-        (it shows its own). None shows everything at once (the view cleared)."""
+        """Show ``view``: the filters' choices and the coverage line now, the grid's rows, count and selected cell in
+        the next event-loop turn, then the Summary and the Judge audit, each step with its paint under 100 ms at
+        900 x 20; then ``loaded``. The lines that change the panel's layout come first, while the grid is empty
+        (first load) or unchanged, so that the grid is painted once. ``gen``: the load this is; a newer one drops
+        the later steps (it shows its own). None shows everything at once (the view cleared)."""
         current = self._current_cell_key()
-        self.view = view
         self._fill_combos(view)
+        self._set_enabled(view is not None)
+        self._show_coverage(view.grid if view is not None else None)
+        if gen is None:
+            self._show_rows(view, text, current)
+            self._summary_texts = None
+            self.summary.set_view(view)
+            self._show_audit(view)
+            return
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_rows(view, text, current,
+                                                                                                  gen))
+
+    def _show_rows(self, view: cv.ComparisonView | None, text: GridText | None, current: tuple[str, str] | None,
+                   gen: int | None = None) -> None:
+        """The step of the grid's rows: filtered once, with the filters set; the count; the cell selected before the
+        load (or the one an edit asked to keep); then the Summary's step when ``gen`` is given."""
+        self.view = view                 # with the model's texts: a reload passes both to the worker
         header = self.table.horizontalHeader()
         if header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
             # the grid's rows come in task-id order already (build_grid), and Qt's sort of 900 rows called the
             # model from Python 35,000 times (40-100 ms of this step): the proxy keeps the model's order
             self.proxy.sort(-1)
-        self.model.set_grid(view.grid if view is not None else None, text)
-        self.proxy.refilter()
-        self._set_enabled(view is not None)
+        grid = view.grid if view is not None else None
+        # the rows the filters keep, before the model resets (or updates in place: the proxy's dynamic filter asks
+        # the changed rows again), so that a load filters them once, not once more in a refilter
+        self.proxy.prepare(grid)
+        self.model.set_grid(grid, text)
         self._update_count()
         keep = self._keep_cell or current
         self._keep_cell = None
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
-        if gen is None:
-            self._summary_texts = None
-            self.summary.set_view(view)
-            self._show_audit(view)
-            return
-        QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
+        if gen is not None:
+            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
 
     def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
         if gen != self._generation:
             return                       # a newer load shows its own
-        self.summary.set_view(view, self._summary_texts)
+        self.summary.set_view(view, self._summary_texts, fit=False)
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._fit_summary(gen, view))
+
+    def _fit_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
+        self.summary.fit_columns()       # the Summary table's columns fitted to its cells, a step of its own
         QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_audit(view))
 
     def _show_audit(self, view: cv.ComparisonView | None) -> None:
@@ -344,6 +415,11 @@ class ComparisonPanel(QWidget):
         flagged = [] if g is None else [str(a) for a in g.answer_id[g.flag]]
         self.audit.set_view(self.project, view.scorer if view is not None else None,
                             view.answers if view is not None else None, flagged)
+        self._shown_view = view
+        self._announce(view)
+
+    def _announce(self, view: cv.ComparisonView | None) -> None:
+        """The status line of a load shown, then ``loaded``."""
         if view is not None and self.isVisible():  # a load that ends behind another tab must not overwrite its status
             self.status.emit(f"Comparison: {view.grid.shape[0]} tasks x {len(view.grid.sources)} sources, "
                              f"scorer {view.scorer or 'none'}")
@@ -395,19 +471,10 @@ class ComparisonPanel(QWidget):
             w.setEnabled(on)
         self.score_button.setEnabled(self.project is not None)
 
-    # ------------------------------------------------------------ filters
-    def _apply_filters(self, *_args: object) -> None:
-        self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
-                               answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
-                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
-                               evidence=self.evidence_combo.currentData(), search=self.search_edit.text())
-        self._update_count()
-
-    def _update_count(self) -> None:
-        total = self.model.rowCount()
-        shown = self.proxy.rowCount()
-        self.count_label.setText(f"{shown} of {total} tasks" if total else "no answers yet")
-        g = self.model.grid
+    def _show_coverage(self, g: cv.GridData | None) -> None:
+        """The line under the filters: each source's scored answers of the grid's tasks, the coverage warning and
+        the judged answers the matchers decide otherwise (the whole grid, whatever the filters)."""
+        total = g.shape[0] if g is not None else 0
         flagged = int(g.flag.sum()) if g is not None and total else 0
         shares = [n / t for _src, n, t in g.coverage() if t] if g is not None and total else []
         gap = (max(shares) - min(shares)) if shares else 0.0
@@ -418,6 +485,18 @@ class ComparisonPanel(QWidget):
                                         if gap > coverage.COVERAGE_GAP + 1e-12 else "")
                                      + (f" · ⚑ {flagged} judged answers the matchers decide otherwise"
                                         if flagged else "")) if g and total else "")
+
+    # ------------------------------------------------------------ filters
+    def _apply_filters(self, *_args: object) -> None:
+        self.proxy.set_filters(category=self.category_combo.currentData(), scenario=self.scenario_combo.currentData(),
+                               answer_type=self.type_combo.currentData(), disagree=self.disagree_check.isChecked(),
+                               wrong_only=self.wrong_check.isChecked(), flagged=self.flagged_check.isChecked(),
+                               evidence=self.evidence_combo.currentData(), search=self.search_edit.text())
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = self.model.rowCount()
+        self.count_label.setText(f"{self.proxy.rowCount()} of {total} tasks" if total else "no answers yet")
         self.count_label.setToolTip("" if total else "Run a model in the Runs tab (Alt+3), or import answers made "
                                     "elsewhere (File ▸ Import answers…); then score them (Score…)")
         self.detail.text.setPlaceholderText(
@@ -501,80 +580,6 @@ class ComparisonPanel(QWidget):
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
-
-    def open_override_dialog(self) -> OverrideDialog | None:
-        """Open the override dialog (non-blocking) for the answer shown; OK writes the new score."""
-        d = self.detail.detail
-        if d is None or self.view is None or not self.view.scorer:
-            return None
-        dialog = OverrideDialog(d, self.view.grid.scale, self)
-        dialog.accepted.connect(lambda: self._apply_override(d, dialog))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-        return dialog
-
-    def _apply_override(self, d: cv.AnswerDetail, dialog: OverrideDialog) -> None:
-        try:
-            cv.set_score(self.project, d.answer_id, self.view.scorer, dialog.chosen_value(), dialog.reason.text(),
-                         dialog.person.text())
-        except FieldstudioError as exc:
-            self._warn("The score was not changed", str(exc))
-            return
-        self._after_edit(d, f"Score of {d.external_id} / {d.source} set by {dialog.person.text().strip()}")
-
-    def open_promote_dialog(self) -> PromoteDialog | None:
-        """Open the promote dialog (non-blocking) for the answer shown; OK makes it the ground truth."""
-        d = self.detail.detail
-        if d is None:
-            return None
-        dialog = PromoteDialog(d, self)
-        dialog.accepted.connect(lambda: self._apply_promote(d, dialog))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-        return dialog
-
-    def _apply_promote(self, d: cv.AnswerDetail, dialog: PromoteDialog) -> None:
-        try:
-            task_id = cv.promote(self.project, d.answer_id, dialog.person.text(), dialog.reason.text())
-        except FieldstudioError as exc:
-            self._warn("The ground truth was not changed", str(exc))
-            return
-        self.ground_truth_changed.emit(task_id)
-        self._after_edit(d, f"Ground truth of {d.external_id} is now the answer of {d.source}; score again to update")
-
-    def _after_edit(self, d: cv.AnswerDetail, message: str) -> None:
-        """Show the edited cell at once, then reload everything (summaries) in the background."""
-        g = self.model.grid
-        new = cv.answer_detail(self.project, d.answer_id, self.view.scorer)
-        try:
-            row, k = g.cell_of(d.task_id, self._source_label(d))
-        except KeyError:
-            row = None
-        if row is not None:
-            s = new.score or {}
-            value = math.nan if s.get("value") is None else float(s["value"])
-            correct = math.nan if s.get("correct") is None else float(bool(s["correct"]))
-            self.model.update_cell(row, k, value, correct, bool(s.get("author")), s.get("score_id"))
-            self.model.update_ground_truth(row, new.ground_truth or "")
-        self.detail.show_detail(new, has_media=cv.media_target(self.project, new) is not None,
-                                scorer=self.view.scorer, project=self.project)
-        self.status.emit(message)
-        self._keep_cell = (d.task_id, self._source_label(d))
-        self.reload(self.view.scorer)
-
-    def _source_label(self, d: cv.AnswerDetail) -> str:
-        """The grid's source label of an answer (run names that repeat carry an id prefix)."""
-        g = self.model.grid
-        if d.source in g.sources:
-            return d.source
-        tagged = f"{d.source} ({d.run_id[:6]})"
-        return tagged if tagged in g.sources else d.source
-
-    def _warn(self, title: str, text: str) -> None:
-        self.status.emit(f"{title}: {text}")
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.finished.connect(box.deleteLater)
-        box.open()
 
 
 def _load_with_text(project: Project, scorer: str | None, shown: cv.ComparisonView | None, shown_text: GridText,

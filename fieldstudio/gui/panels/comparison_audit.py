@@ -185,18 +185,21 @@ def people_text(table: pd.DataFrame) -> str:
 
 class JudgeAuditPanel(QWidget):
     """The Audit page of the Compare tab (see the module docstring). ``set_view(project, scorer, answers,
-    flagged)`` fills it from the comparison shown; ``status`` carries messages for the status bar."""
+    flagged)`` fills it from the comparison shown; ``status`` carries messages for the status bar. Its marks go on
+    ``undo_stack`` (one of its own when none is given)."""
 
     status = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, undo_stack: QUndoStack | None = None):
         super().__init__(parent)
         self.project: Project | None = None
         self.scorer: str | None = None
         self._answers: pd.DataFrame | None = None
         self._flagged: list[str] = []
         self._dirty = False
-        self.undo_stack = QUndoStack(self)
+        # the Compare panel makes the stack before it builds this page (a later step), so the window's undo group
+        # holds it from the start
+        self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.person = QLineEdit(_user_name())
         self.person.setToolTip("Your name, stored with every mark")
         self.size_spin = QSpinBox()

@@ -53,6 +53,12 @@ def stale_brush() -> QBrush:
     return QBrush(QColor(150, 150, 150), Qt.BrushStyle.BDiagPattern)
 
 
+_SCORE_BRUSHES = ([QBrush(score_colour(i / _STEPS)) for i in range(_STEPS + 1)], QBrush(GREY), stale_brush())
+"""(a brush per score step 0.._STEPS, the grey brush, the stale brush), made when the module is imported (on the
+window's worker that imports the tabs' modules): 103 brushes made by each model cost the click that opens Compare
+2-6 ms of the GUI thread."""
+
+
 @dataclass(frozen=True)
 class GridText:
     """What the grid shows as text, made once per load: per task its external id, category and ground truth (cut
@@ -104,9 +110,7 @@ class ComparisonTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._grid: GridData | None = None
         self._text: np.ndarray = np.zeros((0, 0), object)
-        self._brushes = [QBrush(score_colour(i / _STEPS)) for i in range(_STEPS + 1)]
-        self._grey = QBrush(GREY)
-        self._stale = stale_brush()
+        self._brushes, self._grey, self._stale = _SCORE_BRUSHES
         self._gt: list[str] = []
         self._ext: list[str] = []
         self._cat: list[str] = []
@@ -249,33 +253,45 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
             setattr(self, name, value)
         self.refilter()
 
+    def filters(self) -> tuple:
+        """The filters set now (to tell whether they changed)."""
+        return (self.category, self.scenario, self.answer_type, self.disagree, self.wrong_only, self.flagged,
+                self.evidence, self.search)
+
+    def prepare(self, grid: GridData | None) -> None:
+        """Keep the rows of ``grid`` the filters keep, before the source model resets to it (its reset then filters
+        once, with these rows)."""
+        self._mask = self._kept(grid)
+
     def refilter(self) -> None:
         """Recompute the kept rows from the grid arrays (vectorised) and refresh the view."""
         model = self.sourceModel()
-        grid = model.grid if model is not None else None
         self.beginFilterChange()
-        if grid is None or grid.shape[0] == 0:
-            self._mask = None
-        else:
-            t = grid.tasks
-            keep = np.ones(len(t), dtype=bool)
-            for column, want in (("category", self.category), ("scenario", self.scenario),
-                                 ("answer_type", self.answer_type)):
-                if want is not None:
-                    keep &= (t[column].astype(str) == want).to_numpy()
-            if self.disagree:
-                keep &= t["disagree"].to_numpy(dtype=bool)
-            if self.wrong_only:
-                keep &= t["wrong"].to_numpy(dtype=bool)
-            if self.flagged and "flagged" in t:
-                keep &= t["flagged"].to_numpy(dtype=bool)
-            if self.evidence is not None and self.evidence in t:
-                keep &= t[self.evidence].to_numpy(dtype=bool)
-            needle = self.search.strip().lower()
-            if needle:
-                keep &= t["search"].str.contains(needle, regex=False).to_numpy(dtype=bool)
-            self._mask = keep
+        self._mask = self._kept(model.grid if model is not None else None)
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def _kept(self, grid: GridData | None) -> np.ndarray | None:
+        """Per row of ``grid``, whether every filter keeps it; None keeps every row."""
+        if grid is None or grid.shape[0] == 0:
+            return None
+        t = grid.tasks
+        keep = np.ones(len(t), dtype=bool)
+        for column, want in (("category", self.category), ("scenario", self.scenario),
+                             ("answer_type", self.answer_type)):
+            if want is not None:
+                keep &= (t[column].astype(str) == want).to_numpy()
+        if self.disagree:
+            keep &= t["disagree"].to_numpy(dtype=bool)
+        if self.wrong_only:
+            keep &= t["wrong"].to_numpy(dtype=bool)
+        if self.flagged and "flagged" in t:
+            keep &= t["flagged"].to_numpy(dtype=bool)
+        if self.evidence is not None and self.evidence in t:
+            keep &= t[self.evidence].to_numpy(dtype=bool)
+        needle = self.search.strip().lower()
+        if needle:
+            keep &= t["search"].str.contains(needle, regex=False).to_numpy(dtype=bool)
+        return keep
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         return True if self._mask is None or source_row >= self._mask.size else bool(self._mask[source_row])

@@ -49,6 +49,15 @@ SCORED_MEAN_ROLE = Qt.ItemDataRole.UserRole + 5
 """The mean over the scored answers of a summary cell (float; ``VALUE_ROLE`` holds the headline mean)."""
 
 
+def _role(role: Any) -> int:
+    return role.value if hasattr(role, "value") else int(role)
+
+
+_DISPLAY, _BACKGROUND, _FONT, _TOOLTIP = (_role(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole,
+                                                             Qt.ItemDataRole.FontRole, Qt.ItemDataRole.ToolTipRole))
+_VALUE, _N, _TOTAL, _SCORED_MEAN = (_role(r) for r in (VALUE_ROLE, N_ROLE, TOTAL_ROLE, SCORED_MEAN_ROLE))
+
+
 def _float(v: Any) -> float:
     try:
         return math.nan if v is None else float(v)
@@ -67,6 +76,10 @@ class SummaryTableModel(QAbstractTableModel):
         self.categories: list[str] = []
         self.sources: list[str] = []
         self._cells: dict[tuple[int, int], dict[str, Any]] = {}
+        self._texts: dict[tuple[int, int], str] = {}       # a cell's text and brush, made on first use
+        self._brushes: dict[tuple[int, int], QBrush] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
         self._scale = 1.0
         self.rule_text = ""
 
@@ -81,6 +94,8 @@ class SummaryTableModel(QAbstractTableModel):
         ri = {c: i for i, c in enumerate(self.categories)}
         ci = {s: j for j, s in enumerate(self.sources)}
         self._cells = {(ri[str(r.category)], ci[str(r.source)]): r._asdict() for r in cells.itertuples(index=False)}
+        self._texts.clear()
+        self._brushes.clear()
         self._scale = scale
         self.endResetModel()
 
@@ -96,31 +111,41 @@ class SummaryTableModel(QAbstractTableModel):
         return self.sources[section] if orientation == Qt.Orientation.Horizontal else self.categories[section]
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        # the headers' ResizeToContents ask every cell for ~14 roles at each reset: int roles, and the text and
+        # brush of a cell made once (a QBrush per call and enum comparisons made the Summary's first showing
+        # 20-30 ms of the GUI thread on a quiet machine)
         if not index.isValid():
             return None
-        cell = self._cells.get((index.row(), index.column()))
+        role = role.value if hasattr(role, "value") else role
+        key = (index.row(), index.column())
+        cell = self._cells.get(key)
         if cell is None:
-            return "no answers" if role == Qt.ItemDataRole.DisplayRole else None
-        mean = _float(cell["headline"])
-        if role == Qt.ItemDataRole.DisplayRole:
-            scored = _float(cell["mean"])
-            return (cell_text(mean, cell["headline_ci_low"], cell["headline_ci_high"], cell["n"], cell["total"])
-                    + ("" if math.isnan(scored) else f" · of scored {scored:.3f}"))
-        if role == VALUE_ROLE:
-            return mean
-        if role == SCORED_MEAN_ROLE:
+            return "no answers" if role == _DISPLAY else None
+        if role == _DISPLAY:
+            text = self._texts.get(key)
+            if text is None:
+                scored = _float(cell["mean"])
+                text = self._texts[key] = (
+                    cell_text(_float(cell["headline"]), cell["headline_ci_low"], cell["headline_ci_high"], cell["n"],
+                              cell["total"]) + ("" if math.isnan(scored) else f" · of scored {scored:.3f}"))
+            return text
+        if role == _BACKGROUND:
+            brush = self._brushes.get(key)
+            if brush is None:
+                brush = self._brushes[key] = QBrush(score_colour(_float(cell["headline"]) / self._scale))
+            return brush
+        if role == _FONT:
+            return self._bold if self.categories[index.row()] == "all" else None
+        if role == _VALUE:
+            return _float(cell["headline"])
+        if role == _SCORED_MEAN:
             return _float(cell["mean"])
-        if role == TOTAL_ROLE:
+        if role == _TOTAL:
             return int(cell["total"])
-        if role == N_ROLE:
+        if role == _N:
             return int(cell["n"])
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(score_colour(mean / self._scale))
-        if role == Qt.ItemDataRole.FontRole and self.categories[index.row()] == "all":
-            f = QFont()
-            f.setBold(True)
-            return f
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
+            mean = _float(cell["headline"])
             acc = cell.get("accuracy")
             acc_text = "—" if acc is None or (isinstance(acc, float) and math.isnan(acc)) else f"{acc:.3f}"
             scored = _float(cell["mean"])
@@ -317,8 +342,7 @@ class SummaryPanel(QWidget):
         self.table = QTableView()
         self.table.setModel(self.table_model)
         self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self._fit(True)
         self.tabs = QTabWidget()
         table_page = QWidget()
         tl = QVBoxLayout(table_page)
@@ -345,9 +369,13 @@ class SummaryPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
 
-    def set_view(self, view: ComparisonView | None, texts: SummaryTexts | None = None) -> None:
+    def set_view(self, view: ComparisonView | None, texts: SummaryTexts | None = None, *, fit: bool = True) -> None:
         """Show the summaries of ``view`` (None clears) with ``texts`` (``summary_texts(view)``, made here when not
-        given: a worker makes them so that the window's thread only sets them)."""
+        given: a worker makes them so that the window's thread only sets them). ``fit=False`` leaves the table's
+        columns and rows unfitted to their contents until :meth:`fit_columns` (a step of its own: fitting 8 x 20
+        cells took 20 ms of the 30 ms of filling an empty table on a quiet machine)."""
+        if not fit:
+            self._fit(False)
         self.view = view
         if view is None or view.summary.empty:
             self.table_model.set_cells(pd.DataFrame(columns=["category", "source", "n", "total", "answers", "headline",
@@ -367,6 +395,15 @@ class SummaryPanel(QWidget):
         for tab in self.plots.values():
             tab.set_view(view if view is not None and not view.summary.empty else None)
         self.costs.set_view(view if view is not None and not view.summary.empty else None)
+
+    def fit_columns(self) -> None:
+        """Fit the table's columns and rows to their contents again (after ``set_view(..., fit=False)``)."""
+        self._fit(True)
+
+    def _fit(self, on: bool) -> None:
+        mode = QHeaderView.ResizeMode.ResizeToContents if on else QHeaderView.ResizeMode.Interactive
+        for header in (self.table.horizontalHeader(), self.table.verticalHeader()):
+            header.setSectionResizeMode(mode)
 
     def cell(self, category: str, source: str) -> tuple[str, float, int]:
         """(text shown, headline mean, n scored) of a cell, as a user reads it. Raises ValueError for an unknown

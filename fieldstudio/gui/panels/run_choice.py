@@ -4,6 +4,7 @@ widgets and reads them; ``RunPanel`` (``gui/panels/runs.py``) adds the estimate,
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
@@ -16,6 +17,7 @@ from fieldstudio.inference import profiles as profile_store
 from fieldstudio.inference.profiles import ModelProfile
 from fieldstudio.inference.runs.run_records import select_tasks
 from fieldstudio.inference.strategies import REGISTRY, form_parameters, get_strategy, strategy_names
+from fieldstudio.store.data_version import data_version
 from fieldstudio.store.project import Project
 
 SCOPE_ALL, SCOPE_CATEGORY, SCOPE_IDS = "all", "category", "ids"
@@ -64,11 +66,12 @@ def estimate_for(project: Project, ask: EstimateAsk, *, progress=None, cancelled
         return select_tasks(project, ids=ask.ids, category=ask.category, scenario=ask.scenario,
                             answer_type=ask.answer_type, unanswered_by=unanswered_by)
     try:
-        base = chosen(None)
+        base, proposed = _kept_choice(project, ask) or (chosen(None), None)
         if not ask.strategy_chosen and base:   # follow the chosen tasks, as `fieldstudio run` does
-            proposed = default_strategy_for(project, base)
-            if proposed != ask.strategy:
-                return EstimateAnswer(base, proposed)
+            proposed = proposed or default_strategy_for(project, base)
+        _keep_choice(project, ask, base, proposed)
+        if not ask.strategy_chosen and base and proposed != ask.strategy:
+            return EstimateAnswer(base, proposed)
         estimates = []
         for profile in ask.profiles:
             ids = chosen(profile.name) if ask.unanswered else base
@@ -79,6 +82,38 @@ def estimate_for(project: Project, ask: EstimateAsk, *, progress=None, cancelled
     except FieldstudioError as exc:
         return EstimateAnswer(error=str(exc))
     return EstimateAnswer(base, None, estimates)
+
+
+_KEPT: dict[tuple, tuple[list[str], str | None]] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _choice_key(project: Project, ask: EstimateAsk) -> tuple | None:
+    """What the chosen tasks and their proposed strategy depend on: the project's file as last committed
+    (``store.data_version``) and the form's selection; None where no version can be read (PostgreSQL)."""
+    version = data_version(project)
+    if version is None:
+        return None
+    return (str(project.path), version, None if ask.ids is None else tuple(ask.ids), ask.category, ask.scenario,
+            ask.answer_type)
+
+
+def _kept_choice(project: Project, ask: EstimateAsk) -> tuple[list[str], str | None] | None:
+    """(the chosen tasks, their proposed strategy or None) kept by the last estimate of the same selection of the
+    same unchanged project, or None. A proposal is followed by a second estimate of the same selection (the
+    strategy shown changed): at 100,000 tasks reading them again cost 1.5-4 s of Python on the worker, which
+    took the interpreter lock from the window's thread."""
+    key = _choice_key(project, ask)
+    with _KEPT_LOCK:
+        return _KEPT.get(key) if key is not None else None
+
+
+def _keep_choice(project: Project, ask: EstimateAsk, base: list[str], proposed: str | None) -> None:
+    key = _choice_key(project, ask)
+    if key is not None:
+        with _KEPT_LOCK:
+            _KEPT.clear()                  # one selection kept: the form's last
+            _KEPT[key] = (base, proposed)
 
 
 class RunChoice:

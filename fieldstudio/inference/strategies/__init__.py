@@ -71,15 +71,25 @@ def form_parameters() -> list[Parameter]:
     return list(seen.values())
 
 
+_IN_LIMIT = 900
+"""Above this many task ids, :func:`default_strategy_for` keeps the ids in Python instead of binding them in SQL."""
+
+
 def default_strategy_for(project: Project, task_ids: Sequence[str] | None = None) -> str:
     """The strategy proposed for a run over ``task_ids`` (None: every task of the project): the default
     their benchmarks share (``benchmarks.default_strategy`` of their ``Task.source`` tags). What
     ``fieldstudio run`` uses without ``--strategy`` and what the Runs tab shows first."""
     with project.read() as s:
-        q = select(Task.source).distinct()
-        if task_ids is not None:
-            q = q.where(Task.id.in_(list(task_ids)))
-        sources = set(s.scalars(q))
+        if task_ids is not None and len(task_ids) > _IN_LIMIT:
+            # 100,000 ids bound in one IN took 0.34 s of CPU (2.9 s on two loaded cores) holding the interpreter
+            # lock; every task's (id, source) read once and kept by the ids costs 0.14 s
+            wanted = set(task_ids)
+            sources = {source for task_id, source in s.execute(select(Task.id, Task.source)) if task_id in wanted}
+        else:
+            q = select(Task.source).distinct()
+            if task_ids is not None:
+                q = q.where(Task.id.in_(list(task_ids)))
+            sources = set(s.scalars(q))
     return benchmarks.default_strategy(sources)
 
 

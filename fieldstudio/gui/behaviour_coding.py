@@ -119,7 +119,6 @@ class BehaviourCoding(QObject):
         self._read_back: KeyRecord | None = None  # the key press being pushed: its events as its commit stored them
         self.correction = PlayedFrameCorrection(window)
         window.view_menu.addAction(self.dock.toggleViewAction())
-        QApplication.instance().installEventFilter(self)
 
     def _add_menu(self, menu: QMenu) -> None:
         menu.addSeparator()
@@ -224,6 +223,12 @@ class BehaviourCoding(QObject):
         if self.coding_action.isChecked() != on:
             self.coding_action.setChecked(on)
             return
+        # the window-wide key filter only while coding: installed for good, every event of the application
+        # went through Python, and the first ones made PySide create ~66 enum types (5-7 ms of the cold start)
+        if on:
+            QApplication.instance().installEventFilter(self)
+        else:
+            QApplication.instance().removeEventFilter(self)
         self._describe()
         if on and not any(b.key for b in self.ethogram().behaviours):
             self.window.notify("the ethogram has no behaviour with a key yet: Annotate ▸ Ethogram…")

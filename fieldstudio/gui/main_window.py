@@ -65,7 +65,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
-        self.actions = {aid: shortcuts.make_action(aid, self) for aid in shortcuts.DEFAULTS}
+        self.actions = shortcuts.make_actions(self)
         self.view = MediaView(self.state, self.actions, self)
         window_ui.build_central(self)
         window_ui.build_docks(self)

@@ -111,20 +111,31 @@ def shortcut_setting(action_id: str) -> Setting[str]:
     return user_settings.SHORTCUTS.setting(action_id, DEFAULTS[action_id][1])
 
 
+def _chosen_keys(action_id: str, value: str) -> str:
+    return DEFAULTS[action_id][1] if MOVED_DEFAULTS.get(action_id) == value else value
+
+
 def key_for(action_id: str) -> str:
     """The user's keys for an action (their change, else the default)."""
-    value = settings.get(shortcut_setting(action_id))
-    if MOVED_DEFAULTS.get(action_id) == value:
-        return DEFAULTS[action_id][1]
-    return value
+    return _chosen_keys(action_id, settings.get(shortcut_setting(action_id)))
 
 
-def make_action(action_id: str, parent: QWidget) -> QAction:
-    """A QAction with its text, tooltip and the user's shortcut, added to ``parent``."""
+def make_actions(parent: QWidget) -> dict[str, QAction]:
+    """Every action of :data:`DEFAULTS` (id -> QAction, in its order) made by :func:`make_action`, added to
+    ``parent``; the user's keys of all of them come from one read of the settings file."""
+    ids = list(DEFAULTS)
+    values = settings.get_all(shortcut_setting(aid) for aid in ids)
+    return {aid: make_action(aid, parent, _chosen_keys(aid, value)) for aid, value in zip(ids, values, strict=True)}
+
+
+def make_action(action_id: str, parent: QWidget, keys: str | None = None) -> QAction:
+    """A QAction with its text, tooltip and shortcut, added to ``parent``: ``keys`` when given, else the user's
+    keys read from the settings (:func:`key_for`)."""
     text, _default, tip = DEFAULTS[action_id]
     action = QAction(text, parent)
     action.setObjectName(action_id)
-    keys = key_for(action_id)
+    if keys is None:
+        keys = key_for(action_id)
     action.setShortcut(QKeySequence(keys))
     action.setToolTip(f"{tip} ({keys})" if keys else tip)
     action.setStatusTip(tip)

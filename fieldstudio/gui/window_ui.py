@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget
 
-from fieldstudio import benchmarks
 from fieldstudio.gui.panels.properties import PropertiesPanel
 
 
@@ -76,6 +75,16 @@ def build_status(window: QMainWindow) -> None:
         w.setMinimumWidth(190 if w is window.pointer_label else 120)
         bar.addPermanentWidget(w)
 
+
+def _write_tips(tips: list) -> None:
+    """Set each ``(action, tip(benchmarks_module))`` pair's tooltip once (the list is emptied)."""
+    from fieldstudio import benchmarks
+
+    while tips:
+        action, tip = tips.pop()
+        action.setToolTip(tip(benchmarks))
+
+
 def build_menus(window: QMainWindow) -> None:
     """File, Edit, Annotate, View, Video and Help, from the actions of gui/shortcuts.py."""
     a = window.actions
@@ -97,13 +106,16 @@ def build_menus(window: QMainWindow) -> None:
     relink.setToolTip("Find moved media files in a folder by their SHA-256 and update their paths")
     relink.triggered.connect(window.relink_dialog)
     m.addSeparator()
+    # three tips name the declared benchmarks: written when the menu first opens (the only place they show), so
+    # the window's first paint does not wait for fieldstudio.benchmarks' import (issue 37 item 3)
+    benchmark_tips = []
     for text, tip, dialog, folder in (
-            ("Import &tasks…", f"Import benchmark task files with ground truth ({benchmarks.format_titles()})",
+            ("Import &tasks…", lambda b: f"Import benchmark task files with ground truth ({b.format_titles()})",
              "import_tasks", False),
-            ("Import tasks from a f&older…", "Import every task file in a folder (such as "
-             f"{benchmarks.task_folder_examples()})", "import_tasks", True),
+            ("Import tasks from a f&older…", lambda b: "Import every task file in a folder (such as "
+             f"{b.task_folder_examples()})", "import_tasks", True),
             ("Import a&nswers…", "Import answers made elsewhere as a named answer source", "import_answers", False),
-            ("Import answers from a folder…", f"Import a folder of {benchmarks.answer_folder_kinds()} as a named "
+            ("Import answers from a folder…", lambda b: f"Import a folder of {b.answer_folder_kinds()} as a named "
              "answer source",
              "import_answers", True),
             ("Export tas&ks…", "Write the tasks with ground truth in a benchmark's format, CSV or XLSX",
@@ -111,8 +123,12 @@ def build_menus(window: QMainWindow) -> None:
             ("Export &report…", "Write the comparison of the answer sources: HTML (opens in the browser), CSV, "
              "XLSX, Parquet or JSON, by the file's suffix", "export_report", False)):
         action = m.addAction(text)
-        action.setToolTip(tip)
+        if isinstance(tip, str):
+            action.setToolTip(tip)
+        else:
+            benchmark_tips.append((action, tip))
         action.triggered.connect(lambda _=False, d=dialog, f=folder: window.task_file_dialog(d, f))
+    m.aboutToShow.connect(lambda: _write_tips(benchmark_tips))
     m.addSeparator()
     m.addAction(a["import_annotations"])
     m.addAction(a["export_annotations"])

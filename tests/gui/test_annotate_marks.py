@@ -436,3 +436,28 @@ def test_a_stored_old_loop_key_does_not_take_the_keyframe_key():
     assert shortcuts.key_for("loop_start") == "Ctrl+["
     assert shortcuts.key_for("loop_end") == "Shift+E"
     assert shortcuts.key_for("prev_keyframe") == "["
+
+
+def test_actions_made_from_one_read_have_the_keys_read_one_by_one(qapp):
+    """The window's actions read every key in one read of the file; a user's key, a cleared key, an old
+    default given away and an untouched default come out as ``key_for`` reads them alone."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QWidget
+
+    from fieldstudio.gui import shortcuts
+    from fieldstudio.gui.settings import settings
+
+    s = settings()
+    s.setValue("shortcuts/loop_start", "[")
+    s.setValue("shortcuts/next_frame", "Ctrl+,")
+    s.setValue("shortcuts/quit", "")
+    s.sync()
+    parent = QWidget()
+    actions = shortcuts.make_actions(parent)
+    assert list(actions) == list(shortcuts.DEFAULTS) and parent.actions() == list(actions.values())
+    for aid, action in actions.items():
+        assert action.shortcut() == QKeySequence(shortcuts.key_for(aid)), aid
+    assert actions["loop_start"].shortcut().toString() == "Ctrl+["
+    assert actions["next_frame"].shortcut().toString() == "Ctrl+," and actions["quit"].shortcut().isEmpty()
+    assert actions["undo"].shortcut().toString() == "Ctrl+Z"
+    assert actions["next_frame"].toolTip().endswith("(Ctrl+,)")

@@ -26,7 +26,8 @@ from tests.support.gui_support import SAMPLE_MEDIA
 
 pytestmark = pytest.mark.gui
 
-HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplotlib", "alembic"]
+HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplotlib", "alembic",
+         "fieldstudio.benchmarks"]  # the last only for tips of a menu and of the hidden welcome page (issue 37)
 
 PROBE = """
 import json, sys, time
@@ -362,3 +363,36 @@ def test_a_library_of_fewer_rows_than_a_screenful_is_listed_at_once(qtbot, tmp_p
     with qtbot.waitSignal(model.all_listed, timeout=5000):
         pass
     assert _listing(model) == ["a.png", "b.png"]
+
+
+def test_tips_naming_the_benchmarks_are_there_once_the_menu_or_welcome_page_shows(qtbot, sample_project):
+    """The File menu's import tips and the welcome page's benchmark tip are written when first shown (their
+    module is not imported at the window's start): the texts name every declared benchmark as before."""
+    from fieldstudio import benchmarks
+
+    w = MainWindow(path=sample_project)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.state.project is not None, timeout=30000)
+    file_menu = w.menuBar().actions()[0].menu()
+    tips = {a.text(): a.toolTip() for a in file_menu.actions()}
+    assert tips["Import &tasks…"] == "Import tasks"  # not yet (Qt gives the text then): the menu has not opened
+    file_menu.popup(w.mapToGlobal(w.rect().center()))
+    qtbot.waitUntil(file_menu.isVisible)
+    file_menu.hide()
+    tips = {a.text(): a.toolTip() for a in file_menu.actions()}
+    titles = [b.format_title for b in benchmarks.DECLARED]
+    assert tips["Import &tasks…"] == f"Import benchmark task files with ground truth ({', '.join(titles)})"
+    folders = [f"{b.title}'s {b.task_folder}" for b in benchmarks.DECLARED if b.task_folder]
+    assert folders and tips["Import tasks from a f&older…"] == f"Import every task file in a folder (such as " \
+        f"{' or '.join(folders)})"
+    kinds = [f"{b.title} {b.answer_folder}" for b in benchmarks.DECLARED if b.answer_folder]
+    assert kinds and tips["Import answers from a folder…"] == f"Import a folder of {' or '.join(kinds)} as a " \
+        "named answer source"
+    assert tips["Import a&nswers…"] == "Import answers made elsewhere as a named answer source"
+    w.show_welcome()
+    qtbot.waitUntil(w.view.welcome.isVisible)
+    assert w.view.welcome.benchmark_button.toolTip() == (
+        f"A new project with a benchmark's tasks (a file or a folder such as {' or '.join(folders)}) and its "
+        "media folder, in one step")
+    w.close()

@@ -63,6 +63,7 @@ def summary_text(report: ExportReport) -> str:
         lines.append(f"{len(report.files)} file(s) written to {where}")
     else:
         lines.append("No file was written (nothing of this kind to export).")
+    lines += [f"Note: {note}." for note in report.notes]
     if report.skipped:
         lines.append(f"Left out ({len(report.skipped)}):")
         lines += [f"  {what_}: {reason}" for what_, reason in report.skipped[:10]]

@@ -109,6 +109,7 @@ def test_our_cvat_import_keeps_the_files_track_ids(tracked_video, tmp_path):
 def test_the_export_report_says_what_the_closing_outside_shape_means(tracked_video, tmp_path):
     report = export_annotations(tracked_video, "cvat", tmp_path / "cvat")
     assert report.notes == [OUTSIDE_NOTE]
+    assert summary_text(report).splitlines()[0] == "Exported 6 tracks and photo marks of 1 video(s)/photo(s) as CVAT."
     assert f"Note: {OUTSIDE_NOTE}." in summary_text(report).splitlines()
     assert 'outside="1"' in OUTSIDE_NOTE and "datumaro" in OUTSIDE_NOTE
     # no video, no CVAT track: no note (a COCO export has none either)

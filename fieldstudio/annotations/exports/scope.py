@@ -51,11 +51,11 @@ def summary_text(report: ExportReport) -> str:
     if report.cancelled:
         return "The export was cancelled; files already written stay, the rest were not written."
     # COCO and YOLO hold boxes and shapes (polygons, points, skeletons): "annotation(s)", as their files call them
-    what = {"coco": "annotation(s)", "yolo": "annotation(s)", "mot": "track boxes", "cvat": "tracks",
+    what = {"coco": "annotation(s)", "yolo": "annotation(s)", "mot": "track boxes", "cvat": "tracks and photo marks",
             "csv": "rows"}.get(report.format, "annotations")
     lines = [f"Exported {report.annotations} {what}"
              + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot")
-               else f" of {report.images} video(s)" if report.format == "cvat" else "")
+               else f" of {report.images} video(s)/photo(s)" if report.format == "cvat" else "")
              + f" as {report.format.upper()}."]
     if report.files:
         first = report.files[0]

@@ -41,6 +41,8 @@ def export(
                                     raw_cells=raw_cells)
     cli_support.out.print(f"{report.format}: {report.annotations} annotation(s), {report.images} image(s), "
                  f"{len(report.files)} file(s) written under {out}", markup=False)
+    for note in report.notes:
+        cli_support.out.print(f"  note: {note}", markup=False)
     for what, reason in report.skipped:
         cli_support.out.print(f"  skipped {what}: {reason}", markup=False)
     if report.cancelled:

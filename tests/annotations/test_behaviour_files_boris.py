@@ -54,8 +54,10 @@ def two_subjects_coded(ethogram_project):
     return project
 
 
-def _boris_writes(tmp_path, output_format: str):
-    """BORIS's own ``export_tabular_events`` on an observation of walk.mp4 holding BORIS_EVENTS; the file's path."""
+def _boris_writes(tmp_path, output_format: str, *, exclusive_stop_as_boris_records: bool = False):
+    """BORIS's own ``export_tabular_events`` on an observation of walk.mp4 holding BORIS_EVENTS; the file's path.
+    ``exclusive_stop_as_boris_records``: the STOP of A's lift (stopped by walk on 9) as BORIS's ``write_event``
+    records an exclusive stop in a media observation: 1 ms before walk's start, its frame "NA"."""
     cfg, writer = boris("config"), boris("export_observation")
     length = Decimal(f"{_s(29):.3f}")   # no container duration in the test media: the last frame's time, as ours
     ethogram = {"0": {cfg.TYPE: cfg.STATE_EVENT, "key": "l", cfg.BEHAVIOR_CODE: "lift", "description": "",
@@ -70,6 +72,9 @@ def _boris_writes(tmp_path, output_format: str):
         cfg.MEDIA_INFO: {cfg.LENGTH: {"walk.mp4": length}, cfg.FPS: {"walk.mp4": 22.5}},
         cfg.EVENTS: [[Decimal(f"{_s(f):.3f}"), subject, code, modifier, "", f]
                      for f, subject, code, modifier in BORIS_EVENTS]}
+    if exclusive_stop_as_boris_records:
+        at = BORIS_EVENTS.index((9, "A", "lift", "heavy"))
+        observation[cfg.EVENTS][at] = [Decimal(f"{_s(9):.3f}") - Decimal("0.001"), "A", "lift", "heavy", "", cfg.NA]
     pj = {cfg.ETHOGRAM: ethogram, cfg.OBSERVATIONS: {"walk.mp4": observation}}
     parameters = {"time": cfg.TIME_FULL_OBS, cfg.SELECTED_SUBJECTS: ["A", "B"],
                   cfg.SELECTED_BEHAVIORS: ["lift", "walk", "enter zone"]}
@@ -116,6 +121,21 @@ def test_our_import_reads_borises_own_file_as_the_coded_events(two_subjects_code
                    ("A", "lift", "state", 3, 9, ("heavy",)),
                    ("A", "walk", "state", 9, 20, ()), ("B", "enter zone", "point", 5, 5, ()),
                    ("B", "enter zone", "point", 22, 22, ()), ("B", "lift", "state", 12, 18, ("light",))]
+
+
+def test_a_state_boris_stopped_by_an_exclusive_one_ends_on_the_frame_the_next_starts(two_subjects_coded, tmp_path):
+    path = _boris_writes(tmp_path, "tsv", exclusive_stop_as_boris_records=True)
+    rows = _rows(path, "\t")
+    stop = next(r for r in rows if r[rows[0].index("Behavior type")] == "STOP")
+    assert (stop[rows[0].index("Behavior")], stop[rows[0].index("Time")], stop[rows[0].index("Image index")]) == \
+        ("lift", f"{Decimal(f'{_s(9):.3f}') - Decimal('0.001')}", "NA")   # as BORIS wrote it
+    assert _s(8) <= float(stop[rows[0].index("Time")]) < _s(9)          # the time alone is on frame 8
+    report = observations.import_events(two_subjects_coded, VIDEO_ID, path, coder="boris")
+    assert not report.problems and report.events == 7
+    report.edit.do()
+    lift = [(e.frame_index, e.end_frame_index) for e in events.list_events(two_subjects_coded, VIDEO_ID, coder="boris")
+            if (e.subject, e.behaviour) == ("A", "lift")]
+    assert lift == [(3, 9)]             # walk starts on 9: lift ends there, as our coding ended it (not on 8)
 
 
 class _SilentBox:

@@ -20,7 +20,10 @@ observation (columns time, subject, code, modifier, comment).
 
 Reading takes BORIS's older layout too (a preamble before the header, "Status" instead of "Behavior type",
 "Modifiers" joined by "|"): each STOP closes the earliest open START of the same subject and behaviour; a frame is
-the row's "Image index" when it is a whole number, else the frame shown at that time.
+the row's "Image index" when it is a whole number, else the frame shown at that time. A state BORIS stops because an
+exclusive one starts is recorded 1 ms before that start with the image index "NA" (BORIS's ``write_event``: the
+stop must sort before the start); the frame shown 1 ms earlier is the one before the start, so such a STOP takes
+the frame of the START of the same subject 1 ms later, as fieldstudio's own coding stops it (:mod:`coding`).
 """
 
 from __future__ import annotations
@@ -175,6 +178,8 @@ def read_tabular(path: Path) -> ParsedTabular:
     modifier_cols = [col[n] for n in header if n.startswith("Modifier #")]
     out = ParsedTabular()
     open_: dict[tuple[str, str], list[ParsedEvent]] = {}
+    start_frames: dict[tuple[str, int], int] = {}   # (subject, time in ms) -> the frame of a START there
+    unframed_stops: list[ParsedEvent] = []
     for n, row in enumerate(lines[at + 1:], start=at + 2):
         if not any(c.strip() for c in row):
             continue
@@ -200,6 +205,8 @@ def read_tabular(path: Path) -> ParsedTabular:
         elif status == "START":
             event = ParsedEvent(subject, key[1], "state", modifiers, time_s, None, frame, line=n)
             out.events.append(event)
+            if frame is not None:
+                start_frames.setdefault((subject, round(time_s * 1000)), frame)
             open_.setdefault(key, []).append(event)
         elif status == "STOP":
             if not open_.get(key):
@@ -208,8 +215,12 @@ def read_tabular(path: Path) -> ParsedTabular:
                 continue
             event = open_[key].pop(0)
             event.stop_s, event.end_frame = time_s, frame
+            if frame is None:
+                unframed_stops.append(event)
         else:
             out.problems.append(f"line {n}: behavior type {status!r} is not START, STOP or POINT; skipped")
+    for event in unframed_stops:   # BORIS's exclusive stop (see the module text): the next start's frame
+        event.end_frame = start_frames.get((event.subject, round(event.stop_s * 1000) + 1))
     for (subject, behaviour), left in open_.items():
         for e in left:
             out.problems.append(f"{behaviour} ({subject or 'no subject'}) started at {e.start_s:.3f} s and never "

@@ -48,6 +48,7 @@ class ExportReport:
     annotations: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
+    notes: list[str] = field(default_factory=list)   # one line each the user should read about the files' meaning
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,17 @@ Layout (CVAT's documentation, "XML annotation format", for videos)::
       <meta><task><name/><size/><mode>interpolation</mode><start_frame/><stop_frame/>
         <labels><label><name/><color/></label>...</labels>
         <original_size><width/><height/></original_size><source/></task></meta>
-      <track id="0" label="person" source="manual">
+      <track id="4" label="person" source="manual">
         <box frame="12" keyframe="1" outside="0" occluded="0" xtl ytl xbr ybr z_order="0">
           <attribute name="vest">no</attribute></box> ...
 
-As CVAT writes it, a track lists a box on every frame from its first to its last keyframe (``keyframe="0"``
-for the interpolated ones, by the same linear rule) and one ``outside="1"`` box on the frame after its
-last keyframe (when the video has one). A video box without a track id is written as a one-frame track, and so
+A box or shape track's ``id`` is the project's track id (the window's "#4", COCO's ``track_id``; box and shape
+tracks share a video's ids); the tracks of marks with no track id of ours (shapes, boxes, angles and stopwatches
+outside any track) are numbered on from the largest of those in the file. As CVAT writes it, a track lists a box
+on every frame from its first to its last keyframe (``keyframe="0"`` for the interpolated ones, by the same linear
+rule) and one ``outside="1"`` box on the frame after its last keyframe (when the video has one): CVAT's "the track
+ends here", which a reader that ignores ``outside`` counts as the object on that frame (datumaro keeps it as an
+annotation with ``outside: True``); the export report says so (``OUTSIDE_NOTE``). A video box without a track id is written as a one-frame track, and so
 is each polygon, polyline and points mark outside any track. A shape track (``annotations.shape_tracks``) is a
 ``<track>`` of ``<polygon frame keyframe outside occluded points="x1,y1;x2,y2;..." z_order>`` (``<polyline>``,
 ``<points>`` alike) on every frame from its first keyframe to its last, the interpolated ones ``keyframe="0"``
@@ -132,6 +136,30 @@ def _shape_track(track: ET.Element, keys: list[ann.AnnotationRecord], n: int,
         write(keys[-1].frame_index + 1, keys[-1].geometry, keyframe=True, outside=True)
 
 
+class _TrackIds:
+    """Adds the ``<track>`` elements of one file with their ids: a box or shape track keeps the project's track id
+    (the window's "#4", COCO's ``track_id``), so the three agree; a mark with no track id of ours (a shape outside
+    any track, an angle, a stopwatch, a box outside any track) gets the next id after the largest of ``own`` (the
+    file's project track ids), as does a project id already written (box and shape tracks share a video's ids, so
+    that only happens in a project whose ids were written by hand)."""
+
+    def __init__(self, root: ET.Element, own: Sequence[int]) -> None:
+        self.root = root
+        self.written: set[int] = set()
+        self.fresh = max(own, default=-1) + 1
+
+    def __call__(self, label: str | None, track_id: int | None = None) -> ET.Element:
+        if track_id is None or track_id in self.written:
+            track_id, self.fresh = self.fresh, self.fresh + 1
+        self.written.add(track_id)
+        return ET.SubElement(self.root, "track", {"id": str(track_id), "label": label or "", "source": "manual"})
+
+    @property
+    def count(self) -> int:
+        """How many tracks were added."""
+        return len(self.written)
+
+
 def cvat_document(project: Project, media: Media,
                   left_out: list[tuple[str, str]] | None = None) -> tuple[ET.ElementTree, int]:
     """The CVAT for video XML of one video's marks; returns (tree, number of tracks). A skeleton track whose template
@@ -156,13 +184,14 @@ def cvat_document(project: Project, media: Media,
     ET.SubElement(task, "source").text = media.file_name
     ET.SubElement(meta, "dumped").text = utcnow().isoformat(timespec="seconds")
     boxes = ann.list_annotations(project, media_id=media.id, kinds=["box"])
+    shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
+                  if r.frame_index is not None]
     track_ids = sorted({b.track_id for b in boxes if b.track_id is not None})
-    out_id = 0
+    new_track = _TrackIds(root, [*track_ids, *(r.track_id for r in shape_recs if r.track_id is not None)])
     for track_id in track_ids:
         keys = {r.frame_index: r for r in box_tracks.track_keyframes(project, media.id, track_id)}
         first = keys[min(keys)]
-        track = ET.SubElement(root, "track", {"id": str(out_id), "label": first.label_name or "", "source": "manual"})
-        out_id += 1
+        track = new_track(first.label_name, track_id)
         attrs = first.attributes
         for f, tb in box_tracks.track_boxes(project, media.id, track_id).items():
             if f in keys:
@@ -171,8 +200,6 @@ def cvat_document(project: Project, media: Media,
         last = max(keys)
         if last + 1 < n:
             _box(track, last + 1, keys[last].geometry, keyframe=True, outside=True, attributes=keys[last].attributes)
-    shape_recs = [r for r in ann.list_annotations(project, media_id=media.id, kinds=SHAPE_TRACK_KINDS)
-                  if r.frame_index is not None]
     known = skeleton_templates.known(project)
     skeleton_labels: dict[str, skeletons.SkeletonTemplate] = {}   # label name ("" none) -> its skeletons' template
     for key in dict.fromkeys(r.track_id if r.track_id is not None else r.id for r in shape_recs):
@@ -187,15 +214,12 @@ def cvat_document(project: Project, media: Media,
                                  f"its template ({len(tmpl.points)} points) is not that of the label's first skeleton "
                                  f"({len(first.points)} points): CVAT gives a skeleton label one template"))
                 continue
-        track = ET.SubElement(root, "track", {"id": str(out_id), "label": keys[0].label_name or "", "source": "manual"})
-        out_id += 1
-        _shape_track(track, keys, n, known)
+        _shape_track(new_track(keys[0].label_name, keys[0].track_id), keys, n, known)
     for rec in ann.list_annotations(project, media_id=media.id, kinds=["angle"]):
         if rec.frame_index is None or rec.frame_index >= n:
             continue
         measured = angles.measure_angle(project, rec.id)
-        track = ET.SubElement(root, "track", {"id": str(out_id), "label": rec.label_name or "", "source": "manual"})
-        out_id += 1
+        track = new_track(rec.label_name)
         attributes = {ANGLE_KIND_ATTRIBUTE: "angle", "degrees": f"{measured.degrees:.4f}",
                       "plane": "floor" if measured.on_floor else "image", "measured_how": measured.how}
         for frame, outside in ((rec.frame_index, False), (rec.frame_index + 1, True)):
@@ -207,8 +231,7 @@ def cvat_document(project: Project, media: Media,
             continue
         # CVAT has no time interval: a track shown from the start frame to the end frame is one, a single point at
         # the corner (fieldstudio_kind tells fieldstudio's import it is a stopwatch)
-        track = ET.SubElement(root, "track", {"id": str(out_id), "label": rec.label_name or "", "source": "manual"})
-        out_id += 1
+        track = new_track(rec.label_name)
         reading = stopwatch.reading_of(rec)
         attributes = {ANGLE_KIND_ATTRIBUTE: "stopwatch", "seconds": f"{reading.seconds:.6f}",
                       **({"text": rec.text} if rec.text else {})}
@@ -219,8 +242,7 @@ def cvat_document(project: Project, media: Media,
             _shape(track, "points", rec.end_frame_index + 1, [(0.0, 0.0)], outside=True, attributes=attributes)
     for b in boxes:
         if b.track_id is None and b.frame_index is not None:
-            track = ET.SubElement(root, "track", {"id": str(out_id), "label": b.label_name or "", "source": "manual"})
-            out_id += 1
+            track = new_track(b.label_name)
             _box(track, b.frame_index, b.geometry, keyframe=True, attributes=b.attributes)
             if b.frame_index + 1 < n:
                 _box(track, b.frame_index + 1, b.geometry, keyframe=True, outside=True, attributes=b.attributes)
@@ -238,9 +260,12 @@ def cvat_document(project: Project, media: Media,
         skeleton_labels[UNLABELLED] = skeleton_labels.pop("")
     cvat_labels.declare_skeletons(labels_el, skeleton_labels)
     ET.indent(root, space="  ")
-    return ET.ElementTree(root), out_id
+    return ET.ElementTree(root), new_track.count
 
 
+OUTSIDE_NOTE = ('each CVAT track ends with one shape outside="1" on the frame after its last shown one (CVAT: the '
+                'track ends there); a reader that ignores "outside" (datumaro keeps it as an annotation with '
+                'outside: True) counts the object on that frame')
 PHOTOS_STEM = "photos"   # the CVAT for images file of a folder export: photos.xml
 
 
@@ -278,6 +303,8 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         used.add(name)
         _write(out if single else out / f"{name}.xml", tree, report, n_tracks)
         progress(i + 1, total)
+    if videos and OUTSIDE_NOTE not in report.notes:
+        report.notes.append(OUTSIDE_NOTE)
     if photos and not cancelled():
         tree, n_marks = cvat_images.cvat_images_document(project, photos, report.skipped)
         name = PHOTOS_STEM if PHOTOS_STEM not in used else f"{PHOTOS_STEM}_cvat_images"

@@ -51,11 +51,11 @@ def summary_text(report: ExportReport) -> str:
     if report.cancelled:
         return "The export was cancelled; files already written stay, the rest were not written."
     # COCO and YOLO hold boxes and shapes (polygons, points, skeletons): "annotation(s)", as their files call them
-    what = {"coco": "annotation(s)", "yolo": "annotation(s)", "mot": "track boxes", "cvat": "tracks",
+    what = {"coco": "annotation(s)", "yolo": "annotation(s)", "mot": "track boxes", "cvat": "tracks and photo marks",
             "csv": "rows"}.get(report.format, "annotations")
     lines = [f"Exported {report.annotations} {what}"
              + (f" on {report.images} image(s)/frame(s)" if report.format in ("coco", "yolo", "mot")
-               else f" of {report.images} video(s)" if report.format == "cvat" else "")
+               else f" of {report.images} video(s)/photo(s)" if report.format == "cvat" else "")
              + f" as {report.format.upper()}."]
     if report.files:
         first = report.files[0]
@@ -63,6 +63,7 @@ def summary_text(report: ExportReport) -> str:
         lines.append(f"{len(report.files)} file(s) written to {where}")
     else:
         lines.append("No file was written (nothing of this kind to export).")
+    lines += [f"Note: {note}." for note in report.notes]
     if report.skipped:
         lines.append(f"Left out ({len(report.skipped)}):")
         lines += [f"  {what_}: {reason}" for what_, reason in report.skipped[:10]]

@@ -37,7 +37,7 @@ from fieldstudio.compare import answer_table, audit, coverage, evidence, summari
 from fieldstudio.core.errors import NotFound
 from fieldstudio.scoring import service as scoring
 from fieldstudio.scoring import store as score_store
-from fieldstudio.scoring.deterministic import gc_paused
+from fieldstudio.core.garbage_collection import gc_paused
 from fieldstudio.scoring.scorers import REGISTRY
 from fieldstudio.store.data_version import data_version
 from fieldstudio.store.models import Answer, Run, Score, Task, TaskInput

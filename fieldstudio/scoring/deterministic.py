@@ -2,7 +2,7 @@
 
 Answers sharing a task (or a copy of its reference) and a text are scored once (``Memo``), a first scoring
 takes a column-wise fast path (``score_new``), and the cyclic garbage collector is paused for the call
-(``gc_paused``); benchmarks/bench_scoring.py measures this path.
+(``core.garbage_collection.gc_paused``, in the service); benchmarks/bench_scoring.py measures this path.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from fieldstudio.core.garbage_collection import gc_paused  # noqa: F401 - imported from here by others
 from fieldstudio.scoring.inputs import AnswerInputs, TaskInputs, eval_func_of, inputs_sha, json_or_none, score_one
 from fieldstudio.scoring.scoring_report import ScoringReport, reason_head
 from fieldstudio.scoring.scorers import ScoreResult
 from fieldstudio.scoring.staleness import FAILED_CALL, ScoreCheck, answer_sha
 from fieldstudio.scoring.store import PlainInserts, StoredScore
 
-__all__ = ["MEMO_SIZE", "ResultRow", "Memo", "score_chunk", "score_new", "gc_paused", "count_current"]
+__all__ = ["MEMO_SIZE", "ResultRow", "Memo", "score_chunk", "score_new", "count_current"]
 
 MEMO_SIZE = 200_000
 """Distinct (task reference, answer text) results remembered by one ``score_answers`` call."""

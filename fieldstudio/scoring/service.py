@@ -55,7 +55,7 @@ from sqlalchemy import func, select
 from fieldstudio import benchmarks
 from fieldstudio.core.errors import NotFound
 from fieldstudio.core.paths import resources_dir
-from fieldstudio.scoring.deterministic import Memo, gc_paused, score_chunk
+from fieldstudio.scoring.deterministic import Memo, score_chunk
 from fieldstudio.scoring import currency, currency_records
 from fieldstudio.scoring.inputs import ScoringError, check_params, read_chunk
 from fieldstudio.scoring.judged import finish_judge, judge_chunk
@@ -71,6 +71,7 @@ from fieldstudio.scoring.store import ScoreWriter, hashes_now, heads, score_rows
 from fieldstudio.store.models import Answer, Run, Score, Task, utcnow
 from fieldstudio.store.project import Project
 from fieldstudio.core.progress import Cancelled, Progress
+from fieldstudio.core.garbage_collection import gc_paused
 
 __all__ = ["ScoringError", "ScoringReport", "score_answers", "override_score", "current_scores", "score_history",
            "promote_answer_to_ground_truth", "DETERMINISTIC_BATCH", "JUDGE_BATCH", "resolve_runs",
@@ -153,7 +154,7 @@ def score_answers(project: Project, scorer_name: str, run_ids: Sequence[str] | N
     are scored once (FieldWorkArena scorers, which read nothing else) and the per-answer bookkeeping runs
     in C (``deterministic.score_new``), new ids (UUID7, ascending) come from one random draw per batch, and rows are
     written in answer-id order with executemany over one held connection (``ScoreWriter``). Without a
-    judge, Python's cyclic garbage collector is paused for the call (``deterministic.gc_paused``).
+    judge, Python's cyclic garbage collector is paused for the call (``core.garbage_collection.gc_paused``).
     """
     try:
         info = get_scorer(scorer_name)

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 
 from fieldstudio.media import inventory
-from fieldstudio.scoring.deterministic import gc_paused
+from fieldstudio.core.garbage_collection import gc_paused
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import ground_truth as gt
 from fieldstudio.tasks import task_records as ts

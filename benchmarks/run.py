@@ -10,7 +10,8 @@ Each benchmark runs as its own process (its output shown as it comes) and declar
 (``benchmarks/targets.py``); at the end one table gives every figure, its reference, its target and whether
 it was met, with the load average at the start and the end (the machine is shared: a figure taken under
 load is slower), and a second table gives each benchmark's wall time (set-up included) and the total. The
-figures and the times are also saved to ``benchmarks/_work/results/<time>.json``.
+figures and the times are also saved to ``benchmarks/_work/results/<time>.json``, after each benchmark (a run
+stopped part-way keeps the benchmarks that finished).
 
 The exit code is 0 when every benchmark ran, whether or not its targets were met (this reports; it is not
 a test), and 1 when a benchmark crashed.
@@ -80,10 +81,16 @@ def run_one(name: str, path: Path, quick: bool) -> tuple[list[targets.Figure], d
     return figures, record
 
 
-def save(figures: list[targets.Figure], runs: list[dict], load: tuple[str, str], quick: bool) -> Path:
+def results_path() -> Path:
+    """A new ``benchmarks/_work/results/<time>.json`` (its folder made)."""
     folder = work_folders.WORK / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    return folder / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+
+
+def save(path: Path, figures: list[targets.Figure], runs: list[dict], load: tuple[str, str], quick: bool) -> Path:
+    """Write the run so far to ``path`` (again after each benchmark: a run stopped part-way keeps what finished,
+    and ``--compare`` reads it); returns ``path``."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     path.write_text(json.dumps({"commit": commit.stdout.strip(), "quick": quick, "load_start": load[0],
                                 "load_end": load[1], "runs": runs, "figures": [asdict(f) for f in figures]},
@@ -155,10 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(chosen)} benchmark(s){' (quick)' if args.quick else ''}; load average at start {load_start}")
     figures: list[targets.Figure] = []
     runs: list[dict] = []
+    saved = results_path()
     for name, path in chosen:
         found, record = run_one(name, path, args.quick)
         figures += found
         runs.append(record)
+        save(saved, figures, runs, (load_start, targets.load_average()), args.quick)
     load_end = targets.load_average()
     print("\nEvery figure beside its target:")
     targets.print_table(figures)
@@ -171,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     missed = sum(f.met is False for f in figures)
     print(f"{met} met, {missed} missed, {len(figures) - met - missed} skipped; load average at start "
           f"{load_start}, at end {load_end}")
-    print(f"saved to {save(figures, runs, (load_start, load_end), args.quick).relative_to(ROOT)}")
+    print(f"saved to {save(saved, figures, runs, (load_start, load_end), args.quick).relative_to(ROOT)}")
     return 1 if crashed else 0
 
 

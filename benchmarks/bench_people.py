@@ -40,6 +40,18 @@ def main() -> None:
         print(f"skipped: {people.PeopleDetectorUnavailable.__doc__}")
         return
     print(f"detector: {people.detector_version()}, minimum score {people.MIN_SCORE}")
+    missing = sorted({key[0] for key in MARKED_PEOPLE if not (SHARED_DATA / "media" / key[0]).is_file()})
+    if missing:     # the people marked by hand are in the shared data's clips: without them, say so (item 7)
+        why = f"the shared data's clips are not here ({SHARED_DATA / 'media' / missing[0]} missing)"
+        print(f"skipped: {why}")
+        for name, target, better, reference, unit in (
+                ("people: recall at IoU 0.5 on the people marked by hand", 0.4, targets.HIGHER,
+                 "people marked by hand", ""),
+                ("people: precision at IoU 0.5", 0.6, targets.HIGHER, "people marked by hand", ""),
+                ("people: detect on one 1080p frame", 3.0, targets.LOWER, "absolute, median of 3", "s")):
+            targets.skip(name, target, better=better, reference=reference, why=why, unit=unit)
+        targets.print_own_table()
+        return
     frames = {key: shared_data_frame(SHARED_DATA / "media" / key[0], key[1]) for key in MARKED_PEOPLE}
     found_at = {key: people.detect_people(rgb, min_score=0.0) for key, rgb in frames.items()}
     results = {}

@@ -9,7 +9,9 @@
 Each benchmark runs as its own process (its output shown as it comes) and declares its figures
 (``benchmarks/targets.py``); at the end one table gives every figure, its reference, its target and whether
 it was met, with the load average at the start and the end (the machine is shared: a figure taken under
-load is slower). The figures are also saved to ``benchmarks/_work/results/<time>.json``.
+load is slower), and a second table gives each benchmark's wall time (set-up included) and the total. The
+figures and the times are also saved to ``benchmarks/_work/results/<time>.json``, after each benchmark (a run
+stopped part-way keeps the benchmarks that finished).
 
 The exit code is 0 when every benchmark ran, whether or not its targets were met (this reports; it is not
 a test), and 1 when a benchmark crashed.
@@ -79,10 +81,16 @@ def run_one(name: str, path: Path, quick: bool) -> tuple[list[targets.Figure], d
     return figures, record
 
 
-def save(figures: list[targets.Figure], runs: list[dict], load: tuple[str, str], quick: bool) -> Path:
+def results_path() -> Path:
+    """A new ``benchmarks/_work/results/<time>.json`` (its folder made)."""
     folder = work_folders.WORK / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    return folder / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+
+
+def save(path: Path, figures: list[targets.Figure], runs: list[dict], load: tuple[str, str], quick: bool) -> Path:
+    """Write the run so far to ``path`` (again after each benchmark: a run stopped part-way keeps what finished,
+    and ``--compare`` reads it); returns ``path``."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     path.write_text(json.dumps({"commit": commit.stdout.strip(), "quick": quick, "load_start": load[0],
                                 "load_end": load[1], "runs": runs, "figures": [asdict(f) for f in figures]},
@@ -110,9 +118,28 @@ def compare(paths: list[Path]) -> None:
     targets.print_columns(("benchmark", "figure / reference", *(f"run {k + 1}" for k in range(len(saved))),
                            "target"), rows)
     print("(! : target missed)")
+    seconds: dict[str, list[str]] = {}
+    for k, run in enumerate(saved):
+        for r in run.get("runs", []):
+            seconds.setdefault(r["benchmark"], ["-"] * len(saved))[k] = f"{r['seconds'] / 60:.1f} min"
+    totals = [f"{sum(r['seconds'] for r in run.get('runs', [])) / 60:.1f} min" for run in saved]
+    print("\nWall time of each benchmark (set-up included):")
+    targets.print_columns(("benchmark", *(f"run {k + 1}" for k in range(len(saved)))),
+                          [*((name, *cells) for name, cells in seconds.items()), ("total", *totals)])
     for k, (p, run) in enumerate(zip(paths, saved)):
         print(f"run {k + 1}: {p.name}, commit {run['commit']}{', quick' if run['quick'] else ''}; load average "
               f"at start {run['load_start']}, at end {run['load_end']}")
+
+
+def print_times(runs: list[dict], out=sys.stdout) -> None:  # noqa: ANN001
+    """Each benchmark's wall time (set-up included, from its records of :func:`run_one`), the slowest first, with
+    the load average at its start, then the total: the table that says where a whole run's minutes go."""
+    rows = [(r["benchmark"], f"{r['seconds'] / 60:.1f} min", r["load_start"].split(" on ")[0],
+             "done" if r["exit_code"] == 0 else f"CRASHED ({r['exit_code']})")
+            for r in sorted(runs, key=lambda r: -r["seconds"])]
+    total = sum(r["seconds"] for r in runs)
+    rows.append(("total", f"{total / 60:.1f} min", "", f"{len(runs)} benchmark(s)"))
+    targets.print_columns(("benchmark", "wall time", "load average at its start", ""), rows, out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,13 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(chosen)} benchmark(s){' (quick)' if args.quick else ''}; load average at start {load_start}")
     figures: list[targets.Figure] = []
     runs: list[dict] = []
+    saved = results_path()
     for name, path in chosen:
         found, record = run_one(name, path, args.quick)
         figures += found
         runs.append(record)
+        save(saved, figures, runs, (load_start, targets.load_average()), args.quick)
     load_end = targets.load_average()
     print("\nEvery figure beside its target:")
     targets.print_table(figures)
+    print("\nWall time of each benchmark (set-up included):")
+    print_times(runs)
     crashed = [r for r in runs if r["exit_code"] != 0]
     for r in crashed:
         print(f"{r['benchmark']}: CRASHED (exit code {r['exit_code']}); its figures above, if any, are incomplete")
@@ -149,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     missed = sum(f.met is False for f in figures)
     print(f"{met} met, {missed} missed, {len(figures) - met - missed} skipped; load average at start "
           f"{load_start}, at end {load_end}")
-    print(f"saved to {save(figures, runs, (load_start, load_end), args.quick).relative_to(ROOT)}")
+    print(f"saved to {save(saved, figures, runs, (load_start, load_end), args.quick).relative_to(ROOT)}")
     return 1 if crashed else 0
 
 

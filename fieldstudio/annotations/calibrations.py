@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 
 from fieldstudio.core import calibration as core_cal
 from fieldstudio.core.errors import CalibrationError, FieldstudioError, NotFound
@@ -268,12 +268,24 @@ def calibration_in_use(project: Project, media_id: str) -> CalibrationRecord | N
     """The calibration that measures a media's rulers, boxes and trajectories: when both a scale and a floor
     calibration apply to it, the one chosen for the media, else for its camera group, else the floor; when one
     applies, that one; None without any. Raises NotFound for an unknown media."""
-    found = {kind: calibration_for(project, media_id, kind) for kind in KINDS}
-    present = {k for k, rec in found.items() if rec is not None}
+    # one read for both kinds (calibration_for's rule: the media's own, else its camera group's), and the
+    # choices only when both apply: the trajectory asks this after every edit of a track
     with project.read() as s:
-        group = s.get(Media, media_id).camera_group
+        media = s.get(Media, media_id)
+        if media is None:
+            raise NotFound(f"no media with id {media_id!r} in {project.path.name}")
+        group = media.camera_group
+        applies = Calibration.media_id == media_id
+        if group:
+            applies = or_(applies, and_(Calibration.camera_group == group, Calibration.media_id.is_(None)))
+        rows = list(s.scalars(select(Calibration).where(applies)))
+        found: dict[str, CalibrationRecord] = {}
+        for own in (True, False):
+            for row in rows:
+                if (row.media_id == media_id) == own and row.kind in KINDS:
+                    found.setdefault(row.kind, _record(row))
     keys = [scope_key(media_id=media_id)] + ([scope_key(camera_group=group)] if group else [])
-    kind = _in_use_kind(present, chosen_kinds(project), keys)
+    kind = _in_use_kind(set(found), chosen_kinds(project) if len(found) > 1 else {}, keys)
     return None if kind is None else found[kind]
 
 

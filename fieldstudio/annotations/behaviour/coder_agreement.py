@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
+import numpy as np
+
 from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
 from fieldstudio.core.errors import FieldstudioError
 
@@ -161,26 +163,30 @@ def align_identity(seq_a: Sequence, seq_b: Sequence) -> float:
     ``needleman_wunsch_identity``), traced back preferring a match or mismatch, then a gap in B, then a gap in A;
     the identity is the aligned positions holding the same element / the alignment's length x 100."""
     number: dict = {}
-    seq_a = [number.setdefault(x, len(number)) for x in seq_a]   # small ints compare faster than nested tuples
-    seq_b = [number.setdefault(x, len(number)) for x in seq_b]
-    m, n = len(seq_a), len(seq_b)
-    score = [[0] * (n + 1) for _ in range(m + 1)]
-    for i in range(m + 1):
-        score[i][0] = -i
-    for j in range(n + 1):
-        score[0][j] = -j
+    codes_a = np.array([number.setdefault(x, len(number)) for x in seq_a], dtype=np.int64)
+    codes_b = np.array([number.setdefault(x, len(number)) for x in seq_b], dtype=np.int64)
+    m, n = len(codes_a), len(codes_b)
+    equal = codes_a[:, None] == codes_b[None, :]                      # (m, n): position i-1 of A is j-1 of B
+    step = np.where(equal, 1, -1)
+    score = np.empty((m + 1, n + 1), dtype=np.int64)
+    score[0] = -np.arange(n + 1)
+    column = np.arange(n + 1)
     for i in range(1, m + 1):
-        row, above = score[i], score[i - 1]
-        for j in range(1, n + 1):
-            row[j] = max(above[j - 1] + (1 if seq_a[i - 1] == seq_b[j - 1] else -1), above[j] - 1, row[j - 1] - 1)
+        # row[j] = max(above[j-1] + step, above[j] - 1, row[j-1] - 1); the last term, a run of gaps in A, is a
+        # running maximum of (best of the first two + j) less j: one numpy pass a row instead of a Python loop
+        above = score[i - 1]
+        best = np.empty(n + 1, dtype=np.int64)
+        best[0] = -i
+        np.maximum(above[:-1] + step[i - 1], above[1:] - 1, out=best[1:])
+        score[i] = np.maximum.accumulate(best + column) - column
     same = length = 0
     i, j = m, n
     while i > 0 or j > 0:
         length += 1
-        if i > 0 and j > 0 and score[i][j] == score[i - 1][j - 1] + (1 if seq_a[i - 1] == seq_b[j - 1] else -1):
-            same += seq_a[i - 1] == seq_b[j - 1]
+        if i > 0 and j > 0 and score[i, j] == score[i - 1, j - 1] + step[i - 1, j - 1]:
+            same += bool(equal[i - 1, j - 1])
             i, j = i - 1, j - 1
-        elif i > 0 and score[i][j] == score[i - 1][j] - 1:
+        elif i > 0 and score[i, j] == score[i - 1, j] - 1:
             i -= 1
         else:
             j -= 1

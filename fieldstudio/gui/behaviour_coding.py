@@ -138,7 +138,8 @@ class BehaviourCoding(QObject):
                 continue
             action = menu.addAction(text)
             action.setToolTip(tip)
-            action.triggered.connect(slot)
+            # triggered(bool) would arrive as the slots' optional `path` (False): each is called with nothing
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
 
     @property
     def panel(self) -> BehaviourPanel:

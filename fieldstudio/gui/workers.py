@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
+from fieldstudio.gui.dialog_focus import give_keys_back
+
 log = logging.getLogger(__name__)
 
 
@@ -100,7 +102,8 @@ def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, d
         dialog.setValue(min(d, max(t, 1)))
 
     worker.signals.progress.connect(on_progress)
-    worker.signals.result.connect(lambda out: (dialog.reset(), done(out)))
-    worker.signals.error.connect(lambda message: (dialog.reset(), failed(message)))
+    # every progress dialog gives the keys back to its window when it closes (no window manager may do it)
+    worker.signals.result.connect(lambda out: (dialog.reset(), give_keys_back(parent), done(out)))
+    worker.signals.error.connect(lambda message: (dialog.reset(), give_keys_back(parent), failed(message)))
     dialog.canceled.connect(worker.cancel)
     return start(worker)

@@ -163,3 +163,33 @@ def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame
     qtbot.waitUntil(lambda: len(_keyframes(tracking_window, 5)) > 1, timeout=60000)
     assert [k.frame_index for k in _keyframes(tracking_window, 5)] == [0, *range(5, 41, 5)]
     assert "reached the first frame" in tracking_window.statusBar().currentMessage()
+
+
+def test_keys_work_after_the_trackers_progress_dialog_without_a_click(tracking_window, qtbot):
+    """T from the keyboard, the progress dialog shown while the tracker runs, then Ctrl+Z from the keyboard: the
+    keys go back to the window when the dialog closes, with no window manager to give them back (issue 32)."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    w = tracking_window
+    open_media(w, qtbot, CLIP)
+    x1, y1, x2, y2 = truth(0, "wave")
+    box_id = ann.add_box(w.state.project, w.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
+    w.annotator.refresh()
+    qtbot.mouseClick(w.view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(w, (x1 + x2) / 2, (y1 + y2) / 2))
+    assert w.annotator.selected_ids() == [box_id]
+
+    def press(key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+        qtbot.waitUntil(lambda: QGuiApplication.focusWindow() is not None, timeout=3000)  # where a key arrives
+        QTest.keyClick(QGuiApplication.focusWindow(), key, modifier)
+
+    press(Qt.Key.Key_T)
+    worker = w.annotator.worker
+    assert worker is not None
+    worker.progress_dialog.setMinimumDuration(0)  # shown at once, as on a long track
+    qtbot.waitUntil(lambda: worker.progress_dialog.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: len(_keyframes(w, 1)) > 1, timeout=60000)
+    qtbot.waitUntil(lambda: not worker.progress_dialog.isVisible(), timeout=10000)
+    wait_idle(w, qtbot)
+    press(Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: [k.frame_index for k in _keyframes(w, 1)] == [0], timeout=5000)

@@ -193,3 +193,24 @@ def test_keys_work_after_the_trackers_progress_dialog_without_a_click(tracking_w
     wait_idle(w, qtbot)
     press(Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: [k.frame_index for k in _keyframes(w, 1)] == [0], timeout=5000)
+
+
+def test_a_box_just_drawn_is_selected_so_t_tracks_it(tracking_window, qtbot):
+    """B, a drag around the moving shape, then T: the new box is the selection, as a new polygon is (issue 32)."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    w = tracking_window
+    open_media(w, qtbot, CLIP)
+    QTest.keyClick(QGuiApplication.focusWindow(), Qt.Key.Key_B)
+    assert w.state.tool == "box"
+    x1, y1, x2, y2 = truth(0, "wave")
+    vp, a, b = w.view.canvas.viewport(), _at(w, x1, y1), _at(w, x2, y2)
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for t in (0.3, 0.6, 1.0):
+        qtbot.mouseMove(vp, QPoint(round(a.x() + (b.x() - a.x()) * t), round(a.y() + (b.y() - a.y()) * t)))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+    (box,) = ann.list_annotations(w.state.project, media_id=w.state.media.id, kinds=["box"])
+    qtbot.waitUntil(lambda: w.annotator.selected_ids() == [box.id], timeout=3000)
+    QTest.keyClick(QGuiApplication.focusWindow(), Qt.Key.Key_T)
+    qtbot.waitUntil(lambda: len(_keyframes(w, box.track_id)) > 1, timeout=60000)

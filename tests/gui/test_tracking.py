@@ -191,8 +191,11 @@ def test_keys_work_after_the_trackers_progress_dialog_without_a_click(tracking_w
     qtbot.waitUntil(lambda: len(_keyframes(w, 1)) > 1, timeout=60000)
     qtbot.waitUntil(lambda: not worker.progress_dialog.isVisible(), timeout=10000)
     wait_idle(w, qtbot)
+    stretch = [k.frame_index for k in _keyframes(w, 1)][1:]  # the keyframes the tracker added
     press(Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: [k.frame_index for k in _keyframes(w, 1)] == [0], timeout=5000)
+    # the undo names the stretch's frames, not one box's frame
+    assert w.statusBar().currentMessage().endswith(f"on {CLIP}, frames {min(stretch)}-{max(stretch)}")
 
 
 def test_a_box_just_drawn_is_selected_so_t_tracks_it(tracking_window, qtbot):

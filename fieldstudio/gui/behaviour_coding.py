@@ -166,6 +166,7 @@ class BehaviourCoding(QObject):
         self.correction.close()
         self._ethogram = None
         self.subject = ""
+        self.coding_action.setChecked(False)  # coding is a choice made on one project's ethogram
         self.follow()
 
     def follow(self) -> None:

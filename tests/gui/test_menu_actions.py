@@ -129,3 +129,16 @@ def test_import_then_export_behaviour_events_from_the_menu_ask_for_a_file_and_us
     header = rows[0]
     kinds = [(r[header.index("Behavior")], r[header.index("Behavior type")]) for r in rows[1:]]
     assert kinds == [("walk", "START"), ("phone", "POINT"), ("walk", "STOP")]
+
+
+def test_code_behaviours_by_key_is_unticked_by_a_project_switch(demo_window, qtbot, tmp_path):
+    from fieldstudio.store.project import Project
+
+    w = demo_window
+    coding = dict(_menu_actions(w))["&Annotate ▸ &Code behaviours by key"]
+    coding.trigger()
+    assert coding.isChecked()
+    Project.create(tmp_path / "other.fieldstudio").close()
+    assert w.open_project_path(tmp_path / "other.fieldstudio")
+    qtbot.waitUntil(lambda: w.state.project is not None and w.state.project.path.name == "other.fieldstudio")
+    assert not coding.isChecked()

@@ -201,6 +201,15 @@ class AnnotationController(QObject):
         same_frame = frame is None or frame == self.state.frame_index
         if shown is not None and shown.id == media.id and same_frame:
             return ""
+        # a stretch (a track run) names its first and last frames, not the frame of one of its boxes
+        ids = list(getattr(edit, "annotation_ids", ()))
+        if frame is not None and len(ids) > 1 and getattr(edit, "frame_index", None) is None:
+            try:
+                frames = [f for i in ids if (f := ann.get_annotation(project, i).frame_index) is not None]
+            except FieldstudioError:
+                frames = []
+            if len(set(frames)) > 1:
+                return f" on {media.file_name}, frames {min(frames)}-{max(frames)}"
         return f" on {media.file_name}" + ("" if frame is None else f", frame {frame}")
 
     def _project_changed(self, project: object) -> None:

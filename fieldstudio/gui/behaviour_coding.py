@@ -140,7 +140,8 @@ class BehaviourCoding(QObject):
                 continue
             action = menu.addAction(text)
             action.setToolTip(tip)
-            action.triggered.connect(slot)
+            # triggered(bool) would arrive as the slots' optional `path` (False): each is called with nothing
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
 
     @property
     def panel(self) -> BehaviourPanel:
@@ -167,6 +168,7 @@ class BehaviourCoding(QObject):
         self.correction.close()
         self._ethogram = None
         self.subject = ""
+        self.coding_action.setChecked(False)  # coding is a choice made on one project's ethogram
         self.follow()
 
     def follow(self) -> None:

@@ -56,7 +56,11 @@ class FocusReturn(QObject):
     def restore(self) -> None:
         """Activate the window and focus the widget the keys belong to, unless a dialog, a popup or another
         window has the keyboard by now."""
-        if not isValid(self.window) or not self.window.isVisible() or QGuiApplication.focusWindow() is not None:
+        if not isValid(self.window) or not self.window.isVisible():
+            return
+        # a dialog hidden without a window manager may stay Qt's focus window: hidden, it holds no keyboard
+        focus = QGuiApplication.focusWindow()
+        if focus is not None and focus.isVisible():
             return
         if QApplication.activeModalWidget() is not None or QApplication.activePopupWidget() is not None:
             return
@@ -66,3 +70,14 @@ class FocusReturn(QObject):
             widget = self._inside if self._inside is not None and isValid(self._inside) else None
         if widget is not None and widget.isVisible() and widget.isEnabled():
             widget.setFocus()
+
+
+def give_keys_back(widget: QWidget | None) -> None:
+    """After a dialog of ``widget``'s window closed that :class:`FocusReturn` does not hear (a progress dialog
+    shown and hidden without ever taking the keyboard's focus-window change): let the window's FocusReturn,
+    if it has one, give the keys back once the event loop runs again. Nothing for a window without one."""
+    if widget is None or not isValid(widget):
+        return
+    watcher = widget.window().findChild(FocusReturn)
+    if watcher is not None:
+        QTimer.singleShot(0, watcher.restore)

@@ -13,6 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
+from shiboken6 import isValid
+
+from fieldstudio.gui.dialog_focus import give_keys_back
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +103,14 @@ def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, d
         dialog.setValue(min(d, max(t, 1)))
 
     worker.signals.progress.connect(on_progress)
-    worker.signals.result.connect(lambda out: (dialog.reset(), done(out)))
-    worker.signals.error.connect(lambda message: (dialog.reset(), failed(message)))
+    def finish(then: Callable[[Any], None], value: Any) -> None:
+        if not isValid(dialog):  # its window was closed while the work ran: nothing is left to show it in
+            return
+        dialog.reset()
+        give_keys_back(parent)  # every progress dialog gives the keys back (no window manager may do it)
+        then(value)
+
+    worker.signals.result.connect(lambda out: finish(done, out))
+    worker.signals.error.connect(lambda message: finish(failed, message))
     dialog.canceled.connect(worker.cancel)
     return start(worker)

@@ -163,3 +163,57 @@ def test_a_cancelled_track_stores_nothing_and_backward_tracks_to_the_first_frame
     qtbot.waitUntil(lambda: len(_keyframes(tracking_window, 5)) > 1, timeout=60000)
     assert [k.frame_index for k in _keyframes(tracking_window, 5)] == [0, *range(5, 41, 5)]
     assert "reached the first frame" in tracking_window.statusBar().currentMessage()
+
+
+def test_keys_work_after_the_trackers_progress_dialog_without_a_click(tracking_window, qtbot):
+    """T from the keyboard, the progress dialog shown while the tracker runs, then Ctrl+Z from the keyboard: the
+    keys go back to the window when the dialog closes, with no window manager to give them back (issue 32)."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    w = tracking_window
+    open_media(w, qtbot, CLIP)
+    x1, y1, x2, y2 = truth(0, "wave")
+    box_id = ann.add_box(w.state.project, w.state.media.id, (x1, y1, x2 - x1, y2 - y1), frame_index=0, track_id=1)
+    w.annotator.refresh()
+    qtbot.mouseClick(w.view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(w, (x1 + x2) / 2, (y1 + y2) / 2))
+    assert w.annotator.selected_ids() == [box_id]
+
+    def press(key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+        qtbot.waitUntil(lambda: QGuiApplication.focusWindow() is not None, timeout=3000)  # where a key arrives
+        QTest.keyClick(QGuiApplication.focusWindow(), key, modifier)
+
+    press(Qt.Key.Key_T)
+    worker = w.annotator.worker
+    assert worker is not None
+    worker.progress_dialog.setMinimumDuration(0)  # shown at once, as on a long track
+    qtbot.waitUntil(lambda: worker.progress_dialog.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: len(_keyframes(w, 1)) > 1, timeout=60000)
+    qtbot.waitUntil(lambda: not worker.progress_dialog.isVisible(), timeout=10000)
+    wait_idle(w, qtbot)
+    stretch = [k.frame_index for k in _keyframes(w, 1)][1:]  # the keyframes the tracker added
+    press(Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: [k.frame_index for k in _keyframes(w, 1)] == [0], timeout=5000)
+    # the undo names the stretch's frames, not one box's frame
+    assert w.statusBar().currentMessage().endswith(f"on {CLIP}, frames {min(stretch)}-{max(stretch)}")
+
+
+def test_a_box_just_drawn_is_selected_so_t_tracks_it(tracking_window, qtbot):
+    """B, a drag around the moving shape, then T: the new box is the selection, as a new polygon is (issue 32)."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    w = tracking_window
+    open_media(w, qtbot, CLIP)
+    QTest.keyClick(QGuiApplication.focusWindow(), Qt.Key.Key_B)
+    assert w.state.tool == "box"
+    x1, y1, x2, y2 = truth(0, "wave")
+    vp, a, b = w.view.canvas.viewport(), _at(w, x1, y1), _at(w, x2, y2)
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for t in (0.3, 0.6, 1.0):
+        qtbot.mouseMove(vp, QPoint(round(a.x() + (b.x() - a.x()) * t), round(a.y() + (b.y() - a.y()) * t)))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+    (box,) = ann.list_annotations(w.state.project, media_id=w.state.media.id, kinds=["box"])
+    qtbot.waitUntil(lambda: w.annotator.selected_ids() == [box.id], timeout=3000)
+    QTest.keyClick(QGuiApplication.focusWindow(), Qt.Key.Key_T)
+    qtbot.waitUntil(lambda: len(_keyframes(w, box.track_id)) > 1, timeout=60000)

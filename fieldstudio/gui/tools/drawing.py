@@ -227,8 +227,11 @@ class CanvasTools(QObject):
             r = QRectF(a, b).normalized()
             label_id = self.ask_label("box", r)
             track = box_tracks.next_track_id(project, media.id) if frame is not None else None
-            ctx.apply(edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
-                                   label_id, frame_index=frame, track_id=track))
+            edit = edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
+                                label_id, frame_index=frame, track_id=track)
+            if ctx.apply(edit):  # selected, as a new polygon is: T tracks it, Delete removes it at once
+                ctx.marks.select_on_refresh(edit.annotation_id)
+                ctx.marks.refresh(frame_only=True)
         elif self.tool == "ruler":
             on_floor = self._new_ruler_on_floor()
             pq = ((a.x(), a.y()), (b.x(), b.y()))

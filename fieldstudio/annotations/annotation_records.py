@@ -32,9 +32,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from fieldstudio.annotations.annotation_errors import AnnotationError
 from fieldstudio.annotations.behaviour import store_rule
 from fieldstudio.core import shapes, skeletons, tracks
-from fieldstudio.core.errors import FieldstudioError, NotFound
+from fieldstudio.core.errors import NotFound
 from fieldstudio.store.changes import check_version
 from fieldstudio.store.models import Annotation, FrameIndexRow, Label, Media, ProjectSetting, new_id, utcnow
 from fieldstudio.store.project import Project
@@ -45,10 +46,6 @@ store_rule.register()  # the store refuses overlapping behaviour states however 
 #: Fields :func:`update` may change.
 UPDATABLE = ("geometry", "label_id", "text", "frame_index", "end_frame_index", "attributes", "track_id",
              "is_keyframe", "on_floor", "author")
-
-
-class AnnotationError(FieldstudioError):
-    """An annotation cannot be made or changed as asked (bad geometry, frame, kind or media)."""
 
 
 @dataclass(frozen=True)

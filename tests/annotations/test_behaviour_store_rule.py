@@ -11,8 +11,8 @@ import pytest
 
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations.behaviour import behaviour_events as events
-from fieldstudio.annotations.behaviour import coding, state_overlap
-from fieldstudio.annotations.behaviour.state_overlap import StoredState
+from fieldstudio.annotations.behaviour import coding
+from fieldstudio.annotations.behaviour.store_rule import StoredState, first_overlap
 from tests.support.annotation_fixtures import VIDEO_ID
 
 
@@ -108,7 +108,7 @@ def test_the_sorted_check_finds_an_overlap_exactly_when_a_pairwise_check_does(et
             stored.append(StoredState(f"s{trial}-{n}", VIDEO_ID, "ann", pick.choice(["lift", "walk", "look"]),
                                       pick.choice("AB"), start, stop))
         rows = pick.sample(stored, pick.randint(1, len(stored)))
-        found = state_overlap.first_overlap(e, rows, stored)
+        found = first_overlap(e, rows, stored)
         pairs = _brute_force(named, rows, stored)
         assert (found is None) == (not pairs), (trial, stored, rows)
         if found is not None:

@@ -27,7 +27,7 @@ def _add_source(project, ids: dict[str, str], source: str, scores: dict[str, flo
 
 
 @pytest.fixture
-def scored(project):
+def scored_by_category(project):
     ids = {k: add_task(project, f"1.1.000{n}", f"gt {k}", category=cat) for n, (k, cat) in enumerate(CATEGORIES.items())}
     for source, scores in SCORES.items():
         _add_source(project, ids, source, scores)
@@ -59,8 +59,8 @@ def test_a_page_asked_for_before_its_step_is_built_and_shown(qtbot):
     assert w.tabs.currentIndex() == 1 and w.tabs.count() == 3
 
 
-def test_a_load_filters_the_rows_once(qtbot, scored, monkeypatch):
-    project, _ = scored
+def test_a_load_filters_the_rows_once(qtbot, scored_by_category, monkeypatch):
+    project, _ = scored_by_category
     asked: list[int] = []
     keep = ComparisonFilterProxy.filterAcceptsRow
     monkeypatch.setattr(ComparisonFilterProxy, "filterAcceptsRow",
@@ -69,8 +69,8 @@ def test_a_load_filters_the_rows_once(qtbot, scored, monkeypatch):
     assert sorted(asked) == [0, 1, 2, 3]                        # each row once (it was twice: reset, then refilter)
 
 
-def test_the_rows_a_load_shows_first_are_those_the_filters_keep(qtbot, scored):
-    project, ids = scored
+def test_the_rows_a_load_shows_first_are_those_the_filters_keep(qtbot, scored_by_category):
+    project, ids = scored_by_category
     w = open_comparison(qtbot, project, (1200, 700))
     w.wrong_check.setChecked(True)
     assert _shown(w) == {"1.1.0001", "1.1.0002"}                # t2, t3 (external ids 1.1.0001, 1.1.0002)
@@ -94,13 +94,13 @@ def test_the_rows_a_load_shows_first_are_those_the_filters_keep(qtbot, scored):
     assert sorted(asked) == [0, 1, 2, 3]                        # the changed rows asked again, once each
 
 
-def test_the_summary_fitted_in_a_later_step_has_the_widths_of_one_fitted_at_once(qtbot, scored):
+def test_the_summary_fitted_in_a_later_step_has_the_widths_of_one_fitted_at_once(qtbot, scored_by_category):
     from PySide6.QtWidgets import QHeaderView
 
     from fieldstudio.compare.views import load_view
     from fieldstudio.gui.panels.comparison_summary import SummaryPanel
 
-    project, _ = scored
+    project, _ = scored_by_category
     view = load_view(project, SCORER)
     at_once, later = SummaryPanel(), SummaryPanel()
     for panel in (at_once, later):
@@ -117,8 +117,8 @@ def test_the_summary_fitted_in_a_later_step_has_the_widths_of_one_fitted_at_once
     assert later.table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.ResizeToContents
 
 
-def test_a_reload_with_nothing_committed_shows_nothing_again(qtbot, scored):
-    project, ids = scored
+def test_a_reload_with_nothing_committed_shows_nothing_again(qtbot, scored_by_category):
+    project, ids = scored_by_category
     w = open_comparison(qtbot, project, (1200, 700))
     view = w.view
     shown: list[str] = []

@@ -22,13 +22,13 @@ from fractions import Fraction
 from sqlalchemy import select
 
 from fieldstudio.annotations import annotation_records as ann
+from fieldstudio.annotations.behaviour.store_rule import KIND
 from fieldstudio.annotations.edits import CreateAnnotation, UpdateAnnotation
 from fieldstudio.media.video_index import first_frame_seconds
 from fieldstudio.core.errors import NotFound
 from fieldstudio.store.models import Annotation, FrameIndexRow, Media
 from fieldstudio.store.project import Project
 
-KIND = "behaviour"
 
 
 @dataclass(frozen=True)

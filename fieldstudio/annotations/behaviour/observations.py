@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fieldstudio.annotations.behaviour import behaviour_events as events
-from fieldstudio.annotations.behaviour import boris_tabular, coder_agreement, elan_text, state_overlap, time_budget
+from fieldstudio.annotations.behaviour import (boris_tabular, coder_agreement, elan_text, state_overlap, store_rule,
+                                               time_budget)
 from fieldstudio.annotations.behaviour import ethogram as eth
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.media import library
@@ -242,7 +243,7 @@ def import_events(project: Project, media_ref: str, path: Path, *, coder: str,
                 ethogram, recorded, behaviour=e.behaviour, subject=e.subject, start=start, stop=stop)) is not None:
             report.problems.append(f"line {e.line}: {who} from frame {start}"
                                    + ("" if stop is None else f" to {stop}")
-                                   + f" not imported: {state_overlap.describe(in_way)}")
+                                   + f" not imported: {store_rule.describe(in_way)}")
             continue
         stored.add(identity)
         # later lines of the file are checked against this one too

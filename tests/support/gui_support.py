@@ -120,3 +120,10 @@ def run_panel(qtbot, project: Project):  # noqa: ANN001, ANN201 - QtBot -> RunPa
     with qtbot.waitSignal(panel.loaded, timeout=20000):   # read on a worker
         panel.set_project(project)
     return panel
+
+
+def open_project_and_wait(window, qtbot, path: Path | str, timeout_ms: int = 20000) -> None:  # noqa: ANN001
+    """Open ``path`` as the window does from its recent list or File ▸ Open (in the background), and wait for
+    ``project_opened``: the project is on show on return."""
+    with qtbot.waitSignal(window.project_opened, timeout=timeout_ms):
+        assert window.open_project_path(path)

@@ -153,8 +153,9 @@ class MainWindow(QMainWindow):
         self.session.set_project(project)
 
     def open_project_path(self, path: Path | str) -> bool:
-        """Open a project file or shared project URL; False (with a message, the current project kept) when it
-        cannot be opened."""
+        """Open a project file (in the background: ``project_opened`` follows, or one message with the current
+        project kept) or a shared project URL (at once); False when the user stayed or the URL could not be
+        opened (see ``ProjectSession.open_path``)."""
         return self.session.open_path(path)
 
     def import_benchmark_dialog(self) -> workers.Worker | None:

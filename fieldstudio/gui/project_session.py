@@ -113,6 +113,7 @@ class ProjectSession(QObject):
         """Show ``project`` (the open one is closed first); index its videos, watch a shared one for other
         users' changes, remember it in the recent projects."""
         self.close()
+        self.opening = None  # a background open still running is superseded: its result is dropped
         self.state.project = project  # the window's parts follow it
         self._start_indexing(project)
         settings.add_recent(project.location)
@@ -127,10 +128,12 @@ class ProjectSession(QObject):
         self.opened.emit()
 
     def open_path(self, path: Path | str) -> bool:
-        """Open a project file or shared project URL; a clear message (and the current project kept) when it
-        cannot be opened."""
-        from fieldstudio.store.project import Project
+        """Open a project file or shared project URL chosen in the window (the recent list, File ▸ Open, a drop).
 
+        A file opens in the background (:meth:`open_in_background`): True means the open has started, and
+        ``opened`` follows, or ``open_failed(message)`` with the project shown before still open (or the welcome
+        screen). A shared project's URL opens here, as its password may be asked: True when it is open. False
+        when ``may_leave`` refused or the URL could not be opened (a message said why)."""
         if not self._may_leave():
             return False
         self.state.requested = None  # a media chosen in the library of a project still opening is dropped
@@ -142,18 +145,27 @@ class ProjectSession(QObject):
                 return False
             self.set_project(project)
             return True
-        try:
-            project = Project.open(Path(path))
-        except FieldstudioError as exc:
-            QMessageBox.warning(self.window, "Cannot open the project", str(exc))
-            return False
-        self.set_project(project)
+        self.open_in_background(Path(path))
         return True
 
     def open_in_background(self, path: Path | str) -> None:
         """Name and library of ``path`` (a file or a shared project's URL) from plain reads now (``previewing``);
         the project itself on a worker once the event loop runs. A media chosen in the library meanwhile
-        (``state.requested``) is shown once it is open."""
+        (``state.requested``) is shown once it is open.
+
+        With a project open, it stays on show (no preview) until the new one is open: a file that cannot be
+        opened leaves it there. A later open (or ``set_project``) supersedes this one, whose result is dropped."""
+        if self.state.project is None:
+            self._preview(path)
+        else:
+            self._notify(f"Opening {path}…")
+        worker = workers.Worker(_open_project, path)
+        worker.signals.result.connect(lambda project: self._opened_in_background(project, worker))
+        worker.signals.error.connect(lambda message: self._open_failed(message, worker))
+        self.opening = worker
+        QTimer.singleShot(0, lambda: self._start_opening(worker))
+
+    def _preview(self, path: Path | str) -> None:
         shown = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.stem
         name = None
         try:
@@ -162,23 +174,19 @@ class ProjectSession(QObject):
         except FieldstudioError as exc:
             log.info("the window opens %s without a preview: %s", path, exc)
         self.previewing.emit(path, shown, name)
-        self.opening = workers.Worker(_open_project, path)
-        self.opening.signals.result.connect(self._opened_in_background)
-        self.opening.signals.error.connect(self._open_failed)
-        QTimer.singleShot(0, self._start_opening)
 
-    def _start_opening(self) -> None:
-        if self.closed or self.opening is None:
+    def _start_opening(self, worker: workers.Worker) -> None:
+        if self.closed or worker is not self.opening:  # superseded before it started: never started
             return
         if self.window.isVisible():  # paint the preview before the import thread competes for the interpreter
             self.window.repaint()
-        workers.start(self.opening)
+        workers.start(worker)
 
-    def _opened_in_background(self, project: Project) -> None:
-        self.opening = None
-        if self.closed or self.state.project is not None:  # closed, or another project was opened meanwhile
+    def _opened_in_background(self, project: Project, worker: workers.Worker) -> None:
+        if self.closed or worker is not self.opening:  # closed, or another project was opened meanwhile
             project.close()
             return
+        self.opening = None
         from fieldstudio.store.opening import DAMAGED_DATABASE_ERRORS
 
         try:
@@ -192,7 +200,9 @@ class ProjectSession(QObject):
                 self.state.project = None
             self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
 
-    def _open_failed(self, message: str) -> None:
+    def _open_failed(self, message: str, worker: workers.Worker | None = None) -> None:
+        if worker is not None and worker is not self.opening:  # superseded by a later open: nothing to say
+            return
         self.opening = None
         self.state.requested = None
         self.open_failed.emit(message)

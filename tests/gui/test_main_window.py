@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.store.project import Project
-from tests.support.gui_support import SAMPLE_MEDIA
+from tests.support.gui_support import SAMPLE_MEDIA, open_project_and_wait
 
 pytestmark = pytest.mark.gui
 
@@ -34,8 +34,38 @@ def test_welcome_screen_lists_recent_projects(qtbot, tmp_path):
     assert w.view.stack.currentWidget() is w.view.welcome
     items = [w.view.welcome.recent.item(i).text() for i in range(w.view.welcome.recent.count())]
     assert items and items[0].startswith("site A")
-    w.view.welcome.recent.itemActivated.emit(w.view.welcome.recent.item(0))
-    assert w.windowTitle() == "fieldstudio — site A"
+    with qtbot.waitSignal(w.project_opened, timeout=20000):
+        w.view.welcome.recent.itemActivated.emit(w.view.welcome.recent.item(0))
+        # the click returns at once: the name is read ahead, the project opens on a worker
+        assert w.windowTitle() == "fieldstudio — site A" and w.state.project is None
+    assert w.state.project.path == (tmp_path / "site A.fieldstudio").resolve()
+    w.close()
+
+
+def test_a_project_dropped_on_the_window_opens_in_the_background(qtbot, tmp_path):
+    Project.create(tmp_path / "dropped.fieldstudio", name="dropped").close()
+    w = make_window(qtbot, Project.create(tmp_path / "first.fieldstudio"))
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "dropped.fieldstudio"))])
+    with qtbot.waitSignal(w.project_opened, timeout=20000):
+        w.dropEvent(QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                               Qt.KeyboardModifier.NoModifier))
+        assert w.state.project.path.name == "first.fieldstudio"  # still on show while the other one opens
+    assert w.state.project.path.name == "dropped.fieldstudio" and w.windowTitle() == "fieldstudio — dropped"
+    w.close()
+
+
+def test_a_damaged_file_opened_over_a_project_keeps_that_project(qtbot, tmp_path, monkeypatch):
+    bad = tmp_path / "broken.fieldstudio"
+    bad.write_bytes(b"this is not sqlite")
+    w = make_window(qtbot, Project.create(tmp_path / "kept.fieldstudio", name="kept"))
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda parent, title, text, *a: shown.append(text)))
+    with qtbot.waitSignal(w.session.open_failed, timeout=20000):
+        assert w.open_project_path(bad)
+    assert len(shown) == 1 and "broken.fieldstudio" in shown[0]
+    assert w.state.project.path.name == "kept.fieldstudio" and w.windowTitle() == "fieldstudio — kept"
+    assert w.session.opening is None
     w.close()
 
 
@@ -64,14 +94,15 @@ def test_opening_a_damaged_project_explains_and_keeps_the_welcome_screen(qtbot, 
     bad.write_bytes(b"this is not sqlite")
     w = make_window(qtbot)
     shown = []
-    orig = QMessageBox.warning
-    QMessageBox.warning = staticmethod(lambda parent, title, text, *a: shown.append(text))
+    orig = QMessageBox.critical
+    QMessageBox.critical = staticmethod(lambda parent, title, text, *a: shown.append(text))
     try:
-        assert not w.open_project_path(bad)
+        with qtbot.waitSignal(w.session.open_failed, timeout=20000):
+            assert w.open_project_path(bad)  # the open has started; the worker finds the file bad
     finally:
-        QMessageBox.warning = orig
-    assert shown and "broken.fieldstudio" in shown[0]
-    assert w.view.stack.currentWidget() is w.view.welcome
+        QMessageBox.critical = orig
+    assert len(shown) == 1 and "broken.fieldstudio" in shown[0]
+    assert w.view.stack.currentWidget() is w.view.welcome and w.state.project is None
 
 
 def test_dropping_files_and_folders_imports_them_with_a_summary(qtbot, tmp_path):

@@ -21,7 +21,7 @@ from fieldstudio.ratings import rating_records
 from fieldstudio.store.project import Project
 from fieldstudio.tasks import task_records
 from fieldstudio.tasks.importing import import_tasks
-from tests.support.gui_support import wait_idle
+from tests.support.gui_support import open_project_and_wait, wait_idle
 
 pytestmark = pytest.mark.gui
 
@@ -142,7 +142,7 @@ def test_a_switch_of_project_leaves_nothing_of_the_previous_one_in_any_tab(demo_
     assert all(left_over(before[tab], anywhere, categories) for tab in ("media", "tasks", "runs", "comparison",
                                                                           "rater"))
 
-    assert w.open_project_path(tmp_path / "b.fieldstudio")
+    open_project_and_wait(w, qtbot, tmp_path / "b.fieldstudio")
     after = walk(w, qtbot)
     assert {tab: left_over(texts, anywhere, categories) for tab, texts in after.items()} == \
         {tab: [] for tab in after}
@@ -168,7 +168,7 @@ def test_one_category_never_stands_for_every_task(demo_window, qtbot, tmp_path):
         path = tmp_path / "plain.csv"
         path.write_text("task_id,query,answer_type,ground_truth\nq1,Is it raining?,yes_no,No\n", encoding="utf-8")
         import_tasks(c, [path])
-    assert w.open_project_path(tmp_path / "c.fieldstudio")
+    open_project_and_wait(w, qtbot, tmp_path / "c.fieldstudio")
     profiles.add_profile(profiles.ModelProfile(name="local", base_url="http://127.0.0.1:9/v1", model="m"))
     runs = w.workspace.show_panel("runs")
     qtbot.waitUntil(lambda: not runs.loading(), timeout=20000)

@@ -48,6 +48,13 @@ def wait_idle(window, qtbot, timeout: int = 10000) -> None:  # noqa: ANN001
     qtbot.wait(50)
 
 
+def open_project_and_wait(window, qtbot, path: Path | str, timeout_ms: int = 20000) -> None:  # noqa: ANN001
+    """Open ``path`` as the window does from its recent list or File ▸ Open (in the background), and wait for
+    ``project_opened``: the project is on show on return."""
+    with qtbot.waitSignal(window.project_opened, timeout=timeout_ms):
+        assert window.open_project_path(path)
+
+
 def shown_rgb(window) -> np.ndarray:  # noqa: ANN001
     """The pixels the canvas shows, as an (H, W, 3) RGB array."""
     return rgb_from_qimage(window.view.canvas.image())

@@ -121,7 +121,7 @@ def test_cli_prints_the_table_and_writes_csv(walk, tmp_path):
 
 
 def test_ground_points_outside_the_calibrated_rectangle_are_counted_as_extrapolated(walk, tmp_path):
-    """The rule: inside the floor rectangle's four image corners, or on its edge, is inside (even-odd, edge
+    """The rule: inside the floor rectangle's four image corners, or on its edge, is inside (edge
     inclusive). Track 8's ground points (300, y) px against the near edge y = 400 px: 399.5 just inside, 400.0 on
     the edge (inside), 400.5 just outside, 440 well outside at Y = (400 - 440) / 100 = -0.4 m, extrapolated."""
     import json

@@ -37,7 +37,7 @@ class TrajectoryDialog(QDialog):
         self.project, self.media_id, self.track_id = project, media_id, track_id
         self.trajectory: Trajectory | None = None
         self.setWindowTitle(f"Trajectory of track #{track_id}")
-        self.resize(640, 520)
+        self.resize(720, 520)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -137,9 +137,11 @@ def register(app: typer.Typer) -> None:
         if as_json:
             cli_support.out.print_json(json.dumps(rows))
         elif not csv_path:
-            cli_support.out.print("frame  time_s  x_m  y_m  step_m  distance_m  speed_m_s", markup=False)
+            cli_support.out.print("frame  time_s  x_m  y_m  step_m  distance_m  speed_m_s  area", markup=False)
             for r in rows:
-                cells = [r["frame"], r["time_s"], r["x_m"], r["y_m"], r["step_m"], r["distance_m"], r["speed_m_s"]]
+                area = {True: "outside", False: "inside", None: None}[r["outside_calibrated_area"]]
+                cells = [r["frame"], r["time_s"], r["x_m"], r["y_m"], r["step_m"], r["distance_m"], r["speed_m_s"],
+                         area]
                 cli_support.out.print("  ".join("-" if v is None else str(v) for v in cells), markup=False)
         if not as_json:
             cli_support.out.print(result.summary(), markup=False)

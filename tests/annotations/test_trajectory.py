@@ -118,3 +118,41 @@ def test_cli_prints_the_table_and_writes_csv(walk, tmp_path):
     rows = json.loads(runner.invoke(app, ["trajectory", ref, "walk.mp4", "-t", "7", "--json"]).stdout)
     assert rows[6]["distance_m"] == pytest.approx(1.4)
     assert runner.invoke(app, ["trajectory", ref, "walk.mp4", "-t", "99"]).exit_code == 2
+
+
+def test_ground_points_outside_the_calibrated_rectangle_are_counted_as_extrapolated(walk, tmp_path):
+    """The rule: inside the floor rectangle's four image corners, or on its edge, is inside (edge
+    inclusive). Track 8's ground points (300, y) px against the near edge y = 400 px: 399.5 just inside, 400.0 on
+    the edge (inside), 400.5 just outside, 440 well outside at Y = (400 - 440) / 100 = -0.4 m, extrapolated."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from fieldstudio.cli.app import app
+
+    for frame, bottom in enumerate((399.5, 400.0, 400.5, 440.0)):
+        ann.add_box(walk, VIDEO_ID, (280, bottom - 100, 40, 100), frame_index=frame, track_id=8)
+    cal.save_calibration(walk, "floor", AXIS_FLOOR, media_id=VIDEO_ID, width_m=4.0, depth_m=3.0)
+    t = track_trajectory(walk, VIDEO_ID, 8)
+    assert [p.ground_px for p in t.points] == [(300, 399.5), (300, 400.0), (300, 400.5), (300, 440.0)]
+    assert [p.outside_area for p in t.points] == [False, False, True, True]
+    quad = np.array(AXIS_FLOOR, dtype=np.float32)          # OpenCV agrees: >= 0 inside or on the edge
+    assert [cv2.pointPolygonTest(quad, p.ground_px, False) < 0 for p in t.points] == [False, False, True, True]
+    assert t.points[3].position_m == pytest.approx((2.0, -0.4))
+    assert t.outside_count == 2
+    assert "2 of 4 frame(s) outside the calibrated area (extrapolated)" in t.summary()
+    assert [r["outside_calibrated_area"] for r in t.rows()] == [False, False, True, True]
+    with t.write_csv(tmp_path / "out.csv").open(newline="") as f:
+        assert [r["outside_calibrated_area"] for r in csv.DictReader(f)] == ["False", "False", "True", "True"]
+    assert track_trajectory(walk, VIDEO_ID, 7).outside_text() == ""     # track 7 stays inside: nothing said
+    runner = CliRunner()
+    text = runner.invoke(app, ["trajectory", str(walk.path), "walk.mp4", "-t", "8"]).stdout
+    assert "2 of 4 frame(s) outside the calibrated area" in text and "  -0.4  " in text and "outside" in text
+    rows = json.loads(runner.invoke(app, ["trajectory", str(walk.path), "walk.mp4", "-t", "8", "--json"]).stdout)
+    assert [r["outside_calibrated_area"] for r in rows] == [False, False, True, True]
+    # a scale calibration has no area: nothing to be outside of, nothing said
+    cal.save_calibration(walk, "scale", [(0, 0), (50, 0)], media_id=VIDEO_ID, length_m=1.0)
+    cal.choose_calibration(walk, "scale", media_id=VIDEO_ID)
+    s = track_trajectory(walk, VIDEO_ID, 8)
+    assert [p.outside_area for p in s.points] == [None] * 4 and s.outside_count is None
+    assert "outside" not in s.summary() and s.rows()[3]["outside_calibrated_area"] is None

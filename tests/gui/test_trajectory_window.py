@@ -27,7 +27,8 @@ SHOTS = Path("/tmp/shots/kinematics")
 
 
 def independent_walk(project, media_id: str, track_id: int):
-    """(frames, seconds from frame 0, floor XY per frame) computed without the trajectory module."""
+    """(frames, seconds from frame 0, floor XY per frame, ground point outside the calibrated rectangle per frame)
+    computed without the trajectory module (OpenCV's pointPolygonTest: < 0 outside, 0 on the edge)."""
     keys = box_tracks.track_keyframes(project, media_id, track_id)
     kf = [k.frame_index for k in keys]
     frames = np.arange(kf[0], kf[-1] + 1)
@@ -39,12 +40,14 @@ def independent_walk(project, media_id: str, track_id: int):
     rect = np.float32([[0, 0], [rec.width_m, 0], [rec.width_m, rec.depth_m], [0, rec.depth_m]])
     h = cv2.getPerspectiveTransform(np.float32(rec.points), rect)
     xy = cv2.perspectiveTransform(ground[None, :, :], h)[0]
+    quad = np.float32(rec.points)
+    outside = [cv2.pointPolygonTest(quad, (float(x), float(y)), False) < 0 for x, y in ground]
     with project.read() as s:
         from fieldstudio.store.models import Media
 
         table = video_index.load_frame_table(project, s.get(Media, media_id))
     t = table.seconds_array()
-    return frames, t[frames] - t[0], xy
+    return frames, t[frames] - t[0], xy, outside
 
 
 def test_supervisor_reads_metres_walked_and_speed_from_the_window(demo_window, qtbot, tmp_path):
@@ -52,7 +55,7 @@ def test_supervisor_reads_metres_walked_and_speed_from_the_window(demo_window, q
     open_media(w, qtbot, demo.WORKER_CLIP)
     project, media = w.state.project, w.state.media
     track = min(t for t in {r.track_id for r in box_tracks.boxes_on_frame(project, media.id, 30)} if t is not None)
-    frames, seconds, xy = independent_walk(project, media.id, track)
+    frames, seconds, xy, outside = independent_walk(project, media.id, track)
     w.go_to(f"#{int(frames[0]) + 30}")
     wait_idle(w, qtbot)
     item = next(i for i in w.annotator.marks.items if getattr(i, "track_id", None) == track)
@@ -73,11 +76,19 @@ def test_supervisor_reads_metres_walked_and_speed_from_the_window(demo_window, q
     # the path on the canvas reaches the frame shown, and names the metres walked so far
     path = w.annotator.trajectory.item
     assert path is not None and path.scene() is w.view.canvas.scene() and len(path.points) == 31
-    assert path.text == f"#{track} {t.points[30].distance_m:.2f} m, {t.points[30].speed_m_s:.2f} m/s"
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    # the demo worker stands outside the 4 x 4 m tape (tester's item 5): said in the summary, table and caption
+    assert [p.outside_area for p in t.points] == outside
+    n_out = sum(outside)
+    assert n_out > 0 and f"{n_out} of {len(frames)} frame(s) outside the calibrated area" in dialog.summary.text()
+    assert dialog.table.item(30, 7).text() == ("outside" if outside[30] else "inside")
+    extrapolated = " (outside calibrated area)" if outside[30] else ""
+    assert path.text == (f"#{track} {t.points[30].distance_m:.2f} m, {t.points[30].speed_m_s:.2f} m/s"
+                         f"{extrapolated}")
     dialog.move(w.geometry().right() - dialog.width(), w.geometry().top() + 60)
-    w.grab().save(str(SHOTS / "trajectory_canvas.png"))
-    dialog.grab().save(str(SHOTS / "trajectory_table.png"))
+    for shots in (SHOTS, Path("/tmp/shots/trajout")):
+        shots.mkdir(parents=True, exist_ok=True)
+        w.grab().save(str(shots / "trajectory_canvas.png"))
+        dialog.grab().save(str(shots / "trajectory_table.png"))
     # a row chosen in the table shows that frame; the path follows
     dialog.frame_chosen.emit(int(frames[0]) + 10)
     qtbot.waitUntil(lambda: w.state.frame_index == int(frames[0]) + 10, timeout=10000)

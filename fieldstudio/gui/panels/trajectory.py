@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from fieldstudio.annotations.trajectory import Trajectory
     from fieldstudio.store.project import Project
 
-HEADERS = ("Frame", "Time (s)", "x (m)", "y (m)", "Step (m)", "Walked (m)", "Speed (m/s)")
+HEADERS = ("Frame", "Time (s)", "x (m)", "y (m)", "Step (m)", "Walked (m)", "Speed (m/s)", "Area")
 
 
 class TrajectoryDialog(QDialog):
@@ -37,7 +37,7 @@ class TrajectoryDialog(QDialog):
         self.project, self.media_id, self.track_id = project, media_id, track_id
         self.trajectory: Trajectory | None = None
         self.setWindowTitle(f"Trajectory of track #{track_id}")
-        self.resize(640, 520)
+        self.resize(720, 520)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -92,7 +92,8 @@ class TrajectoryDialog(QDialog):
         rows = t.rows()
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = (r["frame"], r["time_s"], r["x_m"], r["y_m"], r["step_m"], r["distance_m"], r["speed_m_s"])
+            area = {True: "outside", False: "inside", None: ""}[r["outside_calibrated_area"]]
+            cells = (r["frame"], r["time_s"], r["x_m"], r["y_m"], r["step_m"], r["distance_m"], r["speed_m_s"], area)
             for col, v in enumerate(cells):
                 text = "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
                 item = QTableWidgetItem(text)
@@ -102,6 +103,9 @@ class TrajectoryDialog(QDialog):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
+                if col == len(cells) - 1 and area == "outside":
+                    item.setToolTip("the ground point lies outside the floor calibration's rectangle: these metres "
+                                    "are the homography's extrapolation")
                 self.table.setItem(i, col, item)
         self.export_button.setEnabled(True)
         self.computed.emit(t)

@@ -160,6 +160,8 @@ class TrajectoryView(QObject):
         else:
             speed = "" if here.speed_m_s is None else f", {here.speed_m_s:.2f} m/s"
             text = f"#{t.track_id} {walked:.2f} m{speed}"
+        if here is not None and here.outside_area:
+            text += " (outside calibrated area)"
         self.item.set_path([p.ground_px for p in upto], None if here is None else here.ground_px, text)
         if self.dialog is not None:
             self.dialog.select_frame(frame)

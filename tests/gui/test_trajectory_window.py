@@ -85,10 +85,9 @@ def test_supervisor_reads_metres_walked_and_speed_from_the_window(demo_window, q
     assert path.text == (f"#{track} {t.points[30].distance_m:.2f} m, {t.points[30].speed_m_s:.2f} m/s"
                          f"{extrapolated}")
     dialog.move(w.geometry().right() - dialog.width(), w.geometry().top() + 60)
-    for shots in (SHOTS, Path("/tmp/shots/trajout")):
-        shots.mkdir(parents=True, exist_ok=True)
-        w.grab().save(str(shots / "trajectory_canvas.png"))
-        dialog.grab().save(str(shots / "trajectory_table.png"))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "trajectory_canvas.png"))
+    dialog.grab().save(str(SHOTS / "trajectory_table.png"))
     # a row chosen in the table shows that frame; the path follows
     dialog.frame_chosen.emit(int(frames[0]) + 10)
     qtbot.waitUntil(lambda: w.state.frame_index == int(frames[0]) + 10, timeout=10000)

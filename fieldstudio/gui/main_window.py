@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
         s.media_changed.connect(self._reload_library)
         s.tasks_imported.connect(self._reload_tasks_and_library)
         s.warmed_up.connect(self.side.built)  # the side panels' widgets, built in a turn of their own
-        s.connect_welcome(v.welcome)
+        v.welcome_made.connect(s.connect_welcome)
 
     def _connect_actions(self) -> None:
         a, v = self.actions, self.view

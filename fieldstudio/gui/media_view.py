@@ -24,7 +24,6 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
 from fieldstudio.gui.imaging import format_pts, parse_time_or_frame, qimage_from_rgb
 from fieldstudio.gui.viewer.canvas import Canvas
-from fieldstudio.gui.welcome import WelcomePage
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from fieldstudio.gui.viewer.document_view import DocumentView
     from fieldstudio.gui.viewer.frame_loader import FrameLoader
     from fieldstudio.gui.viewer.video_controller import VideoController
+    from fieldstudio.gui.welcome import WelcomePage
     from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
@@ -62,6 +62,7 @@ class MediaView(QObject):
     pointer_moved = Signal(float, float)
     zoom_changed = Signal(object, float)
     segment_end_moved = Signal(str, str, int)
+    welcome_made = Signal(object)  # gui.welcome.WelcomePage, once, when first built
 
     def __init__(self, state: ViewState, actions: dict[str, QAction], parent: QObject | None = None):
         super().__init__(parent)
@@ -80,9 +81,9 @@ class MediaView(QObject):
         self._document: DocumentView | None = None  # built on the first document shown (``document``)
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.welcome = WelcomePage()
-        self.stack = QStackedWidget()
-        for w in (self.welcome, self.empty, self.media_page):
+        self._welcome: WelcomePage | None = None  # built when first shown (``welcome``): a project given at start
+        self.stack = QStackedWidget()                # never shows it, and its first build is ~16 ms of the start
+        for w in (self.empty, self.media_page):
             self.stack.addWidget(w)
         self.canvas.pointer_moved.connect(self.pointer_moved)
         self.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(self.canvas, z))
@@ -92,6 +93,17 @@ class MediaView(QObject):
         state.events.playing.connect(self._playing_set)
 
     # --- lazily built views ----------------------------------------------------------------------
+    @property
+    def welcome(self) -> WelcomePage:
+        """The welcome page (recent projects, demo, new/open), built on first use; ``welcome_made`` announces it."""
+        if self._welcome is None:
+            from fieldstudio.gui.welcome import WelcomePage
+
+            self._welcome = WelcomePage()
+            self.stack.insertWidget(0, self._welcome)
+            self.welcome_made.emit(self._welcome)
+        return self._welcome
+
     def _media_controls(self) -> tuple[TransportBar, Timeline]:
         """The transport bar and the timeline under the canvas, built and wired on first use."""
         if self._controls is None:

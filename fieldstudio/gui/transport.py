@@ -38,6 +38,7 @@ class TransportBar(QWidget):
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(4)  # beside a 1280 px window's docks the whole read-out still fits, not elided
         sp = QStyle.StandardPixmap
         icons = {"prev_10s": sp.SP_MediaSeekBackward, "prev_frame": sp.SP_MediaSkipBackward,
                  "play": sp.SP_MediaPlay, "next_frame": sp.SP_MediaSkipForward, "next_10s": sp.SP_MediaSeekForward,

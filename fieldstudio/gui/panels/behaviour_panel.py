@@ -477,8 +477,26 @@ class BehaviourPanel(QWidget):
                 if c >= 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 elif c == 1:
-                    item.setToolTip(f"{kind} event")
+                    item.setToolTip(f"{v}: {kind} event")
+                elif c == 0:
+                    item.setToolTip(v)
                 self.budget_table.setItem(r, c, item)
+        self._fit_budget_names()
+
+    def _fit_budget_names(self) -> None:
+        """Long subject or behaviour names are elided (whole in their tooltips) so that Total and % stay in
+        view without scrolling the dock sideways."""
+        table, header = self.budget_table, self.budget_table.horizontalHeader()
+        for c in (0, 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        table.resizeColumnsToContents()
+        room = table.viewport().width() - header.sectionSize(4) - header.sectionSize(6)
+        names = header.sectionSize(0) + header.sectionSize(1)
+        if names <= room:
+            return
+        for c in (0, 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            table.setColumnWidth(c, max(40, header.sectionSize(c) * room // names))
 
     # --- coders ----------------------------------------------------------------------------------
     def compare(self) -> None:

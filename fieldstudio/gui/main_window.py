@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         v.position_text.connect(lambda f, t: (self.frame_label.setText(f), self.time_label.setText(t)))
         v.media_shown.connect(self.properties.show_media)
         self.properties.mark.follow(self.state, self.annotator.apply, self.annotator.changed)
+        # a new mark's label and attributes are edited next: its Properties in front of the Behaviour dock's tab
+        self.annotator.marks.mark_drawn.connect(lambda _id: self.properties_dock.raise_())
         v.pointer_moved.connect(self._show_pointer)
         v.zoom_changed.connect(self._show_zoom)
         v.segment_end_moved.connect(self.annotator.move_segment_end)

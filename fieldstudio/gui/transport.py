@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
 from fieldstudio.gui.imaging import format_pts
 from fieldstudio.gui.viewer.video_controller import SPEEDS
+
+
+class ElidingLabel(QLabel):
+    """A one-line label that may be narrower than its text: the text then ends in "…". Its minimum width is
+    a few characters, so a long read-out never widens the window (the position read-out's full width pushed a
+    1280 px window past a laptop's screen once a video opened)."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance("frame 0000…")), hint.height())
+
+    def paintEvent(self, event) -> None:  # noqa: ANN001 - QPaintEvent
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        painter.drawText(rect, int(self.alignment()), text)
 
 
 class TransportBar(QWidget):
@@ -21,6 +38,7 @@ class TransportBar(QWidget):
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(4)  # beside a 1280 px window's docks the whole read-out still fits, not elided
         sp = QStyle.StandardPixmap
         icons = {"prev_10s": sp.SP_MediaSeekBackward, "prev_frame": sp.SP_MediaSkipBackward,
                  "play": sp.SP_MediaPlay, "next_frame": sp.SP_MediaSkipForward, "next_10s": sp.SP_MediaSeekForward,
@@ -52,10 +70,10 @@ class TransportBar(QWidget):
             actions[aid].setIcon(self._icons[aid])
             b.setAutoRaise(True)
             layout.addWidget(b)
-        self.position = QLabel("")
+        self.position = ElidingLabel("")
         self.position.setToolTip("Frame index and PTS time of the frame shown")
         layout.addWidget(self.position, 1)
-        self.index_source = QLabel("")
+        self.index_source = ElidingLabel("")
         self.index_source.setObjectName("index_source")
         layout.addWidget(self.index_source)
         for aid, text in (("timeline_zoom_out", "−"), ("timeline_zoom_in", "+")):

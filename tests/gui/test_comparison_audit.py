@@ -134,29 +134,62 @@ def test_edit_undo_in_the_window_takes_back_a_mark(qtbot, project):
     assert panel.audit.model.index(0, 3).data() == "—"
 
 
-def test_visiting_compare_does_not_widen_the_window(qtbot, project):
+def test_visiting_compare_does_not_widen_the_window(qtbot, demo_window):
     """The coverage line under the grid wraps: unwrapped, its one line per source became the whole window's
     minimum width, and a 1280 px window grew past a laptop's screen on going back to Media (with its docks).
-    The same holds after visiting every tab."""
-    from fieldstudio.gui.main_window import MainWindow
+    The same holds after visiting every tab, with a video shown (its transport read-out set the minimum width:
+    1298 px), each dock raised and each Behaviour tab in front. In the Behaviour dock the Events list shows
+    Subject and Behaviour, the Time budget Total and %, without scrolling."""
+    from PySide6.QtWidgets import QDockWidget
 
-    ids = sample_sources.build(project)
-    sample_sources.add_judged_scores(project, ids, SCORER)
-    win = MainWindow(project)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
+    from fieldstudio.annotations.behaviour import behaviour_events
+    from tests.support.gui_support import open_media
+
+    win = demo_window
+
+    def fits() -> None:
+        qtbot.wait(100)
+        assert win.width() <= 1280 and win.minimumSizeHint().width() <= 1280
+
+    def shown(table, columns: tuple[int, ...]) -> bool:  # the logical columns lie inside the viewport
+        header = table.horizontalHeader()
+        return all(0 <= header.sectionViewportPosition(c)
+                   and header.sectionViewportPosition(c) + header.sectionSize(c) <= table.viewport().width()
+                   for c in columns)
+
     panel = win.workspace.show_panel("comparison")
     qtbot.waitUntil(lambda: panel.view is not None and panel._worker is None, timeout=30000)
     assert panel.coverage_label.text().startswith("Of the tasks in the grid: ")
     for i in range(win.modes.count()):                                    # every other tab too
         win.modes.setCurrentIndex(i)
-        qtbot.wait(100)
+        fits()
     win.modes.setCurrentIndex(0)                                          # back to Media, docks shown again
-    qtbot.wait(200)
+    mid = open_media(win, qtbot, "worker_zone_hardhat_vest_from_gif.mp4")
+    project = win.state.project
+    for frame, stop, subject, behaviour in ((0, 30, "worker A", "walking in zone"), (31, 60, "worker B", "stand")):
+        behaviour_events.add_event_edit(project, mid, behaviour, "state", frame, subject=subject, coder="Dana Coder",
+                                        end_frame_index=stop).do()
+    for dock in win.findChildren(QDockWidget):
+        dock.raise_()
+        fits()
+    behaviour = win.behaviour.panel
+    win.behaviour.dock.raise_()
+    behaviour.all_coders.setChecked(True)                                 # every coder's events, whoever codes here
+    for i in range(behaviour.tabs.count()):
+        behaviour.tabs.setCurrentIndex(i)
+        fits()
+    behaviour.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: behaviour.event_table.model().rowCount() == 2)
+    assert shown(behaviour.event_table, (2, 3))                           # Subject, Behaviour
+    behaviour.tabs.setCurrentIndex(1)
+    behaviour.budget_coder.setCurrentText("Dana Coder")
+    behaviour.show_budget()
+    qtbot.waitUntil(lambda: behaviour.budget_table.rowCount() == 2)
+    qtbot.wait(100)
+    assert shown(behaviour.budget_table, (0, 1, 4, 6))                    # Subject, Behaviour, Total, %
+    assert behaviour.budget_table.item(0, 1).toolTip() == "walking in zone: state event"
+    fits()
     assert win.width() == 1280
-    assert win.minimumSizeHint().width() <= 1280
 
 
 def test_export_report_from_the_window_uses_the_compare_tabs_scorer(qtbot, project, tmp_path, monkeypatch):

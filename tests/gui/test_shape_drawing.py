@@ -30,6 +30,8 @@ def undo(window, qtbot) -> None:  # noqa: ANN001
 
 def test_a_polygon_is_clicked_closed_by_enter_and_undone_in_one_step(photo_window, qtbot):
     w = photo_window
+    w.behaviour.dock.raise_()  # the Behaviour dock in front: Properties, tabbed behind it, is hidden
+    qtbot.waitUntil(lambda: w.properties_dock.visibleRegion().isEmpty())
     w.actions["polygon_tool"].trigger()
     assert w.state.tool == "polygon" and w.state.mark_kind == "polygon"
     for x, y in ZONE:
@@ -40,6 +42,7 @@ def test_a_polygon_is_clicked_closed_by_enter_and_undone_in_one_step(photo_windo
     (poly,) = shapes_of(w, "polygon")
     assert near(poly.geometry, ZONE, 0.51)  # a screen pixel is 0.5 px at 2x
     assert w.state.selection == (poly.id,)
+    assert not w.properties_dock.visibleRegion().isEmpty()  # the new mark's Properties came to the front
     assert w.properties.mark.isVisible() and w.properties.mark.kind.text() == "polygon"
     area = cv2.contourArea(np.float32(poly.geometry))
     assert w.properties.mark.geometry.text().startswith(f"4 vertices, area {area:,.0f} px²")

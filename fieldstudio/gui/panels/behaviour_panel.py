@@ -30,7 +30,12 @@ if TYPE_CHECKING:
     from fieldstudio.store.edits import Edit
     from fieldstudio.store.project import Project
 
-BUDGET_COLUMNS = ("Subject", "Behaviour", "Type", "Count", "Total (s)", "Mean (s)", "% observed")
+BUDGET_COLUMNS = ("Subject", "Behaviour", "Type", "N", "Total s", "Mean s", "%")
+BUDGET_TIPS = ("", "", "state or point event", "number of events", "total duration in seconds (state events)",
+               "mean duration in seconds (state events)", "% of the observed time (state events)")
+# a dock about 250 px wide: subject, behaviour, total and % come first and fit without scrolling; the type is in
+# the behaviour's tooltip, its column hidden
+BUDGET_VISUAL_ORDER = (0, 1, 4, 6, 3, 5, 2)
 ALL_CODERS = "(all coders)"
 BUDGET_IDLE_MS = 300  # the shown time budget is computed again this long after the last key press
 
@@ -148,6 +153,9 @@ class BehaviourPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(50)
         header.setStretchLastSection(True)
+        # shown first (the model's order is kept): in a dock about 250 px wide who did what is seen without scrolling
+        header.moveSection(header.visualIndex(2), 0)
+        header.moveSection(header.visualIndex(3), 1)
         self.event_table.setWordWrap(False)  # one line per event, every row the same height
         self.event_table.doubleClicked.connect(self._show_event)
         v.addWidget(self.event_table)
@@ -195,6 +203,12 @@ class BehaviourPanel(QWidget):
         self.budget_note.setMinimumHeight(2 * self.budget_note.fontMetrics().lineSpacing() + 4)  # two lines, never cut
         v.addWidget(self.budget_note)
         self.budget_table = _table(BUDGET_COLUMNS, "time_budget")
+        for c, tip in enumerate(BUDGET_TIPS):
+            self.budget_table.horizontalHeaderItem(c).setToolTip(tip)
+        header = self.budget_table.horizontalHeader()
+        for visual, logical in enumerate(BUDGET_VISUAL_ORDER):
+            header.moveSection(header.visualIndex(logical), visual)
+        self.budget_table.setColumnHidden(2, True)
         v.addWidget(self.budget_table)
         return page
 
@@ -462,7 +476,27 @@ class BehaviourPanel(QWidget):
                 item = QTableWidgetItem(v)
                 if c >= 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                elif c == 1:
+                    item.setToolTip(f"{v}: {kind} event")
+                elif c == 0:
+                    item.setToolTip(v)
                 self.budget_table.setItem(r, c, item)
+        self._fit_budget_names()
+
+    def _fit_budget_names(self) -> None:
+        """Long subject or behaviour names are elided (whole in their tooltips) so that Total and % stay in
+        view without scrolling the dock sideways."""
+        table, header = self.budget_table, self.budget_table.horizontalHeader()
+        for c in (0, 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        table.resizeColumnsToContents()
+        room = table.viewport().width() - header.sectionSize(4) - header.sectionSize(6)
+        names = header.sectionSize(0) + header.sectionSize(1)
+        if names <= room:
+            return
+        for c in (0, 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            table.setColumnWidth(c, max(40, header.sectionSize(c) * room // names))
 
     # --- coders ----------------------------------------------------------------------------------
     def compare(self) -> None:

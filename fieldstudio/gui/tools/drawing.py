@@ -230,7 +230,7 @@ class CanvasTools(QObject):
             edit = edits.AddBox(project, media.id, (r.x(), r.y(), r.width(), r.height()),
                                 label_id, frame_index=frame, track_id=track)
             if ctx.apply(edit):  # selected, as a new polygon is: T tracks it, Delete removes it at once
-                ctx.marks.select_on_refresh(edit.annotation_id)
+                ctx.marks.select_drawn(edit.annotation_id)
                 ctx.marks.refresh(frame_only=True)
         elif self.tool == "ruler":
             on_floor = self._new_ruler_on_floor()

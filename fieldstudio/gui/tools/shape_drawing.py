@@ -97,7 +97,7 @@ class ShapeDrawing:
                               frame_index=ctx.frame_index(), track_id=new_track(ctx))
         if not ctx.apply(edit):
             return False
-        ctx.marks.select_on_refresh(edit.annotation_id)
+        ctx.marks.select_drawn(edit.annotation_id)
         ctx.marks.refresh(frame_only=True)
         return True
 
@@ -192,7 +192,7 @@ class SkeletonDrawing:
                                  frame_index=ctx.frame_index(), track_id=new_track(ctx))
         if not ctx.apply(edit):
             return False
-        ctx.marks.select_on_refresh(edit.annotation_id)
+        ctx.marks.select_drawn(edit.annotation_id)
         ctx.marks.refresh(frame_only=True)
         ctx.notify(f"skeleton kept: {len(placed)} of {n} points placed")
         return True

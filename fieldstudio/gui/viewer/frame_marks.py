@@ -37,8 +37,9 @@ class FrameMarks(QObject):
     Signals: ``markers_changed(segments, events)`` with the timeline's markers (gui/timeline.py
     SegmentMarker, EventMarker) after a full refresh of a video; ``box_moved(item, (x, y, w, h))`` and
     ``ruler_moved(item, p, q)`` when the user dragged a mark (image pixels); ``shape_moved(item, vertices,
-    what)`` when a polygon, polyline or points mark was moved or a vertex dragged, inserted or deleted. ``notify(message)`` says why
-    the floor grid cannot be drawn.
+    what)`` when a polygon, polyline or points mark was moved or a vertex dragged, inserted or deleted;
+    ``mark_drawn(annotation_id)`` when the user drew a new mark (the window brings its Properties to the front).
+    ``notify(message)`` says why the floor grid cannot be drawn.
     """
 
     markers_changed = Signal(list, list)
@@ -46,6 +47,7 @@ class FrameMarks(QObject):
     ruler_moved = Signal(object, object, object)
     shape_moved = Signal(object, object, str)
     angle_moved = Signal(object, object)   # (AngleItem, [a, vertex, b]) after a point was dragged
+    mark_drawn = Signal(str)
 
     def __init__(self, state: ViewState, canvas: Canvas, labels: MarkLabels, notify: Callable[[str], None],
                  parent: QObject | None = None):
@@ -114,6 +116,11 @@ class FrameMarks(QObject):
             for item in self.selected_items():
                 item.setSelected(False)
         self._select_next = annotation_id
+
+    def select_drawn(self, annotation_id: str) -> None:
+        """A mark the user just drew: selected alone when next drawn, and ``mark_drawn`` says so."""
+        self.select_on_refresh(annotation_id)
+        self.mark_drawn.emit(annotation_id)
 
     def select_track_on(self, track_id: int, frame_index: int) -> None:
         """Select the box of track ``track_id`` when frame ``frame_index`` is drawn (after [ or ])."""

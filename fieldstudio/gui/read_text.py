@@ -13,6 +13,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
+from shiboken6 import isValid
 
 from fieldstudio.gui import workers
 
@@ -91,6 +92,8 @@ def read_text_here(window, done: Callable[[ReadTextDialog], None] | None = None)
     window.statusBar().showMessage("Reading the text " + ("in the selected box…" if box else "of the frame…"))
 
     def show(result) -> None:  # noqa: ANN001 - FrameText
+        if not isValid(window):  # closed while the text was read: nothing is left to show it in
+            return
         window.statusBar().clearMessage()
         dialog = ReadTextDialog(result, window.workspace.text_targets(), window)
         dialog.open()
@@ -98,6 +101,8 @@ def read_text_here(window, done: Callable[[ReadTextDialog], None] | None = None)
             done(dialog)
 
     def failed(message: str) -> None:
+        if not isValid(window):
+            return
         window.statusBar().clearMessage()
         box = QMessageBox(QMessageBox.Icon.Warning, "Read text here", message, QMessageBox.StandardButton.Ok, window)
         box.setObjectName("read_text_failed")

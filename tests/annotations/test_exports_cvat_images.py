@@ -16,7 +16,7 @@ from fieldstudio.annotations import labels as lab
 from fieldstudio.annotations.exports.export import export_annotations
 from fieldstudio.annotations.imports.importing import import_annotations
 from fieldstudio.store.project import Project
-from tests.support.annotation_fixtures import PHOTO_ID, add_test_media
+from tests.support.annotation_fixtures import PHOTO_ID, add_test_media, only_the_photo_file_missing
 from tests.support.format_readers import datumaro_dataset
 
 HAND = ["wrist", "thumb", "index", "middle", "little"]
@@ -47,7 +47,7 @@ def marked_photo(project):
 def test_photos_are_written_as_cvat_for_images_and_read_back_as_the_same_marks(marked_photo, tmp_path):
     report = export_annotations(marked_photo, "cvat", tmp_path / "cvat")
     (path,) = report.files
-    assert path.name == "photos.xml" and not report.skipped and report.annotations == 6
+    assert path.name == "photos.xml" and only_the_photo_file_missing(report.skipped) and report.annotations == 6
     root = ET.parse(path).getroot()
     assert root.findtext("meta/task/mode") == "annotation"
     (image,) = root.findall("image")
@@ -85,9 +85,13 @@ def test_photos_are_written_as_cvat_for_images_and_read_back_as_the_same_marks(m
 
 
 def test_datumaro_reads_the_photos_marks(marked_photo, tmp_path):
-    export_annotations(marked_photo, "cvat", tmp_path / "cvat")
-    (tmp_path / "cvat" / "images").mkdir()
-    Image.new("RGB", (400, 300)).save(tmp_path / "cvat" / "images" / "site.jpg")
+    original = marked_photo.folder / "photos" / "site.jpg"   # where the test media row says the photo is
+    original.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (400, 300), (90, 120, 150)).save(original)
+    report = export_annotations(marked_photo, "cvat", tmp_path / "cvat")
+    assert not report.skipped
+    # copied beside photos.xml byte for byte (CVAT's export with images): datumaro needs the file it names
+    assert (tmp_path / "cvat" / "images" / "site.jpg").read_bytes() == original.read_bytes()
     dataset = datumaro_dataset().import_from(str(tmp_path / "cvat"), "cvat")
     names = [c.name for c in dataset.categories()[next(iter(dataset.categories()))]]
     (item,) = list(dataset)
@@ -107,6 +111,13 @@ def test_datumaro_reads_the_photos_marks(marked_photo, tmp_path):
     (box,) = [a for a in item.annotations if a.type.name == "bbox"]
     assert box.attributes["vest"] == "no"
     assert [g[1] for g in got if g[1] in HAND] == HAND              # the template's order
+
+
+def test_a_photo_whose_file_is_missing_keeps_its_marks_and_is_listed_as_not_copied(marked_photo, tmp_path):
+    report = export_annotations(marked_photo, "cvat", tmp_path / "cvat")
+    assert (tmp_path / "cvat" / "photos.xml").is_file() and not (tmp_path / "cvat" / "images" / "site.jpg").exists()
+    assert [what for what, _reason in report.skipped] == ["photo site.jpg"]
+    assert "not copied to images/" in report.skipped[0][1]
 
 
 def test_an_angle_whose_file_degrees_differ_from_the_angle_measured_again_is_reported(project, tmp_path):

@@ -41,6 +41,7 @@ does not know, and an empty one). Coordinates are upright pixels with 2 decimals
 
 from __future__ import annotations
 
+import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path, PurePath
@@ -55,11 +56,13 @@ from fieldstudio.annotations.imports.cvat import ANGLE_KIND_ATTRIBUTE
 from fieldstudio.annotations.exports import cvat_images
 from fieldstudio.annotations.exports.box_images import UNLABELLED, Cancelled, ExportError, ExportReport, Progress
 from fieldstudio.core.atomic import atomic_write_text
+from fieldstudio.core.errors import MediaError
 from fieldstudio.annotations import skeleton_templates
 from fieldstudio.core import skeletons
 from fieldstudio.annotations.shape_tracks import SHAPE_TRACK_KINDS
 from fieldstudio.core import shape_tracks
 from fieldstudio.core.shapes import SHAPE_KINDS
+from fieldstudio.media import library
 from fieldstudio.store.models import Media, utcnow
 from fieldstudio.store.project import Project
 
@@ -267,13 +270,17 @@ OUTSIDE_NOTE = ('each CVAT track ends with one shape outside="1" on the frame af
                 'track ends there); a reader that ignores "outside" (datumaro keeps it as an annotation with '
                 'outside: True) counts the object on that frame')
 PHOTOS_STEM = "photos"   # the CVAT for images file of a folder export: photos.xml
+PHOTOS_IMAGES = "images"  # beside it, the photos it names (CVAT's export with images; datumaro needs them)
 
 
 def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None = None,
                 progress: Progress = lambda done, total: None, cancelled: Cancelled = lambda: False) -> ExportReport:
     """Write one CVAT for video 1.1 XML per video with marks into the folder ``out`` (``<stem>.xml``; a second
     video of the same stem gets ``<stem>_<id8>.xml``) and one CVAT for images 1.1 XML of every photo with marks
-    (``photos.xml``, ``exports.cvat_images``). ``out`` may be an ``.xml`` path when that makes one file. Raises
+    (``photos.xml``, ``exports.cvat_images``) with a copy of those photos in ``images/`` beside it (CVAT's own layout
+    of an export with images: datumaro's CVAT importer refuses a folder whose ``<image>`` names no file there; a
+    photo whose file is missing, or whose name another photo took, is left out of ``images/`` and listed in the
+    report). ``out`` may be an ``.xml`` path when that makes one file (then no photo is copied). Raises
     ExportError when ``out`` is an ``.xml`` path and several files would be written."""
     out = Path(out)
     report = ExportReport("cvat")
@@ -310,9 +317,29 @@ def export_cvat(project: Project, out: Path, *, media_ids: Sequence[str] | None 
         name = PHOTOS_STEM if PHOTOS_STEM not in used else f"{PHOTOS_STEM}_cvat_images"
         _write(out if single else out / f"{name}.xml", tree, report, n_marks)
         report.images += len(photos) - 1     # _write counted the file as one
+        if not single:
+            _copy_photos(project, photos, out / PHOTOS_IMAGES, report)
         progress(total, total)
     report.cancelled = cancelled()
     return report
+
+
+def _copy_photos(project: Project, photos: Sequence[Media], folder: Path, report: ExportReport) -> None:
+    """The photos' files, byte for byte, into ``folder`` under the names ``photos.xml`` gives them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    for m in photos:
+        if m.file_name in taken:
+            report.skipped.append((f"photo {m.file_name} ({m.id[:8]})", f"another photo is {PHOTOS_IMAGES}/"
+                                   f"{m.file_name} already; its marks are in photos.xml, its file is not copied"))
+            continue
+        try:
+            shutil.copyfile(library.require_file(project, m), folder / m.file_name)
+        except (MediaError, OSError) as exc:
+            report.skipped.append((f"photo {m.file_name}", f"not copied to {PHOTOS_IMAGES}/ ({exc}); its marks are "
+                                   "in photos.xml, which datumaro reads only with the photo beside it"))
+            continue
+        taken.add(m.file_name)
 
 
 def _write(path: Path, tree: ET.ElementTree, report: ExportReport, n: int) -> None:

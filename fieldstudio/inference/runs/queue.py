@@ -477,9 +477,6 @@ def execute_run(project: Project, run_id: str, *, progress: Progress = lambda do
             profile, vision, concurrency=workers, use_cache=use_cache, retry_failed=retry_failed))
     done = total - len(todo)
     progress(done, total)
-    # One idle connection held for the run: otherwise every short transaction closes the file's last
-    # connection, and SQLite then checkpoints and deletes the WAL each time (about 4 ms per write here).
-    keepalive = project.read_engine.raw_connection()
     executor = AnswerExecutor(project, run, profile, vision, use_cache, cancelled)
     for start in range(0, len(todo), 500):  # one read per 500 tasks instead of one per answer
         batch = [task_id for _, task_id in todo[start:start + 500]]
@@ -535,7 +532,6 @@ def execute_run(project: Project, run_id: str, *, progress: Progress = lambda do
         for t in threads:
             t.join()
         executor.close()
-        keepalive.close()
     if crash is not None:
         raise crash
     summary = run_summary(project, run_id)

@@ -69,7 +69,10 @@ def official_figures(answers: pd.DataFrame, scorer: str | None) -> dict[str, Off
         rows = answers[read]
     figures = {}
     for source, group in rows.groupby("source", sort=True):
-        items = [_item(r) for r in group.to_dict("records")]
+        # records made from each column's list: ``to_dict("records")`` walked pandas' Arrow-backed text columns one
+        # Python scalar at a time (0.7 s of the Compare tab's 2.4 s load at 900 tasks x 20 sources, issue 37)
+        columns = [group[c].tolist() for c in read]
+        items = [_item(dict(zip(read, values))) for values in zip(*columns)]
         figure = benchmark.official_figure(scorer, items)
         if figure is not None:
             figures[str(source)] = figure

@@ -57,7 +57,13 @@ def short_answer(text: Any, limit: int = SHORT_CHARS) -> str:
     """The first line-collapsed ``limit`` characters of an answer (with … when cut); "" for None/NaN."""
     if text is None or (isinstance(text, float) and math.isnan(text)):
         return ""
-    one = " ".join(str(text).split())
+    text = str(text)
+    # the collapsed head of a long text is a prefix of the collapsed whole: enough of it decides the cut, without
+    # splitting a reply of pages (18,000 answers in one Compare load, issue 37)
+    head = " ".join(text[: 8 * limit].split())
+    if len(head) > limit:
+        return head[: limit - 1] + "…"
+    one = head if len(text) <= 8 * limit else " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
@@ -183,10 +189,16 @@ def build_grid(answers: pd.DataFrame, scorer: str | None = None, matchers: pd.Da
         wrong = set(answer_table.filter_answers(answers, wrong_only=True)["task_id"])
         tasks["disagree"] = tasks["task_id"].isin(disagree).to_numpy()
         tasks["wrong"] = tasks["task_id"].isin(wrong).to_numpy()
-        joined = answers.groupby("task_id")["answer"].agg(lambda s: " ".join(str(x) for x in s if x is not None))
+        # each task's answers joined from plain lists: a groupby calling a Python function per task walked the
+        # Arrow-backed text column one scalar at a time (issue 37)
+        said: dict[str, list[str]] = {}
+        for t, text in zip(answers["task_id"].tolist(), answers["answer"].tolist()):
+            if text is not None and text == text:        # NaN is how the text column reads a missing answer
+                said.setdefault(t, []).append(str(text))
+        joined = [" ".join(said.get(t, ())) for t in tasks["task_id"].tolist()]
         tasks["search"] = (tasks["external_id"].astype(str) + " " + tasks["query"].fillna("").astype(str) + " "
-                           + tasks["ground_truth"].fillna("").astype(str) + " "
-                           + joined.reindex(tasks["task_id"]).fillna("").to_numpy()).str.lower()
+                           + tasks["ground_truth"].fillna("").astype(str) + " " + np.array(joined, dtype=object)
+                           ).str.lower()
     else:
         tasks["disagree"], tasks["wrong"], tasks["search"] = [], [], []
     stale = stale_value = None

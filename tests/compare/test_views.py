@@ -52,6 +52,28 @@ def test_grid_arrays_and_row_flags():
         g.cell_of("t9", "m1")
 
 
+def test_short_answer_of_long_and_spaced_texts():
+    # the cut reads only the head of a long text; it must give what collapsing the whole text gives
+    def whole(text: str, limit: int = cv.SHORT_CHARS) -> str:
+        one = " ".join(text.split())
+        return one if len(one) <= limit else one[: limit - 1] + "…"
+
+    rng = np.random.default_rng(3)
+    texts = ["word " * 500, " " * 5000 + "late words", "x" * 100, "a\n\t" * 300 + "b" * 50, "short", " ", "",
+             "w " * 29 + " " * 1000 + "tail words here"]
+    texts += ["".join(rng.choice(list("ab \n"), size=int(n))) for n in rng.integers(0, 2000, size=200)]
+    for text in texts:
+        assert cv.short_answer(text) == whole(text), repr(text[:40])
+    assert cv.short_answer(None) == "" and cv.short_answer(float("nan")) == ""
+
+
+def test_search_text_leaves_out_missing_answers():
+    a = _long([("t1", "m1", 1.0), ("t1", "m2", None)])
+    a["answer"] = pd.Series(["the forklift", None], dtype="str")    # a failed call has no text (NaN in a str column)
+    g = cv.build_grid(a, SCORER)
+    assert g.tasks.at[0, "search"] == "x.t1 q t1 gt t1 the forklift"
+
+
 def test_scale_of_scorers():
     assert cv.score_scale("fwa-paper") == 1.0 and cv.score_scale("llm-match") == 100.0
     assert cv.score_scale("custom", np.array([0.2, 40.0])) == 100.0

@@ -133,3 +133,28 @@ def test_a_reload_with_nothing_committed_shows_nothing_again(qtbot, scored_by_ca
         w.reload(SCORER)
     assert w.view is not view and shown == ["grid reset", "summary"]
     assert w.model.grid.sources == ["alpha", "beta", "gamma"]
+
+
+def test_a_load_paints_the_grid_once(qtbot, scored_by_category):
+    # the reset and its delayed layout asked Qt for two full paints of the grid in a row; the rows are now laid out
+    # with painting off and painted in a step of their own
+    from PySide6.QtCore import QEvent, QObject
+
+    project, ids = scored_by_category
+    w = open_comparison(qtbot, project, (1200, 700))
+    painted: list[int] = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):  # noqa: ANN001, ANN202
+            if event.type() == QEvent.Type.Paint:
+                painted.append(len(w.model.grid.sources))
+            return False
+
+    paints = Paints(w)
+    w.table.viewport().installEventFilter(paints)
+    _add_source(project, ids, "gamma", {"t1": 1.0})          # a commit: the grid resets to three sources
+    with qtbot.waitSignal(w.loaded, timeout=20000):
+        w.reload(SCORER)
+    qtbot.wait(100)
+    assert w.table.updatesEnabled() and w.model.grid.sources == ["alpha", "beta", "gamma"]
+    assert painted.count(3) == 1, painted

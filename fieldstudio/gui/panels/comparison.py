@@ -1,15 +1,15 @@
-"""The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer,
-a person's overrides and promotions (``comparison_edits``), the summary tab (tables with coverage, intervals and plots) and the
+"""The comparison view: tasks x answer sources with scores in colour, filters, the evidence of one answer, a person's
+overrides and promotions (``comparison_edits``), the summary tab (tables with coverage, intervals and plots) and the
 judge audit tab (a person's marks on judged answers, ``comparison_audit``).
 
-All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``,
-``scoring``, ``plots``); loading runs in a worker (``gui.workers``) because the bootstrap intervals take a
-moment on 900 tasks x 20 sources, and the worker also makes the grid's cell texts. The panel is built in steps
-(the grid's page, then the Summary's, then the Judge audit's) and a loaded view is shown in steps, one event-loop
-turn each (the filters, then the grid's rows, then the Summary, its columns fitted, then the Judge audit), so that the window
-never stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
-project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel
-never computes a statistic itself.
+All reads and writes are services of ``fieldstudio.compare.views`` (built on ``comparison``, ``scoring``, ``plots``);
+loading runs in a worker (``gui.workers``) because the bootstrap intervals take a moment on 900 tasks x 20 sources,
+and the worker also makes the grid's cell texts. The panel is built in steps (the grid's page, then the Summary's,
+then the Judge audit's) and a loaded view is shown in steps, one event-loop turn each (the filters, then the grid's
+rows laid out unpainted, then their one paint, then the Summary, its columns fitted, then the Judge audit), so that the
+window never stalls over 100 ms while it opens (issue 37; ``benchmarks/bench_compare.py`` measures it). A reload of a
+project nothing was committed to since gets the same view back (``load_view``) and keeps its texts. The panel never
+computes a statistic itself.
 """
 
 from __future__ import annotations
@@ -387,6 +387,8 @@ class ComparisonPanel(GridEdits, QWidget):
             # model from Python 35,000 times (40-100 ms of this step): the proxy keeps the model's order
             self.proxy.sort(-1)
         grid = view.grid if view is not None else None
+        if gen is not None:   # no paint until the next step: the reset and its delayed layout asked for two full
+            self.table.setUpdatesEnabled(False)  # paints in a row (40-50 ms each on two loaded cores, issue 37)
         # the rows the filters keep, before the model resets (or updates in place: the proxy's dynamic filter asks
         # the changed rows again), so that a load filters them once, not once more in a refilter
         self.proxy.prepare(grid)
@@ -397,11 +399,14 @@ class ComparisonPanel(GridEdits, QWidget):
         if not (keep and self.select_cell(*keep)):
             self.detail.show_detail(None)
         if gen is not None:
-            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._show_summary(gen, view))
+            self.table.doItemsLayout()   # the layout the reset delayed, done now while nothing paints
+            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._paint_rows(gen, view))
+
+    def _paint_rows(self, gen: int, view: cv.ComparisonView | None) -> None:
+        self.table.setUpdatesEnabled(True)   # the step of the grid's one paint; then the Summary's
+        QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._show_summary(gen, view))
 
     def _show_summary(self, gen: int, view: cv.ComparisonView | None) -> None:
-        if gen != self._generation:
-            return                       # a newer load shows its own
         self.summary.set_view(view, self._summary_texts, fit=False)
         QTimer.singleShot(STEP_GAP_MS, self, lambda: gen == self._generation and self._fit_summary(gen, view))
 

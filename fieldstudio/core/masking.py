@@ -15,26 +15,39 @@ Masking is not a list of known servers: a new server's echo is caught by the sec
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
+from collections.abc import Callable
 
 MASK = "***"
 #: A remembered secret shorter than this is masked only by its forms (masking "ab" everywhere would garble text).
 MIN_SECRET_CHARS = 4
 
-_PASSWORD_IN_URL = re.compile(r"(postgres(?:ql)?(?:\+\w+)?://[^:/@\s]+):[^@\s]*@", re.IGNORECASE)
-_USERINFO_IN_URL = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)(?![^/@\s]*:\*\*\*@)[^/@\s:]*:[^/@\s]*@")
-# Any parameter whose name holds one of these words (`subscription-key`, `x-api-key`, `client_secret`), as
-# `inference.base_urls` splits them off: services name their key parameter freely.
-_SECRET_QUERY = re.compile(
-    r"([?&;](?:sig|[A-Za-z0-9_.-]*(?:key|token|secret|passw|signature|auth)[A-Za-z0-9_.-]*)=)[^&#\s'\"<>]+",
-    re.IGNORECASE)
-_AUTH_HEADER = re.compile(r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:bearer|basic)\s+)?[^\s'\",;]+", re.IGNORECASE)
-# "Basic dXNlcjpwYXNz" / "Bearer sk-..." outside a header: the credential must not read as a plain word
-# (a digit, a symbol, or a capital after its first letter), so "Basic information" stays as it is.
-_SCHEME_CREDENTIAL = re.compile(r"\b(Bearer|Basic|bearer|basic|BEARER|BASIC)\s+"
-                                r"(?=[A-Za-z0-9._~+/-][a-z]*[0-9._~+/=A-Z-])[A-Za-z0-9._~+/-]{8,}=*")
-_KEYLIKE = re.compile(r"\b(sk|rk|pk|or)-[A-Za-z0-9_\-]{6,}")
+# The secrets' forms, (pattern, flags, replacement) in the order they are applied; compiled on first use
+# (functools.cache), not at import: this module is imported on the window's start path, where compiling them took
+# a few ms before the first paint (issue 37 item 3).
+_FORMS = (
+    (r"(postgres(?:ql)?(?:\+\w+)?://[^:/@\s]+):[^@\s]*@", re.IGNORECASE, r"\1:***@"),
+    (r"([a-zA-Z][a-zA-Z0-9+.-]*://)(?![^/@\s]*:\*\*\*@)[^/@\s:]*:[^/@\s]*@", 0, r"\1***@"),
+    # Any parameter whose name holds one of these words (`subscription-key`, `x-api-key`, `client_secret`), as
+    # `inference.base_urls` splits them off: services name their key parameter freely.
+    (r"([?&;](?:sig|[A-Za-z0-9_.-]*(?:key|token|secret|passw|signature|auth)[A-Za-z0-9_.-]*)=)[^&#\s'\"<>]+",
+     re.IGNORECASE, r"\1***"),
+    (r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:bearer|basic)\s+)?[^\s'\",;]+", re.IGNORECASE, r"\1***"),
+    # "Basic dXNlcjpwYXNz" / "Bearer sk-..." outside a header: the credential must not read as a plain word
+    # (a digit, a symbol, or a capital after its first letter), so "Basic information" stays as it is.
+    (r"\b(Bearer|Basic|bearer|basic|BEARER|BASIC)\s+(?=[A-Za-z0-9._~+/-][a-z]*[0-9._~+/=A-Z-])[A-Za-z0-9._~+/-]{8,}=*",
+     0, r"\1 ***"),
+    (r"\b(sk|rk|pk|or)-[A-Za-z0-9_\-]{6,}", 0, lambda m: m.group(1) + "-***"),
+)
+
+
+@functools.cache
+def _form_patterns() -> tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...]:
+    """The compiled :data:`_FORMS` with their replacements (compiled once, by the first caller)."""
+    return tuple((re.compile(pattern, flags), replacement) for pattern, flags, replacement in _FORMS)
+
 
 _known: set[str] = set()
 _known_pattern: re.Pattern[str] | None = None
@@ -68,9 +81,6 @@ def mask_in_text(text: str) -> str:
     pattern = _known_pattern
     if pattern is not None:
         text = pattern.sub(MASK, text)
-    text = _PASSWORD_IN_URL.sub(r"\1:***@", text)
-    text = _USERINFO_IN_URL.sub(r"\1***@", text)
-    text = _SECRET_QUERY.sub(r"\1***", text)
-    text = _AUTH_HEADER.sub(r"\1***", text)
-    text = _SCHEME_CREDENTIAL.sub(r"\1 ***", text)
-    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+    for form, replacement in _form_patterns():
+        text = form.sub(replacement, text)
+    return text

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from fieldstudio.logs import hold_records, log_path, setup_logging
 from fieldstudio.store.location import project_ref
@@ -83,6 +83,8 @@ def crash_hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackT
     The window keeps running (Qt returns to its event loop after a failed slot); a second error while
     the dialog is open is only logged. Ctrl+C keeps Python's default behaviour.
     """
+    from PySide6.QtWidgets import QMessageBox
+
     global _showing_crash
     if issubclass(exc_type, KeyboardInterrupt):
         sys.__excepthook__(exc_type, exc, tb)

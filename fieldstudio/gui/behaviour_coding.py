@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QCursor
-from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFileDialog, QLineEdit, QMenu,
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QLineEdit, QMenu,
                                QPlainTextEdit, QTextEdit)
 
 from fieldstudio.core.errors import FieldstudioError
@@ -409,6 +409,8 @@ class BehaviourCoding(QObject):
         (``obs_bob.csv``: coder ``obs_bob``), so they can be compared with the window's own coder."""
         from pathlib import Path
 
+        from PySide6.QtWidgets import QFileDialog
+
         from fieldstudio.annotations.behaviour import observations
 
         media = self.state.media
@@ -435,6 +437,8 @@ class BehaviourCoding(QObject):
         """Annotate ▸ Export behaviour events…: the chosen coder's (one observation per file); the format follows
         the suffix (.csv, .tsv: BORIS's tabular events; .xlsx: the sheet BORIS imports; .txt: ELAN)."""
         from pathlib import Path
+
+        from PySide6.QtWidgets import QFileDialog
 
         from fieldstudio.annotations.behaviour import observations
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from fieldstudio.gui import workers
 
@@ -43,6 +43,8 @@ def relink_media(parent: QWidget, project: Project, notify: Callable[[str], None
 
     ``done(found)`` gets ``{media_id: new path}`` after the result was reported with ``notify``.
     """
+    from PySide6.QtWidgets import QFileDialog
+
     from fieldstudio.media import library
 
     folder = QFileDialog.getExistingDirectory(parent, "Relink media: the folder the files were moved to")
@@ -62,6 +64,8 @@ def relink_media(parent: QWidget, project: Project, notify: Callable[[str], None
 
 def about(parent: QWidget) -> None:
     """Help ▸ About: the version and what fieldstudio is for."""
+    from PySide6.QtWidgets import QMessageBox
+
     from fieldstudio import __version__
 
     QMessageBox.about(parent, "About fieldstudio",

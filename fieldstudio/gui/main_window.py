@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoGroup
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
@@ -197,6 +197,8 @@ class MainWindow(QMainWindow):
                 log.info("the window opens %s without a preview: %s", path, exc)
 
     def _open_failed(self, message: str) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
         if self.state.project is None:
             self.library = None
             self.show_welcome()
@@ -246,12 +248,16 @@ class MainWindow(QMainWindow):
 
     # --- adding media ----------------------------------------------------------------------------
     def add_media_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
         if self.session.need_project():
             files, _ = QFileDialog.getOpenFileNames(self, "Add media")
             if files:
                 self.import_paths([Path(f) for f in files])
 
     def add_folder_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
         if self.session.need_project():
             folder = QFileDialog.getExistingDirectory(self, "Add a folder of media")
             if folder:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QInputDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import workers
@@ -417,6 +417,8 @@ class MediaView(QObject):
     # --- going to a frame ------------------------------------------------------------------------
     def go_to_dialog(self) -> None:
         """Ctrl+G: a frame number (``120``, ``#120``) or a time (``0:01:02.5``, ``62.5s``)."""
+        from PySide6.QtWidgets import QInputDialog
+
         if self.video is None or self.video.table is None:
             return
         text, ok = QInputDialog.getText(self.stack.window(), "Go to",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import settings, workers
@@ -236,6 +236,8 @@ class ProjectSession(QObject):
 
     def need_project(self) -> bool:
         """True with a project open; else says why nothing can be done yet (opening, or none) and is False."""
+        from PySide6.QtWidgets import QMessageBox
+
         if self.state.project is None:
             QMessageBox.information(self.window, APP_TITLE, "The project is still opening: try again in a moment."
                                     if self.opening is not None else "Open or create a project first.")
@@ -265,6 +267,8 @@ class ProjectSession(QObject):
 
     # --- the File menu's and the welcome screen's projects ---------------------------------------
     def open_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
         path, _ = QFileDialog.getOpenFileName(self.window, "Open project", "", "fieldstudio projects (*.fieldstudio)")
         if path:
             self.open_path(path)
@@ -280,6 +284,8 @@ class ProjectSession(QObject):
 
     def new_dialog(self) -> None:
         """File ▸ New project: a file chosen, created and opened."""
+        from PySide6.QtWidgets import QFileDialog
+
         path, _ = QFileDialog.getSaveFileName(self.window, "New project", "untitled.fieldstudio",
                                               "fieldstudio projects (*.fieldstudio)")
         if not path:
@@ -289,6 +295,8 @@ class ProjectSession(QObject):
             self._create(path)
 
     def _create(self, path: Path) -> Project | None:
+        from PySide6.QtWidgets import QMessageBox
+
         from fieldstudio.store.project import Project
 
         try:
@@ -316,6 +324,8 @@ class ProjectSession(QObject):
 
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""
+        from PySide6.QtWidgets import QMessageBox
+
         from fieldstudio.demo.project import build_demo, default_demo_path
 
         path = default_demo_path()

@@ -29,8 +29,15 @@ pytestmark = pytest.mark.gui
 HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplotlib", "alembic",
          "fieldstudio.benchmarks"]  # the last only for tips of a menu and of the hidden welcome page (issue 37)
 
+# Qt classes the first paint does not need, whose enum types PySide creates with the class (issue 37): widgets the
+# window never makes, created only when PySide looks for the exact class of a QWidget that Qt made and Python never
+# saw (a scroll area's own viewport), which creates every QWidget subclass at once, 60-100 ms (gui/viewer/canvas.py,
+# own_viewport); the dialogs, imported where they are opened
+UNUSED_WIDGETS = ("QWizard", "QCalendarWidget", "QMdiArea", "QLCDNumber", "QMessageBox", "QFileDialog", "QInputDialog")
+
 PROBE = """
 import json, sys, time
+HEAVY, UNUSED_WIDGETS = %r, %r
 from pathlib import Path
 from PySide6.QtCore import QTimer
 from fieldstudio.gui import workers
@@ -48,11 +55,20 @@ workers.start = start
 app = application()
 w = MainWindow(path=Path(sys.argv[1]))
 w.show()
+def enum_types():
+    import enum
+    out, todo = [], [enum.Enum]
+    while todo:
+        for c in todo.pop().__subclasses__():
+            out.append(c.__qualname__)
+            todo.append(c)
+    return out
 def shown():
     w.repaint()
-    first.update(title=w.windowTitle(), rows=w.library.model.rowCount() if w.library else -1,
+    first.update(unused_widget_enums=[q for q in enum_types() if q.split(".")[0] in UNUSED_WIDGETS],
+                 title=w.windowTitle(), rows=w.library.model.rowCount() if w.library else -1,
                  names=[w.library.model.rows[i].file_name for i in range(w.library.model.rowCount())],
-                 loaded=[m for m in %r if m in sys.modules])
+                 loaded=[m for m in HEAVY if m in sys.modules])
 def ready():
     first["project_open"] = w.state.project is not None and w.state.project.path == Path(sys.argv[1]).resolve()
     print(json.dumps(first), flush=True)
@@ -60,7 +76,7 @@ def ready():
 w.project_opened.connect(ready)
 QTimer.singleShot(30000, app.quit)
 app.exec()
-""" % HEAVY
+""" % (HEAVY, UNUSED_WIDGETS)
 
 
 @pytest.fixture
@@ -79,6 +95,7 @@ def test_window_shows_name_and_library_before_the_store_and_decoders_are_importe
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     assert out["loaded"] == []  # nothing heavy on the GUI thread's start path, before the open worker starts
+    assert out["unused_widget_enums"] == []  # no search for a Qt-made widget's class before the first paint
     assert out["title"] == "fieldstudio — Yard Ü"
     con = sqlite3.connect(sample_project)  # the media list, read independently
     expected = sorted((r[0] for r in con.execute("SELECT file_name FROM media")), key=str.casefold)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QMessageBox
-
 if TYPE_CHECKING:
     from fieldstudio.gui.tools.context import ToolContext
 
@@ -99,6 +97,8 @@ class TimeMarks:
 
     def confirm_open_segments(self) -> bool:
         """Before the project closes: offer to end open segments. False when the user cancels."""
+        from PySide6.QtWidgets import QMessageBox
+
         from fieldstudio.annotations import annotation_records as ann
         from fieldstudio.annotations import edits
 

@@ -8,8 +8,8 @@ drawn scaled up so that its scene rectangle is still the full image.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen, QPixmap, QTransform
-from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPalette, QPen, QPixmap, QTransform
+from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QWidget
 
 from fieldstudio.gui.viewer.overlay import ScreenSizedItem
 from fieldstudio.gui.viewer.video_item import VideoFrameItem
@@ -17,6 +17,21 @@ from fieldstudio.gui.viewer.video_item import VideoFrameItem
 MIN_ZOOM = 0.02
 MAX_ZOOM = 32.0
 ZOOM_STEP = 1.25
+
+
+def own_viewport() -> QWidget:
+    """A viewport as Qt's own (QAbstractScrollArea makes a plain QWidget with these settings), made here.
+
+    Its Python wrapper then exists from the start. Asked for with ``viewport()``, a Qt-made one is wrapped on
+    the spot, and PySide first looks for its exact class among every QWidget subclass, creating the ~60 of
+    them not yet used with their enum types (QWizard, QCalendarWidget, ...): 60-100 ms, the first time only,
+    on two loaded cores. The drawing tools ask for the canvas's viewport while the window is built, so that
+    was paid before the window's first paint (issue 37 item 3).
+    """
+    viewport = QWidget()
+    viewport.setBackgroundRole(QPalette.ColorRole.Base)
+    viewport.setAutoFillBackground(True)
+    return viewport
 
 
 class Canvas(QGraphicsView):
@@ -31,6 +46,7 @@ class Canvas(QGraphicsView):
 
     def __init__(self, parent=None):  # noqa: ANN001 - QWidget
         super().__init__(parent)
+        self.setViewport(own_viewport())
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)

@@ -19,8 +19,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import settings, workers
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from PySide6.QtWidgets import QMenu
 
+    from fieldstudio.gui.opened_reads import OpenedReads
     from fieldstudio.gui.state import ViewState
     from fieldstudio.store.project import Project
 
@@ -66,12 +67,55 @@ def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - wo
         importlib.import_module(name)
 
 
-def _open_project(path: Path | str, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
-    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
+def _open_project(path: Path | str, *, progress, cancelled) -> OpenedReads:  # noqa: ANN001 - worker callables
+    """Worker: import the store and the decoders, open the project (ProjectError explains a bad file or a server
+    that cannot be reached), then read what the window's parts show of it first (gui/opened_reads.py)."""
+    from fieldstudio.gui.opened_reads import read_opened
     from fieldstudio.store.project import Project
 
     import_project_modules(progress=progress, cancelled=cancelled)
-    return Project.open(path)
+    return read_opened(Project.open(path), cancelled=cancelled)
+
+
+def _create_project(path: Path, *, progress, cancelled) -> OpenedReads | None:  # noqa: ANN001 - worker callables
+    """Worker of File ▸ New project and "Import a benchmark…": create the project file (its schema made by the
+    migrations, a large part of a second) and read what the window shows of it first. Cancelled once the file is
+    made: the file is removed again and None returned (nothing was created)."""
+    from fieldstudio.gui.opened_reads import read_opened
+    from fieldstudio.store.project import Project
+
+    import_project_modules(progress=progress, cancelled=cancelled)
+    project = Project.create(path)
+    if cancelled():
+        discard_created(project)
+        return None
+    return read_opened(project, cancelled=cancelled)
+
+
+def discard_created(project: Project) -> None:
+    """Close ``project``, made a moment ago by a creation the user cancelled, and remove its file (with the
+    write-ahead log SQLite may leave beside it)."""
+    project.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{project.path}{suffix}").unlink(missing_ok=True)
+
+
+CONNECTING_SHOWN_AFTER_MS = 300
+"""A shared project's "Connecting to …" dialog appears when its server has not answered within this long."""
+
+
+def _connecting_dialog(parent: QWidget, url: str, cancel: Callable[[], None]) -> QProgressDialog:
+    """The busy dialog over the window while a shared project's server is asked, naming it (without password)."""
+    from fieldstudio.store.location import mask_in_text
+
+    dialog = QProgressDialog(f"Connecting to {mask_in_text(url)}…\n(the server is given 10 s to answer)", "Cancel", 0, 0,
+                             parent)
+    dialog.setObjectName("connecting_dialog")
+    dialog.setWindowTitle("Open shared project")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(CONNECTING_SHOWN_AFTER_MS)
+    dialog.canceled.connect(cancel)
+    return dialog
 
 
 class ProjectSession(QObject):
@@ -106,15 +150,23 @@ class ProjectSession(QObject):
         self.indexer = None  # gui/indexing.py BackgroundIndexer of the open project
         self._watcher = None  # gui/live_changes.py ChangeWatcher of a shared project
         self._warm_up: workers.Worker | None = None
+        self._connecting: QProgressDialog | None = None  # "Connecting to …" while a shared project opens
+        self.benchmark_import: workers.Worker | None = None  # the last "Import a benchmark…"'s import
         self.closed = False  # the window closed: results of background work are dropped
 
     # --- opening ---------------------------------------------------------------------------------
-    def set_project(self, project: Project) -> None:
+    def set_project(self, project: Project, reads: OpenedReads | None = None) -> None:
         """Show ``project`` (the open one is closed first); index its videos, watch a shared one for other
-        users' changes, remember it in the recent projects."""
+        users' changes, remember it in the recent projects. ``reads``: what the worker that opened it read of it
+        (gui/opened_reads.py), which the window's parts take instead of reading it on the GUI thread."""
         self.close()
         self.opening = None  # a background open still running is superseded: its result is dropped
-        self.state.project = project  # the window's parts follow it
+        self._end_connecting()
+        self.state.opened_reads = reads
+        try:
+            self.state.project = project  # the window's parts follow it
+        finally:
+            self.state.opened_reads = None  # good for the hand-over only: later refreshes read the project
         self._start_indexing(project)
         settings.add_recent(project.location)
         if project.is_shared:
@@ -130,40 +182,58 @@ class ProjectSession(QObject):
     def open_path(self, path: Path | str) -> bool:
         """Open a project file or shared project URL chosen in the window (the recent list, File ▸ Open, a drop).
 
-        A file opens in the background (:meth:`open_in_background`): True means the open has started, and
+        Both open in the background (:meth:`open_in_background`): True means the open has started, and
         ``opened`` follows, or ``open_failed(message)`` with the project shown before still open (or the welcome
-        screen). A shared project's URL opens here, as its password may be asked: True when it is open. False
-        when ``may_leave`` refused or the URL could not be opened (a message said why)."""
+        screen). False when ``may_leave`` refused."""
         if not self._may_leave():
             return False
         self.state.requested = None  # a media chosen in the library of a project still opening is dropped
-        if is_database_url(path):
-            from fieldstudio.gui import shared_projects
-
-            project = shared_projects.open_shared(self.window, str(path))
-            if project is None:
-                return False
-            self.set_project(project)
-            return True
-        self.open_in_background(Path(path))
+        self.open_in_background(path if is_database_url(path) else Path(path))
         return True
 
-    def open_in_background(self, path: Path | str) -> None:
-        """Name and library of ``path`` (a file or a shared project's URL) from plain reads now (``previewing``);
-        the project itself on a worker once the event loop runs. A media chosen in the library meanwhile
+    def open_in_background(self, path: Path | str, *, password_asked: bool = False) -> None:
+        """Open ``path`` (a file or a shared project's URL) on a worker once the event loop runs. A file's name and
+        library are shown from plain reads now (``previewing``); a media chosen in the library meanwhile
         (``state.requested``) is shown once it is open.
 
-        With a project open, it stays on show (no preview) until the new one is open: a file that cannot be
-        opened leaves it there. A later open (or ``set_project``) supersedes this one, whose result is dropped."""
-        if self.state.project is None:
+        A shared project's server is never asked on the GUI thread: a dialog says which server is being
+        connected to, with Cancel (libpq gives up after ``connect_timeout``, 10 s); a server that wants a
+        password it was not given has it asked once (``password_asked``), then the open starts again.
+
+        With a project open, it stays on show (no preview) until the new one is open: a file or a server that
+        cannot be opened leaves it there. A later open (or ``set_project``) supersedes this one, whose result is
+        dropped."""
+        shared = is_database_url(path)
+        if shared:
+            self._end_connecting()
+            self._connecting = _connecting_dialog(self.window, path, self.cancel_opening)
+        elif self.state.project is None:
             self._preview(path)
         else:
             self._notify(f"Opening {path}…")
         worker = workers.Worker(_open_project, path)
-        worker.signals.result.connect(lambda project: self._opened_in_background(project, worker))
-        worker.signals.error.connect(lambda message: self._open_failed(message, worker))
+        worker.signals.result.connect(lambda reads: self._opened_in_background(reads, worker))
+        worker.signals.error.connect(lambda message: self._open_failed(message, worker, shared_url=(
+            str(path) if shared and not password_asked else None)))
         self.opening = worker
         QTimer.singleShot(0, lambda: self._start_opening(worker))
+
+    def cancel_opening(self) -> None:
+        """Drop the open under way (the Cancel of the connecting dialog): the window keeps what it shows; the
+        worker's late result is closed unseen, and libpq gives up by itself after its connect timeout."""
+        worker, self.opening = self.opening, None
+        self._end_connecting()
+        if worker is not None:
+            worker.cancel()
+            self.state.requested = None
+            self._notify("Opening cancelled")
+
+    def _end_connecting(self) -> None:
+        dialog, self._connecting = self._connecting, None
+        if dialog is not None:
+            dialog.canceled.disconnect()
+            dialog.reset()
+            dialog.deleteLater()
 
     def _preview(self, path: Path | str) -> None:
         shown = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.stem
@@ -182,15 +252,17 @@ class ProjectSession(QObject):
             self.window.repaint()
         workers.start(worker)
 
-    def _opened_in_background(self, project: Project, worker: workers.Worker) -> None:
-        if self.closed or worker is not self.opening:  # closed, or another project was opened meanwhile
+    def _opened_in_background(self, reads: OpenedReads, worker: workers.Worker) -> None:
+        project = reads.project
+        if self.closed or worker is not self.opening:  # closed, cancelled, or another project was opened meanwhile
             project.close()
             return
         self.opening = None
+        self._end_connecting()
         from fieldstudio.store.opening import DAMAGED_DATABASE_ERRORS
 
         try:
-            self.set_project(project)
+            self.set_project(project, reads)
         except (FieldstudioError, *DAMAGED_DATABASE_ERRORS) as exc:  # a damaged page, read late
             log.error("%s: cannot be read: %s", project.path, exc)
             try:
@@ -200,10 +272,18 @@ class ProjectSession(QObject):
                 self.state.project = None
             self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
 
-    def _open_failed(self, message: str, worker: workers.Worker | None = None) -> None:
-        if worker is not None and worker is not self.opening:  # superseded by a later open: nothing to say
+    def _open_failed(self, message: str, worker: workers.Worker | None = None, *, shared_url: str | None = None) -> None:
+        if worker is not None and worker is not self.opening:  # superseded or cancelled: nothing to say
             return
         self.opening = None
+        self._end_connecting()
+        if shared_url is not None and "password" in message.lower():
+            from fieldstudio.gui import shared_projects
+
+            with_password = shared_projects.ask_password(self.window, shared_url)
+            if with_password is not None:
+                self.open_in_background(with_password, password_asked=True)
+                return
         self.state.requested = None
         self.open_failed.emit(message)
 
@@ -278,30 +358,44 @@ class ProjectSession(QObject):
         if url:
             self.open_path(url)
 
-    def new_dialog(self) -> None:
-        """File ▸ New project: a file chosen, created and opened."""
+    def new_dialog(self) -> workers.Worker | None:
+        """File ▸ New project: a file chosen, then created on a worker (:meth:`create_in_background`) and opened."""
         path, _ = QFileDialog.getSaveFileName(self.window, "New project", "untitled.fieldstudio",
                                               "fieldstudio projects (*.fieldstudio)")
         if not path:
-            return
-        path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
-        if self._may_leave():
-            self._create(path)
-
-    def _create(self, path: Path) -> Project | None:
-        from fieldstudio.store.project import Project
-
-        try:
-            project = Project.create(path)
-        except FieldstudioError as exc:
-            QMessageBox.warning(self.window, "Cannot create the project", str(exc))
             return None
-        self.set_project(project)
-        return project
+        path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
+        if not self._may_leave():
+            return None
+        return self.create_in_background(path)
+
+    def create_in_background(self, path: Path, then: Callable[[Project], None] | None = None) -> workers.Worker:
+        """Create the project file ``path`` on a worker behind a progress dialog with Cancel (shown after 300 ms),
+        then show it (``opened``) and call ``then(project)``. The project shown meanwhile stays until then; a
+        failure is explained in a message box and leaves it there. A cancel removes the file if it was made
+        (nothing is created) and says so in the status bar."""
+        worker: list[workers.Worker] = []
+
+        def done(reads: OpenedReads | None) -> None:
+            if reads is None or worker[0].is_cancelled() or self.closed:  # cancelled: nothing stays of it
+                if reads is not None:
+                    discard_created(reads.project)
+                self._notify(f"Creating {path.name} was cancelled; no project was made")
+                return
+            self.set_project(reads.project, reads)
+            if then is not None:
+                then(reads.project)
+
+        worker.append(workers.run_with_progress(
+            self.window, f"Creating {path.name}…", _create_project, path, title="New project", done=done,
+            failed=lambda message: QMessageBox.warning(self.window, "Cannot create the project", message)))
+        return worker[0]
 
     def import_benchmark_dialog(self) -> workers.Worker | None:
-        """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
-        import report after (gui/benchmark_dialog.py, gui/file_menu.py); ``tasks_imported`` when done."""
+        """"Import a benchmark…": a new project made on a worker, then its media folder and task files on another
+        worker with the import report after (gui/benchmark_dialog.py, gui/file_menu.py); ``tasks_imported`` when
+        done. Returns the worker that creates the project (None: the dialog was cancelled); the import's worker
+        is ``benchmark_import`` once it has started."""
         from fieldstudio.gui import file_menu
         from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
 
@@ -309,10 +403,12 @@ class ProjectSession(QObject):
         if dialog.exec() != BenchmarkDialog.DialogCode.Accepted or not self._may_leave():
             return None
         path, tasks, media = dialog.values()
-        project = self._create(path)
-        if project is None:
-            return None
-        return file_menu.import_benchmark(self.window, project, tasks, media, self.tasks_imported.emit)
+
+        def import_into(project: Project) -> None:
+            self.benchmark_import = file_menu.import_benchmark(self.window, project, tasks, media,
+                                                               self.tasks_imported.emit)
+
+        return self.create_in_background(path, then=import_into)
 
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""

@@ -173,7 +173,7 @@ class MainWindow(QMainWindow):
             return
         name = opened_reads.take(self.state, project, opened_reads.NAME, lambda: project.name)
         self.setWindowTitle(f"{APP_TITLE} — {name}")
-        self._set_library(project.path)
+        self._set_library(project.path, opened_reads.take(self.state, project, opened_reads.LIBRARY_ROWS, lambda: None))
         if self._welcome_hid_docks:
             self._welcome_hid_docks = False
             for dock in self._docks():
@@ -202,11 +202,12 @@ class MainWindow(QMainWindow):
             self.show_welcome()
         QMessageBox.critical(self, "Cannot open the project", message)
 
-    def _set_library(self, path: Path | str) -> None:
+    def _set_library(self, path: Path | str, rows: list | None = None) -> None:
+        """The library of the project at ``path`` (``rows``: its ``library_rows.media_rows``, read already)."""
         path = str(path) if is_database_url(path) else path.resolve()   # a shared project: its URL
         if self.library is not None and self.library.path == path:
             return
-        self.library = LibraryPanel(path)
+        self.library = LibraryPanel(path, rows=rows)
         self.library.media_activated.connect(self.state.request_frame)
         self.library_dock.setWidget(self.library)
 

@@ -16,6 +16,7 @@ the window is already on screen (the cold-start target of issue 3).
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,11 @@ def _open_project(path: Path | str, *, progress, cancelled) -> OpenedReads:  # n
     from fieldstudio.store.project import Project
 
     import_project_modules(progress=progress, cancelled=cancelled)
-    return read_opened(Project.open(path), cancelled=cancelled)
+    project = Project.open(path)
+    reads = read_opened(project, cancelled=cancelled)
+    if not cancelled():
+        settings.add_recent(project.location)  # QSettings: one object per thread is safe; the file is locked
+    return reads
 
 
 def _create_project(path: Path, *, progress, cancelled) -> OpenedReads | None:  # noqa: ANN001 - worker callables
@@ -89,7 +94,16 @@ def _create_project(path: Path, *, progress, cancelled) -> OpenedReads | None:  
     if cancelled():
         discard_created(project)
         return None
-    return read_opened(project, cancelled=cancelled)
+    reads = read_opened(project, cancelled=cancelled)
+    settings.add_recent(project.location)
+    return reads
+
+
+def _close_when_idle(project: Project, indexer_idle: threading.Event | None, *, progress, cancelled) -> None:  # noqa: ANN001
+    """Worker: close ``project``, replaced in the window, once its background indexer has let go of it."""
+    if indexer_idle is not None and not indexer_idle.wait(INDEXER_STOP_S):
+        log.warning("background indexing of %s did not stop within %.0f s", project.location, INDEXER_STOP_S)
+    project.close()
 
 
 def discard_created(project: Project) -> None:
@@ -100,6 +114,8 @@ def discard_created(project: Project) -> None:
         Path(f"{project.path}{suffix}").unlink(missing_ok=True)
 
 
+INDEXER_STOP_S = 15.0
+"""Longest a replaced project's close waits for its background indexer to let go of it."""
 CONNECTING_SHOWN_AFTER_MS = 300
 """A shared project's "Connecting to …" dialog appears when its server has not answered within this long."""
 
@@ -158,8 +174,9 @@ class ProjectSession(QObject):
     def set_project(self, project: Project, reads: OpenedReads | None = None) -> None:
         """Show ``project`` (the open one is closed first); index its videos, watch a shared one for other
         users' changes, remember it in the recent projects. ``reads``: what the worker that opened it read of it
-        (gui/opened_reads.py), which the window's parts take instead of reading it on the GUI thread."""
-        self.close()
+        (gui/opened_reads.py), which the window's parts take instead of reading it on the GUI thread; that worker
+        also put it first in the recent projects (``settings.add_recent``, a write of the settings file)."""
+        self.close(wait=False)
         self.opening = None  # a background open still running is superseded: its result is dropped
         self._end_connecting()
         self.state.opened_reads = reads
@@ -168,7 +185,8 @@ class ProjectSession(QObject):
         finally:
             self.state.opened_reads = None  # good for the hand-over only: later refreshes read the project
         self._start_indexing(project)
-        settings.add_recent(project.location)
+        if reads is None:
+            settings.add_recent(project.location)
         if project.is_shared:
             from fieldstudio.gui import live_changes, shared_projects
 
@@ -323,20 +341,27 @@ class ProjectSession(QObject):
         return True
 
     # --- closing ---------------------------------------------------------------------------------
-    def close(self) -> None:
-        """Close the open project (if any): stop its indexer and watcher; the window's parts let it go."""
+    def close(self, *, wait: bool = True) -> None:
+        """Close the open project (if any): stop its indexer and watcher; the window's parts let it go.
+
+        ``wait`` False (another project replaces it): the project is closed on a worker once its indexer has let
+        go of it (the wait for the indexer and the checkpoint of the project's log took 30-400 ms on the GUI thread)."""
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+        indexer_idle = None
         if self.indexer is not None:
-            self.indexer.stop()
+            indexer_idle = self.indexer.stop(wait=wait)
             self.indexer.deleteLater()
             self.indexer = None
         project = self.state.project
         if project is not None:
             self.state.requested = None  # a frame asked of the project closed means nothing in the next one
             self.state.project = None
-            project.close()
+            if wait:
+                project.close()
+            else:
+                workers.start(workers.Worker(_close_when_idle, project, indexer_idle))
 
     def shut_down(self) -> None:
         """The window closes: close the project and drop what background work still brings."""

@@ -35,6 +35,10 @@ CALIBRATION_ROWS = "calibration_rows"
 """``gui.panels.calibration.read_rows(project)``: the Calibrations dock's rows."""
 NAME = "name"
 """``Project.name``: the window's title."""
+LATEST_CHANGE = "latest_change"
+"""``store.change_feed.latest_change``: where a shared project's change watcher starts (shared projects only)."""
+MEDIA_ROOTS_IN_USE = "media_roots_in_use"
+"""``media.inventory.media_roots_in_use``: the media roots the window asks this computer's folder of."""
 LIBRARY_ROWS = "library_rows"
 """``store.library_rows.media_rows`` of the project: every row of the media library (5,000 media took 100-400 ms
 on the GUI thread, on two loaded cores)."""
@@ -53,6 +57,8 @@ def read_opened(project: Project, *, cancelled: Callable[[], bool] = lambda: Fal
     fails is left out (the part then reads for itself, and says what is wrong as it always did)."""
     from fieldstudio.annotations import labels
     from fieldstudio.gui.panels.calibration import read_rows
+    from fieldstudio.media import inventory
+    from fieldstudio.store.change_feed import latest_change
     from fieldstudio.store.library_rows import media_rows
 
     reads = OpenedReads(project)
@@ -62,7 +68,10 @@ def read_opened(project: Project, *, cancelled: Callable[[], bool] = lambda: Fal
         CALIBRATION_ROWS: lambda: read_rows(project),
         NAME: lambda: project.name,
         LIBRARY_ROWS: lambda: media_rows(str(project.path) if project.is_shared else project.path),
+        MEDIA_ROOTS_IN_USE: lambda: inventory.media_roots_in_use(project),
     }
+    if project.is_shared:
+        readers[LATEST_CHANGE] = lambda: latest_change(project)
     for key, read in readers.items():
         if cancelled():
             break

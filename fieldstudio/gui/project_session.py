@@ -187,12 +187,15 @@ class ProjectSession(QObject):
         self._start_indexing(project)
         if reads is None:
             settings.add_recent(project.location)
+        from fieldstudio.gui.opened_reads import LATEST_CHANGE, MEDIA_ROOTS_IN_USE
+
+        read = {} if reads is None else reads.values
         if project.is_shared:
             from fieldstudio.gui import live_changes, shared_projects
 
-            self._watcher = live_changes.ChangeWatcher(project, self)
+            self._watcher = live_changes.ChangeWatcher(project, self, seen=read.get(LATEST_CHANGE))
             self._watcher.changed.connect(shared_projects.ChangeApplier(self.window))
-        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project))
+        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project, read.get(MEDIA_ROOTS_IN_USE)))
         if project.read_only:
             self._notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
         self.opened.emit()
@@ -326,11 +329,11 @@ class ProjectSession(QObject):
         if self.indexer is not None:
             self.indexer.start()
 
-    def _ask_for_media_roots(self, project: Project) -> None:
+    def _ask_for_media_roots(self, project: Project, used: list[str] | None = None) -> None:
         if project is self.state.project and not self.closed:
             from fieldstudio.gui import shared_projects
 
-            shared_projects.ask_for_media_roots(self.window, project, self.media_changed.emit)
+            shared_projects.ask_for_media_roots(self.window, project, self.media_changed.emit, used)
 
     def need_project(self) -> bool:
         """True with a project open; else says why nothing can be done yet (opening, or none) and is False."""

@@ -76,13 +76,15 @@ class ChangeApplier:
             panels["agreement"].refresh()                  # the review tab; a rater's own queue is left alone
 
 
-def ask_for_media_roots(parent: QWidget, project: Project, reload_library) -> None:  # noqa: ANN001
+def ask_for_media_roots(parent: QWidget, project: Project, reload_library, used: list[str] | None = None) -> None:  # noqa: ANN001
     """For each media root the project uses that this computer has no folder for, ask for the folder, remember
-    it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``)."""
+    it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``). ``used``: the
+    roots in use, read already (``media.inventory.media_roots_in_use``; read here if None)."""
     from fieldstudio.core import media_roots
     from fieldstudio.media import inventory, library
 
-    used = inventory.media_roots_in_use(project)
+    if used is None:
+        used = inventory.media_roots_in_use(project)
     unmapped = [r for r in used if r not in media_roots.roots()]
     for root in unmapped:
         folder = QFileDialog.getExistingDirectory(parent, f"Where is the media root \u201c{root}\u201d on this computer?")

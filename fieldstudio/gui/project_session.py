@@ -352,19 +352,24 @@ class ProjectSession(QObject):
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
-        indexer_idle = None
-        if self.indexer is not None:
-            indexer_idle = self.indexer.stop(wait=wait)
-            self.indexer.deleteLater()
-            self.indexer = None
+        indexer, self.indexer = self.indexer, None
+        indexer_idle = None if indexer is None else indexer.stop(wait=wait)
         project = self.state.project
         if project is not None:
             self.state.requested = None  # a frame asked of the project closed means nothing in the next one
             self.state.project = None
-            if wait:
+        if wait or project is None:
+            if project is not None:
                 project.close()
-            else:
-                workers.start(workers.Worker(_close_when_idle, project, indexer_idle))
+            if indexer is not None:
+                indexer.deleteLater()
+            return
+        closer = workers.Worker(_close_when_idle, project, indexer_idle)
+        if indexer is not None:
+            # deleted once its work has ended: its thread pool's destructor waits for that thread, on the GUI thread
+            # (1.2-1.4 s while the thumbnails of 5,000 photos were being made)
+            closer.signals.finished.connect(indexer.deleteLater)
+        workers.start(closer)
 
     def shut_down(self) -> None:
         """The window closes: close the project and drop what background work still brings."""

@@ -99,7 +99,8 @@ def _create_project(path: Path, *, progress, cancelled) -> OpenedReads | None:  
     return reads
 
 
-def _close_when_idle(project: Project, indexer_idle: threading.Event | None, *, progress, cancelled) -> None:  # noqa: ANN001
+def _close_when_idle(project: Project, indexer_idle: threading.Event | None, *,
+                     progress, cancelled) -> None:  # noqa: ANN001 - worker callables
     """Worker: close ``project``, replaced in the window, once its background indexer has let go of it."""
     if indexer_idle is not None and not indexer_idle.wait(INDEXER_STOP_S):
         log.warning("background indexing of %s did not stop within %.0f s", project.location, INDEXER_STOP_S)
@@ -124,8 +125,8 @@ def _connecting_dialog(parent: QWidget, url: str, cancel: Callable[[], None]) ->
     """The busy dialog over the window while a shared project's server is asked, naming it (without password)."""
     from fieldstudio.store.location import mask_in_text
 
-    dialog = QProgressDialog(f"Connecting to {mask_in_text(url)}…\n(the server is given 10 s to answer)", "Cancel", 0, 0,
-                             parent)
+    label = f"Connecting to {mask_in_text(url)}…\n(the server is given 10 s to answer)"
+    dialog = QProgressDialog(label, "Cancel", 0, 0, parent)
     dialog.setObjectName("connecting_dialog")
     dialog.setWindowTitle("Open shared project")
     dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -293,7 +294,8 @@ class ProjectSession(QObject):
                 self.state.project = None
             self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
 
-    def _open_failed(self, message: str, worker: workers.Worker | None = None, *, shared_url: str | None = None) -> None:
+    def _open_failed(self, message: str, worker: workers.Worker | None = None, *,
+                     shared_url: str | None = None) -> None:
         if worker is not None and worker is not self.opening:  # superseded or cancelled: nothing to say
             return
         self.opening = None

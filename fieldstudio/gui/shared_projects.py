@@ -76,7 +76,8 @@ class ChangeApplier:
             panels["agreement"].refresh()                  # the review tab; a rater's own queue is left alone
 
 
-def ask_for_media_roots(parent: QWidget, project: Project, reload_library, used: list[str] | None = None) -> None:  # noqa: ANN001
+def ask_for_media_roots(parent: QWidget, project: Project, reload_library,  # noqa: ANN001 - callable()
+                        used: list[str] | None = None) -> None:
     """For each media root the project uses that this computer has no folder for, ask for the folder, remember
     it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``). ``used``: the
     roots in use, read already (``media.inventory.media_roots_in_use``; read here if None)."""

@@ -295,8 +295,11 @@ class AnnotationController(QObject):
         by_key = {}
         if project is not None:  # the store is imported with a project, never during the window's cold start
             from fieldstudio.annotations import labels
+            from fieldstudio.gui import opened_reads
 
-            by_key = labels.labels_by_key(project, kind)
+            read = lambda: labels.labels_by_key(project, kind)  # noqa: E731
+            by_key = (opened_reads.take(self.state, project, opened_reads.BOX_LABEL_KEYS, read) if kind == "box"
+                      else read())
         for k, action in enumerate(self._label_actions, start=1):
             rec = by_key.get(k)
             action.setText(f"&{k}  {rec.name}" if rec is not None else f"&{k}  (no {kind} label)")

@@ -185,6 +185,8 @@ def media_summary(report) -> str:  # noqa: ANN001 - media.library.AddReport
         text += f", {len(report.duplicates)} already in the project"
     if report.unreadable:
         text += f", {len(report.unreadable)} unreadable ({report.unreadable[0][0].name}: {report.unreadable[0][1]})"
+    if report.cancelled:
+        text += "; adding was cancelled (the media added before stay in the project)"
     return text + "."
 
 

@@ -173,13 +173,16 @@ class BackgroundIndexer(QObject):
         self.start()
         self._emit_text()
 
-    def stop(self, timeout_s: float = 15.0) -> None:
-        """Cancel the work and wait for the worker to let go of the project (before it is closed)."""
+    def stop(self, timeout_s: float = 15.0, *, wait: bool = True) -> threading.Event:
+        """Cancel the work and wait for the worker to let go of the project (before it is closed); returns the
+        event set once it has. ``wait`` False: return at once (the caller closes the project on a worker, after
+        that event: a video's check in progress took up to 400 ms to end, on the GUI thread)."""
         self._stopped = True
         if self._worker is not None:
             self._worker.cancel()
-        if not self._idle.wait(timeout_s):
+        if wait and not self._idle.wait(timeout_s):
             log.warning("background indexing did not stop within %.0f s", timeout_s)
+        return self._idle
 
     # --- results ---------------------------------------------------------------------------------
     def _on_started(self, _media_id: str, file_name: str, packets: bool) -> None:

@@ -29,12 +29,13 @@ class ChangeWatcher(QObject):
 
     changed = Signal(list)
 
-    def __init__(self, project: Project, parent: QObject | None = None):
+    def __init__(self, project: Project, parent: QObject | None = None, *, seen: int | None = None):
+        """``seen``: the project's latest change, read already (``change_feed.latest_change``; read here if None)."""
         super().__init__(parent)
         from fieldstudio.store.change_feed import latest_change
 
         self.project = project
-        self.seen = latest_change(project)
+        self.seen = latest_change(project) if seen is None else seen
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from fieldstudio.core import user_settings
 from fieldstudio.core.errors import FieldstudioError
-from fieldstudio.gui import dialogs, settings, shortcuts, window_ui, workers
+from fieldstudio.gui import dialogs, opened_reads, settings, shortcuts, window_ui, workers
 from fieldstudio.gui.annotate import AnnotationController
 from fieldstudio.gui.behaviour_coding import BehaviourCoding
 from fieldstudio.gui.dialog_focus import FocusReturn
@@ -155,9 +155,8 @@ class MainWindow(QMainWindow):
         self.session.set_project(project)
 
     def open_project_path(self, path: Path | str) -> bool:
-        """Open a project file (in the background: ``project_opened`` follows, or one message with the current
-        project kept) or a shared project URL (at once); False when the user stayed or the URL could not be
-        opened (see ``ProjectSession.open_path``)."""
+        """Open a project file or a shared project URL in the background: ``project_opened`` follows, or one
+        message with the current project kept; False when the user stayed (see ``ProjectSession.open_path``)."""
         return self.session.open_path(path)
 
     def import_benchmark_dialog(self) -> workers.Worker | None:
@@ -172,8 +171,9 @@ class MainWindow(QMainWindow):
             for label in self.viewer_readouts:
                 label.setText("")
             return
-        self.setWindowTitle(f"{APP_TITLE} — {project.name}")
-        self._set_library(project.path)
+        name = opened_reads.take(self.state, project, opened_reads.NAME, lambda: project.name)
+        self.setWindowTitle(f"{APP_TITLE} — {name}")
+        self._set_library(project.path, opened_reads.take(self.state, project, opened_reads.LIBRARY_ROWS, lambda: None))
         if self._welcome_hid_docks:
             self._welcome_hid_docks = False
             for dock in self._docks():
@@ -204,11 +204,12 @@ class MainWindow(QMainWindow):
             self.show_welcome()
         QMessageBox.critical(self, "Cannot open the project", message)
 
-    def _set_library(self, path: Path | str) -> None:
+    def _set_library(self, path: Path | str, rows: list | None = None) -> None:
+        """The library of the project at ``path`` (``rows``: its ``library_rows.media_rows``, read already)."""
         path = str(path) if is_database_url(path) else path.resolve()   # a shared project: its URL
         if self.library is not None and self.library.path == path:
             return
-        self.library = LibraryPanel(path)
+        self.library = LibraryPanel(path, rows=rows)
         self.library.media_activated.connect(self.state.request_frame)
         self.library_dock.setWidget(self.library)
 

@@ -16,10 +16,11 @@ the window is already on screen (the cold-start target of issue 3).
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from fieldstudio.core.errors import FieldstudioError
@@ -30,8 +31,9 @@ from fieldstudio.store.location import is_database_url
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from PySide6.QtWidgets import QMenu
+    from PySide6.QtWidgets import QMenu, QProgressDialog
 
+    from fieldstudio.gui.opened_reads import OpenedReads
     from fieldstudio.gui.state import ViewState
     from fieldstudio.store.project import Project
 
@@ -66,12 +68,73 @@ def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - wo
         importlib.import_module(name)
 
 
-def _open_project(path: Path | str, *, progress, cancelled) -> Project:  # noqa: ANN001 - worker callables
-    """Worker: import the store and the decoders, then open the project (ProjectError explains a bad file)."""
+def _open_project(path: Path | str, *, progress, cancelled) -> OpenedReads:  # noqa: ANN001 - worker callables
+    """Worker: import the store and the decoders, open the project (ProjectError explains a bad file or a server
+    that cannot be reached), then read what the window's parts show of it first (gui/opened_reads.py)."""
+    from fieldstudio.gui.opened_reads import read_opened
     from fieldstudio.store.project import Project
 
     import_project_modules(progress=progress, cancelled=cancelled)
-    return Project.open(path)
+    project = Project.open(path)
+    reads = read_opened(project, cancelled=cancelled)
+    if not cancelled():
+        settings.add_recent(project.location)  # QSettings: one object per thread is safe; the file is locked
+    return reads
+
+
+def _create_project(path: Path, *, progress, cancelled) -> OpenedReads | None:  # noqa: ANN001 - worker callables
+    """Worker of File ▸ New project and "Import a benchmark…": create the project file (its schema made by the
+    migrations, a large part of a second) and read what the window shows of it first. Cancelled once the file is
+    made: the file is removed again and None returned (nothing was created)."""
+    from fieldstudio.gui.opened_reads import read_opened
+    from fieldstudio.store.project import Project
+
+    import_project_modules(progress=progress, cancelled=cancelled)
+    project = Project.create(path)
+    if cancelled():
+        discard_created(project)
+        return None
+    reads = read_opened(project, cancelled=cancelled)
+    settings.add_recent(project.location)
+    return reads
+
+
+def _close_when_idle(project: Project, indexer_idle: threading.Event | None, *,
+                     progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+    """Worker: close ``project``, replaced in the window, once its background indexer has let go of it."""
+    if indexer_idle is not None and not indexer_idle.wait(INDEXER_STOP_S):
+        log.warning("background indexing of %s did not stop within %.0f s", project.location, INDEXER_STOP_S)
+    project.close()
+
+
+def discard_created(project: Project) -> None:
+    """Close ``project``, made a moment ago by a creation the user cancelled, and remove its file (with the
+    write-ahead log SQLite may leave beside it)."""
+    project.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{project.path}{suffix}").unlink(missing_ok=True)
+
+
+INDEXER_STOP_S = 15.0
+"""Longest a replaced project's close waits for its background indexer to let go of it."""
+CONNECTING_SHOWN_AFTER_MS = 300
+"""A shared project's "Connecting to …" dialog appears when its server has not answered within this long."""
+
+
+def _connecting_dialog(parent: QWidget, url: str, cancel: Callable[[], None]) -> QProgressDialog:
+    """The busy dialog over the window while a shared project's server is asked, naming it (without password)."""
+    from PySide6.QtWidgets import QProgressDialog
+
+    from fieldstudio.store.location import mask_in_text
+
+    label = f"Connecting to {mask_in_text(url)}…\n(the server is given 10 s to answer)"
+    dialog = QProgressDialog(label, "Cancel", 0, 0, parent)
+    dialog.setObjectName("connecting_dialog")
+    dialog.setWindowTitle("Open shared project")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setMinimumDuration(CONNECTING_SHOWN_AFTER_MS)
+    dialog.canceled.connect(cancel)
+    return dialog
 
 
 class ProjectSession(QObject):
@@ -106,23 +169,36 @@ class ProjectSession(QObject):
         self.indexer = None  # gui/indexing.py BackgroundIndexer of the open project
         self._watcher = None  # gui/live_changes.py ChangeWatcher of a shared project
         self._warm_up: workers.Worker | None = None
+        self._connecting: QProgressDialog | None = None  # "Connecting to …" while a shared project opens
+        self.benchmark_import: workers.Worker | None = None  # the last "Import a benchmark…"'s import
         self.closed = False  # the window closed: results of background work are dropped
 
     # --- opening ---------------------------------------------------------------------------------
-    def set_project(self, project: Project) -> None:
+    def set_project(self, project: Project, reads: OpenedReads | None = None) -> None:
         """Show ``project`` (the open one is closed first); index its videos, watch a shared one for other
-        users' changes, remember it in the recent projects."""
-        self.close()
+        users' changes, remember it in the recent projects. ``reads``: what the worker that opened it read of it
+        (gui/opened_reads.py), which the window's parts take instead of reading it on the GUI thread; that worker
+        also put it first in the recent projects (``settings.add_recent``, a write of the settings file)."""
+        self.close(wait=False)
         self.opening = None  # a background open still running is superseded: its result is dropped
-        self.state.project = project  # the window's parts follow it
+        self._end_connecting()
+        self.state.opened_reads = reads
+        try:
+            self.state.project = project  # the window's parts follow it
+        finally:
+            self.state.opened_reads = None  # good for the hand-over only: later refreshes read the project
         self._start_indexing(project)
-        settings.add_recent(project.location)
+        if reads is None:
+            settings.add_recent(project.location)
+        from fieldstudio.gui.opened_reads import LATEST_CHANGE, MEDIA_ROOTS_IN_USE
+
+        read = {} if reads is None else reads.values
         if project.is_shared:
             from fieldstudio.gui import live_changes, shared_projects
 
-            self._watcher = live_changes.ChangeWatcher(project, self)
+            self._watcher = live_changes.ChangeWatcher(project, self, seen=read.get(LATEST_CHANGE))
             self._watcher.changed.connect(shared_projects.ChangeApplier(self.window))
-        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project))
+        QTimer.singleShot(0, lambda: self._ask_for_media_roots(project, read.get(MEDIA_ROOTS_IN_USE)))
         if project.read_only:
             self._notify(f"{project.path.name} is read-only: you can look, but changes cannot be saved")
         self.opened.emit()
@@ -130,40 +206,58 @@ class ProjectSession(QObject):
     def open_path(self, path: Path | str) -> bool:
         """Open a project file or shared project URL chosen in the window (the recent list, File ▸ Open, a drop).
 
-        A file opens in the background (:meth:`open_in_background`): True means the open has started, and
+        Both open in the background (:meth:`open_in_background`): True means the open has started, and
         ``opened`` follows, or ``open_failed(message)`` with the project shown before still open (or the welcome
-        screen). A shared project's URL opens here, as its password may be asked: True when it is open. False
-        when ``may_leave`` refused or the URL could not be opened (a message said why)."""
+        screen). False when ``may_leave`` refused."""
         if not self._may_leave():
             return False
         self.state.requested = None  # a media chosen in the library of a project still opening is dropped
-        if is_database_url(path):
-            from fieldstudio.gui import shared_projects
-
-            project = shared_projects.open_shared(self.window, str(path))
-            if project is None:
-                return False
-            self.set_project(project)
-            return True
-        self.open_in_background(Path(path))
+        self.open_in_background(path if is_database_url(path) else Path(path))
         return True
 
-    def open_in_background(self, path: Path | str) -> None:
-        """Name and library of ``path`` (a file or a shared project's URL) from plain reads now (``previewing``);
-        the project itself on a worker once the event loop runs. A media chosen in the library meanwhile
+    def open_in_background(self, path: Path | str, *, password_asked: bool = False) -> None:
+        """Open ``path`` (a file or a shared project's URL) on a worker once the event loop runs. A file's name and
+        library are shown from plain reads now (``previewing``); a media chosen in the library meanwhile
         (``state.requested``) is shown once it is open.
 
-        With a project open, it stays on show (no preview) until the new one is open: a file that cannot be
-        opened leaves it there. A later open (or ``set_project``) supersedes this one, whose result is dropped."""
-        if self.state.project is None:
+        A shared project's server is never asked on the GUI thread: a dialog says which server is being
+        connected to, with Cancel (libpq gives up after ``connect_timeout``, 10 s); a server that wants a
+        password it was not given has it asked once (``password_asked``), then the open starts again.
+
+        With a project open, it stays on show (no preview) until the new one is open: a file or a server that
+        cannot be opened leaves it there. A later open (or ``set_project``) supersedes this one, whose result is
+        dropped."""
+        shared = is_database_url(path)
+        if shared:
+            self._end_connecting()
+            self._connecting = _connecting_dialog(self.window, path, self.cancel_opening)
+        elif self.state.project is None:
             self._preview(path)
         else:
             self._notify(f"Opening {path}…")
         worker = workers.Worker(_open_project, path)
-        worker.signals.result.connect(lambda project: self._opened_in_background(project, worker))
-        worker.signals.error.connect(lambda message: self._open_failed(message, worker))
+        worker.signals.result.connect(lambda reads: self._opened_in_background(reads, worker))
+        worker.signals.error.connect(lambda message: self._open_failed(message, worker, shared_url=(
+            str(path) if shared and not password_asked else None)))
         self.opening = worker
         QTimer.singleShot(0, lambda: self._start_opening(worker))
+
+    def cancel_opening(self) -> None:
+        """Drop the open under way (the Cancel of the connecting dialog): the window keeps what it shows; the
+        worker's late result is closed unseen, and libpq gives up by itself after its connect timeout."""
+        worker, self.opening = self.opening, None
+        self._end_connecting()
+        if worker is not None:
+            worker.cancel()
+            self.state.requested = None
+            self._notify("Opening cancelled")
+
+    def _end_connecting(self) -> None:
+        dialog, self._connecting = self._connecting, None
+        if dialog is not None:
+            dialog.canceled.disconnect()
+            dialog.reset()
+            dialog.deleteLater()
 
     def _preview(self, path: Path | str) -> None:
         shown = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.stem
@@ -182,15 +276,17 @@ class ProjectSession(QObject):
             self.window.repaint()
         workers.start(worker)
 
-    def _opened_in_background(self, project: Project, worker: workers.Worker) -> None:
-        if self.closed or worker is not self.opening:  # closed, or another project was opened meanwhile
+    def _opened_in_background(self, reads: OpenedReads, worker: workers.Worker) -> None:
+        project = reads.project
+        if self.closed or worker is not self.opening:  # closed, cancelled, or another project was opened meanwhile
             project.close()
             return
         self.opening = None
+        self._end_connecting()
         from fieldstudio.store.opening import DAMAGED_DATABASE_ERRORS
 
         try:
-            self.set_project(project)
+            self.set_project(project, reads)
         except (FieldstudioError, *DAMAGED_DATABASE_ERRORS) as exc:  # a damaged page, read late
             log.error("%s: cannot be read: %s", project.path, exc)
             try:
@@ -200,10 +296,19 @@ class ProjectSession(QObject):
                 self.state.project = None
             self._open_failed(f"{project.path}: cannot be read; the file is damaged ({exc})")
 
-    def _open_failed(self, message: str, worker: workers.Worker | None = None) -> None:
-        if worker is not None and worker is not self.opening:  # superseded by a later open: nothing to say
+    def _open_failed(self, message: str, worker: workers.Worker | None = None, *,
+                     shared_url: str | None = None) -> None:
+        if worker is not None and worker is not self.opening:  # superseded or cancelled: nothing to say
             return
         self.opening = None
+        self._end_connecting()
+        if shared_url is not None and "password" in message.lower():
+            from fieldstudio.gui import shared_projects
+
+            with_password = shared_projects.ask_password(self.window, shared_url)
+            if with_password is not None:
+                self.open_in_background(with_password, password_asked=True)
+                return
         self.state.requested = None
         self.open_failed.emit(message)
 
@@ -228,11 +333,11 @@ class ProjectSession(QObject):
         if self.indexer is not None:
             self.indexer.start()
 
-    def _ask_for_media_roots(self, project: Project) -> None:
+    def _ask_for_media_roots(self, project: Project, used: list[str] | None = None) -> None:
         if project is self.state.project and not self.closed:
             from fieldstudio.gui import shared_projects
 
-            shared_projects.ask_for_media_roots(self.window, project, self.media_changed.emit)
+            shared_projects.ask_for_media_roots(self.window, project, self.media_changed.emit, used)
 
     def need_project(self) -> bool:
         """True with a project open; else says why nothing can be done yet (opening, or none) and is False."""
@@ -245,20 +350,32 @@ class ProjectSession(QObject):
         return True
 
     # --- closing ---------------------------------------------------------------------------------
-    def close(self) -> None:
-        """Close the open project (if any): stop its indexer and watcher; the window's parts let it go."""
+    def close(self, *, wait: bool = True) -> None:
+        """Close the open project (if any): stop its indexer and watcher; the window's parts let it go.
+
+        ``wait`` False (another project replaces it): the project is closed on a worker once its indexer has let
+        go of it (the wait for the indexer and the checkpoint of the project's log took 30-400 ms on the GUI thread)."""
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
-        if self.indexer is not None:
-            self.indexer.stop()
-            self.indexer.deleteLater()
-            self.indexer = None
+        indexer, self.indexer = self.indexer, None
+        indexer_idle = None if indexer is None else indexer.stop(wait=wait)
         project = self.state.project
         if project is not None:
             self.state.requested = None  # a frame asked of the project closed means nothing in the next one
             self.state.project = None
-            project.close()
+        if wait or project is None:
+            if project is not None:
+                project.close()
+            if indexer is not None:
+                indexer.deleteLater()
+            return
+        closer = workers.Worker(_close_when_idle, project, indexer_idle)
+        if indexer is not None:
+            # deleted once its work has ended: its thread pool's destructor waits for that thread, on the GUI thread
+            # (1.2-1.4 s while the thumbnails of 5,000 photos were being made)
+            closer.signals.finished.connect(indexer.deleteLater)
+        workers.start(closer)
 
     def shut_down(self) -> None:
         """The window closes: close the project and drop what background work still brings."""
@@ -282,34 +399,48 @@ class ProjectSession(QObject):
         if url:
             self.open_path(url)
 
-    def new_dialog(self) -> None:
-        """File ▸ New project: a file chosen, created and opened."""
+    def new_dialog(self) -> workers.Worker | None:
+        """File ▸ New project: a file chosen, then created on a worker (:meth:`create_in_background`) and opened."""
         from PySide6.QtWidgets import QFileDialog
 
         path, _ = QFileDialog.getSaveFileName(self.window, "New project", "untitled.fieldstudio",
                                               "fieldstudio projects (*.fieldstudio)")
         if not path:
-            return
+            return None
         path = Path(path) if path.endswith(".fieldstudio") else Path(path + ".fieldstudio")
-        if self._may_leave():
-            self._create(path)
+        if not self._may_leave():
+            return None
+        return self.create_in_background(path)
 
-    def _create(self, path: Path) -> Project | None:
+    def create_in_background(self, path: Path, then: Callable[[Project], None] | None = None) -> workers.Worker:
+        """Create the project file ``path`` on a worker behind a progress dialog with Cancel (shown after 300 ms),
+        then show it (``opened``) and call ``then(project)``. The project shown meanwhile stays until then; a
+        failure is explained in a message box and leaves it there. A cancel removes the file if it was made
+        (nothing is created) and says so in the status bar."""
         from PySide6.QtWidgets import QMessageBox
 
-        from fieldstudio.store.project import Project
+        worker: list[workers.Worker] = []
 
-        try:
-            project = Project.create(path)
-        except FieldstudioError as exc:
-            QMessageBox.warning(self.window, "Cannot create the project", str(exc))
-            return None
-        self.set_project(project)
-        return project
+        def done(reads: OpenedReads | None) -> None:
+            if reads is None or worker[0].is_cancelled() or self.closed:  # cancelled: nothing stays of it
+                if reads is not None:
+                    discard_created(reads.project)
+                self._notify(f"Creating {path.name} was cancelled; no project was made")
+                return
+            self.set_project(reads.project, reads)
+            if then is not None:
+                then(reads.project)
+
+        worker.append(workers.run_with_progress(
+            self.window, f"Creating {path.name}…", _create_project, path, title="New project", done=done,
+            failed=lambda message: QMessageBox.warning(self.window, "Cannot create the project", message)))
+        return worker[0]
 
     def import_benchmark_dialog(self) -> workers.Worker | None:
-        """"Import a benchmark…": a new project, then its media folder and task files on a worker with the
-        import report after (gui/benchmark_dialog.py, gui/file_menu.py); ``tasks_imported`` when done."""
+        """"Import a benchmark…": a new project made on a worker, then its media folder and task files on another
+        worker with the import report after (gui/benchmark_dialog.py, gui/file_menu.py); ``tasks_imported`` when
+        done. Returns the worker that creates the project (None: the dialog was cancelled); the import's worker
+        is ``benchmark_import`` once it has started."""
         from fieldstudio.gui import file_menu
         from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
 
@@ -317,10 +448,12 @@ class ProjectSession(QObject):
         if dialog.exec() != BenchmarkDialog.DialogCode.Accepted or not self._may_leave():
             return None
         path, tasks, media = dialog.values()
-        project = self._create(path)
-        if project is None:
-            return None
-        return file_menu.import_benchmark(self.window, project, tasks, media, self.tasks_imported.emit)
+
+        def import_into(project: Project) -> None:
+            self.benchmark_import = file_menu.import_benchmark(self.window, project, tasks, media,
+                                                               self.tasks_imported.emit)
+
+        return self.create_in_background(path, then=import_into)
 
     def open_demo(self) -> None:
         """Build the demo project in the user data folder (with a progress dialog) and open it."""

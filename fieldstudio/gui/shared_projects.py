@@ -1,7 +1,8 @@
 """The window's side of shared (PostgreSQL) projects, issue 22: the "Open shared project…" dialog, redrawing
 other users' edits, and asking for this computer's folder of a media root the first time it is needed.
 
-Kept here so that ``main_window`` only calls three functions. Passwords typed into the dialog stay in this
+Kept here so that ``main_window`` only calls a few functions; the project itself is opened on a worker by
+``gui.project_session`` (a server that does not answer never freezes the window). Passwords typed into the dialog stay in this
 process (in the URL the project is opened with) and are never written to the recent list or the log; without
 one, libpq reads ``PGPASSWORD`` or ``~/.pgpass`` (``store.location``).
 """
@@ -32,34 +33,23 @@ def ask_url(parent: QWidget, last: str = "") -> str | None:
     return text if ok and text else None
 
 
-def open_shared(parent: QWidget, url: str) -> Project | None:
-    """Open the shared project at ``url``, asking for a password once if the server refuses the login without
-    one; a message box explains any other failure. None when it was not opened."""
+def ask_password(parent: QWidget, url: str) -> str | None:
+    """The server refused ``url``'s login without a password: ask for one (kept for this session only, in the
+    URL returned, never written anywhere). None when cancelled or the URL cannot be read."""
     from fieldstudio.core.errors import FieldstudioError
-    from fieldstudio.store.location import mask_in_text, parse_url
-    from fieldstudio.store.project import Project
+    from fieldstudio.store.location import parse_url
 
     try:
-        return Project.open(url)
+        parsed = parse_url(url)
     except FieldstudioError as exc:
-        message = str(exc)
-    if "password" in message.lower():
-        try:
-            parsed = parse_url(url)
-        except FieldstudioError as exc:
-            QMessageBox.warning(parent, "Cannot open the project", str(exc))
-            return None
-        password, ok = QInputDialog.getText(parent, "Password", f"Password of {parsed.username or 'you'} on "
-                                            f"{parsed.host or 'localhost'} (kept for this session only):",
-                                            QLineEdit.EchoMode.Password)
-        if not ok:
-            return None
-        try:
-            return Project.open(parsed.set(password=password).render_as_string(hide_password=False))
-        except FieldstudioError as exc:
-            message = str(exc)
-    QMessageBox.warning(parent, "Cannot open the project", mask_in_text(message))
-    return None
+        QMessageBox.warning(parent, "Cannot open the project", str(exc))
+        return None
+    password, ok = QInputDialog.getText(parent, "Password", f"Password of {parsed.username or 'you'} on "
+                                        f"{parsed.host or 'localhost'} (kept for this session only):",
+                                        QLineEdit.EchoMode.Password)
+    if not ok:
+        return None
+    return parsed.set(password=password).render_as_string(hide_password=False)
 
 
 class ChangeApplier:
@@ -86,13 +76,16 @@ class ChangeApplier:
             panels["agreement"].refresh()                  # the review tab; a rater's own queue is left alone
 
 
-def ask_for_media_roots(parent: QWidget, project: Project, reload_library) -> None:  # noqa: ANN001
+def ask_for_media_roots(parent: QWidget, project: Project, reload_library,  # noqa: ANN001 - callable()
+                        used: list[str] | None = None) -> None:
     """For each media root the project uses that this computer has no folder for, ask for the folder, remember
-    it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``)."""
+    it (core.media_roots) and find files that moved inside it by SHA-256 (``library.relink``). ``used``: the
+    roots in use, read already (``media.inventory.media_roots_in_use``; read here if None)."""
     from fieldstudio.core import media_roots
     from fieldstudio.media import inventory, library
 
-    used = inventory.media_roots_in_use(project)
+    if used is None:
+        used = inventory.media_roots_in_use(project)
     unmapped = [r for r in used if r not in media_roots.roots()]
     for root in unmapped:
         folder = QFileDialog.getExistingDirectory(parent, f"Where is the media root \u201c{root}\u201d on this computer?")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDockWidget
 
+from fieldstudio.gui import opened_reads
+
 if TYPE_CHECKING:
     from fieldstudio.gui.annotate import AnnotationController
     from fieldstudio.gui.panels.annotation_list import AnnotationListPanel
@@ -77,8 +79,12 @@ class SidePanels(QObject):
         """Show ``project`` (None: nothing); building the panels on the first project."""
         if project is None and self._panels is None:
             return
-        for panel in self.built():
-            panel.set_project(project)
+        annotations, tags, calibrations = self.built()
+        # what the open's worker read of the project, so that its hand-over reads nothing here
+        annotations.set_project(project, opened_reads.take(self.state, project, opened_reads.LABELS, lambda: None))
+        tags.set_project(project)
+        calibrations.set_project(project, opened_reads.take(self.state, project, opened_reads.CALIBRATION_ROWS,
+                                                            lambda: None))
 
     def refresh(self) -> None:
         """Re-read what the panels show (after an edit, an undo or a redo)."""

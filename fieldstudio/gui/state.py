@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from fieldstudio.gui.opened_reads import OpenedReads
     from fieldstudio.store.models import Media
     from fieldstudio.store.project import Project
 
@@ -74,6 +75,9 @@ class ViewState:
     while the decoder works on its own thread, instead of after the picture arrived. :meth:`show_frame` sets
     it back to None without an event.
 
+    ``opened_reads`` holds what the worker that opened ``project`` read of it (gui/opened_reads.py), set by the
+    project's session only while ``project`` is handed over to the parts (None otherwise).
+
     ``events.<field>`` is an :class:`Event` per field; ``events.frame`` fires once per frame shown with
     ``(frame_index, pts_seconds, frame_exact)`` after those three were set together by :meth:`show_frame`.
     """
@@ -90,6 +94,7 @@ class ViewState:
     selection: tuple[str, ...] = ()
     requested: FrameRequest | None = None
     frame_decoding: int | None = None
+    opened_reads: OpenedReads | None = None
     events: _Events = field(default_factory=lambda: _Events(), repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -47,6 +47,10 @@ class Worker(QRunnable):
         """Ask the service to stop at its next check of ``cancelled()``."""
         self._cancel.set()
 
+    def is_cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (a result that comes after it may be dropped by its receiver)."""
+        return self._cancel.is_set()
+
     def run(self) -> None:
         try:
             out = self.fn(*self.args, progress=self._progress, cancelled=self._cancel.is_set, **self.kwargs)

@@ -18,7 +18,7 @@ from fieldstudio.gui.main_window import MainWindow
 from fieldstudio.media import library
 from fieldstudio.store.project import Project
 from tests.conftest import SAMPLE
-from tests.support.gui_support import no_label_chooser, open_media
+from tests.support.gui_support import no_label_chooser, open_media, open_project_and_wait
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,7 +119,7 @@ def test_a_password_typed_in_the_url_is_never_kept(shared_window, qtbot, pg_url)
     with_password = make_url(pg_url).set(password=password).render_as_string(hide_password=False)
     del os.environ["PGPASSWORD"]                           # only the URL carries it now
     try:
-        assert shared_window.open_project_path(with_password)
+        open_project_and_wait(shared_window, qtbot, with_password)
         shared_window.library.reload()                     # the library's own reads find the password too
     finally:
         os.environ["PGPASSWORD"] = password
@@ -140,14 +140,16 @@ def test_welcome_opens_a_shared_project_by_url_and_from_the_recent_list(qtbot, p
     w.show()
     asked = []
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (asked.append(a[2]), (pg_url, True))[1])
-    qtbot.mouseClick(w.view.welcome.shared_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(w.project_opened, timeout=20000):     # opened on a worker
+        qtbot.mouseClick(w.view.welcome.shared_button, Qt.MouseButton.LeftButton)
     assert asked and "PostgreSQL URL" in asked[0]
     assert w.state.project is not None and w.state.project.is_shared and w.windowTitle().endswith("team site")
     assert w.library.model.rowCount() == 1
     w.show_welcome()
     item = w.view.welcome.recent.item(0)
     assert item.text().startswith(make_db_name(pg_url)) and pg_url in item.text()
-    w.view.welcome.recent.itemActivated.emit(item)
+    with qtbot.waitSignal(w.project_opened, timeout=20000):
+        w.view.welcome.recent.itemActivated.emit(item)
     assert w.state.project is not None and str(w.state.project.path) == pg_url
     w.close()
 

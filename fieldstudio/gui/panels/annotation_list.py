@@ -251,8 +251,9 @@ class AnnotationListPanel(QWidget):
         """Where edits go (the window's undo stack); None does them without undo."""
         self._apply = apply_edit or do_now
 
-    def set_project(self, project: Project | None) -> None:
-        """Show ``project`` (no media until :meth:`set_media`, unless "All media" is on)."""
+    def set_project(self, project: Project | None, labels: list | None = None) -> None:
+        """Show ``project`` (no media until :meth:`set_media`, unless "All media" is on); ``labels``: its
+        ``annotations.labels.list_labels``, read already on the open's worker (gui/opened_reads.py)."""
         if project is not None and self.kind_filter.count() == 1:
             from fieldstudio.annotations import annotation_records as ann
 
@@ -260,18 +261,19 @@ class AnnotationListPanel(QWidget):
                 self.kind_filter.addItem(kind, kind)
         self.project = project
         self.media_id = None
-        self._fill_labels()
-        self.refresh()
+        self._fill_labels(labels)
+        self.refresh(labels)
 
     def set_media(self, media_id: str | None) -> None:
         """The media shown in the viewer (None: nothing shown)."""
         self.media_id = media_id
         self.refresh()
 
-    def refresh(self) -> None:
-        """Re-read the rows (after any edit, undo or redo, or a calibration change), keeping the selection."""
+    def refresh(self, labels: list | None = None) -> None:
+        """Re-read the rows (after any edit, undo or redo, or a calibration change), keeping the selection;
+        ``labels``: the project's labels, read already."""
         keep = set(self.selected_ids())
-        self._fill_labels()
+        self._fill_labels(labels)
         everything = self.all_media.isChecked()
         if self.project is None or (self.media_id is None and not everything):
             rows: list[views.AnnotationRow] = []
@@ -343,7 +345,7 @@ class AnnotationListPanel(QWidget):
         self.proxy.set_filter(label=self.label_filter.currentData() or ANY, kind=self.kind_filter.currentData() or ANY)
         self._update_summary()
 
-    def _fill_labels(self) -> None:
+    def _fill_labels(self, records: list | None = None) -> None:
         current = self.label_filter.currentData() or ANY
         self.label_filter.blockSignals(True)
         self.label_filter.clear()
@@ -352,7 +354,7 @@ class AnnotationListPanel(QWidget):
         if self.project is not None:
             from fieldstudio.annotations import labels as label_store
 
-            for lab in label_store.list_labels(self.project):
+            for lab in records if records is not None else label_store.list_labels(self.project):
                 self.label_filter.addItem(swatch(lab.color), lab.name, lab.id)
         self.label_filter.setCurrentIndex(max(0, self.label_filter.findData(current)))
         self.label_filter.blockSignals(False)

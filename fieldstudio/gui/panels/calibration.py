@@ -15,6 +15,7 @@ lists the project's calibrations with Delete (``DeleteCalibration``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -42,6 +43,42 @@ def _metres_box(value: float) -> QDoubleSpinBox:
     box.setValue(value)
     box.setKeyboardTracking(True)
     return box
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One row of the Calibrations dock: the ``record``, what it applies to (``scope``), its reference length or
+    rectangle and whether it is in use (``annotations.calibrations.in_use_status``)."""
+
+    record: cal.CalibrationRecord
+    scope: str
+    reference: str
+    status: str
+
+
+def read_rows(project: Project) -> list[CalibrationRow]:
+    """The Calibrations dock's rows of ``project``, read without Qt (the window's open reads them on its worker,
+    gui/opened_reads.py). The media's names are read only when a calibration names a media (a project of 5,000
+    media and no calibration read every name for nothing)."""
+    from fieldstudio.annotations import calibrations as cal
+    from fieldstudio.annotations import rows as views
+    from fieldstudio.core.calibration import pixel_distance
+
+    records = cal.list_calibrations(project)
+    names = views.media_names(project) if any(rec.media_id for rec in records) else {}
+    out = []
+    for rec in records:
+        if rec.media_id:
+            scope = names.get(rec.media_id, rec.media_id)
+        else:
+            n = len(views.group_members(project, rec.camera_group))
+            scope = f"camera group {rec.camera_group!r} ({n} media)"
+        if rec.kind == "scale":
+            ref = f"{rec.length_m:g} m over {pixel_distance(*rec.points):.1f} px"
+        else:
+            ref = f"{rec.width_m:g} m x {rec.depth_m:g} m floor rectangle"
+        out.append(CalibrationRow(rec, scope, ref, cal.in_use_status(project, rec)))
+    return out
 
 
 class CalibrationListPanel(QWidget):
@@ -97,45 +134,30 @@ class CalibrationListPanel(QWidget):
         """Where edits go (the window's undo stack); None does them without undo."""
         self._apply = apply_edit or do_now
 
-    def set_project(self, project: Project | None) -> None:
-        """Show ``project``'s calibrations."""
+    def set_project(self, project: Project | None, rows: list[CalibrationRow] | None = None) -> None:
+        """Show ``project``'s calibrations (``rows``: :func:`read_rows` of it, read already on the open's worker)."""
         self.project = project
-        self.refresh()
+        self.refresh(rows)
 
     def records(self) -> list[cal.CalibrationRecord]:
         """The calibrations shown, in row order."""
         return list(self._records)
 
-    def refresh(self) -> None:
-        """Re-read the calibrations (after a save, a delete or an undo)."""
-        self._records, names = [], {}
-        if self.project is not None:
-            from fieldstudio.annotations import calibrations as cal
-            from fieldstudio.annotations import rows as views
-            from fieldstudio.core.calibration import pixel_distance
-
-            self._records = cal.list_calibrations(self.project)
-            names = views.media_names(self.project)
-        self.table.setRowCount(len(self._records))
-        for i, rec in enumerate(self._records):
-            if rec.media_id:
-                scope = names.get(rec.media_id, rec.media_id)
-            else:
-                n = len(views.group_members(self.project, rec.camera_group))
-                scope = f"camera group {rec.camera_group!r} ({n} media)"
-            if rec.kind == "scale":
-                ref = f"{rec.length_m:g} m over {pixel_distance(*rec.points):.1f} px"
-            else:
-                ref = f"{rec.width_m:g} m x {rec.depth_m:g} m floor rectangle"
-            status = cal.in_use_status(self.project, rec)
-            for col, text in enumerate((scope, rec.kind, ref, status)):
+    def refresh(self, rows: list[CalibrationRow] | None = None) -> None:
+        """Re-read the calibrations (after a save, a delete or an undo); ``rows``: read already."""
+        if rows is None:
+            rows = read_rows(self.project) if self.project is not None else []
+        self._records = [row.record for row in rows]
+        self.table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for col, text in enumerate((row.scope, row.record.kind, row.reference, row.status)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(rec.describe())
-                if status != "in use":
+                item.setToolTip(row.record.describe())
+                if row.status != "in use":
                     item.setForeground(QColor("#888888"))  # kept, but it measures nothing
                 self.table.setItem(i, col, item)
-        self.delete_button.setEnabled(bool(self._records))
-        self.use_button.setEnabled(bool(self._records))
+        self.delete_button.setEnabled(bool(rows))
+        self.use_button.setEnabled(bool(rows))
 
     def use_selected(self) -> None:
         """Make the selected calibration the one in use for its media or camera group (undoable)."""

@@ -43,11 +43,12 @@ class MarkLabels(QObject):
         """Read the project's labels again (their colours; a picked label deleted or taken out of its kind's
         list falls back to the kind's default)."""
         from fieldstudio.annotations import labels
+        from fieldstudio.gui import opened_reads
 
         project = self.state.project
         self._colors = {}
-        if project is not None:
-            records = labels.list_labels(project)
+        if project is not None:  # a project just opened: as its worker read them (gui/opened_reads.py)
+            records = opened_reads.take(self.state, project, opened_reads.LABELS, lambda: labels.list_labels(project))
             self._colors = {r.id: r.color for r in records}
             offered = {r.id: r for r in records}
             for kind, label_id in list(self._chosen.items()):

@@ -7,7 +7,9 @@ without arguments):
 - ``playback``: frames shown in the canvas / frames libVLC delivered, while the window plays a clip with
   boxes drawn on top: 1080p30 for 30 s (target >= 0.95) and 4K30 for 20 s (target >= 0.80), offscreen
   and under Xvfb (when ``Xvfb`` is installed), then 1080p offscreen at 0.25x and 4x and shuttled
-  backwards (J, J: the frame decoder at -2x, for information); peak resident memory while playing
+  backwards (J, J: the frame decoder at -2x, for information), with libVLC alone at 4x beside it (into RV32
+  buffers of the window's size through callbacks that only swap buffers, and into its dummy output: what libVLC
+  itself displays a second on this machine now, for information); peak resident memory while playing
   1080p and while playing 4K (each target <= 600 MB, the 4K one set by issue 37). "Shown" is a picture the
   canvas painted (``VideoFrameItem.painted``); "delivered" is a picture libVLC displayed into our buffers, at
   the clip's frame rate times the speed (120 a second for 1080p30 at 4x, twice what a 60 Hz screen shows); one
@@ -174,6 +176,53 @@ def child_play(project_path: str, seconds: float, rate: float, shuttle: str) -> 
     w.close()
 
 
+def child_vlc_alone(clip: str, seconds: float, rate: float, width: int, height: int) -> None:
+    """libVLC with nothing of the window: the clip played at ``rate`` for ``seconds``, muted, with the window's
+    decoder options, twice: into libVLC's dummy video output (no chroma conversion, no Python per picture), then
+    into RV32 buffers of ``width`` x ``height`` through Python lock and display callbacks that only swap buffers
+    (what ``VlcPlayback`` asks of libVLC, without Qt). Prints what each displayed and lost (libVLC's media
+    statistics): what libVLC itself keeps up with on this machine now, beside what the window shows."""
+    import ctypes
+
+    from fieldstudio.gui.viewer import vlc_playback
+
+    vlc = vlc_playback._load_vlc()
+    options = ["--quiet", "--no-video-title-show", "--no-xlib", f"--avcodec-threads={vlc_playback.decoder_threads()}",
+               f"--file-caching={vlc_playback.FILE_CACHING_MS}"]
+    out = {}
+    for kind in ("dummy", "rv32"):
+        instance = vlc.Instance(options + (["--vout=dummy"] if kind == "dummy" else []))
+        player = instance.media_player_new()
+        if kind == "rv32":
+            buffers = [(ctypes.c_ubyte * (width * height * 4))() for _ in range(3)]
+            pointers = [ctypes.cast(b, ctypes.c_void_p) for b in buffers]
+            shown = [0]
+
+            def lock(_opaque, planes, pointers=pointers, shown=shown):  # noqa: ANN001, ANN202 - ctypes callback
+                planes[0] = pointers[shown[0] % 3]
+
+            def display(_opaque, _picture, shown=shown):  # noqa: ANN001, ANN202 - ctypes callback
+                shown[0] += 1
+
+            callbacks = (vlc.CallbackDecorators.VideoLockCb(lock), vlc.CallbackDecorators.VideoDisplayCb(display))
+            player.video_set_callbacks(callbacks[0], None, callbacks[1], None)
+            player.video_set_format("RV32", width, height, width * 4)
+        media = instance.media_new_path(clip)
+        player.set_media(media)
+        player.audio_set_mute(True)
+        player.play()
+        player.set_rate(rate)
+        started = time.monotonic()
+        time.sleep(seconds)
+        stats = vlc.MediaStats()
+        media.get_stats(stats)
+        out[kind] = {"displayed": stats.displayed_pictures, "lost": stats.lost_pictures,
+                     "seconds": time.monotonic() - started}
+        player.stop()
+        player.release()
+    print(json.dumps(out), flush=True)
+
+
 def child_heartbeat(project_path: str, seconds: float) -> None:
     """What a user sees: the window on its welcome screen for 3 s, then the project opened as the recent list
     does (``MainWindow.open_project_path``), its library scrolled while indexing runs. The heartbeat starts
@@ -284,6 +333,10 @@ def _play_line(what: str, out: dict, target: float | None) -> float:
     return ratio
 
 
+def _per_s(alone: dict) -> str:
+    return f"{alone['displayed'] / alone['seconds']:.0f} displayed a second ({alone['lost']} lost late)"
+
+
 def _declare_shown(what: str, ratio: float, target: float) -> None:
     targets.declare(f"playback {what}: frames shown with 6 boxes on top", ratio, target, better=targets.HIGHER,
                     reference="frames libVLC delivered", unit="", sizes_reduced=False)
@@ -314,6 +367,13 @@ def bench_playback(run: Path) -> None:
         out = _child(["play", str(p1080), str(seconds), str(rate), ""])
         _declare_shown(f"1080p30 at {rate:g}x offscreen",
                        _play_line(f"1080p30 offscreen at {rate:g}x, {seconds} s", out, 0.95), 0.95)
+        if rate > 1:
+            alone = _child(["vlc_alone", str(work_folders.clip_60s_1080p()), str(seconds), str(rate),
+                            *map(str, out["render_size"] or (782, 440))])
+            print(f"  libVLC alone at {rate:g}x right after, no window, of the {30 * rate:.0f} pictures a second the clip "
+                  f"has: {_per_s(alone['rv32'])} into RV32 buffers of the window's size through Python callbacks "
+                  f"that only swap buffers, {_per_s(alone['dummy'])} into its dummy output (no chroma conversion); "
+                  f"the window above: {out['delivered'] / out['seconds']:.0f} delivered a second (for information)")
     out = _child(["play", str(p1080), "6", "1", "jj"])
     print(f"1080p30 shuttled J J from the last frame (backwards at 2x, frame decoder) for 6 s: status "
           f"{out['status']}, last frame decoded {out['decoded_frames']} (for information)")
@@ -464,6 +524,8 @@ def main() -> None:
         kind, *rest = sys.argv[2:]
         if kind == "play":
             child_play(rest[0], float(rest[1]), float(rest[2]), rest[3])
+        elif kind == "vlc_alone":
+            child_vlc_alone(rest[0], float(rest[1]), float(rest[2]), int(rest[3]), int(rest[4]))
         else:
             child_heartbeat(rest[0], float(rest[1]))
         return

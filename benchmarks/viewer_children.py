@@ -17,7 +17,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # releases measured, each beside its reference: one decode swings 3x within a minute on two loaded cores, and with
 # 20 the ratio of the medians ranged 1.03-2.02 over five runs at load 6-8; 40 pairs make the medians steadier
-RELEASES = 40
+# (``BENCH_RELEASES`` sets another count, for a quick look)
+RELEASES = int(os.environ.get("BENCH_RELEASES", "40"))
+#: ms the playhead is held still before the release in the ``held`` measure
+HOLD_MS = 300
 
 
 def child_bare() -> None:
@@ -92,17 +95,30 @@ def child_window(project_path: str) -> None:
 
 
 def child_release(project_path: str) -> None:
-    """The exact frame after a playhead release: time from the release (``timeline.released``) to the exact
-    frame being shown, on ``RELEASES`` random indices of the project's first video; beside each, the reference: a lone
-    ``FrameReader`` of the same clip getting the same index in this process, with the window idle (first or
-    second in turn: the second decode of a frame finds warm caches). Interleaved,
-    both are measured under the same load (two cores shared with other work swing a decode 2-3x within a
-    minute, so a reference measured after the window, in another process, compared two different machines)."""
+    """The exact frame after a playhead release, on ``RELEASES`` random playhead positions of the project's first
+    video, each measured twice beside its reference:
+
+    - ``release``: a release with no drag before it (``timeline.released`` emitted alone): nothing was decoded
+      ahead, the worst case;
+    - ``drag``: the playhead pressed a third of the timeline away, dragged to the position in 10 moves 16 ms
+      apart (a 60 Hz mouse) and released there at once, as a user lets go: the previews and the decode of the
+      frame under the playhead (``FrameLoader._decode_ahead``) had those 160 ms;
+    - ``held``: the same drag, the playhead then held still for ``HOLD_MS`` before the release, as a user placing it
+      on a frame does.
+
+    Each is timed from the release to the exact frame painted (the canvas's viewport paint after
+    ``frame_shown`` with ``exact``; the time to ``frame_shown`` itself is kept too). The reference: a lone
+    ``FrameReader`` of the same clip getting the same index in this process with the window idle (first or last
+    in turn: the second decode of a frame finds warm caches). Interleaved, all are measured under the same load
+    (two cores shared with other work swing a decode 2-3x within a minute, so a reference measured after the
+    window, in another process, compared two different machines)."""
     import random
     from pathlib import Path
 
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QThreadPool
+    from PySide6.QtCore import QElapsedTimer, QEvent, QEventLoop, QObject, QPoint, QPointF, Qt, QThreadPool, QTimer
+    from PySide6.QtGui import QMouseEvent
     from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
 
     from fieldstudio.gui.app import application
     from fieldstudio.gui.main_window import MainWindow
@@ -125,33 +141,102 @@ def child_release(project_path: str) -> None:
 
     clip = library.require_file(w.view.loader.source.project, w.view.video.media)
     reference = frame_reader.FrameReader(clip, decoded_table.build_frame_table(clip))
-    table = w.view.video.table
-    indices = random.Random(11).sample(range(len(table)), RELEASES)
-    latencies, ra = [], []
+    tl = w.view.timeline
+    y = tl.height() - 10
+    xs = random.Random(11).sample(range(tl.width() // 3, tl.width() - 2), RELEASES)
+    times: dict[str, list[float]] = {f"{key}{part}_s": [] for key in ("release", "drag", "held")
+                                     for part in ("", "_shown")}
+    times["reference_s"] = []
+    viewport = w.view.canvas.viewport()
 
-    def release(i: int) -> None:
-        # wait in an event loop, not by polling: a busy main thread would take the GIL from the decoder
+    class Painted(QObject):
+        """Quits ``loop`` once the viewport has painted after the exact frame was shown."""
+        loop: QEventLoop | None = None
+        shown = False
+
+        def eventFilter(self, obj, event):  # noqa: ANN001, ANN201, N802 - Qt override
+            if self.shown and self.loop is not None and event.type() == QEvent.Type.Paint:
+                loop, self.loop = self.loop, None
+                QTimer.singleShot(0, loop.quit)  # after this paint is done
+            return False
+
+    painted = Painted()
+    viewport.installEventFilter(painted)
+
+    def mouse(kind: QEvent.Type, x: int) -> None:
+        buttons = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseButtonRelease else Qt.MouseButton.LeftButton
+        pos = QPointF(x, y)
+        QApplication.sendEvent(tl, QMouseEvent(kind, pos, tl.mapToGlobal(pos), Qt.MouseButton.LeftButton, buttons,
+                                               Qt.KeyboardModifier.NoModifier))
+
+    def wait(ms: int) -> None:
+        # in an event loop, not QTest.qWait: that keeps the interpreter lock while it sleeps
         loop = QEventLoop()
-        conn = w.view.video.frame_shown.connect(lambda idx, _s, exact: exact and idx == i and loop.quit())
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    def measured(index: int, key: str, let_go) -> None:  # noqa: ANN001 - the call that releases the playhead
+        loop = QEventLoop()
+        shown_at: list[float] = []
+
+        def on_shown(idx: int, _s: float, exact: bool) -> None:
+            if exact and idx == index and not shown_at:
+                shown_at.append(clock.nsecsElapsed() / 1e9)
+                painted.shown = True
+
+        conn = w.view.video.frame_shown.connect(on_shown)
+        painted.loop, painted.shown = loop, False
         clock = QElapsedTimer()
         clock.start()
-        w.view.timeline.released.emit(i)
+        let_go()
         loop.exec()
-        latencies.append(clock.nsecsElapsed() / 1e9)
+        times[key + "_s"].append(clock.nsecsElapsed() / 1e9)
+        times[key + "_shown_s"].append(shown_at[0])
         w.view.video.frame_shown.disconnect(conn)
+        while not w.view.loader.idle():
+            wait(5)
 
-    def access(i: int) -> None:
+    def release(x: int) -> None:
+        measured(tl.index_at_x(x), "release", lambda: tl.released.emit(tl.index_at_x(x)))
+
+    def drag(x: int, key: str = "drag", hold_ms: int = 0) -> None:
+        start = max(0, x - tl.width() // 3)
+        mouse(QEvent.Type.MouseButtonPress, start)
+        for k in range(1, 11):
+            wait(16)
+            mouse(QEvent.Type.MouseMove, start + (x - start) * k // 10)
+        if hold_ms:
+            wait(hold_ms)
+        measured(tl.index_at_x(x), key, lambda: mouse(QEvent.Type.MouseButtonRelease, x))
+
+    def drag_and_hold(x: int) -> None:
+        drag(x, "held", HOLD_MS)
+
+    def access(x: int) -> None:
         t = time.perf_counter()
-        reference.get(i)
-        ra.append(time.perf_counter() - t)
+        reference.get(tl.index_at_x(x))
+        times["reference_s"].append(time.perf_counter() - t)
 
-    for k, i in enumerate(indices):
-        # every other index the reference goes first: the second decode of a frame finds the file's pages and
+    window_reader = w.view.loader.source.reader(w.view.video.media)
+
+    def forget(reader: frame_reader.FrameReader) -> None:
+        # no frame of this position decoded before by either side (the release and the drag ask for the same
+        # frame); the decoders stay open, as in a session
+        reader._cache.clear()
+        reader._rgb.clear()
+
+    for k, x in enumerate(xs):
+        w.view.video.show_index(0)  # from elsewhere each time, as a user's next release is
+        while not w.view.loader.idle():
+            wait(5)
+        # every other position the reference goes first: the second decode of a frame finds the file's pages and
         # the CPU's caches warm, and neither side should always get that
-        for measure in ((release, access) if k % 2 == 0 else (access, release)):
-            measure(i)
+        for measure in ((release, drag, drag_and_hold, access) if k % 2 == 0
+                        else (access, drag_and_hold, drag, release)):
+            forget(reference if measure is access else window_reader)
+            measure(x)
     reference.close()
-    print(json.dumps({"release_s": latencies, "reference_s": ra, "indices": indices}), flush=True)
+    print(json.dumps({**times, "indices": [tl.index_at_x(x) for x in xs]}), flush=True)
     w.close()
 
 

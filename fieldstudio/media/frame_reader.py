@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import av
@@ -113,8 +114,9 @@ class FrameReader:
         except av.error.FFmpegError as exc:
             raise MediaError(self.path, f"frame cannot be decoded ({error_reason(exc)})") from exc
 
-    def _seek_and_decode(self, index: int) -> None:
-        """Decode from the keyframe at or before ``index`` up to ``index``, caching every frame."""
+    def _seek_and_decode(self, index: int, stop: Callable[[], bool] | None = None) -> bool:
+        """Decode from the keyframe at or before ``index`` up to ``index``, caching every frame. True once it is
+        cached; False when ``stop()`` said so between two frames first (the decoder stays where it got to)."""
         target = int(self.table.pts[index])
         key = self.table.keyframe_at_or_before(index)
         for attempt in range(4):
@@ -145,25 +147,34 @@ class FrameReader:
                     self._remember(i, frame)
                     self._next_index = i + 1
                     if i == index:
-                        return
+                        return True
                     if i > index:
                         break
+                if stop is not None and stop():
+                    return False
                 frame = self._decode_next()
             if attempt == 0 and key > 0:
                 key = self.table.keyframe_at_or_before(key - 1)
         self._reset_decoder()
         raise MediaError(self.path, f"frame {index} (PTS {target}) could not be decoded exactly")
 
-    def _frame(self, index: int) -> av.VideoFrame:
+    def _frame(self, index: int, stop: Callable[[], bool] | None = None) -> av.VideoFrame | None:
+        """The decoder frame ``index`` (cached, or decoded); None only when ``stop()`` said so before it was reached."""
         if not 0 <= index < len(self.table):
             raise IndexError(f"{self.path.name}: frame {index} is outside 0..{len(self.table) - 1}")
         cached = self._cache.get(index)
         if cached is not None:
             self._cache.move_to_end(index)
             return cached
-        if self._decoder is not None and self._next_index is not None and 0 <= index - self._next_index < 8:
-            # Close ahead of the decoder: decode forward instead of seeking.
+        if self._decoder is not None and self._next_index is not None and (
+                0 <= index - self._next_index < 8
+                or self.table.keyframe_at_or_before(index) <= self._next_index <= index):
+            # Close ahead of the decoder, or the decoder already past the keyframe a seek would go back to (the
+            # timeline's preview decoded that keyframe; a decode stopped short got this far): decode forward, as a
+            # seek would decode those frames again.
             while True:
+                if stop is not None and stop():
+                    return None
                 frame = self._decode_next()
                 if frame is None:
                     break
@@ -177,7 +188,7 @@ class FrameReader:
             if index in self._cache:
                 return self._cache[index]
         try:
-            self._seek_and_decode(index)
+            found = self._seek_and_decode(index, stop)
         except MediaError:
             if not self._threads:
                 raise
@@ -185,8 +196,20 @@ class FrameReader:
             # truncated file); one thread keeps them, as the frame table was built.
             self._threads = False
             self._reset_decoder()
-            self._seek_and_decode(index)
-        return self._cache[index]
+            found = self._seek_and_decode(index, stop)
+        return self._cache[index] if found else None
+
+    def decode(self, index: int, stop: Callable[[], bool]) -> bool:
+        """Decode frame ``index`` into the cache without converting it, asking ``stop()`` between two frames.
+
+        True once the frame is cached (a later ``get``/``get_bgra`` of it costs only its conversion); False when
+        ``stop()`` returned True first: the decoder is left where it got to, so a later request of a frame of the
+        same group of pictures goes on from there instead of seeking back to its keyframe. For a decode that may be
+        superseded (the viewer decodes the frame under a dragged playhead before the release asks for it).
+        Raises as ``get``.
+        """
+        with self._lock:
+            return self._frame(index, stop) is not None
 
     def get(self, index: int) -> np.ndarray:
         """Upright RGB frame ``index`` as a (H, W, 3) uint8 array (read-only; copy before editing)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,6 +115,14 @@ class FrameSource:
         if media.kind != "video":
             raise MediaError(library.media_path(self.project, media), "is not a video")
         return self.reader(media).get_bgra(index)
+
+    def decode(self, media: Media, index: int, stop: Callable[[], bool]) -> bool:
+        """Decode frame ``index`` of a video into its reader's cache, stopping early when ``stop()`` says so
+        (``FrameReader.decode``): True once it is cached. Raises as ``get_bgra``."""
+        _check_readable(self.project, media)
+        if media.kind != "video":
+            raise MediaError(library.media_path(self.project, media), "is not a video")
+        return self.reader(media).decode(index, stop)
 
     def close(self) -> None:
         """Close every open decoder."""

@@ -3,6 +3,8 @@
 A request is (media id, frame index, exact). ``exact=False`` is the scrubbing preview: the keyframe at
 or before the index, which needs no decode-forward. ``exact=True`` is the frame the frame table names
 at that index, the frame an annotation attaches to (DESIGN.md, "Frames").
+After a preview the thread goes on decoding the exact frame under the playhead, unless another request comes
+first, so that the release of the playhead finds it decoded or partly so (``FrameLoader._decode_ahead``).
 """
 
 from __future__ import annotations
@@ -130,9 +132,26 @@ class FrameLoader(QObject):
                 self.failed.emit(req.token, req.media_id, str(exc))
             else:
                 self.frame_ready.emit(req.token, req.media_id, index, req.exact, image)
+                if not req.exact and media.kind == "video" and index != req.index:
+                    self._decode_ahead(media, req.index)
             finally:
                 with self._cond:
                     self._busy = False
+
+    def _decode_ahead(self, media: Media, index: int) -> None:
+        """After a scrubbing preview (its keyframe shown): decode the exact frame ``index`` under the playhead into
+        the reader's cache, so that the release, which asks for it, finds it decoded or on the way. Any new request
+        stops it between two frames (``_superseded``); the decoder stays where it got to, and a request in the same
+        group of pictures goes on from there rather than seeking back (``FrameReader.decode``)."""
+        try:
+            self.source.decode(media, index, self._superseded)
+        except Exception:  # noqa: BLE001 - speculative: the request of that frame, if one comes, reports the failure
+            log.debug("decoding ahead %s frame %s failed", media.id, index, exc_info=True)
+
+    def _superseded(self) -> bool:
+        # read without the lock: a stale answer costs one frame's decode, and the decoding thread must not wait on
+        # the GUI thread between two frames
+        return self._pending is not None or self._stop or self._free
 
     def _media(self, media_id: str):  # noqa: ANN202 - Media row
         from fieldstudio.media import library

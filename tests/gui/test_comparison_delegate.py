@@ -81,3 +81,20 @@ def test_sorting_paints_each_row_with_its_own_text(qtbot, long_answers):
     image = w.table.viewport().grab().toImage()
     rect = w.table.visualRect(_cell(w, 0))
     assert image.pixelColor(rect.right() - 1, rect.bottom() - 1) == score_colour(0.0)
+
+
+def test_the_shown_cells_are_laid_out_in_steps_before_the_paint(qtbot, long_answers, monkeypatch):
+    from fieldstudio.gui.panels import comparison_delegate
+
+    w = open_comparison(qtbot, long_answers, (1200, 700))
+    w.table.setCurrentIndex(w.proxy.index(0, 0))
+    delegate = w.table.itemDelegate()
+    delegate.forget()
+    monkeypatch.setattr(comparison_delegate, "CELLS_PER_STEP", 3)   # 2 rows x 4 columns: 3 steps
+    done: list[int] = []
+    delegate.lay_out_visible(w.table, lambda: done.append(delegate.cached()), 1)
+    assert delegate.cached() == 0                                    # nothing before the first step's turn
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done == [8]                                               # every shown cell, all of them with a text
+    w.table.viewport().grab()
+    assert delegate.cached() == 8                                    # the paint laid out nothing more

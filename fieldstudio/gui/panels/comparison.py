@@ -401,7 +401,7 @@ class ComparisonPanel(GridEdits, QWidget):
             self.detail.show_detail(None)
         if gen is not None:
             self.table.doItemsLayout()   # the layout the reset delayed, done now while nothing paints
-            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._paint_rows(gen, view))
+            self.table.itemDelegate().lay_out_visible(self.table, lambda: self._paint_rows(gen, view), STEP_GAP_MS)
 
     def _paint_rows(self, gen: int, view: cv.ComparisonView | None) -> None:
         self.table.setUpdatesEnabled(True)   # the step of the grid's one paint; then the Summary's

@@ -98,3 +98,17 @@ def test_the_shown_cells_are_laid_out_in_steps_before_the_paint(qtbot, long_answ
     assert done == [8]                                               # every shown cell, all of them with a text
     w.table.viewport().grab()
     assert delegate.cached() == 8                                    # the paint laid out nothing more
+
+
+def test_the_grid_looks_as_qts_own_delegate_paints_it(qtbot, long_answers):
+    from PySide6.QtWidgets import QStyledItemDelegate
+
+    w = open_comparison(qtbot, long_answers, (1200, 700))
+    w.table.setColumnWidth(len(TASK_COLUMNS), 150)                   # the long answers elided
+    w.table.setCurrentIndex(w.proxy.index(1, len(TASK_COLUMNS)))     # one cell selected, as Qt paints it
+    ours = w.table.viewport().grab().toImage()
+    mine = w.table.itemDelegate()
+    qts = QStyledItemDelegate(w.table)
+    w.table.setItemDelegate(qts)
+    assert w.table.viewport().grab().toImage() == ours               # pixel for pixel
+    w.table.setItemDelegate(mine)

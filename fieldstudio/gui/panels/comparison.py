@@ -42,6 +42,7 @@ from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.progress import Cancelled, Progress
 from fieldstudio.gui import workers
 from fieldstudio.gui.panels.comparison_audit import JudgeAuditPanel
+from fieldstudio.gui.panels.comparison_delegate import GridDelegate
 from fieldstudio.gui.panels.comparison_detail import AnswerDetailPane
 from fieldstudio.gui.panels.comparison_edits import GridEdits
 from fieldstudio.gui.panels.comparison_model import (
@@ -166,6 +167,7 @@ class ComparisonPanel(GridEdits, QWidget):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.setItemDelegate(GridDelegate(self.proxy, self.model, self.table))   # texts laid out once
         self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)   # tasks in id order
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
@@ -178,8 +180,7 @@ class ComparisonPanel(GridEdits, QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setDefaultSectionSize(180)
         header.setSortIndicatorShown(True)
-        # a source's name is read from its start ("SmolLM2-135M blind (rec…"): left aligned and cut on the
-        # right only, never centred and clipped at both ends; the full name is in the header's tooltip
+        # a source's name is read from its start ("SmolLM2-135M blind (rec…"): left aligned, cut on the right only
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.verticalHeader().setDefaultSectionSize(22)
@@ -400,7 +401,7 @@ class ComparisonPanel(GridEdits, QWidget):
             self.detail.show_detail(None)
         if gen is not None:
             self.table.doItemsLayout()   # the layout the reset delayed, done now while nothing paints
-            QTimer.singleShot(STEP_GAP_MS, self, lambda: self._paint_rows(gen, view))
+            self.table.itemDelegate().lay_out_visible(self.table, lambda: self._paint_rows(gen, view), STEP_GAP_MS)
 
     def _paint_rows(self, gen: int, view: cv.ComparisonView | None) -> None:
         self.table.setUpdatesEnabled(True)   # the step of the grid's one paint; then the Summary's

@@ -31,7 +31,6 @@ _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
 _SORT = SORT_ROLE.value if hasattr(SORT_ROLE, "value") else int(SORT_ROLE)
 _VALUE = VALUE_ROLE.value if hasattr(VALUE_ROLE, "value") else int(VALUE_ROLE)
 _NTASK = 3
-_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _STEPS = 100
 
 
@@ -179,6 +178,30 @@ class ComparisonTableModel(QAbstractTableModel):
             return f"answers and scores of {self._grid.sources[section - len(TASK_COLUMNS)]}; click to sort"
         return None
 
+    def index(self, row: int, column: int,
+              parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        # one Python call per index the proxy maps (Qt's own asked rowCount and columnCount from Python: two)
+        if 0 <= row < self._rows and 0 <= column < self._cols and not parent.isValid():
+            return self.createIndex(row, column)
+        return QModelIndex()
+
+    def paint_data(self, r: int, c: int) -> tuple[str, QBrush | None]:
+        """(the text shown, the background brush or None) of the cell at grid row ``r``, column ``c`` (what
+        ``data`` gives for DisplayRole and BackgroundRole; the paint's one call per cell)."""
+        k = c - _NTASK
+        if k < 0:
+            return (self._ext[r], self._cat[r], self._gt[r])[c], None
+        return self._text[r, k], self._background(r, k)
+
+    def _background(self, r: int, k: int) -> QBrush | None:
+        g = self._grid
+        if not g.present[r, k]:
+            return None
+        if g.stale[r, k] is not None:
+            return self._stale
+        v = g.value[r, k]
+        return self._grey if v != v else self._brushes[int(round(min(1.0, max(0.0, v / g.scale)) * _STEPS))]
+
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # called thousands of times per repaint: plain int roles and array lookups only
         if self._grid is None or not index.isValid():
@@ -197,12 +220,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return None
         g = self._grid
         if role == _BACKGROUND:
-            if not g.present[r, k]:
-                return None
-            if g.stale[r, k] is not None:
-                return self._stale
-            v = g.value[r, k]
-            return self._grey if v != v else self._brushes[int(round(min(1.0, max(0.0, v / g.scale)) * _STEPS))]
+            return self._background(r, k)
         if role == _SORT:
             if not g.present[r, k]:
                 return -2.0
@@ -217,9 +235,6 @@ class ComparisonTableModel(QAbstractTableModel):
                     + (f"\nstale: {why}; left out of every summary until scored again (Score…)" if why else "")
                     + (f"\n⚑ {note}" if g.flag[r, k] else f"\n{note}" if note else ""))
         return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        return _CELL_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
 
 class ComparisonFilterProxy(QSortFilterProxyModel):

@@ -1,17 +1,24 @@
-"""COCO import: 10^6 boxes on 1,000 photos through `fieldstudio annotations import`, time and peak memory.
+"""COCO import: 3x10^5 boxes on 300 photos through `fieldstudio annotations import`, time and peak memory.
 
-Run with ``python benchmarks/bench_coco_import.py [--quick]`` (``--quick``: 10^5 boxes on 100 photos). The file is
-a generated COCO detection file (1,000 boxes on each 64x48 photo, three categories listed after the annotations,
-113 MB at full size); the project holds the photos (``fieldstudio add``, outside the timing). The command runs as a
+Run with ``python benchmarks/bench_coco_import.py [--quick] [--full]`` (``--quick``: 10^5 boxes on 100 photos;
+``--full``: issue 36's 10^6 on 1,000 photos, 4.7 of the benchmarks' whole run's minutes, so not its default). The
+file is a generated COCO detection file (1,000 boxes on each 64x48 photo, three categories listed after the
+annotations, 34 MB at 3x10^5, 113 MB at 10^6); the project holds the photos (``fieldstudio add``, outside the timing). The command runs as a
 new process, as a user starts it; its wall time and peak resident memory are measured (issue 36: no result in
 600 s at 1.26 GB before streaming). The reference, a new process too, in the same run: ``json.load`` of the same
 file and a plain ``sqlite3`` ``executemany`` of the same boxes (id, media, frame, geometry as JSON text, the label
 of the category) in one transaction into a copy of the same project (its schema, indexes and pragmas). Figures:
 
 - time of the import vs the reference (target <= 10x, as the other imports of issue 37);
-- peak resident memory of the import (target < 1,024 MB, issue 36 item 4); the reference's peak is printed beside
-  it for scale;
-- peak resident memory of the same import run again, which finds every box present and adds nothing (< 1,024 MB).
+- peak resident memory of the import (issue 36 item 4: under 1,024 MB at 10^6 boxes; at 3x10^5, 3/10 of it, 307
+  MB, as in bench_track_import.py: stricter, since the interpreter's own ~100 MB does not grow with the boxes;
+  ``--quick`` keeps 1,024 MB); the reference's peak is printed beside it for scale;
+- peak resident memory of the same import run again, which finds every box present and adds nothing (the same
+  target).
+
+Why 3x10^5 stands for 10^6: the file is read one annotation at a time (ijson; a file over 32 MB, as this one is)
+and the boxes stored 10,000 at a time, so the import's time grows linearly, as the reference's does, and its
+memory is bounded (issue 36 measured 283 MB at 10^6).
 """
 
 from __future__ import annotations
@@ -120,8 +127,19 @@ def twin_projects(run: Path, media: Path) -> tuple[Path, Path]:
     return ours, plain
 
 
+FULL_MB = 1024
+"""Issue 36's peak memory target at 10^6 boxes; at fewer boxes, the same share of it (see the docstring)."""
+
+
+def memory_target(n: int) -> tuple[float, str]:
+    """(MB, the reference's text) of the peak memory target for ``n`` boxes (see the docstring)."""
+    if targets.quick() or n >= 1_000_000:
+        return FULL_MB, "issue 36: under 1 GB at 10^6 boxes"
+    return round(FULL_MB * n / 1_000_000), f"issue 36: under 1 GB at 10^6 boxes; at {n:,}, {n / 1_000_000:g} of it"
+
+
 def main() -> None:
-    photos = 100 if targets.quick() else 1000
+    photos = 100 if targets.quick() else 1000 if "--full" in sys.argv[1:] else 300
     n = photos * PER_PHOTO
     run = work_folders.fresh_run_folder()
     t_setup = time.perf_counter()
@@ -142,10 +160,11 @@ def main() -> None:
           f"import again (adds nothing) {t_again:.1f} s, peak {mb_again:.0f} MB")
     targets.declare(f"`fieldstudio annotations import`, {n:,} COCO boxes", t_ours / t_ref, 10, better=targets.LOWER,
                     reference="json.load + sqlite3 executemany of the same boxes")
-    targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} COCO boxes", mb_ours, 1024,
-                    better=targets.LOWER, reference="issue 36: under 1 GB", unit="MB")
-    targets.declare(f"peak memory of the same import again (adds nothing), {n:,} COCO boxes", mb_again, 1024,
-                    better=targets.LOWER, reference="issue 36: under 1 GB; imports are idempotent", unit="MB")
+    mb_target, why = memory_target(n)
+    targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} COCO boxes", mb_ours, mb_target,
+                    better=targets.LOWER, reference=why, unit="MB")
+    targets.declare(f"peak memory of the same import again (adds nothing), {n:,} COCO boxes", mb_again, mb_target,
+                    better=targets.LOWER, reference=f"{why}; imports are idempotent", unit="MB")
     targets.print_own_table()
 
 

@@ -1,15 +1,22 @@
-"""MOT and YOLO imports: 10^6 boxes through `fieldstudio annotations import`, time and peak memory.
+"""MOT and YOLO imports: 3x10^5 boxes through `fieldstudio annotations import`, time and peak memory.
 
-Run with ``python benchmarks/bench_track_import.py [--quick]`` (``--quick``: 10^5 boxes). Two generated inputs:
+Run with ``python benchmarks/bench_track_import.py [--quick] [--full]`` (``--quick``: 10^5 boxes; ``--full``: the
+10^6 of issue 36, about 9 min of the benchmarks' whole run at 10^6, so not its default). Two generated inputs:
 
-- MOT: one ``gt.txt`` on a 1,000-frame video (100 frames quick), tracks of 100 boxes each (10,000 tracks, 1,000
-  boxes a frame); the boxes jitter from frame to frame, so every box is a keyframe (nothing is folded away);
-- YOLO: 1,000 label files of 1,000 lines each (100 files quick) on the photos of the same names.
+- MOT: one ``gt.txt`` on a 300-frame video (100 frames quick, 1,000 full), tracks of 100 boxes each (3,000
+  tracks, 1,000 boxes a frame); the boxes jitter from frame to frame, so every box is a keyframe (nothing is
+  folded away);
+- YOLO: 300 label files of 1,000 lines each (100 files quick, 1,000 full) on the photos of the same names.
 
 Each command runs as a new process, as a user starts it; its wall time and peak resident memory are measured.
 The reference, a new process too, in the same run: a plain read of the same lines and one ``sqlite3``
 ``executemany`` of the same boxes (as in bench_coco_import.py) into a copy of the same project. Figures: time vs
-the reference (target <= 10x) and the import's peak memory (target < 1,024 MB, issue 36 item 4).
+the reference (target <= 10x) and the import's peak memory (issue 36 item 4: under 1,024 MB at 10^6 boxes; at
+3x10^5 the target is 3/10 of that, 307 MB, which is stricter than issue 36's, since the interpreter's own ~100 MB
+does not grow with the boxes: a peak under it at 3x10^5 is under 1 GB at 10^6 as long as memory grows no faster
+than the boxes; ``--quick`` keeps 1,024 MB). Why 3x10^5 stands for 10^6: both imports are read line by line and stored 10,000 boxes at a
+time, as the reference is, so both times grow linearly and their ratio does not depend on the size (issue 36
+measured YOLO at 4.55x for 10^5 and 4.65x for 10^6).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import targets, work_folders  # noqa: E402
-from benchmarks.bench_coco_import import boxes_in, twin_projects  # noqa: E402
+from benchmarks.bench_coco_import import boxes_in, memory_target, twin_projects  # noqa: E402
 from benchmarks.commands import ROOT, fresh_process  # noqa: E402
 
 TRACK_LENGTH = 100
@@ -141,12 +148,13 @@ def measure(kind: str, media: Path, source: Path, n: int) -> None:
           f"plain read + sqlite3 executemany {t_ref:.1f} s, peak {mb_ref:.0f} MB", flush=True)
     targets.declare(f"`fieldstudio annotations import`, {n:,} {kind.upper()} boxes", t_ours / t_ref, 10,
                     better=targets.LOWER, reference="plain read + sqlite3 executemany of the same boxes")
-    targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} {kind.upper()} boxes", mb_ours, 1024,
-                    better=targets.LOWER, reference="issue 36: under 1 GB", unit="MB")
+    mb_target, why = memory_target(n)
+    targets.declare(f"peak memory of `fieldstudio annotations import`, {n:,} {kind.upper()} boxes", mb_ours,
+                    mb_target, better=targets.LOWER, reference=why, unit="MB")
 
 
 def main() -> None:
-    size = 100 if targets.quick() else 1000
+    size = 100 if targets.quick() else 1000 if "--full" in sys.argv[1:] else 300
     n = size * PER_FRAME
     kinds = [k for k in ("mot", "yolo") if k in sys.argv[1:]] or ["mot", "yolo"]
     if "mot" in kinds:

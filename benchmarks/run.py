@@ -2,6 +2,7 @@
 
     python benchmarks/run.py                  # every benchmarks/bench_*.py, one after the other
     python benchmarks/run.py scoring viewer   # only bench_scoring.py and bench_viewer.py
+    python benchmarks/run.py --skip playback  # every benchmark but bench_playback.py
     python benchmarks/run.py --quick          # the smaller sizes, where a benchmark has them
     python benchmarks/run.py --list           # the benchmarks and what each measures
     python benchmarks/run.py --compare A.json B.json   # two saved runs side by side
@@ -50,15 +51,14 @@ def first_line(path: Path) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def choose(names: list[str]) -> list[tuple[str, Path]]:
-    """The benchmarks named (all when none is); raises SystemExit naming the unknown ones."""
+def choose(names: list[str], skip: list[str] = ()) -> list[tuple[str, Path]]:
+    """The benchmarks named (all when none is) but those in ``skip``; raises SystemExit naming the unknown ones."""
     files = benchmark_files()
-    if not names:
-        return list(files.items())
-    unknown = [n for n in names if n.removeprefix("bench_").removesuffix(".py") not in files]
+    wanted, skipped = ([x.removeprefix("bench_").removesuffix(".py") for x in group] for group in (names, skip))
+    unknown = [n for n in wanted + skipped if n not in files]
     if unknown:
         raise SystemExit(f"no benchmark named {', '.join(unknown)}; there are: {', '.join(files)}")
-    return [(n, files[n]) for n in dict.fromkeys(x.removeprefix("bench_").removesuffix(".py") for x in names)]
+    return [(n, files[n]) for n in dict.fromkeys(wanted or files) if n not in skipped]
 
 
 def run_one(name: str, path: Path, quick: bool) -> tuple[list[targets.Figure], dict]:
@@ -145,6 +145,7 @@ def print_times(runs: list[dict], out=sys.stdout) -> None:  # noqa: ANN001
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="benchmarks to run (e.g. frames scoring); all when none is named")
+    ap.add_argument("--skip", nargs="+", default=[], metavar="NAME", help="benchmarks not to run")
     ap.add_argument("--quick", action="store_true", help="the smaller sizes, where a benchmark has them")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and what each measures")
     ap.add_argument("--compare", nargs="+", type=Path, metavar="RUN.json", help="print saved runs side by side")
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare:
         compare(args.compare)
         return 0
-    chosen = choose(args.names)
+    chosen = choose(args.names, args.skip)
     if args.list:
         for name, path in chosen:
             print(f"{name:18} {first_line(path)}")

@@ -112,8 +112,12 @@ def count_current(old: StoredScore, counts: list[int], report: ScoringReport) ->
 
 def score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs],
                 in_force: Mapping[str, StoredScore], params: Mapping[str, Any], memo: Memo,
-                report: ScoringReport, check: ScoreCheck) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
+                report: ScoringReport, check: ScoreCheck, stored_shas: Sequence[str | None] | None = None
+                ) -> tuple[list[tuple] | PlainInserts, list[tuple]]:
     """Deterministic scoring of raw answer tuples: (inserts, updates) in ``ScoreWriter.write``'s shape.
+
+    ``stored_shas``: each answer's ``answer.content_sha256`` as stored (None where it is not kept), in the
+    chunk's order; an answer without one (or every answer, when not given) is hashed here (``answer_sha``).
 
     Answers without a score row in force (a first scoring) take a fast path: the memo is looked up for all
     of them at C speed (``map`` over key tuples) and only the misses are scored; the counts come from one
@@ -124,17 +128,17 @@ def score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInp
     if not chunk:
         return [], []
     olds = list(map(in_force.get, (a[0] for a in chunk))) if in_force else None
+    shas = _answer_shas(chunk, stored_shas)
     if olds is None or olds.count(None) == len(olds):
-        return score_new(scorer, chunk, tasks, params, memo, report, check), []
+        return score_new(scorer, chunk, tasks, params, memo, report, check, shas), []
     inserts: list[tuple] = []
     updates: list[tuple] = []
     reasons = report.unscored_reasons
     scored = unscored = failed = 0
     version, scorer_now, truth = check.version, check.scorer_now, check.truth
-    for answer, old in zip(chunk, olds):
+    for answer, old, a_sha in zip(chunk, olds, shas):
         aid, run_id, task_id, raw_text, parsed, error = answer
         counts = report.per_run.setdefault(run_id, [0, 0])
-        a_sha = answer_sha(raw_text, parsed, error)
         task = tasks[task_id]
         if old is not None:
             # the common case first, without building a reason: a machine row that judged all three as now
@@ -177,12 +181,27 @@ def score_chunk(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInp
     return inserts, updates
 
 
+def _answer_shas(chunk: Sequence[tuple], stored: Sequence[str | None] | None) -> list[str]:
+    """``answer_sha`` of each raw answer tuple of ``chunk``: the stored hash where there is one (the same
+    function made it when the answer was written, ``store.content_hashes``), else computed."""
+    if stored is None:
+        return [answer_sha(*a[3:6]) for a in chunk]
+    shas = list(stored)
+    if None in shas:
+        for i, sha in enumerate(shas):
+            if sha is None:
+                shas[i] = answer_sha(*chunk[i][3:6])
+    return shas
+
+
 def score_new(scorer: str, chunk: Sequence[tuple], tasks: Mapping[str, TaskInputs], params: Mapping[str, Any],
-              memo: Memo, report: ScoringReport, check: ScoreCheck) -> PlainInserts:
+              memo: Memo, report: ScoringReport, check: ScoreCheck,
+              answer_shas: Sequence[str] | None = None) -> PlainInserts:
     """``score_chunk`` for answers without a score row: every one becomes an insert (columns, in the
-    chunk's answer-id order)."""
+    chunk's answer-id order). ``answer_shas``: each answer's ``answer_sha`` (computed here when None)."""
     aids, run_ids, task_ids, texts, parsed, errors = zip(*chunk)     # columns; every pass below runs in C
-    answer_shas = list(map(answer_sha, texts, parsed, errors))
+    if answer_shas is None:
+        answer_shas = list(map(answer_sha, texts, parsed, errors))
     truth_of = {t: check.truth(tasks[t]) for t in set(task_ids)}          # once per task, then C lookups
     truth_shas, references = zip(*map(truth_of.__getitem__, task_ids))
     rows = list(map(memo.by_task.get, zip(task_ids, texts, errors)))

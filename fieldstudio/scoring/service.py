@@ -243,14 +243,17 @@ def _score_all(project: Project, scorer: str, ids: Sequence[str] | None, judge: 
                 report.cancelled = True
                 break
             with project.read() as s:
-                chunk = currency.to_score(s, selection, after, batch)
+                rows = currency.to_score(s, selection, after, batch)
+                # the answers as the scorers read them; their stored hashes apart
+                chunk, stored_shas = [r[:6] for r in rows], [r[6] for r in rows]
                 in_force = read_chunk(project, s, scorer, chunk, tasks)
             if not chunk:
                 break
             after = chunk[-1][0]
             now = utcnow()
             if judge is None:
-                inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report, check)
+                inserts, updates = score_chunk(scorer, chunk, tasks, in_force, params, memo, report, check,
+                                               stored_shas)
                 pending: dict[str, Any] = {}
                 sent: list[dict[str, Any]] = []
             else:

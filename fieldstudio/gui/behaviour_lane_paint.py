@@ -42,6 +42,7 @@ class _Marks:
     w: np.ndarray            # (S,) float64 width of a closed bar (at least 2 px); that of a running one is per paint
     bar_group: np.ndarray    # (S,) int64 the closed bar's colour among ``bar_colours``
     bar_colours: list[str]   # in order of first appearance among the bars
+    tick_frames: np.ndarray  # (T,) int64 each tick's frame
     ticks_x: np.ndarray      # (T,) float64 x of each tick
     tick_group: np.ndarray   # (T,) int64 the tick's colour among ``tick_colours``
     tick_colours: list[str]
@@ -69,8 +70,27 @@ def _marks(lane: Any, xs_of: Callable[[np.ndarray], np.ndarray],
     bar_group, bar_colours = _groups([s.color for s in segs])
     frames = np.fromiter((t.index for t in ticks), dtype=np.int64, count=len(ticks))
     tick_group, tick_colours = _groups([t.color for t in ticks])
-    return _Marks(starts, ends, closed, x0, w, bar_group, bar_colours, xs_of(frames) if len(ticks) else np.zeros(0),
-                  tick_group, tick_colours)
+    return _Marks(starts, ends, closed, x0, w, bar_group, bar_colours, frames,
+                  xs_of(frames) if len(ticks) else np.zeros(0), tick_group, tick_colours)
+
+
+def _changed(old: list[np.ndarray], new: list[np.ndarray]) -> tuple[slice, slice]:
+    """The rows that differ between two lists of marks (each given as arrays of the same fields, in the lane's
+    order): (rows of ``old``, rows of ``new``) between the longest equal prefix and the longest equal suffix."""
+    import numpy as np
+
+    n_old, n_new = len(old[0]), len(new[0])
+    n = min(n_old, n_new)
+    same = np.ones(n, dtype=bool)
+    for a, b in zip(old, new, strict=True):
+        same &= a[:n] == b[:n]
+    first = n if same.all() else int(np.argmin(same))
+    rest = n - first  # the suffix compared, aligned on the ends, never reaching into the equal prefix
+    same = np.ones(rest, dtype=bool)
+    for a, b in zip(old, new, strict=True):
+        same &= a[n_old - rest:] == b[n_new - rest:]
+    last = rest if same.all() else rest - 1 - int(np.flatnonzero(~same)[-1])
+    return slice(first, n_old - last), slice(first, n_new - last)
 
 
 class LaneLayers:
@@ -114,27 +134,26 @@ class LaneLayers:
     # --- the kept layers -------------------------------------------------------------------------
     def _update(self, lane: Any, background: QColor, xs_of: Callable[[np.ndarray], np.ndarray],
                 bar_ends: Callable[[np.ndarray], np.ndarray], width: float) -> list[tuple[float, float]]:
-        """The lane's marks changed: the layers are painted again over the columns of the marks that differ."""
-        import numpy as np
-
-        old, before = self._lane, self._marks
-        self._lane, self._marks = lane, _marks(lane, xs_of, bar_ends)
-        if before.bar_colours != self._marks.bar_colours or before.tick_colours != self._marks.tick_colours:
+        """The lane's marks changed: the layers are painted again over the columns of the marks that differ (found
+        by comparing the marks in order from both ends: a key press inserts or changes one or two)."""
+        before = self._marks
+        self._lane, m = lane, _marks(lane, xs_of, bar_ends)
+        self._marks = m
+        if before.bar_colours != m.bar_colours or before.tick_colours != m.tick_colours:
             self._paint_layers(background, None, None, width)  # the colours are drawn in another order: all again
             return [(0.0, width)]
-        segs = [s for s in set(old.segments).symmetric_difference(lane.segments) if s.end is not None]
-        ticks = list(set(old.events).symmetric_difference(lane.events))
-        bar_span = tick_span = None
-        if segs:
-            starts = np.fromiter((s.start for s in segs), dtype=np.int64, count=len(segs))
-            x0 = xs_of(starts)
-            x1 = x0 + np.maximum(bar_ends(np.fromiter((s.end for s in segs), dtype=np.int64, count=len(segs))) - x0,
-                                 2.0)
-            bar_span = (float(x0.min()) - BAR_MARGIN_PX, float(x1.max()) + BAR_MARGIN_PX)
-        if ticks:
-            xs = xs_of(np.fromiter((t.index for t in ticks), dtype=np.int64, count=len(ticks)))
-            tick_span = (float(xs.min()) - TICK_MARGIN_PX, float(xs.max()) + TICK_MARGIN_PX)
-        self._paint_layers(background, bar_span, tick_span, width)
+        was, now = _changed([before.starts, before.ends, before.bar_group], [m.starts, m.ends, m.bar_group])
+        bars = [(marks.x0[rows][marks.closed[rows]], (marks.x0 + marks.w)[rows][marks.closed[rows]])
+                for marks, rows in ((before, was), (m, now))]
+        lefts = [float(x.min()) for x, _ in bars if len(x)]
+        rights = [float(x.max()) for _, x in bars if len(x)]
+        bar_span = (min(lefts) - BAR_MARGIN_PX, max(rights) + BAR_MARGIN_PX) if lefts else None
+        was, now = _changed([before.tick_frames, before.tick_group], [m.tick_frames, m.tick_group])
+        xs = [x for x in (before.ticks_x[was], m.ticks_x[now]) if len(x)]
+        tick_span = (min(float(x.min()) for x in xs) - TICK_MARGIN_PX,
+                     max(float(x.max()) for x in xs) + TICK_MARGIN_PX) if xs else None
+        if bar_span is not None or tick_span is not None:
+            self._paint_layers(background, bar_span, tick_span, width)
         return [span for span in (bar_span, tick_span) if span is not None]
 
     def _paint_layers(self, background: QColor, bar_span: tuple[float, float] | None,

@@ -72,3 +72,20 @@ def test_moving_the_frame_shown_outlines_its_bar_without_painting_the_layers_aga
     timeline.zoom(4.0)  # another view: painted whole again
     _picture(timeline)
     assert timeline._lane_layers[("A", 0)].repainted is None
+
+
+def test_the_rows_found_changed_hold_every_mark_added_or_removed():
+    import random
+
+    import numpy as np
+
+    from fieldstudio.gui.behaviour_lane_paint import _changed
+
+    rng = random.Random(37)
+    for _ in range(300):
+        old = sorted(rng.sample(range(60), rng.randint(0, 12)))
+        new = sorted(set(old) - set(rng.sample(old, min(len(old), rng.randint(0, 2))))
+                     | set(rng.sample(range(60), rng.randint(0, 2))))
+        was, now = _changed([np.array(old, dtype=np.int64)], [np.array(new, dtype=np.int64)])
+        assert old[:was.start] == new[:now.start] and old[was.stop:] == new[now.stop:]
+        assert set(old) ^ set(new) <= set(old[was]) | set(new[now])

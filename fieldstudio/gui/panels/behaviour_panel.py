@@ -275,6 +275,10 @@ class BehaviourPanel(QWidget):
         """The chosen coder's events of the video shown, in the list's order: what the lanes draw."""
         return [e for e in self.model.events if e.coder == self._chosen]
 
+    def coder_events_of(self, subjects: set[str]) -> list[BehaviourEvent]:
+        """``coder_events`` of ``subjects`` only (one pass: the lanes of the subjects a key press touched)."""
+        return [e for e in self.model.events if e.subject in subjects and e.coder == self._chosen]
+
     def choose(self, coder: str) -> None:
         """Whose events the table (unless "(all coders)"), the lanes and the time budget show; read at the next
         :meth:`refresh`."""

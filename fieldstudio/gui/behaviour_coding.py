@@ -196,7 +196,7 @@ class BehaviourCoding(QObject):
         subjects = self.panel.update_events(ids, key.events if key is not None and key.edit is edit else None)
         if not subjects:
             return
-        mine = events_by_subject(self.panel.coder_events)
+        mine = events_by_subject(self.panel.coder_events_of(subjects))
         for subject in subjects:
             self._lanes.pop(subject, None)
             if subject in mine:

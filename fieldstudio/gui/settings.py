@@ -7,6 +7,7 @@ they belong to the person and the machine, not to the work.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,26 +46,56 @@ class _IniBackend:
         self._qsettings.sync()
 
 
+_kept: tuple[str, tuple[int, int, int] | None, _IniBackend] | None = None  # (path, its stat, the file read)
+
+
+def _stat(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _reader() -> _IniBackend:
+    """The settings file as read last, read again when it is another file (another config folder) or it changed
+    on disk since (its modification time, size or inode: another window or process wrote it)."""
+    global _kept
+    path = str(user_settings.WINDOW_INI.path())
+    stat = _stat(path)
+    if _kept is None or _kept[0] != path or _kept[1] != stat:
+        _kept = (path, stat, _IniBackend())
+    return _kept[2]
+
+
+def _written() -> None:
+    """This process wrote the file: the next read opens it again (its stat changed; Qt merged the write)."""
+    global _kept
+    _kept = None
+
+
 def get(setting: Setting[T]) -> T:
-    """The user's value of ``setting`` as its declared type (its default when unset or unreadable)."""
-    return user_settings.read(_IniBackend(), setting)
+    """The user's value of ``setting`` as its declared type (its default when unset or unreadable). The file is
+    opened once and kept while it is unchanged on disk (a ``stat`` per call, not a parse)."""
+    return user_settings.read(_reader(), setting)
 
 
 def get_all(settings_to_read: Iterable[Setting[Any]]) -> list[Any]:
-    """The user's values of several settings, in the given order, from one read of the file (``get`` opens it
-    anew per call: the window's 74 actions did so one by one, 4-8 ms of its start)."""
-    backend = _IniBackend()
+    """The user's values of several settings, in the given order, from one read of the file."""
+    backend = _reader()
     return [user_settings.read(backend, s) for s in settings_to_read]
 
 
 def set(setting: Setting[T], value: T) -> None:  # noqa: A001 - the registry's verb, read as settings.set
     """Store ``value`` for ``setting`` at once. Raises TypeError when it is not of the setting's type."""
     user_settings.write(_IniBackend(), setting, value)
+    _written()
 
 
 def set_all(values: Mapping[Setting[Any], Any]) -> None:
     """Store several settings with one write of the file. Raises TypeError as ``set`` does."""
     user_settings.write_all(_IniBackend(), values)
+    _written()
 
 
 def recent_projects() -> list[Path | str]:

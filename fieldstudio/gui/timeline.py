@@ -128,6 +128,7 @@ class Timeline(QWidget):
         self._events: list[EventMarker] = []
         self._lanes: list[Lane] = []
         self._behaviour_lanes: list[Lane] = []  # one per subject (and row), under the label lanes
+        self._lane_layers: dict[tuple[str, int], object] = {}  # (subject, row): its behaviour_lane_paint.LaneLayers
         self._lane_scroll = QScrollBar(Qt.Orientation.Vertical, self)
         self._lane_scroll.setToolTip("More lanes: scroll (or Shift+wheel)")
         self._lane_scroll.valueChanged.connect(lambda _v: self.update())
@@ -164,6 +165,7 @@ class Timeline(QWidget):
         self._index = 0
         self._thumbs, self._loop = [], None
         self._behaviour_lanes = []
+        self._lane_layers = {}
         self.set_markers([], [])
         self._view = (self._start(), self._end())
         self.update()
@@ -196,6 +198,8 @@ class Timeline(QWidget):
     def set_behaviour_lanes(self, lanes: list[Lane]) -> None:
         """The coded behaviours' lanes (gui/behaviour_coding.py), drawn under the label lanes."""
         self._behaviour_lanes = list(lanes)
+        kept = {(lane.heading, lane.row) for lane in lanes}
+        self._lane_layers = {k: v for k, v in self._lane_layers.items() if k in kept}
         self._relayout()
 
     def _relayout(self) -> None:
@@ -499,14 +503,16 @@ class Timeline(QWidget):
             return inks[colour]
 
         for k, (lane, rect) in enumerate(self._visible_lanes()):
-            p.fillRect(rect, QColor("#24262a") if k % 2 else QColor("#2f3136"))
-            if lane.heading:  # a subject's coded behaviours: thousands of marks, drawn in batches
-                from fieldstudio.gui.behaviour_lane_paint import paint_behaviour_lane
+            background = QColor("#24262a") if k % 2 else QColor("#2f3136")
+            if lane.heading:  # a subject's coded behaviours: thousands of marks, kept painted between paints
+                from fieldstudio.gui.behaviour_lane_paint import LaneLayers
 
-                self.drawn_texts += paint_behaviour_lane(p, lane, rect, self._xs_of, self._bar_ends, index,
-                                                         self.width(), metrics, ink_of)
+                layers = self._lane_layers.setdefault((lane.heading, lane.row), LaneLayers())
+                self.drawn_texts += layers.paint(p, lane, rect, background, (self._view, id(self._t)), self._xs_of,
+                                                 self._bar_ends, index, self.width(), metrics, ink_of)
                 self._paint_heading(p, lane, rect, metrics)
                 continue
+            p.fillRect(rect, background)
             for seg in lane.segments:
                 bar = self._segment_rect(seg, rect)
                 if bar.right() < 0 or bar.left() > self.width():

@@ -156,6 +156,27 @@ def test_typed_values_round_trip_through_window_ini():
                      "BLOB": b"\x00\x01\xd9\xd0geometry\xff"}
 
 
+def test_window_ini_is_read_once_while_unchanged_and_again_when_written_or_changed_on_disk(monkeypatch):
+    from fieldstudio.gui import settings
+
+    opened = []
+    real = settings.settings
+    monkeypatch.setattr(settings, "settings", lambda: opened.append(1) or real())
+    settings.set(COUNT, 7)
+    opened.clear()
+    assert [settings.get(COUNT) for _ in range(5)] == [7] * 5 and settings.get_all([COUNT, NAME]) == [7, ""]
+    assert len(opened) == 1  # one read for all of them: the file did not change
+    settings.set(COUNT, 8)  # this process's write: read again
+    assert settings.get(COUNT) == 8
+    path = us.WINDOW_INI.path()
+    text = path.read_text().replace("count=8", "count=9")  # another process's write
+    path.write_text(text)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # a clock too coarse would hide it
+    before = len(opened)
+    assert settings.get(COUNT) == 9 and len(opened) == before + 1
+
+
 #: window.ini as fieldstudio wrote it before the registry (QSettings.setValue with these keys).
 EARLIER_WINDOW_INI = r"""[General]
 recent=/site/a.fieldstudio, postgresql://ana@db.example:5432/yard

@@ -139,7 +139,7 @@ def test_visiting_compare_does_not_widen_the_window(qtbot, demo_window):
     minimum width, and a 1280 px window grew past a laptop's screen on going back to Media (with its docks).
     The same holds after visiting every tab, with a video shown (its transport read-out set the minimum width:
     1298 px), each dock raised and each Behaviour tab in front. In the Behaviour dock the Events list shows
-    Subject and Behaviour, the Time budget Total and %, without scrolling."""
+    Subject, Behaviour, Start and Stop, the Time budget Total and %, without scrolling."""
     from PySide6.QtWidgets import QDockWidget
 
     from fieldstudio.annotations.behaviour import behaviour_events
@@ -180,7 +180,7 @@ def test_visiting_compare_does_not_widen_the_window(qtbot, demo_window):
         fits()
     behaviour.tabs.setCurrentIndex(0)
     qtbot.waitUntil(lambda: behaviour.event_table.model().rowCount() == 2)
-    assert shown(behaviour.event_table, (2, 3))                           # Subject, Behaviour
+    assert shown(behaviour.event_table, (2, 3, 0, 1))                     # Subject, Behaviour, Start, Stop
     behaviour.tabs.setCurrentIndex(1)
     behaviour.budget_coder.setCurrentText("Dana Coder")
     behaviour.show_budget()

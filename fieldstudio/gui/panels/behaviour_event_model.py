@@ -65,6 +65,8 @@ class EventTableModel(QAbstractTableModel):
             return e.id
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in (0, 1):
             return CLOCK_TIP if (e.frame_found, e.end_frame_found)[index.column()] == "clock" else None
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (2, 3):  # whole where a narrow dock elides it
+            return event_cells(e)[index.column()] or None
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802

@@ -275,6 +275,10 @@ class BehaviourPanel(QWidget):
         """The chosen coder's events of the video shown, in the list's order: what the lanes draw."""
         return [e for e in self.model.events if e.coder == self._chosen]
 
+    def coder_events_of(self, subjects: set[str]) -> list[BehaviourEvent]:
+        """``coder_events`` of ``subjects`` only (one pass: the lanes of the subjects a key press touched)."""
+        return [e for e in self.model.events if e.subject in subjects and e.coder == self._chosen]
+
     def choose(self, coder: str) -> None:
         """Whose events the table (unless "(all coders)"), the lanes and the time budget show; read at the next
         :meth:`refresh`."""
@@ -300,8 +304,19 @@ class BehaviourPanel(QWidget):
             # the first rows measured: the frame and time columns as wide as the video's last frame needs
             last = max((self.media.frame_count or 1) - 1, 0)
             widest = self.event_table.fontMetrics().horizontalAdvance(f"{last}  00:00:00.000") + 16
+            table, header = self.event_table, self.event_table.horizontalHeader()
+            # Start and Stop both in view beside Subject and Behaviour in a narrow dock on show: their times give
+            # way (elided; the frame number comes first), then long names (elided, whole in their tooltips)
+            least = table.fontMetrics().horizontalAdvance(f"{last}…") + 16
+            view = table.viewport().width() if table.isVisible() else 10 ** 6
+            names = header.sectionSize(2) + header.sectionSize(3)
+            if view - names < 2 * least:
+                for column in (2, 3):
+                    table.setColumnWidth(column, max(40, header.sectionSize(column) * (view - 2 * least) // names))
+                names = header.sectionSize(2) + header.sectionSize(3)
+            room = (view - names) // 2
             for column in (0, 1):
-                self.event_table.setColumnWidth(column, max(self.event_table.columnWidth(column), widest))
+                table.setColumnWidth(column, max(min(max(table.columnWidth(column), widest), room), least))
         self._follow_coders()
         self._budget_changed()
 

@@ -17,7 +17,10 @@ a ratio against a reference measured in the same run:
   ahead), the release that ends a 160 ms drag at once, and the same drag held still for 300 ms before the
   release, as a user placing the playhead on a frame does (the frame under the playhead is decoded while it is
   held). Painted: the canvas's paint after ``frame_shown``, what a user sees (until this round
-  the figure stopped at ``frame_shown``, before the paint; that time is printed beside it)
+  the figure stopped at ``frame_shown``, before the paint; that time is printed beside it). Each release is also
+  given against a second, user-visible reference: Go to frame (Ctrl+G) to a random frame in the same window,
+  timed to the paint of that exact frame as a release is (the decode reference has no thread hand-off, picture or
+  paint: it favours itself by 15-25 ms of paint at load 13)
 
 Playback (frames shown against frames libVLC delivered) and the memory while playing are measured by
 ``bench_playback.py``. The child processes run ``viewer_children.py``, which imports nothing of the benchmarks'
@@ -115,16 +118,28 @@ def bench_release(run: Path) -> None:
     project, _clip = project_with_1080p(run)
     out = _child("release", str(project))
     ram = statistics.median(out["reference_s"])
+    goto = statistics.median(out["goto_s"])
     n = len(out["reference_s"])
+    print(f"exact frame painted after Go to frame (the window's random access): median {goto * 1000:.1f} ms "
+          f"(frame_shown after {statistics.median(out['goto_shown_s']) * 1000:.1f} ms); FrameReader.get "
+          f"{ram * 1000:.1f} ms (interleaved); ratio {goto / ram:.2f}")
     for key, what in (("release", "a playhead release with no drag before it"),
                       ("drag", "a 160 ms drag of the playhead, released at once"),
                       ("held", "a 160 ms drag of the playhead, held 300 ms, released")):
         painted, shown = statistics.median(out[f"{key}_s"]), statistics.median(out[f"{key}_shown_s"])
         print(f"exact frame painted after {what}: median {painted * 1000:.1f} ms (frame_shown after "
-              f"{shown * 1000:.1f} ms, ratio {shown / ram:.2f}); random access {ram * 1000:.1f} ms (interleaved); "
-              f"ratio {painted / ram:.2f} (target <= {RELEASE_TARGET})")
-        targets.declare(f"exact frame painted after {what}, 1080p (median of {n})", painted / ram, RELEASE_TARGET,
-                        better=targets.LOWER, reference="our random exact frame (FrameReader.get), interleaved",
+              f"{shown * 1000:.1f} ms, ratio {shown / ram:.2f}); decode reference {ram * 1000:.1f} ms, ratio "
+              f"{painted / ram:.2f}; Go to frame painted {goto * 1000:.1f} ms, ratio {painted / goto:.2f} "
+              f"(target <= {RELEASE_TARGET} for both)")
+        # two references, named apart: the decode alone (no hand-off, picture or paint: it favours itself by the
+        # paint, 15-25 ms at load) and what a user sees of a random jump (the same stopping point as the release)
+        targets.declare(f"exact frame painted after {what}, 1080p, vs decode on the calling thread (median of {n})",
+                        painted / ram, RELEASE_TARGET, better=targets.LOWER,
+                        reference="decode reference: a lone FrameReader.get on the calling thread, interleaved",
+                        sizes_reduced=False)
+        targets.declare(f"exact frame painted after {what}, 1080p, vs Go to frame painted (median of {n})",
+                        painted / goto, RELEASE_TARGET, better=targets.LOWER,
+                        reference="window's random access: Go to frame (Ctrl+G) to the paint, interleaved",
                         sizes_reduced=False)
 
 

@@ -104,9 +104,12 @@ def child_release(project_path: str) -> None:
       apart (a 60 Hz mouse) and released there at once, as a user lets go: the previews and the decode of the
       frame under the playhead (``FrameLoader._decode_ahead``) had those 160 ms;
     - ``held``: the same drag, the playhead then held still for ``HOLD_MS`` before the release, as a user placing it
-      on a frame does.
+      on a frame does;
+    - ``goto``: the window's own random access, Go to frame (``MainWindow.go_to``, what Ctrl+G's dialog calls on
+      OK) with the frame's number, its cache cleared as for the others: the user-visible reference, with the same thread hand-offs,
+      picture and paint as a release.
 
-    Each is timed from the release to the exact frame painted (the canvas's viewport paint after
+    Each is timed from the release (or the jump) to the exact frame painted (the canvas's viewport paint after
     ``frame_shown`` with ``exact``; the time to ``frame_shown`` itself is kept too). The reference: a lone
     ``FrameReader`` of the same clip getting the same index in this process with the window idle (first or last
     in turn: the second decode of a frame finds warm caches). Interleaved, all are measured under the same load
@@ -144,7 +147,7 @@ def child_release(project_path: str) -> None:
     tl = w.view.timeline
     y = tl.height() - 10
     xs = random.Random(11).sample(range(tl.width() // 3, tl.width() - 2), RELEASES)
-    times: dict[str, list[float]] = {f"{key}{part}_s": [] for key in ("release", "drag", "held")
+    times: dict[str, list[float]] = {f"{key}{part}_s": [] for key in ("release", "drag", "held", "goto")
                                      for part in ("", "_shown")}
     times["reference_s"] = []
     viewport = w.view.canvas.viewport()
@@ -212,6 +215,12 @@ def child_release(project_path: str) -> None:
     def drag_and_hold(x: int) -> None:
         drag(x, "held", HOLD_MS)
 
+    def go_to(x: int) -> None:
+        # from where the measure before left the decoder, as the releases are (not from frame 0 each time: showing
+        # frame 0 reopens the decoder, and the first seek of a fresh one cost ~70 ms more at load 8)
+        index = tl.index_at_x(x)
+        measured(index, "goto", lambda: w.go_to(str(index)))  # Ctrl+G's dialog accepted with that frame number
+
     def access(x: int) -> None:
         t = time.perf_counter()
         reference.get(tl.index_at_x(x))
@@ -231,8 +240,8 @@ def child_release(project_path: str) -> None:
             wait(5)
         # every other position the reference goes first: the second decode of a frame finds the file's pages and
         # the CPU's caches warm, and neither side should always get that
-        for measure in ((release, drag, drag_and_hold, access) if k % 2 == 0
-                        else (access, drag_and_hold, drag, release)):
+        for measure in ((release, drag, drag_and_hold, go_to, access) if k % 2 == 0
+                        else (access, go_to, drag_and_hold, drag, release)):
             forget(reference if measure is access else window_reader)
             measure(x)
     reference.close()

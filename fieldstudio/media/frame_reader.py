@@ -26,6 +26,10 @@ RGB_CACHE_BYTES = 32 * 1024 * 1024
 a 4K video (25 MB): a count of 4 kept 100 MB of 4K pictures resident."""
 
 
+class _Stopped(Exception):
+    """Raised inside ``decoded_frames`` (its ``until``) to leave a decode that ``stop()`` ended between packets."""
+
+
 class FrameReader:
     """Exact random access to the frames of one video, for one thread at a time.
 
@@ -48,6 +52,7 @@ class FrameReader:
         self._decoder = None
         self._next_index: int | None = None  # index the open decoder will yield next
         self._threads = True  # frame threading, until a frame is lost to it (see _frame)
+        self._stop: Callable[[], bool] | None = None  # the running decode's stop(), asked between packets too
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -111,8 +116,22 @@ class FrameReader:
             return next(self._decoder)
         except StopIteration:
             return None
+        except _Stopped:
+            # stopped before its first frame: nothing to go on from, the next request seeks (the container stays open)
+            self._decoder = None
+            self._next_index = None
+            raise
         except av.error.FFmpegError as exc:
             raise MediaError(self.path, f"frame cannot be decoded ({error_reason(exc)})") from exc
+
+    def _stopped_before(self, _packet: av.Packet) -> bool:
+        """``decoded_frames``'s ``until``: raises _Stopped before a packet when ``stop()`` says so while no frame has
+        come out of this decoder since its seek. A keyframe after a seek costs several packets before its first
+        frame (frame threading holds one per thread), so stopping between frames alone could not stop it; once
+        frames come out, the stop between frames keeps the decoder where it got to, to go on from there."""
+        if self._stop is not None and self._next_index is None and self._stop():
+            raise _Stopped
+        return False
 
     def _seek_and_decode(self, index: int, stop: Callable[[], bool] | None = None) -> bool:
         """Decode from the keyframe at or before ``index`` up to ``index``, caching every frame. True once it is
@@ -128,7 +147,7 @@ class FrameReader:
             else:
                 self._ensure_open()
                 self._container.seek(int(self.table.pts[key]), stream=self._stream, backward=True, any_frame=False)
-            self._decoder = decoded_frames(self._container, self._stream)
+            self._decoder = decoded_frames(self._container, self._stream, until=self._stopped_before)
             self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
             first_pts = frame_pts(frame) if frame is not None else None
@@ -200,16 +219,24 @@ class FrameReader:
         return self._cache[index] if found else None
 
     def decode(self, index: int, stop: Callable[[], bool]) -> bool:
-        """Decode frame ``index`` into the cache without converting it, asking ``stop()`` between two frames.
+        """Decode frame ``index`` into the cache without converting it, asking ``stop()`` between two frames, and
+        between two packets until the first frame after a seek.
 
         True once the frame is cached (a later ``get``/``get_bgra`` of it costs only its conversion); False when
         ``stop()`` returned True first: the decoder is left where it got to, so a later request of a frame of the
-        same group of pictures goes on from there instead of seeking back to its keyframe. For a decode that may be
-        superseded (the viewer decodes the frame under a dragged playhead before the release asks for it).
-        Raises as ``get``.
+        same group of pictures goes on from there instead of seeking back to its keyframe (stopped before the first
+        frame after a seek, there is nothing to go on from: the next request seeks; the file stays open). For a
+        decode that may be superseded (the viewer's keyframe previews while the playhead is dragged, and the frame
+        under it before the release asks for it). Raises as ``get``.
         """
         with self._lock:
-            return self._frame(index, stop) is not None
+            self._stop = stop
+            try:
+                return self._frame(index, stop) is not None
+            except _Stopped:
+                return False
+            finally:
+                self._stop = None
 
     def get(self, index: int) -> np.ndarray:
         """Upright RGB frame ``index`` as a (H, W, 3) uint8 array (read-only; copy before editing)."""

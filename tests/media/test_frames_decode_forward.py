@@ -60,3 +60,30 @@ def test_a_stopped_decode_returns_false_and_the_next_request_goes_on_from_there(
     assert read_barcode(reader.get(170)) == 170
     assert reader.decode(0, lambda: True) is True  # cached already (counting_seeks got it): nothing to stop
     reader.close()
+
+
+def test_a_keyframe_decode_after_a_seek_stops_between_packets_and_the_file_stays_open(clips):
+    """The viewer's keyframe preview: a seek, then several packets before the first frame comes out. A stop asked
+    before a packet ends it there (nothing cached); the container is not reopened and the next request seeks anew
+    and gets the right frame."""
+    path = clips["cfr_bframes"]
+    table = decoded_table.build_frame_table(path)
+    assert table.keyframe_at_or_before(120) == 120
+    reader = frame_reader.FrameReader(path, table)
+    seeks = counting_seeks(reader)
+    container = reader._container
+    for packets_before_stop in (0, 1):
+        asked = []
+
+        def stop() -> bool:
+            asked.append(1)
+            return len(asked) > packets_before_stop
+
+        assert reader.decode(120, stop) is False
+        assert 120 not in reader._cache
+        assert reader._container is container
+    assert len(seeks) == 2
+    assert read_barcode(reader.get(120)) == 120
+    assert len(seeks) == 3  # sought again: a decode stopped before its first frame has nothing to go on from
+    assert read_barcode(reader.get(130)) == 130
+    reader.close()

@@ -125,6 +125,8 @@ class FrameLoader(QObject):
                 else:
                     if not req.exact:
                         index = self.source.reader(media).table.keyframe_at_or_before(index)
+                        if not self.source.decode(media, index, self._elsewhere(media, index)) or self._pending:
+                            continue  # superseded: its picture would be replaced at once
                     # made in the pixmap's format by the decoder's own conversion: no second pass over the picture
                     image = screen_image_from_bgra(self.source.get_bgra(media, index))
             except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
@@ -147,6 +149,20 @@ class FrameLoader(QObject):
             self.source.decode(media, index, self._superseded)
         except Exception:  # noqa: BLE001 - speculative: the request of that frame, if one comes, reports the failure
             log.debug("decoding ahead %s frame %s failed", media.id, index, exc_info=True)
+
+    def _elsewhere(self, media: Media, key: int):  # noqa: ANN202 - the stop() of a keyframe preview's decode
+        """stop() of the preview of keyframe ``key``: a newer request of another group of pictures (or clip) stops it
+        between two packets, so that the release of a quick drag does not wait for the preview of a position the
+        playhead has left. A newer request of the same group of pictures lets it finish: that request decodes on
+        from this keyframe (``FrameReader._frame``), where a stop would make it seek and decode it again."""
+        table = self.source.reader(media).table
+
+        def stop() -> bool:
+            req = self._pending  # read without the lock, as _superseded
+            if self._stop or self._free:
+                return True
+            return req is not None and (req.media_id != media.id or table.keyframe_at_or_before(req.index) != key)
+        return stop
 
     def _superseded(self) -> bool:
         # read without the lock: a stale answer costs one frame's decode, and the decoding thread must not wait on

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
@@ -55,7 +56,7 @@ def _index_next(project, prefer, **kwargs):  # noqa: ANN001, ANN202
 
         missing = inventory.unfinished_media(project).without_thumbnail
         if missing:
-            return ThumbnailsMade(thumbnails.make_thumbnails(project, missing, cancelled=kwargs["cancelled"]))
+            return ThumbnailsMade(thumbnails.make_thumbnails(project, missing, cancelled=kwargs["cancelled"]), missing)
     return step
 
 
@@ -82,7 +83,15 @@ class OcrStopped(str):
 
 
 class ThumbnailsMade(int):
-    """The indexer's last step: how many missing thumbnails it made (the library shows them)."""
+    """The indexer's last step: how many missing thumbnails it made (the library shows them); ``media_ids``: the
+    media it made them for (some may have failed: those rows are drawn again for nothing)."""
+
+    media_ids: tuple[str, ...] = ()
+
+    def __new__(cls, made: int, media_ids: Iterable[str] = ()):  # noqa: ANN204 - int subclass
+        self = super().__new__(cls, made)
+        self.media_ids = tuple(media_ids)
+        return self
 
 
 class IndexingStatus(QWidget):
@@ -124,6 +133,7 @@ class BackgroundIndexer(QObject):
     text_changed = Signal(str, bool)
     indexed = Signal(object)
     thumbnails_made = Signal(int)
+    thumbnails_made_for = Signal(object)  # the same step: a tuple of the media ids whose thumbnails were made
     page_read = Signal(str)  # media id of a document whose scanned page OCR has just read
     _started = Signal(str, str, bool)  # from the worker thread: media id, file name, packet stage
     _reading = Signal(str, int)  # from the worker thread: "file page N" read by OCR now, pages left
@@ -206,6 +216,7 @@ class BackgroundIndexer(QObject):
         if isinstance(step, ThumbnailsMade):
             if step:
                 self.thumbnails_made.emit(int(step))
+                self.thumbnails_made_for.emit(step.media_ids)
             step = None
         if isinstance(step, OcrStopped):
             log.warning("scanned pages are not read: %s", step)

@@ -218,7 +218,9 @@ class MainWindow(QMainWindow):
         from fieldstudio.gui.indexing import IndexingStatus
 
         indexer.indexed.connect(self.view.index_changed)
-        indexer.thumbnails_made.connect(lambda _n: self.library is not None and self.library.reload())
+        # the rows of the new thumbnails only: a reload re-read and re-filtered 5,000 rows on the GUI thread
+        indexer.thumbnails_made_for.connect(lambda ids: self.library is not None
+                                            and self.library.thumbnails_changed(ids))
         indexer.page_read.connect(self.view.ocr_page_read)
         indexer.page_read.connect(lambda _m: self.library is not None and self.library.reload())
         if self.indexing_status is not None:

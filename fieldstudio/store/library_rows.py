@@ -155,3 +155,15 @@ def thumbnail_jpeg(path: Path, media_id: str) -> bytes | None:
     """The JPEG thumbnail of a media's first frame or page, or None when it has none."""
     rows = _query(path, "SELECT jpeg FROM thumbnail WHERE media_id = ? AND frame_index = 0", (media_id,))
     return rows[0][0] if rows else None
+
+
+def thumbnail_jpegs(path: Path, media_ids: list[str]) -> dict[str, bytes]:
+    """The JPEG thumbnails of ``media_ids`` (first frame or page) by media id, in one query; a media without one
+    is absent. The library reads a screenful this way: a connection per thumbnail cost the GUI thread a file open
+    and several waits for the interpreter lock each (stalls of 130-190 ms while a worker ran, at load 7)."""
+    if not media_ids:
+        return {}
+    marks = ", ".join("?" * len(media_ids))
+    rows = _query(path, f"SELECT media_id, jpeg FROM thumbnail WHERE frame_index = 0 AND media_id IN ({marks})",
+                  tuple(media_ids))
+    return {media_id: jpeg for media_id, jpeg in rows if jpeg}

@@ -38,7 +38,7 @@ from fieldstudio.annotations.imports.import_report import AnnotationImportReport
 from fieldstudio.annotations.imports.label_templates import label_templates
 from fieldstudio.annotations.imports.cvat import parse_cvat
 from fieldstudio.annotations.imports.mot import parse_mot
-from fieldstudio.annotations.imports.plain_boxes import PlainBoxes
+from fieldstudio.annotations.imports.plain_boxes import DenseTrack, PlainBoxes
 from fieldstudio.annotations.imports import measurements
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia
 from fieldstudio.annotations.imports.photo_shapes import PhotoShapes
@@ -78,7 +78,7 @@ class ImportAnnotations(Edit):
         self.templates = templates or {}   # label name -> the skeleton template the file gives it
         self._templates: list[Edit] = []
         self._boxes: edits.CreateMany | None = None
-        self._plain_ids: list[str] | None = None
+        self._plain_ids: mark_batches.PackedIds | None = None   # 16 bytes an id: 10^6 stay about 16 MB
 
     @property
     def annotation_ids(self) -> list[str]:
@@ -245,7 +245,7 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     existing_labels = {r.name: r.id for r in label_store.list_labels(project)}
     new_labels: list[str] = []
     tables: dict[str, object] = {}
-    per_track: dict[tuple[str, str], list[ParsedBox]] = defaultdict(list)
+    per_track: dict[tuple[str, str], list[ParsedBox] | DenseTrack] = defaultdict(list)
     dense_tracks: set[tuple[str, str]] = set()
     plain = PlainBoxes()
     plain_per_media: Counter[str] = Counter()
@@ -306,6 +306,12 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
             pts = None if frame is None else int(tables[target.id].pts[frame])
             plain.append(target.id, frame, pts, placed.box, label_of(placed.label), placed.attributes)
             plain_per_media[target.id] += 1
+        elif group.dense and placed.shape is None:   # MOT: a track's boxes in columns until the file is read
+            key = (target.id, b.track)
+            if key not in per_track:
+                per_track[key] = DenseTrack(placed)
+                dense_tracks.add(key)
+            per_track[key].add(placed)
         else:
             per_track[(target.id, b.track)].append(placed)
             if group.dense:
@@ -348,7 +354,9 @@ def plan_import(project: Project, source: Path, fmt: str, *, media: str | None =
     next_free = {mid: max(known.top.get(mid) or 0, int((m.extra or {}).get("track_ids_issued") or 0)) + 1
                  for mid, m in medias.items()}
     taken: dict[str, set[int]] = {mid: set(known.used_tracks.get(mid, set())) for mid in medias}
-    for (media_id, key), items in sorted(per_track.items(), key=lambda kv: (kv[0][0], _key_order(kv[0][1]))):
+    for media_id, key in sorted(per_track, key=lambda k: (k[0], _key_order(k[1]))):
+        items = per_track.pop((media_id, key))   # each track's boxes freed once its keyframes are in ``plain``
+        items = items.boxes() if isinstance(items, DenseTrack) else items
         m = medias[media_id]
         runs = _runs(items) if (media_id, key) in dense_tracks else [sorted(items, key=lambda b: b.frame_index)]
         for k, run in enumerate(runs):

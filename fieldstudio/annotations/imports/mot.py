@@ -13,7 +13,7 @@ from __future__ import annotations
 import configparser
 import csv
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fieldstudio.annotations.imports.parsed import ImportFormatError, Parsed, ParsedBox, ParsedMedia, size_problem
@@ -57,16 +57,38 @@ def parse_mot(path: Path) -> Parsed:
                 labels = {row["track_id"]: row["label"] for row in csv.DictReader(f) if row.get("track_id")}
         group = ParsedMedia(f"{seq.name}/{gt.relative_to(seq)}", tuple(dict.fromkeys(names)), "video", dense=True)
         out.files.append(str(gt))
-        with gt.open(encoding="utf-8") as lines:       # line by line: a gt.txt of 10^6 rows is never held whole
-            _read_gt(seq, lines, labels, group, out.problems)
-        if group.boxes:
-            out.groups.append(group)
+        _stream(out, seq, gt, labels, group)
     return out
 
 
-def _read_gt(seq: Path, lines: Iterable[str], labels: dict[str, str], group: ParsedMedia,
-             problems: list[tuple[str, str]]) -> None:
-    """The boxes of a gt.txt's lines into ``group``; a bad row is skipped, its reason added to ``problems``."""
+def _stream(out: Parsed, seq: Path, gt: Path, labels: dict[str, str], group: ParsedMedia) -> None:
+    """Add to ``out.streams`` the reading of ``gt`` line by line into (``group``, box) pairs: its boxes are placed as
+    they are read, never held as parsed boxes (10^6 of them held first peaked at 1.2 GB). ``group`` joins
+    ``out.groups`` (without boxes) at its first box, so a gt.txt without boxes names no media, as before."""
+    size = max(gt.stat().st_size, 1)
+    position = [0]   # characters read (bytes, for the ASCII of MOT files)
+
+    def counted(lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            position[0] += len(line)
+            yield line
+
+    def boxes() -> Iterator[tuple[ParsedMedia, ParsedBox]]:
+        first = True
+        with gt.open(encoding="utf-8") as lines:
+            for box in _read_gt(seq, counted(lines), labels, out.problems):
+                if first:
+                    out.groups.append(group)   # kept alive by ``out``: the import matches groups by id
+                    first = False
+                yield group, box
+        position[0] = size
+
+    out.streams.append((boxes, lambda: (min(position[0], size), size)))
+
+
+def _read_gt(seq: Path, lines: Iterable[str], labels: dict[str, str],
+             problems: list[tuple[str, str]]) -> Iterator[ParsedBox]:
+    """The boxes of a gt.txt's lines, as they are read; a bad row is skipped, its reason added to ``problems``."""
     for n, line in enumerate(lines, start=1):
         line = line.rstrip("\r\n")
         if not line.strip():
@@ -90,4 +112,4 @@ def _read_gt(seq: Path, lines: Iterable[str], labels: dict[str, str], group: Par
             problems.append((where, f"frame {frame}: MOT frames start at 1; skipped"))
             continue
         label = labels.get(track) or None
-        group.boxes.append(ParsedBox((x, y, x + w, y + h), label, frame - 1, track=track, where=where))
+        yield ParsedBox((x, y, x + w, y + h), label, frame - 1, track=track, where=where)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -87,11 +88,25 @@ def parse_yolo(folder: Path) -> Parsed:
         else:
             templates[k] = skeletons.LABEL_OWN
             out.point_counts[name] = count
-    for f in files:
-        m = _FRAME_STEM.match(f.stem)
-        frame = int(m.group("frame")) if m else None
-        group = ParsedMedia(f"{f.name}", (m.group("stem"),) if m else (f.stem,), "video" if m else "image",
-                            normalised=True)
+    sizes = [p.stat().st_size for p in files]
+    position = [0]   # bytes of the label files read
+
+    def boxes() -> Iterator[tuple[ParsedMedia, ParsedBox]]:
+        for f, size in zip(files, sizes):
+            m = _FRAME_STEM.match(f.stem)
+            frame = int(m.group("frame")) if m else None
+            group = ParsedMedia(f"{f.name}", (m.group("stem"),) if m else (f.stem,), "video" if m else "image",
+                                normalised=True)
+            first = True
+            for box in file_boxes(f, frame):
+                if first:   # a file without boxes names no media, as before; ``out`` keeps the group (matched by id)
+                    out.groups.append(group)
+                    first = False
+                yield group, box
+            position[0] += size
+
+    def file_boxes(f: Path, frame: int | None) -> Iterator[ParsedBox]:
+        problems = out.problems
         for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -101,52 +116,52 @@ def parse_yolo(folder: Path) -> Parsed:
                 try:
                     k, values = int(fields[0]), [float(v) for v in fields[5:]]
                 except ValueError:
-                    out.problems.append((where, f"{line!r} is not a pose line; skipped"))
+                    problems.append((where, f"{line!r} is not a pose line; skipped"))
                     continue
                 points = tuple((values[i], values[i + 1]) if dims == 2 or values[i + 2] > 0 else None
                                for i in range(0, len(values), dims))
                 if not 0 <= k < len(names) or all(p is None for p in points):
-                    out.problems.append((where, "a pose line with an unknown class or no point placed; skipped"))
+                    problems.append((where, "a pose line with an unknown class or no point placed; skipped"))
                     continue
-                group.boxes.append(skeleton_box(templates[k], points, names[k], frame_index=frame, where=where))
+                yield skeleton_box(templates[k], points, names[k], frame_index=frame, where=where)
                 continue
             if len(fields) >= 7 and len(fields) % 2 == 1:  # a polygon: class and 3 or more (x, y) pairs
                 try:
                     k, values = int(fields[0]), [float(v) for v in fields[1:]]
                 except ValueError:
-                    out.problems.append((where, f"{line!r} is not 'class x1 y1 ... xn yn'; skipped"))
+                    problems.append((where, f"{line!r} is not 'class x1 y1 ... xn yn'; skipped"))
                     continue
                 if not 0 <= k < len(names):
-                    out.problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))
+                    problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))
                     continue
                 vertices = tuple(zip(values[0::2], values[1::2]))
-                group.boxes.append(shape_box("polygon", vertices, names[k], frame_index=frame, where=where))
+                yield shape_box("polygon", vertices, names[k], frame_index=frame, where=where)
                 continue
             if len(fields) > 6:   # neither a box, a box with a confidence, a polygon nor a pose line
-                out.problems.append((where, f"{len(fields) - 1} values after the class, an odd number: not the "
-                                            "(x, y) pairs of a polygon nor 'cx cy w h'; skipped"))
+                problems.append((where, f"{len(fields) - 1} values after the class, an odd number: not the "
+                                 "(x, y) pairs of a polygon nor 'cx cy w h'; skipped"))
                 continue
             if len(fields) == 6:   # a box with a confidence, as detectors write it, or a polygon cut short
-                out.problems.append((where, "5 values after the class: not the 3 or more (x, y) pairs of a "
-                                            "polygon; kept as a box from the first four (cx cy w h), the fifth "
-                                            f"({fields[5]}) ignored"))
+                problems.append((where, "5 values after the class: not the 3 or more (x, y) pairs of a "
+                                 "polygon; kept as a box from the first four (cx cy w h), the fifth "
+                                 f"({fields[5]}) ignored"))
             try:
                 c, cx, cy, w, h = line.split()[:5]
                 k, cx, cy, w, h = int(c), float(cx), float(cy), float(w), float(h)
             except ValueError:
-                out.problems.append((where, f"{line!r} is not 'class cx cy w h'; skipped"))
+                problems.append((where, f"{line!r} is not 'class cx cy w h'; skipped"))
                 continue
             problem = size_problem(w, h)
             if problem:
-                out.problems.append((where, problem))
+                problems.append((where, problem))
                 continue
             if not 0 <= k < len(names):
-                out.problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))
+                problems.append((where, f"class {k} is not in the {len(names)} class names; skipped"))
                 continue
-            group.boxes.append(ParsedBox((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), names[k], frame,
-                                         where=where))
-        if group.boxes:
-            out.groups.append(group)
+            yield ParsedBox((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), names[k], frame, where=where)
+
+    # read as the import places the boxes, a file at a time: 10^6 boxes held as parsed boxes first peaked at 752 MB
+    out.streams.append((boxes, lambda: (position[0], sum(sizes) or 1)))
     return out
 
 

@@ -170,6 +170,7 @@ class ProjectSession(QObject):
         self._watcher = None  # gui/live_changes.py ChangeWatcher of a shared project
         self._warm_up: workers.Worker | None = None
         self._connecting: QProgressDialog | None = None  # "Connecting to …" while a shared project opens
+        self._opening_said: str | None = None  # the status bar's "Opening …" of the open under way, if said
         self.benchmark_import: workers.Worker | None = None  # the last "Import a benchmark…"'s import
         self.closed = False  # the window closed: results of background work are dropped
 
@@ -234,7 +235,8 @@ class ProjectSession(QObject):
         elif self.state.project is None:
             self._preview(path)
         else:
-            self._notify(f"Opening {path}…")
+            self._opening_said = f"Opening {path}…"
+            self._notify(self._opening_said)
         worker = workers.Worker(_open_project, path)
         worker.signals.result.connect(lambda reads: self._opened_in_background(reads, worker))
         worker.signals.error.connect(lambda message: self._open_failed(message, worker, shared_url=(
@@ -287,6 +289,8 @@ class ProjectSession(QObject):
 
         try:
             self.set_project(project, reads)
+            if self._opening_said is not None and self.window.statusBar().currentMessage() == self._opening_said:
+                self.window.statusBar().clearMessage()   # "Opening …" would outlive the open by its 8 s
         except (FieldstudioError, *DAMAGED_DATABASE_ERRORS) as exc:  # a damaged page, read late
             log.error("%s: cannot be read: %s", project.path, exc)
             try:

@@ -240,3 +240,17 @@ def test_take_reads_when_the_worker_did_not(empty_window):
     assert opened_reads.take(w.state, project, opened_reads.NAME, lambda: "read now") == "read before"
     assert opened_reads.take(w.state, object(), opened_reads.NAME, lambda: "read now") == "read now"
     w.state.opened_reads = None
+
+
+def test_opening_another_project_clears_its_opening_message(empty_window, qtbot, tmp_path):
+    """With a project open, "Opening <path>…" is said in the status bar while the next one opens; once it is on
+    show the message goes (it stayed its whole 8 s, found by a fresh-eyes tester), whatever else was said is kept."""
+    w = empty_window
+    other = tmp_path / "other.fieldstudio"
+    Project.create(other).close()
+    open_project_and_wait(w, qtbot, other)
+    assert w.state.project.path == other.resolve()
+    assert not _status(w).startswith("Opening ")
+    w.notify("something else")
+    open_project_and_wait(w, qtbot, tmp_path / "p.fieldstudio")
+    assert not _status(w).startswith("Opening ")

@@ -222,7 +222,7 @@ def test_crash_hook_logs_the_traceback_and_names_the_log(qapp, tmp_path, monkeyp
             shown.append(self.text())
             return 0
 
-    monkeypatch.setattr(app_module, "QMessageBox", Box)
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox", Box)  # the hook imports it when it shows a box
     monkeypatch.setattr(threading, "excepthook", threading.excepthook)  # restored after the test
     monkeypatch.setenv("FIELDSTUDIO_LOG_DIR", str(tmp_path / "logs"))
     logs.close_logging()

@@ -132,8 +132,7 @@ class BackgroundIndexer(QObject):
 
     text_changed = Signal(str, bool)
     indexed = Signal(object)
-    thumbnails_made = Signal(int)
-    thumbnails_made_for = Signal(object)  # the same step: a tuple of the media ids whose thumbnails were made
+    thumbnails_made = Signal(object)  # ThumbnailsMade: how many (an int) and for which media (``media_ids``)
     page_read = Signal(str)  # media id of a document whose scanned page OCR has just read
     _started = Signal(str, str, bool)  # from the worker thread: media id, file name, packet stage
     _reading = Signal(str, int)  # from the worker thread: "file page N" read by OCR now, pages left
@@ -215,8 +214,7 @@ class BackgroundIndexer(QObject):
             return
         if isinstance(step, ThumbnailsMade):
             if step:
-                self.thumbnails_made.emit(int(step))
-                self.thumbnails_made_for.emit(step.media_ids)
+                self.thumbnails_made.emit(step)
             step = None
         if isinstance(step, OcrStopped):
             log.warning("scanned pages are not read: %s", step)

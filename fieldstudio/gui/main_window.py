@@ -219,8 +219,8 @@ class MainWindow(QMainWindow):
 
         indexer.indexed.connect(self.view.index_changed)
         # the rows of the new thumbnails only: a reload re-read and re-filtered 5,000 rows on the GUI thread
-        indexer.thumbnails_made_for.connect(lambda ids: self.library is not None
-                                            and self.library.thumbnails_changed(ids))
+        indexer.thumbnails_made.connect(lambda made: self.library is not None
+                                        and self.library.thumbnails_changed(made.media_ids))
         indexer.page_read.connect(self.view.ocr_page_read)
         indexer.page_read.connect(lambda _m: self.library is not None and self.library.reload())
         if self.indexing_status is not None:

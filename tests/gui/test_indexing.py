@@ -44,9 +44,9 @@ def test_new_thumbnails_redraw_their_library_rows_without_reading_every_row_agai
         resets, changed, made = [], [], []
         model.modelReset.connect(lambda: resets.append(True))
         model.dataChanged.connect(lambda a, b, roles: changed.append((a.row(), b.row(), list(roles))))
-        w.session.indexer.thumbnails_made_for.connect(made.append)
+        w.session.indexer.thumbnails_made.connect(made.append)
         qtbot.waitUntil(lambda: bool(made), timeout=60000)
-        assert sorted(made[0]) == sorted(ids)
+        assert sorted(made[0].media_ids) == sorted(ids)
         assert resets == []                       # not a reload: the rows stay, their icons are drawn again
         assert (0, len(ids) - 1, [Qt.ItemDataRole.DecorationRole]) in changed
         first = model.index(0)

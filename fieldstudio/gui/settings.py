@@ -8,6 +8,7 @@ they belong to the person and the machine, not to the work.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,7 +47,9 @@ class _IniBackend:
         self._qsettings.sync()
 
 
-_kept: tuple[str, tuple[int, int, int] | None, _IniBackend] | None = None  # (path, its stat, the file read)
+# (path, its stat, the file read) per thread: QSettings is reentrant, not thread-safe, and a project's open reads the
+# recent list on its worker (gui/project_session.py) while the window reads settings on its own thread
+_kept = threading.local()
 
 
 def _stat(path: str) -> tuple[int, int, int] | None:
@@ -58,20 +61,20 @@ def _stat(path: str) -> tuple[int, int, int] | None:
 
 
 def _reader() -> _IniBackend:
-    """The settings file as read last, read again when it is another file (another config folder) or it changed
-    on disk since (its modification time, size or inode: another window or process wrote it)."""
-    global _kept
+    """The settings file as this thread read it last, read again when it is another file (another config folder)
+    or it changed on disk since (its modification time, size or inode: another window or process wrote it)."""
     path = str(user_settings.WINDOW_INI.path())
     stat = _stat(path)
-    if _kept is None or _kept[0] != path or _kept[1] != stat:
-        _kept = (path, stat, _IniBackend())
-    return _kept[2]
+    kept = getattr(_kept, "file", None)
+    if kept is None or kept[0] != path or kept[1] != stat:
+        kept = _kept.file = (path, stat, _IniBackend())
+    return kept[2]
 
 
 def _written() -> None:
-    """This process wrote the file: the next read opens it again (its stat changed; Qt merged the write)."""
-    global _kept
-    _kept = None
+    """This process wrote the file: this thread's next read opens it again (its stat changed; Qt merged the
+    write), as another thread's does, by the stat."""
+    _kept.file = None
 
 
 def get(setting: Setting[T]) -> T:

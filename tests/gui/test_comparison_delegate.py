@@ -112,3 +112,21 @@ def test_the_grid_looks_as_qts_own_delegate_paints_it(qtbot, long_answers):
     w.table.setItemDelegate(qts)
     assert w.table.viewport().grab().toImage() == ours               # pixel for pixel
     w.table.setItemDelegate(mine)
+
+
+def test_the_kept_texts_stay_under_their_bound_and_the_painted_ones_are_kept(qtbot, long_answers, monkeypatch):
+    from fieldstudio.gui.panels import comparison_delegate
+
+    monkeypatch.setattr(comparison_delegate, "MAX_KEPT_TEXTS", 12)
+    w = open_comparison(qtbot, long_answers, (1200, 700))
+    w.table.setCurrentIndex(w.proxy.index(0, 0))
+    delegate = w.table.itemDelegate()
+    column, seen = len(TASK_COLUMNS), set()
+    for width in range(100, 300, 20):                      # ten widths of the answer column: 20 texts of its cells
+        w.table.setColumnWidth(column, width)
+        w.table.viewport().grab()
+        assert delegate.cached() <= 12
+        laid = w.table.visualRect(_cell(w, 1)).width() - 2 * TEXT_MARGIN_PX
+        assert (1, column, laid) in delegate._texts       # the cell just painted is kept
+        seen.add(laid)
+    assert len(seen) == 10 and len({k for k in delegate._texts if k[:2] == (1, column)}) < 10  # old widths gone

@@ -11,6 +11,7 @@ Cells that are selected or current are painted by Qt's delegate as before (its h
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import shiboken6
@@ -30,11 +31,17 @@ _ELIDE = Qt.TextElideMode.ElideRight
 CELLS_PER_STEP = 80
 """Cells laid out in one step of ``lay_out_visible`` (~10 ms of GUI-thread CPU on a quiet machine)."""
 
+MAX_KEPT_TEXTS = 8_000
+"""Laid-out texts kept at most; past it the oldest quarter is dropped. A full screen of the grid is 200-600 cells,
+and every cell of 886 tasks x 20 sources scrolled through at two column widths would be 35,440 texts (each a
+QStaticText of a few hundred bytes to a few KB), kept for as long as the tab lives."""
+
 
 class GridDelegate(QStyledItemDelegate):
     """Paints the cells of ``model`` shown through ``proxy``: the cell's background brush (score colour, grey,
     stale hatching; none without an answer), then its text elided on the right to the cell's width, from a cache
-    of laid-out texts keyed by (grid row, column, width) and emptied whenever the model's data or rows change."""
+    of laid-out texts keyed by (grid row, column, width), emptied whenever the model's data or rows change and
+    kept under ``MAX_KEPT_TEXTS``."""
 
     def __init__(self, proxy: QSortFilterProxyModel, model: ComparisonTableModel, parent: Any = None):
         super().__init__(parent)
@@ -59,6 +66,9 @@ class GridDelegate(QStyledItemDelegate):
             laid = QStaticText(metrics.elidedText(text, _ELIDE, width))
             laid.setTextFormat(Qt.TextFormat.PlainText)
             laid.prepare(transform, font)
+            if len(self._texts) >= MAX_KEPT_TEXTS:      # dicts keep insertion order: the first are the oldest
+                for key in list(itertools.islice(self._texts, max(1, MAX_KEPT_TEXTS // 4))):
+                    del self._texts[key]
             self._texts[(r, c, width)] = laid
         return laid
 

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import func, select
 
 from fieldstudio.store.models import Answer, Media, Run, Task, TaskInput
+from fieldstudio.store.project import Project
 from fieldstudio.tasks.formats import fieldworkarena as fwa
 from fieldstudio.tasks.formats.parsed_records import guess_answer_type
 from fieldstudio.tasks.formats import detect_format
@@ -313,7 +314,7 @@ def test_bad_records_skipped_with_reason(tmp_path, project):
     assert len(report.errors) == 4
 
 
-def test_cancel_keeps_committed_batches(project, monkeypatch):
+def test_cancel_keeps_committed_batches(project, monkeypatch, tmp_path):
     from fieldstudio.tasks import importing as task_import
     monkeypatch.setattr(task_import, "BATCH", 250)  # several batches in 886 tasks
     calls = {"n": 0}
@@ -329,6 +330,14 @@ def test_cancel_keeps_committed_batches(project, monkeypatch):
     assert seen == [(0, 886), (task_import.BATCH, 886)]
     with project.read() as s:
         assert s.scalar(select(func.count()).select_from(Task)) == task_import.BATCH
+        saved = set(s.scalars(select(Task.external_id)))
+    # the files' warnings (unusual extensions) are reported for the saved tasks only, all of theirs kept
+    other = Project.create(tmp_path / "whole.fieldstudio")
+    full = import_tasks(other, gt_files())
+    other.close()
+    expected = [p for p in full.problems if p.record is None or p.record in saved]
+    assert 0 < len(report.problems) == len(expected) < len(full.problems)
+    assert {p.record for p in report.problems} <= saved | {None}
 
 
 # ---------------------------------------------------------------- run logs

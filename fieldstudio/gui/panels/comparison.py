@@ -287,15 +287,16 @@ class ComparisonPanel(GridEdits, QWidget):
         if g is None:
             return []
         rows = sorted(self.table.selectionModel().selectedIndexes(), key=lambda i: i.row())
-        return [str(g.tasks.at[self.proxy.mapToSource(i).row(), "task_id"]) for i in rows]
+        return [str(g.tasks.at[self.model.grid_row(self.proxy.mapToSource(i).row()), "task_id"]) for i in rows]
 
     def shown_task_ids(self) -> list[str]:
         """Task ids of every row the grid shows after its filters, top to bottom."""
         g = self.model.grid
         if g is None:
             return []
-        return [str(g.tasks.at[self.proxy.mapToSource(self.proxy.index(r, 0)).row(), "task_id"])
-                for r in range(self.proxy.rowCount())]
+        rows = (self.model.grid_row(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+                for r in range(self.proxy.rowCount()))
+        return [str(g.tasks.at[r, "task_id"]) for r in rows]
 
     # ------------------------------------------------------------ loading
     def set_project(self, project: Project | None) -> None:
@@ -382,11 +383,6 @@ class ComparisonPanel(GridEdits, QWidget):
         """The step of the grid's rows: filtered once, with the filters set; the count; the cell selected before the
         load (or the one an edit asked to keep); then the Summary's step when ``gen`` is given."""
         self.view = view                 # with the model's texts: a reload passes both to the worker
-        header = self.table.horizontalHeader()
-        if header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
-            # the grid's rows come in task-id order already (build_grid), and Qt's sort of 900 rows called the
-            # model from Python 35,000 times (40-100 ms of this step): the proxy keeps the model's order
-            self.proxy.sort(-1)
         grid = view.grid if view is not None else None
         if gen is not None:   # no paint until the next step: the reset and its delayed layout asked for two full
             self.table.setUpdatesEnabled(False)  # paints in a row (40-50 ms each on two loaded cores, issue 37)
@@ -518,7 +514,7 @@ class ComparisonPanel(GridEdits, QWidget):
             return None
         src = self.proxy.mapToSource(proxy_index)
         k = src.column() - len(TASK_COLUMNS)
-        return (src.row(), k) if k >= 0 else None
+        return (self.model.grid_row(src.row()), k) if k >= 0 else None
 
     def _current_cell_key(self) -> tuple[str, str] | None:
         cell = self._cell_at(self.table.currentIndex())
@@ -536,7 +532,7 @@ class ComparisonPanel(GridEdits, QWidget):
             return False
         if row is None:
             return False
-        proxy_index = self.proxy.mapFromSource(self.model.index(row, len(TASK_COLUMNS) + k))
+        proxy_index = self.proxy.mapFromSource(self.model.index(self.model.model_row(row), len(TASK_COLUMNS) + k))
         if not proxy_index.isValid():
             return False
         self.table.selectionModel().setCurrentIndex(proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect)

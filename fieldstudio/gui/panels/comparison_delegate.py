@@ -40,15 +40,15 @@ QStaticText of a few hundred bytes to a few KB), kept for as long as the tab liv
 class GridDelegate(QStyledItemDelegate):
     """Paints the cells of ``model`` shown through ``proxy``: the cell's background brush (score colour, grey,
     stale hatching; none without an answer), then its text elided on the right to the cell's width, from a cache
-    of laid-out texts keyed by (grid row, column, width), emptied whenever the model's data or rows change and
-    kept under ``MAX_KEPT_TEXTS``."""
+    of laid-out texts keyed by (grid row, column, width) (the grid's row, not the model's: a sort moves rows),
+    emptied whenever the model's data or rows change and kept under ``MAX_KEPT_TEXTS``."""
 
     def __init__(self, proxy: QSortFilterProxyModel, model: ComparisonTableModel, parent: Any = None):
         super().__init__(parent)
         self._proxy, self._model = proxy, model
         self._texts: dict[tuple[int, int, int], QStaticText] = {}
-        for signal in (model.modelReset, model.dataChanged, model.layoutChanged, model.rowsInserted,
-                       model.rowsRemoved):
+        # keyed by the grid's row, the texts stay right through a sort (the model's layoutChanged)
+        for signal in (model.modelReset, model.dataChanged, model.rowsInserted, model.rowsRemoved):
             signal.connect(self.forget)
 
     def forget(self, *_args: object) -> None:
@@ -92,10 +92,11 @@ class GridDelegate(QStyledItemDelegate):
                 src = self._proxy.mapToSource(index)
                 if not src.isValid():
                     continue
-                text, _brush = self._model.paint_data(src.row(), src.column())
+                r = self._model.grid_row(src.row())
+                text, _brush = self._model.paint_data(r, src.column())
                 if text:     # the width its paint is given (the column's less the grid line)
                     width = table.visualRect(index).width() - 2 * TEXT_MARGIN_PX
-                    self._laid(src.row(), src.column(), width, text, metrics, font, QTransform())
+                    self._laid(r, src.column(), width, text, metrics, font, QTransform())
             if start + CELLS_PER_STEP < len(cells):
                 QTimer.singleShot(gap_ms, table, lambda: step(start + CELLS_PER_STEP))
             else:
@@ -110,7 +111,7 @@ class GridDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             return
         src = self._proxy.mapToSource(index)
-        r, c = src.row(), src.column()
+        r, c = self._model.grid_row(src.row()), src.column()
         text, brush = self._model.paint_data(r, c)
         rect = option.rect
         if brush is not None:

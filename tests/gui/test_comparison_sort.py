@@ -107,3 +107,15 @@ def test_a_sort_keeps_the_laid_out_texts_and_paints_each_row_its_own(qtbot, sort
         g = w.model.grid_row(w.proxy.mapToSource(w.proxy.index(r, col)).row())
         texts = [t.text() for (gr, c, _w), t in delegate._texts.items() if (gr, c) == (g, col)]
         assert all(w.proxy.index(r, col).data().startswith(t.rstrip("…")) for t in texts)
+
+
+def test_after_a_header_click_the_grid_paints_once_the_shown_texts_are_laid_out(qtbot, sortable):
+    w = open_comparison(qtbot, sortable)
+    delegate = w.table.itemDelegate()
+    header = w.table.horizontalHeader()
+    delegate.forget()
+    header.setSortIndicator(alpha_column(w), Qt.SortOrder.DescendingOrder)     # what a click on its section does
+    assert shown(w)[0] == "t2" and not w.table.updatesEnabled()                # sorted; the paint held
+    qtbot.waitUntil(w.table.updatesEnabled, timeout=5000)
+    rows, columns = w.proxy.rowCount(), w.proxy.columnCount()
+    assert delegate.cached() == rows * columns - 1                             # every shown cell but t5's empty one

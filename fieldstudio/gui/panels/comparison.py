@@ -168,6 +168,7 @@ class ComparisonPanel(GridEdits, QWidget):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setItemDelegate(GridDelegate(self.proxy, self.model, self.table))   # texts laid out once
+        self.table.itemDelegate().lay_out_after_sorts(self.table, STEP_GAP_MS)
         self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)   # tasks in id order
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)

@@ -69,17 +69,32 @@ def subject_order(subjects, ethogram: Ethogram) -> list[str]:  # noqa: ANN001 - 
     return sorted(subjects, key=lambda s: (order.get(s, len(order)), s))
 
 
-def subject_lanes(subject: str, mine: list[BehaviourEvent], ethogram: Ethogram, last_frame: int) -> list[Lane]:
-    """The lanes of one subject's events ``mine`` (see ``behaviour_lanes``)."""
+def subject_lanes(subject: str, mine: list[BehaviourEvent], ethogram: Ethogram, last_frame: int,
+                  made: dict | None = None) -> list[Lane]:
+    """The lanes of one subject's events ``mine`` (see ``behaviour_lanes``). ``made``: the markers made before,
+    {event id: (the event object, its marker)}, kept by the caller for one ethogram: an event object met again
+    (``is``, as events are frozen) reuses its marker (a key press lays out a subject's thousand events again and
+    changes one; a frozen dataclass costs about 2 us to make), and the markers made now are put in it."""
     from fieldstudio.gui.timeline import EventMarker, Lane, SegmentMarker, pack_rows
 
     colour = {b.name: b.colour for b in ethogram.behaviours}
-    # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
-    bars = [SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
-                          colour.get(e.behaviour, "#9aa0a6"), e.behaviour) for e in mine if e.type != "point"]
+    made = {} if made is None else made
+    bars, ticks_ = [], []
+    for e in mine:
+        hit = made.get(e.id)
+        if hit is not None and hit[0] is e:
+            marker = hit[1]
+        elif e.type == "point":
+            marker = EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
+            made[e.id] = (e, marker)
+        else:
+            # a bar covers its frames up to the one it stops on, which is where the next state of the subject starts
+            marker = SegmentMarker(e.frame_index, None if e.is_open else max(e.frame_index, e.end_frame_index - 1),
+                                   colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
+            made[e.id] = (e, marker)
+        (ticks_ if e.type == "point" else bars).append(marker)
     rows = pack_rows(bars, last_frame)
-    ticks = tuple(EventMarker(e.frame_index, colour.get(e.behaviour, "#9aa0a6"), e.behaviour)
-                  for e in mine if e.type == "point")
+    ticks = tuple(ticks_)
     return [Lane(subject or "no subject", "#000000", i, tuple(row), ticks if i == 0 else (),
                  heading=subject or "no subject") for i, row in enumerate(rows or [[]])]
 
@@ -116,6 +131,7 @@ class BehaviourCoding(QObject):
         window.annotator.edited.connect(self._edited)
         window.annotator.marks.markers_changed.connect(lambda *_a: self.show_lanes())
         self._lanes: dict[str, list[Lane]] | None = None  # per subject, None: to be laid out again
+        self._markers: dict = {}  # subject_lanes' markers made, for the ethogram read (emptied with it)
         self._read_back: KeyRecord | None = None  # the key press being pushed: its events as its commit stored them
         self.correction = PlayedFrameCorrection(window)
         window.view_menu.addAction(self.dock.toggleViewAction())
@@ -175,6 +191,7 @@ class BehaviourCoding(QObject):
         """The media, project or ethogram changed: the dock and the lanes read everything again."""
         self._ethogram = None
         self._lanes = None
+        self._markers = {}
         if self.state.project is None and self._panel is None:
             return
         self.panel.choose(self.coder)  # before reading: the table and the lanes show this coder's events
@@ -200,7 +217,8 @@ class BehaviourCoding(QObject):
         for subject in subjects:
             self._lanes.pop(subject, None)
             if subject in mine:
-                self._lanes[subject] = subject_lanes(subject, mine[subject], self.ethogram(), self._last_frame())
+                self._lanes[subject] = subject_lanes(subject, mine[subject], self.ethogram(), self._last_frame(),
+                                                     self._markers)
         self.show_lanes()
 
     def _last_frame(self) -> int:
@@ -216,7 +234,7 @@ class BehaviourCoding(QObject):
             return
         if self._lanes is None:
             by_subject = events_by_subject(self.panel.coder_events)
-            self._lanes = {s: subject_lanes(s, mine, self.ethogram(), self._last_frame())
+            self._lanes = {s: subject_lanes(s, mine, self.ethogram(), self._last_frame(), self._markers)
                            for s, mine in by_subject.items()}
         order = subject_order(self._lanes, self.ethogram())
         timeline.set_behaviour_lanes([lane for s in order for lane in self._lanes[s]])

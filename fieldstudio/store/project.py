@@ -271,6 +271,9 @@ class Project:
             raise ProjectReadOnly(f"{self.path}: is read-only; nothing was changed")
         unit = getattr(self._unit, "session", None)
         if unit is not None:
+            if not getattr(self._unit, "savepoints", True):  # the whole unit is rolled back on any error
+                yield unit
+                return
             with unit.begin_nested():
                 yield unit
             return
@@ -290,18 +293,23 @@ class Project:
                 raise
 
     @contextlib.contextmanager
-    def unit_of_work(self) -> Iterator[Session]:
+    def unit_of_work(self, *, savepoints: bool = True) -> Iterator[Session]:
         """One write transaction for a user action made of several reads and writes (a behaviour key press: the
         overlap check, the insert and the read-back of the rows it touched): every ``read()`` and ``write()`` on
         this thread inside the block uses its one session, and the block ends with one commit (rolled back on
         error). It takes the write lock at its first statement, so what it checks cannot change before it writes.
-        Nested, it is the enclosing unit. Other threads are not affected. Raises ProjectReadOnly as ``write()``."""
+        Nested, it is the enclosing unit. Other threads are not affected. Raises ProjectReadOnly as ``write()``.
+
+        ``savepoints=False`` (for a caller that lets every error inside the block end the unit, never catching one
+        and going on): the ``write()`` blocks inside are not savepoints, so an error caught inside the block would
+        leave what its ``write()`` had done. Each savepoint costs two statements and a flush (a behaviour key press
+        wrote in three of them)."""
         if getattr(self._unit, "session", None) is not None:
             with self.write() as session:
                 yield session
             return
         with self.write() as session:
-            self._unit.session = session
+            self._unit.session, self._unit.savepoints = session, savepoints
             # the session's identity map is weak: rows its reads load are kept for the unit, so reading the same
             # media or frame again (the check, the insert and the read-back each do) is not another query
             kept: list[object] = []
@@ -309,7 +317,7 @@ class Project:
             try:
                 yield session
             finally:
-                self._unit.session = None
+                self._unit.session, self._unit.savepoints = None, True
 
     def _hold_log_open(self) -> None:
         """Keep one idle connection on a writable project file from its first write until ``close()``, and fold the

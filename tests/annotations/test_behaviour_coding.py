@@ -225,3 +225,27 @@ def test_a_key_press_is_one_store_session_and_one_commit_and_reads_back_what_it_
     key.edit.undo()                                               # one undo step, as a key press always was
     (left,) = events.list_events(project, VIDEO_ID)
     assert (left.behaviour, left.frame_index, left.end_frame_index) == ("lift", 3, None)
+
+
+def test_a_key_starting_a_state_reads_the_coders_states_once_and_writes_without_savepoints(ethogram_project):
+    """The running states and what the new one may overlap come from one read; a stop of a state started earlier
+    reads again from that start (what it may overlap begins there); the key writes with no savepoint."""
+    from sqlalchemy import event
+
+    project, e = ethogram_project
+    _code(project, e, "lift", 3, subject="B")
+    statements: list[str] = []
+    event.listen(project.engine, "before_cursor_execute", lambda _c, _cur, q, *_a: statements.append(q.upper()))
+
+    def states_read() -> int:
+        # the key's own reads of the coder's states (not the store's check, which reads by id or by media)
+        return sum(1 for q in statements if "FROM ANNOTATION" in q and "ANNOTATION.AUTHOR = " in q
+                   and "ANNOTATION.MEDIA_ID = ?" in q.split("WHERE", 1)[1][:60] and "ORDER BY" in q)
+
+    coding.record_key(project, e, VIDEO_ID, "lift", 5, subject="A", coder="ann")
+    assert states_read() == 1 and not [q for q in statements if "SAVEPOINT" in q]
+    statements.clear()
+    key = coding.record_key(project, e, VIDEO_ID, "lift", 9, subject="A", coder="ann")
+    assert key.message == "lift (A) stops on frame 9" and states_read() == 2
+    assert [(x.subject, x.frame_index, x.end_frame_index) for x in events.list_events(project, VIDEO_ID)] == [
+        ("B", 3, None), ("A", 5, 9)]

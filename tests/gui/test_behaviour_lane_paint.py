@@ -89,3 +89,33 @@ def test_the_rows_found_changed_hold_every_mark_added_or_removed():
         was, now = _changed([np.array(old, dtype=np.int64)], [np.array(new, dtype=np.int64)])
         assert old[:was.start] == new[:now.start] and old[was.stop:] == new[now.stop:]
         assert set(old) ^ set(new) <= set(old[was]) | set(new[now])
+
+
+def test_lanes_laid_out_again_with_the_markers_made_before_equal_lanes_laid_out_afresh():
+    from dataclasses import replace
+
+    from fieldstudio.annotations.behaviour import ethogram as eth
+    from fieldstudio.annotations.behaviour.behaviour_events import BehaviourEvent
+    from fieldstudio.gui.behaviour_coding import subject_lanes
+
+    ethogram = eth.Ethogram((eth.Behaviour("lift", "l", "#e6194b", "state"), eth.Behaviour("look", "k", "#4363d8",
+                                                                                          "point")), ())
+    before = [BehaviourEvent(f"s{k}", "v", "lift", "A", (), "state", k * 10, k / 3, k * 10 + 5, k / 3 + 0.2, "ann")
+              for k in range(20)]
+    before += [BehaviourEvent(f"p{k}", "v", "look", "A", (), "point", k * 10 + 7, k / 3, k * 10 + 7, k / 3, "ann")
+               for k in range(20)]
+    made: dict = {}
+    first = subject_lanes("A", before, ethogram, 999, made)
+    assert first == subject_lanes("A", before, ethogram, 999)
+    # a key press: one state stopped later (a new object for the same id), one running state and one point added
+    after = [replace(e, end_frame_index=9) if e.id == "s0" else e for e in before]
+    after += [BehaviourEvent("s-new", "v", "lift", "A", (), "state", 300, 10.0, None, None, "ann"),
+              BehaviourEvent("p-new", "v", "look", "A", (), "point", 301, 10.0, 301, 10.0, "ann")]
+    again = subject_lanes("A", after, ethogram, 999, made)
+    assert again == subject_lanes("A", after, ethogram, 999)
+    assert again != first
+    bars = {m.start: m for lane in again for m in lane.segments}
+    old_bars = {m.start: m for lane in first for m in lane.segments}
+    assert bars[10] is old_bars[10]          # an event object met again keeps its marker
+    assert bars[0] is not old_bars[0] and bars[0].end == 8  # the stopped one is made again
+    assert bars[300].end is None

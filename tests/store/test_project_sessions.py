@@ -57,6 +57,31 @@ def test_a_unit_of_work_is_one_connection_and_one_commit_and_a_failed_inner_writ
         assert project.setting("kept") == 1
 
 
+def test_a_unit_of_work_without_savepoints_writes_none_and_an_error_ending_it_stores_nothing(tmp_path):
+    path = tmp_path / "p.fieldstudio"
+    with Project.create(path) as project:
+        statements: list[str] = []
+        event.listen(project.engine, "before_cursor_execute",
+                     lambda _c, _cur, statement, *_a: statements.append(statement))
+        with project.unit_of_work(savepoints=False) as s:
+            with project.write() as inner:
+                assert inner is s
+                inner.add(ProjectSetting(key="first", value=1))
+            with project.write() as inner:
+                inner.add(ProjectSetting(key="second", value=2))
+        assert not [q for q in statements if "SAVEPOINT" in q.upper()]
+        assert project.setting("first") == 1 and project.setting("second") == 2
+        with pytest.raises(ValueError), project.unit_of_work(savepoints=False):
+            with project.write() as inner:
+                inner.add(ProjectSetting(key="third", value=3))
+                inner.flush()
+            raise ValueError("refused after the write")
+        assert _stored(path, "third") is None
+        with project.unit_of_work(), project.write() as inner:  # the next unit on this thread has savepoints again
+            inner.add(ProjectSetting(key="fourth", value=4))
+        assert any("SAVEPOINT" in q.upper() for q in statements)
+
+
 def test_an_error_ending_a_unit_of_work_stores_nothing_and_other_threads_keep_their_own_sessions(tmp_path):
     path = tmp_path / "p.fieldstudio"
     with Project.create(path) as project:

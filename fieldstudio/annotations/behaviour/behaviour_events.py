@@ -117,19 +117,20 @@ def _read_events(project: Project, media_id: str, where: list) -> list[Behaviour
     return out
 
 
-def state_events(project: Project, media_id: str, *, coder: str, subject: str, behaviours: Iterable[str],
+def state_events(project: Project, media_id: str, *, coder: str, subject: str, behaviours: Iterable[str] | None,
                  after: int, before: int | None = None) -> list[BehaviourEvent]:
-    """``coder``'s state events of ``subject`` on ``media_id`` whose behaviour is among ``behaviours`` and that
-    run past frame ``after`` and start before frame ``before`` (None: any start): what the state
-    ``[after, before]`` may overlap, by start frame. Read alone, the frames first, as a key press must not read
-    every event coded."""
+    """``coder``'s state events of ``subject`` on ``media_id`` whose behaviour is among ``behaviours`` (None: any)
+    and that run past frame ``after`` (a running one always does) and start before frame ``before`` (None: any
+    start): what the state ``[after, before]`` may overlap, by start frame. Read alone, the frames first, as a key
+    press must not read every event coded."""
     where = [Annotation.author == coder,
              (Annotation.end_frame_index.is_(None)) | (Annotation.end_frame_index > after)]
     if before is not None:
         where.append(Annotation.frame_index < before)
     found = _read_events(project, media_id, where)
-    wanted = set(behaviours)
-    return [e for e in found if e.type != "point" and e.subject == subject and e.behaviour in wanted]
+    wanted = None if behaviours is None else set(behaviours)
+    return [e for e in found
+            if e.type != "point" and e.subject == subject and (wanted is None or e.behaviour in wanted)]
 
 
 def running_events(project: Project, media_id: str, *, coder: str) -> list[BehaviourEvent]:

@@ -51,13 +51,19 @@ def code_behaviour(project: Project, ethogram: Ethogram, media_id: str, behaviou
         edit = events.add_event_edit(project, media_id, b.name, "point", frame_index, subject=subject,
                                      modifiers=modifiers, coder=coder, frame_found=found)
         return edit, f"{b.name}{who} on frame {frame_index}"
-    running = [e for e in events.running_events(project, media_id, coder=coder) if e.subject == subject]
+    sharing = state_overlap.sharing(ethogram, b.name)
+    # one read for a start: the coder's states running past this frame hold both the running ones and what a
+    # state started here may overlap (a stop reads again from the running state's start, below)
+    past = events.state_events(project, media_id, coder=coder, subject=subject, behaviours=None, after=frame_index)
+    running = [e for e in past if e.is_open]
     same = [e for e in running if e.behaviour == b.name]
     # what the new state may overlap: the states running past its start (that start is the running one's when
     # this key stops it)
-    recorded = events.state_events(project, media_id, coder=coder, subject=subject,
-                                   behaviours=state_overlap.sharing(ethogram, b.name),
-                                   after=same[0].frame_index if same else frame_index)
+    if same and same[0].frame_index < frame_index:
+        recorded = events.state_events(project, media_id, coder=coder, subject=subject, behaviours=sharing,
+                                       after=same[0].frame_index)
+    else:
+        recorded = [e for e in past if e.behaviour in sharing]
     if same:
         stop = events.stop_edit(project, same[0], frame_index, found=found)  # refuses a stop before the start first
         state_overlap.refuse_overlap(ethogram, recorded, b.name, subject, same[0].frame_index, frame_index,
@@ -94,7 +100,8 @@ def record_key(project: Project, ethogram: Ethogram, media_id: str, behaviour: s
     what the state may overlap is read, checked and written under one write lock, and the touched events are
     read back in the same transaction (a window redraws only them). Raises as :func:`code_behaviour` (nothing
     stored), and ProjectReadOnly."""
-    with project.unit_of_work():
+    # no savepoints: every error below ends the unit (an EditGroup undoes and raises again), rolling all of it back
+    with project.unit_of_work(savepoints=False):
         edit, message = code_behaviour(project, ethogram, media_id, behaviour, frame_index, subject=subject,
                                        modifiers=modifiers, coder=coder, found=found)
         edit.do()

@@ -22,7 +22,6 @@ from PySide6.QtGui import QUndoStack
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui.tools.context import ToolContext
-from fieldstudio.gui.tools.drawing import CanvasTools
 from fieldstudio.gui.tools.labels import MarkLabels
 from fieldstudio.gui.tools.time_marks import TimeMarks
 from fieldstudio.gui.tools.tracking import Tracking
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QStatusBar
 
     from fieldstudio.gui.state import ViewState
+    from fieldstudio.gui.tools.drawing import CanvasTools
     from fieldstudio.gui.viewer.canvas import Canvas
     from fieldstudio.store.edits import Edit
 
@@ -71,7 +71,11 @@ class AnnotationController(QObject):
         self.labels = MarkLabels(state, self)
         self.marks = FrameMarks(state, canvas, self.labels, notify, self)
         ctx = ToolContext(state, canvas, self.marks, self.labels, self.apply, self.apply_or_raise, notify)
-        self.drawing = CanvasTools(ctx, status, self)
+        # the drawing tools are built on first use (a media shown, a tool chosen): their modules, the skeleton
+        # templates and their Qt classes (QGraphicsView's and QGradient's enum types) cost 15-25 ms of a cold
+        # start, before the first paint, that an empty canvas never uses (issue 37)
+        self._ctx, self._status, self._drawing = ctx, status, None
+        state.events.media.connect(self._media_shown)
         self.time_marks = TimeMarks(ctx)
         self.tracking = Tracking(ctx)
         self.trajectory = TrajectoryView(ctx, self)   # the open trajectory follows the track's and calibrations' edits
@@ -86,6 +90,21 @@ class AnnotationController(QObject):
         """The current tool ("select", "box", "ruler", "polygon", "polyline", "points", "scale", "floor"): the
         window state's ``tool``."""
         return self.state.tool
+
+    @property
+    def drawing(self) -> CanvasTools:
+        """The select, box, ruler, shape and calibration tools on the canvas (gui/tools/drawing.py), built on first
+        use: they filter the canvas's mouse events only once there is a media to mark."""
+        if self._drawing is None:
+            from fieldstudio.gui.tools.drawing import CanvasTools
+
+            self._drawing = CanvasTools(self._ctx, self._status, self)
+        return self._drawing
+
+    def _media_shown(self, media: object) -> None:
+        # the first media shown: its marks can be moved, edited and drawn from now on
+        if media is not None and self._drawing is None:
+            self.drawing  # noqa: B018 - built for its event filters and the overlay's signals
 
     def set_tool(self, tool: str) -> None:
         self.drawing.set_tool(tool)
@@ -217,7 +236,10 @@ class AnnotationController(QObject):
         self.undo_stack.clear()
         self.marks.clear()
         self.labels.forget()
-        self.drawing.set_tool("select")
+        if self._drawing is not None:
+            self._drawing.set_tool("select")
+        else:  # no tool was ever chosen: the canvas is as a new one, in the select tool
+            self.state.tool = "select"
         self.state.mark_kind = "box"
         self.labels.reload()
 
@@ -257,16 +279,19 @@ class AnnotationController(QObject):
 
     def connect_actions(self, actions: dict) -> None:  # noqa: ANN001 - {action id: QAction} (gui/shortcuts.py)
         """Connect the Annotate menu's tool, mark and label actions, and [ ] (keyframes), to the tools."""
-        draw, timed, track = self.drawing, self.time_marks, self.tracking
-        for aid, slot in (("select_tool", lambda: draw.set_tool("select")), ("box_tool", lambda: draw.toggle("box")),
-                          ("ruler_tool", lambda: draw.toggle("ruler")), ("angle_tool", lambda: draw.toggle("angle")),
-                          ("calibrate", draw.calibrate_key),
-                          ("polygon_tool", lambda: draw.toggle("polygon")),
-                          ("polyline_tool", lambda: draw.toggle("polyline")),
-                          ("points_tool", lambda: draw.toggle("points")),
-                          ("skeleton_tool", lambda: draw.toggle("skeleton")),
-                          ("delete_marks", draw.delete_selected), ("edit_mark", draw.edit_selected),
-                          ("make_keyframe", lambda: draw.make_keyframe()), ("copy_next", track.copy_to_next_frame),
+        timed, track = self.time_marks, self.tracking
+        draw = lambda: self.drawing  # noqa: E731 - the tools are built on first use
+        for aid, slot in (("select_tool", lambda: draw().set_tool("select")),
+                          ("box_tool", lambda: draw().toggle("box")),
+                          ("ruler_tool", lambda: draw().toggle("ruler")), ("angle_tool", lambda: draw().toggle("angle")),
+                          ("calibrate", lambda: draw().calibrate_key()),
+                          ("polygon_tool", lambda: draw().toggle("polygon")),
+                          ("polyline_tool", lambda: draw().toggle("polyline")),
+                          ("points_tool", lambda: draw().toggle("points")),
+                          ("skeleton_tool", lambda: draw().toggle("skeleton")),
+                          ("delete_marks", lambda: draw().delete_selected()),
+                          ("edit_mark", lambda: draw().edit_selected()),
+                          ("make_keyframe", lambda: draw().make_keyframe()), ("copy_next", track.copy_to_next_frame),
                           ("track_forward", lambda: track.track(1)), ("track_backward", lambda: track.track(-1)),
                           ("trajectory", self.trajectory.show_selected), ("stopwatch_start", self.stopwatch.start),
                           ("stopwatch_stop", self.stopwatch.stop),

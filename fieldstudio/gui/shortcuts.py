@@ -6,13 +6,17 @@ The window builds its QActions from ``DEFAULTS``; a user's changes are stored in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QKeySequenceEdit, QLabel, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDialog, QWidget
 
 from fieldstudio.core import user_settings
 from fieldstudio.core.user_settings import Setting
 from fieldstudio.gui import settings
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QKeySequenceEdit
 
 # action id -> (menu text, default keys, tooltip)
 DEFAULTS: dict[str, tuple[str, str, str]] = {
@@ -147,6 +151,11 @@ class ShortcutsDialog(QDialog):
     """Lists every action with its keys; a cell edits them, saved when the dialog is accepted."""
 
     def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None):
+        # imported here, not with the actions the window makes at start: QDialogButtonBox's class and enum types
+        # alone are 10-14 ms of a cold start (issue 37)
+        from PySide6.QtWidgets import (QDialogButtonBox, QHeaderView, QKeySequenceEdit, QLabel, QTableWidget,
+                                       QTableWidgetItem, QVBoxLayout)
+
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts")
         self.resize(560, 640)

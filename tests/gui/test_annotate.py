@@ -15,7 +15,7 @@ from fieldstudio.annotations import edits
 from fieldstudio.annotations import labels
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.gui.main_window import MainWindow
-from tests.support.gui_support import copy_project, open_media, wait_idle
+from tests.support.gui_support import copy_project, media_id, open_media, wait_idle
 
 pytestmark = pytest.mark.gui
 PHOTO = "ppe_worker_hardhat_vest_warehouse_zone_frame045.png"  # 480 x 270
@@ -87,6 +87,23 @@ def test_move_and_resize_a_box_by_dragging(window, qtbot):
     assert box.geometry == pytest.approx([120.0, 90.0, 230.0, 170.0], abs=1.01)
     qtbot.keyClick(window.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert boxes(window)[0].geometry == pytest.approx([120.0, 90.0, 200.0, 150.0], abs=1.01)
+
+
+def test_a_stored_box_moves_in_the_select_tool_before_any_tool_was_chosen(window, qtbot):
+    """The canvas tools are built when the first media is shown, not with the window (issue 37's cold start):
+    a mark already stored is moved and double-clicked into its editor as when they were built at start."""
+    assert window.annotator._drawing is None  # the window is up, nothing shown yet
+    mid = media_id(window, PHOTO)
+    edits.AddBox(window.state.project, mid, (100.0, 80.0, 80.0, 60.0)).do()  # stored before the media is shown
+    open_media(window, qtbot, PHOTO)
+    assert window.annotator._drawing is not None and window.annotator.tool == "select"
+    window.view.canvas.set_zoom(1.0)
+    qtbot.wait(50)
+    window.view.canvas.centerOn(150.0, 120.0)
+    qtbot.mouseClick(window.view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=_at(window, 140.0, 110.0))
+    drag(window, qtbot, (140.0, 110.0), (160.0, 120.0))  # move by (+20, +10) image pixels at 1:1
+    (box,) = boxes(window)
+    assert box.geometry == pytest.approx([120.0, 90.0, 200.0, 150.0], abs=1.01)
 
 
 def test_label_keys_delete_and_edit(window, qtbot):

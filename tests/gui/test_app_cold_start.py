@@ -27,13 +27,18 @@ from tests.support.gui_support import SAMPLE_MEDIA
 pytestmark = pytest.mark.gui
 
 HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplotlib", "alembic",
-         "fieldstudio.benchmarks"]  # the last only for tips of a menu and of the hidden welcome page (issue 37)
+         "fieldstudio.benchmarks",  # only for tips of a menu and of the hidden welcome page (issue 37)
+         # the canvas's drawing tools, built when the first media is shown (gui/annotate.py ``drawing``)
+         "fieldstudio.gui.tools.drawing", "fieldstudio.gui.tools.shape_drawing", "fieldstudio.core.skeletons"]
 
 # Qt classes the first paint does not need, whose enum types PySide creates with the class (issue 37): widgets the
 # window never makes, created only when PySide looks for the exact class of a QWidget that Qt made and Python never
 # saw (a scroll area's own viewport), which creates every QWidget subclass at once, 60-100 ms (gui/viewer/canvas.py,
-# own_viewport); the dialogs, imported where they are opened
-UNUSED_WIDGETS = ("QWizard", "QCalendarWidget", "QMdiArea", "QLCDNumber", "QMessageBox", "QFileDialog", "QInputDialog")
+# own_viewport); the dialogs, imported where they are opened (the shortcuts dialog's QDialogButtonBox, 10-14 ms);
+# QGradient, which QBrush(QColor)'s overload search creates (8 ms, gui/viewer/canvas.py); the graphics items' paint
+# option, named in signatures only (its base QStyleOption stays: the library's QStyle.pixelMetric takes one)
+UNUSED_WIDGETS = ("QWizard", "QCalendarWidget", "QMdiArea", "QLCDNumber", "QMessageBox", "QFileDialog", "QInputDialog",
+                  "QDialogButtonBox", "QGradient", "QStyleOptionGraphicsItem")
 
 PROBE = """
 import json, sys, time

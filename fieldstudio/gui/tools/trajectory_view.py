@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from fieldstudio.gui.viewer.overlay import BoxItem
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem  # in paint's signature only: created at the first paint
+
     from fieldstudio.annotations.trajectory import Trajectory
     from fieldstudio.gui.panels.trajectory import TrajectoryDialog
     from fieldstudio.gui.tools.context import ToolContext

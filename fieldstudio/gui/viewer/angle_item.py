@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from fieldstudio.annotations.colours import text_colour_for
 from fieldstudio.gui.viewer.overlay import DOT_PX, GRAB_PX, Z_RULER, CaptionChip, ScreenSizedItem, _follow_scene
+
+if TYPE_CHECKING:
+    # the option's type only in the paint signatures: the class and QStyleOption's enum types are created
+    # when an item is first painted, not at the window's start (issue 37)
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
 ANGLE_COLOR = "#7cfc00"
 ARC_PX = 28.0  # the arc's radius on screen

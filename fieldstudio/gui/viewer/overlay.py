@@ -10,13 +10,19 @@ undoable edit.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsView, QWidget
 
 from fieldstudio.annotations.colours import text_colour_for
 from fieldstudio.gui.viewer.captions import place_captions
+
+if TYPE_CHECKING:
+    # the option's type only in the paint signatures: the class and QStyleOption's enum types are created
+    # when an item is first painted, not at the window's start (issue 37)
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
 HANDLE_PX = 7.0  # handle size on screen, in device-independent pixels
 GRAB_PX = 6.0  # how close (on screen) the pointer must be to a handle or an end to grab it

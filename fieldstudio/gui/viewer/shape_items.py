@@ -14,15 +14,21 @@ A move event changes one vertex (or translates them all) and repaints: no path i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from fieldstudio.annotations.colours import text_colour_for
 from fieldstudio.core import shapes
 from fieldstudio.gui.viewer.overlay import (DOT_PX, GRAB_PX, HANDLE_PX, Z_BOX, CaptionChip, ScreenSizedItem,
                                             follow_chip)
+
+if TYPE_CHECKING:
+    # the option's type only in the paint signatures: the class and QStyleOption's enum types are created
+    # when an item is first painted, not at the window's start (issue 37)
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
 Z_SHAPE = Z_BOX + 2.0  # above boxes (a zone is often drawn around them), below rulers
 DRAG_ROOM_PX = 48.0  # a dragged vertex leaving the bounds grows them by this much more (screen pixels)

@@ -18,6 +18,10 @@ from the event loop, and measured from then until its result is on show and 300 
   until the project is shown (skipped, saying why, without a server).
 
 Beside them, the longest gap of the same heartbeat during 3 s with nothing to do (the machine's load alone).
+
+The projects are made in a child process and the garbage collector is held off until the window is shown, then
+started as ``gui.app.run_gui`` starts it (``app.start_collector``): this process has imported what the window has
+when it opens its first project, and the collector's full walks are those a user's window makes.
 """
 
 from __future__ import annotations
@@ -55,22 +59,36 @@ def _stall_line(what: str, gap: float, seconds: float) -> None:
                     reference=f"absolute ({BEAT_MS} ms heartbeat)", unit="ms", sizes_reduced=False)
 
 
-def main() -> None:  # noqa: C901, PLR0915 - one scenario after the other, as a user would
-    run = work_folders.fresh_run_folder()
+def build_projects(run: Path) -> None:
+    """The demo, the 5,000-media project and an empty "home" project in ``run`` (run in a child process: see main)."""
     from benchmarks.bench_viewer import N_MEDIA, project_with_media
     from fieldstudio.demo.project import build_demo
     from fieldstudio.store.project import Project
 
-    demo = run / "demo.fieldstudio"
-    build_demo(demo)
-    media = project_with_media(run, N_MEDIA)
-    home = run / "home.fieldstudio"
-    Project.create(home, name="home").close()
+    build_demo(run / "demo.fieldstudio")
+    project_with_media(run, N_MEDIA)
+    Project.create(run / "home.fieldstudio", name="home").close()
+
+
+def main() -> None:  # noqa: C901, PLR0915 - one scenario after the other, as a user would
+    import gc
+    import subprocess
+
+    run = work_folders.fresh_run_folder()
+    # The projects are made in a child process, so that this one has imported what the window has when it opens
+    # its first project (the store, SQLAlchemy and the decoders are imported by the window's workers), and its
+    # garbage collector is held off during the window's imports and started once it is shown, as launch.main and
+    # gui.app.run_gui do (app.start_collector): the full collections of the objects alive then are the window's.
+    subprocess.run([sys.executable, __file__, "--build", str(run)], check=True)
+    from benchmarks.bench_viewer import N_MEDIA
+
+    demo, media, home = run / "demo.fieldstudio", run / f"viewer_{N_MEDIA}.fieldstudio", run / "home.fieldstudio"
+    gc.disable()
 
     from PySide6.QtCore import QThreadPool, QTimer
     from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QPushButton
 
-    from fieldstudio.gui.app import application
+    from fieldstudio.gui.app import application, start_collector
 
     app = application()
     from fieldstudio.gui.benchmark_dialog import BenchmarkDialog
@@ -86,6 +104,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one scenario after the other, as a 
     w = MainWindow()
     w.resize(1400, 900)
     w.show()
+    QTimer.singleShot(0, start_collector)
     settle(500)
     w.open_project_path(home)
     while w.state.project is None:
@@ -213,6 +232,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one scenario after the other, as a 
                      reference=f"absolute ({BEAT_MS} ms heartbeat)", unit="ms", why=pg_cluster.why_not())
     else:
         from fieldstudio.media import library
+        from fieldstudio.store.project import Project
 
         url = pg_cluster.new_database_url(base)
         with Project.create(url, name="shared") as p:
@@ -233,4 +253,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one scenario after the other, as a 
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--build"]:
+        build_projects(Path(sys.argv[2]))
+    else:
+        main()

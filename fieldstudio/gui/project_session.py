@@ -57,15 +57,20 @@ _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
 
 def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
     """Worker: import :data:`_PROJECT_MODULES` and make the ORM ready (``store.opening.prepare_orm``), which
-    the first query of a project would otherwise do on the GUI thread. Safe to run more than once; cheap after
-    the first."""
+    the first query of a project would otherwise do on the GUI thread; then set every object alive aside from the
+    garbage collector's full passes (``core.garbage_collection.set_aside_new_modules``: these modules and the ORM's
+    mappers are ~66,000 objects that live for the whole session; a full pass over them in a worker left the GUI
+    thread waiting for the interpreter lock 0.3-1.9 s while a project opened, at load 5-9). Safe to run more than
+    once; cheap after the first."""
     import importlib
 
+    from fieldstudio.core.garbage_collection import set_aside_new_modules
     from fieldstudio.store.opening import prepare_orm
 
     prepare_orm()
     for name in _PROJECT_MODULES:
         importlib.import_module(name)
+    set_aside_new_modules()
 
 
 def _open_project(path: Path | str, *, progress, cancelled) -> OpenedReads:  # noqa: ANN001 - worker callables

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 from shiboken6 import isValid
 
+from fieldstudio.core.garbage_collection import set_aside_new_modules
 from fieldstudio.gui.dialog_focus import give_keys_back
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,9 @@ class Worker(QRunnable):
         else:
             self._emit(self.signals.result, out)
         finally:
+            # services import their modules when first used, here: set them aside from the collector's full passes,
+            # which walked them holding the interpreter lock while the window's thread waited (issue 37)
+            set_aside_new_modules()
             self._emit(self.signals.finished)
 
     def _progress(self, done: int, total: int) -> None:

@@ -254,3 +254,30 @@ def test_opening_another_project_clears_its_opening_message(empty_window, qtbot,
     w.notify("something else")
     open_project_and_wait(w, qtbot, tmp_path / "p.fieldstudio")
     assert not _status(w).startswith("Opening ")
+
+
+
+def test_the_project_modules_are_set_aside_from_the_collectors_full_walks(monkeypatch):
+    """Once the project's modules are imported, every object alive is in the collector's permanent generation
+    (``gc.freeze``): a full collection in a worker (the indexer, the open's reads) no longer walks them while the
+    window waits for the interpreter lock. Again only once more modules were imported: the cycles of projects closed
+    since are garbage."""
+    import gc
+    import sys
+
+    from fieldstudio.core import garbage_collection
+    from fieldstudio.gui import project_session
+
+    monkeypatch.setattr(garbage_collection, "_set_aside", {"modules": 0})
+    gc.unfreeze()
+    try:
+        project_session.import_project_modules(progress=lambda done, total: None, cancelled=lambda: False)
+        assert gc.get_freeze_count() > 10_000
+        gc.unfreeze()
+        project_session.import_project_modules(progress=lambda done, total: None, cancelled=lambda: False)
+        assert gc.get_freeze_count() == 0
+        monkeypatch.setitem(sys.modules, "a_module_imported_since", type(sys)("a_module_imported_since"))
+        assert garbage_collection.set_aside_new_modules()
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()

@@ -6,6 +6,8 @@ One copy here so that every command reports errors, migrations and progress the 
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
@@ -130,3 +132,26 @@ def print_import_report(report) -> None:  # noqa: ANN001 - tasks.formats.records
         out.print(f"no sub-category for: {', '.join(report.unmapped)}", markup=False)
     for problem in report.problems:
         out.print(str(problem), markup=False)
+
+
+@contextlib.contextmanager
+def cancel_on_ctrl_c(what_happens: str) -> Iterator[threading.Event]:
+    """A threading.Event the first Ctrl-C sets (a long command's ``cancelled`` check reads it), saying
+    ``what_happens`` ("the requests in flight finish and are saved") on stderr; the second Ctrl-C quits at once.
+    Outside the main thread (where no signal handler can be set) the event is never set by a Ctrl-C."""
+    event = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+
+    def handler(signum, frame):  # noqa: ANN001
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        err.print(f"cancelling: {what_happens}; press Ctrl-C again to quit now", markup=False)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)

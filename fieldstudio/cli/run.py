@@ -10,11 +10,7 @@ picks the tasks, shows a progress bar with an ETA, turns Ctrl-C into a clean can
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -23,7 +19,8 @@ from typer.core import TyperGroup
 from rich.table import Table
 
 from fieldstudio import benchmarks
-from fieldstudio.cli.output import ProjectArg, err, fail, open_project, out, print_import_report, progress_bar
+from fieldstudio.cli.output import (ProjectArg, cancel_on_ctrl_c, err, fail, open_project, out, print_import_report,
+                                    progress_bar)
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.core.wording import or_list
 from fieldstudio.inference import profiles as profile_store
@@ -36,29 +33,9 @@ from fieldstudio.store.project import Project
 from fieldstudio.tasks import formats
 
 ANSWER_FILES_HELP = formats.describe_files(formats.ANSWERS)
+IN_FLIGHT = "the requests in flight finish and are saved"
 ANSWER_FORMAT_HELP = (or_list(("auto (detected)",) + formats.choices())
                       + ": with a format, a file detected as another one is refused")
-
-
-@contextlib.contextmanager
-def _cancel_on_ctrl_c() -> Iterator[threading.Event]:
-    """The first Ctrl-C sets the event (requests in flight finish and are saved); the second one quits."""
-    event = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield event
-        return
-
-    def handler(signum, frame):  # noqa: ANN001
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-        err.print("cancelling: the requests in flight finish and are saved; press Ctrl-C again to quit now")
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield event
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _default_strategy_text() -> str:
@@ -188,7 +165,7 @@ def run_command(
                 summary = _run_as_batch(p, run_id, profile, use_cache=not no_cache, retry_failed=retry_failed,
                                         wait=not no_wait, poll_interval=poll_interval)
             else:
-                with _cancel_on_ctrl_c() as cancel, progress_bar(f"{profile.name}") as update:
+                with cancel_on_ctrl_c(IN_FLIGHT) as cancel, progress_bar(f"{profile.name}") as update:
                     summary = run_queue.execute_run(p, run_id, progress=update, cancelled=cancel.is_set,
                                                     profile=profile, vision_profile=vision, concurrency=concurrency,
                                                     use_cache=not no_cache, retry_failed=retry_failed)
@@ -223,7 +200,7 @@ def _write_batch_file(p: Project, run_id: str, profile: profile_store.ModelProfi
 def _run_as_batch(p: Project, run_id: str, profile: profile_store.ModelProfile | None, *, use_cache: bool,
                   retry_failed: bool, wait: bool, poll_interval: float) -> run_queue.RunSummary:
     """Submit what is unsent (collecting open batches first), then wait for the results unless told not to."""
-    with _cancel_on_ctrl_c() as cancel:
+    with cancel_on_ctrl_c(IN_FLIGHT) as cancel:
         if provider_batch_records.batch_states(p, run_id):
             provider_batch.wait(p, run_id, profile=profile, interval_s=poll_interval, timeout_s=0)
         with progress_bar("building requests") as update:

@@ -83,7 +83,8 @@ def sweep_cmd(
     from the first arm on the tasks every arm scored. Running the same command again continues an unfinished sweep.
     Example: fieldstudio sweep P.fieldstudio -m local --arm uniform:8 --arm uniform:16 --arm fps:1:30
     --arm chunked:30 --scorer fs-tiou --plot sweep.png"""
-    from fieldstudio.cli.run import _cancel_on_ctrl_c
+    from fieldstudio.cli.output import cancel_on_ctrl_c
+    from fieldstudio.cli.run import IN_FLIGHT
     from fieldstudio.compare import sweeps
     from fieldstudio.inference import profiles as profile_store
     from fieldstudio.inference.runs import run_records
@@ -111,7 +112,7 @@ def sweep_cmd(
                           f"{len(task_ids)} task(s)", markup=False)
             else:
                 out.print(f"continuing sweep {sweep.sweep_id[:8]}", markup=False)
-            with _cancel_on_ctrl_c() as cancel, progress_bar(f"Sweep ({profile.name})") as update:
+            with cancel_on_ctrl_c(IN_FLIGHT) as cancel, progress_bar(f"Sweep ({profile.name})") as update:
                 done = sweep_runs.execute_sweep(p, sweep, profile, progress=update, cancelled=cancel.is_set,
                                                 use_cache=not no_cache)
             for line in done.outcome_lines():

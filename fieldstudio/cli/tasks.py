@@ -55,9 +55,14 @@ def register(app: typer.Typer) -> None:
                     if (formats.detect_format(g) in formats.names(formats.TASKS)
                             and (why := formats.format_mismatch(g, fmt))):
                         raise cli_support.fail(f"{g}: {why}")
-        with cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update:
-            report = import_tasks(p, files, progress=update)
+        with (cli_support.open_project(project) as p, cli_support.progress_bar("Importing tasks") as update,
+              cli_support.cancel_on_ctrl_c("the batch being written is saved, the rest is not read") as cancel):
+            report = import_tasks(p, files, progress=update, cancelled=cancel.is_set)
         cli_support.print_import_report(report)
+        if report.cancelled:
+            cli_support.err.print(f"cancelled (Ctrl-C): the {report.tasks_imported} task(s) above were saved; the same "
+                                  "command again imports the rest", markup=False)
+            raise typer.Exit(1)
         raise typer.Exit(report.exit_code(report.tasks_imported))
 
     @app.command("export-tasks", hidden=True)  # the old spelling, kept as an alias

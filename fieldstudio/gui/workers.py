@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 from shiboken6 import isValid
 
@@ -83,11 +84,35 @@ _running: set[Worker] = set()
 
 
 def start(worker: Worker, pool: QThreadPool | None = None) -> Worker:
-    """Start ``worker`` on ``pool`` (default the global one) and keep a reference until it has finished."""
+    """Start ``worker`` on ``pool`` (default the global one) and keep a reference until it has finished; once every
+    slot of its ``finished`` has run, let go of what it was given and of its signals' connections (``_release``)."""
     _running.add(worker)
-    worker.signals.finished.connect(lambda: _running.discard(worker))
+    worker.signals.finished.connect(lambda: _finished(worker))
     (pool or QThreadPool.globalInstance()).start(worker)
     return worker
+
+
+def _finished(worker: Worker) -> None:
+    _running.discard(worker)
+    # connected first, this runs before the other slots of the same signal: the release waits for the next turn
+    QTimer.singleShot(0, lambda: _release(worker))
+
+
+def _release(worker: Worker) -> None:
+    """Drop a finished worker's function, arguments and signal connections.
+
+    PySide keeps a QRunnable given to ``QThreadPool.start`` alive for the process's life, and a slot that names its
+    worker (``lambda reads: self._opened(reads, worker)``) makes a cycle through Qt's connection: each worker kept
+    what it was given (a project, a comparison view) as long as the process ran. What is left of a finished worker
+    is its empty shell, a few hundred bytes."""
+    worker.fn, worker.args, worker.kwargs = None, (), {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # "Failed to disconnect": a signal nothing was connected to
+        for signal in (worker.signals.progress, worker.signals.result, worker.signals.error, worker.signals.finished):
+            try:
+                signal.disconnect()
+            except (RuntimeError, TypeError):  # its QObject already deleted (the application quitting)
+                pass
 
 
 def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, done: Callable[[Any], None],

@@ -10,6 +10,7 @@ from fieldstudio.cli.app import app
 from tests.support.shared_data import SHARED_DATA
 
 OPENEQA = SHARED_DATA / "openeqa" / "open-eqa-v0.json"
+FWA_GT = SHARED_DATA / "fieldworkarena" / "ground_truth"
 
 
 def test_tasks_import_checks_the_format_then_export_round_trips(tmp_path):
@@ -85,3 +86,38 @@ def test_a_whole_file_refused_by_an_import_exits_2_with_one_line_naming_it(tmp_p
     nothing = tmp_path / "empty.csv"
     nothing.write_text("task_id,query\n", encoding="utf-8")      # a readable file that holds no task
     assert runner.invoke(app, ["tasks", "import", str(project), str(nothing)]).exit_code == 1
+
+
+def test_ctrl_c_cancels_a_tasks_import_after_the_batch_being_written_and_says_what_was_saved(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from fieldstudio.cli.app import app as whole_app
+    from fieldstudio.scoring import imported_tasks
+    from sqlalchemy import func, select
+
+    from fieldstudio.store.models import Task
+    from fieldstudio.store.project import Project
+    from fieldstudio.tasks import importing
+
+    monkeypatch.setattr(importing, "BATCH", 250)           # 886 tasks: four batches
+    real = importing.import_tasks
+
+    def ctrl_c_after_the_first_batch(project, paths, *, progress, **options):  # noqa: ANN001, ANN202
+        def progress_then_ctrl_c(done: int, total: int) -> None:
+            progress(done, total)
+            if done == 250:
+                os.kill(os.getpid(), signal.SIGINT)       # the user's Ctrl-C, to this process's own handler
+        return real(project, paths, progress=progress_then_ctrl_c, **options)
+
+    monkeypatch.setattr(imported_tasks.importing, "import_tasks", ctrl_c_after_the_first_batch)
+    runner = CliRunner()
+    project = tmp_path / "p.fieldstudio"
+    assert runner.invoke(whole_app, ["new", str(tmp_path / "p")]).exit_code == 0
+    done = runner.invoke(whole_app, ["tasks", "import", str(project), str(FWA_GT)])
+    assert done.exit_code == 1, done.output
+    assert "cancelling: the batch being written is saved" in done.output
+    assert "cancelled (Ctrl-C): the 250 task(s) above were saved" in done.output
+    with Project.open(project) as p, p.read() as s:
+        assert s.scalar(select(func.count()).select_from(Task)) == 250
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # the handler put back

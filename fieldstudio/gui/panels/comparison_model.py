@@ -21,7 +21,9 @@ from PySide6.QtGui import QBrush, QColor
 from fieldstudio.compare.views import GridData
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-"""Sort key: the score (unscored -1, no answer -2) for a source column, the text for a task column."""
+"""A cell's sort key, as ``ComparisonTableModel.sort`` orders the rows by it: the score (unscored -1, no answer -2)
+for a source column, the text for a task column (the task's row for the Task column). The proxy does not sort by
+it: the model sorts its own rows from the same arrays."""
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
 """The score as a float (NaN when unscored or absent) for a source column; None for a task column."""
 TASK_COLUMNS = ("Task", "Category", "Ground truth")
@@ -314,7 +316,6 @@ class ComparisonFilterProxy(QSortFilterProxyModel):
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
         self._rows_of: ComparisonTableModel | None = None
         self.category: str | None = None
         self.scenario: str | None = None

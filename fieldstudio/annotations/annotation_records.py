@@ -32,6 +32,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from fieldstudio.annotations import bulk_updates
 from fieldstudio.annotations.annotation_errors import AnnotationError
 from fieldstudio.annotations.behaviour import store_rule
 from fieldstudio.core import shapes, skeletons, tracks
@@ -467,6 +468,8 @@ def update_geometry(project: Project, annotation_id: str, geometry: Any) -> dict
 def _set_deleted(project: Project, annotation_ids: Iterable[str], deleted: bool,
                  expected: dict[str, int] | None = None) -> None:
     with project.write() as s:
+        if not expected:  # in bulk, but for the restores a rule checks row by row (bulk_updates.soft_delete)
+            annotation_ids = bulk_updates.soft_delete(s, annotation_ids, deleted, TRACK_KINDS)
         rows = [_row(s, i) for i in annotation_ids]
         for row in rows:
             check_version(row, (expected or {}).get(row.id))
@@ -484,11 +487,7 @@ def set_labels(project: Project, labels_of: dict[str, str | None]) -> None:
     """Give each annotation id its label id, in one transaction (a redo after the labels were re-created:
     deleting a label clears it from the soft-deleted marks that used it). Raises NotFound."""
     with project.write() as s:
-        for annotation_id, label_id in labels_of.items():
-            row = _row(s, annotation_id)
-            _check_label(s, label_id)
-            row.label_id = label_id
-            row.updated_at = utcnow()
+        bulk_updates.set_labels(s, labels_of)
 
 
 def delete(project: Project, annotation_id: str) -> None:

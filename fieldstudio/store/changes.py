@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from fieldstudio.core.errors import FieldstudioError
@@ -125,6 +125,36 @@ def insert_tracked(session: Session, model: type[Annotation] | type[Task], rows:
                     "rating_set_id": None, "action": "insert", "changed_by": user, "changed_at": now})
     insert_rows(session, model, stamped)
     insert_rows(session, ChangeLog, log)
+
+
+def update_tracked(session: Session, model: type[Annotation] | type[Task], rows: Sequence[tuple[str, str | None]],
+                   values: dict[str, Any]) -> None:
+    """Set ``values`` (column name -> value) on existing annotations or tasks in bulk, stamped, versioned and logged
+    as :func:`stamp_changes` and the version counter do an ORM update.
+
+    ``rows``: (id, media id or None) of each row to change, every one known to exist (read in the same transaction);
+    one UPDATE per ``UPDATE_CHUNK`` ids raises ``version`` by one and sets ``updated_by`` and ``updated_at``, and one
+    ``ChangeLog`` "update" row each is inserted: a few statements for thousands of rows, where the ORM loads and
+    flushes one row object at a time (an undo of an import of 10^5 boxes took 58 s so, its redo 274 s). Objects of
+    those rows already in the session are updated as well. No version is compared: a caller with versions it read
+    (``check_version``) uses the ORM. Raises ValueError for another model.
+    """
+    table = TRACKED.get(model)
+    if table is None or model is Rating:
+        raise ValueError(f"update_tracked takes annotations or tasks, not {model.__name__}")
+    user, now = session_user(session), utcnow()
+    for start in range(0, len(rows), UPDATE_CHUNK):
+        chunk = rows[start:start + UPDATE_CHUNK]
+        session.execute(update(model).where(model.id.in_([row_id for row_id, _ in chunk])).values(
+            **values, updated_by=user, updated_at=now, version=model.version + 1))
+        insert_rows(session, ChangeLog, [{"table_name": table, "row_id": row_id, "media_id": media_id,
+                                          "rating_set_id": None, "action": "update", "changed_by": user,
+                                          "changed_at": now} for row_id, media_id in chunk])
+
+
+UPDATE_CHUNK = 1000
+"""Ids per UPDATE of :func:`update_tracked` (within SQLite's 32,766 bound parameters, a short statement on
+PostgreSQL)."""
 
 
 def _rating_set(session: Session, obj: object) -> str | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QCursor
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QLineEdit, QMenu,
                                QPlainTextEdit, QTextEdit)
@@ -113,6 +113,7 @@ class BehaviourCoding(QObject):
         self.subject = ""
         self._coder: str | None = None
         self._panel: BehaviourPanel | None = None  # built with the first project, not during the cold start
+        self._follow_pending = False  # a project was shown and the dock and lanes have not followed it yet
         self.dock = QDockWidget("Behaviour", window)
         self.dock.setObjectName("behaviour_dock")
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
@@ -185,10 +186,16 @@ class BehaviourCoding(QObject):
         self._ethogram = None
         self.subject = ""
         self.coding_action.setChecked(False)  # coding is a choice made on one project's ethogram
-        self.follow()
+        # the dock (built with the first project, behind the Properties tab) and the lanes follow in the next turn of
+        # the event loop, unless a media shown first made them follow: the same turn as the other parts made the
+        # slice that shows a 500-video project 40-70 ms of the GUI thread's time at load 3-5 (issue 37)
+        self._follow_pending = True
+        self._lanes = None  # an edit meanwhile reads everything again (the dock still shows the last project's)
+        QTimer.singleShot(0, self, lambda: self._follow_pending and self.follow())
 
     def follow(self) -> None:
         """The media, project or ethogram changed: the dock and the lanes read everything again."""
+        self._follow_pending = False
         self._ethogram = None
         self._lanes = None
         self._markers = {}

@@ -44,6 +44,10 @@ APP_TITLE = "fieldstudio"
 # What opening a project imports beyond the window: the store (SQLAlchemy, alembic), the decoders (PyAV,
 # OpenCV, numpy), libVLC and the panels a project shows. Two seconds of imports on two loaded cores, so never
 # on the GUI thread: a worker imports them while the welcome screen is shown and when a project opens.
+# The Behaviour dock's panel and what it reads with are built when a project is shown, even with no video on show:
+# imported there, on the GUI thread, they were 60-100 ms of a 500-video project's open (issue 37). The task formats
+# and the task import are imported when "Import a benchmark…" describes the chosen tasks (40-50 ms quiet, 113-215 ms
+# of stall at load 4-9), also reachable from the welcome screen.
 _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
                     "fieldstudio.media.library", "fieldstudio.media.mp4_boxes", "av.subtitles.stream",
                     "fieldstudio.annotations.calibrations", "fieldstudio.annotations.labels",
@@ -52,7 +56,9 @@ _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
                     "fieldstudio.gui.transport", "fieldstudio.gui.viewer.frame_loader",
                     "fieldstudio.gui.viewer.video_controller", "fieldstudio.gui.viewer.vlc_playback",
                     "fieldstudio.gui.panels.annotation_list", "fieldstudio.gui.panels.calibration",
-                    "fieldstudio.gui.panels.tags")
+                    "fieldstudio.gui.panels.tags", "fieldstudio.gui.panels.behaviour_panel",
+                    "fieldstudio.annotations.behaviour.behaviour_events", "fieldstudio.annotations.edits",
+                    "fieldstudio.tasks.formats", "fieldstudio.tasks.importing")
 
 
 def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables

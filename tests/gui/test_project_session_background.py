@@ -281,3 +281,56 @@ def test_the_project_modules_are_set_aside_from_the_collectors_full_walks(monkey
         assert gc.get_freeze_count() > 10_000
     finally:
         gc.unfreeze()
+
+
+GUI_THREAD_IMPORTS_PROBE = """
+import json, sys, threading
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from fieldstudio.gui.app import application
+from fieldstudio.gui.benchmark_dialog import describe_tasks
+from fieldstudio.gui.main_window import MainWindow
+imported = {"open": [], "describe": []}
+phase = []
+class Recorder:
+    def find_spec(self, name, path=None, target=None):
+        if phase and threading.current_thread() is threading.main_thread() and name.startswith("fieldstudio"):
+            imported[phase[-1]].append(name)
+        return None
+sys.meta_path.insert(0, Recorder())
+app = application()
+w = MainWindow()
+w.show()
+def opened():
+    QTimer.singleShot(300, describe)   # what the turns right after the open do too
+def describe():
+    phase.append("describe")
+    describe_tasks(Path(sys.argv[2]))
+    print(json.dumps(imported), flush=True)
+    app.quit()
+w.project_opened.connect(opened)
+phase.append("open")
+QTimer.singleShot(0, lambda: w.open_project_path(sys.argv[1]))
+QTimer.singleShot(60000, app.quit)
+app.exec()
+"""
+
+
+def test_opening_a_project_and_describing_a_benchmark_import_nothing_on_the_gui_thread(tmp_path):
+    """From the welcome screen, opening a project (until it is shown and 300 ms after) and "Import a benchmark…"
+    describing a task file import no fieldstudio module on the GUI thread: the open's worker imported them (issue 37:
+    the Behaviour dock's modules were 60-100 ms of a 500-video project's open, the task formats 113-215 ms of the
+    dialog's stall under load). In a fresh interpreter: this one has imported everything already."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "p.fieldstudio"
+    with Project.create(path) as p:
+        library.add_paths(p, [SAMPLE / PHOTO])
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-c", GUI_THREAD_IMPORTS_PROBE, str(path), str(TASKS)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"open": [], "describe": []}

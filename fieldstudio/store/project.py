@@ -412,6 +412,10 @@ class Project:
         if not self.is_shared:   # a shared project's pool serves the process (engine.make_pg_engines)
             self.engine.dispose()
             self.read_engine.dispose()
+            # an engine is a reference cycle (its statement cache calls back into it): a project open when the
+            # collector's set-aside ran (``core.garbage_collection``) keeps its engines for good; not their statements
+            self.engine.clear_compiled_cache()
+            self.read_engine.clear_compiled_cache()
 
     def __enter__(self) -> Project:
         return self

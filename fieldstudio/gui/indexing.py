@@ -187,6 +187,9 @@ class BackgroundIndexer(QObject):
         event set once it has. ``wait`` False: return at once (the caller closes the project on a worker, after
         that event: a video's check in progress took up to 400 ms to end, on the GUI thread)."""
         self._stopped = True
+        # a stopped indexer starts no more work; its status line stays (on the welcome screen, or until the next
+        # project's replaces it) and held it, so the project closed was kept with its engines
+        self.project = None
         if self._worker is not None:
             self._worker.cancel()
         if wait and not self._idle.wait(timeout_s):

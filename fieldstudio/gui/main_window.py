@@ -209,9 +209,12 @@ class MainWindow(QMainWindow):
         path = str(path) if is_database_url(path) else path.resolve()   # a shared project: its URL
         if self.library is not None and self.library.path == path:
             return
+        shown = self.library_dock.widget()
         self.library = LibraryPanel(path, rows=rows)
         self.library.media_activated.connect(self.state.request_frame)
         self.library_dock.setWidget(self.library)
+        if shown is not None:   # the dock does not delete the panel it replaces: it stayed, with its rows, per open
+            shown.deleteLater()
 
     def _show_indexing(self, indexer) -> None:  # noqa: ANN001 - gui.indexing.BackgroundIndexer
         """The project's background indexer: its line in the status bar; the viewer follows a new index."""

@@ -16,9 +16,16 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Protocol
 
-from fieldstudio.store.project import Project
 from fieldstudio.store.schema_revisions import sqlite_uri
+
+
+class Project(Protocol):
+    """What is read of a ``store.project.Project`` (not imported: it closes its file's watch, ``forget``)."""
+
+    path: object   # a Path; a shared project's ``location.DatabasePath``
+    is_shared: bool
 
 _lock = threading.Lock()
 _watch: tuple[Path, tuple[int, int], sqlite3.Connection] | None = None
@@ -53,11 +60,12 @@ def data_version(project: Project) -> tuple[int, int, int, int] | None:
         return None
 
 
-def forget() -> None:
-    """Close the watching connection (a project closed; also for tests)."""
+def forget(path: Path | None = None) -> None:
+    """Close the watching connection: of the file ``path`` only (``Project.close``: a project closed would keep
+    its file open until another project's view was computed), or whichever file (None; for tests)."""
     global _watch
     with _lock:
-        if _watch is not None:
+        if _watch is not None and (path is None or _watch[0] == Path(path)):
             _watch[2].close()
             _watch = None
 

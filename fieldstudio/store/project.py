@@ -17,7 +17,8 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sqlalchemy import event, inspect, select, text
@@ -26,7 +27,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from fieldstudio.core.atomic import atomic_path
 from fieldstudio.core.errors import ProjectError, ProjectReadOnly
-from fieldstudio.store import location, log_checkpoints
+from fieldstudio.store import data_version, location, log_checkpoints
 from fieldstudio.store.changes import current_user, stamp_changes
 from fieldstudio.store.engine import make_engine, make_pg_engines
 from fieldstudio.store.models import ProjectSetting, utcnow
@@ -46,6 +47,13 @@ def _alembic_config():  # noqa: ANN202 - alembic.config.Config
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     return cfg
+
+
+def _changes_stamper(project: weakref.ref[Project]) -> Callable[[Session, object, object], None]:
+    """The ``before_flush`` listener of a project's write sessions: stamps the changes with its ``user``."""
+    def stamp(session: Session, _context: object, _objects: object) -> None:
+        stamp_changes(session, project().user)
+    return stamp
 
 
 class Project:
@@ -76,7 +84,10 @@ class Project:
         self._unit = threading.local()  # this thread's open unit of work, if any (see ``unit_of_work``)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
-        event.listen(self._sessions, "before_flush", lambda session, _ctx, _objs: stamp_changes(session, self.user))
+        # SQLAlchemy keeps a sessionmaker's listeners in a WeakKeyDictionary keyed by its Session class: a listener
+        # holding this project (which holds that class) would keep the key, the project and its engines for the
+        # process's life, so it holds the project weakly
+        event.listen(self._sessions, "before_flush", _changes_stamper(weakref.ref(self)))
 
     @property
     def is_shared(self) -> bool:
@@ -392,6 +403,8 @@ class Project:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         log_checkpoints.forget(self)
+        if not self.is_shared:
+            data_version.forget(self.path)
         with self._log_holder_lock:
             if self._log_holder is not None:   # the file's last connection: its log is folded back and deleted
                 self._log_holder.close()
@@ -399,6 +412,10 @@ class Project:
         if not self.is_shared:   # a shared project's pool serves the process (engine.make_pg_engines)
             self.engine.dispose()
             self.read_engine.dispose()
+            # an engine is a reference cycle (its statement cache calls back into it): a project open when the
+            # collector's set-aside ran (``core.garbage_collection``) keeps its engines for good; not their statements
+            self.engine.clear_compiled_cache()
+            self.read_engine.clear_compiled_cache()
 
     def __enter__(self) -> Project:
         return self

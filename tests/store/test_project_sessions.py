@@ -146,3 +146,25 @@ def test_the_file_alone_holds_each_write_about_a_second_after_it(tmp_path):
             time.sleep(0.1)
         assert _stored(copied, "marker") == 42
         assert (tmp_path / "p.fieldstudio-wal").exists()   # still open: the log stays, folded back
+
+
+def test_a_closed_project_is_let_go_with_its_engines_and_its_watched_file_is_closed(tmp_path):
+    import gc
+    import os
+    import weakref
+
+    from fieldstudio.store.data_version import data_version
+
+    project = Project.create(tmp_path / "p.fieldstudio")
+    with project.write() as s:   # the listener that stamps changes with the user runs
+        s.add(ProjectSetting(key="k", value="v"))
+    del s   # the session names its engine
+    assert data_version(project) is not None   # Compare's watching connection on the file
+    kept = [weakref.ref(project), weakref.ref(project.engine), weakref.ref(project.read_engine)]
+    project.close()
+    del project
+    gc.collect()
+    assert [k() for k in kept] == [None, None, None]   # the listener held it for the process's life
+    held = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")]
+    assert not [h for h in held if h.startswith(str(tmp_path))]

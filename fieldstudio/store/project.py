@@ -52,7 +52,8 @@ def _alembic_config():  # noqa: ANN202 - alembic.config.Config
 def _changes_stamper(project: weakref.ref[Project]) -> Callable[[Session, object, object], None]:
     """The ``before_flush`` listener of a project's write sessions: stamps the changes with its ``user``."""
     def stamp(session: Session, _context: object, _objects: object) -> None:
-        stamp_changes(session, project().user)
+        alive = project()  # a session outliving its project (a worker's, after the close) writes as the login user
+        stamp_changes(session, alive.user if alive is not None else current_user())
     return stamp
 
 

@@ -70,11 +70,10 @@ class ViewState:
 
     ``requested`` is a :class:`FrameRequest` not yet served (see :meth:`request_frame`), else None.
 
-    ``frame_decoding`` is the index of the exact video frame the viewer's decoder has decoded and is making the
-    picture of, not shown yet, else None: the parts that read the project for each frame (the marks, the tags)
-    read that frame's rows while the decoding thread converts it, instead of after the picture arrived (and not
-    during the decode, which that read slowed on two cores). :meth:`show_frame` sets it back to None without an
-    event.
+    ``frame_decoding`` is the index of the exact video frame the viewer has asked its decoder for and not shown
+    yet, else None: the parts that read the project for each frame (the marks, the tags) read that frame's rows
+    while the decoder works on its own thread, instead of after the picture arrived. :meth:`show_frame` sets
+    it back to None without an event.
 
     ``opened_reads`` holds what the worker that opened ``project`` read of it (gui/opened_reads.py), set by the
     project's session only while ``project`` is handed over to the parts (None otherwise).

@@ -306,11 +306,10 @@ def test_esc_clears_the_tool_hint(window, qtbot):
     assert window.statusBar().currentMessage() == ""
 
 
-def test_the_marks_of_a_frame_are_read_once_it_is_decoded_before_it_is_shown_and_an_edit_meanwhile_is_drawn(
+def test_the_marks_of_the_frame_asked_for_are_read_while_it_decodes_and_an_edit_meanwhile_is_drawn(
         window, qtbot, monkeypatch):
-    """Releasing the playhead asks for an exact frame: its boxes (and its tags, in the same read) are read once the
-    decoder has that frame, while its picture is made (not beside the decode: on two cores the read slowed it by
-    about its own length), and drawn from that read when the picture arrives. A box added after that read and
+    """Releasing the playhead asks for an exact frame: its boxes (and its tags, in the same read) are read at once
+    (the decoder works on its own thread meanwhile) and drawn from that read when the picture arrives. A box added
     before the picture arrives is drawn too: an edit drops the read made before it."""
     from fieldstudio.annotations import frame_contents, rows
 
@@ -322,22 +321,16 @@ def test_the_marks_of_a_frame_are_read_once_it_is_decoded_before_it_is_shown_and
     real_tags = rows.tags_at
     monkeypatch.setattr(rows, "tags_at", lambda *a: tag_reads.append(a[2]) or real_tags(*a))
     window.view.timeline.released.emit(12)
-    assert reads == [] and window.state.frame_decoding is None      # nothing read beside the decode
+    assert reads == [12] and window.state.frame_decoding == 12      # read before the picture is decoded
     qtbot.waitUntil(lambda: window.state.frame_index == 12 and window.state.frame_exact, timeout=10000)
     # the picture drew the marks, and the tags panel listed the tags, from the one read made ahead
     assert reads == [12] and tag_reads == [] and window.state.frame_decoding is None
 
-    added = []
-
-    def edit_after_the_read(index: int) -> None:  # connected after the read ahead's own slot: runs after the read
-        window.view.video.decoding.disconnect(edit_after_the_read)
-        assert reads[-1] == index == 20 and window.state.frame_index == 12  # read, the picture not yet shown
-        added.append(window.annotator.apply(edits.AddBox(p, mid, (80.0, 40.0, 60.0, 40.0), frame_index=20)))
-
-    window.view.video.decoding.connect(edit_after_the_read)
     window.view.timeline.released.emit(20)
+    assert reads[-1] == 20
+    # the picture of frame 20 is queued, not yet shown: a box added now must not be lost by the read ahead
+    assert window.annotator.apply(edits.AddBox(p, mid, (80.0, 40.0, 60.0, 40.0), frame_index=20))
     qtbot.waitUntil(lambda: window.state.frame_index == 20, timeout=10000)
     wait_idle(window, qtbot)
-    assert added == [True]
     boxes = [i for i in window.annotator.marks.items if hasattr(i, "keyframe")]
     assert [(b.rect.x(), b.rect.y(), b.rect.width(), b.rect.height()) for b in boxes] == [(80.0, 40.0, 60.0, 40.0)]

@@ -53,25 +53,3 @@ def test_a_preview_is_stopped_by_a_request_of_another_group_of_pictures_only(win
         loader._pending = FrameRequest("another clip", 100, True, 0, media)
         assert stop() is True
         loader._pending = None
-
-
-def test_an_exact_frame_is_announced_decoded_before_its_picture_and_a_preview_is_not(window, qtbot):
-    """``FrameLoader.decoded`` comes for an exact video frame once it is decoded, before its ``frame_ready`` (the
-    window reads the frame's marks then, beside the conversion, not beside the decode); a keyframe preview has none.
-    The frame it names is the barcoded frame shown."""
-    open_media(window, qtbot, "cfr_bframes.mp4")
-    loader, media = window.view.loader, window.state.media
-    wait_idle(window, qtbot)
-    order = []
-    loader.decoded.connect(lambda token, mid, index: order.append(("decoded", token, index)))
-    loader.frame_ready.connect(lambda token, mid, index, exact, _img: order.append(("ready", token, index)))
-    preview = loader.request(media.id, 100, exact=False, media=media)
-    qtbot.waitUntil(lambda: ("ready", preview, 60) in order, timeout=10000)
-    wait_idle(window, qtbot)  # the decode ahead of frame 100 after the preview, which announces nothing
-    assert [e for e in order if e[0] == "decoded"] == []
-    exact = loader.request(media.id, 77, exact=True, media=media)
-    qtbot.waitUntil(lambda: ("ready", exact, 77) in order, timeout=10000)
-    assert [e for e in order if e[1] == exact] == [("decoded", exact, 77), ("ready", exact, 77)]
-    window.view.video.show_index(77)
-    wait_idle(window, qtbot)
-    assert window.state.frame_index == 77 and read_barcode(shown_rgb(window)) == 77

@@ -43,15 +43,11 @@ class FrameLoader(QObject):
     """One decoding thread over a ``FrameSource``.
 
     Signals: ``frame_ready(token, media_id, index, exact, image)`` where ``index`` is the frame actually
-    decoded (the keyframe for a preview), ``failed(token, media_id, message)``, and ``decoded(token, media_id,
-    index)`` for an exact video frame once it is decoded, before its picture is made (the GUI thread's own work
-    for that frame, the read of its marks, then runs beside the conversion instead of beside the decode: on two
-    cores it slowed the decode by about its own length, issue 37).
+    decoded (the keyframe for a preview), ``failed(token, media_id, message)``.
     """
 
     frame_ready = Signal(int, str, int, bool, QImage)
     failed = Signal(int, str, str)
-    decoded = Signal(int, str, int)
 
     def __init__(self, source: FrameSource, parent: QObject | None = None):
         super().__init__(parent)
@@ -131,9 +127,6 @@ class FrameLoader(QObject):
                         index = self.source.reader(media).table.keyframe_at_or_before(index)
                         if not self.source.decode(media, index, self._elsewhere(media, index)) or self._pending:
                             continue  # superseded: its picture would be replaced at once
-                    else:
-                        self.source.decode(media, index, _never)  # into the cache: get_bgra below only converts
-                        self.decoded.emit(req.token, req.media_id, index)
                     # made in the pixmap's format by the decoder's own conversion: no second pass over the picture
                     image = screen_image_from_bgra(self.source.get_bgra(media, index))
             except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
@@ -180,11 +173,6 @@ class FrameLoader(QObject):
         from fieldstudio.media import library
 
         return library.find_media(self.source.project, media_id)
-
-
-def _never() -> bool:
-    """stop() of an exact frame's decode: it is never given up (a newer request waits for it, as before)."""
-    return False
 
 
 def _return_freed_memory() -> None:

@@ -1,10 +1,9 @@
 """The rows of the exact frame the viewer's decoder is making, read once for every part that shows them.
 
-When the viewer's decoder has decoded an exact video frame (``ViewState.frame_decoding``), the marks drawn over the
+When the viewer asks its decoder for an exact video frame (``ViewState.frame_decoding``), the marks drawn over the
 picture (``frame_marks.py``) and the tags panel (``panels/tags.py``) both need that frame's rows. They are read
-here once, in one session (``annotations.frame_contents.read_frame``), while the decoding thread makes the
-picture; each part takes the read once when the picture is shown. Not earlier, beside the decode: on two cores
-the read's 10-30 ms of Python slowed a random access by about as much (issue 37, frame10's report). A part that redraws after an edit drops it (:meth:`drop`),
+here once, in one session (``annotations.frame_contents.read_frame``), while the decoder works on its own thread;
+each part takes the read once when the picture is shown. A part that redraws after an edit drops it (:meth:`drop`),
 so a read older than the last edit is never shown: the next part reads the project again.
 """
 

@@ -37,8 +37,8 @@ _RESIZE_SETTLE_MS = 250
 class VideoController(QObject):
     """Transport for the video shown in ``canvas``; frames come from ``loader``.
 
-    Signals: ``decoding(index)`` when the exact frame ``index`` asked of the decoder (a pause, a step, a release of
-    the playhead) is decoded and its picture is being made, before it is shown (``FrameLoader.decoded``); ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
+    Signals: ``decoding(index)`` when the exact frame ``index`` is asked of the decoder (a pause, a step, a
+    release of the playhead); ``frame_shown(index, seconds, exact)`` after the canvas changed (``exact`` is False for
     scrubbing previews and frames shown while playing; while libVLC plays, at most every
     ``POSITION_INTERVAL_S`` although every picture is drawn), ``playing_changed(bool)``, ``notice(str)``
     for the status bar, ``media_changed()``, ``mode_changed(text, rate)`` when playing starts or stops or the
@@ -64,7 +64,6 @@ class VideoController(QObject):
         # the frame asked for: decoding, or on screen once decoded. The frame on screen is the window's
         # ViewState.frame_index (set from ``frame_shown``); nothing else keeps a copy of it.
         self.target = 0
-        self._announced_token = 0  # the exact request whose decode ``decoding`` announces (0: none)
         self.rate = 1.0
         self.muted = False
         self.loop: tuple[int, int] | None = None
@@ -90,7 +89,6 @@ class VideoController(QObject):
         canvas.zoom_changed.connect(self._view_size_changed)
         loader.frame_ready.connect(self._on_frame)
         loader.failed.connect(self._on_failed)
-        loader.decoded.connect(self._on_decoded)
 
     # --- media -----------------------------------------------------------------------------------
     def open(self, media: Media, table: FrameTable, index: int = 0) -> None:
@@ -128,7 +126,8 @@ class VideoController(QObject):
             return
         self.target = min(max(0, index), len(self.table) - 1)
         self._shown_token = self.loader.request(self.media.id, self.target, exact=exact, media=self.media)
-        self._announced_token = self._shown_token if exact else 0  # its decode is announced by ``decoding``
+        if exact:
+            self.decoding.emit(self.target)
 
     def step(self, frames: int) -> None:
         """Pause and move ``frames`` frames (negative: back)."""
@@ -452,13 +451,6 @@ class VideoController(QObject):
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
         self._decoded_index = index
         self.frame_shown.emit(index, self.table.seconds(index), exact and not self.playing)
-
-    def _on_decoded(self, token: int, media_id: str, index: int) -> None:
-        # queued from the decoding thread before that frame's frame_ready, so the parts reading its rows on
-        # ``decoding`` have done so when it is shown
-        shown = self.media is not None and media_id == self.media.id and token == self._shown_token
-        if shown and token == self._announced_token:
-            self.decoding.emit(index)
 
     def _on_failed(self, token: int, media_id: str, message: str) -> None:
         if self.media is not None and media_id == self.media.id:

@@ -44,10 +44,6 @@ APP_TITLE = "fieldstudio"
 # What opening a project imports beyond the window: the store (SQLAlchemy, alembic), the decoders (PyAV,
 # OpenCV, numpy), libVLC and the panels a project shows. Two seconds of imports on two loaded cores, so never
 # on the GUI thread: a worker imports them while the welcome screen is shown and when a project opens.
-# The Behaviour dock's panel and what it reads with are built when a project is shown, even with no video on show:
-# imported there, on the GUI thread, they were 60-100 ms of a 500-video project's open (issue 37). The task formats
-# and the task import are imported when "Import a benchmark…" describes the chosen tasks (40-50 ms quiet, 113-215 ms
-# of stall at load 4-9), also reachable from the welcome screen.
 _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
                     "fieldstudio.media.library", "fieldstudio.media.mp4_boxes", "av.subtitles.stream",
                     "fieldstudio.annotations.calibrations", "fieldstudio.annotations.labels",
@@ -56,25 +52,31 @@ _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
                     "fieldstudio.gui.transport", "fieldstudio.gui.viewer.frame_loader",
                     "fieldstudio.gui.viewer.video_controller", "fieldstudio.gui.viewer.vlc_playback",
                     "fieldstudio.gui.panels.annotation_list", "fieldstudio.gui.panels.calibration",
-                    "fieldstudio.gui.panels.tags", "fieldstudio.gui.panels.behaviour_panel",
-                    "fieldstudio.annotations.behaviour.behaviour_events", "fieldstudio.annotations.edits",
-                    "fieldstudio.tasks.formats", "fieldstudio.tasks.importing")
+                    "fieldstudio.gui.panels.tags")
+# Imported by the welcome screen's warm-up only, not by the open itself: the Behaviour dock's panel and what it reads
+# with, built (in the turn after a project is shown, even with no video on show) and, imported then on the GUI thread,
+# 60-100 ms of a 500-video project's open from the welcome screen (issue 37); the task formats and the task import,
+# which "Import a benchmark…" needs to describe the chosen tasks (40-50 ms quiet, 113-215 ms of stall at load 4-9).
+# In the open's own worker they were ~60 ms more before a project opened with the window (cold start 1.87x -> 2.02x
+# a bare window); there the dock imports them in its own turn, after the project is shown.
+_WELCOME_MODULES = ("fieldstudio.gui.panels.behaviour_panel", "fieldstudio.annotations.behaviour.behaviour_events",
+                    "fieldstudio.annotations.edits", "fieldstudio.tasks.formats", "fieldstudio.tasks.importing")
 
 
-def import_project_modules(*, progress, cancelled) -> None:  # noqa: ANN001 - worker callables
+def import_project_modules(*, progress, cancelled, welcome: bool = False) -> None:  # noqa: ANN001 - worker callables
     """Worker: import :data:`_PROJECT_MODULES` and make the ORM ready (``store.opening.prepare_orm``), which
     the first query of a project would otherwise do on the GUI thread; then set every object alive aside from the
     garbage collector's full passes (``core.garbage_collection.set_aside_new_modules``: these modules and the ORM's
     mappers are ~66,000 objects that live for the whole session; a full pass over them in a worker left the GUI
     thread waiting for the interpreter lock 0.3-1.9 s while a project opened, at load 5-9). Safe to run more than
-    once; cheap after the first."""
+    once; cheap after the first. ``welcome``: :data:`_WELCOME_MODULES` too (the welcome screen's warm-up)."""
     import importlib
 
     from fieldstudio.core.garbage_collection import set_aside_new_modules
     from fieldstudio.store.opening import prepare_orm
 
     prepare_orm()
-    for name in _PROJECT_MODULES:
+    for name in (*_PROJECT_MODULES, *(_WELCOME_MODULES if welcome else ())):
         importlib.import_module(name)
     set_aside_new_modules()
 
@@ -330,7 +332,7 @@ class ProjectSession(QObject):
     def warm_up(self) -> None:
         """Import the project modules on a worker while the welcome screen is shown, so that a project opened
         from it opens at once; ``warmed_up`` when done."""
-        self._warm_up = workers.Worker(import_project_modules)
+        self._warm_up = workers.Worker(import_project_modules, welcome=True)
         self._warm_up.signals.result.connect(lambda _r: not self.closed and self.warmed_up.emit())
         QTimer.singleShot(0, lambda: workers.start(self._warm_up))
 

@@ -4,7 +4,9 @@ An edit is done (and committed) before it is pushed, so the command's first ``re
 ``redo``/``undo`` calls run ``edit.do``/``edit.undo``, each one committed transaction. Each tab that edits
 (the viewer's annotations, the task editor, the rater) owns one stack, and the window's
 :class:`QUndoGroup` makes Edit ▸ Undo / Redo act on the stack of the tab in front. What a stack's owner
-does after an undo or redo (refresh a view, show a message) is its ``after`` callback.
+does after an undo or redo (refresh a view, show a message) is its ``after`` callback. When the store refuses an
+undo or a redo (the project is then as it was), QUndoStack has already moved: the next opposite step only moves it
+back, touching nothing, so Undo and Redo keep naming what they would do.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ class EditCommand(QUndoCommand):
     def __init__(self, edit: Edit, after: After):
         super().__init__(edit.text)
         self.edit, self._after, self._first = edit, after, True
+        # "undo" or "redo" when the store refused the last one: QUndoStack had already moved its index, so the
+        # project stands where the stack says it does not; the opposite step then only moves the stack back
+        self._refused: str | None = None
 
     def redo(self) -> None:
         if self._first:
@@ -39,8 +44,13 @@ class EditCommand(QUndoCommand):
 
     def _run(self, op: str) -> None:
         error = None
-        try:
-            (self.edit.undo if op == "undo" else self.edit.do)()
-        except FieldstudioError as exc:
-            error = str(exc)
+        if self._refused is not None and self._refused != op:
+            self._refused = None   # stepping back over the refused step: the project is there already
+        else:
+            self._refused = None
+            try:
+                (self.edit.undo if op == "undo" else self.edit.do)()
+            except FieldstudioError as exc:
+                error = str(exc)
+                self._refused = op
         self._after(self.edit, op, error)

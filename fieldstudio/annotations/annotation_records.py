@@ -33,7 +33,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from fieldstudio.annotations import bulk_updates
-from fieldstudio.annotations.annotation_errors import AnnotationError
+from fieldstudio.annotations.annotation_errors import AnnotationError, keyframe_taken
 from fieldstudio.annotations.behaviour import store_rule
 from fieldstudio.core import shapes, skeletons, tracks
 from fieldstudio.core.errors import NotFound
@@ -242,12 +242,10 @@ def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = N
     (``add_many``), the (media, track, frame) of every live keyframe stored or added so far, checked instead."""
     if row.kind not in TRACK_KINDS or row.track_id is None or row.deleted or not row.is_keyframe:
         return
-    what = "a box" if row.kind == "box" else "a shape"
     if taken is not None:
         key = (row.media_id, row.track_id, row.frame_index)
         if key in taken:
-            raise AnnotationError(f"track {row.track_id} already has {what} on frame {row.frame_index}; "
-                                  f"move that {what[2:]} instead of adding another")
+            raise keyframe_taken(row.track_id, row.frame_index, row.kind)
         taken.add(key)
         return
     clash = s.scalars(select(Annotation.id).where(
@@ -255,8 +253,7 @@ def _check_track_frame(s: Session, row: Annotation, taken: set[tuple] | None = N
         Annotation.frame_index.is_(None) if row.frame_index is None else Annotation.frame_index == row.frame_index,
         Annotation.deleted.is_(False), Annotation.is_keyframe.is_(True), Annotation.id != row.id)).first()
     if clash is not None:
-        raise AnnotationError(f"track {row.track_id} already has {what} on frame {row.frame_index}; "
-                              f"move that {what[2:]} instead of adding another")
+        raise keyframe_taken(row.track_id, row.frame_index, row.kind)
 
 
 def _check_segment_ends(media: Media, row: Annotation) -> None:

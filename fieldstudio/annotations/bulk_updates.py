@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fieldstudio.annotations.annotation_errors import AnnotationError
+from fieldstudio.annotations.annotation_errors import keyframe_taken
 from fieldstudio.annotations.behaviour import store_rule
 from fieldstudio.core.errors import NotFound
 from fieldstudio.store import changes
@@ -88,9 +88,7 @@ def _refuse_two_keyframes_on_a_frame(s: Session, tracks: set[tuple[str, int]], t
                       .having(func.count() > 1))
     clash = next((c for c in clash if (c[0], c[1]) in tracks), None)
     if clash is not None:
-        what = "a box" if clash[3] == "box" else "a shape"
-        raise AnnotationError(f"track {clash[1]} already has {what} on frame {clash[2]}; "
-                              f"move that {what[2:]} instead of adding another")
+        raise keyframe_taken(clash[1], clash[2], clash[3])
 
 
 def set_labels(s: Session, labels_of: dict[str, str | None]) -> None:

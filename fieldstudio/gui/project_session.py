@@ -57,8 +57,8 @@ _PROJECT_MODULES = ("fieldstudio.store.project", "fieldstudio.media.frames",
 # with, built (in the turn after a project is shown, even with no video on show) and, imported then on the GUI thread,
 # 60-100 ms of a 500-video project's open from the welcome screen (issue 37); the task formats and the task import,
 # which "Import a benchmark…" needs to describe the chosen tasks (40-50 ms quiet, 113-215 ms of stall at load 4-9).
-# In the open's own worker they were ~60 ms more before a project opened with the window (cold start 1.87x -> 2.02x
-# a bare window); there the dock imports them in its own turn, after the project is shown.
+# In the open's own worker they were ~60 ms more CPU before a project opened with the window (the cold start); a
+# project opened so imports the dock's in the dock's own turn, after it is shown.
 _WELCOME_MODULES = ("fieldstudio.gui.panels.behaviour_panel", "fieldstudio.annotations.behaviour.behaviour_events",
                     "fieldstudio.annotations.edits", "fieldstudio.tasks.formats", "fieldstudio.tasks.importing")
 

@@ -34,8 +34,11 @@ def make_engine(path: Path, *, read_only: bool = False, for_reads: bool = False)
     deferred = read_only or for_reads
     # The file is opened by our own creator with the percent-encoded URI: written into an SQLAlchemy URL,
     # a name with "#", "?" or "%20" is decoded on the way and SQLite opens (and creates) another file.
-    # NullPool: one short-lived connection per unit of work, so no connection outlives its thread.
-    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True), poolclass=NullPool)
+    # NullPool: one short-lived connection per unit of work, so no connection outlives its thread, but for the main
+    # thread's kept read connection (``Project._kept_read``). That one is closed by whichever thread closes the project
+    # (a worker, once the project's indexer has let go of it): read connections are not bound to their thread.
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=not deferred),
+                           poolclass=NullPool)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):  # noqa: ANN001 - DB-API objects

@@ -514,10 +514,21 @@ def restore_many(project: Project, annotation_ids: Iterable[str]) -> None:
 # -- reading ----------------------------------------------------------------------------------------
 def select_records(s: Session, q) -> list[AnnotationRecord]:  # noqa: ANN001 - a Select of Annotation
     """Run ``q`` (a Select of Annotation) in ``s`` and return the rows as records with media and label joined."""
-    rows = s.execute(q.join(Media, Media.id == Annotation.media_id)
-                     .outerjoin(Label, Label.id == Annotation.label_id)
-                     .add_columns(Media, Label)).all()
-    return [_record(a, m, lab) for a, m, lab in rows]
+    return read_records(s, records_statement(q))
+
+
+def records_statement(q):  # noqa: ANN001, ANN201 - a Select of Annotation, and the Select run
+    """``q`` (a Select of Annotation) with its media and label joined, as :func:`select_records` runs it. For a read
+    made often (each frame the viewer shows): built once with bound parameters and run by :func:`read_records`, it
+    spares building the statement each time, about a third of a small read's Python."""
+    return (q.join(Media, Media.id == Annotation.media_id)
+            .outerjoin(Label, Label.id == Annotation.label_id)
+            .add_columns(Media, Label))
+
+
+def read_records(s: Session, statement, params: dict | None = None) -> list[AnnotationRecord]:  # noqa: ANN001
+    """Run a :func:`records_statement` in ``s`` with the values ``params`` of its bound parameters."""
+    return [_record(a, m, lab) for a, m, lab in s.execute(statement, params or {}).all()]
 
 
 def get_annotation(project: Project, annotation_id: str) -> AnnotationRecord:

@@ -25,7 +25,7 @@ from fieldstudio.store.models import Annotation
 from fieldstudio.store.project import Project
 
 __all__ = ["next_track_id", "track_keyframes", "track_boxes", "FrameBox", "boxes_on_frame", "frame_boxes",
-           "keyframes_around", "make_keyframe", "copy_box"]
+           "interpolated_spans", "boxes_from", "keyframes_around", "make_keyframe", "copy_box"]
 
 
 def _top_track_id(s: Session, media_id: str) -> int:
@@ -98,28 +98,37 @@ def boxes_on_frame(project: Project, media_id: str, frame_index: int | None) -> 
 
 
 def frame_boxes(s: Session, media_id: str, frame_index: int | None) -> list[FrameBox]:
-    """:func:`boxes_on_frame` in the open session ``s`` (two queries, three when a track spans the frame), for a
-    caller that reads more of the frame in the same session (``annotations.frame_contents``)."""
+    """:func:`boxes_on_frame` in the open session ``s`` (two queries, three when a track spans the frame)."""
     live_boxes = (Annotation.media_id == media_id) & (Annotation.kind == "box") & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
     here = select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
+    if frame_index is None:
+        return boxes_from(here, {}, {}, frame_index)
+    keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
+    spans = interpolated_spans(here, *keyframes_around(s, keyed, frame_index))
+    keys = select_records(s, select(Annotation).where(
+        keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(sorted(
+            {f for span in spans.values() for f in span})))) if spans else []
+    return boxes_from(here, spans, {(r.track_id, r.frame_index): r for r in keys}, frame_index)
+
+
+def interpolated_spans(here: Sequence[AnnotationRecord], before: dict[int, int],
+                       after: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """{track: (its keyframe before the frame, its keyframe after)} for the box tracks interpolated on a frame: those
+    with a keyframe on either side (``keyframes_around``) and none among the boxes ``here`` on the frame."""
+    drawn = {b.track_id for b in here if b.track_id is not None}
+    return {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
+
+
+def boxes_from(here: Sequence[AnnotationRecord], spans: dict[int, tuple[int, int]],
+               keys: dict[tuple[int, int], AnnotationRecord], frame_index: int | None) -> list[FrameBox]:
+    """The boxes drawn on ``frame_index``: the stored ones ``here`` (in order), then one per track of ``spans``
+    (:func:`interpolated_spans`) interpolated between its keyframes, which ``keys`` gives by (track, frame)."""
     out = [FrameBox(r.id, r.track_id, r.label_id, r.label_name, tuple(r.geometry), True, r.attributes, r.version)
            for r in here]
-    if frame_index is None:
-        return out
-    keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
-    before, after = keyframes_around(s, keyed, frame_index)
-    drawn = {b.track_id for b in out if b.track_id is not None}
-    spans = {t: (f0, after[t]) for t, f0 in before.items() if t in after and t not in drawn}
-    if not spans:
-        return out
-    frames = sorted({f for span in spans.values() for f in span})
-    keys = select_records(s, select(Annotation).where(
-        keyed, Annotation.track_id.in_(list(spans)), Annotation.frame_index.in_(frames)))
-    by_key = {(r.track_id, r.frame_index): r for r in keys}
     for track_id in sorted(spans):
         f0, f1 = spans[track_id]
-        k0, k1 = by_key[(track_id, f0)], by_key[(track_id, f1)]
+        k0, k1 = keys[(track_id, f0)], keys[(track_id, f1)]
         box = tracks.interpolate_track([(f0, k0.geometry), (f1, k1.geometry)], [frame_index])[frame_index].box
         out.append(FrameBox(None, track_id, k0.label_id, k0.label_name, box, False, k0.attributes))
     return out

@@ -78,28 +78,40 @@ def shapes_on_frame(project: Project, media_id: str, frame_index: int | None) ->
 
 def frame_shapes(s: Session, media_id: str, frame_index: int | None) -> list[FrameShape]:
     """:func:`shapes_on_frame` in the open session ``s`` (two queries, three when a track has a keyframe on either
-    side), for a caller that reads more of the frame in the same session (``annotations.frame_contents``)."""
+    side)."""
     live = (Annotation.media_id == media_id) & Annotation.kind.in_(SHAPE_TRACK_KINDS) & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
     here = select_records(s, select(Annotation).where(live, frame_cond).order_by(Annotation.created_at))
     if frame_index is None:
-        return [_stored(r) for r in here]
+        return shapes_from(here, {}, {}, {}, frame_index)
     keyed = live & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)
     before, after = box_tracks.keyframes_around(s, keyed, frame_index)
-    wanted = {(t, f) for t, f in before.items()} | {(t, f) for t, f in after.items()}
-    frames = sorted({f for _t, f in wanted})
+    wanted = keyframes_beside(before, after)
     near = select_records(s, select(Annotation).where(
-        keyed, Annotation.track_id.in_(sorted({t for t, _f in wanted})), Annotation.frame_index.in_(frames))) \
-        if wanted else []
-    by_key = {(r.track_id, r.frame_index): r for r in near}
+        keyed, Annotation.track_id.in_(sorted({t for t, _f in wanted})),
+        Annotation.frame_index.in_(sorted({f for _t, f in wanted})))) if wanted else []
+    return shapes_from(here, before, after, {(r.track_id, r.frame_index): r for r in near}, frame_index)
+
+
+def keyframes_beside(before: dict[int, int], after: dict[int, int]) -> set[tuple[int, int]]:
+    """The (track, frame) of every shape keyframe :func:`shapes_from` needs: each track's keyframe just before the
+    frame and just after it (``box_tracks.keyframes_around``), to interpolate or to say why a gap is not."""
+    return set(before.items()) | set(after.items())
+
+
+def shapes_from(here: Sequence[AnnotationRecord], before: dict[int, int], after: dict[int, int],
+                near: dict[tuple[int, int], AnnotationRecord], frame_index: int | None) -> list[FrameShape]:
+    """The shapes drawn on ``frame_index``: the stored ones ``here`` (in order, a keyframe with the reason a frame
+    beside it is not interpolated), then the interpolated shape of each track with a keyframe on either side and
+    none on the frame. ``near`` gives the keyframes of :func:`keyframes_beside` by (track, frame)."""
     out: list[FrameShape] = []
     drawn = set()
     for r in here:
         note = None
         if r.track_id is not None and r.is_keyframe:
             drawn.add(r.track_id)
-            for other in (by_key.get((r.track_id, before.get(r.track_id))),
-                          by_key.get((r.track_id, after.get(r.track_id)))):
+            for other in (near.get((r.track_id, before.get(r.track_id))),
+                          near.get((r.track_id, after.get(r.track_id)))):
                 if other is not None and note is None:
                     f0, f1 = sorted((other.frame_index, frame_index))
                     g0, g1 = (other.geometry, r.geometry) if other.frame_index < frame_index else \
@@ -107,7 +119,7 @@ def frame_shapes(s: Session, media_id: str, frame_index: int | None) -> list[Fra
                     note = shape_tracks.gap_reason(f0, g0, f1, g1)
         out.append(_stored(r, note))
     for track_id in sorted(t for t in before if t in after and t not in drawn):
-        k0, k1 = by_key[(track_id, before[track_id])], by_key[(track_id, after[track_id])]
+        k0, k1 = near[(track_id, before[track_id])], near[(track_id, after[track_id])]
         got = shape_tracks.interpolate_shape_track([(k0.frame_index, k0.geometry), (k1.frame_index, k1.geometry)],
                                                    [frame_index]).get(frame_index)
         if got is None:

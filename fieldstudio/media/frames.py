@@ -108,13 +108,13 @@ class FrameSource:
         rgb = r.get(index)
         return Frame(rgb, media.id, index, int(r.table.pts[index]), r.seconds(index))
 
-    def get_bgra(self, media: Media, index: int) -> np.ndarray:
-        """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen
-        (``FrameReader.get_bgra``). Raises as ``get``; MediaError for a photo too."""
+    def get_bgra(self, media: Media, index: int, within: tuple[int, int] | None = None) -> np.ndarray:
+        """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen, scaled down to fit
+        ``within`` (W, H) when given (``FrameReader.get_bgra``). Raises as ``get``; MediaError for a photo too."""
         _check_readable(self.project, media)
         if media.kind != "video":
             raise MediaError(library.media_path(self.project, media), "is not a video")
-        return self.reader(media).get_bgra(index)
+        return self.reader(media).get_bgra(index, within)
 
     def decode(self, media: Media, index: int, stop: Callable[[], bool]) -> bool:
         """Decode frame ``index`` of a video into its reader's cache, stopping early when ``stop()`` says so

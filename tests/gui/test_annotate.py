@@ -235,10 +235,11 @@ def test_marks_attach_to_the_frame_on_screen_when_a_frame_fails_to_decode(window
     wait_idle(window, qtbot)
     source, real_get = window.view.loader.source, window.view.loader.source.get_bgra
 
-    def get_bgra(media, index=0):  # noqa: ANN001 - a damaged stretch of the file, as a half-copied clip has
+    # a damaged stretch of the file, as a half-copied clip has
+    def get_bgra(media, index=0, within=None):  # noqa: ANN001
         if index >= 200:
             raise MediaError("clip.mp4", f"frame {index} could not be decoded")
-        return real_get(media, index)
+        return real_get(media, index, within)
 
     source.get_bgra = get_bgra  # the loader decodes the screen's picture through get_bgra
     window.go_to("#280")  # cannot be decoded: the picture stays on frame 5, and so does the position

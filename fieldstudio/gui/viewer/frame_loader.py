@@ -37,6 +37,7 @@ class FrameRequest:
     exact: bool
     token: int
     media: object | None = None  # the caller's Media row of media_id, read again from the project when None
+    within: tuple[int, int] | None = None  # a preview's picture is scaled down to fit (W, H) screen pixels
 
 
 class FrameLoader(QObject):
@@ -61,15 +62,20 @@ class FrameLoader(QObject):
         self._thread = threading.Thread(target=self._loop, name="frame-loader", daemon=True)
         self._thread.start()
 
-    def request(self, media_id: str, index: int, *, exact: bool = True, media: Media | None = None) -> int:
+    def request(self, media_id: str, index: int, *, exact: bool = True, media: Media | None = None,
+                within: tuple[int, int] | None = None) -> int:
         """Ask for a frame; an earlier request not yet started is dropped. Returns the request's token.
 
         ``media``: the Media row of ``media_id`` the caller shows (its columns loaded), which spares the decoding
-        thread a query before each frame; without it the row is read from the project.
+        thread a query before each frame; without it the row is read from the project. ``within`` (W, H) screen
+        pixels, for a preview (``exact=False``) of a video: its picture is made no larger than that, in the
+        conversion's one pass. At 1080p a full-size picture's conversion was ~6 ms of fresh memory (the heap gives
+        frame-sized buffers back, ``gui.app.bound_the_heap``) that the release of a quick drag waited for when a
+        preview was still converting; an exact frame is always made at full size, for drawing on it zoomed in.
         """
         with self._cond:
             self._token += 1
-            self._pending = FrameRequest(media_id, index, exact, self._token, media)
+            self._pending = FrameRequest(media_id, index, exact, self._token, media, within)
             self._cond.notify()
             return self._token
 
@@ -128,7 +134,8 @@ class FrameLoader(QObject):
                         if not self.source.decode(media, index, self._elsewhere(media, index)) or self._pending:
                             continue  # superseded: its picture would be replaced at once
                     # made in the pixmap's format by the decoder's own conversion: no second pass over the picture
-                    image = screen_image_from_bgra(self.source.get_bgra(media, index))
+                    image = screen_image_from_bgra(self.source.get_bgra(
+                        media, index, None if req.exact else req.within))
             except Exception as exc:  # noqa: BLE001 - reported to the window, logged with traceback
                 log.exception("decoding %s frame %s failed", req.media_id, req.index)
                 self.failed.emit(req.token, req.media_id, str(exc))

@@ -125,7 +125,8 @@ class VideoController(QObject):
         if self.table is None:
             return
         self.target = min(max(0, index), len(self.table) - 1)
-        self._shown_token = self.loader.request(self.media.id, self.target, exact=exact, media=self.media)
+        self._shown_token = self.loader.request(self.media.id, self.target, exact=exact, media=self.media,
+                                                within=None if exact else self.canvas.render_size(self._full_size()))
         if exact:
             self.decoding.emit(self.target)
 

@@ -101,7 +101,8 @@ def frame_boxes(s: Session, media_id: str, frame_index: int | None) -> list[Fram
     """:func:`boxes_on_frame` in the open session ``s`` (two queries, three when a track spans the frame)."""
     live_boxes = (Annotation.media_id == media_id) & (Annotation.kind == "box") & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
-    here = select_records(s, select(Annotation).where(live_boxes, frame_cond).order_by(Annotation.created_at))
+    here = select_records(s, select(Annotation).where(live_boxes, frame_cond)
+                          .order_by(Annotation.created_at, Annotation.id))
     if frame_index is None:
         return boxes_from(here, {}, {}, frame_index)
     keyed = live_boxes & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)

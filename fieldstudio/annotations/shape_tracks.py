@@ -81,7 +81,7 @@ def frame_shapes(s: Session, media_id: str, frame_index: int | None) -> list[Fra
     side)."""
     live = (Annotation.media_id == media_id) & Annotation.kind.in_(SHAPE_TRACK_KINDS) & Annotation.deleted.is_(False)
     frame_cond = Annotation.frame_index.is_(None) if frame_index is None else Annotation.frame_index == frame_index
-    here = select_records(s, select(Annotation).where(live, frame_cond).order_by(Annotation.created_at))
+    here = select_records(s, select(Annotation).where(live, frame_cond).order_by(Annotation.created_at, Annotation.id))
     if frame_index is None:
         return shapes_from(here, {}, {}, {}, frame_index)
     keyed = live & Annotation.track_id.is_not(None) & Annotation.is_keyframe.is_(True)

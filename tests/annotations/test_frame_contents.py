@@ -5,7 +5,7 @@ rows; and one connection where those calls opened four."""
 
 from __future__ import annotations
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 
 from fieldstudio.annotations import annotation_records as ann
 from fieldstudio.annotations import angles, box_tracks, frame_contents, rows, shape_tracks
@@ -90,3 +90,17 @@ def test_a_frame_is_three_queries_on_the_main_threads_kept_connection(media_proj
     connects.clear(), queries.clear()
     _separate_calls(p, VIDEO_ID, 7)
     assert len([q for q in queries if q.lstrip().upper().startswith("SELECT")]) >= 8 and not connects
+
+
+def test_rows_made_at_the_same_instant_come_in_the_same_order_both_ways(media_project):
+    # a burst of marks (an import, a paste; a clock of 15 ms resolution) can share one creation time: the one read
+    # orders them by id after time, as list_annotations does, and so must the separate reads of boxes and shapes
+    p = media_project
+    for i in range(6):
+        ann.add_box(p, VIDEO_ID, (10 + 40 * i, 10, 30, 30), frame_index=3)
+        ann.add_shape(p, VIDEO_ID, "polyline", [[10 + 40 * i, 100], [30 + 40 * i, 120]], frame_index=3)
+    with p.write() as s:
+        s.execute(text("UPDATE annotation SET created_at = (SELECT min(created_at) FROM annotation)"))
+    got = frame_contents.read_frame(p, VIDEO_ID, 3)
+    assert (got.boxes, got.measures, got.shapes, got.media_tags, got.frame_tags) == _separate_calls(p, VIDEO_ID, 3)
+    assert [b.annotation_id for b in got.boxes] == sorted(b.annotation_id for b in got.boxes)

@@ -88,6 +88,9 @@ class Project:
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
         # SQLite: the main thread's reads go through one kept connection (see ``_kept_read``); None until the first
         self._main_reads: Connection | None = None
+        self._main_file: tuple[int, int] | None = None  # (device, inode) of the file the kept connection has open
+        self._kept_state = threading.Lock()  # guards the two flags below between the main thread and close()
+        self._reading = False  # a main-thread read is using the kept connection
         self._closed = False
         # SQLAlchemy keeps a sessionmaker's listeners in a WeakKeyDictionary keyed by its Session class: a listener
         # holding this project (which holds that class) would keep the key, the project and its engines for the
@@ -284,7 +287,10 @@ class Project:
             done = True
         finally:
             session.close()  # rolls back the read's BEGIN: the next read sees every commit made since
-            if not done:  # whatever failed, the next read starts from a fresh connection
+            with self._kept_state:
+                self._reading = False
+                drop = not done or self._closed  # whatever failed, the next read starts from a fresh connection
+            if drop:
                 self._drop_kept_read()
 
     def _kept_read(self) -> Connection | None:
@@ -295,13 +301,37 @@ class Project:
         a small read: the window's read of a frame's marks on each step or release was 1.6 ms of queries and 1.2 ms
         of connecting, taken beside the frame's decode. The main thread lives as long as the project; a worker's
         connection would outlive its thread. A nested read gets its own connection, so it sees what was committed
-        since the outer one began, as before."""
-        if self.is_shared or self._closed or threading.current_thread() is not threading.main_thread():
+        since the outer one began, as before. A project file replaced while open (a backup restored, a sync tool's
+        atomic replace) is opened again, as a fresh connection per read would: the writes go to the new file.
+        ``close()`` on another thread during a read leaves the connection to that read, which closes it at its end.
+        """
+        if self.is_shared or threading.current_thread() is not threading.main_thread():
             return None
-        conn = self._main_reads
-        if conn is None or conn.closed or conn.invalidated:
-            conn = self._main_reads = self.read_engine.connect()
-        return None if conn.in_transaction() else conn
+        with self._kept_state:
+            if self._closed or self._reading:
+                return None
+            self._reading = True
+        try:
+            try:
+                st = os.stat(self.path)
+                file: tuple[int, int] | None = (st.st_dev, st.st_ino)
+            except OSError:
+                file = None
+            conn = self._main_reads
+            if conn is not None and (conn.closed or conn.invalidated or file != self._main_file):
+                self._drop_kept_read()
+                conn = None
+            if conn is None and file is not None:
+                conn = self._main_reads = self.read_engine.connect()
+                self._main_file = file
+        except BaseException:
+            with self._kept_state:
+                self._reading = False
+            raise
+        if conn is None:  # the file is gone: a connection of the read's own says why, as before
+            with self._kept_state:
+                self._reading = False
+        return conn
 
     def _drop_kept_read(self) -> None:
         conn, self._main_reads = self._main_reads, None
@@ -439,8 +469,11 @@ class Project:
 
     def close(self) -> None:
         """Release the file (checkpoint the WAL so the single file holds everything) or the server's connections."""
-        self._closed = True
-        self._drop_kept_read()
+        with self._kept_state:
+            self._closed = True
+            reading = self._reading
+        if not reading:  # else the read in progress on the main thread closes it when it ends
+            self._drop_kept_read()
         if not self.read_only and not self.is_shared:
             with contextlib.suppress(OperationalError), self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")

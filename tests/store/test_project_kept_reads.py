@@ -37,13 +37,14 @@ def _open_files_under(folder) -> list[str]:
 
 
 @pytest.fixture
-def project(tmp_path):
+def kept_project(tmp_path):
     p = Project.create(tmp_path / "p.fieldstudio")
     yield p
     p.close()
 
 
-def test_main_thread_reads_share_one_connection_and_each_sees_every_commit_before_it(project, tmp_path):
+def test_main_thread_reads_share_one_connection_and_each_sees_every_commit_before_it(kept_project, tmp_path):
+    project = kept_project
     connects = _connects(project)
     assert _value(project, "k") is None
     with project.write() as s:
@@ -58,7 +59,8 @@ def test_main_thread_reads_share_one_connection_and_each_sees_every_commit_befor
     assert len(connects) == 1
 
 
-def test_a_nested_read_opens_its_own_connection_and_sees_what_was_committed_since_the_outer_began(project, tmp_path):
+def test_a_nested_read_opens_its_own_connection_and_sees_commits_made_since_the_outer_began(kept_project):
+    project = kept_project
     connects = _connects(project)
     with project.read() as outer:
         assert outer.scalar(select(ProjectSetting.value).where(ProjectSetting.key == "k")) is None  # snapshot taken
@@ -70,7 +72,8 @@ def test_a_nested_read_opens_its_own_connection_and_sees_what_was_committed_sinc
     assert _value(project, "k") == "v" and len(connects) == 2   # the kept one again
 
 
-def test_a_worker_threads_read_opens_and_closes_a_connection_of_its_own(project):
+def test_a_worker_threads_read_opens_and_closes_a_connection_of_its_own(kept_project):
+    project = kept_project
     connects = _connects(project)
     _value(project, "k")
     got = []
@@ -80,7 +83,8 @@ def test_a_worker_threads_read_opens_and_closes_a_connection_of_its_own(project)
     assert got == ["p"] and connects == [threading.main_thread().name, "worker"]
 
 
-def test_a_failed_read_leaves_the_next_one_a_fresh_connection(project):
+def test_a_failed_read_leaves_the_next_one_a_fresh_connection(kept_project):
+    project = kept_project
     connects = _connects(project)
     with pytest.raises(Exception, match="no such table"), project.read() as s:
         s.execute(text("SELECT * FROM no_such_table"))
@@ -98,3 +102,34 @@ def test_a_project_closed_on_another_thread_holds_no_file_and_reads_after_it_kee
     assert not _open_files_under(tmp_path)
     assert _value(project, "name") == "p"   # a late read still works, and keeps nothing open afterwards
     assert not _open_files_under(tmp_path)
+
+
+def test_a_close_on_another_thread_during_a_read_lets_the_read_finish_and_closes_the_file_after_it(tmp_path):
+    project = Project.create(tmp_path / "p.fieldstudio")
+    project.set_setting("k", "v")
+    with project.read() as s:
+        assert s.scalar(select(ProjectSetting.value).where(ProjectSetting.key == "k")) == "v"
+        closer = threading.Thread(target=project.close)   # the window closes a replaced project on a worker
+        closer.start()
+        closer.join()
+        # the same read goes on: its connection was left to it (closing it here broke the read)
+        assert s.scalar(select(ProjectSetting.value).where(ProjectSetting.key == "k")) == "v"
+    assert not _open_files_under(tmp_path)
+
+
+def test_a_project_file_replaced_while_open_is_read_again_where_the_writes_go(tmp_path):
+    import shutil
+
+    path, newer = tmp_path / "p.fieldstudio", tmp_path / "newer.fieldstudio"
+    with Project.create(newer) as other:
+        other.set_setting("k", "new")
+    with Project.create(path) as first:
+        first.set_setting("k", "old")
+    project = Project.open(path)
+    assert _value(project, "k") == "old"   # the kept connection has the first file open
+    shutil.copy(newer, tmp_path / "tmp")
+    os.replace(tmp_path / "tmp", path)     # a sync tool's or a restored backup's atomic replace
+    assert _value(project, "k") == "new"
+    project.set_setting("k2", "written")   # writes open the file at the path: the new one
+    assert _value(project, "k2") == "written"
+    project.close()

@@ -63,7 +63,8 @@ def test_a_closed_port_is_a_clear_error_and_the_project_stays(empty_window, qtbo
     assert title == "Cannot open the project"
     assert text.startswith(url + ": cannot connect (") and "127.0.0.1" in text and "refused" in text, text
     assert w.state.project is before and w.session.opening is None
-    assert w.findChild(QProgressDialog, "connecting_dialog") is None
+    # the dialog is deleted later, in a turn of the event loop that may come after the one that showed the message
+    qtbot.waitUntil(lambda: w.findChild(QProgressDialog, "connecting_dialog") is None, timeout=5000)
 
 
 def test_cancel_while_a_server_does_not_answer(empty_window, qtbot, monkeypatch):

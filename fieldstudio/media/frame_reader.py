@@ -255,32 +255,27 @@ class FrameReader:
                 self._rgb.popitem(last=False)
             return rgb
 
-    def get_bgra(self, index: int, within: tuple[int, int] | None = None) -> np.ndarray:
+    def get_bgra(self, index: int) -> np.ndarray:
         """Upright frame ``index`` as a (H, W, 4) uint8 array of B, G, R, 255: the bytes of Qt's opaque
         ``Format_RGB32`` on a little-endian machine, made by swscale in the pass that ``get`` spends on RGB.
 
         For the screen: wrapping it needs no conversion, where converting ``get``'s RGB to RGB32 is a second
         pass over the picture that Qt splits across its thread pool (3-30 ms for 1080p on a loaded machine, 0.7
-        ms quiet). ``within`` (W, H) upright pixels: a frame larger than that is scaled down into it (aspect kept,
-        area averaging) in the same pass, for a picture only looked at on screen at that size (the viewer's
-        previews while the playhead is dragged). Not kept in the RGB cache (the decoder frames are cached).
-        Raises as ``get``.
+        ms quiet). Not kept in the RGB cache (the decoder frames are cached). Raises as ``get``.
         """
         with self._lock:
-            frame = self._frame(index)
-            size = _fitted(frame.width, frame.height, within, turned=self.rotation in (90, 270))
-            bgra = frame.to_ndarray(format="bgra") if size is None else \
-                frame.to_ndarray(format="bgra", width=size[0], height=size[1], interpolation="AREA")
+            bgra = self._frame(index).to_ndarray(format="bgra")
         if self.rotation:
             bgra = np.ascontiguousarray(np.rot90(bgra, k=self.rotation // 90))
         return bgra
 
     def get_scaled(self, index: int, scale: float, *, fmt: str = "bgr24") -> np.ndarray:
-        """Upright frame ``index`` resized by ``scale`` in one swscale pass, as a (h, w, 3) uint8 array.
+        """Upright frame ``index`` resized by ``scale`` in one swscale pass (area averaging), as a (h, w, 3) uint8
+        array, (h, w, 4) for "bgra".
 
         ``w = max(1, round(W * scale))`` and ``h = max(1, round(H * scale))`` for the upright size W x H
         (the rotation is applied after scaling). ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
-        "rgb24"). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
+        "rgb24", "bgra" for the screen as ``get_bgra``). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
         ``get`` makes, which is what the box tracker needs per frame. Not cached. Raises as ``get``.
         """
         with self._lock:
@@ -295,15 +290,3 @@ class FrameReader:
         """PTS of frame ``index`` in seconds."""
         return self.table.seconds(index)
 
-
-def _fitted(width: int, height: int, within: tuple[int, int] | None, *, turned: bool) -> tuple[int, int] | None:
-    """(w, h) decoder pixels that fit a ``width`` x ``height`` decoder frame into ``within`` (W, H) upright pixels
-    (``turned``: the frame is shown turned a quarter, so its width is the upright height), aspect kept; None when
-    it fits already (or nothing is asked)."""
-    if within is None:
-        return None
-    box_w, box_h = (within[1], within[0]) if turned else within
-    scale = min(box_w / width, box_h / height) if width and height else 1.0
-    if scale >= 1.0:
-        return None
-    return max(2, round(width * scale)), max(2, round(height * scale))

@@ -109,12 +109,17 @@ class FrameSource:
         return Frame(rgb, media.id, index, int(r.table.pts[index]), r.seconds(index))
 
     def get_bgra(self, media: Media, index: int, within: tuple[int, int] | None = None) -> np.ndarray:
-        """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen, scaled down to fit
-        ``within`` (W, H) when given (``FrameReader.get_bgra``). Raises as ``get``; MediaError for a photo too."""
+        """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen
+        (``FrameReader.get_bgra``), scaled down to fit ``within`` (W, H) upright pixels when given and smaller,
+        aspect kept, never enlarged (``FrameReader.get_scaled``). Raises as ``get``; MediaError for a photo too."""
         _check_readable(self.project, media)
         if media.kind != "video":
             raise MediaError(library.media_path(self.project, media), "is not a video")
-        return self.reader(media).get_bgra(index, within)
+        reader = self.reader(media)
+        scale = min(within[0] / media.width, within[1] / media.height) \
+            if within is not None and media.width and media.height else 1.0
+        # one uniform scale, the same for the upright frame and the decoder's (a rotation turns both sides)
+        return reader.get_bgra(index) if scale >= 1.0 else reader.get_scaled(index, scale, fmt="bgra")
 
     def decode(self, media: Media, index: int, stop: Callable[[], bool]) -> bool:
         """Decode frame ``index`` of a video into its reader's cache, stopping early when ``stop()`` says so

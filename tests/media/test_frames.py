@@ -62,17 +62,19 @@ def test_pixels_equal_ffmpeg(clips, name, n):
 
 @pytest.mark.parametrize("name,within,size", [("cfr_bframes", (160, 160), (160, 96)), ("rot90", (160, 160), (96, 160)),
                                                ("cfr_bframes", (400, 400), (320, 192))])
-def test_a_picture_within_a_screen_size_is_the_frame_scaled_down_by_area(clips, name, within, size):
+def test_a_picture_within_a_screen_size_is_the_frame_scaled_down_by_area(project, clips, name, within, size):
     """The viewer's previews: the frame fitted into ``within`` (W, H) upright pixels, aspect kept (never enlarged),
     against OpenCV's area resampling of the full picture."""
     import cv2
 
-    path = clips[name]
-    probe = video.probe_video(path)
-    reader = frame_reader.FrameReader(path, decoded_table.build_frame_table(path), rotation=probe.rotation)
-    small = reader.get_bgra(45, within)
+    library.add_paths(project, [clips[name]])
+    source = FrameSource(project)
+    media = library.find_media(project, clips[name].name)
+    probe = video.probe_video(clips[name])
+    small = source.get_bgra(media, 45, within)
     assert (small.shape[1], small.shape[0]) == size and (small[..., 3] == 255).all()
-    full = reader.get_bgra(45)
+    full = source.get_bgra(media, 45)
+    source.close()
     theirs = cv2.resize(full, size, interpolation=cv2.INTER_AREA)
     assert np.abs(small.astype(int) - theirs.astype(int)).mean() < 3.0
     assert read_barcode(np.ascontiguousarray(cv2.resize(small, (full.shape[1], full.shape[0]))[..., 2::-1]),

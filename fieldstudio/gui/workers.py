@@ -117,11 +117,13 @@ def _release(worker: Worker) -> None:
 
 def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, done: Callable[[Any], None],
                       failed: Callable[[str], None], title: str | None = None, show_after_ms: int = 300,
-                      **kwargs) -> Worker:
+                      ended: Callable[[], None] | None = None, **kwargs) -> Worker:
     """Run ``fn(*args, **kwargs)`` in a worker behind a window-modal progress dialog whose Cancel cancels it.
 
     The dialog appears only if the work lasts longer than ``show_after_ms`` and is closed before
-    ``done(result)`` or ``failed(message)`` is called. The dialog is ``worker.progress_dialog``.
+    ``done(result)`` or ``failed(message)`` is called. The dialog is ``worker.progress_dialog``. ``ended()`` runs
+    after either, once the worker has finished. The worker is started when this returns: a slot connected to its
+    signals afterwards may miss them (a short job can finish first), so pass what must run at its end as ``ended``.
     """
     dialog = QProgressDialog(label, "Cancel", 0, 100, parent)
     if title:
@@ -146,4 +148,6 @@ def run_with_progress(parent: QWidget | None, label: str, fn: Callable, *args, d
     worker.signals.result.connect(lambda out: finish(done, out))
     worker.signals.error.connect(lambda message: finish(failed, message))
     dialog.canceled.connect(worker.cancel)
+    if ended is not None:
+        worker.signals.finished.connect(ended)
     return start(worker)

@@ -38,20 +38,17 @@ def test_export_all_ratings_then_merge_into_an_empty_project_twice(qtbot, tmp_pa
     monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text, *a, **k: shown.append("ERROR " + text))
 
     with Project.open(src) as project:
-        worker = rating_exchange.export_dialog(None, project)
-        with qtbot.waitSignal(worker.signals.finished, timeout=60000):
-            pass
-    qtbot.waitUntil(lambda: len(shown) == 1)
+        assert rating_exchange.export_dialog(None, project) is not None
+        # waited for on what it shows: the worker may finish before a wait for its signal is connected
+        qtbot.waitUntil(lambda: len(shown) == 1, timeout=60000)
     assert shown[0].startswith(f"Wrote {package}") and f"{items} item(s), {human} rating(s)" in shown[0]
 
     dst = tmp_path / "rater.fieldstudio"
     reloads = []
     with Project.create(dst) as project:
         for round_ in (1, 2):
-            worker = rating_exchange.import_dialog(None, project, lambda: reloads.append(1))
-            with qtbot.waitSignal(worker.signals.finished, timeout=60000):
-                pass
-            qtbot.waitUntil(lambda r=round_: len(reloads) == r)
+            assert rating_exchange.import_dialog(None, project, lambda: reloads.append(1)) is not None
+            qtbot.waitUntil(lambda r=round_: len(reloads) == r and len(shown) == r + 1, timeout=60000)
     first, second = shown[1], shown[2]
     assert "(new set)" in first and f"items: {items} added" in first and f"ratings: {human} added" in first
     # merging the same package again changes nothing

@@ -456,8 +456,8 @@ class RunPanel(RunChoice, QWidget):
             self, f"Reading the text in the photos and video frames of {len(task_ids)} task(s) (OCR)…",
             ocr_answers.answer_by_ocr, self.project, task_ids, title=ocr_answers.SOURCE_NAME,
             done=self._ocr_answers_done,
-            failed=lambda message: self._message(f"OCR-only answers failed: {message}", error=True))
-        worker.signals.finished.connect(self._ocr_finished)
+            failed=lambda message: self._message(f"OCR-only answers failed: {message}", error=True),
+            ended=self._ocr_finished)
         self._ocr_worker = worker
         self.ocr_button.setEnabled(False)
         return worker

@@ -7,7 +7,7 @@ drawn scaled up so that its scene rectangle is still the full image.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPalette, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QWidget
 
@@ -64,6 +64,7 @@ class Canvas(QGraphicsView):
         self.video_item.setVisible(False)
         self.scene().addItem(self.video_item)
         self._image = QImage()
+        self._replaced: list[QPixmap] = []  # pictures replaced this turn (set_image)
         self._full = (0, 0)
         self._fit = True
         self._highlights: list[QGraphicsRectItem] = []
@@ -82,6 +83,10 @@ class Canvas(QGraphicsView):
         self._hide_video()
         self._image = image
         self._full = full
+        # the picture replaced is let go after the paint of the new one (paintEvent), not before it: freeing a
+        # full-size frame hands its 8 MB (1080p) back to the system, ~1 ms on the GUI thread between the decoded
+        # frame and its paint. One is kept at most (a canvas not painted meanwhile lets the older one go here).
+        self._replaced = [self._item.pixmap()]
         self._item.setPixmap(QPixmap.fromImage(image))
         sx = full[0] / image.width() if image.width() else 1.0
         sy = full[1] / image.height() if image.height() else 1.0
@@ -90,6 +95,11 @@ class Canvas(QGraphicsView):
         if not keep_view or changed_size:
             self.fit()
         self.viewport().update()
+
+    def paintEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().paintEvent(event)
+        if self._replaced:
+            QTimer.singleShot(0, self._replaced.clear)  # after this paint reaches the screen
 
     def set_video_frame(self, image: QImage, serial: int, full_size: tuple[int, int]) -> None:
         """Show a played picture (borrowed, not copied: see ``VideoFrameItem``) standing for a frame of

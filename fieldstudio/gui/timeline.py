@@ -459,7 +459,9 @@ class Timeline(QWidget):
         dpr = self.devicePixelRatioF()
         key = (self._backdrop_generation, self.width(), dpr, self._view, self._loop, self.font().key())
         if key != self._backdrop_key:
-            pixmap = QPixmap(max(1, round(self.width() * dpr)), round((RULER_H + STRIP_H) * dpr))
+            # whole device pixels that cover it all: at 150 % or 175 % an edge falls inside a pixel, which a picture
+            # rounded down left in the background colour (a row under the strip, a column at its end)
+            pixmap = QPixmap(max(1, math.ceil(self.width() * dpr)), math.ceil((RULER_H + STRIP_H) * dpr))
             pixmap.setDevicePixelRatio(dpr)
             pixmap.fill(QColor("#2b2d31"))
             p = QPainter(pixmap)

@@ -3,9 +3,12 @@ neither again, a change of what they show does, and the timeline shows the same 
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QImage
+import math
 
-from fieldstudio.gui.timeline import Timeline
+from PySide6.QtCore import QRect, QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+
+from fieldstudio.gui.timeline import RULER_H, STRIP_H, Timeline
 
 FRAMES = 1800
 
@@ -68,3 +71,30 @@ def test_the_kept_backdrop_shows_what_a_fresh_paint_shows(qtbot):
     assert a == b
     # and the strip does show the thumbnails: the second set is not the first
     assert _timeline(qtbot, 1200, shade=0).grab().toImage() != a
+
+
+def test_the_backdrop_covers_the_ruler_and_strip_at_a_fractional_scale(qtbot, monkeypatch):
+    # At 150 % and 175 % a widget's edge falls inside a screen pixel: a picture rounded down to whole pixels left
+    # the strip's last row (every width at 175 %) or column (odd widths at 150 %) in the timeline's background
+    # colour, where a fresh paint covers it.
+    for dpr in (1.25, 1.5, 1.75, 2.5):
+        timeline = _timeline(qtbot, 0)
+        timeline.resize(863, timeline.height())
+        monkeypatch.setattr(timeline, "devicePixelRatioF", lambda dpr=dpr: dpr)
+        size = timeline._backdrop().deviceIndependentSize()
+        assert size.width() >= timeline.width() and size.height() >= RULER_H + STRIP_H, dpr
+        shown, painted = (QImage(math.ceil(timeline.width() * dpr), math.ceil(timeline.height() * dpr),
+                                 QImage.Format.Format_RGB32) for _ in range(2))
+        for image in (shown, painted):
+            image.setDevicePixelRatio(dpr)
+        timeline.render(shown)
+        p = QPainter(painted)          # the ruler and strip painted straight on, as before they were kept
+        p.setFont(timeline.font())
+        p.setClipRect(QRectF(timeline.rect()))  # a widget's painter is clipped to the widget
+        p.fillRect(QRectF(timeline.rect()), QColor("#2b2d31"))
+        timeline._paint_ruler(p, timeline.width())
+        timeline._paint_strip(p)
+        p.end()
+        # right of the playhead; the last column, which the widget's edge cuts, is left to the size's check above
+        band = QRect(20, 0, shown.width() - 21, math.ceil((RULER_H + STRIP_H) * dpr))
+        assert shown.copy(band) == painted.copy(band), dpr

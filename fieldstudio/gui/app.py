@@ -16,6 +16,7 @@ from types import TracebackType
 from PySide6.QtCore import QtMsgType, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
+from fieldstudio.gui.first_paint import after_first_paint
 from fieldstudio.logs import hold_records, log_path, setup_logging
 from fieldstudio.store.location import project_ref
 
@@ -232,8 +233,8 @@ def run_gui(path: Path | None = None) -> int:
 
     window = MainWindow(path=project_ref(path) if path is not None else None)
     window.show()
-    QTimer.singleShot(0, start_collector)  # held off by launch.main while the window's modules were imported
-    QTimer.singleShot(0, setup_logging)
+    after_first_paint(window, start_collector)  # held off by launch.main while the window's modules were imported
+    after_first_paint(window, setup_logging)  # 10-30 ms (see hold_records): after the window is on screen
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would
         QTimer.singleShot(int(quit_ms), window.close)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QWidget
 
 from fieldstudio.core.errors import FieldstudioError
 from fieldstudio.gui import settings, workers
+from fieldstudio.gui.first_paint import after_first_paint
 from fieldstudio.store import library_rows
 from fieldstudio.store.location import is_database_url
 
@@ -255,7 +256,7 @@ class ProjectSession(QObject):
         worker.signals.error.connect(lambda message: self._open_failed(message, worker, shared_url=(
             str(path) if shared and not password_asked else None)))
         self.opening = worker
-        QTimer.singleShot(0, lambda: self._start_opening(worker))
+        after_first_paint(self.window, lambda: self._start_opening(worker))  # a new window is on screen first
 
     def cancel_opening(self) -> None:
         """Drop the open under way (the Cancel of the connecting dialog): the window keeps what it shows; the
@@ -334,7 +335,7 @@ class ProjectSession(QObject):
         from it opens at once; ``warmed_up`` when done."""
         self._warm_up = workers.Worker(import_project_modules, welcome=True)
         self._warm_up.signals.result.connect(lambda _r: not self.closed and self.warmed_up.emit())
-        QTimer.singleShot(0, lambda: workers.start(self._warm_up))
+        after_first_paint(self.window, lambda: workers.start(self._warm_up))
 
     # --- the open project ------------------------------------------------------------------------
     def _start_indexing(self, project: Project) -> None:

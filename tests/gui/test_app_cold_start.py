@@ -36,29 +36,30 @@ HEAVY = ["sqlalchemy", "numpy", "cv2", "av", "vlc", "pymupdf", "pandas", "matplo
 # saw (a scroll area's own viewport), which creates every QWidget subclass at once, 60-100 ms (gui/viewer/canvas.py,
 # own_viewport); the dialogs, imported where they are opened (the shortcuts dialog's QDialogButtonBox, 10-14 ms);
 # QGradient, which QBrush(QColor)'s overload search creates (8 ms, gui/viewer/canvas.py); the graphics items' paint
-# option, named in signatures only (its base QStyleOption stays: the library's QStyle.pixelMetric takes one)
+# option, named in signatures only; QStyle and its options, which the library's narrowest width asks (8 ms), set a
+# turn after the first paint (gui/panels/library.py)
 UNUSED_WIDGETS = ("QWizard", "QCalendarWidget", "QMdiArea", "QLCDNumber", "QMessageBox", "QFileDialog", "QInputDialog",
-                  "QDialogButtonBox", "QGradient", "QStyleOptionGraphicsItem")
+                  "QDialogButtonBox", "QGradient", "QStyleOptionGraphicsItem", "QStyle", "QStyleOption")
 
 PROBE = """
 import json, sys, time
 HEAVY, UNUSED_WIDGETS = %r, %r
 from pathlib import Path
-from PySide6.QtCore import QTimer
-from fieldstudio.gui import workers
+from PySide6.QtCore import QEvent, QObject, QTimer
 from fieldstudio.gui.app import application
 from fieldstudio.gui.main_window import MainWindow
 first = {}
-_start = workers.start
-def start(worker, *args, **kwargs):
-    # the moment the background open begins: what is on screen, and what is imported, before that thread
-    # can import anything (reading sys.modules later would race with it)
-    if not first:
-        shown()
-    return _start(worker, *args, **kwargs)
-workers.start = start
+class FirstPaint(QObject):
+    # the library's first paint, the one a user sees first: what is imported and made before it (the open's worker
+    # starts after it, gui/first_paint.py, so sys.modules is read here before that thread can import anything)
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and not first:
+            shown()
+        return False
 app = application()
 w = MainWindow(path=Path(sys.argv[1]))
+watch = FirstPaint()
+w.library.list.installEventFilter(watch)  # not its viewport: see benchmarks/viewer_children.py
 w.show()
 def enum_types():
     import enum
@@ -69,7 +70,6 @@ def enum_types():
             todo.append(c)
     return out
 def shown():
-    w.repaint()
     first.update(unused_widget_enums=[q for q in enum_types() if q.split(".")[0] in UNUSED_WIDGETS],
                  title=w.windowTitle(), rows=w.library.model.rowCount() if w.library else -1,
                  names=[w.library.model.rows[i].file_name for i in range(w.library.model.rowCount())],

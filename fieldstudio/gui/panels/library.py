@@ -16,9 +16,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QStyle, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from fieldstudio.core.errors import FieldstudioError
+from fieldstudio.gui.first_paint import after_first_paint
 from fieldstudio.store.library_rows import MediaRow, media_rows, resolve_media_path, thumbnail_jpeg, thumbnail_jpegs
 from fieldstudio.store.location import is_database_url
 
@@ -42,7 +43,8 @@ class MediaListModel(QAbstractListModel):
 
     Rows come from plain sqlite3 reads (:mod:`fieldstudio.store.library_rows`), so the model can be shown
     before the project is fully open. A new model lists the first :data:`FIRST_ROWS` at once and the others in
-    the next turn of the event loop (``list_all``), then emits ``all_listed``.
+    the turn of the event loop after its window's first paint (the next turn without a window shown; ``list_all``),
+    then emits ``all_listed``.
     """
 
     all_listed = Signal()
@@ -67,10 +69,8 @@ class MediaListModel(QAbstractListModel):
         self._read = rows
         self.rows = rows[:FIRST_ROWS] if rows is not None else media_rows(self.path, first=FIRST_ROWS)
         self._rest_pending = len(rows) > FIRST_ROWS if rows is not None else len(self.rows) == FIRST_ROWS
-        if self._rest_pending:
-            QTimer.singleShot(0, self, self.list_all)
-        else:
-            QTimer.singleShot(0, self, self.all_listed.emit)
+        # after the window's first paint, where the model is shown in one (gui/first_paint.py)
+        after_first_paint(self, self.list_all if self._rest_pending else self.all_listed.emit)
 
     def reload(self) -> None:
         """Read every row again (after an import, new thumbnails); icons are decoded again as they are drawn."""
@@ -290,12 +290,17 @@ class LibraryPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.list, 1)
-        self.setMinimumWidth(self.narrowest_width())
+        # after the first paint: measuring it makes QStyle's Python type, 16 enums built in ~8 ms, before a window
+        # a user sees (benchmarks/bench_viewer.py); the dock's default 300 px is wider anyway
+        after_first_paint(self, self._set_narrowest_width)
         self._following = False  # selecting the media the viewer shows: not a choice to report
         self.kind.currentIndexChanged.connect(self._refilter)
         self.search.textChanged.connect(self._refilter)
         self.list.selectionModel().currentChanged.connect(self._current_changed)
         self.list.activated.connect(self._current_changed)
+
+    def _set_narrowest_width(self) -> None:
+        self.setMinimumWidth(self.narrowest_width())
 
     def narrowest_width(self) -> int:
         """The panel's minimum width in pixels: a thumbnail and about :data:`MIN_NAME_CHARS` characters of
@@ -305,6 +310,8 @@ class LibraryPanel(QWidget):
         Without it the dock could shrink to its combo box and search field, which leaves the text beside a
         96 px thumbnail a few pixels: every name drawn as "…".
         """
+        from PySide6.QtWidgets import QStyle  # here, not at import: see __init__
+
         style = self.list.style()
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.list) + 1
         text = self.list.fontMetrics().averageCharWidth() * MIN_NAME_CHARS

@@ -72,6 +72,20 @@ class _FirstPaint(QObject):
         self._window.removeEventFilter(self)
         self.setParent(None)  # a later call on this window (not exposed again) gets a watch of its own
         self.deleteLater()
-        for context, fn in calls:
-            if shiboken6.isValid(context):  # a context deleted meanwhile drops its call
-                fn()
+        _call_each(calls)
+
+
+def _call_each(calls: list[tuple[QObject, Callable[[], None]]]) -> None:
+    """Make ``calls`` in their order. One that raises is reported as a zero-timer's error is (``sys.excepthook``,
+    when it leaves this function) and the calls after it run in the next turn: each stays on its own, as the
+    zero-timers they replaced were (the library's rest failing to be read must not keep the project from opening)."""
+    for k, (context, fn) in enumerate(calls):
+        if not shiboken6.isValid(context):  # a context deleted meanwhile drops its call
+            continue
+        try:
+            fn()
+        except BaseException:
+            rest = calls[k + 1:]
+            if rest:
+                QTimer.singleShot(0, lambda: _call_each(rest))
+            raise

@@ -90,3 +90,23 @@ def test_a_window_whose_paint_never_comes_runs_the_calls_after_the_fallback(qtbo
     qtbot.wait(100)
     assert calls == []
     qtbot.waitUntil(lambda: calls == ["late"], timeout=3000)
+
+
+def test_a_call_that_raises_leaves_the_later_calls_to_run(qtbot, monkeypatch):
+    """Each call stays on its own as the zero-timers it replaced were: the library's rest failing to be read
+    (the project file moved meanwhile) is reported, and the project's open and the log file still start."""
+    errors = []
+    monkeypatch.setattr("sys.excepthook", lambda kind, exc, tb: errors.append(str(exc)))
+    w = QMainWindow()
+    qtbot.addWidget(w)
+    calls = []
+
+    def fails():
+        raise RuntimeError("the rows cannot be read")
+
+    after_first_paint(w, fails)
+    after_first_paint(w, lambda: calls.append("open"))
+    after_first_paint(w, lambda: calls.append("log"))
+    w.show()
+    qtbot.waitUntil(lambda: calls == ["open", "log"], timeout=5000)
+    assert errors == ["the rows cannot be read"]

@@ -238,4 +238,6 @@ def run_gui(path: Path | None = None) -> int:
     quit_ms = os.environ.get("FIELDSTUDIO_QUIT_AFTER_MS")
     if quit_ms:  # smoke test of an installation: show the window, then close it as a user would
         QTimer.singleShot(int(quit_ms), window.close)
-    return app.exec()
+    code = app.exec()
+    setup_logging()  # a window closed before its first paint never opened the log: what it held is written now
+    return code

@@ -26,7 +26,8 @@ def after_first_paint(context: QObject, fn: Callable[[], None]) -> None:
     next turns (a widget is often put in its window after it is made). Without a window, or with a window that is
     not shown or already exposed (painted, or painted in this same turn), ``fn`` runs in that next turn, as a
     zero-timer would. A shown window that is not exposed within :data:`FALLBACK_MS` ms runs it then.
-    ``fn`` is dropped when ``context`` is deleted first.
+    ``fn`` is dropped when ``context`` is deleted first. Raises nothing itself: an ``fn`` that raises is reported as
+    a zero-timer's error is (``sys.excepthook``), and the calls queued after it still run.
     """
     QTimer.singleShot(0, context, lambda: _when_painted(context, fn))
 

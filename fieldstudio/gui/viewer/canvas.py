@@ -38,11 +38,13 @@ class Canvas(QGraphicsView):
     """A zoomable, pannable view of one image in image-pixel scene coordinates.
 
     Signals: ``pointer_moved(x, y)`` in image pixels (floats; NaN when the pointer leaves the image),
-    ``zoom_changed(zoom)`` where zoom is image pixels per physical screen pixel (1.0 is "1:1").
+    ``zoom_changed(zoom)`` where zoom is image pixels per physical screen pixel (1.0 is "1:1"),
+    ``picture_painted()`` in the turn of the event loop after the first paint of a picture given to ``set_image``.
     """
 
     pointer_moved = Signal(float, float)
     zoom_changed = Signal(float)
+    picture_painted = Signal()
 
     def __init__(self, parent=None):  # noqa: ANN001 - QWidget
         super().__init__(parent)
@@ -64,7 +66,9 @@ class Canvas(QGraphicsView):
         self.video_item.setVisible(False)
         self.scene().addItem(self.video_item)
         self._image = QImage()
+        self._detail: QImage | None = None  # the full-resolution picture of the frame shown smaller, not drawn yet
         self._replaced: list[QPixmap] = []  # pictures replaced this turn (set_image)
+        self._unpainted = False  # a picture given to set_image is not painted yet
         self._full = (0, 0)
         self._fit = True
         self._highlights: list[QGraphicsRectItem] = []
@@ -83,23 +87,59 @@ class Canvas(QGraphicsView):
         self._hide_video()
         self._image = image
         self._full = full
+        self._detail = None
         # the picture replaced is let go after the paint of the new one (paintEvent), not before it: freeing a
         # full-size frame hands its 8 MB (1080p) back to the system, ~1 ms on the GUI thread between the decoded
         # frame and its paint. One is kept at most (a canvas not painted meanwhile lets the older one go here).
         self._replaced = [self._item.pixmap()]
-        self._item.setPixmap(QPixmap.fromImage(image))
-        sx = full[0] / image.width() if image.width() else 1.0
-        sy = full[1] / image.height() if image.height() else 1.0
-        self._item.setTransform(QTransform.fromScale(sx, sy))
+        self._unpainted = True
+        self._draw(image)
         self.scene().setSceneRect(QRectF(0, 0, full[0], full[1]))
         if not keep_view or changed_size:
             self.fit()
         self.viewport().update()
 
+    def set_detail(self, image: QImage) -> None:
+        """The full-resolution picture of the frame ``set_image`` showed scaled down to the size it takes on
+        screen: ``image()`` returns it from now on, and it is drawn as soon as the zoom asks for more pixels than
+        the picture shown holds (at once if it does already). Until then the picture shown stays: it was made for
+        this zoom by area averaging, which looks better than the full-resolution one scaled down by the paint,
+        and costs no second paint."""
+        if self._image.isNull() or (image.width(), image.height()) != self._full:
+            return  # not the frame on show (cleared, or another size): nothing to refine
+        self._image = image
+        self._detail = image
+        self._draw_detail_if_needed()
+
+    def _draw(self, image: QImage) -> None:
+        self._item.setPixmap(QPixmap.fromImage(image))
+        sx = self._full[0] / image.width() if image.width() else 1.0
+        sy = self._full[1] / image.height() if image.height() else 1.0
+        self._item.setTransform(QTransform.fromScale(sx, sy))
+
+    def _draw_detail_if_needed(self) -> None:
+        """Draw the full-resolution picture once the one on show has fewer pixels than the zoom shows it at."""
+        detail = self._detail
+        if detail is None:
+            return
+        shown = self._item.pixmap()
+        want = self.render_size(self._full)
+        if shown.width() + 1 >= want[0] and shown.height() + 1 >= want[1]:
+            return
+        self._detail = None
+        self._replaced.append(shown)  # let go after the next paint, as set_image's
+        self._draw(detail)
+
     def paintEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().paintEvent(event)
-        if self._replaced:
-            QTimer.singleShot(0, self._replaced.clear)  # after this paint reaches the screen
+        painted, self._unpainted = self._unpainted, False
+        if self._replaced or painted:
+            QTimer.singleShot(0, lambda: self._after_paint(painted))  # after this paint reaches the screen
+
+    def _after_paint(self, painted: bool) -> None:
+        self._replaced.clear()
+        if painted:
+            self.picture_painted.emit()
 
     def set_video_frame(self, image: QImage, serial: int, full_size: tuple[int, int]) -> None:
         """Show a played picture (borrowed, not copied: see ``VideoFrameItem``) standing for a frame of
@@ -139,6 +179,7 @@ class Canvas(QGraphicsView):
     def clear_image(self) -> None:
         self._hide_video()
         self._image = QImage()
+        self._detail = None
         self._full = (0, 0)
         self._item.setPixmap(QPixmap())
         self.clear_highlights()
@@ -183,6 +224,7 @@ class Canvas(QGraphicsView):
     def _zoomed(self) -> None:
         """After every change of the view's transform: items sized in screen pixels update their geometry
         (through prepareGeometryChange, so the scene's index stays true), then listeners hear the zoom."""
+        self._draw_detail_if_needed()
         self._snap_to_pixels()
         scale = self.transform().m11()
         for item in self.scene().items():

@@ -88,6 +88,8 @@ class VideoController(QObject):
         self._resize_timer.timeout.connect(self._follow_view_size)
         canvas.zoom_changed.connect(self._view_size_changed)
         loader.frame_ready.connect(self._on_frame)
+        loader.detail_ready.connect(self._on_detail)
+        canvas.picture_painted.connect(self._picture_painted)  # a method: the canvas outlives this controller
         loader.failed.connect(self._on_failed)
 
     # --- media -----------------------------------------------------------------------------------
@@ -121,12 +123,15 @@ class VideoController(QObject):
 
     # --- exact positioning -----------------------------------------------------------------------
     def show_index(self, index: int, *, exact: bool = True) -> None:
-        """Go to frame ``index`` (clamped); decode it exactly, or its keyframe for a live preview."""
+        """Go to frame ``index`` (clamped); decode it exactly, or its keyframe for a live preview.
+
+        Either is made at the size it takes on screen; an exact frame's full-resolution picture follows it
+        (``FrameLoader.detail_ready``)."""
         if self.table is None:
             return
         self.target = min(max(0, index), len(self.table) - 1)
         self._shown_token = self.loader.request(self.media.id, self.target, exact=exact, media=self.media,
-                                                within=None if exact else self.canvas.render_size(self._full_size()))
+                                                within=self.canvas.render_size(self._full_size()))
         if exact:
             self.decoding.emit(self.target)
 
@@ -450,8 +455,20 @@ class VideoController(QObject):
         if self._vlc is not None and self._direction > 0:
             return  # libVLC is drawing
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
+        if not self.canvas.isVisible():
+            self.loader.picture_shown(token)  # no paint will come: the full-resolution picture need not wait
         self._decoded_index = index
         self.frame_shown.emit(index, self.table.seconds(index), exact and not self.playing)
+
+    def _picture_painted(self) -> None:
+        self.loader.picture_shown(self._shown_token)
+
+    def _on_detail(self, token: int, media_id: str, index: int, image: QImage) -> None:
+        if self.media is None or media_id != self.media.id or token != self._shown_token or index != self._decoded_index:
+            return
+        if self._vlc is not None and self._direction > 0:
+            return  # libVLC is drawing
+        self.canvas.set_detail(image)
 
     def _on_failed(self, token: int, media_id: str, message: str) -> None:
         if self.media is not None and media_id == self.media.id:

@@ -99,3 +99,24 @@ def test_with_no_window_to_paint_it_the_full_picture_comes_after_the_wait(qtbot,
             assert frame_loader.DETAIL_WAIT_S <= 1.0  # the wait is a fallback, never a visible delay
         finally:
             loader.stop()
+
+
+def test_a_video_opened_after_another_of_another_size_comes_at_the_size_it_is_fitted_to(window, qtbot):
+    """The first picture of a video is made for the zoom it will be shown at: a video of another size than the one
+    on show is fitted (``Canvas.set_image``), so the previous video's zoom says nothing about it. At a quarter of
+    320 x 192 the rotated clip (192 x 320, fitted at more than 1:1) came 48 x 80 and was painted blown up."""
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    canvas = window.view.canvas
+    canvas.set_zoom(0.25)
+    wait_idle(window, qtbot)
+    seen = _record(window)
+    painted: list[tuple[int, int]] = []
+    canvas.picture_painted.connect(lambda: painted.append(canvas._item.pixmap().size().toTuple()))
+    open_media(window, qtbot, "rot90.mp4")
+    wait_idle(window, qtbot)
+    fitted = canvas.render_size((H, W))
+    assert canvas.zoom() > 1.0 and fitted == (H, W)
+    frames = [s for s in seen if s[0] == "frame"]
+    assert [(f[1], f[3]) for f in frames] == [(0, fitted)]
+    assert painted and painted[0] == fitted  # the first paint already had every pixel it shows
+    assert read_barcode(shown_rgb(window), 90) == 0

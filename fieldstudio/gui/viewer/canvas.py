@@ -169,12 +169,25 @@ class Canvas(QGraphicsView):
 
     def render_size(self, full_size: tuple[int, int]) -> tuple[int, int]:
         """(W, H) physical screen pixels a frame of ``full_size`` pixels takes at the current zoom, never
-        more than ``full_size``: the size to have libVLC scale played pictures to."""
-        scale = self.transform().m11() * self.devicePixelRatioF()
+        more than ``full_size``: the size to have libVLC scale played pictures to. A frame of another size than
+        the picture on show is fitted to the view (``set_image``), so its size is the one the fit gives it: the
+        zoom of the picture it replaces (another video's, a photo's) says nothing about it."""
         w, h = full_size
+        if tuple(full_size) != self._full and w and h:
+            scale = self._fit_scale(full_size) * self.devicePixelRatioF()
+        else:
+            scale = self.transform().m11() * self.devicePixelRatioF()
         if scale >= 1.0 or not w or not h:
             return (w, h)
         return (max(2, round(w * scale)), max(2, round(h * scale)))
+
+    def _fit_scale(self, full_size: tuple[int, int]) -> float:
+        """The view scale (device-independent pixels per image pixel) ``fit`` gives an image of ``full_size``:
+        QGraphicsView.fitInView's, the viewport less a 2-pixel margin on every side, aspect kept."""
+        view = self.viewport().rect().adjusted(2, 2, -2, -2)
+        if view.isEmpty():
+            return self.transform().m11()
+        return min(view.width() / full_size[0], view.height() / full_size[1])
 
     def clear_image(self) -> None:
         self._hide_video()

@@ -120,3 +120,27 @@ def test_a_video_opened_after_another_of_another_size_comes_at_the_size_it_is_fi
     assert [(f[1], f[3]) for f in frames] == [(0, fitted)]
     assert painted and painted[0] == fitted  # the first paint already had every pixel it shows
     assert read_barcode(shown_rgb(window), 90) == 0
+
+
+def test_the_paint_of_a_picture_lets_only_that_request_s_full_picture_go(window, qtbot):
+    """A frame asked for before the paint of the one before (a held arrow key) waits for its own paint: the paint
+    reports the request whose picture the canvas shows, not the newest request."""
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    window.view.canvas.set_zoom(0.5)
+    loader = window.view.loader
+    reported, arrived = [], {}
+    real = loader.picture_shown
+    loader.picture_shown = lambda token: (reported.append(token), real(token))
+
+    def on_frame(token, _m, index, _exact, _image):  # noqa: ANN001
+        arrived[index] = token
+        if index == 100:
+            window.go_to("#200")  # before the paint of frame 100
+
+    loader.frame_ready.connect(on_frame)
+    window.go_to("#100")
+    wait_idle(window, qtbot)
+    assert set(arrived) == {100, 200}
+    assert reported and reported[0] == arrived[100]  # frame 100's paint speaks for frame 100 only
+    assert set(reported) <= set(arrived.values())
+    assert read_barcode(shown_rgb(window)) == 200

@@ -75,6 +75,7 @@ class VideoController(QObject):
         self._vlc_start = 0.0
         self._picture_at: float | None = None  # wall clock when libVLC's newest picture went on the canvas
         self._shown_token = 0
+        self._on_canvas = 0  # the request whose picture the canvas was given last (_on_frame)
         self._timer = QTimer(self)
         self._timer.setInterval(_DECODER_TICK_MS)
         self._timer.timeout.connect(self._decoder_tick)
@@ -455,13 +456,15 @@ class VideoController(QObject):
         if self._vlc is not None and self._direction > 0:
             return  # libVLC is drawing
         self.canvas.set_image(image, (self.media.width, self.media.height), keep_view=True)
+        self._on_canvas = token
         if not self.canvas.isVisible():
             self.loader.picture_shown(token)  # no paint will come: the full-resolution picture need not wait
         self._decoded_index = index
         self.frame_shown.emit(index, self.table.seconds(index), exact and not self.playing)
 
     def _picture_painted(self) -> None:
-        self.loader.picture_shown(self._shown_token)
+        # the request whose picture was painted, not the newest: that one's full picture must wait for its own paint
+        self.loader.picture_shown(self._on_canvas)
 
     def _on_detail(self, token: int, media_id: str, index: int, image: QImage) -> None:
         if self.media is None or media_id != self.media.id or token != self._shown_token or index != self._decoded_index:

@@ -198,7 +198,9 @@ class Canvas(QGraphicsView):
         self.clear_highlights()
 
     def image(self) -> QImage:
-        """The image currently shown (the exact frame when paused), at the resolution it was given."""
+        """The image currently shown (the exact frame when paused), at the resolution it was given: an exact video
+        frame is at first the screen-sized picture, then the full-resolution one once ``set_detail`` gave it (one
+        paint and one conversion later); ``image_size()`` is the full size throughout."""
         return self._image
 
     def image_size(self) -> tuple[int, int]:

@@ -66,7 +66,6 @@ class Canvas(QGraphicsView):
         self.video_item.setVisible(False)
         self.scene().addItem(self.video_item)
         self._image = QImage()
-        self._detail: QImage | None = None  # the full-resolution picture of the frame shown smaller, not drawn yet
         self._replaced: list[QPixmap] = []  # pictures replaced this turn (set_image)
         self._unpainted = False  # a picture given to set_image is not painted yet
         self._full = (0, 0)
@@ -87,7 +86,6 @@ class Canvas(QGraphicsView):
         self._hide_video()
         self._image = image
         self._full = full
-        self._detail = None
         # the picture replaced is let go after the paint of the new one (paintEvent), not before it: freeing a
         # full-size frame hands its 8 MB (1080p) back to the system, ~1 ms on the GUI thread between the decoded
         # frame and its paint. One is kept at most (a canvas not painted meanwhile lets the older one go here).
@@ -108,7 +106,6 @@ class Canvas(QGraphicsView):
         if self._image.isNull() or (image.width(), image.height()) != self._full:
             return  # not the frame on show (cleared, or another size): nothing to refine
         self._image = image
-        self._detail = image
         self._draw_detail_if_needed()
 
     def _draw(self, image: QImage) -> None:
@@ -118,17 +115,16 @@ class Canvas(QGraphicsView):
         self._item.setTransform(QTransform.fromScale(sx, sy))
 
     def _draw_detail_if_needed(self) -> None:
-        """Draw the full-resolution picture once the one on show has fewer pixels than the zoom shows it at."""
-        detail = self._detail
-        if detail is None:
-            return
+        """Draw ``image()`` (the full-resolution picture ``set_detail`` gave) in place of the smaller picture drawn,
+        once that one has fewer pixels than the zoom shows it at."""
         shown = self._item.pixmap()
+        if self._image.width() <= shown.width():
+            return  # the picture drawn is the whole image
         want = self.render_size(self._full)
         if shown.width() + 1 >= want[0] and shown.height() + 1 >= want[1]:
             return
-        self._detail = None
         self._replaced.append(shown)  # let go after the next paint, as set_image's
-        self._draw(detail)
+        self._draw(self._image)
 
     def paintEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
         super().paintEvent(event)
@@ -173,10 +169,8 @@ class Canvas(QGraphicsView):
         the picture on show is fitted to the view (``set_image``), so its size is the one the fit gives it: the
         zoom of the picture it replaces (another video's, a photo's) says nothing about it."""
         w, h = full_size
-        if tuple(full_size) != self._full and w and h:
-            scale = self._fit_scale(full_size) * self.devicePixelRatioF()
-        else:
-            scale = self.transform().m11() * self.devicePixelRatioF()
+        fitted = tuple(full_size) != self._full and w and h
+        scale = (self._fit_scale(full_size) if fitted else self.transform().m11()) * self.devicePixelRatioF()
         if scale >= 1.0 or not w or not h:
             return (w, h)
         return (max(2, round(w * scale)), max(2, round(h * scale)))
@@ -192,7 +186,6 @@ class Canvas(QGraphicsView):
     def clear_image(self) -> None:
         self._hide_video()
         self._image = QImage()
-        self._detail = None
         self._full = (0, 0)
         self._item.setPixmap(QPixmap())
         self.clear_highlights()

@@ -35,17 +35,19 @@ class FrameReader:
 
     ``get(index)`` returns the upright RGB frame (H, W, 3) uint8 that ffmpeg decodes as frame
     ``index``. Decoded frames are cached (as decoder frames, converted on demand) up to
-    ``cache_bytes``; the decoder stays open so the next frame costs one decode.
+    ``cache_bytes`` (never fewer than ``min_frames``); the decoder stays open so the next frame costs one decode.
     Raises MediaError when the file changed or the frame cannot be decoded.
     """
 
-    def __init__(self, path: Path, table: FrameTable, *, rotation: int = 0, cache_bytes: int = DEFAULT_CACHE_BYTES):
+    def __init__(self, path: Path, table: FrameTable, *, rotation: int = 0, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 min_frames: int = 8):
         self.path = Path(path)
         self.table = table
         self.rotation = rotation % 360
         self._cache: OrderedDict[int, av.VideoFrame] = OrderedDict()
         self._rgb: OrderedDict[int, np.ndarray] = OrderedDict()
         self._cache_bytes = cache_bytes
+        self._min_frames = min_frames
         self._frame_bytes = 0
         self._container: av.container.InputContainer | None = None
         self._stream: av.video.stream.VideoStream | None = None
@@ -85,7 +87,7 @@ class FrameReader:
             self._frame_bytes = max(1, sum(p.buffer_size for p in frame.planes))
         self._cache[index] = frame
         self._cache.move_to_end(index)
-        limit = max(8, self._cache_bytes // self._frame_bytes)
+        limit = max(self._min_frames, self._cache_bytes // self._frame_bytes)
         while len(self._cache) > limit:
             self._cache.popitem(last=False)
 

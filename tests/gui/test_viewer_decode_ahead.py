@@ -1,7 +1,12 @@
 """While the playhead is held during a drag, the viewer decodes the exact frame under it (after the keyframe
-preview), so the release finds it decoded; a move on stops that decode. The barcode in each frame is the reference."""
+preview), so the release finds it decoded; a move on stops that decode. Previews come from a decoder of their own, at
+a lower priority. The barcode in each frame is the reference."""
 
 from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -36,20 +41,88 @@ def test_the_frame_under_a_held_playhead_is_decoded_before_the_release(window, q
     assert read_barcode(shown_rgb(window)) == index
 
 
-def test_a_preview_is_stopped_by_a_request_of_another_group_of_pictures_only(window, qtbot):
-    """The stop() a keyframe preview decodes with: a newer request of another group of pictures (the release of a
-    quick drag elsewhere) stops it; one of the same group (which decodes on from that keyframe) does not."""
+def test_a_preview_is_stopped_by_any_newer_request_but_a_preview_of_its_own_keyframe(window, qtbot):
+    """The stop() a keyframe preview decodes with: a newer request of an exact frame (the release of a quick drag),
+    or a preview of another group of pictures or clip, stops it; a preview of the same keyframe does not (it then
+    finds that keyframe decoded)."""
     open_media(window, qtbot, "cfr_bframes.mp4")
     loader, media = window.view.loader, window.state.media
     table = window.view.video.table
     assert table.keyframe_at_or_before(100) == 60 and table.keyframe_at_or_before(130) == 120
-    stop = loader._elsewhere(media, 60)
-    assert stop() is False  # nothing newer
-    with loader._cond:  # a request queued but not taken, as the thread is busy with the preview
-        loader._pending = FrameRequest(media.id, 100, True, 0, media)
-        assert stop() is False  # same group: the release goes on from the preview's keyframe
-        loader._pending = FrameRequest(media.id, 130, True, 0, media)
-        assert stop() is True  # another group: the preview is left
-        loader._pending = FrameRequest("another clip", 100, True, 0, media)
+    with loader._cond:  # nothing is taken while the lock is held: the requests stay queued
+        preview = FrameRequest(media.id, 70, False, loader._token, media)
+        stop = loader._preview_stop(preview, media)
+        assert stop() is False  # nothing newer
+        loader._token += 1
+        loader._preview = FrameRequest(media.id, 100, False, loader._token, media)
+        assert stop() is False  # a preview of the same keyframe
+        loader._preview = FrameRequest(media.id, 130, False, loader._token, media)
+        assert stop() is True  # another group of pictures
+        loader._preview = FrameRequest("another clip", 100, False, loader._token, media)
         assert stop() is True
-        loader._pending = None
+        loader._preview = None  # an exact frame asked for (queued for the other thread, or taken by it)
+        assert stop() is True
+        loader._token -= 1  # as it was: the window's next request must not reuse a token
+
+
+def test_previews_are_decoded_beside_the_exact_decoder_not_by_it(window, qtbot):
+    """A preview comes from the video's preview reader, a second decoder of the same file: the exact decoder is
+    neither moved nor filled by it (so the release of a quick drag never waits for a preview to let go of it)."""
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    loader, media = window.view.loader, window.state.media
+    exact = loader.source.reader(media)
+    exact._cache.clear()
+    previews: list[tuple[int, bool]] = []
+    loader.frame_ready.connect(lambda _t, _m, index, is_exact, image: previews.append((index, is_exact)))
+    loader.request(media.id, 130, exact=False, media=media)
+    qtbot.waitUntil(lambda: bool(previews), timeout=10000)
+    assert previews[0] == (120, False)
+    _, preview_reader = loader.source._previews[media.id]
+    assert preview_reader is not exact and 120 in preview_reader._cache
+    assert 120 not in exact._cache  # a preview decoded nothing in the exact decoder
+    wait_idle(window, qtbot)  # the decode ahead, after the preview stayed on screen, uses the exact decoder
+    assert 130 in exact._cache
+
+
+def test_a_playhead_still_moving_is_not_decoded_ahead(window, qtbot, monkeypatch):
+    """The exact frame under the playhead is decoded once its preview has stayed on screen AHEAD_DELAY_S with
+    nothing newer asked for: previews asked for closer together than that start no decode ahead."""
+    from fieldstudio.gui.viewer import frame_loader
+
+    monkeypatch.setattr(frame_loader, "AHEAD_DELAY_S", 1.0)  # longer than any wait below, on a loaded machine too
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    loader, media = window.view.loader, window.state.media
+    decoded: list[int] = []
+    real = loader.source.decode
+    loader.source.decode = lambda m, index, stop: (decoded.append(index), real(m, index, stop))[1]
+    shown: list[int] = []
+    loader.frame_ready.connect(lambda _t, _m, index, _e, _i: shown.append(index))
+    for index in (70, 130, 190):  # three groups of pictures, each previewed, none held
+        loader.request(media.id, index, exact=False, media=media)
+        qtbot.waitUntil(lambda index=index: bool(shown) and shown[-1] == index - 10, timeout=10000)
+        assert not decoded
+    wait_idle(window, qtbot)
+    assert decoded == [190]  # only the position the playhead stayed at
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice is per thread on Linux only")
+def test_previews_run_at_a_lower_priority_with_their_decoder_threads(window, qtbot):
+    """The preview thread, and the decoder threads it starts (frame threading), run PREVIEW_NICE above the rest of
+    the process; read from /proc, as ps and top do."""
+    from fieldstudio.gui.viewer import frame_loader
+
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    loader, media = window.view.loader, window.state.media
+    loader.request(media.id, 130, exact=False, media=media)
+    wait_idle(window, qtbot)
+
+    def nice(tid: int) -> int:
+        stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+        return int(stat[stat.rindex(")") + 2:].split()[16])  # field 19 of proc(5), counted after the name
+
+    base = nice(threading.get_native_id())
+    assert nice(loader._preview_thread.native_id) == min(19, base + frame_loader.PREVIEW_NICE)
+    assert nice(loader._thread.native_id) == base
+    lowered = [int(t.name) for t in Path("/proc/self/task").iterdir()
+               if nice(int(t.name)) == min(19, base + frame_loader.PREVIEW_NICE)]
+    assert len(lowered) > 1  # the preview thread and the decoder threads it started

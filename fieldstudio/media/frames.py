@@ -152,6 +152,8 @@ class FrameSource:
         drag first waited for the preview of a place the playhead had left to stop (1-7 ms), then for the seek's
         flush of the frames that preview had in flight (1-6 ms): issue 37 item 6. Raises as ``get_bgra``.
         """
+        if stop():  # superseded before it began: open nothing (the readers may just have been closed)
+            return None
         _check_readable(self.project, media)
         if media.kind != "video":
             raise MediaError(library.media_path(self.project, media), "is not a video")

@@ -126,3 +126,40 @@ def test_previews_run_at_a_lower_priority_with_their_decoder_threads(window, qtb
     lowered = [int(t.name) for t in Path("/proc/self/task").iterdir()
                if nice(int(t.name)) == min(19, base + frame_loader.PREVIEW_NICE)]
     assert len(lowered) > 1  # the preview thread and the decoder threads it started
+
+
+def test_playback_starting_during_a_preview_leaves_the_decoders_closed(window, qtbot):
+    """libVLC starting (``free_memory``) while the preview of a held playhead is being decoded: the preview stops and
+    neither it nor a decode ahead after it opens a decoder again while libVLC plays. Before, the exact thread took the
+    free (clearing ``_free``) before the preview thread looked, so the preview decoded its keyframe again into the
+    reader just closed and armed a decode ahead that reopened the exact decoder: both open during playback (at 4K
+    +250-300 MB resident)."""
+    from fieldstudio.gui.viewer import frame_loader
+
+    open_media(window, qtbot, "cfr_bframes.mp4")
+    loader, media = window.view.loader, window.state.media
+    source = loader.source
+    entered, go, closed = threading.Event(), threading.Event(), threading.Event()
+    real_preview, real_close = source.preview_bgra, source.close
+
+    def held_preview(m, index, within, stop):  # noqa: ANN001, ANN202
+        entered.set()
+        go.wait(10)
+        return real_preview(m, index, within, stop)
+
+    def close() -> None:
+        real_close()
+        closed.set()
+
+    source.preview_bgra, source.close = held_preview, close
+    loader.request(media.id, 130, exact=False, media=media)  # the playhead held at 130: its preview in flight
+    assert entered.wait(10)
+    loader.free_memory()  # Space: libVLC takes over (VideoController._start_vlc)
+    assert closed.wait(10)  # the exact thread closed the decoders
+    go.set()
+    wait_idle(window, qtbot)
+    qtbot.wait(int(frame_loader.AHEAD_DELAY_S * 1000) + 100)  # a decode ahead, if one were armed, has started
+    wait_idle(window, qtbot)
+    readers = list(source._readers.values()) + [p for _, p in source._previews.values()]
+    assert all(r._container is None and not r._cache for r in readers), \
+        [(r is source._readers.get(media.id), r._container is not None, sorted(r._cache)) for r in readers]

@@ -127,6 +127,10 @@ class FrameLoader(QObject):
         """
         with self._cond:
             self._free = True
+            # a newer request: the exact thread clears ``_free`` when it takes the free, possibly before the preview
+            # thread has looked, and a preview in flight must not then decode again into the readers just closed nor
+            # arm a decode ahead that reopens the exact decoder while libVLC plays
+            self._token += 1
             self._ahead = None
             self._cond.notify_all()
 

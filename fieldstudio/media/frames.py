@@ -136,9 +136,7 @@ class FrameSource:
         """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen
         (``FrameReader.get_bgra``), scaled down to fit ``within`` (W, H) upright pixels when given and smaller,
         aspect kept, never enlarged (``FrameReader.get_scaled``). Raises as ``get``; MediaError for a photo too."""
-        _check_readable(self.project, media)
-        if media.kind != "video":
-            raise MediaError(library.media_path(self.project, media), "is not a video")
+        _check_readable_video(self.project, media)
         return _screen_bgra(self.reader(media), media, index, within)
 
     def preview_bgra(self, media: Media, index: int, within: tuple[int, int] | None,
@@ -154,9 +152,7 @@ class FrameSource:
         """
         if stop():  # superseded before it began: open nothing (the readers may just have been closed)
             return None
-        _check_readable(self.project, media)
-        if media.kind != "video":
-            raise MediaError(library.media_path(self.project, media), "is not a video")
+        _check_readable_video(self.project, media)
         exact = self.reader(media)
         with self._lock:
             made = self._previews.get(media.id)
@@ -173,9 +169,7 @@ class FrameSource:
     def decode(self, media: Media, index: int, stop: Callable[[], bool]) -> bool:
         """Decode frame ``index`` of a video into its reader's cache, stopping early when ``stop()`` says so
         (``FrameReader.decode``): True once it is cached. Raises as ``get_bgra``."""
-        _check_readable(self.project, media)
-        if media.kind != "video":
-            raise MediaError(library.media_path(self.project, media), "is not a video")
+        _check_readable_video(self.project, media)
         return self.reader(media).decode(index, stop)
 
     def close(self) -> None:
@@ -195,6 +189,13 @@ def _screen_bgra(reader: frame_reader.FrameReader, media: Media, index: int,
         if within is not None and media.width and media.height else 1.0
     # one uniform scale, the same for the upright frame and the decoder's (a rotation turns both sides)
     return reader.get_bgra(index) if scale >= 1.0 else reader.get_scaled(index, scale, fmt="bgra")
+
+
+def _check_readable_video(project: Project, media: Media) -> None:
+    """Raises MediaError unless ``media`` is a readable video."""
+    _check_readable(project, media)
+    if media.kind != "video":
+        raise MediaError(library.media_path(project, media), "is not a video")
 
 
 def _check_readable(project: Project, media: Media) -> None:

@@ -8,6 +8,7 @@ named by its position in the decoder's output, with its PTS as the check.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 from fieldstudio.core.errors import MediaError
 from fieldstudio.media.frame_table import FrameTable
@@ -24,6 +26,15 @@ DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 RGB_CACHE_BYTES = 32 * 1024 * 1024
 """Converted RGB frames kept beside the decoder frames: the last 4 of a 1080p video (6 MB each), the last one of
 a 4K video (25 MB): a count of 4 kept 100 MB of 4K pictures resident."""
+CONVERT_THREADS = min(4, os.cpu_count() or 1)
+"""swscale's slice threads for a conversion (more gain little on a frame that takes 1-2 ms). With a converter kept for each kind of
+conversion, which keeps its context (and that context's threads) from one frame to the next, a 1080p frame scaled
+to the screen took 0.9-1.1 ms on two cores where a converter made for each frame (``VideoFrame.reformat``) took
+2.0-2.7 ms: most of that was building the area-averaging filters again (issue 37 item 6)."""
+KEPT_CONVERTERS = 3
+"""Converters a reader keeps, one per (size, format, interpolation), the least recently used let go: the viewer
+alternates two (the picture at the size shown, then the full-resolution one), and one converter switching between
+them would build its filters again every time."""
 
 
 class _Stopped(Exception):
@@ -54,6 +65,8 @@ class FrameReader:
         self._decoder = None
         self._next_index: int | None = None  # index the open decoder will yield next
         self._threads = True  # frame threading, until a frame is lost to it (see _frame)
+        self._start_by_reopening = False  # a seek to the first keyframe landed past it once (see _seek_and_decode)
+        self._converters: OrderedDict[tuple, VideoReformatter] = OrderedDict()  # used under _lock (see _convert)
         self._stop: Callable[[], bool] | None = None  # the running decode's stop(), asked between packets too
         self._lock = threading.Lock()
 
@@ -66,6 +79,7 @@ class FrameReader:
             self._cache.clear()
             self._rgb.clear()
             self._reset_decoder()
+            self._converters.clear()  # their contexts' buffers and threads go with them
 
     def _reset_decoder(self) -> None:
         if self._container is not None:
@@ -140,24 +154,39 @@ class FrameReader:
         cached; False when ``stop()`` said so between two frames first (the decoder stays where it got to)."""
         target = int(self.table.pts[index])
         key = self.table.keyframe_at_or_before(index)
-        for attempt in range(4):
-            if key == 0:
-                # From the first frame: a freshly opened file, not a seek. MPEG-TS and MPEG-PS seek by DTS,
-                # which B-frames put before the keyframe's PTS, so a seek to the first keyframe lands past it.
+        rewind = self._start_by_reopening  # read the file from its start: a seek to its first keyframe landed past it
+        for attempt in range(5):
+            if key == 0 and (rewind or self._container is None):
+                rewind = True  # (a file not open yet is read from its start)
                 self._reset_decoder()
                 self._ensure_open()
             else:
+                # The first keyframe is sought as any other: reopening the file and its decoder to read it made the
+                # next decode 1.5x slower (the new decoder's threads and frame buffers, 3 MB each at 1080p, are made
+                # and faulted in again), which every release after Home or a reopen paid (issue 37 item 6)
                 self._ensure_open()
-                self._container.seek(int(self.table.pts[key]), stream=self._stream, backward=True, any_frame=False)
+                try:
+                    self._container.seek(int(self.table.pts[key]), stream=self._stream, backward=True,
+                                         any_frame=False)
+                except av.error.FFmpegError:
+                    if key > 0:
+                        raise
+                    rewind = self._start_by_reopening = True  # a stream that cannot seek: reopened to read its start
+                    continue
             self._decoder = decoded_frames(self._container, self._stream, until=self._stopped_before)
             self._next_index = None  # a new decoder: nothing decoded yet
             frame = self._decode_next()
             first_pts = frame_pts(frame) if frame is not None else None
-            if key > 0 and (frame is None or (first_pts is not None and first_pts > target)):
+            if frame is None or (first_pts is not None and first_pts > target):
                 # The demuxer landed after the wanted frame (edit lists, B-frames, seeking by DTS), or past
-                # every frame: go one keyframe back.
-                key = self.table.keyframe_at_or_before(key - 1)
-                continue
+                # every frame: go one keyframe back, or read the file from its start. MPEG-TS and MPEG-PS seek by
+                # DTS, which B-frames put before the keyframe's PTS, so a seek to the first keyframe lands past it.
+                if key > 0:
+                    key = self.table.keyframe_at_or_before(key - 1)
+                    continue
+                if not rewind:
+                    rewind = self._start_by_reopening = True
+                    continue
             if frame is None:
                 break
             last = None  # index of the last frame this decoder gave since the seek
@@ -247,8 +276,7 @@ class FrameReader:
             if rgb is not None:
                 self._rgb.move_to_end(index)
                 return rgb
-            frame = self._frame(index)
-            rgb = frame.to_ndarray(format="rgb24")
+            rgb = self._convert(self._frame(index), format="rgb24")
             if self.rotation:
                 rgb = np.ascontiguousarray(np.rot90(rgb, k=self.rotation // 90))
             rgb.setflags(write=False)
@@ -266,7 +294,7 @@ class FrameReader:
         ms quiet). Not kept in the RGB cache (the decoder frames are cached). Raises as ``get``.
         """
         with self._lock:
-            bgra = self._frame(index).to_ndarray(format="bgra")
+            bgra = self._convert(self._frame(index), format="bgra")
         if self.rotation:
             bgra = np.ascontiguousarray(np.rot90(bgra, k=self.rotation // 90))
         return bgra
@@ -283,10 +311,23 @@ class FrameReader:
         with self._lock:
             frame = self._frame(index)
             w, h = max(1, round(frame.width * scale)), max(1, round(frame.height * scale))
-            out = frame.reformat(width=w, height=h, format=fmt, interpolation="AREA").to_ndarray()
+            out = self._convert(frame, width=w, height=h, format=fmt, interpolation="AREA")
         if self.rotation:
             out = np.ascontiguousarray(np.rot90(out, k=self.rotation // 90))
         return out
+
+    def _convert(self, frame: av.VideoFrame, **how: object) -> np.ndarray:
+        """``frame`` converted by ``VideoReformatter.reformat(frame, threads=CONVERT_THREADS, **how)`` (swscale's
+        threaded conversion), by the converter this reader keeps for that conversion (called under ``_lock``), as an
+        array of that format's shape."""
+        key = (frame.width, frame.height, frame.format.name, *sorted(how.items()))
+        converter = self._converters.get(key)
+        if converter is None:
+            converter = self._converters[key] = VideoReformatter()
+            while len(self._converters) > KEPT_CONVERTERS:
+                self._converters.popitem(last=False)
+        self._converters.move_to_end(key)
+        return converter.reformat(frame, threads=CONVERT_THREADS, **how).to_ndarray()
 
     def seconds(self, index: int) -> float:
         """PTS of frame ``index`` in seconds."""

@@ -81,6 +81,23 @@ def test_a_picture_within_a_screen_size_is_the_frame_scaled_down_by_area(project
                         probe.rotation) == 45
 
 
+@pytest.mark.parametrize("name", ["vfr", "cfr_bframes", "hevc", "mpeg4_avi", "mkv", "webm", "mov", "ts"])
+def test_the_first_frames_are_sought_as_any_other_and_mpeg_ts_reads_its_start(clips, name):
+    """Frames of the first group of pictures, asked for after one far from them with nothing cached, are reached by
+    a seek to the first keyframe: the file and its decoder stay open (reopening them made the next decode 1.5x
+    slower at 1080p). MPEG-TS seeks by DTS, which lands past its first keyframe: that file is read from its start
+    (reopened), as before."""
+    path = clips[name]
+    table = decoded_table.build_frame_table(path)
+    reader = frame_reader.FrameReader(path, table, cache_bytes=1, min_frames=1)  # nothing kept but the last frame
+    assert read_barcode(reader.get(len(table) - 1)) == len(table) - 1
+    opened = reader._container
+    for n in (0, len(table) // 2, 2, 1):
+        assert read_barcode(reader.get(n)) == n, f"{name}: asked for {n}"
+    assert (reader._container is opened) is (name != "ts")
+    reader.close()
+
+
 @pytest.mark.parametrize("deg", [90, 180, 270])
 def test_rotation_metadata_gives_upright_size(clips, deg):
     probe = video.probe_video(clips[f"rot{deg}"])

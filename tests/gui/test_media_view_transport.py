@@ -67,3 +67,31 @@ def test_undo_of_a_segment_end_names_the_end_frame(window, qtbot, clips):
     w.view.timeline.segment_end_moved.emit(seg.id, "start", 12)
     qtbot.keyClick(w.view.canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert w.statusBar().currentMessage() == f"Undid move segment start on {name}, frame 12"
+
+
+def test_the_read_out_follows_the_frames_picture_a_pass_after_its_paint(window, qtbot, clips):
+    """The exact frame's picture is painted (and flushed) in a pass of its own; the status bar's frame number, the
+    timeline's playhead and the transport's position follow in the event loop's next turn. Painted with the
+    picture, they were 1-1.5 ms more before it reached the screen (issue 37 item 6)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    w = window
+    open_media(w, qtbot, clips["cfr_bframes"].name)
+    assert w.frame_label.text().startswith("frame 0 ")
+    viewport = w.view.canvas.viewport()
+    at_paint: list[tuple[str, str]] = []
+
+    class Watch(QObject):
+        def eventFilter(self, _obj, event):  # noqa: ANN001, ANN201, N802 - Qt override
+            if event.type() == QEvent.Type.Paint and w.state.frame_index == 120 and not at_paint:
+                at_paint.append((w.frame_label.text(), w.view.transport.position.text()))
+            return False
+
+    watch = Watch()
+    viewport.installEventFilter(watch)
+    w.go_to("#120")
+    wait_idle(w, qtbot)
+    viewport.removeEventFilter(watch)
+    assert at_paint and at_paint[0][0].startswith("frame 0 ") and at_paint[0][1].startswith("frame 0 ")
+    assert w.frame_label.text().startswith("frame 120 ") and w.view.transport.position.text().startswith("frame 120 ")
+    assert w.view.timeline._index == 120

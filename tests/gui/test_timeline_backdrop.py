@@ -98,3 +98,38 @@ def test_the_backdrop_covers_the_ruler_and_strip_at_a_fractional_scale(qtbot, mo
         # right of the playhead; the last column, which the widget's edge cuts, is left to the size's check above
         band = QRect(20, 0, shown.width() - 21, math.ceil((RULER_H + STRIP_H) * dpr))
         assert shown.copy(band) == painted.copy(band), dpr
+
+
+def test_the_playhead_and_loop_set_again_where_they_are_paint_nothing(qtbot):
+    """The frame shown after a release is where the release put the playhead: setting it there again (and the loop
+    as it is) schedules no paint, which was 0.6 ms of the paint that brings that frame to the screen; a move does."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    timeline = _timeline(qtbot, 100)
+    timeline.set_loop((200, 400))
+    timeline.show()
+    qtbot.waitExposed(timeline)
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _obj, event):  # noqa: ANN001, ANN201, N802 - Qt override
+            if event.type() == QEvent.Type.Paint:
+                self.count += 1
+            return False
+
+    paints = Paints()
+    timeline.installEventFilter(paints)
+    QApplication.processEvents()
+    paints.count = 0
+    timeline.set_index(100)
+    timeline.set_loop((200, 400))
+    QApplication.processEvents()
+    assert paints.count == 0
+    timeline.set_index(101)
+    QApplication.processEvents()
+    assert paints.count == 1
+    timeline.set_loop(None)
+    QApplication.processEvents()
+    assert paints.count == 2

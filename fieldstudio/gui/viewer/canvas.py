@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPalette, QPen, QPixmap, QTransform
-from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsView, QWidget
 
 from fieldstudio.gui.viewer.overlay import ScreenSizedItem
-from fieldstudio.gui.viewer.video_item import VideoFrameItem
+from fieldstudio.gui.viewer.video_item import ExactFrameItem, VideoFrameItem
 
 MIN_ZOOM = 0.02
 MAX_ZOOM = 32.0
@@ -59,7 +59,7 @@ class Canvas(QGraphicsView):
         # (8 ms of a cold start, issue 37) looking at the gradient constructors
         self.setBackgroundBrush(QBrush(QColor("#202124"), Qt.BrushStyle.SolidPattern))
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self._item = QGraphicsPixmapItem()
+        self._item = ExactFrameItem()
         self._item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self.scene().addItem(self._item)
         self.video_item = VideoFrameItem()  # libVLC's pictures while playing; hidden otherwise
@@ -136,6 +136,11 @@ class Canvas(QGraphicsView):
         self._replaced.clear()
         if painted:
             self.picture_painted.emit()
+
+    def picture_on_its_way(self) -> bool:
+        """True while a picture given to ``set_image`` waits for its first paint on a visible canvas:
+        ``picture_painted`` follows that paint."""
+        return self._unpainted and self.isVisible()
 
     def set_video_frame(self, image: QImage, serial: int, full_size: tuple[int, int]) -> None:
         """Show a played picture (borrowed, not copied: see ``VideoFrameItem``) standing for a frame of

@@ -22,8 +22,11 @@ a ratio against a reference measured in the same run:
   it was 1.5x): twice, a release with nothing before it (the worst case: nothing decoded
   ahead), the release that ends a 160 ms drag at once, and the same drag held still for 300 ms before the
   release, as a user placing the playhead on a frame does (the frame under the playhead is decoded while it is
-  held). Painted: the canvas's paint after ``frame_shown``, what a user sees (until this round
-  the figure stopped at ``frame_shown``, before the paint; that time is printed beside it). Each release is also
+  held). Painted: the end of the pass that paints the canvas after ``frame_shown`` and flushes it to the screen,
+  what a user sees (a high-priority event posted at that paint, as the cold start's "shown"; until the last round
+  the figure stopped at ``frame_shown``, before the paint, and that time is printed beside it; until this round
+  a zero-timer stopped it, after the work queued in the same turn of the event loop, which now holds the
+  read-out the window updates after the picture's paint). Each release is also
   given against a second, user-visible reference: Go to frame (Ctrl+G) to a random frame in the same window,
   timed to the paint of that exact frame as a release is (the decode reference has no thread hand-off, picture or
   paint: it favours itself by 15-25 ms of paint at load 13)

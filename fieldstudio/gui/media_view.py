@@ -199,8 +199,9 @@ class MediaView(QObject):
             "next_10s": lambda v: v.step_seconds(10.0), "prev_10s": lambda v: v.step_seconds(-10.0),
             "shuttle_back": lambda v: v.shuttle("j"), "shuttle_stop": lambda v: v.shuttle("k"),
             "shuttle_fwd": lambda v: v.shuttle("l"),
-            "loop_start": lambda v: v.set_loop_start(), "loop_end": lambda v: v.set_loop_end(),
-            "loop_toggle": lambda v: v.toggle_loop(),
+            "loop_start": lambda v: self._loop_set(v.set_loop_start),
+            "loop_end": lambda v: self._loop_set(v.set_loop_end),
+            "loop_toggle": lambda v: self._loop_set(v.toggle_loop),
             "mute": lambda v: v.set_muted(actions["mute"].isChecked()),
             "go_to": lambda v: self.go_to_dialog(),
             "first_frame": lambda v: v.show_index(0),
@@ -208,6 +209,12 @@ class MediaView(QObject):
         }
         for aid, fn in video.items():
             actions[aid].triggered.connect(lambda _=False, fn=fn: self.play_control(fn))
+
+    def _loop_set(self, change) -> None:  # noqa: ANN001 - the VideoController's loop method to call
+        """Ctrl+[, Ctrl+] or Ctrl+L: the timeline draws the loop range (or no range) at once, not with the next frame
+        shown (the read-out's ``set_loop``), which left a range just set unseen until the playhead moved."""
+        change()
+        self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
 
     def play_control(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
         """Run ``fn(video)`` when a video is in front (the Video menu's actions)."""

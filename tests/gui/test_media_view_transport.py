@@ -95,3 +95,23 @@ def test_the_read_out_follows_the_frames_picture_a_pass_after_its_paint(window, 
     assert at_paint and at_paint[0][0].startswith("frame 0 ") and at_paint[0][1].startswith("frame 0 ")
     assert w.frame_label.text().startswith("frame 120 ") and w.view.transport.position.text().startswith("frame 120 ")
     assert w.view.timeline._index == 120
+
+
+def test_the_loop_range_shows_on_the_timeline_as_soon_as_it_is_set(window, qtbot, clips):
+    """Ctrl+[, Ctrl+] and Ctrl+L draw the loop range (or take it away) at once: the timeline heard of the loop only
+    with the next frame shown, so a range just set stayed invisible until the playhead moved."""
+    w = window
+    open_media(w, qtbot, clips["cfr_bframes"].name)
+    canvas, timeline = w.view.canvas, w.view.timeline
+    w.go_to("#30")
+    wait_idle(w, qtbot)
+    qtbot.keyClick(canvas, Qt.Key.Key_BracketLeft, Qt.KeyboardModifier.ControlModifier)
+    assert timeline._loop == (30, 299)
+    w.go_to("#80")
+    wait_idle(w, qtbot)
+    qtbot.keyClick(canvas, Qt.Key.Key_BracketRight, Qt.KeyboardModifier.ControlModifier)
+    assert timeline._loop == (30, 80)
+    qtbot.keyClick(canvas, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert timeline._loop is None
+    qtbot.keyClick(canvas, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert timeline._loop == (30, 80)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 VIEWER_CACHE_BYTES = 128 * 1024 * 1024
 
 EMPTY_TEXT = "Choose a photo, video or document in the library,\nor drop files and folders here."
+
+
+READ_OUT_WAIT_MS = 100
+"""The longest the read-out of a frame shown waits for the paint of its picture (``MediaView._frame_on_screen``)."""
 
 
 class MediaView(QObject):
@@ -90,6 +94,12 @@ class MediaView(QObject):
         state.events.frame.connect(self._frame_on_screen)
         self.canvas.picture_painted.connect(self._read_out_after_paint)
         self._read_out_waits = False  # the read-out of the frame shown waits for its picture's paint
+        # ... or for READ_OUT_WAIT_MS at most: a canvas that is not painted (another tab in front, the window
+        # minimized while frames are decoded) must not leave the read-out on an older frame
+        self._read_out_timer = QTimer(self)
+        self._read_out_timer.setSingleShot(True)
+        self._read_out_timer.setInterval(READ_OUT_WAIT_MS)
+        self._read_out_timer.timeout.connect(self._read_out_after_paint)
         state.events.project.connect(lambda p: self.set_project(p) if p is not None else self.close_project())
         state.events.requested.connect(lambda request: request is not None and self.serve_request())
         state.events.playing.connect(self._playing_set)
@@ -401,10 +411,13 @@ class MediaView(QObject):
         item 6); a pass later they trail the picture by that much, unseen."""
         if self.canvas.picture_on_its_way():
             self._read_out_waits = True
+            if not self._read_out_timer.isActive():  # not restarted: frames coming faster must not hold it off
+                self._read_out_timer.start()
             return
         self._read_out(frame)
 
     def _read_out_after_paint(self) -> None:
+        self._read_out_timer.stop()
         if self._read_out_waits:
             self._read_out_waits = False
             self._read_out((self.state.frame_index, self.state.pts_seconds, self.state.frame_exact))

@@ -299,18 +299,25 @@ class FrameReader:
             bgra = np.ascontiguousarray(np.rot90(bgra, k=self.rotation // 90))
         return bgra
 
-    def get_scaled(self, index: int, scale: float, *, fmt: str = "bgr24") -> np.ndarray:
+    def get_scaled(self, index: int, scale: float, *, fmt: str = "bgr24",
+                   fit: tuple[int, int] | None = None) -> np.ndarray:
         """Upright frame ``index`` resized by ``scale`` in one swscale pass (area averaging), as a (h, w, 3) uint8
         array, (h, w, 4) for "bgra".
 
         ``w = max(1, round(W * scale))`` and ``h = max(1, round(H * scale))`` for the upright size W x H
-        (the rotation is applied after scaling). ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
+        (the rotation is applied after scaling); with ``fit`` (w, h) upright pixels within one pixel of that on both
+        sides, that size exactly: the size a picture covers on screen (``Canvas.render_size``), which a picture one
+        pixel short of it, drawn as a blit, left a column of background beside. ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
         "rgb24", "bgra" for the screen as ``get_bgra``). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
         ``get`` makes, which is what the box tracker needs per frame. Not cached. Raises as ``get``.
         """
         with self._lock:
             frame = self._frame(index)
             w, h = max(1, round(frame.width * scale)), max(1, round(frame.height * scale))
+            if fit is not None:
+                fw, fh = fit if self.rotation % 180 == 0 else fit[::-1]  # the decoder's frame is not turned yet
+                if abs(fw - w) <= 1 and abs(fh - h) <= 1:
+                    w, h = max(1, fw), max(1, fh)
             out = self._convert(frame, width=w, height=h, format=fmt, interpolation="AREA")
         if self.rotation:
             out = np.ascontiguousarray(np.rot90(out, k=self.rotation // 90))

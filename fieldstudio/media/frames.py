@@ -135,7 +135,9 @@ class FrameSource:
     def get_bgra(self, media: Media, index: int, within: tuple[int, int] | None = None) -> np.ndarray:
         """Frame ``index`` of a video, upright, as (H, W, 4) uint8 B, G, R, 255 for the screen
         (``FrameReader.get_bgra``), scaled down to fit ``within`` (W, H) upright pixels when given and smaller,
-        aspect kept, never enlarged (``FrameReader.get_scaled``). Raises as ``get``; MediaError for a photo too."""
+        aspect kept, never enlarged; a size within a pixel of ``within`` on both sides is made ``within`` exactly (the
+        size the picture covers on screen, ``FrameReader.get_scaled``'s ``fit``). Raises as ``get``; MediaError for
+        a photo too."""
         _check_readable_video(self.project, media)
         return _screen_bgra(self.reader(media), media, index, within)
 
@@ -188,7 +190,7 @@ def _screen_bgra(reader: frame_reader.FrameReader, media: Media, index: int,
     scale = min(within[0] / media.width, within[1] / media.height) \
         if within is not None and media.width and media.height else 1.0
     # one uniform scale, the same for the upright frame and the decoder's (a rotation turns both sides)
-    return reader.get_bgra(index) if scale >= 1.0 else reader.get_scaled(index, scale, fmt="bgra")
+    return reader.get_bgra(index) if scale >= 1.0 else reader.get_scaled(index, scale, fmt="bgra", fit=within)
 
 
 def _check_readable_video(project: Project, media: Media) -> None:

@@ -115,3 +115,28 @@ def test_the_loop_range_shows_on_the_timeline_as_soon_as_it_is_set(window, qtbot
     assert timeline._loop is None
     qtbot.keyClick(canvas, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert timeline._loop == (30, 80)
+
+
+def test_the_read_out_does_not_wait_for_a_paint_that_does_not_come(window, qtbot, clips):
+    """Another tab brought in front as the exact frame arrives: its picture is not painted, and the read-out follows
+    the frame shown all the same, within ``READ_OUT_WAIT_MS`` (found by EYES16: it stayed on the older frame until
+    the canvas was shown again)."""
+    from fieldstudio.gui.media_view import READ_OUT_WAIT_MS
+
+    w = window
+    open_media(w, qtbot, clips["cfr_bframes"].name)
+    assert w.modes.count() > 1
+    switched: list[bool] = []
+
+    def away(index: int, _s: float, exact: bool) -> None:
+        if exact and index == 120 and not switched:
+            switched.append(w.view.canvas.picture_on_its_way())
+            w.modes.setCurrentIndex(1)  # before the picture's paint: the canvas is hidden, never painted
+
+    w.view.video.frame_shown.connect(away)
+    w.go_to("#120")
+    qtbot.waitUntil(lambda: bool(switched), timeout=10000)
+    assert switched == [True] and not w.view.canvas.isVisible()
+    qtbot.waitUntil(lambda: w.frame_label.text().startswith("frame 120 "), timeout=READ_OUT_WAIT_MS + 900)
+    assert w.view.transport.position.text().startswith("frame 120 ") and w.view.timeline._index == 120
+    w.view.video.frame_shown.disconnect(away)

@@ -92,14 +92,14 @@ class MediaView(QObject):
         self.canvas.pointer_moved.connect(self.pointer_moved)
         self.canvas.zoom_changed.connect(lambda z: self.zoom_changed.emit(self.canvas, z))
         state.events.frame.connect(self._frame_on_screen)
-        self.canvas.picture_painted.connect(self._read_out_after_paint)
-        self._read_out_waits = False  # the read-out of the frame shown waits for its picture's paint
-        # ... or for READ_OUT_WAIT_MS at most: a canvas that is not painted (another tab in front, the window
-        # minimized while frames are decoded) must not leave the read-out on an older frame
+        # the read-out of the frame shown waits for its picture's paint while this runs, READ_OUT_WAIT_MS at most: a
+        # canvas that is not painted (another tab in front, the window minimized while frames are decoded) must not
+        # leave the read-out on an older frame
         self._read_out_timer = QTimer(self)
         self._read_out_timer.setSingleShot(True)
         self._read_out_timer.setInterval(READ_OUT_WAIT_MS)
-        self._read_out_timer.timeout.connect(self._read_out_after_paint)
+        self._read_out_timer.timeout.connect(self._read_out_now)
+        self.canvas.picture_painted.connect(self._read_out_after_paint)
         state.events.project.connect(lambda p: self.set_project(p) if p is not None else self.close_project())
         state.events.requested.connect(lambda request: request is not None and self.serve_request())
         state.events.playing.connect(self._playing_set)
@@ -224,6 +224,9 @@ class MediaView(QObject):
         """Ctrl+[, Ctrl+] or Ctrl+L: the timeline draws the loop range (or no range) at once, not with the next frame
         shown (the read-out's ``set_loop``), which left a range just set unseen until the playhead moved."""
         change()
+        self._show_loop()
+
+    def _show_loop(self) -> None:
         self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
 
     def play_control(self, fn) -> None:  # noqa: ANN001 - callable(VideoController)
@@ -410,17 +413,18 @@ class MediaView(QObject):
         in the same pass as the picture, they were 1-1.5 ms more between the decoded frame and the screen (issue 37
         item 6); a pass later they trail the picture by that much, unseen."""
         if self.canvas.picture_on_its_way():
-            self._read_out_waits = True
             if not self._read_out_timer.isActive():  # not restarted: frames coming faster must not hold it off
                 self._read_out_timer.start()
             return
         self._read_out(frame)
 
     def _read_out_after_paint(self) -> None:
-        self._read_out_timer.stop()
-        if self._read_out_waits:
-            self._read_out_waits = False
-            self._read_out((self.state.frame_index, self.state.pts_seconds, self.state.frame_exact))
+        if self._read_out_timer.isActive():  # a read-out waits for this paint
+            self._read_out_timer.stop()
+            self._read_out_now()
+
+    def _read_out_now(self) -> None:
+        self._read_out((self.state.frame_index, self.state.pts_seconds, self.state.frame_exact))
 
     def _read_out(self, frame: tuple[int, float, bool]) -> None:
         index, seconds, exact = frame
@@ -431,7 +435,7 @@ class MediaView(QObject):
         playing = f"  playing {self.video.rate_text()}" if self.video.playing else ""
         self.position_text.emit(f"frame {index} / {n - 1}" + ("" if exact else " ~") + playing, format_pts(seconds))
         self.timeline.set_index(index)
-        self.timeline.set_loop(self.video.loop if self.video.loop_enabled else None)
+        self._show_loop()
         self.transport.set_position(index, n, seconds, media.duration_s)
 
     def _transport_mode(self, text: str, rate: float) -> None:

@@ -27,9 +27,9 @@ RGB_CACHE_BYTES = 32 * 1024 * 1024
 """Converted RGB frames kept beside the decoder frames: the last 4 of a 1080p video (6 MB each), the last one of
 a 4K video (25 MB): a count of 4 kept 100 MB of 4K pictures resident."""
 CONVERT_THREADS = min(4, os.cpu_count() or 1)
-"""swscale's slice threads for a conversion (more gain little on a frame that takes 1-2 ms). With a converter kept for each kind of
-conversion, which keeps its context (and that context's threads) from one frame to the next, a 1080p frame scaled
-to the screen took 0.9-1.1 ms on two cores where a converter made for each frame (``VideoFrame.reformat``) took
+"""swscale's slice threads for a conversion (more gain little on a frame that takes 1-2 ms). With a converter kept
+for each kind of conversion, which keeps its context (and that context's threads) from one frame to the next, a
+1080p frame scaled to the screen took 0.9-1.1 ms on two cores where a converter made for each frame (``VideoFrame.reformat``) took
 2.0-2.7 ms: most of that was building the area-averaging filters again (issue 37 item 6)."""
 KEPT_CONVERTERS = 3
 """Converters a reader keeps, one per (size, format, interpolation), the least recently used let go: the viewer
@@ -307,8 +307,8 @@ class FrameReader:
         ``w = max(1, round(W * scale))`` and ``h = max(1, round(H * scale))`` for the upright size W x H
         (the rotation is applied after scaling); with ``fit`` (w, h) upright pixels within one pixel of that on both
         sides, that size exactly: the size a picture covers on screen (``Canvas.render_size``), which a picture one
-        pixel short of it, drawn as a blit, left a column of background beside. ``fmt`` is a PyAV packed format ("bgr24" for OpenCV,
-        "rgb24", "bgra" for the screen as ``get_bgra``). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
+        pixel short of it, drawn as a blit, left a column of background beside. ``fmt`` is a PyAV packed format
+        ("bgr24" for OpenCV, "rgb24", "bgra" for the screen as ``get_bgra``). Scaling the decoder's frame directly skips the full-resolution RGB conversion that
         ``get`` makes, which is what the box tracker needs per frame. Not cached. Raises as ``get``.
         """
         with self._lock:

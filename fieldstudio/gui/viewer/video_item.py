@@ -102,8 +102,8 @@ class ExactFrameItem(QGraphicsPixmapItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: ANN001 - Qt override
         pixmap = self.pixmap()
-        target = None if pixmap.isNull() else blit_target(painter, QRectF(self.offset(), pixmap.deviceIndependentSize()),
-                                                          (pixmap.width(), pixmap.height()), slack=1)
+        covered = QRectF(self.offset(), pixmap.deviceIndependentSize())
+        target = None if pixmap.isNull() else blit_target(painter, covered, (pixmap.width(), pixmap.height()), slack=1)
         if target is None:
             super().paint(painter, option, widget)
             return
